@@ -1,0 +1,82 @@
+/**
+ * Command-line flags, declared once as a table (name, type, default, help) that drives
+ * parsing, validation and `--help`. Errors name the flag, the value and what is allowed.
+ */
+
+export type FlagSpec =
+  | { type: 'string'; default: string; help: string; choices?: readonly string[] }
+  | { type: 'list'; default: readonly string[]; help: string }
+  | { type: 'integer' | 'number'; default: number; help: string; min: number; max: number }
+  | { type: 'boolean'; default: boolean; help: string };
+
+type ValueOf<S extends FlagSpec> = S extends { type: 'string' }
+  ? string
+  : S extends { type: 'list' }
+    ? string[]
+    : S extends { type: 'boolean' }
+      ? boolean
+      : number;
+
+export type Flags<T extends Record<string, FlagSpec>> = { [K in keyof T]: ValueOf<T[K]> } & { help: boolean };
+
+export class FlagError extends Error {
+  override name = 'FlagError';
+}
+
+export function helpText<T extends Record<string, FlagSpec>>(specs: T, usage: string): string {
+  const lines = Object.entries(specs).map(([name, s]) => {
+    const arg = s.type === 'boolean' ? '' : s.type === 'list' ? ' <a,b,…>' : ` <${s.type}>`;
+    const def = s.type === 'list' ? (s.default.length ? s.default.join(',') : 'none') : String(s.default);
+    const range = s.type === 'integer' || s.type === 'number' ? `, ${s.min}…${s.max}` : '';
+    const choices = s.type === 'string' && s.choices ? `, one of ${s.choices.join(', ')}` : '';
+    return `  --${name}${arg}\n      ${s.help} (default: ${def}${range}${choices})`;
+  });
+  return `usage: ${usage} [flags]\n\n${lines.join('\n')}\n  --help\n      print this help\n`;
+}
+
+export function parseFlags<T extends Record<string, FlagSpec>>(specs: T, argv: readonly string[], usage: string): Flags<T> {
+  const out: Record<string, unknown> = { help: false };
+  for (const [name, s] of Object.entries(specs)) out[name] = s.type === 'list' ? [...s.default] : s.default;
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i];
+    if (arg === '--help' || arg === '-h') {
+      out.help = true;
+      continue;
+    }
+    const m = /^--([a-z][a-z0-9-]*)(?:=(.*))?$/.exec(arg);
+    if (!m) throw new FlagError(`unexpected argument '${arg}'; flags look like --name value (see --help)`);
+    const name = m[1];
+    const spec = specs[name];
+    if (!spec) {
+      throw new FlagError(`unknown flag --${name}; known flags: ${Object.keys(specs).map((k) => `--${k}`).join(', ')}`);
+    }
+    if (spec.type === 'boolean') {
+      if (m[2] === undefined) out[name] = true;
+      else if (m[2] === 'true' || m[2] === 'false') out[name] = m[2] === 'true';
+      else throw new FlagError(`--${name} takes no value or true/false; got '${m[2]}'`);
+      continue;
+    }
+    const raw = m[2] ?? argv[++i];
+    if (raw === undefined || (m[2] === undefined && raw.startsWith('--'))) {
+      throw new FlagError(`--${name} needs a value (${spec.type})`);
+    }
+    if (spec.type === 'string') {
+      if (spec.choices && !spec.choices.includes(raw)) {
+        throw new FlagError(`--${name} must be one of ${spec.choices.join(', ')}; got '${raw}'`);
+      }
+      out[name] = raw;
+    } else if (spec.type === 'list') {
+      const items = raw.split(',').map((x) => x.trim()).filter(Boolean);
+      if (!items.length) throw new FlagError(`--${name} needs at least one value; got '${raw}'`);
+      out[name] = items;
+    } else {
+      const n = Number(raw);
+      const ok = raw.trim() !== '' && Number.isFinite(n) && (spec.type === 'number' || Number.isInteger(n));
+      if (!ok || n < spec.min || n > spec.max) {
+        throw new FlagError(`--${name} must be ${spec.type === 'integer' ? 'an integer' : 'a number'} from ${spec.min} to ${spec.max}; got '${raw}'`);
+      }
+      out[name] = n;
+    }
+  }
+  return out as Flags<T>;
+}

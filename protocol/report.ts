@@ -1,0 +1,183 @@
+/**
+ * What the server reports (`GET /stats`), what the page reports (`pushlab.snapshot()`), and
+ * the report a sweep writes. Every view of a result (terminal table, report viewer) is a
+ * pure function of these shapes.
+ */
+import type { LatencySummary } from './histogram.js';
+import type { Point, RenderMode } from './scenario.js';
+import type { Transport } from './wire.js';
+
+export const SCHEMA_VERSION = 1;
+
+/** One open stream as the server sees it. */
+export interface ServerConnectionStats {
+  id: number;
+  transport: Transport;
+  /** 'h1' or 'h2': the HTTP version the request arrived on. */
+  http: string;
+  batch: number;
+  intervalMs: number;
+  openSec: number;
+  /** Batches generated (sent + shed); the next seq. */
+  generated: number;
+  sent: number;
+  /** Batches skipped because the client's send buffer was over the bound. */
+  shed: number;
+  /** Batches written per second since the connection opened (shed excluded). */
+  batchesPerSec: number;
+  /** How late batches were written relative to their schedule, in ms. */
+  latenessMs: { p50: number | null; p99: number | null; max: number | null };
+  /** Bytes queued for this client now (WS bufferedAmount or HTTP/2 stream writableLength). */
+  bufferedBytes: number;
+}
+
+/** `GET /stats`: cumulative counters; the driver differences two of them over a window. */
+export interface ServerStats {
+  /** Server clock when sampled, ms (performance.now()). */
+  nowMs: number;
+  pid: number;
+  /** Cumulative process CPU, µs (process.cpuUsage()). */
+  cpuUserUs: number;
+  cpuSystemUs: number;
+  /** Cumulative event-loop time, ms (performance.eventLoopUtilization()). */
+  eventLoopActiveMs: number;
+  eventLoopIdleMs: number;
+  rssBytes: number;
+  /** Totals since the server started, over every connection ever opened. */
+  batchesSent: number;
+  eventsSent: number;
+  bytesSent: number;
+  batchesShed: number;
+  /** Batches due by schedule but not yet written: pacing debt of open connections. */
+  batchesBehind: number;
+  connectionsOpen: number;
+  connectionsTotal: number;
+  sendBufferLimitBytes: number;
+  connections: ServerConnectionStats[];
+}
+
+/** Page counters: exact, cumulative since `start()`. */
+export interface PageCounters {
+  events: number;
+  batches: number;
+  /** JSON text received, in bytes (the rows are ASCII, so characters = bytes). */
+  bytes: number;
+  /** Batches missing from the seq sequence (each one either shed by the server or lost). */
+  gaps: number;
+  /** Messages whose seq was not above the last one seen on that connection. */
+  duplicates: number;
+  reconnects: number;
+  /** Messages that failed to parse. */
+  errors: number;
+}
+
+export interface PageSnapshot {
+  /** performance.timeOrigin + performance.now() when taken, ms since the epoch. */
+  atMs: number;
+  transport: Transport;
+  concurrency: number;
+  open: number;
+  counters: PageCounters;
+  /** Batches received per connection, in connection order. */
+  batchesPerConnection: number[];
+  /** Connection-seconds spent open so far, summed over connections. */
+  openSeconds: number;
+  /** Latency since the last snapshot that reset it. */
+  latency: LatencySummary;
+}
+
+/** Config for `pushlab.start()`; the query parameters plus page-side choices. */
+export interface PageConfig {
+  transport: Transport;
+  batch: number;
+  intervalMs: number;
+  concurrency: number;
+  render: RenderMode;
+  /** Milliseconds between table/chart redraws. */
+  renderEveryMs?: number;
+  /** How long `start()` may wait for every connection to open, ms. */
+  openTimeoutMs?: number;
+}
+
+/** CPU over a window, in % of one core (a process can exceed 100 on a multi-core host). */
+export interface ChromeCpu {
+  browser: number;
+  /** Every renderer process, the tab's and any other. */
+  renderers: number;
+  network: number;
+  gpu: number;
+  /** Other utility processes (storage, audio, …). */
+  other: number;
+  total: number;
+}
+
+export type Verdict = 'ok' | 'client-bound' | 'server-bound' | 'host-bound' | 'failed';
+
+export interface PointResult {
+  point: Point;
+  status: 'ok' | 'failed';
+  error?: string;
+  /** How often this point was tried (1 unless a try failed). */
+  attempts: number;
+  verdict: Verdict;
+  /** Human-readable reasons for the verdict and anything odd seen. */
+  notes: string[];
+  startedAt: string;
+  /** Measured window, seconds, by the page's clock. */
+  windowSec?: number;
+  eventsPerSec?: number;
+  batchesPerSec?: number;
+  megabytesPerSec?: number;
+  /** eventsPerSec / offeredEventsPerSec. */
+  deliveredRatio?: number;
+  page?: PageCounters & {
+    /** Batches/s per connection over the window: spread shows unfair multiplexing. */
+    perConnectionBatchesPerSec: { min: number; median: number; max: number };
+  };
+  latency?: LatencySummary;
+  cpu?: {
+    chrome: ChromeCpu;
+    /** The tab's renderer process (Performance.getMetrics ProcessTime), % of one core. */
+    tabProcess: number;
+    /** The tab's main thread busy time (Performance.getMetrics TaskDuration), % of one core, ≤ 100. */
+    tabMainThread: number;
+    server: number;
+    /** All processes on the host (/proc/stat), % of one core: at most 100 × cores. */
+    host: number | null;
+  };
+  server?: {
+    eventsSent: number;
+    batchesSent: number;
+    batchesShed: number;
+    eventsPerSec: number;
+    /** Batches written / batches due by schedule, over the window. */
+    pacingRatio: number;
+    eventLoopUtilization: number;
+    rssBytes: number;
+  };
+}
+
+export interface Environment {
+  chromeVersion: string;
+  chromePath: string;
+  nodeVersion: string;
+  platform: string;
+  cpuModel: string;
+  cores: number;
+  memoryBytes: number;
+  headless: boolean;
+  launchArgs: string[];
+  /** Puppeteer's CDP Network domain stays off while measuring (it floods CDP and halves EPS). */
+  networkEnabled: boolean;
+  serverUrl: string;
+}
+
+export interface Report {
+  schemaVersion: typeof SCHEMA_VERSION;
+  runId: string;
+  startedAt: string;
+  finishedAt: string | null;
+  scenarios: string[];
+  environment: Environment;
+  points: PointResult[];
+}

@@ -1,0 +1,185 @@
+/**
+ * Scenarios: what a sweep runs. `scenarios.json` is validated once, here, against
+ * `scenarios.schema.json`; everything after this trusts the types.
+ */
+import { Ajv, type ErrorObject } from 'ajv';
+import schema from './scenarios.schema.json' with { type: 'json' };
+import { offeredEventsPerSec, type Transport } from './wire.js';
+
+export const RENDER_MODES = ['full', 'chart', 'none'] as const;
+export type RenderMode = (typeof RENDER_MODES)[number];
+
+type OneOrMany<T> = T | T[];
+
+/** The fields a scenario (or the file's `defaults`) may set. */
+export interface ScenarioFields {
+  transport?: OneOrMany<Transport>;
+  batch?: OneOrMany<number>;
+  concurrency?: OneOrMany<number>;
+  intervalMs?: OneOrMany<number>;
+  render?: OneOrMany<RenderMode>;
+  warmupSec?: number;
+  measureSec?: number;
+}
+
+export interface ScenarioInput extends ScenarioFields {
+  id: string;
+  description?: string;
+}
+
+export interface ScenarioFile {
+  $schema?: string;
+  default?: string[];
+  defaults?: ScenarioFields;
+  scenarios: ScenarioInput[];
+}
+
+/** Built-in values under the file's `defaults`. */
+export const BUILTIN_DEFAULTS: Required<Omit<ScenarioFields, 'batch' | 'concurrency'>> = {
+  transport: ['ws', 'sse'],
+  intervalMs: 1,
+  render: 'full',
+  warmupSec: 2,
+  measureSec: 5,
+};
+
+/** One measured configuration: a single value for every factor. */
+export interface Point {
+  /** `<scenario>/<transport>-b<batch>-c<concurrency>-i<intervalMs>-<render>`: stable and sortable. */
+  id: string;
+  scenario: string;
+  transport: Transport;
+  batch: number;
+  concurrency: number;
+  intervalMs: number;
+  render: RenderMode;
+  warmupSec: number;
+  measureSec: number;
+  /** batch × concurrency × 1000 / intervalMs. */
+  offeredEventsPerSec: number;
+}
+
+export class ScenarioError extends Error {
+  override name = 'ScenarioError';
+}
+
+const validate = new Ajv({ allErrors: false, strict: false }).compile<ScenarioFile>(schema);
+
+/** `/scenarios/2/batch/3` → `scenarios[2].batch[3]`. */
+function pathOf(instancePath: string): string {
+  return instancePath
+    .split('/')
+    .slice(1)
+    .map((part) => (/^\d+$/.test(part) ? `[${part}]` : `.${part}`))
+    .join('')
+    .replace(/^\./, '');
+}
+
+function valueAt(data: unknown, instancePath: string): unknown {
+  let v: unknown = data;
+  for (const part of instancePath.split('/').slice(1)) {
+    v = v !== null && typeof v === 'object' ? (v as Record<string, unknown>)[part] : undefined;
+  }
+  return v;
+}
+
+function describe(error: ErrorObject, data: unknown, source: string): string {
+  // oneOf wraps the useful message; ajv reports the deepest failing keyword first.
+  const where = pathOf(error.instancePath) || '(top level)';
+  const got = JSON.stringify(valueAt(data, error.instancePath));
+  const p = error.params as Record<string, unknown>;
+  let rule: string;
+  switch (error.keyword) {
+    case 'minimum':
+      rule = `must be ≥ ${String(p.limit)}`;
+      break;
+    case 'maximum':
+      rule = `must be ≤ ${String(p.limit)}`;
+      break;
+    case 'enum':
+      rule = `must be one of ${(p.allowedValues as unknown[]).join(', ')}`;
+      break;
+    case 'additionalProperties':
+      rule = `has unknown field '${String(p.additionalProperty)}'`;
+      return `${source}: ${where} ${rule}; allowed fields are in protocol/scenarios.schema.json`;
+    case 'required':
+      rule = `is missing required field '${String(p.missingProperty)}'`;
+      return `${source}: ${where} ${rule}`;
+    case 'pattern':
+      rule = 'must be lower-case letters, digits and dashes';
+      break;
+    default:
+      rule = error.message ?? error.keyword;
+  }
+  return `${source}: ${where} ${rule}, got ${got}`;
+}
+
+/** Validates parsed JSON as a scenario file; throws ScenarioError naming path, value and rule. */
+export function parseScenarioFile(data: unknown, source = 'scenarios.json'): ScenarioFile {
+  if (!validate(data)) {
+    const errors = validate.errors ?? [];
+    // Prefer the innermost error: for a oneOf(scalar | array) failure that is the element's own.
+    const best = [...errors].sort((a, b) => b.instancePath.length - a.instancePath.length)[0];
+    throw new ScenarioError(best ? describe(best, data, source) : `${source}: invalid`);
+  }
+  return checkReferences(data, source);
+}
+
+function checkReferences(data: ScenarioFile, source: string): ScenarioFile {
+  const ids = new Set<string>();
+  data.scenarios.forEach((s, i) => {
+    if (ids.has(s.id)) throw new ScenarioError(`${source}: scenarios[${i}].id '${s.id}' is used twice`);
+    ids.add(s.id);
+    const merged = { ...data.defaults, ...s };
+    for (const field of ['batch', 'concurrency'] as const) {
+      if (merged[field] === undefined) {
+        throw new ScenarioError(`${source}: scenarios[${i}] ('${s.id}') sets no ${field}, and defaults has none`);
+      }
+    }
+  });
+  for (const id of data.default ?? []) {
+    if (!ids.has(id)) throw new ScenarioError(`${source}: default names scenario '${id}', which does not exist; known: ${[...ids].join(', ')}`);
+  }
+  return data;
+}
+
+const many = <T>(v: OneOrMany<T>): T[] => (Array.isArray(v) ? v : [v]);
+
+/** Expands one scenario to its points: the cross product of every array-valued field. */
+export function expandScenario(s: ScenarioInput, defaults: ScenarioFields = {}): Point[] {
+  const f = { ...BUILTIN_DEFAULTS, ...defaults, ...s };
+  if (f.batch === undefined || f.concurrency === undefined) {
+    throw new ScenarioError(`scenario '${s.id}' needs batch and concurrency`);
+  }
+  const points: Point[] = [];
+  for (const transport of many(f.transport))
+    for (const render of many(f.render))
+      for (const intervalMs of many(f.intervalMs))
+        for (const concurrency of many(f.concurrency))
+          for (const batch of many(f.batch)) {
+            points.push({
+              id: `${s.id}/${transport}-b${batch}-c${concurrency}-i${intervalMs}-${render}`,
+              scenario: s.id,
+              transport,
+              batch,
+              concurrency,
+              intervalMs,
+              render,
+              warmupSec: f.warmupSec,
+              measureSec: f.measureSec,
+              offeredEventsPerSec: offeredEventsPerSec({ batch, interval: intervalMs }) * concurrency,
+            });
+          }
+  return points;
+}
+
+/** Picks scenarios by id (or the file's default list, or all) and expands them to points. */
+export function selectPoints(file: ScenarioFile, ids?: readonly string[]): Point[] {
+  const wanted = ids && ids.length ? ids : (file.default ?? file.scenarios.map((s) => s.id));
+  const byId = new Map(file.scenarios.map((s) => [s.id, s]));
+  return wanted.flatMap((id) => {
+    const s = byId.get(id);
+    if (!s) throw new ScenarioError(`--scenario names '${id}', which is not in the scenario file; known: ${[...byId.keys()].join(', ')}`);
+    return expandScenario(s, file.defaults);
+  });
+}

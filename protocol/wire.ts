@@ -1,0 +1,153 @@
+/**
+ * The wire format every part of pushlab agrees on: the row, the batch message, the
+ * stream query parameters and their limits. No Node or DOM imports, so the server,
+ * the page, the driver and the report viewer all import this one file.
+ */
+
+/** The transports a page can open. */
+export const TRANSPORTS = ['ws', 'sse'] as const;
+export type Transport = (typeof TRANSPORTS)[number];
+
+/**
+ * The 12 columns of one row, after the reference experiment's event:
+ * `[0, "2022-03-29T20:35:56.581Z", 1, 116.9232297, 40.676318, 4745, "c00070", 78,
+ *   "32.07", "1970-01-01T00:00:00Z", "column 1", "another field"]` (about 120 bytes).
+ */
+export const ROW_COLUMNS = [
+  'id',
+  'time',
+  'lane',
+  'lon',
+  'lat',
+  'gas',
+  'device',
+  'speed',
+  'temperature',
+  'since',
+  'note',
+  'extra',
+] as const;
+
+export type Row = [
+  id: number,
+  time: string,
+  lane: number,
+  lon: number,
+  lat: number,
+  gas: number,
+  device: string,
+  speed: number,
+  temperature: string,
+  since: string,
+  note: string,
+  extra: string,
+];
+
+/** Index of the column the live chart aggregates (max per 1 s window), as the reference did. */
+export const SPEED_COLUMN = 7;
+
+/** One message: one JSON document, a WS text frame or one SSE event's data. */
+export interface BatchMessage {
+  /** Batches generated for this connection before this one (from 0); shed batches count too. */
+  seq: number;
+  /** Send time in ms since the Unix epoch (fractional), from the server's clock. */
+  sentAt: number;
+  rows: Row[];
+}
+
+/** Builds row `i` of the server's row pool. Deterministic so runs are comparable. */
+export function makeRow(i: number, epochMs: number): Row {
+  // A cheap LCG keeps the values varied without Math.random, so two runs send the same bytes.
+  const h = (Math.imul(i + 1, 2654435761) >>> 0) / 4294967296;
+  return [
+    i,
+    new Date(epochMs + i).toISOString(),
+    (i % 4) + 1,
+    Math.round((116 + h) * 1e7) / 1e7,
+    Math.round((40 + h / 2) * 1e6) / 1e6,
+    1000 + ((i * 37) % 9000),
+    `c${String(10000 + (i % 90000)).padStart(5, '0')}`,
+    20 + ((i * 13) % 100),
+    (20 + h * 20).toFixed(2),
+    '1970-01-01T00:00:00Z',
+    'column 1',
+    'another field',
+  ];
+}
+
+/** The JSON text before the rows: `{"seq":n,"sentAt":t,"rows":[`. */
+export function messageHead(seq: number, sentAt: number): string {
+  return `{"seq":${seq},"sentAt":${sentAt},"rows":[`;
+}
+
+/** The JSON text after the rows. */
+export const MESSAGE_TAIL = ']}';
+
+/** Limits of the stream query parameters; the server and the page validate against these. */
+export const STREAM_LIMITS = {
+  batch: { min: 1, max: 10_000, integer: true },
+  interval: { min: 0.05, max: 60_000, integer: false },
+} as const;
+
+export interface StreamParams {
+  /** Rows per batch. */
+  batch: number;
+  /** Milliseconds between batches on one connection. */
+  interval: number;
+}
+
+export const STREAM_DEFAULTS: Partial<StreamParams> = { interval: 1 };
+
+/** A rejected parameter: which one, what was given, and what is allowed. */
+export interface ParamError {
+  param: string;
+  value: string | null;
+  allowed: string;
+  message: string;
+}
+
+function allowedText(limit: { min: number; max: number; integer: boolean }): string {
+  return `${limit.integer ? 'an integer' : 'a number'} from ${limit.min} to ${limit.max}`;
+}
+
+/**
+ * Parses the `batch` and `interval` query parameters. Returns the parsed values or the
+ * first error. `batch` is required; `interval` defaults to 1 ms.
+ */
+export function parseStreamParams(
+  query: Record<string, unknown>,
+): { ok: true; value: StreamParams } | { ok: false; error: ParamError } {
+  const out: Partial<StreamParams> = {};
+  for (const name of ['batch', 'interval'] as const) {
+    const limit = STREAM_LIMITS[name];
+    const raw = query[name];
+    const allowed = allowedText(limit);
+    if (raw === undefined || raw === '') {
+      const fallback = STREAM_DEFAULTS[name];
+      if (fallback !== undefined) {
+        out[name] = fallback;
+        continue;
+      }
+      return { ok: false, error: { param: name, value: null, allowed, message: `${name} is required: ${allowed}` } };
+    }
+    const text = Array.isArray(raw) ? String(raw[0]) : String(raw);
+    const n = /^\s*-?(\d+\.?\d*|\.\d+)(e-?\d+)?\s*$/i.test(text) ? Number(text) : Number.NaN;
+    if (!Number.isFinite(n) || n < limit.min || n > limit.max || (limit.integer && !Number.isInteger(n))) {
+      return {
+        ok: false,
+        error: { param: name, value: text, allowed, message: `${name} must be ${allowed}; got '${text}'` },
+      };
+    }
+    out[name] = n;
+  }
+  return { ok: true, value: out as StreamParams };
+}
+
+/** Events per second one connection offers at these parameters. */
+export function offeredEventsPerSec(p: StreamParams): number {
+  return (p.batch * 1000) / p.interval;
+}
+
+export function streamPath(transport: Transport, p: StreamParams): string {
+  return `/${transport}?batch=${p.batch}&interval=${p.interval}`;
+}

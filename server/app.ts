@@ -1,0 +1,72 @@
+/**
+ * Builds the pushlab server without listening: fastify on node:http2 with TLS, HTTP/1.1
+ * allowed (WebSocket upgrades need it; Chrome uses h2 for everything else), the two
+ * stream transports, `/stats`, and the built page.
+ */
+import fastifyStatic from '@fastify/static';
+import Fastify from 'fastify';
+import { existsSync } from 'node:fs';
+import path from 'node:path';
+import type { ServerStats } from '../protocol/report.js';
+import type { TlsFiles } from './cert.js';
+import { DEFAULT_SEND_BUFFER_LIMIT, Hub } from './hub.js';
+import sseTransport from './sse.js';
+import wsTransport from './ws.js';
+
+export interface ServerOptions {
+  tls: TlsFiles;
+  /** The page built by Vite; served at `/`. */
+  webRoot?: string;
+  /** Where sweeps write reports; served read-only at `/reports/` for the viewer. */
+  reportsRoot?: string;
+  sendBufferLimitBytes?: number;
+  logger?: boolean;
+}
+
+export type PushlabServer = Awaited<ReturnType<typeof buildServer>>;
+
+export async function buildServer(options: ServerOptions) {
+  const app = Fastify({
+    http2: true,
+    https: {
+      ...options.tls,
+      allowHTTP1: true,
+      // Many streams share one session; when the client lags Node would tear the session
+      // down at the 10 MB default. Memory is bounded per stream by shedding instead.
+      maxSessionMemory: 1024,
+    },
+    logger: options.logger ?? false,
+    // Streams never end by themselves; close them when the server closes.
+    forceCloseConnections: true,
+  });
+  const hub = new Hub({ sendBufferLimitBytes: options.sendBufferLimitBytes ?? DEFAULT_SEND_BUFFER_LIMIT });
+  app.decorate('hub', hub);
+  app.addHook('onClose', async () => hub.shutdown());
+
+  await app.register(wsTransport, { hub });
+  await app.register(sseTransport, { hub });
+  app.get('/stats', async (): Promise<ServerStats> => hub.stats());
+
+  if (options.webRoot) {
+    if (!existsSync(path.join(options.webRoot, 'index.html'))) {
+      throw new Error(`the page is not built: ${options.webRoot}/index.html is missing; run \`npm run build\``);
+    }
+    await app.register(fastifyStatic, { root: options.webRoot, prefix: '/' });
+  }
+  if (options.reportsRoot) {
+    await app.register(fastifyStatic, {
+      root: path.resolve(options.reportsRoot),
+      prefix: '/reports/',
+      decorateReply: false,
+      index: false,
+      list: { format: 'json', names: ['index.json'], extendedFolderInfo: false, jsonFormat: 'names' },
+    });
+  }
+  return app;
+}
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    hub: Hub;
+  }
+}

@@ -1,0 +1,165 @@
+/**
+ * The hub owns every open stream and one timer that paces them all. Transports only
+ * provide a Sink (how to write one batch, how much is queued); the hub decides when to
+ * write, when to shed, and keeps the counters `/stats` reports.
+ */
+import { performance } from 'node:perf_hooks';
+import { Histogram } from '../protocol/histogram.js';
+import type { ServerConnectionStats, ServerStats } from '../protocol/report.js';
+import type { StreamParams, Transport } from '../protocol/wire.js';
+import { batchesDue, batchesThisTick, maxBurst, shouldShed } from './pacer.js';
+import { RowPool } from './rows.js';
+
+export interface Sink {
+  readonly transport: Transport;
+  /** 'h1' or 'h2'. */
+  readonly http: string;
+  /** Bytes queued towards the client and not yet handed to the kernel. */
+  bufferedBytes(): number;
+  /** Writes one batch; returns the bytes written. */
+  write(seq: number, sentAt: number, rows: Buffer): number;
+}
+
+export interface HubOptions {
+  /** Shed batches for a client once this many bytes are queued for it. */
+  sendBufferLimitBytes: number;
+}
+
+export const DEFAULT_SEND_BUFFER_LIMIT = 4 * 1024 * 1024;
+
+class Stream {
+  generated = 0;
+  sent = 0;
+  shed = 0;
+  bytes = 0;
+  readonly lateness = new Histogram();
+  readonly burst: number;
+  constructor(
+    readonly id: number,
+    readonly sink: Sink,
+    readonly params: StreamParams,
+    readonly t0: number,
+  ) {
+    this.burst = maxBurst(params.interval);
+  }
+}
+
+export class Hub {
+  private readonly streams = new Set<Stream>();
+  private readonly pool = new RowPool();
+  private timer: NodeJS.Timeout | null = null;
+  private nextId = 1;
+  private readonly totals = { batchesSent: 0, eventsSent: 0, bytesSent: 0, batchesShed: 0, connections: 0 };
+  private readonly startedAt = performance.now();
+
+  constructor(readonly options: HubOptions) {}
+
+  /** Starts pacing a stream; `firstSeq` lets an SSE reconnect continue its sequence. */
+  open(sink: Sink, params: StreamParams, firstSeq = 0): { close: () => void } {
+    const now = performance.now();
+    // Shift t0 back so that seq firstSeq is due now: the schedule stays one formula.
+    const stream = new Stream(this.nextId++, sink, params, now - firstSeq * params.interval);
+    stream.generated = firstSeq;
+    this.streams.add(stream);
+    this.totals.connections++;
+    this.schedule(0);
+    return { close: () => this.streams.delete(stream) };
+  }
+
+  get openCount(): number {
+    return this.streams.size;
+  }
+
+  /** Stops the timer; open streams stop receiving batches. */
+  shutdown(): void {
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = null;
+    this.streams.clear();
+  }
+
+  private schedule(delayMs: number): void {
+    if (this.timer || this.streams.size === 0) return;
+    this.timer = setTimeout(this.tick, delayMs);
+  }
+
+  private readonly tick = (): void => {
+    this.timer = null;
+    const limit = this.options.sendBufferLimitBytes;
+    const origin = performance.timeOrigin;
+    let nextDue = Infinity;
+    for (const s of this.streams) {
+      const { batch, interval } = s.params;
+      const now = performance.now();
+      const n = batchesThisTick(s.generated, batchesDue(now - s.t0, interval), s.burst);
+      for (let k = 0; k < n; k++) {
+        const seq = s.generated++;
+        s.lateness.record((now - (s.t0 + seq * interval)) * 1000);
+        if (shouldShed(s.sink.bufferedBytes(), limit)) {
+          s.shed++;
+          this.totals.batchesShed++;
+          continue;
+        }
+        // µs resolution is plenty and keeps the number short on the wire.
+        const sentAt = Math.round((origin + performance.now()) * 1000) / 1000;
+        const written = s.sink.write(seq, sentAt, this.pool.rows(seq, batch));
+        s.sent++;
+        s.bytes += written;
+        this.totals.batchesSent++;
+        this.totals.eventsSent += batch;
+        this.totals.bytesSent += written;
+      }
+      const due = s.t0 + s.generated * interval;
+      if (due < nextDue) nextDue = due;
+    }
+    if (this.streams.size) {
+      // Node's timers have 1 ms granularity; sleeping until the earliest due batch keeps
+      // idle connections (interval 50 ms) from costing a wake-up every millisecond.
+      this.schedule(Math.max(0, Math.floor(nextDue - performance.now())));
+    }
+  };
+
+  stats(): ServerStats {
+    const now = performance.now();
+    const cpu = process.cpuUsage();
+    const elu = performance.eventLoopUtilization();
+    const connections: ServerConnectionStats[] = [];
+    let behind = 0;
+    for (const s of this.streams) {
+      const openSec = (now - s.t0) / 1000;
+      behind += Math.max(0, batchesDue(now - s.t0, s.params.interval) - s.generated);
+      const q = (x: number) => (s.lateness.count ? Math.round(s.lateness.quantile(x)) / 1000 : null);
+      connections.push({
+        id: s.id,
+        transport: s.sink.transport,
+        http: s.sink.http,
+        batch: s.params.batch,
+        intervalMs: s.params.interval,
+        openSec,
+        generated: s.generated,
+        sent: s.sent,
+        shed: s.shed,
+        batchesPerSec: openSec > 0 ? s.sent / openSec : 0,
+        latenessMs: { p50: q(0.5), p99: q(0.99), max: s.lateness.count ? Math.round(s.lateness.max) / 1000 : null },
+        bufferedBytes: s.sink.bufferedBytes(),
+      });
+    }
+    return {
+      nowMs: now,
+      pid: process.pid,
+      cpuUserUs: cpu.user,
+      cpuSystemUs: cpu.system,
+      eventLoopActiveMs: elu.active,
+      eventLoopIdleMs: elu.idle,
+      rssBytes: process.memoryUsage.rss(),
+      batchesSent: this.totals.batchesSent,
+      eventsSent: this.totals.eventsSent,
+      bytesSent: this.totals.bytesSent,
+      batchesShed: this.totals.batchesShed,
+      batchesBehind: behind,
+      connectionsOpen: this.streams.size,
+      connectionsTotal: this.totals.connections,
+      sendBufferLimitBytes: this.options.sendBufferLimitBytes,
+      connections,
+    };
+  }
+}

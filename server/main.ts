@@ -1,0 +1,47 @@
+/** `npm run server`: listens, prints its URL. Flags: --host, --port, --send-buffer-mib. */
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseFlags, type FlagSpec } from '../protocol/flags.js';
+import { buildServer } from './app.js';
+import { loadOrCreateCert } from './cert.js';
+
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+
+export const SERVER_FLAGS = {
+  host: { type: 'string', default: '127.0.0.1', help: 'address to bind (loopback only: 127.0.0.1 or ::1)' },
+  port: { type: 'integer', default: 8443, min: 0, max: 65535, help: 'TCP port (0 picks a free one)' },
+  'send-buffer-mib': {
+    type: 'number',
+    default: 4,
+    min: 0.0625,
+    max: 1024,
+    help: 'shed batches for a client once this many MiB are queued for it',
+  },
+} as const satisfies Record<string, FlagSpec>;
+
+async function main(): Promise<void> {
+  const flags = parseFlags(SERVER_FLAGS, process.argv.slice(2), 'npm run server --');
+  if (!['127.0.0.1', '::1', 'localhost'].includes(flags.host)) {
+    throw new Error(`--host must be a loopback address (127.0.0.1, ::1 or localhost); got '${flags.host}'`);
+  }
+  const app = await buildServer({
+    tls: await loadOrCreateCert(path.join(ROOT, '.cert')),
+    webRoot: path.join(ROOT, 'dist/web'),
+    reportsRoot: path.join(ROOT, 'reports'),
+    sendBufferLimitBytes: Math.round(flags['send-buffer-mib'] * 1024 * 1024),
+  });
+  await app.listen({ host: flags.host, port: flags.port });
+  const addr = app.server.address();
+  const port = typeof addr === 'object' && addr ? addr.port : flags.port;
+  const host = flags.host.includes(':') ? `[${flags.host}]` : flags.host;
+  // The driver reads this line to find the server; keep its shape.
+  process.stdout.write(`pushlab server listening on https://${host}:${port}/\n`);
+  const stop = () => void app.close().then(() => process.exit(0));
+  process.once('SIGINT', stop);
+  process.once('SIGTERM', stop);
+}
+
+main().catch((err: unknown) => {
+  process.stderr.write(`pushlab server: ${err instanceof Error ? err.message : String(err)}\n`);
+  process.exit(1);
+});
