@@ -4,8 +4,8 @@
  * pure function of these shapes.
  */
 import type { LatencySummary } from './histogram.js';
-import type { Point, RenderMode } from './scenario.js';
-import type { Transport } from './wire.js';
+import type { Point } from './scenario.js';
+import type { RenderMode, Transport } from './wire.js';
 
 export const SCHEMA_VERSION = 1;
 
@@ -97,6 +97,15 @@ export interface PageConfig {
   renderEveryMs?: number;
   /** How long `start()` may wait for every connection to open, ms. */
   openTimeoutMs?: number;
+}
+
+/** `window.pushlab`: the lab page's control surface, used by the driver and the console. */
+export interface PushlabApi {
+  /** Opens the connections; resolves once every one is open. Stops any previous run. */
+  start(config: PageConfig): Promise<{ opened: number; openMs: number }>;
+  stop(): void;
+  /** Counters since start; `resetLatency` starts a fresh latency window after this one. */
+  snapshot(options?: { resetLatency?: boolean }): PageSnapshot | null;
 }
 
 /** CPU over a window, in % of one core (a process can exceed 100 on a multi-core host). */

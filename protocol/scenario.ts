@@ -4,10 +4,9 @@
  */
 import { Ajv, type ErrorObject } from 'ajv';
 import schema from './scenarios.schema.json' with { type: 'json' };
-import { offeredEventsPerSec, type Transport } from './wire.js';
+import { offeredEventsPerSec, type RenderMode, type Transport } from './wire.js';
 
-export const RENDER_MODES = ['full', 'chart', 'none'] as const;
-export type RenderMode = (typeof RENDER_MODES)[number];
+export { RENDER_MODES, type RenderMode } from './wire.js';
 
 type OneOrMany<T> = T | T[];
 

@@ -8,6 +8,10 @@
 export const TRANSPORTS = ['ws', 'sse'] as const;
 export type Transport = (typeof TRANSPORTS)[number];
 
+/** What the page draws: full = table and charts; chart = charts only; none = counting only. */
+export const RENDER_MODES = ['full', 'chart', 'none'] as const;
+export type RenderMode = (typeof RENDER_MODES)[number];
+
 /**
  * The 12 columns of one row, after the reference experiment's event:
  * `[0, "2022-03-29T20:35:56.581Z", 1, 116.9232297, 40.676318, 4745, "c00070", 78,

@@ -1,0 +1,119 @@
+/**
+ * Runs points one after another in one browser and emits what happens; it never prints.
+ * Per point: a fresh page (a new renderer state, nothing left over from the last point),
+ * every connection open before the clock starts, a warm-up outside the samples, then one
+ * measured window between two samples.
+ */
+import { EventEmitter } from 'node:events';
+import type { Browser, CDPSession, Page } from 'puppeteer-core';
+import type { PageConfig, PointResult, PushlabApi } from '../protocol/report.js';
+import type { Point } from '../protocol/scenario.js';
+import { takeSample, type SampleSources } from './sampler.js';
+import type { ServerHandle } from './server-process.js';
+import { summarise } from './summarise.js';
+
+export interface RunnerEvents {
+  'point-start': [point: Point, index: number, total: number];
+  'point-attempt-failed': [point: Point, attempt: number, error: Error];
+  'point-done': [result: PointResult, index: number, total: number];
+}
+
+export interface RunnerOptions {
+  browser: Browser;
+  /** Browser-level CDP session: SystemInfo lives there, not on page sessions. */
+  browserSession: CDPSession;
+  server: ServerHandle;
+  cores: number;
+  /** Extra tries for a failed point before it is recorded as failed. */
+  retries: number;
+  /** Slack on top of warm-up + window before a point is abandoned, ms. */
+  pointSlackMs?: number;
+}
+
+const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
+
+export class Runner extends EventEmitter<RunnerEvents> {
+  constructor(private readonly o: RunnerOptions) {
+    super();
+  }
+
+  async run(points: readonly Point[], onResult: (r: PointResult) => Promise<void>): Promise<PointResult[]> {
+    const results: PointResult[] = [];
+    for (const [i, point] of points.entries()) {
+      this.emit('point-start', point, i, points.length);
+      const result = await this.runWithRetries(point);
+      results.push(result);
+      await onResult(result);
+      this.emit('point-done', result, i, points.length);
+    }
+    return results;
+  }
+
+  private async runWithRetries(point: Point): Promise<PointResult> {
+    const startedAt = new Date().toISOString();
+    let lastError: Error = new Error('not run');
+    for (let attempt = 1; attempt <= 1 + this.o.retries; attempt++) {
+      try {
+        return await withTimeout(this.measure(point, startedAt, attempt), this.pointBudgetMs(point), point.id);
+      } catch (err) {
+        lastError = err instanceof Error ? err : new Error(String(err));
+        this.emit('point-attempt-failed', point, attempt, lastError);
+      }
+    }
+    return { point, status: 'failed', error: lastError.message, attempts: 1 + this.o.retries, verdict: 'failed', notes: [], startedAt };
+  }
+
+  private pointBudgetMs(point: Point): number {
+    return (point.warmupSec + point.measureSec) * 1000 + (this.o.pointSlackMs ?? 60_000);
+  }
+
+  private async measure(point: Point, startedAt: string, attempt: number): Promise<PointResult> {
+    const page = await this.o.browser.newPage();
+    try {
+      const pageSession = await page.createCDPSession();
+      await pageSession.send('Performance.enable');
+      await openLabPage(page, this.o.server.url);
+      const config: PageConfig = {
+        transport: point.transport,
+        batch: point.batch,
+        intervalMs: point.intervalMs,
+        concurrency: point.concurrency,
+        render: point.render,
+      };
+      // Functions passed to evaluate() run in the page: they cannot close over anything here.
+      await page.evaluate((c) => (globalThis as unknown as { pushlab: PushlabApi }).pushlab.start(c).then(() => undefined), config);
+      await sleep(point.warmupSec * 1000);
+      const src: SampleSources = { page, pageSession, browserSession: this.o.browserSession, serverStats: () => this.o.server.stats() };
+      const a = await takeSample(src, true);
+      await sleep(point.measureSec * 1000);
+      const b = await takeSample(src, true);
+      await page.evaluate(() => (globalThis as unknown as { pushlab: PushlabApi }).pushlab.stop());
+      return summarise(point, a, b, { startedAt, attempts: attempt, cores: this.o.cores });
+    } finally {
+      await page.close().catch(() => undefined);
+    }
+  }
+}
+
+/** Loads the lab page and waits for `window.pushlab`. */
+export async function openLabPage(page: Page, serverUrl: string): Promise<void> {
+  // With the Network domain off, goto() resolves to null instead of a response, so success
+  // is judged by the page itself: its control surface appears.
+  const res = await page.goto(serverUrl, { waitUntil: 'load', timeout: 30_000 });
+  if (res && !res.ok()) throw new Error(`loading ${serverUrl} gave HTTP ${res.status()}`);
+  await page
+    .waitForFunction(() => typeof (globalThis as { pushlab?: unknown }).pushlab === 'object', { timeout: 10_000 })
+    .catch(() => {
+      throw new Error(`${serverUrl} loaded, but window.pushlab never appeared: is the page built (npm run build)?`);
+    });
+}
+
+function withTimeout<T>(p: Promise<T>, ms: number, what: string): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  return Promise.race([
+    p.finally(() => clearTimeout(timer)),
+    new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new Error(`${what} did not finish within ${Math.round(ms / 1000)} s`)), ms);
+    }),
+  ]);
+}

@@ -1,0 +1,69 @@
+/**
+ * Takes one sample of everything a point measures, as close together in time as possible:
+ * the page's counters, the tab's renderer metrics, every Chrome process's CPU, the server's
+ * `/stats`, and the host's `/proc/stat`.
+ */
+import { readFile } from 'node:fs/promises';
+import os from 'node:os';
+import type { CDPSession, Page } from 'puppeteer-core';
+import type { PageSnapshot, PushlabApi, ServerStats } from '../protocol/report.js';
+import { parseProcStat, type ChromeProcess, type HostCpuSample } from './cpu.js';
+
+export interface TabMetrics {
+  /** CPU seconds of the tab's renderer process (Performance.getMetrics ProcessTime). */
+  processTime: number;
+  /** Busy seconds of the tab's main thread (TaskDuration). */
+  taskDuration: number;
+  /** Monotonic seconds when read (Timestamp). */
+  timestamp: number;
+}
+
+export interface Sample {
+  page: PageSnapshot;
+  tab: TabMetrics;
+  chrome: ChromeProcess[];
+  server: ServerStats;
+  host: HostCpuSample | null;
+}
+
+export interface SampleSources {
+  page: Page;
+  pageSession: CDPSession;
+  browserSession: CDPSession;
+  serverStats: () => Promise<ServerStats>;
+}
+
+async function tabMetrics(session: CDPSession): Promise<TabMetrics> {
+  const { metrics } = await session.send('Performance.getMetrics');
+  const get = (name: string) => {
+    const m = metrics.find((x) => x.name === name);
+    if (!m) throw new Error(`Performance.getMetrics returned no ${name}`);
+    return m.value;
+  };
+  return { processTime: get('ProcessTime'), taskDuration: get('TaskDuration'), timestamp: get('Timestamp') };
+}
+
+async function chromeProcesses(session: CDPSession): Promise<ChromeProcess[]> {
+  const { processInfo } = await session.send('SystemInfo.getProcessInfo');
+  return processInfo.map((p) => ({ id: p.id, type: p.type, cpuTime: p.cpuTime }));
+}
+
+async function hostSample(): Promise<HostCpuSample | null> {
+  try {
+    return parseProcStat(await readFile('/proc/stat', 'utf8'), os.cpus().length);
+  } catch {
+    return null; // not Linux: host CPU is reported as null rather than guessed
+  }
+}
+
+export async function takeSample(src: SampleSources, resetLatency: boolean): Promise<Sample> {
+  const [page, tab, chrome, server, host] = await Promise.all([
+    src.page.evaluate((reset) => (globalThis as unknown as { pushlab: PushlabApi }).pushlab.snapshot({ resetLatency: reset }), resetLatency),
+    tabMetrics(src.pageSession),
+    chromeProcesses(src.browserSession),
+    src.serverStats(),
+    hostSample(),
+  ]);
+  if (!page) throw new Error('the page has no run to snapshot');
+  return { page, tab, chrome, server, host };
+}

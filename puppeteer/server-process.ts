@@ -1,0 +1,84 @@
+/**
+ * The server under test runs in its own process, so its CPU (`process.cpuUsage()` in
+ * `/stats`) is its own and not the driver's, and the OS can schedule it apart from Chrome.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import https from 'node:https';
+import path from 'node:path';
+import { createInterface } from 'node:readline';
+import { fileURLToPath } from 'node:url';
+import type { ServerStats } from '../protocol/report.js';
+
+export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+
+// The certificate is self-signed and the server is on loopback: nothing to verify.
+const agent = new https.Agent({ rejectUnauthorized: false, keepAlive: true });
+
+export function getJson<T>(url: string, timeoutMs = 10_000): Promise<T> {
+  return new Promise((resolve, reject) => {
+    const req = https.get(url, { agent, timeout: timeoutMs }, (res) => {
+      let body = '';
+      res.setEncoding('utf8');
+      res.on('data', (d: string) => (body += d));
+      res.on('end', () => {
+        if (res.statusCode !== 200) return reject(new Error(`GET ${url}: HTTP ${res.statusCode} ${body.slice(0, 200)}`));
+        try {
+          resolve(JSON.parse(body) as T);
+        } catch (err) {
+          reject(new Error(`GET ${url}: not JSON (${String(err)})`));
+        }
+      });
+    });
+    req.on('timeout', () => req.destroy(new Error(`GET ${url}: no answer in ${timeoutMs} ms`)));
+    req.on('error', reject);
+  });
+}
+
+export interface ServerHandle {
+  url: string;
+  /** Null when the driver uses a server it did not start. */
+  pid: number | null;
+  stats(): Promise<ServerStats>;
+  stop(): Promise<void>;
+}
+
+export function remoteServer(url: string): ServerHandle {
+  const base = url.endsWith('/') ? url : `${url}/`;
+  return { url: base, pid: null, stats: () => getJson<ServerStats>(`${base}stats`), stop: async () => undefined };
+}
+
+/** Starts `server/main.ts` on a free loopback port and waits for its URL line. */
+export async function startServer(extraArgs: string[] = [], timeoutMs = 30_000): Promise<ServerHandle> {
+  const child: ChildProcess = spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, 'server/main.ts'), '--port', '0', ...extraArgs], {
+    cwd: ROOT,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let stderr = '';
+  child.stderr?.setEncoding('utf8').on('data', (d: string) => (stderr = (stderr + d).slice(-4000)));
+  const url = await new Promise<string>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`the server did not start within ${timeoutMs} ms: ${stderr.trim()}`)), timeoutMs);
+    createInterface({ input: child.stdout! }).on('line', (line) => {
+      const m = /listening on (https:\/\/\S+)/.exec(line);
+      if (m) {
+        clearTimeout(timer);
+        resolve(m[1]);
+      }
+    });
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`the server exited with code ${code} before listening: ${stderr.trim()}`));
+    });
+  });
+  const handle = remoteServer(url);
+  return {
+    ...handle,
+    pid: child.pid ?? null,
+    stop: () =>
+      new Promise<void>((resolve) => {
+        if (child.exitCode !== null) return resolve();
+        child.once('exit', () => resolve());
+        child.kill('SIGTERM');
+        setTimeout(() => child.kill('SIGKILL'), 5000).unref();
+      }),
+  };
+}

@@ -1,0 +1,122 @@
+/**
+ * `npm run sweep`: runs scenarios from scenarios.json in headless Chrome and writes
+ * reports/<run-id>/report.json after every point. Progress goes to stderr; the report's
+ * path is the last line on stdout.
+ */
+import { readFile } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { FlagError, helpText, parseFlags, type FlagSpec } from '../protocol/flags.js';
+import { SCHEMA_VERSION, type Report } from '../protocol/report.js';
+import { parseScenarioFile, ScenarioError, selectPoints, type Point } from '../protocol/scenario.js';
+import { ChromeNotFound, launchChrome } from './chrome.js';
+import { formatPointLine, formatTable } from './format.js';
+import { runIdFor, writeReport } from './report-file.js';
+import { Runner } from './runner.js';
+import { ROOT, remoteServer, startServer, type ServerHandle } from './server-process.js';
+
+export const SWEEP_FLAGS = {
+  scenario: { type: 'list', default: [], help: "scenario ids to run, comma-separated (default: the file's `default` list)" },
+  file: { type: 'string', default: 'scenarios.json', help: 'scenario file' },
+  out: { type: 'string', default: 'reports', help: 'directory that receives <run-id>/report.json' },
+  headful: { type: 'boolean', default: false, help: 'show the browser window (headless otherwise)' },
+  server: { type: 'string', default: '', help: 'URL of a running pushlab server (default: start one)' },
+  retries: { type: 'integer', default: 1, min: 0, max: 5, help: 'extra attempts for a failed point' },
+  list: { type: 'boolean', default: false, help: 'print the points the sweep would run, and exit' },
+} as const satisfies Record<string, FlagSpec>;
+
+const log = (line: string) => process.stderr.write(`${line}\n`);
+
+async function loadPoints(file: string, ids: string[]): Promise<Point[]> {
+  let text: string;
+  try {
+    text = await readFile(file, 'utf8');
+  } catch {
+    throw new ScenarioError(`--file ${file}: cannot read it (does it exist?)`);
+  }
+  let data: unknown;
+  try {
+    data = JSON.parse(text);
+  } catch (err) {
+    throw new ScenarioError(`${file}: not valid JSON (${err instanceof Error ? err.message : String(err)})`);
+  }
+  return selectPoints(parseScenarioFile(data, file), ids);
+}
+
+async function main(): Promise<number> {
+  const flags = parseFlags(SWEEP_FLAGS, process.argv.slice(2), 'npm run sweep --');
+  if (flags.help) {
+    process.stdout.write(helpText(SWEEP_FLAGS, 'npm run sweep --'));
+    return 0;
+  }
+  const points = await loadPoints(path.resolve(ROOT, flags.file), flags.scenario);
+  const seconds = points.reduce((s, p) => s + p.warmupSec + p.measureSec + 3, 0);
+  if (flags.list) {
+    for (const p of points) process.stdout.write(`${p.id}\t${p.offeredEventsPerSec} EPS offered\n`);
+    process.stdout.write(`${points.length} points, about ${Math.ceil(seconds / 60)} min\n`);
+    return 0;
+  }
+  const scenarios = [...new Set(points.map((p) => p.scenario))];
+  log(`pushlab sweep: ${scenarios.join(', ')}: ${points.length} points, about ${Math.ceil(seconds / 60)} min`);
+
+  const server: ServerHandle = flags.server ? remoteServer(flags.server) : await startServer();
+  let closeBrowser = async () => undefined as void;
+  const started = new Date();
+  const runId = runIdFor(started);
+  const file = path.resolve(ROOT, flags.out, runId, 'report.json');
+  try {
+    await server.stats(); // fail early, with the server's own message, if it is not there
+    const chrome = await launchChrome({ headless: !flags.headful, log });
+    closeBrowser = () => chrome.browser.close();
+    log(`server ${server.url}, Chrome ${chrome.version} (${chrome.path}, ${chrome.source})`);
+    const browserSession = await chrome.browser.target().createCDPSession();
+    const cpus = os.cpus();
+    const report: Report = {
+      schemaVersion: SCHEMA_VERSION,
+      runId,
+      startedAt: started.toISOString(),
+      finishedAt: null,
+      scenarios,
+      environment: {
+        chromeVersion: chrome.version,
+        chromePath: chrome.path,
+        nodeVersion: process.version,
+        platform: `${os.platform()} ${os.release()} ${os.arch()}`,
+        cpuModel: cpus[0]?.model ?? 'unknown',
+        cores: cpus.length,
+        memoryBytes: os.totalmem(),
+        headless: chrome.headless,
+        launchArgs: chrome.args,
+        networkEnabled: chrome.networkEnabled,
+        serverUrl: server.url,
+      },
+      points: [],
+    };
+    await writeReport(file, report);
+    const runner = new Runner({ browser: chrome.browser, browserSession, server, cores: cpus.length, retries: flags.retries });
+    runner.on('point-start', (p, i, n) => log(`[${i + 1}/${n}] ${p.id} …`));
+    runner.on('point-attempt-failed', (p, attempt, err) => log(`  attempt ${attempt} failed: ${err.message}`));
+    runner.on('point-done', (r) => log(`  ${formatPointLine(r)}`));
+    await runner.run(points, async (r) => {
+      report.points.push(r);
+      await writeReport(file, report);
+    });
+    report.finishedAt = new Date().toISOString();
+    await writeReport(file, report);
+    log(`\n${formatTable(report)}\n`);
+    process.stdout.write(`${file}\n`);
+    return report.points.some((r) => r.status === 'failed') ? 1 : 0;
+  } finally {
+    await closeBrowser().catch(() => undefined);
+    await server.stop();
+  }
+}
+
+main().then(
+  (code) => process.exit(code),
+  (err: unknown) => {
+    const known = err instanceof FlagError || err instanceof ScenarioError || err instanceof ChromeNotFound;
+    log(`pushlab sweep: ${err instanceof Error ? (known ? err.message : (err.stack ?? err.message)) : String(err)}`);
+    process.exit(2);
+  },
+);

@@ -1,0 +1,50 @@
+/**
+ * The page's exact counters. Everything here runs once per message, so it does integer
+ * arithmetic on preallocated arrays and allocates nothing.
+ */
+import { Histogram } from '../../protocol/histogram.js';
+import type { PageCounters } from '../../protocol/report.js';
+
+export class Counters implements PageCounters {
+  events = 0;
+  batches = 0;
+  bytes = 0;
+  gaps = 0;
+  duplicates = 0;
+  reconnects = 0;
+  errors = 0;
+  /** Next seq expected per connection. */
+  readonly nextSeq: Float64Array;
+  readonly batchesPerConnection: Float64Array;
+  /** Latency since the last reset (snapshots reset it to delimit a measured window). */
+  readonly latency = new Histogram();
+
+  constructor(readonly connections: number) {
+    this.nextSeq = new Float64Array(connections);
+    this.batchesPerConnection = new Float64Array(connections);
+  }
+
+  /** Records one batch; `latencyUs` is receive time minus the server's `sentAt`. */
+  batch(conn: number, seq: number, rows: number, bytes: number, latencyUs: number): void {
+    this.events += rows;
+    this.batches++;
+    this.bytes += bytes;
+    this.batchesPerConnection[conn]++;
+    const expected = this.nextSeq[conn];
+    if (seq === expected) {
+      this.nextSeq[conn] = seq + 1;
+    } else if (seq > expected) {
+      // Batches the server generated but this page never got: shed by the server or lost.
+      this.gaps += seq - expected;
+      this.nextSeq[conn] = seq + 1;
+    } else {
+      this.duplicates++;
+    }
+    this.latency.record(latencyUs);
+  }
+
+  totals(): PageCounters {
+    const { events, batches, bytes, gaps, duplicates, reconnects, errors } = this;
+    return { events, batches, bytes, gaps, duplicates, reconnects, errors };
+  }
+}

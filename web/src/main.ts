@@ -1,0 +1,88 @@
+/**
+ * The lab page: a control form, live charts and the streaming table, and
+ * `window.pushlab`, the surface the driver (and the browser console) uses.
+ * URL parameters (`?transport=sse&batch=50&concurrency=10&intervalMs=1&render=full&autostart=1`)
+ * pre-fill the form and can start a run on load.
+ */
+import type { PageConfig, PushlabApi } from '../../protocol/report.js';
+import { LiveCharts } from './chart.js';
+import { validatePageConfig } from './config.js';
+import { Lab } from './lab.js';
+import { StreamingTable } from './table.js';
+
+declare global {
+  interface Window {
+    pushlab: PushlabApi;
+  }
+}
+
+const $ = <T extends HTMLElement>(id: string) => document.getElementById(id) as T;
+const form = $<HTMLFormElement>('controls');
+const status = $<HTMLParagraphElement>('status');
+const stopButton = $<HTMLButtonElement>('stop');
+const charts = new LiveCharts({
+  throughput: $<HTMLCanvasElement>('chart-throughput'),
+  latency: $<HTMLCanvasElement>('chart-latency'),
+  speed: $<HTMLCanvasElement>('chart-speed'),
+});
+const tableHost = $<HTMLElement>('table');
+
+let lab: Lab | null = null;
+
+function showStatus(text: string, error = false): void {
+  status.textContent = text;
+  status.classList.toggle('error', error);
+}
+
+const api: PushlabApi = {
+  async start(config) {
+    api.stop();
+    tableHost.replaceChildren();
+    lab = new Lab(config, {
+      table: (ring) => new StreamingTable(tableHost, ring),
+      charts,
+      status: (t) => showStatus(t),
+    });
+    stopButton.disabled = false;
+    showStatus(`opening ${lab.config.concurrency} ${lab.config.transport} connections…`);
+    try {
+      const r = await lab.start();
+      showStatus(`${r.opened} connections open in ${Math.round(r.openMs)} ms`);
+      return r;
+    } catch (err) {
+      api.stop();
+      showStatus(String(err instanceof Error ? err.message : err), true);
+      throw err;
+    }
+  },
+  stop() {
+    lab?.stop();
+    stopButton.disabled = true;
+  },
+  snapshot(options) {
+    return lab ? lab.snapshot(options?.resetLatency ?? false) : null;
+  },
+};
+window.pushlab = api;
+
+function formConfig(): PageConfig {
+  const data = Object.fromEntries(new FormData(form).entries());
+  return validatePageConfig(data);
+}
+
+form.addEventListener('submit', (e) => {
+  e.preventDefault();
+  try {
+    void api.start(formConfig()).catch(() => undefined);
+  } catch (err) {
+    showStatus(String(err instanceof Error ? err.message : err), true);
+  }
+});
+stopButton.addEventListener('click', () => api.stop());
+
+const params = new URLSearchParams(location.search);
+for (const [key, value] of params) {
+  const field = form.elements.namedItem(key);
+  if (field instanceof HTMLInputElement || field instanceof HTMLSelectElement) field.value = value;
+}
+if (params.get('autostart') === '1') form.requestSubmit();
