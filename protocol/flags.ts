@@ -46,7 +46,7 @@ export function parseFlags<T extends Record<string, FlagSpec>>(specs: T, argv: r
     const m = /^--([a-z][a-z0-9-]*)(?:=(.*))?$/.exec(arg);
     if (!m) throw new FlagError(`unexpected argument '${arg}'; flags look like --name value (see --help)`);
     const name = m[1];
-    const spec = specs[name];
+    const spec = Object.hasOwn(specs, name) ? specs[name] : undefined;
     if (!spec) {
       throw new FlagError(`unknown flag --${name}; known flags: ${Object.keys(specs).map((k) => `--${k}`).join(', ')}`);
     }
@@ -70,8 +70,9 @@ export function parseFlags<T extends Record<string, FlagSpec>>(specs: T, argv: r
       if (!items.length) throw new FlagError(`--${name} needs at least one value; got '${raw}'`);
       out[name] = items;
     } else {
-      const n = Number(raw);
-      const ok = raw.trim() !== '' && Number.isFinite(n) && (spec.type === 'number' || Number.isInteger(n));
+      // Plain decimal only: Number() would also take '0x10' and ''.
+      const n = /^-?(\d+\.?\d*|\.\d+)(e[+-]?\d+)?$/i.test(raw) ? Number(raw) : Number.NaN;
+      const ok = Number.isFinite(n) && (spec.type === 'number' || Number.isInteger(n));
       if (!ok || n < spec.min || n > spec.max) {
         throw new FlagError(`--${name} must be ${spec.type === 'integer' ? 'an integer' : 'a number'} from ${spec.min} to ${spec.max}; got '${raw}'`);
       }

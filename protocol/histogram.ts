@@ -7,7 +7,7 @@
 
 const LINEAR = 128; // values below this are their own bucket
 const SUB = 64; // sub-buckets per power of two above LINEAR
-const MAX_SHIFT = 25; // msb 31: values up to 2^31 µs ≈ 36 min; larger values are clamped
+const MAX_SHIFT = 24; // msb 30: values up to 2^31 − 1 µs ≈ 36 min; larger values are clamped
 export const HISTOGRAM_BUCKETS = LINEAR + MAX_SHIFT * SUB;
 const MAX_VALUE = 2 ** 31 - 1;
 

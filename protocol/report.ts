@@ -18,7 +18,7 @@ export interface ServerConnectionStats {
   batch: number;
   intervalMs: number;
   openSec: number;
-  /** Batches generated (sent + shed); the next seq. */
+  /** The next seq: batches generated so far, counting from the seq the stream resumed at. */
   generated: number;
   sent: number;
   /** Batches skipped because the client's send buffer was over the bound. */

@@ -104,6 +104,15 @@ function describe(error: ErrorObject, data: unknown, source: string): string {
     case 'required':
       rule = `is missing required field '${String(p.missingProperty)}'`;
       return `${source}: ${where} ${rule}`;
+    case 'uniqueItems':
+      rule = 'must list each value once';
+      break;
+    case 'minItems':
+      rule = `must have at least ${String(p.limit)} item${p.limit === 1 ? '' : 's'}`;
+      break;
+    case 'type':
+      rule = `must be ${/^[aeiou]/.test(String(p.type)) ? 'an' : 'a'} ${String(p.type)}`;
+      break;
     case 'pattern':
       rule = 'must be lower-case letters, digits and dashes';
       break;
@@ -117,8 +126,13 @@ function describe(error: ErrorObject, data: unknown, source: string): string {
 export function parseScenarioFile(data: unknown, source = 'scenarios.json'): ScenarioFile {
   if (!validate(data)) {
     const errors = validate.errors ?? [];
-    // Prefer the innermost error: for a oneOf(scalar | array) failure that is the element's own.
-    const best = [...errors].sort((a, b) => b.instancePath.length - a.instancePath.length)[0];
+    // Prefer the innermost error, and within a oneOf(scalar | array) field the branch that
+    // matches what was given: an array's problem is an array rule, a scalar's a scalar rule.
+    const branchFits = (e: ErrorObject) => {
+      const isArray = Array.isArray(valueAt(data, e.instancePath));
+      return e.schemaPath.includes(isArray ? '/oneOf/1/' : '/oneOf/0/') ? 0 : 1;
+    };
+    const best = [...errors].sort((a, b) => b.instancePath.length - a.instancePath.length || branchFits(a) - branchFits(b))[0];
     throw new ScenarioError(best ? describe(best, data, source) : `${source}: invalid`);
   }
   return checkReferences(data, source);

@@ -124,7 +124,8 @@ export function parseStreamParams(
   const out: Partial<StreamParams> = {};
   for (const name of ['batch', 'interval'] as const) {
     const limit = STREAM_LIMITS[name];
-    const raw = query[name];
+    const given = query[name];
+    const raw = Array.isArray(given) ? given[0] : given;
     const allowed = allowedText(limit);
     if (raw === undefined || raw === '') {
       const fallback = STREAM_DEFAULTS[name];
@@ -134,8 +135,8 @@ export function parseStreamParams(
       }
       return { ok: false, error: { param: name, value: null, allowed, message: `${name} is required: ${allowed}` } };
     }
-    const text = Array.isArray(raw) ? String(raw[0]) : String(raw);
-    const n = /^\s*-?(\d+\.?\d*|\.\d+)(e-?\d+)?\s*$/i.test(text) ? Number(text) : Number.NaN;
+    const text = String(raw);
+    const n = /^\s*-?(\d+\.?\d*|\.\d+)(e[+-]?\d+)?\s*$/i.test(text) ? Number(text) : Number.NaN;
     if (!Number.isFinite(n) || n < limit.min || n > limit.max || (limit.integer && !Number.isInteger(n))) {
       return {
         ok: false,

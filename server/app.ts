@@ -6,6 +6,7 @@
 import fastifyStatic from '@fastify/static';
 import Fastify from 'fastify';
 import { existsSync } from 'node:fs';
+import type { ServerHttp2Session } from 'node:http2';
 import path from 'node:path';
 import type { ServerStats } from '../protocol/report.js';
 import type { TlsFiles } from './cert.js';
@@ -36,12 +37,21 @@ export async function buildServer(options: ServerOptions) {
       maxSessionMemory: 1024,
     },
     logger: options.logger ?? false,
-    // Streams never end by themselves; close them when the server closes.
-    forceCloseConnections: true,
   });
   const hub = new Hub({ sendBufferLimitBytes: options.sendBufferLimitBytes ?? DEFAULT_SEND_BUFFER_LIMIT });
   app.decorate('hub', hub);
-  app.addHook('onClose', async () => hub.shutdown());
+  // Streams never end by themselves, and a session whose client stopped reading never
+  // drains; closing gracefully would wait forever. End streams and sessions before the
+  // server waits for them.
+  const sessions = new Set<ServerHttp2Session>();
+  app.server.on('session', (s: ServerHttp2Session) => {
+    sessions.add(s);
+    s.once('close', () => sessions.delete(s));
+  });
+  app.addHook('preClose', async () => {
+    hub.shutdown();
+    for (const s of sessions) s.destroy();
+  });
 
   await app.register(wsTransport, { hub });
   await app.register(sseTransport, { hub });

@@ -18,6 +18,8 @@ export interface Sink {
   bufferedBytes(): number;
   /** Writes one batch; returns the bytes written. */
   write(seq: number, sentAt: number, rows: Buffer): number;
+  /** Ends the stream at once, even if the client stopped reading (used at shutdown). */
+  close(): void;
 }
 
 export interface HubOptions {
@@ -38,7 +40,9 @@ class Stream {
     readonly id: number,
     readonly sink: Sink,
     readonly params: StreamParams,
+    /** When seq 0 was (or would have been) due: the schedule's origin. */
     readonly t0: number,
+    readonly openedAt: number,
   ) {
     this.burst = maxBurst(params.interval);
   }
@@ -50,7 +54,6 @@ export class Hub {
   private timer: NodeJS.Timeout | null = null;
   private nextId = 1;
   private readonly totals = { batchesSent: 0, eventsSent: 0, bytesSent: 0, batchesShed: 0, connections: 0 };
-  private readonly startedAt = performance.now();
 
   constructor(readonly options: HubOptions) {}
 
@@ -58,7 +61,7 @@ export class Hub {
   open(sink: Sink, params: StreamParams, firstSeq = 0): { close: () => void } {
     const now = performance.now();
     // Shift t0 back so that seq firstSeq is due now: the schedule stays one formula.
-    const stream = new Stream(this.nextId++, sink, params, now - firstSeq * params.interval);
+    const stream = new Stream(this.nextId++, sink, params, now - firstSeq * params.interval, now);
     stream.generated = firstSeq;
     this.streams.add(stream);
     this.totals.connections++;
@@ -70,10 +73,11 @@ export class Hub {
     return this.streams.size;
   }
 
-  /** Stops the timer; open streams stop receiving batches. */
+  /** Stops the timer and ends every stream: streams never end by themselves. */
   shutdown(): void {
     if (this.timer) clearTimeout(this.timer);
     this.timer = null;
+    for (const s of this.streams) s.sink.close();
     this.streams.clear();
   }
 
@@ -125,7 +129,7 @@ export class Hub {
     const connections: ServerConnectionStats[] = [];
     let behind = 0;
     for (const s of this.streams) {
-      const openSec = (now - s.t0) / 1000;
+      const openSec = (now - s.openedAt) / 1000;
       behind += Math.max(0, batchesDue(now - s.t0, s.params.interval) - s.generated);
       const q = (x: number) => (s.lateness.count ? Math.round(s.lateness.quantile(x)) / 1000 : null);
       connections.push({

@@ -12,7 +12,7 @@ import { createSession } from 'better-sse';
 import type { FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
 import type { ServerResponse } from 'node:http';
-import type { Http2ServerResponse } from 'node:http2';
+import http2, { type Http2ServerResponse } from 'node:http2';
 import type { Writable } from 'node:stream';
 import { MESSAGE_TAIL, messageHead } from '../protocol/wire.js';
 import type { Hub, Sink } from './hub.js';
@@ -25,9 +25,13 @@ class SseSink implements Sink {
   constructor(
     readonly http: string,
     private readonly out: Writable,
+    /** Ends the stream without waiting for the client to read what is queued. */
+    readonly close: () => void,
   ) {}
 
   bufferedBytes(): number {
+    // Includes writes handed to nghttp2 but not yet sent (their callbacks are pending), which
+    // is where data waits when the client's flow-control window is closed.
     return this.out.writableLength;
   }
 
@@ -60,7 +64,8 @@ export default fp<{ hub: Hub }>(
         keepAlive: 10_000,
       });
       const out: Writable = h2 ? (res as Http2ServerResponse).stream : (res as ServerResponse);
-      const stream = hub.open(new SseSink(h2 ? 'h2' : 'h1', out), request.stream, resumeSeq(session.lastId));
+      const close = h2 ? () => (res as Http2ServerResponse).stream.close(http2.constants.NGHTTP2_CANCEL) : () => (res as ServerResponse).destroy();
+      const stream = hub.open(new SseSink(h2 ? 'h2' : 'h1', out, close), request.stream, resumeSeq(session.lastId));
       session.once('disconnected', stream.close);
     });
   },

@@ -18,6 +18,10 @@ class WsSink implements Sink {
     return this.socket.bufferedAmount;
   }
 
+  close(): void {
+    this.socket.terminate();
+  }
+
   write(seq: number, sentAt: number, rows: Buffer): number {
     // One frame needs one buffer: copy the shared rows once, between the per-connection
     // head and the tail. ws frames it without another copy.

@@ -1,0 +1,240 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import {
+  BUILTIN_DEFAULTS,
+  ScenarioError,
+  type ScenarioFile,
+  expandScenario,
+  parseScenarioFile,
+  selectPoints,
+} from '../protocol/scenario.js';
+
+/** Expects `parseScenarioFile(data)` to throw a ScenarioError with exactly this message. */
+function rejects(data: unknown, message: string): void {
+  let error: unknown;
+  try {
+    parseScenarioFile(data);
+  } catch (e) {
+    error = e;
+  }
+  expect(error).toBeInstanceOf(ScenarioError);
+  expect((error as ScenarioError).message).toBe(message);
+}
+
+const one = { id: 'a', batch: 1, concurrency: 1 };
+
+describe('parseScenarioFile', () => {
+  it('accepts a minimal and a full file, returning it unchanged', () => {
+    const minimal = { scenarios: [one] };
+    expect(parseScenarioFile(minimal)).toEqual(minimal);
+    const full: ScenarioFile = {
+      $schema: './protocol/scenarios.schema.json',
+      default: ['b'],
+      defaults: { concurrency: [1, 4], warmupSec: 0, measureSec: 0.5 },
+      scenarios: [
+        { id: 'a', description: 'one', batch: 10, transport: 'ws', render: ['full', 'none'] },
+        { id: 'b', batch: [1, 10_000], intervalMs: [0.05, 60_000], concurrency: 500, transport: ['ws', 'sse'] },
+      ],
+    };
+    expect(parseScenarioFile(full)).toEqual(full);
+  });
+
+  it('names the path, the rule and the value of an out-of-range array element', () => {
+    rejects({ scenarios: [{ id: 'a', batch: [1, 0], concurrency: 1 }] }, 'scenarios.json: scenarios[0].batch[1] must be ≥ 1, got 0');
+    rejects(
+      { scenarios: [one, { id: 'b', batch: 1, concurrency: [2, 501] }] },
+      'scenarios.json: scenarios[1].concurrency[1] must be ≤ 500, got 501',
+    );
+  });
+
+  it('names scalar range errors, in scenarios and in defaults', () => {
+    rejects({ scenarios: [{ ...one, concurrency: 0 }] }, 'scenarios.json: scenarios[0].concurrency must be ≥ 1, got 0');
+    rejects({ scenarios: [{ ...one, intervalMs: 0.01 }] }, 'scenarios.json: scenarios[0].intervalMs must be ≥ 0.05, got 0.01');
+    rejects({ scenarios: [{ ...one, measureSec: 0.1 }] }, 'scenarios.json: scenarios[0].measureSec must be ≥ 0.5, got 0.1');
+    rejects({ defaults: { batch: 0 }, scenarios: [one] }, 'scenarios.json: defaults.batch must be ≥ 1, got 0');
+  });
+
+  it('lists the allowed values of an unknown transport or render mode', () => {
+    rejects({ scenarios: [{ ...one, transport: 'wss' }] }, 'scenarios.json: scenarios[0].transport must be one of ws, sse, got "wss"');
+    rejects(
+      { scenarios: [{ ...one, transport: ['ws', 'wss'] }] },
+      'scenarios.json: scenarios[0].transport[1] must be one of ws, sse, got "wss"',
+    );
+    rejects(
+      { scenarios: [{ ...one, render: 'fancy' }] },
+      'scenarios.json: scenarios[0].render must be one of full, chart, none, got "fancy"',
+    );
+  });
+
+  it('rejects unknown fields, in a scenario and at the top level', () => {
+    rejects(
+      { scenarios: [{ ...one, bogus: 2 }] },
+      "scenarios.json: scenarios[0] has unknown field 'bogus'; allowed fields are in protocol/scenarios.schema.json",
+    );
+    rejects(
+      { scenarios: [one], extra: 1 },
+      "scenarios.json: (top level) has unknown field 'extra'; allowed fields are in protocol/scenarios.schema.json",
+    );
+  });
+
+  it('rejects missing or malformed ids and a missing scenario list', () => {
+    rejects({ scenarios: [{ batch: 1, concurrency: 1 }] }, "scenarios.json: scenarios[0] is missing required field 'id'");
+    rejects(
+      { scenarios: [{ ...one, id: 'A b' }] },
+      'scenarios.json: scenarios[0].id must be lower-case letters, digits and dashes, got "A b"',
+    );
+    rejects({}, "scenarios.json: (top level) is missing required field 'scenarios'");
+    rejects(null, 'scenarios.json: (top level) must be an object, got null');
+  });
+
+  it('reports the rule of the branch that matches what was given: array rules for arrays', () => {
+    rejects({ scenarios: [{ ...one, transport: ['ws', 'ws'] }] }, 'scenarios.json: scenarios[0].transport must list each value once, got ["ws","ws"]');
+    rejects({ scenarios: [{ ...one, batch: [] }] }, 'scenarios.json: scenarios[0].batch must have at least 1 item, got []');
+    rejects({ scenarios: [{ ...one, batch: 'many' }] }, 'scenarios.json: scenarios[0].batch must be an integer, got "many"');
+  });
+
+  it('rejects a duplicate id', () => {
+    rejects({ scenarios: [one, { ...one, batch: 2 }] }, "scenarios.json: scenarios[1].id 'a' is used twice");
+  });
+
+  it('rejects a default naming a missing scenario, listing the known ones', () => {
+    rejects(
+      { default: ['nope'], scenarios: [one, { ...one, id: 'b' }] },
+      "scenarios.json: default names scenario 'nope', which does not exist; known: a, b",
+    );
+  });
+
+  it('rejects a scenario with no batch or concurrency unless defaults supply it', () => {
+    rejects({ scenarios: [{ id: 'a', concurrency: 1 }] }, "scenarios.json: scenarios[0] ('a') sets no batch, and defaults has none");
+    rejects({ scenarios: [{ id: 'a', batch: 1 }] }, "scenarios.json: scenarios[0] ('a') sets no concurrency, and defaults has none");
+    const withDefaults = { defaults: { batch: 5, concurrency: 2 }, scenarios: [{ id: 'a' }] };
+    expect(parseScenarioFile(withDefaults)).toEqual(withDefaults);
+  });
+
+  it('names the source in every message', () => {
+    expect(() => parseScenarioFile({ scenarios: [{ id: 'a', concurrency: 1 }] }, 'bench/x.json')).toThrow(
+      "bench/x.json: scenarios[0] ('a') sets no batch, and defaults has none",
+    );
+  });
+});
+
+describe('expandScenario', () => {
+  it('fills in the built-in defaults', () => {
+    expect(expandScenario({ id: 'one', batch: 100, concurrency: 1, transport: 'ws' })).toEqual([
+      {
+        id: 'one/ws-b100-c1-i1-full',
+        scenario: 'one',
+        transport: 'ws',
+        batch: 100,
+        concurrency: 1,
+        intervalMs: 1,
+        render: 'full',
+        warmupSec: BUILTIN_DEFAULTS.warmupSec,
+        measureSec: BUILTIN_DEFAULTS.measureSec,
+        offeredEventsPerSec: 100_000,
+      },
+    ]);
+    expect(BUILTIN_DEFAULTS.warmupSec).toBe(2);
+    expect(BUILTIN_DEFAULTS.measureSec).toBe(5);
+  });
+
+  it('expands to the cross product, batch varying fastest and transport slowest', () => {
+    const points = expandScenario({
+      id: 'grid',
+      transport: ['ws', 'sse'],
+      render: ['full', 'none'],
+      intervalMs: [1, 2],
+      concurrency: [1, 3],
+      batch: [10, 20, 30],
+    });
+    expect(points).toHaveLength(2 * 2 * 2 * 2 * 3);
+    expect(new Set(points.map((p) => p.id)).size).toBe(points.length);
+    expect(points.slice(0, 4).map((p) => p.id)).toEqual([
+      'grid/ws-b10-c1-i1-full',
+      'grid/ws-b20-c1-i1-full',
+      'grid/ws-b30-c1-i1-full',
+      'grid/ws-b10-c3-i1-full',
+    ]);
+    expect(points.at(-1)?.id).toBe('grid/sse-b30-c3-i2-none');
+    expect(points.filter((p) => p.transport === 'sse')).toHaveLength(24);
+  });
+
+  it('computes offered events/s as batch × concurrency × 1000 / intervalMs', () => {
+    const [p] = expandScenario({ id: 's', transport: 'sse', batch: 50, concurrency: 4, intervalMs: 0.5 });
+    expect(p.id).toBe('s/sse-b50-c4-i0.5-full');
+    expect(p.offeredEventsPerSec).toBe(400_000);
+  });
+
+  it('lets the scenario override the file defaults, which override the built-ins', () => {
+    const points = expandScenario(
+      { id: 's', batch: 1, warmupSec: 1 },
+      { concurrency: 2, transport: 'sse', warmupSec: 9, measureSec: 3, render: 'chart' },
+    );
+    expect(points).toHaveLength(1);
+    expect(points[0]).toMatchObject({ transport: 'sse', concurrency: 2, warmupSec: 1, measureSec: 3, render: 'chart' });
+  });
+
+  it('refuses a scenario that has no batch or concurrency anywhere', () => {
+    expect(() => expandScenario({ id: 'x', batch: 1 })).toThrow(ScenarioError);
+    expect(() => expandScenario({ id: 'x', batch: 1 })).toThrow("scenario 'x' needs batch and concurrency");
+  });
+});
+
+describe('selectPoints', () => {
+  const file = parseScenarioFile({
+    default: ['b'],
+    defaults: { concurrency: 1, transport: 'ws' },
+    scenarios: [
+      { id: 'a', batch: [1, 2] },
+      { id: 'b', batch: 3 },
+      { id: 'c', batch: 4, transport: ['ws', 'sse'] },
+    ],
+  });
+
+  it('uses the file default when no ids are given', () => {
+    expect(selectPoints(file).map((p) => p.id)).toEqual(['b/ws-b3-c1-i1-full']);
+    expect(selectPoints(file, []).map((p) => p.id)).toEqual(['b/ws-b3-c1-i1-full']);
+  });
+
+  it('runs every scenario, in file order, when the file has no default', () => {
+    const all = selectPoints({ ...file, default: undefined });
+    expect(all.map((p) => p.scenario)).toEqual(['a', 'a', 'b', 'c', 'c']);
+  });
+
+  it('expands the named scenarios in the order given', () => {
+    expect(selectPoints(file, ['c', 'a']).map((p) => p.id)).toEqual([
+      'c/ws-b4-c1-i1-full',
+      'c/sse-b4-c1-i1-full',
+      'a/ws-b1-c1-i1-full',
+      'a/ws-b2-c1-i1-full',
+    ]);
+  });
+
+  it('rejects an unknown id, listing the known ones', () => {
+    expect(() => selectPoints(file, ['zzz'])).toThrow(
+      "--scenario names 'zzz', which is not in the scenario file; known: a, b, c",
+    );
+  });
+});
+
+const scenariosJson = new URL('../scenarios.json', import.meta.url);
+
+// scenarios.json is written separately; these checks run once it exists.
+describe.skipIf(!existsSync(scenariosJson))('the real scenarios.json', () => {
+  const load = (): ScenarioFile => parseScenarioFile(JSON.parse(readFileSync(scenariosJson, 'utf8')) as unknown);
+
+  it('validates, and its default selection expands to uniquely named points', () => {
+    const points = selectPoints(load());
+    expect(points.length).toBeGreaterThan(0);
+    expect(new Set(points.map((p) => p.id)).size).toBe(points.length);
+  });
+
+  it('has a smoke scenario whose points each take under ~20 s', () => {
+    const points = selectPoints(load(), ['smoke']);
+    expect(points.length).toBeGreaterThan(0);
+    for (const p of points) {
+      expect(p.scenario).toBe('smoke');
+      expect(p.warmupSec + p.measureSec).toBeLessThanOrEqual(20);
+    }
+  });
+});

@@ -1,0 +1,202 @@
+/**
+ * The real server on loopback with real clients: parameter validation, the message format
+ * on both transports, and bounded buffers with counted shedding when a client stops reading.
+ */
+import { mkdtemp, rm } from 'node:fs/promises';
+import http2 from 'node:http2';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import WebSocket from 'ws';
+import type { BatchMessage } from '../protocol/wire.js';
+import { buildServer, type PushlabServer } from '../server/app.js';
+import { loadOrCreateCert } from '../server/cert.js';
+
+const SHED_LIMIT = 256 * 1024;
+let app: PushlabServer;
+let base: string;
+let certDir: string;
+
+beforeAll(async () => {
+  certDir = await mkdtemp(path.join(os.tmpdir(), 'pushlab-cert-'));
+  app = await buildServer({ tls: await loadOrCreateCert(certDir), sendBufferLimitBytes: SHED_LIMIT });
+  await app.listen({ host: '127.0.0.1', port: 0 });
+  const addr = app.server.address();
+  base = `127.0.0.1:${typeof addr === 'object' && addr ? addr.port : 0}`;
+});
+
+afterAll(async () => {
+  await app?.close();
+  await rm(certDir, { recursive: true, force: true });
+});
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+function h2get(session: http2.ClientHttp2Session, p: string): Promise<{ status: number; body: string }> {
+  return new Promise((resolve, reject) => {
+    const req = session.request({ ':path': p });
+    let status = 0;
+    let body = '';
+    req.setEncoding('utf8');
+    req.on('response', (h) => (status = Number(h[':status'])));
+    req.on('data', (d: string) => (body += d));
+    req.on('end', () => resolve({ status, body }));
+    req.on('error', reject);
+  });
+}
+
+function wsRejection(p: string): Promise<{ status: number; body: string }> {
+  return new Promise((resolve, reject) => {
+    const ws = new WebSocket(`wss://${base}${p}`, { rejectUnauthorized: false });
+    ws.on('unexpected-response', (_req, res) => {
+      let body = '';
+      res.on('data', (d: Buffer) => (body += d.toString()));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
+    });
+    ws.on('open', () => reject(new Error(`${p} opened`)));
+  });
+}
+
+describe('query parameters', () => {
+  const cases: [string, string, string | null][] = [
+    ['batch=0', 'batch', '0'],
+    ['batch=abc', 'batch', 'abc'],
+    ['batch=10&interval=-1', 'interval', '-1'],
+    ['batch=10&interval=0', 'interval', '0'],
+    ['batch=100000000', 'batch', '100000000'],
+    ['batch=1.5', 'batch', '1.5'],
+    ['interval=1', 'batch', null],
+  ];
+
+  it('SSE answers a bad parameter with a 400 naming it, its value and the allowed range', async () => {
+    const s = http2.connect(`https://${base}`, { rejectUnauthorized: false });
+    try {
+      for (const [query, param, value] of cases) {
+        const r = await h2get(s, `/sse?${query}`);
+        expect(r.status, query).toBe(400);
+        const body = JSON.parse(r.body) as Record<string, unknown>;
+        expect(body).toMatchObject({ error: 'bad-parameter', param, value });
+        expect(String(body.allowed)).toMatch(/from .* to /);
+        expect(String(body.message)).toContain(param);
+      }
+    } finally {
+      s.close();
+    }
+  });
+
+  it('WS refuses the upgrade with the same 400', async () => {
+    for (const [query, param, value] of cases) {
+      const r = await wsRejection(`/ws?${query}`);
+      expect(r.status, query).toBe(400);
+      expect(JSON.parse(r.body)).toMatchObject({ error: 'bad-parameter', param, value });
+    }
+  });
+});
+
+describe('message format', () => {
+  it('WS: one JSON document per frame, seq from 0, `batch` rows of 12 columns', async () => {
+    const ws = new WebSocket(`wss://${base}/ws?batch=7&interval=2`, { rejectUnauthorized: false });
+    const got: BatchMessage[] = [];
+    ws.on('message', (data, isBinary) => {
+      expect(isBinary).toBe(false);
+      got.push(JSON.parse(data.toString()) as BatchMessage);
+    });
+    await sleep(300);
+    ws.close();
+    expect(got.length).toBeGreaterThan(50);
+    got.forEach((m, i) => {
+      expect(m.seq).toBe(i);
+      expect(m.rows).toHaveLength(7);
+      for (const row of m.rows) expect(row).toHaveLength(12);
+      expect(Math.abs(m.sentAt - Date.now())).toBeLessThan(5000);
+    });
+  });
+
+  it('SSE over HTTP/2: one event per batch with id = seq', async () => {
+    const s = http2.connect(`https://${base}`, { rejectUnauthorized: false });
+    const req = s.request({ ':path': '/sse?batch=3&interval=2' });
+    let text = '';
+    let headers: http2.IncomingHttpHeaders = {};
+    req.on('response', (h) => (headers = h));
+    req.setEncoding('utf8');
+    req.on('data', (d: string) => (text += d));
+    await sleep(300);
+    req.close();
+    s.close();
+    expect(headers[':status']).toBe(200);
+    expect(headers['content-type']).toContain('text/event-stream');
+    expect(headers.connection).toBeUndefined();
+    const events = text.split('\n\n').filter((e) => e.includes('data: '));
+    expect(events.length).toBeGreaterThan(50);
+    events.slice(0, -1).forEach((e, i) => {
+      const id = /^id: (\d+)$/m.exec(e)?.[1];
+      const data = /^data: (.*)$/m.exec(e)?.[1];
+      const m = JSON.parse(data!) as BatchMessage;
+      expect(Number(id)).toBe(i);
+      expect(m.seq).toBe(i);
+      expect(m.rows).toHaveLength(3);
+    });
+  });
+
+  it('SSE continues the sequence after Last-Event-ID', async () => {
+    const s = http2.connect(`https://${base}`, { rejectUnauthorized: false });
+    const req = s.request({ ':path': '/sse?batch=1&interval=5', 'last-event-id': '41' });
+    let text = '';
+    req.setEncoding('utf8');
+    req.on('data', (d: string) => (text += d));
+    await sleep(100);
+    req.close();
+    s.close();
+    expect(/^id: (\d+)$/m.exec(text)?.[1]).toBe('42');
+  });
+});
+
+describe('a client that stops reading', () => {
+  it('WS: the server sheds and counts, its queue stays bounded, and the client sees exactly the shed batches as gaps', async () => {
+    const ws = new WebSocket(`wss://${base}/ws?batch=400&interval=1`, { rejectUnauthorized: false });
+    const seqs: number[] = [];
+    ws.on('message', (data) => seqs.push((JSON.parse(data.toString()) as BatchMessage).seq));
+    await new Promise((r) => ws.once('open', r));
+    await sleep(200);
+    ws.pause();
+    await sleep(2500);
+    const stalled = app.hub.stats().connections.filter((c) => c.transport === 'ws').at(-1)!;
+    expect(stalled.shed).toBeGreaterThan(100);
+    // One batch (~55 KB) may overshoot the bound; nothing more is queued.
+    expect(stalled.bufferedBytes).toBeLessThan(SHED_LIMIT + 64 * 1024);
+    ws.resume();
+    await sleep(1000);
+    // Read both sides in the same turn of the event loop, so no batch moves in between.
+    const after = app.hub.stats().connections.find((c) => c.id === stalled.id)!;
+    const received = [...seqs];
+    ws.close();
+    let gaps = 0;
+    for (let i = 1; i < received.length; i++) gaps += received[i] - received[i - 1] - 1;
+    expect(received[0]).toBe(0);
+    expect(gaps).toBe(after.shed);
+    expect(received.length + gaps).toBe(received.at(-1)! + 1);
+    expect(after.bufferedBytes).toBeLessThan(SHED_LIMIT);
+  }, 15_000);
+
+  it('SSE over HTTP/2: a paused stream is shed per stream, and the session survives', async () => {
+    const s = http2.connect(`https://${base}`, { rejectUnauthorized: false });
+    const req = s.request({ ':path': '/sse?batch=400&interval=1' });
+    await new Promise((r) => req.once('response', r));
+    req.pause();
+    await sleep(2000);
+    const stalled = app.hub.stats().connections.filter((c) => c.transport === 'sse').at(-1)!;
+    expect(stalled.http).toBe('h2');
+    expect(stalled.shed).toBeGreaterThan(100);
+    expect(stalled.bufferedBytes).toBeLessThan(SHED_LIMIT + 64 * 1024);
+    // Another stream on the same session still gets its batches.
+    const other = s.request({ ':path': '/sse?batch=1&interval=1' });
+    let text = '';
+    other.setEncoding('utf8');
+    other.on('data', (d: string) => (text += d));
+    await sleep(300);
+    expect(text).toContain('id: 0');
+    other.close();
+    req.close();
+    s.close();
+  }, 15_000);
+});

@@ -1,0 +1,46 @@
+/**
+ * The reference experiment's published figures, drawn over our charts when the overlay is on.
+ *
+ * Source: Timeplus, "WebSocket vs Server-Sent Events: a performance comparison" (2022), as
+ * summarised in /work/shared/reference/timeplus.md. Their setup: Chrome 103 on an Apple M1 Pro,
+ * HTTP/2, 1 ms interval, ~120-byte rows, rendering throttled to 200 ms. The figures are read off
+ * their prose ("about 3,000,000 EPS"), so they are approximate; and the machine differs from
+ * ours, so compare the shape of the curves and where they flatten, not the absolute numbers.
+ */
+import type { PointResult } from '../../../protocol/report.js';
+import { formatEps } from './format.js';
+
+/** The swept factors a reference figure can be placed against. */
+export type ReferenceFactor = 'batch' | 'concurrency';
+
+export interface ReferenceFigure {
+  /** Which of their tests; shown in the legend. */
+  test: string;
+  transport: PointResult['point']['transport'];
+  factor: ReferenceFactor;
+  /** Where on the x axis; null when they published the level but not where it was reached. */
+  x: number | null;
+  eventsPerSec: number;
+  /** The tab's CPU at that point, % of one core, where they gave it. */
+  tabCpuPercent: number | null;
+  /** The factors they held fixed. */
+  conditions: string;
+}
+
+export const REFERENCE_FIGURES: readonly ReferenceFigure[] = [
+  // Test I: "at batch 400 the tab's CPU hits 100% and larger batches do not help".
+  { test: 'Test I', transport: 'sse', factor: 'batch', x: 400, eventsPerSec: 3_000_000, tabCpuPercent: 100, conditions: 'concurrency 10' },
+  // Test II: "linear until concurrency 60, where the tab's CPU reaches 100%; max about 2,700,000".
+  { test: 'Test II', transport: 'sse', factor: 'concurrency', x: 60, eventsPerSec: 2_700_000, tabCpuPercent: 100, conditions: 'batch 50' },
+  // Test II: "beyond 50 no longer linear; max about 2,400,000" - no concurrency given for the max.
+  { test: 'Test II', transport: 'ws', factor: 'concurrency', x: null, eventsPerSec: 2_400_000, tabCpuPercent: null, conditions: 'batch 50' },
+  // Other findings: WS, batch 50, concurrency 30, DevTools closed: 1,350,000 EPS, tab ~75%.
+  { test: 'DevTools closed', transport: 'ws', factor: 'concurrency', x: 30, eventsPerSec: 1_350_000, tabCpuPercent: 75, conditions: 'batch 50' },
+];
+
+/** A legend label that carries the conditions, since a reader may compare against a different sweep. */
+export function referenceLabel(f: ReferenceFigure): string {
+  const value = `${formatEps(f.eventsPerSec)}`;
+  const where = f.x === null ? 'max' : `@ ${f.factor} ${f.x}`;
+  return `Timeplus ${f.test}: ${f.transport.toUpperCase()} ≈ ${value} ${where} (${f.conditions})`;
+}
