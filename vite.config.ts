@@ -1,7 +1,7 @@
 import { resolve } from 'node:path';
 import { defineConfig } from 'vite';
 
-// Two pages: the lab page the driver measures, and the report viewer.
+// The lab page the driver measures, the report viewer, and the bench's bare page.
 export default defineConfig({
   root: 'web',
   base: './',
@@ -13,6 +13,8 @@ export default defineConfig({
       input: {
         lab: resolve(import.meta.dirname, 'web/index.html'),
         report: resolve(import.meta.dirname, 'web/report.html'),
+        // The bare reference page for `npm run bench:page`.
+        bare: resolve(import.meta.dirname, 'web/bench/bare.html'),
       },
     },
   },

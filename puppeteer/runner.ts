@@ -28,6 +28,8 @@ export interface RunnerOptions {
   retries: number;
   /** Slack on top of warm-up + window before a point is abandoned, ms. */
   pointSlackMs?: number;
+  /** The page to measure, relative to the server URL: the lab page unless a bench says otherwise. */
+  pagePath?: string;
 }
 
 const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
@@ -72,7 +74,7 @@ export class Runner extends EventEmitter<RunnerEvents> {
     try {
       const pageSession = await page.createCDPSession();
       await pageSession.send('Performance.enable');
-      await openLabPage(page, this.o.server.url);
+      await openLabPage(page, new URL(this.o.pagePath ?? '', this.o.server.url).href);
       const config: PageConfig = {
         transport: point.transport,
         batch: point.batch,

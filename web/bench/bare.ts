@@ -1,0 +1,66 @@
+/**
+ * The bare reference page for `npm run bench:page`: the least a page can do with the
+ * stream (open, JSON.parse, count rows), behind the same `window.pushlab` surface as the
+ * lab page so the same driver measures both. The lab page in render mode `none` must
+ * reach at least 97% of this page's EPS.
+ */
+import type { PageConfig, PageSnapshot, PushlabApi } from '../../protocol/report.js';
+import { streamPath } from '../../protocol/wire.js';
+
+let sockets: { close(): void }[] = [];
+let events = 0;
+let batches = 0;
+let bytes = 0;
+let config: PageConfig | null = null;
+
+function count(data: string): void {
+  events += (JSON.parse(data) as { rows: unknown[] }).rows.length;
+  batches++;
+  bytes += data.length;
+}
+
+const api: PushlabApi = {
+  async start(c) {
+    api.stop();
+    config = c;
+    events = batches = bytes = 0;
+    const path = streamPath(c.transport, { batch: c.batch, interval: c.intervalMs });
+    const opened: Promise<void>[] = [];
+    for (let i = 0; i < c.concurrency; i++) {
+      if (c.transport === 'ws') {
+        const ws = new WebSocket(new URL(path, location.href).href.replace(/^http/, 'ws'));
+        ws.onmessage = (e: MessageEvent<string>) => count(e.data);
+        opened.push(new Promise((resolve, reject) => ((ws.onopen = () => resolve()), (ws.onerror = () => reject(new Error('ws failed'))))));
+        sockets.push(ws);
+      } else {
+        const es = new EventSource(path);
+        es.onmessage = (e: MessageEvent<string>) => count(e.data);
+        opened.push(new Promise((resolve) => (es.onopen = () => resolve())));
+        sockets.push(es);
+      }
+    }
+    const t0 = performance.now();
+    await Promise.all(opened);
+    return { opened: c.concurrency, openMs: performance.now() - t0 };
+  },
+  stop() {
+    for (const s of sockets) s.close();
+    sockets = [];
+  },
+  snapshot(): PageSnapshot | null {
+    if (!config) return null;
+    const n = config.concurrency;
+    return {
+      atMs: performance.timeOrigin + performance.now(),
+      transport: config.transport,
+      concurrency: n,
+      open: sockets.length,
+      // Only what the bare page counts; the rest is reported as zero, not measured.
+      counters: { events, batches, bytes, gaps: 0, duplicates: 0, reconnects: 0, errors: 0 },
+      batchesPerConnection: new Array<number>(n).fill(batches / n),
+      openSeconds: 0,
+      latency: { count: 0, minMs: null, p25Ms: null, p50Ms: null, p75Ms: null, p95Ms: null, p99Ms: null, maxMs: null, meanMs: null },
+    };
+  },
+};
+(globalThis as unknown as { pushlab: PushlabApi }).pushlab = api;
