@@ -25,7 +25,7 @@ export interface ServerConnectionStats {
   shed: number;
   /** Batches written per second since the connection opened (shed excluded). */
   batchesPerSec: number;
-  /** How late batches were written relative to their schedule, in ms. */
+  /** How late batches were written relative to their schedule since the last reset, in ms. */
   latenessMs: { p50: number | null; p99: number | null; max: number | null };
   /** Bytes queued for this client now (WS bufferedAmount or HTTP/2 stream writableLength). */
   bufferedBytes: number;
@@ -50,8 +50,13 @@ export interface ServerStats {
   batchesShed: number;
   /** Batches due by schedule but not yet written: pacing debt of open connections. */
   batchesBehind: number;
+  /** Tick lateness over every open connection since the last `?reset=lateness`, ms. */
+  latenessMs: { p50: number | null; p99: number | null; max: number | null };
   connectionsOpen: number;
   connectionsTotal: number;
+  /** Streams dropped because their transport threw on write, and the last such error. */
+  writeErrors: number;
+  lastWriteError: string | null;
   sendBufferLimitBytes: number;
   connections: ServerConnectionStats[];
 }
@@ -162,6 +167,8 @@ export interface PointResult {
     /** Batches written / batches due by schedule, over the window. */
     pacingRatio: number;
     eventLoopUtilization: number;
+    /** How late the server wrote batches relative to their schedule, over the window, ms. */
+    latenessMs: { p50: number | null; p99: number | null; max: number | null };
     rssBytes: number;
   };
 }

@@ -85,7 +85,7 @@ export class Runner extends EventEmitter<RunnerEvents> {
       // Functions passed to evaluate() run in the page: they cannot close over anything here.
       await page.evaluate((c) => (globalThis as unknown as { pushlab: PushlabApi }).pushlab.start(c).then(() => undefined), config);
       await sleep(point.warmupSec * 1000);
-      const src: SampleSources = { page, pageSession, browserSession: this.o.browserSession, serverStats: () => this.o.server.stats() };
+      const src: SampleSources = { page, pageSession, browserSession: this.o.browserSession, serverStats: (reset) => this.o.server.stats(reset) };
       const a = await takeSample(src, true);
       await sleep(point.measureSec * 1000);
       const b = await takeSample(src, true);

@@ -30,7 +30,8 @@ export interface SampleSources {
   page: Page;
   pageSession: CDPSession;
   browserSession: CDPSession;
-  serverStats: () => Promise<ServerStats>;
+  /** `reset` starts a new server lateness window, as `resetLatency` does for the page. */
+  serverStats: (reset: boolean) => Promise<ServerStats>;
 }
 
 async function tabMetrics(session: CDPSession): Promise<TabMetrics> {
@@ -61,7 +62,7 @@ export async function takeSample(src: SampleSources, resetLatency: boolean): Pro
     src.page.evaluate((reset) => (globalThis as unknown as { pushlab: PushlabApi }).pushlab.snapshot({ resetLatency: reset }), resetLatency),
     tabMetrics(src.pageSession),
     chromeProcesses(src.browserSession),
-    src.serverStats(),
+    src.serverStats(resetLatency),
     hostSample(),
   ]);
   if (!page) throw new Error('the page has no run to snapshot');

@@ -38,13 +38,19 @@ export interface ServerHandle {
   url: string;
   /** Null when the driver uses a server it did not start. */
   pid: number | null;
-  stats(): Promise<ServerStats>;
+  /** `resetLateness` starts a new lateness window after this sample. */
+  stats(resetLateness?: boolean): Promise<ServerStats>;
   stop(): Promise<void>;
 }
 
 export function remoteServer(url: string): ServerHandle {
   const base = url.endsWith('/') ? url : `${url}/`;
-  return { url: base, pid: null, stats: () => getJson<ServerStats>(`${base}stats`), stop: async () => undefined };
+  return {
+    url: base,
+    pid: null,
+    stats: (resetLateness = false) => getJson<ServerStats>(`${base}stats${resetLateness ? '?reset=lateness' : ''}`),
+    stop: async () => undefined,
+  };
 }
 
 /** Starts `server/main.ts` on a free loopback port and waits for its URL line. */

@@ -81,6 +81,7 @@ export function summarise(point: Point, a: Sample, b: Sample, meta: { startedAt:
       eventsPerSec: Math.round((b.server.eventsSent - a.server.eventsSent) / serverWallSec),
       pacingRatio: round(generated / due, 4),
       eventLoopUtilization: round(eluActive / (eluActive + eluIdle), 3),
+      latenessMs: b.server.latenessMs,
       rssBytes: b.server.rssBytes,
     },
   };

@@ -11,7 +11,7 @@ import path from 'node:path';
 import type { ServerStats } from '../protocol/report.js';
 import type { TlsFiles } from './cert.js';
 import { DEFAULT_SEND_BUFFER_LIMIT, Hub } from './hub.js';
-import sseTransport from './sse.js';
+import sseTransport, { type SseWriter } from './sse.js';
 import wsTransport from './ws.js';
 
 export interface ServerOptions {
@@ -21,6 +21,8 @@ export interface ServerOptions {
   /** Where sweeps write reports; served read-only at `/reports/` for the viewer. */
   reportsRoot?: string;
   sendBufferLimitBytes?: number;
+  /** How SSE batches are written (see sse.ts); 'bytes' measured fastest. */
+  sseWriter?: SseWriter;
   logger?: boolean;
 }
 
@@ -54,8 +56,15 @@ export async function buildServer(options: ServerOptions) {
   });
 
   await app.register(wsTransport, { hub });
-  await app.register(sseTransport, { hub });
-  app.get('/stats', async (): Promise<ServerStats> => hub.stats());
+  await app.register(sseTransport, { hub, writer: options.sseWriter ?? 'bytes' });
+  app.get('/stats', async (request, reply): Promise<ServerStats | undefined> => {
+    const { reset } = request.query as { reset?: unknown };
+    if (reset !== undefined && reset !== 'lateness') {
+      await reply.code(400).send({ error: 'bad-parameter', param: 'reset', value: String(reset), allowed: 'lateness', message: `reset must be 'lateness'; got '${String(reset)}'` });
+      return undefined;
+    }
+    return hub.stats(reset === 'lateness');
+  });
 
   if (options.webRoot) {
     if (!existsSync(path.join(options.webRoot, 'index.html'))) {

@@ -16,8 +16,8 @@ export interface Sink {
   readonly http: string;
   /** Bytes queued towards the client and not yet handed to the kernel. */
   bufferedBytes(): number;
-  /** Writes one batch; returns the bytes written. */
-  write(seq: number, sentAt: number, rows: Buffer): number;
+  /** Writes batch `seq` (rows from `pool`, which owns the bytes); returns the bytes written. */
+  write(seq: number, sentAt: number, pool: RowPool, batch: number): number;
   /** Ends the stream at once, even if the client stopped reading (used at shutdown). */
   close(): void;
 }
@@ -28,6 +28,11 @@ export interface HubOptions {
 }
 
 export const DEFAULT_SEND_BUFFER_LIMIT = 4 * 1024 * 1024;
+
+/** The first multiple of `grid` at or after `t`. */
+export function alignUp(t: number, grid: number): number {
+  return Math.ceil(t / grid - 1e-9) * grid;
+}
 
 class Stream {
   generated = 0;
@@ -53,19 +58,23 @@ export class Hub {
   private readonly pool = new RowPool();
   private timer: NodeJS.Timeout | null = null;
   private nextId = 1;
-  private readonly totals = { batchesSent: 0, eventsSent: 0, bytesSent: 0, batchesShed: 0, connections: 0 };
+  private readonly totals = { batchesSent: 0, eventsSent: 0, bytesSent: 0, batchesShed: 0, connections: 0, writeErrors: 0 };
+  private lastWriteError: string | null = null;
 
   constructor(readonly options: HubOptions) {}
 
   /** Starts pacing a stream; `firstSeq` lets an SSE reconnect continue its sequence. */
   open(sink: Sink, params: StreamParams, firstSeq = 0): { close: () => void } {
     const now = performance.now();
-    // Shift t0 back so that seq firstSeq is due now: the schedule stays one formula.
-    const stream = new Stream(this.nextId++, sink, params, now - firstSeq * params.interval, now);
+    // Streams start on a shared grid (whole ms, or the interval when shorter), so streams of
+    // whole-ms intervals fall due together and one wake-up serves them all. Shift t0 back so
+    // that seq firstSeq is the first due: the schedule stays one formula.
+    const start = alignUp(now, Math.min(1, params.interval));
+    const stream = new Stream(this.nextId++, sink, params, start - firstSeq * params.interval, now);
     stream.generated = firstSeq;
     this.streams.add(stream);
     this.totals.connections++;
-    this.schedule(0);
+    this.wakeAt(start);
     return { close: () => this.streams.delete(stream) };
   }
 
@@ -81,9 +90,16 @@ export class Hub {
     this.streams.clear();
   }
 
-  private schedule(delayMs: number): void {
-    if (this.timer || this.streams.size === 0) return;
-    this.timer = setTimeout(this.tick, delayMs);
+  /**
+   * Asks for one tick at about `atMs` (performance.now() time); a request replaces the last.
+   * Node's timers count whole ms from a loop time that can be up to 1 ms stale, so a tick
+   * lands up to ~1 ms early or late; an early tick finds nothing due and asks again.
+   * (Measured alternatives: a worker sleeping on Atomics.wait and posting to this thread
+   * woke it later at p99, not sooner; polling with setImmediate would spend a core.)
+   */
+  private wakeAt(atMs: number): void {
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = this.streams.size ? setTimeout(this.tick, Math.max(0, Math.floor(atMs - performance.now()))) : null;
   }
 
   private readonly tick = (): void => {
@@ -105,7 +121,17 @@ export class Hub {
         }
         // µs resolution is plenty and keeps the number short on the wire.
         const sentAt = Math.round((origin + performance.now()) * 1000) / 1000;
-        const written = s.sink.write(seq, sentAt, this.pool.rows(seq, batch));
+        let written: number;
+        try {
+          written = s.sink.write(seq, sentAt, this.pool, batch);
+        } catch (err) {
+          // A transport that throws (its connection died under it) loses its stream, not the
+          // pacing loop that every other stream depends on.
+          this.streams.delete(s);
+          this.totals.writeErrors++;
+          this.lastWriteError = err instanceof Error ? err.message : String(err);
+          break;
+        }
         s.sent++;
         s.bytes += written;
         this.totals.batchesSent++;
@@ -115,15 +141,18 @@ export class Hub {
       const due = s.t0 + s.generated * interval;
       if (due < nextDue) nextDue = due;
     }
-    if (this.streams.size) {
-      // Node's timers have 1 ms granularity; sleeping until the earliest due batch keeps
-      // idle connections (interval 50 ms) from costing a wake-up every millisecond.
-      this.schedule(Math.max(0, Math.floor(nextDue - performance.now())));
-    }
+    // Sleeping until the earliest due batch keeps slow streams (interval 50 ms) from costing a
+    // wake-up every millisecond.
+    this.wakeAt(nextDue);
   };
 
-  stats(): ServerStats {
+  /**
+   * Cumulative counters, plus tick lateness since the last call that reset it (so a driver
+   * can read lateness over exactly its window).
+   */
+  stats(resetLateness = false): ServerStats {
     const now = performance.now();
+    const lateness = new Histogram();
     const cpu = process.cpuUsage();
     const elu = performance.eventLoopUtilization();
     const connections: ServerConnectionStats[] = [];
@@ -131,6 +160,7 @@ export class Hub {
     for (const s of this.streams) {
       const openSec = (now - s.openedAt) / 1000;
       behind += Math.max(0, batchesDue(now - s.t0, s.params.interval) - s.generated);
+      lateness.add(s.lateness);
       const q = (x: number) => (s.lateness.count ? Math.round(s.lateness.quantile(x)) / 1000 : null);
       connections.push({
         id: s.id,
@@ -146,7 +176,9 @@ export class Hub {
         latenessMs: { p50: q(0.5), p99: q(0.99), max: s.lateness.count ? Math.round(s.lateness.max) / 1000 : null },
         bufferedBytes: s.sink.bufferedBytes(),
       });
+      if (resetLateness) s.lateness.reset();
     }
+    const all = lateness.summary();
     return {
       nowMs: now,
       pid: process.pid,
@@ -160,8 +192,11 @@ export class Hub {
       bytesSent: this.totals.bytesSent,
       batchesShed: this.totals.batchesShed,
       batchesBehind: behind,
+      latenessMs: { p50: all.p50Ms, p99: all.p99Ms, max: all.maxMs },
       connectionsOpen: this.streams.size,
       connectionsTotal: this.totals.connections,
+      writeErrors: this.totals.writeErrors,
+      lastWriteError: this.lastWriteError,
       sendBufferLimitBytes: this.options.sendBufferLimitBytes,
       connections,
     };

@@ -1,9 +1,10 @@
 /** `npm run server`: listens, prints its URL. Flags: --host, --port, --send-buffer-mib. */
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { parseFlags, type FlagSpec } from '../protocol/flags.js';
+import { helpText, parseFlags, type FlagSpec } from '../protocol/flags.js';
 import { buildServer } from './app.js';
 import { loadOrCreateCert } from './cert.js';
+import { SSE_WRITERS, type SseWriter } from './sse.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 
@@ -17,10 +18,15 @@ export const SERVER_FLAGS = {
     max: 1024,
     help: 'shed batches for a client once this many MiB are queued for it',
   },
+  'sse-writer': { type: 'string', default: 'bytes', choices: SSE_WRITERS, help: 'how SSE batches are written: pre-encoded bytes, or better-sse push or batch' },
 } as const satisfies Record<string, FlagSpec>;
 
 async function main(): Promise<void> {
   const flags = parseFlags(SERVER_FLAGS, process.argv.slice(2), 'npm run server --');
+  if (flags.help) {
+    process.stdout.write(helpText(SERVER_FLAGS, 'npm run server --'));
+    return;
+  }
   if (!['127.0.0.1', '::1', 'localhost'].includes(flags.host)) {
     throw new Error(`--host must be a loopback address (127.0.0.1, ::1 or localhost); got '${flags.host}'`);
   }
@@ -29,6 +35,7 @@ async function main(): Promise<void> {
     webRoot: path.join(ROOT, 'dist/web'),
     reportsRoot: path.join(ROOT, 'reports'),
     sendBufferLimitBytes: Math.round(flags['send-buffer-mib'] * 1024 * 1024),
+    sseWriter: flags['sse-writer'] as SseWriter,
   });
   await app.listen({ host: flags.host, port: flags.port });
   const addr = app.server.address();

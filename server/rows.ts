@@ -11,6 +11,8 @@ export class RowPool {
   /** Rows in the pool; batches never exceed it, so a batch never repeats a row. */
   readonly size: number;
   private readonly bytes: Buffer;
+  /** The same rows as one JS string, for writers that need text (better-sse's API). */
+  private readonly text: string;
   /** Byte offset where row i starts, for i in [0, 2·size]; the comma before a row is not part of it. */
   private readonly starts: Uint32Array;
   private readonly ends: Uint32Array;
@@ -28,12 +30,19 @@ export class RowPool {
       this.ends[i] = offset + t.length;
       offset += t.length + 1;
     });
-    this.bytes = Buffer.from(doubled.join(','), 'latin1');
+    this.text = doubled.join(',');
+    this.bytes = Buffer.from(this.text, 'latin1');
   }
 
   /** The rows of batch `seq` at size `batch`, as `row,row,…,row` (no brackets). Zero-copy. */
   rows(seq: number, batch: number): Buffer {
     const first = (seq * batch) % this.size;
     return this.bytes.subarray(this.starts[first], this.ends[first + batch - 1]);
+  }
+
+  /** The same rows as `rows()`, as a string (a V8 slice of the pool: no copy until written). */
+  rowsText(seq: number, batch: number): string {
+    const first = (seq * batch) % this.size;
+    return this.text.slice(this.starts[first], this.ends[first + batch - 1]);
   }
 }

@@ -3,12 +3,16 @@
  * served over TLS with h2), one event per batch with `id:` set to the seq.
  *
  * better-sse owns the session: response head, retry hint, keep-alive comments,
- * Last-Event-ID and disconnect detection. Batches bypass its serialiser: the event is
- * written as pre-encoded bytes (`id: n\ndata: {head`, the shared rows, `]}\n\n`) to the
- * same stream the session writes to, corked into one writev, so the rows are never copied
- * or re-encoded in JavaScript.
+ * Last-Event-ID and disconnect detection. How a batch is written is a measured choice
+ * (`npm run bench:server -- --server-args "--sse-writer …"`):
+ * - `bytes` (default): the event as pre-encoded bytes (`id: n\ndata: {head`, the shared row
+ *   bytes, `]}\n\n`), corked into one writev on the stream the session writes to. The rows
+ *   are never copied or re-encoded in JavaScript.
+ * - `push`: better-sse's `session.push(text, 'message', id)` with pass-through serialiser
+ *   and sanitiser (the JSON holds no newlines).
+ * - `batch`: better-sse's batch API, one EventBuffer per batch.
  */
-import { createSession } from 'better-sse';
+import { createEventBuffer, createSession, type Session } from 'better-sse';
 import type { FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
 import type { ServerResponse } from 'node:http';
@@ -17,14 +21,21 @@ import type { Writable } from 'node:stream';
 import { MESSAGE_TAIL, messageHead } from '../protocol/wire.js';
 import type { Hub, Sink } from './hub.js';
 import { validateStreamQuery } from './params.js';
+import type { RowPool } from './rows.js';
+
+export const SSE_WRITERS = ['bytes', 'push', 'batch'] as const;
+export type SseWriter = (typeof SSE_WRITERS)[number];
 
 const TAIL = Buffer.from(`${MESSAGE_TAIL}\n\n`, 'latin1');
+const asIs = (data: unknown) => data as string;
 
 class SseSink implements Sink {
   readonly transport = 'sse' as const;
   constructor(
     readonly http: string,
     private readonly out: Writable,
+    private readonly session: Session,
+    private readonly writer: SseWriter,
     /** Ends the stream without waiting for the client to read what is queued. */
     readonly close: () => void,
   ) {}
@@ -35,14 +46,26 @@ class SseSink implements Sink {
     return this.out.writableLength;
   }
 
-  write(seq: number, sentAt: number, rows: Buffer): number {
-    const head = `id: ${seq}\ndata: ${messageHead(seq, sentAt)}`;
-    this.out.cork();
-    this.out.write(head, 'latin1');
-    this.out.write(rows);
-    this.out.write(TAIL);
-    this.out.uncork();
-    return head.length + rows.length + TAIL.length;
+  write(seq: number, sentAt: number, pool: RowPool, batch: number): number {
+    if (this.writer === 'bytes') {
+      const head = `id: ${seq}\ndata: ${messageHead(seq, sentAt)}`;
+      const rows = pool.rows(seq, batch);
+      this.out.cork();
+      this.out.write(head, 'latin1');
+      this.out.write(rows);
+      this.out.write(TAIL);
+      this.out.uncork();
+      return head.length + rows.length + TAIL.length;
+    }
+    const data = messageHead(seq, sentAt) + pool.rowsText(seq, batch) + MESSAGE_TAIL;
+    if (this.writer === 'push') {
+      this.session.push(data, 'message', String(seq));
+    } else {
+      const buffer = createEventBuffer({ serializer: asIs, sanitizer: asIs });
+      buffer.push(data, 'message', String(seq));
+      void this.session.batch(buffer);
+    }
+    return data.length; // the event's framing is not counted for these writers
   }
 }
 
@@ -52,8 +75,8 @@ function resumeSeq(lastId: string): number {
   return lastId !== '' && Number.isInteger(n) && n >= 0 ? n + 1 : 0;
 }
 
-export default fp<{ hub: Hub }>(
-  async function sseTransport(app: FastifyInstance, { hub }) {
+export default fp<{ hub: Hub; writer: SseWriter }>(
+  async function sseTransport(app: FastifyInstance, { hub, writer }) {
     app.get('/sse', { preValidation: validateStreamQuery }, async (request, reply) => {
       reply.hijack();
       const res = reply.raw as ServerResponse | Http2ServerResponse;
@@ -62,10 +85,12 @@ export default fp<{ hub: Hub }>(
         // HTTP/2 forbids connection-specific headers; Node warns and drops them.
         headers: h2 ? { Connection: undefined } : {},
         keepAlive: 10_000,
+        serializer: asIs,
+        sanitizer: asIs,
       });
       const out: Writable = h2 ? (res as Http2ServerResponse).stream : (res as ServerResponse);
       const close = h2 ? () => (res as Http2ServerResponse).stream.close(http2.constants.NGHTTP2_CANCEL) : () => (res as ServerResponse).destroy();
-      const stream = hub.open(new SseSink(h2 ? 'h2' : 'h1', out, close), request.stream, resumeSeq(session.lastId));
+      const stream = hub.open(new SseSink(h2 ? 'h2' : 'h1', out, session, writer, close), request.stream, resumeSeq(session.lastId));
       session.once('disconnected', stream.close);
     });
   },

@@ -2,17 +2,25 @@
 import websocket from '@fastify/websocket';
 import type { FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
+import type { Duplex } from 'node:stream';
 import type { WebSocket } from 'ws';
 import { MESSAGE_TAIL, messageHead } from '../protocol/wire.js';
 import type { Hub, Sink } from './hub.js';
+import type { RowPool } from './rows.js';
 import { validateStreamQuery } from './params.js';
+import { sendTextFrame } from './ws-frame.js';
 
 const TAIL = Buffer.from(MESSAGE_TAIL, 'latin1');
 
 class WsSink implements Sink {
   readonly transport = 'ws' as const;
   readonly http = 'h1';
-  constructor(private readonly socket: WebSocket) {}
+  /** ws keeps its socket private; batches go to it directly (see ws-frame.ts). */
+  private readonly raw: Duplex;
+
+  constructor(private readonly socket: WebSocket) {
+    this.raw = (socket as unknown as { _socket: Duplex })._socket;
+  }
 
   bufferedBytes(): number {
     return this.socket.bufferedAmount;
@@ -22,17 +30,10 @@ class WsSink implements Sink {
     this.socket.terminate();
   }
 
-  write(seq: number, sentAt: number, rows: Buffer): number {
-    // One frame needs one buffer: copy the shared rows once, between the per-connection
-    // head and the tail. ws frames it without another copy.
-    const head = messageHead(seq, sentAt);
-    const size = head.length + rows.length + TAIL.length;
-    const frame = Buffer.allocUnsafe(size);
-    frame.write(head, 0, 'latin1');
-    rows.copy(frame, head.length);
-    TAIL.copy(frame, head.length + rows.length);
-    this.socket.send(frame, { binary: false, compress: false });
-    return size;
+  write(seq: number, sentAt: number, pool: RowPool, batch: number): number {
+    // Never interleave with a closing handshake: ws owns the socket once it is not OPEN.
+    if (this.socket.readyState !== this.socket.OPEN) return 0;
+    return sendTextFrame(this.raw, messageHead(seq, sentAt), pool.rows(seq, batch), TAIL);
   }
 }
 

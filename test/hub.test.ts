@@ -1,6 +1,7 @@
 import { performance } from 'node:perf_hooks';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { MESSAGE_TAIL, type Row, type StreamParams, type Transport, messageHead } from '../protocol/wire.js';
+import type { RowPool } from '../server/rows.js';
 import { Hub, type Sink } from '../server/hub.js';
 
 interface Write {
@@ -35,7 +36,8 @@ class FakeSink implements Sink {
     return this.queued;
   }
 
-  write(seq: number, sentAt: number, rows: Buffer): number {
+  write(seq: number, sentAt: number, pool: RowPool, batch: number): number {
+    const rows = pool.rows(seq, batch);
     const bytes = messageHead(seq, sentAt).length + rows.length + MESSAGE_TAIL.length;
     this.writes.push({ seq, sentAt, rows, queuedBefore: this.queued, bytes });
     if (this.neverDrains) this.queued += bytes;
@@ -240,6 +242,21 @@ describe('Hub (fake clock)', () => {
     const c = hub.stats().connections[0];
     expect(c.openSec).toBeCloseTo(0.009, 9);
     expect(c.batchesPerSec).toBeCloseTo(10 / 0.009, 6);
+  });
+
+  it('drops a stream whose transport throws, counts it, and keeps pacing the others', () => {
+    const broken = new FakeSink();
+    const healthy = new FakeSink();
+    broken.write = () => {
+      throw new Error('stream destroyed');
+    };
+    open(broken, { batch: 1, interval: 1 });
+    open(healthy, { batch: 1, interval: 1 });
+    start();
+    advance(9);
+    expect(healthy.seqs).toEqual(seqRange(0, 9));
+    expect(hub.openCount).toBe(1);
+    expect(hub.stats()).toMatchObject({ writeErrors: 1, lastWriteError: 'stream destroyed', connectionsOpen: 1 });
   });
 
   it('stops writing to a closed stream; the others and the totals carry on', () => {

@@ -1,0 +1,63 @@
+/**
+ * Load clients for `npm run bench:server`, run as a separate process so their CPU is not
+ * the server's. Opens N WS (HTTP/1.1) or SSE (one HTTP/2 session, as Chrome does) streams,
+ * counts messages and bytes without parsing JSON, and reports when asked.
+ *
+ * argv: <ws|sse> <base-url> <batch> <interval> <connections> [stall]
+ * stdout: `open` once every stream is open; then, for each line `report` on stdin, one JSON
+ * line of counters; `stall` pauses reading on every stream, `quit` exits.
+ */
+import http2 from 'node:http2';
+import { createInterface } from 'node:readline';
+import WebSocket from 'ws';
+
+const [transport, base, batch, interval, connections] = process.argv.slice(2);
+const n = Number(connections);
+const path = `/${transport}?batch=${batch}&interval=${interval}`;
+let messages = 0;
+let bytes = 0;
+const pausers: (() => void)[] = [];
+const opened: Promise<void>[] = [];
+
+if (transport === 'ws') {
+  for (let i = 0; i < n; i++) {
+    const ws = new WebSocket(`${base.replace(/^https/, 'wss').replace(/\/$/, '')}${path}`, { rejectUnauthorized: false, perMessageDeflate: false });
+    ws.on('message', (data: Buffer) => {
+      messages++;
+      bytes += data.length;
+    });
+    opened.push(new Promise((resolve, reject) => (ws.once('open', () => resolve()), ws.once('error', reject))));
+    pausers.push(() => ws.pause());
+  }
+} else {
+  const session = http2.connect(base, { rejectUnauthorized: false, settings: { initialWindowSize: 6 * 1024 * 1024 } });
+  // Chrome's windows: 6 MiB per stream, 15 MiB per session.
+  session.once('connect', () => session.setLocalWindowSize(15 * 1024 * 1024));
+  for (let i = 0; i < n; i++) {
+    const req = session.request({ ':path': path, accept: 'text/event-stream' });
+    let last = 0;
+    req.on('data', (chunk: Buffer) => {
+      bytes += chunk.length;
+      // Events end with a blank line; count "\n\n", including one split across chunks.
+      if (last === 10 && chunk[0] === 10) messages++;
+      for (let k = chunk.indexOf(10); k !== -1 && k < chunk.length - 1; k = chunk.indexOf(10, k + 1)) if (chunk[k + 1] === 10) messages++;
+      last = chunk[chunk.length - 1];
+    });
+    opened.push(new Promise((resolve, reject) => (req.once('response', () => resolve()), req.once('error', reject))));
+    pausers.push(() => req.pause());
+  }
+}
+
+await Promise.all(opened);
+process.stdout.write('open\n');
+const t0 = performance.now();
+createInterface({ input: process.stdin }).on('line', (line) => {
+  if (line === 'report') {
+    const cpu = process.cpuUsage();
+    process.stdout.write(`${JSON.stringify({ messages, bytes, cpuUs: cpu.user + cpu.system, atMs: performance.now() - t0 })}\n`);
+  } else if (line === 'stall') {
+    for (const p of pausers) p();
+  } else if (line === 'quit') {
+    process.exit(0);
+  }
+});

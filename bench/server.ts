@@ -1,0 +1,149 @@
+/**
+ * `npm run bench:server`: what the server can offer without a browser. The server and the
+ * load clients run in separate processes so each one's CPU is its own. Prints a table:
+ * EPS offered, generated, sent and received; server CPU per million events and per batch;
+ * tick lateness; RSS. Then a stall test: connections whose clients stop reading, and how
+ * far the server's RSS grows meanwhile.
+ *
+ * On a 2-core machine the clients compete with the server for CPU (and must decrypt and
+ * frame everything it sends), so a cell where the clients fell behind says so.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import path from 'node:path';
+import { createInterface, type Interface } from 'node:readline';
+import { parseFlags, type FlagSpec } from '../protocol/flags.js';
+import type { ServerStats } from '../protocol/report.js';
+import { ROOT, startServer, type ServerHandle } from '../puppeteer/server-process.js';
+
+const FLAGS = {
+  transport: { type: 'list', default: ['ws', 'sse'], help: 'transports' },
+  batch: { type: 'list', default: ['1', '50', '100', '400', '1000'], help: 'batch sizes' },
+  connections: { type: 'list', default: ['1', '10', '100'], help: 'connection counts' },
+  seconds: { type: 'number', default: 4, min: 1, max: 120, help: 'measured window per cell' },
+  'stall-seconds': { type: 'number', default: 30, min: 0, max: 600, help: 'stall test length (0 skips it)' },
+  'server-args': { type: 'string', default: '', help: 'extra flags for the server, space-separated' },
+} as const satisfies Record<string, FlagSpec>;
+
+interface ClientReport {
+  messages: number;
+  bytes: number;
+  cpuUs: number;
+  atMs: number;
+}
+
+class Clients {
+  private readonly lines: Interface;
+  private readonly waiting: ((line: string) => void)[] = [];
+  private constructor(private readonly child: ChildProcess) {
+    this.lines = createInterface({ input: child.stdout! });
+    this.lines.on('line', (l) => this.waiting.shift()?.(l));
+  }
+
+  static async start(args: string[]): Promise<Clients> {
+    const child = spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, 'bench/clients.ts'), ...args], { stdio: ['pipe', 'pipe', 'inherit'] });
+    const c = new Clients(child);
+    const first = await c.next(30_000);
+    if (first !== 'open') throw new Error(`clients: ${first}`);
+    return c;
+  }
+
+  private next(timeoutMs = 10_000): Promise<string> {
+    return new Promise((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error('clients did not answer')), timeoutMs);
+      this.waiting.push((l) => (clearTimeout(timer), resolve(l)));
+    });
+  }
+
+  async report(): Promise<ClientReport> {
+    this.child.stdin!.write('report\n');
+    return JSON.parse(await this.next()) as ClientReport;
+  }
+
+  stall(): void {
+    this.child.stdin!.write('stall\n');
+  }
+
+  async quit(): Promise<void> {
+    this.child.stdin!.write('quit\n');
+    await new Promise((r) => this.child.once('exit', r));
+  }
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+const maxOf = (xs: (number | null)[]) => Math.max(0, ...xs.filter((x): x is number => x !== null));
+const fmtM = (n: number) => (n >= 1e6 ? `${(n / 1e6).toFixed(2)} M` : `${(n / 1e3).toFixed(1)} k`);
+
+async function cell(server: ServerHandle, transport: string, batch: number, conns: number, seconds: number): Promise<string> {
+  const clients = await Clients.start([transport, server.url, String(batch), '1', String(conns)]);
+  try {
+    await sleep(1000); // warm-up: connection set-up and JIT out of the window
+    const [a, ca] = await Promise.all([server.stats(true), clients.report()]);
+    await sleep(seconds * 1000);
+    const [b, cb] = await Promise.all([server.stats(), clients.report()]);
+    const wall = (b.nowMs - a.nowMs) / 1000;
+    const sent = b.eventsSent - a.eventsSent;
+    const batchesSent = b.batchesSent - a.batchesSent;
+    const generated = batchesSent + b.batchesShed - a.batchesShed;
+    const cpuMs = (b.cpuUserUs + b.cpuSystemUs - a.cpuUserUs - a.cpuSystemUs) / 1000;
+    const received = ((cb.messages - ca.messages) * batch) / ((cb.atMs - ca.atMs) / 1000);
+    const clientCpu = ((cb.cpuUs - ca.cpuUs) / 1000 / (cb.atMs - ca.atMs)) * 100;
+    const pacing = generated / ((conns * wall * 1000) / 1);
+    const ownConns = b.connections.filter((c) => c.transport === transport);
+    return [
+      transport,
+      batch,
+      conns,
+      fmtM(batch * conns * 1000),
+      `${(pacing * 100).toFixed(1)}%`,
+      fmtM(sent / wall),
+      fmtM(received),
+      String(b.batchesShed - a.batchesShed),
+      `${((cpuMs / wall) / 10).toFixed(0)}%`,
+      sent ? (cpuMs / (sent / 1e6)).toFixed(0) : '–',
+      batchesSent ? ((cpuMs * 1000) / batchesSent).toFixed(2) : '–',
+      `${b.latenessMs.p99?.toFixed(2)} / ${maxOf(ownConns.map((c) => c.latenessMs.p99)).toFixed(2)}`,
+      `${(b.rssBytes / 2 ** 20).toFixed(0)}`,
+      `${clientCpu.toFixed(0)}%`,
+    ].join(' | ');
+  } finally {
+    await clients.quit();
+  }
+}
+
+async function stallTest(server: ServerHandle, transport: string, seconds: number): Promise<string> {
+  const clients = await Clients.start([transport, server.url, '400', '1', '10']);
+  try {
+    await sleep(1000);
+    clients.stall();
+    await sleep(2000); // let kernel and HTTP/2 windows fill; then the bound applies
+    const a: ServerStats = await server.stats();
+    await sleep(seconds * 1000);
+    const b: ServerStats = await server.stats();
+    const own = b.connections.filter((c) => c.transport === transport);
+    return `${transport}: 10 stalled connections, batch 400, ${seconds} s: RSS ${(a.rssBytes / 2 ** 20).toFixed(0)} → ${(b.rssBytes / 2 ** 20).toFixed(0)} MiB (growth ${((b.rssBytes - a.rssBytes) / 2 ** 20).toFixed(1)} MiB); shed ${b.batchesShed - a.batchesShed} batches; queued per connection ≤ ${(Math.max(...own.map((c) => c.bufferedBytes)) / 2 ** 20).toFixed(2)} MiB (bound ${(b.sendBufferLimitBytes / 2 ** 20).toFixed(0)} MiB)`;
+  } finally {
+    await clients.quit();
+  }
+}
+
+const flags = parseFlags(FLAGS, process.argv.slice(2), 'npm run bench:server --');
+const server = await startServer(flags['server-args'].split(' ').filter(Boolean));
+const header = ['transport', 'batch', 'conns', 'offered EPS', 'pacing', 'sent EPS', 'received EPS', 'shed', 'server CPU', 'CPU ms / 1M events', 'CPU µs / batch', 'lateness p99 ms (all / worst conn)', 'RSS MiB', 'clients CPU'];
+process.stdout.write(`| ${header.join(' | ')} |\n|${header.map(() => '---').join('|')}|\n`);
+try {
+  for (const transport of flags.transport)
+    for (const conns of flags.connections.map(Number))
+      for (const batch of flags.batch.map(Number)) {
+        try {
+          process.stdout.write(`| ${await cell(server, transport, batch, conns, flags.seconds)} |\n`);
+        } catch (err) {
+          process.stdout.write(`| ${transport} | ${batch} | ${conns} | failed: ${err instanceof Error ? err.message : String(err)} |\n`);
+        }
+      }
+  if (flags['stall-seconds'] > 0) {
+    process.stdout.write('\n');
+    for (const transport of flags.transport) process.stdout.write(`${await stallTest(server, transport, flags['stall-seconds'])}\n`);
+  }
+} finally {
+  await server.stop();
+}
