@@ -70,6 +70,17 @@ class Clients {
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** Each cell must start from a server with no streams left over, or its figures mix cells. */
+async function waitUntilIdle(server: ServerHandle, timeoutMs = 15_000): Promise<void> {
+  const end = Date.now() + timeoutMs;
+  for (;;) {
+    const s = await server.stats();
+    if (s.connectionsOpen === 0) return;
+    if (Date.now() > end) throw new Error(`the server still has ${s.connectionsOpen} streams open ${timeoutMs / 1000} s after their clients exited`);
+    await sleep(250);
+  }
+}
 const maxOf = (xs: (number | null)[]) => Math.max(0, ...xs.filter((x): x is number => x !== null));
 const fmtM = (n: number) => (n >= 1e6 ? `${(n / 1e6).toFixed(2)} M` : `${(n / 1e3).toFixed(1)} k`);
 
@@ -107,6 +118,7 @@ async function cell(server: ServerHandle, transport: string, batch: number, conn
     ].join(' | ');
   } finally {
     await clients.quit();
+    await waitUntilIdle(server);
   }
 }
 

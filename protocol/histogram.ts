@@ -39,6 +39,15 @@ export interface LatencySummary {
   meanMs: number | null;
 }
 
+/** A histogram's state as plain data, to post between threads. */
+export interface HistogramData {
+  counts: Float64Array;
+  count: number;
+  min: number;
+  max: number;
+  sum: number;
+}
+
 export class Histogram {
   readonly counts = new Float64Array(HISTOGRAM_BUCKETS);
   count = 0;
@@ -64,7 +73,12 @@ export class Histogram {
     this.sum = 0;
   }
 
-  add(other: Histogram): void {
+  /** A copy of the state (the counts are a new array, safe to transfer). */
+  data(): HistogramData {
+    return { counts: this.counts.slice(), count: this.count, min: this.min, max: this.max, sum: this.sum };
+  }
+
+  add(other: HistogramData): void {
     for (let i = 0; i < HISTOGRAM_BUCKETS; i++) this.counts[i] += other.counts[i];
     this.count += other.count;
     this.sum += other.sum;

@@ -5,7 +5,7 @@
  */
 import type { LatencySummary } from './histogram.js';
 import type { Point } from './scenario.js';
-import type { RenderMode, Transport } from './wire.js';
+import type { ParseMode, RenderMode, Transport } from './wire.js';
 
 export const SCHEMA_VERSION = 1;
 
@@ -98,8 +98,13 @@ export interface PageConfig {
   intervalMs: number;
   concurrency: number;
   render: RenderMode;
-  /** Milliseconds between table/chart redraws. */
+  /** Parse on the main thread or in `workers` dedicated Workers. */
+  parse?: ParseMode;
+  workers?: number;
+  /** Milliseconds between table/chart redraws (and Worker updates). */
   renderEveryMs?: number;
+  /** Rows the table keeps. */
+  tableRows?: number;
   /** How long `start()` may wait for every connection to open, ms. */
   openTimeoutMs?: number;
 }
@@ -110,7 +115,22 @@ export interface PushlabApi {
   start(config: PageConfig): Promise<{ opened: number; openMs: number }>;
   stop(): void;
   /** Counters since start; `resetLatency` starts a fresh latency window after this one. */
-  snapshot(options?: { resetLatency?: boolean }): PageSnapshot | null;
+  snapshot(options?: { resetLatency?: boolean }): Promise<PageSnapshot | null>;
+  /**
+   * The in-page JSON.parse ceiling: fetches real messages of this batch size from the server,
+   * then parses them in a loop on the main thread for `durationMs`, with no network.
+   */
+  parseCeiling(batch: number, durationMs: number): Promise<ParseCeiling>;
+}
+
+/** What one core can parse in this browser, on the server's own bytes: the ceiling for EPS. */
+export interface ParseCeiling {
+  batch: number;
+  eventsPerSec: number;
+  /** Distinct messages parsed round-robin, and their mean size. */
+  messages: number;
+  bytesPerMessage: number;
+  durationMs: number;
 }
 
 /** CPU over a window, in % of one core (a process can exceed 100 on a multi-core host). */
@@ -144,6 +164,8 @@ export interface PointResult {
   megabytesPerSec?: number;
   /** eventsPerSec / offeredEventsPerSec. */
   deliveredRatio?: number;
+  /** eventsPerSec / the run's in-page JSON.parse ceiling at this batch size. */
+  ceilingRatio?: number;
   page?: PageCounters & {
     /** Batches/s per connection over the window: spread shows unfair multiplexing. */
     perConnectionBatchesPerSec: { min: number; median: number; max: number };
@@ -164,8 +186,13 @@ export interface PointResult {
     batchesSent: number;
     batchesShed: number;
     eventsPerSec: number;
-    /** Batches written / batches due by schedule, over the window. */
+    /**
+     * Batches generated / batches falling due, over the window. Below 1: the server fell
+     * behind its schedule; above 1: it was catching up on a backlog from before the window.
+     */
     pacingRatio: number;
+    /** Batches due but not yet generated at the end of the window, over all connections. */
+    batchesBehind: number;
     eventLoopUtilization: number;
     /** How late the server wrote batches relative to their schedule, over the window, ms. */
     latenessMs: { p50: number | null; p99: number | null; max: number | null };
@@ -195,5 +222,7 @@ export interface Report {
   finishedAt: string | null;
   scenarios: string[];
   environment: Environment;
+  /** The in-page JSON.parse ceiling per batch size in this run, measured once before the points. */
+  parseCeilings: ParseCeiling[];
   points: PointResult[];
 }

@@ -4,7 +4,7 @@
  */
 import { Ajv, type ErrorObject } from 'ajv';
 import schema from './scenarios.schema.json' with { type: 'json' };
-import { offeredEventsPerSec, type RenderMode, type Transport } from './wire.js';
+import { offeredEventsPerSec, type ParseMode, type RenderMode, type Transport } from './wire.js';
 
 export { RENDER_MODES, type RenderMode } from './wire.js';
 
@@ -17,6 +17,8 @@ export interface ScenarioFields {
   concurrency?: OneOrMany<number>;
   intervalMs?: OneOrMany<number>;
   render?: OneOrMany<RenderMode>;
+  parse?: OneOrMany<ParseMode>;
+  workers?: OneOrMany<number>;
   warmupSec?: number;
   measureSec?: number;
 }
@@ -38,13 +40,15 @@ export const BUILTIN_DEFAULTS: Required<Omit<ScenarioFields, 'batch' | 'concurre
   transport: ['ws', 'sse'],
   intervalMs: 1,
   render: 'full',
+  parse: 'main',
+  workers: 1,
   warmupSec: 2,
   measureSec: 5,
 };
 
 /** One measured configuration: a single value for every factor. */
 export interface Point {
-  /** `<scenario>/<transport>-b<batch>-c<concurrency>-i<intervalMs>-<render>`: stable and sortable. */
+  /** `<scenario>/<transport>-b<batch>-c<concurrency>-i<intervalMs>-<render>[-w<workers>]`: stable. */
   id: string;
   scenario: string;
   transport: Transport;
@@ -52,6 +56,9 @@ export interface Point {
   concurrency: number;
   intervalMs: number;
   render: RenderMode;
+  parse: ParseMode;
+  /** Workers parsing (parse mode worker); 0 on the main thread. */
+  workers: number;
   warmupSec: number;
   measureSec: number;
   /** batch × concurrency × 1000 / intervalMs. */
@@ -165,19 +172,26 @@ export function expandScenario(s: ScenarioInput, defaults: ScenarioFields = {}):
     throw new ScenarioError(`scenario '${s.id}' needs batch and concurrency`);
   }
   const points: Point[] = [];
+  // Worker counts only matter in parse mode worker: main-thread points are not multiplied by them.
+  const parses = many(f.parse).flatMap((parse): { parse: ParseMode; workers: number }[] =>
+    parse === 'worker' ? many(f.workers).map((workers) => ({ parse, workers })) : [{ parse, workers: 0 }],
+  );
   for (const transport of many(f.transport))
+    for (const { parse, workers } of parses)
     for (const render of many(f.render))
       for (const intervalMs of many(f.intervalMs))
         for (const concurrency of many(f.concurrency))
           for (const batch of many(f.batch)) {
             points.push({
-              id: `${s.id}/${transport}-b${batch}-c${concurrency}-i${intervalMs}-${render}`,
+              id: `${s.id}/${transport}-b${batch}-c${concurrency}-i${intervalMs}-${render}${parse === 'worker' ? `-w${workers}` : ''}`,
               scenario: s.id,
               transport,
               batch,
               concurrency,
               intervalMs,
               render,
+              parse,
+              workers,
               warmupSec: f.warmupSec,
               measureSec: f.measureSec,
               offeredEventsPerSec: offeredEventsPerSec({ batch, interval: intervalMs }) * concurrency,

@@ -12,6 +12,10 @@ export type Transport = (typeof TRANSPORTS)[number];
 export const RENDER_MODES = ['full', 'chart', 'none'] as const;
 export type RenderMode = (typeof RENDER_MODES)[number];
 
+/** Where the page parses: on its main thread, or in dedicated Workers. */
+export const PARSE_MODES = ['main', 'worker'] as const;
+export type ParseMode = (typeof PARSE_MODES)[number];
+
 /**
  * The 12 columns of one row, after the reference experiment's event:
  * `[0, "2022-03-29T20:35:56.581Z", 1, 116.9232297, 40.676318, 4745, "c00070", 78,

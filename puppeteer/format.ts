@@ -10,6 +10,7 @@ export const TABLE_COLUMNS: { title: string; cell: (r: PointResult) => string }[
   { title: 'offered EPS', cell: (r) => eps(r.point.offeredEventsPerSec) },
   { title: 'EPS', cell: (r) => eps(r.eventsPerSec) },
   { title: 'delivered', cell: (r) => pct(r.deliveredRatio === undefined ? undefined : r.deliveredRatio * 100) },
+  { title: 'of ceiling', cell: (r) => pct(r.ceilingRatio === undefined ? undefined : r.ceilingRatio * 100) },
   { title: 'MB/s', cell: (r) => (r.megabytesPerSec === undefined ? '–' : r.megabytesPerSec.toFixed(1)) },
   { title: 'tab main', cell: (r) => pct(r.cpu?.tabMainThread) },
   { title: 'tab proc', cell: (r) => pct(r.cpu?.tabProcess) },

@@ -4,7 +4,7 @@
  * browser window closes or Ctrl-C.
  */
 import { FlagError, helpText, parseFlags, type FlagSpec } from '../protocol/flags.js';
-import { RENDER_MODES, TRANSPORTS } from '../protocol/wire.js';
+import { PARSE_MODES, RENDER_MODES, TRANSPORTS } from '../protocol/wire.js';
 import { ChromeNotFound, launchChrome } from './chrome.js';
 import { remoteServer, startServer } from './server-process.js';
 
@@ -14,6 +14,8 @@ export const LAB_FLAGS = {
   concurrency: { type: 'integer', default: 10, min: 1, max: 500, help: 'connections' },
   'interval-ms': { type: 'number', default: 1, min: 0.05, max: 60_000, help: 'ms between batches per connection' },
   render: { type: 'string', default: 'full', choices: RENDER_MODES, help: 'full, chart or none' },
+  parse: { type: 'string', default: 'main', choices: PARSE_MODES, help: 'parse on the main thread or in Workers' },
+  workers: { type: 'integer', default: 1, min: 1, max: 16, help: 'Workers for --parse worker' },
   autostart: { type: 'boolean', default: false, help: 'start streaming as soon as the page loads' },
   headless: { type: 'boolean', default: false, help: 'run Chrome headless (for machines without a display)' },
   server: { type: 'string', default: '', help: 'URL of a running pushlab server (default: start one)' },
@@ -35,6 +37,8 @@ async function main(): Promise<void> {
     concurrency: String(flags.concurrency),
     intervalMs: String(flags['interval-ms']),
     render: flags.render,
+    parse: flags.parse,
+    workers: String(flags.workers),
     ...(flags.autostart ? { autostart: '1' } : {}),
   });
   const url = `${server.url}?${query}`;

@@ -30,6 +30,8 @@ export interface RunnerOptions {
   pointSlackMs?: number;
   /** The page to measure, relative to the server URL: the lab page unless a bench says otherwise. */
   pagePath?: string;
+  /** In-page JSON.parse ceiling (events/s) by batch size, for each point's ceilingRatio. */
+  ceilings?: ReadonlyMap<number, number>;
 }
 
 const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
@@ -81,6 +83,8 @@ export class Runner extends EventEmitter<RunnerEvents> {
         intervalMs: point.intervalMs,
         concurrency: point.concurrency,
         render: point.render,
+        parse: point.parse,
+        workers: Math.max(1, point.workers),
       };
       // Functions passed to evaluate() run in the page: they cannot close over anything here.
       await page.evaluate((c) => (globalThis as unknown as { pushlab: PushlabApi }).pushlab.start(c).then(() => undefined), config);
@@ -90,7 +94,7 @@ export class Runner extends EventEmitter<RunnerEvents> {
       await sleep(point.measureSec * 1000);
       const b = await takeSample(src, true);
       await page.evaluate(() => (globalThis as unknown as { pushlab: PushlabApi }).pushlab.stop());
-      return summarise(point, a, b, { startedAt, attempts: attempt, cores: this.o.cores });
+      return summarise(point, a, b, { startedAt, attempts: attempt, cores: this.o.cores, ceilingEventsPerSec: this.o.ceilings?.get(point.batch) });
     } finally {
       await page.close().catch(() => undefined);
     }

@@ -4,6 +4,7 @@
  */
 import type { PointResult, Verdict } from '../protocol/report.js';
 import type { Point } from '../protocol/scenario.js';
+import { maxBurst } from '../server/pacer.js';
 import { chromeCpu, hostCpu, percentOfCore } from './cpu.js';
 import type { Sample } from './sampler.js';
 
@@ -22,7 +23,15 @@ function median(xs: number[]): number {
 
 const round = (x: number, digits = 1) => Math.round(x * 10 ** digits) / 10 ** digits;
 
-export function summarise(point: Point, a: Sample, b: Sample, meta: { startedAt: string; attempts: number; cores: number }): PointResult {
+export interface SummaryMeta {
+  startedAt: string;
+  attempts: number;
+  cores: number;
+  /** The run's in-page JSON.parse ceiling at this point's batch size, events/s. */
+  ceilingEventsPerSec?: number;
+}
+
+export function summarise(point: Point, a: Sample, b: Sample, meta: SummaryMeta): PointResult {
   const windowSec = (b.page.atMs - a.page.atMs) / 1000;
   const d = {
     events: b.page.counters.events - a.page.counters.events,
@@ -52,6 +61,7 @@ export function summarise(point: Point, a: Sample, b: Sample, meta: { startedAt:
     batchesPerSec: round(d.batches / windowSec),
     megabytesPerSec: round(d.bytes / windowSec / 1e6, 2),
     deliveredRatio: round(eventsPerSec / point.offeredEventsPerSec, 4),
+    ...(meta.ceilingEventsPerSec ? { ceilingRatio: round(eventsPerSec / meta.ceilingEventsPerSec, 4) } : {}),
     page: {
       events: d.events,
       batches: d.batches,
@@ -80,6 +90,7 @@ export function summarise(point: Point, a: Sample, b: Sample, meta: { startedAt:
       batchesShed: b.server.batchesShed - a.server.batchesShed,
       eventsPerSec: Math.round((b.server.eventsSent - a.server.eventsSent) / serverWallSec),
       pacingRatio: round(generated / due, 4),
+      batchesBehind: b.server.batchesBehind,
       eventLoopUtilization: round(eluActive / (eluActive + eluIdle), 3),
       latenessMs: b.server.latenessMs,
       rssBytes: b.server.rssBytes,
@@ -115,13 +126,21 @@ export function judge(r: PointResult, end: Sample, cores: number): { verdict: Ve
   if (hostSaturated) notes.push(`host CPU ${cpu.host}% of ${cores * 100}%: the machine was saturated`);
 
   if ((r.deliveredRatio ?? 0) >= KEPT_UP_RATIO) return { verdict: 'ok', notes };
-  if (server.pacingRatio < PACING_OK_RATIO && server.batchesShed === 0) {
-    notes.push(`server generated only ${(server.pacingRatio * 100).toFixed(1)}% of scheduled batches without shedding (server CPU ${cpu.server}%)`);
+  // Behind by more than one tick's catch-up on every connection: the schedule slipped.
+  const behind = server.batchesBehind > r.point.concurrency * maxBurst(r.point.intervalMs);
+  if ((server.pacingRatio < PACING_OK_RATIO || behind) && server.batchesShed === 0) {
+    notes.push(`server generated only ${(server.pacingRatio * 100).toFixed(1)}% of scheduled batches without shedding, ${server.batchesBehind} behind at the end (server CPU ${cpu.server}%)`);
     // A server starved of CPU by a saturated host is the host's limit, not the server's.
     return { verdict: hostSaturated ? 'host-bound' : 'server-bound', notes };
   }
   if (cpu.tabMainThread >= SATURATED * 100) {
     notes.push(`tab main thread ${cpu.tabMainThread}% busy: the page could not take more`);
+    return { verdict: 'client-bound', notes };
+  }
+  // In parse mode worker the main thread idles; the Workers are in the tab's process, each at
+  // most one core. (Per-Worker busy time is not sampled.)
+  if (r.point.parse === 'worker' && cpu.tabProcess >= SATURATED * 100 * Math.min(r.point.workers, cores) && !hostSaturated) {
+    notes.push(`tab process ${cpu.tabProcess}% with ${r.point.workers} parsing Worker(s): the Workers could not take more`);
     return { verdict: 'client-bound', notes };
   }
   if (hostSaturated) return { verdict: 'host-bound', notes };

@@ -9,6 +9,7 @@ import path from 'node:path';
 import { FlagError, helpText, parseFlags, type FlagSpec } from '../protocol/flags.js';
 import { SCHEMA_VERSION, type Report } from '../protocol/report.js';
 import { parseScenarioFile, ScenarioError, selectPoints, type Point } from '../protocol/scenario.js';
+import { measureCeilings } from './ceiling.js';
 import { ChromeNotFound, launchChrome } from './chrome.js';
 import { formatPointLine, formatTable } from './format.js';
 import { runIdFor, writeReport } from './report-file.js';
@@ -90,10 +91,16 @@ async function main(): Promise<number> {
         networkEnabled: chrome.networkEnabled,
         serverUrl: server.url,
       },
+      parseCeilings: [],
       points: [],
     };
     await writeReport(file, report);
-    const runner = new Runner({ browser: chrome.browser, browserSession, server, cores: cpus.length, retries: flags.retries });
+    log('measuring the in-page JSON.parse ceiling…');
+    report.parseCeilings = await measureCeilings(chrome.browser, server.url, points.map((p) => p.batch));
+    for (const c of report.parseCeilings) log(`  batch ${c.batch}: ${(c.eventsPerSec / 1e6).toFixed(2)} M events/s (${c.bytesPerMessage} B per message)`);
+    await writeReport(file, report);
+    const ceilings = new Map(report.parseCeilings.map((c) => [c.batch, c.eventsPerSec]));
+    const runner = new Runner({ browser: chrome.browser, browserSession, server, cores: cpus.length, retries: flags.retries, ceilings });
     runner.on('point-start', (p, i, n) => log(`[${i + 1}/${n}] ${p.id} …`));
     runner.on('point-attempt-failed', (p, attempt, err) => log(`  attempt ${attempt} failed: ${err.message}`));
     runner.on('point-done', (r) => log(`  ${formatPointLine(r)}`));

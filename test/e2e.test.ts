@@ -47,6 +47,18 @@ describe('smoke sweep in headless Chromium', () => {
     expect(report.environment.launchArgs).toContain('--disable-quic');
   });
 
+  it('measures the in-page JSON.parse ceiling once per batch size and relates each point to it', () => {
+    expect(report.parseCeilings.map((c) => c.batch)).toEqual([...new Set(report.points.map((p) => p.point.batch))].sort((a, b) => a - b));
+    for (const c of report.parseCeilings) {
+      expect(c.eventsPerSec).toBeGreaterThan(0);
+      expect(c.messages).toBe(200);
+    }
+    for (const p of report.points) {
+      const ceiling = report.parseCeilings.find((c) => c.batch === p.point.batch)!.eventsPerSec;
+      expect(p.ceilingRatio).toBeCloseTo(p.eventsPerSec! / ceiling, 3);
+    }
+  });
+
   it('measures both transports', () => {
     expect(report.points.map((p) => p.point.transport).sort()).toEqual(['sse', 'ws']);
     for (const p of report.points) expect(p.status, `${p.point.id}: ${p.error}`).toBe('ok');

@@ -31,6 +31,8 @@ function point(transport: Point['transport'], batch: number, concurrency = 10, s
     concurrency,
     intervalMs: 1,
     render: 'full',
+    parse: 'main',
+    workers: 0,
     warmupSec: 2,
     measureSec: 5,
     offeredEventsPerSec: batch * concurrency * 1000,
@@ -75,6 +77,7 @@ function measured(p: Point, eps: number, tabMain: number, tabProcess: number, p5
       batchesShed: 0,
       eventsPerSec: offered,
       pacingRatio: 0.999,
+      batchesBehind: 0,
       eventLoopUtilization: 0.41,
       latenessMs: { p50: 0.6, p99: 2.9, max: 6.1 },
       rssBytes: 98_000_000,
@@ -94,6 +97,7 @@ const failed: PointResult = {
 
 const REPORT: Report = {
   schemaVersion: 1,
+  parseCeilings: [{ batch: 50, eventsPerSec: 1_000_000, messages: 200, bytesPerMessage: 6600, durationMs: 1500 }],
   runId: '20261122-013000',
   startedAt: '2026-11-22T01:30:00.000Z',
   finishedAt: '2026-11-22T01:33:12.400Z',

@@ -129,12 +129,15 @@ describe('expandScenario', () => {
         concurrency: 1,
         intervalMs: 1,
         render: 'full',
+        parse: 'main',
+        workers: 0,
         warmupSec: BUILTIN_DEFAULTS.warmupSec,
         measureSec: BUILTIN_DEFAULTS.measureSec,
         offeredEventsPerSec: 100_000,
       },
     ]);
     expect(BUILTIN_DEFAULTS.warmupSec).toBe(2);
+    expect(BUILTIN_DEFAULTS.parse).toBe('main');
     expect(BUILTIN_DEFAULTS.measureSec).toBe(5);
   });
 
@@ -157,6 +160,15 @@ describe('expandScenario', () => {
     ]);
     expect(points.at(-1)?.id).toBe('grid/sse-b30-c3-i2-none');
     expect(points.filter((p) => p.transport === 'sse')).toHaveLength(24);
+  });
+
+  it('multiplies worker counts only into parse mode worker, and names those points by them', () => {
+    const points = expandScenario({ id: 'p', batch: 400, concurrency: 10, transport: 'sse', parse: ['main', 'worker'], workers: [1, 2] });
+    expect(points.map((p) => [p.id, p.parse, p.workers])).toEqual([
+      ['p/sse-b400-c10-i1-full', 'main', 0],
+      ['p/sse-b400-c10-i1-full-w1', 'worker', 1],
+      ['p/sse-b400-c10-i1-full-w2', 'worker', 2],
+    ]);
   });
 
   it('computes offered events/s as batch × concurrency × 1000 / intervalMs', () => {

@@ -155,6 +155,9 @@ describe('validatePageConfig', () => {
       intervalMs: 1,
       concurrency: 1,
       render: 'full',
+      parse: 'main',
+      workers: 1,
+      tableRows: 1000,
       renderEveryMs: 200,
       openTimeoutMs: 30000,
     });

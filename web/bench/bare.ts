@@ -47,7 +47,10 @@ const api: PushlabApi = {
     for (const s of sockets) s.close();
     sockets = [];
   },
-  snapshot(): PageSnapshot | null {
+  parseCeiling() {
+    return Promise.reject(new Error('the bare page does not measure the parse ceiling; use the lab page'));
+  },
+  async snapshot(): Promise<PageSnapshot | null> {
     if (!config) return null;
     const n = config.concurrency;
     return {

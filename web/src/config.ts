@@ -1,6 +1,6 @@
 /** Validates `pushlab.start()` config and URL parameters: errors name the field, value and range. */
 import type { PageConfig } from '../../protocol/report.js';
-import { RENDER_MODES, STREAM_LIMITS, TRANSPORTS } from '../../protocol/wire.js';
+import { PARSE_MODES, RENDER_MODES, STREAM_LIMITS, TRANSPORTS } from '../../protocol/wire.js';
 
 export const DEFAULT_RENDER_EVERY_MS = 200;
 export const DEFAULT_TABLE_ROWS = 1000;
@@ -30,6 +30,9 @@ export function validatePageConfig(c: Partial<Record<keyof PageConfig, unknown>>
     intervalMs: num('intervalMs', c.intervalMs ?? 1, iv.min, iv.max, false),
     concurrency: num('concurrency', c.concurrency ?? 1, CONCURRENCY_LIMIT.min, CONCURRENCY_LIMIT.max, true),
     render: oneOf('render', c.render ?? 'full', RENDER_MODES),
+    parse: oneOf('parse', c.parse ?? 'main', PARSE_MODES),
+    workers: num('workers', c.workers ?? 1, 1, 16, true),
+    tableRows: num('tableRows', c.tableRows ?? DEFAULT_TABLE_ROWS, 1, 100_000, true),
     renderEveryMs: num('renderEveryMs', c.renderEveryMs ?? DEFAULT_RENDER_EVERY_MS, 16, 10_000, false),
     openTimeoutMs: num('openTimeoutMs', c.openTimeoutMs ?? DEFAULT_OPEN_TIMEOUT_MS, 100, 600_000, false),
   };

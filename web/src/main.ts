@@ -7,6 +7,7 @@
 import type { PageConfig, PushlabApi } from '../../protocol/report.js';
 import { LiveCharts } from './chart.js';
 import { validatePageConfig } from './config.js';
+import { parseCeiling } from './ceiling.js';
 import { Lab } from './lab.js';
 import { StreamingTable } from './table.js';
 
@@ -44,6 +45,11 @@ const api: PushlabApi = {
       status: (t) => showStatus(t),
     });
     stopButton.disabled = false;
+    // The form shows what runs, whoever started it (the driver, the console or the form).
+    for (const [key, value] of Object.entries(lab.config)) {
+      const field = form.elements.namedItem(key);
+      if (field instanceof HTMLInputElement || field instanceof HTMLSelectElement) field.value = String(value);
+    }
     showStatus(`opening ${lab.config.concurrency} ${lab.config.transport} connections…`);
     try {
       const r = await lab.start();
@@ -59,14 +65,17 @@ const api: PushlabApi = {
     lab?.stop();
     stopButton.disabled = true;
   },
-  snapshot(options) {
+  async snapshot(options) {
     return lab ? lab.snapshot(options?.resetLatency ?? false) : null;
   },
+  parseCeiling,
 };
 window.pushlab = api;
 
 function formConfig(): PageConfig {
   const data = Object.fromEntries(new FormData(form).entries());
+  // Fields the form has no input for (renderEveryMs, tableRows, …) may come from the URL.
+  for (const [k, v] of new URLSearchParams(location.search)) if (!(k in data)) data[k] = v;
   return validatePageConfig(data);
 }
 

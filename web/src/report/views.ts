@@ -60,6 +60,12 @@ export function runHeader(report: Report): RunHeader {
       ? { label: 'CDP Network domain', value: 'on', warning: 'The CDP Network domain was on while measuring; it floods CDP and can halve EPS.' }
       : { label: 'CDP Network domain', value: 'off' },
     { label: 'Server', value: env.serverUrl || MISSING },
+    {
+      label: 'JSON.parse ceiling',
+      value: (report.parseCeilings ?? []).length
+        ? report.parseCeilings.map((c) => `batch ${formatCount(c.batch)}: ${formatEps(c.eventsPerSec)}`).join(' · ')
+        : MISSING,
+    },
   ];
   return { runId: report.runId, fields, launchArgs: env.launchArgs };
 }
@@ -98,6 +104,8 @@ export type ColumnKey =
   | 'offered'
   | 'eps'
   | 'delivered'
+  | 'ceiling'
+  | 'parse'
   | 'mbps'
   | 'tabMain'
   | 'tabProcess'
@@ -154,9 +162,11 @@ export function pointsTableColumns(report: Report): Column[] {
     c('concurrency', 'Point', 'conc.', 'Connections the tab opened'),
     c('interval', 'Point', 'interval', 'Milliseconds between batches, per connection'),
     c('render', 'Point', 'render', 'What the page drew: full (table + chart), chart, none', false),
+    c('parse', 'Point', 'parse', 'Where the page parsed: main thread, or w<k> = k dedicated Workers', false),
     c('offered', 'Throughput', 'offered', 'Events per second the server was asked to send (batch × concurrency × 1000 / interval)'),
     c('eps', 'Throughput', 'EPS', 'Events per second the page received over the measured window'),
     c('delivered', 'Throughput', 'delivered', 'Received EPS / offered EPS'),
+    c('ceiling', 'Throughput', 'of ceiling', "Received EPS / this run's in-page JSON.parse ceiling at the same batch size"),
     c('mbps', 'Throughput', 'MB/s', 'JSON received by the page, megabytes per second'),
     c('tabMain', CPU_GROUP, 'tab main', "The tab's main thread busy time (≤ 100 %)"),
     c('tabProcess', CPU_GROUP, 'tab proc.', "The tab's renderer process, all threads"),
@@ -192,12 +202,14 @@ export function pointsTableRows(report: Report): TableRow[] {
       concurrency: cell(formatCount(p.concurrency)),
       interval: cell(formatMs(p.intervalMs)),
       render: cell(p.render),
+      parse: cell(p.parse === 'worker' ? `w${p.workers}` : 'main'),
       offered: cell(formatEps(p.offeredEventsPerSec)),
       eps: cell(
         formatEps(r.eventsPerSec),
         r.windowSec === undefined ? undefined : `${formatCount(r.batchesPerSec)} batches/s over ${r.windowSec.toFixed(1)} s`,
       ),
       delivered: cell(formatRatio(r.deliveredRatio), r.server ? `server pacing ${formatRatio(r.server.pacingRatio)}` : undefined),
+      ceiling: cell(formatRatio(r.ceilingRatio)),
       mbps: cell(formatMBps(r.megabytesPerSec)),
       tabMain: cell(formatPercent(cpu?.tabMainThread)),
       tabProcess: cell(formatPercent(cpu?.tabProcess)),

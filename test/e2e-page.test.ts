@@ -1,0 +1,105 @@
+/**
+ * The lab page in real headless Chromium against the real server: the full render mode
+ * draws the newest rows and a non-blank chart, and parse mode `worker` counts as exactly as
+ * the main thread. Leaves a screenshot in test-artifacts/ for people to look at.
+ */
+import { mkdir } from 'node:fs/promises';
+import path from 'node:path';
+import type { Browser, Page } from 'puppeteer-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { PageConfig, PageSnapshot, PushlabApi } from '../protocol/report.js';
+import { launchChrome } from '../puppeteer/chrome.js';
+import { openLabPage } from '../puppeteer/runner.js';
+import { startServer, type ServerHandle } from '../puppeteer/server-process.js';
+
+/** The part of a canvas element this test reads (the test is typed without the DOM). */
+interface Canvas {
+  width: number;
+  height: number;
+  getContext(kind: '2d'): { getImageData(x: number, y: number, w: number, h: number): { data: Uint8ClampedArray } } | null;
+}
+
+const ARTIFACTS = path.resolve(import.meta.dirname, '..', 'test-artifacts');
+let server: ServerHandle;
+let browser: Browser;
+
+beforeAll(async () => {
+  server = await startServer();
+  browser = (await launchChrome({ headless: true })).browser;
+}, 60_000);
+
+afterAll(async () => {
+  await browser?.close();
+  await server?.stop();
+});
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+const start = (page: Page, c: PageConfig) => page.evaluate((cfg) => (globalThis as unknown as { pushlab: PushlabApi }).pushlab.start(cfg).then(() => undefined), c);
+const snapshot = (page: Page, reset = false) =>
+  page.evaluate((r) => (globalThis as unknown as { pushlab: PushlabApi }).pushlab.snapshot({ resetLatency: r }), reset) as Promise<PageSnapshot>;
+const stop = (page: Page) => page.evaluate(() => (globalThis as unknown as { pushlab: PushlabApi }).pushlab.stop());
+
+describe('render mode full', () => {
+  it('shows the newest rows first and draws the charts', async () => {
+    const page = await browser.newPage();
+    try {
+      await openLabPage(page, server.url);
+      await start(page, { transport: 'sse', batch: 20, intervalMs: 1, concurrency: 1, render: 'full' });
+      await sleep(2500);
+      await stop(page);
+      const snap = await snapshot(page);
+      await sleep(300); // stop() draws once more; let the frame land
+      const ids = await page.$$eval('.stream-table-viewport tbody tr', (trs) => trs.map((tr) => (tr.firstElementChild?.textContent ?? '').replace(/\D/g, '')));
+      // One connection, no gaps: the newest row is the last row of batch `batches - 1`.
+      const newest = (snap.counters.batches * 20 - 1) % 10_000;
+      expect(snap.counters.gaps).toBe(0);
+      expect(ids.length).toBeGreaterThan(5);
+      expect(Number(ids[0])).toBe(newest);
+      expect(ids.slice(0, 5).map(Number)).toEqual([0, 1, 2, 3, 4].map((k) => (newest - k + 10_000) % 10_000));
+      // The table keeps at most its configured rows and puts only the visible ones in the DOM.
+      expect(ids.length).toBeLessThan(60);
+
+      const inked = await page.$$eval('#charts canvas', (canvases) =>
+        canvases.map((el) => {
+          const c = el as unknown as Canvas;
+          const { data } = c.getContext('2d')!.getImageData(0, 0, c.width, c.height);
+          let n = 0;
+          for (let i = 3; i < data.length; i += 4) if (data[i] > 0) n++;
+          return n;
+        }),
+      );
+      expect(inked).toHaveLength(3);
+      for (const n of inked) expect(n).toBeGreaterThan(500);
+      await mkdir(ARTIFACTS, { recursive: true });
+      await page.screenshot({ path: path.join(ARTIFACTS, 'lab-full.png'), fullPage: true });
+    } finally {
+      await page.close();
+    }
+  }, 30_000);
+});
+
+describe('parse mode worker', () => {
+  it('receives the offered rate with exact counters across two Workers', async () => {
+    const page = await browser.newPage();
+    try {
+      await openLabPage(page, server.url);
+      await start(page, { transport: 'ws', batch: 10, intervalMs: 1, concurrency: 4, render: 'chart', parse: 'worker', workers: 2 });
+      await sleep(1000);
+      const a = await snapshot(page, true);
+      await sleep(3000);
+      const b = await snapshot(page, true);
+      await stop(page);
+      const eps = ((b.counters.events - a.counters.events) * 1000) / (b.atMs - a.atMs);
+      expect(eps / 40_000).toBeGreaterThan(0.95);
+      expect(eps / 40_000).toBeLessThan(1.05);
+      expect(b.open).toBe(4);
+      expect(b.counters.gaps).toBe(0);
+      expect(b.counters.duplicates).toBe(0);
+      expect(b.batchesPerConnection).toHaveLength(4);
+      expect(b.batchesPerConnection.reduce((x, y) => x + y, 0)).toBe(b.counters.batches);
+      expect(b.latency.count).toBe(b.counters.batches - a.counters.batches);
+    } finally {
+      await page.close();
+    }
+  }, 30_000);
+});

@@ -1,0 +1,119 @@
+/** From two samples to a point's result, and the verdict on where the limit was. */
+import { describe, expect, it } from 'vitest';
+import type { PageSnapshot, ServerStats } from '../protocol/report.js';
+import { expandScenario } from '../protocol/scenario.js';
+import type { Sample } from '../puppeteer/sampler.js';
+import { summarise } from '../puppeteer/summarise.js';
+
+const point = expandScenario({ id: 't', transport: 'sse', batch: 100, concurrency: 2, measureSec: 5 })[0]; // 200k EPS offered
+const latency = { count: 0, minMs: null, p25Ms: null, p50Ms: null, p75Ms: null, p95Ms: null, p99Ms: null, maxMs: null, meanMs: null };
+
+interface Knobs {
+  /** Events the page got per connection per second. */
+  perConnEps: number;
+  mainBusy: number; // tab main-thread share, 0..1
+  serverGeneratedPerSec: number; // per connection
+  shedPerSec: number; // per connection
+  hostBusy: number; // share of the whole host, 0..1
+  behindAtEnd?: number;
+}
+
+/** Builds the two samples a 5 s window of this shape would produce. */
+function samples(k: Knobs): [Sample, Sample] {
+  const page = (t: number, s: number): PageSnapshot => ({
+    atMs: 1.7e12 + t * 1000,
+    transport: 'sse',
+    concurrency: 2,
+    open: 2,
+    counters: { events: 2 * k.perConnEps * s, batches: (2 * k.perConnEps * s) / 100, bytes: 2 * k.perConnEps * s * 130, gaps: 0, duplicates: 0, reconnects: 0, errors: 0 },
+    batchesPerConnection: [(k.perConnEps * s) / 100, (k.perConnEps * s) / 100],
+    openSeconds: 2 * s,
+    latency,
+  });
+  const server = (t: number, s: number): ServerStats => ({
+    nowMs: t * 1000,
+    pid: 1,
+    cpuUserUs: s * 200_000,
+    cpuSystemUs: s * 50_000, // 25% of a core
+    eventLoopActiveMs: s * 250,
+    eventLoopIdleMs: s * 750,
+    rssBytes: 100e6,
+    batchesSent: 2 * (k.serverGeneratedPerSec - k.shedPerSec) * s,
+    eventsSent: 2 * (k.serverGeneratedPerSec - k.shedPerSec) * s * 100,
+    bytesSent: 0,
+    batchesShed: 2 * k.shedPerSec * s,
+    batchesBehind: s === 0 ? 0 : (k.behindAtEnd ?? 0),
+    latenessMs: { p50: 0.6, p99: 2, max: 4 },
+    connectionsOpen: 2,
+    connectionsTotal: 2,
+    writeErrors: 0,
+    lastWriteError: null,
+    sendBufferLimitBytes: 4 << 20,
+    connections: [],
+  });
+  const at = (t: number, s: number): Sample => ({
+    page: page(t, s),
+    tab: { processTime: s * (k.mainBusy + 0.1), taskDuration: s * k.mainBusy, timestamp: 500 + t },
+    chrome: [
+      { id: 1, type: 'browser', cpuTime: s * 0.01 },
+      { id: 2, type: 'renderer', cpuTime: s * (k.mainBusy + 0.1) },
+      { id: 3, type: 'network.mojom.NetworkService', cpuTime: s * 0.2 },
+    ],
+    server: server(t, s),
+    host: { busy: s * 2 * 100 * k.hostBusy, total: s * 2 * 100, cores: 2 },
+  });
+  return [at(10, 0), at(15, 5)];
+}
+
+const meta = { startedAt: '2026-11-22T00:00:00.000Z', attempts: 1, cores: 2 };
+const run = (k: Knobs) => summarise(point, ...samples(k), meta);
+
+describe('summarise', () => {
+  it('turns counter and CPU deltas into rates and percentages of one core', () => {
+    const r = run({ perConnEps: 100_000, mainBusy: 0.5, serverGeneratedPerSec: 1000, shedPerSec: 0, hostBusy: 0.6 });
+    expect(r.windowSec).toBe(5);
+    expect(r.eventsPerSec).toBe(200_000);
+    expect(r.batchesPerSec).toBe(2000);
+    expect(r.megabytesPerSec).toBe(26);
+    expect(r.deliveredRatio).toBe(1);
+    expect(r.page!.perConnectionBatchesPerSec).toEqual({ min: 1000, median: 1000, max: 1000 });
+    expect(r.cpu).toEqual({
+      chrome: { browser: 1, renderers: 60, network: 20, gpu: 0, other: 0, total: 81 },
+      tabProcess: 60,
+      tabMainThread: 50,
+      server: 25,
+      host: 120,
+    });
+    expect(r.server).toMatchObject({ eventsPerSec: 200_000, pacingRatio: 1, batchesShed: 0, eventLoopUtilization: 0.25 });
+    expect(r.verdict).toBe('ok');
+    expect(r.notes).toEqual([]);
+  });
+
+  it('calls a page that fell behind with a busy main thread client-bound', () => {
+    const r = run({ perConnEps: 60_000, mainBusy: 0.99, serverGeneratedPerSec: 1000, shedPerSec: 300, hostBusy: 0.7 });
+    expect(r.deliveredRatio).toBe(0.6);
+    expect(r.verdict).toBe('client-bound');
+    expect(r.notes.join(' ')).toContain('tab main thread 99% busy');
+  });
+
+  it('calls a server that missed its schedule without shedding server-bound', () => {
+    const r = run({ perConnEps: 90_000, mainBusy: 0.6, serverGeneratedPerSec: 900, shedPerSec: 0, hostBusy: 0.7 });
+    expect(r.server!.pacingRatio).toBe(0.9);
+    expect(r.verdict).toBe('server-bound');
+  });
+
+  it('calls it host-bound when the machine, not one thread, was saturated', () => {
+    const r = run({ perConnEps: 80_000, mainBusy: 0.7, serverGeneratedPerSec: 1000, shedPerSec: 200, hostBusy: 0.97 });
+    expect(r.cpu!.host).toBe(194);
+    expect(r.verdict).toBe('host-bound');
+    expect(r.notes.join(' ')).toContain('the machine was saturated');
+    // A server starved by a saturated host is the host's limit too.
+    expect(run({ perConnEps: 80_000, mainBusy: 0.7, serverGeneratedPerSec: 800, shedPerSec: 0, hostBusy: 0.97 }).verdict).toBe('host-bound');
+  });
+
+  it('counts a schedule that slipped by more than one catch-up per connection as server-bound', () => {
+    const r = run({ perConnEps: 90_000, mainBusy: 0.6, serverGeneratedPerSec: 1000, shedPerSec: 0, hostBusy: 0.5, behindAtEnd: 500 });
+    expect(r.verdict).toBe('server-bound');
+    expect(r.server!.batchesBehind).toBe(500);
+  });
+});

@@ -1,0 +1,74 @@
+/**
+ * The per-message path, the same on the main thread and in a Worker: parse, count, keep the
+ * rows the table may show, fold the chart's aggregates. Nothing else runs per message, and
+ * nothing here allocates beyond what JSON.parse returns.
+ */
+import { Histogram } from '../../protocol/histogram.js';
+import { SPEED_COLUMN, type BatchMessage } from '../../protocol/wire.js';
+import { Counters } from './counters.js';
+import { RowRing } from './table.js';
+
+export interface IngestOptions {
+  connections: number;
+  /** Rows to keep for the table (0: the table is off, keep none). */
+  keepRows: number;
+  /** Fold the chart's aggregates (recent latency, max speed per second). */
+  aggregate: boolean;
+}
+
+/** Max of the speed column per 1 s tumbling window, keyed by epoch second of receipt. */
+export interface SpeedWindow {
+  second: number;
+  max: number;
+}
+
+const epochNow = () => performance.timeOrigin + performance.now();
+
+export class Ingest {
+  readonly counters: Counters;
+  readonly ring: RowRing | null;
+  /** Latency since the last chart point, for the live p50/p99 series. */
+  readonly recent: Histogram | null;
+  private window: SpeedWindow = { second: -1, max: -Infinity };
+  /** Windows that have closed since the last `takeClosedWindows()`. */
+  private closed: SpeedWindow[] = [];
+
+  constructor(readonly options: IngestOptions) {
+    this.counters = new Counters(options.connections);
+    this.ring = options.keepRows > 0 ? new RowRing(options.keepRows) : null;
+    this.recent = options.aggregate ? new Histogram() : null;
+  }
+
+  /** Handles one message's text from connection `conn`. */
+  message(conn: number, data: string): void {
+    let msg: BatchMessage;
+    try {
+      msg = JSON.parse(data) as BatchMessage;
+    } catch {
+      this.counters.errors++;
+      return;
+    }
+    const rows = msg.rows;
+    const now = epochNow();
+    const latencyUs = (now - msg.sentAt) * 1000;
+    this.counters.batch(conn, msg.seq, rows.length, data.length, latencyUs);
+    this.ring?.push(rows);
+    if (this.recent) {
+      this.recent.record(latencyUs);
+      const second = Math.floor(now / 1000);
+      if (second !== this.window.second) {
+        if (this.window.second >= 0) this.closed.push(this.window);
+        this.window = { second, max: -Infinity };
+      }
+      let max = this.window.max;
+      for (let i = 0; i < rows.length; i++) if (rows[i][SPEED_COLUMN] > max) max = rows[i][SPEED_COLUMN];
+      this.window.max = max;
+    }
+  }
+
+  takeClosedWindows(): SpeedWindow[] {
+    const out = this.closed;
+    this.closed = [];
+    return out;
+  }
+}

@@ -1,0 +1,241 @@
+/**
+ * Where messages are received and parsed: on the page's main thread, or in k dedicated
+ * Workers (parse mode `worker`). Either way the lab sees the same thing: exact counters on
+ * request, and between draws the rows and aggregates the views need.
+ */
+import { Histogram } from '../../protocol/histogram.js';
+import type { PageCounters, PageSnapshot } from '../../protocol/report.js';
+import type { StreamParams, Transport } from '../../protocol/wire.js';
+import { Ingest, type SpeedWindow } from './ingest.js';
+import { RowRing } from './table.js';
+import { openConnection, type Connection } from './transports.js';
+import type { FromWorker, ToWorker, WorkerCounts } from './worker-protocol.js';
+
+export type SourceSnapshot = Omit<PageSnapshot, 'atMs' | 'transport' | 'concurrency'>;
+
+export interface SourceOptions {
+  transport: Transport;
+  params: StreamParams;
+  concurrency: number;
+  keepRows: number;
+  aggregate: boolean;
+  /** Called when new data is there to draw (per message on the main thread, per update from Workers). */
+  onActivity: () => void;
+  updateEveryMs: number;
+}
+
+export interface Source {
+  /** Rows for the table, or null when it is off. */
+  readonly ring: RowRing | null;
+  /** Latency since the last draw (reset by the caller), or null when charts are off. */
+  readonly recent: Histogram | null;
+  /** Resolves once every connection is open. */
+  start(): Promise<void>;
+  stop(): void;
+  openCount(): number;
+  /** Counters as of now on the main thread, or as of the last update from Workers. */
+  live(): PageCounters;
+  /** Speed windows that closed since the last call. */
+  takeSpeed(): SpeedWindow[];
+  /** Exact counters; latency since the last reset. */
+  snapshot(resetLatency: boolean): Promise<SourceSnapshot>;
+}
+
+export class MainThreadSource implements Source {
+  private readonly ingest: Ingest;
+  private readonly conns: { conn: Connection; openedAt: number; closedAt: number }[] = [];
+  readonly ring: RowRing | null;
+  readonly recent: Histogram | null;
+
+  constructor(private readonly o: SourceOptions) {
+    this.ingest = new Ingest({ connections: o.concurrency, keepRows: o.keepRows, aggregate: o.aggregate });
+    this.ring = this.ingest.ring;
+    this.recent = this.ingest.recent;
+  }
+
+  async start(): Promise<void> {
+    const ingest = this.ingest;
+    const activity = this.o.onActivity;
+    for (let i = 0; i < this.o.concurrency; i++) {
+      const state = { conn: null as unknown as Connection, openedAt: Number.NaN, closedAt: Number.NaN };
+      state.conn = openConnection(this.o.transport, this.o.params, {
+        onMessage: (data) => {
+          ingest.message(i, data);
+          activity();
+        },
+        onReconnect: () => ingest.counters.reconnects++,
+      });
+      state.conn.opened.then(() => (state.openedAt = performance.now()), () => undefined);
+      this.conns.push(state);
+    }
+    await Promise.all(this.conns.map((c) => c.conn.opened));
+  }
+
+  stop(): void {
+    const now = performance.now();
+    for (const c of this.conns) {
+      c.conn.close();
+      if (Number.isNaN(c.closedAt)) c.closedAt = now;
+    }
+  }
+
+  openCount(): number {
+    return this.conns.filter((c) => c.conn.isOpen()).length;
+  }
+
+  live(): PageCounters {
+    return this.ingest.counters.totals();
+  }
+
+  takeSpeed(): SpeedWindow[] {
+    return this.ingest.takeClosedWindows();
+  }
+
+  async snapshot(resetLatency: boolean): Promise<SourceSnapshot> {
+    const now = performance.now();
+    let openSeconds = 0;
+    for (const c of this.conns) {
+      if (!Number.isNaN(c.openedAt)) openSeconds += ((Number.isNaN(c.closedAt) ? now : c.closedAt) - c.openedAt) / 1000;
+    }
+    const c = this.ingest.counters;
+    const snap: SourceSnapshot = {
+      open: this.openCount(),
+      counters: c.totals(),
+      batchesPerConnection: Array.from(c.batchesPerConnection),
+      openSeconds,
+      latency: c.latency.summary(),
+    };
+    if (resetLatency) c.latency.reset();
+    return snap;
+  }
+}
+
+/** Connections are dealt round-robin: connection i lives in Worker i mod k. */
+export class WorkerSource implements Source {
+  private readonly workers: Worker[] = [];
+  private readonly latest: (WorkerCounts | null)[];
+  private readonly pending = new Map<number, (m: Extract<FromWorker, { type: 'snapshot' }>) => void>();
+  private readonly speed = new Map<number, number>();
+  private nextId = 1;
+  readonly ring: RowRing | null;
+  readonly recent: Histogram | null;
+
+  constructor(
+    private readonly o: SourceOptions,
+    private readonly k: number,
+  ) {
+    this.ring = o.keepRows > 0 ? new RowRing(o.keepRows) : null;
+    this.recent = o.aggregate ? new Histogram() : null;
+    this.latest = new Array<WorkerCounts | null>(k).fill(null);
+  }
+
+  private share(w: number): number[] {
+    const out: number[] = [];
+    for (let i = w; i < this.o.concurrency; i += this.k) out.push(i);
+    return out;
+  }
+
+  async start(): Promise<void> {
+    const opened: Promise<void>[] = [];
+    for (let w = 0; w < this.k; w++) {
+      const worker = new Worker(new URL('./stream-worker.ts', import.meta.url), { type: 'module' });
+      this.workers.push(worker);
+      opened.push(
+        new Promise((resolve, reject) => {
+          worker.onmessage = (e: MessageEvent<FromWorker>) => {
+            const m = e.data;
+            if (m.type === 'opened') resolve();
+            else if (m.type === 'error') reject(new Error(m.message));
+            else if (m.type === 'update') this.onUpdate(w, m);
+            else this.pending.get(m.id)?.(m);
+          };
+          worker.onerror = (e) => reject(new Error(`stream worker failed: ${e.message}`));
+        }),
+      );
+      const start: ToWorker = {
+        type: 'start',
+        transport: this.o.transport,
+        params: this.o.params,
+        connections: this.share(w),
+        keepRows: this.o.keepRows,
+        aggregate: this.o.aggregate,
+        updateEveryMs: this.o.updateEveryMs,
+      };
+      worker.postMessage(start);
+    }
+    await Promise.all(opened);
+  }
+
+  private onUpdate(w: number, m: Extract<FromWorker, { type: 'update' }>): void {
+    this.latest[w] = m.counts;
+    if (this.ring && m.rows.length) this.ring.push(m.rows);
+    if (this.recent && m.recent) this.recent.add(m.recent);
+    for (const s of m.speed) this.speed.set(s.second, Math.max(this.speed.get(s.second) ?? -Infinity, s.max));
+    this.o.onActivity();
+  }
+
+  stop(): void {
+    for (const w of this.workers) {
+      w.postMessage({ type: 'stop' } satisfies ToWorker);
+      // Give the Worker a moment to close its connections cleanly, then end it.
+      setTimeout(() => w.terminate(), 1000);
+    }
+  }
+
+  openCount(): number {
+    return this.latest.reduce((n, c) => n + (c?.open ?? 0), 0);
+  }
+
+  live(): PageCounters {
+    return sumCounters(this.latest.map((c) => c?.counters ?? null));
+  }
+
+  takeSpeed(): SpeedWindow[] {
+    // A second is complete once every Worker has moved past it; one second of slack covers the
+    // update interval.
+    const done = Math.floor((performance.timeOrigin + performance.now()) / 1000) - 2;
+    const out: SpeedWindow[] = [];
+    for (const [second, max] of this.speed) {
+      if (second <= done) {
+        out.push({ second, max });
+        this.speed.delete(second);
+      }
+    }
+    return out.sort((a, b) => a.second - b.second);
+  }
+
+  async snapshot(resetLatency: boolean): Promise<SourceSnapshot> {
+    const replies = await Promise.all(
+      this.workers.map(
+        (worker) =>
+          new Promise<Extract<FromWorker, { type: 'snapshot' }>>((resolve) => {
+            const id = this.nextId++;
+            this.pending.set(id, (m) => (this.pending.delete(id), resolve(m)));
+            worker.postMessage({ type: 'snapshot', id, resetLatency } satisfies ToWorker);
+          }),
+      ),
+    );
+    const latency = new Histogram();
+    const perConnection = new Array<number>(this.o.concurrency).fill(0);
+    replies.forEach((r, w) => {
+      this.share(w).forEach((global, local) => (perConnection[global] = r.counts.batchesPerConnection[local]));
+      latency.add(r.latency);
+    });
+    return {
+      open: replies.reduce((n, r) => n + r.counts.open, 0),
+      counters: sumCounters(replies.map((r) => r.counts.counters)),
+      batchesPerConnection: perConnection,
+      openSeconds: replies.reduce((s, r) => s + r.counts.openSeconds, 0),
+      latency: latency.summary(),
+    };
+  }
+}
+
+function sumCounters(all: (PageCounters | null)[]): PageCounters {
+  const out: PageCounters = { events: 0, batches: 0, bytes: 0, gaps: 0, duplicates: 0, reconnects: 0, errors: 0 };
+  for (const c of all) {
+    if (!c) continue;
+    for (const k of Object.keys(out) as (keyof PageCounters)[]) out[k] += c[k];
+  }
+  return out;
+}

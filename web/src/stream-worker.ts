@@ -1,0 +1,76 @@
+/**
+ * A stream Worker (parse mode `worker`): opens its share of the connections, parses and
+ * counts every message off the main thread, and posts compact counters and the rows to
+ * display at most every `updateEveryMs`. Exact snapshots are answered on request.
+ */
+import type { Row } from '../../protocol/wire.js';
+import { Ingest } from './ingest.js';
+import { openConnection, type Connection } from './transports.js';
+import type { FromWorker, ToWorker, WorkerCounts } from './worker-protocol.js';
+
+declare const self: DedicatedWorkerGlobalScope;
+
+let ingest: Ingest | null = null;
+let conns: { conn: Connection; openedAt: number }[] = [];
+let timer: ReturnType<typeof setInterval> | undefined;
+let rowsSent = 0;
+
+const post = (m: FromWorker, transfer: Transferable[] = []) => self.postMessage(m, transfer);
+
+function counts(): WorkerCounts {
+  const now = performance.now();
+  const c = ingest!.counters;
+  return {
+    counters: c.totals(),
+    batchesPerConnection: Array.from(c.batchesPerConnection),
+    open: conns.filter((x) => x.conn.isOpen()).length,
+    openSeconds: conns.reduce((s, x) => s + (Number.isNaN(x.openedAt) ? 0 : (now - x.openedAt) / 1000), 0),
+  };
+}
+
+function newRows(): Row[] {
+  const ring = ingest!.ring;
+  if (!ring) return [];
+  const fresh = Math.min(ring.total - rowsSent, ring.capacity);
+  rowsSent = ring.total;
+  const out: Row[] = new Array<Row>(fresh);
+  for (let i = 0; i < fresh; i++) out[fresh - 1 - i] = ring.newest(i)!;
+  return out;
+}
+
+function update(): void {
+  const recent = ingest!.recent?.data() ?? null;
+  ingest!.recent?.reset();
+  post({ type: 'update', counts: counts(), recent, rows: newRows(), speed: ingest!.takeClosedWindows() }, recent ? [recent.counts.buffer] : []);
+}
+
+self.onmessage = (e: MessageEvent<ToWorker>) => {
+  const m = e.data;
+  if (m.type === 'start') {
+    ingest = new Ingest({ connections: m.connections.length, keepRows: m.keepRows, aggregate: m.aggregate });
+    const ing = ingest;
+    conns = m.connections.map((_, local) => {
+      const state = { conn: null as unknown as Connection, openedAt: Number.NaN };
+      state.conn = openConnection(m.transport, m.params, {
+        onMessage: (data) => ing.message(local, data),
+        onReconnect: () => ing.counters.reconnects++,
+      });
+      state.conn.opened.then(() => (state.openedAt = performance.now()), () => undefined);
+      return state;
+    });
+    Promise.all(conns.map((c) => c.conn.opened)).then(
+      () => post({ type: 'opened' }),
+      (err: unknown) => post({ type: 'error', message: err instanceof Error ? err.message : String(err) }),
+    );
+    timer = setInterval(update, m.updateEveryMs);
+  } else if (m.type === 'snapshot') {
+    const h = ingest!.counters.latency;
+    const latency = h.data();
+    if (m.resetLatency) h.reset();
+    post({ type: 'snapshot', id: m.id, counts: counts(), latency }, [latency.counts.buffer]);
+  } else {
+    clearInterval(timer);
+    for (const c of conns) c.conn.close();
+    conns = [];
+  }
+};

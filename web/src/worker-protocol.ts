@@ -1,0 +1,47 @@
+/** Messages between the lab page and its stream Workers (parse mode `worker`). */
+import type { HistogramData } from '../../protocol/histogram.js';
+import type { PageCounters } from '../../protocol/report.js';
+import type { Row, StreamParams, Transport } from '../../protocol/wire.js';
+import type { SpeedWindow } from './ingest.js';
+
+export type ToWorker =
+  | {
+      type: 'start';
+      transport: Transport;
+      params: StreamParams;
+      /** Global indexes of the connections this worker opens. */
+      connections: number[];
+      keepRows: number;
+      aggregate: boolean;
+      updateEveryMs: number;
+    }
+  | { type: 'snapshot'; id: number; resetLatency: boolean }
+  | { type: 'stop' };
+
+/** Cumulative counts of one worker, in its connections' order. */
+export interface WorkerCounts {
+  counters: PageCounters;
+  batchesPerConnection: number[];
+  open: number;
+  openSeconds: number;
+}
+
+export type FromWorker =
+  | { type: 'opened' }
+  | { type: 'error'; message: string }
+  | {
+      type: 'update';
+      counts: WorkerCounts;
+      /** Latency since the last update (for the live chart). */
+      recent: HistogramData | null;
+      /** The newest rows, oldest first, at most keepRows. */
+      rows: Row[];
+      speed: SpeedWindow[];
+    }
+  | {
+      type: 'snapshot';
+      id: number;
+      counts: WorkerCounts;
+      /** Latency since the last reset. */
+      latency: HistogramData;
+    };
