@@ -3,23 +3,11 @@
  * Flags pre-fill the page's form; --autostart starts streaming at once. Runs until the
  * browser window closes or Ctrl-C.
  */
-import { FlagError, helpText, parseFlags, type FlagSpec } from '../protocol/flags.js';
-import { PARSE_MODES, RENDER_MODES, TRANSPORTS } from '../protocol/wire.js';
+import { FlagError, helpText, parseFlags } from '../protocol/flags.js';
 import { ChromeNotFound, launchChrome } from './chrome.js';
+import { LAB_FLAGS } from './options.js';
 import { remoteServer, startServer } from './server-process.js';
 
-export const LAB_FLAGS = {
-  transport: { type: 'string', default: 'sse', choices: TRANSPORTS, help: 'transport the form starts with' },
-  batch: { type: 'integer', default: 50, min: 1, max: 10_000, help: 'rows per batch' },
-  concurrency: { type: 'integer', default: 10, min: 1, max: 500, help: 'connections' },
-  'interval-ms': { type: 'number', default: 1, min: 0.05, max: 60_000, help: 'ms between batches per connection' },
-  render: { type: 'string', default: 'full', choices: RENDER_MODES, help: 'full, chart or none' },
-  parse: { type: 'string', default: 'main', choices: PARSE_MODES, help: 'parse on the main thread or in Workers' },
-  workers: { type: 'integer', default: 1, min: 1, max: 16, help: 'Workers for --parse worker' },
-  autostart: { type: 'boolean', default: false, help: 'start streaming as soon as the page loads' },
-  headless: { type: 'boolean', default: false, help: 'run Chrome headless (for machines without a display)' },
-  server: { type: 'string', default: '', help: 'URL of a running pushlab server (default: start one)' },
-} as const satisfies Record<string, FlagSpec>;
 
 async function main(): Promise<void> {
   const flags = parseFlags(LAB_FLAGS, process.argv.slice(2), 'npm run lab --');

@@ -6,25 +6,17 @@
 import { readFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { FlagError, helpText, parseFlags, type FlagSpec } from '../protocol/flags.js';
+import { FlagError, helpText, parseFlags } from '../protocol/flags.js';
 import { SCHEMA_VERSION, type Report } from '../protocol/report.js';
 import { parseScenarioFile, ScenarioError, selectPoints, type Point } from '../protocol/scenario.js';
 import { measureCeilings } from './ceiling.js';
 import { ChromeNotFound, launchChrome } from './chrome.js';
 import { formatPointLine, formatTable } from './format.js';
 import { runIdFor, writeReport } from './report-file.js';
+import { SWEEP_FLAGS } from './options.js';
 import { Runner } from './runner.js';
 import { ROOT, remoteServer, startServer, type ServerHandle } from './server-process.js';
 
-export const SWEEP_FLAGS = {
-  scenario: { type: 'list', default: [], help: "scenario ids to run, comma-separated (default: the file's `default` list)" },
-  file: { type: 'string', default: 'scenarios.json', help: 'scenario file' },
-  out: { type: 'string', default: 'reports', help: 'directory that receives <run-id>/report.json' },
-  headful: { type: 'boolean', default: false, help: 'show the browser window (headless otherwise)' },
-  server: { type: 'string', default: '', help: 'URL of a running pushlab server (default: start one)' },
-  retries: { type: 'integer', default: 1, min: 0, max: 5, help: 'extra attempts for a failed point' },
-  list: { type: 'boolean', default: false, help: 'print the points the sweep would run, and exit' },
-} as const satisfies Record<string, FlagSpec>;
 
 const log = (line: string) => process.stderr.write(`${line}\n`);
 

@@ -1,25 +1,14 @@
 /** `npm run server`: listens, prints its URL. Flags: --host, --port, --send-buffer-mib. */
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { helpText, parseFlags, type FlagSpec } from '../protocol/flags.js';
+import { helpText, parseFlags } from '../protocol/flags.js';
 import { buildServer } from './app.js';
 import { loadOrCreateCert } from './cert.js';
-import { SSE_WRITERS, type SseWriter } from './sse.js';
+import { SERVER_FLAGS } from './options.js';
+import type { SseWriter } from './sse.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 
-export const SERVER_FLAGS = {
-  host: { type: 'string', default: '127.0.0.1', help: 'address to bind (loopback only: 127.0.0.1 or ::1)' },
-  port: { type: 'integer', default: 8443, min: 0, max: 65535, help: 'TCP port (0 picks a free one)' },
-  'send-buffer-mib': {
-    type: 'number',
-    default: 4,
-    min: 0.0625,
-    max: 1024,
-    help: 'shed batches for a client once this many MiB are queued for it',
-  },
-  'sse-writer': { type: 'string', default: 'bytes', choices: SSE_WRITERS, help: 'how SSE batches are written: pre-encoded bytes, or better-sse push or batch' },
-} as const satisfies Record<string, FlagSpec>;
 
 async function main(): Promise<void> {
   const flags = parseFlags(SERVER_FLAGS, process.argv.slice(2), 'npm run server --');

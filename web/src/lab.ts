@@ -4,7 +4,7 @@
  * charts redrawn at most every `renderEveryMs`. The driver and the console use it through
  * `window.pushlab`.
  */
-import type { PageConfig, PageSnapshot } from '../../protocol/report.js';
+import type { PageConfig, PageSnapshot, ServerStats } from '../../protocol/report.js';
 import type { LiveCharts } from './chart.js';
 import { validatePageConfig } from './config.js';
 import { MainThreadSource, WorkerSource, type Source } from './sources.js';
@@ -109,9 +109,14 @@ export class Lab {
     this.table?.draw();
   };
 
-  /** A plain-text status line, once a second: cheap enough for render mode `none`. */
+  /**
+   * A plain-text status line, once a second: cheap enough for render mode `none`. When the
+   * page renders, it also shows the batches the server shed for slow clients next to the
+   * gaps the page saw (from /stats: one small request a second, skipped in mode `none`).
+   */
   private tickStatus(): void {
     let last = { t: performance.now(), events: 0 };
+    const shed = this.config.render === 'none' ? null : new ServerShed();
     const tick = () => {
       if (this.stopped) return;
       const now = performance.now();
@@ -119,11 +124,34 @@ export class Lab {
       const eps = ((c.events - last.events) * 1000) / (now - last.t);
       last = { t: now, events: c.events };
       const where = this.config.parse === 'worker' ? ` · parsed in ${Math.min(this.config.workers, this.config.concurrency)} worker(s)` : '';
+      const shedText = shed?.text() ?? '';
       this.views.status(
-        `${Math.round(eps).toLocaleString()} events/s · ${c.events.toLocaleString()} events · ${c.batches.toLocaleString()} batches · gaps ${c.gaps} · duplicates ${c.duplicates} · reconnects ${c.reconnects}${where}`,
+        `${Math.round(eps).toLocaleString()} events/s · ${c.events.toLocaleString()} events · ${c.batches.toLocaleString()} batches · gaps ${c.gaps}${shedText} · duplicates ${c.duplicates} · reconnects ${c.reconnects}${where}`,
       );
+      void shed?.refresh();
       setTimeout(tick, 1000);
     };
+    void shed?.refresh();
     setTimeout(tick, 1000);
+  }
+}
+
+/** Batches the server shed since this run started, from `/stats` (all its streams are this page's). */
+class ServerShed {
+  private base: number | null = null;
+  private latest = 0;
+
+  async refresh(): Promise<void> {
+    try {
+      const stats = (await (await fetch('/stats')).json()) as ServerStats;
+      this.base ??= stats.batchesShed;
+      this.latest = stats.batchesShed;
+    } catch {
+      // The status line is a convenience; a failed poll just keeps the last figure.
+    }
+  }
+
+  text(): string {
+    return this.base === null ? '' : ` (server shed ${(this.latest - this.base).toLocaleString()})`;
   }
 }

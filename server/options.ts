@@ -1,0 +1,16 @@
+/** The server's command-line flags, declared once: they drive parsing, --help and the README test. */
+import type { FlagSpec } from '../protocol/flags.js';
+import { SSE_WRITERS } from './sse.js';
+
+export const SERVER_FLAGS = {
+  host: { type: 'string', default: '127.0.0.1', help: 'address to bind (loopback only: 127.0.0.1 or ::1)' },
+  port: { type: 'integer', default: 8443, min: 0, max: 65535, help: 'TCP port (0 picks a free one)' },
+  'send-buffer-mib': {
+    type: 'number',
+    default: 4,
+    min: 0.0625,
+    max: 1024,
+    help: 'shed batches for a client once this many MiB are queued for it',
+  },
+  'sse-writer': { type: 'string', default: 'bytes', choices: SSE_WRITERS, help: 'how SSE batches are written: pre-encoded bytes, or better-sse push or batch' },
+} as const satisfies Record<string, FlagSpec>;
