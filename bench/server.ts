@@ -13,7 +13,7 @@ import path from 'node:path';
 import { createInterface, type Interface } from 'node:readline';
 import { parseFlags, type FlagSpec } from '../protocol/flags.js';
 import type { ServerStats } from '../protocol/report.js';
-import { ROOT, startServer, type ServerHandle } from '../puppeteer/server-process.js';
+import { remoteServer, ROOT, startServer, type ServerHandle } from '../puppeteer/server-process.js';
 
 const FLAGS = {
   transport: { type: 'list', default: ['ws', 'sse'], help: 'transports' },
@@ -22,6 +22,7 @@ const FLAGS = {
   seconds: { type: 'number', default: 4, min: 1, max: 120, help: 'measured window per cell' },
   'stall-seconds': { type: 'number', default: 30, min: 0, max: 600, help: 'stall test length (0 skips it)' },
   'server-args': { type: 'string', default: '', help: 'extra flags for the server, space-separated' },
+  server: { type: 'string', default: '', help: 'URL of a running pushlab server (default: start one)' },
 } as const satisfies Record<string, FlagSpec>;
 
 interface ClientReport {
@@ -71,12 +72,18 @@ class Clients {
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
+let deadSeen = 0;
+
 /** Each cell must start from a server with no streams left over, or its figures mix cells. */
-async function waitUntilIdle(server: ServerHandle, timeoutMs = 15_000): Promise<void> {
+async function waitUntilIdle(server: ServerHandle, timeoutMs = 30_000): Promise<void> {
   const end = Date.now() + timeoutMs;
   for (;;) {
     const s = await server.stats();
-    if (s.connectionsOpen === 0) return;
+    if (s.connectionsOpen === 0) {
+      if (s.deadPeersDropped > deadSeen) process.stderr.write(`note: the server dropped ${s.deadPeersDropped - deadSeen} dead peer(s) by heartbeat after a cell\n`);
+      deadSeen = s.deadPeersDropped;
+      return;
+    }
     if (Date.now() > end) throw new Error(`the server still has ${s.connectionsOpen} streams open ${timeoutMs / 1000} s after their clients exited`);
     await sleep(250);
   }
@@ -139,7 +146,7 @@ async function stallTest(server: ServerHandle, transport: string, seconds: numbe
 }
 
 const flags = parseFlags(FLAGS, process.argv.slice(2), 'npm run bench:server --');
-const server = await startServer(flags['server-args'].split(' ').filter(Boolean));
+const server = flags.server ? remoteServer(flags.server) : await startServer(flags['server-args'].split(' ').filter(Boolean));
 const header = ['transport', 'batch', 'conns', 'offered EPS', 'pacing', 'sent EPS', 'received EPS', 'shed', 'server CPU', 'CPU ms / 1M events', 'CPU µs / batch', 'lateness p99 ms (all / worst conn)', 'RSS MiB', 'clients CPU'];
 process.stdout.write(`| ${header.join(' | ')} |\n|${header.map(() => '---').join('|')}|\n`);
 try {

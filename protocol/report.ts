@@ -57,6 +57,8 @@ export interface ServerStats {
   /** Streams dropped because their transport threw on write, and the last such error. */
   writeErrors: number;
   lastWriteError: string | null;
+  /** Connections dropped for not answering heartbeat pings (dead peers nobody told us about). */
+  deadPeersDropped: number;
   sendBufferLimitBytes: number;
   connections: ServerConnectionStats[];
 }

@@ -11,6 +11,7 @@ import path from 'node:path';
 import type { ServerStats } from '../protocol/report.js';
 import type { TlsFiles } from './cert.js';
 import { DEFAULT_SEND_BUFFER_LIMIT, Hub } from './hub.js';
+import { DEFAULT_HEARTBEAT, type Heartbeat } from './liveness.js';
 import sseTransport, { type SseWriter } from './sse.js';
 import wsTransport from './ws.js';
 
@@ -21,6 +22,8 @@ export interface ServerOptions {
   /** Where sweeps write reports; served read-only at `/reports/` for the viewer. */
   reportsRoot?: string;
   sendBufferLimitBytes?: number;
+  /** Heartbeat that finds dead peers (see liveness.ts). */
+  heartbeat?: Heartbeat;
   /** How SSE batches are written (see sse.ts); 'bytes' measured fastest. */
   sseWriter?: SseWriter;
   logger?: boolean;
@@ -55,8 +58,9 @@ export async function buildServer(options: ServerOptions) {
     for (const s of sessions) s.destroy();
   });
 
-  await app.register(wsTransport, { hub });
-  await app.register(sseTransport, { hub, writer: options.sseWriter ?? 'bytes' });
+  const heartbeat = options.heartbeat ?? DEFAULT_HEARTBEAT;
+  await app.register(wsTransport, { hub, heartbeat });
+  await app.register(sseTransport, { hub, writer: options.sseWriter ?? 'bytes', heartbeat });
   app.get('/stats', async (request, reply): Promise<ServerStats | undefined> => {
     const { reset } = request.query as { reset?: unknown };
     if (reset !== undefined && reset !== 'lateness') {

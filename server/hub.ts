@@ -7,7 +7,8 @@ import { performance } from 'node:perf_hooks';
 import { Histogram } from '../protocol/histogram.js';
 import type { ServerConnectionStats, ServerStats } from '../protocol/report.js';
 import type { StreamParams, Transport } from '../protocol/wire.js';
-import { batchesDue, batchesThisTick, maxBurst, shouldShed } from './pacer.js';
+import { batchesDue, batchesThisTick, maxBurst, nextDueMs, shouldShed } from './pacer.js';
+import { deadPeers } from './liveness.js';
 import { RowPool } from './rows.js';
 
 export interface Sink {
@@ -38,7 +39,6 @@ class Stream {
   generated = 0;
   sent = 0;
   shed = 0;
-  bytes = 0;
   readonly lateness = new Histogram();
   readonly burst: number;
   constructor(
@@ -133,12 +133,11 @@ export class Hub {
           break;
         }
         s.sent++;
-        s.bytes += written;
         this.totals.batchesSent++;
         this.totals.eventsSent += batch;
         this.totals.bytesSent += written;
       }
-      const due = s.t0 + s.generated * interval;
+      const due = s.t0 + nextDueMs(s.generated, interval);
       if (due < nextDue) nextDue = due;
     }
     // Sleeping until the earliest due batch keeps slow streams (interval 50 ms) from costing a
@@ -196,6 +195,7 @@ export class Hub {
       connectionsOpen: this.streams.size,
       connectionsTotal: this.totals.connections,
       writeErrors: this.totals.writeErrors,
+      deadPeersDropped: deadPeers.dropped,
       lastWriteError: this.lastWriteError,
       sendBufferLimitBytes: this.options.sendBufferLimitBytes,
       connections,

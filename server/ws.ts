@@ -7,6 +7,7 @@ import type { WebSocket } from 'ws';
 import { MESSAGE_TAIL, messageHead } from '../protocol/wire.js';
 import type { Hub, Sink } from './hub.js';
 import type { RowPool } from './rows.js';
+import { watchWebSocket, type Heartbeat } from './liveness.js';
 import { validateStreamQuery } from './params.js';
 import { sendTextFrame } from './ws-frame.js';
 
@@ -33,16 +34,18 @@ class WsSink implements Sink {
   write(seq: number, sentAt: number, pool: RowPool, batch: number): number {
     // Never interleave with a closing handshake: ws owns the socket once it is not OPEN.
     if (this.socket.readyState !== this.socket.OPEN) return 0;
+    if (this.raw.destroyed) throw new Error('WebSocket socket destroyed');
     return sendTextFrame(this.raw, messageHead(seq, sentAt), pool.rows(seq, batch), TAIL);
   }
 }
 
-export default fp<{ hub: Hub }>(
-  async function wsTransport(app: FastifyInstance, { hub }) {
+export default fp<{ hub: Hub; heartbeat: Heartbeat }>(
+  async function wsTransport(app: FastifyInstance, { hub, heartbeat }) {
     await app.register(websocket, { options: { perMessageDeflate: false, maxPayload: 64 * 1024 } });
     app.get('/ws', { websocket: true, preValidation: validateStreamQuery }, (socket, request) => {
       const stream = hub.open(new WsSink(socket), request.stream);
       socket.on('close', stream.close);
+      watchWebSocket(socket, heartbeat);
       socket.on('error', stream.close);
     });
   },

@@ -48,6 +48,7 @@ function samples(k: Knobs): [Sample, Sample] {
     connectionsTotal: 2,
     writeErrors: 0,
     lastWriteError: null,
+    deadPeersDropped: 0,
     sendBufferLimitBytes: 4 << 20,
     connections: [],
   });
