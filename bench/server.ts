@@ -21,6 +21,7 @@ const FLAGS = {
   connections: { type: 'list', default: ['1', '10', '100'], help: 'connection counts' },
   seconds: { type: 'number', default: 4, min: 1, max: 120, help: 'measured window per cell' },
   'stall-seconds': { type: 'number', default: 30, min: 0, max: 600, help: 'stall test length (0 skips it)' },
+  'stall-only': { type: 'boolean', default: false, help: 'run only the stall test' },
   'server-args': { type: 'string', default: '', help: 'extra flags for the server, space-separated' },
   server: { type: 'string', default: '', help: 'URL of a running pushlab server (default: start one)' },
 } as const satisfies Record<string, FlagSpec>;
@@ -133,13 +134,21 @@ async function stallTest(server: ServerHandle, transport: string, seconds: numbe
   const clients = await Clients.start([transport, server.url, '400', '1', '10']);
   try {
     await sleep(1000);
-    clients.stall();
-    await sleep(2000); // let kernel and HTTP/2 windows fill; then the bound applies
     const a: ServerStats = await server.stats();
-    await sleep(seconds * 1000);
+    clients.stall();
+    // Sample RSS every second: the peak is what a stalled client costs, even if the heartbeat
+    // later drops it (a client that reads nothing also reads no PING).
+    let peak = a.rssBytes;
+    let maxQueued = 0;
+    for (let t = 0; t < seconds; t++) {
+      await sleep(1000);
+      const s = await server.stats();
+      peak = Math.max(peak, s.rssBytes);
+      for (const c of s.connections) if (c.transport === transport) maxQueued = Math.max(maxQueued, c.bufferedBytes);
+    }
     const b: ServerStats = await server.stats();
-    const own = b.connections.filter((c) => c.transport === transport);
-    return `${transport}: 10 stalled connections, batch 400, ${seconds} s: RSS ${(a.rssBytes / 2 ** 20).toFixed(0)} → ${(b.rssBytes / 2 ** 20).toFixed(0)} MiB (growth ${((b.rssBytes - a.rssBytes) / 2 ** 20).toFixed(1)} MiB); shed ${b.batchesShed - a.batchesShed} batches; queued per connection ≤ ${(Math.max(...own.map((c) => c.bufferedBytes)) / 2 ** 20).toFixed(2)} MiB (bound ${(b.sendBufferLimitBytes / 2 ** 20).toFixed(0)} MiB)`;
+    const mib = (n: number) => (n / 2 ** 20).toFixed(1);
+    return `${transport}: 10 connections stop reading at batch 400 for ${seconds} s: RSS ${mib(a.rssBytes)} MiB before, peak ${mib(peak)} MiB (growth ${mib(peak - a.rssBytes)} MiB); shed ${b.batchesShed - a.batchesShed} batches; largest queue ${mib(maxQueued)} MiB (bound ${mib(b.sendBufferLimitBytes)} MiB); dropped by heartbeat: ${b.deadPeersDropped - a.deadPeersDropped}`;
   } finally {
     await clients.quit();
   }
@@ -150,7 +159,7 @@ const server = flags.server ? remoteServer(flags.server) : await startServer(fla
 const header = ['transport', 'batch', 'conns', 'offered EPS', 'pacing', 'sent EPS', 'received EPS', 'shed', 'server CPU', 'CPU ms / 1M events', 'CPU µs / batch', 'lateness p99 ms (all / worst conn)', 'RSS MiB', 'clients CPU'];
 process.stdout.write(`| ${header.join(' | ')} |\n|${header.map(() => '---').join('|')}|\n`);
 try {
-  for (const transport of flags.transport)
+  for (const transport of flags['stall-only'] ? [] : flags.transport)
     for (const conns of flags.connections.map(Number))
       for (const batch of flags.batch.map(Number)) {
         try {
