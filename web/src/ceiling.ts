@@ -5,14 +5,14 @@
  */
 import type { ParseCeiling } from '../../protocol/report.js';
 import { streamPath } from '../../protocol/wire.js';
+import { wsUrl } from './transports.js';
 
 const SAMPLE_MESSAGES = 200;
 
 function fetchMessages(batch: number, count: number): Promise<string[]> {
   return new Promise((resolve, reject) => {
-    const url = new URL(streamPath('ws', { batch, interval: 1 }), location.href);
-    url.protocol = url.protocol === 'https:' ? 'wss:' : 'ws:';
-    const ws = new WebSocket(url);
+    const path = streamPath('ws', { batch, interval: 1 });
+    const ws = new WebSocket(wsUrl(path));
     const got: string[] = [];
     const timer = setTimeout(() => (ws.close(), reject(new Error(`got ${got.length} of ${count} messages in 10 s`))), 10_000);
     ws.onmessage = (e: MessageEvent<string>) => {
@@ -23,7 +23,7 @@ function fetchMessages(batch: number, count: number): Promise<string[]> {
         resolve(got);
       }
     };
-    ws.onerror = () => (clearTimeout(timer), reject(new Error(`WebSocket ${url.pathname} failed`)));
+    ws.onerror = () => (clearTimeout(timer), reject(new Error(`WebSocket ${path} failed`)));
   });
 }
 

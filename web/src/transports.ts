@@ -18,7 +18,8 @@ export interface ConnectionHandlers {
   onReconnect(): void;
 }
 
-function wsUrl(path: string): string {
+/** The wss:// (or ws://) URL of a stream path on this page's origin. */
+export function wsUrl(path: string): string {
   const url = new URL(path, location.href);
   url.protocol = url.protocol === 'https:' ? 'wss:' : 'ws:';
   return url.href;
