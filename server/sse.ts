@@ -16,7 +16,7 @@ import { createEventBuffer, createSession, type Session } from 'better-sse';
 import type { FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
 import type { ServerResponse } from 'node:http';
-import http2, { type Http2ServerResponse, type Http2Session } from 'node:http2';
+import http2, { type Http2ServerResponse } from 'node:http2';
 import type { Writable } from 'node:stream';
 import { MESSAGE_TAIL, messageHead } from '../protocol/wire.js';
 import type { Hub, Sink } from './hub.js';
@@ -39,7 +39,6 @@ class SseSink implements Sink {
     private readonly writer: SseWriter,
     /** Ends the stream without waiting for the client to read what is queued. */
     readonly close: () => void,
-    private readonly h2session: Http2Session | null,
   ) {}
 
   bufferedBytes(): number {
@@ -52,7 +51,6 @@ class SseSink implements Sink {
     // A destroyed stream keeps its writableLength, so without this check it would look like a
     // slow client forever and be shed instead of dropped.
     if (this.out.destroyed) throw new Error('SSE stream destroyed');
-    if (this.h2session && (this.h2session.destroyed || this.h2session.closed)) throw new Error('HTTP/2 session gone');
     if (this.writer === 'bytes') {
       const head = `id: ${seq}\ndata: ${messageHead(seq, sentAt)}`;
       const rows = pool.rows(seq, batch);
@@ -96,10 +94,12 @@ export default fp<{ hub: Hub; writer: SseWriter; heartbeat: Heartbeat }>(
       });
       const out: Writable = h2 ? (res as Http2ServerResponse).stream : (res as ServerResponse);
       const close = h2 ? () => (res as Http2ServerResponse).stream.close(http2.constants.NGHTTP2_CANCEL) : () => (res as ServerResponse).destroy();
-      const h2session = h2 ? (res as Http2ServerResponse).stream.session ?? null : null;
-      const stream = hub.open(new SseSink(h2 ? 'h2' : 'h1', out, session, writer, close, h2session), request.stream, resumeSeq(session.lastId));
+      const stream = hub.open(new SseSink(h2 ? 'h2' : 'h1', out, session, writer, close), request.stream, resumeSeq(session.lastId));
       session.once('disconnected', stream.close);
       out.once('close', stream.close);
+      // A dead client's session can go unnoticed while its streams are blocked: the heartbeat
+      // finds it, and destroying the session closes these streams.
+      const h2session = h2 ? (res as Http2ServerResponse).stream.session : undefined;
       if (h2session) watchHttp2Session(h2session, heartbeat);
     });
   },

@@ -6,6 +6,7 @@
  */
 import type { PageConfig, PageSnapshot, PushlabApi } from '../../protocol/report.js';
 import { streamPath } from '../../protocol/wire.js';
+import { wsUrl } from '../src/transports.js';
 
 let sockets: { close(): void }[] = [];
 let events = 0;
@@ -28,7 +29,7 @@ const api: PushlabApi = {
     const opened: Promise<void>[] = [];
     for (let i = 0; i < c.concurrency; i++) {
       if (c.transport === 'ws') {
-        const ws = new WebSocket(new URL(path, location.href).href.replace(/^http/, 'ws'));
+        const ws = new WebSocket(wsUrl(path));
         ws.onmessage = (e: MessageEvent<string>) => count(e.data);
         opened.push(new Promise((resolve, reject) => ((ws.onopen = () => resolve()), (ws.onerror = () => reject(new Error('ws failed'))))));
         sockets.push(ws);
