@@ -161,6 +161,8 @@ export interface PointResult {
   startedAt: string;
   /** Measured window, seconds, by the page's clock. */
   windowSec?: number;
+  /** Seconds waited after the warm-up for page and server to catch up before the window opened. */
+  settleSec?: number;
   eventsPerSec?: number;
   batchesPerSec?: number;
   megabytesPerSec?: number;

@@ -9,6 +9,7 @@ import type { Browser, CDPSession, Page } from 'puppeteer-core';
 import type { PageConfig, PointResult, PushlabApi } from '../protocol/report.js';
 import type { Point } from '../protocol/scenario.js';
 import { takeSample, type SampleSources } from './sampler.js';
+import { settle, settleBudgetMs, unsettledNote, type SettleProbe } from './settle.js';
 import type { ServerHandle } from './server-process.js';
 import { summarise } from './summarise.js';
 
@@ -68,7 +69,16 @@ export class Runner extends EventEmitter<RunnerEvents> {
   }
 
   private pointBudgetMs(point: Point): number {
-    return (point.warmupSec + point.measureSec) * 1000 + (this.o.pointSlackMs ?? 60_000);
+    return (point.warmupSec + point.measureSec) * 1000 + settleBudgetMs(point.warmupSec) + (this.o.pointSlackMs ?? 60_000);
+  }
+
+  /** Page latency over the next `ms`, and the server's pacing debt at its end. */
+  private async probe(page: Page, ms: number): Promise<SettleProbe> {
+    const snapshot = (reset: boolean) => page.evaluate((r) => (globalThis as unknown as { pushlab: PushlabApi }).pushlab.snapshot({ resetLatency: r }), reset);
+    await snapshot(true);
+    await sleep(ms);
+    const [s, server] = await Promise.all([snapshot(true), this.o.server.stats(false)]);
+    return { p50Ms: s?.latency.p50Ms ?? null, batchesBehind: server.batchesBehind };
   }
 
   private async measure(point: Point, startedAt: string, attempt: number): Promise<PointResult> {
@@ -89,12 +99,20 @@ export class Runner extends EventEmitter<RunnerEvents> {
       // Functions passed to evaluate() run in the page: they cannot close over anything here.
       await page.evaluate((c) => (globalThis as unknown as { pushlab: PushlabApi }).pushlab.start(c).then(() => undefined), config);
       await sleep(point.warmupSec * 1000);
+      const settled = await settle((ms) => this.probe(page, ms), {
+        intervalMs: point.intervalMs,
+        concurrency: point.concurrency,
+        budgetMs: settleBudgetMs(point.warmupSec),
+      });
       const src: SampleSources = { page, pageSession, browserSession: this.o.browserSession, serverStats: (reset) => this.o.server.stats(reset) };
       const a = await takeSample(src, true);
       await sleep(point.measureSec * 1000);
       const b = await takeSample(src, true);
       await page.evaluate(() => (globalThis as unknown as { pushlab: PushlabApi }).pushlab.stop());
-      return summarise(point, a, b, { startedAt, attempts: attempt, cores: this.o.cores, ceilingEventsPerSec: this.o.ceilings?.get(point.batch) });
+      const result = summarise(point, a, b, { startedAt, attempts: attempt, cores: this.o.cores, ceilingEventsPerSec: this.o.ceilings?.get(point.batch) });
+      result.settleSec = Math.round(settled.waitedMs) / 1000;
+      if (!settled.settled) result.notes.push(unsettledNote(settled));
+      return result;
     } finally {
       await page.close().catch(() => undefined);
     }

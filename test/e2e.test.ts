@@ -70,6 +70,9 @@ describe('smoke sweep in headless Chromium', () => {
       expect(p.point.offeredEventsPerSec).toBe(offered);
       expect(p.eventsPerSec! / offered, p.point.id).toBeGreaterThan(0.95);
       expect(p.eventsPerSec! / offered, p.point.id).toBeLessThan(1.05);
+      // The window opens only once both ends caught up with the warm-up's backlog.
+      expect(p.settleSec, p.point.id).toBeGreaterThanOrEqual(0);
+      expect(p.notes.join('; '), p.point.id).not.toMatch(/still catching up/);
       expect(p.page!.gaps).toBe(0);
       expect(p.page!.duplicates).toBe(0);
       expect(p.page!.errors).toBe(0);

@@ -1,0 +1,63 @@
+/**
+ * After the warm-up, waits until neither end is catching up before the window opens.
+ *
+ * A page that starts its window with a backlog (a GC pause or chart.js start-up during the
+ * warm-up), or a server still paying off pacing debt, drains it inside the window and so
+ * shows more events per second than were offered: on a busy 2-core host that reached +6%
+ * at a load the page otherwise keeps up with. Overloaded points never settle; for them the
+ * wait is bounded, and the point carries a note saying how far behind its window started.
+ */
+
+/** One short look at both ends: what the page's latest batches took, and the server's debt. */
+export interface SettleProbe {
+  /** Median latency of the batches received during the probe, ms; null when none arrived. */
+  p50Ms: number | null;
+  /** Batches due by schedule but not yet written, over all open connections. */
+  batchesBehind: number;
+}
+
+/** A caught-up page receives batches within this many ms of their sending, at the median. */
+export const SETTLED_P50_MS = 50;
+/** Pacing debt a caught-up server may carry at any instant: one batch per connection, twice. */
+export const SETTLED_BEHIND_PER_CONNECTION = 2;
+
+export function isSettled(probe: SettleProbe, concurrency: number): boolean {
+  // No batch in the probe means the interval is longer than the probe: nothing to drain.
+  const pageCaughtUp = probe.p50Ms === null || probe.p50Ms <= SETTLED_P50_MS;
+  return pageCaughtUp && probe.batchesBehind <= SETTLED_BEHIND_PER_CONNECTION * concurrency;
+}
+
+/** How long one probe lasts: long enough to see a few batches per connection. */
+export function probeMs(intervalMs: number): number {
+  return Math.min(2000, Math.max(250, 3 * intervalMs));
+}
+
+/** The longest a point waits to settle after its warm-up, ms. */
+export function settleBudgetMs(warmupSec: number): number {
+  return Math.max(2000, warmupSec * 1000);
+}
+
+export interface SettleOutcome {
+  settled: boolean;
+  /** Time spent waiting after the warm-up, ms. */
+  waitedMs: number;
+  last: SettleProbe;
+}
+
+/** Probes until settled or out of budget; `probe(ms)` looks at both ends over `ms`. */
+export async function settle(probe: (ms: number) => Promise<SettleProbe>, opts: { intervalMs: number; concurrency: number; budgetMs: number }): Promise<SettleOutcome> {
+  const started = performance.now();
+  const ms = probeMs(opts.intervalMs);
+  for (;;) {
+    const last = await probe(ms);
+    const waitedMs = Math.round(performance.now() - started);
+    if (isSettled(last, opts.concurrency)) return { settled: true, waitedMs, last };
+    if (waitedMs + ms > opts.budgetMs) return { settled: false, waitedMs, last };
+  }
+}
+
+export function unsettledNote(o: SettleOutcome): string {
+  const page = o.last.p50Ms === null ? '' : `page latency p50 ${Math.round(o.last.p50Ms)} ms`;
+  const server = o.last.batchesBehind > 0 ? `server ${o.last.batchesBehind} batches behind` : '';
+  return `still catching up after ${(o.waitedMs / 1000).toFixed(1)} s past the warm-up (${[page, server].filter(Boolean).join(', ')}): the window started with a backlog`;
+}

@@ -1,0 +1,59 @@
+import { describe, expect, it } from 'vitest';
+import { isSettled, probeMs, settle, settleBudgetMs, SETTLED_P50_MS, unsettledNote, type SettleProbe } from '../puppeteer/settle.js';
+
+describe('isSettled', () => {
+  it('needs a caught-up page and a server without pacing debt', () => {
+    expect(isSettled({ p50Ms: 3, batchesBehind: 0 }, 10)).toBe(true);
+    expect(isSettled({ p50Ms: SETTLED_P50_MS, batchesBehind: 20 }, 10)).toBe(true);
+    expect(isSettled({ p50Ms: SETTLED_P50_MS + 1, batchesBehind: 0 }, 10)).toBe(false);
+    expect(isSettled({ p50Ms: 3, batchesBehind: 21 }, 10)).toBe(false);
+  });
+
+  it('counts a probe without batches as caught up: the interval outlasted it', () => {
+    expect(isSettled({ p50Ms: null, batchesBehind: 0 }, 1)).toBe(true);
+  });
+});
+
+describe('probe length and budget', () => {
+  it('sees a few batches per probe and stays bounded', () => {
+    expect(probeMs(1)).toBe(250);
+    expect(probeMs(200)).toBe(600);
+    expect(probeMs(60_000)).toBe(2000);
+    expect(settleBudgetMs(1)).toBe(2000);
+    expect(settleBudgetMs(5)).toBe(5000);
+  });
+});
+
+describe('settle', () => {
+  const scripted = (probes: SettleProbe[]) => {
+    const asked: number[] = [];
+    return {
+      asked,
+      probe: async (ms: number) => {
+        asked.push(ms);
+        return probes[Math.min(asked.length - 1, probes.length - 1)];
+      },
+    };
+  };
+
+  it('returns at the first settled probe', async () => {
+    const s = scripted([{ p50Ms: 400, batchesBehind: 0 }, { p50Ms: 120, batchesBehind: 0 }, { p50Ms: 2, batchesBehind: 1 }, { p50Ms: 900, batchesBehind: 0 }]);
+    const o = await settle(s.probe, { intervalMs: 1, concurrency: 4, budgetMs: 10_000 });
+    expect(o.settled).toBe(true);
+    expect(s.asked).toEqual([250, 250, 250]);
+    expect(o.last.p50Ms).toBe(2);
+  });
+
+  it('gives up within its budget on a point that never catches up, and says how far behind it was', async () => {
+    const s = scripted([{ p50Ms: 3000, batchesBehind: 40 }]);
+    const probe = async (ms: number) => {
+      await new Promise((r) => setTimeout(r, 20));
+      return s.probe(ms);
+    };
+    const o = await settle(probe, { intervalMs: 1, concurrency: 4, budgetMs: 300 });
+    expect(o.settled).toBe(false);
+    // A probe is 250 ms long, so the next one would have overrun the 300 ms budget.
+    expect(s.asked.length).toBeLessThanOrEqual(3);
+    expect(unsettledNote(o)).toMatch(/page latency p50 3000 ms, server 40 batches behind/);
+  });
+});
