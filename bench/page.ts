@@ -5,23 +5,24 @@
  * reach ≥ 97% of the bare page.
  */
 import os from 'node:os';
-import { parseFlags, type FlagSpec } from '../protocol/flags.js';
+import { commandLineFlags, type FlagSpec } from '../protocol/flags.js';
 import type { PointResult } from '../protocol/report.js';
 import { expandScenario, type Point } from '../protocol/scenario.js';
+import { RENDER_MODES, STREAM_LIMITS, TRANSPORTS } from '../protocol/wire.js';
 import { launchChrome } from '../puppeteer/chrome.js';
 import { Runner } from '../puppeteer/runner.js';
 import { startServer } from '../puppeteer/server-process.js';
 
 const FLAGS = {
-  transport: { type: 'list', default: ['ws', 'sse'], help: 'transports' },
-  batch: { type: 'list', default: ['50', '400'], help: 'batch sizes' },
+  transport: { type: 'list', default: ['ws', 'sse'], choices: TRANSPORTS, help: 'transports' },
+  batch: { type: 'list', default: ['50', '400'], integers: STREAM_LIMITS.batch, help: 'batch sizes' },
   concurrency: { type: 'integer', default: 10, min: 1, max: 500, help: 'connections' },
-  render: { type: 'list', default: ['none'], help: 'lab page render modes to compare with the bare page' },
+  render: { type: 'list', default: ['none'], choices: RENDER_MODES, help: 'lab page render modes to compare with the bare page' },
   repeats: { type: 'integer', default: 2, min: 1, max: 10, help: 'interleaved repeats per point' },
   'measure-sec': { type: 'number', default: 5, min: 1, max: 60, help: 'window length' },
 } as const satisfies Record<string, FlagSpec>;
 
-const flags = parseFlags(FLAGS, process.argv.slice(2), 'npm run bench:page --');
+const flags = commandLineFlags(FLAGS, 'bench:page');
 const server = await startServer();
 const chrome = await launchChrome({ headless: true });
 const browserSession = await chrome.browser.target().createCDPSession();

@@ -11,14 +11,15 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
 import { createInterface, type Interface } from 'node:readline';
-import { parseFlags, type FlagSpec } from '../protocol/flags.js';
+import { commandLineFlags, type FlagSpec } from '../protocol/flags.js';
 import type { ServerStats } from '../protocol/report.js';
+import { STREAM_LIMITS, TRANSPORTS } from '../protocol/wire.js';
 import { remoteServer, ROOT, startServer, type ServerHandle } from '../puppeteer/server-process.js';
 
 const FLAGS = {
-  transport: { type: 'list', default: ['ws', 'sse'], help: 'transports' },
-  batch: { type: 'list', default: ['1', '50', '100', '400', '1000'], help: 'batch sizes' },
-  connections: { type: 'list', default: ['1', '10', '100'], help: 'connection counts' },
+  transport: { type: 'list', default: ['ws', 'sse'], choices: TRANSPORTS, help: 'transports' },
+  batch: { type: 'list', default: ['1', '50', '100', '400', '1000'], integers: STREAM_LIMITS.batch, help: 'batch sizes' },
+  connections: { type: 'list', default: ['1', '10', '100'], integers: { min: 1, max: 1000 }, help: 'connection counts' },
   seconds: { type: 'number', default: 4, min: 1, max: 120, help: 'measured window per cell' },
   'stall-seconds': { type: 'number', default: 30, min: 0, max: 600, help: 'stall test length (0 skips it)' },
   'stall-only': { type: 'boolean', default: false, help: 'run only the stall test' },
@@ -154,7 +155,7 @@ async function stallTest(server: ServerHandle, transport: string, seconds: numbe
   }
 }
 
-const flags = parseFlags(FLAGS, process.argv.slice(2), 'npm run bench:server --');
+const flags = commandLineFlags(FLAGS, 'bench:server');
 const server = flags.server ? remoteServer(flags.server) : await startServer(flags['server-args'].split(' ').filter(Boolean));
 const header = ['transport', 'batch', 'conns', 'offered EPS', 'pacing', 'sent EPS', 'received EPS', 'shed', 'server CPU', 'CPU ms / 1M events', 'CPU µs / batch', 'lateness p99 ms (all / worst conn)', 'RSS MiB', 'clients CPU'];
 process.stdout.write(`| ${header.join(' | ')} |\n|${header.map(() => '---').join('|')}|\n`);

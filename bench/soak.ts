@@ -3,7 +3,7 @@
  * show whether throughput, latency or memory drift (the table's ring and the charts' 60 s
  * windows are meant to keep the page's footprint flat).
  */
-import { parseFlags, type FlagSpec } from '../protocol/flags.js';
+import { commandLineFlags, type FlagSpec } from '../protocol/flags.js';
 import type { PageConfig, PageSnapshot, PushlabApi } from '../protocol/report.js';
 import { PARSE_MODES, RENDER_MODES, TRANSPORTS } from '../protocol/wire.js';
 import { launchChrome } from '../puppeteer/chrome.js';
@@ -20,7 +20,7 @@ const FLAGS = {
   'sample-sec': { type: 'number', default: 30, min: 1, max: 3600, help: 'seconds between samples' },
 } as const satisfies Record<string, FlagSpec>;
 
-const flags = parseFlags(FLAGS, process.argv.slice(2), 'npm run bench:soak --');
+const flags = commandLineFlags(FLAGS, 'bench:soak');
 const server = await startServer();
 const chrome = await launchChrome({ headless: true });
 const page = await chrome.browser.newPage();

@@ -5,7 +5,15 @@
 
 export type FlagSpec =
   | { type: 'string'; default: string; help: string; choices?: readonly string[] }
-  | { type: 'list'; default: readonly string[]; help: string }
+  | {
+      type: 'list';
+      default: readonly string[];
+      help: string;
+      /** Every item must be one of these. */
+      choices?: readonly string[];
+      /** Every item must be an integer within these bounds. */
+      integers?: { min: number; max: number };
+    }
   | { type: 'integer' | 'number'; default: number; help: string; min: number; max: number }
   | { type: 'boolean'; default: boolean; help: string };
 
@@ -27,8 +35,8 @@ export function helpText<T extends Record<string, FlagSpec>>(specs: T, usage: st
   const lines = Object.entries(specs).map(([name, s]) => {
     const arg = s.type === 'boolean' ? '' : s.type === 'list' ? ' <a,b,…>' : ` <${s.type}>`;
     const def = s.type === 'list' ? (s.default.length ? s.default.join(',') : 'none') : String(s.default);
-    const range = s.type === 'integer' || s.type === 'number' ? `, ${s.min}…${s.max}` : '';
-    const choices = s.type === 'string' && s.choices ? `, one of ${s.choices.join(', ')}` : '';
+    const range = s.type === 'integer' || s.type === 'number' ? `, ${s.min}…${s.max}` : s.type === 'list' && s.integers ? `, each ${s.integers.min}…${s.integers.max}` : '';
+    const choices = (s.type === 'string' || s.type === 'list') && s.choices ? `, ${s.type === 'list' ? 'each' : ''} one of ${s.choices.join(', ')}`.replace(',  ', ', ') : '';
     return `  --${name}${arg}\n      ${s.help} (default: ${def}${range}${choices})`;
   });
   return `usage: ${usage} [flags]\n\n${lines.join('\n')}\n  --help\n      print this help\n`;
@@ -68,6 +76,15 @@ export function parseFlags<T extends Record<string, FlagSpec>>(specs: T, argv: r
     } else if (spec.type === 'list') {
       const items = raw.split(',').map((x) => x.trim()).filter(Boolean);
       if (!items.length) throw new FlagError(`--${name} needs at least one value; got '${raw}'`);
+      for (const item of items) {
+        if (spec.choices && !spec.choices.includes(item)) {
+          throw new FlagError(`--${name} takes a comma-separated list of ${spec.choices.join(', ')}; got '${item}'`);
+        }
+        const bounds = spec.integers;
+        if (bounds && !(/^\d+$/.test(item) && Number(item) >= bounds.min && Number(item) <= bounds.max)) {
+          throw new FlagError(`--${name} takes a comma-separated list of integers from ${bounds.min} to ${bounds.max}; got '${item}'`);
+        }
+      }
       out[name] = items;
     } else {
       // Plain decimal only: Number() would also take '0x10' and ''.
@@ -80,4 +97,25 @@ export function parseFlags<T extends Record<string, FlagSpec>>(specs: T, argv: r
     }
   }
   return out as Flags<T>;
+}
+
+/**
+ * For a command's entry point: parses `process.argv`, and on `--help` prints the help and
+ * exits 0, on bad input prints the error and exits 2, so no command starts work on flags
+ * it did not understand.
+ */
+export function commandLineFlags<T extends Record<string, FlagSpec>>(specs: T, command: string): Flags<T> {
+  const usage = `npm run ${command} --`;
+  try {
+    const flags = parseFlags(specs, process.argv.slice(2), usage);
+    if (flags.help) {
+      process.stdout.write(helpText(specs, usage));
+      process.exit(0);
+    }
+    return flags;
+  } catch (err) {
+    if (!(err instanceof FlagError)) throw err;
+    process.stderr.write(`pushlab ${command}: ${err.message}\n`);
+    process.exit(2);
+  }
 }

@@ -3,18 +3,14 @@
  * Flags pre-fill the page's form; --autostart starts streaming at once. Runs until the
  * browser window closes or Ctrl-C.
  */
-import { FlagError, helpText, parseFlags } from '../protocol/flags.js';
+import { commandLineFlags, FlagError } from '../protocol/flags.js';
 import { ChromeNotFound, launchChrome } from './chrome.js';
 import { LAB_FLAGS } from './options.js';
 import { remoteServer, startServer } from './server-process.js';
 
 
 async function main(): Promise<void> {
-  const flags = parseFlags(LAB_FLAGS, process.argv.slice(2), 'npm run lab --');
-  if (flags.help) {
-    process.stdout.write(helpText(LAB_FLAGS, 'npm run lab --'));
-    return;
-  }
+  const flags = commandLineFlags(LAB_FLAGS, 'lab');
   if (!flags.headless && process.platform === 'linux' && !process.env.DISPLAY && !process.env.WAYLAND_DISPLAY) {
     throw new FlagError('no display for a headful Chrome (DISPLAY is unset): run under a desktop, use `xvfb-run npm run lab`, or pass --headless');
   }

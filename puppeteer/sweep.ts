@@ -6,7 +6,7 @@
 import { readFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { FlagError, helpText, parseFlags } from '../protocol/flags.js';
+import { commandLineFlags, FlagError } from '../protocol/flags.js';
 import { SCHEMA_VERSION, type Report } from '../protocol/report.js';
 import { parseScenarioFile, ScenarioError, selectPoints, type Point } from '../protocol/scenario.js';
 import { measureCeilings } from './ceiling.js';
@@ -37,11 +37,7 @@ async function loadPoints(file: string, ids: string[]): Promise<Point[]> {
 }
 
 async function main(): Promise<number> {
-  const flags = parseFlags(SWEEP_FLAGS, process.argv.slice(2), 'npm run sweep --');
-  if (flags.help) {
-    process.stdout.write(helpText(SWEEP_FLAGS, 'npm run sweep --'));
-    return 0;
-  }
+  const flags = commandLineFlags(SWEEP_FLAGS, 'sweep');
   const points = await loadPoints(path.resolve(ROOT, flags.file), flags.scenario);
   const seconds = points.reduce((s, p) => s + p.warmupSec + p.measureSec + 3, 0);
   if (flags.list) {

@@ -1,7 +1,7 @@
 /** `npm run server`: listens, prints its URL. Flags: --host, --port, --send-buffer-mib. */
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { helpText, parseFlags } from '../protocol/flags.js';
+import { commandLineFlags } from '../protocol/flags.js';
 import { buildServer } from './app.js';
 import { loadOrCreateCert } from './cert.js';
 import { SERVER_FLAGS } from './options.js';
@@ -11,11 +11,7 @@ const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 
 
 async function main(): Promise<void> {
-  const flags = parseFlags(SERVER_FLAGS, process.argv.slice(2), 'npm run server --');
-  if (flags.help) {
-    process.stdout.write(helpText(SERVER_FLAGS, 'npm run server --'));
-    return;
-  }
+  const flags = commandLineFlags(SERVER_FLAGS, 'server');
   if (!['127.0.0.1', '::1', 'localhost'].includes(flags.host)) {
     throw new Error(`--host must be a loopback address (127.0.0.1, ::1 or localhost); got '${flags.host}'`);
   }

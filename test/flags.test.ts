@@ -104,6 +104,18 @@ describe('parseFlags', () => {
     fails(['--transport', 'wss'], "--transport must be one of ws, sse; got 'wss'");
   });
 
+  it('checks every list item against its choices or integer bounds', () => {
+    const specs = {
+      transport: { type: 'list', default: ['ws'], choices: ['ws', 'sse'], help: 'transports' },
+      batch: { type: 'list', default: ['50'], integers: { min: 1, max: 10_000 }, help: 'batch sizes' },
+    } as const satisfies Record<string, FlagSpec>;
+    expect(parseFlags(specs, ['--transport', 'sse,ws', '--batch', '1,10000'], 'x')).toMatchObject({ transport: ['sse', 'ws'], batch: ['1', '10000'] });
+    expect(() => parseFlags(specs, ['--transport', 'ws,wss'], 'x')).toThrow("--transport takes a comma-separated list of ws, sse; got 'wss'");
+    for (const bad of ['0', '10001', '1.5', 'abc', '-3']) {
+      expect(() => parseFlags(specs, ['--batch', `50,${bad}`], 'x')).toThrow(`--batch takes a comma-separated list of integers from 1 to 10000; got '${bad}'`);
+    }
+  });
+
   it('rejects an empty list', () => {
     fails(['--scenario', ' , '], "--scenario needs at least one value; got ' , '");
   });
