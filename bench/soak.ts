@@ -3,6 +3,8 @@
  * show whether throughput, latency or memory drift (the table's ring and the charts' 60 s
  * windows are meant to keep the page's footprint flat).
  */
+import { readFile } from 'node:fs/promises';
+import type { CDPSession } from 'puppeteer-core';
 import { commandLineFlags, type FlagSpec } from '../protocol/flags.js';
 import type { PageConfig, PageSnapshot, PushlabApi } from '../protocol/report.js';
 import { PARSE_MODES, RENDER_MODES, TRANSPORTS } from '../protocol/wire.js';
@@ -21,33 +23,106 @@ const FLAGS = {
 } as const satisfies Record<string, FlagSpec>;
 
 const flags = commandLineFlags(FLAGS, 'bench:soak');
+
+interface SoakSample {
+  minutes: number;
+  heapMb: number;
+  rendererRssMib: number | null;
+  domNodes: number;
+  serverRssMib: number;
+}
+
+/** Least-squares slope of y over minutes, per hour. */
+function slopePerHour(xs: number[], ys: number[]): number {
+  const n = xs.length;
+  const mx = xs.reduce((a, b) => a + b, 0) / n;
+  const my = ys.reduce((a, b) => a + b, 0) / n;
+  let num = 0;
+  let den = 0;
+  for (let i = 0; i < n; i++) {
+    num += (xs[i] - mx) * (ys[i] - my);
+    den += (xs[i] - mx) ** 2;
+  }
+  return den ? (num / den) * 60 : 0;
+}
+
+async function rssMib(pid: number): Promise<number | null> {
+  try {
+    const m = /VmRSS:\s+(\d+) kB/.exec(await readFile(`/proc/${pid}/status`, 'utf8'));
+    return m ? Number(m[1]) / 1024 : null;
+  } catch {
+    return null; // not Linux, or the process is gone
+  }
+}
+
+/** The tab's renderer: the renderer process that burned the most CPU over `ms` while it streams. */
+async function busiestRenderer(browserSession: CDPSession, ms: number): Promise<number> {
+  type Info = { id: number; type: string; cpuTime: number };
+  const read = async () => ((await browserSession.send('SystemInfo.getProcessInfo')).processInfo as Info[]).filter((p) => p.type === 'renderer');
+  const a = new Map((await read()).map((p) => [p.id, p.cpuTime]));
+  await new Promise((r) => setTimeout(r, ms));
+  const b = await read();
+  b.sort((x, y) => y.cpuTime - (a.get(y.id) ?? 0) - (x.cpuTime - (a.get(x.id) ?? 0)));
+  if (!b.length) throw new Error('SystemInfo.getProcessInfo listed no renderer process');
+  return b[0].id;
+}
+
 const server = await startServer();
 const chrome = await launchChrome({ headless: true });
 const page = await chrome.browser.newPage();
 const session = await page.createCDPSession();
+const browserSession = await chrome.browser.target().createCDPSession();
+const samples: SoakSample[] = [];
 try {
   await session.send('Performance.enable');
   await openLabPage(page, server.url);
   const config: PageConfig = { transport: flags.transport as PageConfig['transport'], batch: flags.batch, intervalMs: 1, concurrency: flags.concurrency, render: flags.render as PageConfig['render'], parse: flags.parse as PageConfig['parse'] };
   await page.evaluate((c) => (globalThis as unknown as { pushlab: PushlabApi }).pushlab.start(c).then(() => undefined), config);
+  const renderer = await busiestRenderer(browserSession, 1000);
   const offered = flags.batch * flags.concurrency * 1000;
-  process.stdout.write(`soak: ${flags.transport} ${flags.batch} × ${flags.concurrency} (${offered.toLocaleString()} EPS offered), render ${flags.render}, parse ${flags.parse}, ${flags.minutes} min\n\n`);
-  process.stdout.write('| t (min) | EPS | p50 ms | p99 ms | gaps | JS heap MB | DOM nodes | server RSS MiB |\n|---:|---:|---:|---:|---:|---:|---:|---:|\n');
+  process.stdout.write(`soak: ${flags.transport} ${flags.batch} × ${flags.concurrency} (${offered.toLocaleString()} EPS offered), render ${flags.render}, parse ${flags.parse}, ${flags.minutes} min, Chrome ${chrome.version}\n\n`);
+  process.stdout.write(
+    '| t (min) | EPS | p50 ms | p99 ms | gaps | shed | main-thread JS heap after GC, MB | renderer RSS MiB | DOM nodes | server RSS MiB |\n|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n',
+  );
   const snap = () => page.evaluate(() => (globalThis as unknown as { pushlab: PushlabApi }).pushlab.snapshot({ resetLatency: true })) as Promise<PageSnapshot>;
   let last = await snap();
+  let lastShed = (await server.stats()).batchesShed;
   const t0 = Date.now();
   while (Date.now() - t0 < flags.minutes * 60_000) {
     await new Promise((r) => setTimeout(r, flags['sample-sec'] * 1000));
     await session.send('HeapProfiler.collectGarbage');
-    const [s, m, st] = await Promise.all([snap(), session.send('Performance.getMetrics'), server.stats()]);
+    const [s, m, st, rss] = await Promise.all([snap(), session.send('Performance.getMetrics'), server.stats(), rssMib(renderer)]);
     const metric = (n: string) => m.metrics.find((x) => x.name === n)?.value ?? Number.NaN;
     const eps = ((s.counters.events - last.counters.events) * 1000) / (s.atMs - last.atMs);
+    const sample: SoakSample = {
+      minutes: (Date.now() - t0) / 60_000,
+      heapMb: metric('JSHeapUsedSize') / 1e6,
+      rendererRssMib: rss,
+      domNodes: metric('Nodes'),
+      serverRssMib: st.rssBytes / 2 ** 20,
+    };
+    samples.push(sample);
     process.stdout.write(
-      `| ${((Date.now() - t0) / 60_000).toFixed(1)} | ${Math.round(eps).toLocaleString()} | ${s.latency.p50Ms ?? '–'} | ${s.latency.p99Ms ?? '–'} | ${s.counters.gaps - last.counters.gaps} | ${(metric('JSHeapUsedSize') / 1e6).toFixed(1)} | ${metric('Nodes')} | ${(st.rssBytes / 2 ** 20).toFixed(0)} |\n`,
+      `| ${sample.minutes.toFixed(1)} | ${Math.round(eps).toLocaleString()} | ${s.latency.p50Ms?.toFixed(1) ?? '–'} | ${s.latency.p99Ms?.toFixed(1) ?? '–'} | ${s.counters.gaps - last.counters.gaps} | ${st.batchesShed - lastShed} | ` +
+        `${sample.heapMb.toFixed(1)} | ${rss === null ? '–' : rss.toFixed(0)} | ${sample.domNodes} | ${sample.serverRssMib.toFixed(0)} |\n`,
     );
     last = s;
+    lastShed = st.batchesShed;
   }
 } finally {
   await chrome.browser.close();
   await server.stop();
+}
+
+// Drift, from the second sample on (the first still holds start-up allocations).
+const steady = samples.slice(1);
+if (steady.length >= 3) {
+  const xs = steady.map((s) => s.minutes);
+  const line = (name: string, unit: string, ys: number[]) =>
+    `${name}: ${ys[0].toFixed(1)} → ${ys.at(-1)!.toFixed(1)} ${unit} (min ${Math.min(...ys).toFixed(1)}, max ${Math.max(...ys).toFixed(1)}), trend ${slopePerHour(xs, ys).toFixed(2)} ${unit}/h`;
+  process.stdout.write(`\ndrift over ${(xs.at(-1)! - xs[0]).toFixed(1)} min (least-squares trend):\n`);
+  process.stdout.write(`${line('main-thread JS heap after GC', 'MB', steady.map((s) => s.heapMb))}\n`);
+  if (steady.every((s) => s.rendererRssMib !== null)) process.stdout.write(`${line('renderer RSS', 'MiB', steady.map((s) => s.rendererRssMib!))}\n`);
+  process.stdout.write(`${line('DOM nodes', 'nodes', steady.map((s) => s.domNodes))}\n`);
+  process.stdout.write(`${line('server RSS', 'MiB', steady.map((s) => s.serverRssMib))}\n`);
 }
