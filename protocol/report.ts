@@ -147,6 +147,24 @@ export interface ChromeCpu {
   total: number;
 }
 
+/**
+ * The tab's renderer by thread, in % of one core, from the kernel's per-thread CPU time
+ * (Linux `/proc/<pid>/task/<tid>/stat`; null elsewhere). CPU time, not busy wall time, so a
+ * thread the host descheduled does not look busy.
+ */
+export interface TabThreadsCpu {
+  /** The renderer's main thread: parsing, rendering and script when parse = main. */
+  main: number;
+  /** One entry per dedicated Worker thread, in creation order. */
+  workers: number[];
+  /** Chrome_ChildIOThread: IPC from the network service and the browser. */
+  io: number;
+  compositor: number;
+  /** ThreadPool threads: mostly V8's concurrent and parallel GC. */
+  pool: number;
+  other: number;
+}
+
 export type Verdict = 'ok' | 'client-bound' | 'server-bound' | 'host-bound' | 'failed';
 
 export interface PointResult {
@@ -181,6 +199,8 @@ export interface PointResult {
     tabProcess: number;
     /** The tab's main thread busy time (Performance.getMetrics TaskDuration), % of one core, ≤ 100. */
     tabMainThread: number;
+    /** The tab's renderer CPU by thread; null where the host does not expose threads. */
+    tabThreads?: TabThreadsCpu | null;
     server: number;
     /** All processes on the host (/proc/stat), % of one core: at most 100 × cores. */
     host: number | null;

@@ -14,6 +14,7 @@ export const TABLE_COLUMNS: { title: string; cell: (r: PointResult) => string }[
   { title: 'MB/s', cell: (r) => (r.megabytesPerSec === undefined ? '–' : r.megabytesPerSec.toFixed(1)) },
   { title: 'tab main', cell: (r) => pct(r.cpu?.tabMainThread) },
   { title: 'tab proc', cell: (r) => pct(r.cpu?.tabProcess) },
+  { title: 'workers', cell: (r) => (r.cpu?.tabThreads?.workers.length ? r.cpu.tabThreads.workers.map(pct).join('/') : '–') },
   { title: 'browser', cell: (r) => pct(r.cpu?.chrome.browser) },
   { title: 'network', cell: (r) => pct(r.cpu?.chrome.network) },
   { title: 'server', cell: (r) => pct(r.cpu?.server) },

@@ -8,6 +8,7 @@ import os from 'node:os';
 import type { CDPSession, Page } from 'puppeteer-core';
 import type { PageSnapshot, PushlabApi, ServerStats } from '../protocol/report.js';
 import { parseProcStat, type ChromeProcess, type HostCpuSample } from './cpu.js';
+import { readThreads, type ThreadCpu } from './threads.js';
 
 export interface TabMetrics {
   /** CPU seconds of the tab's renderer process (Performance.getMetrics ProcessTime). */
@@ -22,6 +23,8 @@ export interface Sample {
   page: PageSnapshot;
   tab: TabMetrics;
   chrome: ChromeProcess[];
+  /** Per-thread CPU of every renderer process, by pid (empty where procfs is missing). */
+  rendererThreads: Map<number, ThreadCpu[]>;
   server: ServerStats;
   host: HostCpuSample | null;
 }
@@ -66,5 +69,8 @@ export async function takeSample(src: SampleSources, resetLatency: boolean): Pro
     hostSample(),
   ]);
   if (!page) throw new Error('the page has no run to snapshot');
-  return { page, tab, chrome, server, host };
+  // Which renderer is the tab's is only known by comparing two samples, so read them all.
+  const renderers = chrome.filter((p) => p.type === 'renderer').map((p) => p.id);
+  const rendererThreads = new Map(await Promise.all(renderers.map(async (pid) => [pid, await readThreads(pid)] as const)));
+  return { page, tab, chrome, rendererThreads, server, host };
 }

@@ -16,15 +16,22 @@ export interface SettleProbe {
   batchesBehind: number;
 }
 
-/** A caught-up page receives batches within this many ms of their sending, at the median. */
-export const SETTLED_P50_MS = 50;
-/** Pacing debt a caught-up server may carry at any instant: one batch per connection, twice. */
-export const SETTLED_BEHIND_PER_CONNECTION = 2;
+/**
+ * Backlog either end may carry and still count as caught up, ms: the page's median latency,
+ * and the server's pacing debt per connection (on a busy host the server is often a few ms
+ * behind at any instant, which moves a window's EPS by well under 1%).
+ */
+export const SETTLED_MS = 50;
 
-export function isSettled(probe: SettleProbe, concurrency: number): boolean {
+/** Batches behind schedule a caught-up server may show, over all connections. */
+export function settledBehind(intervalMs: number, concurrency: number): number {
+  return concurrency * Math.max(2, Math.floor(SETTLED_MS / intervalMs));
+}
+
+export function isSettled(probe: SettleProbe, intervalMs: number, concurrency: number): boolean {
   // No batch in the probe means the interval is longer than the probe: nothing to drain.
-  const pageCaughtUp = probe.p50Ms === null || probe.p50Ms <= SETTLED_P50_MS;
-  return pageCaughtUp && probe.batchesBehind <= SETTLED_BEHIND_PER_CONNECTION * concurrency;
+  const pageCaughtUp = probe.p50Ms === null || probe.p50Ms <= SETTLED_MS;
+  return pageCaughtUp && probe.batchesBehind <= settledBehind(intervalMs, concurrency);
 }
 
 /** How long one probe lasts: long enough to see a few batches per connection. */
@@ -51,7 +58,7 @@ export async function settle(probe: (ms: number) => Promise<SettleProbe>, opts: 
   for (;;) {
     const last = await probe(ms);
     const waitedMs = Math.round(performance.now() - started);
-    if (isSettled(last, opts.concurrency)) return { settled: true, waitedMs, last };
+    if (isSettled(last, opts.intervalMs, opts.concurrency)) return { settled: true, waitedMs, last };
     if (waitedMs + ms > opts.budgetMs) return { settled: false, waitedMs, last };
   }
 }

@@ -2,11 +2,12 @@
  * Turns the samples at both ends of a measured window into a point's result, and judges
  * where the limit was. Pure: recorded samples in, PointResult out.
  */
-import type { PointResult, Verdict } from '../protocol/report.js';
+import type { PointResult, TabThreadsCpu, Verdict } from '../protocol/report.js';
 import type { Point } from '../protocol/scenario.js';
 import { maxBurst } from '../server/pacer.js';
 import { chromeCpu, hostCpu, percentOfCore } from './cpu.js';
 import type { Sample } from './sampler.js';
+import { threadsCpu } from './threads.js';
 
 /** Delivered below this share of the offered rate, a point did not keep up. */
 export const KEPT_UP_RATIO = 0.97;
@@ -81,6 +82,7 @@ export function summarise(point: Point, a: Sample, b: Sample, meta: SummaryMeta)
       chrome: roundAll(chromeCpu(a.chrome, b.chrome, windowSec)),
       tabProcess: round(percentOfCore(b.tab.processTime - a.tab.processTime, tabWall)),
       tabMainThread: round(Math.min(100, percentOfCore(b.tab.taskDuration - a.tab.taskDuration, tabWall))),
+      tabThreads: tabThreads(a, b, windowSec),
       server: round(percentOfCore(serverCpuSec, serverWallSec)),
       host: a.host && b.host ? round(hostCpu(a.host, b.host)) : null,
     },
@@ -100,6 +102,18 @@ export function summarise(point: Point, a: Sample, b: Sample, meta: SummaryMeta)
   result.verdict = verdict;
   result.notes = notes;
   return result;
+}
+
+/** The tab's renderer is the one that burned the most CPU in the window: the page under load. */
+function tabThreads(a: Sample, b: Sample, wallSeconds: number): TabThreadsCpu | null {
+  const before = new Map(a.chrome.map((p) => [p.id, p.cpuTime]));
+  const busiest = b.chrome
+    .filter((p) => p.type === 'renderer' && b.rendererThreads.get(p.id)?.length)
+    .map((p) => ({ pid: p.id, used: p.cpuTime - (before.get(p.id) ?? 0) }))
+    .sort((x, y) => y.used - x.used)[0];
+  if (!busiest) return null;
+  const t = threadsCpu(busiest.pid, a.rendererThreads.get(busiest.pid) ?? [], b.rendererThreads.get(busiest.pid)!, wallSeconds);
+  return { ...roundAll({ ...t, workers: 0 }), workers: t.workers.map((w) => round(w)) };
 }
 
 function roundAll<T extends object>(o: T): T {
@@ -137,11 +151,19 @@ export function judge(r: PointResult, end: Sample, cores: number): { verdict: Ve
     notes.push(`tab main thread ${cpu.tabMainThread}% busy: the page could not take more`);
     return { verdict: 'client-bound', notes };
   }
-  // In parse mode worker the main thread idles; the Workers are in the tab's process, each at
-  // most one core. (Per-Worker busy time is not sampled.)
-  if (r.point.parse === 'worker' && cpu.tabProcess >= SATURATED * 100 * Math.min(r.point.workers, cores) && !hostSaturated) {
-    notes.push(`tab process ${cpu.tabProcess}% with ${r.point.workers} parsing Worker(s): the Workers could not take more`);
-    return { verdict: 'client-bound', notes };
+  // In parse mode worker the main thread idles and the Workers do the work, each on at most
+  // one core: judged by their own CPU where the kernel exposes threads, else by the process.
+  if (r.point.parse === 'worker') {
+    const workers = cpu.tabThreads?.workers ?? [];
+    const busiest = Math.max(0, ...workers);
+    if (workers.length && busiest >= SATURATED * 100) {
+      notes.push(`parsing Workers at ${workers.map((w) => `${w}%`).join(', ')} of a core: the Workers could not take more`);
+      return { verdict: 'client-bound', notes };
+    }
+    if (!cpu.tabThreads && cpu.tabProcess >= SATURATED * 100 * Math.min(r.point.workers, cores) && !hostSaturated) {
+      notes.push(`tab process ${cpu.tabProcess}% with ${r.point.workers} parsing Worker(s): the Workers could not take more`);
+      return { verdict: 'client-bound', notes };
+    }
   }
   if (hostSaturated) return { verdict: 'host-bound', notes };
   notes.push(`delivered ${((r.deliveredRatio ?? 0) * 100).toFixed(1)}% with no saturated thread found (network service ${cpu.chrome.network}%, browser ${cpu.chrome.browser}%)`);

@@ -94,6 +94,14 @@ describe('smoke sweep in headless Chromium', () => {
         expect(v, `${p.point.id} cpu.${name}`).toBeLessThanOrEqual(max);
       }
       expect(c.tabMainThread).toBeLessThanOrEqual(100);
+      if (process.platform === 'linux') {
+        // The kernel's per-thread split of the tab's renderer adds up to what CDP says the process used.
+        const t = c.tabThreads!;
+        expect(t.main, p.point.id).toBeGreaterThan(0);
+        expect(t.workers).toEqual([]);
+        const sum = t.main + t.io + t.compositor + t.pool + t.other;
+        expect(Math.abs(sum - c.tabProcess), `${p.point.id}: threads ${sum} vs process ${c.tabProcess}`).toBeLessThan(0.2 * c.tabProcess + 5);
+      }
       // A page streaming 80k events/s keeps its renderer and the server visibly busy.
       expect(c.tabProcess).toBeGreaterThan(0);
       expect(c.server).toBeGreaterThan(0);

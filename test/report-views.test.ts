@@ -228,6 +228,21 @@ describe('points table', () => {
     expect(sse400.verdict.text).toBe('client-bound');
     expect(sse400.notes.text).toBe('tab main thread 99.4 % busy');
     expect(sse400.error.text).toBe('');
+    // Parsed on the main thread: no Worker figures.
+    expect(sse400.workers.text).toBe(MISSING);
+  });
+
+  it('shows each parsing Worker\'s CPU and the renderer by thread', () => {
+    const base = REPORT.points[3];
+    const withWorkers: PointResult = {
+      ...base,
+      point: { ...base.point, parse: 'worker', workers: 2 },
+      cpu: { ...base.cpu!, tabThreads: { main: 4.2, workers: [97.5, 88], io: 12, compositor: 0, pool: 6.1, other: 0.3 } },
+    };
+    const [row] = pointsTableRows({ ...REPORT, points: [withWorkers] });
+    expect(row.cells.parse.text).toBe('w2');
+    expect(row.cells.workers.text).toBe('98 % / 88 %');
+    expect(row.cells.tabProcess.title).toBe('by thread: main 4.2 %, workers 98 % / 88 %, IO 12 %, compositor 0 %, thread pool (GC) 6.1 %, other 0.3 %');
   });
 
   it('marks a failed point and shows its error instead of numbers', () => {

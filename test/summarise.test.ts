@@ -16,6 +16,9 @@ interface Knobs {
   shedPerSec: number; // per connection
   hostBusy: number; // share of the whole host, 0..1
   behindAtEnd?: number;
+  parse?: 'main' | 'worker';
+  /** Per-Worker CPU share, 0..1, when parse is worker. */
+  workerBusy?: number[];
 }
 
 /** Builds the two samples a 5 s window of this shape would produce. */
@@ -59,7 +62,21 @@ function samples(k: Knobs): [Sample, Sample] {
       { id: 1, type: 'browser', cpuTime: s * 0.01 },
       { id: 2, type: 'renderer', cpuTime: s * (k.mainBusy + 0.1) },
       { id: 3, type: 'network.mojom.NetworkService', cpuTime: s * 0.2 },
+      { id: 4, type: 'renderer', cpuTime: 0 },
     ],
+    rendererThreads: new Map([
+      [
+        2,
+        [
+          { tid: 2, name: 'chromium', cpuSeconds: s * k.mainBusy },
+          { tid: 7, name: 'Chrome_ChildIOT', cpuSeconds: s * 0.05 },
+          { tid: 9, name: 'ThreadPoolForeg', cpuSeconds: s * 0.05 },
+          ...(k.workerBusy ?? []).map((w, i) => ({ tid: 20 + i, name: 'DedicatedWorker thread', cpuSeconds: s * w })),
+        ],
+      ],
+      // An idle spare renderer: never the tab.
+      [4, [{ tid: 4, name: 'chromium', cpuSeconds: 0 }]],
+    ]),
     server: server(t, s),
     host: { busy: s * 2 * 100 * k.hostBusy, total: s * 2 * 100, cores: 2 },
   });
@@ -67,7 +84,8 @@ function samples(k: Knobs): [Sample, Sample] {
 }
 
 const meta = { startedAt: '2026-11-22T00:00:00.000Z', attempts: 1, cores: 2 };
-const run = (k: Knobs) => summarise(point, ...samples(k), meta);
+const workerPoint = expandScenario({ id: 'w', transport: 'sse', batch: 100, concurrency: 2, parse: 'worker', workers: 2, measureSec: 5 })[0];
+const run = (k: Knobs) => summarise(k.parse === 'worker' ? workerPoint : point, ...samples(k), meta);
 
 describe('summarise', () => {
   it('turns counter and CPU deltas into rates and percentages of one core', () => {
@@ -82,6 +100,7 @@ describe('summarise', () => {
       chrome: { browser: 1, renderers: 60, network: 20, gpu: 0, other: 0, total: 81 },
       tabProcess: 60,
       tabMainThread: 50,
+      tabThreads: { main: 50, workers: [], io: 5, compositor: 0, pool: 5, other: 0 },
       server: 25,
       host: 120,
     });
@@ -116,5 +135,18 @@ describe('summarise', () => {
     const r = run({ perConnEps: 90_000, mainBusy: 0.6, serverGeneratedPerSec: 1000, shedPerSec: 0, hostBusy: 0.5, behindAtEnd: 500 });
     expect(r.verdict).toBe('server-bound');
     expect(r.server!.batchesBehind).toBe(500);
+  });
+
+  it('reads each parsing Worker\'s own CPU, in creation order, and calls saturated Workers client-bound', () => {
+    const r = run({ perConnEps: 60_000, mainBusy: 0.1, serverGeneratedPerSec: 1000, shedPerSec: 300, hostBusy: 0.8, parse: 'worker', workerBusy: [0.96, 0.93] });
+    expect(r.cpu!.tabThreads!.workers).toEqual([96, 93]);
+    expect(r.cpu!.tabThreads!.main).toBe(10);
+    expect(r.verdict).toBe('client-bound');
+    expect(r.notes.join(' ')).toContain('parsing Workers at 96%, 93% of a core');
+  });
+
+  it('does not blame Workers that had CPU to spare', () => {
+    const r = run({ perConnEps: 60_000, mainBusy: 0.1, serverGeneratedPerSec: 1000, shedPerSec: 300, hostBusy: 0.97, parse: 'worker', workerBusy: [0.7, 0.65] });
+    expect(r.verdict).toBe('host-bound');
   });
 });

@@ -4,7 +4,7 @@
  * here, so the unit tests read exactly what the page will show; render.ts and charts.ts only
  * turn these values into elements.
  */
-import type { PointResult, Report, Verdict } from '../../../protocol/report.js';
+import type { PointResult, Report, TabThreadsCpu, Verdict } from '../../../protocol/report.js';
 import {
   formatBytes,
   formatCount,
@@ -109,6 +109,7 @@ export type ColumnKey =
   | 'mbps'
   | 'tabMain'
   | 'tabProcess'
+  | 'workers'
   | 'renderers'
   | 'browser'
   | 'network'
@@ -169,7 +170,8 @@ export function pointsTableColumns(report: Report): Column[] {
     c('ceiling', 'Throughput', 'of ceiling', "Received EPS / this run's in-page JSON.parse ceiling at the same batch size"),
     c('mbps', 'Throughput', 'MB/s', 'JSON received by the page, megabytes per second'),
     c('tabMain', CPU_GROUP, 'tab main', "The tab's main thread busy time (≤ 100 %)"),
-    c('tabProcess', CPU_GROUP, 'tab proc.', "The tab's renderer process, all threads"),
+    c('tabProcess', CPU_GROUP, 'tab proc.', "The tab's renderer process, all threads (hover: by thread)"),
+    c('workers', CPU_GROUP, 'workers', "Each parsing Worker's own CPU time, in creation order (parse mode worker)"),
     c('renderers', CPU_GROUP, 'renderers', 'Every Chrome renderer process'),
     c('browser', CPU_GROUP, 'browser', 'Chrome browser process'),
     c('network', CPU_GROUP, 'network', 'Chrome network service (shared by every tab)'),
@@ -185,6 +187,12 @@ export function pointsTableColumns(report: Report): Column[] {
     c('notes', 'Result', 'notes', 'Why the verdict, and anything odd', false),
     ...(anyFailed ? [c('error', 'Result', 'error', 'Why the point failed', false)] : []),
   ];
+}
+
+function threadsTitle(t: TabThreadsCpu | null | undefined): string | undefined {
+  if (!t) return undefined;
+  const workers = t.workers.length ? `, workers ${t.workers.map((w) => formatPercent(w)).join(' / ')}` : '';
+  return `by thread: main ${formatPercent(t.main)}${workers}, IO ${formatPercent(t.io)}, compositor ${formatPercent(t.compositor)}, thread pool (GC) ${formatPercent(t.pool)}, other ${formatPercent(t.other)}`;
 }
 
 const cell = (text: string, title?: string): TableCell => (title === undefined ? { text } : { text, title });
@@ -212,7 +220,8 @@ export function pointsTableRows(report: Report): TableRow[] {
       ceiling: cell(formatRatio(r.ceilingRatio)),
       mbps: cell(formatMBps(r.megabytesPerSec)),
       tabMain: cell(formatPercent(cpu?.tabMainThread)),
-      tabProcess: cell(formatPercent(cpu?.tabProcess)),
+      tabProcess: cell(formatPercent(cpu?.tabProcess), threadsTitle(cpu?.tabThreads)),
+      workers: cell(cpu?.tabThreads?.workers.length ? cpu.tabThreads.workers.map((w) => formatPercent(w)).join(' / ') : MISSING),
       renderers: cell(formatPercent(cpu?.chrome.renderers)),
       browser: cell(formatPercent(cpu?.chrome.browser)),
       network: cell(formatPercent(cpu?.chrome.network)),
