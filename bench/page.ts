@@ -42,6 +42,8 @@ interface Run {
   eps: number;
   /** Renderer CPU per million events, ms: the page's cost, whatever share of the host it got. */
   cpuMsPerMillion: number;
+  /** The same for the renderer's main thread alone (kernel thread CPU), or NaN off Linux. */
+  mainCpuMsPerMillion: number;
   main: number;
 }
 
@@ -49,12 +51,18 @@ async function once(runner: Runner, point: Point): Promise<Run> {
   const [res] = await runner.run([point], async () => undefined);
   if (res.status !== 'ok') throw new Error(`${res.point.id}: ${res.error}`);
   const eps = res.eventsPerSec!;
-  return { eps, cpuMsPerMillion: ((res.cpu!.tabProcess / 100) * 1e9) / eps, main: res.cpu!.tabMainThread };
+  const perMillion = (pct: number) => ((pct / 100) * 1e9) / eps;
+  return {
+    eps,
+    cpuMsPerMillion: perMillion(res.cpu!.tabProcess),
+    mainCpuMsPerMillion: perMillion(res.cpu!.tabThreads?.main ?? Number.NaN),
+    main: res.cpu!.tabMainThread,
+  };
 }
 
 const header = [
-  '| transport | batch × conns | lab render | bare EPS (M) | lab EPS (M) | lab / bare EPS, median of pairs (range) | renderer CPU ms / 1M events, bare / lab (range) | main thread bare / lab |',
-  '|---|---|---|---:|---:|---:|---:|---:|',
+  '| transport | batch × conns | lab render | bare EPS (M) | lab EPS (M) | lab / bare EPS, median of pairs (range) | renderer CPU ms / 1M events, bare / lab (range) | of which main thread, bare / lab | main thread busy, bare / lab |',
+  '|---|---|---|---:|---:|---:|---:|---:|---:|',
 ];
 const rows: string[] = [];
 process.stderr.write(`bench:page — Chrome ${chrome.version}, ${os.cpus().length} cores, ${flags.repeats} paired repeats (order alternates), ${flags['measure-sec']} s windows\n${header.join('\n')}\n`);
@@ -74,10 +82,12 @@ try {
         const col = (k: keyof Run) => ({ bare: runs.bare.map((x) => x[k]), lab: runs.lab.map((x) => x[k]) });
         const eps = col('eps');
         const cost = col('cpuMsPerMillion');
+        const mainCost = col('mainCpuMsPerMillion');
         const main = col('main');
         rows.push(
           `| ${transport} | ${batch} × ${flags.concurrency} | ${render} | ${meps(median(eps.bare))} (${spread(eps.bare, meps)}) | ${meps(median(eps.lab))} (${spread(eps.lab, meps)}) | ` +
-            `${pct(median(ratios))} (${spread(ratios, pct)}) | ${Math.round(median(cost.bare))} (${spread(cost.bare, ms)}) / ${Math.round(median(cost.lab))} (${spread(cost.lab, ms)}), lab ${pct(median(cost.lab) / median(cost.bare))} of bare | ${median(main.bare)}% / ${median(main.lab)}% |`,
+            `${pct(median(ratios))} (${spread(ratios, pct)}) | ${Math.round(median(cost.bare))} (${spread(cost.bare, ms)}) / ${Math.round(median(cost.lab))} (${spread(cost.lab, ms)}), lab ${pct(median(cost.lab) / median(cost.bare))} of bare | ` +
+            `${Math.round(median(mainCost.bare))} / ${Math.round(median(mainCost.lab))} | ${median(main.bare)}% / ${median(main.lab)}% |`,
         );
         process.stderr.write(`${rows.at(-1)}\n`);
       }
