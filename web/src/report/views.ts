@@ -214,7 +214,10 @@ export function pointsTableRows(report: Report): TableRow[] {
       offered: cell(formatEps(p.offeredEventsPerSec)),
       eps: cell(
         formatEps(r.eventsPerSec),
-        r.windowSec === undefined ? undefined : `${formatCount(r.batchesPerSec)} batches/s over ${r.windowSec.toFixed(1)} s`,
+        r.windowSec === undefined
+          ? undefined
+          : `${formatCount(r.batchesPerSec)} batches/s over ${r.windowSec.toFixed(1)} s` +
+              (r.settleSec === undefined ? '' : `, opened ${r.settleSec.toFixed(1)} s after the warm-up once both ends had caught up`),
       ),
       delivered: cell(formatRatio(r.deliveredRatio), r.server ? `server pacing ${formatRatio(r.server.pacingRatio)}` : undefined),
       ceiling: cell(formatRatio(r.ceilingRatio)),
