@@ -6,7 +6,7 @@
 import { performance } from 'node:perf_hooks';
 import { Histogram } from '../protocol/histogram.js';
 import type { ServerConnectionStats, ServerStats } from '../protocol/report.js';
-import type { StreamParams, Transport } from '../protocol/wire.js';
+import { SentAtFormatter, type StreamParams, type Transport } from '../protocol/wire.js';
 import { batchesDue, batchesThisTick, maxBurst, nextDueMs, shouldShed } from './pacer.js';
 import { deadPeers } from './liveness.js';
 import { RowPool } from './rows.js';
@@ -17,8 +17,11 @@ export interface Sink {
   readonly http: string;
   /** Bytes queued towards the client and not yet handed to the kernel. */
   bufferedBytes(): number;
-  /** Writes batch `seq` (rows from `pool`, which owns the bytes); returns the bytes written. */
-  write(seq: number, sentAt: number, pool: RowPool, batch: number): number;
+  /**
+   * Writes batch `seq` (rows from `pool`, which owns the bytes); returns the bytes written.
+   * `sentAt` is epoch ms to the µs, already JSON text.
+   */
+  write(seq: number, sentAt: string, pool: RowPool, batch: number): number;
   /** Ends the stream at once, even if the client stopped reading (used at shutdown). */
   close(): void;
 }
@@ -56,6 +59,7 @@ class Stream {
 export class Hub {
   private readonly streams = new Set<Stream>();
   private readonly pool = new RowPool();
+  private readonly sentAt = new SentAtFormatter();
   private timer: NodeJS.Timeout | null = null;
   private nextId = 1;
   private readonly totals = { batchesSent: 0, eventsSent: 0, bytesSent: 0, batchesShed: 0, connections: 0, writeErrors: 0 };
@@ -111,6 +115,9 @@ export class Hub {
       const { batch, interval } = s.params;
       const now = performance.now();
       const n = batchesThisTick(s.generated, batchesDue(now - s.t0, interval), s.burst);
+      // One clock read per stream per tick: its batches go out within microseconds of it, and
+      // the stamp is only needed to the µs against latencies of milliseconds.
+      const sentAt = n > 0 ? this.sentAt.format(origin + now) : '';
       for (let k = 0; k < n; k++) {
         const seq = s.generated++;
         s.lateness.record((now - (s.t0 + seq * interval)) * 1000);
@@ -119,8 +126,6 @@ export class Hub {
           this.totals.batchesShed++;
           continue;
         }
-        // µs resolution is plenty and keeps the number short on the wire.
-        const sentAt = Math.round((origin + performance.now()) * 1000) / 1000;
         let written: number;
         try {
           written = s.sink.write(seq, sentAt, this.pool, batch);

@@ -23,6 +23,7 @@ import type { Hub, Sink } from './hub.js';
 import { validateStreamQuery } from './params.js';
 import { watchHttp2Session, type Heartbeat } from './liveness.js';
 import type { RowPool } from './rows.js';
+import { COPY_BELOW_BYTES } from './ws-frame.js';
 
 export const SSE_WRITERS = ['bytes', 'push', 'batch'] as const;
 export type SseWriter = (typeof SSE_WRITERS)[number];
@@ -47,19 +48,28 @@ class SseSink implements Sink {
     return this.out.writableLength;
   }
 
-  write(seq: number, sentAt: number, pool: RowPool, batch: number): number {
+  write(seq: number, sentAt: string, pool: RowPool, batch: number): number {
     // A destroyed stream keeps its writableLength, so without this check it would look like a
     // slow client forever and be shed instead of dropped.
     if (this.out.destroyed) throw new Error('SSE stream destroyed');
     if (this.writer === 'bytes') {
       const head = `id: ${seq}\ndata: ${messageHead(seq, sentAt)}`;
       const rows = pool.rows(seq, batch);
+      const length = head.length + rows.length + TAIL.length;
+      if (rows.length < COPY_BELOW_BYTES) {
+        // Each stream write costs Node's http2 layer a few µs; below this size one copy is cheaper.
+        const event = Buffer.allocUnsafe(length);
+        const at = event.write(head, 0, 'latin1');
+        TAIL.copy(event, at + rows.copy(event, at));
+        this.out.write(event);
+        return length;
+      }
       this.out.cork();
       this.out.write(head, 'latin1');
       this.out.write(rows);
       this.out.write(TAIL);
       this.out.uncork();
-      return head.length + rows.length + TAIL.length;
+      return length;
     }
     const data = messageHead(seq, sentAt) + pool.rowsText(seq, batch) + MESSAGE_TAIL;
     if (this.writer === 'push') {

@@ -31,7 +31,7 @@ class WsSink implements Sink {
     this.socket.terminate();
   }
 
-  write(seq: number, sentAt: number, pool: RowPool, batch: number): number {
+  write(seq: number, sentAt: string, pool: RowPool, batch: number): number {
     // Never interleave with a closing handshake: ws owns the socket once it is not OPEN.
     if (this.socket.readyState !== this.socket.OPEN) return 0;
     if (this.raw.destroyed) throw new Error('WebSocket socket destroyed');

@@ -6,7 +6,7 @@ import { Hub, type Sink } from '../server/hub.js';
 
 interface Write {
   seq: number;
-  sentAt: number;
+  sentAt: string;
   rows: Buffer;
   /** What bufferedBytes() reported just before this write. */
   queuedBefore: number;
@@ -36,7 +36,7 @@ class FakeSink implements Sink {
     return this.queued;
   }
 
-  write(seq: number, sentAt: number, pool: RowPool, batch: number): number {
+  write(seq: number, sentAt: string, pool: RowPool, batch: number): number {
     const rows = pool.rows(seq, batch);
     const bytes = messageHead(seq, sentAt).length + rows.length + MESSAGE_TAIL.length;
     this.writes.push({ seq, sentAt, rows, queuedBefore: this.queued, bytes });
@@ -99,7 +99,7 @@ describe('Hub (fake clock)', () => {
     expect(sink.seqs).toEqual(seqRange(0, 99));
     // On schedule: batch seq is written at t0 + seq ms, stamped with the epoch time to the µs.
     sink.writes.forEach((w) => {
-      expect(w.sentAt).toBe(Math.round((performance.timeOrigin + 1000 + w.seq) * 1000) / 1000);
+      expect(Number(w.sentAt)).toBe(Math.round((performance.timeOrigin + 1000 + w.seq) * 1000) / 1000);
     });
   });
 

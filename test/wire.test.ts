@@ -7,6 +7,7 @@ import {
   STREAM_DEFAULTS,
   makeRow,
   messageHead,
+  SentAtFormatter,
   offeredEventsPerSec,
   parseStreamParams,
   streamPath,
@@ -181,5 +182,24 @@ describe('messageHead and MESSAGE_TAIL', () => {
     const text = messageHead(7, 1.5) + rows.map((r) => JSON.stringify(r)).join(',') + MESSAGE_TAIL;
     const message: BatchMessage = JSON.parse(text) as BatchMessage;
     expect(message).toEqual({ seq: 7, sentAt: 1.5, rows });
+  });
+});
+
+describe('SentAtFormatter', () => {
+  it('prints epoch ms to the µs exactly as String(Math.round(ms · 1000) / 1000) does', () => {
+    const f = new SentAtFormatter();
+    const base = 1_763_843_212_345;
+    // Whole ms, trailing zeros, ms boundaries and rounding up into the next ms, in and out of order.
+    const cases = [0, 0.001, 0.01, 0.1, 0.12, 0.125, 0.5, 0.999, 0.9994, 0.9996, 1, 1.0004, 2.3456, 0.25, 7.77];
+    for (let i = 0; i < 2000; i++) cases.push(Math.random() * 5000);
+    for (const c of cases) {
+      const ms = base + c;
+      expect(f.format(ms), String(ms)).toBe(String(Math.round(ms * 1000) / 1000));
+    }
+  });
+
+  it('is valid JSON inside a message head', () => {
+    const text = messageHead(3, new SentAtFormatter().format(1711745756581.1)) + MESSAGE_TAIL;
+    expect(JSON.parse(text)).toEqual({ seq: 3, sentAt: 1711745756581.1, rows: [] });
   });
 });
