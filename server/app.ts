@@ -37,6 +37,11 @@ export async function buildServer(options: ServerOptions) {
     https: {
       ...options.tls,
       allowHTTP1: true,
+      // net.Server leaves Nagle on, which may hold a small event back until the last one is
+      // ACKed; ws turns it off on its sockets, so HTTP/2 streams are sent the same way. (The
+      // extra latency SSE shows in Chrome over HTTP/2 is not this: a Node HTTP/2 client reads
+      // the same events at p50 0.15 ms either way, and Chrome over HTTP/1.1 at 0.3–0.4 ms.)
+      noDelay: true,
       // Many streams share one session; when the client lags Node would tear the session
       // down at the 10 MB default. Memory is bounded per stream by shedding instead.
       maxSessionMemory: 1024,
