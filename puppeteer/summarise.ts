@@ -166,6 +166,26 @@ export function judge(r: PointResult, end: Sample, cores: number): { verdict: Ve
     }
   }
   if (hostSaturated) return { verdict: 'host-bound', notes };
-  notes.push(`delivered ${((r.deliveredRatio ?? 0) * 100).toFixed(1)}% with no saturated thread found (network service ${cpu.chrome.network}%, browser ${cpu.chrome.browser}%)`);
+  const busiest = busiestTabThread(cpu.tabThreads ?? null);
+  const threadText = busiest ? `busiest tab thread: ${busiest.name} at ${busiest.percent}%, ` : '';
+  notes.push(`delivered ${((r.deliveredRatio ?? 0) * 100).toFixed(1)}% with no thread at ${SATURATED * 100}% (${threadText}network service ${cpu.chrome.network}%, browser ${cpu.chrome.browser}%)`);
   return { verdict: 'client-bound', notes };
+}
+
+/**
+ * The tab's busiest thread, to name where a point that hit no threshold came closest. On a
+ * busy 2-core host a thread that could use a whole core often shows 85–90%: it waits for a
+ * core as well as for work.
+ */
+export function busiestTabThread(t: TabThreadsCpu | null): { name: string; percent: number } | null {
+  if (!t) return null;
+  const all: [string, number][] = [
+    ['main', t.main],
+    ...t.workers.map((w, i): [string, number] => [`parsing Worker ${i + 1}`, w]),
+    ['IO', t.io],
+    ['compositor', t.compositor],
+    ['thread pool (GC)', t.pool],
+  ];
+  const [name, percent] = all.reduce((a, b) => (b[1] > a[1] ? b : a));
+  return { name, percent };
 }

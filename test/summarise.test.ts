@@ -145,6 +145,12 @@ describe('summarise', () => {
     expect(r.notes.join(' ')).toContain('parsing Workers at 96%, 93% of a core');
   });
 
+  it('names the busiest tab thread when no thread reached the threshold', () => {
+    const r = run({ perConnEps: 60_000, mainBusy: 0.1, serverGeneratedPerSec: 1000, shedPerSec: 300, hostBusy: 0.8, parse: 'worker', workerBusy: [0.3, 0.89] });
+    expect(r.verdict).toBe('client-bound');
+    expect(r.notes.join(' ')).toContain('busiest tab thread: parsing Worker 2 at 89%');
+  });
+
   it('does not blame Workers that had CPU to spare', () => {
     const r = run({ perConnEps: 60_000, mainBusy: 0.1, serverGeneratedPerSec: 1000, shedPerSec: 300, hostBusy: 0.97, parse: 'worker', workerBusy: [0.7, 0.65] });
     expect(r.verdict).toBe('host-bound');
