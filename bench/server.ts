@@ -15,6 +15,7 @@ import { commandLineFlags, type FlagSpec } from '../protocol/flags.js';
 import type { ServerStats } from '../protocol/report.js';
 import { STREAM_LIMITS, TRANSPORTS } from '../protocol/wire.js';
 import { remoteServer, ROOT, startServer, type ServerHandle } from '../puppeteer/server-process.js';
+import { newestProfile, selfTimes } from './cpu-profile.js';
 
 const FLAGS = {
   transport: { type: 'list', default: ['ws', 'sse'], choices: TRANSPORTS, help: 'transports' },
@@ -25,6 +26,7 @@ const FLAGS = {
   'stall-only': { type: 'boolean', default: false, help: 'run only the stall test' },
   'server-args': { type: 'string', default: '', help: 'extra flags for the server, space-separated' },
   server: { type: 'string', default: '', help: 'URL of a running pushlab server (default: start one)' },
+  'cpu-prof': { type: 'string', default: '', help: 'run the server under node --cpu-prof, write the profile to this folder and print its top self times' },
 } as const satisfies Record<string, FlagSpec>;
 
 interface ClientReport {
@@ -158,7 +160,13 @@ async function stallTest(server: ServerHandle, transport: string, seconds: numbe
 }
 
 const flags = commandLineFlags(FLAGS, 'bench:server');
-const server = flags.server ? remoteServer(flags.server) : await startServer(flags['server-args'].split(' ').filter(Boolean));
+if (flags['cpu-prof'] && flags.server) {
+  process.stderr.write('pushlab bench:server: --cpu-prof profiles a server this bench starts; it cannot be used with --server\n');
+  process.exit(2);
+}
+const profileDir = flags['cpu-prof'] ? path.resolve(flags['cpu-prof']) : '';
+const nodeArgs = profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : [];
+const server = flags.server ? remoteServer(flags.server) : await startServer(flags['server-args'].split(' ').filter(Boolean), 30_000, nodeArgs);
 const header = ['transport', 'batch', 'conns', 'offered EPS', 'pacing', 'sent EPS', 'received EPS', 'shed', 'server CPU (kernel share)', 'CPU ms / 1M events', 'CPU µs / batch', 'lateness p99 ms (all / worst conn)', 'RSS MiB', 'clients CPU'];
 process.stdout.write(`| ${header.join(' | ')} |\n|${header.map(() => '---').join('|')}|\n`);
 try {
@@ -177,4 +185,10 @@ try {
   }
 } finally {
   await server.stop();
+}
+if (profileDir) {
+  // The profile spans the server's whole life, idle time left out; profile one cell for a clean answer.
+  const { busyMs, top } = selfTimes(await newestProfile(profileDir));
+  process.stdout.write(`\nserver CPU profile (${profileDir}): ${Math.round(busyMs)} ms busy; top self time:\n`);
+  for (const t of top.slice(0, 12)) process.stdout.write(`${(t.share * 100).toFixed(1).padStart(6)}%  ${t.frame}\n`);
 }

@@ -54,8 +54,8 @@ export function remoteServer(url: string): ServerHandle {
 }
 
 /** Starts `server/main.ts` on a free loopback port and waits for its URL line. */
-export async function startServer(extraArgs: string[] = [], timeoutMs = 30_000): Promise<ServerHandle> {
-  const child: ChildProcess = spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, 'server/main.ts'), '--port', '0', ...extraArgs], {
+export async function startServer(extraArgs: string[] = [], timeoutMs = 30_000, nodeArgs: string[] = []): Promise<ServerHandle> {
+  const child: ChildProcess = spawn(process.execPath, [...nodeArgs, '--import', 'tsx', path.join(ROOT, 'server/main.ts'), '--port', '0', ...extraArgs], {
     cwd: ROOT,
     stdio: ['ignore', 'pipe', 'pipe'],
   });
