@@ -112,9 +112,10 @@ describe('message format', () => {
     });
   });
 
-  it('SSE over HTTP/2: one event per batch with id = seq', async () => {
+  // Batch 3 goes out as one copied buffer, batch 40 (over 2 KiB of rows) as three corked writes.
+  it.each([3, 40])('SSE over HTTP/2: one event per batch with id = seq (batch %i)', async (batch) => {
     const s = http2.connect(`https://${base}`, { rejectUnauthorized: false });
-    const req = s.request({ ':path': '/sse?batch=3&interval=2' });
+    const req = s.request({ ':path': `/sse?batch=${batch}&interval=2` });
     let text = '';
     let headers: http2.IncomingHttpHeaders = {};
     req.on('response', (h) => (headers = h));
@@ -134,7 +135,7 @@ describe('message format', () => {
       const m = JSON.parse(data!) as BatchMessage;
       expect(Number(id)).toBe(i);
       expect(m.seq).toBe(i);
-      expect(m.rows).toHaveLength(3);
+      expect(m.rows).toHaveLength(batch);
     });
   });
 
