@@ -10,6 +10,7 @@ import type { ServerHttp2Session } from 'node:http2';
 import path from 'node:path';
 import type { ServerStats } from '../protocol/report.js';
 import type { TlsFiles } from './cert.js';
+import type { ClockKind } from './clock.js';
 import { DEFAULT_SEND_BUFFER_LIMIT, Hub } from './hub.js';
 import { DEFAULT_HEARTBEAT, type Heartbeat } from './liveness.js';
 import sseTransport, { type SseWriter } from './sse.js';
@@ -26,6 +27,8 @@ export interface ServerOptions {
   heartbeat?: Heartbeat;
   /** How SSE batches are written (see sse.ts); 'bytes' measured fastest. */
   sseWriter?: SseWriter;
+  /** What wakes the pacing loop (see clock.ts): 'timer' costs less CPU, 'worker' is closer to the schedule. */
+  clock?: ClockKind;
   logger?: boolean;
 }
 
@@ -48,7 +51,7 @@ export async function buildServer(options: ServerOptions) {
     },
     logger: options.logger ?? false,
   });
-  const hub = new Hub({ sendBufferLimitBytes: options.sendBufferLimitBytes ?? DEFAULT_SEND_BUFFER_LIMIT });
+  const hub = new Hub({ sendBufferLimitBytes: options.sendBufferLimitBytes ?? DEFAULT_SEND_BUFFER_LIMIT, clock: options.clock ?? 'timer' });
   app.decorate('hub', hub);
   // Streams never end by themselves, and a session whose client stopped reading never
   // drains; closing gracefully would wait forever. End streams and sessions before the

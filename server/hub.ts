@@ -8,6 +8,7 @@ import { Histogram } from '../protocol/histogram.js';
 import type { ServerConnectionStats, ServerStats } from '../protocol/report.js';
 import { SentAtFormatter, type StreamParams, type Transport } from '../protocol/wire.js';
 import { batchesDue, batchesThisTick, maxBurst, nextDueMs, shouldShed } from './pacer.js';
+import { createClock, type ClockKind, type WakeClock } from './clock.js';
 import { deadPeers } from './liveness.js';
 import { RowPool } from './rows.js';
 
@@ -29,6 +30,8 @@ export interface Sink {
 export interface HubOptions {
   /** Shed batches for a client once this many bytes are queued for it. */
   sendBufferLimitBytes: number;
+  /** What wakes the pacing loop (see clock.ts); the server runs `worker`, tests with fake timers `timer`. */
+  clock?: ClockKind;
 }
 
 export const DEFAULT_SEND_BUFFER_LIMIT = 4 * 1024 * 1024;
@@ -60,12 +63,14 @@ export class Hub {
   private readonly streams = new Set<Stream>();
   private readonly pool = new RowPool();
   private readonly sentAt = new SentAtFormatter();
-  private timer: NodeJS.Timeout | null = null;
+  private readonly clock: WakeClock;
   private nextId = 1;
   private readonly totals = { batchesSent: 0, eventsSent: 0, bytesSent: 0, batchesShed: 0, connections: 0, writeErrors: 0 };
   private lastWriteError: string | null = null;
 
-  constructor(readonly options: HubOptions) {}
+  constructor(readonly options: HubOptions) {
+    this.clock = createClock(options.clock ?? 'timer', this.tick);
+  }
 
   /** Starts pacing a stream; `firstSeq` lets an SSE reconnect continue its sequence. */
   open(sink: Sink, params: StreamParams, firstSeq = 0): { close: () => void } {
@@ -86,28 +91,20 @@ export class Hub {
     return this.streams.size;
   }
 
-  /** Stops the timer and ends every stream: streams never end by themselves. */
+  /** Stops the clock and ends every stream: streams never end by themselves. */
   shutdown(): void {
-    if (this.timer) clearTimeout(this.timer);
-    this.timer = null;
+    this.clock.close();
     for (const s of this.streams) s.sink.close();
     this.streams.clear();
   }
 
-  /**
-   * Asks for one tick at about `atMs` (performance.now() time); a request replaces the last.
-   * Node's timers count whole ms from a loop time that can be up to 1 ms stale, so a tick
-   * lands up to ~1 ms early or late; an early tick finds nothing due and asks again.
-   * (Measured alternatives: a worker sleeping on Atomics.wait and posting to this thread
-   * woke it later at p99, not sooner; polling with setImmediate would spend a core.)
-   */
+  /** Asks for one tick at about `atMs` (performance.now() time); a request replaces the last. */
   private wakeAt(atMs: number): void {
-    if (this.timer) clearTimeout(this.timer);
-    this.timer = this.streams.size ? setTimeout(this.tick, Math.max(0, Math.floor(atMs - performance.now()))) : null;
+    if (this.streams.size) this.clock.wakeAt(atMs);
+    else this.clock.cancel();
   }
 
   private readonly tick = (): void => {
-    this.timer = null;
     const limit = this.options.sendBufferLimitBytes;
     const origin = performance.timeOrigin;
     let nextDue = Infinity;

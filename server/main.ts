@@ -5,6 +5,7 @@ import { commandLineFlags } from '../protocol/flags.js';
 import { buildServer } from './app.js';
 import { loadOrCreateCert } from './cert.js';
 import { SERVER_FLAGS } from './options.js';
+import type { ClockKind } from './clock.js';
 import type { SseWriter } from './sse.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
@@ -21,6 +22,7 @@ async function main(): Promise<void> {
     reportsRoot: path.join(ROOT, 'reports'),
     sendBufferLimitBytes: Math.round(flags['send-buffer-mib'] * 1024 * 1024),
     sseWriter: flags['sse-writer'] as SseWriter,
+    clock: flags.clock as ClockKind,
   });
   await app.listen({ host: flags.host, port: flags.port });
   const addr = app.server.address();

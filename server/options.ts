@@ -1,5 +1,6 @@
 /** The server's command-line flags, declared once: they drive parsing, --help and the README test. */
 import type { FlagSpec } from '../protocol/flags.js';
+import { CLOCKS } from './clock.js';
 import { SSE_WRITERS } from './sse.js';
 
 export const SERVER_FLAGS = {
@@ -12,5 +13,6 @@ export const SERVER_FLAGS = {
     max: 1024,
     help: 'shed batches for a client once this many MiB are queued for it',
   },
+  clock: { type: 'string', default: 'timer', choices: CLOCKS, help: 'what wakes the pacing loop: Node timers (whole ms), or a Worker on Atomics.wait (sub-ms, more CPU)' },
   'sse-writer': { type: 'string', default: 'bytes', choices: SSE_WRITERS, help: 'how SSE batches are written: pre-encoded bytes, or better-sse push or batch' },
 } as const satisfies Record<string, FlagSpec>;

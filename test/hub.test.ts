@@ -1,5 +1,6 @@
 import { performance } from 'node:perf_hooks';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { CLOCKS, WorkerClock } from '../server/clock.js';
 import { MESSAGE_TAIL, type Row, type StreamParams, type Transport, messageHead } from '../protocol/wire.js';
 import type { RowPool } from '../server/rows.js';
 import { Hub, type Sink } from '../server/hub.js';
@@ -303,8 +304,8 @@ describe('Hub (fake clock)', () => {
 });
 
 describe('Hub (real clock)', () => {
-  it('generates batches at the requested rate on real timers', async () => {
-    const hub = new Hub({ sendBufferLimitBytes: 1 << 30 });
+  it.each(CLOCKS)('generates batches at the requested rate, woken by the %s clock', async (clock) => {
+    const hub = new Hub({ sendBufferLimitBytes: 1 << 30, clock });
     const sink = new FakeSink();
     const t0 = performance.now();
     hub.open(sink, { batch: 10, interval: 1 });
@@ -317,5 +318,25 @@ describe('Hub (real clock)', () => {
     expect(stats.connections[0].generated).toBeLessThanOrEqual(elapsed * 1.1 + 1);
     expect(sink.seqs).toEqual(seqRange(0, sink.writes.length - 1));
     expect(stats.batchesSent).toBe(sink.writes.length);
+    // Nothing is left that would fire: the count stays put after shutdown.
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(sink.writes.length).toBe(stats.batchesSent);
+  });
+
+  it('the worker clock wakes once per request, and not after a cancel', async () => {
+    let ticks = 0;
+    const c = new WorkerClock(() => ticks++);
+    try {
+      c.wakeAt(performance.now() + 2);
+      c.wakeAt(performance.now() + 3); // replaces the first
+      await new Promise((resolve) => setTimeout(resolve, 30));
+      expect(ticks).toBe(1);
+      c.wakeAt(performance.now() + 5);
+      c.cancel();
+      await new Promise((resolve) => setTimeout(resolve, 30));
+      expect(ticks).toBe(1);
+    } finally {
+      c.close();
+    }
   });
 });
