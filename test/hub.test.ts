@@ -329,6 +329,9 @@ describe('Hub (real clock)', () => {
     try {
       c.wakeAt(performance.now() + 2);
       c.wakeAt(performance.now() + 3); // replaces the first
+      // A Worker takes tens of ms to start on a busy machine; wait for the wake-up, not a fixed time.
+      const deadline = performance.now() + 10_000;
+      while (ticks === 0 && performance.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 5));
       await new Promise((resolve) => setTimeout(resolve, 30));
       expect(ticks).toBe(1);
       c.wakeAt(performance.now() + 5);
