@@ -25,7 +25,7 @@ const FLAGS = {
   'stall-seconds': { type: 'number', default: 30, min: 0, max: 600, help: 'stall test length (0 skips it)' },
   'stall-only': { type: 'boolean', default: false, help: 'run only the stall test' },
   'server-args': { type: 'string', default: '', help: 'extra flags for the server, space-separated' },
-  server: { type: 'string', default: '', help: 'URL of a running pushlab server (default: start one)' },
+  server: { type: 'string', default: '', help: 'URL of a running pushlab server', defaultText: 'start one' },
   'cpu-prof': { type: 'string', default: '', help: 'run the server under node --cpu-prof, write the profile to this folder and print its top self times' },
 } as const satisfies Record<string, FlagSpec>;
 

@@ -4,11 +4,19 @@
  */
 
 export type FlagSpec =
-  | { type: 'string'; default: string; help: string; choices?: readonly string[] }
+  | {
+      type: 'string';
+      default: string;
+      help: string;
+      choices?: readonly string[];
+      /** What the default means, for --help, when the value alone says nothing ('' = "start one"). */
+      defaultText?: string;
+    }
   | {
       type: 'list';
       default: readonly string[];
       help: string;
+      defaultText?: string;
       /** Every item must be one of these. */
       choices?: readonly string[];
       /** Every item must be an integer within these bounds. */
@@ -34,12 +42,11 @@ export class FlagError extends Error {
 export function helpText<T extends Record<string, FlagSpec>>(specs: T, usage: string): string {
   const lines = Object.entries(specs).map(([name, s]) => {
     const arg = s.type === 'boolean' ? '' : s.type === 'list' ? ' <a,b,…>' : ` <${s.type}>`;
-    const def = s.type === 'list' ? (s.default.length ? s.default.join(',') : 'none') : s.default === '' ? 'none' : String(s.default);
+    const described = s.type === 'string' || s.type === 'list' ? s.defaultText : undefined;
+    const def = described ?? (s.type === 'list' ? (s.default.length ? s.default.join(',') : 'none') : s.default === '' ? 'none' : String(s.default));
     const range = s.type === 'integer' || s.type === 'number' ? `, ${s.min}…${s.max}` : s.type === 'list' && s.integers ? `, each ${s.integers.min}…${s.integers.max}` : '';
     const choices = (s.type === 'string' || s.type === 'list') && s.choices ? `, ${s.type === 'list' ? 'each' : ''} one of ${s.choices.join(', ')}`.replace(',  ', ', ') : '';
-    // A help text that says its own default ("default: start one") knows it better than the table's placeholder.
-    const tail = s.help.includes('(default:') ? `${range}${choices}`.replace(/^, /, '') : `default: ${def}${range}${choices}`;
-    return `  --${name}${arg}\n      ${s.help}${tail ? ` (${tail})` : ''}`;
+    return `  --${name}${arg}\n      ${s.help} (default: ${def}${range}${choices})`;
   });
   return `usage: ${usage} [flags]\n\n${lines.join('\n')}\n  --help\n      print this help\n`;
 }

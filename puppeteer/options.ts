@@ -3,11 +3,11 @@ import type { FlagSpec } from '../protocol/flags.js';
 import { PARSE_MODES, RENDER_MODES, TRANSPORTS } from '../protocol/wire.js';
 
 export const SWEEP_FLAGS = {
-  scenario: { type: 'list', default: [], help: "scenario ids to run, comma-separated (default: the file's `default` list)" },
+  scenario: { type: 'list', default: [], help: 'scenario ids to run, comma-separated', defaultText: "the file's `default` list" },
   file: { type: 'string', default: 'scenarios.json', help: 'scenario file' },
   out: { type: 'string', default: 'reports', help: 'directory that receives <run-id>/report.json' },
   headful: { type: 'boolean', default: false, help: 'show the browser window (headless otherwise)' },
-  server: { type: 'string', default: '', help: 'URL of a running pushlab server (default: start one)' },
+  server: { type: 'string', default: '', help: 'URL of a running pushlab server', defaultText: 'start one' },
   retries: { type: 'integer', default: 1, min: 0, max: 5, help: 'extra attempts for a failed point' },
   list: { type: 'boolean', default: false, help: 'print the points the sweep would run, and exit' },
 } as const satisfies Record<string, FlagSpec>;
@@ -22,5 +22,5 @@ export const LAB_FLAGS = {
   workers: { type: 'integer', default: 1, min: 1, max: 16, help: 'Workers for --parse worker' },
   autostart: { type: 'boolean', default: false, help: 'start streaming as soon as the page loads' },
   headless: { type: 'boolean', default: false, help: 'run Chrome headless (for machines without a display)' },
-  server: { type: 'string', default: '', help: 'URL of a running pushlab server (default: start one)' },
+  server: { type: 'string', default: '', help: 'URL of a running pushlab server', defaultText: 'start one' },
 } as const satisfies Record<string, FlagSpec>;

@@ -88,15 +88,13 @@ export class WorkerClock implements WakeClock {
   /** process.hrtime in ms minus performance.now(), read once. */
   private readonly hrOffsetMs = Number(process.hrtime.bigint()) / 1e6 - performance.now();
   private readonly worker: Worker;
-  private armed = false;
 
   constructor(tick: () => void) {
     this.due[0] = Number.NaN;
     this.worker = new Worker(WORKER_SOURCE, { eval: true, workerData: this.shared });
+    // Every request and cancel bumps the generation, so a message for an older one is stale.
     this.worker.on('message', (g: number) => {
-      if (!this.armed || g !== Atomics.load(this.gen, GEN)) return;
-      this.armed = false;
-      tick();
+      if (g === Atomics.load(this.gen, GEN)) tick();
     });
     this.worker.on('error', (err) => {
       throw new Error(`the pacing clock's Worker failed: ${err.message}`);
@@ -107,16 +105,13 @@ export class WorkerClock implements WakeClock {
 
   wakeAt(atMs: number): void {
     this.set(atMs + this.hrOffsetMs);
-    this.armed = true;
   }
 
   cancel(): void {
-    this.armed = false;
     this.set(Number.NaN);
   }
 
   close(): void {
-    this.armed = false;
     this.set(STOP);
     void this.worker.terminate();
   }

@@ -30,7 +30,7 @@ export interface Sink {
 export interface HubOptions {
   /** Shed batches for a client once this many bytes are queued for it. */
   sendBufferLimitBytes: number;
-  /** What wakes the pacing loop (see clock.ts); the server runs `worker`, tests with fake timers `timer`. */
+  /** What wakes the pacing loop (see clock.ts); default `timer`, which fake timers in tests also drive. */
   clock?: ClockKind;
 }
 

@@ -6,8 +6,8 @@
  * Last-Event-ID and disconnect detection. How a batch is written is a measured choice
  * (`npm run bench:server -- --server-args "--sse-writer …"`):
  * - `bytes` (default): the event as pre-encoded bytes (`id: n\ndata: {head`, the shared row
- *   bytes, `]}\n\n`), corked into one writev on the stream the session writes to. The rows
- *   are never copied or re-encoded in JavaScript.
+ *   bytes, `]}\n\n`) on the stream the session writes to (`writeMessage`: one buffer when
+ *   small, else a corked writev that never copies the rows).
  * - `push`: better-sse's `session.push(text, 'message', id)` with pass-through serialiser
  *   and sanitiser (the JSON holds no newlines).
  * - `batch`: better-sse's batch API, one EventBuffer per batch.
@@ -23,7 +23,7 @@ import type { Hub, Sink } from './hub.js';
 import { validateStreamQuery } from './params.js';
 import { watchHttp2Session, type Heartbeat } from './liveness.js';
 import type { RowPool } from './rows.js';
-import { COPY_BELOW_BYTES } from './ws-frame.js';
+import { writeMessage } from './write-message.js';
 
 export const SSE_WRITERS = ['bytes', 'push', 'batch'] as const;
 export type SseWriter = (typeof SSE_WRITERS)[number];
@@ -53,23 +53,7 @@ class SseSink implements Sink {
     // slow client forever and be shed instead of dropped.
     if (this.out.destroyed) throw new Error('SSE stream destroyed');
     if (this.writer === 'bytes') {
-      const head = `id: ${seq}\ndata: ${messageHead(seq, sentAt)}`;
-      const rows = pool.rows(seq, batch);
-      const length = head.length + rows.length + TAIL.length;
-      if (rows.length < COPY_BELOW_BYTES) {
-        // Each stream write costs Node's http2 layer a few µs; below this size one copy is cheaper.
-        const event = Buffer.allocUnsafe(length);
-        const at = event.write(head, 0, 'latin1');
-        TAIL.copy(event, at + rows.copy(event, at));
-        this.out.write(event);
-        return length;
-      }
-      this.out.cork();
-      this.out.write(head, 'latin1');
-      this.out.write(rows);
-      this.out.write(TAIL);
-      this.out.uncork();
-      return length;
+      return writeMessage(this.out, `id: ${seq}\ndata: ${messageHead(seq, sentAt)}`, pool.rows(seq, batch), TAIL);
     }
     const data = messageHead(seq, sentAt) + pool.rowsText(seq, batch) + MESSAGE_TAIL;
     if (this.writer === 'push') {

@@ -6,6 +6,7 @@
  * batch per connection at batch 100–400.
  */
 import type { Duplex } from 'node:stream';
+import { writeMessage, type Framing } from './write-message.js';
 
 /** Bytes of frame header for a payload of `length` bytes. */
 export function frameHeaderLength(length: number): number {
@@ -30,31 +31,12 @@ export function writeTextFrameHeader(buf: Buffer, length: number): number {
   return 10;
 }
 
-/** Below this many row bytes one copied buffer is cheaper than three writes. */
-export const COPY_BELOW_BYTES = 2048;
+const TEXT_FRAME: Framing = { length: frameHeaderLength, write: writeTextFrameHeader };
 
 /**
  * Sends `head + rows + tail` as one text frame. `head` must be ASCII (it is JSON we built).
  * Returns the bytes written, frame header included.
  */
 export function sendTextFrame(socket: Duplex, head: string, rows: Buffer, tail: Buffer): number {
-  const payload = head.length + rows.length + tail.length;
-  const headerLength = frameHeaderLength(payload);
-  if (rows.length < COPY_BELOW_BYTES) {
-    const frame = Buffer.allocUnsafe(headerLength + payload);
-    let at = writeTextFrameHeader(frame, payload);
-    at += frame.write(head, at, 'latin1');
-    at += rows.copy(frame, at);
-    tail.copy(frame, at);
-    socket.write(frame);
-  } else {
-    const first = Buffer.allocUnsafe(headerLength + head.length);
-    first.write(head, writeTextFrameHeader(first, payload), 'latin1');
-    socket.cork();
-    socket.write(first);
-    socket.write(rows);
-    socket.write(tail);
-    socket.uncork();
-  }
-  return headerLength + payload;
+  return writeMessage(socket, head, rows, tail, TEXT_FRAME);
 }

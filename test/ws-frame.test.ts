@@ -9,7 +9,8 @@ interface FrameReceiver {
   write(chunk: Buffer): void;
 }
 const Receiver = (createRequire(import.meta.url)('ws') as { Receiver: unknown }).Receiver as new (options: { isServer: boolean }) => FrameReceiver;
-import { COPY_BELOW_BYTES, frameHeaderLength, sendTextFrame, writeTextFrameHeader } from '../server/ws-frame.js';
+import { frameHeaderLength, sendTextFrame, writeTextFrameHeader } from '../server/ws-frame.js';
+import { COPY_BELOW_BYTES } from '../server/write-message.js';
 
 function roundTrip(head: string, rows: Buffer, tail: Buffer): { messages: string[]; written: number; chunks: number } {
   const socket = new PassThrough();
