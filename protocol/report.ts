@@ -250,3 +250,212 @@ export interface Report {
   parseCeilings: ParseCeiling[];
   points: PointResult[];
 }
+
+// ---------------------------------------------------------------------------------------------
+// Schema version 2: repeats, statistics, paired verdicts, saturation (issue 8).
+// These types are the contract the stats module, the runner and the report views build
+// against. When the runner switches over, `ReportV2` becomes `Report`, `PointResultV2`
+// becomes `PointResult`, SCHEMA_VERSION becomes 2, and the v1 point types above go.
+
+/**
+ * One figure over a point's measured repeats. The interval is a 95% confidence interval of
+ * the MEAN (Student's t on n − 1 degrees of freedom; null below 2 repeats); median, min and
+ * max are plain order statistics. The README's "Statistics" section documents the method.
+ */
+export interface Stat {
+  /** Measured repeats the figure comes from. */
+  n: number;
+  median: number;
+  mean: number;
+  min: number;
+  max: number;
+  /** Sample standard deviation (n − 1); 0 for one repeat. */
+  sd: number;
+  /** 95% CI of the mean; null when n < 2. */
+  ciLow: number | null;
+  ciHigh: number | null;
+}
+
+/** Events per CPU-second: the figure that stays comparable across machines and days. */
+export interface Efficiency {
+  /** eventsPerSec ÷ (tab renderer process CPU, cores). */
+  eventsPerCpuSecRenderer: number | null;
+  /** eventsPerSec ÷ (tab main-thread busy time, cores). */
+  eventsPerCpuSecMainThread: number | null;
+  /** eventsPerSec ÷ (every Chrome process's CPU, cores). */
+  eventsPerCpuSecChrome: number | null;
+  /** Renderer CPU per million events, ms: the inverse view, for comparisons. */
+  rendererCpuMsPerMillionEvents: number | null;
+}
+
+/** What one measured window of one point gives (schema v1's measured PointResult fields). */
+export interface RepeatFigures {
+  windowSec: number;
+  settleSec: number;
+  eventsPerSec: number;
+  batchesPerSec: number;
+  megabytesPerSec: number;
+  deliveredRatio: number;
+  /** The in-page JSON.parse ceiling measured in this repeat's round, at this batch size. */
+  ceilingEventsPerSec: number | null;
+  /** eventsPerSec ÷ ceilingEventsPerSec. */
+  ceilingRatio: number | null;
+  efficiency: Efficiency;
+  page: NonNullable<PointResult['page']>;
+  latency: LatencySummary;
+  cpu: NonNullable<PointResult['cpu']>;
+  server: NonNullable<PointResult['server']>;
+}
+
+interface RepeatBase {
+  /** Round this repeat was measured in (0-based). */
+  round: number;
+  startedAt: string;
+  /** Tries this repeat took (1 unless a try failed). */
+  attempts: number;
+  notes: string[];
+}
+
+export interface MeasuredRepeat extends RepeatBase, RepeatFigures {
+  status: 'ok';
+  verdict: Exclude<Verdict, 'failed'>;
+}
+
+export interface FailedRepeat extends RepeatBase {
+  status: 'failed';
+  verdict: 'failed';
+  error: string;
+  /** What failed, when known: 'renderer crashed', 'browser crashed', 'timeout', 'interrupted'. */
+  cause?: string;
+}
+
+export type Repeat = MeasuredRepeat | FailedRepeat;
+
+/** Why a point's figures should not be read as steady. */
+export interface UnsteadyFlag {
+  kind: 'over-delivery' | 'backlog' | 'outlier' | 'failed-repeats';
+  /** Rounds concerned. */
+  rounds: number[];
+  message: string;
+}
+
+/** The statistics over a point's measured repeats. */
+export interface PointSummary {
+  /** Measured (ok) repeats. */
+  n: number;
+  eventsPerSec: Stat;
+  deliveredRatio: Stat;
+  ceilingRatio: Stat | null;
+  latencyP50Ms: Stat | null;
+  latencyP99Ms: Stat | null;
+  cpu: {
+    tabProcess: Stat;
+    tabMainThread: Stat;
+    chromeTotal: Stat;
+    browser: Stat;
+    network: Stat;
+    gpu: Stat;
+    server: Stat;
+    host: Stat | null;
+  };
+  efficiency: {
+    eventsPerCpuSecRenderer: Stat | null;
+    eventsPerCpuSecMainThread: Stat | null;
+    eventsPerCpuSecChrome: Stat | null;
+    rendererCpuMsPerMillionEvents: Stat | null;
+  };
+  /** Sums over the repeats' windows. */
+  gaps: number;
+  shed: number;
+}
+
+export interface PointResultV2 {
+  point: Point;
+  /** Every repeat, in the order measured; raw figures kept beside the summary. */
+  repeats: Repeat[];
+  /** Null until at least one repeat measured. */
+  summary: PointSummary | null;
+  /** The verdict most repeats reached ('failed' when none measured). */
+  verdict: Verdict;
+  /** Empty when steady. */
+  unsteady: UnsteadyFlag[];
+  notes: string[];
+}
+
+/** One round: every point once, in a seeded order. */
+export interface Round {
+  index: number;
+  /** The seed this round's order was drawn from. */
+  seed: number;
+  /** Point ids in the order measured. */
+  order: string[];
+  startedAt: string;
+  finishedAt: string | null;
+  /** The in-page JSON.parse ceiling, measured at the start of this round. */
+  parseCeilings: ParseCeiling[];
+}
+
+/**
+ * Two points that differ only in transport, compared round by round: the per-round ratio
+ * B ÷ A of a metric, and a 95% CI of its geometric mean.
+ */
+export interface PairedComparison {
+  /** Point ids; A and B differ only in transport. */
+  a: string;
+  b: string;
+  metric: 'eventsPerSec' | 'rendererCpuMsPerMillionEvents';
+  /** Rounds where both were measured, and B ÷ A in each. */
+  rounds: number[];
+  ratios: number[];
+  /** Geometric mean of the ratios and its 95% CI (t on log ratios); CI null below 2 rounds. */
+  ratio: number;
+  ciLow: number | null;
+  ciHigh: number | null;
+  /** 'a' or 'b' when the CI excludes 1 (that one is better), else 'none'. */
+  better: 'a' | 'b' | 'none';
+  /** "sse faster by 23% (CI 12–35%)" or "no difference detectable at this noise". */
+  text: string;
+}
+
+/** `--find-max`: the highest sustainable EPS of one transport along one factor. */
+export interface SaturationResult {
+  scenario: string;
+  transport: Transport;
+  /** The factor searched; the other one is held at `fixed`. */
+  varied: 'batch' | 'concurrency';
+  fixed: { batch?: number; concurrency?: number };
+  /** Sustainable: delivered ≥ 99% of offered, zero shed, latency p99 ≤ p99BoundMs. */
+  criteria: { deliveredRatio: number; shed: 0; p99BoundMs: number };
+  /** Every probe, in the order tried. */
+  probes: { value: number; pointId: string; sustainable: boolean; eventsPerSec: number | null; reason: string }[];
+  /** The highest sustainable value found, confirmed with repeats; null if none was. */
+  knee: { value: number; pointId: string; eventsPerSec: Stat } | null;
+  /** The first value past the knee that was not sustainable. */
+  firstPast: { value: number; pointId: string; reason: string } | null;
+}
+
+export interface SweepOptions {
+  repeats: number;
+  seed: number;
+  auto: boolean;
+  maxRepeats: number;
+  /** Seconds; null for none. */
+  timeBudgetSec: number | null;
+}
+
+export interface ReportV2 {
+  schemaVersion: 2;
+  runId: string;
+  startedAt: string;
+  finishedAt: string | null;
+  /** Set when the sweep was stopped (Ctrl-C) before finishing; `resumeCommand` finishes it. */
+  interrupted: boolean;
+  resumeCommand: string | null;
+  scenarios: string[];
+  environment: Environment;
+  options: SweepOptions;
+  rounds: Round[];
+  points: PointResultV2[];
+  comparisons: PairedComparison[];
+  saturation: SaturationResult[];
+}
