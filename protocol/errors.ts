@@ -1,0 +1,44 @@
+/**
+ * pushlab's errors: one class with a stable code, like fastify's `FST_…` codes, so a test or a
+ * script can tell them apart without parsing messages. Every entry point catches once, prints
+ * `pushlab <command>: <message>` (no stack for a PushlabError) and exits with `exitCodeOf`.
+ */
+
+/** Exit codes, the same for every command: documented once in the README. */
+export const EXIT = {
+  /** Everything ran and nothing regressed. */
+  ok: 0,
+  /** The work ran, but a point failed or a comparison found a regression. */
+  failed: 1,
+  /** Bad input (flag, scenario file, query, report) or an unusable environment (no Chrome, unwritable output). */
+  badInput: 2,
+  /** Stopped by a signal (Ctrl-C) after saving what was measured: 128 + SIGINT. */
+  interrupted: 130,
+} as const;
+
+export const ERROR_CODES = {
+  PUSHLAB_BAD_FLAG: 'a command-line flag is unknown, missing its value, or out of range',
+  PUSHLAB_BAD_SCENARIO: 'the scenario file is unreadable, not JSON, or breaks its schema',
+  PUSHLAB_BAD_REPORT: 'a report.json is unreadable, not JSON, or of a schemaVersion this build does not read',
+  PUSHLAB_BAD_OUTPUT: 'an output location cannot be created or written',
+  PUSHLAB_NO_CHROME: 'no Chrome or Chromium was found, and none could be downloaded',
+  PUSHLAB_BAD_SERVER: 'the pushlab server named by --server is not a valid URL or does not answer',
+  PUSHLAB_BAD_HOST: 'the server was asked to listen on an address that is not loopback',
+} as const;
+
+export type ErrorCode = keyof typeof ERROR_CODES;
+
+export class PushlabError extends Error {
+  override name = 'PushlabError';
+  constructor(
+    readonly code: ErrorCode,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+/** Every PushlabError is bad input or environment (exit 2); anything else is a bug, also 2. */
+export function exitCodeOf(_err: unknown): number {
+  return EXIT.badInput;
+}
