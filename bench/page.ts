@@ -9,6 +9,7 @@
 import os from 'node:os';
 import { commandLineFlags, type FlagSpec } from '../protocol/flags.js';
 import { expandScenario, type Point } from '../protocol/scenario.js';
+import { median } from '../protocol/stats.js';
 import { RENDER_MODES, STREAM_LIMITS, TRANSPORTS } from '../protocol/wire.js';
 import { launchChrome } from '../puppeteer/chrome.js';
 import { Runner } from '../puppeteer/runner.js';
@@ -32,12 +33,6 @@ const lab = new Runner(base);
 const bare = new Runner({ ...base, pagePath: 'bench/bare.html' });
 
 const sorted = (xs: number[]) => [...xs].sort((a, b) => a - b);
-/** The middle value, or the mean of the middle two: with 2 repeats, the upper one alone would bias every figure up. */
-const median = (xs: number[]) => {
-  const s = sorted(xs);
-  const m = s.length >> 1;
-  return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
-};
 const spread = (xs: number[], f: (x: number) => string) => `${f(sorted(xs)[0])}–${f(sorted(xs).at(-1)!)}`;
 const meps = (n: number) => (n / 1e6).toFixed(3);
 const ms = (x: number) => String(Math.round(x));

@@ -4,6 +4,7 @@
  */
 import type { PointResult, TabThreadsCpu, Verdict } from '../protocol/report.js';
 import type { Point } from '../protocol/scenario.js';
+import { median } from '../protocol/stats.js';
 import { maxBurst } from '../server/pacer.js';
 import { chromeCpu, hostCpu, percentOfCore } from './cpu.js';
 import type { Sample } from './sampler.js';
@@ -15,12 +16,6 @@ export const KEPT_UP_RATIO = 0.97;
 export const PACING_OK_RATIO = 0.99;
 /** A thread or host this busy (share of its capacity) is called saturated. */
 export const SATURATED = 0.9;
-
-function median(xs: number[]): number {
-  const s = [...xs].sort((a, b) => a - b);
-  const m = s.length >> 1;
-  return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
-}
 
 const round = (x: number, digits = 1) => Math.round(x * 10 ** digits) / 10 ** digits;
 
