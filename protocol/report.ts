@@ -319,6 +319,8 @@ interface RepeatBase {
 export interface MeasuredRepeat extends RepeatBase, RepeatFigures {
   status: 'ok';
   verdict: Exclude<Verdict, 'failed'>;
+  /** The window opened before page and server had caught up (settle ran out of budget). */
+  startedBehind?: boolean;
 }
 
 export interface FailedRepeat extends RepeatBase {

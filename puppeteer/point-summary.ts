@@ -1,0 +1,336 @@
+/**
+ * From a point's repeats to what the report says about it: the statistics of every figure,
+ * the verdict most repeats reached, the flags that say a point was not steady; and from pairs
+ * of points that differ only in transport, the paired verdict ("sse faster than ws by 23%").
+ * Pure: repeats in, summaries out. The README's "Statistics" section describes the method.
+ */
+import type {
+  Efficiency,
+  FailedRepeat,
+  MeasuredRepeat,
+  PairedComparison,
+  PointResultV2,
+  PointSummary,
+  Repeat,
+  ReportV2,
+  Stat,
+  UnsteadyFlag,
+  Verdict,
+} from '../protocol/report.js';
+import type { Point } from '../protocol/scenario.js';
+import { describe, median, pairedRatio, relativeHalfWidth } from '../protocol/stats.js';
+import { pairKey } from './rounds.js';
+
+/** A repeat that delivered more than this share of the offered rate drained a backlog in its window. */
+export const OVER_DELIVERY_RATIO = 1.03;
+/** A repeat whose EPS is further than this share from the point's median is an outlier. */
+export const OUTLIER_SHARE = 0.25;
+/** `--auto` adds rounds while the EPS CI's half-width is above this share of the median. */
+export const AUTO_TOLERANCE = 0.05;
+
+/** Verdicts from best to worst: a tie between repeats goes to the worse one. */
+const VERDICT_SEVERITY: readonly Verdict[] = ['ok', 'client-bound', 'server-bound', 'host-bound', 'failed'];
+
+const isMeasured = (r: Repeat): r is MeasuredRepeat => r.status === 'ok';
+const isFailed = (r: Repeat): r is FailedRepeat => r.status === 'failed';
+
+/** Stat over the values present; null when none is. */
+function statOf(values: readonly (number | null | undefined)[]): Stat | null {
+  const present = values.filter((v): v is number => typeof v === 'number');
+  return present.length ? describe(present) : null;
+}
+
+/** Rounds in messages count from 1; `round` fields in report.json count from 0. */
+function roundsText(rounds: readonly number[]): string {
+  return `${rounds.length === 1 ? 'round' : 'rounds'} ${rounds.map((r) => r + 1).join(', ')}`;
+}
+
+/** `612 k`, `1.52 M`: EPS in messages. */
+function epsText(v: number): string {
+  if (v >= 1e6) return `${(v / 1e6).toPrecision(3)} M`;
+  if (v >= 1e3) return `${Math.round(v / 1e3)} k`;
+  return String(Math.round(v));
+}
+
+/**
+ * Events per CPU-second of the tab's renderer, its main thread and all of Chrome, and the
+ * renderer's CPU per million events in ms. CPU figures are % of one core (100 = one core
+ * busy for the whole window); null where that CPU was 0 (or no event arrived).
+ */
+export function efficiencyOf(eventsPerSec: number, cpu: { tabProcess: number; tabMainThread: number; chrome: { total: number } }): Efficiency {
+  const perCpuSecond = (percent: number) => (percent > 0 ? eventsPerSec / (percent / 100) : null);
+  return {
+    eventsPerCpuSecRenderer: perCpuSecond(cpu.tabProcess),
+    eventsPerCpuSecMainThread: perCpuSecond(cpu.tabMainThread),
+    eventsPerCpuSecChrome: perCpuSecond(cpu.chrome.total),
+    // (cores × 1000 ms per second) per (events per second), scaled to a million events.
+    rendererCpuMsPerMillionEvents: eventsPerSec > 0 && cpu.tabProcess > 0 ? (((cpu.tabProcess / 100) * 1000) / eventsPerSec) * 1e6 : null,
+  };
+}
+
+/** The statistics of every figure over the measured repeats (at least one). */
+function summaryOf(measured: readonly MeasuredRepeat[]): PointSummary {
+  const over = (f: (r: MeasuredRepeat) => number) => describe(measured.map(f));
+  const overPresent = (f: (r: MeasuredRepeat) => number | null) => statOf(measured.map(f));
+  return {
+    n: measured.length,
+    eventsPerSec: over((r) => r.eventsPerSec),
+    deliveredRatio: over((r) => r.deliveredRatio),
+    ceilingRatio: overPresent((r) => r.ceilingRatio),
+    latencyP50Ms: overPresent((r) => r.latency.p50Ms),
+    latencyP99Ms: overPresent((r) => r.latency.p99Ms),
+    cpu: {
+      tabProcess: over((r) => r.cpu.tabProcess),
+      tabMainThread: over((r) => r.cpu.tabMainThread),
+      chromeTotal: over((r) => r.cpu.chrome.total),
+      browser: over((r) => r.cpu.chrome.browser),
+      network: over((r) => r.cpu.chrome.network),
+      gpu: over((r) => r.cpu.chrome.gpu),
+      server: over((r) => r.cpu.server),
+      host: overPresent((r) => r.cpu.host),
+    },
+    efficiency: {
+      eventsPerCpuSecRenderer: overPresent((r) => r.efficiency.eventsPerCpuSecRenderer),
+      eventsPerCpuSecMainThread: overPresent((r) => r.efficiency.eventsPerCpuSecMainThread),
+      eventsPerCpuSecChrome: overPresent((r) => r.efficiency.eventsPerCpuSecChrome),
+      rendererCpuMsPerMillionEvents: overPresent((r) => r.efficiency.rendererCpuMsPerMillionEvents),
+    },
+    gaps: measured.reduce((a, r) => a + r.page.gaps, 0),
+    shed: measured.reduce((a, r) => a + r.server.batchesShed, 0),
+  };
+}
+
+/** The verdict most measured repeats reached; a tie goes to the worse one; 'failed' when none measured. */
+export function majorityVerdict(measured: readonly MeasuredRepeat[]): Verdict {
+  if (!measured.length) return 'failed';
+  const counts = new Map<Verdict, number>();
+  for (const r of measured) counts.set(r.verdict, (counts.get(r.verdict) ?? 0) + 1);
+  const most = Math.max(...counts.values());
+  return [...VERDICT_SEVERITY].reverse().find((v) => counts.get(v) === most)!;
+}
+
+/** Why the point's figures should not be read as steady: one flag per kind, naming its rounds. */
+function unsteadyFlags(repeats: readonly Repeat[], measured: readonly MeasuredRepeat[]): UnsteadyFlag[] {
+  const flags: UnsteadyFlag[] = [];
+  const over = measured.filter((r) => r.deliveredRatio > OVER_DELIVERY_RATIO);
+  if (over.length) {
+    const top = Math.max(...over.map((r) => r.deliveredRatio));
+    flags.push({
+      kind: 'over-delivery',
+      rounds: over.map((r) => r.round),
+      message: `delivered above ${Math.round(OVER_DELIVERY_RATIO * 100)}% of offered in ${roundsText(over.map((r) => r.round))} (up to ${(top * 100).toFixed(1)}%): a backlog drained inside the window`,
+    });
+  }
+  const behind = measured.filter((r) => r.startedBehind);
+  if (behind.length) {
+    flags.push({
+      kind: 'backlog',
+      rounds: behind.map((r) => r.round),
+      message: `the window started before page and server had caught up in ${roundsText(behind.map((r) => r.round))}`,
+    });
+  }
+  if (measured.length >= 2) {
+    const mid = median(measured.map((r) => r.eventsPerSec));
+    const outliers = measured.filter((r) => Math.abs(r.eventsPerSec - mid) > OUTLIER_SHARE * mid);
+    if (outliers.length) {
+      flags.push({
+        kind: 'outlier',
+        rounds: outliers.map((r) => r.round),
+        message: `EPS more than ${OUTLIER_SHARE * 100}% from the median ${epsText(mid)} in ${outliers.map((r) => `round ${r.round + 1} (${epsText(r.eventsPerSec)})`).join(', ')}`,
+      });
+    }
+  }
+  const failed = repeats.filter(isFailed);
+  if (failed.length) {
+    flags.push({
+      kind: 'failed-repeats',
+      rounds: failed.map((r) => r.round),
+      message: `${failed.length} of ${repeats.length} repeats failed: ${failed.map((r) => `round ${r.round + 1}: ${r.cause ?? r.error}`).join('; ')}`,
+    });
+  }
+  return flags;
+}
+
+/** Each distinct repeat note once, with the rounds it came up in. */
+function mergedNotes(repeats: readonly Repeat[]): string[] {
+  const rounds = new Map<string, number[]>();
+  for (const r of repeats) {
+    for (const note of r.notes) {
+      const seen = rounds.get(note);
+      if (!seen) rounds.set(note, [r.round]);
+      else if (!seen.includes(r.round)) seen.push(r.round);
+    }
+  }
+  return [...rounds].map(([note, rs]) => `${note} (${roundsText(rs)})`);
+}
+
+/** A point's repeats → its summary, verdict, unsteady flags and notes. */
+export function summarisePoint(
+  _point: Point,
+  repeats: readonly Repeat[],
+): { summary: PointSummary | null; verdict: Verdict; unsteady: UnsteadyFlag[]; notes: string[] } {
+  const measured = repeats.filter(isMeasured);
+  return {
+    summary: measured.length ? summaryOf(measured) : null,
+    verdict: majorityVerdict(measured),
+    unsteady: unsteadyFlags(repeats, measured),
+    notes: mergedNotes(repeats),
+  };
+}
+
+/** `--auto`: the EPS CI is wider than ±tolerance of the median, or there is none yet. */
+export function needsMoreRepeats(r: PointResultV2, tolerance = AUTO_TOLERANCE): boolean {
+  if (!r.summary || r.summary.n < 2) return true;
+  const width = relativeHalfWidth(r.summary.eventsPerSec);
+  return width === null || width > tolerance;
+}
+
+// ----------------------------------------------------------------------------------------------
+// Paired comparisons
+
+type Metric = PairedComparison['metric'];
+
+/** Each metric's value in one repeat, and which way is better. */
+const METRICS: Record<Metric, { of: (r: MeasuredRepeat) => number | null; higherIsBetter: boolean }> = {
+  eventsPerSec: { of: (r) => r.eventsPerSec, higherIsBetter: true },
+  rendererCpuMsPerMillionEvents: { of: (r) => r.efficiency.rendererCpuMsPerMillionEvents, higherIsBetter: false },
+};
+
+/** `23`, `4.2`: a share as a percentage number, one decimal below 10. */
+function pct(share: number): string {
+  const p = share * 100;
+  return Math.abs(p) < 10 ? p.toFixed(1) : p.toFixed(0);
+}
+
+const rounds = (n: number) => `${n} round${n === 1 ? '' : 's'}`;
+
+/** The sentence for one comparison: who is better by how much, or that the noise hides it. */
+function comparisonText(
+  metric: Metric,
+  names: { a: string; b: string },
+  r: { ratio: number; ciLow: number | null; ciHigh: number | null; n: number },
+  better: 'a' | 'b' | 'none',
+): string {
+  const { a, b } = names;
+  const quotient = `${b} ÷ ${a} ${r.ratio.toFixed(2)}`;
+  const what = metric === 'eventsPerSec' ? 'EPS' : 'renderer CPU per event';
+  if (r.ciLow === null || r.ciHigh === null) return `${what}: ${quotient} in 1 round (a CI needs ≥ 2 rounds)`;
+  const lo = r.ciLow;
+  const hi = r.ciHigh;
+  if (better === 'none') {
+    const noDifference = metric === 'eventsPerSec' ? 'no EPS difference' : 'no difference in renderer CPU per event';
+    return `${noDifference} detectable at this noise (${quotient}, CI ${lo.toFixed(2)}–${hi.toFixed(2)}, ${rounds(r.n)})`;
+  }
+  if (metric === 'eventsPerSec') {
+    // B ÷ A above 1 means B faster; otherwise A is faster by the reciprocal.
+    return better === 'b'
+      ? `${b} faster than ${a} by ${pct(r.ratio - 1)}% (CI ${pct(lo - 1)}–${pct(hi - 1)}%), ${rounds(r.n)}`
+      : `${a} faster than ${b} by ${pct(1 / r.ratio - 1)}% (CI ${pct(1 / hi - 1)}–${pct(1 / lo - 1)}%), ${rounds(r.n)}`;
+  }
+  return better === 'b'
+    ? `${b} uses ${pct(1 - r.ratio)}% less renderer CPU per event than ${a} (CI ${pct(1 - hi)}–${pct(1 - lo)}%), ${rounds(r.n)}`
+    : `${a} uses ${pct(1 - 1 / r.ratio)}% less renderer CPU per event than ${b} (CI ${pct(1 - 1 / lo)}–${pct(1 - 1 / hi)}%), ${rounds(r.n)}`;
+}
+
+/** Which side the CI says is better: it must exclude 1. */
+function betterSide(ciLow: number | null, ciHigh: number | null, higherIsBetter: boolean): 'a' | 'b' | 'none' {
+  if (ciLow === null || ciHigh === null) return 'none';
+  if (ciLow > 1) return higherIsBetter ? 'b' : 'a';
+  if (ciHigh < 1) return higherIsBetter ? 'a' : 'b';
+  return 'none';
+}
+
+/** Each round's first measured repeat of a point. */
+function measuredByRound(p: PointResultV2): Map<number, MeasuredRepeat> {
+  const byRound = new Map<number, MeasuredRepeat>();
+  for (const r of p.repeats) if (isMeasured(r) && !byRound.has(r.round)) byRound.set(r.round, r);
+  return byRound;
+}
+
+/** One metric of A and B, compared over the rounds where both measured a positive value. */
+function compare(a: PointResultV2, b: PointResultV2, metric: Metric): PairedComparison | null {
+  const { of, higherIsBetter } = METRICS[metric];
+  const aRounds = measuredByRound(a);
+  const bRounds = measuredByRound(b);
+  const pairs = [...aRounds.keys()]
+    .sort((x, y) => x - y)
+    .map((round) => ({ round, x: of(aRounds.get(round)!), y: bRounds.has(round) ? of(bRounds.get(round)!) : null }))
+    .filter((p): p is { round: number; x: number; y: number } => p.x !== null && p.y !== null && p.x > 0 && p.y > 0);
+  if (!pairs.length) return null;
+  const r = pairedRatio(
+    pairs.map((p) => p.x),
+    pairs.map((p) => p.y),
+  );
+  const better = betterSide(r.ciLow, r.ciHigh, higherIsBetter);
+  return {
+    a: a.point.id,
+    b: b.point.id,
+    metric,
+    rounds: pairs.map((p) => p.round),
+    ratios: r.ratios,
+    ratio: r.ratio,
+    ciLow: r.ciLow,
+    ciHigh: r.ciHigh,
+    better,
+    text: comparisonText(metric, { a: a.point.transport, b: b.point.transport }, { ...r, n: pairs.length }, better),
+  };
+}
+
+/**
+ * Every pair of points that differ only in transport (every pair, with more than two
+ * transports; A is the one listed first), compared on EPS and on renderer CPU per million
+ * events, using only rounds where both were measured.
+ */
+export function pairedComparisons(points: readonly PointResultV2[]): PairedComparison[] {
+  const groups = new Map<string, PointResultV2[]>();
+  for (const p of points) {
+    const key = pairKey(p.point);
+    groups.set(key, [...(groups.get(key) ?? []), p]);
+  }
+  const out: PairedComparison[] = [];
+  for (const group of groups.values()) {
+    for (let i = 0; i < group.length; i++) {
+      for (let j = i + 1; j < group.length; j++) {
+        for (const metric of Object.keys(METRICS) as Metric[]) {
+          const c = compare(group[i], group[j], metric);
+          if (c) out.push(c);
+        }
+      }
+    }
+  }
+  return out;
+}
+
+/** Point fields a pair's label shows when they vary within the report. */
+const LABEL_FIELDS: readonly { field: keyof Point; text: (p: Point) => string }[] = [
+  { field: 'intervalMs', text: (p) => `i${p.intervalMs}ms` },
+  { field: 'render', text: (p) => `render ${p.render}` },
+  { field: 'parse', text: (p) => `parse ${p.parse}` },
+  { field: 'workers', text: (p) => `w${p.workers}` },
+  { field: 'warmupSec', text: (p) => `warm-up ${p.warmupSec}s` },
+  { field: 'measureSec', text: (p) => `window ${p.measureSec}s` },
+];
+
+/** `test1-batch b400 c10`, plus whatever else tells this pair from the report's other points. */
+function pairLabel(p: Point, all: readonly Point[]): string {
+  const extra = LABEL_FIELDS.filter(({ field }) => new Set(all.map((q) => q[field])).size > 1).map(({ text }) => text(p));
+  return [p.scenario, `b${p.batch}`, `c${p.concurrency}`, ...extra].join(' ');
+}
+
+/**
+ * One line per compared pair for the end of the terminal summary:
+ * `test1-batch b400 c10: sse faster than ws by 23% (CI 12–35%), 3 rounds; ws uses 41% less…`.
+ */
+export function verdictLines(report: ReportV2): string[] {
+  const points = new Map(report.points.map((p) => [p.point.id, p.point]));
+  const all = [...points.values()];
+  const lines = new Map<string, string[]>();
+  for (const c of report.comparisons) {
+    const key = `${c.a}\n${c.b}`;
+    lines.set(key, [...(lines.get(key) ?? []), c.text]);
+  }
+  return [...lines].map(([key, texts]) => {
+    const a = points.get(key.split('\n')[0]);
+    return `${a ? pairLabel(a, all) : key.replace('\n', ' vs ')}: ${texts.join('; ')}`;
+  });
+}
