@@ -6,13 +6,14 @@ import { describe, expect, it } from 'vitest';
 import type { PointResult, Report } from '../protocol/report.js';
 import { formatCompact, formatEps, formatMs, formatPercent, formatRatio, formatTimestamp, MISSING } from '../web/src/report/format.js';
 import { parseReport, ReportError, reportUrlFromSearch, runNamesFromListing, runReportUrl } from '../web/src/report/load.js';
-import { REFERENCE_FIGURES, referenceLabel } from '../web/src/report/reference.js';
+import { REFERENCE_FIGURES } from '../protocol/reference.js';
 import {
   latencyBoxes,
   logAxis,
   logPosition,
   pointsTableColumns,
   pointsTableRows,
+  referenceLabel,
   runHeader,
   runSummary,
   seriesByScenario,

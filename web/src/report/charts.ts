@@ -18,8 +18,8 @@ import {
   type TooltipItem,
 } from 'chart.js';
 import { formatCompact, formatPercent } from './format.js';
-import { referenceLabel, type ReferenceFigure } from './reference.js';
-import type { BarScenario, LineScenario, Series, Transport } from './views.js';
+import type { ReferenceFigure } from '../../../protocol/reference.js';
+import { referenceLabel, type BarScenario, type LineScenario, type Series, type Transport } from './views.js';
 
 Chart.register(
   LineController,

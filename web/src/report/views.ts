@@ -17,10 +17,17 @@ import {
   formatTimestamp,
   MISSING,
 } from './format.js';
-import { REFERENCE_FIGURES, type ReferenceFigure } from './reference.js';
+import { REFERENCE_FIGURES, type ReferenceFigure } from '../../../protocol/reference.js';
 
 type Point = PointResult['point'];
 export type Transport = Point['transport'];
+
+/** A legend label that carries the conditions, since a reader may compare against a different sweep. */
+export function referenceLabel(f: ReferenceFigure): string {
+  const value = `${formatEps(f.eventsPerSec)}`;
+  const where = f.x === null ? 'max' : `@ ${f.factor} ${f.x}`;
+  return `Timeplus ${f.test}: ${f.transport.toUpperCase()} ≈ ${value} ${where} (${f.conditions})`;
+}
 
 // ---------------------------------------------------------------------------------------------
 // Run header

@@ -1,5 +1,6 @@
 /**
- * The reference experiment's published figures, drawn over our charts when the overlay is on.
+ * The reference experiment's published figures: drawn over the viewer's charts when the overlay
+ * is on, and set beside a `timeplus` run by the reference table.
  *
  * Source: Timeplus, "WebSocket vs Server-Sent Events: a performance comparison" (2022), as
  * summarised in /work/shared/reference/timeplus.md. Their setup: Chrome 103 on an Apple M1 Pro,
@@ -7,8 +8,7 @@
  * their prose ("about 3,000,000 EPS"), so they are approximate; and the machine differs from
  * ours, so compare the shape of the curves and where they flatten, not the absolute numbers.
  */
-import type { PointResult } from '../../../protocol/report.js';
-import { formatEps } from './format.js';
+import type { Transport } from './wire.js';
 
 /** The swept factors a reference figure can be placed against. */
 export type ReferenceFactor = 'batch' | 'concurrency';
@@ -16,7 +16,7 @@ export type ReferenceFactor = 'batch' | 'concurrency';
 export interface ReferenceFigure {
   /** Which of their tests; shown in the legend. */
   test: string;
-  transport: PointResult['point']['transport'];
+  transport: Transport;
   factor: ReferenceFactor;
   /** Where on the x axis; null when they published the level but not where it was reached. */
   x: number | null;
@@ -37,10 +37,3 @@ export const REFERENCE_FIGURES: readonly ReferenceFigure[] = [
   // Other findings: WS, batch 50, concurrency 30, DevTools closed: 1,350,000 EPS, tab ~75%.
   { test: 'DevTools closed', transport: 'ws', factor: 'concurrency', x: 30, eventsPerSec: 1_350_000, tabCpuPercent: 75, conditions: 'batch 50' },
 ];
-
-/** A legend label that carries the conditions, since a reader may compare against a different sweep. */
-export function referenceLabel(f: ReferenceFigure): string {
-  const value = `${formatEps(f.eventsPerSec)}`;
-  const where = f.x === null ? 'max' : `@ ${f.factor} ${f.x}`;
-  return `Timeplus ${f.test}: ${f.transport.toUpperCase()} ≈ ${value} ${where} (${f.conditions})`;
-}
