@@ -4,7 +4,8 @@
  */
 import { Ajv, type ErrorObject } from 'ajv';
 import schema from './scenarios.schema.json' with { type: 'json' };
-import { offeredEventsPerSec, type ParseMode, type RenderMode, type Transport } from './wire.js';
+import { PushlabError } from './errors.js';
+import { offeredEventsPerSec, STREAM_LIMITS, type ParseMode, type RenderMode, type Transport } from './wire.js';
 
 export { RENDER_MODES, type RenderMode } from './wire.js';
 
@@ -21,7 +22,23 @@ export interface ScenarioFields {
   workers?: OneOrMany<number>;
   warmupSec?: number;
   measureSec?: number;
+  /** Times every point is measured, one round each. */
+  repeats?: number;
+  /** A saturation search along one factor (`--find-max` searches scenarios without one too). */
+  findMax?: FindMaxSpec;
 }
+
+/** Search `vary` in [min, max] for the highest sustainable EPS, the other factor held at the scenario's. */
+export interface FindMaxSpec {
+  vary: 'batch' | 'concurrency';
+  min: number;
+  max: number;
+  /** Latency p99 a sustainable load stays under, ms (default DEFAULT_P99_BOUND_MS). */
+  p99BoundMs?: number;
+}
+
+/** The reference's latency goal (Test III): the default bound for a sustainable load, ms. */
+export const DEFAULT_P99_BOUND_MS = 50;
 
 export interface ScenarioInput extends ScenarioFields {
   id: string;
@@ -30,13 +47,16 @@ export interface ScenarioInput extends ScenarioFields {
 
 export interface ScenarioFile {
   $schema?: string;
+  /** Scenario or group ids run when no --scenario is given. */
   default?: string[];
+  /** Named lists of scenario ids (`timeplus`: the reference's three tests). */
+  groups?: Record<string, string[]>;
   defaults?: ScenarioFields;
   scenarios: ScenarioInput[];
 }
 
 /** Built-in values under the file's `defaults`. */
-export const BUILTIN_DEFAULTS: Required<Omit<ScenarioFields, 'batch' | 'concurrency'>> = {
+export const BUILTIN_DEFAULTS: Required<Omit<ScenarioFields, 'batch' | 'concurrency' | 'findMax'>> = {
   transport: ['ws', 'sse'],
   intervalMs: 1,
   render: 'full',
@@ -44,6 +64,7 @@ export const BUILTIN_DEFAULTS: Required<Omit<ScenarioFields, 'batch' | 'concurre
   workers: 1,
   warmupSec: 2,
   measureSec: 5,
+  repeats: 3,
 };
 
 /** One measured configuration: a single value for every factor. */
@@ -59,14 +80,20 @@ export interface Point {
   parse: ParseMode;
   /** Workers parsing (parse mode worker); 0 on the main thread. */
   workers: number;
+  /** The longest warm-up, s: the window opens once both ends caught up, after at least 1 s. */
   warmupSec: number;
   measureSec: number;
+  /** Times this point is measured (one repeat per round). */
+  repeats: number;
   /** batch × concurrency × 1000 / intervalMs. */
   offeredEventsPerSec: number;
 }
 
-export class ScenarioError extends Error {
+export class ScenarioError extends PushlabError {
   override name = 'ScenarioError';
+  constructor(message: string) {
+    super('PUSHLAB_BAD_SCENARIO', message);
+  }
 }
 
 const validate = new Ajv({ allErrors: false, strict: false }).compile<ScenarioFile>(schema);
@@ -152,15 +179,49 @@ function checkReferences(data: ScenarioFile, source: string): ScenarioFile {
     ids.add(s.id);
     const merged = { ...data.defaults, ...s };
     for (const field of ['batch', 'concurrency'] as const) {
-      if (merged[field] === undefined) {
+      // A search along batch needs no batch of its own: it has no fixed points then.
+      if (merged[field] === undefined && s.findMax?.vary !== field) {
         throw new ScenarioError(`${source}: scenarios[${i}] ('${s.id}') sets no ${field}, and defaults has none`);
       }
     }
+    if (s.findMax) checkFindMax(s.findMax, merged, `${source}: scenarios[${i}].findMax`);
   });
+  if (data.defaults?.findMax) throw new ScenarioError(`${source}: defaults.findMax is not allowed; give findMax to the scenarios that search`);
+  for (const [group, members] of Object.entries(data.groups ?? {})) {
+    if (ids.has(group)) throw new ScenarioError(`${source}: groups.${group} has the id of a scenario; give the group another name`);
+    for (const id of members) {
+      if (!ids.has(id)) throw new ScenarioError(`${source}: groups.${group} names scenario '${id}', which does not exist; known: ${[...ids].join(', ')}`);
+    }
+  }
+  const groups = Object.keys(data.groups ?? {});
   for (const id of data.default ?? []) {
-    if (!ids.has(id)) throw new ScenarioError(`${source}: default names scenario '${id}', which does not exist; known: ${[...ids].join(', ')}`);
+    if (!ids.has(id) && !groups.includes(id)) {
+      throw new ScenarioError(`${source}: default names '${id}', which is neither a scenario nor a group; known: ${[...ids, ...groups].join(', ')}`);
+    }
   }
   return data;
+}
+
+/** Limits of the factor a search varies. */
+const FIND_MAX_LIMITS = { batch: STREAM_LIMITS.batch.max, concurrency: 500 } as const;
+
+function checkFindMax(f: FindMaxSpec, merged: ScenarioFields, where: string): void {
+  if (f.min > f.max) throw new ScenarioError(`${where}.min must be ≤ max, got min ${f.min} and max ${f.max}`);
+  const limit = FIND_MAX_LIMITS[f.vary];
+  if (f.max > limit) throw new ScenarioError(`${where}.max must be ≤ ${limit} for vary '${f.vary}', got ${f.max}`);
+  // One search per transport: every other factor must be a single value, or the search is ambiguous.
+  const fixed = f.vary === 'batch' ? 'concurrency' : 'batch';
+  for (const field of [fixed, 'intervalMs', 'render', 'parse', 'workers'] as const) {
+    const v = merged[field];
+    if (Array.isArray(v) && v.length > 1) {
+      throw new ScenarioError(`${where} searches ${f.vary}, so ${field} must be one value, got ${JSON.stringify(v)}`);
+    }
+  }
+}
+
+/** A point's stable id (see `Point.id`). */
+export function pointId(p: Pick<Point, 'scenario' | 'transport' | 'batch' | 'concurrency' | 'intervalMs' | 'render' | 'parse' | 'workers'>): string {
+  return `${p.scenario}/${p.transport}-b${p.batch}-c${p.concurrency}-i${p.intervalMs}-${p.render}${p.parse === 'worker' ? `-w${p.workers}` : ''}`;
 }
 
 const many = <T>(v: OneOrMany<T>): T[] => (Array.isArray(v) ? v : [v]);
@@ -168,6 +229,7 @@ const many = <T>(v: OneOrMany<T>): T[] => (Array.isArray(v) ? v : [v]);
 /** Expands one scenario to its points: the cross product of every array-valued field. */
 export function expandScenario(s: ScenarioInput, defaults: ScenarioFields = {}): Point[] {
   const f = { ...BUILTIN_DEFAULTS, ...defaults, ...s };
+  if (f.batch === undefined && s.findMax?.vary === 'batch') return [];
   if (f.batch === undefined || f.concurrency === undefined) {
     throw new ScenarioError(`scenario '${s.id}' needs batch and concurrency`);
   }
@@ -183,7 +245,7 @@ export function expandScenario(s: ScenarioInput, defaults: ScenarioFields = {}):
         for (const concurrency of many(f.concurrency))
           for (const batch of many(f.batch)) {
             points.push({
-              id: `${s.id}/${transport}-b${batch}-c${concurrency}-i${intervalMs}-${render}${parse === 'worker' ? `-w${workers}` : ''}`,
+              id: pointId({ scenario: s.id, transport, batch, concurrency, intervalMs, render, parse, workers }),
               scenario: s.id,
               transport,
               batch,
@@ -194,19 +256,81 @@ export function expandScenario(s: ScenarioInput, defaults: ScenarioFields = {}):
               workers,
               warmupSec: f.warmupSec,
               measureSec: f.measureSec,
+              repeats: f.repeats,
               offeredEventsPerSec: offeredEventsPerSec({ batch, interval: intervalMs }) * concurrency,
             });
           }
   return points;
 }
 
-/** Picks scenarios by id (or the file's default list, or all) and expands them to points. */
-export function selectPoints(file: ScenarioFile, ids?: readonly string[]): Point[] {
+/**
+ * The scenarios `ids` name (or the file's default list, or all), with groups replaced by their
+ * members, each scenario once, in the order named.
+ */
+export function selectScenarios(file: ScenarioFile, ids?: readonly string[]): ScenarioInput[] {
   const wanted = ids && ids.length ? ids : (file.default ?? file.scenarios.map((s) => s.id));
   const byId = new Map(file.scenarios.map((s) => [s.id, s]));
-  return wanted.flatMap((id) => {
-    const s = byId.get(id);
-    if (!s) throw new ScenarioError(`--scenario names '${id}', which is not in the scenario file; known: ${[...byId.keys()].join(', ')}`);
-    return expandScenario(s, file.defaults);
-  });
+  const groups = file.groups ?? {};
+  const out = new Map<string, ScenarioInput>();
+  for (const id of wanted) {
+    const members = Object.hasOwn(groups, id) ? groups[id] : [id];
+    for (const m of members) {
+      const s = byId.get(m);
+      if (!s) throw new ScenarioError(`--scenario names '${id}', which is neither a scenario nor a group in the scenario file; known: ${[...byId.keys(), ...Object.keys(groups)].join(', ')}`);
+      out.set(m, s);
+    }
+  }
+  return [...out.values()];
+}
+
+/** Picks scenarios by id or group (or the file's default list, or all) and expands them to points. */
+export function selectPoints(file: ScenarioFile, ids?: readonly string[]): Point[] {
+  return selectScenarios(file, ids).flatMap((s) => expandScenario(s, file.defaults));
+}
+
+/** One saturation search: a transport's point with the varied factor left open. */
+export interface SearchSpec {
+  scenario: string;
+  transport: Transport;
+  vary: FindMaxSpec['vary'];
+  min: number;
+  max: number;
+  p99BoundMs: number;
+  /** The scenario's point at `min` of the varied factor: every other field as searched. */
+  base: Point;
+}
+
+/**
+ * The searches these scenarios ask for: their own `findMax`, or with `all` (`--find-max`) a
+ * default search for the others too: along batch (1…1,000) at the scenario's one concurrency.
+ */
+export function searchesFor(file: ScenarioFile, scenarios: readonly ScenarioInput[], all: boolean): SearchSpec[] {
+  const out: SearchSpec[] = [];
+  for (const s of scenarios) {
+    let spec = s.findMax;
+    if (!spec && all) {
+      spec = { vary: 'batch', min: 1, max: 1000 };
+      checkFindMax(spec, { ...file.defaults, ...s }, `--find-max on scenario '${s.id}'`);
+    }
+    if (!spec) continue;
+    const { vary, min, max } = spec;
+    for (const base of expandScenario({ ...s, [vary]: min }, file.defaults)) {
+      out.push({ scenario: s.id, transport: base.transport, vary, min, max, p99BoundMs: spec.p99BoundMs ?? DEFAULT_P99_BOUND_MS, base });
+    }
+  }
+  return out;
+}
+
+/** `base` with the searched factor at `value`: its id, offered rate and all. */
+export function searchPoint(search: SearchSpec, value: number): Point {
+  const b = search.base;
+  const batch = search.vary === 'batch' ? value : b.batch;
+  const concurrency = search.vary === 'concurrency' ? value : b.concurrency;
+  return {
+    ...b,
+    id: pointId({ ...b, batch, concurrency }),
+    batch,
+    concurrency,
+    offeredEventsPerSec: offeredEventsPerSec({ batch, interval: b.intervalMs }) * concurrency,
+  };
 }
