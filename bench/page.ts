@@ -12,7 +12,7 @@ import { expandScenario, type Point } from '../protocol/scenario.js';
 import { median } from '../protocol/stats.js';
 import { RENDER_MODES, STREAM_LIMITS, TRANSPORTS } from '../protocol/wire.js';
 import { launchChrome } from '../puppeteer/chrome.js';
-import { Runner } from '../puppeteer/runner.js';
+import { RepeatMeasurer } from '../puppeteer/repeat.js';
 import { startServer } from '../puppeteer/server-process.js';
 
 const FLAGS = {
@@ -28,9 +28,14 @@ const flags = commandLineFlags(FLAGS, 'bench:page');
 const server = await startServer();
 const chrome = await launchChrome({ headless: true });
 const browserSession = await chrome.browser.target().createCDPSession();
-const base = { browser: chrome.browser, browserSession, server, cores: os.cpus().length, retries: 0 };
-const lab = new Runner(base);
-const bare = new Runner({ ...base, pagePath: 'bench/bare.html' });
+const browser = {
+  browser: () => chrome.browser,
+  session: () => browserSession,
+  relaunch: () => Promise.reject(new Error('bench:page does not relaunch a crashed browser')),
+};
+const base = { browser, server, cores: os.cpus().length, retries: 0 };
+const lab = new RepeatMeasurer(base);
+const bare = new RepeatMeasurer({ ...base, pagePath: 'bench/bare.html' });
 
 const sorted = (xs: number[]) => [...xs].sort((a, b) => a - b);
 const spread = (xs: number[], f: (x: number) => string) => `${f(sorted(xs)[0])}–${f(sorted(xs).at(-1)!)}`;
@@ -47,16 +52,16 @@ interface Run {
   main: number;
 }
 
-async function once(runner: Runner, point: Point): Promise<Run> {
-  const [res] = await runner.run([point], async () => undefined);
-  if (res.status !== 'ok') throw new Error(`${res.point.id}: ${res.error}`);
-  const eps = res.eventsPerSec!;
+async function once(measurer: RepeatMeasurer, point: Point, round: number): Promise<Run> {
+  const res = await measurer.measure(point, { round, ceilingEventsPerSec: null });
+  if (res?.status !== 'ok') throw new Error(`${point.id}: ${res?.error ?? 'interrupted'}`);
+  const eps = res.eventsPerSec;
   const perMillion = (pct: number) => ((pct / 100) * 1e9) / eps;
   return {
     eps,
-    cpuMsPerMillion: perMillion(res.cpu!.tabProcess),
-    mainCpuMsPerMillion: perMillion(res.cpu!.tabThreads?.main ?? Number.NaN),
-    main: res.cpu!.tabMainThread,
+    cpuMsPerMillion: perMillion(res.cpu.tabProcess),
+    mainCpuMsPerMillion: perMillion(res.cpu.tabThreads?.main ?? Number.NaN),
+    main: res.cpu.tabMainThread,
   };
 }
 
@@ -76,7 +81,7 @@ try {
         for (let r = 0; r < flags.repeats; r++) {
           // Alternating which page goes first cancels a steady drift of the host within a pair.
           const order = r % 2 ? (['lab', 'bare'] as const) : (['bare', 'lab'] as const);
-          for (const name of order) runs[name].push(await once(name === 'lab' ? lab : bare, point(name)));
+          for (const name of order) runs[name].push(await once(name === 'lab' ? lab : bare, point(name), r));
         }
         const ratios = runs.lab.map((l, i) => l.eps / runs.bare[i].eps);
         const col = (k: keyof Run) => ({ bare: runs.bare.map((x) => x[k]), lab: runs.lab.map((x) => x[k]) });

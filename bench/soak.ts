@@ -9,7 +9,7 @@ import { commandLineFlags, type FlagSpec } from '../protocol/flags.js';
 import type { PageConfig, PageSnapshot, PushlabApi } from '../protocol/report.js';
 import { PARSE_MODES, RENDER_MODES, TRANSPORTS } from '../protocol/wire.js';
 import { launchChrome } from '../puppeteer/chrome.js';
-import { openLabPage } from '../puppeteer/runner.js';
+import { openLabPage } from '../puppeteer/lab-page.js';
 import { startServer } from '../puppeteer/server-process.js';
 
 const FLAGS = {

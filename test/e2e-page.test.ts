@@ -9,7 +9,7 @@ import type { Browser, Page } from 'puppeteer-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { PageConfig, PageSnapshot, PushlabApi } from '../protocol/report.js';
 import { launchChrome } from '../puppeteer/chrome.js';
-import { openLabPage } from '../puppeteer/runner.js';
+import { openLabPage } from '../puppeteer/lab-page.js';
 import { startServer, type ServerHandle } from '../puppeteer/server-process.js';
 
 /** The part of a canvas element this test reads (the test is typed without the DOM). */

@@ -83,7 +83,7 @@ function samples(k: Knobs): [Sample, Sample] {
   return [at(10, 0), at(15, 5)];
 }
 
-const meta = { startedAt: '2026-11-22T00:00:00.000Z', attempts: 1, cores: 2 };
+const meta = { round: 0, startedAt: '2026-11-22T00:00:00.000Z', attempts: 1, cores: 2, settleSec: 0.25, startedBehind: false, ceilingEventsPerSec: null };
 const workerPoint = expandScenario({ id: 'w', transport: 'sse', batch: 100, concurrency: 2, parse: 'worker', workers: 2, measureSec: 5 })[0];
 const run = (k: Knobs) => summarise(k.parse === 'worker' ? workerPoint : point, ...samples(k), meta);
 
