@@ -13,14 +13,13 @@
  * measured and `--resume` finishes exactly the repeats that are missing.
  */
 import { EventEmitter } from 'node:events';
-import type { MeasuredRepeat, PointResult, Repeat, Report, Round, SaturationResult } from '../protocol/report.js';
+import type { MeasuredRepeat, ParseCeiling, PointResult, Repeat, Report, Round, SaturationResult } from '../protocol/report.js';
 import { searchPoint, type Point, type SearchSpec } from '../protocol/scenario.js';
 import { describe } from '../protocol/stats.js';
-import { measureCeilings } from './ceiling.js';
 import { ceilingSec, repeatSec, roundsSec, searchSec } from './estimate.js';
 import { findMax, isSustainable, SUSTAINABLE_DELIVERED_RATIO, type Confirmation, type ProbeResult } from './find-max.js';
 import { needsMoreRepeats, pairedComparisons, summarisePoint } from './point-summary.js';
-import { RepeatMeasurer, type RepeatEvents, type RepeatOptions } from './repeat.js';
+import type { RepeatContext, RepeatEvents } from './repeat.js';
 import { roundOrder, roundSeed } from './rounds.js';
 
 export interface RunnerEvents {
@@ -37,7 +36,15 @@ export interface RunnerEvents {
   'search-done': [result: SaturationResult];
 }
 
-export interface RunnerOptions extends RepeatOptions {
+/** Measures one repeat (repeat.ts's RepeatMeasurer, or a fake in tests); null when aborted. */
+export interface RepeatSource extends EventEmitter<RepeatEvents> {
+  measure(point: Point, ctx: RepeatContext): Promise<Repeat | null>;
+}
+
+export interface RunnerOptions {
+  repeats: RepeatSource;
+  /** The in-page JSON.parse ceiling at these batch sizes (ceiling.ts). */
+  ceilings(batches: readonly number[], signal?: AbortSignal): Promise<ParseCeiling[]>;
   /** Writes the report (atomically); called after every change worth keeping. */
   save(report: Report): Promise<void>;
 }
@@ -52,12 +59,12 @@ export interface RunPlan {
 const elapsedSec = (since: number) => (performance.now() - since) / 1000;
 
 export class Runner extends EventEmitter<RunnerEvents> {
-  private readonly repeats: RepeatMeasurer;
+  private readonly repeats: RepeatSource;
   private sessionStart = performance.now();
 
   constructor(private readonly o: RunnerOptions) {
     super();
-    this.repeats = new RepeatMeasurer(o);
+    this.repeats = o.repeats;
     this.repeats.on('phase', (...a) => this.emit('phase', ...a));
     this.repeats.on('attempt-failed', (...a) => this.emit('attempt-failed', ...a));
   }
@@ -141,12 +148,11 @@ export class Runner extends EventEmitter<RunnerEvents> {
     this.emit('round-start', round, report.options.repeats);
     if (!round.parseCeilings.length && todo.length) {
       try {
-        round.parseCeilings = await measureCeilings(this.o.browser.browser(), this.o.server.url, todo.map((p) => p.point.batch), signal);
+        round.parseCeilings = await this.o.ceilings(todo.map((p) => p.point.batch), signal);
       } catch (err) {
         if (signal?.aborted) return false;
         // Without a ceiling the round's repeats carry no ceilingRatio; the EPS still counts.
         this.emit('ceiling-failed', round, err instanceof Error ? err : new Error(String(err)));
-        if (!this.o.browser.browser().connected) await this.o.browser.relaunch();
       }
       await this.o.save(report);
     }

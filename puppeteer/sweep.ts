@@ -11,12 +11,14 @@ import { EXIT, PushlabError } from '../protocol/errors.js';
 import { commandLineFlags, FlagError } from '../protocol/flags.js';
 import { SCHEMA_VERSION, type Environment, type Report } from '../protocol/report.js';
 import { BUILTIN_DEFAULTS, expandScenario, parseScenarioFile, searchesFor, selectScenarios, type Point, type ScenarioFile, type SearchSpec } from '../protocol/scenario.js';
+import { measureCeilings } from './ceiling.js';
 import { ChromeNotFound } from './chrome.js';
 import { durationText, repeatSec, roundsSec, searchSec, SETUP_SEC } from './estimate.js';
 import { formatTable } from './format.js';
 import { LocalBrowser } from './local-browser.js';
 import { checkSweepFlags, SWEEP_FLAGS, type SweepFlags } from './options.js';
 import { Progress } from './progress.js';
+import { RepeatMeasurer } from './repeat.js';
 import { runIdFor, writeReport } from './report-file.js';
 import { emptyResult, Runner } from './runner.js';
 import { ROOT, remoteServer, startServer, type ServerHandle } from './server-process.js';
@@ -212,7 +214,17 @@ async function main(): Promise<number> {
     const save = (r: Report) => writeReport(plan.file, r);
     await save(report);
 
-    const runner = new Runner({ browser: chrome, server: srv, cores: os.cpus().length, retries: report.options.retries, save });
+    const runner = new Runner({
+      repeats: new RepeatMeasurer({ browser: chrome, server: srv, cores: os.cpus().length, retries: report.options.retries }),
+      ceilings: async (batches, signal) => {
+        try {
+          return await measureCeilings(chrome.browser(), srv.url, batches, signal);
+        } finally {
+          if (!chrome.browser().connected && !signal?.aborted) await chrome.relaunch();
+        }
+      },
+      save,
+    });
     const progress = new Progress(runner, report, {
       write: (text) => process.stderr.write(text),
       tty: process.stderr.isTTY === true,
