@@ -112,7 +112,16 @@ export interface LaunchedChrome {
   networkEnabled: boolean;
 }
 
-export async function launchChrome(options: { headless: boolean; log?: (line: string) => void; extraArgs?: string[] }): Promise<LaunchedChrome> {
+export async function launchChrome(options: {
+  headless: boolean;
+  log?: (line: string) => void;
+  extraArgs?: string[];
+  /**
+   * Let Puppeteer end Chrome on SIGINT/SIGTERM/SIGHUP (default). Its SIGINT handler also exits
+   * the process at once (code 130), so a caller that saves its work on Ctrl-C turns this off.
+   */
+  handleSignals?: boolean;
+}): Promise<LaunchedChrome> {
   const chrome = await findChrome(options.log);
   const args = [...CHROME_ARGS, ...(options.extraArgs ?? [])];
   // Puppeteer enables the CDP Network domain by default; Chrome then ships every WS frame and
@@ -126,6 +135,9 @@ export async function launchChrome(options: { headless: boolean; log?: (line: st
     networkEnabled,
     defaultViewport: options.headless ? { width: 1280, height: 900 } : null,
     protocolTimeout: 120_000,
+    handleSIGINT: options.handleSignals ?? true,
+    handleSIGTERM: options.handleSignals ?? true,
+    handleSIGHUP: options.handleSignals ?? true,
   });
   return { browser, path: chrome.path, source: chrome.source, version: await browser.version(), headless: options.headless, args, networkEnabled };
 }

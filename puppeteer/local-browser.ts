@@ -15,7 +15,8 @@ export class LocalBrowser implements BrowserSlot {
   ) {}
 
   static async launch(headless: boolean, log: (line: string) => void): Promise<LocalBrowser> {
-    const chrome = await launchChrome({ headless, log });
+    // The sweep handles Ctrl-C itself (it saves the report first); Chrome still dies with the process.
+    const chrome = await launchChrome({ headless, log, handleSignals: false });
     try {
       return new LocalBrowser(chrome, await chrome.browser.target().createCDPSession(), headless, log);
     } catch (err) {
@@ -39,7 +40,7 @@ export class LocalBrowser implements BrowserSlot {
   async relaunch(): Promise<void> {
     this.log('Chrome crashed or disconnected: launching it again');
     this.kill();
-    this.chrome = await launchChrome({ headless: this.headless, log: this.log });
+    this.chrome = await launchChrome({ headless: this.headless, log: this.log, handleSignals: false });
     this.cdp = await this.chrome.browser.target().createCDPSession();
   }
 

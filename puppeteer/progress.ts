@@ -65,7 +65,11 @@ export class Progress {
       if (!round.parseCeilings.length) this.set(null, 'ceiling', 'measuring the JSON.parse ceiling');
     });
     runner.on('ceiling-failed', (round, err) => this.line(`round ${round.index + 1}: the JSON.parse ceiling failed (${err.message}); this round's repeats carry no ceilingRatio`));
-    runner.on('repeat-start', (point) => this.set(point, 'load', 'loading the page'));
+    runner.on('repeat-start', (point) => {
+      // A log gets a line per repeat started: with the line per repeat done it shows where time went.
+      if (!o.tty) this.o.write(`${this.prefix()} · ${point.id} · started\n`);
+      this.set(point, 'load', 'loading the page');
+    });
     runner.on('phase', (point, phase, elapsedMs, plannedMs) => {
       const sec = (ms: number) => (ms / 1000).toFixed(0);
       const text = plannedMs ? `${phase} ${sec(elapsedMs)}/${sec(plannedMs)} s` : elapsedMs ? `${phase} ${sec(elapsedMs)} s` : phase;
@@ -115,13 +119,17 @@ export class Progress {
     this.draw();
   }
 
-  status(): string {
+  /** `[3/24] round 2/3`: the repeat under way of those planned, and the round. */
+  private prefix(): string {
     const { done, planned } = repeatCounts(this.report);
+    return [`[${Math.min(done + 1, planned)}/${planned}]`, this.round].filter(Boolean).join(' · ');
+  }
+
+  status(): string {
     const elapsed = (performance.now() - this.started) / 1000;
     const eta = this.eta ? durationText(Math.max(0, this.eta.sec - (performance.now() - this.eta.at) / 1000)) : durationText(this.o.remainingSec());
     const parts = [
-      `[${Math.min(done + 1, planned)}/${planned}]`,
-      this.round,
+      this.prefix(),
       this.point?.id ?? '',
       this.phaseText,
       `elapsed ${durationText(elapsed)}`,

@@ -187,13 +187,14 @@ async function main(): Promise<number> {
   const controller = new AbortController();
   let server: ServerHandle | null = null;
   let browser: LocalBrowser | null = null;
-  onInterrupt(
-    () => controller.abort(),
-    () => {
-      browser?.kill();
-      void server?.stop();
-    },
-  );
+  const killChildren = () => {
+    browser?.kill();
+    // stop() signals the server synchronously; its promise only waits for the exit.
+    void server?.stop();
+  };
+  onInterrupt(() => controller.abort(), killChildren);
+  // However the process ends (an uncaught error, process.exit), it takes its children along.
+  process.once('exit', killChildren);
   try {
     // The server and Chrome start side by side: neither needs the other until the first page.
     const [s, b] = await Promise.allSettled([flags.server ? Promise.resolve(remoteServer(flags.server)) : startServer(), LocalBrowser.launch(!flags.headful, log)]);
