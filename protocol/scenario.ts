@@ -1,43 +1,20 @@
 /**
- * Scenarios: what a sweep runs. `scenarios.json` is validated once, here, against
- * `scenarios.schema.json`; everything after this trusts the types.
+ * Scenarios: what a sweep runs. `scenarios.json` is validated once, here, against the schema
+ * in scenario-schema.ts; everything after this trusts the types.
  */
 import { Ajv, type ErrorObject } from 'ajv';
-import schema from './scenarios.schema.json' with { type: 'json' };
-import { offeredEventsPerSec, type ParseMode, type RenderMode, type Transport } from './wire.js';
+import { PushlabError } from './errors.js';
+import { SCENARIO_FILE_SCHEMA, type ScenarioFields, type ScenarioFile, type ScenarioInput } from './scenario-schema.js';
+import { offeredEventsPerSec, TRANSPORTS, type ParseMode, type RenderMode, type Transport } from './wire.js';
 
 export { RENDER_MODES, type RenderMode } from './wire.js';
+export type { ScenarioFields, ScenarioFile, ScenarioInput } from './scenario-schema.js';
 
 type OneOrMany<T> = T | T[];
 
-/** The fields a scenario (or the file's `defaults`) may set. */
-export interface ScenarioFields {
-  transport?: OneOrMany<Transport>;
-  batch?: OneOrMany<number>;
-  concurrency?: OneOrMany<number>;
-  intervalMs?: OneOrMany<number>;
-  render?: OneOrMany<RenderMode>;
-  parse?: OneOrMany<ParseMode>;
-  workers?: OneOrMany<number>;
-  warmupSec?: number;
-  measureSec?: number;
-}
-
-export interface ScenarioInput extends ScenarioFields {
-  id: string;
-  description?: string;
-}
-
-export interface ScenarioFile {
-  $schema?: string;
-  default?: string[];
-  defaults?: ScenarioFields;
-  scenarios: ScenarioInput[];
-}
-
-/** Built-in values under the file's `defaults`. */
+/** Built-in values under the file's `defaults`: every transport, the reference's 1 ms interval. */
 export const BUILTIN_DEFAULTS: Required<Omit<ScenarioFields, 'batch' | 'concurrency'>> = {
-  transport: ['ws', 'sse'],
+  transport: [...TRANSPORTS],
   intervalMs: 1,
   render: 'full',
   parse: 'main',
@@ -65,11 +42,9 @@ export interface Point {
   offeredEventsPerSec: number;
 }
 
-export class ScenarioError extends Error {
-  override name = 'ScenarioError';
-}
+const badScenario = (message: string) => new PushlabError('PUSHLAB_BAD_SCENARIO', message);
 
-const validate = new Ajv({ allErrors: false, strict: false }).compile<ScenarioFile>(schema);
+const validate = new Ajv({ allErrors: false, strict: false }).compile<ScenarioFile>(SCENARIO_FILE_SCHEMA);
 
 /** `/scenarios/2/batch/3` → `scenarios[2].batch[3]`. */
 function pathOf(instancePath: string): string {
@@ -90,7 +65,7 @@ function valueAt(data: unknown, instancePath: string): unknown {
 }
 
 function describe(error: ErrorObject, data: unknown, source: string): string {
-  // oneOf wraps the useful message; ajv reports the deepest failing keyword first.
+  // anyOf wraps the useful message; ajv reports the deepest failing keyword first.
   const where = pathOf(error.instancePath) || '(top level)';
   const got = JSON.stringify(valueAt(data, error.instancePath));
   const p = error.params as Record<string, unknown>;
@@ -129,18 +104,18 @@ function describe(error: ErrorObject, data: unknown, source: string): string {
   return `${source}: ${where} ${rule}, got ${got}`;
 }
 
-/** Validates parsed JSON as a scenario file; throws ScenarioError naming path, value and rule. */
+/** Validates parsed JSON as a scenario file; throws PUSHLAB_BAD_SCENARIO naming path, value and rule. */
 export function parseScenarioFile(data: unknown, source = 'scenarios.json'): ScenarioFile {
   if (!validate(data)) {
     const errors = validate.errors ?? [];
-    // Prefer the innermost error, and within a oneOf(scalar | array) field the branch that
+    // Prefer the innermost error, and within an anyOf(scalar | array) field the branch that
     // matches what was given: an array's problem is an array rule, a scalar's a scalar rule.
     const branchFits = (e: ErrorObject) => {
       const isArray = Array.isArray(valueAt(data, e.instancePath));
-      return e.schemaPath.includes(isArray ? '/oneOf/1/' : '/oneOf/0/') ? 0 : 1;
+      return e.schemaPath.includes(isArray ? '/anyOf/1/' : '/anyOf/0/') ? 0 : 1;
     };
     const best = [...errors].sort((a, b) => b.instancePath.length - a.instancePath.length || branchFits(a) - branchFits(b))[0];
-    throw new ScenarioError(best ? describe(best, data, source) : `${source}: invalid`);
+    throw badScenario(best ? describe(best, data, source) : `${source}: invalid`);
   }
   return checkReferences(data, source);
 }
@@ -148,17 +123,17 @@ export function parseScenarioFile(data: unknown, source = 'scenarios.json'): Sce
 function checkReferences(data: ScenarioFile, source: string): ScenarioFile {
   const ids = new Set<string>();
   data.scenarios.forEach((s, i) => {
-    if (ids.has(s.id)) throw new ScenarioError(`${source}: scenarios[${i}].id '${s.id}' is used twice`);
+    if (ids.has(s.id)) throw badScenario(`${source}: scenarios[${i}].id '${s.id}' is used twice`);
     ids.add(s.id);
     const merged = { ...data.defaults, ...s };
     for (const field of ['batch', 'concurrency'] as const) {
       if (merged[field] === undefined) {
-        throw new ScenarioError(`${source}: scenarios[${i}] ('${s.id}') sets no ${field}, and defaults has none`);
+        throw badScenario(`${source}: scenarios[${i}] ('${s.id}') sets no ${field}, and defaults has none`);
       }
     }
   });
   for (const id of data.default ?? []) {
-    if (!ids.has(id)) throw new ScenarioError(`${source}: default names scenario '${id}', which does not exist; known: ${[...ids].join(', ')}`);
+    if (!ids.has(id)) throw badScenario(`${source}: default names scenario '${id}', which does not exist; known: ${[...ids].join(', ')}`);
   }
   return data;
 }
@@ -169,7 +144,7 @@ const many = <T>(v: OneOrMany<T>): T[] => (Array.isArray(v) ? v : [v]);
 export function expandScenario(s: ScenarioInput, defaults: ScenarioFields = {}): Point[] {
   const f = { ...BUILTIN_DEFAULTS, ...defaults, ...s };
   if (f.batch === undefined || f.concurrency === undefined) {
-    throw new ScenarioError(`scenario '${s.id}' needs batch and concurrency`);
+    throw badScenario(`scenario '${s.id}' needs batch and concurrency`);
   }
   const points: Point[] = [];
   // Worker counts only matter in parse mode worker: main-thread points are not multiplied by them.
@@ -206,7 +181,7 @@ export function selectPoints(file: ScenarioFile, ids?: readonly string[]): Point
   const byId = new Map(file.scenarios.map((s) => [s.id, s]));
   return wanted.flatMap((id) => {
     const s = byId.get(id);
-    if (!s) throw new ScenarioError(`--scenario names '${id}', which is not in the scenario file; known: ${[...byId.keys()].join(', ')}`);
+    if (!s) throw new PushlabError('PUSHLAB_BAD_FLAG', `--scenario names '${id}', which is not in the scenario file; known: ${[...byId.keys()].join(', ')}`);
     return expandScenario(s, file.defaults);
   });
 }

@@ -1,7 +1,7 @@
 /** Measures the in-page JSON.parse ceiling once per batch size, on a fresh lab page. */
 import type { Browser } from 'puppeteer-core';
-import type { ParseCeiling, PushlabApi } from '../protocol/report.js';
-import { openLabPage } from './runner.js';
+import type { ParseCeiling } from '../protocol/report.js';
+import { openLabPage } from './lab-page.js';
 
 export const CEILING_MS = 1500;
 
@@ -10,8 +10,8 @@ export async function measureCeilings(browser: Browser, serverUrl: string, batch
   for (const batch of [...new Set(batches)].sort((a, b) => a - b)) {
     const page = await browser.newPage();
     try {
-      await openLabPage(page, serverUrl);
-      out.push(await page.evaluate((b, ms) => (globalThis as unknown as { pushlab: PushlabApi }).pushlab.parseCeiling(b, ms), batch, CEILING_MS));
+      const api = await openLabPage(page, serverUrl);
+      out.push(await api.evaluate((p, b, ms) => p.parseCeiling(b, ms), batch, CEILING_MS));
     } finally {
       await page.close().catch(() => undefined);
     }

@@ -5,9 +5,10 @@
  * measured window between two samples.
  */
 import { EventEmitter } from 'node:events';
-import type { Browser, CDPSession, Page } from 'puppeteer-core';
-import type { PageConfig, PointResult, PushlabApi } from '../protocol/report.js';
+import type { Browser, CDPSession } from 'puppeteer-core';
+import type { PageConfig, PointResult } from '../protocol/report.js';
 import type { Point } from '../protocol/scenario.js';
+import { openLabPage, type LabApi } from './lab-page.js';
 import { takeSample, type SampleSources } from './sampler.js';
 import { settle, settleBudgetMs, unsettledNote, type SettleProbe } from './settle.js';
 import type { ServerHandle } from './server-process.js';
@@ -73,8 +74,8 @@ export class Runner extends EventEmitter<RunnerEvents> {
   }
 
   /** Page latency over the next `ms`, and the server's pacing debt at its end. */
-  private async probe(page: Page, ms: number): Promise<SettleProbe> {
-    const snapshot = (reset: boolean) => page.evaluate((r) => (globalThis as unknown as { pushlab: PushlabApi }).pushlab.snapshot({ resetLatency: r }), reset);
+  private async probe(api: LabApi, ms: number): Promise<SettleProbe> {
+    const snapshot = (reset: boolean) => api.evaluate((p, r) => p.snapshot({ resetLatency: r }), reset);
     await snapshot(true);
     await sleep(ms);
     const [s, server] = await Promise.all([snapshot(true), this.o.server.stats(false)]);
@@ -86,7 +87,7 @@ export class Runner extends EventEmitter<RunnerEvents> {
     try {
       const pageSession = await page.createCDPSession();
       await pageSession.send('Performance.enable');
-      await openLabPage(page, new URL(this.o.pagePath ?? '', this.o.server.url).href);
+      const api = await openLabPage(page, new URL(this.o.pagePath ?? '', this.o.server.url).href);
       const config: PageConfig = {
         transport: point.transport,
         batch: point.batch,
@@ -97,18 +98,18 @@ export class Runner extends EventEmitter<RunnerEvents> {
         workers: Math.max(1, point.workers),
       };
       // Functions passed to evaluate() run in the page: they cannot close over anything here.
-      await page.evaluate((c) => (globalThis as unknown as { pushlab: PushlabApi }).pushlab.start(c).then(() => undefined), config);
+      await api.evaluate((p, c) => p.start(c).then(() => undefined), config);
       await sleep(point.warmupSec * 1000);
-      const settled = await settle((ms) => this.probe(page, ms), {
+      const settled = await settle((ms) => this.probe(api, ms), {
         intervalMs: point.intervalMs,
         concurrency: point.concurrency,
         budgetMs: settleBudgetMs(point.warmupSec),
       });
-      const src: SampleSources = { page, pageSession, browserSession: this.o.browserSession, serverStats: (reset) => this.o.server.stats(reset) };
+      const src: SampleSources = { api, pageSession, browserSession: this.o.browserSession, serverStats: (reset) => this.o.server.stats(reset) };
       const a = await takeSample(src, true);
       await sleep(point.measureSec * 1000);
       const b = await takeSample(src, true);
-      await page.evaluate(() => (globalThis as unknown as { pushlab: PushlabApi }).pushlab.stop());
+      await api.evaluate((p) => p.stop());
       const result = summarise(point, a, b, { startedAt, attempts: attempt, cores: this.o.cores, ceilingEventsPerSec: this.o.ceilings?.get(point.batch) });
       result.settleSec = Math.round(settled.waitedMs) / 1000;
       if (!settled.settled) result.notes.push(unsettledNote(settled));
@@ -117,19 +118,6 @@ export class Runner extends EventEmitter<RunnerEvents> {
       await page.close().catch(() => undefined);
     }
   }
-}
-
-/** Loads the lab page and waits for `window.pushlab`. */
-export async function openLabPage(page: Page, serverUrl: string): Promise<void> {
-  // With the Network domain off, goto() resolves to null instead of a response, so success
-  // is judged by the page itself: its control surface appears.
-  const res = await page.goto(serverUrl, { waitUntil: 'load', timeout: 30_000 });
-  if (res && !res.ok()) throw new Error(`loading ${serverUrl} gave HTTP ${res.status()}`);
-  await page
-    .waitForFunction(() => typeof (globalThis as { pushlab?: unknown }).pushlab === 'object', { timeout: 10_000 })
-    .catch(() => {
-      throw new Error(`${serverUrl} loaded, but window.pushlab never appeared: is the page built (npm run build)?`);
-    });
 }
 
 function withTimeout<T>(p: Promise<T>, ms: number, what: string): Promise<T> {

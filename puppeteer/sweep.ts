@@ -6,16 +6,18 @@
 import { readFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { commandLineFlags, FlagError } from '../protocol/flags.js';
+import { commandLineFlags, runCommand } from '../cli/command.js';
+import { ROOT } from '../cli/root.js';
+import { EXIT, PushlabError } from '../protocol/errors.js';
 import { SCHEMA_VERSION, type Report } from '../protocol/report.js';
-import { parseScenarioFile, ScenarioError, selectPoints, type Point } from '../protocol/scenario.js';
+import { parseScenarioFile, selectPoints, type Point } from '../protocol/scenario.js';
 import { measureCeilings } from './ceiling.js';
-import { ChromeNotFound, launchChrome } from './chrome.js';
+import { launchChrome } from './chrome.js';
 import { formatPointLine, formatTable } from './format.js';
 import { runIdFor, writeReport } from './report-file.js';
 import { SWEEP_FLAGS } from './options.js';
 import { Runner } from './runner.js';
-import { ROOT, remoteServer, startServer, type ServerHandle } from './server-process.js';
+import { remoteServer, startServer, type ServerHandle } from './server-process.js';
 
 
 const log = (line: string) => process.stderr.write(`${line}\n`);
@@ -25,25 +27,26 @@ async function loadPoints(file: string, ids: string[]): Promise<Point[]> {
   try {
     text = await readFile(file, 'utf8');
   } catch {
-    throw new ScenarioError(`--file ${file}: cannot read it (does it exist?)`);
+    throw new PushlabError('PUSHLAB_BAD_SCENARIO', `--file ${file}: cannot read it (does it exist?)`);
   }
   let data: unknown;
   try {
     data = JSON.parse(text);
   } catch (err) {
-    throw new ScenarioError(`${file}: not valid JSON (${err instanceof Error ? err.message : String(err)})`);
+    throw new PushlabError('PUSHLAB_BAD_SCENARIO', `${file}: not valid JSON (${err instanceof Error ? err.message : String(err)})`);
   }
   return selectPoints(parseScenarioFile(data, file), ids);
 }
 
-async function main(): Promise<number> {
+runCommand('sweep', async () => {
   const flags = commandLineFlags(SWEEP_FLAGS, 'sweep');
   const points = await loadPoints(path.resolve(ROOT, flags.file), flags.scenario);
   const seconds = points.reduce((s, p) => s + p.warmupSec + p.measureSec + 3, 0);
   if (flags.list) {
+    // One point a line on stdout (data), the summary for people on stderr.
     for (const p of points) process.stdout.write(`${p.id}\t${p.offeredEventsPerSec} EPS offered\n`);
-    process.stdout.write(`${points.length} points, about ${Math.ceil(seconds / 60)} min\n`);
-    return 0;
+    log(`${points.length} points, about ${Math.ceil(seconds / 60)} min`);
+    return EXIT.ok;
   }
   const scenarios = [...new Set(points.map((p) => p.scenario))];
   log(`pushlab sweep: ${scenarios.join(', ')}: ${points.length} points, about ${Math.ceil(seconds / 60)} min`);
@@ -54,7 +57,11 @@ async function main(): Promise<number> {
   const runId = runIdFor(started);
   const file = path.resolve(ROOT, flags.out, runId, 'report.json');
   try {
-    await server.stats(); // fail early, with the server's own message, if it is not there
+    // Fail early, with the server's own message, if it is not there.
+    await server.stats().catch((err: unknown) => {
+      if (!flags.server) throw err;
+      throw new PushlabError('PUSHLAB_BAD_SERVER', `--server ${flags.server} does not answer: ${err instanceof Error ? err.message : String(err)}`);
+    });
     const chrome = await launchChrome({ headless: !flags.headful, log });
     closeBrowser = () => chrome.browser.close();
     log(`server ${server.url}, Chrome ${chrome.version} (${chrome.path}, ${chrome.source})`);
@@ -100,18 +107,9 @@ async function main(): Promise<number> {
     await writeReport(file, report);
     log(`\n${formatTable(report)}\n`);
     process.stdout.write(`${file}\n`);
-    return report.points.some((r) => r.status === 'failed') ? 1 : 0;
+    return report.points.some((r) => r.status === 'failed') ? EXIT.failed : EXIT.ok;
   } finally {
     await closeBrowser().catch(() => undefined);
     await server.stop();
   }
-}
-
-main().then(
-  (code) => process.exit(code),
-  (err: unknown) => {
-    const known = err instanceof FlagError || err instanceof ScenarioError || err instanceof ChromeNotFound;
-    log(`pushlab sweep: ${err instanceof Error ? (known ? err.message : (err.stack ?? err.message)) : String(err)}`);
-    process.exit(2);
-  },
-);
+});

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { CATCH_UP_MS, batchesDue, batchesThisTick, maxBurst, nextDueMs, shouldShed } from '../server/pacer.js';
+import { CATCH_UP_MS, maxBurst } from '../protocol/pacing.js';
+import { batchesDue, batchesThisTick, nextDueMs, shouldShed } from '../server/pacer.js';
 
 describe('batchesDue', () => {
   it('has the first batch due at 0 and one more per interval', () => {
