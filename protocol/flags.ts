@@ -96,7 +96,7 @@ export function parseFlags<T extends Record<string, FlagSpec>>(specs: T, argv: r
           throw badFlag(`--${name} takes a comma-separated list of ${spec.choices.join(', ')}; got '${item}'`);
         }
         const bounds = spec.integers;
-        if (bounds && !(/^\d+$/.test(item) && inRange(Number(item), { ...bounds, integer: true }))) {
+        if (bounds && !inRange(parseDecimal(item), { ...bounds, integer: true })) {
           throw badFlag(`--${name} takes a comma-separated list of integers from ${bounds.min} to ${bounds.max}; got '${item}'`);
         }
       }
