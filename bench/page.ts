@@ -7,23 +7,26 @@
  * figure, since EPS also moves with whatever share of the 2 cores the server took.
  */
 import os from 'node:os';
-import { commandLineFlags, type FlagSpec } from '../protocol/flags.js';
+import { commandLineFlags, reportErrorsAs } from '../cli/command.js';
+import { rangeFlag, type FlagSpec } from '../protocol/flags.js';
+import { LIMITS } from '../protocol/limits.js';
 import { expandScenario, type Point } from '../protocol/scenario.js';
 import { median } from '../protocol/stats.js';
-import { RENDER_MODES, STREAM_LIMITS, TRANSPORTS } from '../protocol/wire.js';
+import { RENDER_MODES, TRANSPORTS } from '../protocol/wire.js';
 import { launchChrome } from '../puppeteer/chrome.js';
 import { RepeatMeasurer } from '../puppeteer/repeat.js';
 import { startServer } from '../puppeteer/server-process.js';
 
 const FLAGS = {
-  transport: { type: 'list', default: ['ws', 'sse'], choices: TRANSPORTS, help: 'transports' },
-  batch: { type: 'list', default: ['50', '400'], integers: STREAM_LIMITS.batch, help: 'batch sizes' },
-  concurrency: { type: 'integer', default: 10, min: 1, max: 500, help: 'connections' },
+  transport: { type: 'list', default: TRANSPORTS, choices: TRANSPORTS, help: 'transports' },
+  batch: { type: 'list', default: ['50', '400'], integers: LIMITS.batch, help: 'batch sizes' },
+  concurrency: rangeFlag(LIMITS.concurrency, 10, 'connections'),
   render: { type: 'list', default: ['none'], choices: RENDER_MODES, help: 'lab page render modes to compare with the bare page' },
   repeats: { type: 'integer', default: 2, min: 1, max: 10, help: 'interleaved repeats per point' },
   'measure-sec': { type: 'number', default: 5, min: 1, max: 60, help: 'window length' },
 } as const satisfies Record<string, FlagSpec>;
 
+reportErrorsAs('bench:page');
 const flags = commandLineFlags(FLAGS, 'bench:page');
 const server = await startServer();
 const chrome = await launchChrome({ headless: true });

@@ -87,8 +87,6 @@ export interface PageSnapshot {
   counters: PageCounters;
   /** Batches received per connection, in connection order. */
   batchesPerConnection: number[];
-  /** Connection-seconds spent open so far, summed over connections. */
-  openSeconds: number;
   /** Latency since the last snapshot that reset it. */
   latency: LatencySummary;
 }

@@ -1,63 +1,21 @@
 /**
- * Scenarios: what a sweep runs. `scenarios.json` is validated once, here, against
- * `scenarios.schema.json`; everything after this trusts the types.
+ * Scenarios: what a sweep runs. `scenarios.json` is validated once, here, against the schema
+ * in scenario-schema.ts; everything after this trusts the types.
  */
 import { Ajv, type ErrorObject } from 'ajv';
-import schema from './scenarios.schema.json' with { type: 'json' };
 import { PushlabError } from './errors.js';
-import { offeredEventsPerSec, STREAM_LIMITS, type ParseMode, type RenderMode, type Transport } from './wire.js';
+import { SCENARIO_FILE_SCHEMA, type FindMaxSpec, type ScenarioFields, type ScenarioFile, type ScenarioInput } from './scenario-schema.js';
+import { LIMITS } from './limits.js';
+import { offeredEventsPerSec, TRANSPORTS, type ParseMode, type RenderMode, type Transport } from './wire.js';
 
 export { RENDER_MODES, type RenderMode } from './wire.js';
+export type { FindMaxSpec, ScenarioFields, ScenarioFile, ScenarioInput } from './scenario-schema.js';
 
 type OneOrMany<T> = T | T[];
 
-/** The fields a scenario (or the file's `defaults`) may set. */
-export interface ScenarioFields {
-  transport?: OneOrMany<Transport>;
-  batch?: OneOrMany<number>;
-  concurrency?: OneOrMany<number>;
-  intervalMs?: OneOrMany<number>;
-  render?: OneOrMany<RenderMode>;
-  parse?: OneOrMany<ParseMode>;
-  workers?: OneOrMany<number>;
-  warmupSec?: number;
-  measureSec?: number;
-  /** Times every point is measured, one round each. */
-  repeats?: number;
-  /** A saturation search along one factor (`--find-max` searches scenarios without one too). */
-  findMax?: FindMaxSpec;
-}
-
-/** Search `vary` in [min, max] for the highest sustainable EPS, the other factor held at the scenario's. */
-export interface FindMaxSpec {
-  vary: 'batch' | 'concurrency';
-  min: number;
-  max: number;
-  /** Latency p99 a sustainable load stays under, ms (default DEFAULT_P99_BOUND_MS). */
-  p99BoundMs?: number;
-}
-
-/** The reference's latency goal (Test III): the default bound for a sustainable load, ms. */
-export const DEFAULT_P99_BOUND_MS = 50;
-
-export interface ScenarioInput extends ScenarioFields {
-  id: string;
-  description?: string;
-}
-
-export interface ScenarioFile {
-  $schema?: string;
-  /** Scenario or group ids run when no --scenario is given. */
-  default?: string[];
-  /** Named lists of scenario ids (`timeplus`: the reference's three tests). */
-  groups?: Record<string, string[]>;
-  defaults?: ScenarioFields;
-  scenarios: ScenarioInput[];
-}
-
-/** Built-in values under the file's `defaults`. */
+/** Built-in values under the file's `defaults`: every transport, the reference's 1 ms interval. */
 export const BUILTIN_DEFAULTS: Required<Omit<ScenarioFields, 'batch' | 'concurrency' | 'findMax'>> = {
-  transport: ['ws', 'sse'],
+  transport: [...TRANSPORTS],
   intervalMs: 1,
   render: 'full',
   parse: 'main',
@@ -66,6 +24,9 @@ export const BUILTIN_DEFAULTS: Required<Omit<ScenarioFields, 'batch' | 'concurre
   measureSec: 5,
   repeats: 3,
 };
+
+/** The reference's latency goal (Test III): the default bound for a sustainable load, ms. */
+export const DEFAULT_P99_BOUND_MS = 50;
 
 /** One measured configuration: a single value for every factor. */
 export interface Point {
@@ -89,14 +50,9 @@ export interface Point {
   offeredEventsPerSec: number;
 }
 
-export class ScenarioError extends PushlabError {
-  override name = 'ScenarioError';
-  constructor(message: string) {
-    super('PUSHLAB_BAD_SCENARIO', message);
-  }
-}
+const badScenario = (message: string) => new PushlabError('PUSHLAB_BAD_SCENARIO', message);
 
-const validate = new Ajv({ allErrors: false, strict: false }).compile<ScenarioFile>(schema);
+const validate = new Ajv({ allErrors: false, strict: false }).compile<ScenarioFile>(SCENARIO_FILE_SCHEMA);
 
 /** `/scenarios/2/batch/3` → `scenarios[2].batch[3]`. */
 function pathOf(instancePath: string): string {
@@ -117,7 +73,7 @@ function valueAt(data: unknown, instancePath: string): unknown {
 }
 
 function describe(error: ErrorObject, data: unknown, source: string): string {
-  // oneOf wraps the useful message; ajv reports the deepest failing keyword first.
+  // anyOf wraps the useful message; ajv reports the deepest failing keyword first.
   const where = pathOf(error.instancePath) || '(top level)';
   const got = JSON.stringify(valueAt(data, error.instancePath));
   const p = error.params as Record<string, unknown>;
@@ -156,18 +112,18 @@ function describe(error: ErrorObject, data: unknown, source: string): string {
   return `${source}: ${where} ${rule}, got ${got}`;
 }
 
-/** Validates parsed JSON as a scenario file; throws ScenarioError naming path, value and rule. */
+/** Validates parsed JSON as a scenario file; throws PUSHLAB_BAD_SCENARIO naming path, value and rule. */
 export function parseScenarioFile(data: unknown, source = 'scenarios.json'): ScenarioFile {
   if (!validate(data)) {
     const errors = validate.errors ?? [];
-    // Prefer the innermost error, and within a oneOf(scalar | array) field the branch that
+    // Prefer the innermost error, and within an anyOf(scalar | array) field the branch that
     // matches what was given: an array's problem is an array rule, a scalar's a scalar rule.
     const branchFits = (e: ErrorObject) => {
       const isArray = Array.isArray(valueAt(data, e.instancePath));
-      return e.schemaPath.includes(isArray ? '/oneOf/1/' : '/oneOf/0/') ? 0 : 1;
+      return e.schemaPath.includes(isArray ? '/anyOf/1/' : '/anyOf/0/') ? 0 : 1;
     };
     const best = [...errors].sort((a, b) => b.instancePath.length - a.instancePath.length || branchFits(a) - branchFits(b))[0];
-    throw new ScenarioError(best ? describe(best, data, source) : `${source}: invalid`);
+    throw badScenario(best ? describe(best, data, source) : `${source}: invalid`);
   }
   return checkReferences(data, source);
 }
@@ -175,46 +131,42 @@ export function parseScenarioFile(data: unknown, source = 'scenarios.json'): Sce
 function checkReferences(data: ScenarioFile, source: string): ScenarioFile {
   const ids = new Set<string>();
   data.scenarios.forEach((s, i) => {
-    if (ids.has(s.id)) throw new ScenarioError(`${source}: scenarios[${i}].id '${s.id}' is used twice`);
+    if (ids.has(s.id)) throw badScenario(`${source}: scenarios[${i}].id '${s.id}' is used twice`);
     ids.add(s.id);
     const merged = { ...data.defaults, ...s };
     for (const field of ['batch', 'concurrency'] as const) {
       // A search along batch needs no batch of its own: it has no fixed points then.
       if (merged[field] === undefined && s.findMax?.vary !== field) {
-        throw new ScenarioError(`${source}: scenarios[${i}] ('${s.id}') sets no ${field}, and defaults has none`);
+        throw badScenario(`${source}: scenarios[${i}] ('${s.id}') sets no ${field}, and defaults has none`);
       }
     }
     if (s.findMax) checkFindMax(s.findMax, merged, `${source}: scenarios[${i}].findMax`);
   });
-  if (data.defaults?.findMax) throw new ScenarioError(`${source}: defaults.findMax is not allowed; give findMax to the scenarios that search`);
   for (const [group, members] of Object.entries(data.groups ?? {})) {
-    if (ids.has(group)) throw new ScenarioError(`${source}: groups.${group} has the id of a scenario; give the group another name`);
+    if (ids.has(group)) throw badScenario(`${source}: groups.${group} has the id of a scenario; give the group another name`);
     for (const id of members) {
-      if (!ids.has(id)) throw new ScenarioError(`${source}: groups.${group} names scenario '${id}', which does not exist; known: ${[...ids].join(', ')}`);
+      if (!ids.has(id)) throw badScenario(`${source}: groups.${group} names scenario '${id}', which does not exist; known: ${[...ids].join(', ')}`);
     }
   }
   const groups = Object.keys(data.groups ?? {});
   for (const id of data.default ?? []) {
     if (!ids.has(id) && !groups.includes(id)) {
-      throw new ScenarioError(`${source}: default names '${id}', which is neither a scenario nor a group; known: ${[...ids, ...groups].join(', ')}`);
+      throw badScenario(`${source}: default names '${id}', which is neither a scenario nor a group; known: ${[...ids, ...groups].join(', ')}`);
     }
   }
   return data;
 }
 
-/** Limits of the factor a search varies. */
-const FIND_MAX_LIMITS = { batch: STREAM_LIMITS.batch.max, concurrency: 500 } as const;
-
 function checkFindMax(f: FindMaxSpec, merged: ScenarioFields, where: string): void {
-  if (f.min > f.max) throw new ScenarioError(`${where}.min must be ≤ max, got min ${f.min} and max ${f.max}`);
-  const limit = FIND_MAX_LIMITS[f.vary];
-  if (f.max > limit) throw new ScenarioError(`${where}.max must be ≤ ${limit} for vary '${f.vary}', got ${f.max}`);
+  if (f.min > f.max) throw badScenario(`${where}.min must be ≤ max, got min ${f.min} and max ${f.max}`);
+  const limit = LIMITS[f.vary].max;
+  if (f.max > limit) throw badScenario(`${where}.max must be ≤ ${limit} for vary '${f.vary}', got ${f.max}`);
   // One search per transport: every other factor must be a single value, or the search is ambiguous.
   const fixed = f.vary === 'batch' ? 'concurrency' : 'batch';
   for (const field of [fixed, 'intervalMs', 'render', 'parse', 'workers'] as const) {
     const v = merged[field];
     if (Array.isArray(v) && v.length > 1) {
-      throw new ScenarioError(`${where} searches ${f.vary}, so ${field} must be one value, got ${JSON.stringify(v)}`);
+      throw badScenario(`${where} searches ${f.vary}, so ${field} must be one value, got ${JSON.stringify(v)}`);
     }
   }
 }
@@ -231,7 +183,7 @@ export function expandScenario(s: ScenarioInput, defaults: ScenarioFields = {}):
   const f = { ...BUILTIN_DEFAULTS, ...defaults, ...s };
   if (f.batch === undefined && s.findMax?.vary === 'batch') return [];
   if (f.batch === undefined || f.concurrency === undefined) {
-    throw new ScenarioError(`scenario '${s.id}' needs batch and concurrency`);
+    throw badScenario(`scenario '${s.id}' needs batch and concurrency`);
   }
   const points: Point[] = [];
   // Worker counts only matter in parse mode worker: main-thread points are not multiplied by them.
@@ -276,7 +228,7 @@ export function selectScenarios(file: ScenarioFile, ids?: readonly string[]): Sc
     const members = Object.hasOwn(groups, id) ? groups[id] : [id];
     for (const m of members) {
       const s = byId.get(m);
-      if (!s) throw new ScenarioError(`--scenario names '${id}', which is neither a scenario nor a group in the scenario file; known: ${[...byId.keys(), ...Object.keys(groups)].join(', ')}`);
+      if (!s) throw badScenario(`--scenario names '${id}', which is neither a scenario nor a group in the scenario file; known: ${[...byId.keys(), ...Object.keys(groups)].join(', ')}`);
       out.set(m, s);
     }
   }

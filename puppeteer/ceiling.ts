@@ -4,7 +4,7 @@
  * every repeat is related to the ceiling of its round.
  */
 import type { Browser } from 'puppeteer-core';
-import type { ParseCeiling, PushlabApi } from '../protocol/report.js';
+import type { ParseCeiling } from '../protocol/report.js';
 import { openLabPage } from './lab-page.js';
 
 /** Parsing time per batch size, ms: thousands of parses at any batch size, so the rate is stable. */
@@ -14,10 +14,10 @@ export async function measureCeilings(browser: Browser, serverUrl: string, batch
   const out: ParseCeiling[] = [];
   const page = await browser.newPage();
   try {
-    await openLabPage(page, serverUrl);
+    const api = await openLabPage(page, serverUrl);
     for (const batch of [...new Set(batches)].sort((a, b) => a - b)) {
       signal?.throwIfAborted();
-      out.push(await page.evaluate((b, ms) => (globalThis as unknown as { pushlab: PushlabApi }).pushlab.parseCeiling(b, ms), batch, CEILING_MS));
+      out.push(await api.evaluate((p, b, ms) => p.parseCeiling(b, ms), batch, CEILING_MS));
     }
   } finally {
     await page.close().catch(() => undefined);

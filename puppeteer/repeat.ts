@@ -13,13 +13,13 @@
 import { EventEmitter } from 'node:events';
 import { setTimeout as sleepFor } from 'node:timers/promises';
 import type { Browser, CDPSession, Page } from 'puppeteer-core';
-import type { FailedRepeat, MeasuredRepeat, PageConfig, PushlabApi, Repeat } from '../protocol/report.js';
+import type { FailedRepeat, MeasuredRepeat, PageConfig, Repeat } from '../protocol/report.js';
 import type { Point } from '../protocol/scenario.js';
 import { takeSample, type SampleSources } from './sampler.js';
 import { settle, settleBudgetMs, unsettledNote, type SettleProbe } from './settle.js';
 import type { ServerHandle } from './server-process.js';
 import { summarise } from './summarise.js';
-import { openLabPage } from './lab-page.js';
+import { openLabPage, type LabApi } from './lab-page.js';
 
 /** What a repeat is doing now, for progress output. */
 export type Phase = 'load' | 'open' | 'warm-up' | 'window' | 'stop';
@@ -157,7 +157,7 @@ export class RepeatMeasurer extends EventEmitter<RepeatEvents> {
     phase('load');
     const pageSession = await page.createCDPSession();
     await pageSession.send('Performance.enable');
-    await openLabPage(page, new URL(this.o.pagePath ?? '', this.o.server.url).href);
+    const api = await openLabPage(page, new URL(this.o.pagePath ?? '', this.o.server.url).href);
     phase('open');
     const config: PageConfig = {
       transport: point.transport,
@@ -169,25 +169,25 @@ export class RepeatMeasurer extends EventEmitter<RepeatEvents> {
       workers: Math.max(1, point.workers),
     };
     // Functions passed to evaluate() run in the page: they cannot close over anything here.
-    await page.evaluate((c) => (globalThis as unknown as { pushlab: PushlabApi }).pushlab.start(c).then(() => undefined), config);
+    await api.evaluate((p, c) => p.start(c).then(() => undefined), config);
     const warmStart = performance.now();
     const minWarmupMs = Math.min(MIN_WARMUP_MS, point.warmupSec * 1000);
     phase('warm-up', 0, minWarmupMs);
     await ticking(minWarmupMs, signal, (t) => phase('warm-up', t, minWarmupMs));
-    const settled = await settle((ms) => this.probe(page, ms, signal, () => phase('warm-up', Math.round(performance.now() - warmStart), null)), {
+    const settled = await settle((ms) => this.probe(api, ms, signal, () => phase('warm-up', Math.round(performance.now() - warmStart), null)), {
       intervalMs: point.intervalMs,
       concurrency: point.concurrency,
       // The scenario's warm-up is the longest one: what the minimum did not use goes to settling.
       budgetMs: point.warmupSec * 1000 - minWarmupMs + settleBudgetMs(point.warmupSec),
     });
-    const src: SampleSources = { page, pageSession, browserSession: this.o.browser.session(), serverStats: (reset) => this.o.server.stats(reset) };
+    const src: SampleSources = { api, pageSession, browserSession: this.o.browser.session(), serverStats: (reset) => this.o.server.stats(reset) };
     const windowMs = point.measureSec * 1000;
     phase('window', 0, windowMs);
     const a = await takeSample(src, true);
     await ticking(windowMs, signal, (t) => phase('window', t, windowMs));
     const b = await takeSample(src, true);
     phase('stop');
-    await page.evaluate(() => (globalThis as unknown as { pushlab: PushlabApi }).pushlab.stop());
+    await api.evaluate((p) => p.stop());
     const repeat = summarise(point, a, b, {
       round: ctx.round,
       startedAt,
@@ -202,8 +202,8 @@ export class RepeatMeasurer extends EventEmitter<RepeatEvents> {
   }
 
   /** Page latency over the next `ms`, and the server's pacing debt at its end. */
-  private async probe(page: Page, ms: number, signal: AbortSignal, tick: () => void): Promise<SettleProbe> {
-    const snapshot = (reset: boolean) => page.evaluate((r) => (globalThis as unknown as { pushlab: PushlabApi }).pushlab.snapshot({ resetLatency: r }), reset);
+  private async probe(api: LabApi, ms: number, signal: AbortSignal, tick: () => void): Promise<SettleProbe> {
+    const snapshot = (reset: boolean) => api.evaluate((p, r) => p.snapshot({ resetLatency: r }), reset);
     await snapshot(true);
     await sleepFor(ms, undefined, { signal });
     tick();

@@ -4,8 +4,8 @@
  */
 import type { MeasuredRepeat, RepeatFigures, TabThreadsCpu, Verdict } from '../protocol/report.js';
 import type { Point } from '../protocol/scenario.js';
+import { maxBurst } from '../protocol/pacing.js';
 import { median } from '../protocol/stats.js';
-import { maxBurst } from '../server/pacer.js';
 import { chromeCpu, hostCpu, percentOfCore } from './cpu.js';
 import { efficiencyOf } from './point-summary.js';
 import type { Sample } from './sampler.js';

@@ -8,11 +8,11 @@ import { readFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { EXIT, PushlabError } from '../protocol/errors.js';
-import { commandLineFlags, FlagError } from '../protocol/flags.js';
+import { commandLineFlags, runCommand } from '../cli/command.js';
+import { ROOT } from '../cli/root.js';
 import { SCHEMA_VERSION, type Environment, type Report } from '../protocol/report.js';
 import { BUILTIN_DEFAULTS, expandScenario, parseScenarioFile, searchesFor, selectScenarios, type Point, type ScenarioFile, type SearchSpec } from '../protocol/scenario.js';
 import { measureCeilings } from './ceiling.js';
-import { ChromeNotFound } from './chrome.js';
 import { durationText, repeatSec, roundsSec, searchSec, SETUP_SEC } from './estimate.js';
 import { formatTable } from './format.js';
 import { LocalBrowser } from './local-browser.js';
@@ -21,7 +21,7 @@ import { Progress } from './progress.js';
 import { RepeatMeasurer } from './repeat.js';
 import { runIdFor, writeReport } from './report-file.js';
 import { emptyResult, Runner } from './runner.js';
-import { ROOT, remoteServer, startServer, type ServerHandle } from './server-process.js';
+import { remoteServer, startServer, type ServerHandle } from './server-process.js';
 
 const log = (line: string) => process.stderr.write(`${line}\n`);
 
@@ -112,6 +112,7 @@ function planSec(plan: Plan): number {
   return SETUP_SEC + roundsSec(points, 0, plan.report.options.repeats) + plan.searches.reduce((a, q) => a + searchSec(q.base, q, plan.report.options.repeats), 0);
 }
 
+/** `--list`: one point (or search) a line on stdout, as data; the summary for people on stderr. */
 function listPlan(plan: Plan): void {
   const write = (line: string) => process.stdout.write(`${line}\n`);
   for (const r of plan.report.points) {
@@ -121,7 +122,9 @@ function listPlan(plan: Plan): void {
   for (const q of plan.searches) write(`find-max ${q.scenario} ${q.transport}: ${q.vary} ${q.min}…${q.max}, p99 ≤ ${q.p99BoundMs} ms\t~${durationText(searchSec(q.base, q, plan.report.options.repeats))}`);
   const repeats = plan.report.points.reduce((a, r) => a + r.point.repeats, 0);
   const auto = plan.report.options.auto ? `; --auto may add rounds up to ${plan.report.options.maxRepeats} repeats a point` : '';
-  write(`${plan.report.points.length} points, ${repeats} repeats in ${plan.report.options.repeats} rounds${plan.searches.length ? `, ${plan.searches.length} find-max searches` : ''}: about ${durationText(planSec(plan))} (estimated, build not included)${auto}`);
+  log(
+    `${plan.report.points.length} points, ${repeats} repeats in ${plan.report.options.repeats} rounds${plan.searches.length ? `, ${plan.searches.length} find-max searches` : ''}: about ${durationText(planSec(plan))} (estimated, build not included)${auto}`,
+  );
 }
 
 function environmentOf(chrome: LocalBrowser['launched'], server: ServerHandle): Environment {
@@ -253,11 +256,4 @@ async function main(): Promise<number> {
   }
 }
 
-main().then(
-  (code) => process.exit(code),
-  (err: unknown) => {
-    const known = err instanceof PushlabError || err instanceof FlagError || err instanceof ChromeNotFound;
-    log(`pushlab sweep: ${err instanceof Error ? (known ? err.message : (err.stack ?? err.message)) : String(err)}`);
-    process.exit(EXIT.badInput);
-  },
-);
+runCommand('sweep', main);

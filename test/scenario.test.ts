@@ -1,8 +1,8 @@
-import { existsSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
+import { PushlabError } from '../protocol/errors.js';
 import {
   BUILTIN_DEFAULTS,
-  ScenarioError,
   type ScenarioFile,
   expandScenario,
   parseScenarioFile,
@@ -11,7 +11,7 @@ import {
   selectPoints,
 } from '../protocol/scenario.js';
 
-/** Expects `parseScenarioFile(data)` to throw a ScenarioError with exactly this message. */
+/** Expects `parseScenarioFile(data)` to throw PUSHLAB_BAD_SCENARIO with exactly this message. */
 function rejects(data: unknown, message: string): void {
   let error: unknown;
   try {
@@ -19,8 +19,9 @@ function rejects(data: unknown, message: string): void {
   } catch (e) {
     error = e;
   }
-  expect(error).toBeInstanceOf(ScenarioError);
-  expect((error as ScenarioError).message).toBe(message);
+  expect(error).toBeInstanceOf(PushlabError);
+  expect((error as PushlabError).code).toBe('PUSHLAB_BAD_SCENARIO');
+  expect((error as PushlabError).message).toBe(message);
 }
 
 const one = { id: 'a', batch: 1, concurrency: 1 };
@@ -214,7 +215,7 @@ describe('expandScenario', () => {
   });
 
   it('refuses a scenario that has no batch or concurrency anywhere', () => {
-    expect(() => expandScenario({ id: 'x', batch: 1 })).toThrow(ScenarioError);
+    expect(() => expandScenario({ id: 'x', batch: 1 })).toThrow(PushlabError);
     expect(() => expandScenario({ id: 'x', batch: 1 })).toThrow("scenario 'x' needs batch and concurrency");
   });
 });
@@ -287,8 +288,7 @@ describe('searchesFor', () => {
 
 const scenariosJson = new URL('../scenarios.json', import.meta.url);
 
-// scenarios.json is written separately; these checks run once it exists.
-describe.skipIf(!existsSync(scenariosJson))('the real scenarios.json', () => {
+describe('the real scenarios.json', () => {
   const load = (): ScenarioFile => parseScenarioFile(JSON.parse(readFileSync(scenariosJson, 'utf8')) as unknown);
 
   it('validates, and its default selection expands to uniquely named points', () => {

@@ -30,7 +30,6 @@ function samples(k: Knobs): [Sample, Sample] {
     open: 2,
     counters: { events: 2 * k.perConnEps * s, batches: (2 * k.perConnEps * s) / 100, bytes: 2 * k.perConnEps * s * 130, gaps: 0, duplicates: 0, reconnects: 0, errors: 0 },
     batchesPerConnection: [(k.perConnEps * s) / 100, (k.perConnEps * s) / 100],
-    openSeconds: 2 * s,
     latency,
   });
   const server = (t: number, s: number): ServerStats => ({

@@ -103,10 +103,6 @@ export class LiveCharts {
     for (const c of [this.throughput, this.latency, this.speed]) for (const d of c.data.datasets) d.data.length = 0;
     this.draw();
   }
-
-  destroy(): void {
-    for (const c of [this.throughput, this.latency, this.speed]) c.destroy();
-  }
 }
 
 function push(chart: Chart<'line', { x: number; y: number }[]>, i: number, x: number, y: number, windowSec: number): void {

@@ -8,17 +8,13 @@ import type { PageConfig, PushlabApi } from '../../protocol/report.js';
 import { LiveCharts } from './chart.js';
 import { validatePageConfig } from './config.js';
 import { parseCeiling } from './ceiling.js';
+import { fillFormFields } from './form-fields.js';
 import { Lab } from './lab.js';
 import { StreamingTable } from './table.js';
 
-declare global {
-  interface Window {
-    pushlab: PushlabApi;
-  }
-}
-
 const $ = <T extends HTMLElement>(id: string) => document.getElementById(id) as T;
 const form = $<HTMLFormElement>('controls');
+fillFormFields(form);
 const status = $<HTMLParagraphElement>('status');
 const stopButton = $<HTMLButtonElement>('stop');
 const charts = new LiveCharts({

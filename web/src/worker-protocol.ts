@@ -23,7 +23,6 @@ export interface WorkerCounts {
   counters: PageCounters;
   batchesPerConnection: number[];
   open: number;
-  openSeconds: number;
 }
 
 export type FromWorker =
