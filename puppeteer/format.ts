@@ -1,54 +1,42 @@
-/** The terminal view of a report: a pure function of report.json. */
-import type { PointResult, Repeat, Report, Stat } from '../protocol/report.js';
+/**
+ * The terminal views of a report, pure functions of report.json: the points table (columns
+ * from protocol/columns.ts, the same as the viewer's table and the CSV), its unsteady flags,
+ * notes and paired verdicts, a repeat's progress line, and a comparison of two runs.
+ */
+import { cellText, TERMINAL_COLUMNS } from '../protocol/columns.js';
+import { formatRatioWithCi, VERDICT_WORDS, type Comparison } from '../protocol/compare.js';
+import { formatCompactCell, formatCount, formatPercent, formatPlusMinusPercent, formatSig3 } from '../protocol/format.js';
+import type { Repeat, Report } from '../protocol/report.js';
 import type { Point } from '../protocol/scenario.js';
+import { relativeHalfWidth } from '../protocol/stats.js';
 import { verdictLines } from './point-summary.js';
 
-const eps = (n: number | null | undefined) => (n === null || n === undefined ? '–' : n >= 1e6 ? `${(n / 1e6).toFixed(2)}M` : n >= 1e3 ? `${(n / 1e3).toFixed(1)}k` : String(Math.round(n)));
-const pct = (n: number | null | undefined) => (n === null || n === undefined ? '–' : `${Math.round(n)}%`);
-const ms = (n: number | null | undefined) => (n === null || n === undefined ? '–' : n < 10 ? n.toFixed(2) : n.toFixed(0));
-const med = (s: Stat | null | undefined) => s?.median;
-/** The CI's half-width as ± % of the mean, or '–' below two repeats. */
-const ci = (s: Stat | null | undefined) => (s && s.ciLow !== null && s.ciHigh !== null && s.mean ? `±${(((s.ciHigh - s.ciLow) / 2 / s.mean) * 100).toFixed(1)}%` : '–');
-
-/** Medians over a point's measured repeats; the EPS column carries its 95% CI. */
-export const TABLE_COLUMNS: { title: string; cell: (r: PointResult) => string }[] = [
-  { title: 'point', cell: (r) => r.point.id },
-  { title: 'offered EPS', cell: (r) => eps(r.point.offeredEventsPerSec) },
-  { title: 'n', cell: (r) => `${r.summary?.n ?? 0}/${r.repeats.length}` },
-  { title: 'EPS', cell: (r) => eps(med(r.summary?.eventsPerSec)) },
-  { title: 'CI', cell: (r) => ci(r.summary?.eventsPerSec) },
-  { title: 'delivered', cell: (r) => pct(r.summary ? r.summary.deliveredRatio.median * 100 : null) },
-  { title: 'of ceiling', cell: (r) => pct(r.summary?.ceilingRatio ? r.summary.ceilingRatio.median * 100 : null) },
-  { title: 'tab main', cell: (r) => pct(med(r.summary?.cpu.tabMainThread)) },
-  { title: 'tab proc', cell: (r) => pct(med(r.summary?.cpu.tabProcess)) },
-  { title: 'ms CPU/M ev', cell: (r) => ms(med(r.summary?.efficiency.rendererCpuMsPerMillionEvents)) },
-  { title: 'server', cell: (r) => pct(med(r.summary?.cpu.server)) },
-  { title: 'host', cell: (r) => pct(med(r.summary?.cpu.host)) },
-  { title: 'p50 ms', cell: (r) => ms(med(r.summary?.latencyP50Ms)) },
-  { title: 'p99 ms', cell: (r) => ms(med(r.summary?.latencyP99Ms)) },
-  { title: 'gaps', cell: (r) => (r.summary ? String(r.summary.gaps) : '–') },
-  { title: 'shed', cell: (r) => (r.summary ? String(r.summary.shed) : '–') },
-  { title: 'verdict', cell: (r) => (r.unsteady.length ? `${r.verdict} (unsteady)` : r.verdict) },
-];
-
-/** A Markdown table (readable in a terminal, pasteable into notes), then flags, notes and the paired verdicts. */
-export function formatTable(report: Report): string {
-  const rows = report.points.map((r) => TABLE_COLUMNS.map((c) => c.cell(r)));
-  const head = TABLE_COLUMNS.map((c) => c.title);
+/** A Markdown table: the first column left-aligned, the rest right-aligned. */
+export function markdownTable(head: readonly string[], rows: readonly (readonly string[])[]): string {
   const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i].length)));
-  const line = (cells: string[]) => `| ${cells.map((c, i) => (i === 0 ? c.padEnd(widths[i]) : c.padStart(widths[i]))).join(' | ')} |`;
+  const line = (cells: readonly string[]) => `| ${cells.map((c, i) => (i === 0 ? c.padEnd(widths[i]) : c.padStart(widths[i]))).join(' | ')} |`;
   const rule = `|${widths.map((w, i) => (i === 0 ? `:${'-'.repeat(w + 1)}` : `${'-'.repeat(w + 1)}:`)).join('|')}|`;
+  return [line(head), rule, ...rows.map(line)].join('\n');
+}
+
+/** The points table (readable in a terminal, pasteable into notes), then flags, notes and the paired verdicts. */
+export function formatTable(report: Report): string {
+  const table = markdownTable(
+    TERMINAL_COLUMNS.map((c) => c.label),
+    report.points.map((r) => TERMINAL_COLUMNS.map((c) => cellText(c, r))),
+  );
   const unsteady = report.points.flatMap((r) => r.unsteady.map((u) => `unsteady: ${r.point.id}: ${u.message}`));
   const notes = report.points.filter((r) => r.notes.length).map((r) => `${r.point.id}: ${r.notes.join('; ')}`);
-  const saturation = report.saturation.map(
-    (s) =>
-      `find-max ${s.scenario} ${s.transport} (${s.varied}): ${s.knee ? `sustainable up to ${s.varied} ${s.knee.value}, ${eps(s.knee.eventsPerSec.median)} EPS ${ci(s.knee.eventsPerSec)}` : 'nothing sustainable'}${s.firstPast ? `; ${s.varied} ${s.firstPast.value}: ${s.firstPast.reason}` : ''}`,
-  );
+  const saturation = report.saturation.map((s) => {
+    const knee = s.knee
+      ? `sustainable up to ${s.varied} ${s.knee.value}, ${formatCompactCell(s.knee.eventsPerSec.median)} EPS ${formatPlusMinusPercent(relativeHalfWidth(s.knee.eventsPerSec))}`
+      : 'nothing sustainable';
+    return `find-max ${s.scenario} ${s.transport} (${s.varied}): ${knee}${s.firstPast ? `; ${s.varied} ${s.firstPast.value}: ${s.firstPast.reason}` : ''}`;
+  });
   const verdicts = verdictLines(report);
   return [
-    line(head),
-    rule,
-    ...rows.map(line),
+    'Medians over the repeats; ±x % = half the 95% CI of the mean, as a share of the median.',
+    table,
     '',
     ...unsteady,
     ...notes,
@@ -63,5 +51,29 @@ export function formatTable(report: Report): string {
 export function formatRepeatLine(point: Point, r: Repeat): string {
   const where = `${point.id} round ${r.round + 1}`;
   if (r.status === 'failed') return `${where}: FAILED after ${r.attempts} attempt(s): ${r.error}`;
-  return `${where}: ${eps(r.eventsPerSec)} EPS of ${eps(point.offeredEventsPerSec)} offered, tab main ${pct(r.cpu.tabMainThread)}, server ${pct(r.cpu.server)}, p99 ${ms(r.latency.p99Ms)} ms, gaps ${r.page.gaps}, ${r.verdict}`;
+  return `${where}: ${formatCompactCell(r.eventsPerSec)} EPS of ${formatCompactCell(point.offeredEventsPerSec)} offered, tab main ${formatPercent(r.cpu.tabMainThread)}, server ${formatPercent(r.cpu.server)}, p99 ${formatSig3(r.latency.p99Ms)} ms, gaps ${formatCount(r.page.gaps)}, ${r.verdict}`;
+}
+
+/** Marks that stand out in plain text: the terminal and CI logs have no colour to rely on. */
+const MARK = { worse: '✗ ', mixed: '✗ ', better: '✓ ', same: '  ', 'no-ci': '  ', missing: '  ' } as const;
+
+/** Run B against run A: every common point's ratios B ÷ A with 95% CIs, and a verdict per metric and point. */
+export function formatComparison(cmp: Comparison): string {
+  const metrics = cmp.points[0]?.metrics.map((m) => m.metric) ?? [];
+  const head = ['point', ...metrics.map((m) => `${m.column.label} B÷A (${m.better} is better)`), 'verdict'];
+  const rows = cmp.points.map((p) => [
+    `${MARK[p.verdict]}${p.key}`,
+    ...p.metrics.map((m) => `${formatRatioWithCi(m)}${m.verdict === 'better' || m.verdict === 'worse' ? ` ${VERDICT_WORDS[m.verdict]}` : ''}`),
+    VERDICT_WORDS[p.verdict],
+  ]);
+  const within = cmp.points.filter((p) => p.verdict === 'same').length;
+  const noCi = cmp.points.filter((p) => p.verdict === 'no-ci' || p.verdict === 'missing').length;
+  return [
+    `B = ${cmp.labelB} against A = ${cmp.labelA}: ratios of means over repeats, 95% CI (unpaired: the two sides were measured apart)`,
+    markdownTable(head, rows),
+    '',
+    `${cmp.regressions} regressed, ${cmp.improvements} improved, ${within} within noise${noCi ? `, ${noCi} without a CI` : ''} (${cmp.points.length} common points)`,
+    ...(cmp.onlyA.length ? [`only in A: ${cmp.onlyA.join(', ')}`] : []),
+    ...(cmp.onlyB.length ? [`only in B: ${cmp.onlyB.join(', ')}`] : []),
+  ].join('\n');
 }

@@ -85,3 +85,15 @@ export const LAB_FLAGS = {
   headless: { type: 'boolean', default: false, help: 'run Chrome headless (for machines without a display)' },
   server: { type: 'string', default: '', help: 'URL of a running pushlab server', defaultText: 'start one' },
 } as const satisfies Record<string, FlagSpec>;
+
+/** `npm run report`: positional runs come besides these (see report-cli.ts). */
+export const REPORT_FLAGS = {
+  serve: { type: 'boolean', default: false, help: 'serve the viewer on 127.0.0.1: every run under --reports, or run A, or run B compared against A' },
+  port: { type: 'integer', default: 0, min: 0, max: 65535, help: 'port for --serve (0 picks a free one)' },
+  compare: { type: 'boolean', default: false, help: 'compare run B against run A (or, with --scenarios, two scenarios of one run); exit 1 on a regression' },
+  scenarios: { type: 'list', default: [], help: 'with --compare and one run: scenario A, scenario B', defaultText: 'none' },
+  csv: { type: 'boolean', default: false, help: 'print the run as CSV, one row per point' },
+  'csv-repeats': { type: 'boolean', default: false, help: 'print the run as CSV, one row per repeat' },
+  reference: { type: 'boolean', default: false, help: "print the run beside the reference's published figures (markdown)" },
+  reports: { type: 'string', default: 'reports', help: 'directory holding <run-id>/report.json' },
+} as const satisfies Record<string, FlagSpec>;

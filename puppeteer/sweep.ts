@@ -20,6 +20,7 @@ import { checkSweepFlags, SWEEP_FLAGS, type SweepFlags } from './options.js';
 import { Progress } from './progress.js';
 import { RepeatMeasurer } from './repeat.js';
 import { runIdFor, writeReport } from './report-file.js';
+import { writeReportHtml } from './report-html.js';
 import { emptyResult, Runner } from './runner.js';
 import { remoteServer, startServer, type ServerHandle } from './server-process.js';
 
@@ -215,7 +216,16 @@ async function main(): Promise<number> {
     const report: Report = { ...draft, environment: draft.environment ?? environmentOf(chrome.launched, srv) };
     report.interrupted = false;
     report.resumeCommand = null;
-    const save = (r: Report) => writeReport(plan.file, r);
+    // report.html (the one-file viewer with this data) is rewritten beside report.json each
+    // time; a viewer that cannot be written is said once and never costs the measurements.
+    let htmlFailed = false;
+    const save = async (r: Report) => {
+      await writeReport(plan.file, r);
+      await writeReportHtml(path.dirname(plan.file), r).catch((err: unknown) => {
+        if (!htmlFailed) log(`report.html not written: ${err instanceof Error ? err.message : String(err)}`);
+        htmlFailed = true;
+      });
+    };
     await save(report);
 
     const runner = new Runner({

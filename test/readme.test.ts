@@ -3,7 +3,7 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ERROR_CODES, EXIT } from '../protocol/errors.js';
-import { LAB_FLAGS, SWEEP_FLAGS } from '../puppeteer/options.js';
+import { LAB_FLAGS, REPORT_FLAGS, SWEEP_FLAGS } from '../puppeteer/options.js';
 import { SERVER_FLAGS } from '../server/options.js';
 
 const readme = readFileSync(path.resolve(import.meta.dirname, '..', 'README.md'), 'utf8');
@@ -13,6 +13,7 @@ describe('README', () => {
     ['npm run sweep', SWEEP_FLAGS],
     ['npm run lab', LAB_FLAGS],
     ['npm run server', SERVER_FLAGS],
+    ['npm run report', REPORT_FLAGS],
   ] as const)('names every %s flag', (_, flags) => {
     for (const name of Object.keys(flags)) expect(readme, `--${name}`).toContain(`--${name}`);
   });

@@ -1,372 +1,320 @@
 /**
- * The report viewer's pure parts: formatting, loading checks and every view, against a small
- * report shaped like a real 2-core sweep of the `batch` scenario (one point failed).
+ * Every view of a report against a recorded fixture (test/fixtures/report-v2.json, a real
+ * sweep with 3 repeats; see test/fixtures/README.md): the terminal table
+ * and both CSVs byte for byte (golden files, reviewed by hand, plus values recomputed here from
+ * the raw repeats), the chart datasets, the table rows, the comparison, and the one check.
  */
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import type { MeasuredRepeat, PointResult, Report } from '../protocol/report.js';
-import { formatCompact, formatEps, formatMs, formatPercent, formatRatio, formatTimestamp, MISSING } from '../web/src/report/format.js';
-import { parseReport, ReportError, reportUrlFromSearch, runNamesFromListing, runReportUrl } from '../web/src/report/load.js';
-import { REFERENCE_FIGURES } from '../protocol/reference.js';
-import {
-  latencyBoxes,
-  logAxis,
-  logPosition,
-  pointsTableColumns,
-  pointsTableRows,
-  referenceLabel,
-  runHeader,
-  runSummary,
-  seriesByScenario,
-  type BarScenario,
-  type LineScenario,
-} from '../web/src/report/views.js';
+import { cellText, COLUMNS, TERMINAL_COLUMNS } from '../protocol/columns.js';
+import { compareReports, compareScenarios, ratioOfMeans } from '../protocol/compare.js';
+import { pointsCsv, repeatsCsv } from '../protocol/csv.js';
+import { PushlabError } from '../protocol/errors.js';
+import { formatMsShort, formatPlusMinusPercent } from '../protocol/format.js';
+import { parseReport, parseReportText } from '../protocol/report-check.js';
+import type { MeasuredRepeat, Report } from '../protocol/report.js';
+import { describe as describeStat, median, relativeHalfWidth } from '../protocol/stats.js';
+import { formatComparison, formatTable } from '../puppeteer/format.js';
+import { reportHtml, scriptSafeJson } from '../puppeteer/report-html.js';
+import { cpuChart, efficiencyChart, epsChart, type BarConfig, type LineConfig } from '../web/src/report/chart-configs.js';
+import { embeddedReport, runEntry, runNamesFromListing, viewRequest } from '../web/src/report/load.js';
+import { latencyBoxes, logAxis, scenarioViews, sortRows, TABLE_COLUMNS, tableRows } from '../web/src/report/views.js';
+import { summarisePoint } from '../puppeteer/point-summary.js';
+import * as v2 from './v2-fixture.js';
 
-type Point = PointResult['point'];
+const FIXTURES = path.resolve(import.meta.dirname, 'fixtures');
+const fixtureText = readFileSync(path.join(FIXTURES, 'report-v2.json'), 'utf8');
+const load = (): Report => parseReportText(fixtureText, 'report-v2.json');
+const golden = (name: string) => readFileSync(path.join(FIXTURES, name), 'utf8');
+const measured = (r: Report['points'][number]): MeasuredRepeat[] => r.repeats.filter((x): x is MeasuredRepeat => x.status === 'ok');
 
-function point(transport: Point['transport'], batch: number, concurrency = 10, scenario = 'batch'): Point {
-  return {
-    id: `${scenario}/${transport}-b${batch}-c${concurrency}-i1-full`,
-    scenario,
-    transport,
-    batch,
-    concurrency,
-    intervalMs: 1,
-    render: 'full',
-    parse: 'main',
-    workers: 0,
-    warmupSec: 2,
-    measureSec: 5,
-    repeats: 1,
-    offeredEventsPerSec: batch * concurrency * 1000,
-  };
+/** A copy of the report with every repeat's EPS times `factor`, summaries recomputed. */
+function scaledEps(report: Report, factor: number): Report {
+  const copy = structuredClone(report);
+  for (const p of copy.points) {
+    for (const r of measured(p)) r.eventsPerSec *= factor;
+    if (p.summary) p.summary.eventsPerSec = describeStat(measured(p).map((r) => r.eventsPerSec));
+  }
+  return copy;
 }
 
-/** A point measured once (round 0): the viewer shows its one repeat. */
-function measured(p: Point, eps: number, tabMain: number, tabProcess: number, p50: number): PointResult {
-  const offered = p.offeredEventsPerSec;
-  const repeat: MeasuredRepeat = {
-    status: 'ok',
-    round: 0,
-    attempts: 1,
-    verdict: eps / offered > 0.98 ? 'ok' : 'client-bound',
-    notes: eps / offered > 0.98 ? [] : [`tab main thread ${tabMain} % busy`],
-    startedAt: '2026-11-22T01:30:05.000Z',
-    windowSec: 5.01,
-    settleSec: 0.25,
-    ceilingEventsPerSec: null,
-    ceilingRatio: null,
-    efficiency: { eventsPerCpuSecRenderer: null, eventsPerCpuSecMainThread: null, eventsPerCpuSecChrome: null, rendererCpuMsPerMillionEvents: null },
-    eventsPerSec: eps,
-    batchesPerSec: eps / p.batch,
-    megabytesPerSec: (eps * 121) / 1e6,
-    deliveredRatio: eps / offered,
-    page: {
-      events: eps * 5,
-      batches: (eps * 5) / p.batch,
-      bytes: eps * 5 * 121,
-      gaps: 0,
-      duplicates: 0,
-      reconnects: 0,
-      errors: 0,
-      perConnectionBatchesPerSec: { min: 98, median: 100, max: 101 },
-    },
-    latency: { count: 24_800, minMs: 0.21, p25Ms: 0.35, p50Ms: p50, p75Ms: p50 * 1.6, p95Ms: p50 * 4, p99Ms: p50 * 9, maxMs: 48.3, meanMs: p50 * 1.3 },
-    cpu: {
-      chrome: { browser: 3.1, renderers: tabProcess + 2, network: 21.4, gpu: 0, other: 0.4, total: tabProcess + 27 },
-      tabProcess,
-      tabMainThread: tabMain,
-      tabThreads: null,
-      server: 38.2,
-      host: 171.5,
-    },
-    server: {
-      eventsSent: offered * 5,
-      batchesSent: (offered * 5) / p.batch,
-      batchesShed: 0,
-      eventsPerSec: offered,
-      pacingRatio: 0.999,
-      batchesBehind: 0,
-      eventLoopUtilization: 0.41,
-      latenessMs: { p50: 0.6, p99: 2.9, max: 6.1 },
-      rssBytes: 98_000_000,
-    },
-  };
-  return { point: p, repeats: [repeat], summary: null, verdict: repeat.verdict, unsteady: [], notes: repeat.notes };
-}
-
-const failed: PointResult = {
-  point: point('ws', 400),
-  repeats: [
-    {
-      status: 'failed',
-      round: 0,
-      error: 'page did not open 10 connections within 10000 ms (7 open)',
-      attempts: 2,
-      verdict: 'failed',
-      notes: [],
-      startedAt: '2026-11-22T01:31:10.000Z',
-    },
-  ],
-  summary: null,
-  verdict: 'failed',
-  unsteady: [],
-  notes: [],
-};
-
-const REPORT: Report = {
-  schemaVersion: 2,
-  interrupted: false,
-  resumeCommand: null,
-  options: { repeats: 1, seed: 1, auto: false, maxRepeats: 10, timeBudgetSec: null, findMax: false, retries: 1, file: 'scenarios.json' },
-  rounds: [
-    {
-      index: 0,
-      seed: 1,
-      order: [],
-      startedAt: '2026-11-22T01:30:00.000Z',
-      finishedAt: '2026-11-22T01:33:12.000Z',
-      parseCeilings: [{ batch: 50, eventsPerSec: 1_000_000, messages: 200, bytesPerMessage: 6600, durationMs: 1500 }],
-    },
-  ],
-  comparisons: [],
-  saturation: [],
-  runId: '20261122-013000',
-  startedAt: '2026-11-22T01:30:00.000Z',
-  finishedAt: '2026-11-22T01:33:12.400Z',
-  scenarios: ['batch'],
-  environment: {
-    chromeVersion: '142.0.7444.59',
-    chromePath: '/usr/bin/chromium',
-    nodeVersion: 'v20.20.2',
-    platform: 'linux x64',
-    cpuModel: 'AMD EPYC 7B13',
-    cores: 2,
-    memoryBytes: 8 * 1024 ** 3,
-    headless: true,
-    launchArgs: ['--headless', '--no-sandbox', '--disable-gpu'],
-    networkEnabled: false,
-    serverUrl: 'https://127.0.0.1:8443',
-  },
-  points: [
-    measured(point('ws', 50), 499_100, 62.5, 81.3, 0.62),
-    failed,
-    measured(point('sse', 50), 498_700, 66.1, 88.9, 0.71),
-    measured(point('sse', 400), 1_523_000, 99.4, 131.7, 4.8),
-  ],
-};
-
-/** The same run with only the points of batch 50: nothing numeric varies, so bars. */
-const SINGLE: Report = { ...REPORT, points: REPORT.points.filter((r) => r.point.batch === 50) };
-
-describe('format', () => {
-  it('writes numbers with units and SI prefixes', () => {
-    expect(formatEps(1_523_000)).toBe('1.52 M EPS');
-    expect(formatEps(12_340)).toBe('12.3 k EPS');
-    expect(formatEps(850)).toBe('850 EPS');
-    expect(formatCompact(999_600)).toBe('1 M');
-    expect(formatPercent(95.2)).toBe('95 %');
-    expect(formatPercent(7.46)).toBe('7.5 %');
-    expect(formatPercent(131.7)).toBe('132 %');
-    expect(formatMs(0.4123)).toBe('0.412 ms');
-    expect(formatMs(1234.5)).toBe('1,235 ms');
-    expect(formatEps(undefined)).toBe(MISSING);
-    expect(formatTimestamp('2026-11-22T01:30:00.000Z')).toBe('2026-11-22 01:30:00 UTC');
-  });
-
-  it('never rounds a lossy delivered ratio up to 100 %', () => {
-    expect(formatRatio(0.9996)).toBe('99.9 %');
-    expect(formatRatio(1)).toBe('100 %');
-    expect(formatRatio(0.5123)).toBe('51.2 %');
+describe('the fixture', () => {
+  it('is a real schema-v2 run with repeats', () => {
+    const r = load();
+    expect(r.schemaVersion).toBe(2);
+    expect(r.points.length).toBeGreaterThan(4);
+    for (const p of r.points) expect(measured(p).length).toBe(3);
   });
 });
 
-describe('load', () => {
-  const roundTrip = (r: unknown): unknown => JSON.parse(JSON.stringify(r));
+describe('terminal table', () => {
+  it('matches the reviewed golden file exactly', () => {
+    expect(`${formatTable(load())}\n`).toBe(golden('report-v2.table.md'));
+  });
 
-  it('accepts a report and rejects another schema version by name', () => {
-    expect(parseReport(roundTrip(REPORT), 'report.json').runId).toBe('20261122-013000');
-    expect(() => parseReport({ ...REPORT, schemaVersion: 1 }, '/reports/x/report.json')).toThrow(
-      '/reports/x/report.json: schemaVersion is 1; this viewer reads schemaVersion 2',
+  it('shows the median of the raw repeats and the CI half-width as a share of it', () => {
+    const r = load();
+    const p = r.points[1];
+    const eps = COLUMNS.find((c) => c.id === 'eventsPerSec')!;
+    const xs = measured(p).map((x) => x.eventsPerSec);
+    const s = describeStat(xs);
+    expect(median(xs)).toBe(p.summary!.eventsPerSec.median);
+    const noise = (s.ciHigh! - s.ciLow!) / 2 / s.median;
+    expect(cellText(eps, p)).toBe(`${eps.kind === 'stat' ? eps.format(s.median) : ''} ${formatPlusMinusPercent(noise)}`);
+    expect(formatTable(r)).toContain(cellText(eps, p));
+  });
+
+  it('has one row per point and every terminal column', () => {
+    const lines = formatTable(load()).split('\n').filter((l) => l.startsWith('| '));
+    expect(lines).toHaveLength(1 + load().points.length);
+    for (const c of TERMINAL_COLUMNS) expect(lines[0]).toContain(c.label);
+  });
+});
+
+describe('CSV', () => {
+  it('one row per point matches the golden file exactly', () => {
+    expect(pointsCsv(load())).toBe(golden('report-v2.points.csv'));
+  });
+
+  it('one row per repeat matches the golden file exactly', () => {
+    expect(repeatsCsv(load())).toBe(golden('report-v2.repeats.csv'));
+  });
+
+  it('keeps full numbers: median, mean and CI of a Stat; the raw value of a repeat', () => {
+    const r = load();
+    const rows = pointsCsv(r).trimEnd().split('\r\n').map((l) => l.split(','));
+    const head = rows[0];
+    expect(rows).toHaveLength(1 + r.points.length);
+    const s = r.points[0].summary!.eventsPerSec;
+    expect(Number(rows[1][head.indexOf('eventsPerSecMedian')])).toBe(s.median);
+    expect(Number(rows[1][head.indexOf('eventsPerSecMean')])).toBe(s.mean);
+    expect(Number(rows[1][head.indexOf('eventsPerSecCiLow')])).toBe(s.ciLow);
+    const reps = repeatsCsv(r).trimEnd().split('\r\n').map((l) => l.split(','));
+    expect(reps).toHaveLength(1 + r.points.reduce((n, p) => n + p.repeats.length, 0));
+    const first = measured(r.points[0])[0];
+    expect(Number(reps[1][reps[0].indexOf('eventsPerSec')])).toBe(first.eventsPerSec);
+    expect(Number(reps[1][reps[0].indexOf('latencyP99Ms')])).toBe(first.latency.p99Ms);
+  });
+
+  it('quotes text with commas and quotes, and defuses a leading formula sign', () => {
+    const r = load();
+    r.points[0].notes = ['=HYPERLINK("x"), then more'];
+    const line = pointsCsv(r).split('\r\n')[1];
+    expect(line.endsWith(`"'=HYPERLINK(""x""), then more"`)).toBe(true);
+  });
+});
+
+describe('chart datasets', () => {
+  const views = () => scenarioViews(load());
+
+  it('EPS against the varied factor: one line per transport, the mean of the repeats, whiskers at the CI', () => {
+    const r = load();
+    const view = views().find((v) => v.kind === 'line')!;
+    const config = epsChart(view, { reference: false, logX: false }) as LineConfig;
+    expect(config.data.datasets.map((d) => d.label)).toEqual(['ws', 'sse']);
+    for (const d of config.data.datasets) {
+      const points = r.points.filter((p) => p.point.scenario === view.scenario && p.point.transport === d.label).sort((a, b) => a.point.batch - b.point.batch);
+      expect(d.data).toEqual(points.map((p) => ({ x: p.point.batch, y: p.summary!.eventsPerSec.mean })));
+    }
+    const ws = view.eps[0].values;
+    expect(ws.map((v) => [v.ciLow, v.ciHigh])).toEqual(
+      r.points.filter((p) => p.point.scenario === view.scenario && p.point.transport === 'ws').sort((a, b) => a.point.batch - b.point.batch).map((p) => [p.summary!.eventsPerSec.ciLow, p.summary!.eventsPerSec.ciHigh]),
     );
-    expect(() => parseReport([], 'a.json')).toThrow(ReportError);
+    expect(config.options?.scales?.y?.title).toMatchObject({ text: 'events/s received by the tab' });
   });
 
-  it('names the path of a broken field', () => {
-    const broken = roundTrip(REPORT) as { points: { point: Record<string, unknown> }[] };
-    broken.points[2].point.batch = 'fifty';
-    expect(() => parseReport(broken, 'r.json')).toThrow('r.json: points[2].point.batch must be a number, got "fifty"');
+  it('the reference overlay is added only when asked, and only against its factor', () => {
+    const view = views().find((v) => v.kind === 'line')!;
+    const without = epsChart(view, { reference: false, logX: false }) as LineConfig;
+    const withRef = epsChart(view, { reference: true, logX: false }) as LineConfig;
+    expect(withRef.data.datasets.length - without.data.datasets.length).toBe(view.reference.filter((f) => f.eventsPerSec !== null).length);
+    expect(view.reference.every((f) => f.factor === 'batch')).toBe(true);
   });
 
-  it('reads both listing shapes, newest run first, files dropped', () => {
-    expect(runNamesFromListing(['example/', '20261121-230000', 'README.md', '20261122-013000/'])).toEqual([
-      '20261122-013000',
-      '20261121-230000',
-      'example',
+  it('events per CPU-second names its CPU: the tab renderer process solid, its main thread dashed', () => {
+    const r = load();
+    const view = views().find((v) => v.kind === 'line')!;
+    const config = efficiencyChart(view, { reference: false, logX: false }) as LineConfig;
+    expect(config.data.datasets.map((d) => [d.label, d.borderDash])).toEqual([
+      ['ws · tab renderer process', []],
+      ['ws · main thread', [6, 4]],
+      ['sse · tab renderer process', []],
+      ['sse · main thread', [6, 4]],
     ]);
-    expect(runNamesFromListing({ dirs: ['example', '20261122-013000'], files: ['README.md'] })).toEqual(['20261122-013000', 'example']);
-    expect(() => runNamesFromListing('<html>')).toThrow(ReportError);
+    const p = r.points.find((x) => x.point.id === view.efficiency[0].values[0].pointId)!;
+    expect(config.data.datasets[0].data[0].y).toBe(p.summary!.efficiency.eventsPerCpuSecRenderer!.mean);
   });
 
-  it('builds run URLs and takes ?report= from this origin only', () => {
-    expect(runReportUrl('20261122-013000/')).toBe('/reports/20261122-013000/report.json');
-    const page = 'https://127.0.0.1:8443/report.html';
-    expect(reportUrlFromSearch('', page)).toBeNull();
-    expect(reportUrlFromSearch('?report=/reports/example/report.json', page)).toBe('/reports/example/report.json');
-    expect(() => reportUrlFromSearch('?report=https://example.com/r.json', page)).toThrow(/only reports on this server/);
+  it('a scenario that varies only the transport draws bars, outlined in verdict colours', () => {
+    const r = load();
+    const view = views().find((v) => v.scenario === 'smoke')!;
+    expect(view.kind).toBe('bar');
+    const config = epsChart(view, { reference: false, logX: false }) as BarConfig;
+    expect(config.data.labels).toEqual([['ws'], ['sse']]);
+    expect(config.data.datasets[0].data).toEqual(r.points.filter((p) => p.point.scenario === 'smoke').map((p) => p.summary!.eventsPerSec.mean));
+    expect(config.data.datasets[0].borderColor).toHaveLength(2);
+  });
+
+  it('per-process CPU is stacked per point from the means of the repeats', () => {
+    const r = load();
+    const view = views().find((v) => v.scenario === 'smoke')!;
+    const config = cpuChart(view);
+    expect(config.data.datasets.map((d) => d.label)).toEqual(['tab renderer (all threads)', 'network service', 'browser process', 'GPU process', 'pushlab server']);
+    expect(config.data.datasets.every((d) => d.stack === 'cpu')).toBe(true);
+    const ws = r.points.find((p) => p.point.id === 'smoke/ws-b20-c4-i1-full')!.summary!.cpu;
+    expect(config.data.datasets.map((d) => d.data[0])).toEqual([ws.tabProcess.mean, ws.network.mean, ws.browser.mean, ws.gpu.mean, ws.server.mean]);
+  });
+
+  it('puts the run’s paired WS/SSE verdicts, in words, on their scenario', () => {
+    const r = load();
+    const smoke = views().find((v) => v.scenario === 'smoke')!;
+    expect(smoke.verdicts.map((v) => v.comparison.text)).toEqual(r.comparisons.filter((c) => c.a.startsWith('smoke/')).map((c) => c.text));
+    const batch = views().find((v) => v.kind === 'line')!;
+    expect(batch.verdicts[0].about).toMatch(/^batch \d+$/);
   });
 });
 
-describe('run header', () => {
-  it('lists the environment and flags a run measured with the Network domain on', () => {
-    const header = runHeader(REPORT);
-    const value = (label: string) => header.fields.find((f) => f.label === label);
-    expect(header.runId).toBe('20261122-013000');
-    expect(value('Chrome')?.value).toBe('142.0.7444.59');
-    expect(value('Cores')?.value).toBe('2');
-    expect(value('Duration')?.value).toBe('3 min 12 s');
-    expect(value('CDP Network domain')?.warning).toBeUndefined();
-    expect(header.launchArgs).toContain('--no-sandbox');
-
-    const noisy = runHeader({ ...REPORT, finishedAt: null, environment: { ...REPORT.environment, networkEnabled: true } });
-    expect(noisy.fields.find((f) => f.label === 'CDP Network domain')?.warning).toMatch(/halve EPS/);
-    expect(noisy.fields.find((f) => f.label === 'Finished')?.value).toBe('not finished');
+describe('latency axis', () => {
+  it('keeps labels few and short, however many decades the data span', () => {
+    for (const [lo, hi] of [
+      [0.05, 2000],
+      [0.3, 40],
+      [0.001, 60_000],
+    ]) {
+      const axis = logAxis([lo, hi]);
+      expect(axis.ticks.length).toBeLessThanOrEqual(8);
+      for (const t of axis.ticks) expect(formatMsShort(t).length).toBeLessThanOrEqual(6);
+    }
+    expect(logAxis([0.3, 40]).ticks).toEqual([0.1, 0.3, 1, 3, 10, 30, 100]);
+    expect(formatMsShort(5000)).toBe('5 s');
+    expect(formatMsShort(20)).toBe('20 ms');
+    expect(formatMsShort(0.5)).toBe('500 µs');
   });
 
-  it('summarises points, failures and the best EPS per transport', () => {
-    expect(runSummary(REPORT)).toEqual({
-      points: 4,
-      ok: 3,
-      failed: 1,
-      best: [
-        { transport: 'ws', eventsPerSec: 499_100, pointId: 'batch/ws-b50-c10-i1-full' },
-        { transport: 'sse', eventsPerSec: 1_523_000, pointId: 'batch/sse-b400-c10-i1-full' },
-      ],
-    });
+  it('combines a point’s repeats: medians of the quantiles, extremes of the whiskers', () => {
+    const r = load();
+    const box = latencyBoxes(r)[0];
+    const reps = measured(r.points[0]);
+    expect(box.p99Ms).toBe(median(reps.map((x) => x.latency.p99Ms!)));
+    expect(box.maxMs).toBe(Math.max(...reps.map((x) => x.latency.maxMs!)));
+    expect(box.repeats).toBe(3);
   });
 });
 
 describe('points table', () => {
-  it('has one formatted row per point, in report order', () => {
-    const rows = pointsTableRows(REPORT);
-    expect(rows.map((r) => r.pointId)).toEqual(REPORT.points.map((r) => r.point.id));
-    const sse400 = rows[3].cells;
-    expect(sse400.eps.text).toBe('1.52 M EPS');
-    expect(sse400.offered.text).toBe('4 M EPS');
-    expect(sse400.delivered.text).toBe('38.1 %');
-    expect(sse400.tabMain.text).toBe('99 %');
-    expect(sse400.tabProcess.text).toBe('132 %');
-    expect(sse400.host.text).toBe('172 %');
-    expect(sse400.p50.text).toBe('4.8 ms');
-    expect(sse400.verdict.text).toBe('client-bound');
-    expect(sse400.notes.text).toBe('tab main thread 99.4 % busy');
-    expect(sse400.error.text).toBe('');
-    // Parsed on the main thread: no Worker figures.
-    expect(sse400.workers.text).toBe(MISSING);
+  it('one row per point, a cell per column, details with the raw repeats', () => {
+    const r = load();
+    const rows = tableRows(r);
+    expect(rows).toHaveLength(r.points.length);
+    for (const row of rows) expect(row.cells).toHaveLength(TABLE_COLUMNS.length);
+    expect(rows[0].details.repeats).toHaveLength(3);
   });
 
-  it('shows each parsing Worker\'s CPU and the renderer by thread', () => {
-    const base = REPORT.points[3];
-    const repeat = base.repeats[0] as MeasuredRepeat;
-    const withWorkers: PointResult = {
-      ...base,
-      point: { ...base.point, parse: 'worker', workers: 2 },
-      repeats: [{ ...repeat, cpu: { ...repeat.cpu, tabThreads: { main: 4.2, workers: [97.5, 88], io: 12, compositor: 0, pool: 6.1, other: 0.3 } } }],
-    };
-    const [row] = pointsTableRows({ ...REPORT, points: [withWorkers] });
-    expect(row.cells.parse.text).toBe('w2');
-    expect(row.cells.workers.text).toBe('98 % / 88 %');
-    expect(row.cells.tabProcess.title).toBe('by thread: main 4.2 %, workers 98 % / 88 %, IO 12 %, compositor 0 %, thread pool (GC) 6.1 %, other 0.3 %');
-  });
-
-  it('marks a failed point and shows its error instead of numbers', () => {
-    const row = pointsTableRows(REPORT)[1];
-    expect(row.status).toBe('failed');
-    expect(row.cells.eps.text).toBe(MISSING);
-    expect(row.cells.p99.text).toBe(MISSING);
-    expect(row.cells.error.text).toMatch(/did not open 10 connections/);
-    expect(row.cells.verdict.title).toBe('2 attempts');
-  });
-
-  it('states the host maximum from the core count, and drops the error column when nothing failed', () => {
-    const columns = pointsTableColumns(REPORT);
-    expect(columns.find((c) => c.key === 'host')?.label).toBe('host (max 200)');
-    expect(columns.some((c) => c.key === 'error')).toBe(true);
-    expect(pointsTableColumns(SINGLE).some((c) => c.key === 'error')).toBe(false);
+  it('sorts by any column, numbers as numbers, missing values last', () => {
+    const rows = tableRows(load());
+    const eps = TABLE_COLUMNS.findIndex((c) => c.id === 'eventsPerSec');
+    const desc = sortRows(rows, eps, 'desc').map((x) => x.cells[eps].sort as number);
+    expect(desc).toEqual([...desc].sort((a, b) => b - a));
+    const id = TABLE_COLUMNS.findIndex((c) => c.id === 'pointId');
+    expect(sortRows(rows, id, 'asc')[0].pointId).toBe([...rows.map((x) => x.pointId)].sort((a, b) => a.localeCompare(b, 'en', { numeric: true }))[0]);
   });
 });
 
-describe('scenario series', () => {
-  it('plots EPS and tab CPU against batch, one line per transport', () => {
-    const [view] = seriesByScenario(REPORT);
-    expect(view.kind).toBe('line');
-    const line = view as LineScenario;
-    expect(line.xFactor).toBe('batch');
-    expect(line.fixed).toBe('concurrency 10 · interval 1 ms · render full');
-    expect(line.failed).toBe(1);
-    expect(line.eps.map((s) => s.label)).toEqual(['ws', 'sse']);
-    expect(line.eps[0].points).toEqual([
-      { x: 50, y: 499_100, pointId: 'batch/ws-b50-c10-i1-full', failed: false },
-      { x: 400, y: null, pointId: 'batch/ws-b400-c10-i1-full', failed: true },
-    ]);
-    expect(line.cpu.map((s) => s.label)).toEqual(['ws tab main thread', 'ws tab process', 'sse tab main thread', 'sse tab process']);
-    expect(line.cpu[3].points.map((p) => p.y)).toEqual([88.9, 131.7]);
-    expect(line.reference.map(referenceLabel)).toEqual(['Timeplus Test I: SSE ≈ 3 M EPS @ batch 400 (concurrency 10)']);
+describe('comparison', () => {
+  it('EPS scaled by 0.8 is a regression at every point of a steady run; an unchanged copy is none', () => {
+    // Three repeats within ±1.5% of each other, as an idle machine gives below saturation.
+    const points = (['ws', 'sse'] as const).flatMap((t) =>
+      [50, 100, 200].map((b) => {
+        const p = v2.point(t, b);
+        const repeats = [0.985, 1, 1.015].map((f, round) => v2.measured(p, { round, eps: p.offeredEventsPerSec * f }));
+        return { ...v2.result(p, repeats), ...summarisePoint(p, repeats) };
+      }),
+    );
+    const steady = v2.report(points) as unknown as Report;
+    const worse = compareReports(steady, scaledEps(steady, 0.8));
+    expect(worse.points).toHaveLength(6);
+    for (const p of worse.points) {
+      expect(p.metrics[0].ratio).toBeCloseTo(0.8, 10);
+      expect(p.metrics[0].verdict, p.key).toBe('worse');
+      expect(p.verdict).toBe('worse');
+    }
+    expect(worse.regressions).toBe(6);
+    expect(formatComparison(worse)).toContain('6 regressed');
+    const same = compareReports(steady, structuredClone(steady));
+    expect(same.regressions + same.improvements).toBe(0);
+    expect(same.points.every((p) => p.verdict === 'same')).toBe(true);
   });
 
-  it('uses concurrency when it is what varies, with the Test II figures as reference', () => {
-    const conc: Report = {
-      ...REPORT,
-      scenarios: ['concurrency'],
-      points: [10, 30, 60].map((c) => measured(point('sse', 50, c, 'concurrency'), 500_000 * (c / 10), 20 + c, 30 + c, 0.8)),
-    };
-    const [view] = seriesByScenario(conc) as LineScenario[];
-    expect(view.xFactor).toBe('concurrency');
-    expect(view.eps[0].points.map((p) => p.x)).toEqual([10, 30, 60]);
-    expect(view.reference).toEqual(REFERENCE_FIGURES.filter((f) => f.factor === 'concurrency'));
+  it('on the recorded (noisy) run: 0.8 is flagged wherever the noise allows, never as better; an unchanged copy flags nothing', () => {
+    const r = load();
+    const worse = compareReports(r, scaledEps(r, 0.8));
+    for (const p of worse.points) {
+      const eps = p.metrics[0];
+      expect(eps.ratio).toBeCloseTo(0.8, 10);
+      expect(['worse', 'same']).toContain(eps.verdict);
+      // Repeats within ±5% (CI half-width of the log ratio well under |log 0.8|) must show it.
+      if (relativeHalfWidth(p.a.summary!.eventsPerSec)! < 0.05) expect(eps.verdict, p.key).toBe('worse');
+    }
+    expect(worse.improvements).toBe(0);
+    expect(worse.regressions).toBeGreaterThan(0);
+    const same = compareReports(r, structuredClone(r));
+    expect(same.regressions + same.improvements).toBe(0);
   });
 
-  it('splits lines by the second factor when batch and concurrency both vary', () => {
-    const grid: Report = {
-      ...REPORT,
-      points: [
-        measured(point('ws', 50, 10), 500_000, 50, 60, 1),
-        measured(point('ws', 100, 10), 1_000_000, 70, 80, 1),
-        measured(point('ws', 50, 20), 1_000_000, 70, 80, 1),
-        measured(point('ws', 100, 20), 1_400_000, 95, 120, 2),
-      ],
-    };
-    const [view] = seriesByScenario(grid) as LineScenario[];
-    expect(view.xFactor).toBe('batch');
-    expect(view.eps.map((s) => [s.label, s.shade])).toEqual([
-      ['ws · concurrency 10', 0],
-      ['ws · concurrency 20', 1],
-    ]);
-    expect(view.fixed).toBe('transport ws · interval 1 ms · render full');
+  it('the ratio CI is the delta method on logs with Welch df: reciprocal when the sides swap', () => {
+    const a = describeStat([100, 110, 90]);
+    const b = describeStat([80, 85, 75]);
+    const ab = ratioOfMeans(a, b)!;
+    const ba = ratioOfMeans(b, a)!;
+    expect(ab.ratio).toBeCloseTo(0.8, 12);
+    expect(ab.ciLow! * ba.ciHigh!).toBeCloseTo(1, 12);
+    expect(ab.ciHigh! * ba.ciLow!).toBeCloseTo(1, 12);
+    expect(ratioOfMeans(describeStat([1]), describeStat([2]))).toEqual({ ratio: 2, ciLow: null, ciHigh: null });
   });
 
-  it('falls back to one bar per point when nothing numeric varies', () => {
-    const [view] = seriesByScenario(SINGLE);
-    expect(view.kind).toBe('bar');
-    expect((view as BarScenario).bars.map((b) => [b.label, b.eventsPerSec, b.tabMainThread])).toEqual([
-      ['ws', 499_100, 62.5],
-      ['sse', 498_700, 66.1],
-    ]);
+  it('two scenarios of one run are matched by point id without the scenario', () => {
+    const r = load();
+    const copy = structuredClone(r);
+    for (const p of copy.points.filter((x) => x.point.scenario === 'smoke')) {
+      const q = structuredClone(p);
+      q.point.scenario = 'smoke-again';
+      q.point.id = q.point.id.replace('smoke/', 'smoke-again/');
+      copy.points.push(q);
+    }
+    const cmp = compareScenarios(copy, 'smoke', 'smoke-again');
+    expect(cmp.points.map((p) => p.key)).toEqual(['ws-b20-c4-i1-full', 'sse-b20-c4-i1-full']);
+    expect(cmp.regressions).toBe(0);
   });
 });
 
-describe('latency', () => {
-  it('has a box per point that recorded latency, labelled within its scenario', () => {
-    const boxes = latencyBoxes(REPORT);
-    expect(boxes.map((b) => b.label)).toEqual(['ws · batch 50', 'sse · batch 50', 'sse · batch 400']);
-    expect(boxes[2]).toMatchObject({ pointId: 'batch/sse-b400-c10-i1-full', minMs: 0.21, p50Ms: 4.8, maxMs: 48.3 });
-    expect(boxes[2].p99Ms).toBeCloseTo(43.2);
+describe('the one check and the file that travels', () => {
+  it('refuses another schemaVersion, saying which one this build reads', () => {
+    const v1 = { ...JSON.parse(fixtureText), schemaVersion: 1 };
+    expect(() => parseReport(v1, 'old.json')).toThrow('old.json: this build reads schemaVersion 2; got 1');
+    expect(() => parseReport(v1, 'old.json')).toThrow(PushlabError);
+    expect(() => parseReportText('{', 'x.json')).toThrow(/x\.json: not JSON/);
+    const broken = JSON.parse(fixtureText);
+    broken.points[2].point.batch = 'many';
+    expect(() => parseReport(broken, 'b.json')).toThrow("b.json: points[2].point.batch must be a number, got \"many\"");
   });
 
-  it('puts latencies on a log axis of whole decades, clamping zero to the left edge', () => {
-    const axis = logAxis([0.21, 48.3]);
-    expect(axis).toEqual({ min: 0.1, max: 100, ticks: [0.1, 0.2, 0.5, 1, 2, 5, 10, 20, 50, 100] });
-    expect(logPosition(1, axis)).toBeCloseTo(1 / 3);
-    expect(logPosition(0, axis)).toBe(0);
-    expect(logPosition(1e6, axis)).toBe(1);
+  it('embeds the report so no string can close the script element', () => {
+    const r = load();
+    r.points[0].notes = ['</script><script>alert(1)</script> $& $1 \u2028'];
+    const html = reportHtml('<html><body><script type="application/json" id="report-data"></script></body></html>', r);
+    expect(html.match(/<\/script>/g)).toHaveLength(1);
+    const json = /id="report-data">(.*)<\/script>/s.exec(html)![1];
+    expect(json).toBe(scriptSafeJson(r));
+    expect(embeddedReport(json)!.points[0].notes[0]).toBe(r.points[0].notes[0]);
+  });
+
+  it('the served index: names from either listing shape, one entry per run with its headline', () => {
+    expect(runNamesFromListing({ dirs: ['example', '20261122-010000', '20261123-010000'], files: [] })).toEqual(['20261123-010000', '20261122-010000', 'example']);
+    expect(runNamesFromListing(['README.md', 'a/'])).toEqual(['a']);
+    const entry = runEntry('x', load());
+    expect(entry.headline).toMatch(/^8 points × 3 · best ws .* EPS · best sse .* EPS$/);
+    expect(viewRequest('?run=B&compare=A&scenarios=a,b')).toEqual({ run: 'B', compare: 'A', scenarios: ['a', 'b'] });
+    expect(() => viewRequest('?scenarios=a')).toThrow(/two scenario ids/);
   });
 });

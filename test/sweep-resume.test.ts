@@ -34,7 +34,7 @@ describe('SIGINT then --resume', () => {
     await writeFile(scenarios, JSON.stringify({ scenarios: [{ id: 'tiny', batch: 5, concurrency: 2, warmupSec: 1, measureSec: 2 }] }));
     const run = startSweep(['--file', scenarios, '--repeats', '2', '--seed', String(SEED), '--retries', '0', '--out', out]);
     // Stop in the middle of round 1's second repeat, once the first one was saved.
-    await run.waitForStderr(/round 1: [\d.]+k? EPS/, 90_000);
+    await run.waitForStderr(/round 1: [\d.]+( [kM])? EPS/, 90_000);
     await run.waitForStderr(/\[2\/4\][^\n]* · started/, 60_000);
     await new Promise((r) => setTimeout(r, 1500));
     children = descendants(run.child.pid!);

@@ -1,11 +1,19 @@
 /**
- * The report viewer's entry: picks a report (the `?report=` URL, else a run from the
- * `/reports/` listing, else a local file), fetches it, checks it once and renders it.
+ * The report viewer's entry. Two ways in:
+ * - a self-contained report.html (written by every sweep and by `npm run report`) carries its
+ *   report in `<script type="application/json" id="report-data">`, and shows it with no
+ *   server and no network;
+ * - served (`npm run report -- --serve`, or the main server's /report.html), it lists the runs
+ *   under /reports/ and opens `?run=A`, or `?run=B&compare=A` for two runs compared.
+ * Either way `?scenarios=a,b` adds the comparison of two scenarios of the shown run.
  */
+import { compareReports, compareScenarios, type Comparison } from '../../../protocol/compare.js';
+import { pointsCsv, repeatsCsv } from '../../../protocol/csv.js';
+import { parseReport } from '../../../protocol/report-check.js';
 import type { Report } from '../../../protocol/report.js';
-import type { ChartOptions } from './charts.js';
-import { LISTING_URL, parseReport, ReportError, reportUrlFromSearch, runNamesFromListing, runReportUrl } from './load.js';
-import { renderReport, type RenderedReport } from './render.js';
+import type { ChartOptions } from './chart-configs.js';
+import { embeddedReport, LISTING_URL, runEntry, runNamesFromListing, runReportUrl, viewRequest, type RunEntry } from './load.js';
+import { comparisonSection, h, renderReport, type Rendered } from './render.js';
 
 function byId<T extends HTMLElement>(id: string, type: new () => T): T {
   const node = document.getElementById(id);
@@ -14,23 +22,22 @@ function byId<T extends HTMLElement>(id: string, type: new () => T): T {
 }
 
 const ui = {
-  picker: byId('run-picker', HTMLSelectElement),
+  allRuns: byId('all-runs', HTMLAnchorElement),
   file: byId('file-input', HTMLInputElement),
+  compareFile: byId('compare-input', HTMLInputElement),
+  csvPoints: byId('csv-points', HTMLButtonElement),
+  csvRepeats: byId('csv-repeats', HTMLButtonElement),
   reference: byId('toggle-reference', HTMLInputElement),
   logX: byId('toggle-logx', HTMLInputElement),
   status: byId('status', HTMLDivElement),
+  comparison: byId('comparison', HTMLElement),
   report: byId('report', HTMLElement),
 };
 
-const LOCAL_OPTION = '';
+let rendered: Rendered | null = null;
+let current: Report | null = null;
 
-let rendered: RenderedReport | null = null;
-// Loads can overlap (a slow fetch, then a quick pick): only the latest one may render.
-let loadToken = 0;
-
-function message(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
-}
+const message = (error: unknown): string => (error instanceof Error ? error.message : String(error));
 
 function showStatus(text: string, kind: 'info' | 'error'): void {
   ui.status.textContent = text;
@@ -48,151 +55,162 @@ function chartOptions(): ChartOptions {
   return { reference: ui.reference.checked, logX: ui.logX.checked };
 }
 
-/** Fetches and parses JSON; every failure names the URL and what went wrong. */
+function setReportControls(enabled: boolean): void {
+  for (const b of [ui.csvPoints, ui.csvRepeats, ui.compareFile]) b.disabled = !enabled;
+}
+
+function showComparison(cmp: Comparison | null): void {
+  ui.comparison.replaceChildren(...(cmp ? [comparisonSection(cmp)] : []));
+}
+
+function show(report: Report, comparison: Comparison | null = null): void {
+  rendered?.destroy();
+  clearStatus();
+  current = report;
+  document.title = `pushlab report · ${report.runId}`;
+  showComparison(comparison);
+  rendered = renderReport(ui.report, report, chartOptions());
+  setReportControls(true);
+}
+
+function scenarioComparison(report: Report, scenarios: [string, string] | null): Comparison | null {
+  if (!scenarios) return null;
+  for (const s of scenarios) if (!report.points.some((p) => p.point.scenario === s)) throw new Error(`?scenarios=: run ${report.runId} has no scenario '${s}'; it has ${report.scenarios.join(', ')}`);
+  return compareScenarios(report, scenarios[0], scenarios[1]);
+}
+
+/** Fetches JSON; every failure names the URL and what went wrong. */
 async function fetchJson(url: string): Promise<unknown> {
   let response: Response;
   try {
     // Runs are rewritten while a sweep is going; never show a cached copy.
     response = await fetch(url, { cache: 'no-store' });
   } catch (error) {
-    throw new ReportError(`${url}: network error (${message(error)})`);
+    throw new Error(`${url}: network error (${message(error)})`);
   }
-  if (!response.ok) throw new ReportError(`${url}: HTTP ${response.status} ${response.statusText}`.trim());
-  const text = await response.text();
+  if (!response.ok) throw new Error(`${url}: HTTP ${response.status} ${response.statusText}`.trim());
   try {
-    return JSON.parse(text);
+    return JSON.parse(await response.text());
   } catch (error) {
-    throw new ReportError(`${url}: not JSON (${message(error)})`);
+    throw new Error(`${url}: not JSON (${message(error)})`);
   }
 }
 
-function show(report: Report, source: string): void {
+async function fetchRun(name: string): Promise<Report> {
+  const url = runReportUrl(name);
+  return parseReport(await fetchJson(url), url);
+}
+
+function download(name: string, text: string): void {
+  const url = URL.createObjectURL(new Blob([text], { type: 'text/csv;charset=utf-8' }));
+  const a = h('a');
+  a.href = url;
+  a.download = name;
+  document.body.append(a);
+  a.click();
+  a.remove();
+  setTimeout(() => URL.revokeObjectURL(url), 1000);
+}
+
+/** The served viewer's front page: every run, newest first, to open one or compare two. */
+function showIndex(entries: RunEntry[]): void {
   rendered?.destroy();
   rendered = null;
-  clearStatus();
-  document.title = `pushlab report · ${report.runId}`;
-  ui.report.dataset.source = source;
-  rendered = renderReport(ui.report, report, chartOptions());
-}
-
-async function load(url: string): Promise<void> {
-  const token = ++loadToken;
-  showStatus(`Loading ${url} …`, 'info');
-  try {
-    const report = parseReport(await fetchJson(url), url);
-    if (token === loadToken) show(report, url);
-  } catch (error) {
-    if (token !== loadToken) return;
-    rendered?.destroy();
-    rendered = null;
-    showStatus(`Could not show ${error instanceof ReportError ? message(error) : `${url}: ${message(error)}`}`, 'error');
-  }
-}
-
-async function openFile(file: File): Promise<void> {
-  const token = ++loadToken;
-  try {
-    let data: unknown;
-    try {
-      data = JSON.parse(await file.text());
-    } catch (error) {
-      throw new ReportError(`${file.name}: not JSON (${message(error)})`);
-    }
-    const report = parseReport(data, file.name);
-    if (token !== loadToken) return;
-    // The URL no longer describes what is shown; drop ?report= so a reload does not mislead.
-    history.replaceState(null, '', location.pathname);
-    ui.picker.value = LOCAL_OPTION;
-    show(report, file.name);
-  } catch (error) {
-    if (token === loadToken) showStatus(`Could not open ${error instanceof ReportError ? message(error) : `${file.name}: ${message(error)}`}`, 'error');
-  }
-}
-
-/** Fills the run picker; returns the run names, newest first. */
-async function loadRuns(): Promise<string[]> {
-  const names = runNamesFromListing(await fetchJson(LISTING_URL));
-  const placeholder = new Option(names.length ? '— choose a run —' : '— no runs in /reports/ —', LOCAL_OPTION);
-  ui.picker.replaceChildren(placeholder, ...names.map((n) => new Option(n, runReportUrl(n))));
-  ui.picker.disabled = names.length === 0;
-  return names;
-}
-
-function selectInPicker(url: string): void {
-  const match = [...ui.picker.options].find((o) => o.value === url);
-  ui.picker.value = match ? url : LOCAL_OPTION;
-}
-
-/** `report.html?report=/reports/<run>/report.json`, left readable: '/' is legal in a query. */
-function urlWithReport(url: string): string {
-  return `${location.pathname}?report=${url.replace(/[%&#+ ]/g, (c) => encodeURIComponent(c))}`;
-}
-
-async function start(): Promise<void> {
-  let explicit: string | null = null;
-  try {
-    explicit = reportUrlFromSearch(location.search, location.href);
-  } catch (error) {
-    showStatus(message(error), 'error');
-    return;
-  }
-  const runs = loadRuns();
-  if (explicit !== null) {
-    void load(explicit);
-    // The listing only fills the picker here; the report asked for is what matters.
-    runs.then(() => selectInPicker(explicit), (error: unknown) => {
-      ui.picker.disabled = true;
-      ui.picker.title = message(error);
+  current = null;
+  setReportControls(false);
+  showComparison(null);
+  document.title = 'pushlab reports';
+  const picked: string[] = [];
+  const compareButton = h('button', { class: 'compare-button' }, 'Compare the two ticked runs');
+  compareButton.type = 'button';
+  compareButton.disabled = true;
+  compareButton.addEventListener('click', () => {
+    // The older run is A (the baseline), the newer B: the listing is newest first.
+    const [b, a] = [...picked].sort((x, y) => entries.findIndex((e) => e.name === x) - entries.findIndex((e) => e.name === y));
+    location.search = `?${new URLSearchParams({ run: b, compare: a }).toString()}`;
+  });
+  const body = h('tbody');
+  for (const e of entries) {
+    const tick = h('input');
+    tick.type = 'checkbox';
+    tick.disabled = e.report === null;
+    tick.addEventListener('change', () => {
+      if (tick.checked) picked.push(e.name);
+      else picked.splice(picked.indexOf(e.name), 1);
+      compareButton.disabled = picked.length !== 2;
     });
-    return;
+    const link = h('a', {}, e.name);
+    link.href = `?${new URLSearchParams({ run: e.name }).toString()}`;
+    const tr = h('tr', {}, h('td', {}, tick), h('td', { class: 'col-pointId', title: e.name }, e.report ? link : e.name), h('td', {}, e.date), h('td', { title: e.scenarios }, e.scenarios), h('td', {}, e.chrome), h('td', { title: e.machine }, e.machine));
+    tr.append(e.error ? h('td', { class: 'error', title: e.error }, e.error) : h('td', { title: e.headline }, e.headline));
+    body.append(tr);
   }
-  let names: string[];
-  try {
-    names = await runs;
-  } catch (error) {
-    ui.picker.disabled = true;
-    showStatus(`Could not list runs: ${message(error)}. Open a report.json with the file button, or pass ?report=<url>.`, 'error');
-    return;
-  }
-  if (names.length === 0) {
-    showStatus(`${LISTING_URL} lists no runs yet. Run a sweep, or open a report.json with the file button.`, 'info');
-    return;
-  }
-  // Newest first, so the default is the run just made.
-  const url = runReportUrl(names[0]);
-  ui.picker.value = url;
-  history.replaceState(null, '', urlWithReport(url));
-  await load(url);
+  const head = h('tr', {}, h('th'), h('th', {}, 'run'), h('th', {}, 'started'), h('th', {}, 'scenarios'), h('th', {}, 'Chrome'), h('th', {}, 'machine'), h('th', {}, 'headline'));
+  ui.report.replaceChildren(
+    h('section', {}, h('h2', {}, `Runs in ${LISTING_URL} (${entries.length})`), h('p', { class: 'muted' }, 'Open a run, or tick two and compare them (the older one is the baseline A).'), compareButton, h('div', { class: 'table-wrap' }, h('table', { class: 'points runs' }, h('thead', {}, head), body))),
+  );
 }
 
-ui.picker.addEventListener('change', () => {
-  const url = ui.picker.value;
-  if (url === LOCAL_OPTION) return;
-  history.pushState(null, '', urlWithReport(url));
-  void load(url);
-});
+async function startServed(): Promise<void> {
+  ui.allRuns.hidden = false;
+  const req = viewRequest(location.search);
+  if (req.run === null) {
+    showStatus(`Loading ${LISTING_URL} …`, 'info');
+    const names = runNamesFromListing(await fetchJson(LISTING_URL));
+    const entries = await Promise.all(names.map((n) => fetchRun(n).then((r) => runEntry(n, r), (err: unknown) => runEntry(n, null, message(err)))));
+    clearStatus();
+    if (!entries.length) showStatus(`${LISTING_URL} lists no runs yet. Run a sweep, or open a report.json with the file button.`, 'info');
+    showIndex(entries);
+    return;
+  }
+  showStatus(`Loading run ${req.run} …`, 'info');
+  const report = await fetchRun(req.run);
+  let cmp: Comparison | null = scenarioComparison(report, req.scenarios);
+  if (req.compare !== null) cmp = compareReports(await fetchRun(req.compare), report);
+  show(report, cmp);
+}
+
+async function readFile(file: File): Promise<Report> {
+  let data: unknown;
+  try {
+    data = JSON.parse(await file.text());
+  } catch (error) {
+    throw new Error(`${file.name}: not JSON (${message(error)})`);
+  }
+  return parseReport(data, file.name);
+}
 
 ui.file.addEventListener('change', () => {
   const file = ui.file.files?.[0];
-  if (file) void openFile(file);
-  // Choosing the same file again should reload it.
   ui.file.value = '';
+  if (file) readFile(file).then((r) => show(r), (error: unknown) => showStatus(`Could not open ${message(error)}`, 'error'));
 });
 
-for (const toggle of [ui.reference, ui.logX]) {
-  toggle.addEventListener('change', () => rendered?.redraw(chartOptions()));
-}
+ui.compareFile.addEventListener('change', () => {
+  const file = ui.compareFile.files?.[0];
+  ui.compareFile.value = '';
+  const shown = current;
+  if (file && shown) readFile(file).then((base) => showComparison(compareReports(base, shown)), (error: unknown) => showStatus(`Could not compare: ${message(error)}`, 'error'));
+});
 
-window.addEventListener('popstate', () => {
+ui.csvPoints.addEventListener('click', () => current && download(`${current.runId}-points.csv`, pointsCsv(current)));
+ui.csvRepeats.addEventListener('click', () => current && download(`${current.runId}-repeats.csv`, repeatsCsv(current)));
+
+for (const toggle of [ui.reference, ui.logX]) toggle.addEventListener('change', () => rendered?.redraw(chartOptions()));
+
+function start(): void {
+  setReportControls(false);
   try {
-    const url = reportUrlFromSearch(location.search, location.href);
-    if (url !== null) {
-      selectInPicker(url);
-      void load(url);
+    const embedded = embeddedReport(document.getElementById('report-data')?.textContent);
+    if (embedded) {
+      show(embedded, scenarioComparison(embedded, viewRequest(location.search).scenarios));
+      return;
     }
   } catch (error) {
-    showStatus(message(error), 'error');
+    showStatus(`Could not show this report: ${message(error)}`, 'error');
+    return;
   }
-});
+  startServed().catch((error: unknown) => showStatus(`Could not show the report: ${message(error)}. Open a report.json with the file button.`, 'error'));
+}
 
-void start();
+start();

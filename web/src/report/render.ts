@@ -1,27 +1,51 @@
 /**
- * Turns the views into DOM. Text from the report (notes, errors, ids) only ever goes in
- * through textContent, so a report cannot inject markup into the page.
+ * Turns the views into DOM. Text from a report (ids, notes, errors, verdict lines) only ever
+ * goes in through textContent and attribute setters, so a report cannot inject markup.
  */
-import type { Chart } from 'chart.js';
-import type { Report } from '../../../protocol/report.js';
-import { cpuBarChart, cpuLineChart, epsBarChart, epsLineChart, transportColor, type ChartOptions } from './charts.js';
-import { formatEps, formatMs } from './format.js';
 import {
+  BarController,
+  BarElement,
+  CategoryScale,
+  Chart,
+  Legend,
+  LinearScale,
+  LineController,
+  LineElement,
+  LogarithmicScale,
+  PointElement,
+  Tooltip,
+  type ChartConfiguration,
+} from 'chart.js';
+import { formatRatioWithCi, VERDICT_WORDS, type Comparison } from '../../../protocol/compare.js';
+import { formatEps, formatMsShort } from '../../../protocol/format.js';
+import type { Report, Verdict } from '../../../protocol/report.js';
+import { cpuChart, efficiencyChart, epsChart, type ChartOptions } from './chart-configs.js';
+import { transportColor, VERDICT_COLORS, VERDICT_MEANING } from './palette.js';
+import {
+  failures,
   latencyBoxes,
+  latencyTitle,
   logAxis,
   logPosition,
-  pointsTableColumns,
-  pointsTableRows,
+  noteLines,
+  REPEAT_TABLE_COLUMNS,
   runHeader,
   runSummary,
-  seriesByScenario,
+  scenarioViews,
+  sortRows,
+  TABLE_COLUMNS,
+  tableRows,
   type LatencyBox,
   type ScenarioView,
+  type TableRow,
 } from './views.js';
+
+// Only what the charts use, so the one-file report stays small.
+Chart.register(LineController, BarController, LineElement, PointElement, BarElement, LinearScale, LogarithmicScale, CategoryScale, Legend, Tooltip);
 
 type Child = Node | string;
 
-function h<K extends keyof HTMLElementTagNameMap>(tag: K, props: { class?: string; title?: string } = {}, ...children: Child[]): HTMLElementTagNameMap[K] {
+export function h<K extends keyof HTMLElementTagNameMap>(tag: K, props: { class?: string; title?: string } = {}, ...children: Child[]): HTMLElementTagNameMap[K] {
   const node = document.createElement(tag);
   if (props.class) node.className = props.class;
   if (props.title) node.title = props.title;
@@ -38,6 +62,10 @@ function s<K extends keyof SVGElementTagNameMap>(tag: K, attrs: Record<string, s
   return node;
 }
 
+function verdictChip(v: Verdict, text: string = v): HTMLElement {
+  return h('span', { class: `chip verdict-${v}`, title: VERDICT_MEANING[v] }, text);
+}
+
 function headerSection(report: Report): HTMLElement {
   const header = runHeader(report);
   const summary = runSummary(report);
@@ -46,23 +74,65 @@ function headerSection(report: Report): HTMLElement {
     const value = h('dd', f.warning ? { class: 'warning', title: f.warning } : {}, f.value);
     fields.append(h('div', {}, h('dt', {}, f.label), value));
   }
-  const best = summary.best.map((b) => `${b.transport} ${formatEps(b.eventsPerSec)}`).join(', ');
+  const best = summary.best.map((b) => `${b.transport} ${formatEps(b.eventsPerSec.median)}`).join(', ');
   const line = h(
     'p',
     { class: 'summary' },
-    `${summary.points} points`,
-    summary.failed ? h('span', { class: 'failed-count' }, ` · ${summary.failed} failed`) : '',
-    best ? ` · best: ${best}` : '',
+    `${summary.points} points × ${report.options.repeats} repeats`,
+    summary.failedRepeats ? h('span', { class: 'failed-count' }, ` · ${summary.failedRepeats} of ${summary.repeats} repeats failed`) : '',
+    best ? ` · best median: ${best}` : '',
   );
   const args = h('details', { class: 'launch-args' }, h('summary', {}, `Chrome launch args (${header.launchArgs.length})`));
   args.append(h('ul', {}, ...header.launchArgs.map((a) => h('li', {}, h('code', {}, a)))));
-  return h('section', { class: 'run-header' }, h('h2', {}, 'Run ', h('code', {}, header.runId)), line, fields, args);
+  const section = h('section', { class: 'run-header' }, h('h2', {}, 'Run ', h('code', {}, header.runId)), line);
+  if (report.interrupted) section.append(h('p', { class: 'warning-box' }, `Interrupted before it finished${report.resumeCommand ? `; finish it with ${report.resumeCommand}` : ''}.`));
+  section.append(fields, args);
+  return section;
+}
+
+function failuresSection(report: Report): HTMLElement | null {
+  const list = failures(report);
+  if (!list.length) return null;
+  return h(
+    'section',
+    { class: 'failures' },
+    h('h2', {}, `Failures (${list.length})`),
+    h('ul', {}, ...list.map((f) => h('li', {}, h('code', {}, f.pointId), ` round ${f.round}, ${f.attempts} attempt${f.attempts === 1 ? '' : 's'}: `, f.text))),
+  );
+}
+
+function notesSection(report: Report): HTMLElement | null {
+  const lines = noteLines(report);
+  if (!lines.length) return null;
+  return h('section', { class: 'notes' }, h('h2', {}, 'Notes'), h('ul', {}, ...lines.map((n) => h('li', {}, h('code', {}, n.pointId), ': ', n.text))));
+}
+
+function detailsRow(row: TableRow, span: number): HTMLTableRowElement {
+  const box = h('div', { class: 'details' });
+  if (row.details.notes.length) box.append(h('p', {}, h('b', {}, 'Notes: '), row.details.notes.join('; ')));
+  if (row.details.unsteady.length) box.append(h('p', { class: 'unsteady' }, h('b', {}, 'Unsteady: '), row.details.unsteady.join('; ')));
+  const head = h('tr', {}, h('th', {}, 'round'), h('th', {}, 'verdict'), ...REPEAT_TABLE_COLUMNS.map((c) => h('th', { class: 'num', title: c.title }, c.label)), h('th', {}, 'notes'));
+  const body = h('tbody');
+  for (const rep of row.details.repeats) {
+    const cells =
+      rep.status === 'ok'
+        ? rep.cells.map((t) => h('td', { class: 'num' }, t))
+        : [Object.assign(h('td', { class: 'error' }, rep.cells[0] ?? ''), { colSpan: REPEAT_TABLE_COLUMNS.length })];
+    // Rounds counted from 1, as the notes and verdict lines count them (the JSON field is 0-based).
+    body.append(h('tr', {}, h('td', { class: 'num' }, String(rep.round + 1)), h('td', {}, verdictChip(rep.verdict)), ...cells, h('td', { class: 'repeat-notes', title: rep.notes }, rep.notes)));
+  }
+  box.append(h('table', { class: 'repeats' }, h('thead', {}, head), body));
+  const td = h('td', {}, box);
+  td.colSpan = span;
+  return h('tr', { class: 'details-row' }, td);
 }
 
 function tableSection(report: Report): HTMLElement {
-  const columns = pointsTableColumns(report);
-  const rows = pointsTableRows(report);
-  const groupRow = h('tr', { class: 'groups' });
+  const columns = TABLE_COLUMNS;
+  const rows = tableRows(report);
+  const open = new Set<string>();
+  let sortBy: { index: number; direction: 'asc' | 'desc' } | null = null;
+  const groupRow = h('tr', { class: 'groups' }, h('th'));
   for (let i = 0; i < columns.length; ) {
     let span = 1;
     while (i + span < columns.length && columns[i + span].group === columns[i].group) span++;
@@ -71,27 +141,63 @@ function tableSection(report: Report): HTMLElement {
     groupRow.append(th);
     i += span;
   }
-  const labelRow = h('tr', {}, ...columns.map((c) => h('th', { class: `col-${c.key}${c.numeric ? ' num' : ''}`, title: c.title }, c.label)));
+  const labelRow = h('tr', {}, h('th', { class: 'toggle-col', title: 'Show a point’s notes and raw repeats' }));
   const body = h('tbody');
-  for (const row of rows) {
-    const tr = h('tr', { class: row.status === 'failed' ? 'failed' : '' });
-    for (const c of columns) {
-      const cell = row.cells[c.key];
-      const classes = [`col-${c.key}`, c.numeric ? 'num' : '', c.key === 'verdict' ? `verdict verdict-${row.verdict}` : ''].filter(Boolean).join(' ');
-      tr.append(h('td', { class: classes, title: cell.title }, cell.text));
+  const draw = (): void => {
+    const shown = sortBy ? sortRows(rows, sortBy.index, sortBy.direction) : rows;
+    body.replaceChildren();
+    for (const row of shown) {
+      const toggle = h('button', { class: 'toggle', title: 'Details: notes, unsteady flags, raw repeats' }, open.has(row.pointId) ? '▾' : '▸');
+      toggle.type = 'button';
+      toggle.setAttribute('aria-expanded', String(open.has(row.pointId)));
+      toggle.addEventListener('click', () => {
+        if (open.has(row.pointId)) open.delete(row.pointId);
+        else open.add(row.pointId);
+        draw();
+      });
+      const tr = h('tr', { class: row.measured ? 'point-row' : 'point-row failed' }, h('td', { class: 'toggle-col' }, toggle));
+      tr.dataset.pointId = row.pointId;
+      columns.forEach((c, i) => {
+        const cell = row.cells[i];
+        const numeric = c.kind !== 'text';
+        const classes = [`col-${c.id}`, numeric ? 'num' : '', c.id === 'verdict' ? `verdict verdict-${row.verdict}` : ''].filter(Boolean).join(' ');
+        // Long ids are cut with an ellipsis; the tooltip keeps the whole text. The ± part of a
+        // Stat (its noise) is set in grey so the median reads first.
+        const plusMinus = c.kind === 'stat' ? cell.text.indexOf(' ±') : -1;
+        const content: Child[] = plusMinus < 0 ? [cell.text] : [cell.text.slice(0, plusMinus), h('span', { class: 'noise' }, cell.text.slice(plusMinus))];
+        tr.append(h('td', { class: classes, title: cell.title ?? cell.text }, ...content));
+      });
+      body.append(tr);
+      if (open.has(row.pointId)) body.append(detailsRow(row, columns.length + 1));
     }
-    body.append(tr);
-  }
+  };
+  columns.forEach((c, i) => {
+    const th = h('th', { class: `col-${c.id}${c.kind !== 'text' ? ' num' : ''} sortable`, title: `${c.title}${c.unit ? ` (${c.unit})` : ''}. Click to sort.` }, c.label);
+    th.addEventListener('click', () => {
+      sortBy = sortBy?.index === i ? { index: i, direction: sortBy.direction === 'asc' ? 'desc' : 'asc' } : { index: i, direction: c.kind === 'text' ? 'asc' : 'desc' };
+      for (const other of labelRow.querySelectorAll('th')) other.removeAttribute('aria-sort');
+      th.setAttribute('aria-sort', sortBy.direction === 'asc' ? 'ascending' : 'descending');
+      draw();
+    });
+    labelRow.append(th);
+  });
+  draw();
   const table = h('table', { class: 'points' }, h('thead', {}, groupRow, labelRow), body);
-  return h('section', {}, h('h2', {}, 'Points'), h('div', { class: 'table-wrap' }, table));
+  const legend = h(
+    'p',
+    { class: 'muted legend-line' },
+    'Figures are medians over the repeats; ±x % is half the 95% CI of the mean as a share of the median. Hover a cell for mean, CI, n and range. Click a header to sort, ▸ for details.',
+  );
+  return h('section', { class: 'table-section' }, h('h2', {}, 'Points'), legend, h('div', { class: 'table-wrap' }, table));
 }
 
 // Latency plot geometry, in SVG user units; the SVG scales to its container's width.
-const BOX = { width: 1180, label: 200, right: 215, row: 24, top: 26, bottom: 40 } as const;
+const BOX = { width: 1180, label: 220, right: 190, row: 24, top: 14, bottom: 40 } as const;
 
 /**
  * A box plot per point on a log axis: whisker min–max, box p25–p75, a bar at the median, and
- * ticks at p95 and p99, where the long tail the reference studies warn about shows first.
+ * ticks at p95 and p99, where the long tail shows first. Labels are short (`500 µs`, `20 ms`,
+ * `5 s`) and few (logAxis), so they never run into each other.
  */
 function latencyPlot(boxes: LatencyBox[]): SVGSVGElement {
   const plotW = BOX.width - BOX.label - BOX.right;
@@ -99,37 +205,41 @@ function latencyPlot(boxes: LatencyBox[]): SVGSVGElement {
   const axis = logAxis(boxes.flatMap((b) => [b.minMs, b.maxMs]));
   const X = (v: number) => BOX.label + logPosition(v, axis) * plotW;
   const svg = s('svg', { viewBox: `0 0 ${BOX.width} ${height}`, class: 'latency-plot', role: 'img' });
-  svg.append(s('title', {}, 'Latency per point, ms, log scale'));
+  svg.append(s('title', {}, 'Latency per point, log scale'));
   const axisY = BOX.top + boxes.length * BOX.row;
   for (const t of axis.ticks) {
     const x = X(t);
     svg.append(s('line', { x1: x, x2: x, y1: BOX.top - 4, y2: axisY, class: 'grid' }));
-    svg.append(s('text', { x, y: axisY + 16, class: 'tick' }, formatMs(t).replace(' ms', '')));
+    svg.append(s('text', { x, y: axisY + 16, class: 'tick' }, formatMsShort(t)));
   }
-  svg.append(s('text', { x: BOX.label + plotW / 2, y: axisY + 34, class: 'axis-title' }, 'ms (log scale)'));
+  svg.append(s('text', { x: BOX.label + plotW / 2, y: axisY + 34, class: 'axis-title' }, 'send → receive latency (log scale)'));
   boxes.forEach((b, i) => {
     const y = BOX.top + i * BOX.row + BOX.row / 2;
     const color = transportColor(b.transport);
-    const g = s('g', { class: b.failed ? 'box failed' : 'box' });
-    g.append(s('title', {}, `${b.pointId}\n${b.count.toLocaleString('en-US')} batches\nmin ${formatMs(b.minMs)} · p25 ${formatMs(b.p25Ms)} · p50 ${formatMs(b.p50Ms)} · p75 ${formatMs(b.p75Ms)}\np95 ${formatMs(b.p95Ms)} · p99 ${formatMs(b.p99Ms)} · max ${formatMs(b.maxMs)}`));
-    g.append(s('text', { x: BOX.label - 10, y: y + 4, class: 'label' }, b.failed ? `${b.label} (failed)` : b.label));
+    const g = s('g', { class: 'box' });
+    g.append(s('title', {}, latencyTitle(b)));
+    g.append(s('text', { x: BOX.label - 10, y: y + 4, class: 'label' }, b.label));
     g.append(s('line', { x1: X(b.minMs), x2: X(b.maxMs), y1: y, y2: y, class: 'whisker' }));
     for (const v of [b.minMs, b.maxMs]) g.append(s('line', { x1: X(v), x2: X(v), y1: y - 5, y2: y + 5, class: 'whisker' }));
     const x25 = X(b.p25Ms);
-    g.append(s('rect', { x: x25, y: y - 7, width: Math.max(1, X(b.p75Ms) - x25), height: 14, fill: color, 'fill-opacity': 0.25, stroke: color }));
+    g.append(s('rect', { x: x25, y: y - 7, width: Math.max(1, X(b.p75Ms) - x25), height: 14, fill: color, 'fill-opacity': 0.25, stroke: VERDICT_COLORS[b.verdict], 'stroke-width': 2 }));
     g.append(s('line', { x1: X(b.p50Ms), x2: X(b.p50Ms), y1: y - 8, y2: y + 8, stroke: color, class: 'median' }));
     g.append(s('line', { x1: X(b.p95Ms), x2: X(b.p95Ms), y1: y - 4, y2: y + 4, class: 'p95' }));
     g.append(s('line', { x1: X(b.p99Ms), x2: X(b.p99Ms), y1: y - 7, y2: y + 7, class: 'p99' }));
-    g.append(s('text', { x: BOX.width - BOX.right + 12, y: y + 4, class: 'values' }, `p50 ${formatMs(b.p50Ms)} · p99 ${formatMs(b.p99Ms)}`));
+    g.append(s('text', { x: BOX.width - BOX.right + 12, y: y + 4, class: 'values' }, `p50 ${formatMsShort(b.p50Ms)} · p99 ${formatMsShort(b.p99Ms)}`));
     svg.append(g);
   });
   return svg;
 }
 
-function chartBox(title: string): { figure: HTMLElement; canvas: HTMLCanvasElement } {
+function chartBox(title: string, subtitle: string): { figure: HTMLElement; canvas: HTMLCanvasElement } {
   const canvas = h('canvas');
-  const figure = h('figure', { class: 'chart' }, h('figcaption', {}, title), h('div', { class: 'canvas-box' }, canvas));
+  const figure = h('figure', { class: 'chart' }, h('figcaption', {}, h('b', {}, title), h('span', { class: 'sub' }, subtitle)), h('div', { class: 'canvas-box' }, canvas));
   return { figure, canvas };
+}
+
+function verdictLegend(): HTMLElement {
+  return h('p', { class: 'verdict-legend' }, 'Ring colour = verdict: ', ...(Object.keys(VERDICT_COLORS) as Verdict[]).map((v) => verdictChip(v, VERDICT_MEANING[v])));
 }
 
 interface ScenarioSection {
@@ -138,31 +248,58 @@ interface ScenarioSection {
 }
 
 function scenarioSection(view: ScenarioView, boxes: LatencyBox[]): ScenarioSection {
-  const eps = chartBox(view.kind === 'line' ? `EPS vs ${view.xFactor === 'intervalMs' ? 'interval' : view.xFactor}` : 'EPS per point');
-  const cpu = chartBox(view.kind === 'line' ? 'Tab CPU (main thread solid, process dashed)' : 'Tab CPU per point');
+  const against = view.kind === 'line' ? ` against ${view.xFactor === 'intervalMs' ? 'interval' : view.xFactor}` : ' per point';
+  const whisk = 'mean of the repeats; whiskers: 95% CI of the mean';
+  const eps = chartBox(`Throughput: events/s received by the tab${against}`, whisk);
+  const eff = chartBox(`Efficiency: events per CPU-second${against}`, `CPU of the tab's renderer process, all threads (solid), and of its main thread alone (dashed); ${whisk}`);
+  const cpu = chartBox('Where the CPU went: % of one core by process', "tab renderer process (all threads), Chrome's network service, browser and GPU processes, the pushlab server; means of the repeats, stacked");
   const info = h('p', { class: 'fixed' }, view.fixed ? `Fixed: ${view.fixed}` : 'Nothing fixed');
-  if (view.failed) info.append(h('span', { class: 'failed-count' }, ` · ${view.failed} of ${view.pointIds.length} points failed`));
+  if (view.failed) info.append(h('span', { class: 'failed-count' }, ` · ${view.failed} of ${view.pointIds.length} points never measured`));
+  const verdicts = view.verdicts.length
+    ? h(
+        'ul',
+        { class: 'paired' },
+        ...view.verdicts.map(({ about, comparison: c }) =>
+          h('li', { class: c.better === 'none' ? 'same' : 'decided', title: `${c.a} vs ${c.b}, paired by round (${c.rounds.length} rounds)` }, about ? h('span', { class: 'about' }, `${about}: `) : '', c.text),
+        ),
+      )
+    : h('p', { class: 'muted' }, 'No paired WS/SSE verdicts for this scenario.');
   const latency = boxes.length
-    ? h('figure', { class: 'latency' }, h('figcaption', {}, 'Latency (whisker min–max, box p25–p75, bar p50, ticks p95 and p99)'), latencyPlot(boxes))
+    ? h(
+        'figure',
+        { class: 'latency' },
+        h('figcaption', {}, h('b', {}, 'Latency: send → receive, log scale'), h('span', { class: 'sub' }, 'box p25–p75, bar p50, ticks p95 and p99, whiskers min–max; each the median over the repeats (whiskers: the extremes of any repeat); box outline = verdict')),
+        latencyPlot(boxes),
+      )
     : h('p', { class: 'muted' }, 'No latency recorded for this scenario.');
-  const element = h('section', { class: 'scenario' }, h('h2', {}, 'Scenario ', h('code', {}, view.scenario)), info, h('div', { class: 'charts' }, eps.figure, cpu.figure), latency);
-  const draw = (options: ChartOptions): Chart[] =>
-    view.kind === 'line'
-      ? [epsLineChart(eps.canvas, view, options), cpuLineChart(cpu.canvas, view, options)]
-      : [epsBarChart(eps.canvas, view), cpuBarChart(cpu.canvas, view)];
+  const element = h(
+    'section',
+    { class: 'scenario' },
+    h('h2', {}, 'Scenario ', h('code', {}, view.scenario)),
+    verdicts,
+    info,
+    h('div', { class: 'charts' }, eps.figure, eff.figure, cpu.figure),
+    verdictLegend(),
+    latency,
+  );
+  element.id = `scenario-${view.scenario}`;
+  const make = (canvas: HTMLCanvasElement, config: ChartConfiguration<'line', { x: number; y: number }[]> | ChartConfiguration<'bar', (number | null)[], string[]>): Chart =>
+    new Chart(canvas, config as ChartConfiguration);
+  const draw = (options: ChartOptions): Chart[] => [make(eps.canvas, epsChart(view, options)), make(eff.canvas, efficiencyChart(view, options)), make(cpu.canvas, cpuChart(view))];
   return { element, draw };
 }
 
-export interface RenderedReport {
+export interface Rendered {
   /** Redraws every chart, e.g. after the overlay or log-axis toggle changed. */
   redraw(options: ChartOptions): void;
   destroy(): void;
 }
 
-export function renderReport(container: HTMLElement, report: Report, options: ChartOptions): RenderedReport {
+export function renderReport(container: HTMLElement, report: Report, options: ChartOptions): Rendered {
   const boxes = latencyBoxes(report);
-  const sections = seriesByScenario(report).map((v) => scenarioSection(v, boxes.filter((b) => b.scenario === v.scenario)));
-  container.replaceChildren(headerSection(report), tableSection(report), ...sections.map((x) => x.element));
+  const sections = scenarioViews(report).map((v) => scenarioSection(v, boxes.filter((b) => b.scenario === v.scenario)));
+  const parts = [headerSection(report), failuresSection(report), tableSection(report), ...sections.map((x) => x.element), notesSection(report)];
+  container.replaceChildren(...parts.filter((p): p is HTMLElement => p !== null));
   // Charts measure their canvas, so they are created only once the sections are in the document.
   let charts = sections.flatMap((x) => x.draw(options));
   return {
@@ -176,4 +313,35 @@ export function renderReport(container: HTMLElement, report: Report, options: Ch
       container.replaceChildren();
     },
   };
+}
+
+/** The comparison of two runs (or scenarios): a table with every common point's ratios and verdicts. */
+export function comparisonSection(cmp: Comparison): HTMLElement {
+  const head = h(
+    'tr',
+    {},
+    h('th', {}, 'point'),
+    ...cmp.points[0]?.metrics.map((m) => h('th', { class: 'num', title: `${m.metric.column.title}; ${m.metric.better} is better` }, `${m.metric.column.label} B ÷ A`)) ?? [],
+    h('th', {}, 'verdict'),
+  );
+  const body = h('tbody');
+  for (const p of cmp.points) {
+    const tr = h('tr', { class: `cmp-${p.verdict}` }, h('td', { class: 'col-pointId', title: p.key }, p.key));
+    for (const m of p.metrics) tr.append(h('td', { class: `num cmp-${m.verdict}`, title: VERDICT_WORDS[m.verdict] }, formatRatioWithCi(m)));
+    tr.append(h('td', { class: `cmp-${p.verdict}` }, VERDICT_WORDS[p.verdict]));
+    body.append(tr);
+  }
+  const summary = h(
+    'p',
+    { class: 'summary' },
+    `B = ${cmp.labelB} against A = ${cmp.labelA}: ${cmp.points.length} common points; `,
+    h('span', { class: cmp.regressions ? 'cmp-worse' : '' }, `${cmp.regressions} regressed`),
+    ', ',
+    h('span', { class: cmp.improvements ? 'cmp-better' : '' }, `${cmp.improvements} improved`),
+    ' beyond the noise. Ratios are of means over repeats, with a 95% CI (unpaired: the runs differ).',
+  );
+  const section = h('section', { class: 'comparison' }, h('h2', {}, 'Comparison'), summary, h('div', { class: 'table-wrap' }, h('table', { class: 'points compare' }, h('thead', {}, head), body)));
+  if (cmp.onlyA.length) section.append(h('p', { class: 'muted' }, `Only in A: ${cmp.onlyA.join(', ')}`));
+  if (cmp.onlyB.length) section.append(h('p', { class: 'muted' }, `Only in B: ${cmp.onlyB.join(', ')}`));
+  return section;
 }

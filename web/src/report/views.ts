@@ -1,55 +1,21 @@
 /**
- * Every view the report viewer shows, as pure functions of the Report: the run header, the
- * points table, the per-scenario chart series and the latency boxes. No DOM and no chart.js
- * here, so the unit tests read exactly what the page will show; render.ts and charts.ts only
- * turn these values into elements.
+ * Every view the report viewer shows, as pure functions of the report: the run header, the
+ * failures, the points table (from protocol/columns.ts), the per-scenario chart series and
+ * the latency boxes. No DOM and no chart.js here, so the unit tests read exactly what the page
+ * will show; render.ts and chart-configs.ts only turn these values into elements.
  */
-import type { PointResult, RepeatFigures, Report, TabThreadsCpu, Verdict } from '../../../protocol/report.js';
-import {
-  formatBytes,
-  formatCount,
-  formatDuration,
-  formatEps,
-  formatMBps,
-  formatMs,
-  formatPercent,
-  formatRatio,
-  formatTimestamp,
-  MISSING,
-} from './format.js';
+import { cellDetail, cellText, COLUMNS, sortValue, type Column } from '../../../protocol/columns.js';
+import { formatBytes, formatCount, formatDuration, formatEps, formatMs, formatTimestamp, MISSING } from '../../../protocol/format.js';
 import { REFERENCE_FIGURES, type ReferenceFigure } from '../../../protocol/reference.js';
+import type { PairedComparison, PointResult, Report, Stat, Verdict } from '../../../protocol/report.js';
 
 type Point = PointResult['point'];
 export type Transport = Point['transport'];
 
-/**
- * A point as this viewer shows it until it reads repeats and intervals: its median repeat by
- * EPS (one real window, not a blend of figures from different windows), or its last failure.
- */
-export type ShownPoint = {
-  point: Point;
-  status: 'ok' | 'failed';
-  verdict: Verdict;
-  attempts: number;
-  notes: string[];
-  error?: string;
-} & Partial<RepeatFigures>;
-
-export function shownPoint(r: PointResult): ShownPoint {
-  const measured = r.repeats.flatMap((x) => (x.status === 'ok' ? [x] : [])).sort((a, b) => a.eventsPerSec - b.eventsPerSec);
-  const mid = measured[(measured.length - 1) >> 1];
-  if (mid) return { ...mid, point: r.point, status: 'ok', verdict: r.verdict, notes: r.notes };
-  const failed = r.repeats.at(-1);
-  return { point: r.point, status: 'failed', verdict: 'failed', attempts: failed?.attempts ?? 0, notes: r.notes, error: failed?.status === 'failed' ? failed.error : 'not measured' };
-}
-
-const shownPoints = (report: Report): ShownPoint[] => report.points.map(shownPoint);
-
 /** A legend label that carries the conditions, since a reader may compare against a different sweep. */
 export function referenceLabel(f: ReferenceFigure): string {
-  const value = `${formatEps(f.eventsPerSec)}`;
   const where = f.x === null ? 'max' : `@ ${f.factor} ${f.x}`;
-  return `Timeplus ${f.test}: ${f.transport.toUpperCase()} ≈ ${value} ${where} (${f.conditions})`;
+  return `Timeplus ${f.test}: ${f.transport.toUpperCase()} ≈ ${formatEps(f.eventsPerSec)} ${where} (${f.conditions})`;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -68,17 +34,37 @@ export interface RunHeader {
   launchArgs: string[];
 }
 
+/** `batch 20: 1.11 M – 1.23 M EPS` over the rounds: the ceiling moves between rounds. */
+function ceilingText(report: Report): string {
+  const byBatch = new Map<number, number[]>();
+  for (const round of report.rounds) for (const c of round.parseCeilings) byBatch.set(c.batch, [...(byBatch.get(c.batch) ?? []), c.eventsPerSec]);
+  if (byBatch.size === 0) return MISSING;
+  return [...byBatch]
+    .sort((a, b) => a[0] - b[0])
+    .map(([batch, xs]) => {
+      const lo = Math.min(...xs);
+      const hi = Math.max(...xs);
+      return `batch ${formatCount(batch)}: ${lo === hi ? formatEps(lo) : `${formatEps(lo).replace(' EPS', '')} – ${formatEps(hi)}`}`;
+    })
+    .join(' · ');
+}
+
 export function runHeader(report: Report): RunHeader {
   const env = report.environment;
   const started = Date.parse(report.startedAt);
   const finished = report.finishedAt === null ? Number.NaN : Date.parse(report.finishedAt);
+  const o = report.options;
+  const finishedField: HeaderField = report.interrupted
+    ? { label: 'Finished', value: 'interrupted', warning: `The sweep was stopped before it finished; points may have fewer repeats.${report.resumeCommand ? ` Finish it with: ${report.resumeCommand}` : ''}` }
+    : report.finishedAt === null
+      ? { label: 'Finished', value: 'not finished', warning: 'The sweep had not finished when this report was written; points may be missing.' }
+      : { label: 'Finished', value: formatTimestamp(report.finishedAt) };
   const fields: HeaderField[] = [
     { label: 'Started', value: formatTimestamp(report.startedAt) },
-    report.finishedAt === null
-      ? { label: 'Finished', value: 'not finished', warning: 'The sweep had not finished when this report was written; points may be missing.' }
-      : { label: 'Finished', value: formatTimestamp(report.finishedAt) },
+    finishedField,
     { label: 'Duration', value: formatDuration(finished - started) },
     { label: 'Scenarios', value: report.scenarios.length ? report.scenarios.join(', ') : MISSING },
+    { label: 'Repeats', value: `${formatCount(o.repeats)}${o.auto ? ` (auto, up to ${formatCount(o.maxRepeats)})` : ''} · ${formatCount(report.rounds.length)} rounds · seed ${o.seed}` },
     { label: 'Chrome', value: env.chromeVersion || MISSING },
     { label: 'Node', value: env.nodeVersion || MISSING },
     { label: 'Platform', value: env.platform || MISSING },
@@ -90,190 +76,141 @@ export function runHeader(report: Report): RunHeader {
       ? { label: 'CDP Network domain', value: 'on', warning: 'The CDP Network domain was on while measuring; it floods CDP and can halve EPS.' }
       : { label: 'CDP Network domain', value: 'off' },
     { label: 'Server', value: env.serverUrl || MISSING },
-    {
-      label: 'JSON.parse ceiling',
-      value: report.rounds[0]?.parseCeilings.length
-        ? `${report.rounds[0].parseCeilings.map((c) => `batch ${formatCount(c.batch)}: ${formatEps(c.eventsPerSec)}`).join(' · ')}${report.rounds.length > 1 ? ' (round 1)' : ''}`
-        : MISSING,
-    },
+    { label: 'JSON.parse ceiling', value: ceilingText(report) },
   ];
   return { runId: report.runId, fields, launchArgs: env.launchArgs };
 }
 
 export interface RunSummary {
   points: number;
-  ok: number;
-  failed: number;
-  /** The highest EPS per transport among points that did not fail. */
-  best: { transport: Transport; eventsPerSec: number; pointId: string }[];
+  /** Points where no repeat measured. */
+  failedPoints: number;
+  repeats: number;
+  failedRepeats: number;
+  /** The highest median EPS per transport among points that measured. */
+  best: { transport: Transport; eventsPerSec: Stat; pointId: string }[];
 }
 
 export function runSummary(report: Report): RunSummary {
-  const best = new Map<Transport, { transport: Transport; eventsPerSec: number; pointId: string }>();
-  for (const r of shownPoints(report)) {
-    if (r.status !== 'ok' || r.eventsPerSec === undefined) continue;
+  const best = new Map<Transport, RunSummary['best'][number]>();
+  for (const r of report.points) {
+    if (!r.summary) continue;
     const seen = best.get(r.point.transport);
-    if (!seen || r.eventsPerSec > seen.eventsPerSec) {
-      best.set(r.point.transport, { transport: r.point.transport, eventsPerSec: r.eventsPerSec, pointId: r.point.id });
+    if (!seen || r.summary.eventsPerSec.median > seen.eventsPerSec.median) {
+      best.set(r.point.transport, { transport: r.point.transport, eventsPerSec: r.summary.eventsPerSec, pointId: r.point.id });
     }
   }
-  const failed = shownPoints(report).filter((r) => r.status === 'failed').length;
-  return { points: report.points.length, ok: report.points.length - failed, failed, best: [...best.values()] };
+  const repeats = report.points.flatMap((r) => r.repeats);
+  return {
+    points: report.points.length,
+    failedPoints: report.points.filter((r) => r.summary === null).length,
+    repeats: repeats.length,
+    failedRepeats: repeats.filter((r) => r.status === 'failed').length,
+    best: [...best.values()],
+  };
+}
+
+export interface Failure {
+  pointId: string;
+  round: number;
+  attempts: number;
+  text: string;
+}
+
+/** Every failed repeat, with what failed and why. */
+export function failures(report: Report): Failure[] {
+  return report.points.flatMap((r) =>
+    r.repeats.flatMap((rep) => (rep.status === 'failed' ? [{ pointId: r.point.id, round: rep.round, attempts: rep.attempts, text: rep.cause ? `${rep.cause}: ${rep.error}` : rep.error }] : [])),
+  );
+}
+
+/** Point notes and unsteady flags, one line each, for the notes block. */
+export function noteLines(report: Report): { pointId: string; text: string }[] {
+  return report.points.flatMap((r) => [
+    ...r.notes.map((text) => ({ pointId: r.point.id, text })),
+    ...r.unsteady.map((u) => ({ pointId: r.point.id, text: `unsteady (${u.kind}): ${u.message}` })),
+  ]);
 }
 
 // ---------------------------------------------------------------------------------------------
 // Points table
 
-export type ColumnKey =
-  | 'id'
-  | 'transport'
-  | 'batch'
-  | 'concurrency'
-  | 'interval'
-  | 'render'
-  | 'offered'
-  | 'eps'
-  | 'delivered'
-  | 'ceiling'
-  | 'parse'
-  | 'mbps'
-  | 'tabMain'
-  | 'tabProcess'
-  | 'workers'
-  | 'renderers'
-  | 'browser'
-  | 'network'
-  | 'server'
-  | 'host'
-  | 'p50'
-  | 'p95'
-  | 'p99'
-  | 'max'
-  | 'gaps'
-  | 'shed'
-  | 'verdict'
-  | 'notes'
-  | 'error';
-
-export interface Column {
-  key: ColumnKey;
-  /** Header group the column sits under (the table has a two-row header). */
-  group: string;
-  label: string;
-  /** Tooltip: what the number is and its unit. */
-  title: string;
-  numeric: boolean;
-}
-
 export interface TableCell {
   text: string;
   /** Tooltip with the detail behind the number. */
   title?: string;
+  sort: number | string | null;
+}
+
+export interface RepeatRow {
+  round: number;
+  status: 'ok' | 'failed';
+  verdict: Verdict;
+  /** One text per REPEAT_TABLE_COLUMNS entry; the error for a failed repeat. */
+  cells: string[];
+  notes: string;
 }
 
 export interface TableRow {
   pointId: string;
   scenario: string;
-  status: ShownPoint['status'];
   verdict: Verdict;
-  cells: Record<ColumnKey, TableCell>;
+  measured: boolean;
+  cells: TableCell[];
+  details: { notes: string[]; unsteady: string[]; repeats: RepeatRow[] };
 }
 
-const CPU_GROUP = 'CPU, % of one core';
+/** The table's columns: every column of protocol/columns.ts. */
+export const TABLE_COLUMNS: readonly Column[] = COLUMNS;
 
-/** The table's columns; the error column only when some point failed, as it would be empty otherwise. */
-export function pointsTableColumns(report: Report): Column[] {
-  const cores = report.environment.cores;
-  const anyFailed = shownPoints(report).some((r) => r.status === 'failed');
-  const c = (key: ColumnKey, group: string, label: string, title: string, numeric = true): Column => ({ key, group, label, title, numeric });
-  return [
-    c('id', 'Point', 'id', 'Point id: <scenario>/<transport>-b<batch>-c<concurrency>-i<interval>-<render>', false),
-    c('transport', 'Point', 'transport', 'ws or sse', false),
-    c('batch', 'Point', 'batch', 'Events per message'),
-    c('concurrency', 'Point', 'conc.', 'Connections the tab opened'),
-    c('interval', 'Point', 'interval', 'Milliseconds between batches, per connection'),
-    c('render', 'Point', 'render', 'What the page drew: full (table + chart), chart, none', false),
-    c('parse', 'Point', 'parse', 'Where the page parsed: main thread, or w<k> = k dedicated Workers', false),
-    c('offered', 'Throughput', 'offered', 'Events per second the server was asked to send (batch × concurrency × 1000 / interval)'),
-    c('eps', 'Throughput', 'EPS', 'Events per second the page received over the measured window'),
-    c('delivered', 'Throughput', 'delivered', 'Received EPS / offered EPS'),
-    c('ceiling', 'Throughput', 'of ceiling', "Received EPS / this run's in-page JSON.parse ceiling at the same batch size"),
-    c('mbps', 'Throughput', 'MB/s', 'JSON received by the page, megabytes per second'),
-    c('tabMain', CPU_GROUP, 'tab main', "The tab's main thread busy time (≤ 100 %)"),
-    c('tabProcess', CPU_GROUP, 'tab proc.', "The tab's renderer process, all threads (hover: by thread)"),
-    c('workers', CPU_GROUP, 'workers', "Each parsing Worker's own CPU time, in creation order (parse mode worker)"),
-    c('renderers', CPU_GROUP, 'renderers', 'Every Chrome renderer process'),
-    c('browser', CPU_GROUP, 'browser', 'Chrome browser process'),
-    c('network', CPU_GROUP, 'network', 'Chrome network service (shared by every tab)'),
-    c('server', CPU_GROUP, 'server', 'The pushlab server process'),
-    c('host', CPU_GROUP, `host (max ${formatCount(100 * cores)})`, `All processes on the host; ${formatCount(cores)} cores, so at most ${formatCount(100 * cores)} %`),
-    c('p50', 'Latency', 'p50', 'Send-to-receive latency, median, ms'),
-    c('p95', 'Latency', 'p95', 'Send-to-receive latency, 95th percentile, ms'),
-    c('p99', 'Latency', 'p99', 'Send-to-receive latency, 99th percentile, ms'),
-    c('max', 'Latency', 'max', 'Send-to-receive latency, maximum, ms'),
-    c('gaps', 'Loss', 'gaps', 'Batches missing from the seq sequence seen by the page'),
-    c('shed', 'Loss', 'server shed', 'Batches the server skipped because the client could not keep up'),
-    c('verdict', 'Result', 'verdict', 'What limited the point', false),
-    c('notes', 'Result', 'notes', 'Why the verdict, and anything odd', false),
-    ...(anyFailed ? [c('error', 'Result', 'error', 'Why the point failed', false)] : []),
-  ];
-}
+/** What the raw repeats table in a details row shows, from the same column list. */
+export const REPEAT_TABLE_COLUMNS: readonly Column[] = COLUMNS.filter((c) =>
+  ['eventsPerSec', 'deliveredRatio', 'eventsPerCpuSecRenderer', 'cpuTabMainThread', 'cpuTabProcess', 'cpuServer', 'latencyP50Ms', 'latencyP99Ms', 'gaps', 'shed'].includes(c.id),
+);
 
-function threadsTitle(t: TabThreadsCpu | null | undefined): string | undefined {
-  if (!t) return undefined;
-  const workers = t.workers.length ? `, workers ${t.workers.map((w) => formatPercent(w)).join(' / ')}` : '';
-  return `by thread: main ${formatPercent(t.main)}${workers}, IO ${formatPercent(t.io)}, compositor ${formatPercent(t.compositor)}, thread pool (GC) ${formatPercent(t.pool)}, other ${formatPercent(t.other)}`;
-}
-
-const cell = (text: string, title?: string): TableCell => (title === undefined ? { text } : { text, title });
-
-export function pointsTableRows(report: Report): TableRow[] {
-  return shownPoints(report).map((r): TableRow => {
-    const p = r.point;
-    const cpu = r.cpu;
-    const lat = r.latency && r.latency.count > 0 ? r.latency : undefined;
-    const page = r.page;
-    const cells: Record<ColumnKey, TableCell> = {
-      id: cell(p.id),
-      transport: cell(p.transport),
-      batch: cell(formatCount(p.batch)),
-      concurrency: cell(formatCount(p.concurrency)),
-      interval: cell(formatMs(p.intervalMs)),
-      render: cell(p.render),
-      parse: cell(p.parse === 'worker' ? `w${p.workers}` : 'main'),
-      offered: cell(formatEps(p.offeredEventsPerSec)),
-      eps: cell(
-        formatEps(r.eventsPerSec),
-        r.windowSec === undefined
-          ? undefined
-          : `${formatCount(r.batchesPerSec)} batches/s over ${r.windowSec.toFixed(1)} s` +
-              (r.settleSec === undefined ? '' : `, opened ${r.settleSec.toFixed(1)} s after the warm-up once both ends had caught up`),
-      ),
-      delivered: cell(formatRatio(r.deliveredRatio), r.server ? `server pacing ${formatRatio(r.server.pacingRatio)}` : undefined),
-      ceiling: cell(formatRatio(r.ceilingRatio)),
-      mbps: cell(formatMBps(r.megabytesPerSec)),
-      tabMain: cell(formatPercent(cpu?.tabMainThread)),
-      tabProcess: cell(formatPercent(cpu?.tabProcess), threadsTitle(cpu?.tabThreads)),
-      workers: cell(cpu?.tabThreads?.workers.length ? cpu.tabThreads.workers.map((w) => formatPercent(w)).join(' / ') : MISSING),
-      renderers: cell(formatPercent(cpu?.chrome.renderers)),
-      browser: cell(formatPercent(cpu?.chrome.browser)),
-      network: cell(formatPercent(cpu?.chrome.network)),
-      server: cell(formatPercent(cpu?.server), r.server ? `event loop ${formatRatio(r.server.eventLoopUtilization)} busy` : undefined),
-      host: cell(formatPercent(cpu?.host)),
-      p50: cell(formatMs(lat?.p50Ms)),
-      p95: cell(formatMs(lat?.p95Ms)),
-      p99: cell(formatMs(lat?.p99Ms)),
-      max: cell(formatMs(lat?.maxMs)),
-      gaps: cell(
-        formatCount(page?.gaps),
-        page ? `duplicates ${formatCount(page.duplicates)}, reconnects ${formatCount(page.reconnects)}, parse errors ${formatCount(page.errors)}` : undefined,
-      ),
-      shed: cell(formatCount(r.server?.batchesShed)),
-      verdict: cell(r.verdict, r.attempts > 1 ? `${r.attempts} attempts` : undefined),
-      notes: cell(r.notes.join('; ')),
-      error: cell(r.status === 'failed' ? (r.error ?? 'failed (no error recorded)') : ''),
+export function tableRows(report: Report): TableRow[] {
+  return report.points.map((r): TableRow => {
+    const cells = TABLE_COLUMNS.map((c): TableCell => {
+      const title = cellDetail(c, r);
+      const cell: TableCell = { text: cellText(c, r), sort: sortValue(c, r) };
+      return title === undefined ? cell : { ...cell, title };
+    });
+    const repeats = r.repeats.map(
+      (rep): RepeatRow => ({
+        round: rep.round,
+        status: rep.status,
+        verdict: rep.verdict,
+        cells:
+          rep.status === 'ok'
+            ? REPEAT_TABLE_COLUMNS.map((c) => {
+                if (c.kind === 'text') return c.repeatText?.(r, rep) ?? MISSING;
+                const v = c.kind === 'stat' ? c.repeatValue(rep) : (c.repeatValue?.(r, rep) ?? null);
+                return v === null ? MISSING : c.format(v);
+              })
+            : [rep.cause ? `${rep.cause}: ${rep.error}` : rep.error],
+        notes: rep.notes.join('; '),
+      }),
+    );
+    return {
+      pointId: r.point.id,
+      scenario: r.point.scenario,
+      verdict: r.verdict,
+      measured: r.summary !== null,
+      cells,
+      details: { notes: r.notes, unsteady: r.unsteady.map((u) => `${u.kind}: ${u.message}`), repeats },
     };
-    return { pointId: p.id, scenario: p.scenario, status: r.status, verdict: r.verdict, cells };
+  });
+}
+
+/** Sorts rows by one column; missing values last whichever the direction. */
+export function sortRows(rows: readonly TableRow[], columnIndex: number, direction: 'asc' | 'desc'): TableRow[] {
+  const sign = direction === 'asc' ? 1 : -1;
+  return [...rows].sort((a, b) => {
+    const x = a.cells[columnIndex].sort;
+    const y = b.cells[columnIndex].sort;
+    if (x === null || y === null) return x === y ? 0 : x === null ? 1 : -1;
+    if (typeof x === 'number' && typeof y === 'number') return sign * (x - y);
+    return sign * String(x).localeCompare(String(y), 'en', { numeric: true });
   });
 }
 
@@ -284,15 +221,13 @@ export function pointsTableRows(report: Report): TableRow[] {
 export const X_FACTORS = ['batch', 'concurrency', 'intervalMs'] as const;
 export type XFactor = (typeof X_FACTORS)[number];
 
-type Factor = 'transport' | XFactor | 'render';
-const FACTORS: readonly Factor[] = ['transport', 'batch', 'concurrency', 'intervalMs', 'render'];
+type Factor = 'transport' | XFactor | 'render' | 'parse';
+const FACTORS: readonly Factor[] = ['transport', 'batch', 'concurrency', 'intervalMs', 'render', 'parse'];
 
-const FACTOR_LABEL: Record<Factor, string> = {
-  transport: 'transport',
+const FACTOR_LABEL: Record<XFactor, string> = {
   batch: 'batch (events per message)',
   concurrency: 'concurrency (connections)',
   intervalMs: 'interval (ms)',
-  render: 'render',
 };
 
 function factorValue(p: Point, f: Factor): string {
@@ -307,6 +242,8 @@ function factorValue(p: Point, f: Factor): string {
       return `interval ${p.intervalMs} ms`;
     case 'render':
       return `render ${p.render}`;
+    case 'parse':
+      return p.parse === 'worker' ? `parse in ${p.workers} worker${p.workers === 1 ? '' : 's'}` : 'parse main';
   }
 }
 
@@ -320,59 +257,72 @@ export function pointLabel(p: Point, varying: readonly Factor[]): string {
   return [p.transport, ...varying.filter((f) => f !== 'transport').map((f) => factorValue(p, f))].join(' · ');
 }
 
-export interface SeriesPoint {
+/** One plotted value: the mean over the point's repeats and its 95% CI. */
+export interface PlotValue {
+  /** Numeric x for a line scenario; the index into `categories` for a bar scenario. */
   x: number;
-  /** Null where the point failed or the metric is missing: the line breaks there. */
+  /** Null where the point never measured or the metric is missing: the line breaks there. */
   y: number | null;
+  ciLow: number | null;
+  ciHigh: number | null;
+  n: number;
   pointId: string;
-  failed: boolean;
+  verdict: Verdict;
 }
 
 export interface Series {
   label: string;
   transport: Transport;
-  /** Which line of a transport this is, for styling: EPS, or one of the two CPU figures. */
-  metric: 'eps' | 'tabMainThread' | 'tabProcess';
   /** 0 for the first series of a transport, 1 for the next…; lets the chart vary the shade. */
   shade: number;
-  points: SeriesPoint[];
+  /** What is plotted, for legends that group by it: `events/s`, `tab renderer process`, `main thread`. */
+  metric: string;
+  /** Solid (the headline CPU) or dashed (the main thread alone). */
+  dashed: boolean;
+  values: PlotValue[];
 }
 
-interface ScenarioBase {
+/** Per-process CPU of one point, means over its repeats, % of one core. */
+export interface CpuStack {
+  label: string;
+  pointId: string;
+  transport: Transport;
+  verdict: Verdict;
+  /** Keys in CPU_PROCESSES order; null where not measured. */
+  values: (number | null)[];
+}
+
+/** The processes stacked in the CPU chart, bottom up. */
+export const CPU_PROCESSES = [
+  { key: 'tabProcess', label: "tab renderer (all threads)" },
+  { key: 'network', label: 'network service' },
+  { key: 'browser', label: 'browser process' },
+  { key: 'gpu', label: 'GPU process' },
+  { key: 'server', label: 'pushlab server' },
+] as const;
+
+export interface ScenarioView {
   scenario: string;
+  /** `line`: a numeric factor varies and is the x axis; `bar`: points side by side. */
+  kind: 'line' | 'bar';
+  xFactor: XFactor | null;
+  xLabel: string;
+  /** Bar scenarios: one label per x index. */
+  categories: string[];
   /** The factors held constant, e.g. `concurrency 10 · interval 1 ms · render full`. */
   fixed: string;
   pointIds: string[];
+  /** Points where no repeat measured. */
   failed: number;
-}
-
-export interface LineScenario extends ScenarioBase {
-  kind: 'line';
-  xFactor: XFactor;
-  xLabel: string;
   eps: Series[];
-  cpu: Series[];
+  /** Events per CPU-second: tab renderer process (solid) and its main thread (dashed). */
+  efficiency: Series[];
+  cpu: CpuStack[];
+  /** The run's paired WS/SSE verdicts for this scenario, in words, each with the pair it is about. */
+  verdicts: { about: string; comparison: PairedComparison }[];
   /** Published reference figures placed against the same factor (drawn only with the overlay on). */
   reference: ReferenceFigure[];
 }
-
-export interface BarItem {
-  label: string;
-  transport: Transport;
-  pointId: string;
-  failed: boolean;
-  eventsPerSec: number | null;
-  tabMainThread: number | null;
-  tabProcess: number | null;
-}
-
-/** A scenario where no numeric factor varies (single points, or transports side by side). */
-export interface BarScenario extends ScenarioBase {
-  kind: 'bar';
-  bars: BarItem[];
-}
-
-export type ScenarioView = LineScenario | BarScenario;
 
 /** Scenario ids in the report's order, plus any that only appear in the points. */
 export function scenarioIds(report: Report): string[] {
@@ -381,70 +331,81 @@ export function scenarioIds(report: Report): string[] {
   return ids.filter((id) => report.points.some((r) => r.point.scenario === id));
 }
 
-const ok = (r: ShownPoint, v: number | undefined): number | null => (r.status === 'ok' && v !== undefined && Number.isFinite(v) ? v : null);
+function plotValue(r: PointResult, x: number, stat: Stat | null | undefined): PlotValue {
+  const s = stat ?? null;
+  return { x, y: s ? s.mean : null, ciLow: s?.ciLow ?? null, ciHigh: s?.ciHigh ?? null, n: s?.n ?? 0, pointId: r.point.id, verdict: r.verdict };
+}
 
-export function seriesByScenario(report: Report): ScenarioView[] {
-  return scenarioIds(report).map((scenario) => {
-    const results = shownPoints(report).filter((r) => r.point.scenario === scenario);
+export function scenarioViews(report: Report): ScenarioView[] {
+  return scenarioIds(report).map((scenario): ScenarioView => {
+    const results = report.points.filter((r) => r.point.scenario === scenario);
     const points = results.map((r) => r.point);
     const varying = varyingFactors(points);
     const fixed = FACTORS.filter((f) => !varying.includes(f))
       .map((f) => factorValue(points[0], f))
       .join(' · ');
-    const base: ScenarioBase = {
-      scenario,
-      fixed,
-      pointIds: points.map((p) => p.id),
-      failed: results.filter((r) => r.status === 'failed').length,
-    };
-    const xFactor = X_FACTORS.find((f) => varying.includes(f));
-    if (xFactor === undefined) {
-      const bars = results.map(
-        (r): BarItem => ({
-          label: pointLabel(r.point, varying),
-          transport: r.point.transport,
-          pointId: r.point.id,
-          failed: r.status === 'failed',
-          eventsPerSec: ok(r, r.eventsPerSec),
-          tabMainThread: ok(r, r.cpu?.tabMainThread),
-          tabProcess: ok(r, r.cpu?.tabProcess),
-        }),
-      );
-      return { ...base, kind: 'bar', bars };
-    }
-
-    // One line per transport and per value of every other varying factor.
+    const xFactor = X_FACTORS.find((f) => varying.includes(f)) ?? null;
+    // Lines: one per transport and per value of every other varying factor.
     const lineFactors = varying.filter((f) => f !== xFactor);
-    const groups = new Map<string, ShownPoint[]>();
+    const groups = new Map<string, PointResult[]>();
     for (const r of results) {
-      const key = pointLabel(r.point, lineFactors);
+      const key = xFactor === null ? r.point.transport : pointLabel(r.point, lineFactors);
       groups.set(key, [...(groups.get(key) ?? []), r]);
     }
-    const shadeOf = new Map<string, number>();
+    const sorted = (rs: PointResult[]) => (xFactor === null ? rs : [...rs].sort((a, b) => a.point[xFactor] - b.point[xFactor]));
+    const ordered = [...groups.values()].flatMap(sorted);
+    const categories = xFactor === null ? results.map((r) => pointLabel(r.point, varying)) : [];
+    const xOf = (r: PointResult) => (xFactor === null ? results.indexOf(r) : r.point[xFactor]);
     const shades = new Map<Transport, number>();
+    const eps: Series[] = [];
+    const efficiency: Series[] = [];
     for (const [key, rs] of groups) {
       const t = rs[0].point.transport;
-      shadeOf.set(key, shades.get(t) ?? 0);
-      shades.set(t, (shades.get(t) ?? 0) + 1);
+      const shade = shades.get(t) ?? 0;
+      shades.set(t, shade + 1);
+      const line = (label: string, metric: string, dashed: boolean, pick: (r: PointResult) => Stat | null | undefined): Series => ({
+        label,
+        transport: t,
+        shade,
+        metric,
+        dashed,
+        values: sorted(rs).map((r) => plotValue(r, xOf(r), pick(r))),
+      });
+      eps.push(line(key, 'events/s', false, (r) => r.summary?.eventsPerSec));
+      efficiency.push(line(`${key} · tab renderer process`, 'tab renderer process', false, (r) => r.summary?.efficiency.eventsPerCpuSecRenderer));
+      efficiency.push(line(`${key} · main thread`, 'main thread', true, (r) => r.summary?.efficiency.eventsPerCpuSecMainThread));
     }
-    const line = (key: string, rs: ShownPoint[], metric: Series['metric'], label: string, y: (r: ShownPoint) => number | undefined): Series => ({
-      label,
-      transport: rs[0].point.transport,
-      metric,
-      shade: shadeOf.get(key) ?? 0,
-      points: [...rs]
-        .sort((a, b) => a.point[xFactor] - b.point[xFactor])
-        .map((r) => ({ x: r.point[xFactor], y: ok(r, y(r)), pointId: r.point.id, failed: r.status === 'failed' })),
-    });
-    const eps: Series[] = [];
-    const cpu: Series[] = [];
-    for (const [key, rs] of groups) {
-      eps.push(line(key, rs, 'eps', key, (r) => r.eventsPerSec));
-      cpu.push(line(key, rs, 'tabMainThread', `${key} tab main thread`, (r) => r.cpu?.tabMainThread));
-      cpu.push(line(key, rs, 'tabProcess', `${key} tab process`, (r) => r.cpu?.tabProcess));
-    }
-    const reference = REFERENCE_FIGURES.filter((f) => f.factor === xFactor);
-    return { ...base, kind: 'line', xFactor, xLabel: FACTOR_LABEL[xFactor], eps, cpu, reference };
+    const cpu = ordered.map(
+      (r): CpuStack => ({
+        label: pointLabel(r.point, varying),
+        pointId: r.point.id,
+        transport: r.point.transport,
+        verdict: r.verdict,
+        values: CPU_PROCESSES.map((p) => r.summary?.cpu[p.key].mean ?? null),
+      }),
+    );
+    const ids = new Set(points.map((p) => p.id));
+    return {
+      scenario,
+      kind: xFactor === null ? 'bar' : 'line',
+      xFactor,
+      xLabel: xFactor === null ? '' : FACTOR_LABEL[xFactor],
+      categories,
+      fixed,
+      pointIds: points.map((p) => p.id),
+      failed: results.filter((r) => r.summary === null).length,
+      eps,
+      efficiency,
+      cpu,
+      verdicts: report.comparisons
+        .filter((c) => ids.has(c.a))
+        .map((comparison) => {
+          const a = results.find((r) => r.point.id === comparison.a);
+          const about = a ? varying.filter((f) => f !== 'transport').map((f) => factorValue(a.point, f)).join(' · ') : '';
+          return { about, comparison };
+        }),
+      reference: xFactor === null ? [] : REFERENCE_FIGURES.filter((f) => f.factor === xFactor),
+    };
   });
 }
 
@@ -456,7 +417,9 @@ export interface LatencyBox {
   pointId: string;
   label: string;
   transport: Transport;
-  failed: boolean;
+  verdict: Verdict;
+  /** Repeats the box combines, and batches behind it. */
+  repeats: number;
   count: number;
   minMs: number;
   p25Ms: number;
@@ -467,34 +430,44 @@ export interface LatencyBox {
   maxMs: number;
 }
 
+function medianOf(xs: readonly number[]): number {
+  const s = [...xs].sort((a, b) => a - b);
+  const m = s.length >> 1;
+  return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
+}
+
 /**
- * One box per point that recorded latency, labelled within its scenario. Points without a
- * complete summary are left out rather than drawn with invented whiskers.
+ * One box per point that recorded latency, combining its repeats: each quartile and
+ * percentile is the median over the repeats' own; the whiskers are the lowest minimum and the
+ * highest maximum of any repeat. Repeats without a complete summary are left out rather
+ * than drawn with invented whiskers.
  */
 export function latencyBoxes(report: Report): LatencyBox[] {
-  const varyingIn = new Map(
-    scenarioIds(report).map((s) => [s, varyingFactors(report.points.filter((r) => r.point.scenario === s).map((r) => r.point))]),
-  );
+  const varyingIn = new Map(scenarioIds(report).map((s) => [s, varyingFactors(report.points.filter((r) => r.point.scenario === s).map((r) => r.point))]));
   const boxes: LatencyBox[] = [];
-  for (const r of shownPoints(report)) {
-    const l = r.latency;
-    if (!l || l.count === 0) continue;
-    const { minMs, p25Ms, p50Ms, p75Ms, p95Ms, p99Ms, maxMs } = l;
-    if (minMs === null || p25Ms === null || p50Ms === null || p75Ms === null || p95Ms === null || p99Ms === null || maxMs === null) continue;
+  for (const r of report.points) {
+    const ls = r.repeats.flatMap((rep) => {
+      if (rep.status !== 'ok' || rep.latency.count === 0) return [];
+      const { minMs, p25Ms, p50Ms, p75Ms, p95Ms, p99Ms, maxMs } = rep.latency;
+      if (minMs === null || p25Ms === null || p50Ms === null || p75Ms === null || p95Ms === null || p99Ms === null || maxMs === null) return [];
+      return [{ minMs, p25Ms, p50Ms, p75Ms, p95Ms, p99Ms, maxMs, count: rep.latency.count }];
+    });
+    if (!ls.length) continue;
     boxes.push({
       scenario: r.point.scenario,
       pointId: r.point.id,
       label: pointLabel(r.point, varyingIn.get(r.point.scenario) ?? []),
       transport: r.point.transport,
-      failed: r.status === 'failed',
-      count: l.count,
-      minMs,
-      p25Ms,
-      p50Ms,
-      p75Ms,
-      p95Ms,
-      p99Ms,
-      maxMs,
+      verdict: r.verdict,
+      repeats: ls.length,
+      count: ls.reduce((s, l) => s + l.count, 0),
+      minMs: Math.min(...ls.map((l) => l.minMs)),
+      p25Ms: medianOf(ls.map((l) => l.p25Ms)),
+      p50Ms: medianOf(ls.map((l) => l.p50Ms)),
+      p75Ms: medianOf(ls.map((l) => l.p75Ms)),
+      p95Ms: medianOf(ls.map((l) => l.p95Ms)),
+      p99Ms: medianOf(ls.map((l) => l.p99Ms)),
+      maxMs: Math.max(...ls.map((l) => l.maxMs)),
     });
   }
   return boxes;
@@ -504,28 +477,38 @@ export interface LogAxis {
   /** Domain bounds, whole powers of ten around the data. */
   min: number;
   max: number;
-  /** 1-2-5 ticks inside the domain. */
+  /** Labelled ticks: 1-2-5 steps while they fit, else fewer. */
   ticks: number[];
 }
 
 /**
  * A log axis for latencies, which span from sub-millisecond medians to multi-second maxima in
- * one plot. Zero (a clock-skewed or instant delivery) cannot sit on a log axis, so the floor is
- * 1 µs and `logPosition` clamps anything below the domain to its left edge.
+ * one plot. Labels need room: with `maxTicks` labels at most, it uses 1-2-5 steps when the
+ * domain is narrow, 1-3 steps when wider, and whole decades (every second one if needed)
+ * beyond that, so neighbouring labels never run into each other. Zero cannot sit on a log
+ * axis, so the floor is 1 µs and `logPosition` clamps anything below the domain.
  */
-export function logAxis(values: readonly number[]): LogAxis {
+export function logAxis(values: readonly number[], maxTicks = 8): LogAxis {
   const positive = values.filter((v) => Number.isFinite(v) && v > 0);
   const lo = Math.max(0.001, positive.length ? Math.min(...positive) : 0.1);
   const hi = Math.max(lo * 10, positive.length ? Math.max(...positive) : 1);
   const min = 10 ** Math.floor(Math.log10(lo));
   const max = 10 ** Math.ceil(Math.log10(hi));
-  const ticks: number[] = [];
-  for (let decade = min; decade < max * 1.0001; decade *= 10) {
-    for (const m of [1, 2, 5]) {
-      const t = Number((decade * m).toPrecision(6));
-      if (t <= max * 1.0001) ticks.push(t);
+  const decades = Math.round(Math.log10(max / min));
+  const steps: number[][] = [[1, 2, 5], [1, 3], [1]];
+  for (const mantissas of steps) {
+    const ticks: number[] = [];
+    for (let d = 0; d <= decades; d++) {
+      for (const m of mantissas) {
+        const t = Number((min * 10 ** d * m).toPrecision(6));
+        if (t <= max * 1.0001) ticks.push(t);
+      }
     }
+    if (ticks.length <= maxTicks) return { min, max, ticks };
   }
+  const every = Math.ceil((decades + 1) / maxTicks);
+  const ticks: number[] = [];
+  for (let d = 0; d <= decades; d += every) ticks.push(Number((min * 10 ** d).toPrecision(6)));
   return { min, max, ticks };
 }
 
@@ -533,4 +516,9 @@ export function logAxis(values: readonly number[]): LogAxis {
 export function logPosition(v: number, axis: LogAxis): number {
   const clamped = Math.min(axis.max, Math.max(axis.min, v));
   return (Math.log10(clamped) - Math.log10(axis.min)) / (Math.log10(axis.max) - Math.log10(axis.min));
+}
+
+/** The figures the latency tooltip lists. */
+export function latencyTitle(b: LatencyBox): string {
+  return `${b.pointId}\n${b.repeats} repeat${b.repeats === 1 ? '' : 's'}, ${formatCount(b.count)} batches\nmin ${formatMs(b.minMs)} · p25 ${formatMs(b.p25Ms)} · p50 ${formatMs(b.p50Ms)} · p75 ${formatMs(b.p75Ms)}\np95 ${formatMs(b.p95Ms)} · p99 ${formatMs(b.p99Ms)} · max ${formatMs(b.maxMs)}`;
 }

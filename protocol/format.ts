@@ -1,6 +1,7 @@
 /**
- * Number and time formatting for the report viewer. Pure and locale-fixed ('en-US', UTC) so a
- * report reads the same on every machine and the unit tests can compare exact strings.
+ * Number and time formatting for every view of a report (terminal table, HTML viewer, CSV
+ * headers). Pure and locale-fixed ('en-US', UTC) so a report reads the same on every machine
+ * and the unit tests can compare exact strings. No DOM or Node imports: both sides use it.
  */
 
 /** Shown wherever a value is missing (failed point, metric not measured). */
@@ -11,6 +12,10 @@ const isNum = (v: number | null | undefined): v is number => typeof v === 'numbe
 const integer = new Intl.NumberFormat('en-US', { maximumFractionDigits: 0 });
 
 /** Three significant digits, no trailing zeros, thousands separated: 0.412, 1.52, 15.2, 152, 1,520. */
+export function formatSig3(v: number | null | undefined): string {
+  return isNum(v) ? sig3(v) : MISSING;
+}
+
 function sig3(v: number): string {
   const r = Number(v.toPrecision(3));
   return Math.abs(r) >= 1000 ? integer.format(v) : r.toString();
@@ -27,6 +32,11 @@ export function formatCompact(v: number | null | undefined): string {
   return sig3(v);
 }
 
+/** A compact count for a table cell whose header carries the unit: `0` stays `0`. */
+export function formatCompactCell(v: number | null | undefined): string {
+  return isNum(v) && v === 0 ? '0' : formatCompact(v);
+}
+
 /** `1.52 M EPS`. */
 export function formatEps(v: number | null | undefined): string {
   return isNum(v) ? `${formatCompact(v)} EPS` : MISSING;
@@ -37,8 +47,13 @@ export function formatEps(v: number | null | undefined): string {
  * Below 10 a decimal is shown because "0 %" and "4 %" are different stories for a tab.
  */
 export function formatPercent(v: number | null | undefined): string {
+  return isNum(v) ? `${formatPercentValue(v)} %` : MISSING;
+}
+
+/** The number of `formatPercent` alone, for a cell whose header says `%`. */
+export function formatPercentValue(v: number | null | undefined): string {
   if (!isNum(v)) return MISSING;
-  return `${Math.abs(v) >= 10 ? integer.format(v) : Number(v.toFixed(1)).toString()} %`;
+  return Math.abs(v) >= 10 ? integer.format(v) : Number(v.toFixed(1)).toString();
 }
 
 /**
@@ -46,10 +61,14 @@ export function formatPercent(v: number | null | undefined): string {
  * really is: 0.9996 of the offered load means events were lost, which "100 %" would hide.
  */
 export function formatRatio(r: number | null | undefined): string {
+  return isNum(r) ? `${formatRatioValue(r)} %` : MISSING;
+}
+
+/** The number of `formatRatio` alone, for a cell whose header says `%`. */
+export function formatRatioValue(r: number | null | undefined): string {
   if (!isNum(r)) return MISSING;
   const pct = r * 100;
-  const shown = pct < 100 && pct > 99.9 ? 99.9 : Number(pct.toFixed(1));
-  return `${shown} %`;
+  return String(pct < 100 && pct > 99.9 ? 99.9 : Number(pct.toFixed(1)));
 }
 
 /** `412 MB/s`. */
@@ -96,4 +115,33 @@ export function formatDuration(ms: number | null | undefined): string {
   const m = Math.floor(s / 60);
   if (m < 60) return `${m} min ${String(s % 60).padStart(2, '0')} s`;
   return `${Math.floor(m / 60)} h ${String(m % 60).padStart(2, '0')} min`;
+}
+
+/**
+ * How wide a CI is relative to the value it is about: `±1.2 %`, `±12 %`, and `±>100 %` once
+ * the noise exceeds the value itself (the exact figure stays in tooltips and CSV).
+ */
+export function formatPlusMinusPercent(fraction: number | null | undefined): string {
+  if (!isNum(fraction)) return MISSING;
+  const pct = Math.abs(fraction) * 100;
+  if (pct > 100) return '±>100 %';
+  return `±${pct >= 10 ? integer.format(pct) : Number(pct.toFixed(1)).toString()} %`;
+}
+
+/** A ratio B ÷ A as a multiplier: `0.82×`, `1.15×`, `12.4×`. */
+export function formatFactor(v: number | null | undefined): string {
+  return isNum(v) ? `${sig3(v)}×` : MISSING;
+}
+
+/**
+ * A latency for an axis label: the shortest unit that keeps the number small, so labels on a
+ * log axis spanning µs to seconds stay narrow: `500 µs`, `2 ms`, `20 ms`, `5 s`.
+ */
+export function formatMsShort(ms: number | null | undefined): string {
+  if (!isNum(ms)) return MISSING;
+  const abs = Math.abs(ms);
+  if (abs === 0) return '0';
+  if (abs < 1) return `${sig3(ms * 1000)} µs`;
+  if (abs < 1000) return `${sig3(ms)} ms`;
+  return `${sig3(ms / 1000)} s`;
 }

@@ -1,0 +1,169 @@
+/**
+ * Comparison of two runs (or two scenarios of one run), point by point: for each metric the
+ * ratio B ÷ A of the means over repeats, a 95% CI of that ratio, and a verdict.
+ *
+ * The two sides were measured in different runs, so their repeats are NOT paired (the
+ * per-round pairing of report.comparisons only holds inside one run). The interval is the
+ * delta method on the log scale: log(mean B ÷ mean A) ± t × √(sdA²/(nA·meanA²) +
+ * sdB²/(nB·meanB²)), with Welch–Satterthwaite degrees of freedom, transformed back, so it is
+ * asymmetric and B ÷ A and A ÷ B give reciprocal intervals. Both sides need 2 repeats or more.
+ * A verdict other than "within noise" needs the interval to exclude 1.
+ */
+import { COLUMNS, type StatColumn } from './columns.js';
+import { formatFactor, formatSig3, MISSING } from './format.js';
+import type { PointResult, Report, Stat } from './report.js';
+import { tQuantile975 } from './stats.js';
+
+export type Direction = 'higher' | 'lower';
+
+export interface ComparedMetric {
+  column: StatColumn;
+  /** Which way is better. */
+  better: Direction;
+}
+
+function statColumn(id: string): StatColumn {
+  const c = COLUMNS.find((x): x is StatColumn => x.id === id && x.kind === 'stat');
+  if (!c) throw new Error(`protocol/columns.ts has no stat column '${id}'`);
+  return c;
+}
+
+/** EPS higher is better; renderer CPU per million events and latency p99 lower is better. */
+export const COMPARED_METRICS: readonly ComparedMetric[] = [
+  { column: statColumn('eventsPerSec'), better: 'higher' },
+  { column: statColumn('rendererCpuMsPerMillionEvents'), better: 'lower' },
+  { column: statColumn('latencyP99Ms'), better: 'lower' },
+];
+
+/**
+ * `better`/`worse`: the CI excludes 1 in that direction. `same`: it includes 1 (within noise).
+ * `no-ci`: a side has fewer than 2 repeats. `missing`: a side has no figure.
+ */
+export type MetricVerdict = 'better' | 'worse' | 'same' | 'no-ci' | 'missing';
+
+export interface MetricComparison {
+  metric: ComparedMetric;
+  a: Stat | null;
+  b: Stat | null;
+  /** mean B ÷ mean A; null when a side is missing or not positive. */
+  ratio: number | null;
+  ciLow: number | null;
+  ciHigh: number | null;
+  verdict: MetricVerdict;
+}
+
+/** A point's verdict over its metrics: `mixed` when one got better and another worse. */
+export type PointVerdict = 'better' | 'worse' | 'mixed' | 'same' | 'no-ci' | 'missing';
+
+export interface PointComparison {
+  /** The id both sides share: the point id, or without its scenario when comparing scenarios. */
+  key: string;
+  a: PointResult;
+  b: PointResult;
+  metrics: MetricComparison[];
+  verdict: PointVerdict;
+}
+
+export interface Comparison {
+  /** What A and B are, for headings: run ids, or `run · scenario`. */
+  labelA: string;
+  labelB: string;
+  points: PointComparison[];
+  /** Keys present on one side only. */
+  onlyA: string[];
+  onlyB: string[];
+  /** Points with at least one metric worse beyond the noise. */
+  regressions: number;
+  /** Points with at least one metric better beyond the noise and none worse. */
+  improvements: number;
+}
+
+/** The ratio of two means and its CI, unpaired (see the module comment). */
+export function ratioOfMeans(a: Stat, b: Stat): { ratio: number; ciLow: number | null; ciHigh: number | null } | null {
+  if (!(a.mean > 0) || !(b.mean > 0)) return null;
+  const ratio = b.mean / a.mean;
+  if (a.n < 2 || b.n < 2) return { ratio, ciLow: null, ciHigh: null };
+  const va = (a.sd * a.sd) / (a.n * a.mean * a.mean);
+  const vb = (b.sd * b.sd) / (b.n * b.mean * b.mean);
+  const v = va + vb;
+  // Identical repeats on both sides: no spread, so the interval is the ratio itself.
+  if (v === 0) return { ratio, ciLow: ratio, ciHigh: ratio };
+  const df = (v * v) / ((va * va) / (a.n - 1) + (vb * vb) / (b.n - 1));
+  const half = tQuantile975(Math.max(1, df)) * Math.sqrt(v);
+  return { ratio, ciLow: ratio * Math.exp(-half), ciHigh: ratio * Math.exp(half) };
+}
+
+export function compareMetric(metric: ComparedMetric, a: PointResult, b: PointResult): MetricComparison {
+  const sa = a.summary ? metric.column.stat(a.summary) : null;
+  const sb = b.summary ? metric.column.stat(b.summary) : null;
+  const r = sa && sb ? ratioOfMeans(sa, sb) : null;
+  if (!r) return { metric, a: sa, b: sb, ratio: null, ciLow: null, ciHigh: null, verdict: 'missing' };
+  let verdict: MetricVerdict;
+  if (r.ciLow === null || r.ciHigh === null) verdict = 'no-ci';
+  else if (r.ciLow > 1) verdict = metric.better === 'higher' ? 'better' : 'worse';
+  else if (r.ciHigh < 1) verdict = metric.better === 'higher' ? 'worse' : 'better';
+  else verdict = 'same';
+  return { metric, a: sa, b: sb, ...r, verdict };
+}
+
+function pointVerdict(metrics: readonly MetricComparison[]): PointVerdict {
+  const has = (v: MetricVerdict) => metrics.some((m) => m.verdict === v);
+  if (has('worse')) return has('better') ? 'mixed' : 'worse';
+  if (has('better')) return 'better';
+  if (has('same')) return 'same';
+  return has('no-ci') ? 'no-ci' : 'missing';
+}
+
+function comparePoints(labelA: string, labelB: string, a: Map<string, PointResult>, b: Map<string, PointResult>): Comparison {
+  const points: PointComparison[] = [];
+  for (const [key, pa] of a) {
+    const pb = b.get(key);
+    if (!pb) continue;
+    const metrics = COMPARED_METRICS.map((m) => compareMetric(m, pa, pb));
+    points.push({ key, a: pa, b: pb, metrics, verdict: pointVerdict(metrics) });
+  }
+  return {
+    labelA,
+    labelB,
+    points,
+    onlyA: [...a.keys()].filter((k) => !b.has(k)),
+    onlyB: [...b.keys()].filter((k) => !a.has(k)),
+    regressions: points.filter((p) => p.verdict === 'worse' || p.verdict === 'mixed').length,
+    improvements: points.filter((p) => p.verdict === 'better').length,
+  };
+}
+
+/** Run B against run A, point by point (matched by point id). */
+export function compareReports(a: Report, b: Report): Comparison {
+  const byId = (r: Report) => new Map(r.points.map((p) => [p.point.id, p]));
+  return comparePoints(a.runId, b.runId, byId(a), byId(b));
+}
+
+/** The point id without its `<scenario>/` prefix: what two scenarios of one run share. */
+export function pointKeyInScenario(p: PointResult): string {
+  const prefix = `${p.point.scenario}/`;
+  return p.point.id.startsWith(prefix) ? p.point.id.slice(prefix.length) : p.point.id;
+}
+
+/** Scenario B against scenario A of one run, matching points by id without the scenario. */
+export function compareScenarios(report: Report, scenarioA: string, scenarioB: string): Comparison {
+  const of = (s: string) => new Map(report.points.filter((p) => p.point.scenario === s).map((p) => [pointKeyInScenario(p), p]));
+  return comparePoints(`${report.runId} · ${scenarioA}`, `${report.runId} · ${scenarioB}`, of(scenarioA), of(scenarioB));
+}
+
+/** `0.80× (0.74–0.86)`, `1.02×` without a CI, `—` when missing. */
+export function formatRatioWithCi(m: MetricComparison): string {
+  if (m.ratio === null) return MISSING;
+  if (m.ciLow === null || m.ciHigh === null) return formatFactor(m.ratio);
+  return `${formatFactor(m.ratio)} (${formatSig3(m.ciLow)}–${formatSig3(m.ciHigh)})`;
+}
+
+/** Words for a verdict, as both the terminal and the viewer show it. */
+export const VERDICT_WORDS: Record<MetricVerdict | PointVerdict, string> = {
+  better: 'better',
+  worse: 'WORSE',
+  mixed: 'MIXED',
+  same: 'within noise',
+  'no-ci': 'no CI (needs 2+ repeats)',
+  missing: 'not measured',
+};

@@ -1,0 +1,99 @@
+/**
+ * `npm run report`: the views of a finished (or interrupted) run, from its report.json.
+ *
+ *   npm run report -- <run>                 regenerate <run>/report.html (path on stdout)
+ *   npm run report -- --serve [A [B]]       the viewer on a loopback port: every run, one, or B against A
+ *   npm run report -- --compare A B         B against A as a terminal table; exit 1 on a regression
+ *   npm run report -- --compare R --scenarios a,b   scenario b against scenario a of one run
+ *   npm run report -- --csv R / --csv-repeats R    CSV on stdout
+ *   npm run report -- --reference R         the run beside the reference's published figures (markdown)
+ *
+ * <run> is a run id under --reports, a run directory, or a report.json path. Machines read
+ * stdout; people read stderr.
+ */
+import path from 'node:path';
+import { compareReports, compareScenarios } from '../protocol/compare.js';
+import { pointsCsv, repeatsCsv } from '../protocol/csv.js';
+import { EXIT, PushlabError } from '../protocol/errors.js';
+import { commandLineFlags, runCommand } from '../cli/command.js';
+import { ROOT } from '../cli/root.js';
+import { formatComparison } from './format.js';
+import { REPORT_FLAGS } from './options.js';
+import { referenceTable } from './reference-table.js';
+import { writeReportHtml } from './report-html.js';
+import { readReport, resolveReportFile, serveReports, splitArgs } from './report-runs.js';
+
+
+const badFlag = (message: string) => new PushlabError('PUSHLAB_BAD_FLAG', message);
+const log = (line: string) => process.stderr.write(`${line}\n`);
+const out = (text: string) => process.stdout.write(text.endsWith('\n') ? text : `${text}\n`);
+
+async function main(argv: readonly string[]): Promise<number> {
+  const { flags: flagArgs, positionals } = splitArgs(REPORT_FLAGS, argv);
+  const flags = commandLineFlags(REPORT_FLAGS, 'report', flagArgs);
+  const reportsDir = path.resolve(ROOT, flags.reports);
+  const modes = (['serve', 'compare', 'csv', 'csv-repeats', 'reference'] as const).filter((m) => flags[m]);
+  if (modes.length > 1) throw badFlag(`--${modes.join(', --')} cannot be combined; pick one`);
+  const want = (n: number, what: string) => {
+    if (positionals.length !== n) throw badFlag(`${what}; got ${positionals.length ? positionals.map((p) => `'${p}'`).join(' ') : 'none'}`);
+  };
+  const load = async (arg: string) => readReport(await resolveReportFile(arg, reportsDir));
+
+  switch (modes[0]) {
+    case 'serve': {
+      if (positionals.length > 2) throw badFlag(`--serve takes at most two runs (B compared against A: --serve A B); got ${positionals.length}`);
+      const names: string[] = [];
+      for (const p of positionals) {
+        const file = await resolveReportFile(p, reportsDir);
+        await readReport(file);
+        if (path.dirname(path.dirname(file)) !== reportsDir) throw badFlag(`--serve shows runs under ${reportsDir} (see --reports); ${file} is not there`);
+        names.push(path.basename(path.dirname(file)));
+      }
+      const server = await serveReports(reportsDir, flags.port);
+      const query = names.length === 2 ? `?${new URLSearchParams({ run: names[1], compare: names[0] })}` : names.length === 1 ? `?${new URLSearchParams({ run: names[0] })}` : '';
+      log(`pushlab report: serving ${reportsDir} on 127.0.0.1 only; Ctrl-C stops it`);
+      out(`${server.url}${query}`);
+      await new Promise<void>((resolve) => process.once('SIGINT', () => resolve()));
+      await server.close();
+      return EXIT.interrupted;
+    }
+    case 'compare': {
+      if (flags.scenarios.length) {
+        if (flags.scenarios.length !== 2) throw badFlag(`--scenarios takes two scenario ids, a,b; got '${flags.scenarios.join(',')}'`);
+        want(1, '--compare --scenarios a,b takes one run');
+        const report = await load(positionals[0]);
+        for (const s of flags.scenarios) {
+          if (!report.points.some((p) => p.point.scenario === s)) throw badFlag(`--scenarios: run ${report.runId} has no scenario '${s}'; it has ${report.scenarios.join(', ')}`);
+        }
+        const cmp = compareScenarios(report, flags.scenarios[0], flags.scenarios[1]);
+        out(formatComparison(cmp));
+        return cmp.regressions ? EXIT.failed : EXIT.ok;
+      }
+      want(2, '--compare takes two runs, A (the baseline) then B');
+      const cmp = compareReports(await load(positionals[0]), await load(positionals[1]));
+      if (!cmp.points.length) throw new PushlabError('PUSHLAB_BAD_REPORT', `runs ${cmp.labelA} and ${cmp.labelB} have no point in common; nothing to compare`);
+      out(formatComparison(cmp));
+      return cmp.regressions ? EXIT.failed : EXIT.ok;
+    }
+    case 'csv':
+    case 'csv-repeats': {
+      want(1, `--${modes[0]} takes one run`);
+      const report = await load(positionals[0]);
+      process.stdout.write(modes[0] === 'csv' ? pointsCsv(report) : repeatsCsv(report));
+      return EXIT.ok;
+    }
+    case 'reference': {
+      want(1, '--reference takes one run');
+      out(referenceTable(await load(positionals[0])));
+      return EXIT.ok;
+    }
+    case undefined: {
+      want(1, 'give one run to write its report.html (a run id, a run directory or a report.json), or a mode (see --help)');
+      const file = await resolveReportFile(positionals[0], reportsDir);
+      out(await writeReportHtml(path.dirname(file), await readReport(file)));
+      return EXIT.ok;
+    }
+  }
+}
+
+runCommand('report', () => main(process.argv.slice(2)));

@@ -1,0 +1,130 @@
+/**
+ * `npm run report` as a user (or CI) runs it: exit codes and stdout of --compare, --csv and a
+ * plain regenerate, the errors for unknown runs and other schema versions, and the --serve
+ * server's three routes (and nothing else) on loopback.
+ */
+import { spawn } from 'node:child_process';
+import { copyFile, mkdir, mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { compareReports } from '../protocol/compare.js';
+import { pointsCsv } from '../protocol/csv.js';
+import { parseReportText } from '../protocol/report-check.js';
+import type { MeasuredRepeat, Report } from '../protocol/report.js';
+import { describe as describeStat } from '../protocol/stats.js';
+import { resolveReportFile, serveReports, splitArgs } from '../puppeteer/report-runs.js';
+
+const ROOT = path.resolve(import.meta.dirname, '..');
+const FIXTURE = path.join(ROOT, 'test', 'fixtures', 'report-v2.json');
+let reports: string;
+let fixture: Report;
+let slowerReport: Report;
+
+function run(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, 'puppeteer/report-cli.ts'), '--reports', reports, ...args], { cwd: ROOT });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+    child.on('error', reject);
+    child.on('close', (code) => resolve({ code, stdout, stderr }));
+  });
+}
+
+beforeAll(async () => {
+  reports = await mkdtemp(path.join(os.tmpdir(), 'pushlab-reports-'));
+  fixture = parseReportText(await readFile(FIXTURE, 'utf8'), FIXTURE);
+  for (const name of ['base', 'same']) {
+    await mkdir(path.join(reports, name));
+    await copyFile(FIXTURE, path.join(reports, name, 'report.json'));
+  }
+  const slower = structuredClone(fixture);
+  slowerReport = slower;
+  for (const p of slower.points) {
+    const ok = p.repeats.filter((r): r is MeasuredRepeat => r.status === 'ok');
+    for (const r of ok) r.eventsPerSec *= 0.8;
+    if (p.summary) p.summary.eventsPerSec = describeStat(ok.map((r) => r.eventsPerSec));
+  }
+  await mkdir(path.join(reports, 'slower'));
+  await writeFile(path.join(reports, 'slower', 'report.json'), JSON.stringify(slower));
+  await mkdir(path.join(reports, 'old'));
+  await writeFile(path.join(reports, 'old', 'report.json'), JSON.stringify({ ...fixture, schemaVersion: 1 }));
+});
+
+afterAll(async () => {
+  if (reports) await rm(reports, { recursive: true, force: true });
+});
+
+describe('npm run report', () => {
+  it('--compare exits 1 on a regression and prints the table on stdout; 0 when nothing regressed', async () => {
+    const worse = await run(['--compare', 'base', 'slower']);
+    expect(worse.code).toBe(1);
+    expect(worse.stdout).toContain(`${compareReports(fixture, slowerReport).regressions} regressed`);
+    expect(worse.stdout).toContain('WORSE');
+    const same = await run(['--compare', 'base', 'same']);
+    expect(same.code).toBe(0);
+    expect(same.stdout).toContain('0 regressed, 0 improved');
+  }, 30_000);
+
+  it('--csv prints the points CSV on stdout', async () => {
+    const r = await run(['--csv', 'base']);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toBe(pointsCsv(fixture));
+  }, 20_000);
+
+  it('a run id regenerates its report.html and prints the path', async () => {
+    const r = await run(['base']);
+    expect(r.code).toBe(0);
+    const file = r.stdout.trim();
+    expect(file).toBe(path.join(reports, 'base', 'report.html'));
+    expect((await stat(file)).size).toBeGreaterThan(100_000);
+  }, 20_000);
+
+  it('bad input exits 2 with a message naming what was wrong', async () => {
+    const unknown = await run(['--csv', 'nope']);
+    expect(unknown.code).toBe(2);
+    expect(unknown.stderr).toMatch(/no run 'nope'.*runs in .*: base, old, same, slower/);
+    const old = await run(['--csv', 'old']);
+    expect(old.code).toBe(2);
+    expect(old.stderr).toContain('this build reads schemaVersion 2; got 1');
+    const twoModes = await run(['--csv', '--compare', 'base']);
+    expect(twoModes.code).toBe(2);
+    expect(twoModes.stderr).toContain('cannot be combined');
+  }, 30_000);
+});
+
+describe('report runs', () => {
+  it('splits positional runs from flags by the flag table', () => {
+    expect(splitArgs({ port: { type: 'integer', default: 0, min: 0, max: 1, help: '' }, serve: { type: 'boolean', default: false, help: '' } }, ['--serve', 'A', '--port', '8', 'B'])).toEqual({
+      flags: ['--serve', '--port', '8'],
+      positionals: ['A', 'B'],
+    });
+  });
+
+  it('resolves a run id, a directory or a file', async () => {
+    const file = path.join(reports, 'base', 'report.json');
+    expect(await resolveReportFile('base', reports)).toBe(file);
+    expect(await resolveReportFile(path.join(reports, 'base'), reports)).toBe(file);
+    expect(await resolveReportFile(file, reports)).toBe(file);
+    await expect(resolveReportFile('../etc', reports)).rejects.toThrow(/no run/);
+  });
+
+  it('--serve: the viewer, the listing and report.json on 127.0.0.1, nothing else', async () => {
+    const server = await serveReports(reports, 0);
+    try {
+      expect(server.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/report\.html$/);
+      const base = server.url.replace('/report.html', '');
+      const html = await fetch(server.url);
+      expect(html.status).toBe(200);
+      expect(await html.text()).toContain('<script type="application/json" id="report-data"></script>');
+      expect(await (await fetch(`${base}/reports/`)).json()).toEqual(['base', 'old', 'same', 'slower']);
+      expect(((await (await fetch(`${base}/reports/base/report.json`)).json()) as Report).runId).toBe(fixture.runId);
+      expect((await fetch(`${base}/reports/..%2F..%2Fetc/report.json`)).status).toBe(404);
+      expect((await fetch(`${base}/reports/base/other.json`)).status).toBe(404);
+    } finally {
+      await server.close();
+    }
+  });
+});

@@ -1,0 +1,38 @@
+/** The viewer's colours: one hue per transport, one per verdict, one per CPU process. */
+import type { Verdict } from '../../../protocol/report.js';
+import type { Transport } from './views.js';
+
+// One hue per transport; further lines of the same transport (another concurrency, say) get
+// another shade of it, so colour alone still says which transport a line is.
+const TRANSPORT_SHADES: Record<Transport, string[]> = {
+  ws: ['#1f5fbf', '#5b9be6', '#0e3470', '#9cc3f2'],
+  sse: ['#d0590b', '#f29a4b', '#7a3206', '#f7c48f'],
+};
+
+export function transportColor(t: Transport, shade = 0): string {
+  const shades = TRANSPORT_SHADES[t];
+  return shades[shade % shades.length];
+}
+
+/** The ring around every chart point and the verdict cell's colour; the CSS uses the same. */
+// Chosen to stand apart from both transport hues (blue, orange) as a ring around a point.
+export const VERDICT_COLORS: Record<Verdict, string> = {
+  ok: '#1d7a3a',
+  'client-bound': '#b0188f',
+  'server-bound': '#0e8a9e',
+  'host-bound': '#3f3f46',
+  failed: '#dc2626',
+};
+
+export const VERDICT_MEANING: Record<Verdict, string> = {
+  ok: 'ok: ≥ 97 % of the offered rate delivered',
+  'client-bound': 'client-bound: the page fell behind',
+  'server-bound': 'server-bound: the server fell behind its schedule',
+  'host-bound': 'host-bound: every core was busy',
+  failed: 'failed: no repeat measured',
+};
+
+export const CPU_COLORS = ['#2b6cb0', '#38a169', '#a0aec0', '#d69e2e', '#805ad5'] as const;
+
+export const REFERENCE_COLOR = '#6b4fbb';
+export const GRID_COLOR = '#e6e8eb';
