@@ -8,11 +8,15 @@ import { CEILING_MS } from './ceiling.js';
 import { MIN_WARMUP_MS } from './repeat.js';
 
 /** A fresh page: create, load the lab page, wait for `window.pushlab`, s. */
-const PAGE_SEC = 0.8;
+const PAGE_SEC = 1;
 /** Samples at both ends of the window, stopping the streams and closing the page, s. */
 const END_SEC = 0.6;
-/** A typical settle wait once the minimum warm-up is over, s (a saturated point uses its budget). */
-const SETTLE_SEC = 0.5;
+/**
+ * The settle wait once the minimum warm-up is over, s: a point the page keeps up with settles in
+ * a probe or two, an overloaded one gives up after three (or its budget): 1–3.5 s were seen
+ * on a busy 2-core VM.
+ */
+const SETTLE_SEC = 1.5;
 /**
  * Opening the connections, s: Chrome throttles pending WebSocket connects (random delays that
  * grow with the number pending), which took up to ~5 s for 60–100 sockets here.

@@ -49,7 +49,7 @@ export class Progress {
   /** Actual ÷ estimated time of this session's repeats: the ETA's correction for this machine. */
   private took = 0;
   private estimated = 0;
-  private lastPlain = 0;
+  private lastPlain = Number.NEGATIVE_INFINITY;
   private drawn = false;
   private timer: NodeJS.Timeout | undefined;
 
