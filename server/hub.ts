@@ -108,6 +108,7 @@ export class Hub {
     const limit = this.options.sendBufferLimitBytes;
     const origin = performance.timeOrigin;
     let nextDue = Infinity;
+    this.pool.useEpochAt(origin + performance.now());
     for (const s of this.streams) {
       const { batch, interval } = s.params;
       const now = performance.now();
