@@ -25,6 +25,7 @@ function counts(): WorkerCounts {
     batchesPerConnection: Array.from(c.batchesPerConnection),
     open: conns.filter((x) => x.conn.isOpen()).length,
     openSeconds: conns.reduce((s, x) => s + (Number.isNaN(x.openedAt) ? 0 : (now - x.openedAt) / 1000), 0),
+    newestSentAtMs: ingest!.newestSentAtMs,
   };
 }
 

@@ -24,6 +24,8 @@ export interface WorkerCounts {
   batchesPerConnection: number[];
   open: number;
   openSeconds: number;
+  /** The newest `sentAt` this Worker received, ms since the epoch (0 before any). */
+  newestSentAtMs: number;
 }
 
 export type FromWorker =
