@@ -9,18 +9,20 @@
  * main-thread CPU minus `none`'s, paired per repeat (the budget: ≤ 5 points at SSE 20 × 10).
  */
 import os from 'node:os';
-import { commandLineFlags, type FlagSpec } from '../protocol/flags.js';
+import { commandLineFlags, reportErrorsAs } from '../cli/command.js';
+import { rangeFlag, type FlagSpec } from '../protocol/flags.js';
+import { LIMITS } from '../protocol/limits.js';
 import { expandScenario, type Point } from '../protocol/scenario.js';
 import { median } from '../protocol/stats.js';
-import { RENDER_MODES, STREAM_LIMITS, TRANSPORTS } from '../protocol/wire.js';
+import { RENDER_MODES, TRANSPORTS } from '../protocol/wire.js';
 import { launchChrome } from '../puppeteer/chrome.js';
-import { Runner } from '../puppeteer/runner.js';
+import { RepeatMeasurer } from '../puppeteer/repeat.js';
 import { startServer } from '../puppeteer/server-process.js';
 
 const FLAGS = {
-  transport: { type: 'list', default: ['ws', 'sse'], choices: TRANSPORTS, help: 'transports' },
-  batch: { type: 'list', default: ['50', '400'], integers: STREAM_LIMITS.batch, help: 'batch sizes' },
-  concurrency: { type: 'integer', default: 10, min: 1, max: 500, help: 'connections' },
+  transport: { type: 'list', default: TRANSPORTS, choices: TRANSPORTS, help: 'transports' },
+  batch: { type: 'list', default: ['50', '400'], integers: LIMITS.batch, help: 'batch sizes' },
+  concurrency: rangeFlag(LIMITS.concurrency, 10, 'connections'),
   render: { type: 'list', default: ['none'], choices: RENDER_MODES, help: 'lab page render modes to compare with the bare page' },
   repeats: { type: 'integer', default: 2, min: 1, max: 10, help: 'interleaved repeats per point' },
   'measure-sec': { type: 'number', default: 5, min: 1, max: 60, help: 'window length' },
@@ -28,13 +30,19 @@ const FLAGS = {
   bare: { type: 'boolean', default: true, help: 'also run the bare page (--bare=false to compare render modes only)' },
 } as const satisfies Record<string, FlagSpec>;
 
+reportErrorsAs('bench:page');
 const flags = commandLineFlags(FLAGS, 'bench:page');
 const server = await startServer();
 const chrome = await launchChrome({ headless: true });
 const browserSession = await chrome.browser.target().createCDPSession();
-const base = { browser: chrome.browser, browserSession, server, cores: os.cpus().length, retries: 0 };
-const lab = new Runner(base);
-const bare = new Runner({ ...base, pagePath: 'bench/bare.html' });
+const browser = {
+  browser: () => chrome.browser,
+  session: () => browserSession,
+  relaunch: () => Promise.reject(new Error('bench:page does not relaunch a crashed browser')),
+};
+const base = { browser, server, cores: os.cpus().length, retries: 0 };
+const lab = new RepeatMeasurer(base);
+const bare = new RepeatMeasurer({ ...base, pagePath: 'bench/bare.html' });
 
 const sorted = (xs: number[]) => [...xs].sort((a, b) => a - b);
 const spread = (xs: number[], f: (x: number) => string) => `${f(sorted(xs)[0])}–${f(sorted(xs).at(-1)!)}`;
@@ -57,18 +65,18 @@ interface Run {
   mainBusyMsPerMillion: number;
 }
 
-async function once(runner: Runner, point: Point): Promise<Run> {
-  const [res] = await runner.run([point], async () => undefined);
-  if (res.status !== 'ok') throw new Error(`${res.point.id}: ${res.error}`);
-  const eps = res.eventsPerSec!;
+async function once(measurer: RepeatMeasurer, point: Point, round: number): Promise<Run> {
+  const res = await measurer.measure(point, { round, ceilingEventsPerSec: null });
+  if (res?.status !== 'ok') throw new Error(`${point.id}: ${res?.error ?? 'interrupted'}`);
+  const eps = res.eventsPerSec;
   const perMillion = (pct: number) => ((pct / 100) * 1e9) / eps;
   return {
     eps,
-    cpuMsPerMillion: perMillion(res.cpu!.tabProcess),
-    mainCpuMsPerMillion: perMillion(res.cpu!.tabThreads?.main ?? Number.NaN),
-    main: res.cpu!.tabMainThread,
-    mainKernel: res.cpu!.tabThreads?.main ?? Number.NaN,
-    mainBusyMsPerMillion: perMillion(res.cpu!.tabMainThread),
+    cpuMsPerMillion: perMillion(res.cpu.tabProcess),
+    mainCpuMsPerMillion: perMillion(res.cpu.tabThreads?.main ?? Number.NaN),
+    main: res.cpu.tabMainThread,
+    mainKernel: res.cpu.tabThreads?.main ?? Number.NaN,
+    mainBusyMsPerMillion: perMillion(res.cpu.tabMainThread),
   };
 }
 
@@ -110,7 +118,7 @@ try {
         const order = r % 2 ? [...pages].reverse() : pages;
         for (const name of order) {
           const render = name === 'bare' ? 'none' : (name.slice(4) as Point['render']);
-          runs.get(name)!.push(await once(name === 'bare' ? bare : lab, point(name, render)));
+          runs.get(name)!.push(await once(name === 'bare' ? bare : lab, point(name, render), r));
         }
       }
       const col = (page: string, k: keyof Run) => runs.get(page)!.map((x) => x[k]);

@@ -11,15 +11,19 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
 import { createInterface, type Interface } from 'node:readline';
-import { commandLineFlags, type FlagSpec } from '../protocol/flags.js';
+import { commandLineFlags, reportErrorsAs } from '../cli/command.js';
+import { ROOT } from '../cli/root.js';
+import { PushlabError } from '../protocol/errors.js';
+import type { FlagSpec } from '../protocol/flags.js';
 import type { ServerStats } from '../protocol/report.js';
-import { STREAM_LIMITS, TRANSPORTS } from '../protocol/wire.js';
-import { remoteServer, ROOT, startServer, type ServerHandle } from '../puppeteer/server-process.js';
+import { LIMITS } from '../protocol/limits.js';
+import { TRANSPORTS } from '../protocol/wire.js';
+import { remoteServer, startServer, type ServerHandle } from '../puppeteer/server-process.js';
 import { newestProfile, selfTimes } from './cpu-profile.js';
 
 const FLAGS = {
-  transport: { type: 'list', default: ['ws', 'sse'], choices: TRANSPORTS, help: 'transports' },
-  batch: { type: 'list', default: ['1', '50', '100', '400', '1000'], integers: STREAM_LIMITS.batch, help: 'batch sizes' },
+  transport: { type: 'list', default: TRANSPORTS, choices: TRANSPORTS, help: 'transports' },
+  batch: { type: 'list', default: ['1', '50', '100', '400', '1000'], integers: LIMITS.batch, help: 'batch sizes' },
   connections: { type: 'list', default: ['1', '10', '100'], integers: { min: 1, max: 1000 }, help: 'connection counts' },
   seconds: { type: 'number', default: 4, min: 1, max: 120, help: 'measured window per cell' },
   'stall-seconds': { type: 'number', default: 30, min: 0, max: 600, help: 'stall test length (0 skips it)' },
@@ -159,10 +163,10 @@ async function stallTest(server: ServerHandle, transport: string, seconds: numbe
   }
 }
 
+reportErrorsAs('bench:server');
 const flags = commandLineFlags(FLAGS, 'bench:server');
 if (flags['cpu-prof'] && flags.server) {
-  process.stderr.write('pushlab bench:server: --cpu-prof profiles a server this bench starts; it cannot be used with --server\n');
-  process.exit(2);
+  throw new PushlabError('PUSHLAB_BAD_FLAG', '--cpu-prof profiles a server this bench starts; it cannot be used with --server');
 }
 const profileDir = flags['cpu-prof'] ? path.resolve(flags['cpu-prof']) : '';
 const nodeArgs = profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : [];
@@ -180,8 +184,8 @@ try {
         }
       }
   if (flags['stall-seconds'] > 0) {
-    process.stdout.write('\n');
-    for (const transport of flags.transport) process.stdout.write(`${await stallTest(server, transport, flags['stall-seconds'])}\n`);
+    // The table above is data (stdout); the stall test's findings are sentences, for people (stderr).
+    for (const transport of flags.transport) process.stderr.write(`${await stallTest(server, transport, flags['stall-seconds'])}\n`);
   }
 } finally {
   await server.stop();
@@ -189,6 +193,6 @@ try {
 if (profileDir) {
   // The profile spans the server's whole life, idle time left out; profile one cell for a clean answer.
   const { busyMs, top } = selfTimes(await newestProfile(profileDir));
-  process.stdout.write(`\nserver CPU profile (${profileDir}): ${Math.round(busyMs)} ms busy; top self time:\n`);
-  for (const t of top.slice(0, 12)) process.stdout.write(`${(t.share * 100).toFixed(1).padStart(6)}%  ${t.frame}\n`);
+  process.stderr.write(`\nserver CPU profile (${profileDir}): ${Math.round(busyMs)} ms busy; top self time:\n`);
+  for (const t of top.slice(0, 12)) process.stderr.write(`${(t.share * 100).toFixed(1).padStart(6)}%  ${t.frame}\n`);
 }

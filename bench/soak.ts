@@ -5,23 +5,26 @@
  */
 import { readFile } from 'node:fs/promises';
 import type { CDPSession } from 'puppeteer-core';
-import { commandLineFlags, type FlagSpec } from '../protocol/flags.js';
-import type { PageConfig, PageSnapshot, PushlabApi } from '../protocol/report.js';
+import { commandLineFlags, reportErrorsAs } from '../cli/command.js';
+import { rangeFlag, type FlagSpec } from '../protocol/flags.js';
+import { LIMITS } from '../protocol/limits.js';
+import type { PageConfig, PageSnapshot } from '../protocol/report.js';
 import { PARSE_MODES, RENDER_MODES, TRANSPORTS } from '../protocol/wire.js';
 import { launchChrome } from '../puppeteer/chrome.js';
-import { openLabPage } from '../puppeteer/runner.js';
+import { openLabPage } from '../puppeteer/lab-page.js';
 import { startServer } from '../puppeteer/server-process.js';
 
 const FLAGS = {
   transport: { type: 'string', default: 'sse', choices: TRANSPORTS, help: 'transport' },
-  batch: { type: 'integer', default: 20, min: 1, max: 10_000, help: 'rows per batch' },
-  concurrency: { type: 'integer', default: 10, min: 1, max: 500, help: 'connections' },
+  batch: rangeFlag(LIMITS.batch, 20, 'rows per batch'),
+  concurrency: rangeFlag(LIMITS.concurrency, 10, 'connections'),
   render: { type: 'string', default: 'full', choices: RENDER_MODES, help: 'render mode' },
   parse: { type: 'string', default: 'main', choices: PARSE_MODES, help: 'parse mode' },
   minutes: { type: 'number', default: 10, min: 0.5, max: 24 * 60, help: 'how long to stream' },
   'sample-sec': { type: 'number', default: 30, min: 1, max: 3600, help: 'seconds between samples' },
 } as const satisfies Record<string, FlagSpec>;
 
+reportErrorsAs('bench:soak');
 const flags = commandLineFlags(FLAGS, 'bench:soak');
 
 interface SoakSample {
@@ -75,16 +78,17 @@ const browserSession = await chrome.browser.target().createCDPSession();
 const samples: SoakSample[] = [];
 try {
   await session.send('Performance.enable');
-  await openLabPage(page, server.url);
+  const api = await openLabPage(page, server.url);
   const config: PageConfig = { transport: flags.transport as PageConfig['transport'], batch: flags.batch, intervalMs: 1, concurrency: flags.concurrency, render: flags.render as PageConfig['render'], parse: flags.parse as PageConfig['parse'] };
-  await page.evaluate((c) => (globalThis as unknown as { pushlab: PushlabApi }).pushlab.start(c).then(() => undefined), config);
+  await api.evaluate((p, c) => p.start(c).then(() => undefined), config);
   const renderer = await busiestRenderer(browserSession, 1000);
   const offered = flags.batch * flags.concurrency * 1000;
-  process.stdout.write(`soak: ${flags.transport} ${flags.batch} × ${flags.concurrency} (${offered.toLocaleString()} EPS offered), render ${flags.render}, parse ${flags.parse}, ${flags.minutes} min, Chrome ${chrome.version}\n\n`);
+  // The table is the data (stdout); what it is and what it shows are for people (stderr).
+  process.stderr.write(`soak: ${flags.transport} ${flags.batch} × ${flags.concurrency} (${offered.toLocaleString()} EPS offered), render ${flags.render}, parse ${flags.parse}, ${flags.minutes} min, Chrome ${chrome.version}\n\n`);
   process.stdout.write(
     '| t (min) | EPS | p50 ms | p99 ms | gaps | shed | main-thread JS heap after GC, MB | renderer RSS MiB | DOM nodes | server RSS MiB |\n|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n',
   );
-  const snap = () => page.evaluate(() => (globalThis as unknown as { pushlab: PushlabApi }).pushlab.snapshot({ resetLatency: true })) as Promise<PageSnapshot>;
+  const snap = () => api.evaluate((p) => p.snapshot({ resetLatency: true })) as Promise<PageSnapshot>;
   let last = await snap();
   let lastShed = (await server.stats()).batchesShed;
   const t0 = Date.now();
@@ -120,9 +124,9 @@ if (steady.length >= 3) {
   const xs = steady.map((s) => s.minutes);
   const line = (name: string, unit: string, ys: number[]) =>
     `${name}: ${ys[0].toFixed(1)} → ${ys.at(-1)!.toFixed(1)} ${unit} (min ${Math.min(...ys).toFixed(1)}, max ${Math.max(...ys).toFixed(1)}), trend ${slopePerHour(xs, ys).toFixed(2)} ${unit}/h`;
-  process.stdout.write(`\ndrift over ${(xs.at(-1)! - xs[0]).toFixed(1)} min (least-squares trend):\n`);
-  process.stdout.write(`${line('main-thread JS heap after GC', 'MB', steady.map((s) => s.heapMb))}\n`);
-  if (steady.every((s) => s.rendererRssMib !== null)) process.stdout.write(`${line('renderer RSS', 'MiB', steady.map((s) => s.rendererRssMib!))}\n`);
-  process.stdout.write(`${line('DOM nodes', 'nodes', steady.map((s) => s.domNodes))}\n`);
-  process.stdout.write(`${line('server RSS', 'MiB', steady.map((s) => s.serverRssMib))}\n`);
+  process.stderr.write(`\ndrift over ${(xs.at(-1)! - xs[0]).toFixed(1)} min (least-squares trend):\n`);
+  process.stderr.write(`${line('main-thread JS heap after GC', 'MB', steady.map((s) => s.heapMb))}\n`);
+  if (steady.every((s) => s.rendererRssMib !== null)) process.stderr.write(`${line('renderer RSS', 'MiB', steady.map((s) => s.rendererRssMib!))}\n`);
+  process.stderr.write(`${line('DOM nodes', 'nodes', steady.map((s) => s.domNodes))}\n`);
+  process.stderr.write(`${line('server RSS', 'MiB', steady.map((s) => s.serverRssMib))}\n`);
 }

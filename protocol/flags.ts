@@ -1,7 +1,10 @@
 /**
  * Command-line flags, declared once as a table (name, type, default, help) that drives
- * parsing, validation and `--help`. Errors name the flag, the value and what is allowed.
+ * parsing, validation and `--help`. Errors are PushlabError PUSHLAB_BAD_FLAG naming the flag,
+ * the value and what is allowed. Pure: printing and exiting live in cli/command.ts.
  */
+import { PushlabError } from './errors.js';
+import { inRange, parseDecimal, type Range } from './limits.js';
 
 export type FlagSpec =
   | {
@@ -35,9 +38,12 @@ type ValueOf<S extends FlagSpec> = S extends { type: 'string' }
 
 export type Flags<T extends Record<string, FlagSpec>> = { [K in keyof T]: ValueOf<T[K]> } & { help: boolean };
 
-export class FlagError extends Error {
-  override name = 'FlagError';
+/** A numeric flag whose range is one of protocol/limits.ts's, so the two cannot drift. */
+export function rangeFlag(range: Range, defaultValue: number, help: string): { type: 'integer' | 'number'; default: number; help: string; min: number; max: number } {
+  return { type: range.integer ? 'integer' : 'number', default: defaultValue, help, min: range.min, max: range.max };
 }
+
+const badFlag = (message: string) => new PushlabError('PUSHLAB_BAD_FLAG', message);
 
 export function helpText<T extends Record<string, FlagSpec>>(specs: T, usage: string): string {
   const lines = Object.entries(specs).map(([name, s]) => {
@@ -61,70 +67,47 @@ export function parseFlags<T extends Record<string, FlagSpec>>(specs: T, argv: r
       continue;
     }
     const m = /^--([a-z][a-z0-9-]*)(?:=(.*))?$/.exec(arg);
-    if (!m) throw new FlagError(`unexpected argument '${arg}'; flags look like --name value (see --help)`);
+    if (!m) throw badFlag(`unexpected argument '${arg}'; flags look like --name value (see --help)`);
     const name = m[1];
     const spec = Object.hasOwn(specs, name) ? specs[name] : undefined;
     if (!spec) {
-      throw new FlagError(`unknown flag --${name}; known flags: ${Object.keys(specs).map((k) => `--${k}`).join(', ')}`);
+      throw badFlag(`unknown flag --${name}; known flags: ${Object.keys(specs).map((k) => `--${k}`).join(', ')}`);
     }
     if (spec.type === 'boolean') {
       if (m[2] === undefined) out[name] = true;
       else if (m[2] === 'true' || m[2] === 'false') out[name] = m[2] === 'true';
-      else throw new FlagError(`--${name} takes no value or true/false; got '${m[2]}'`);
+      else throw badFlag(`--${name} takes no value or true/false; got '${m[2]}'`);
       continue;
     }
     const raw = m[2] ?? argv[++i];
     if (raw === undefined || (m[2] === undefined && raw.startsWith('--'))) {
-      throw new FlagError(`--${name} needs a value (${spec.type})`);
+      throw badFlag(`--${name} needs a value (${spec.type})`);
     }
     if (spec.type === 'string') {
       if (spec.choices && !spec.choices.includes(raw)) {
-        throw new FlagError(`--${name} must be one of ${spec.choices.join(', ')}; got '${raw}'`);
+        throw badFlag(`--${name} must be one of ${spec.choices.join(', ')}; got '${raw}'`);
       }
       out[name] = raw;
     } else if (spec.type === 'list') {
       const items = raw.split(',').map((x) => x.trim()).filter(Boolean);
-      if (!items.length) throw new FlagError(`--${name} needs at least one value; got '${raw}'`);
+      if (!items.length) throw badFlag(`--${name} needs at least one value; got '${raw}'`);
       for (const item of items) {
         if (spec.choices && !spec.choices.includes(item)) {
-          throw new FlagError(`--${name} takes a comma-separated list of ${spec.choices.join(', ')}; got '${item}'`);
+          throw badFlag(`--${name} takes a comma-separated list of ${spec.choices.join(', ')}; got '${item}'`);
         }
         const bounds = spec.integers;
-        if (bounds && !(/^\d+$/.test(item) && Number(item) >= bounds.min && Number(item) <= bounds.max)) {
-          throw new FlagError(`--${name} takes a comma-separated list of integers from ${bounds.min} to ${bounds.max}; got '${item}'`);
+        if (bounds && !inRange(parseDecimal(item), { ...bounds, integer: true })) {
+          throw badFlag(`--${name} takes a comma-separated list of integers from ${bounds.min} to ${bounds.max}; got '${item}'`);
         }
       }
       out[name] = items;
     } else {
-      // Plain decimal only: Number() would also take '0x10' and ''.
-      const n = /^-?(\d+\.?\d*|\.\d+)(e[+-]?\d+)?$/i.test(raw) ? Number(raw) : Number.NaN;
-      const ok = Number.isFinite(n) && (spec.type === 'number' || Number.isInteger(n));
-      if (!ok || n < spec.min || n > spec.max) {
-        throw new FlagError(`--${name} must be ${spec.type === 'integer' ? 'an integer' : 'a number'} from ${spec.min} to ${spec.max}; got '${raw}'`);
+      const n = parseDecimal(raw);
+      if (!inRange(n, { min: spec.min, max: spec.max, integer: spec.type === 'integer' })) {
+        throw badFlag(`--${name} must be ${spec.type === 'integer' ? 'an integer' : 'a number'} from ${spec.min} to ${spec.max}; got '${raw}'`);
       }
       out[name] = n;
     }
   }
   return out as Flags<T>;
-}
-
-/**
- * For a command's entry point: parses `process.argv`, and on `--help` prints the help and
- * exits 0, on bad input prints the error and exits 2, so no command starts work on flags
- * it did not understand.
- */
-export function commandLineFlags<T extends Record<string, FlagSpec>>(specs: T, command: string): Flags<T> {
-  const usage = `npm run ${command} --`;
-  try {
-    const flags = parseFlags(specs, process.argv.slice(2), usage);
-    if (flags.help) {
-      process.stdout.write(helpText(specs, usage));
-      process.exit(0);
-    }
-    return flags;
-  } catch (err) {
-    if (!(err instanceof FlagError)) throw err;
-    process.stderr.write(`pushlab ${command}: ${err.message}\n`);
-    process.exit(2);
-  }
 }

@@ -2,8 +2,8 @@
  * The reference experiment's published figures: drawn over the viewer's charts when the overlay
  * is on, and set beside a `timeplus` run by the reference table.
  *
- * Source: Timeplus, "WebSocket vs Server-Sent Events: a performance comparison" (2022), as
- * summarised in /work/shared/reference/timeplus.md. Their setup: Chrome 103 on an Apple M1 Pro,
+ * Source: Timeplus, "WebSocket vs Server-Sent Events: a performance comparison" (2022),
+ * https://www.timeplus.com/post/websocket-vs-sse. Their setup: Chrome 103 on an Apple M1 Pro,
  * HTTP/2, 1 ms interval, ~120-byte rows, rendering throttled to 200 ms. The figures are read off
  * their prose ("about 3,000,000 EPS"), so they are approximate; and the machine differs from
  * ours, so compare the shape of the curves and where they flatten, not the absolute numbers.

@@ -7,7 +7,7 @@ import type { LatencySummary } from './histogram.js';
 import type { Point } from './scenario.js';
 import type { ParseMode, RenderMode, Transport } from './wire.js';
 
-export const SCHEMA_VERSION = 1;
+export const SCHEMA_VERSION = 2;
 
 /** One open stream as the server sees it. */
 export interface ServerConnectionStats {
@@ -91,8 +91,6 @@ export interface PageSnapshot {
   counters: PageCounters;
   /** Batches received per connection, in connection order. */
   batchesPerConnection: number[];
-  /** Connection-seconds spent open so far, summed over connections. */
-  openSeconds: number;
   /** Latency since the last snapshot that reset it. */
   latency: LatencySummary;
 }
@@ -217,61 +215,43 @@ export interface TabThreadsCpu {
 
 export type Verdict = 'ok' | 'client-bound' | 'server-bound' | 'host-bound' | 'failed';
 
-export interface PointResult {
-  point: Point;
-  status: 'ok' | 'failed';
-  error?: string;
-  /** How often this point was tried (1 unless a try failed). */
-  attempts: number;
-  verdict: Verdict;
-  /** Human-readable reasons for the verdict and anything odd seen. */
-  notes: string[];
-  startedAt: string;
-  /** Measured window, seconds, by the page's clock. */
-  windowSec?: number;
-  /** Seconds waited after the warm-up for page and server to catch up before the window opened. */
-  settleSec?: number;
-  eventsPerSec?: number;
-  batchesPerSec?: number;
-  megabytesPerSec?: number;
-  /** eventsPerSec / offeredEventsPerSec. */
-  deliveredRatio?: number;
-  /** eventsPerSec / the run's in-page JSON.parse ceiling at this batch size. */
-  ceilingRatio?: number;
-  page?: PageCounters & {
-    /** Batches/s per connection over the window: spread shows unfair multiplexing. */
-    perConnectionBatchesPerSec: { min: number; median: number; max: number };
-  };
-  latency?: LatencySummary;
-  cpu?: {
-    chrome: ChromeCpu;
-    /** The tab's renderer process (Performance.getMetrics ProcessTime), % of one core. */
-    tabProcess: number;
-    /** The tab's main thread busy time (Performance.getMetrics TaskDuration), % of one core, ≤ 100. */
-    tabMainThread: number;
-    /** The tab's renderer CPU by thread; null where the host does not expose threads. */
-    tabThreads?: TabThreadsCpu | null;
-    server: number;
-    /** All processes on the host (/proc/stat), % of one core: at most 100 × cores. */
-    host: number | null;
-  };
-  server?: {
-    eventsSent: number;
-    batchesSent: number;
-    batchesShed: number;
-    eventsPerSec: number;
-    /**
-     * Batches generated / batches falling due, over the window. Below 1: the server fell
-     * behind its schedule; above 1: it was catching up on a backlog from before the window.
-     */
-    pacingRatio: number;
-    /** Batches due but not yet generated at the end of the window, over all connections. */
-    batchesBehind: number;
-    eventLoopUtilization: number;
-    /** How late the server wrote batches relative to their schedule, over the window, ms. */
-    latenessMs: { p50: number | null; p99: number | null; max: number | null };
-    rssBytes: number;
-  };
+/** What the page counted over one window. */
+export interface PageFigures extends PageCounters {
+  /** Batches/s per connection over the window: spread shows unfair multiplexing. */
+  perConnectionBatchesPerSec: { min: number; median: number; max: number };
+}
+
+/** CPU over one window, % of one core each. */
+export interface CpuFigures {
+  chrome: ChromeCpu;
+  /** The tab's renderer process (Performance.getMetrics ProcessTime), % of one core. */
+  tabProcess: number;
+  /** The tab's main thread busy time (Performance.getMetrics TaskDuration), % of one core, ≤ 100. */
+  tabMainThread: number;
+  /** The tab's renderer CPU by thread; null where the host does not expose threads. */
+  tabThreads: TabThreadsCpu | null;
+  server: number;
+  /** All processes on the host (/proc/stat), % of one core: at most 100 × cores. */
+  host: number | null;
+}
+
+/** What the server did over one window. */
+export interface ServerFigures {
+  eventsSent: number;
+  batchesSent: number;
+  batchesShed: number;
+  eventsPerSec: number;
+  /**
+   * Batches generated / batches falling due, over the window. Below 1: the server fell
+   * behind its schedule; above 1: it was catching up on a backlog from before the window.
+   */
+  pacingRatio: number;
+  /** Batches due but not yet generated at the end of the window, over all connections. */
+  batchesBehind: number;
+  eventLoopUtilization: number;
+  /** How late the server wrote batches relative to their schedule, over the window, ms. */
+  latenessMs: { p50: number | null; p99: number | null; max: number | null };
+  rssBytes: number;
 }
 
 export interface Environment {
@@ -289,23 +269,9 @@ export interface Environment {
   serverUrl: string;
 }
 
-export interface Report {
-  schemaVersion: typeof SCHEMA_VERSION;
-  runId: string;
-  startedAt: string;
-  finishedAt: string | null;
-  scenarios: string[];
-  environment: Environment;
-  /** The in-page JSON.parse ceiling per batch size in this run, measured once before the points. */
-  parseCeilings: ParseCeiling[];
-  points: PointResult[];
-}
-
 // ---------------------------------------------------------------------------------------------
 // Schema version 2: repeats, statistics, paired verdicts, saturation (issue 8).
-// These types are the contract the stats module, the runner and the report views build
-// against. When the runner switches over, `ReportV2` becomes `Report`, `PointResultV2`
-// becomes `PointResult`, SCHEMA_VERSION becomes 2, and the v1 point types above go.
+// The contract the stats module, the runner and the report views build against.
 
 /**
  * One figure over a point's measured repeats. The interval is a 95% confidence interval of
@@ -338,7 +304,7 @@ export interface Efficiency {
   rendererCpuMsPerMillionEvents: number | null;
 }
 
-/** What one measured window of one point gives (schema v1's measured PointResult fields). */
+/** What one measured window of one point gives. */
 export interface RepeatFigures {
   windowSec: number;
   settleSec: number;
@@ -351,10 +317,10 @@ export interface RepeatFigures {
   /** eventsPerSec ÷ ceilingEventsPerSec. */
   ceilingRatio: number | null;
   efficiency: Efficiency;
-  page: NonNullable<PointResult['page']>;
+  page: PageFigures;
   latency: LatencySummary;
-  cpu: NonNullable<PointResult['cpu']>;
-  server: NonNullable<PointResult['server']>;
+  cpu: CpuFigures;
+  server: ServerFigures;
 }
 
 interface RepeatBase {
@@ -421,7 +387,7 @@ export interface PointSummary {
   shed: number;
 }
 
-export interface PointResultV2 {
+export interface PointResult {
   point: Point;
   /** Every repeat, in the order measured; raw figures kept beside the summary. */
   repeats: Repeat[];
@@ -476,6 +442,8 @@ export interface SaturationResult {
   /** The factor searched; the other one is held at `fixed`. */
   varied: 'batch' | 'concurrency';
   fixed: { batch?: number; concurrency?: number };
+  /** The range searched along `varied`. */
+  range: { min: number; max: number };
   /** Sustainable: delivered ≥ 99% of offered, zero shed, latency p99 ≤ p99BoundMs. */
   criteria: { deliveredRatio: number; shed: 0; p99BoundMs: number };
   /** Every probe, in the order tried. */
@@ -487,16 +455,24 @@ export interface SaturationResult {
 }
 
 export interface SweepOptions {
+  /** Repeats every point gets (fixed rounds). */
   repeats: number;
+  /** Round r's order is drawn from a seed derived from this one and r. */
   seed: number;
   auto: boolean;
   maxRepeats: number;
   /** Seconds; null for none. */
   timeBudgetSec: number | null;
+  /** Whether the scenarios' `findMax` searches run after the rounds. */
+  findMax: boolean;
+  /** Extra tries for a failed repeat. */
+  retries: number;
+  /** The scenario file the points came from, as given (relative to the project root). */
+  file: string;
 }
 
-export interface ReportV2 {
-  schemaVersion: 2;
+export interface Report {
+  schemaVersion: typeof SCHEMA_VERSION;
   runId: string;
   startedAt: string;
   finishedAt: string | null;
@@ -507,7 +483,7 @@ export interface ReportV2 {
   environment: Environment;
   options: SweepOptions;
   rounds: Round[];
-  points: PointResultV2[];
+  points: PointResult[];
   comparisons: PairedComparison[];
   saturation: SaturationResult[];
 }

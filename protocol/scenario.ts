@@ -1,50 +1,32 @@
 /**
- * Scenarios: what a sweep runs. `scenarios.json` is validated once, here, against
- * `scenarios.schema.json`; everything after this trusts the types.
+ * Scenarios: what a sweep runs. `scenarios.json` is validated once, here, against the schema
+ * in scenario-schema.ts; everything after this trusts the types.
  */
 import { Ajv, type ErrorObject } from 'ajv';
-import schema from './scenarios.schema.json' with { type: 'json' };
-import { offeredEventsPerSec, type ParseMode, type RenderMode, type Transport } from './wire.js';
+import { PushlabError } from './errors.js';
+import { SCENARIO_FILE_SCHEMA, type FindMaxSpec, type ScenarioFields, type ScenarioFile, type ScenarioInput } from './scenario-schema.js';
+import { LIMITS } from './limits.js';
+import { offeredEventsPerSec, TRANSPORTS, type ParseMode, type RenderMode, type Transport } from './wire.js';
 
 export { RENDER_MODES, type RenderMode } from './wire.js';
+export type { FindMaxSpec, ScenarioFields, ScenarioFile, ScenarioInput } from './scenario-schema.js';
 
 type OneOrMany<T> = T | T[];
 
-/** The fields a scenario (or the file's `defaults`) may set. */
-export interface ScenarioFields {
-  transport?: OneOrMany<Transport>;
-  batch?: OneOrMany<number>;
-  concurrency?: OneOrMany<number>;
-  intervalMs?: OneOrMany<number>;
-  render?: OneOrMany<RenderMode>;
-  parse?: OneOrMany<ParseMode>;
-  workers?: OneOrMany<number>;
-  warmupSec?: number;
-  measureSec?: number;
-}
-
-export interface ScenarioInput extends ScenarioFields {
-  id: string;
-  description?: string;
-}
-
-export interface ScenarioFile {
-  $schema?: string;
-  default?: string[];
-  defaults?: ScenarioFields;
-  scenarios: ScenarioInput[];
-}
-
-/** Built-in values under the file's `defaults`. */
-export const BUILTIN_DEFAULTS: Required<Omit<ScenarioFields, 'batch' | 'concurrency'>> = {
-  transport: ['ws', 'sse'],
+/** Built-in values under the file's `defaults`: every transport, the reference's 1 ms interval. */
+export const BUILTIN_DEFAULTS: Required<Omit<ScenarioFields, 'batch' | 'concurrency' | 'findMax'>> = {
+  transport: [...TRANSPORTS],
   intervalMs: 1,
   render: 'full',
   parse: 'main',
   workers: 1,
   warmupSec: 2,
   measureSec: 5,
+  repeats: 3,
 };
+
+/** The reference's latency goal (Test III): the default bound for a sustainable load, ms. */
+export const DEFAULT_P99_BOUND_MS = 50;
 
 /** One measured configuration: a single value for every factor. */
 export interface Point {
@@ -59,17 +41,18 @@ export interface Point {
   parse: ParseMode;
   /** Workers parsing (parse mode worker); 0 on the main thread. */
   workers: number;
+  /** The longest warm-up, s: the window opens once both ends caught up, after at least 1 s. */
   warmupSec: number;
   measureSec: number;
+  /** Times this point is measured (one repeat per round). */
+  repeats: number;
   /** batch × concurrency × 1000 / intervalMs. */
   offeredEventsPerSec: number;
 }
 
-export class ScenarioError extends Error {
-  override name = 'ScenarioError';
-}
+const badScenario = (message: string) => new PushlabError('PUSHLAB_BAD_SCENARIO', message);
 
-const validate = new Ajv({ allErrors: false, strict: false }).compile<ScenarioFile>(schema);
+const validate = new Ajv({ allErrors: false, strict: false }).compile<ScenarioFile>(SCENARIO_FILE_SCHEMA);
 
 /** `/scenarios/2/batch/3` → `scenarios[2].batch[3]`. */
 function pathOf(instancePath: string): string {
@@ -90,7 +73,7 @@ function valueAt(data: unknown, instancePath: string): unknown {
 }
 
 function describe(error: ErrorObject, data: unknown, source: string): string {
-  // oneOf wraps the useful message; ajv reports the deepest failing keyword first.
+  // anyOf wraps the useful message; ajv reports the deepest failing keyword first.
   const where = pathOf(error.instancePath) || '(top level)';
   const got = JSON.stringify(valueAt(data, error.instancePath));
   const p = error.params as Record<string, unknown>;
@@ -129,18 +112,18 @@ function describe(error: ErrorObject, data: unknown, source: string): string {
   return `${source}: ${where} ${rule}, got ${got}`;
 }
 
-/** Validates parsed JSON as a scenario file; throws ScenarioError naming path, value and rule. */
+/** Validates parsed JSON as a scenario file; throws PUSHLAB_BAD_SCENARIO naming path, value and rule. */
 export function parseScenarioFile(data: unknown, source = 'scenarios.json'): ScenarioFile {
   if (!validate(data)) {
     const errors = validate.errors ?? [];
-    // Prefer the innermost error, and within a oneOf(scalar | array) field the branch that
+    // Prefer the innermost error, and within an anyOf(scalar | array) field the branch that
     // matches what was given: an array's problem is an array rule, a scalar's a scalar rule.
     const branchFits = (e: ErrorObject) => {
       const isArray = Array.isArray(valueAt(data, e.instancePath));
-      return e.schemaPath.includes(isArray ? '/oneOf/1/' : '/oneOf/0/') ? 0 : 1;
+      return e.schemaPath.includes(isArray ? '/anyOf/1/' : '/anyOf/0/') ? 0 : 1;
     };
     const best = [...errors].sort((a, b) => b.instancePath.length - a.instancePath.length || branchFits(a) - branchFits(b))[0];
-    throw new ScenarioError(best ? describe(best, data, source) : `${source}: invalid`);
+    throw badScenario(best ? describe(best, data, source) : `${source}: invalid`);
   }
   return checkReferences(data, source);
 }
@@ -148,19 +131,49 @@ export function parseScenarioFile(data: unknown, source = 'scenarios.json'): Sce
 function checkReferences(data: ScenarioFile, source: string): ScenarioFile {
   const ids = new Set<string>();
   data.scenarios.forEach((s, i) => {
-    if (ids.has(s.id)) throw new ScenarioError(`${source}: scenarios[${i}].id '${s.id}' is used twice`);
+    if (ids.has(s.id)) throw badScenario(`${source}: scenarios[${i}].id '${s.id}' is used twice`);
     ids.add(s.id);
     const merged = { ...data.defaults, ...s };
     for (const field of ['batch', 'concurrency'] as const) {
-      if (merged[field] === undefined) {
-        throw new ScenarioError(`${source}: scenarios[${i}] ('${s.id}') sets no ${field}, and defaults has none`);
+      // A search along batch needs no batch of its own: it has no fixed points then.
+      if (merged[field] === undefined && s.findMax?.vary !== field) {
+        throw badScenario(`${source}: scenarios[${i}] ('${s.id}') sets no ${field}, and defaults has none`);
       }
     }
+    if (s.findMax) checkFindMax(s.findMax, merged, `${source}: scenarios[${i}].findMax`);
   });
+  for (const [group, members] of Object.entries(data.groups ?? {})) {
+    if (ids.has(group)) throw badScenario(`${source}: groups.${group} has the id of a scenario; give the group another name`);
+    for (const id of members) {
+      if (!ids.has(id)) throw badScenario(`${source}: groups.${group} names scenario '${id}', which does not exist; known: ${[...ids].join(', ')}`);
+    }
+  }
+  const groups = Object.keys(data.groups ?? {});
   for (const id of data.default ?? []) {
-    if (!ids.has(id)) throw new ScenarioError(`${source}: default names scenario '${id}', which does not exist; known: ${[...ids].join(', ')}`);
+    if (!ids.has(id) && !groups.includes(id)) {
+      throw badScenario(`${source}: default names '${id}', which is neither a scenario nor a group; known: ${[...ids, ...groups].join(', ')}`);
+    }
   }
   return data;
+}
+
+function checkFindMax(f: FindMaxSpec, merged: ScenarioFields, where: string): void {
+  if (f.min > f.max) throw badScenario(`${where}.min must be ≤ max, got min ${f.min} and max ${f.max}`);
+  const limit = LIMITS[f.vary].max;
+  if (f.max > limit) throw badScenario(`${where}.max must be ≤ ${limit} for vary '${f.vary}', got ${f.max}`);
+  // One search per transport: every other factor must be a single value, or the search is ambiguous.
+  const fixed = f.vary === 'batch' ? 'concurrency' : 'batch';
+  for (const field of [fixed, 'intervalMs', 'render', 'parse', 'workers'] as const) {
+    const v = merged[field];
+    if (Array.isArray(v) && v.length > 1) {
+      throw badScenario(`${where} searches ${f.vary}, so ${field} must be one value, got ${JSON.stringify(v)}`);
+    }
+  }
+}
+
+/** A point's stable id (see `Point.id`). */
+export function pointId(p: Pick<Point, 'scenario' | 'transport' | 'batch' | 'concurrency' | 'intervalMs' | 'render' | 'parse' | 'workers'>): string {
+  return `${p.scenario}/${p.transport}-b${p.batch}-c${p.concurrency}-i${p.intervalMs}-${p.render}${p.parse === 'worker' ? `-w${p.workers}` : ''}`;
 }
 
 const many = <T>(v: OneOrMany<T>): T[] => (Array.isArray(v) ? v : [v]);
@@ -168,8 +181,9 @@ const many = <T>(v: OneOrMany<T>): T[] => (Array.isArray(v) ? v : [v]);
 /** Expands one scenario to its points: the cross product of every array-valued field. */
 export function expandScenario(s: ScenarioInput, defaults: ScenarioFields = {}): Point[] {
   const f = { ...BUILTIN_DEFAULTS, ...defaults, ...s };
+  if (f.batch === undefined && s.findMax?.vary === 'batch') return [];
   if (f.batch === undefined || f.concurrency === undefined) {
-    throw new ScenarioError(`scenario '${s.id}' needs batch and concurrency`);
+    throw badScenario(`scenario '${s.id}' needs batch and concurrency`);
   }
   const points: Point[] = [];
   // Worker counts only matter in parse mode worker: main-thread points are not multiplied by them.
@@ -183,7 +197,7 @@ export function expandScenario(s: ScenarioInput, defaults: ScenarioFields = {}):
         for (const concurrency of many(f.concurrency))
           for (const batch of many(f.batch)) {
             points.push({
-              id: `${s.id}/${transport}-b${batch}-c${concurrency}-i${intervalMs}-${render}${parse === 'worker' ? `-w${workers}` : ''}`,
+              id: pointId({ scenario: s.id, transport, batch, concurrency, intervalMs, render, parse, workers }),
               scenario: s.id,
               transport,
               batch,
@@ -194,19 +208,81 @@ export function expandScenario(s: ScenarioInput, defaults: ScenarioFields = {}):
               workers,
               warmupSec: f.warmupSec,
               measureSec: f.measureSec,
+              repeats: f.repeats,
               offeredEventsPerSec: offeredEventsPerSec({ batch, interval: intervalMs }) * concurrency,
             });
           }
   return points;
 }
 
-/** Picks scenarios by id (or the file's default list, or all) and expands them to points. */
-export function selectPoints(file: ScenarioFile, ids?: readonly string[]): Point[] {
+/**
+ * The scenarios `ids` name (or the file's default list, or all), with groups replaced by their
+ * members, each scenario once, in the order named.
+ */
+export function selectScenarios(file: ScenarioFile, ids?: readonly string[]): ScenarioInput[] {
   const wanted = ids && ids.length ? ids : (file.default ?? file.scenarios.map((s) => s.id));
   const byId = new Map(file.scenarios.map((s) => [s.id, s]));
-  return wanted.flatMap((id) => {
-    const s = byId.get(id);
-    if (!s) throw new ScenarioError(`--scenario names '${id}', which is not in the scenario file; known: ${[...byId.keys()].join(', ')}`);
-    return expandScenario(s, file.defaults);
-  });
+  const groups = file.groups ?? {};
+  const out = new Map<string, ScenarioInput>();
+  for (const id of wanted) {
+    const members = Object.hasOwn(groups, id) ? groups[id] : [id];
+    for (const m of members) {
+      const s = byId.get(m);
+      if (!s) throw badScenario(`--scenario names '${id}', which is neither a scenario nor a group in the scenario file; known: ${[...byId.keys(), ...Object.keys(groups)].join(', ')}`);
+      out.set(m, s);
+    }
+  }
+  return [...out.values()];
+}
+
+/** Picks scenarios by id or group (or the file's default list, or all) and expands them to points. */
+export function selectPoints(file: ScenarioFile, ids?: readonly string[]): Point[] {
+  return selectScenarios(file, ids).flatMap((s) => expandScenario(s, file.defaults));
+}
+
+/** One saturation search: a transport's point with the varied factor left open. */
+export interface SearchSpec {
+  scenario: string;
+  transport: Transport;
+  vary: FindMaxSpec['vary'];
+  min: number;
+  max: number;
+  p99BoundMs: number;
+  /** The scenario's point at `min` of the varied factor: every other field as searched. */
+  base: Point;
+}
+
+/**
+ * The searches these scenarios ask for: their own `findMax`, or with `all` (`--find-max`) a
+ * default search for the others too: along batch (1…1,000) at the scenario's one concurrency.
+ */
+export function searchesFor(file: ScenarioFile, scenarios: readonly ScenarioInput[], all: boolean): SearchSpec[] {
+  const out: SearchSpec[] = [];
+  for (const s of scenarios) {
+    let spec = s.findMax;
+    if (!spec && all) {
+      spec = { vary: 'batch', min: 1, max: 1000 };
+      checkFindMax(spec, { ...file.defaults, ...s }, `--find-max on scenario '${s.id}'`);
+    }
+    if (!spec) continue;
+    const { vary, min, max } = spec;
+    for (const base of expandScenario({ ...s, [vary]: min }, file.defaults)) {
+      out.push({ scenario: s.id, transport: base.transport, vary, min, max, p99BoundMs: spec.p99BoundMs ?? DEFAULT_P99_BOUND_MS, base });
+    }
+  }
+  return out;
+}
+
+/** `base` with the searched factor at `value`: its id, offered rate and all. */
+export function searchPoint(search: SearchSpec, value: number): Point {
+  const b = search.base;
+  const batch = search.vary === 'batch' ? value : b.batch;
+  const concurrency = search.vary === 'concurrency' ? value : b.concurrency;
+  return {
+    ...b,
+    id: pointId({ ...b, batch, concurrency }),
+    batch,
+    concurrency,
+    offeredEventsPerSec: offeredEventsPerSec({ batch, interval: b.intervalMs }) * concurrency,
+  };
 }

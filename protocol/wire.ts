@@ -3,6 +3,7 @@
  * stream query parameters and their limits. No Node or DOM imports, so the server,
  * the page, the driver and the report viewer all import this one file.
  */
+import { inRange, LIMITS, parseDecimal, rangeText } from './limits.js';
 
 /** The transports a page can open. */
 export const TRANSPORTS = ['ws', 'sse'] as const;
@@ -115,11 +116,8 @@ export class SentAtFormatter {
 /** The JSON text after the rows. */
 export const MESSAGE_TAIL = ']}';
 
-/** Limits of the stream query parameters; the server and the page validate against these. */
-export const STREAM_LIMITS = {
-  batch: { min: 1, max: 10_000, integer: true },
-  interval: { min: 0.05, max: 60_000, integer: false },
-} as const;
+/** Limits of the stream query parameters (named as in the query); the server and the page validate against these. */
+export const STREAM_LIMITS = { batch: LIMITS.batch, interval: LIMITS.intervalMs } as const;
 
 export interface StreamParams {
   /** Rows per batch. */
@@ -145,10 +143,6 @@ export interface ParamError {
 
 const CLIENT_TAG = /^[A-Za-z0-9_-]{1,64}$/;
 
-function allowedText(limit: { min: number; max: number; integer: boolean }): string {
-  return `${limit.integer ? 'an integer' : 'a number'} from ${limit.min} to ${limit.max}`;
-}
-
 /**
  * Parses the `batch` and `interval` query parameters. Returns the parsed values or the
  * first error. `batch` is required; `interval` defaults to 1 ms.
@@ -161,7 +155,7 @@ export function parseStreamParams(
     const limit = STREAM_LIMITS[name];
     const given = query[name];
     const raw = Array.isArray(given) ? given[0] : given;
-    const allowed = allowedText(limit);
+    const allowed = rangeText(limit);
     if (raw === undefined || raw === '') {
       const fallback = STREAM_DEFAULTS[name];
       if (fallback !== undefined) {
@@ -171,8 +165,8 @@ export function parseStreamParams(
       return { ok: false, error: { param: name, value: null, allowed, message: `${name} is required: ${allowed}` } };
     }
     const text = String(raw);
-    const n = /^\s*-?(\d+\.?\d*|\.\d+)(e[+-]?\d+)?\s*$/i.test(text) ? Number(text) : Number.NaN;
-    if (!Number.isFinite(n) || n < limit.min || n > limit.max || (limit.integer && !Number.isInteger(n))) {
+    const n = parseDecimal(text.trim());
+    if (!inRange(n, limit)) {
       return {
         ok: false,
         error: { param: name, value: text, allowed, message: `${name} must be ${allowed}; got '${text}'` },

@@ -1,20 +1,26 @@
-/** Measures the in-page JSON.parse ceiling once per batch size, on a fresh lab page. */
+/**
+ * Measures the in-page JSON.parse ceiling at each batch size, on one fresh lab page per round:
+ * the machine's speed drifts (by 2× between days here), so each round measures its own and
+ * every repeat is related to the ceiling of its round.
+ */
 import type { Browser } from 'puppeteer-core';
-import type { ParseCeiling, PushlabApi } from '../protocol/report.js';
-import { openLabPage } from './runner.js';
+import type { ParseCeiling } from '../protocol/report.js';
+import { openLabPage } from './lab-page.js';
 
-export const CEILING_MS = 1500;
+/** Parsing time per batch size, ms: thousands of parses at any batch size, so the rate is stable. */
+export const CEILING_MS = 1000;
 
-export async function measureCeilings(browser: Browser, serverUrl: string, batches: readonly number[]): Promise<ParseCeiling[]> {
+export async function measureCeilings(browser: Browser, serverUrl: string, batches: readonly number[], signal?: AbortSignal): Promise<ParseCeiling[]> {
   const out: ParseCeiling[] = [];
-  for (const batch of [...new Set(batches)].sort((a, b) => a - b)) {
-    const page = await browser.newPage();
-    try {
-      await openLabPage(page, serverUrl);
-      out.push(await page.evaluate((b, ms) => (globalThis as unknown as { pushlab: PushlabApi }).pushlab.parseCeiling(b, ms), batch, CEILING_MS));
-    } finally {
-      await page.close().catch(() => undefined);
+  const page = await browser.newPage();
+  try {
+    const api = await openLabPage(page, serverUrl);
+    for (const batch of [...new Set(batches)].sort((a, b) => a - b)) {
+      signal?.throwIfAborted();
+      out.push(await api.evaluate((p, b, ms) => p.parseCeiling(b, ms), batch, CEILING_MS));
     }
+  } finally {
+    await page.close().catch(() => undefined);
   }
   return out;
 }

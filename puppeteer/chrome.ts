@@ -1,14 +1,22 @@
 /**
  * Finding and launching Chrome. A system Chrome/Chromium is preferred and nothing is
- * downloaded when one exists: $CHROME_PATH, then $PUPPETEER_EXECUTABLE_PATH, then known
- * install paths, then a browser Puppeteer downloaded earlier. Only when all of those miss
- * does it try Puppeteer's own download (fine on an ordinary network; it fails offline).
+ * downloaded when one exists. The order: $CHROME_PATH, $PUPPETEER_EXECUTABLE_PATH, the
+ * `chromium`/`google-chrome` commands on PATH, known install paths, then a Chrome Puppeteer
+ * downloaded earlier (in $PUPPETEER_CACHE_DIR or ~/.cache/puppeteer). Only when all of those
+ * miss does it download the Chrome build this puppeteer-core version pins (fine on an ordinary
+ * network; it fails offline), so a run uses the browser Puppeteer was tested with.
  */
-import { Browser as BrowserKind, computeExecutablePath, detectBrowserPlatform, getInstalledBrowsers, install, resolveBuildId } from '@puppeteer/browsers';
+import { Browser as BrowserKind, detectBrowserPlatform, getInstalledBrowsers, install, type InstalledBrowser } from '@puppeteer/browsers';
 import { accessSync, constants } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import puppeteer, { type Browser } from 'puppeteer-core';
+// The browser builds this puppeteer-core was released with; the `puppeteer` package reads them from here too.
+import { PUPPETEER_REVISIONS } from 'puppeteer-core/internal/revisions.js';
+import { PushlabError } from '../protocol/errors.js';
+
+/** Commands looked up on PATH, in order. */
+export const CHROME_COMMANDS = ['chromium', 'google-chrome', 'google-chrome-stable', 'chromium-browser'];
 
 export const KNOWN_CHROME_PATHS = [
   '/usr/bin/chromium',
@@ -25,56 +33,73 @@ export const KNOWN_CHROME_PATHS = [
 export const INSTALL_HINT =
   'Install Chrome or Chromium (Debian/Ubuntu: `apt-get install -y chromium`), or point CHROME_PATH at a Chrome binary.';
 
-export class ChromeNotFound extends Error {
-  override name = 'ChromeNotFound';
+const noChrome = (message: string) => new PushlabError('PUSHLAB_NO_CHROME', `${message} ${INSTALL_HINT}`);
+
+/** Where Puppeteer keeps the browsers it downloads, as Puppeteer itself decides it. */
+export function puppeteerCacheDir(env: NodeJS.ProcessEnv = process.env): string {
+  return env.PUPPETEER_CACHE_DIR || path.join(os.homedir(), '.cache', 'puppeteer');
 }
 
-const CACHE_DIR = path.join(os.homedir(), '.cache', 'puppeteer');
-
-function executable(p: string): boolean {
-  try {
-    accessSync(p, constants.X_OK);
-    return true;
-  } catch {
-    return false;
-  }
+/** What discovery touches outside `env`, so tests can give it a fake filesystem. */
+export interface ChromeLookup {
+  isExecutable(file: string): boolean;
+  installedBrowsers(cacheDir: string): Promise<InstalledBrowser[]>;
 }
+
+const realLookup: ChromeLookup = {
+  isExecutable(file) {
+    try {
+      accessSync(file, constants.X_OK);
+      return true;
+    } catch {
+      return false;
+    }
+  },
+  installedBrowsers: (cacheDir) => getInstalledBrowsers({ cacheDir }).catch(() => []),
+};
 
 export interface FoundChrome {
   path: string;
-  /** Where it came from: an env var name, 'known path', 'puppeteer cache' or 'download'. */
+  /** Where it came from: an env var name, 'PATH', 'known path', 'puppeteer cache' or 'download'. */
   source: string;
 }
 
-/** Looks for a Chrome without downloading. Throws if an env var names a missing file. */
-export async function findSystemChrome(env: NodeJS.ProcessEnv = process.env): Promise<FoundChrome | null> {
+/** Looks for a Chrome without downloading. Throws PUSHLAB_NO_CHROME if an env var names a missing file. */
+export async function findSystemChrome(env: NodeJS.ProcessEnv = process.env, lookup: ChromeLookup = realLookup): Promise<FoundChrome | null> {
   for (const name of ['CHROME_PATH', 'PUPPETEER_EXECUTABLE_PATH']) {
     const value = env[name];
     if (!value) continue;
-    if (!executable(value)) throw new ChromeNotFound(`${name} is set to '${value}', which is not an executable file. ${INSTALL_HINT}`);
+    if (!lookup.isExecutable(value)) throw noChrome(`${name} is set to '${value}', which is not an executable file.`);
     return { path: value, source: name };
   }
-  const known = KNOWN_CHROME_PATHS.find(executable);
+  const dirs = (env.PATH ?? '').split(path.delimiter).filter(Boolean);
+  for (const command of CHROME_COMMANDS) {
+    const dir = dirs.find((d) => lookup.isExecutable(path.join(d, command)));
+    if (dir) return { path: path.join(dir, command), source: 'PATH' };
+  }
+  const known = KNOWN_CHROME_PATHS.find((p) => lookup.isExecutable(p));
   if (known) return { path: known, source: 'known path' };
-  const cached = (await getInstalledBrowsers({ cacheDir: CACHE_DIR }).catch(() => [])).find((b) => b.browser === BrowserKind.CHROME);
-  if (cached && executable(cached.executablePath)) return { path: cached.executablePath, source: 'puppeteer cache' };
-  return null;
+  const chromes = (await lookup.installedBrowsers(puppeteerCacheDir(env))).filter((b) => b.browser === BrowserKind.CHROME && lookup.isExecutable(b.executablePath));
+  // The pinned build first: it is the one this Puppeteer was tested with.
+  const cached = chromes.find((b) => b.buildId === PUPPETEER_REVISIONS.chrome) ?? chromes[0];
+  return cached ? { path: cached.executablePath, source: 'puppeteer cache' } : null;
 }
 
-/** A Chrome to run: a system one, or Puppeteer's download as the last resort. */
+/** A Chrome to run: a system one, or the Chrome build Puppeteer pins, downloaded as the last resort. */
 export async function findChrome(log: (line: string) => void = () => undefined): Promise<FoundChrome> {
   const found = await findSystemChrome();
   if (found) return found;
   const platform = detectBrowserPlatform();
-  if (!platform) throw new ChromeNotFound(`No Chrome found, and Puppeteer has no Chrome build for this platform. ${INSTALL_HINT}`);
-  log('no system Chrome found; trying Puppeteer’s Chrome download…');
+  if (!platform) throw noChrome('No Chrome found, and Puppeteer has no Chrome build for this platform.');
+  const buildId = PUPPETEER_REVISIONS.chrome;
+  const cacheDir = puppeteerCacheDir();
+  log(`no system Chrome found; downloading Chrome ${buildId}, the build this Puppeteer pins, into ${cacheDir}…`);
   try {
-    const buildId = await resolveBuildId(BrowserKind.CHROME, platform, 'stable');
-    const installed = await install({ browser: BrowserKind.CHROME, buildId, cacheDir: CACHE_DIR, platform });
-    return { path: installed.executablePath ?? computeExecutablePath({ browser: BrowserKind.CHROME, buildId, cacheDir: CACHE_DIR }), source: 'download' };
+    const installed = await install({ browser: BrowserKind.CHROME, buildId, cacheDir, platform });
+    return { path: installed.executablePath, source: 'download' };
   } catch (err) {
     const why = err instanceof Error ? err.message : String(err);
-    throw new ChromeNotFound(`No Chrome found, and Puppeteer’s download failed (${why}). ${INSTALL_HINT}`);
+    throw noChrome(`No Chrome found, and downloading Chrome ${buildId} failed (${why}).`);
   }
 }
 
@@ -112,7 +137,16 @@ export interface LaunchedChrome {
   networkEnabled: boolean;
 }
 
-export async function launchChrome(options: { headless: boolean; log?: (line: string) => void; extraArgs?: string[] }): Promise<LaunchedChrome> {
+export async function launchChrome(options: {
+  headless: boolean;
+  log?: (line: string) => void;
+  extraArgs?: string[];
+  /**
+   * Let Puppeteer end Chrome on SIGINT/SIGTERM/SIGHUP (default). Its SIGINT handler also exits
+   * the process at once (code 130), so a caller that saves its work on Ctrl-C turns this off.
+   */
+  handleSignals?: boolean;
+}): Promise<LaunchedChrome> {
   const chrome = await findChrome(options.log);
   const args = [...CHROME_ARGS, ...(options.extraArgs ?? [])];
   // Puppeteer enables the CDP Network domain by default; Chrome then ships every WS frame and
@@ -126,6 +160,9 @@ export async function launchChrome(options: { headless: boolean; log?: (line: st
     networkEnabled,
     defaultViewport: options.headless ? { width: 1280, height: 900 } : null,
     protocolTimeout: 120_000,
+    handleSIGINT: options.handleSignals ?? true,
+    handleSIGTERM: options.handleSignals ?? true,
+    handleSIGHUP: options.handleSignals ?? true,
   });
   return { browser, path: chrome.path, source: chrome.source, version: await browser.version(), headless: options.headless, args, networkEnabled };
 }

@@ -3,16 +3,17 @@
  * Flags pre-fill the page's form; --autostart starts streaming at once. Runs until the
  * browser window closes or Ctrl-C.
  */
-import { commandLineFlags, FlagError } from '../protocol/flags.js';
-import { ChromeNotFound, launchChrome } from './chrome.js';
+import { commandLineFlags, runCommand } from '../cli/command.js';
+import { PushlabError } from '../protocol/errors.js';
+import { launchChrome } from './chrome.js';
 import { LAB_FLAGS } from './options.js';
 import { remoteServer, startServer } from './server-process.js';
 
 
-async function main(): Promise<void> {
+runCommand('lab', async () => {
   const flags = commandLineFlags(LAB_FLAGS, 'lab');
   if (!flags.headless && process.platform === 'linux' && !process.env.DISPLAY && !process.env.WAYLAND_DISPLAY) {
-    throw new FlagError('no display for a headful Chrome (DISPLAY is unset): run under a desktop, use `xvfb-run npm run lab`, or pass --headless');
+    throw new PushlabError('PUSHLAB_NO_DISPLAY', 'no display for a headful Chrome (DISPLAY is unset): run under a desktop, use `xvfb-run npm run lab`, or pass --headless');
   }
   const server = flags.server ? remoteServer(flags.server) : await startServer();
   const query = new URLSearchParams({
@@ -38,10 +39,5 @@ async function main(): Promise<void> {
   chrome.browser.on('disconnected', () => void stop());
   process.once('SIGINT', () => void stop());
   process.once('SIGTERM', () => void stop());
-}
-
-main().catch((err: unknown) => {
-  const known = err instanceof FlagError || err instanceof ChromeNotFound;
-  process.stderr.write(`pushlab lab: ${err instanceof Error ? (known ? err.message : (err.stack ?? err.message)) : String(err)}\n`);
-  process.exit(2);
+  return undefined;
 });

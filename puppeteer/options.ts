@@ -1,5 +1,7 @@
 /** The driver's command-line flags, declared once: they drive parsing, --help and the README test. */
-import type { FlagSpec } from '../protocol/flags.js';
+import { PushlabError } from '../protocol/errors.js';
+import { rangeFlag, type Flags, type FlagSpec } from '../protocol/flags.js';
+import { inRange, LIMITS, rangeText } from '../protocol/limits.js';
 import { PARSE_MODES, RENDER_MODES, TRANSPORTS } from '../protocol/wire.js';
 
 export const SWEEP_FLAGS = {
@@ -8,18 +10,77 @@ export const SWEEP_FLAGS = {
   out: { type: 'string', default: 'reports', help: 'directory that receives <run-id>/report.json' },
   headful: { type: 'boolean', default: false, help: 'show the browser window (headless otherwise)' },
   server: { type: 'string', default: '', help: 'URL of a running pushlab server', defaultText: 'start one' },
-  retries: { type: 'integer', default: 1, min: 0, max: 5, help: 'extra attempts for a failed point' },
-  list: { type: 'boolean', default: false, help: 'print the points the sweep would run, and exit' },
+  retries: { type: 'integer', default: 1, min: 0, max: 5, help: 'extra attempts for a failed repeat' },
+  list: { type: 'boolean', default: false, help: 'print the points the sweep would run and its estimated time, and exit' },
+  repeats: { type: 'string', default: '', help: `times every point is measured, one round each (${LIMITS.repeats.min}…${LIMITS.repeats.max})`, defaultText: "the scenario's `repeats`, else 3" },
+  seed: { type: 'string', default: '', help: 'seed of the rounds\' order (0…4294967295)', defaultText: 'from the clock; recorded in the report' },
+  auto: { type: 'boolean', default: false, help: 'after the fixed rounds, add rounds for points whose EPS 95% CI is wider than ±5% of the median' },
+  'max-repeats': { type: 'integer', default: 10, min: 2, max: LIMITS.repeats.max, help: 'most repeats a point gets with --auto' },
+  'time-budget': { type: 'string', default: '', help: 'no --auto round starts that would end past this much time: seconds, or 90s, 10m, 1h', defaultText: 'none' },
+  'find-max': { type: 'boolean', default: false, help: "search every selected scenario for each transport's highest sustainable batch (scenarios with a findMax field always search)" },
+  json: { type: 'boolean', default: false, help: 'print the report document on stdout instead of its path' },
+  resume: { type: 'string', default: '', help: 'finish the sweep <out>/<run-id>/report.json: measure only the repeats it lacks', defaultText: 'none' },
 } as const satisfies Record<string, FlagSpec>;
+
+/** The sweep's flags after the checks a flag table cannot express. */
+export interface SweepFlags {
+  /** Null: each scenario's own `repeats`. */
+  repeats: number | null;
+  /** Null: derive one from the clock. */
+  seed: number | null;
+  timeBudgetSec: number | null;
+  resume: string | null;
+}
+
+const MAX_SEED = 2 ** 32 - 1;
+
+function badFlag(message: string): PushlabError {
+  return new PushlabError('PUSHLAB_BAD_FLAG', message);
+}
+
+/** `90`, `90s`, `10m`, `1.5h` → seconds. */
+export function parseDuration(flag: string, raw: string): number {
+  const m = /^(\d+(?:\.\d+)?)(s|m|h)?$/.exec(raw.trim());
+  const sec = m ? Number(m[1]) * { s: 1, m: 60, h: 3600 }[m[2] as 's' | 'm' | 'h' | undefined ?? 's'] : Number.NaN;
+  if (!(sec > 0)) throw badFlag(`--${flag} must be a duration above 0: seconds, or a number with s, m or h (90, 90s, 10m, 1.5h); got '${raw}'`);
+  return sec;
+}
+
+/** Checks the sweep's string-typed flags and the combinations the table cannot. */
+export function checkSweepFlags(flags: Flags<typeof SWEEP_FLAGS>): SweepFlags {
+  const integer = (name: string, raw: string, range: { min: number; max: number }) => {
+    const r = { ...range, integer: true };
+    if (!/^\d+$/.test(raw) || !inRange(Number(raw), r)) throw badFlag(`--${name} must be ${rangeText(r)}; got '${raw}'`);
+    return Number(raw);
+  };
+  const out: SweepFlags = {
+    repeats: flags.repeats === '' ? null : integer('repeats', flags.repeats, LIMITS.repeats),
+    seed: flags.seed === '' ? null : integer('seed', flags.seed, { min: 0, max: MAX_SEED }),
+    timeBudgetSec: flags['time-budget'] === '' ? null : parseDuration('time-budget', flags['time-budget']),
+    resume: flags.resume === '' ? null : flags.resume,
+  };
+  if (out.resume !== null) {
+    if (!/^[\w.-]+$/.test(out.resume)) throw badFlag(`--resume takes a run id (a directory name under --out, e.g. 20261123-141500); got '${out.resume}'`);
+    // A resumed sweep finishes what was planned: it takes its plan from the report, not from flags.
+    const planFlags = ['scenario', 'file', 'repeats', 'seed', 'auto', 'max-repeats', 'time-budget', 'find-max', 'list'] as const;
+    const given = planFlags.filter((f) => JSON.stringify(flags[f]) !== JSON.stringify(SWEEP_FLAGS[f].default));
+    if (given.length) throw badFlag(`--resume finishes the recorded sweep with its own plan; drop ${given.map((f) => `--${f}`).join(', ')}`);
+  }
+  if (flags['max-repeats'] !== SWEEP_FLAGS['max-repeats'].default && !flags.auto) throw badFlag('--max-repeats only applies with --auto');
+  if (out.repeats !== null && flags.auto && out.repeats > flags['max-repeats']) {
+    throw badFlag(`--repeats ${out.repeats} is above --max-repeats ${flags['max-repeats']}: --auto could never add a round`);
+  }
+  return out;
+}
 
 export const LAB_FLAGS = {
   transport: { type: 'string', default: 'sse', choices: TRANSPORTS, help: 'transport the form starts with' },
-  batch: { type: 'integer', default: 50, min: 1, max: 10_000, help: 'rows per batch' },
-  concurrency: { type: 'integer', default: 10, min: 1, max: 500, help: 'connections' },
-  'interval-ms': { type: 'number', default: 1, min: 0.05, max: 60_000, help: 'ms between batches per connection' },
-  render: { type: 'string', default: 'full', choices: RENDER_MODES, help: 'full, chart or none' },
+  batch: rangeFlag(LIMITS.batch, 50, 'rows per batch'),
+  concurrency: rangeFlag(LIMITS.concurrency, 10, 'connections'),
+  'interval-ms': rangeFlag(LIMITS.intervalMs, 1, 'ms between batches per connection'),
+  render: { type: 'string', default: 'full', choices: RENDER_MODES, help: 'what the page draws' },
   parse: { type: 'string', default: 'main', choices: PARSE_MODES, help: 'parse on the main thread or in Workers' },
-  workers: { type: 'integer', default: 1, min: 1, max: 16, help: 'Workers for --parse worker' },
+  workers: rangeFlag(LIMITS.workers, 1, 'Workers for --parse worker'),
   autostart: { type: 'boolean', default: false, help: 'start streaming as soon as the page loads' },
   headless: { type: 'boolean', default: false, help: 'run Chrome headless (for machines without a display)' },
   server: { type: 'string', default: '', help: 'URL of a running pushlab server', defaultText: 'start one' },

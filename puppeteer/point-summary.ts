@@ -9,10 +9,10 @@ import type {
   FailedRepeat,
   MeasuredRepeat,
   PairedComparison,
-  PointResultV2,
+  PointResult,
   PointSummary,
   Repeat,
-  ReportV2,
+  Report,
   Stat,
   UnsteadyFlag,
   Verdict,
@@ -179,7 +179,7 @@ export function summarisePoint(
 }
 
 /** `--auto`: the EPS CI is wider than ±tolerance of the median, or there is none yet. */
-export function needsMoreRepeats(r: PointResultV2, tolerance = AUTO_TOLERANCE): boolean {
+export function needsMoreRepeats(r: PointResult, tolerance = AUTO_TOLERANCE): boolean {
   if (!r.summary || r.summary.n < 2) return true;
   const width = relativeHalfWidth(r.summary.eventsPerSec);
   return width === null || width > tolerance;
@@ -241,14 +241,14 @@ function betterSide(ciLow: number | null, ciHigh: number | null, higherIsBetter:
 }
 
 /** Each round's first measured repeat of a point. */
-function measuredByRound(p: PointResultV2): Map<number, MeasuredRepeat> {
+function measuredByRound(p: PointResult): Map<number, MeasuredRepeat> {
   const byRound = new Map<number, MeasuredRepeat>();
   for (const r of p.repeats) if (isMeasured(r) && !byRound.has(r.round)) byRound.set(r.round, r);
   return byRound;
 }
 
 /** One metric of A and B, compared over the rounds where both measured a positive value. */
-function compare(a: PointResultV2, b: PointResultV2, metric: Metric): PairedComparison | null {
+function compare(a: PointResult, b: PointResult, metric: Metric): PairedComparison | null {
   const { of, higherIsBetter } = METRICS[metric];
   const aRounds = measuredByRound(a);
   const bRounds = measuredByRound(b);
@@ -281,8 +281,8 @@ function compare(a: PointResultV2, b: PointResultV2, metric: Metric): PairedComp
  * transports; A is the one listed first), compared on EPS and on renderer CPU per million
  * events, using only rounds where both were measured.
  */
-export function pairedComparisons(points: readonly PointResultV2[]): PairedComparison[] {
-  const groups = new Map<string, PointResultV2[]>();
+export function pairedComparisons(points: readonly PointResult[]): PairedComparison[] {
+  const groups = new Map<string, PointResult[]>();
   for (const p of points) {
     const key = pairKey(p.point);
     groups.set(key, [...(groups.get(key) ?? []), p]);
@@ -321,7 +321,7 @@ function pairLabel(p: Point, all: readonly Point[]): string {
  * One line per compared pair for the end of the terminal summary:
  * `test1-batch b400 c10: sse faster than ws by 23% (CI 12–35%), 3 rounds; ws uses 41% less…`.
  */
-export function verdictLines(report: ReportV2): string[] {
+export function verdictLines(report: Report): string[] {
   const points = new Map(report.points.map((p) => [p.point.id, p.point]));
   const all = [...points.values()];
   const lines = new Map<string, string[]>();

@@ -5,7 +5,7 @@
  * saturates, and the WS ÷ SSE ratios with their confidence intervals. Pure: report in, text out.
  */
 import { REFERENCE_FIGURES, REFERENCE_FINDINGS } from '../protocol/reference.js';
-import type { PairedComparison, PointResultV2, ReportV2, SaturationResult, Stat } from '../protocol/report.js';
+import type { PairedComparison, PointResult, Report, SaturationResult, Stat } from '../protocol/report.js';
 import type { Point } from '../protocol/scenario.js';
 import type { Transport } from '../protocol/wire.js';
 import { pairedComparisons } from './point-summary.js';
@@ -64,13 +64,13 @@ function table(header: readonly string[], rows: readonly (readonly string[])[]):
  * transport and the swept factor alike) that covers the most values of the factor, so a
  * point another scenario also measured (batch 50 × 10 is in Tests I and II) is not doubled.
  */
-function sweepOf(points: readonly PointResultV2[], factor: Factor, where: (p: Point) => boolean): PointResultV2[] {
-  const groups = new Map<string, PointResultV2[]>();
+function sweepOf(points: readonly PointResult[], factor: Factor, where: (p: Point) => boolean): PointResult[] {
+  const groups = new Map<string, PointResult[]>();
   for (const r of points.filter((r) => where(r.point))) {
     const key = pairKey({ ...r.point, [factor]: 0 });
     groups.set(key, [...(groups.get(key) ?? []), r]);
   }
-  const distinct = (g: PointResultV2[]) => new Set(g.map((r) => r.point[factor])).size;
+  const distinct = (g: PointResult[]) => new Set(g.map((r) => r.point[factor])).size;
   return [...groups.values()].sort((x, y) => distinct(y) - distinct(x))[0] ?? [];
 }
 
@@ -79,7 +79,7 @@ interface Lookup {
 }
 
 /** The comparison of the WS and SSE points at one value of the factor, and whether WS is its A side. */
-function comparisonFor(lookup: Lookup, ws: PointResultV2 | undefined, sse: PointResultV2 | undefined, metric: PairedComparison['metric']) {
+function comparisonFor(lookup: Lookup, ws: PointResult | undefined, sse: PointResult | undefined, metric: PairedComparison['metric']) {
   if (!ws || !sse) return { c: undefined, wsIsA: true };
   const c = lookup.comparisons.find(
     (c) => c.metric === metric && ((c.a === ws.point.id && c.b === sse.point.id) || (c.a === sse.point.id && c.b === ws.point.id)),
@@ -88,7 +88,7 @@ function comparisonFor(lookup: Lookup, ws: PointResultV2 | undefined, sse: Point
 }
 
 /** One row per value of the factor: each transport's EPS and tab CPU, and the WS ÷ SSE ratios. */
-function sweepTable(sweep: readonly PointResultV2[], factor: Factor, lookup: Lookup): string {
+function sweepTable(sweep: readonly PointResult[], factor: Factor, lookup: Lookup): string {
   const values = [...new Set(sweep.map((r) => r.point[factor]))].sort((a, b) => a - b);
   const at = (t: Transport, v: number) => sweep.find((r) => r.point.transport === t && r.point[factor] === v);
   const rows = values.map((v) => {
@@ -113,7 +113,7 @@ function sweepTable(sweep: readonly PointResultV2[], factor: Factor, lookup: Loo
 }
 
 /** Where a transport stops keeping up along a factor: from `--find-max` when it ran, else the sweep's points. */
-function saturationCell(sweep: readonly PointResultV2[], factor: Factor, transport: Transport, found: readonly SaturationResult[]): string {
+function saturationCell(sweep: readonly PointResult[], factor: Factor, transport: Transport, found: readonly SaturationResult[]): string {
   const search = found.find((s) => s.transport === transport && s.varied === factor);
   if (search) {
     if (!search.knee) return `none sustainable (from ${search.probes[0]?.value ?? '?'}: ${search.firstPast?.reason ?? 'not sustainable'}) [find-max]`;
@@ -130,7 +130,7 @@ function saturationCell(sweep: readonly PointResultV2[], factor: Factor, transpo
 }
 
 /** Each transport's peak EPS along a sweep, and the tab's CPU there. */
-function peakRows(test: string, sweep: readonly PointResultV2[], factor: Factor): string[][] {
+function peakRows(test: string, sweep: readonly PointResult[], factor: Factor): string[][] {
   return TRANSPORTS.flatMap((t) => {
     const peak = sweep
       .filter((r) => r.point.transport === t && r.summary)
@@ -146,7 +146,7 @@ function peakRows(test: string, sweep: readonly PointResultV2[], factor: Factor)
 }
 
 /** Test III: the fixed realistic loads (100,000 EPS every 50 ms), where the CPU per event is the story. */
-function testIIITable(points: readonly PointResultV2[], lookup: Lookup): string | null {
+function testIIITable(points: readonly PointResult[], lookup: Lookup): string | null {
   const loads = [
     { concurrency: 20, batch: 250 },
     { concurrency: 100, batch: 50 },
@@ -181,7 +181,7 @@ function testIIITable(points: readonly PointResultV2[], lookup: Lookup): string 
  * with the published finding beside our medians and CIs, and a caption saying what may be
  * compared. Sections with no matching points are left out.
  */
-export function referenceTable(report: ReportV2): string {
+export function referenceTable(report: Report): string {
   const lookup: Lookup = { comparisons: report.comparisons.length ? report.comparisons : pairedComparisons(report.points) };
   const testI = sweepOf(report.points, 'batch', (p) => p.concurrency === 10 && p.intervalMs === 1);
   const testII = sweepOf(report.points, 'concurrency', (p) => p.batch === 50 && p.intervalMs === 1);

@@ -5,9 +5,10 @@
  */
 import { readFile } from 'node:fs/promises';
 import os from 'node:os';
-import type { CDPSession, Page } from 'puppeteer-core';
-import type { PageSnapshot, PushlabApi, ServerStats } from '../protocol/report.js';
+import type { CDPSession } from 'puppeteer-core';
+import type { PageSnapshot, ServerStats } from '../protocol/report.js';
 import { parseProcStat, type ChromeProcess, type HostCpuSample } from './cpu.js';
+import type { LabApi } from './lab-page.js';
 import { readThreads, type ThreadCpu } from './threads.js';
 
 export interface TabMetrics {
@@ -30,7 +31,7 @@ export interface Sample {
 }
 
 export interface SampleSources {
-  page: Page;
+  api: LabApi;
   pageSession: CDPSession;
   browserSession: CDPSession;
   /** `reset` starts a new server lateness window, as `resetLatency` does for the page. */
@@ -62,7 +63,7 @@ async function hostSample(): Promise<HostCpuSample | null> {
 
 export async function takeSample(src: SampleSources, resetLatency: boolean): Promise<Sample> {
   const [page, tab, chrome, server, host] = await Promise.all([
-    src.page.evaluate((reset) => (globalThis as unknown as { pushlab: PushlabApi }).pushlab.snapshot({ resetLatency: reset }), resetLatency),
+    src.api.evaluate((p, reset) => p.snapshot({ resetLatency: reset }), resetLatency),
     tabMetrics(src.pageSession),
     chromeProcesses(src.browserSession),
     src.serverStats(resetLatency),

@@ -6,10 +6,8 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import https from 'node:https';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
-import { fileURLToPath } from 'node:url';
+import { ROOT } from '../cli/root.js';
 import type { ServerStats } from '../protocol/report.js';
-
-export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 
 // The certificate is self-signed and the server is on loopback: nothing to verify.
 const agent = new https.Agent({ rejectUnauthorized: false, keepAlive: true });
@@ -36,8 +34,6 @@ export function getJson<T>(url: string, timeoutMs = 10_000): Promise<T> {
 
 export interface ServerHandle {
   url: string;
-  /** Null when the driver uses a server it did not start. */
-  pid: number | null;
   /** `resetLateness` starts a new lateness window after this sample. */
   stats(resetLateness?: boolean): Promise<ServerStats>;
   stop(): Promise<void>;
@@ -47,7 +43,6 @@ export function remoteServer(url: string): ServerHandle {
   const base = url.endsWith('/') ? url : `${url}/`;
   return {
     url: base,
-    pid: null,
     stats: (resetLateness = false) => getJson<ServerStats>(`${base}stats${resetLateness ? '?reset=lateness' : ''}`),
     stop: async () => undefined,
   };
@@ -78,7 +73,6 @@ export async function startServer(extraArgs: string[] = [], timeoutMs = 30_000, 
   const handle = remoteServer(url);
   return {
     ...handle,
-    pid: child.pid ?? null,
     stop: () =>
       new Promise<void>((resolve) => {
         if (child.exitCode !== null) return resolve();

@@ -44,8 +44,20 @@ export function settleBudgetMs(warmupSec: number): number {
   return Math.max(2000, warmupSec * 1000);
 }
 
+/**
+ * Probes in a row whose page latency was above SETTLED_MS and not draining (not below
+ * DRAINING_SHARE of the probe before): the backlog is not shrinking, the point is overloaded
+ * and will not settle in any budget, so waiting longer is dead time (its window is flagged as
+ * started behind either way). A warm-up hiccup (a GC pause, the chart's start-up) drains: its
+ * latency falls from probe to probe, and the wait goes on.
+ */
+export const DIVERGING_PROBES = 3;
+export const DRAINING_SHARE = 0.9;
+
 export interface SettleOutcome {
   settled: boolean;
+  /** The page's backlog did not drain over the last DIVERGING_PROBES probes: gave up early. */
+  diverging: boolean;
   /** Time spent waiting after the warm-up, ms. */
   waitedMs: number;
   last: SettleProbe;
@@ -55,16 +67,23 @@ export interface SettleOutcome {
 export async function settle(probe: (ms: number) => Promise<SettleProbe>, opts: { intervalMs: number; concurrency: number; budgetMs: number }): Promise<SettleOutcome> {
   const started = performance.now();
   const ms = probeMs(opts.intervalMs);
+  let stuck = 0;
+  let previous: number | null = null;
   for (;;) {
     const last = await probe(ms);
     const waitedMs = Math.round(performance.now() - started);
-    if (isSettled(last, opts.intervalMs, opts.concurrency)) return { settled: true, waitedMs, last };
-    if (waitedMs + ms > opts.budgetMs) return { settled: false, waitedMs, last };
+    if (isSettled(last, opts.intervalMs, opts.concurrency)) return { settled: true, diverging: false, waitedMs, last };
+    const draining = previous !== null && last.p50Ms !== null && last.p50Ms < DRAINING_SHARE * previous;
+    stuck = last.p50Ms !== null && last.p50Ms > SETTLED_MS && !draining ? stuck + 1 : 0;
+    previous = last.p50Ms;
+    if (stuck >= DIVERGING_PROBES) return { settled: false, diverging: true, waitedMs, last };
+    if (waitedMs + ms > opts.budgetMs) return { settled: false, diverging: false, waitedMs, last };
   }
 }
 
 export function unsettledNote(o: SettleOutcome): string {
   const page = o.last.p50Ms === null ? '' : `page latency p50 ${Math.round(o.last.p50Ms)} ms`;
   const server = o.last.batchesBehind > 0 ? `server ${o.last.batchesBehind} batches behind` : '';
-  return `still catching up after ${(o.waitedMs / 1000).toFixed(1)} s past the warm-up (${[page, server].filter(Boolean).join(', ')}): the window started with a backlog`;
+  const why = o.diverging ? 'its backlog was not draining: overloaded' : 'the window started with a backlog';
+  return `still catching up after ${(o.waitedMs / 1000).toFixed(1)} s past the warm-up (${[page, server].filter(Boolean).join(', ')}): ${why}`;
 }

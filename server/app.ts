@@ -11,7 +11,8 @@ import path from 'node:path';
 import type { ServerStats } from '../protocol/report.js';
 import type { TlsFiles } from './cert.js';
 import type { ClockKind } from './clock.js';
-import { DEFAULT_SEND_BUFFER_LIMIT, Hub } from './hub.js';
+import { SERVER_DEFAULTS } from './defaults.js';
+import { Hub } from './hub.js';
 import { DEFAULT_HEARTBEAT, type Heartbeat } from './liveness.js';
 import reportsRoute from './reports.js';
 import sseTransport, { type SseWriter } from './sse.js';
@@ -26,7 +27,7 @@ export interface ServerOptions {
   sendBufferLimitBytes?: number;
   /** Heartbeat that finds dead peers (see liveness.ts). */
   heartbeat?: Heartbeat;
-  /** How SSE batches are written (see sse.ts); 'bytes' measured fastest. */
+  /** How SSE batches are written (see sse.ts). */
   sseWriter?: SseWriter;
   /** What wakes the pacing loop (see clock.ts): 'timer' costs less CPU, 'worker' is closer to the schedule. */
   clock?: ClockKind;
@@ -52,7 +53,7 @@ export async function buildServer(options: ServerOptions) {
     },
     logger: options.logger ?? false,
   });
-  const hub = new Hub({ sendBufferLimitBytes: options.sendBufferLimitBytes ?? DEFAULT_SEND_BUFFER_LIMIT, clock: options.clock ?? 'timer' });
+  const hub = new Hub({ sendBufferLimitBytes: options.sendBufferLimitBytes ?? SERVER_DEFAULTS.sendBufferLimitBytes, clock: options.clock ?? SERVER_DEFAULTS.clock });
   app.decorate('hub', hub);
   // Streams never end by themselves, and a session whose client stopped reading never
   // drains; closing gracefully would wait forever. End streams and sessions before the
@@ -69,7 +70,7 @@ export async function buildServer(options: ServerOptions) {
 
   const heartbeat = options.heartbeat ?? DEFAULT_HEARTBEAT;
   await app.register(wsTransport, { hub, heartbeat });
-  await app.register(sseTransport, { hub, writer: options.sseWriter ?? 'bytes', heartbeat });
+  await app.register(sseTransport, { hub, writer: options.sseWriter ?? SERVER_DEFAULTS.sseWriter, heartbeat });
   app.get('/stats', async (request, reply): Promise<ServerStats | undefined> => {
     const { reset } = request.query as { reset?: unknown };
     if (reset !== undefined && reset !== 'lateness') {

@@ -7,7 +7,8 @@ import { performance } from 'node:perf_hooks';
 import { Histogram } from '../protocol/histogram.js';
 import type { ServerConnectionStats, ServerStats } from '../protocol/report.js';
 import { SentAtFormatter, type StreamParams, type Transport } from '../protocol/wire.js';
-import { batchesDue, batchesThisTick, maxBurst, nextDueMs, shouldShed } from './pacer.js';
+import { maxBurst } from '../protocol/pacing.js';
+import { batchesDue, batchesThisTick, nextDueMs, shouldShed } from './pacer.js';
 import { createClock, type ClockKind, type WakeClock } from './clock.js';
 import { deadPeers } from './liveness.js';
 import { RowPool } from './rows.js';
@@ -33,8 +34,6 @@ export interface HubOptions {
   /** What wakes the pacing loop (see clock.ts); default `timer`, which fake timers in tests also drive. */
   clock?: ClockKind;
 }
-
-export const DEFAULT_SEND_BUFFER_LIMIT = 4 * 1024 * 1024;
 
 /** The first multiple of `grid` at or after `t`. */
 export function alignUp(t: number, grid: number): number {

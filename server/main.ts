@@ -1,26 +1,27 @@
-/** `npm run server`: listens, prints its URL. Flags: --host, --port, --send-buffer-mib. */
+/** `npm run server`: listens on loopback, prints its URL on stdout. Flags: see server/options.ts. */
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { commandLineFlags } from '../protocol/flags.js';
+import { commandLineFlags, runCommand } from '../cli/command.js';
+import { ROOT } from '../cli/root.js';
+import { PushlabError } from '../protocol/errors.js';
 import { buildServer } from './app.js';
 import { loadOrCreateCert } from './cert.js';
-import { SERVER_FLAGS } from './options.js';
 import type { ClockKind } from './clock.js';
+import { MIB } from './defaults.js';
+import { SERVER_FLAGS } from './options.js';
 import type { SseWriter } from './sse.js';
 
-const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const LOOPBACK = ['127.0.0.1', '::1', 'localhost'];
 
-
-async function main(): Promise<void> {
+runCommand('server', async () => {
   const flags = commandLineFlags(SERVER_FLAGS, 'server');
-  if (!['127.0.0.1', '::1', 'localhost'].includes(flags.host)) {
-    throw new Error(`--host must be a loopback address (127.0.0.1, ::1 or localhost); got '${flags.host}'`);
+  if (!LOOPBACK.includes(flags.host)) {
+    throw new PushlabError('PUSHLAB_BAD_HOST', `--host must be a loopback address (${LOOPBACK.join(', ')}); got '${flags.host}'`);
   }
   const app = await buildServer({
     tls: await loadOrCreateCert(path.join(ROOT, '.cert')),
     webRoot: path.join(ROOT, 'dist/web'),
     reportsRoot: path.join(ROOT, 'reports'),
-    sendBufferLimitBytes: Math.round(flags['send-buffer-mib'] * 1024 * 1024),
+    sendBufferLimitBytes: Math.round(flags['send-buffer-mib'] * MIB),
     sseWriter: flags['sse-writer'] as SseWriter,
     clock: flags.clock as ClockKind,
   });
@@ -33,9 +34,5 @@ async function main(): Promise<void> {
   const stop = () => void app.close().then(() => process.exit(0));
   process.once('SIGINT', stop);
   process.once('SIGTERM', stop);
-}
-
-main().catch((err: unknown) => {
-  process.stderr.write(`pushlab server: ${err instanceof Error ? err.message : String(err)}\n`);
-  process.exit(1);
+  return undefined;
 });

@@ -1,6 +1,7 @@
 /** The server's command-line flags, declared once: they drive parsing, --help and the README test. */
 import type { FlagSpec } from '../protocol/flags.js';
 import { CLOCKS } from './clock.js';
+import { MIB, SERVER_DEFAULTS } from './defaults.js';
 import { SSE_WRITERS } from './sse.js';
 
 export const SERVER_FLAGS = {
@@ -8,11 +9,11 @@ export const SERVER_FLAGS = {
   port: { type: 'integer', default: 8443, min: 0, max: 65535, help: 'TCP port (0 picks a free one)' },
   'send-buffer-mib': {
     type: 'number',
-    default: 4,
+    default: SERVER_DEFAULTS.sendBufferLimitBytes / MIB,
     min: 0.0625,
     max: 1024,
     help: 'shed batches for a client once this many MiB are queued for it',
   },
-  clock: { type: 'string', default: 'timer', choices: CLOCKS, help: 'what wakes the pacing loop: Node timers (whole ms), or a Worker on Atomics.wait (sub-ms, more CPU)' },
-  'sse-writer': { type: 'string', default: 'bytes', choices: SSE_WRITERS, help: 'how SSE batches are written: pre-encoded bytes, or better-sse push or batch' },
+  clock: { type: 'string', default: SERVER_DEFAULTS.clock, choices: CLOCKS, help: 'what wakes the pacing loop: Node timers (whole ms), or a Worker on Atomics.wait (sub-ms, more CPU)' },
+  'sse-writer': { type: 'string', default: SERVER_DEFAULTS.sseWriter, choices: SSE_WRITERS, help: 'how SSE batches are written: pre-encoded bytes, or better-sse push or batch' },
 } as const satisfies Record<string, FlagSpec>;

@@ -3,19 +3,13 @@
  * on a monotonic clock; a tick sends whatever is due, so a late timer (Node's 1 ms timers
  * fire 1–2 ms apart, and GC pauses happen) is made up on the next tick instead of slowing
  * the rate. Catch-up is bounded: one tick never sends a connection more than `maxBurst`
- * batches, so a stall turns into a few slightly larger writes, not a flood.
+ * batches (protocol/pacing.ts), so a stall turns into a few slightly larger writes, not a flood.
  */
 
 /** Batches due by `elapsedMs` after the first one (which is due at 0). */
 export function batchesDue(elapsedMs: number, intervalMs: number): number {
   if (elapsedMs < 0) return 0;
   return Math.floor(elapsedMs / intervalMs + 1e-9) + 1;
-}
-
-/** How much schedule one tick may catch up on: about 4 ms of batches, never fewer than 4. */
-export const CATCH_UP_MS = 4;
-export function maxBurst(intervalMs: number): number {
-  return Math.max(4, Math.ceil(CATCH_UP_MS / intervalMs));
 }
 
 /** Batches to generate this tick. */

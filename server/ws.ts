@@ -2,8 +2,10 @@
 import websocket from '@fastify/websocket';
 import type { FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
+import { createRequire } from 'node:module';
 import type { Duplex } from 'node:stream';
 import type { WebSocket } from 'ws';
+import { PushlabError } from '../protocol/errors.js';
 import { MESSAGE_TAIL, messageHead } from '../protocol/wire.js';
 import type { Hub, Sink } from './hub.js';
 import type { RowPool } from './rows.js';
@@ -13,6 +15,27 @@ import { sendTextFrame } from './ws-frame.js';
 
 const TAIL = Buffer.from(MESSAGE_TAIL, 'latin1');
 
+/**
+ * Frames go straight to ws's private `_socket` (measured cheaper than ws.send, see
+ * ws-frame.ts). A private field can vanish in any release, so package.json pins the ws minor
+ * this is tested against, and the server checks the ws that @fastify/websocket loads before
+ * it accepts anything.
+ */
+const requireFromPlugin = createRequire(createRequire(import.meta.url).resolve('@fastify/websocket'));
+const ws = requireFromPlugin('ws') as { WebSocket: new (address: null, protocols: undefined, options: object) => WebSocket };
+const WS_VERSION = (requireFromPlugin('ws/package.json') as { version: string }).version;
+
+function missingSocket(): PushlabError {
+  return new PushlabError('PUSHLAB_BAD_DEPENDENCY', `ws ${WS_VERSION} has no private _socket field, which server/ws.ts writes WebSocket frames to; install the ws version package.json pins (npm ci)`);
+}
+
+/** Throws PUSHLAB_BAD_DEPENDENCY unless the installed ws has the private socket field. */
+export function checkWsInternals(): void {
+  // Built as ws's own server builds one before the upgrade: the constructor sets `_socket`
+  // (null until a socket is attached) on every instance.
+  if (!('_socket' in new ws.WebSocket(null, undefined, {}))) throw missingSocket();
+}
+
 class WsSink implements Sink {
   readonly transport = 'ws' as const;
   readonly http = 'h1';
@@ -20,7 +43,9 @@ class WsSink implements Sink {
   private readonly raw: Duplex;
 
   constructor(private readonly socket: WebSocket) {
-    this.raw = (socket as unknown as { _socket: Duplex })._socket;
+    const raw = (socket as unknown as { _socket?: Duplex })._socket;
+    if (!raw) throw missingSocket();
+    this.raw = raw;
   }
 
   bufferedBytes(): number {
@@ -41,6 +66,7 @@ class WsSink implements Sink {
 
 export default fp<{ hub: Hub; heartbeat: Heartbeat }>(
   async function wsTransport(app: FastifyInstance, { hub, heartbeat }) {
+    checkWsInternals();
     await app.register(websocket, { options: { perMessageDeflate: false, maxPayload: 64 * 1024 } });
     app.get('/ws', { websocket: true, preValidation: validateStreamQuery }, (socket, request) => {
       const stream = hub.open(new WsSink(socket), request.stream);

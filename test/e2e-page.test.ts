@@ -5,11 +5,11 @@
  */
 import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
-import type { Browser, Page } from 'puppeteer-core';
+import type { Browser } from 'puppeteer-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { PageConfig, PageSnapshot, PushlabApi } from '../protocol/report.js';
+import type { PageConfig, PageSnapshot } from '../protocol/report.js';
 import { launchChrome } from '../puppeteer/chrome.js';
-import { openLabPage } from '../puppeteer/runner.js';
+import { openLabPage, type LabApi } from '../puppeteer/lab-page.js';
 import { startServer, type ServerHandle } from '../puppeteer/server-process.js';
 
 /** The part of a canvas element this test reads (the test is typed without the DOM). */
@@ -34,20 +34,19 @@ afterAll(async () => {
 });
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-const start = (page: Page, c: PageConfig) => page.evaluate((cfg) => (globalThis as unknown as { pushlab: PushlabApi }).pushlab.start(cfg).then(() => undefined), c);
-const snapshot = (page: Page, reset = false) =>
-  page.evaluate((r) => (globalThis as unknown as { pushlab: PushlabApi }).pushlab.snapshot({ resetLatency: r }), reset) as Promise<PageSnapshot>;
-const stop = (page: Page) => page.evaluate(() => (globalThis as unknown as { pushlab: PushlabApi }).pushlab.stop());
+const start = (api: LabApi, c: PageConfig) => api.evaluate((p, cfg) => p.start(cfg).then(() => undefined), c);
+const snapshot = (api: LabApi, reset = false) => api.evaluate((p, r) => p.snapshot({ resetLatency: r }), reset) as Promise<PageSnapshot>;
+const stop = (api: LabApi) => api.evaluate((p) => p.stop());
 
 describe('render mode full', () => {
   it('shows the newest rows first and draws the charts', async () => {
     const page = await browser.newPage();
     try {
-      await openLabPage(page, server.url);
-      await start(page, { transport: 'sse', batch: 20, intervalMs: 1, concurrency: 1, render: 'full' });
+      const api = await openLabPage(page, server.url);
+      await start(api, { transport: 'sse', batch: 20, intervalMs: 1, concurrency: 1, render: 'full' });
       await sleep(2500);
-      await stop(page);
-      const snap = await snapshot(page);
+      await stop(api);
+      const snap = await snapshot(api);
       await sleep(300); // stop() draws once more; let the frame land
       const ids = await page.$$eval('.stream-table-viewport tbody tr', (trs) => trs.map((tr) => (tr.firstElementChild?.textContent ?? '').replace(/\D/g, '')));
       // One connection, no gaps: the newest row is the last row of batch `batches - 1`.
@@ -82,13 +81,13 @@ describe('parse mode worker', () => {
   it('receives the offered rate with exact counters across two Workers', async () => {
     const page = await browser.newPage();
     try {
-      await openLabPage(page, server.url);
-      await start(page, { transport: 'ws', batch: 10, intervalMs: 1, concurrency: 4, render: 'chart', parse: 'worker', workers: 2 });
+      const api = await openLabPage(page, server.url);
+      await start(api, { transport: 'ws', batch: 10, intervalMs: 1, concurrency: 4, render: 'chart', parse: 'worker', workers: 2 });
       await sleep(1000);
-      const a = await snapshot(page, true);
+      const a = await snapshot(api, true);
       await sleep(3000);
-      const b = await snapshot(page, true);
-      await stop(page);
+      const b = await snapshot(api, true);
+      await stop(api);
       const eps = ((b.counters.events - a.counters.events) * 1000) / (b.atMs - a.atMs);
       expect(eps / 40_000).toBeGreaterThan(0.95);
       expect(eps / 40_000).toBeLessThan(1.05);

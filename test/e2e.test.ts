@@ -1,44 +1,55 @@
 /**
  * End to end, with real parts: `npm run sweep`'s entry point starts the real server in its
- * own process, launches headless Chromium, runs the smoke scenario over WS and SSE and
- * writes a report. The smoke load is one this machine handles easily, so the page must
- * receive what the server offered.
+ * own process, launches headless Chromium, runs the smoke scenario over WS and SSE in two
+ * rounds and writes a report. The smoke load is one this machine handles easily, so the page
+ * must receive what the server offered.
  */
-import { execFile } from 'node:child_process';
+import { readdirSync } from 'node:fs';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Report } from '../protocol/report.js';
+import type { MeasuredRepeat, Report } from '../protocol/report.js';
+import { pairKey, roundOrder, roundSeed } from '../puppeteer/rounds.js';
+import { runSweep } from './sweep-process.js';
 
-const ROOT = path.resolve(import.meta.dirname, '..');
-const run = promisify(execFile);
+const SEED = 7;
 
-describe('smoke sweep in headless Chromium', () => {
+describe('smoke sweep in headless Chromium, two rounds, --json', () => {
   let out: string;
   let report: Report;
   let stdout: string;
+  let stderr: string;
+  let code: number | null;
 
   beforeAll(async () => {
     out = await mkdtemp(path.join(os.tmpdir(), 'pushlab-e2e-'));
-    const r = await run(process.execPath, ['--import', 'tsx', 'puppeteer/sweep.ts', '--scenario', 'smoke', '--out', out], {
-      cwd: ROOT,
-      timeout: 150_000,
-    });
-    stdout = r.stdout;
-    const reportPath = stdout.trim().split('\n').at(-1)!;
-    report = JSON.parse(await readFile(reportPath, 'utf8')) as Report;
+    ({ code, stdout, stderr } = await runSweep(['--scenario', 'smoke', '--repeats', '2', '--seed', String(SEED), '--json', '--out', out], 150_000));
+    report = JSON.parse(stdout) as Report;
   }, 180_000);
 
   afterAll(async () => {
     if (out) await rm(out, { recursive: true, force: true });
   });
 
-  it('prints the report path last and records the environment', () => {
-    expect(stdout.trim().split('\n').at(-1)).toMatch(new RegExp(`^${out}/\\d{8}-\\d{6}/report\\.json$`));
-    expect(report.schemaVersion).toBe(1);
+  const repeats = () => report.points.flatMap((p) => p.repeats.filter((r): r is MeasuredRepeat => r.status === 'ok').map((r) => ({ p, r })));
+
+  it('puts exactly one JSON document on stdout, the report as written, and people\'s output on stderr', async () => {
+    expect(code, stderr).toBe(0);
+    expect(stdout.trimStart().startsWith('{')).toBe(true);
+    expect(stdout.trimEnd().endsWith('}')).toBe(true);
+    const [file] = readdirSync(out);
+    expect(JSON.parse(await readFile(path.join(out, file, 'report.json'), 'utf8'))).toEqual(report);
+    expect(stderr).toMatch(/round 2\/2/);
+    expect(stderr).toMatch(/WS vs SSE, paired by round/);
+  });
+
+  it('records a finished v2 report and the environment', () => {
+    expect(report.schemaVersion).toBe(2);
     expect(report.finishedAt).not.toBeNull();
+    expect(report.interrupted).toBe(false);
+    expect(report.resumeCommand).toBeNull();
+    expect(report.options).toMatchObject({ repeats: 2, seed: SEED, auto: false, findMax: false, file: 'scenarios.json' });
     expect(report.environment.chromeVersion).toMatch(/Chrome\/\d+/);
     expect(report.environment.nodeVersion).toBe(process.version);
     expect(report.environment.cores).toBe(os.cpus().length);
@@ -47,47 +58,78 @@ describe('smoke sweep in headless Chromium', () => {
     expect(report.environment.launchArgs).toContain('--disable-quic');
   });
 
-  it('measures the in-page JSON.parse ceiling once per batch size and relates each point to it', () => {
-    expect(report.parseCeilings.map((c) => c.batch)).toEqual([...new Set(report.points.map((p) => p.point.batch))].sort((a, b) => a - b));
-    for (const c of report.parseCeilings) {
-      expect(c.eventsPerSec).toBeGreaterThan(0);
-      expect(c.messages).toBe(200);
-    }
-    for (const p of report.points) {
-      const ceiling = report.parseCeilings.find((c) => c.batch === p.point.batch)!.eventsPerSec;
-      expect(p.ceilingRatio).toBeCloseTo(p.eventsPerSec! / ceiling, 3);
+  it('measures in rounds: every point once per round, in the recorded seeded order, pairs adjacent', () => {
+    const points = report.points.map((p) => p.point);
+    expect(report.rounds.map((r) => r.index)).toEqual([0, 1]);
+    for (const round of report.rounds) {
+      expect(round.seed).toBe(roundSeed(SEED, round.index));
+      expect(round.order).toEqual(roundOrder(points, round.index, SEED).map((p) => p.id));
+      expect([...round.order].sort()).toEqual(points.map((p) => p.id).sort());
+      const keys = round.order.map((id) => pairKey(points.find((p) => p.id === id)!));
+      // Each pair's two points sit next to each other.
+      for (const k of new Set(keys)) expect(keys.lastIndexOf(k) - keys.indexOf(k)).toBe(1);
+      // The repeats were measured in that order.
+      const started = round.order.map((id) => report.points.find((p) => p.point.id === id)!.repeats.find((r) => r.round === round.index)!.startedAt);
+      expect([...started].sort()).toEqual(started);
     }
   });
 
-  it('measures both transports', () => {
+  it('keeps every repeat with a summary per point and a paired comparison per metric', () => {
     expect(report.points.map((p) => p.point.transport).sort()).toEqual(['sse', 'ws']);
-    for (const p of report.points) expect(p.status, `${p.point.id}: ${p.error}`).toBe('ok');
+    for (const p of report.points) {
+      expect(p.repeats.map((r) => `${r.round}:${r.status}`), `${p.point.id}: ${JSON.stringify(p.repeats.map((r) => (r.status === 'failed' ? r.error : '')))}`).toEqual(['0:ok', '1:ok']);
+      expect(p.summary?.n).toBe(2);
+      expect(p.summary!.eventsPerSec.ciLow).not.toBeNull();
+    }
+    expect(report.comparisons.map((c) => c.metric).sort()).toEqual(['eventsPerSec', 'rendererCpuMsPerMillionEvents']);
+    for (const c of report.comparisons) {
+      expect(c.rounds).toEqual([0, 1]);
+      expect(c.ratios).toHaveLength(2);
+      expect(c.text.length).toBeGreaterThan(0);
+    }
+  });
+
+  it("measures the in-page JSON.parse ceiling in every round and relates each repeat to its own round's", () => {
+    for (const round of report.rounds) {
+      expect(round.parseCeilings.map((c) => c.batch)).toEqual([...new Set(report.points.map((p) => p.point.batch))].sort((a, b) => a - b));
+      for (const c of round.parseCeilings) {
+        expect(c.eventsPerSec).toBeGreaterThan(0);
+        expect(c.messages).toBe(200);
+      }
+    }
+    for (const { p, r } of repeats()) {
+      const ceiling = report.rounds[r.round].parseCeilings.find((c) => c.batch === p.point.batch)!.eventsPerSec;
+      expect(r.ceilingEventsPerSec).toBe(ceiling);
+      expect(r.ceilingRatio).toBeCloseTo(r.eventsPerSec / ceiling, 3);
+      expect(r.efficiency.eventsPerCpuSecRenderer).toBeCloseTo(r.eventsPerSec / (r.cpu.tabProcess / 100), -2);
+    }
   });
 
   it('delivers the offered rate within 5%, with no gaps or duplicates', () => {
-    for (const p of report.points) {
+    for (const { p, r } of repeats()) {
+      const id = `${p.point.id} round ${r.round}`;
       const offered = (p.point.batch * p.point.concurrency * 1000) / p.point.intervalMs;
       expect(p.point.offeredEventsPerSec).toBe(offered);
-      expect(p.eventsPerSec! / offered, p.point.id).toBeGreaterThan(0.95);
-      expect(p.eventsPerSec! / offered, p.point.id).toBeLessThan(1.05);
+      expect(r.eventsPerSec / offered, id).toBeGreaterThan(0.95);
+      expect(r.eventsPerSec / offered, id).toBeLessThan(1.05);
       // The window opens only once both ends caught up with the warm-up's backlog.
-      expect(p.settleSec, p.point.id).toBeGreaterThanOrEqual(0);
-      expect(p.notes.join('; '), p.point.id).not.toMatch(/still catching up/);
-      expect(p.page!.gaps).toBe(0);
-      expect(p.page!.duplicates).toBe(0);
-      expect(p.page!.errors).toBe(0);
-      expect(p.server!.batchesShed).toBe(0);
+      expect(r.settleSec, id).toBeGreaterThanOrEqual(0);
+      expect(r.notes.join('; '), id).not.toMatch(/still catching up/);
+      expect(r.page.gaps).toBe(0);
+      expect(r.page.duplicates).toBe(0);
+      expect(r.page.errors).toBe(0);
+      expect(r.server.batchesShed).toBe(0);
       // What the page got is what the server sent, up to the batches in flight at the window's edges.
-      expect(Math.abs(p.page!.events - p.server!.eventsSent) / p.server!.eventsSent).toBeLessThan(0.05);
-      expect(p.latency!.count).toBe(p.page!.batches);
-      expect(p.latency!.p50Ms).toBeGreaterThanOrEqual(0);
+      expect(Math.abs(r.page.events - r.server.eventsSent) / r.server.eventsSent).toBeLessThan(0.05);
+      expect(r.latency.count).toBe(r.page.batches);
+      expect(r.latency.p50Ms).toBeGreaterThanOrEqual(0);
     }
   });
 
   it('reports every CPU figure within 0 … 100 × cores', () => {
     const max = 100 * report.environment.cores;
-    for (const p of report.points) {
-      const c = p.cpu!;
+    for (const { p, r } of repeats()) {
+      const c = r.cpu;
       const figures = { ...c.chrome, tabProcess: c.tabProcess, tabMainThread: c.tabMainThread, server: c.server, host: c.host ?? 0 };
       for (const [name, v] of Object.entries(figures)) {
         expect(v, `${p.point.id} cpu.${name}`).toBeGreaterThanOrEqual(0);

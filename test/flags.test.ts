@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { FlagError, type FlagSpec, helpText, parseFlags } from '../protocol/flags.js';
+import { PushlabError } from '../protocol/errors.js';
+import { type FlagSpec, helpText, parseFlags } from '../protocol/flags.js';
 
 const SPECS = {
   transport: { type: 'string', default: 'ws', help: 'which transport', choices: ['ws', 'sse'] },
@@ -15,8 +16,15 @@ const SPECS = {
 const parse = (...argv: string[]) => parseFlags(SPECS, argv, 'npm run sweep --');
 
 function fails(argv: string[], message: string): void {
-  expect(() => parseFlags(SPECS, argv, 'x')).toThrow(FlagError);
-  expect(() => parseFlags(SPECS, argv, 'x')).toThrow(message);
+  let error: unknown;
+  try {
+    parseFlags(SPECS, argv, 'x');
+  } catch (e) {
+    error = e;
+  }
+  expect(error).toBeInstanceOf(PushlabError);
+  expect((error as PushlabError).code).toBe('PUSHLAB_BAD_FLAG');
+  expect((error as PushlabError).message).toContain(message);
 }
 
 describe('parseFlags number syntax', () => {

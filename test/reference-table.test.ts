@@ -1,6 +1,6 @@
 /** The reference reproduction table on a constructed timeplus-shaped v2 report with known figures. */
 import { describe, expect, it } from 'vitest';
-import type { PointResultV2, SaturationResult } from '../protocol/report.js';
+import type { PointResult, SaturationResult } from '../protocol/report.js';
 import type { Point } from '../protocol/scenario.js';
 import { describe as stat } from '../protocol/stats.js';
 import { pairedComparisons, summarisePoint } from '../puppeteer/point-summary.js';
@@ -8,7 +8,7 @@ import { referenceTable } from '../puppeteer/reference-table.js';
 import { measured, point, report, result } from './v2-fixture.js';
 
 /** A point measured in three rounds at eps × (0.95, 1, 1.05), tab CPU fixed. */
-function threeRounds(p: Point, eps: number, tab: number): PointResultV2 {
+function threeRounds(p: Point, eps: number, tab: number): PointResult {
   const r = result(
     p,
     [0.95, 1, 1.05].map((f, round) => measured(p, { round, eps: eps * f, tab })),
@@ -95,6 +95,7 @@ describe('referenceTable', () => {
       transport: 'ws',
       varied: 'batch',
       fixed: { concurrency: 10 },
+      range: { min: 10, max: 1000 },
       criteria: { deliveredRatio: 0.99, shed: 0, p99BoundMs: 50 },
       probes: [],
       knee: { value: 137, pointId: 'timeplus/ws-b137-c10-i1-full', eventsPerSec: stat([1.33e6, 1.37e6, 1.41e6]) },

@@ -3,7 +3,7 @@
  * report shaped like a real 2-core sweep of the `batch` scenario (one point failed).
  */
 import { describe, expect, it } from 'vitest';
-import type { PointResult, Report } from '../protocol/report.js';
+import type { MeasuredRepeat, PointResult, Report } from '../protocol/report.js';
 import { formatCompact, formatEps, formatMs, formatPercent, formatRatio, formatTimestamp, MISSING } from '../web/src/report/format.js';
 import { parseReport, ReportError, reportUrlFromSearch, runNamesFromListing, runReportUrl } from '../web/src/report/load.js';
 import { REFERENCE_FIGURES } from '../protocol/reference.js';
@@ -36,20 +36,26 @@ function point(transport: Point['transport'], batch: number, concurrency = 10, s
     workers: 0,
     warmupSec: 2,
     measureSec: 5,
+    repeats: 1,
     offeredEventsPerSec: batch * concurrency * 1000,
   };
 }
 
+/** A point measured once (round 0): the viewer shows its one repeat. */
 function measured(p: Point, eps: number, tabMain: number, tabProcess: number, p50: number): PointResult {
   const offered = p.offeredEventsPerSec;
-  return {
-    point: p,
+  const repeat: MeasuredRepeat = {
     status: 'ok',
+    round: 0,
     attempts: 1,
     verdict: eps / offered > 0.98 ? 'ok' : 'client-bound',
     notes: eps / offered > 0.98 ? [] : [`tab main thread ${tabMain} % busy`],
     startedAt: '2026-11-22T01:30:05.000Z',
     windowSec: 5.01,
+    settleSec: 0.25,
+    ceilingEventsPerSec: null,
+    ceilingRatio: null,
+    efficiency: { eventsPerCpuSecRenderer: null, eventsPerCpuSecMainThread: null, eventsPerCpuSecChrome: null, rendererCpuMsPerMillionEvents: null },
     eventsPerSec: eps,
     batchesPerSec: eps / p.batch,
     megabytesPerSec: (eps * 121) / 1e6,
@@ -69,6 +75,7 @@ function measured(p: Point, eps: number, tabMain: number, tabProcess: number, p5
       chrome: { browser: 3.1, renderers: tabProcess + 2, network: 21.4, gpu: 0, other: 0.4, total: tabProcess + 27 },
       tabProcess,
       tabMainThread: tabMain,
+      tabThreads: null,
       server: 38.2,
       host: 171.5,
     },
@@ -84,21 +91,45 @@ function measured(p: Point, eps: number, tabMain: number, tabProcess: number, p5
       rssBytes: 98_000_000,
     },
   };
+  return { point: p, repeats: [repeat], summary: null, verdict: repeat.verdict, unsteady: [], notes: repeat.notes };
 }
 
 const failed: PointResult = {
   point: point('ws', 400),
-  status: 'failed',
-  error: 'page did not open 10 connections within 10000 ms (7 open)',
-  attempts: 2,
+  repeats: [
+    {
+      status: 'failed',
+      round: 0,
+      error: 'page did not open 10 connections within 10000 ms (7 open)',
+      attempts: 2,
+      verdict: 'failed',
+      notes: [],
+      startedAt: '2026-11-22T01:31:10.000Z',
+    },
+  ],
+  summary: null,
   verdict: 'failed',
+  unsteady: [],
   notes: [],
-  startedAt: '2026-11-22T01:31:10.000Z',
 };
 
 const REPORT: Report = {
-  schemaVersion: 1,
-  parseCeilings: [{ batch: 50, eventsPerSec: 1_000_000, messages: 200, bytesPerMessage: 6600, durationMs: 1500 }],
+  schemaVersion: 2,
+  interrupted: false,
+  resumeCommand: null,
+  options: { repeats: 1, seed: 1, auto: false, maxRepeats: 10, timeBudgetSec: null, findMax: false, retries: 1, file: 'scenarios.json' },
+  rounds: [
+    {
+      index: 0,
+      seed: 1,
+      order: [],
+      startedAt: '2026-11-22T01:30:00.000Z',
+      finishedAt: '2026-11-22T01:33:12.000Z',
+      parseCeilings: [{ batch: 50, eventsPerSec: 1_000_000, messages: 200, bytesPerMessage: 6600, durationMs: 1500 }],
+    },
+  ],
+  comparisons: [],
+  saturation: [],
   runId: '20261122-013000',
   startedAt: '2026-11-22T01:30:00.000Z',
   finishedAt: '2026-11-22T01:33:12.400Z',
@@ -154,8 +185,8 @@ describe('load', () => {
 
   it('accepts a report and rejects another schema version by name', () => {
     expect(parseReport(roundTrip(REPORT), 'report.json').runId).toBe('20261122-013000');
-    expect(() => parseReport({ ...REPORT, schemaVersion: 2 }, '/reports/x/report.json')).toThrow(
-      '/reports/x/report.json: schemaVersion is 2; this viewer reads schemaVersion 1',
+    expect(() => parseReport({ ...REPORT, schemaVersion: 1 }, '/reports/x/report.json')).toThrow(
+      '/reports/x/report.json: schemaVersion is 1; this viewer reads schemaVersion 2',
     );
     expect(() => parseReport([], 'a.json')).toThrow(ReportError);
   });
@@ -235,10 +266,11 @@ describe('points table', () => {
 
   it('shows each parsing Worker\'s CPU and the renderer by thread', () => {
     const base = REPORT.points[3];
+    const repeat = base.repeats[0] as MeasuredRepeat;
     const withWorkers: PointResult = {
       ...base,
       point: { ...base.point, parse: 'worker', workers: 2 },
-      cpu: { ...base.cpu!, tabThreads: { main: 4.2, workers: [97.5, 88], io: 12, compositor: 0, pool: 6.1, other: 0.3 } },
+      repeats: [{ ...repeat, cpu: { ...repeat.cpu, tabThreads: { main: 4.2, workers: [97.5, 88], io: 12, compositor: 0, pool: 6.1, other: 0.3 } } }],
     };
     const [row] = pointsTableRows({ ...REPORT, points: [withWorkers] });
     expect(row.cells.parse.text).toBe('w2');

@@ -1,15 +1,17 @@
-import { existsSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
+import { PushlabError } from '../protocol/errors.js';
 import {
   BUILTIN_DEFAULTS,
-  ScenarioError,
   type ScenarioFile,
   expandScenario,
   parseScenarioFile,
+  searchesFor,
+  searchPoint,
   selectPoints,
 } from '../protocol/scenario.js';
 
-/** Expects `parseScenarioFile(data)` to throw a ScenarioError with exactly this message. */
+/** Expects `parseScenarioFile(data)` to throw PUSHLAB_BAD_SCENARIO with exactly this message. */
 function rejects(data: unknown, message: string): void {
   let error: unknown;
   try {
@@ -17,8 +19,9 @@ function rejects(data: unknown, message: string): void {
   } catch (e) {
     error = e;
   }
-  expect(error).toBeInstanceOf(ScenarioError);
-  expect((error as ScenarioError).message).toBe(message);
+  expect(error).toBeInstanceOf(PushlabError);
+  expect((error as PushlabError).code).toBe('PUSHLAB_BAD_SCENARIO');
+  expect((error as PushlabError).message).toBe(message);
 }
 
 const one = { id: 'a', batch: 1, concurrency: 1 };
@@ -100,8 +103,32 @@ describe('parseScenarioFile', () => {
   it('rejects a default naming a missing scenario, listing the known ones', () => {
     rejects(
       { default: ['nope'], scenarios: [one, { ...one, id: 'b' }] },
-      "scenarios.json: default names scenario 'nope', which does not exist; known: a, b",
+      "scenarios.json: default names 'nope', which is neither a scenario nor a group; known: a, b",
     );
+  });
+
+  it('checks groups: members must exist, and a group may not shadow a scenario', () => {
+    rejects({ groups: { g: ['a', 'x'] }, scenarios: [one] }, "scenarios.json: groups.g names scenario 'x', which does not exist; known: a");
+    rejects({ groups: { a: ['a'] }, scenarios: [one] }, 'scenarios.json: groups.a has the id of a scenario; give the group another name');
+    const ok = { default: ['g'], groups: { g: ['a'] }, scenarios: [one] };
+    expect(parseScenarioFile(ok)).toEqual(ok);
+  });
+
+  it('checks findMax: a range within the factor\'s limits, and one value of every other factor', () => {
+    rejects({ scenarios: [{ ...one, findMax: { vary: 'batch', min: 50, max: 10 } }] }, 'scenarios.json: scenarios[0].findMax.min must be ≤ max, got min 50 and max 10');
+    rejects({ scenarios: [{ ...one, findMax: { vary: 'concurrency', min: 1, max: 600 } }] }, "scenarios.json: scenarios[0].findMax.max must be ≤ 500 for vary 'concurrency', got 600");
+    rejects(
+      { scenarios: [{ id: 'a', concurrency: [1, 2], findMax: { vary: 'batch', min: 1, max: 10 } }] },
+      "scenarios.json: scenarios[0].findMax searches batch, so concurrency must be one value, got [1,2]",
+    );
+    rejects({ scenarios: [{ ...one, findMax: { vary: 'rate', min: 1, max: 2 } }] }, 'scenarios.json: scenarios[0].findMax.vary must be one of batch, concurrency, got "rate"');
+    // A search along batch needs no batch: the scenario then has no fixed points.
+    const search = { scenarios: [{ id: 's', concurrency: 10, transport: 'sse' as const, findMax: { vary: 'batch' as const, min: 10, max: 1000 } }] };
+    expect(selectPoints(parseScenarioFile(search))).toEqual([]);
+  });
+
+  it('rejects repeats out of range', () => {
+    rejects({ scenarios: [{ ...one, repeats: 0 }] }, 'scenarios.json: scenarios[0].repeats must be ≥ 1, got 0');
   });
 
   it('rejects a scenario with no batch or concurrency unless defaults supply it', () => {
@@ -133,6 +160,7 @@ describe('expandScenario', () => {
         workers: 0,
         warmupSec: BUILTIN_DEFAULTS.warmupSec,
         measureSec: BUILTIN_DEFAULTS.measureSec,
+        repeats: 3,
         offeredEventsPerSec: 100_000,
       },
     ]);
@@ -187,7 +215,7 @@ describe('expandScenario', () => {
   });
 
   it('refuses a scenario that has no batch or concurrency anywhere', () => {
-    expect(() => expandScenario({ id: 'x', batch: 1 })).toThrow(ScenarioError);
+    expect(() => expandScenario({ id: 'x', batch: 1 })).toThrow(PushlabError);
     expect(() => expandScenario({ id: 'x', batch: 1 })).toThrow("scenario 'x' needs batch and concurrency");
   });
 });
@@ -224,15 +252,43 @@ describe('selectPoints', () => {
 
   it('rejects an unknown id, listing the known ones', () => {
     expect(() => selectPoints(file, ['zzz'])).toThrow(
-      "--scenario names 'zzz', which is not in the scenario file; known: a, b, c",
+      "--scenario names 'zzz', which is neither a scenario nor a group in the scenario file; known: a, b, c",
     );
+  });
+
+  it('expands a group to its members, each scenario once', () => {
+    const grouped: ScenarioFile = { ...file, groups: { both: ['c', 'a'] } };
+    expect(selectPoints(grouped, ['both', 'a']).map((p) => p.scenario)).toEqual(['c', 'c', 'a', 'a']);
+  });
+});
+
+describe('searchesFor', () => {
+  const f: ScenarioFile = {
+    scenarios: [
+      { id: 'knee', transport: ['ws', 'sse'], concurrency: 10, findMax: { vary: 'batch', min: 10, max: 1000 } },
+      { id: 'plain', transport: 'sse', batch: [50, 100], concurrency: 4 },
+    ],
+  };
+
+  it("runs a scenario's own search for each transport, and with --find-max a default one for the others", () => {
+    const own = searchesFor(f, f.scenarios, false);
+    expect(own.map((s) => [s.scenario, s.transport, s.vary, s.min, s.max, s.p99BoundMs])).toEqual([
+      ['knee', 'ws', 'batch', 10, 1000, 50],
+      ['knee', 'sse', 'batch', 10, 1000, 50],
+    ]);
+    const all = searchesFor(f, f.scenarios, true);
+    expect(all.at(-1)).toMatchObject({ scenario: 'plain', transport: 'sse', vary: 'batch', min: 1, max: 1000 });
+  });
+
+  it('names a probe point by its value, with its offered rate', () => {
+    const [ws] = searchesFor(f, f.scenarios, false);
+    expect(searchPoint(ws, 317)).toMatchObject({ id: 'knee/ws-b317-c10-i1-full', batch: 317, concurrency: 10, offeredEventsPerSec: 3_170_000 });
   });
 });
 
 const scenariosJson = new URL('../scenarios.json', import.meta.url);
 
-// scenarios.json is written separately; these checks run once it exists.
-describe.skipIf(!existsSync(scenariosJson))('the real scenarios.json', () => {
+describe('the real scenarios.json', () => {
   const load = (): ScenarioFile => parseScenarioFile(JSON.parse(readFileSync(scenariosJson, 'utf8')) as unknown);
 
   it('validates, and its default selection expands to uniquely named points', () => {

@@ -49,6 +49,22 @@ describe('settle', () => {
     expect(o.last.p50Ms).toBe(2);
   });
 
+  it('gives up early on an overloaded point whose backlog does not drain', async () => {
+    const s = scripted([{ p50Ms: 80, batchesBehind: 0 }, { p50Ms: 60, batchesBehind: 0 }, { p50Ms: 200, batchesBehind: 0 }, { p50Ms: 190, batchesBehind: 0 }, { p50Ms: 700, batchesBehind: 0 }]);
+    const o = await settle(s.probe, { intervalMs: 1, concurrency: 4, budgetMs: 60_000 });
+    expect(o).toMatchObject({ settled: false, diverging: true });
+    // 80 → 60 fell by a quarter (draining), so the stuck run is 200, 190 (−5%), 700: probes 3–5.
+    expect(s.asked).toHaveLength(5);
+    expect(unsettledNote(o)).toMatch(/page latency p50 700 ms\): its backlog was not draining: overloaded$/);
+  });
+
+  it('keeps waiting while a backlog drains, however slowly it started', async () => {
+    const s = scripted([{ p50Ms: 900, batchesBehind: 0 }, { p50Ms: 600, batchesBehind: 0 }, { p50Ms: 300, batchesBehind: 0 }, { p50Ms: 120, batchesBehind: 0 }, { p50Ms: 20, batchesBehind: 0 }]);
+    const o = await settle(s.probe, { intervalMs: 1, concurrency: 4, budgetMs: 60_000 });
+    expect(o).toMatchObject({ settled: true, diverging: false });
+    expect(s.asked).toHaveLength(5);
+  });
+
   it('gives up within its budget on a point that never catches up, and says how far behind it was', async () => {
     const s = scripted([{ p50Ms: 3000, batchesBehind: 400 }]);
     const probe = async (ms: number) => {

@@ -30,7 +30,6 @@ function samples(k: Knobs): [Sample, Sample] {
     open: 2,
     counters: { events: 2 * k.perConnEps * s, batches: (2 * k.perConnEps * s) / 100, bytes: 2 * k.perConnEps * s * 130, gaps: 0, duplicates: 0, reconnects: 0, errors: 0 },
     batchesPerConnection: [(k.perConnEps * s) / 100, (k.perConnEps * s) / 100],
-    openSeconds: 2 * s,
     latency,
   });
   const server = (t: number, s: number): ServerStats => ({
@@ -83,7 +82,7 @@ function samples(k: Knobs): [Sample, Sample] {
   return [at(10, 0), at(15, 5)];
 }
 
-const meta = { startedAt: '2026-11-22T00:00:00.000Z', attempts: 1, cores: 2 };
+const meta = { round: 0, startedAt: '2026-11-22T00:00:00.000Z', attempts: 1, cores: 2, settleSec: 0.25, startedBehind: false, ceilingEventsPerSec: null };
 const workerPoint = expandScenario({ id: 'w', transport: 'sse', batch: 100, concurrency: 2, parse: 'worker', workers: 2, measureSec: 5 })[0];
 const run = (k: Knobs) => summarise(k.parse === 'worker' ? workerPoint : point, ...samples(k), meta);
 

@@ -2,7 +2,7 @@
  * Builders for schema-v2 fixtures (repeats, points, reports) with figures chosen by the test,
  * so expected statistics can be computed by hand. Not a test file itself.
  */
-import type { FailedRepeat, MeasuredRepeat, PointResultV2, ReportV2 } from '../protocol/report.js';
+import type { FailedRepeat, MeasuredRepeat, PointResult, Report } from '../protocol/report.js';
 import type { Point } from '../protocol/scenario.js';
 import { efficiencyOf } from '../puppeteer/point-summary.js';
 
@@ -19,6 +19,7 @@ export function point(transport: Point['transport'], batch: number, concurrency 
     workers: 0,
     warmupSec: 2,
     measureSec: 5,
+    repeats: 3,
     offeredEventsPerSec: (batch * concurrency * 1000) / intervalMs,
   };
 }
@@ -93,11 +94,11 @@ export function failed(round: number, error = 'renderer crashed'): FailedRepeat 
 }
 
 /** A point result with its repeats; summary, verdict and flags are left to the code under test. */
-export function result(p: Point, repeats: PointResultV2['repeats']): PointResultV2 {
+export function result(p: Point, repeats: PointResult['repeats']): PointResult {
   return { point: p, repeats, summary: null, verdict: 'ok', unsteady: [], notes: [] };
 }
 
-export function report(points: PointResultV2[], extra: Partial<ReportV2> = {}): ReportV2 {
+export function report(points: PointResult[], extra: Partial<Report> = {}): Report {
   return {
     schemaVersion: 2,
     runId: '2026-11-22T01-30-00-timeplus',
@@ -119,7 +120,7 @@ export function report(points: PointResultV2[], extra: Partial<ReportV2> = {}): 
       networkEnabled: false,
       serverUrl: 'https://127.0.0.1:8443',
     },
-    options: { repeats: 3, seed: 1, auto: false, maxRepeats: 10, timeBudgetSec: null },
+    options: { repeats: 3, seed: 1, auto: false, maxRepeats: 10, timeBudgetSec: null, findMax: false, retries: 1, file: 'scenarios.json' },
     rounds: [],
     points,
     comparisons: [],

@@ -170,4 +170,11 @@ describe('validatePageConfig', () => {
     expect(() => validatePageConfig({ transport: 'ws', batch: 1, concurrency: 1.5 })).toThrow('concurrency must be an integer from 1 to 500; got 1.5');
     expect(() => validatePageConfig({ transport: 'ws', batch: 1, render: 'table' })).toThrow('render must be one of full, chart, none; got "table"');
   });
+
+  it('reads strings as plain decimals only, like the flags and the stream query', () => {
+    expect(validatePageConfig({ transport: 'ws', batch: ' 16 ', intervalMs: '2.5e-1' })).toMatchObject({ batch: 16, intervalMs: 0.25 });
+    for (const bad of ['0x10', '0b10', 'Infinity', '', '1e']) {
+      expect(() => validatePageConfig({ transport: 'ws', batch: bad }), bad).toThrow(`batch must be an integer from 1 to 10000; got ${JSON.stringify(bad)}`);
+    }
+  });
 });

@@ -79,9 +79,8 @@ const api: PushlabApi = {
       // Only what the bare page counts; the rest is reported as zero, not measured.
       counters: { events, batches, bytes, gaps: 0, duplicates: 0, reconnects: 0, errors: 0 },
       batchesPerConnection: new Array<number>(n).fill(batches / n),
-      openSeconds: 0,
       latency: newestAge(),
     };
   },
 };
-(globalThis as unknown as { pushlab: PushlabApi }).pushlab = api;
+window.pushlab = api;

@@ -190,10 +190,6 @@ export class LiveCharts {
     this.draw();
   }
 
-  destroy(): void {
-    for (const c of [this.throughput, this.latency, this.speed, this.cpu]) c.destroy();
-  }
-
   private push(chart: LineChart, i: number, x: number, y: number): void {
     const data = chart.data.datasets[i].data;
     data.push({ x, y });

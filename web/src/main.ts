@@ -9,19 +9,13 @@ import { LiveCharts } from './chart.js';
 import { CpuView } from './cpu-view.js';
 import { validatePageConfig } from './config.js';
 import { parseCeiling } from './ceiling.js';
+import { fillFormFields } from './form-fields.js';
 import { Lab, type LiveFigures } from './lab.js';
 import { StreamingTable } from './table.js';
 
-declare global {
-  interface Window {
-    pushlab: PushlabApi;
-    /** Exposed by `npm run lab` (page.exposeFunction): measures the current settings as a sweep point. */
-    pushlabRecord?: (config: PageConfig) => Promise<RecordedPoint>;
-  }
-}
-
 const $ = <T extends HTMLElement>(id: string) => document.getElementById(id) as T;
 const form = $<HTMLFormElement>('controls');
+fillFormFields(form);
 const status = $<HTMLParagraphElement>('status');
 const stopButton = $<HTMLButtonElement>('stop');
 const recordButton = $<HTMLButtonElement>('record');

@@ -45,7 +45,7 @@ export interface Source {
 
 export class MainThreadSource implements Source {
   private readonly ingest: Ingest;
-  private readonly conns: { conn: Connection; openedAt: number; closedAt: number }[] = [];
+  private readonly conns: Connection[] = [];
   readonly ring: RowRing | null;
   readonly recent: Histogram | null;
 
@@ -59,30 +59,25 @@ export class MainThreadSource implements Source {
     const ingest = this.ingest;
     const activity = this.o.onActivity;
     for (let i = 0; i < this.o.concurrency; i++) {
-      const state = { conn: null as unknown as Connection, openedAt: Number.NaN, closedAt: Number.NaN };
-      state.conn = openConnection(this.o.transport, this.o.params, {
-        onMessage: (data) => {
-          ingest.message(i, data);
-          activity();
-        },
-        onReconnect: () => ingest.counters.reconnects++,
-      });
-      state.conn.opened.then(() => (state.openedAt = performance.now()), () => undefined);
-      this.conns.push(state);
+      this.conns.push(
+        openConnection(this.o.transport, this.o.params, {
+          onMessage: (data) => {
+            ingest.message(i, data);
+            activity();
+          },
+          onReconnect: () => ingest.counters.reconnects++,
+        }),
+      );
     }
-    await Promise.all(this.conns.map((c) => c.conn.opened));
+    await Promise.all(this.conns.map((c) => c.opened));
   }
 
   stop(): void {
-    const now = performance.now();
-    for (const c of this.conns) {
-      c.conn.close();
-      if (Number.isNaN(c.closedAt)) c.closedAt = now;
-    }
+    for (const c of this.conns) c.close();
   }
 
   openCount(): number {
-    return this.conns.filter((c) => c.conn.isOpen()).length;
+    return this.conns.filter((c) => c.isOpen()).length;
   }
 
   live(): PageCounters {
@@ -98,17 +93,11 @@ export class MainThreadSource implements Source {
   }
 
   async snapshot(resetLatency: boolean): Promise<SourceSnapshot> {
-    const now = performance.now();
-    let openSeconds = 0;
-    for (const c of this.conns) {
-      if (!Number.isNaN(c.openedAt)) openSeconds += ((Number.isNaN(c.closedAt) ? now : c.closedAt) - c.openedAt) / 1000;
-    }
     const c = this.ingest.counters;
     const snap: SourceSnapshot = {
       open: this.openCount(),
       counters: c.totals(),
       batchesPerConnection: Array.from(c.batchesPerConnection),
-      openSeconds,
       latency: c.latency.summary(),
     };
     if (resetLatency) c.latency.reset();
@@ -235,7 +224,6 @@ export class WorkerSource implements Source {
       open: replies.reduce((n, r) => n + r.counts.open, 0),
       counters: sumCounters(replies.map((r) => r.counts.counters)),
       batchesPerConnection: perConnection,
-      openSeconds: replies.reduce((s, r) => s + r.counts.openSeconds, 0),
       latency: latency.summary(),
     };
   }

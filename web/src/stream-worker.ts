@@ -11,20 +11,18 @@ import type { FromWorker, ToWorker, WorkerCounts } from './worker-protocol.js';
 declare const self: DedicatedWorkerGlobalScope;
 
 let ingest: Ingest | null = null;
-let conns: { conn: Connection; openedAt: number }[] = [];
+let conns: Connection[] = [];
 let timer: ReturnType<typeof setInterval> | undefined;
 let rowsSent = 0;
 
 const post = (m: FromWorker, transfer: Transferable[] = []) => self.postMessage(m, transfer);
 
 function counts(): WorkerCounts {
-  const now = performance.now();
   const c = ingest!.counters;
   return {
     counters: c.totals(),
     batchesPerConnection: Array.from(c.batchesPerConnection),
-    open: conns.filter((x) => x.conn.isOpen()).length,
-    openSeconds: conns.reduce((s, x) => s + (Number.isNaN(x.openedAt) ? 0 : (now - x.openedAt) / 1000), 0),
+    open: conns.filter((x) => x.isOpen()).length,
     newestSentAtMs: ingest!.newestSentAtMs,
   };
 }
@@ -50,16 +48,13 @@ self.onmessage = (e: MessageEvent<ToWorker>) => {
   if (m.type === 'start') {
     ingest = new Ingest({ connections: m.connections.length, keepRows: m.keepRows, aggregate: m.aggregate });
     const ing = ingest;
-    conns = m.connections.map((_, local) => {
-      const state = { conn: null as unknown as Connection, openedAt: Number.NaN };
-      state.conn = openConnection(m.transport, m.params, {
+    conns = m.connections.map((_, local) =>
+      openConnection(m.transport, m.params, {
         onMessage: (data) => ing.message(local, data),
         onReconnect: () => ing.counters.reconnects++,
-      });
-      state.conn.opened.then(() => (state.openedAt = performance.now()), () => undefined);
-      return state;
-    });
-    Promise.all(conns.map((c) => c.conn.opened)).then(
+      }),
+    );
+    Promise.all(conns.map((c) => c.opened)).then(
       () => post({ type: 'opened' }),
       (err: unknown) => post({ type: 'error', message: err instanceof Error ? err.message : String(err) }),
     );
@@ -71,7 +66,7 @@ self.onmessage = (e: MessageEvent<ToWorker>) => {
     post({ type: 'snapshot', id: m.id, counts: counts(), latency }, [latency.counts.buffer]);
   } else {
     clearInterval(timer);
-    for (const c of conns) c.conn.close();
+    for (const c of conns) c.close();
     conns = [];
   }
 };

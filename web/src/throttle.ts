@@ -17,7 +17,6 @@ const realClock: Clock = {
 export class Throttle {
   private pending: unknown = null;
   private last = -Infinity;
-  draws = 0;
 
   constructor(
     readonly everyMs: number,
@@ -39,7 +38,6 @@ export class Throttle {
   private readonly run = (): void => {
     this.pending = null;
     this.last = this.clock.now();
-    this.draws++;
     this.draw();
   };
 }

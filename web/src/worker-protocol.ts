@@ -23,7 +23,6 @@ export interface WorkerCounts {
   counters: PageCounters;
   batchesPerConnection: number[];
   open: number;
-  openSeconds: number;
   /** The newest `sentAt` this Worker received, ms since the epoch (0 before any). */
   newestSentAtMs: number;
 }

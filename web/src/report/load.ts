@@ -111,11 +111,21 @@ export function parseReport(data: unknown, source: string): Report {
   need(env, 'environment.', 'headless', isBoolean, 'true or false', source);
   need(env, 'environment.', 'networkEnabled', isBoolean, 'true or false', source);
   need(env, 'environment.', 'launchArgs', isStringArray, 'an array of strings', source);
+  need(data, '', 'rounds', Array.isArray, 'an array', source);
+  (data.rounds as unknown[]).forEach((r, i) => {
+    if (!isObject(r)) throw new ReportError(`${source}: rounds[${i}] must be an object, got ${describeValue(r)}`);
+    need(r, `rounds[${i}].`, 'parseCeilings', Array.isArray, 'an array', source);
+  });
   need(data, '', 'points', Array.isArray, 'an array', source);
   (data.points as unknown[]).forEach((p, i) => {
     const at = `points[${i}].`;
     if (!isObject(p)) throw new ReportError(`${source}: points[${i}] must be an object, got ${describeValue(p)}`);
-    need(p, at, 'status', (v) => v === 'ok' || v === 'failed', "'ok' or 'failed'", source);
+    need(p, at, 'repeats', Array.isArray, 'an array', source);
+    (p.repeats as unknown[]).forEach((r, j) => {
+      if (!isObject(r)) throw new ReportError(`${source}: ${at}repeats[${j}] must be an object, got ${describeValue(r)}`);
+      need(r, `${at}repeats[${j}].`, 'status', (v) => v === 'ok' || v === 'failed', "'ok' or 'failed'", source);
+      need(r, `${at}repeats[${j}].`, 'round', isNumber, 'a number', source);
+    });
     need(p, at, 'verdict', isString, 'a string', source);
     need(p, at, 'notes', isStringArray, 'an array of strings', source);
     need(p, at, 'point', isObject, 'an object', source);

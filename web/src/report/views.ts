@@ -4,7 +4,7 @@
  * here, so the unit tests read exactly what the page will show; render.ts and charts.ts only
  * turn these values into elements.
  */
-import type { PointResult, Report, TabThreadsCpu, Verdict } from '../../../protocol/report.js';
+import type { PointResult, RepeatFigures, Report, TabThreadsCpu, Verdict } from '../../../protocol/report.js';
 import {
   formatBytes,
   formatCount,
@@ -21,6 +21,29 @@ import { REFERENCE_FIGURES, type ReferenceFigure } from '../../../protocol/refer
 
 type Point = PointResult['point'];
 export type Transport = Point['transport'];
+
+/**
+ * A point as this viewer shows it until it reads repeats and intervals: its median repeat by
+ * EPS (one real window, not a blend of figures from different windows), or its last failure.
+ */
+export type ShownPoint = {
+  point: Point;
+  status: 'ok' | 'failed';
+  verdict: Verdict;
+  attempts: number;
+  notes: string[];
+  error?: string;
+} & Partial<RepeatFigures>;
+
+export function shownPoint(r: PointResult): ShownPoint {
+  const measured = r.repeats.flatMap((x) => (x.status === 'ok' ? [x] : [])).sort((a, b) => a.eventsPerSec - b.eventsPerSec);
+  const mid = measured[(measured.length - 1) >> 1];
+  if (mid) return { ...mid, point: r.point, status: 'ok', verdict: r.verdict, notes: r.notes };
+  const failed = r.repeats.at(-1);
+  return { point: r.point, status: 'failed', verdict: 'failed', attempts: failed?.attempts ?? 0, notes: r.notes, error: failed?.status === 'failed' ? failed.error : 'not measured' };
+}
+
+const shownPoints = (report: Report): ShownPoint[] => report.points.map(shownPoint);
 
 /** A legend label that carries the conditions, since a reader may compare against a different sweep. */
 export function referenceLabel(f: ReferenceFigure): string {
@@ -69,8 +92,8 @@ export function runHeader(report: Report): RunHeader {
     { label: 'Server', value: env.serverUrl || MISSING },
     {
       label: 'JSON.parse ceiling',
-      value: (report.parseCeilings ?? []).length
-        ? report.parseCeilings.map((c) => `batch ${formatCount(c.batch)}: ${formatEps(c.eventsPerSec)}`).join(' · ')
+      value: report.rounds[0]?.parseCeilings.length
+        ? `${report.rounds[0].parseCeilings.map((c) => `batch ${formatCount(c.batch)}: ${formatEps(c.eventsPerSec)}`).join(' · ')}${report.rounds.length > 1 ? ' (round 1)' : ''}`
         : MISSING,
     },
   ];
@@ -87,14 +110,14 @@ export interface RunSummary {
 
 export function runSummary(report: Report): RunSummary {
   const best = new Map<Transport, { transport: Transport; eventsPerSec: number; pointId: string }>();
-  for (const r of report.points) {
+  for (const r of shownPoints(report)) {
     if (r.status !== 'ok' || r.eventsPerSec === undefined) continue;
     const seen = best.get(r.point.transport);
     if (!seen || r.eventsPerSec > seen.eventsPerSec) {
       best.set(r.point.transport, { transport: r.point.transport, eventsPerSec: r.eventsPerSec, pointId: r.point.id });
     }
   }
-  const failed = report.points.filter((r) => r.status === 'failed').length;
+  const failed = shownPoints(report).filter((r) => r.status === 'failed').length;
   return { points: report.points.length, ok: report.points.length - failed, failed, best: [...best.values()] };
 }
 
@@ -151,7 +174,7 @@ export interface TableCell {
 export interface TableRow {
   pointId: string;
   scenario: string;
-  status: PointResult['status'];
+  status: ShownPoint['status'];
   verdict: Verdict;
   cells: Record<ColumnKey, TableCell>;
 }
@@ -161,7 +184,7 @@ const CPU_GROUP = 'CPU, % of one core';
 /** The table's columns; the error column only when some point failed, as it would be empty otherwise. */
 export function pointsTableColumns(report: Report): Column[] {
   const cores = report.environment.cores;
-  const anyFailed = report.points.some((r) => r.status === 'failed');
+  const anyFailed = shownPoints(report).some((r) => r.status === 'failed');
   const c = (key: ColumnKey, group: string, label: string, title: string, numeric = true): Column => ({ key, group, label, title, numeric });
   return [
     c('id', 'Point', 'id', 'Point id: <scenario>/<transport>-b<batch>-c<concurrency>-i<interval>-<render>', false),
@@ -205,7 +228,7 @@ function threadsTitle(t: TabThreadsCpu | null | undefined): string | undefined {
 const cell = (text: string, title?: string): TableCell => (title === undefined ? { text } : { text, title });
 
 export function pointsTableRows(report: Report): TableRow[] {
-  return report.points.map((r): TableRow => {
+  return shownPoints(report).map((r): TableRow => {
     const p = r.point;
     const cpu = r.cpu;
     const lat = r.latency && r.latency.count > 0 ? r.latency : undefined;
@@ -358,11 +381,11 @@ export function scenarioIds(report: Report): string[] {
   return ids.filter((id) => report.points.some((r) => r.point.scenario === id));
 }
 
-const ok = (r: PointResult, v: number | undefined): number | null => (r.status === 'ok' && v !== undefined && Number.isFinite(v) ? v : null);
+const ok = (r: ShownPoint, v: number | undefined): number | null => (r.status === 'ok' && v !== undefined && Number.isFinite(v) ? v : null);
 
 export function seriesByScenario(report: Report): ScenarioView[] {
   return scenarioIds(report).map((scenario) => {
-    const results = report.points.filter((r) => r.point.scenario === scenario);
+    const results = shownPoints(report).filter((r) => r.point.scenario === scenario);
     const points = results.map((r) => r.point);
     const varying = varyingFactors(points);
     const fixed = FACTORS.filter((f) => !varying.includes(f))
@@ -392,7 +415,7 @@ export function seriesByScenario(report: Report): ScenarioView[] {
 
     // One line per transport and per value of every other varying factor.
     const lineFactors = varying.filter((f) => f !== xFactor);
-    const groups = new Map<string, PointResult[]>();
+    const groups = new Map<string, ShownPoint[]>();
     for (const r of results) {
       const key = pointLabel(r.point, lineFactors);
       groups.set(key, [...(groups.get(key) ?? []), r]);
@@ -404,7 +427,7 @@ export function seriesByScenario(report: Report): ScenarioView[] {
       shadeOf.set(key, shades.get(t) ?? 0);
       shades.set(t, (shades.get(t) ?? 0) + 1);
     }
-    const line = (key: string, rs: PointResult[], metric: Series['metric'], label: string, y: (r: PointResult) => number | undefined): Series => ({
+    const line = (key: string, rs: ShownPoint[], metric: Series['metric'], label: string, y: (r: ShownPoint) => number | undefined): Series => ({
       label,
       transport: rs[0].point.transport,
       metric,
@@ -453,7 +476,7 @@ export function latencyBoxes(report: Report): LatencyBox[] {
     scenarioIds(report).map((s) => [s, varyingFactors(report.points.filter((r) => r.point.scenario === s).map((r) => r.point))]),
   );
   const boxes: LatencyBox[] = [];
-  for (const r of report.points) {
+  for (const r of shownPoints(report)) {
     const l = r.latency;
     if (!l || l.count === 0) continue;
     const { minMs, p25Ms, p50Ms, p75Ms, p95Ms, p99Ms, maxMs } = l;

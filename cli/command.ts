@@ -1,0 +1,56 @@
+/**
+ * The command-line layer every entry point shares (server, sweep, lab, benches): parse argv
+ * against a flag table, print `--help`, and turn any error into one line on stderr and one
+ * exit code. protocol/flags.ts only parses and throws; printing and exiting happen here.
+ */
+import { exitCodeOf, PushlabError } from '../protocol/errors.js';
+import { helpText, parseFlags, type Flags, type FlagSpec } from '../protocol/flags.js';
+
+/**
+ * Parses `argv` (process.argv by default). On `--help` prints the help on stdout and exits 0;
+ * bad input throws PushlabError PUSHLAB_BAD_FLAG, which `runCommand` reports, so no command
+ * starts work on flags it did not understand.
+ */
+export function commandLineFlags<T extends Record<string, FlagSpec>>(specs: T, command: string, argv: readonly string[] = process.argv.slice(2)): Flags<T> {
+  const usage = `npm run ${command} --`;
+  const flags = parseFlags(specs, argv, usage);
+  if (flags.help) {
+    process.stdout.write(helpText(specs, usage));
+    process.exit(0);
+  }
+  return flags;
+}
+
+/** The one line a failed command prints: the message of a PushlabError, the stack of a bug. */
+export function errorLine(command: string, err: unknown): string {
+  const text = err instanceof PushlabError ? err.message : err instanceof Error ? (err.stack ?? err.message) : String(err);
+  return `pushlab ${command}: ${text}`;
+}
+
+/**
+ * Runs a command's `main`. A number it resolves to is the exit code (see EXIT); undefined
+ * means the command keeps running (a server, the lab) and exits on its own. Any error becomes
+ * one line on stderr and the exit code `exitCodeOf` gives it.
+ */
+export function runCommand(command: string, main: () => Promise<number | undefined>): void {
+  main().then(
+    (code) => {
+      if (code !== undefined) process.exit(code);
+    },
+    (err: unknown) => {
+      process.stderr.write(`${errorLine(command, err)}\n`);
+      process.exit(exitCodeOf(err));
+    },
+  );
+}
+
+/**
+ * For a command written as a module with top-level await (the benches): an error that escapes
+ * it becomes the same one line and exit code as under `runCommand`. Call before any work.
+ */
+export function reportErrorsAs(command: string): void {
+  process.once('uncaughtException', (err) => {
+    process.stderr.write(`${errorLine(command, err)}\n`);
+    process.exit(exitCodeOf(err));
+  });
+}

@@ -1,0 +1,53 @@
+/**
+ * The range of every numeric factor, and the one way a number is read from text. The
+ * scenario schema (protocol/scenario-schema.ts, and the generated scenarios.schema.json),
+ * the stream query (STREAM_LIMITS), the page's config and every command's flags derive from
+ * these; change a limit here and all of them follow.
+ */
+
+export interface Range {
+  min: number;
+  max: number;
+  /** Whole numbers only. */
+  integer: boolean;
+}
+
+export const LIMITS = {
+  /** Rows per batch. */
+  batch: { min: 1, max: 10_000, integer: true },
+  /** Connections one page opens. */
+  concurrency: { min: 1, max: 500, integer: true },
+  /** Milliseconds between batches on one connection. */
+  intervalMs: { min: 0.05, max: 60_000, integer: false },
+  /** Workers parsing in parse mode worker. */
+  workers: { min: 1, max: 16, integer: true },
+  /** Seconds streamed before the measured window. */
+  warmupSec: { min: 0, max: 600, integer: false },
+  /** Length of the measured window in seconds. */
+  measureSec: { min: 0.5, max: 3600, integer: false },
+  /** Times a sweep measures each point, one round each. */
+  repeats: { min: 1, max: 50, integer: true },
+} as const satisfies Record<string, Range>;
+
+/** Latency p99 bound of a sustainable load in a find-max search (scenario `findMax.p99BoundMs`), ms. */
+export const P99_BOUND_MS: Range = { min: 1, max: 60_000, integer: false };
+
+/**
+ * A plain decimal: digits, an optional fraction and exponent. `Number()` alone would also
+ * take '0x10', '0b1', 'Infinity' and '' (as 0), none of which a person means as a count.
+ */
+const DECIMAL = /^-?(\d+\.?\d*|\.\d+)(e[+-]?\d+)?$/i;
+
+/** The number a plain decimal text spells, or NaN for anything else. */
+export function parseDecimal(text: string): number {
+  return DECIMAL.test(text) ? Number(text) : Number.NaN;
+}
+
+export function inRange(n: number, r: Range): boolean {
+  return Number.isFinite(n) && n >= r.min && n <= r.max && (!r.integer || Number.isInteger(n));
+}
+
+/** What a range allows, for error messages: "an integer from 1 to 10000". */
+export function rangeText(r: Range): string {
+  return `${r.integer ? 'an integer' : 'a number'} from ${r.min} to ${r.max}`;
+}

@@ -1,0 +1,229 @@
+/**
+ * Measures one repeat of one point on a fresh page, and emits what happens; it never prints.
+ * A fresh page per repeat gives a new renderer (site isolation) with nothing left over from
+ * the last point, at a fraction of a new browser's cost. Every connection is open before the
+ * clock starts, the warm-up ends once both ends have caught up (at least MIN_WARMUP_MS, at most
+ * the point's `warmupSec` plus the settle budget), then one window is measured between two
+ * samples.
+ *
+ * A repeat ends early, without waiting for its timeout, when the renderer or the browser
+ * crashes, and at once when the caller's signal aborts (Ctrl-C): an aborted repeat is not
+ * recorded at all, so a resumed sweep measures it again.
+ */
+import { EventEmitter } from 'node:events';
+import { setTimeout as sleepFor } from 'node:timers/promises';
+import type { Browser, CDPSession, Page } from 'puppeteer-core';
+import type { FailedRepeat, MeasuredRepeat, PageConfig, Repeat } from '../protocol/report.js';
+import type { Point } from '../protocol/scenario.js';
+import { takeSample, type SampleSources } from './sampler.js';
+import { settle, settleBudgetMs, unsettledNote, type SettleProbe } from './settle.js';
+import type { ServerHandle } from './server-process.js';
+import { summarise } from './summarise.js';
+import { openLabPage, type LabApi } from './lab-page.js';
+
+/** What a repeat is doing now, for progress output. */
+export type Phase = 'load' | 'open' | 'warm-up' | 'window' | 'stop';
+
+/**
+ * The shortest warm-up, ms: JIT tiers, the chart's first frames and the first GCs happen in
+ * the first second; after it, the window opens as soon as neither end is catching up.
+ */
+export const MIN_WARMUP_MS = 1000;
+
+/** Ticks during long phases: progress output is never silent for more than about this, ms. */
+export const TICK_MS = 1000;
+
+/** Where repeats run: the current browser, replaced after a crash by `relaunch()`. */
+export interface BrowserSlot {
+  browser(): Browser;
+  /** Browser-level CDP session: SystemInfo lives there, not on page sessions. */
+  session(): CDPSession;
+  /** Replaces a browser that crashed or disconnected. */
+  relaunch(): Promise<void>;
+}
+
+export interface RepeatEvents {
+  phase: [point: Point, phase: Phase, elapsedMs: number, plannedMs: number | null];
+  'attempt-failed': [point: Point, attempt: number, error: Error, cause: string | undefined];
+}
+
+export interface RepeatOptions {
+  browser: BrowserSlot;
+  server: ServerHandle;
+  cores: number;
+  /** Extra tries for a failed repeat before it is recorded as failed. */
+  retries: number;
+  /** Slack on top of warm-up + settle + window before a repeat is abandoned, ms. */
+  slackMs?: number;
+  /** The page to measure, relative to the server URL: the lab page unless a bench says otherwise. */
+  pagePath?: string;
+}
+
+export interface RepeatContext {
+  round: number;
+  /** The current round's in-page JSON.parse ceiling at this point's batch size, events/s. */
+  ceilingEventsPerSec: number | null;
+  /** Aborting it (Ctrl-C) stops the repeat at once; it is then not recorded. */
+  signal?: AbortSignal;
+}
+
+/** Why an attempt stopped early. */
+class Stopped extends Error {
+  override name = 'Stopped';
+  constructor(
+    readonly kind: 'interrupted' | 'timeout' | 'renderer crashed' | 'browser crashed',
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+/** The signal's abort reason, as thrown by an aborted repeat. */
+export function isInterrupted(err: unknown): boolean {
+  return err instanceof Stopped && err.kind === 'interrupted';
+}
+
+export class RepeatMeasurer extends EventEmitter<RepeatEvents> {
+  constructor(private readonly o: RepeatOptions) {
+    super();
+  }
+
+  /** One repeat with retries; null when the caller's signal aborted it (nothing to record). */
+  async measure(point: Point, ctx: RepeatContext): Promise<Repeat | null> {
+    const startedAt = new Date().toISOString();
+    let last: Error = new Error('not run');
+    for (let attempt = 1; attempt <= 1 + this.o.retries; attempt++) {
+      if (ctx.signal?.aborted) return null;
+      try {
+        return await this.attempt(point, ctx, startedAt, attempt);
+      } catch (err) {
+        if (ctx.signal?.aborted) return null;
+        last = err instanceof Error ? err : new Error(String(err));
+        this.emit('attempt-failed', point, attempt, last, last instanceof Stopped ? last.kind : undefined);
+        if (last instanceof Stopped && last.kind === 'browser crashed') await this.o.browser.relaunch();
+      }
+    }
+    const failed: FailedRepeat = {
+      status: 'failed',
+      verdict: 'failed',
+      round: ctx.round,
+      startedAt,
+      attempts: 1 + this.o.retries,
+      notes: [],
+      error: last.message,
+    };
+    if (last instanceof Stopped) failed.cause = last.kind;
+    return failed;
+  }
+
+  /** The longest one attempt may take before it is abandoned, ms. */
+  budgetMs(point: Point): number {
+    return (point.warmupSec + point.measureSec) * 1000 + settleBudgetMs(point.warmupSec) + (this.o.slackMs ?? 60_000);
+  }
+
+  private async attempt(point: Point, ctx: RepeatContext, startedAt: string, attempt: number): Promise<MeasuredRepeat> {
+    const stop = new AbortController();
+    const browser = this.o.browser.browser();
+    const onAbort = () => stop.abort(new Stopped('interrupted', 'interrupted'));
+    const onDisconnect = () => stop.abort(new Stopped('browser crashed', 'browser crashed (Chrome disconnected)'));
+    ctx.signal?.addEventListener('abort', onAbort, { once: true });
+    browser.once('disconnected', onDisconnect);
+    const timer = setTimeout(
+      () => stop.abort(new Stopped('timeout', `${point.id} did not finish within ${Math.round(this.budgetMs(point) / 1000)} s`)),
+      this.budgetMs(point),
+    );
+    let page: Page | undefined;
+    try {
+      page = await browser.newPage();
+      // The page's `error` event is a renderer crash (or a kill): stop now, not at the timeout.
+      page.once('error', (err) => stop.abort(new Stopped('renderer crashed', `renderer crashed (${err.message})`)));
+      const measured = this.run(page, point, ctx, startedAt, attempt, stop.signal);
+      // Once stopped, the page is closed under the run, which then rejects: nothing to report.
+      measured.catch(() => undefined);
+      return await Promise.race([measured, rejectOnAbort(stop.signal)]);
+    } finally {
+      clearTimeout(timer);
+      ctx.signal?.removeEventListener('abort', onAbort);
+      browser.off('disconnected', onDisconnect);
+      await page?.close().catch(() => undefined);
+    }
+  }
+
+  private async run(page: Page, point: Point, ctx: RepeatContext, startedAt: string, attempt: number, signal: AbortSignal): Promise<MeasuredRepeat> {
+    const phase = (name: Phase, elapsedMs = 0, plannedMs: number | null = null) => {
+      signal.throwIfAborted();
+      this.emit('phase', point, name, elapsedMs, plannedMs);
+    };
+    phase('load');
+    const pageSession = await page.createCDPSession();
+    await pageSession.send('Performance.enable');
+    const api = await openLabPage(page, new URL(this.o.pagePath ?? '', this.o.server.url).href);
+    phase('open');
+    const config: PageConfig = {
+      transport: point.transport,
+      batch: point.batch,
+      intervalMs: point.intervalMs,
+      concurrency: point.concurrency,
+      render: point.render,
+      parse: point.parse,
+      workers: Math.max(1, point.workers),
+    };
+    // Functions passed to evaluate() run in the page: they cannot close over anything here.
+    await api.evaluate((p, c) => p.start(c).then(() => undefined), config);
+    const warmStart = performance.now();
+    const minWarmupMs = Math.min(MIN_WARMUP_MS, point.warmupSec * 1000);
+    phase('warm-up', 0, minWarmupMs);
+    await ticking(minWarmupMs, signal, (t) => phase('warm-up', t, minWarmupMs));
+    const settled = await settle((ms) => this.probe(api, ms, signal, () => phase('warm-up', Math.round(performance.now() - warmStart), null)), {
+      intervalMs: point.intervalMs,
+      concurrency: point.concurrency,
+      // The scenario's warm-up is the longest one: what the minimum did not use goes to settling.
+      budgetMs: point.warmupSec * 1000 - minWarmupMs + settleBudgetMs(point.warmupSec),
+    });
+    const src: SampleSources = { api, pageSession, browserSession: this.o.browser.session(), serverStats: (reset) => this.o.server.stats(reset) };
+    const windowMs = point.measureSec * 1000;
+    phase('window', 0, windowMs);
+    const a = await takeSample(src, true);
+    await ticking(windowMs, signal, (t) => phase('window', t, windowMs));
+    const b = await takeSample(src, true);
+    phase('stop');
+    await api.evaluate((p) => p.stop());
+    const repeat = summarise(point, a, b, {
+      round: ctx.round,
+      startedAt,
+      attempts: attempt,
+      cores: this.o.cores,
+      settleSec: Math.round(settled.waitedMs) / 1000,
+      startedBehind: !settled.settled,
+      ceilingEventsPerSec: ctx.ceilingEventsPerSec,
+    });
+    if (!settled.settled) repeat.notes.push(unsettledNote(settled));
+    return repeat;
+  }
+
+  /** Page latency over the next `ms`, and the server's pacing debt at its end. */
+  private async probe(api: LabApi, ms: number, signal: AbortSignal, tick: () => void): Promise<SettleProbe> {
+    const snapshot = (reset: boolean) => api.evaluate((p, r) => p.snapshot({ resetLatency: r }), reset);
+    await snapshot(true);
+    await sleepFor(ms, undefined, { signal });
+    tick();
+    const [s, server] = await Promise.all([snapshot(true), this.o.server.stats(false)]);
+    return { p50Ms: s?.latency.p50Ms ?? null, batchesBehind: server.batchesBehind };
+  }
+}
+
+/** Sleeps `ms` in ticks of at most TICK_MS, calling `tick(elapsedMs)` after each. */
+async function ticking(ms: number, signal: AbortSignal, tick: (elapsedMs: number) => void): Promise<void> {
+  const start = performance.now();
+  for (let left = ms; left > 0; left = ms - (performance.now() - start)) {
+    await sleepFor(Math.min(TICK_MS, left), undefined, { signal });
+    tick(Math.round(performance.now() - start));
+  }
+}
+
+function rejectOnAbort(signal: AbortSignal): Promise<never> {
+  return new Promise((_, reject) => {
+    if (signal.aborted) reject(signal.reason);
+    signal.addEventListener('abort', () => reject(signal.reason), { once: true });
+  });
+}

@@ -1,0 +1,97 @@
+/**
+ * Two small real sweeps: a renderer killed mid-repeat is recorded at once with cause
+ * 'renderer crashed' and the sweep goes on to its next round; and a find-max search on a
+ * range this machine surely sustains (batch 1…2 on one connection) runs its probes, confirms
+ * the top and records the knee. The search algorithm itself is tested in find-max.test.ts.
+ */
+import { readFileSync } from 'node:fs';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { EXIT } from '../protocol/errors.js';
+import type { FailedRepeat, Report } from '../protocol/report.js';
+import { cmdline, descendants, runSweep, startSweep } from './sweep-process.js';
+
+let dir: string;
+
+beforeAll(async () => {
+  dir = await mkdtemp(path.join(os.tmpdir(), 'pushlab-crash-'));
+  const file = {
+    scenarios: [
+      { id: 'one', transport: 'sse', batch: 5, concurrency: 2, warmupSec: 1, measureSec: 6 },
+      { id: 'knee', transport: 'sse', concurrency: 1, warmupSec: 1, measureSec: 1, findMax: { vary: 'batch', min: 1, max: 2, p99BoundMs: 10_000 } },
+    ],
+  };
+  await writeFile(path.join(dir, 'scenarios.json'), JSON.stringify(file));
+});
+
+afterAll(async () => {
+  if (dir) await rm(dir, { recursive: true, force: true });
+});
+
+describe('a renderer killed mid-sweep', () => {
+  let report: Report;
+  let code: number | null;
+  let stderr: string;
+  let killed: string[];
+
+  beforeAll(async () => {
+    const run = startSweep(['--file', path.join(dir, 'scenarios.json'), '--scenario', 'one', '--repeats', '2', '--retries', '0', '--out', dir]);
+    await run.waitForStderr(/\[1\/2\][^\n]*one\/sse-b5-c2-i1-full · started/, 90_000);
+    // Past page load and into the warm-up or the window (6 s long): kill every renderer.
+    await new Promise((r) => setTimeout(r, 2500));
+    const renderers = descendants(run.child.pid!).filter((pid) => cmdline(pid).includes('--type=renderer'));
+    killed = renderers.map(cmdline);
+    for (const pid of renderers) process.kill(pid, 'SIGKILL');
+    const started = performance.now();
+    await run.waitForStderr(/round 1: FAILED/, 20_000);
+    // The crash ends the repeat at once, not at the repeat's timeout (a minute past its window).
+    expect(performance.now() - started).toBeLessThan(10_000);
+    ({ code } = await run.exit);
+    stderr = run.stderr();
+    report = JSON.parse(await readFile(run.stdout().trim().split('\n').at(-1)!, 'utf8')) as Report;
+  }, 150_000);
+
+  it('records the repeat as failed with cause renderer crashed, and measures the next round', () => {
+    expect(killed.length).toBeGreaterThan(0);
+    expect(code, stderr).toBe(EXIT.failed);
+    const [point] = report.points;
+    expect(point.repeats.map((r) => `${r.round}:${r.status}`)).toEqual(['0:failed', '1:ok']);
+    const failed = point.repeats[0] as FailedRepeat;
+    expect(failed.cause).toBe('renderer crashed');
+    expect(failed.error).toMatch(/^renderer crashed/);
+    expect(point.unsteady.map((u) => u.kind)).toContain('failed-repeats');
+    expect(report.finishedAt).not.toBeNull();
+  });
+});
+
+describe('--find-max on a real tiny search', () => {
+  let report: Report;
+  let code: number | null;
+  let stderr: string;
+
+  beforeAll(async () => {
+    let stdout: string;
+    ({ code, stdout, stderr } = await runSweep(['--file', path.join(dir, 'scenarios.json'), '--scenario', 'knee', '--repeats', '1', '--out', dir], 120_000));
+    report = JSON.parse(readFileSync(stdout.trim().split('\n').at(-1)!, 'utf8')) as Report;
+  }, 150_000);
+
+  it('probes both ends, confirms the top and records the knee with its point ids', () => {
+    expect(code, stderr).toBe(EXIT.ok);
+    expect(report.points).toEqual([]);
+    expect(report.options.repeats).toBe(1);
+    const [s] = report.saturation;
+    expect(s).toMatchObject({ scenario: 'knee', transport: 'sse', varied: 'batch', fixed: { concurrency: 1 }, range: { min: 1, max: 2 } });
+    expect(s.criteria).toEqual({ deliveredRatio: 0.99, shed: 0, p99BoundMs: 10_000 });
+    expect(s.probes.map((p) => [p.value, p.pointId, p.sustainable])).toEqual([
+      [1, 'knee/sse-b1-c1-i1-full', true],
+      [2, 'knee/sse-b2-c1-i1-full', true],
+    ]);
+    expect(s.knee).toMatchObject({ value: 2, pointId: 'knee/sse-b2-c1-i1-full' });
+    expect(s.knee!.eventsPerSec.n).toBe(1);
+    expect(s.knee!.eventsPerSec.median).toBeGreaterThan(1500);
+    expect(s.firstPast).toBeNull();
+    expect(stderr).toMatch(/find-max knee sse: knee at batch 2/);
+  });
+});
