@@ -41,7 +41,8 @@ runCommand('lab', async () => {
   process.once('SIGTERM', () => void stop(130));
   try {
     server = flags.server ? remoteServer(flags.server) : await startServer();
-    browser = await LocalBrowser.launch(flags.headless, log);
+    // PUSHLAB_LAB_DEVTOOLS=1 (the lab's test): a DevTools port to attach to, printed below.
+    browser = await LocalBrowser.launch(flags.headless, log, process.env.PUSHLAB_LAB_DEVTOOLS ? ['--remote-debugging-port=0'] : []);
   } catch (err) {
     await browser?.close();
     await server?.stop();
@@ -89,6 +90,7 @@ runCommand('lab', async () => {
   await pageSession.send('Performance.enable');
   await page.goto(url);
   log(`pushlab lab: ${url}\nChrome ${chrome.launched.version}; close the window or press Ctrl-C to stop.`);
+  if (process.env.PUSHLAB_LAB_DEVTOOLS) log(`devtools: ${chrome.browser().wsEndpoint()}`);
   chrome.browser().on('disconnected', () => void stop(0));
 
   const cpu = new LabCpuReader({ browserSession: chrome.session(), pageSession, serverStats: () => srv.stats(), cores: os.cpus().length });

@@ -129,17 +129,20 @@ export class Lab {
         // The line is a convenience: a failed poll keeps the last figures.
       }
     };
+    // Judged from when every connection was open: opening them is not falling behind.
+    const openedAt = performance.now();
+    const start = this.source.live();
     const parsedIn = c.parse === 'worker' ? `${Math.min(c.workers, c.concurrency)} Worker(s)` : 'the main thread';
     const tick = () => {
       if (this.stopped) return;
       const now = performance.now();
       const counters = this.source.live();
-      const last = history.at(-1) ?? { t: this.startedAt, events: 0, bytes: 0, server: null };
+      const last = history.at(-1) ?? { t: openedAt, events: start.events, bytes: start.bytes, server: null };
       history.push({ t: now, events: counters.events, bytes: counters.bytes, server: latestServer });
       while (history.length > JUDGE_WINDOW_SEC + 1) history.shift();
       const dt = (now - last.t) / 1000;
       const receivedEventsPerSec = dt > 0 ? (counters.events - last.events) / dt : 0;
-      const from = history.length > JUDGE_WINDOW_SEC ? history[0] : { t: this.startedAt, events: 0, server: firstServer };
+      const from = history.length > JUDGE_WINDOW_SEC ? history[0] : { t: openedAt, events: start.events, server: firstServer };
       const newest = this.source.newestSentAtMs();
       const backlogMs = newest > 0 ? performance.timeOrigin + now - newest : null;
       const health = judgeHealth(
@@ -153,7 +156,7 @@ export class Lab {
           cpu: this.views.cpu(),
           parse: c.parse,
           workers: c.workers,
-          runSec: (now - this.startedAt) / 1000,
+          runSec: (now - openedAt) / 1000,
         },
         performance.timeOrigin + now,
       );
