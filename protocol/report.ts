@@ -17,12 +17,16 @@ export interface ServerConnectionStats {
   http: string;
   batch: number;
   intervalMs: number;
+  /** The `client` tag the stream was opened with, or null. */
+  client: string | null;
   openSec: number;
   /** The next seq: batches generated so far, counting from the seq the stream resumed at. */
   generated: number;
   sent: number;
   /** Batches skipped because the client's send buffer was over the bound. */
   shed: number;
+  /** Batches due by schedule but not yet generated: this stream's pacing debt. */
+  behind: number;
   /** Batches written per second since the connection opened (shed excluded). */
   batchesPerSec: number;
   /** How late batches were written relative to their schedule since the last reset, in ms. */
@@ -121,6 +125,52 @@ export interface PushlabApi {
    * then parses them in a loop on the main thread for `durationMs`, with no network.
    */
   parseCeiling(batch: number, durationMs: number): Promise<ParseCeiling>;
+  /**
+   * The lab page only, under `npm run lab`: the driver calls this about once a second with CPU
+   * it read from CDP and procfs (a page cannot read its own CPU).
+   */
+  cpuReadings?(reading: CpuReading): void;
+  /**
+   * The lab page only, under `npm run lab`: measures the current settings exactly as a sweep
+   * point and appends it to the lab report; rejects when the page was opened some other way.
+   */
+  record?(): Promise<RecordedPoint>;
+}
+
+/**
+ * CPU over the last reading interval (about 1 s), in % of one core (a process may exceed 100
+ * on a multi-core host); null where the host cannot say (per-thread figures off Linux).
+ */
+export interface CpuReading {
+  /** When read, ms since the epoch. */
+  atMs: number;
+  /** Wall time the figures cover, s. */
+  intervalSec: number;
+  cores: number;
+  /** The tab's renderer process (the lab page's tab: Performance.getMetrics ProcessTime). */
+  renderer: number | null;
+  /** The tab's main thread busy time (TaskDuration), ≤ 100: the sweep's `tabMainThread`. */
+  mainThreadBusy: number | null;
+  /** The tab's renderer by thread (procfs CPU time: main, each parsing Worker, …); null off Linux. */
+  threads: TabThreadsCpu | null;
+  network: number;
+  browser: number;
+  gpu: number;
+  /** Every other Chrome process (other renderers, utilities). */
+  otherChrome: number;
+  server: number | null;
+  /** Every process on the host (/proc/stat), ≤ 100 × cores. */
+  host: number | null;
+}
+
+/** What `pushlab.record()` resolves to: where the point went and its one-line result. */
+export interface RecordedPoint {
+  /** The report file, and the viewer URL that opens it. */
+  reportPath: string;
+  viewerUrl: string;
+  pointId: string;
+  /** One line: verdict, EPS with delivered %, main thread, renderer CPU, latency. */
+  line: string;
 }
 
 /** What one core can parse in this browser, on the server's own bytes: the ceiling for EPS. */

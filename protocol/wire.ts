@@ -124,6 +124,11 @@ export interface StreamParams {
   batch: number;
   /** Milliseconds between batches on one connection. */
   interval: number;
+  /**
+   * A tag the server shows with the connection in `/stats` (letters, digits, `-`, `_`; at
+   * most 64): the lab page tags its connections with its run, to count what was shed for it alone.
+   */
+  client?: string;
 }
 
 export const STREAM_DEFAULTS: Partial<StreamParams> = { interval: 1 };
@@ -135,6 +140,8 @@ export interface ParamError {
   allowed: string;
   message: string;
 }
+
+const CLIENT_TAG = /^[A-Za-z0-9_-]{1,64}$/;
 
 /**
  * Parses the `batch` and `interval` query parameters. Returns the parsed values or the
@@ -167,6 +174,15 @@ export function parseStreamParams(
     }
     out[name] = n;
   }
+  const client = Array.isArray(query.client) ? query.client[0] : query.client;
+  if (client !== undefined) {
+    const text = String(client);
+    if (!CLIENT_TAG.test(text)) {
+      const allowed = 'letters, digits, - and _, 1 to 64 of them';
+      return { ok: false, error: { param: 'client', value: text, allowed, message: `client must be ${allowed}; got '${text}'` } };
+    }
+    out.client = text;
+  }
   return { ok: true, value: out as StreamParams };
 }
 
@@ -176,5 +192,5 @@ export function offeredEventsPerSec(p: StreamParams): number {
 }
 
 export function streamPath(transport: Transport, p: StreamParams): string {
-  return `/${transport}?batch=${p.batch}&interval=${p.interval}`;
+  return `/${transport}?batch=${p.batch}&interval=${p.interval}${p.client ? `&client=${p.client}` : ''}`;
 }

@@ -1,21 +1,55 @@
 /**
  * `npm run lab`: the server plus a headful Chrome on the lab page, for poking at by hand.
- * Flags pre-fill the page's form; --autostart starts streaming at once. Runs until the
- * browser window closes or Ctrl-C.
+ * Flags pre-fill the page's form; --autostart starts streaming at once. Once a second it reads
+ * CPU from Chrome and the OS and pushes it into the page (`pushlab.cpuReadings`), or with
+ * --headless prints it to stderr; the page's "Record this point" measures through this
+ * process, as a sweep does (lab-record.ts). Runs until the browser window closes or Ctrl-C.
  */
+import os from 'node:os';
+import path from 'node:path';
+import type { Page } from 'puppeteer-core';
 import { commandLineFlags, runCommand } from '../cli/command.js';
+import { ROOT } from '../cli/root.js';
 import { PushlabError } from '../protocol/errors.js';
-import { launchChrome } from './chrome.js';
+import type { CpuReading, PageConfig, PushlabApi } from '../protocol/report.js';
+import { environmentOf } from './environment.js';
+import { LabCpuReader, readingLine } from './lab-cpu.js';
+import { LabRecorder } from './lab-record.js';
+import { LocalBrowser } from './local-browser.js';
 import { LAB_FLAGS } from './options.js';
-import { remoteServer, startServer } from './server-process.js';
+import { remoteServer, startServer, type ServerHandle } from './server-process.js';
 
+const log = (line: string) => process.stderr.write(`${line}\n`);
+const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 
 runCommand('lab', async () => {
   const flags = commandLineFlags(LAB_FLAGS, 'lab');
   if (!flags.headless && process.platform === 'linux' && !process.env.DISPLAY && !process.env.WAYLAND_DISPLAY) {
     throw new PushlabError('PUSHLAB_NO_DISPLAY', 'no display for a headful Chrome (DISPLAY is unset): run under a desktop, use `xvfb-run npm run lab`, or pass --headless');
   }
-  const server = flags.server ? remoteServer(flags.server) : await startServer();
+  let server: ServerHandle | null = null;
+  let browser: LocalBrowser | null = null;
+  let stopping = false;
+  const stop = async (code: number) => {
+    if (stopping) return;
+    stopping = true;
+    await browser?.close();
+    await server?.stop();
+    process.exit(code);
+  };
+  process.once('SIGINT', () => void stop(130));
+  process.once('SIGTERM', () => void stop(130));
+  try {
+    server = flags.server ? remoteServer(flags.server) : await startServer();
+    // PUSHLAB_LAB_DEVTOOLS=1 (the lab's test): a DevTools port to attach to, printed below.
+    browser = await LocalBrowser.launch(flags.headless, log, process.env.PUSHLAB_LAB_DEVTOOLS ? ['--remote-debugging-port=0'] : []);
+  } catch (err) {
+    await browser?.close();
+    await server?.stop();
+    throw err;
+  }
+  const srv = server;
+  const chrome = browser;
   const query = new URLSearchParams({
     transport: flags.transport,
     batch: String(flags.batch),
@@ -26,18 +60,60 @@ runCommand('lab', async () => {
     workers: String(flags.workers),
     ...(flags.autostart ? { autostart: '1' } : {}),
   });
-  const url = `${server.url}?${query}`;
-  const chrome = await launchChrome({ headless: flags.headless });
-  const [page] = await chrome.browser.pages();
-  await (page ?? (await chrome.browser.newPage())).goto(url);
-  process.stderr.write(`pushlab lab: ${url}\nChrome ${chrome.version}; close the window or press Ctrl-C to stop.\n`);
-  const stop = async () => {
-    await chrome.browser.close().catch(() => undefined);
-    await server.stop();
-    process.exit(0);
-  };
-  chrome.browser.on('disconnected', () => void stop());
-  process.once('SIGINT', () => void stop());
-  process.once('SIGTERM', () => void stop());
+  const url = `${srv.url}?${query}`;
+  const page = (await chrome.browser().pages())[0] ?? (await chrome.browser().newPage());
+  const recorder = new LabRecorder({
+    browser: chrome,
+    server: srv,
+    environment: environmentOf(chrome.launched, srv),
+    outDir: path.resolve(ROOT, flags.out),
+    cores: os.cpus().length,
+    warmupSec: flags['warmup-sec'],
+    measureSec: flags['measure-sec'],
+    repeats: flags.repeats,
+  });
+  let recording = false;
+  // Exposed before the page loads, so the page sees it from its first script on.
+  await page.exposeFunction('pushlabRecord', async (config: PageConfig) => {
+    recording = true;
+    log(`recording ${recorder.pointOf(config).id}: ${flags.repeats} repeat(s) of ${flags['warmup-sec']} s warm-up + settle + ${flags['measure-sec']} s window…`);
+    try {
+      const r = await recorder.record(config);
+      log(`recorded ${r.line}\n  → ${r.reportPath}`);
+      return r;
+    } finally {
+      recording = false;
+      cpu.reset();
+    }
+  });
+  const pageSession = await page.createCDPSession();
+  await pageSession.send('Performance.enable');
+  await page.goto(url);
+  log(`pushlab lab: ${url}\nChrome ${chrome.launched.version}; close the window or press Ctrl-C to stop.`);
+  if (process.env.PUSHLAB_LAB_DEVTOOLS) log(`devtools: ${chrome.browser().wsEndpoint()}`);
+  chrome.browser().on('disconnected', () => void stop(0));
+
+  const cpu = new LabCpuReader({ browserSession: chrome.session(), pageSession, serverStats: () => srv.stats(), cores: os.cpus().length });
+  void pushReadings(page, cpu, flags.headless, () => recording || stopping);
   return undefined;
 });
+
+/**
+ * About once a second: one CPU reading into the page and, headless, to stderr. Skipped while
+ * a point is recorded, so the driver's own CDP traffic stays out of that measurement.
+ */
+async function pushReadings(page: Page, cpu: LabCpuReader, print: boolean, paused: () => boolean): Promise<void> {
+  for (;;) {
+    await sleep(1000);
+    if (paused()) continue;
+    let reading: CpuReading | null;
+    try {
+      reading = await cpu.read();
+    } catch {
+      return; // the browser is gone: the lab is stopping
+    }
+    if (!reading) continue;
+    if (print) log(readingLine(reading));
+    await page.evaluate((r) => (globalThis as unknown as { pushlab: PushlabApi }).pushlab.cpuReadings?.(r), reading).catch(() => undefined);
+  }
+}

@@ -12,13 +12,14 @@ export class LocalBrowser implements BrowserSlot {
     private cdp: CDPSession,
     private readonly headless: boolean,
     private readonly log: (line: string) => void,
+    private readonly extraArgs: string[] = [],
   ) {}
 
-  static async launch(headless: boolean, log: (line: string) => void): Promise<LocalBrowser> {
+  static async launch(headless: boolean, log: (line: string) => void, extraArgs: string[] = []): Promise<LocalBrowser> {
     // The sweep handles Ctrl-C itself (it saves the report first); Chrome still dies with the process.
-    const chrome = await launchChrome({ headless, log, handleSignals: false });
+    const chrome = await launchChrome({ headless, log, handleSignals: false, extraArgs });
     try {
-      return new LocalBrowser(chrome, await chrome.browser.target().createCDPSession(), headless, log);
+      return new LocalBrowser(chrome, await chrome.browser.target().createCDPSession(), headless, log, extraArgs);
     } catch (err) {
       chrome.browser.process()?.kill('SIGKILL');
       throw err;
@@ -40,7 +41,7 @@ export class LocalBrowser implements BrowserSlot {
   async relaunch(): Promise<void> {
     this.log('Chrome crashed or disconnected: launching it again');
     this.kill();
-    this.chrome = await launchChrome({ headless: this.headless, log: this.log, handleSignals: false });
+    this.chrome = await launchChrome({ headless: this.headless, log: this.log, handleSignals: false, extraArgs: this.extraArgs });
     this.cdp = await this.chrome.browser.target().createCDPSession();
   }
 

@@ -2,6 +2,7 @@
 import { PushlabError } from '../protocol/errors.js';
 import { rangeFlag, type Flags, type FlagSpec } from '../protocol/flags.js';
 import { inRange, LIMITS, rangeText } from '../protocol/limits.js';
+import { BUILTIN_DEFAULTS } from '../protocol/scenario.js';
 import { PARSE_MODES, RENDER_MODES, TRANSPORTS } from '../protocol/wire.js';
 
 export const SWEEP_FLAGS = {
@@ -84,6 +85,10 @@ export const LAB_FLAGS = {
   autostart: { type: 'boolean', default: false, help: 'start streaming as soon as the page loads' },
   headless: { type: 'boolean', default: false, help: 'run Chrome headless (for machines without a display)' },
   server: { type: 'string', default: '', help: 'URL of a running pushlab server', defaultText: 'start one' },
+  out: { type: 'string', default: 'reports', help: '"Record this point" appends to <out>/lab-<run-id>/report.json' },
+  'warmup-sec': rangeFlag(LIMITS.warmupSec, BUILTIN_DEFAULTS.warmupSec, "a recorded point's warm-up, s (a sweep point's)"),
+  'measure-sec': rangeFlag(LIMITS.measureSec, BUILTIN_DEFAULTS.measureSec, "a recorded point's window, s (a sweep point's)"),
+  repeats: rangeFlag(LIMITS.repeats, BUILTIN_DEFAULTS.repeats, 'repeats of a recorded point, one round each (a sweep point\'s)'),
 } as const satisfies Record<string, FlagSpec>;
 
 /** `npm run report`: positional runs come besides these (see report-cli.ts). */

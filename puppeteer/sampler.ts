@@ -38,7 +38,7 @@ export interface SampleSources {
   serverStats: (reset: boolean) => Promise<ServerStats>;
 }
 
-async function tabMetrics(session: CDPSession): Promise<TabMetrics> {
+export async function tabMetrics(session: CDPSession): Promise<TabMetrics> {
   const { metrics } = await session.send('Performance.getMetrics');
   const get = (name: string) => {
     const m = metrics.find((x) => x.name === name);
@@ -48,12 +48,12 @@ async function tabMetrics(session: CDPSession): Promise<TabMetrics> {
   return { processTime: get('ProcessTime'), taskDuration: get('TaskDuration'), timestamp: get('Timestamp') };
 }
 
-async function chromeProcesses(session: CDPSession): Promise<ChromeProcess[]> {
+export async function chromeProcesses(session: CDPSession): Promise<ChromeProcess[]> {
   const { processInfo } = await session.send('SystemInfo.getProcessInfo');
   return processInfo.map((p) => ({ id: p.id, type: p.type, cpuTime: p.cpuTime }));
 }
 
-async function hostSample(): Promise<HostCpuSample | null> {
+export async function hostSample(): Promise<HostCpuSample | null> {
   try {
     return parseProcStat(await readFile('/proc/stat', 'utf8'), os.cpus().length);
   } catch {

@@ -5,18 +5,13 @@
 import type { MeasuredRepeat, RepeatFigures, TabThreadsCpu, Verdict } from '../protocol/report.js';
 import type { Point } from '../protocol/scenario.js';
 import { maxBurst } from '../protocol/pacing.js';
+import { findLimit, hostSaturated } from '../protocol/verdict.js';
 import { median } from '../protocol/stats.js';
 import { chromeCpu, hostCpu, percentOfCore } from './cpu.js';
 import { efficiencyOf } from './point-summary.js';
 import type { Sample } from './sampler.js';
 import { threadsCpu } from './threads.js';
 
-/** Delivered below this share of the offered rate, a point did not keep up. */
-export const KEPT_UP_RATIO = 0.97;
-/** The server fell behind its own schedule below this share (issue: 99% of nominal). */
-export const PACING_OK_RATIO = 0.99;
-/** A thread or host this busy (share of its capacity) is called saturated. */
-export const SATURATED = 0.9;
 
 const round = (x: number, digits = 1) => Math.round(x * 10 ** digits) / 10 ** digits;
 
@@ -135,62 +130,30 @@ function roundAll<T extends object>(o: T): T {
 export function judge(point: Point, r: RepeatFigures, end: Sample, cores: number): { verdict: Exclude<Verdict, 'failed'>; notes: string[] } {
   const notes: string[] = [];
   const { cpu, server, page } = r;
-  const hostSaturated = cpu.host !== null && cpu.host >= SATURATED * 100 * cores;
   if (end.page.open < point.concurrency) notes.push(`only ${end.page.open} of ${point.concurrency} connections were open at the end of the window`);
   if (page.duplicates > 0) notes.push(`${page.duplicates} duplicate batches`);
   if (page.gaps > 0) notes.push(`${page.gaps} batches missing at the page; the server shed ${server.batchesShed} in the window`);
   if (page.perConnectionBatchesPerSec.min < 0.5 * page.perConnectionBatchesPerSec.max) {
     notes.push(`unfair connections: ${page.perConnectionBatchesPerSec.min}–${page.perConnectionBatchesPerSec.max} batches/s per connection`);
   }
-  if (hostSaturated) notes.push(`host CPU ${cpu.host}% of ${cores * 100}%: the machine was saturated`);
+  if (hostSaturated(cpu.host, cores)) notes.push(`host CPU ${cpu.host}% of ${cores * 100}%: the machine was saturated`);
 
-  if (r.deliveredRatio >= KEPT_UP_RATIO) return { verdict: 'ok', notes };
-  // Behind by more than one tick's catch-up on every connection: the schedule slipped.
-  const behind = server.batchesBehind > point.concurrency * maxBurst(point.intervalMs);
-  if ((server.pacingRatio < PACING_OK_RATIO || behind) && server.batchesShed === 0) {
-    notes.push(`server generated only ${(server.pacingRatio * 100).toFixed(1)}% of scheduled batches without shedding, ${server.batchesBehind} behind at the end (server CPU ${cpu.server}%)`);
-    // A server starved of CPU by a saturated host is the host's limit, not the server's.
-    return { verdict: hostSaturated ? 'host-bound' : 'server-bound', notes };
-  }
-  if (cpu.tabMainThread >= SATURATED * 100) {
-    notes.push(`tab main thread ${cpu.tabMainThread}% busy: the page could not take more`);
-    return { verdict: 'client-bound', notes };
-  }
-  // In parse mode worker the main thread idles and the Workers do the work, each on at most
-  // one core: judged by their own CPU where the kernel exposes threads, else by the process.
-  if (point.parse === 'worker') {
-    const workers = cpu.tabThreads?.workers ?? [];
-    const busiest = Math.max(0, ...workers);
-    if (workers.length && busiest >= SATURATED * 100) {
-      notes.push(`parsing Workers at ${workers.map((w) => `${w}%`).join(', ')} of a core: the Workers could not take more`);
-      return { verdict: 'client-bound', notes };
-    }
-    if (!cpu.tabThreads && cpu.tabProcess >= SATURATED * 100 * Math.min(point.workers, cores) && !hostSaturated) {
-      notes.push(`tab process ${cpu.tabProcess}% with ${point.workers} parsing Worker(s): the Workers could not take more`);
-      return { verdict: 'client-bound', notes };
-    }
-  }
-  if (hostSaturated) return { verdict: 'host-bound', notes };
-  const busiest = busiestTabThread(cpu.tabThreads);
-  const threadText = busiest ? `busiest tab thread: ${busiest.name} at ${busiest.percent}%, ` : '';
-  notes.push(`delivered ${(r.deliveredRatio * 100).toFixed(1)}% with no thread at ${SATURATED * 100}% (${threadText}network service ${cpu.chrome.network}%, browser ${cpu.chrome.browser}%)`);
-  return { verdict: 'client-bound', notes };
-}
-
-/**
- * The tab's busiest thread, to name where a point that hit no threshold came closest. On a
- * busy 2-core host a thread that could use a whole core often shows 85–90%: it waits for a
- * core as well as for work.
- */
-export function busiestTabThread(t: TabThreadsCpu | null): { name: string; percent: number } | null {
-  if (!t) return null;
-  const all: [string, number][] = [
-    ['main', t.main],
-    ...t.workers.map((w, i): [string, number] => [`parsing Worker ${i + 1}`, w]),
-    ['IO', t.io],
-    ['compositor', t.compositor],
-    ['thread pool (GC)', t.pool],
-  ];
-  const [name, percent] = all.reduce((a, b) => (b[1] > a[1] ? b : a));
-  return { name, percent };
+  // The decision itself is shared with the lab page's live verdict (protocol/verdict.ts).
+  const limit = findLimit({
+    deliveredRatio: r.deliveredRatio,
+    parse: point.parse,
+    workers: point.workers,
+    cores,
+    server: {
+      pacingRatio: server.pacingRatio,
+      batchesBehind: server.batchesBehind,
+      // Behind by more than one tick's catch-up on every connection: the schedule slipped.
+      slipped: server.batchesBehind > point.concurrency * maxBurst(point.intervalMs),
+      shed: server.batchesShed,
+      cpu: cpu.server,
+    },
+    cpu: { tabMainThread: cpu.tabMainThread, tabProcess: cpu.tabProcess, tabThreads: cpu.tabThreads ?? null, host: cpu.host, network: cpu.chrome.network, browser: cpu.chrome.browser },
+  });
+  if (limit.note) notes.push(limit.note);
+  return { verdict: limit.verdict, notes };
 }

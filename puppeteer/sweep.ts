@@ -11,6 +11,7 @@ import { EXIT, PushlabError } from '../protocol/errors.js';
 import { commandLineFlags, runCommand } from '../cli/command.js';
 import { ROOT } from '../cli/root.js';
 import { SCHEMA_VERSION, type Environment, type Report } from '../protocol/report.js';
+import { environmentOf } from './environment.js';
 import { BUILTIN_DEFAULTS, expandScenario, parseScenarioFile, searchesFor, selectScenarios, type Point, type ScenarioFile, type SearchSpec } from '../protocol/scenario.js';
 import { measureCeilings } from './ceiling.js';
 import { durationText, repeatSec, roundsSec, searchSec, SETUP_SEC } from './estimate.js';
@@ -126,23 +127,6 @@ function listPlan(plan: Plan): void {
   log(
     `${plan.report.points.length} points, ${repeats} repeats in ${plan.report.options.repeats} rounds${plan.searches.length ? `, ${plan.searches.length} find-max searches` : ''}: about ${durationText(planSec(plan))} (estimated, build not included)${auto}`,
   );
-}
-
-function environmentOf(chrome: LocalBrowser['launched'], server: ServerHandle): Environment {
-  const cpus = os.cpus();
-  return {
-    chromeVersion: chrome.version,
-    chromePath: chrome.path,
-    nodeVersion: process.version,
-    platform: `${os.platform()} ${os.release()} ${os.arch()}`,
-    cpuModel: cpus[0]?.model ?? 'unknown',
-    cores: cpus.length,
-    memoryBytes: os.totalmem(),
-    headless: chrome.headless,
-    launchArgs: chrome.args,
-    networkEnabled: chrome.networkEnabled,
-    serverUrl: server.url,
-  };
 }
 
 /** The exact command that finishes this sweep. */

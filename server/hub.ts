@@ -107,6 +107,7 @@ export class Hub {
     const limit = this.options.sendBufferLimitBytes;
     const origin = performance.timeOrigin;
     let nextDue = Infinity;
+    this.pool.useEpochAt(origin + performance.now());
     for (const s of this.streams) {
       const { batch, interval } = s.params;
       const now = performance.now();
@@ -159,7 +160,8 @@ export class Hub {
     let behind = 0;
     for (const s of this.streams) {
       const openSec = (now - s.openedAt) / 1000;
-      behind += Math.max(0, batchesDue(now - s.t0, s.params.interval) - s.generated);
+      const debt = Math.max(0, batchesDue(now - s.t0, s.params.interval) - s.generated);
+      behind += debt;
       lateness.add(s.lateness);
       const q = (x: number) => (s.lateness.count ? Math.round(s.lateness.quantile(x)) / 1000 : null);
       connections.push({
@@ -168,10 +170,12 @@ export class Hub {
         http: s.sink.http,
         batch: s.params.batch,
         intervalMs: s.params.interval,
+        client: s.params.client ?? null,
         openSec,
         generated: s.generated,
         sent: s.sent,
         shed: s.shed,
+        behind: debt,
         batchesPerSec: openSec > 0 ? s.sent / openSec : 0,
         latenessMs: { p50: q(0.5), p99: q(0.99), max: s.lateness.count ? Math.round(s.lateness.max) / 1000 : null },
         bufferedBytes: s.sink.bufferedBytes(),

@@ -1,48 +1,101 @@
 /**
- * The row bytes every batch is cut from. Rows are serialised once, at start-up, into one
- * Buffer holding the pool twice over, so the rows of any batch are one contiguous
- * `subarray` and a tick does no JSON work at all: batch `seq` of size `b` is rows
- * `[(seq·b) mod P, (seq·b) mod P + b)`. Connections with the same batch size at the same seq
- * share the same bytes.
+ * The row bytes every batch is cut from. Rows are serialised once, at start-up, so a tick
+ * does no JSON work at all: the rows of any batch are one contiguous zero-copy `subarray`.
+ *
+ * So that the page's live aggregate (max speed per second) means something, each row's
+ * `speed` follows a random walk: the pool holds `epochs` versions of its rows, one per second
+ * of a cycle, that differ only in their speeds. Epoch e's rows sit at [e·size, (e+1)·size) of
+ * one buffer, followed by epoch 0's rows again, so batch `seq` of size `b` in epoch e is rows
+ * `[e·size + (seq·b) mod size, … + b)`, contiguous even where it wraps into the next epoch.
+ * The hub picks the epoch once per tick from the wall clock (`useEpochAt`), so a tick still
+ * costs nothing per event, and every connection sends the same speeds in the same second.
+ * The walks are closed (they end where they start) so the cycle has no jump, and seeded, so
+ * two runs send the same bytes. Epoch 0 is exactly `makeRow`.
  */
-import { makeRow, STREAM_LIMITS } from '../protocol/wire.js';
+import { mulberry32 } from '../protocol/random.js';
+import { makeRow, SPEED_COLUMN, STREAM_LIMITS, type Row } from '../protocol/wire.js';
+
+/** Seconds in one cycle of the speed walk: each costs the pool's bytes once more in memory. */
+export const SPEED_EPOCHS = 30;
+
+/** Per-second step of the citywide speed level (km/h, sd), which moves every device's speed. */
+const LEVEL_STEP = 3;
+/** Per-second step of each device's own walk around that level (km/h, sd). */
+const DEVICE_STEP = 2;
+/** A speed no row has, to find where the speed sits in a row's JSON text. */
+const SPEED_MARK = 987654321;
+
+/** A closed random walk of `n` steps: w[0] = 0 and the step after w[n − 1] returns to 0. */
+export function closedWalk(n: number, sd: number, random: () => number): number[] {
+  // A sum of 3 uniforms is close enough to a normal step, and cheap.
+  const steps = Array.from({ length: n }, () => (random() + random() + random() - 1.5) * 2 * sd);
+  const mean = steps.reduce((a, b) => a + b, 0) / n;
+  const out = [0];
+  for (let k = 1; k < n; k++) out.push(out[k - 1] + steps[k - 1] - mean);
+  return out;
+}
 
 export class RowPool {
   /** Rows in the pool; batches never exceed it, so a batch never repeats a row. */
   readonly size: number;
+  readonly epochs: number;
   private readonly bytes: Buffer;
-  /** The same rows as one JS string, for writers that need text (better-sse's API). */
-  private readonly text: string;
-  /** Byte offset where row i starts, for i in [0, 2·size]; the comma before a row is not part of it. */
+  /** The same rows as one JS string, for writers that need text (better-sse's API); built on first use. */
+  private text: string | null = null;
+  /** Byte offset where chain row r starts, for r in [0, (epochs + 1)·size); the comma before a row is not part of it. */
   private readonly starts: Uint32Array;
   private readonly ends: Uint32Array;
+  /** The current epoch's first chain row. */
+  private base = 0;
 
-  constructor(size: number = STREAM_LIMITS.batch.max, epochMs = Date.UTC(2022, 2, 29, 20, 35, 56, 581)) {
+  constructor(size: number = STREAM_LIMITS.batch.max, epochMs = Date.UTC(2022, 2, 29, 20, 35, 56, 581), epochs = SPEED_EPOCHS) {
     this.size = size;
-    const texts: string[] = [];
-    for (let i = 0; i < size; i++) texts.push(JSON.stringify(makeRow(i, epochMs)));
-    const doubled = texts.concat(texts);
-    this.starts = new Uint32Array(doubled.length);
-    this.ends = new Uint32Array(doubled.length);
-    let offset = 0;
-    doubled.forEach((t, i) => {
-      this.starts[i] = offset;
-      this.ends[i] = offset + t.length;
-      offset += t.length + 1;
+    this.epochs = epochs;
+    const random = mulberry32(0x5eed);
+    const level = closedWalk(epochs, LEVEL_STEP, random);
+    // Each row is serialised once, around a placeholder speed; an epoch's row is its text
+    // with that epoch's speed spliced in, written straight into the one buffer.
+    const parts = Array.from({ length: size }, (_, i) => {
+      const row = makeRow(i, epochMs);
+      const marked: Row = [...row];
+      marked[SPEED_COLUMN] = SPEED_MARK;
+      const [head, tail] = JSON.stringify(marked).split(String(SPEED_MARK));
+      const own = closedWalk(epochs, DEVICE_STEP, random);
+      // Whole km/h, never below 1: a walk may wander, a car's speed stays positive.
+      const speeds = level.map((l, k) => String(Math.max(1, Math.round(row[SPEED_COLUMN] + l + own[k]))));
+      return { head, tail, speeds };
     });
-    this.text = doubled.join(',');
-    this.bytes = Buffer.from(this.text, 'latin1');
+    const chain = (epochs + 1) * size;
+    this.starts = new Uint32Array(chain);
+    this.ends = new Uint32Array(chain);
+    const texts: string[] = [];
+    let offset = 0;
+    for (let r = 0; r < chain; r++) {
+      const p = parts[r % size];
+      const text = p.head + p.speeds[Math.floor(r / size) % epochs] + p.tail;
+      texts.push(text);
+      this.starts[r] = offset;
+      this.ends[r] = offset + text.length;
+      offset += text.length + 1;
+    }
+    this.bytes = Buffer.from(texts.join(','), 'latin1');
   }
 
-  /** The rows of batch `seq` at size `batch`, as `row,row,…,row` (no brackets). Zero-copy. */
+  /** Selects the speeds of the second holding `epochMs` (wall clock); once per tick, not per batch. */
+  useEpochAt(epochMs: number): void {
+    this.base = (Math.floor(epochMs / 1000) % this.epochs) * this.size;
+  }
+
+  /** The rows of batch `seq` at size `batch` in the current epoch, as `row,row,…,row` (no brackets). Zero-copy. */
   rows(seq: number, batch: number): Buffer {
-    const first = (seq * batch) % this.size;
+    const first = this.base + ((seq * batch) % this.size);
     return this.bytes.subarray(this.starts[first], this.ends[first + batch - 1]);
   }
 
   /** The same rows as `rows()`, as a string (a V8 slice of the pool: no copy until written). */
   rowsText(seq: number, batch: number): string {
-    const first = (seq * batch) % this.size;
+    this.text ??= this.bytes.toString('latin1');
+    const first = this.base + ((seq * batch) % this.size);
     return this.text.slice(this.starts[first], this.ends[first + batch - 1]);
   }
 }

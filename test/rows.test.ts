@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { type Row, STREAM_LIMITS, makeRow } from '../protocol/wire.js';
-import { RowPool } from '../server/rows.js';
+import { type Row, SPEED_COLUMN, STREAM_LIMITS, makeRow } from '../protocol/wire.js';
+import { closedWalk, RowPool } from '../server/rows.js';
 
 const EPOCH = Date.UTC(2022, 2, 29, 20, 35, 56, 581);
 
@@ -8,6 +8,8 @@ const EPOCH = Date.UTC(2022, 2, 29, 20, 35, 56, 581);
 function parse(bytes: Buffer): Row[] {
   return JSON.parse(`[${bytes.toString('latin1')}]`) as Row[];
 }
+
+const withoutSpeed = (r: Row) => r.map((v, i) => (i === SPEED_COLUMN ? 0 : v));
 
 /** The row ids batch `seq` must carry: `batch` consecutive ids from (seq·batch) mod size, wrapping. */
 function expectedIds(seq: number, batch: number, size: number): number[] {
@@ -35,8 +37,10 @@ describe('RowPool.rows (small pool)', () => {
     expect(parse(pool.rows(2, 3)).map((r) => r[0])).toEqual([6, 0, 1]);
   });
 
-  it('serves the same rows makeRow builds, on both sides of the wrap', () => {
-    expect(parse(pool.rows(2, 3))).toEqual([6, 0, 1].map((i) => makeRow(i, EPOCH)));
+  it('serves the same rows makeRow builds, on both sides of the wrap (past it, the next second\'s speeds)', () => {
+    const rows = parse(pool.rows(2, 3));
+    expect(rows[0]).toEqual(makeRow(6, EPOCH));
+    expect(rows.map(withoutSpeed)).toEqual([6, 0, 1].map((i) => withoutSpeed(makeRow(i, EPOCH))));
   });
 
   it('serves the whole pool when batch equals its size', () => {
@@ -98,5 +102,41 @@ describe('RowPool.rows (default pool)', () => {
     expect(a.buffer).toBe(b.buffer);
     expect(a.byteOffset).toBe(b.byteOffset);
     expect(a.equals(b)).toBe(true);
+  });
+});
+
+describe('RowPool speed walk', () => {
+  const pool = new RowPool(50, EPOCH, 6);
+  const at = (second: number, seq: number, batch: number) => {
+    pool.useEpochAt(second * 1000 + 500);
+    return parse(pool.rows(seq, batch));
+  };
+
+  it('changes only the speed column from one second to the next', () => {
+    const a = at(0, 0, 50);
+    const b = at(1, 0, 50);
+    expect(b.map(withoutSpeed)).toEqual(a.map(withoutSpeed));
+    expect(b.filter((r, i) => r[SPEED_COLUMN] !== a[i][SPEED_COLUMN]).length).toBeGreaterThan(40);
+    expect(b.every((r) => Number.isInteger(r[SPEED_COLUMN]) && r[SPEED_COLUMN] >= 1)).toBe(true);
+  });
+
+  it('starts from makeRow and repeats every `epochs` seconds', () => {
+    expect(at(0, 0, 50)).toEqual(Array.from({ length: 50 }, (_, i) => makeRow(i, EPOCH)));
+    expect(at(7, 3, 20)).toEqual(at(1, 3, 20));
+  });
+
+  it('keeps a batch that wraps past the pool end contiguous, ids in order', () => {
+    const rows = at(5, 3, 20); // rows 10..29 of second 5
+    expect(rows.map((r) => r[0])).toEqual(expectedIds(3, 20, 50));
+    const across = at(5, 1, 40); // rows 40..49, then 0..29
+    expect(across.map((r) => r[0])).toEqual(expectedIds(1, 40, 50));
+  });
+
+  it('walks closed: the step after the last second returns to the start', () => {
+    const w = closedWalk(30, 3, () => 0.9);
+    expect(w[0]).toBe(0);
+    expect(w).toHaveLength(30);
+    // Constant steps minus their mean are all zero: a closed walk of identical steps stays flat.
+    expect(w.every((x) => Math.abs(x) < 1e-9)).toBe(true);
   });
 });

@@ -80,8 +80,8 @@ describe('formatCell', () => {
     const row = makeRow(4745, Date.UTC(2022, 2, 29));
     expect(formatCell(11, row[11])).toBe('another field');
     expect(formatCell(6, row[6])).toBe('c14745');
-    expect(formatCell(3, 116.9232297)).toMatch(/^116[.,]92323$/);
-    expect(formatCell(1, '2022-03-29T20:35:56.581Z')).toMatch(/\d\d:\d\d:\d\d[.,]581/);
+    expect(formatCell(3, 116.9232297)).toBe('116.92323');
+    expect(formatCell(1, '2022-03-29T20:35:56.581Z')).toBe('20:35:56.581');
   });
 });
 

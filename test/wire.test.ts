@@ -20,6 +20,14 @@ describe('parseStreamParams', () => {
     expect(parseStreamParams({ batch: '100', interval: '' })).toEqual({ ok: true, value: { batch: 100, interval: 1 } });
   });
 
+  it('takes an optional client tag, and refuses one that is not a plain name', () => {
+    expect(parseStreamParams({ batch: '5', client: 'lab-1a2b_3' })).toEqual({ ok: true, value: { batch: 5, interval: 1, client: 'lab-1a2b_3' } });
+    const bad = parseStreamParams({ batch: '5', client: 'a b' });
+    expect(bad.ok).toBe(false);
+    if (!bad.ok) expect(bad.error).toMatchObject({ param: 'client', value: 'a b' });
+    expect(parseStreamParams({ batch: '5', client: 'x'.repeat(65) }).ok).toBe(false);
+  });
+
   it('accepts the limits themselves', () => {
     expect(parseStreamParams({ batch: '1', interval: '0.05' })).toEqual({ ok: true, value: { batch: 1, interval: 0.05 } });
     expect(parseStreamParams({ batch: '10000', interval: '60000' })).toEqual({

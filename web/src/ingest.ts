@@ -34,6 +34,8 @@ export class Ingest {
   private window: SpeedWindow = { second: -1, max: -Infinity };
   /** Windows that have closed since the last `takeClosedWindows()`. */
   private closed: SpeedWindow[] = [];
+  /** The newest `sentAt` received, ms since the epoch (0 before any): now minus it is the page's backlog. */
+  newestSentAtMs = 0;
 
   constructor(readonly options: IngestOptions) {
     this.counters = new Counters(options.connections);
@@ -54,6 +56,7 @@ export class Ingest {
     const now = epochNow();
     const latencyUs = (now - msg.sentAt) * 1000;
     this.counters.batch(conn, msg.seq, rows.length, data.length, latencyUs);
+    if (msg.sentAt > this.newestSentAtMs) this.newestSentAtMs = msg.sentAt;
     this.ring?.push(rows);
     if (this.recent) {
       this.recent.record(latencyUs);

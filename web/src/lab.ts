@@ -4,28 +4,43 @@
  * charts redrawn at most every `renderEveryMs`. The driver and the console use it through
  * `window.pushlab`.
  */
-import type { PageConfig, PageSnapshot, ServerStats } from '../../protocol/report.js';
+import type { CpuReading, PageConfig, PageSnapshot, ServerStats } from '../../protocol/report.js';
+import { offeredEventsPerSec } from '../../protocol/wire.js';
 import type { LiveCharts } from './chart.js';
 import { validatePageConfig } from './config.js';
+import { judgeHealth, JUDGE_WINDOW_SEC, RunServerTally, type Health, type RunServer } from './health.js';
 import { MainThreadSource, WorkerSource, type Source } from './sources.js';
 import type { RowRing, StreamingTable } from './table.js';
 import { Throttle } from './throttle.js';
 
+/** What the lab shows once a second, whatever the render mode. */
+export interface LiveFigures {
+  offeredEventsPerSec: number;
+  receivedEventsPerSec: number;
+  health: Health;
+  backlogMs: number | null;
+  counters: ReturnType<Source['live']>;
+  parsedIn: string;
+}
+
 export interface Views {
   table: (ring: RowRing) => StreamingTable;
   charts: LiveCharts;
-  status: (text: string) => void;
+  live: (f: LiveFigures) => void;
+  /** The latest CPU reading `npm run lab` pushed, or null. */
+  cpu: () => CpuReading | null;
 }
 
 export class Lab {
   readonly config: Required<PageConfig>;
+  /** Tags this run's connections in the server's `/stats`, so the shed count is this run's alone. */
+  readonly client = `lab-${Math.random().toString(36).slice(2, 10)}`;
   private readonly source: Source;
   private readonly table: StreamingTable | null;
   private readonly charts: LiveCharts | null;
-  private readonly throttle: Throttle;
+  private readonly throttle: Throttle | null;
   private readonly startedAt = performance.now();
   private readonly startedAtEpoch = performance.timeOrigin + this.startedAt;
-  private lastPoint = { t: performance.now(), events: 0, bytes: 0 };
   private stopped = false;
 
   constructor(
@@ -34,14 +49,17 @@ export class Lab {
   ) {
     this.config = validatePageConfig(config);
     const c = this.config;
-    this.throttle = new Throttle(c.renderEveryMs, this.draw);
+    const keepRows = c.render === 'full' ? c.tableRows : 0;
+    // Only the table redraws at renderEveryMs; the charts take one point a second (tickLive).
+    this.throttle = keepRows ? new Throttle(c.renderEveryMs, () => this.table?.draw()) : null;
+    const throttle = this.throttle;
     const options = {
       transport: c.transport,
-      params: { batch: c.batch, interval: c.intervalMs },
+      params: { batch: c.batch, interval: c.intervalMs, client: this.client },
       concurrency: c.concurrency,
-      keepRows: c.render === 'full' ? c.tableRows : 0,
+      keepRows,
       aggregate: c.render !== 'none',
-      onActivity: c.render === 'none' ? () => undefined : () => this.throttle.request(),
+      onActivity: throttle ? () => throttle.request() : () => undefined,
       updateEveryMs: c.renderEveryMs,
     };
     this.source = c.parse === 'worker' ? new WorkerSource(options, Math.min(c.workers, c.concurrency)) : new MainThreadSource(options);
@@ -66,16 +84,20 @@ export class Lab {
     } finally {
       clearTimeout(timer);
     }
-    this.tickStatus();
+    this.tickLive();
     return { opened: concurrency, openMs: performance.now() - t0 };
+  }
+
+  get isStopped(): boolean {
+    return this.stopped;
   }
 
   stop(): void {
     if (this.stopped) return;
     this.stopped = true;
     this.source.stop();
-    this.throttle.cancel();
-    this.draw();
+    this.throttle?.cancel();
+    this.table?.draw();
   }
 
   async snapshot(resetLatency = false): Promise<PageSnapshot> {
@@ -86,72 +108,75 @@ export class Lab {
     return { atMs: performance.timeOrigin + at, transport: this.config.transport, concurrency: this.config.concurrency, ...s };
   }
 
-  private readonly draw = (): void => {
-    const now = performance.now();
-    const dt = (now - this.lastPoint.t) / 1000;
-    const charts = this.charts;
-    if (charts && dt > 0) {
-      const { events, bytes } = this.source.live();
-      const recent = this.source.recent;
-      const latency = recent ? recent.summary() : null;
-      recent?.reset();
-      charts.add({
-        tSec: (now - this.startedAt) / 1000,
-        eventsPerSec: (events - this.lastPoint.events) / dt,
-        megabytesPerSec: (bytes - this.lastPoint.bytes) / dt / 1e6,
-        p50Ms: latency?.p50Ms ?? null,
-        p99Ms: latency?.p99Ms ?? null,
-      });
-      for (const w of this.source.takeSpeed()) charts.addSpeed((w.second * 1000 + 1000 - this.startedAtEpoch) / 1000, w.max);
-      this.lastPoint = { t: now, events, bytes };
-      charts.draw();
-    }
-    this.table?.draw();
-  };
-
   /**
-   * A plain-text status line, once a second: cheap enough for render mode `none`. When the
-   * page renders, it also shows the batches the server shed for slow clients next to the
-   * gaps the page saw (from /stats: one small request a second, skipped in mode `none`).
+   * Once a second, in every render mode: offered vs received, the backlog, this run's shed
+   * count and pacing from `/stats` (one small request a second), the verdict line, and the
+   * charts' points. Plain text and one chart update a second keep mode `none` cheap.
    */
-  private tickStatus(): void {
-    let last = { t: performance.now(), events: 0 };
-    const shed = this.config.render === 'none' ? null : new ServerShed();
+  private tickLive(): void {
+    const c = this.config;
+    const offered = offeredEventsPerSec({ batch: c.batch, interval: c.intervalMs }) * c.concurrency;
+    const tally = new RunServerTally(this.client);
+    /** One entry a second: events received and this run's server figures, for the judging window. */
+    const history: { t: number; events: number; bytes: number; server: RunServer | null }[] = [];
+    let firstServer: RunServer | null = null;
+    let latestServer: RunServer | null = null;
+    const poll = async () => {
+      try {
+        latestServer = tally.add((await (await fetch('/stats')).json()) as ServerStats);
+        firstServer ??= latestServer;
+      } catch {
+        // The line is a convenience: a failed poll keeps the last figures.
+      }
+    };
+    // Judged from when every connection was open: opening them is not falling behind.
+    const openedAt = performance.now();
+    const start = this.source.live();
+    const parsedIn = c.parse === 'worker' ? `${Math.min(c.workers, c.concurrency)} Worker(s)` : 'the main thread';
     const tick = () => {
       if (this.stopped) return;
       const now = performance.now();
-      const c = this.source.live();
-      const eps = ((c.events - last.events) * 1000) / (now - last.t);
-      last = { t: now, events: c.events };
-      const where = this.config.parse === 'worker' ? ` · parsed in ${Math.min(this.config.workers, this.config.concurrency)} worker(s)` : '';
-      const shedText = shed?.text() ?? '';
-      this.views.status(
-        `${Math.round(eps).toLocaleString()} events/s · ${c.events.toLocaleString()} events · ${c.batches.toLocaleString()} batches · gaps ${c.gaps}${shedText} · duplicates ${c.duplicates} · reconnects ${c.reconnects}${where}`,
+      const counters = this.source.live();
+      const last = history.at(-1) ?? { t: openedAt, events: start.events, bytes: start.bytes, server: null };
+      history.push({ t: now, events: counters.events, bytes: counters.bytes, server: latestServer });
+      while (history.length > JUDGE_WINDOW_SEC + 1) history.shift();
+      const dt = (now - last.t) / 1000;
+      const receivedEventsPerSec = dt > 0 ? (counters.events - last.events) / dt : 0;
+      const from = history.length > JUDGE_WINDOW_SEC ? history[0] : { t: openedAt, events: start.events, server: firstServer };
+      const newest = this.source.newestSentAtMs();
+      const backlogMs = newest > 0 ? performance.timeOrigin + now - newest : null;
+      const health = judgeHealth(
+        {
+          offeredEventsPerSec: offered,
+          receivedEventsPerSec,
+          windowEvents: counters.events - from.events,
+          windowSec: (now - from.t) / 1000,
+          backlogMs,
+          server: firstServer && latestServer ? { first: firstServer, windowStart: from.server ?? firstServer, now: latestServer } : null,
+          cpu: this.views.cpu(),
+          parse: c.parse,
+          workers: c.workers,
+          runSec: (now - openedAt) / 1000,
+        },
+        performance.timeOrigin + now,
       );
-      void shed?.refresh();
+      this.views.live({ offeredEventsPerSec: offered, receivedEventsPerSec, health, backlogMs, counters, parsedIn });
+      this.addChartPoint(now, dt, receivedEventsPerSec, (counters.bytes - last.bytes) / dt / 1e6, offered);
+      void poll();
       setTimeout(tick, 1000);
     };
-    void shed?.refresh();
+    void poll();
     setTimeout(tick, 1000);
   }
-}
 
-/** Batches the server shed since this run started, from `/stats` (all its streams are this page's). */
-class ServerShed {
-  private base: number | null = null;
-  private latest = 0;
-
-  async refresh(): Promise<void> {
-    try {
-      const stats = (await (await fetch('/stats')).json()) as ServerStats;
-      this.base ??= stats.batchesShed;
-      this.latest = stats.batchesShed;
-    } catch {
-      // The status line is a convenience; a failed poll just keeps the last figure.
-    }
-  }
-
-  text(): string {
-    return this.base === null ? '' : ` (server shed ${(this.latest - this.base).toLocaleString()})`;
+  private addChartPoint(now: number, dt: number, eventsPerSec: number, megabytesPerSec: number, offered: number): void {
+    const charts = this.charts;
+    if (!charts || dt <= 0) return;
+    const recent = this.source.recent;
+    const latency = recent ? recent.summary() : null;
+    recent?.reset();
+    charts.add({ tSec: (now - this.startedAt) / 1000, eventsPerSec, megabytesPerSec, p50Ms: latency?.p50Ms ?? null, p99Ms: latency?.p99Ms ?? null }, offered);
+    for (const w of this.source.takeSpeed()) charts.addSpeed((w.second * 1000 + 1000 - this.startedAtEpoch) / 1000, w.max);
+    charts.draw();
   }
 }

@@ -4,12 +4,13 @@
  * URL parameters (`?transport=sse&batch=50&concurrency=10&intervalMs=1&render=full&autostart=1`)
  * pre-fill the form and can start a run on load.
  */
-import type { PageConfig, PushlabApi } from '../../protocol/report.js';
+import type { CpuReading, PageConfig, PushlabApi, RecordedPoint } from '../../protocol/report.js';
 import { LiveCharts } from './chart.js';
+import { CpuView } from './cpu-view.js';
 import { validatePageConfig } from './config.js';
 import { parseCeiling } from './ceiling.js';
 import { fillFormFields } from './form-fields.js';
-import { Lab } from './lab.js';
+import { Lab, type LiveFigures } from './lab.js';
 import { StreamingTable } from './table.js';
 
 const $ = <T extends HTMLElement>(id: string) => document.getElementById(id) as T;
@@ -17,11 +18,24 @@ const form = $<HTMLFormElement>('controls');
 fillFormFields(form);
 const status = $<HTMLParagraphElement>('status');
 const stopButton = $<HTMLButtonElement>('stop');
+const recordButton = $<HTMLButtonElement>('record');
+const recorded = $<HTMLElement>('recorded');
+const live = {
+  offered: $<HTMLElement>('live-offered'),
+  received: $<HTMLElement>('live-received'),
+  delivered: $<HTMLElement>('live-delivered'),
+  backlog: $<HTMLElement>('live-backlog'),
+  gaps: $<HTMLElement>('live-gaps'),
+  shed: $<HTMLElement>('live-shed'),
+  verdict: $<HTMLElement>('live-verdict'),
+};
 const charts = new LiveCharts({
   throughput: $<HTMLCanvasElement>('chart-throughput'),
   latency: $<HTMLCanvasElement>('chart-latency'),
   speed: $<HTMLCanvasElement>('chart-speed'),
+  cpu: $<HTMLCanvasElement>('chart-cpu'),
 });
+const cpuView = new CpuView($<HTMLElement>('cpu-numbers'), charts);
 const tableHost = $<HTMLElement>('table');
 
 let lab: Lab | null = null;
@@ -38,7 +52,8 @@ const api: PushlabApi = {
     lab = new Lab(config, {
       table: (ring) => new StreamingTable(tableHost, ring),
       charts,
-      status: (t) => showStatus(t),
+      live: showLive,
+      cpu: () => cpuView.latest,
     });
     stopButton.disabled = false;
     // The form shows what runs, whoever started it (the driver, the console or the form).
@@ -60,11 +75,35 @@ const api: PushlabApi = {
   stop() {
     lab?.stop();
     stopButton.disabled = true;
+    live.verdict.classList.remove('behind');
   },
   async snapshot(options) {
     return lab ? lab.snapshot(options?.resetLatency ?? false) : null;
   },
   parseCeiling,
+  cpuReadings(reading: CpuReading) {
+    cpuView.show(reading);
+  },
+  async record() {
+    if (!window.pushlabRecord) throw new Error('recording a point needs `npm run lab` (it measures from the driver, as a sweep does)');
+    const running = lab !== null && !lab.isStopped;
+    const config = running && lab ? lab.config : formConfig();
+    // The point is measured on a fresh tab, as a sweep does; this tab's stream would compete for the same cores.
+    api.stop();
+    recordButton.disabled = true;
+    recorded.textContent = `recording ${config.transport} ${config.batch} × ${config.concurrency} every ${config.intervalMs} ms, ${config.render}: warm-up, settle, window…`;
+    try {
+      const r = await window.pushlabRecord(config);
+      recorded.replaceChildren(`recorded: ${r.line} — `, Object.assign(document.createElement('a'), { href: r.viewerUrl, textContent: r.reportPath, target: '_blank' }));
+      return r;
+    } catch (err) {
+      recorded.textContent = `recording failed: ${err instanceof Error ? err.message : String(err)}`;
+      throw err;
+    } finally {
+      recordButton.disabled = false;
+      if (running) void api.start(config).catch(() => undefined);
+    }
+  },
 };
 window.pushlab = api;
 
@@ -84,6 +123,23 @@ form.addEventListener('submit', (e) => {
   }
 });
 stopButton.addEventListener('click', () => api.stop());
+recordButton.addEventListener('click', () => void api.record!().catch(() => undefined));
+
+const count = new Intl.NumberFormat();
+function showLive(f: LiveFigures): void {
+  live.offered.textContent = count.format(Math.round(f.offeredEventsPerSec));
+  live.received.textContent = count.format(Math.round(f.receivedEventsPerSec));
+  live.delivered.textContent = `${(f.health.deliveredRatio * 100).toFixed(1)}%`;
+  live.backlog.textContent = f.backlogMs === null ? '–' : f.backlogMs < 1000 ? `${Math.round(f.backlogMs)} ms` : `${(f.backlogMs / 1000).toFixed(1)} s`;
+  live.gaps.textContent = count.format(f.counters.gaps);
+  live.shed.textContent = f.health.shedThisRun === null ? '–' : count.format(f.health.shedThisRun);
+  live.verdict.textContent = f.health.text;
+  live.verdict.classList.toggle('behind', f.health.behind);
+  showStatus(
+    `${count.format(f.counters.events)} events · ${count.format(f.counters.batches)} batches · duplicates ${f.counters.duplicates} · reconnects ${f.counters.reconnects} · parsed on ${f.parsedIn}`,
+  );
+}
+if (!window.pushlabRecord) recordButton.title = 'needs `npm run lab`';
 
 const params = new URLSearchParams(location.search);
 for (const [key, value] of params) {

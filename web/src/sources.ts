@@ -37,6 +37,8 @@ export interface Source {
   live(): PageCounters;
   /** Speed windows that closed since the last call. */
   takeSpeed(): SpeedWindow[];
+  /** The newest `sentAt` received, ms since the epoch (0 before any; from Workers, as of their last update). */
+  newestSentAtMs(): number;
   /** Exact counters; latency since the last reset. */
   snapshot(resetLatency: boolean): Promise<SourceSnapshot>;
 }
@@ -84,6 +86,10 @@ export class MainThreadSource implements Source {
 
   takeSpeed(): SpeedWindow[] {
     return this.ingest.takeClosedWindows();
+  }
+
+  newestSentAtMs(): number {
+    return this.ingest.newestSentAtMs;
   }
 
   async snapshot(resetLatency: boolean): Promise<SourceSnapshot> {
@@ -177,6 +183,10 @@ export class WorkerSource implements Source {
 
   live(): PageCounters {
     return sumCounters(this.latest.map((c) => c?.counters ?? null));
+  }
+
+  newestSentAtMs(): number {
+    return this.latest.reduce((m, c) => Math.max(m, c?.newestSentAtMs ?? 0), 0);
   }
 
   takeSpeed(): SpeedWindow[] {

@@ -23,6 +23,7 @@ function counts(): WorkerCounts {
     counters: c.totals(),
     batchesPerConnection: Array.from(c.batchesPerConnection),
     open: conns.filter((x) => x.isOpen()).length,
+    newestSentAtMs: ingest!.newestSentAtMs,
   };
 }
 

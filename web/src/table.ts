@@ -40,43 +40,46 @@ export class RowRing {
 
 const ROW_HEIGHT_PX = 22;
 
-const timeFormat = new Intl.DateTimeFormat(undefined, {
-  hour: '2-digit',
-  minute: '2-digit',
-  second: '2-digit',
-  fractionalSecondDigits: 3,
-  hour12: false,
-});
-const fixed = (digits: number) => new Intl.NumberFormat(undefined, { minimumFractionDigits: digits, maximumFractionDigits: digits });
-const integer = new Intl.NumberFormat();
-const coord = fixed(5);
-
-/** Formats one cell for display; the raw JSON values stay untouched in the ring. */
+/**
+ * Formats one cell for display; the raw JSON values stay untouched in the ring. Plain string
+ * work only: a redraw formats every visible cell, and Intl formatters and Date.parse cost
+ * microseconds each on the main thread that also parses every message.
+ */
 export function formatCell(column: number, value: Row[number]): string {
   switch (ROW_COLUMNS[column]) {
     case 'time':
     case 'since': {
-      const t = Date.parse(String(value));
-      return Number.isNaN(t) ? String(value) : timeFormat.format(t);
+      // ISO 8601 in UTC, as the server writes it: show HH:MM:SS.mmm.
+      const text = String(value);
+      return text.length >= 23 && text[10] === 'T' ? text.slice(11, 23) : text;
     }
     case 'lon':
     case 'lat':
-      return coord.format(Number(value));
-    case 'gas':
-    case 'speed':
-    case 'id':
-      return integer.format(Number(value));
+      return Number(value).toFixed(5);
     default:
       return String(value);
   }
 }
 
+/** The column titles, with the unit or time zone where the cell alone does not say. */
+const HEADINGS: Partial<Record<(typeof ROW_COLUMNS)[number], string>> = { time: 'time (UTC)', since: 'since (UTC)', speed: 'speed km/h' };
+
 export class StreamingTable {
   private readonly viewport: HTMLElement;
   private readonly spacer: HTMLElement;
+  private readonly table: HTMLTableElement;
   private readonly body: HTMLTableSectionElement;
+  /** Text nodes of the visible cells, row by row, reused across redraws. */
+  private cells: Text[][] = [];
+  /** The row object each visible line shows, to skip lines that did not change. */
+  private shown: (Row | undefined)[] = [];
   private drawnTotal = -1;
   private drawnFirst = -1;
+  private drawnSize = -1;
+  // Read from scroll and resize events, never during a redraw: reading layout right after
+  // the last redraw's writes would force a synchronous layout.
+  private scrollTop = 0;
+  private viewportHeight = 440;
 
   constructor(
     container: HTMLElement,
@@ -85,38 +88,61 @@ export class StreamingTable {
     container.classList.add('stream-table');
     const head = document.createElement('table');
     head.className = 'stream-table-head';
-    head.createTHead().insertRow().append(...ROW_COLUMNS.map((c) => Object.assign(document.createElement('th'), { textContent: c })));
+    head.createTHead().insertRow().append(...ROW_COLUMNS.map((c) => Object.assign(document.createElement('th'), { textContent: HEADINGS[c] ?? c })));
     this.viewport = document.createElement('div');
     this.viewport.className = 'stream-table-viewport';
     this.spacer = document.createElement('div');
-    const table = document.createElement('table');
-    this.body = table.createTBody();
-    this.spacer.append(table);
+    this.table = document.createElement('table');
+    this.body = this.table.createTBody();
+    this.spacer.append(this.table);
     this.viewport.append(this.spacer);
     container.append(head, this.viewport);
-    this.viewport.addEventListener('scroll', () => this.draw(), { passive: true });
+    this.viewport.addEventListener(
+      'scroll',
+      () => {
+        this.scrollTop = this.viewport.scrollTop;
+        this.draw();
+      },
+      { passive: true },
+    );
+    new ResizeObserver(([entry]) => {
+      this.viewportHeight = entry.contentRect.height;
+      this.draw();
+    }).observe(this.viewport);
   }
 
   /** Redraws the rows in view if anything changed since the last draw. */
   draw(): void {
     const size = this.ring.size;
-    const first = Math.floor(this.viewport.scrollTop / ROW_HEIGHT_PX);
+    const first = Math.floor(this.scrollTop / ROW_HEIGHT_PX);
     if (this.ring.total === this.drawnTotal && first === this.drawnFirst) return;
     this.drawnTotal = this.ring.total;
-    this.drawnFirst = first;
-    this.spacer.style.height = `${size * ROW_HEIGHT_PX}px`;
-    const visible = Math.min(size - first, Math.ceil(this.viewport.clientHeight / ROW_HEIGHT_PX) + 1);
-    const table = this.body.parentElement as HTMLTableElement;
-    table.style.transform = `translateY(${first * ROW_HEIGHT_PX}px)`;
-    while (this.body.rows.length > Math.max(0, visible)) this.body.deleteRow(-1);
-    while (this.body.rows.length < visible) {
+    if (size !== this.drawnSize) {
+      this.drawnSize = size;
+      this.spacer.style.height = `${size * ROW_HEIGHT_PX}px`;
+    }
+    if (first !== this.drawnFirst) {
+      this.drawnFirst = first;
+      this.table.style.transform = `translateY(${first * ROW_HEIGHT_PX}px)`;
+    }
+    const visible = Math.max(0, Math.min(size - first, Math.ceil(this.viewportHeight / ROW_HEIGHT_PX) + 1));
+    while (this.cells.length > visible) {
+      this.body.deleteRow(-1);
+      this.cells.pop();
+      this.shown.pop();
+    }
+    while (this.cells.length < visible) {
       const tr = this.body.insertRow();
-      for (let c = 0; c < ROW_COLUMNS.length; c++) tr.insertCell();
+      const texts = ROW_COLUMNS.map(() => tr.insertCell().appendChild(document.createTextNode('')));
+      this.cells.push(texts);
+      this.shown.push(undefined);
     }
     for (let i = 0; i < visible; i++) {
       const row = this.ring.newest(first + i);
-      const cells = this.body.rows[i].cells;
-      for (let c = 0; c < ROW_COLUMNS.length; c++) cells[c].textContent = row ? formatCell(c, row[c]) : '';
+      if (row === this.shown[i]) continue;
+      this.shown[i] = row;
+      const texts = this.cells[i];
+      for (let c = 0; c < texts.length; c++) texts[c].data = row ? formatCell(c, row[c]) : '';
     }
   }
 }

@@ -23,6 +23,8 @@ export interface WorkerCounts {
   counters: PageCounters;
   batchesPerConnection: number[];
   open: number;
+  /** The newest `sentAt` this Worker received, ms since the epoch (0 before any). */
+  newestSentAtMs: number;
 }
 
 export type FromWorker =

@@ -1,0 +1,133 @@
+/**
+ * Is the page keeping up? Once a second the lab compares what the server offered with what
+ * the page received, looks at how old the newest batch is and what the server shed for this
+ * run's connections (from `/stats`, by the run's `client` tag), and, when it falls behind,
+ * says where the limit is in the sweep's verdict terms (protocol/verdict.ts), with the CPU
+ * readings `npm run lab` pushes when there are any.
+ */
+import type { CpuReading, ServerConnectionStats, ServerStats } from '../../protocol/report.js';
+import { findLimit, KEPT_UP_RATIO, type Limit } from '../../protocol/verdict.js';
+import type { ParseMode } from '../../protocol/wire.js';
+
+/** The page counts as behind when its newest batch is older than this, ms (normal: a few ms). */
+export const BACKLOG_BEHIND_MS = 1000;
+/** Seconds the delivered share and the shed count are judged over: one second is too noisy. */
+export const JUDGE_WINDOW_SEC = 5;
+/** A CPU reading older than this is not used, ms (the driver pushes one a second). */
+const READING_FRESH_MS = 3000;
+
+/** This run's server-side figures, cumulative, summed over its connections. */
+export interface RunServer {
+  atMs: number;
+  generated: number;
+  shed: number;
+  behind: number;
+  /** Batches due per second over the run's open connections. */
+  duePerSec: number;
+  cpuUs: number;
+}
+
+/** Sums `/stats` over the connections tagged with this run (each id once, however often seen). */
+export class RunServerTally {
+  private readonly seen = new Map<number, ServerConnectionStats>();
+
+  constructor(private readonly client: string) {}
+
+  add(stats: ServerStats): RunServer {
+    let behind = 0;
+    let duePerSec = 0;
+    for (const c of stats.connections) {
+      if (c.client !== this.client) continue;
+      this.seen.set(c.id, c);
+      behind += c.behind;
+      duePerSec += 1000 / c.intervalMs;
+    }
+    // Closed connections (an SSE reconnect) keep what they last showed.
+    let generated = 0;
+    let shed = 0;
+    for (const c of this.seen.values()) {
+      generated += c.generated;
+      shed += c.shed;
+    }
+    return { atMs: stats.nowMs, generated, shed, behind, duePerSec, cpuUs: stats.cpuUserUs + stats.cpuSystemUs };
+  }
+}
+
+/** One second's view of the run. */
+export interface HealthInput {
+  offeredEventsPerSec: number;
+  /** Events received in the last second, per second. */
+  receivedEventsPerSec: number;
+  /** Events received over the judging window and its length, s (shorter right after the start). */
+  windowEvents: number;
+  windowSec: number;
+  /** Now minus the newest batch's sentAt, ms; null before any batch. */
+  backlogMs: number | null;
+  /** Server figures at the start of the run, at the start of the judging window, and now; null without /stats. */
+  server: { first: RunServer; windowStart: RunServer; now: RunServer } | null;
+  cpu: CpuReading | null;
+  parse: ParseMode;
+  workers: number;
+  /** Seconds since the run started. */
+  runSec: number;
+}
+
+export interface Health {
+  deliveredRatio: number;
+  behind: boolean;
+  /** Shed for this run so far; null without /stats. */
+  shedThisRun: number | null;
+  limit: Limit | null;
+  /** The sentence the page shows. */
+  text: string;
+}
+
+const compact = new Intl.NumberFormat(undefined, { notation: 'compact', maximumFractionDigits: 1 });
+
+export function judgeHealth(h: HealthInput, nowMs: number): Health {
+  const deliveredRatio = h.windowSec > 0 ? h.windowEvents / (h.offeredEventsPerSec * h.windowSec) : 1;
+  const s = h.server;
+  const shedThisRun = s ? s.now.shed - s.first.shed : null;
+  const shedInWindow = s ? s.now.shed - s.windowStart.shed : 0;
+  const backlogBehind = h.backlogMs !== null && h.backlogMs > BACKLOG_BEHIND_MS;
+  // The first second or two carry connection set-up and JIT warm-up: not judged.
+  const judged = h.runSec >= 2;
+  const behind = judged && (deliveredRatio < KEPT_UP_RATIO || backlogBehind || shedInWindow > 0);
+  if (!behind) {
+    return { deliveredRatio, behind, shedThisRun, limit: null, text: judged ? 'keeping up' : 'starting…' };
+  }
+  const cpu = h.cpu && nowMs - h.cpu.atMs < READING_FRESH_MS ? h.cpu : null;
+  const serverSec = s ? (s.now.atMs - s.windowStart.atMs) / 1000 : 0;
+  const due = s ? s.now.duePerSec * serverSec : 0;
+  const pacingRatio = s && due > 0 ? (s.now.generated - s.windowStart.generated) / due : 1;
+  const limit = findLimit({
+    // A page with a backlog is behind even while it delivers the rate: judge it as not keeping up.
+    deliveredRatio: Math.min(deliveredRatio, backlogBehind || shedInWindow > 0 ? KEPT_UP_RATIO - 0.01 : 1),
+    parse: h.parse,
+    workers: h.workers,
+    cores: cpu?.cores ?? 1,
+    server: {
+      pacingRatio,
+      batchesBehind: s?.now.behind ?? 0,
+      // The page sees per-connection debt but not the server's catch-up allowance; pacing decides.
+      slipped: false,
+      shed: shedInWindow,
+      cpu: s && serverSec > 0 ? Math.round((s.now.cpuUs - s.windowStart.cpuUs) / 1e4 / serverSec) : null,
+    },
+    cpu: {
+      tabMainThread: cpu?.mainThreadBusy ?? null,
+      tabProcess: cpu?.renderer ?? null,
+      tabThreads: cpu?.threads ?? null,
+      host: cpu?.host ?? null,
+      network: cpu?.network ?? null,
+      browser: cpu?.browser ?? null,
+    },
+  });
+  const facts = [
+    limit.why,
+    shedThisRun ? `the server shed ${compact.format(shedThisRun)} batches` : null,
+    backlogBehind ? `the newest batch is ${(h.backlogMs! / 1000).toFixed(1)} s old` : null,
+    cpu ? null : 'CPU readings need `npm run lab` to say more',
+  ].filter(Boolean);
+  return { deliveredRatio, behind, shedThisRun, limit, text: `falling behind — ${limit.verdict}: ${facts.join(', ')}` };
+}
