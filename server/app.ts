@@ -13,6 +13,7 @@ import type { TlsFiles } from './cert.js';
 import type { ClockKind } from './clock.js';
 import { DEFAULT_SEND_BUFFER_LIMIT, Hub } from './hub.js';
 import { DEFAULT_HEARTBEAT, type Heartbeat } from './liveness.js';
+import reportsRoute from './reports.js';
 import sseTransport, { type SseWriter } from './sse.js';
 import wsTransport from './ws.js';
 
@@ -84,15 +85,8 @@ export async function buildServer(options: ServerOptions) {
     }
     await app.register(fastifyStatic, { root: options.webRoot, prefix: '/' });
   }
-  if (options.reportsRoot) {
-    await app.register(fastifyStatic, {
-      root: path.resolve(options.reportsRoot),
-      prefix: '/reports/',
-      decorateReply: false,
-      index: false,
-      list: { format: 'json', names: ['index.json'], extendedFolderInfo: false, jsonFormat: 'names' },
-    });
-  }
+  // Not @fastify/static: its listing served directories outside reports/ (see reports.ts).
+  if (options.reportsRoot) await app.register(reportsRoute, { root: options.reportsRoot });
   return app;
 }
 

@@ -1,0 +1,187 @@
+/**
+ * The report viewer's view of `reports/` cannot reach anything outside it: traversal in every
+ * encoding, against listings and files, over HTTP/2 and HTTP/1.1, with raw paths no client
+ * normalised; symlinks that lead out; and the positive case the viewer depends on.
+ */
+import { mkdir, mkdtemp, rm, symlink, writeFile } from 'node:fs/promises';
+import http2 from 'node:http2';
+import https from 'node:https';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildServer, type PushlabServer } from '../server/app.js';
+import { loadOrCreateCert } from '../server/cert.js';
+import { safeSegments } from '../server/reports.js';
+import { LISTING_URL, runNamesFromListing, runReportUrl } from '../web/src/report/load.js';
+
+const SECRET = 'TOPSECRET-do-not-serve';
+let tmp: string;
+let app: PushlabServer;
+let port: number;
+let h2: http2.ClientHttp2Session;
+
+beforeAll(async () => {
+  tmp = await mkdtemp(path.join(os.tmpdir(), 'pushlab-reports-'));
+  const reports = path.join(tmp, 'reports');
+  // Outside reports/: a secret file, a key in a dot-directory, a run-shaped directory.
+  await writeFile(path.join(tmp, 'secret.json'), JSON.stringify({ secret: SECRET }));
+  await mkdir(path.join(tmp, '.cert'));
+  await writeFile(path.join(tmp, '.cert', 'localhost.key'), SECRET);
+  await mkdir(path.join(tmp, 'outside'));
+  await writeFile(path.join(tmp, 'outside', 'report.json'), JSON.stringify({ secret: SECRET }));
+  await mkdir(path.join(tmp, 'web'));
+  await writeFile(path.join(tmp, 'web', 'index.html'), '<!doctype html><title>lab</title>');
+  // Inside: two runs, a directory without a report, a hidden one, and links that lead out.
+  for (const run of ['20261122-013000', 'example', '.hidden']) {
+    await mkdir(path.join(reports, run), { recursive: true });
+    await writeFile(path.join(reports, run, 'report.json'), JSON.stringify({ runId: run }));
+  }
+  await mkdir(path.join(reports, 'empty'));
+  await symlink(path.join(tmp, 'outside'), path.join(reports, 'linked'));
+  await symlink(tmp, path.join(reports, 'escape'));
+  await symlink(path.join(tmp, 'secret.json'), path.join(reports, 'example', 'leak.json'));
+
+  const certDir = path.join(tmp, 'cert');
+  app = await buildServer({ tls: await loadOrCreateCert(certDir), webRoot: path.join(tmp, 'web'), reportsRoot: reports });
+  await app.listen({ host: '127.0.0.1', port: 0 });
+  const addr = app.server.address();
+  port = typeof addr === 'object' && addr ? addr.port : 0;
+  h2 = http2.connect(`https://127.0.0.1:${port}`, { rejectUnauthorized: false });
+});
+
+afterAll(async () => {
+  h2?.close();
+  await app?.close();
+  await rm(tmp, { recursive: true, force: true });
+});
+
+interface Answer {
+  status: number;
+  body: string;
+}
+
+function getH2(p: string): Promise<Answer> {
+  return new Promise((resolve, reject) => {
+    const req = h2.request({ ':path': p });
+    let status = 0;
+    let body = '';
+    req.setEncoding('utf8');
+    req.on('response', (h) => (status = Number(h[':status'])));
+    req.on('data', (d: string) => (body += d));
+    req.on('end', () => resolve({ status, body }));
+    req.on('error', reject);
+  });
+}
+
+/** HTTP/1.1 with the path sent exactly as given (Node's client does not normalise it). */
+function getH1(p: string): Promise<Answer> {
+  return new Promise((resolve, reject) => {
+    const req = https.request({ host: '127.0.0.1', port, path: p, rejectUnauthorized: false, agent: false }, (res) => {
+      let body = '';
+      res.setEncoding('utf8');
+      res.on('data', (d: string) => (body += d));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
+    });
+    req.on('error', reject);
+    req.end();
+  });
+}
+
+const PROBES = [
+  // plain ..
+  '/reports/../secret.json',
+  '/reports/../',
+  '/reports/../.cert/',
+  '/reports/../.cert/localhost.key',
+  '/reports/example/../../secret.json',
+  // %2e%2e, upper and lower case, whole and half encoded
+  '/reports/%2e%2e/secret.json',
+  '/reports/%2e%2e/',
+  '/reports/%2e%2e/%2e%2e/%2e%2e/%2e%2e/%2e%2e/%2e%2e/root/',
+  '/reports/%2e%2e/%2e%2e/%2e%2e/%2e%2e/%2e%2e/%2e%2e/etc/passwd',
+  '/reports/%2E%2E/.cert/localhost.key',
+  '/reports/.%2e/secret.json',
+  '/reports/%2e./secret.json',
+  '/reports/example/%2e%2e/%2e%2e/secret.json',
+  // %2f: a separator hidden in a segment
+  '/reports/..%2fsecret.json',
+  '/reports/%2e%2e%2fsecret.json',
+  '/reports/..%2f.cert%2flocalhost.key',
+  '/reports/%2e%2e%2f.cert%2f',
+  '/reports%2f..%2fsecret.json',
+  '/reports/%2fetc%2fpasswd',
+  '/reports//etc/passwd',
+  // double encoding: %25 is '%'
+  '/reports/%252e%252e/secret.json',
+  '/reports/%252e%252e%252fsecret.json',
+  '/reports/%25252e%25252e/secret.json',
+  // backslashes, raw and encoded, and mixed with the others
+  '/reports/..\\secret.json',
+  '/reports/..%5csecret.json',
+  '/reports/%2e%2e%5c.cert%5c',
+  '/reports/%2e%2e%5c%2e%2e%5csecret.json',
+  '/reports/example\\..\\..\\secret.json',
+  '/reports/.%2e%5c..%2fsecret.json',
+  // NUL and a drive-ish colon
+  '/reports/example%00/report.json',
+  '/reports/c:%5csecret.json',
+  // symlinks that lead out of reports/, a hidden directory, listings below the root
+  '/reports/escape/secret.json',
+  '/reports/escape/',
+  '/reports/escape/.cert/localhost.key',
+  '/reports/linked/report.json',
+  '/reports/example/leak.json',
+  '/reports/.hidden/report.json',
+  '/reports/%2ehidden/report.json',
+  '/reports/example/',
+  '/reports/empty/',
+  // the page's own static root, one level below the secret
+  '/%2e%2e/secret.json',
+  '/..%2fsecret.json',
+  '/%2e%2e/',
+  '/%2e%2e/.cert/',
+  '/..%5csecret.json',
+  '/%252e%252e/secret.json',
+];
+
+describe('the reports route refuses every path out of reports/', () => {
+  it.each(['h2', 'h1'] as const)('over %s: no listing and no file outside, in any encoding', async (proto) => {
+    const get = proto === 'h2' ? getH2 : getH1;
+    for (const p of PROBES) {
+      const { status, body } = await get(p);
+      expect([400, 403, 404], `${p} → ${status} ${body.slice(0, 200)}`).toContain(status);
+      expect(body, p).not.toContain(SECRET);
+      // A 404 may echo the path it was asked for; anything else naming these is a leak.
+      const rest = body.split(p).join('');
+      expect(rest, p).not.toMatch(/secret\.json|localhost\.key|\.cert|outside|root:|"dirs"|"files"/);
+    }
+  });
+
+  it('checks segments after splitting and decodes each once', () => {
+    expect(safeSegments('example/report.json')).toEqual(['example', 'report.json']);
+    expect(safeSegments('ex%20ample/report.json')).toEqual(['ex ample', 'report.json']);
+    for (const bad of ['..', '%2e%2e', '.%2E', 'a%2fb', 'a%5cb', 'a\\b', '%252e', '%E0%A4%A', 'a//b', '.hidden', 'a%00']) {
+      expect(safeSegments(bad), bad).toBeNull();
+    }
+  });
+});
+
+describe('what the viewer depends on still works', () => {
+  it.each(['h2', 'h1'] as const)('over %s: the listing names the runs that hold a report.json, and their report.json is served', async (proto) => {
+    const get = proto === 'h2' ? getH2 : getH1;
+    const listing = await get(LISTING_URL);
+    expect(listing.status).toBe(200);
+    // Not 'empty' (no report), '.hidden', nor the links whose report is outside.
+    expect(JSON.parse(listing.body)).toEqual({ dirs: ['20261122-013000', 'example'], files: [] });
+    const runs = runNamesFromListing(JSON.parse(listing.body));
+    expect(runs).toEqual(['20261122-013000', 'example']);
+    for (const run of runs) {
+      const report = await get(runReportUrl(run));
+      expect(report.status, run).toBe(200);
+      expect(JSON.parse(report.body)).toEqual({ runId: run });
+    }
+    expect((await get('/reports/example/report.json?t=1')).status).toBe(200);
+    expect((await get('/reports')).status).toBe(200);
+    expect((await get('/')).body).toContain('<title>lab</title>');
+  });
+});
