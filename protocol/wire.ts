@@ -138,6 +138,17 @@ export interface ParamError {
   message: string;
 }
 
+/** Longest part of a client's value echoed back in an error; the rest is summarised. */
+export const ECHO_MAX_CHARS = 64;
+
+/**
+ * A value from a request, made safe to echo in an error: at most ECHO_MAX_CHARS characters,
+ * then an ellipsis and the full length, so a 5,000-character value does not come back twice.
+ */
+export function echoValue(text: string): string {
+  return text.length <= ECHO_MAX_CHARS ? text : `${text.slice(0, ECHO_MAX_CHARS)}… (${text.length} characters)`;
+}
+
 function allowedText(limit: { min: number; max: number; integer: boolean }): string {
   return `${limit.integer ? 'an integer' : 'a number'} from ${limit.min} to ${limit.max}`;
 }
@@ -153,8 +164,13 @@ export function parseStreamParams(
   for (const name of ['batch', 'interval'] as const) {
     const limit = STREAM_LIMITS[name];
     const given = query[name];
-    const raw = Array.isArray(given) ? given[0] : given;
     const allowed = allowedText(limit);
+    // `batch=1&batch=2`: taking either one silently would run a point nobody asked for.
+    if (Array.isArray(given)) {
+      const value = echoValue(given.map(String).join(','));
+      return { ok: false, error: { param: name, value, allowed: `${name} once: ${allowed}`, message: `${name} is given ${given.length} times (${value}); give it once` } };
+    }
+    const raw = given;
     if (raw === undefined || raw === '') {
       const fallback = STREAM_DEFAULTS[name];
       if (fallback !== undefined) {
@@ -166,9 +182,10 @@ export function parseStreamParams(
     const text = String(raw);
     const n = /^\s*-?(\d+\.?\d*|\.\d+)(e[+-]?\d+)?\s*$/i.test(text) ? Number(text) : Number.NaN;
     if (!Number.isFinite(n) || n < limit.min || n > limit.max || (limit.integer && !Number.isInteger(n))) {
+      const value = echoValue(text);
       return {
         ok: false,
-        error: { param: name, value: text, allowed, message: `${name} must be ${allowed}; got '${text}'` },
+        error: { param: name, value, allowed, message: `${name} must be ${allowed}; got '${value}'` },
       };
     }
     out[name] = n;

@@ -9,6 +9,7 @@ import { existsSync } from 'node:fs';
 import type { ServerHttp2Session } from 'node:http2';
 import path from 'node:path';
 import type { ServerStats } from '../protocol/report.js';
+import { echoValue } from '../protocol/wire.js';
 import type { TlsFiles } from './cert.js';
 import type { ClockKind } from './clock.js';
 import { DEFAULT_SEND_BUFFER_LIMIT, Hub } from './hub.js';
@@ -67,13 +68,20 @@ export async function buildServer(options: ServerOptions) {
     for (const s of sessions) s.destroy();
   });
 
+  // Fastify's own 404 echoes the whole URL; echo a bounded part of it.
+  app.setNotFoundHandler(async (request, reply) => {
+    const url = echoValue(request.raw.url ?? '');
+    return reply.code(404).send({ error: 'not-found', message: `${request.method} ${url}: no such route or file` });
+  });
+
   const heartbeat = options.heartbeat ?? DEFAULT_HEARTBEAT;
   await app.register(wsTransport, { hub, heartbeat });
   await app.register(sseTransport, { hub, writer: options.sseWriter ?? 'bytes', heartbeat });
   app.get('/stats', async (request, reply): Promise<ServerStats | undefined> => {
     const { reset } = request.query as { reset?: unknown };
     if (reset !== undefined && reset !== 'lateness') {
-      await reply.code(400).send({ error: 'bad-parameter', param: 'reset', value: String(reset), allowed: 'lateness', message: `reset must be 'lateness'; got '${String(reset)}'` });
+      const value = echoValue(Array.isArray(reset) ? reset.map(String).join(',') : String(reset));
+      await reply.code(400).send({ error: 'bad-parameter', param: 'reset', value, allowed: 'lateness', message: `reset must be 'lateness' (once); got '${value}'` });
       return undefined;
     }
     return hub.stats(reset === 'lateness');
