@@ -15,6 +15,7 @@ import { commandLineFlags, type FlagSpec } from '../protocol/flags.js';
 import type { ServerStats } from '../protocol/report.js';
 import { startServer, type ServerHandle } from '../puppeteer/server-process.js';
 import { runChurn } from './churn.js';
+import { describeStall, runStall } from './stall.js';
 
 const SECTIONS = ['churn', 'stall'] as const;
 
@@ -82,6 +83,7 @@ const flags = commandLineFlags(FLAGS, 'bench:faults');
 const server = await startServer(flags['server-args'].split(' ').filter(Boolean));
 try {
   if (flags.only.includes('churn')) await churn(server, flags);
+  if (flags.only.includes('stall')) process.stdout.write(`${describeStall(await runStall(server.url, { seconds: flags['stall-seconds'], stats: () => server.stats() }))}\n`);
 } finally {
   await server.stop();
 }

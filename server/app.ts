@@ -8,6 +8,7 @@ import Fastify from 'fastify';
 import { existsSync } from 'node:fs';
 import type { ServerHttp2Session } from 'node:http2';
 import path from 'node:path';
+import type { TLSSocket } from 'node:tls';
 import type { ServerStats } from '../protocol/report.js';
 import { echoValue } from '../protocol/wire.js';
 import type { TlsFiles } from './cert.js';
@@ -56,16 +57,23 @@ export async function buildServer(options: ServerOptions) {
   const hub = new Hub({ sendBufferLimitBytes: options.sendBufferLimitBytes ?? DEFAULT_SEND_BUFFER_LIMIT, clock: options.clock ?? 'timer' });
   app.decorate('hub', hub);
   // Streams never end by themselves, and a session whose client stopped reading never
-  // drains; closing gracefully would wait forever. End streams and sessions before the
+  // drains; closing gracefully would wait forever. End streams, sessions and every TLS socket
+  // (an HTTP/1.1 stream or WebSocket whose client vanished may still hold one) before the
   // server waits for them.
   const sessions = new Set<ServerHttp2Session>();
   app.server.on('session', (s: ServerHttp2Session) => {
     sessions.add(s);
     s.once('close', () => sessions.delete(s));
   });
+  const sockets = new Set<TLSSocket>();
+  app.server.on('secureConnection', (socket: TLSSocket) => {
+    sockets.add(socket);
+    socket.once('close', () => sockets.delete(socket));
+  });
   app.addHook('preClose', async () => {
     hub.shutdown();
     for (const s of sessions) s.destroy();
+    for (const socket of sockets) socket.destroy();
   });
 
   // Fastify's own 404 echoes the whole URL; echo a bounded part of it.
