@@ -238,10 +238,18 @@ export async function runChurn(options: ChurnOptions): Promise<ChurnResult> {
     if (got) streamed++;
     else if (ending !== 'early') failed++;
   };
+  // Every cycle is bounded: one that has not finished in twice its timeout is abandoned and
+  // counted as failed, so a server that never answers cannot hold the run.
+  const bounded = async (slot: number): Promise<void> => {
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const late = new Promise<void>((resolve) => (timer = setTimeout(() => (failed++, resolve()), 2 * timeoutMs)));
+    await Promise.race([one(slot), late]);
+    clearTimeout(timer);
+  };
   const worker = async (slot: number): Promise<void> => {
     while (next < options.cycles) {
       next++;
-      await one(slot);
+      await bounded(slot);
     }
   };
   try {

@@ -132,6 +132,7 @@ export function judge(r: PointResult, end: Sample, cores: number): { verdict: Ve
   const page = r.page!;
   const hostSaturated = cpu.host !== null && cpu.host >= SATURATED * 100 * cores;
   if (end.page.open < r.point.concurrency) notes.push(`only ${end.page.open} of ${r.point.concurrency} connections were open at the end of the window`);
+  if (page.reconnects > 0) notes.push(`${page.reconnects} reconnect(s) during the point: its connections were interrupted`);
   if (page.duplicates > 0) notes.push(`${page.duplicates} duplicate batches`);
   if (page.gaps > 0) notes.push(`${page.gaps} batches missing at the page; the server shed ${server.batchesShed} in the window`);
   if (page.perConnectionBatchesPerSec.min < 0.5 * page.perConnectionBatchesPerSec.max) {

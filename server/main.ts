@@ -1,6 +1,7 @@
 /** `npm run server`: listens, prints its URL. Flags: --host, --port, --send-buffer-mib. */
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { exitCodeOf, PushlabError } from '../protocol/errors.js';
 import { commandLineFlags } from '../protocol/flags.js';
 import { buildServer } from './app.js';
 import { loadOrCreateCert } from './cert.js';
@@ -14,7 +15,7 @@ const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 async function main(): Promise<void> {
   const flags = commandLineFlags(SERVER_FLAGS, 'server');
   if (!['127.0.0.1', '::1', 'localhost'].includes(flags.host)) {
-    throw new Error(`--host must be a loopback address (127.0.0.1, ::1 or localhost); got '${flags.host}'`);
+    throw new PushlabError('PUSHLAB_BAD_HOST', `--host must be a loopback address (127.0.0.1, ::1 or localhost); got '${flags.host}'`);
   }
   const app = await buildServer({
     tls: await loadOrCreateCert(path.join(ROOT, '.cert')),
@@ -37,5 +38,5 @@ async function main(): Promise<void> {
 
 main().catch((err: unknown) => {
   process.stderr.write(`pushlab server: ${err instanceof Error ? err.message : String(err)}\n`);
-  process.exit(1);
+  process.exit(err instanceof PushlabError ? exitCodeOf(err) : 1);
 });

@@ -63,7 +63,7 @@ export class MainThreadSource implements Source {
           ingest.message(i, data);
           activity();
         },
-        onReconnect: () => ingest.counters.reconnects++,
+        onReconnect: (seqRestarts) => ingest.counters.reconnected(i, seqRestarts),
       });
       state.conn.opened.then(() => (state.openedAt = performance.now()), () => undefined);
       this.conns.push(state);

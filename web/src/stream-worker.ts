@@ -53,7 +53,7 @@ self.onmessage = (e: MessageEvent<ToWorker>) => {
       const state = { conn: null as unknown as Connection, openedAt: Number.NaN };
       state.conn = openConnection(m.transport, m.params, {
         onMessage: (data) => ing.message(local, data),
-        onReconnect: () => ing.counters.reconnects++,
+        onReconnect: (seqRestarts) => ing.counters.reconnected(local, seqRestarts),
       });
       state.conn.opened.then(() => (state.openedAt = performance.now()), () => undefined);
       return state;

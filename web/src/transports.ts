@@ -14,8 +14,23 @@ export interface Connection {
 
 export interface ConnectionHandlers {
   onMessage(data: string): void;
-  /** The transport reconnected by itself (EventSource does, with Last-Event-ID). */
-  onReconnect(): void;
+  /**
+   * The connection was re-established after it had been open. `seqRestarts`: the new stream
+   * counts seq from 0 again (a new WebSocket), so the page must not read that as duplicates;
+   * EventSource resumes after its Last-Event-ID instead, so its seq carries on.
+   */
+  onReconnect(seqRestarts: boolean): void;
+}
+
+/**
+ * WebSocket reconnect backoff: 100 ms, doubling to at most 5 s, reset by a successful open;
+ * given up after WS_MAX_ATTEMPTS failed attempts in a row (about 1.5 minutes).
+ */
+export const WS_BACKOFF = { firstMs: 100, maxMs: 5000, maxAttempts: 20 } as const;
+
+/** The delay before reconnect attempt `attempt` (0-based) of a run of failures. */
+export function wsBackoffMs(attempt: number): number {
+  return Math.min(WS_BACKOFF.maxMs, WS_BACKOFF.firstMs * 2 ** attempt);
 }
 
 /** The wss:// (or ws://) URL of a stream path on this page's origin. */
@@ -25,21 +40,48 @@ export function wsUrl(path: string): string {
   return url.href;
 }
 
+/**
+ * A WebSocket that reconnects by itself once it has been open, with bounded exponential
+ * backoff (EventSource does this natively; a WebSocket does not). The first open is not
+ * retried: a point that cannot connect should fail, not wait.
+ */
 function openWs(path: string, h: ConnectionHandlers): Connection {
-  const ws = new WebSocket(wsUrl(path));
   let open = false;
-  const opened = new Promise<void>((resolve, reject) => {
+  let everOpened = false;
+  let stopped = false;
+  let failures = 0;
+  let ws: WebSocket;
+  let retry: ReturnType<typeof setTimeout> | undefined;
+  let settle: { resolve: () => void; reject: (err: Error) => void };
+  const opened = new Promise<void>((resolve, reject) => (settle = { resolve, reject }));
+  const connect = () => {
+    ws = new WebSocket(wsUrl(path));
     ws.onopen = () => {
       open = true;
-      resolve();
+      failures = 0;
+      if (everOpened) h.onReconnect(true);
+      everOpened = true;
+      settle.resolve();
     };
     ws.onclose = (e) => {
       open = false;
-      reject(new Error(`WebSocket ${path} closed before opening (code ${e.code})`));
+      if (stopped) return;
+      if (!everOpened) return settle.reject(new Error(`WebSocket ${path} closed before opening (code ${e.code})`));
+      if (failures >= WS_BACKOFF.maxAttempts) return;
+      retry = setTimeout(connect, wsBackoffMs(failures++));
     };
-  });
-  ws.onmessage = (e: MessageEvent<string>) => h.onMessage(e.data);
-  return { opened, isOpen: () => open, close: () => ws.close() };
+    ws.onmessage = (e: MessageEvent<string>) => h.onMessage(e.data);
+  };
+  connect();
+  return {
+    opened,
+    isOpen: () => open,
+    close: () => {
+      stopped = true;
+      clearTimeout(retry);
+      ws.close();
+    },
+  };
 }
 
 function openSse(path: string, h: ConnectionHandlers): Connection {
@@ -48,7 +90,7 @@ function openSse(path: string, h: ConnectionHandlers): Connection {
   let everOpened = false;
   const opened = new Promise<void>((resolve, reject) => {
     es.onopen = () => {
-      if (everOpened) h.onReconnect();
+      if (everOpened) h.onReconnect(false);
       open = everOpened = true;
       resolve();
     };
