@@ -65,12 +65,16 @@ const ignore = () => undefined;
 interface Target {
   host: string;
   port: number;
+  /** Every TCP socket the run made, destroyed at its end so nothing outlives the run. */
+  sockets: Set<net.Socket>;
 }
 
 /** A TLS connection over a TCP socket we keep, so the cycle can reset it. */
 function tlsOver(t: Target, alpn: string[]): { tcp: net.Socket; secure: tls.TLSSocket } {
   const tcp = net.connect({ host: t.host, port: t.port });
   tcp.on('error', ignore);
+  t.sockets.add(tcp);
+  tcp.once('close', () => t.sockets.delete(tcp));
   const secure = tls.connect({ socket: tcp, servername: 'localhost', rejectUnauthorized: false, ALPNProtocols: alpn });
   secure.on('error', ignore);
   return { tcp, secure };
@@ -211,7 +215,7 @@ async function sse1Cycle(t: Target, path: string, ending: string, holdMs: number
 /** Runs `cycles` connect/abort cycles, `parallel` at a time; bounded by cycleTimeoutMs per cycle. */
 export async function runChurn(options: ChurnOptions): Promise<ChurnResult> {
   const url = new URL(options.base);
-  const t: Target = { host: url.hostname.replace(/^\[|\]$/g, ''), port: Number(url.port) };
+  const t: Target = { host: url.hostname.replace(/^\[|\]$/g, ''), port: Number(url.port), sockets: new Set() };
   const random = rng(options.seed ?? 1);
   const maxHold = options.maxHoldMs ?? 40;
   const timeoutMs = options.cycleTimeoutMs ?? 5_000;
@@ -256,6 +260,7 @@ export async function runChurn(options: ChurnOptions): Promise<ChurnResult> {
     await Promise.all(Array.from({ length: options.parallel }, (_, i) => worker(i)));
   } finally {
     pool.closeAll();
+    for (const socket of t.sockets) socket.destroy();
   }
   return { cycles: next, byKind, streamed, failed, wallMs: performance.now() - started };
 }

@@ -4,6 +4,7 @@
  * cost the page exactly the same above the browser's own transport work.
  */
 import { streamPath, type StreamParams, type Transport } from '../../protocol/wire.js';
+import { WS_BACKOFF, wsBackoffMs } from './backoff.js';
 
 export interface Connection {
   /** Resolves when the connection is open; rejects if it fails first. */
@@ -20,17 +21,6 @@ export interface ConnectionHandlers {
    * EventSource resumes after its Last-Event-ID instead, so its seq carries on.
    */
   onReconnect(seqRestarts: boolean): void;
-}
-
-/**
- * WebSocket reconnect backoff: 100 ms, doubling to at most 5 s, reset by a successful open;
- * given up after WS_MAX_ATTEMPTS failed attempts in a row (about 1.5 minutes).
- */
-export const WS_BACKOFF = { firstMs: 100, maxMs: 5000, maxAttempts: 20 } as const;
-
-/** The delay before reconnect attempt `attempt` (0-based) of a run of failures. */
-export function wsBackoffMs(attempt: number): number {
-  return Math.min(WS_BACKOFF.maxMs, WS_BACKOFF.firstMs * 2 ** attempt);
 }
 
 /** The wss:// (or ws://) URL of a stream path on this page's origin. */
