@@ -63,6 +63,10 @@ export interface ServerStats {
   lastWriteError: string | null;
   /** Connections dropped for not answering heartbeat pings (dead peers nobody told us about). */
   deadPeersDropped: number;
+  /** Streams dropped because their connection was found gone (destroyed or closed) with no close event seen. */
+  goneStreamsDropped: number;
+  /** SSE requests whose Last-Event-ID was not a plain safe integer; they started from seq 0. */
+  badLastEventIds: number;
   sendBufferLimitBytes: number;
   connections: ServerConnectionStats[];
 }

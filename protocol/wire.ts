@@ -143,6 +143,17 @@ export interface ParamError {
 
 const CLIENT_TAG = /^[A-Za-z0-9_-]{1,64}$/;
 
+/** Longest part of a client's value echoed back in an error; the rest is summarised. */
+export const ECHO_MAX_CHARS = 64;
+
+/**
+ * A value from a request, made safe to echo in an error: at most ECHO_MAX_CHARS characters,
+ * then an ellipsis and the full length, so a 5,000-character value does not come back twice.
+ */
+export function echoValue(text: string): string {
+  return text.length <= ECHO_MAX_CHARS ? text : `${text.slice(0, ECHO_MAX_CHARS)}… (${text.length} characters)`;
+}
+
 /**
  * Parses the `batch` and `interval` query parameters. Returns the parsed values or the
  * first error. `batch` is required; `interval` defaults to 1 ms.
@@ -154,8 +165,13 @@ export function parseStreamParams(
   for (const name of ['batch', 'interval'] as const) {
     const limit = STREAM_LIMITS[name];
     const given = query[name];
-    const raw = Array.isArray(given) ? given[0] : given;
     const allowed = rangeText(limit);
+    // `batch=1&batch=2`: taking either one silently would run a point nobody asked for.
+    if (Array.isArray(given)) {
+      const value = echoValue(given.map(String).join(','));
+      return { ok: false, error: { param: name, value, allowed: `${name} once: ${allowed}`, message: `${name} is given ${given.length} times (${value}); give it once` } };
+    }
+    const raw = given;
     if (raw === undefined || raw === '') {
       const fallback = STREAM_DEFAULTS[name];
       if (fallback !== undefined) {
@@ -167,9 +183,10 @@ export function parseStreamParams(
     const text = String(raw);
     const n = parseDecimal(text.trim());
     if (!inRange(n, limit)) {
+      const value = echoValue(text);
       return {
         ok: false,
-        error: { param: name, value: text, allowed, message: `${name} must be ${allowed}; got '${text}'` },
+        error: { param: name, value, allowed, message: `${name} must be ${allowed}; got '${value}'` },
       };
     }
     out[name] = n;

@@ -131,6 +131,7 @@ export function judge(point: Point, r: RepeatFigures, end: Sample, cores: number
   const notes: string[] = [];
   const { cpu, server, page } = r;
   if (end.page.open < point.concurrency) notes.push(`only ${end.page.open} of ${point.concurrency} connections were open at the end of the window`);
+  if (page.reconnects > 0) notes.push(`${page.reconnects} reconnect(s) during the point: its connections were interrupted`);
   if (page.duplicates > 0) notes.push(`${page.duplicates} duplicate batches`);
   if (page.gaps > 0) notes.push(`${page.gaps} batches missing at the page; the server shed ${server.batchesShed} in the window`);
   if (page.perConnectionBatchesPerSec.min < 0.5 * page.perConnectionBatchesPerSec.max) {

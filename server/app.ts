@@ -8,7 +8,9 @@ import Fastify from 'fastify';
 import { existsSync } from 'node:fs';
 import type { ServerHttp2Session } from 'node:http2';
 import path from 'node:path';
+import type { TLSSocket } from 'node:tls';
 import type { ServerStats } from '../protocol/report.js';
+import { echoValue } from '../protocol/wire.js';
 import type { TlsFiles } from './cert.js';
 import type { ClockKind } from './clock.js';
 import { SERVER_DEFAULTS } from './defaults.js';
@@ -56,16 +58,29 @@ export async function buildServer(options: ServerOptions) {
   const hub = new Hub({ sendBufferLimitBytes: options.sendBufferLimitBytes ?? SERVER_DEFAULTS.sendBufferLimitBytes, clock: options.clock ?? SERVER_DEFAULTS.clock });
   app.decorate('hub', hub);
   // Streams never end by themselves, and a session whose client stopped reading never
-  // drains; closing gracefully would wait forever. End streams and sessions before the
+  // drains; closing gracefully would wait forever. End streams, sessions and every TLS socket
+  // (an HTTP/1.1 stream or WebSocket whose client vanished may still hold one) before the
   // server waits for them.
   const sessions = new Set<ServerHttp2Session>();
   app.server.on('session', (s: ServerHttp2Session) => {
     sessions.add(s);
     s.once('close', () => sessions.delete(s));
   });
+  const sockets = new Set<TLSSocket>();
+  app.server.on('secureConnection', (socket: TLSSocket) => {
+    sockets.add(socket);
+    socket.once('close', () => sockets.delete(socket));
+  });
   app.addHook('preClose', async () => {
     hub.shutdown();
     for (const s of sessions) s.destroy();
+    for (const socket of sockets) socket.destroy();
+  });
+
+  // Fastify's own 404 echoes the whole URL; echo a bounded part of it.
+  app.setNotFoundHandler(async (request, reply) => {
+    const url = echoValue(request.raw.url ?? '');
+    return reply.code(404).send({ error: 'not-found', message: `${request.method} ${url}: no such route or file` });
   });
 
   const heartbeat = options.heartbeat ?? DEFAULT_HEARTBEAT;
@@ -74,7 +89,8 @@ export async function buildServer(options: ServerOptions) {
   app.get('/stats', async (request, reply): Promise<ServerStats | undefined> => {
     const { reset } = request.query as { reset?: unknown };
     if (reset !== undefined && reset !== 'lateness') {
-      await reply.code(400).send({ error: 'bad-parameter', param: 'reset', value: String(reset), allowed: 'lateness', message: `reset must be 'lateness'; got '${String(reset)}'` });
+      const value = echoValue(Array.isArray(reset) ? reset.map(String).join(',') : String(reset));
+      await reply.code(400).send({ error: 'bad-parameter', param: 'reset', value, allowed: 'lateness', message: `reset must be 'lateness' (once); got '${value}'` });
       return undefined;
     }
     return hub.stats(reset === 'lateness');

@@ -26,6 +26,12 @@ export interface Sink {
   write(seq: number, sentAt: string, pool: RowPool, batch: number): number;
   /** Ends the stream at once, even if the client stopped reading (used at shutdown). */
   close(): void;
+  /**
+   * True once the connection under the stream is gone (stream, HTTP/2 session or socket
+   * destroyed or closed). Checked every tick: a close event that was missed or came before
+   * its listener must not leave a stream being paced into nothing.
+   */
+  isGone(): boolean;
 }
 
 export interface HubOptions {
@@ -64,7 +70,7 @@ export class Hub {
   private readonly sentAt = new SentAtFormatter();
   private readonly clock: WakeClock;
   private nextId = 1;
-  private readonly totals = { batchesSent: 0, eventsSent: 0, bytesSent: 0, batchesShed: 0, connections: 0, writeErrors: 0 };
+  private readonly totals = { batchesSent: 0, eventsSent: 0, bytesSent: 0, batchesShed: 0, connections: 0, writeErrors: 0, goneDropped: 0, badLastEventIds: 0 };
   private lastWriteError: string | null = null;
 
   constructor(readonly options: HubOptions) {
@@ -86,6 +92,11 @@ export class Hub {
     return { close: () => this.streams.delete(stream) };
   }
 
+  /** Counts an SSE reconnect whose Last-Event-ID was refused (see sse.ts); reported in /stats. */
+  countBadLastEventId(): void {
+    this.totals.badLastEventIds++;
+  }
+
   get openCount(): number {
     return this.streams.size;
   }
@@ -95,6 +106,14 @@ export class Hub {
     this.clock.close();
     for (const s of this.streams) s.sink.close();
     this.streams.clear();
+  }
+
+  /** Drops a stream whose connection is gone, counting it; true when dropped. */
+  private dropIfGone(s: Stream): boolean {
+    if (!s.sink.isGone()) return false;
+    this.streams.delete(s);
+    this.totals.goneDropped++;
+    return true;
   }
 
   /** Asks for one tick at about `atMs` (performance.now() time); a request replaces the last. */
@@ -109,6 +128,7 @@ export class Hub {
     let nextDue = Infinity;
     this.pool.useEpochAt(origin + performance.now());
     for (const s of this.streams) {
+      if (this.dropIfGone(s)) continue;
       const { batch, interval } = s.params;
       const now = performance.now();
       const n = batchesThisTick(s.generated, batchesDue(now - s.t0, interval), s.burst);
@@ -158,6 +178,7 @@ export class Hub {
     const elu = performance.eventLoopUtilization();
     const connections: ServerConnectionStats[] = [];
     let behind = 0;
+    for (const s of this.streams) if (this.dropIfGone(s)) continue;
     for (const s of this.streams) {
       const openSec = (now - s.openedAt) / 1000;
       const debt = Math.max(0, batchesDue(now - s.t0, s.params.interval) - s.generated);
@@ -200,6 +221,8 @@ export class Hub {
       connectionsOpen: this.streams.size,
       connectionsTotal: this.totals.connections,
       writeErrors: this.totals.writeErrors,
+      goneStreamsDropped: this.totals.goneDropped,
+      badLastEventIds: this.totals.badLastEventIds,
       deadPeersDropped: deadPeers.dropped,
       lastWriteError: this.lastWriteError,
       sendBufferLimitBytes: this.options.sendBufferLimitBytes,

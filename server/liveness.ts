@@ -27,8 +27,12 @@ export function watchHttp2Session(session: Http2Session, { everyMs, deadlineMs }
   if (watched.has(session)) return;
   watched.add(session);
   let lastAnswer = performance.now();
+  // Watched until destroyed, not merely closed: a session the client is closing (GOAWAY) still
+  // carries our streams, which never end by themselves, so its graceful close never completes;
+  // and a closing session cannot be pinged (Node cancels the PING), so it gets the deadline and
+  // then goes. Stopping at `closed` left such sessions, in CLOSE-WAIT, paced for good.
   const timer = setInterval(() => {
-    if (session.destroyed || session.closed) return clearInterval(timer);
+    if (session.destroyed) return clearInterval(timer);
     if (performance.now() - lastAnswer > deadlineMs) {
       clearInterval(timer);
       deadPeers.dropped++;

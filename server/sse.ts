@@ -40,6 +40,7 @@ class SseSink implements Sink {
     private readonly writer: SseWriter,
     /** Ends the stream without waiting for the client to read what is queued. */
     readonly close: () => void,
+    readonly isGone: () => boolean,
   ) {}
 
   bufferedBytes(): number {
@@ -67,10 +68,19 @@ class SseSink implements Sink {
   }
 }
 
-/** The seq to continue from after an EventSource reconnect (its Last-Event-ID). */
-function resumeSeq(lastId: string): number {
-  const n = Number(lastId);
-  return lastId !== '' && Number.isInteger(n) && n >= 0 ? n + 1 : 0;
+/**
+ * The seq to continue from after an EventSource reconnect: its `Last-Event-ID` + 1, or 'bad'.
+ * Only a plain non-negative integer whose successor is still a safe integer is accepted:
+ * `99999999999999999999` would start a schedule that never falls due (the stream counted open,
+ * silent for good), `9007199254740991` would give every event the same id (n + 1 === n), and
+ * `1e3`, `0x10`, ` 5` are numbers to `Number()` but were never ids we sent. A bad one starts
+ * from 0 and is counted (`badLastEventIds` in /stats). No header at all is a first connect.
+ */
+export function resumeSeq(header: string | string[] | undefined): number | 'bad' {
+  if (header === undefined) return 0;
+  if (typeof header !== 'string' || !/^[0-9]{1,16}$/.test(header)) return 'bad';
+  const n = Number(header);
+  return n + 1 <= Number.MAX_SAFE_INTEGER ? n + 1 : 'bad';
 }
 
 export default fp<{ hub: Hub; writer: SseWriter; heartbeat: Heartbeat }>(
@@ -78,23 +88,43 @@ export default fp<{ hub: Hub; writer: SseWriter; heartbeat: Heartbeat }>(
     app.get('/sse', { preValidation: validateStreamQuery }, async (request, reply) => {
       reply.hijack();
       const res = reply.raw as ServerResponse | Http2ServerResponse;
-      const h2 = 'stream' in res;
+      const h2stream = 'stream' in res ? res.stream : undefined;
+      const out: Writable = h2stream ?? (res as ServerResponse);
+      let resume = resumeSeq(request.headers['last-event-id']);
+      if (resume === 'bad') {
+        hub.countBadLastEventId();
+        resume = 0;
+      }
+      // Listen for the end BEFORE awaiting the session: a client that goes away while better-sse
+      // sets up (it sends the head on the next turn) fires 'close' before anyone would listen,
+      // and its stream would be paced into nothing for good.
+      let handle: { close: () => void } | undefined;
+      let closed = false;
+      const onEnd = () => {
+        closed = true;
+        handle?.close();
+      };
+      out.once('close', onEnd);
+      out.once('error', onEnd);
+      const isGone = h2stream
+        ? () => h2stream.destroyed || h2stream.closed || h2stream.session === undefined || h2stream.session.destroyed || h2stream.session.socket?.destroyed !== false
+        : () => out.destroyed || (res as ServerResponse).socket?.destroyed !== false;
       const session = await createSession(request.raw, res as ServerResponse, {
         // HTTP/2 forbids connection-specific headers; Node warns and drops them.
-        headers: h2 ? { Connection: undefined } : {},
+        headers: h2stream ? { Connection: undefined } : {},
         keepAlive: 10_000,
         serializer: asIs,
         sanitizer: asIs,
+        // The Last-Event-ID is checked above; better-sse would also take it from the query string.
+        trustClientEventId: false,
       });
-      const out: Writable = h2 ? (res as Http2ServerResponse).stream : (res as ServerResponse);
-      const close = h2 ? () => (res as Http2ServerResponse).stream.close(http2.constants.NGHTTP2_CANCEL) : () => (res as ServerResponse).destroy();
-      const stream = hub.open(new SseSink(h2 ? 'h2' : 'h1', out, session, writer, close), request.stream, resumeSeq(session.lastId));
-      session.once('disconnected', stream.close);
-      out.once('close', stream.close);
+      session.once('disconnected', onEnd);
+      if (closed || isGone()) return;
+      const close = h2stream ? () => h2stream.close(http2.constants.NGHTTP2_CANCEL) : () => (res as ServerResponse).destroy();
+      handle = hub.open(new SseSink(h2stream ? 'h2' : 'h1', out, session, writer, close, isGone), request.stream, resume);
       // A dead client's session can go unnoticed while its streams are blocked: the heartbeat
       // finds it, and destroying the session closes these streams.
-      const h2session = h2 ? (res as Http2ServerResponse).stream.session : undefined;
-      if (h2session) watchHttp2Session(h2session, heartbeat);
+      if (h2stream?.session) watchHttp2Session(h2stream.session, heartbeat);
     });
   },
   { name: 'pushlab-sse' },

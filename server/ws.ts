@@ -56,6 +56,10 @@ class WsSink implements Sink {
     this.socket.terminate();
   }
 
+  isGone(): boolean {
+    return this.socket.readyState === this.socket.CLOSED || this.raw.destroyed;
+  }
+
   write(seq: number, sentAt: string, pool: RowPool, batch: number): number {
     // Never interleave with a closing handshake: ws owns the socket once it is not OPEN.
     if (this.socket.readyState !== this.socket.OPEN) return 0;
@@ -68,11 +72,25 @@ export default fp<{ hub: Hub; heartbeat: Heartbeat }>(
   async function wsTransport(app: FastifyInstance, { hub, heartbeat }) {
     checkWsInternals();
     await app.register(websocket, { options: { perMessageDeflate: false, maxPayload: 64 * 1024 } });
-    app.get('/ws', { websocket: true, preValidation: validateStreamQuery }, (socket, request) => {
-      const stream = hub.open(new WsSink(socket), request.stream);
-      socket.on('close', stream.close);
-      watchWebSocket(socket, heartbeat);
-      socket.on('error', stream.close);
+    app.route({
+      method: 'GET',
+      url: '/ws',
+      preValidation: validateStreamQuery,
+      // A plain GET (no Upgrade): say what this endpoint is instead of an empty 404.
+      handler: async (request, reply) => {
+        // Upgrade is a connection-specific header, which HTTP/2 forbids in a response.
+        if (request.raw.httpVersionMajor === 1) void reply.header('upgrade', 'websocket');
+        return reply.code(426).send({
+          error: 'upgrade-required',
+          message: '/ws is a WebSocket endpoint: open it with a WebSocket client over HTTP/1.1 (new WebSocket("wss://<host>/ws?batch=50")); for a plain HTTP stream use /sse',
+        });
+      },
+      wsHandler: (socket, request) => {
+        const stream = hub.open(new WsSink(socket), request.stream);
+        socket.on('close', stream.close);
+        watchWebSocket(socket, heartbeat);
+        socket.on('error', stream.close);
+      },
     });
   },
   { name: 'pushlab-ws' },

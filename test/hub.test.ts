@@ -25,6 +25,11 @@ class FakeSink implements Sink {
     this.closed = true;
   }
 
+  gone = false;
+  isGone(): boolean {
+    return this.gone;
+  }
+
   constructor(
     readonly transport: Transport = 'ws',
     /** When true, every write stays queued (a client that never reads). */
@@ -275,6 +280,30 @@ describe('Hub (fake clock)', () => {
     const stats = hub.stats();
     expect(stats).toMatchObject({ connectionsOpen: 1, connectionsTotal: 2, batchesSent: 30, eventsSent: 60 });
     expect(stats.connections.map((c) => c.id)).toEqual([2]);
+  });
+
+  it('drops a stream whose connection is gone without a close event, counts it, and keeps pacing the others', () => {
+    const orphan = new FakeSink('sse', true);
+    const healthy = new FakeSink();
+    open(orphan, { batch: 1, interval: 1 });
+    open(healthy, { batch: 1, interval: 1 });
+    start();
+    advance(4);
+    orphan.gone = true; // its session died and no listener heard it
+    advance(5);
+    expect(orphan.seqs).toEqual(seqRange(0, 4));
+    expect(healthy.seqs).toEqual(seqRange(0, 9));
+    const stats = hub.stats();
+    expect(stats).toMatchObject({ connectionsOpen: 1, goneStreamsDropped: 1, batchesBehind: 0 });
+  });
+
+  it('/stats never counts a gone stream as open, even between ticks', () => {
+    const orphan = new FakeSink();
+    open(orphan, { batch: 1, interval: 1 });
+    start();
+    advance(2);
+    orphan.gone = true;
+    expect(hub.stats()).toMatchObject({ connectionsOpen: 0, goneStreamsDropped: 1 });
   });
 
   it('stops its timer once the last stream closes', () => {

@@ -4,6 +4,7 @@
  */
 import { mkdtemp, rm } from 'node:fs/promises';
 import http2 from 'node:http2';
+import https from 'node:https';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -93,6 +94,65 @@ describe('query parameters', () => {
   });
 });
 
+describe('repeated and oversized parameters, and /ws without an upgrade', () => {
+  it.each(['batch=1&batch=2', 'batch=5&interval=1&interval=2'])('refuses a repeated parameter naming it (%s), on SSE and WS', async (query) => {
+    const param = query.includes('interval=2') ? 'interval' : 'batch';
+    const s = http2.connect(`https://${base}`, { rejectUnauthorized: false });
+    try {
+      const r = await h2get(s, `/sse?${query}`);
+      expect(r.status).toBe(400);
+      const body = JSON.parse(r.body) as Record<string, string>;
+      expect(body).toMatchObject({ error: 'bad-parameter', param });
+      expect(body.message).toMatch(new RegExp(`^${param} is given 2 times`));
+    } finally {
+      s.close();
+    }
+    const w = await wsRejection(`/ws?${query}`);
+    expect(w.status).toBe(400);
+    expect(JSON.parse(w.body)).toMatchObject({ error: 'bad-parameter', param });
+  });
+
+  it('echoes at most 64 characters of a bad value, with its length', async () => {
+    const long = '9'.repeat(5000);
+    const s = http2.connect(`https://${base}`, { rejectUnauthorized: false });
+    try {
+      for (const p of [`/sse?batch=${long}`, `/stats?reset=${long}`, `/nowhere/${long}`]) {
+        const r = await h2get(s, p);
+        expect(r.status, p.slice(0, 20)).toBeGreaterThanOrEqual(400);
+        expect(r.body.length, p.slice(0, 20)).toBeLessThan(600);
+        expect(r.body, p.slice(0, 20)).toContain('characters)');
+        expect(r.body).not.toContain('9'.repeat(65));
+      }
+    } finally {
+      s.close();
+    }
+  });
+
+  it('answers /ws without an Upgrade header with 426 and a JSON body saying what to do', async () => {
+    const s = http2.connect(`https://${base}`, { rejectUnauthorized: false });
+    try {
+      const r = await h2get(s, '/ws?batch=10');
+      expect(r.status).toBe(426);
+      expect(JSON.parse(r.body)).toMatchObject({ error: 'upgrade-required' });
+      expect(r.body).toContain('WebSocket');
+    } finally {
+      s.close();
+    }
+    const h1 = await new Promise<{ status: number; upgrade: string | undefined; body: string }>((resolve, reject) => {
+      https
+        .get(`https://${base}/ws?batch=10`, { rejectUnauthorized: false, agent: false }, (res) => {
+          let body = '';
+          res.on('data', (d: Buffer) => (body += d.toString()));
+          res.on('end', () => resolve({ status: res.statusCode ?? 0, upgrade: res.headers.upgrade, body }));
+        })
+        .on('error', reject);
+    });
+    expect(h1.status).toBe(426);
+    expect(h1.upgrade).toBe('websocket');
+    expect(JSON.parse(h1.body)).toMatchObject({ error: 'upgrade-required' });
+  });
+});
+
 describe('message format', () => {
   it('WS: one JSON document per frame, seq from 0, `batch` rows of 12 columns', async () => {
     const ws = new WebSocket(`wss://${base}/ws?batch=7&interval=2`, { rejectUnauthorized: false });
@@ -149,6 +209,49 @@ describe('message format', () => {
     req.close();
     s.close();
     expect(/^id: (\d+)$/m.exec(text)?.[1]).toBe('42');
+  });
+
+  /** The first event id an SSE stream sends for this Last-Event-ID header (absent when undefined). */
+  async function firstIdAfter(lastEventId: string | undefined): Promise<string | undefined> {
+    const s = http2.connect(`https://${base}`, { rejectUnauthorized: false });
+    const headers: http2.OutgoingHttpHeaders = { ':path': '/sse?batch=1&interval=2' };
+    if (lastEventId !== undefined) headers['last-event-id'] = lastEventId;
+    const req = s.request(headers);
+    let text = '';
+    req.setEncoding('utf8');
+    try {
+      await new Promise<void>((resolve, reject) => {
+        const timer = setTimeout(() => reject(new Error(`no event within 3 s after Last-Event-ID '${lastEventId}'`)), 3000);
+        req.on('data', (d: string) => {
+          text += d;
+          if (/^id: \d+$/m.test(text)) resolve(clearTimeout(timer));
+        });
+      });
+    } finally {
+      req.close();
+      s.close();
+    }
+    return /^id: (\d+)$/m.exec(text)?.[1];
+  }
+
+  // ' 5' and other non-ASCII or padded values never reach a handler as sent: HTTP strips the
+  // whitespace around a field value (RFC 9110 §5.5) and nghttp2 drops invalid ones, so those are
+  // checked on resumeSeq itself (test/sse-resume.test.ts).
+  it.each(['99999999999999999999', '9007199254740991', '1e3', '0x10', '-1', '', '1.5', '7, 8', '+5'])(
+    "SSE starts from 0 after a bad Last-Event-ID '%s', and counts it",
+    async (bad) => {
+      const before = app.hub.stats().badLastEventIds;
+      expect(await firstIdAfter(bad)).toBe('0');
+      expect(app.hub.stats().badLastEventIds).toBe(before + 1);
+    },
+  );
+
+  it('SSE accepts the largest Last-Event-ID whose successor is safe; no header is a first connect, not counted', async () => {
+    const before = app.hub.stats().badLastEventIds;
+    expect(await firstIdAfter(String(Number.MAX_SAFE_INTEGER - 1))).toBe(String(Number.MAX_SAFE_INTEGER));
+    expect(await firstIdAfter('0')).toBe('1');
+    expect(await firstIdAfter(undefined)).toBe('0');
+    expect(app.hub.stats().badLastEventIds).toBe(before);
   });
 });
 

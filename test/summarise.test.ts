@@ -51,6 +51,8 @@ function samples(k: Knobs): [Sample, Sample] {
     writeErrors: 0,
     lastWriteError: null,
     deadPeersDropped: 0,
+    goneStreamsDropped: 0,
+    badLastEventIds: 0,
     sendBufferLimitBytes: 4 << 20,
     connections: [],
   });

@@ -43,6 +43,16 @@ export class Counters implements PageCounters {
     this.latency.record(latencyUs);
   }
 
+  /**
+   * Connection `conn` came back. When its seq restarts (a new WebSocket), the next batch
+   * expected is seq 0 again; when it resumes (EventSource's Last-Event-ID) the sequence goes
+   * on, so any batch the server could not resend is counted as a gap, exactly.
+   */
+  reconnected(conn: number, seqRestarts: boolean): void {
+    this.reconnects++;
+    if (seqRestarts) this.nextSeq[conn] = 0;
+  }
+
   totals(): PageCounters {
     const { events, batches, bytes, gaps, duplicates, reconnects, errors } = this;
     return { events, batches, bytes, gaps, duplicates, reconnects, errors };

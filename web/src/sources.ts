@@ -65,7 +65,7 @@ export class MainThreadSource implements Source {
             ingest.message(i, data);
             activity();
           },
-          onReconnect: () => ingest.counters.reconnects++,
+          onReconnect: (seqRestarts) => ingest.counters.reconnected(i, seqRestarts),
         }),
       );
     }

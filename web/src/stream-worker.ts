@@ -51,7 +51,7 @@ self.onmessage = (e: MessageEvent<ToWorker>) => {
     conns = m.connections.map((_, local) =>
       openConnection(m.transport, m.params, {
         onMessage: (data) => ing.message(local, data),
-        onReconnect: () => ing.counters.reconnects++,
+        onReconnect: (seqRestarts) => ing.counters.reconnected(local, seqRestarts),
       }),
     );
     Promise.all(conns.map((c) => c.opened)).then(

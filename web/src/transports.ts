@@ -4,6 +4,7 @@
  * cost the page exactly the same above the browser's own transport work.
  */
 import { streamPath, type StreamParams, type Transport } from '../../protocol/wire.js';
+import { WS_BACKOFF, wsBackoffMs } from './backoff.js';
 
 export interface Connection {
   /** Resolves when the connection is open; rejects if it fails first. */
@@ -14,8 +15,12 @@ export interface Connection {
 
 export interface ConnectionHandlers {
   onMessage(data: string): void;
-  /** The transport reconnected by itself (EventSource does, with Last-Event-ID). */
-  onReconnect(): void;
+  /**
+   * The connection was re-established after it had been open. `seqRestarts`: the new stream
+   * counts seq from 0 again (a new WebSocket), so the page must not read that as duplicates;
+   * EventSource resumes after its Last-Event-ID instead, so its seq carries on.
+   */
+  onReconnect(seqRestarts: boolean): void;
 }
 
 /** The wss:// (or ws://) URL of a stream path on this page's origin. */
@@ -25,21 +30,48 @@ export function wsUrl(path: string): string {
   return url.href;
 }
 
+/**
+ * A WebSocket that reconnects by itself once it has been open, with bounded exponential
+ * backoff (EventSource does this natively; a WebSocket does not). The first open is not
+ * retried: a point that cannot connect should fail, not wait.
+ */
 function openWs(path: string, h: ConnectionHandlers): Connection {
-  const ws = new WebSocket(wsUrl(path));
   let open = false;
-  const opened = new Promise<void>((resolve, reject) => {
+  let everOpened = false;
+  let stopped = false;
+  let failures = 0;
+  let ws: WebSocket;
+  let retry: ReturnType<typeof setTimeout> | undefined;
+  let settle: { resolve: () => void; reject: (err: Error) => void };
+  const opened = new Promise<void>((resolve, reject) => (settle = { resolve, reject }));
+  const connect = () => {
+    ws = new WebSocket(wsUrl(path));
     ws.onopen = () => {
       open = true;
-      resolve();
+      failures = 0;
+      if (everOpened) h.onReconnect(true);
+      everOpened = true;
+      settle.resolve();
     };
     ws.onclose = (e) => {
       open = false;
-      reject(new Error(`WebSocket ${path} closed before opening (code ${e.code})`));
+      if (stopped) return;
+      if (!everOpened) return settle.reject(new Error(`WebSocket ${path} closed before opening (code ${e.code})`));
+      if (failures >= WS_BACKOFF.maxAttempts) return;
+      retry = setTimeout(connect, wsBackoffMs(failures++));
     };
-  });
-  ws.onmessage = (e: MessageEvent<string>) => h.onMessage(e.data);
-  return { opened, isOpen: () => open, close: () => ws.close() };
+    ws.onmessage = (e: MessageEvent<string>) => h.onMessage(e.data);
+  };
+  connect();
+  return {
+    opened,
+    isOpen: () => open,
+    close: () => {
+      stopped = true;
+      clearTimeout(retry);
+      ws.close();
+    },
+  };
 }
 
 function openSse(path: string, h: ConnectionHandlers): Connection {
@@ -48,7 +80,7 @@ function openSse(path: string, h: ConnectionHandlers): Connection {
   let everOpened = false;
   const opened = new Promise<void>((resolve, reject) => {
     es.onopen = () => {
-      if (everOpened) h.onReconnect();
+      if (everOpened) h.onReconnect(false);
       open = everOpened = true;
       resolve();
     };

@@ -24,9 +24,10 @@ function describeValue(v: unknown): string {
 }
 
 /**
- * Run names from the `/reports/` listing, newest first. Two shapes are accepted: a plain array
- * of names (directories may end in '/'), and @fastify/static's `{ dirs, files }`. From a plain
- * array, names that look like files (README.md) are dropped: only directories hold a report.
+ * Run names from the `/reports/` listing, newest first. Two shapes are accepted: a plain array of
+ * names (directories may end in '/'), and `{ dirs, files }`, which is what
+ * server/reports.ts actually serves. From a plain array, names that look like files (README.md) are
+ * dropped, because only directories hold a report.json.
  */
 export function runNamesFromListing(data: unknown, source = LISTING_URL): string[] {
   let names: string[];

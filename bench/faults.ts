@@ -1,0 +1,89 @@
+/**
+ * `npm run bench:faults`: the fault suite at full length, with figures. test/faults.test.ts
+ * runs short versions of the same faults and asserts their outcome; this prints what they
+ * cost, against a server in its own process (so its CPU and RSS are its own).
+ *
+ * - `churn`: connect/abort cycles (bench/churn.ts), `--parallel` at a time, mixing WS, SSE
+ *   over HTTP/2 and SSE over HTTP/1.1 with every way a client goes away. Then: streams the
+ *   server still counts open, batches behind, sockets left in CLOSE-WAIT, the idle server's
+ *   CPU over 5 s, and RSS against before the cycles.
+ * - `stall`: clients that stop reading (WS, SSE) beside clients that keep reading: the
+ *   server's RSS, the shedding it counts, and the rate the readers still get.
+ */
+import { execFileSync } from 'node:child_process';
+import { commandLineFlags, type FlagSpec } from '../protocol/flags.js';
+import type { ServerStats } from '../protocol/report.js';
+import { startServer, type ServerHandle } from '../puppeteer/server-process.js';
+import { runChurn } from './churn.js';
+import { describeStall, runStall } from './stall.js';
+
+const SECTIONS = ['churn', 'stall'] as const;
+
+const FLAGS = {
+  only: { type: 'list', default: [...SECTIONS], choices: SECTIONS, help: 'sections to run' },
+  cycles: { type: 'integer', default: 1000, min: 1, max: 100_000, help: 'connect/abort cycles' },
+  parallel: { type: 'integer', default: 10, min: 1, max: 200, help: 'cycles in flight at once' },
+  seed: { type: 'integer', default: 1, min: 0, max: 2 ** 31, help: 'seeds the mix of transports, endings and hold times' },
+  'settle-sec': { type: 'number', default: 3, min: 0, max: 120, help: 'wait after the last cycle before counting what is left open' },
+  'stall-seconds': { type: 'number', default: 20, min: 2, max: 600, help: 'how long the stalled clients stop reading' },
+  'server-args': { type: 'string', default: '', help: 'extra flags for the server, space-separated' },
+} as const satisfies Record<string, FlagSpec>;
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+const mib = (n: number) => (n / 2 ** 20).toFixed(1);
+const cpuUs = (s: ServerStats) => s.cpuUserUs + s.cpuSystemUs;
+
+/** Server CPU over `ms` of wall time, % of one core, from its own process.cpuUsage(). */
+async function idleCpu(server: ServerHandle, ms: number): Promise<number> {
+  const a = await server.stats();
+  await sleep(ms);
+  const b = await server.stats();
+  return ((cpuUs(b) - cpuUs(a)) / 1000 / (b.nowMs - a.nowMs)) * 100;
+}
+
+/** Sockets of the server's port in CLOSE-WAIT (the peer closed, the server did not); null off Linux. */
+function closeWait(port: string): number | null {
+  try {
+    const out = execFileSync('ss', ['-Htan', 'state', 'close-wait', `( sport = :${port} )`], { encoding: 'utf8' });
+    return out.split('\n').filter((l) => l.trim() !== '').length;
+  } catch {
+    return null;
+  }
+}
+
+async function churn(server: ServerHandle, flags: { cycles: number; parallel: number; seed: number; 'settle-sec': number }): Promise<void> {
+  const port = new URL(server.url).port;
+  // A short warm-up so JIT and TLS set-up are in the baseline, not in the growth.
+  await runChurn({ base: server.url, cycles: 20, parallel: 2, seed: flags.seed + 1 });
+  await sleep(1000);
+  const before = await server.stats();
+  const cpuBefore = await idleCpu(server, 2000);
+  const r = await runChurn({ base: server.url, cycles: flags.cycles, parallel: flags.parallel, seed: flags.seed });
+  await sleep(flags['settle-sec'] * 1000);
+  const after = await server.stats();
+  const closeWaitAfter = closeWait(port);
+  const cpuAfter = await idleCpu(server, 5000);
+  // Past the heartbeat's deadline (15 s): whatever is still open now, the heartbeat missed.
+  await sleep(Math.max(0, 20_000 - (flags['settle-sec'] * 1000 + 5000)));
+  const end = await server.stats();
+  const closeWaitEnd = closeWait(port);
+  const left = after.connections.map((c) => `${c.transport}/${c.http}`);
+  const leftBy = [...new Set(left)].map((k) => `${left.filter((x) => x === k).length} ${k}`).join(', ');
+  const out = process.stdout;
+  out.write(`churn: ${r.cycles} cycles, ${flags.parallel} in parallel, seed ${flags.seed}, in ${(r.wallMs / 1000).toFixed(1)} s (${r.streamed} saw events, ${r.failed} failed to stream)\n`);
+  out.write(`  mix: ${Object.entries(r.byKind).sort().map(([k, n]) => `${k} ${n}`).join(', ')}\n`);
+  out.write(`  ${flags['settle-sec']} s after the last cycle: streams open ${after.connectionsOpen}${leftBy ? ` (${leftBy})` : ''}, batches behind ${after.batchesBehind}, sockets in CLOSE-WAIT ${closeWaitAfter ?? 'n/a'}\n`);
+  out.write(`  write errors ${end.writeErrors - before.writeErrors}, dropped by heartbeat ${end.deadPeersDropped - before.deadPeersDropped}\n`);
+  out.write(`  20 s after the last cycle: streams open ${end.connectionsOpen}, batches behind ${end.batchesBehind}, sockets in CLOSE-WAIT ${closeWaitEnd ?? 'n/a'}; dropped as gone ${(end.goneStreamsDropped ?? 0) - (before.goneStreamsDropped ?? 0)}\n`);
+  out.write(`  idle server CPU: ${cpuBefore.toFixed(1)}% of a core before, ${cpuAfter.toFixed(1)}% after (over 5 s)\n`);
+  out.write(`  server RSS: ${mib(before.rssBytes)} MiB before, ${mib(end.rssBytes)} MiB after (${(((end.rssBytes - before.rssBytes) / before.rssBytes) * 100).toFixed(1)}%)\n`);
+}
+
+const flags = commandLineFlags(FLAGS, 'bench:faults');
+const server = await startServer(flags['server-args'].split(' ').filter(Boolean));
+try {
+  if (flags.only.includes('churn')) await churn(server, flags);
+  if (flags.only.includes('stall')) process.stdout.write(`${describeStall(await runStall(server.url, { seconds: flags['stall-seconds'], stats: () => server.stats() }))}\n`);
+} finally {
+  await server.stop();
+}
