@@ -11,7 +11,8 @@
  *   server's RSS, the shedding it counts, and the rate the readers still get.
  */
 import { execFileSync } from 'node:child_process';
-import { commandLineFlags, type FlagSpec } from '../protocol/flags.js';
+import { commandLineFlags } from '../cli/command.js';
+import type { FlagSpec } from '../protocol/flags.js';
 import type { ServerStats } from '../protocol/report.js';
 import { startServer, type ServerHandle } from '../puppeteer/server-process.js';
 import { runChurn } from './churn.js';

@@ -9,10 +9,10 @@ import os from 'node:os';
 import path from 'node:path';
 import type { Browser, Page } from 'puppeteer-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { PageSnapshot, PushlabApi } from '../protocol/report.js';
+import type { PageSnapshot } from '../protocol/report.js';
 import type { Transport } from '../protocol/wire.js';
 import { launchChrome } from '../puppeteer/chrome.js';
-import { openLabPage } from '../puppeteer/runner.js';
+import { openLabPage, type LabApi } from '../puppeteer/lab-page.js';
 import { buildServer, type PushlabServer } from '../server/app.js';
 import { loadOrCreateCert, type TlsFiles } from '../server/cert.js';
 
@@ -46,13 +46,15 @@ afterAll(async () => {
 });
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-const snapshot = (page: Page) => page.evaluate(() => (globalThis as unknown as { pushlab: PushlabApi }).pushlab.snapshot({ resetLatency: false })) as Promise<PageSnapshot>;
+const apis = new WeakMap<Page, LabApi>();
+const snapshot = (page: Page) => apis.get(page)!.evaluate((p) => p.snapshot({ resetLatency: false })) as Promise<PageSnapshot>;
 
 async function streamingPage(transport: Transport): Promise<Page> {
   const page = await browser.newPage();
-  await openLabPage(page, `https://127.0.0.1:${port}/`);
-  await page.evaluate(
-    (t, n) => (globalThis as unknown as { pushlab: PushlabApi }).pushlab.start({ transport: t, batch: 5, intervalMs: 2, concurrency: n, render: 'none' }).then(() => undefined),
+  const api = await openLabPage(page, `https://127.0.0.1:${port}/`);
+  apis.set(page, api);
+  await api.evaluate(
+    (p, t, n) => p.start({ transport: t, batch: 5, intervalMs: 2, concurrency: n, render: 'none' }).then(() => undefined),
     transport,
     CONNECTIONS,
   );
