@@ -34,7 +34,7 @@ describe('Progress', () => {
     report.points[0].repeats.push(repeat);
     // This repeat took twice its estimate: the ETA for the rest doubles.
     runner.emit('repeat-done', points[0], repeat, report.points[0], { tookSec: 10, estimateSec: 5, remainingSec: 30 });
-    expect(out.join('')).toContain('p/ws-b20-c4-i1-full round 1: 79.5k EPS of 80.0k offered');
+    expect(out.join('')).toContain('p/ws-b20-c4-i1-full round 1: 79.5 k EPS of 80 k offered');
     runner.emit('repeat-start', points[1], 0, 1, 2);
     expect(out.at(-1)).toMatch(/\[2\/4\] · round 1\/2 · p\/sse-b20-c4-i1-full · loading the page · elapsed 0 s · ETA 1 min · last 79\.5k EPS$/);
     progress.close();
