@@ -33,6 +33,8 @@ const FLAGS = {
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const mib = (n: number) => (n / 2 ** 20).toFixed(1);
 const cpuUs = (s: ServerStats) => s.cpuUserUs + s.cpuSystemUs;
+/** Past the server's default heartbeat deadline (15 s), so only what the heartbeat missed is left. */
+const HEARTBEAT_PAST_MS = 20_000;
 
 /** Server CPU over `ms` of wall time, % of one core, from its own process.cpuUsage(). */
 async function idleCpu(server: ServerHandle, ms: number): Promise<number> {
@@ -52,32 +54,42 @@ function closeWait(port: string): number | null {
   }
 }
 
+/** Streams still open, by transport/http, e.g. '3 sse/h2'. */
+function openBy(stats: ServerStats): string {
+  const left = stats.connections.map((c) => `${c.transport}/${c.http}`);
+  return [...new Set(left)].map((k) => `${left.filter((x) => x === k).length} ${k}`).join(', ');
+}
+
 async function churn(server: ServerHandle, flags: { cycles: number; parallel: number; seed: number; 'settle-sec': number }): Promise<void> {
   const port = new URL(server.url).port;
-  // A short warm-up so JIT and TLS set-up are in the baseline, not in the growth.
-  await runChurn({ base: server.url, cycles: 20, parallel: 2, seed: flags.seed + 1 });
-  await sleep(1000);
+  const out = process.stdout;
+  const cold = await server.stats();
+  // A first round of the same size warms JIT, TLS and the allocator, so the measured round's RSS
+  // is compared with a server that has already held this many connections: growth then means
+  // something kept, not a first-use high-water mark. Its figures are printed too.
+  await runChurn({ base: server.url, cycles: flags.cycles, parallel: flags.parallel, seed: flags.seed + 1 });
+  await sleep(HEARTBEAT_PAST_MS);
   const before = await server.stats();
-  const cpuBefore = await idleCpu(server, 2000);
+  const cpuBefore = await idleCpu(server, 5000);
+  out.write(`churn warm-up round: ${flags.cycles} cycles; 20 s later streams open ${before.connectionsOpen}; RSS ${mib(cold.rssBytes)} MiB cold, ${mib(before.rssBytes)} MiB after it\n`);
+
   const r = await runChurn({ base: server.url, cycles: flags.cycles, parallel: flags.parallel, seed: flags.seed });
   await sleep(flags['settle-sec'] * 1000);
   const after = await server.stats();
   const closeWaitAfter = closeWait(port);
   const cpuAfter = await idleCpu(server, 5000);
   // Past the heartbeat's deadline (15 s): whatever is still open now, the heartbeat missed.
-  await sleep(Math.max(0, 20_000 - (flags['settle-sec'] * 1000 + 5000)));
+  await sleep(Math.max(0, HEARTBEAT_PAST_MS - (flags['settle-sec'] * 1000 + 5000)));
   const end = await server.stats();
   const closeWaitEnd = closeWait(port);
-  const left = after.connections.map((c) => `${c.transport}/${c.http}`);
-  const leftBy = [...new Set(left)].map((k) => `${left.filter((x) => x === k).length} ${k}`).join(', ');
-  const out = process.stdout;
-  out.write(`churn: ${r.cycles} cycles, ${flags.parallel} in parallel, seed ${flags.seed}, in ${(r.wallMs / 1000).toFixed(1)} s (${r.streamed} saw events, ${r.failed} failed to stream)\n`);
+  const cpuEnd = await idleCpu(server, 5000);
+  const pct = (a: number, b: number) => `${(((b - a) / a) * 100).toFixed(1)}%`;
+  out.write(`churn: ${r.cycles} cycles, ${flags.parallel} in parallel, seed ${flags.seed}, in ${(r.wallMs / 1000).toFixed(1)} s (${r.streamed} saw events, ${r.failed} did not stream: a reset or a session another cycle ended can beat the first event)\n`);
   out.write(`  mix: ${Object.entries(r.byKind).sort().map(([k, n]) => `${k} ${n}`).join(', ')}\n`);
-  out.write(`  ${flags['settle-sec']} s after the last cycle: streams open ${after.connectionsOpen}${leftBy ? ` (${leftBy})` : ''}, batches behind ${after.batchesBehind}, sockets in CLOSE-WAIT ${closeWaitAfter ?? 'n/a'}\n`);
-  out.write(`  write errors ${end.writeErrors - before.writeErrors}, dropped by heartbeat ${end.deadPeersDropped - before.deadPeersDropped}\n`);
-  out.write(`  20 s after the last cycle: streams open ${end.connectionsOpen}, batches behind ${end.batchesBehind}, sockets in CLOSE-WAIT ${closeWaitEnd ?? 'n/a'}; dropped as gone ${(end.goneStreamsDropped ?? 0) - (before.goneStreamsDropped ?? 0)}\n`);
-  out.write(`  idle server CPU: ${cpuBefore.toFixed(1)}% of a core before, ${cpuAfter.toFixed(1)}% after (over 5 s)\n`);
-  out.write(`  server RSS: ${mib(before.rssBytes)} MiB before, ${mib(end.rssBytes)} MiB after (${(((end.rssBytes - before.rssBytes) / before.rssBytes) * 100).toFixed(1)}%)\n`);
+  out.write(`  ${flags['settle-sec']} s after the last cycle: streams open ${after.connectionsOpen}${after.connectionsOpen ? ` (${openBy(after)})` : ''}, batches behind ${after.batchesBehind}, sockets in CLOSE-WAIT ${closeWaitAfter ?? 'n/a'}; idle server CPU over the next 5 s ${cpuAfter.toFixed(1)}% of a core\n`);
+  out.write(`  20 s after the last cycle: streams open ${end.connectionsOpen}${end.connectionsOpen ? ` (${openBy(end)})` : ''}, batches behind ${end.batchesBehind}, sockets in CLOSE-WAIT ${closeWaitEnd ?? 'n/a'}; idle server CPU over the next 5 s ${cpuEnd.toFixed(1)}% of a core (${cpuBefore.toFixed(1)}% before the round)\n`);
+  out.write(`  dropped: write errors ${end.writeErrors - before.writeErrors}, by heartbeat ${end.deadPeersDropped - before.deadPeersDropped}, found gone ${(end.goneStreamsDropped ?? 0) - (before.goneStreamsDropped ?? 0)}\n`);
+  out.write(`  server RSS: ${mib(before.rssBytes)} MiB before the round, ${mib(end.rssBytes)} MiB 20 s after (${pct(before.rssBytes, end.rssBytes)}; ${pct(cold.rssBytes, end.rssBytes)} against the cold server)\n`);
 }
 
 const flags = commandLineFlags(FLAGS, 'bench:faults');
@@ -88,3 +100,7 @@ try {
 } finally {
   await server.stop();
 }
+// In some runs a load-client socket kept this process busy after the server had stopped (about
+// half a core, 2 of 6 runs, cause not found). The figures are printed and the server is gone:
+// exit rather than outlive the work.
+process.exit(0);
