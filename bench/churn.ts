@@ -13,6 +13,7 @@ import https from 'node:https';
 import net from 'node:net';
 import tls from 'node:tls';
 import WebSocket from 'ws';
+import { mulberry32 } from '../protocol/random.js';
 
 export const CHURN_ENDINGS = {
   ws: ['close', 'terminate', 'reset', 'early'],
@@ -45,18 +46,6 @@ export interface ChurnResult {
   /** Cycles that failed to connect or timed out (not an error in itself: a reset may race the handshake). */
   failed: number;
   wallMs: number;
-}
-
-/** mulberry32: small, seeded, good enough to pick cases. */
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -216,7 +205,7 @@ async function sse1Cycle(t: Target, path: string, ending: string, holdMs: number
 export async function runChurn(options: ChurnOptions): Promise<ChurnResult> {
   const url = new URL(options.base);
   const t: Target = { host: url.hostname.replace(/^\[|\]$/g, ''), port: Number(url.port), sockets: new Set() };
-  const random = rng(options.seed ?? 1);
+  const random = mulberry32(options.seed ?? 1);
   const maxHold = options.maxHoldMs ?? 40;
   const timeoutMs = options.cycleTimeoutMs ?? 5_000;
   const path = (transport: ChurnTransport) => `/${transport === 'ws' ? 'ws' : 'sse'}?batch=${options.batch ?? 20}&interval=1`;

@@ -13,6 +13,7 @@ import { buildServer, type PushlabServer } from '../server/app.js';
 import { loadOrCreateCert } from '../server/cert.js';
 import { safeSegments } from '../server/reports.js';
 import { LISTING_URL, runNamesFromListing, runReportUrl } from '../web/src/report/load.js';
+import { h2get } from './h2-get.js';
 
 const SECRET = 'TOPSECRET-do-not-serve';
 let tmp: string;
@@ -60,18 +61,7 @@ interface Answer {
   body: string;
 }
 
-function getH2(p: string): Promise<Answer> {
-  return new Promise((resolve, reject) => {
-    const req = h2.request({ ':path': p });
-    let status = 0;
-    let body = '';
-    req.setEncoding('utf8');
-    req.on('response', (h) => (status = Number(h[':status'])));
-    req.on('data', (d: string) => (body += d));
-    req.on('end', () => resolve({ status, body }));
-    req.on('error', reject);
-  });
-}
+const getH2 = (p: string): Promise<Answer> => h2get(h2, p);
 
 /** HTTP/1.1 with the path sent exactly as given (Node's client does not normalise it). */
 function getH1(p: string): Promise<Answer> {

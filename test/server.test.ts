@@ -12,6 +12,7 @@ import WebSocket from 'ws';
 import type { BatchMessage } from '../protocol/wire.js';
 import { buildServer, type PushlabServer } from '../server/app.js';
 import { loadOrCreateCert } from '../server/cert.js';
+import { h2get } from './h2-get.js';
 
 const SHED_LIMIT = 256 * 1024;
 let app: PushlabServer;
@@ -32,19 +33,6 @@ afterAll(async () => {
 });
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-function h2get(session: http2.ClientHttp2Session, p: string): Promise<{ status: number; body: string }> {
-  return new Promise((resolve, reject) => {
-    const req = session.request({ ':path': p });
-    let status = 0;
-    let body = '';
-    req.setEncoding('utf8');
-    req.on('response', (h) => (status = Number(h[':status'])));
-    req.on('data', (d: string) => (body += d));
-    req.on('end', () => resolve({ status, body }));
-    req.on('error', reject);
-  });
-}
 
 function wsRejection(p: string): Promise<{ status: number; body: string }> {
   return new Promise((resolve, reject) => {
