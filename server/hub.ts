@@ -178,7 +178,7 @@ export class Hub {
     const elu = performance.eventLoopUtilization();
     const connections: ServerConnectionStats[] = [];
     let behind = 0;
-    for (const s of this.streams) if (this.dropIfGone(s)) continue;
+    for (const s of this.streams) this.dropIfGone(s);
     for (const s of this.streams) {
       const openSec = (now - s.openedAt) / 1000;
       const debt = Math.max(0, batchesDue(now - s.t0, s.params.interval) - s.generated);
