@@ -3,33 +3,27 @@
  * connect/abort cycles leave nothing open, and clients that stop reading cost bounded memory
  * while the readers beside them lose nothing. The server restart is in e2e-restart.test.ts.
  */
-import { mkdtemp, rm } from 'node:fs/promises';
-import os from 'node:os';
-import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runChurn } from '../bench/churn.js';
 import { runStall } from '../bench/stall.js';
-import { buildServer, type PushlabServer } from '../server/app.js';
-import { loadOrCreateCert } from '../server/cert.js';
+import type { PushlabServer } from '../server/app.js';
+import { startTestServer, type TestServer } from './test-server.js';
 
 const SHED_LIMIT = 1024 * 1024;
 let app: PushlabServer;
 let base: string;
-let certDir: string;
+let server: TestServer;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 beforeAll(async () => {
-  certDir = await mkdtemp(path.join(os.tmpdir(), 'pushlab-cert-'));
   // A short heartbeat, so a connection only the heartbeat can find dead goes within the test.
-  app = await buildServer({ tls: await loadOrCreateCert(certDir), sendBufferLimitBytes: SHED_LIMIT, heartbeat: { everyMs: 250, deadlineMs: 1500 } });
-  await app.listen({ host: '127.0.0.1', port: 0 });
-  const addr = app.server.address();
-  base = `https://127.0.0.1:${typeof addr === 'object' && addr ? addr.port : 0}`;
+  server = await startTestServer({ sendBufferLimitBytes: SHED_LIMIT, heartbeat: { everyMs: 250, deadlineMs: 1500 } });
+  app = server.app;
+  base = `https://127.0.0.1:${server.port}`;
 });
 
 afterAll(async () => {
-  await app?.close();
-  await rm(certDir, { recursive: true, force: true });
+  await server?.close();
 });
 
 describe('connect/abort cycles', () => {

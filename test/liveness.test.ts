@@ -3,30 +3,24 @@
  * one that answers stays, however little it reads. (HTTP/2 sessions get the same PING
  * heartbeat; Node's client cannot be told not to answer, so bench:server is its evidence.)
  */
-import { mkdtemp, rm } from 'node:fs/promises';
-import os from 'node:os';
-import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
-import { buildServer, type PushlabServer } from '../server/app.js';
-import { loadOrCreateCert } from '../server/cert.js';
+import type { PushlabServer } from '../server/app.js';
+import { startTestServer, type TestServer } from './test-server.js';
 
 let app: PushlabServer;
 let base: string;
-let certDir: string;
+let server: TestServer;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 beforeAll(async () => {
-  certDir = await mkdtemp(path.join(os.tmpdir(), 'pushlab-cert-'));
-  app = await buildServer({ tls: await loadOrCreateCert(certDir), heartbeat: { everyMs: 100, deadlineMs: 400 } });
-  await app.listen({ host: '127.0.0.1', port: 0 });
-  const addr = app.server.address();
-  base = `wss://127.0.0.1:${typeof addr === 'object' && addr ? addr.port : 0}`;
+  server = await startTestServer({ heartbeat: { everyMs: 100, deadlineMs: 400 } });
+  app = server.app;
+  base = `wss://127.0.0.1:${server.port}`;
 });
 
 afterAll(async () => {
-  await app?.close();
-  await rm(certDir, { recursive: true, force: true });
+  await server?.close();
 });
 
 describe('heartbeat', () => {

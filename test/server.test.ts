@@ -2,34 +2,29 @@
  * The real server on loopback with real clients: parameter validation, the message format
  * on both transports, and bounded buffers with counted shedding when a client stops reading.
  */
-import { mkdtemp, rm } from 'node:fs/promises';
 import http2 from 'node:http2';
 import https from 'node:https';
-import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
 import type { BatchMessage } from '../protocol/wire.js';
-import { buildServer, type PushlabServer } from '../server/app.js';
-import { loadOrCreateCert } from '../server/cert.js';
+import type { PushlabServer } from '../server/app.js';
 import { h2get } from './h2-get.js';
+import { startTestServer, type TestServer } from './test-server.js';
 
 const SHED_LIMIT = 256 * 1024;
 let app: PushlabServer;
 let base: string;
-let certDir: string;
+let server: TestServer;
 
 beforeAll(async () => {
-  certDir = await mkdtemp(path.join(os.tmpdir(), 'pushlab-cert-'));
-  app = await buildServer({ tls: await loadOrCreateCert(certDir), sendBufferLimitBytes: SHED_LIMIT });
-  await app.listen({ host: '127.0.0.1', port: 0 });
-  const addr = app.server.address();
-  base = `127.0.0.1:${typeof addr === 'object' && addr ? addr.port : 0}`;
+  server = await startTestServer({ sendBufferLimitBytes: SHED_LIMIT });
+  app = server.app;
+  base = `127.0.0.1:${server.port}`;
 });
 
 afterAll(async () => {
-  await app?.close();
-  await rm(certDir, { recursive: true, force: true });
+  await server?.close();
 });
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
