@@ -39,7 +39,7 @@ export class LocalBrowser implements BrowserSlot {
   }
 
   async relaunch(): Promise<void> {
-    this.log('Chrome crashed or disconnected: launching it again');
+    this.log('Chrome crashed, disconnected, or lost its connection to the server: launching it again');
     this.kill();
     this.chrome = await launchChrome({ headless: this.headless, log: this.log, handleSignals: false, extraArgs: this.extraArgs });
     this.cdp = await this.chrome.browser.target().createCDPSession();

@@ -78,6 +78,11 @@ class Stopped extends Error {
   }
 }
 
+/** Whether a failed attempt was a page load that failed in Chrome's network stack. */
+export function needsNewConnection(err: Error): boolean {
+  return /^net::ERR_/.test(err.message);
+}
+
 /** The signal's abort reason, as thrown by an aborted repeat. */
 export function isInterrupted(err: unknown): boolean {
   return err instanceof Stopped && err.kind === 'interrupted';
@@ -100,7 +105,10 @@ export class RepeatMeasurer extends EventEmitter<RepeatEvents> {
         if (ctx.signal?.aborted) return null;
         last = err instanceof Error ? err : new Error(String(err));
         this.emit('attempt-failed', point, attempt, last, last instanceof Stopped ? last.kind : undefined);
-        if (last instanceof Stopped && last.kind === 'browser crashed') await this.o.browser.relaunch();
+        // A page that could not load (net::ERR_…) met a broken connection to the server: Chrome
+        // would reuse it for the retry (it keeps one HTTP/2 session per origin for every tab),
+        // so the retry gets a new browser and with it a new connection.
+        if ((last instanceof Stopped && last.kind === 'browser crashed') || needsNewConnection(last)) await this.o.browser.relaunch();
       }
     }
     const failed: FailedRepeat = {

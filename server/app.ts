@@ -33,6 +33,8 @@ export interface ServerOptions {
   sseWriter?: SseWriter;
   /** What wakes the pacing loop (see clock.ts): 'timer' costs less CPU, 'worker' is closer to the schedule. */
   clock?: ClockKind;
+  /** Streams an HTTP/2 session serves before it is closed gracefully (see defaults.ts). */
+  maxStreamsPerSession?: number;
   logger?: boolean;
 }
 
@@ -62,9 +64,16 @@ export async function buildServer(options: ServerOptions) {
   // (an HTTP/1.1 stream or WebSocket whose client vanished may still hold one) before the
   // server waits for them.
   const sessions = new Set<ServerHttp2Session>();
+  const maxStreams = options.maxStreamsPerSession ?? SERVER_DEFAULTS.maxStreamsPerSession;
   app.server.on('session', (s: ServerHttp2Session) => {
     sessions.add(s);
     s.once('close', () => sessions.delete(s));
+    let streams = 0;
+    s.on('stream', () => {
+      // close() sends GOAWAY naming the last stream: the ones open go on, new requests go to a
+      // new connection, and the session ends once its streams have.
+      if (++streams === maxStreams) s.close();
+    });
   });
   const sockets = new Set<TLSSocket>();
   app.server.on('secureConnection', (socket: TLSSocket) => {
