@@ -456,6 +456,12 @@ export interface SaturationResult {
   knee: { value: number; pointId: string; eventsPerSec: Stat } | null;
   /** The first value past the knee that was not sustainable. */
   firstPast: { value: number; pointId: string; reason: string } | null;
+  /**
+   * Every repeat the search measured, probes and confirmations alike, in the order measured,
+   * with the point it measured: the raw figures behind `probes` and `knee`. Absent in reports
+   * written before it was kept.
+   */
+  repeats?: { pointId: string; purpose: 'probe' | 'confirm'; repeat: Repeat }[];
 }
 
 export interface SweepOptions {

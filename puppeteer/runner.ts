@@ -181,16 +181,18 @@ export class Runner extends EventEmitter<RunnerEvents> {
     const criteria = { deliveredRatio: SUSTAINABLE_DELIVERED_RATIO, p99BoundMs: search.p99BoundMs };
     // Probes belong to no round: their index continues after the sweep's rounds.
     const round = report.rounds.length;
-    const once = async (point: Point): Promise<Repeat> => {
+    const evidence: NonNullable<SaturationResult['repeats']> = [];
+    const once = async (point: Point, purpose: 'probe' | 'confirm'): Promise<Repeat> => {
       const repeat = await this.repeats.measure(point, { round, ceilingEventsPerSec: null, signal });
       if (!repeat) throw new Interrupted();
+      evidence.push({ pointId: point.id, purpose, repeat });
       return repeat;
     };
     const judge = (r: MeasuredRepeat) => isSustainable({ deliveredRatio: r.deliveredRatio, batchesShed: r.server.batchesShed, p99Ms: r.latency.p99Ms }, criteria);
     const probe = async (value: number): Promise<ProbeResult> => {
       const point = searchPoint(search, value);
       this.emit('repeat-start', point, round, 0, 1);
-      const r = await once(point);
+      const r = await once(point, 'probe');
       const outcome: ProbeResult = r.status === 'ok' ? { ...judge(r), eventsPerSec: r.eventsPerSec } : { sustainable: false, eventsPerSec: null, reason: `failed: ${r.error}` };
       this.emit('probe-done', search, point, outcome);
       return outcome;
@@ -201,7 +203,7 @@ export class Runner extends EventEmitter<RunnerEvents> {
       const reasons: string[] = [];
       for (let i = 0; i < report.options.repeats; i++) {
         this.emit('repeat-start', point, round, i, report.options.repeats);
-        const r = await once(point);
+        const r = await once(point, 'confirm');
         if (r.status !== 'ok') {
           reasons.push(`failed: ${r.error}`);
           continue;
@@ -231,6 +233,7 @@ export class Runner extends EventEmitter<RunnerEvents> {
         probes: out.probes.map((p) => ({ ...p, pointId: idAt(p.value) })),
         knee: out.knee && { ...out.knee, pointId: idAt(out.knee.value) },
         firstPast: out.firstPast && { ...out.firstPast, pointId: idAt(out.firstPast.value) },
+        repeats: evidence,
       };
     } catch (err) {
       if (err instanceof Interrupted) return null;

@@ -183,6 +183,11 @@ describe('Runner find-max wiring', () => {
     // Probes and confirmations are not points of the sweep's rounds.
     expect(report.points).toEqual([]);
     expect(source.calls.filter((c) => c.id === s.knee!.pointId).length).toBeGreaterThanOrEqual(2);
+    // Every repeat measured is kept raw, in order, with its point and purpose.
+    expect(s.repeats!.map((r) => r.pointId)).toEqual(source.calls.map((c) => c.id));
+    expect(s.repeats!.filter((r) => r.purpose === 'probe')).toHaveLength(s.probes.length);
+    expect(s.repeats!.filter((r) => r.purpose === 'confirm' && r.pointId === s.knee!.pointId)).toHaveLength(2);
+    expect(s.repeats!.every((r) => r.repeat.status === 'ok' && r.repeat.eventsPerSec > 0)).toBe(true);
   });
 
   it('skips a search the report already holds (resume)', async () => {
