@@ -20,7 +20,7 @@ beforeAll(async () => {
   const file = {
     scenarios: [
       { id: 'one', transport: 'sse', batch: 5, concurrency: 2, warmupSec: 1, measureSec: 6 },
-      { id: 'knee', transport: 'sse', concurrency: 1, warmupSec: 1, measureSec: 1, findMax: { vary: 'batch', min: 1, max: 2, p99BoundMs: 10_000 } },
+      { id: 'knee', transport: 'sse', concurrency: 1, warmupSec: 1, measureSec: 2, findMax: { vary: 'batch', min: 1, max: 2, p99BoundMs: 10_000 } },
     ],
   };
   await writeFile(path.join(dir, 'scenarios.json'), JSON.stringify(file));
@@ -84,14 +84,31 @@ describe('--find-max on a real tiny search', () => {
     const [s] = report.saturation;
     expect(s).toMatchObject({ scenario: 'knee', transport: 'sse', varied: 'batch', fixed: { concurrency: 1 }, range: { min: 1, max: 2 } });
     expect(s.criteria).toEqual({ deliveredRatio: 0.99, shed: 0, p99BoundMs: 10_000 });
-    expect(s.probes.map((p) => [p.value, p.pointId, p.sustainable])).toEqual([
-      [1, 'knee/sse-b1-c1-i1-full', true],
-      [2, 'knee/sse-b2-c1-i1-full', true],
-    ]);
-    expect(s.knee).toMatchObject({ value: 2, pointId: 'knee/sse-b2-c1-i1-full' });
+    // Whether 1 or 2 rows every 1 ms hold ≥ 99% in a 2 s window depends on the machine (a CI
+    // run on a busy host once missed it): test the wiring, i.e. that every probe is kept with
+    // its point id and raw repeat, and that knee and firstPast follow from what was measured.
+    const ids = { 1: 'knee/sse-b1-c1-i1-full', 2: 'knee/sse-b2-c1-i1-full' } as Record<number, string>;
+    expect(s.probes.length).toBeGreaterThanOrEqual(1);
+    expect(s.probes[0].value).toBe(1);
+    for (const p of s.probes) expect(p.pointId).toBe(ids[p.value]);
+    expect(s.repeats!.filter((r) => r.purpose === 'probe').map((r) => r.pointId)).toEqual(s.probes.map((p) => p.pointId));
+    const [low, high] = s.probes;
+    if (!low.sustainable) {
+      expect(s.knee, low.reason).toBeNull();
+      return;
+    }
+    expect(s.knee).not.toBeNull();
     expect(s.knee!.eventsPerSec.n).toBe(1);
-    expect(s.knee!.eventsPerSec.median).toBeGreaterThan(1500);
-    expect(s.firstPast).toBeNull();
-    expect(stderr).toMatch(/find-max knee sse: knee at batch 2/);
+    expect(s.repeats!.some((r) => r.purpose === 'confirm' && r.pointId === s.knee!.pointId)).toBe(true);
+    if (s.knee!.value === 2) {
+      expect(high.sustainable).toBe(true);
+      expect(s.knee!.eventsPerSec.median).toBeGreaterThan(1500);
+      expect(s.firstPast).toBeNull();
+      expect(stderr).toMatch(/find-max knee sse: knee at batch 2/);
+    } else {
+      expect(s.knee!.value).toBe(1);
+      expect(s.firstPast).toMatchObject({ value: 2, pointId: ids[2] });
+      expect(s.firstPast!.reason.length).toBeGreaterThan(0);
+    }
   });
 });
