@@ -66,4 +66,4 @@ createInterface({ input: process.stdin }).on('line', (line) => {
   } else if (line === 'quit') {
     process.exit(0);
   }
-});
+}).on('close', () => process.exit(0)); // bench:server is gone (stdin closed however it ended): so are its clients

@@ -12,6 +12,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
 import { createInterface, type Interface } from 'node:readline';
 import { commandLineFlags, reportErrorsAs } from '../cli/command.js';
+import { checkOutputDir } from '../cli/output.js';
 import { ROOT } from '../cli/root.js';
 import { PushlabError } from '../protocol/errors.js';
 import type { FlagSpec } from '../protocol/flags.js';
@@ -169,6 +170,8 @@ if (flags['cpu-prof'] && flags.server) {
   throw new PushlabError('PUSHLAB_BAD_FLAG', '--cpu-prof profiles a server this bench starts; it cannot be used with --server');
 }
 const profileDir = flags['cpu-prof'] ? path.resolve(flags['cpu-prof']) : '';
+// Checked before the server starts: node --cpu-prof only finds out when the server exits.
+if (profileDir) checkOutputDir('--cpu-prof', profileDir);
 const nodeArgs = profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : [];
 const server = flags.server ? remoteServer(flags.server) : await startServer(flags['server-args'].split(' ').filter(Boolean), 30_000, nodeArgs);
 const header = ['transport', 'batch', 'conns', 'offered EPS', 'pacing', 'sent EPS', 'received EPS', 'shed', 'server CPU (kernel share)', 'CPU ms / 1M events', 'CPU µs / batch', 'lateness p99 ms (all / worst conn)', 'RSS MiB', 'clients CPU'];

@@ -152,10 +152,16 @@ export async function launchChrome(options: {
   // Puppeteer enables the CDP Network domain by default; Chrome then ships every WS frame and
   // SSE message to this process, which halved EPS here. Measured runs keep it off.
   const networkEnabled = false;
+  // CDP over a pipe (Chrome's fds 3 and 4) rather than a WebSocket: Chrome ends when the pipe
+  // closes, so it goes with this process however that ends, SIGKILL included; over a WebSocket
+  // a killed driver leaves Chrome running. A caller that asks for a DevTools port (the lab's
+  // test attaches over it) gets the WebSocket, which is how Puppeteer learns that port.
+  const pipe = !args.some((a) => a.startsWith('--remote-debugging-port'));
   const browser = await puppeteer.launch({
     executablePath: chrome.path,
     headless: options.headless,
     args,
+    pipe,
     acceptInsecureCerts: true,
     networkEnabled,
     defaultViewport: options.headless ? { width: 1280, height: 900 } : null,

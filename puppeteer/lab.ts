@@ -9,15 +9,17 @@ import os from 'node:os';
 import path from 'node:path';
 import type { Page } from 'puppeteer-core';
 import { commandLineFlags, runCommand } from '../cli/command.js';
+import { checkOutputDir } from '../cli/output.js';
 import { ROOT } from '../cli/root.js';
 import { PushlabError } from '../protocol/errors.js';
 import type { CpuReading, PageConfig, PushlabApi } from '../protocol/report.js';
 import { environmentOf } from './environment.js';
 import { LabCpuReader, readingLine } from './lab-cpu.js';
 import { LabRecorder } from './lab-record.js';
+import { findChrome } from './chrome.js';
 import { LocalBrowser } from './local-browser.js';
 import { LAB_FLAGS } from './options.js';
-import { remoteServer, startServer, type ServerHandle } from './server-process.js';
+import { connectServer, startServer, type ServerHandle } from './server-process.js';
 
 const log = (line: string) => process.stderr.write(`${line}\n`);
 const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
@@ -27,6 +29,12 @@ runCommand('lab', async () => {
   if (!flags.headless && process.platform === 'linux' && !process.env.DISPLAY && !process.env.WAYLAND_DISPLAY) {
     throw new PushlabError('PUSHLAB_NO_DISPLAY', 'no display for a headful Chrome (DISPLAY is unset): run under a desktop, use `xvfb-run npm run lab`, or pass --headless');
   }
+  // Before anything is launched: where recorded points go must take files, a --server must
+  // answer, and there must be a Chrome to run.
+  const outDir = path.resolve(ROOT, flags.out);
+  checkOutputDir('--out', outDir);
+  const remote = flags.server ? await connectServer('--server', flags.server) : null;
+  await findChrome(log);
   let server: ServerHandle | null = null;
   let browser: LocalBrowser | null = null;
   let stopping = false;
@@ -40,7 +48,7 @@ runCommand('lab', async () => {
   process.once('SIGINT', () => void stop(130));
   process.once('SIGTERM', () => void stop(130));
   try {
-    server = flags.server ? remoteServer(flags.server) : await startServer();
+    server = remote ?? (await startServer());
     // PUSHLAB_LAB_DEVTOOLS=1 (the lab's test): a DevTools port to attach to, printed below.
     browser = await LocalBrowser.launch(flags.headless, log, process.env.PUSHLAB_LAB_DEVTOOLS ? ['--remote-debugging-port=0'] : []);
   } catch (err) {
@@ -66,7 +74,7 @@ runCommand('lab', async () => {
     browser: chrome,
     server: srv,
     environment: environmentOf(chrome.launched, srv),
-    outDir: path.resolve(ROOT, flags.out),
+    outDir,
     cores: os.cpus().length,
     warmupSec: flags['warmup-sec'],
     measureSec: flags['measure-sec'],

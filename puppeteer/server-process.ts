@@ -7,6 +7,7 @@ import https from 'node:https';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
 import { ROOT } from '../cli/root.js';
+import { PushlabError } from '../protocol/errors.js';
 import type { ServerStats } from '../protocol/report.js';
 
 // The certificate is self-signed and the server is on loopback: nothing to verify.
@@ -48,16 +49,53 @@ export function remoteServer(url: string): ServerHandle {
   };
 }
 
-/** Starts `server/main.ts` on a free loopback port and waits for its URL line. */
+/**
+ * `--server <url>`: a running pushlab server, checked before anything else is launched: the
+ * URL must be https (the server serves TLS only) and /stats must answer as pushlab's does.
+ * Every failure is one line, PUSHLAB_BAD_SERVER.
+ */
+export async function connectServer(flag: string, url: string, timeoutMs = 5000): Promise<ServerHandle> {
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    throw new PushlabError('PUSHLAB_BAD_SERVER', `${flag} must be the https:// URL a pushlab server prints (e.g. https://127.0.0.1:8443/); got '${url}'`);
+  }
+  if (parsed.protocol !== 'https:') {
+    throw new PushlabError('PUSHLAB_BAD_SERVER', `${flag} must be an https:// URL (the pushlab server serves TLS only); got '${url}'`);
+  }
+  const handle = remoteServer(parsed.href);
+  let stats: Partial<ServerStats>;
+  try {
+    stats = await getJson<Partial<ServerStats>>(`${handle.url}stats`, timeoutMs);
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    const why = err instanceof Error ? err.message.replace(/^GET \S+: /, '') : String(err);
+    throw new PushlabError('PUSHLAB_BAD_SERVER', `${flag} ${url}: no answer from ${handle.url}stats (${code === 'ECONNREFUSED' ? 'nothing is listening there' : why})`);
+  }
+  if (typeof stats?.nowMs !== 'number' || typeof stats.eventsSent !== 'number') {
+    throw new PushlabError('PUSHLAB_BAD_SERVER', `${flag} ${url}: ${handle.url}stats answered, but not as a pushlab server does`);
+  }
+  return handle;
+}
+
+/**
+ * Starts `server/main.ts` on a free loopback port and waits for its URL line. The server is
+ * owned by this process on every exit path: it holds the server's stdin (`--exit-with-stdin`),
+ * and the pipe closes when this process ends, whether it exits, crashes or is killed.
+ */
 export async function startServer(extraArgs: string[] = [], timeoutMs = 30_000, nodeArgs: string[] = []): Promise<ServerHandle> {
-  const child: ChildProcess = spawn(process.execPath, [...nodeArgs, '--import', 'tsx', path.join(ROOT, 'server/main.ts'), '--port', '0', ...extraArgs], {
+  const child: ChildProcess = spawn(process.execPath, [...nodeArgs, '--import', 'tsx', path.join(ROOT, 'server/main.ts'), '--port', '0', '--exit-with-stdin', ...extraArgs], {
     cwd: ROOT,
-    stdio: ['ignore', 'pipe', 'pipe'],
+    stdio: ['pipe', 'pipe', 'pipe'],
   });
   let stderr = '';
   child.stderr?.setEncoding('utf8').on('data', (d: string) => (stderr = (stderr + d).slice(-4000)));
   const url = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`the server did not start within ${timeoutMs} ms: ${stderr.trim()}`)), timeoutMs);
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new Error(`the server did not start within ${timeoutMs} ms: ${stderr.trim()}`));
+    }, timeoutMs);
     createInterface({ input: child.stdout! }).on('line', (line) => {
       const m = /listening on (https:\/\/\S+)/.exec(line);
       if (m) {

@@ -9,6 +9,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { EXIT, PushlabError } from '../protocol/errors.js';
 import { commandLineFlags, runCommand } from '../cli/command.js';
+import { checkOutputDir } from '../cli/output.js';
 import { ROOT } from '../cli/root.js';
 import { SCHEMA_VERSION, type Environment, type Report } from '../protocol/report.js';
 import { environmentOf } from './environment.js';
@@ -16,6 +17,7 @@ import { BUILTIN_DEFAULTS, expandScenario, parseScenarioFile, searchesFor, selec
 import { measureCeilings } from './ceiling.js';
 import { durationText, repeatSec, roundsSec, searchSec, SETUP_SEC } from './estimate.js';
 import { formatTable } from './format.js';
+import { findChrome } from './chrome.js';
 import { LocalBrowser } from './local-browser.js';
 import { checkSweepFlags, SWEEP_FLAGS, type SweepFlags } from './options.js';
 import { Progress } from './progress.js';
@@ -23,7 +25,7 @@ import { RepeatMeasurer } from './repeat.js';
 import { runIdFor, writeReport } from './report-file.js';
 import { writeReportHtml } from './report-html.js';
 import { emptyResult, Runner } from './runner.js';
-import { remoteServer, startServer, type ServerHandle } from './server-process.js';
+import { connectServer, startServer, type ServerHandle } from './server-process.js';
 
 const log = (line: string) => process.stderr.write(`${line}\n`);
 
@@ -165,6 +167,11 @@ async function main(): Promise<number> {
     listPlan(plan);
     return EXIT.ok;
   }
+  // Before anything is launched: where the report goes must take files, a --server must
+  // answer, and there must be a Chrome to run.
+  checkOutputDir('--out', checked.resume ? path.dirname(plan.file) : out);
+  const remote = flags.server ? await connectServer('--server', flags.server) : null;
+  await findChrome(log);
   const done = draft.points.reduce((a, p) => a + p.repeats.length, 0);
   log(
     checked.resume
@@ -185,17 +192,13 @@ async function main(): Promise<number> {
   process.once('exit', killChildren);
   try {
     // The server and Chrome start side by side: neither needs the other until the first page.
-    const [s, b] = await Promise.allSettled([flags.server ? Promise.resolve(remoteServer(flags.server)) : startServer(), LocalBrowser.launch(!flags.headful, log)]);
+    const [s, b] = await Promise.allSettled([remote ? Promise.resolve(remote) : startServer(), LocalBrowser.launch(!flags.headful, log)]);
     if (s.status === 'fulfilled') server = s.value;
     if (b.status === 'fulfilled') browser = b.value;
     if (s.status === 'rejected') throw s.reason;
     if (b.status === 'rejected') throw b.reason;
     const srv = server!;
     const chrome = browser!;
-    // Fail early, with the server's own message, if it is not there.
-    await srv.stats().catch((err: unknown) => {
-      throw new PushlabError('PUSHLAB_BAD_SERVER', `${srv.url}: no answer from /stats (${err instanceof Error ? err.message : String(err)})`);
-    });
     log(`server ${srv.url}, Chrome ${chrome.launched.version} (${chrome.launched.path}, ${chrome.launched.source})`);
     const report: Report = { ...draft, environment: draft.environment ?? environmentOf(chrome.launched, srv) };
     report.interrupted = false;

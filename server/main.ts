@@ -31,8 +31,23 @@ runCommand('server', async () => {
   const host = flags.host.includes(':') ? `[${flags.host}]` : flags.host;
   // The driver reads this line to find the server; keep its shape.
   process.stdout.write(`pushlab server listening on https://${host}:${port}/\n`);
-  const stop = () => void app.close().then(() => process.exit(0));
+  let stopping = false;
+  const stop = () => {
+    if (stopping) return;
+    stopping = true;
+    void app.close().then(() => process.exit(0));
+  };
   process.once('SIGINT', stop);
   process.once('SIGTERM', stop);
+  if (flags['exit-with-stdin']) {
+    // The driver's end of the pipe closes however the driver ends, SIGKILL included; nobody
+    // is left to signal this process then, so a close that hangs must not keep it alive.
+    const ownerGone = () => {
+      if (stopping) return;
+      setTimeout(() => process.exit(0), 5000).unref();
+      stop();
+    };
+    process.stdin.once('end', ownerGone).once('close', ownerGone).resume();
+  }
   return undefined;
 });

@@ -16,4 +16,9 @@ export const SERVER_FLAGS = {
   },
   clock: { type: 'string', default: SERVER_DEFAULTS.clock, choices: CLOCKS, help: 'what wakes the pacing loop: Node timers (whole ms), or a Worker on Atomics.wait (sub-ms, more CPU)' },
   'sse-writer': { type: 'string', default: SERVER_DEFAULTS.sseWriter, choices: SSE_WRITERS, help: 'how SSE batches are written: pre-encoded bytes, or better-sse push or batch' },
+  'exit-with-stdin': {
+    type: 'boolean',
+    default: false,
+    help: 'exit when stdin closes: a driver that starts the server holds its stdin, so the server ends with the driver however that ends (SIGKILL too)',
+  },
 } as const satisfies Record<string, FlagSpec>;
