@@ -28,18 +28,34 @@ export function errorLine(command: string, err: unknown): string {
 }
 
 /**
+ * A reader that closed stdout early (`| head -3`) ends what stdout can show, not the command:
+ * without a listener, the EPIPE that the next write meets would crash the process with a stack.
+ */
+function tolerateClosedStdout(): void {
+  process.stdout.on('error', (err: NodeJS.ErrnoException) => {
+    if (err.code !== 'EPIPE') throw err;
+  });
+}
+
+/** Exits once stdout has taken everything written to it: where a pipe is asynchronous (macOS), process.exit alone cuts it short. */
+function exitWhenFlushed(code: number): void {
+  process.stdout.write('', () => process.exit(code));
+}
+
+/**
  * Runs a command's `main`. A number it resolves to is the exit code (see EXIT); undefined
  * means the command keeps running (a server, the lab) and exits on its own. Any error becomes
  * one line on stderr and the exit code `exitCodeOf` gives it.
  */
 export function runCommand(command: string, main: () => Promise<number | undefined>): void {
+  tolerateClosedStdout();
   main().then(
     (code) => {
-      if (code !== undefined) process.exit(code);
+      if (code !== undefined) exitWhenFlushed(code);
     },
     (err: unknown) => {
       process.stderr.write(`${errorLine(command, err)}\n`);
-      process.exit(exitCodeOf(err));
+      exitWhenFlushed(exitCodeOf(err));
     },
   );
 }
@@ -49,6 +65,7 @@ export function runCommand(command: string, main: () => Promise<number | undefin
  * it becomes the same one line and exit code as under `runCommand`. Call before any work.
  */
 export function reportErrorsAs(command: string): void {
+  tolerateClosedStdout();
   process.once('uncaughtException', (err) => {
     process.stderr.write(`${errorLine(command, err)}\n`);
     process.exit(exitCodeOf(err));

@@ -29,6 +29,13 @@ export const LIMITS = {
   repeats: { min: 1, max: 50, integer: true },
 } as const satisfies Record<string, Range>;
 
+/**
+ * The most points one sweep runs. At the defaults (3 repeats of ~10 s) 2,000 points take about
+ * 17 hours, past any sweep one would sit out; a file that expands further (every array is
+ * multiplied by every other) is much more likely a mistake, and it is refused before it runs.
+ */
+export const MAX_SWEEP_POINTS = 2000;
+
 /** Latency p99 bound of a sustainable load in a find-max search (scenario `findMax.p99BoundMs`), ms. */
 export const P99_BOUND_MS: Range = { min: 1, max: 60_000, integer: false };
 

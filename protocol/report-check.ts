@@ -5,6 +5,7 @@
  * path instead of rendering "undefined" halfway down a table.
  */
 import { PushlabError } from './errors.js';
+import { parseJsonText, syntaxErrorText } from './json-text.js';
 import type { Report } from './report.js';
 
 /** The schemaVersion this build reads. */
@@ -35,13 +36,9 @@ function need(obj: Record<string, unknown>, path: string, key: string, check: Ch
 
 /** Parses report.json text; the error names the source and what is wrong. */
 export function parseReportText(text: string, source: string): Report {
-  let data: unknown;
-  try {
-    data = JSON.parse(text);
-  } catch (err) {
-    throw bad(source, `not JSON (${err instanceof Error ? err.message : String(err)})`);
-  }
-  return parseReport(data, source);
+  const parsed = parseJsonText(text);
+  if (!parsed.ok) throw bad(source, `not valid JSON: ${syntaxErrorText(parsed.error)}`);
+  return parseReport(parsed.value, source);
 }
 
 /** Checks parsed JSON is a report this build can show, and returns it typed. */

@@ -5,7 +5,7 @@
 import { Ajv, type ErrorObject } from 'ajv';
 import { PushlabError } from './errors.js';
 import { SCENARIO_FILE_SCHEMA, type FindMaxSpec, type ScenarioFields, type ScenarioFile, type ScenarioInput } from './scenario-schema.js';
-import { LIMITS } from './limits.js';
+import { LIMITS, MAX_SWEEP_POINTS } from './limits.js';
 import { offeredEventsPerSec, TRANSPORTS, type ParseMode, type RenderMode, type Transport } from './wire.js';
 
 export { RENDER_MODES, type RenderMode } from './wire.js';
@@ -213,6 +213,30 @@ export function expandScenario(s: ScenarioInput, defaults: ScenarioFields = {}):
             });
           }
   return points;
+}
+
+/** How many points `expandScenario` makes of `s`, counted without making them. */
+export function pointCount(s: ScenarioInput, defaults: ScenarioFields = {}): number {
+  const f = { ...BUILTIN_DEFAULTS, ...defaults, ...s };
+  if (f.batch === undefined && s.findMax?.vary === 'batch') return 0;
+  const parses = many(f.parse).reduce((a, parse) => a + (parse === 'worker' ? many(f.workers).length : 1), 0);
+  const n = (v: OneOrMany<unknown> | undefined) => (v === undefined ? 1 : many(v).length);
+  return n(f.transport) * parses * n(f.render) * n(f.intervalMs) * n(f.concurrency) * n(f.batch);
+}
+
+/**
+ * Refuses scenarios that together expand past MAX_SWEEP_POINTS, before any is expanded: the
+ * cross product of a few long arrays is easily millions of points.
+ */
+export function checkPointCount(scenarios: readonly ScenarioInput[], defaults: ScenarioFields | undefined, source: string): void {
+  const counts = scenarios.map((s) => ({ id: s.id, n: pointCount(s, defaults) }));
+  const total = counts.reduce((a, c) => a + c.n, 0);
+  if (total <= MAX_SWEEP_POINTS) return;
+  const n = (x: number) => x.toLocaleString('en-US');
+  const largest = [...counts].sort((a, b) => b.n - a.n).slice(0, 3).map((c) => `${c.id} ${n(c.n)}`);
+  throw badScenario(
+    `${source}: the selected scenarios expand to ${n(total)} points (${largest.join(', ')}${counts.length > 3 ? ', …' : ''}); a sweep runs at most ${n(MAX_SWEEP_POINTS)}: select fewer with --scenario, or shorten the arrays (each one multiplies the others)`,
+  );
 }
 
 /**

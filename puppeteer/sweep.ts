@@ -8,12 +8,13 @@ import { readFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { EXIT, PushlabError } from '../protocol/errors.js';
+import { parseJsonText, syntaxErrorText } from '../protocol/json-text.js';
 import { commandLineFlags, runCommand } from '../cli/command.js';
 import { checkOutputDir } from '../cli/output.js';
 import { ROOT } from '../cli/root.js';
 import { SCHEMA_VERSION, type Environment, type Report } from '../protocol/report.js';
 import { environmentOf } from './environment.js';
-import { BUILTIN_DEFAULTS, expandScenario, parseScenarioFile, searchesFor, selectScenarios, type Point, type ScenarioFile, type SearchSpec } from '../protocol/scenario.js';
+import { BUILTIN_DEFAULTS, checkPointCount, expandScenario, parseScenarioFile, searchesFor, selectScenarios, type Point, type ScenarioFile, type SearchSpec } from '../protocol/scenario.js';
 import { measureCeilings } from './ceiling.js';
 import { durationText, repeatSec, roundsSec, searchSec, SETUP_SEC } from './estimate.js';
 import { formatTable } from './format.js';
@@ -36,11 +37,9 @@ async function readJson(file: string, code: 'PUSHLAB_BAD_SCENARIO' | 'PUSHLAB_BA
   } catch {
     throw new PushlabError(code, `${what} ${file}: cannot read it (does it exist?)`);
   }
-  try {
-    return JSON.parse(text);
-  } catch (err) {
-    throw new PushlabError(code, `${file}: not valid JSON (${err instanceof Error ? err.message : String(err)})`);
-  }
+  const parsed = parseJsonText(text);
+  if (!parsed.ok) throw new PushlabError(code, `${file}: not valid JSON: ${syntaxErrorText(parsed.error)}`);
+  return parsed.value;
 }
 
 async function loadScenarioFile(file: string): Promise<ScenarioFile> {
@@ -62,6 +61,7 @@ interface Plan {
 async function newPlan(flags: ReturnType<typeof commandLineFlags<typeof SWEEP_FLAGS>>, checked: SweepFlags, out: string): Promise<Plan> {
   const scenarioFile = await loadScenarioFile(flags.file);
   const scenarios = selectScenarios(scenarioFile, flags.scenario);
+  checkPointCount(scenarios, scenarioFile.defaults, flags.file);
   const points = scenarios
     .flatMap((s) => expandScenario(s, scenarioFile.defaults))
     .map((p): Point => ({ ...p, repeats: checked.repeats ?? p.repeats }));

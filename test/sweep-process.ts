@@ -129,3 +129,31 @@ export function cmdline(pid: number): string {
     return '(gone)';
   }
 }
+
+/** A process's pids and command lines, as a watcher saw them. */
+export type Seen = Map<number, string>;
+
+/**
+ * Watches every process under `pid` every 50 ms until `until` settles, and returns each one it
+ * saw with its command line: whether a command started a server or Chrome at all, even one it
+ * ended again before it exited.
+ */
+export async function watchDescendants(pid: number, until: Promise<unknown>): Promise<Seen> {
+  const seen: Seen = new Map();
+  let done = false;
+  void until.finally(() => (done = true));
+  while (!done) {
+    // Read again every time: right after fork a child still shows its parent's command line.
+    for (const d of descendants(pid)) {
+      const c = cmdline(d);
+      if (c !== '(gone)' && c !== '') seen.set(d, c);
+    }
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  return seen;
+}
+
+/** The server and Chrome processes among `seen`. */
+export function serversAndChromes(seen: Seen): string[] {
+  return [...seen.values()].filter((c) => c.includes('server/main.ts') || /chrom/i.test(c.split(' ')[0] ?? ''));
+}
