@@ -19,7 +19,12 @@ export interface SweepRun {
 }
 
 export function startSweep(args: string[]): SweepRun {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'puppeteer/sweep.ts', ...args], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+  return startCommand('puppeteer/sweep.ts', args);
+}
+
+/** Any entry point (`puppeteer/lab.ts`, `bench/server.ts`, …) as its own process. */
+export function startCommand(script: string, args: string[]): SweepRun {
+  const child = spawn(process.execPath, ['--import', 'tsx', script, ...args], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
   let err = '';
   const waiters = new Set<() => void>();
