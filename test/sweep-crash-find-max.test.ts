@@ -1,6 +1,8 @@
 /**
- * Two small real sweeps: a renderer killed mid-repeat is recorded at once with cause
- * 'renderer crashed' and the sweep goes on to its next round; and a find-max search on a
+ * Small real sweeps: a renderer killed mid-repeat is recorded at once with cause
+ * 'renderer crashed' and the sweep goes on to its next round; a browser killed mid-repeat is
+ * recorded with cause 'browser crashed', a new Chrome is launched and the later rounds are
+ * measured in it, in a report that passes the schema check; and a find-max search on a
  * range this machine surely sustains (batch 1…2 on one connection) runs its probes, confirms
  * the top and records the knee. The search algorithm itself is tested in find-max.test.ts.
  */
@@ -10,6 +12,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EXIT } from '../protocol/errors.js';
+import { parseReportText } from '../protocol/report-check.js';
 import type { FailedRepeat, Report } from '../protocol/report.js';
 import { cmdline, descendants, runSweep, startSweep } from './sweep-process.js';
 
@@ -62,6 +65,47 @@ describe('a renderer killed mid-sweep', () => {
     expect(failed.cause).toBe('renderer crashed');
     expect(failed.error).toMatch(/^renderer crashed/);
     expect(point.unsteady.map((u) => u.kind)).toContain('failed-repeats');
+    expect(report.finishedAt).not.toBeNull();
+  });
+});
+
+describe('a browser killed mid-sweep', () => {
+  let report: Report;
+  let code: number | null;
+  let stderr: string;
+  let killed: number;
+  let chromesAfter: number[];
+
+  beforeAll(async () => {
+    const run = startSweep(['--file', path.join(dir, 'scenarios.json'), '--scenario', 'one', '--repeats', '3', '--retries', '0', '--out', dir]);
+    await run.waitForStderr(/\[1\/3\][^\n]*one\/sse-b5-c2-i1-full · started/, 90_000);
+    await new Promise((r) => setTimeout(r, 2500));
+    // The browser process itself: the one Chrome process that is not a --type= child.
+    const browsers = descendants(run.child.pid!).filter((pid) => /chrom(e|ium)/.test(cmdline(pid)) && !cmdline(pid).includes('--type='));
+    expect(browsers).toHaveLength(1);
+    killed = browsers[0];
+    process.kill(killed, 'SIGKILL');
+    await run.waitForStderr(/round 1: FAILED/, 20_000);
+    await run.waitForStderr(/\[2\/3\][^\n]* · started/, 60_000);
+    chromesAfter = descendants(run.child.pid!).filter((pid) => /chrom(e|ium)/.test(cmdline(pid)) && !cmdline(pid).includes('--type='));
+    ({ code } = await run.exit);
+    stderr = run.stderr();
+    report = parseReportText(await readFile(run.stdout().trim().split('\n').at(-1)!, 'utf8'), 'report.json');
+  }, 180_000);
+
+  it("records the repeat failed with cause 'browser crashed', relaunches Chrome and measures the later rounds", () => {
+    expect(code, stderr).toBe(EXIT.failed);
+    expect(stderr).toContain('launching it again');
+    expect(chromesAfter).toHaveLength(1);
+    expect(chromesAfter[0]).not.toBe(killed);
+    const [point] = report.points;
+    expect(point.repeats.map((r) => `${r.round}:${r.status}`)).toEqual(['0:failed', '1:ok', '2:ok']);
+    const failed = point.repeats[0] as FailedRepeat;
+    expect(failed.cause).toBe('browser crashed');
+    expect(failed.error).toMatch(/^browser crashed/);
+    // The rounds after the crash measured their ceiling in the new browser.
+    expect(report.rounds.map((r) => r.parseCeilings.length)).toEqual([1, 1, 1]);
+    expect(point.summary?.n).toBe(2);
     expect(report.finishedAt).not.toBeNull();
   });
 });
