@@ -4,8 +4,10 @@ import { PushlabError } from '../protocol/errors.js';
 import {
   BUILTIN_DEFAULTS,
   type ScenarioFile,
+  checkPointCount,
   expandScenario,
   parseScenarioFile,
+  pointCount,
   searchesFor,
   searchPoint,
   selectPoints,
@@ -304,5 +306,30 @@ describe('the real scenarios.json', () => {
       expect(p.scenario).toBe('smoke');
       expect(p.warmupSec + p.measureSec).toBeLessThanOrEqual(20);
     }
+  });
+});
+
+describe('the point limit', () => {
+  const scenarios: ScenarioFile['scenarios'] = [
+    { id: 'plain', batch: 20, concurrency: 4 },
+    { id: 'arrays', batch: [1, 2, 3], concurrency: [1, 2], render: ['full', 'none'], intervalMs: [1, 10] },
+    { id: 'workers', batch: 50, concurrency: 2, parse: ['main', 'worker'], workers: [1, 2, 4] },
+    { id: 'search', concurrency: 2, findMax: { vary: 'batch', min: 1, max: 100 } },
+  ];
+
+  it('counts what expandScenario makes, without making it', () => {
+    for (const s of scenarios) expect(pointCount(s, { transport: ['ws', 'sse'] }), s.id).toBe(expandScenario(s, { transport: ['ws', 'sse'] }).length);
+    expect(pointCount(scenarios[1])).toBe(expandScenario(scenarios[1]).length);
+  });
+
+  it('takes 2,000 points and refuses 2,001, saying how many and the limit', () => {
+    const wide = (id: string, n: number) => ({ id, transport: 'sse' as const, batch: Array.from({ length: n }, (_, i) => i + 1), concurrency: 1 });
+    expect(() => checkPointCount([wide('a', 1000), wide('b', 1000)], undefined, 's.json')).not.toThrow();
+    expect(() => checkPointCount([wide('a', 1000), wide('b', 1000), wide('c', 1)], undefined, 's.json')).toThrow(
+      's.json: the selected scenarios expand to 2,001 points (a 1,000, b 1,000, c 1); a sweep runs at most 2,000: select fewer with --scenario, or shorten the arrays (each one multiplies the others)',
+    );
+    // 10 factors of 10 values: counted, not built.
+    const huge = { id: 'huge', batch: Array.from({ length: 100 }, (_, i) => i + 1), concurrency: Array.from({ length: 100 }, (_, i) => i + 1), intervalMs: Array.from({ length: 100 }, (_, i) => i + 1) };
+    expect(() => checkPointCount([huge], undefined, 's.json')).toThrow(/expand to 2,000,000 points \(huge 2,000,000\)/);
   });
 });
