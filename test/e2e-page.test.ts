@@ -48,7 +48,7 @@ describe('render mode full', () => {
       await stop(api);
       const snap = await snapshot(api);
       await sleep(300); // stop() draws once more; let the frame land
-      const ids = await page.$$eval('.stream-table-viewport tbody tr', (trs) => trs.map((tr) => (tr.firstElementChild?.textContent ?? '').replace(/\D/g, '')));
+      const ids = await page.$$eval('.stream-table-lines > div', (lines) => lines.map((line) => (line.textContent ?? '').trim().split(' ')[0]));
       // One connection, no gaps: the newest row is the last row of batch `batches - 1`.
       const newest = (snap.counters.batches * 20 - 1) % 10_000;
       expect(snap.counters.gaps).toBe(0);

@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { makeRow, type Row } from '../protocol/wire.js';
 import { validatePageConfig } from '../web/src/config.js';
 import { Counters } from '../web/src/counters.js';
-import { formatCell, RowRing } from '../web/src/table.js';
+import { fitCell, formatCell, formatLine, formatRow, RowRing } from '../web/src/table.js';
 import { Throttle, type Clock } from '../web/src/throttle.js';
 
 describe('Counters', () => {
@@ -82,6 +82,28 @@ describe('formatCell', () => {
     expect(formatCell(6, row[6])).toBe('c14745');
     expect(formatCell(3, 116.9232297)).toBe('116.92323');
     expect(formatCell(1, '2022-03-29T20:35:56.581Z')).toBe('20:35:56.581');
+  });
+});
+
+describe('formatRow', () => {
+  it('fits every column to its width, so rows and the heading line up', () => {
+    const rows = [makeRow(0, Date.UTC(2022, 2, 29)), makeRow(9999, Date.UTC(2022, 2, 29))];
+    const headings = ['id', 'time (UTC)', 'lane', 'lon', 'lat', 'gas', 'device', 'speed km/h', 'temperature', 'since (UTC)', 'note', 'extra'];
+    const heading = formatLine((c) => headings[c]);
+    const lines = rows.map(formatRow);
+    for (const line of lines) expect(line).toHaveLength(heading.length);
+    // Each column starts where its heading does.
+    expect(lines[1].indexOf('c19999')).toBe(heading.indexOf('device'));
+    expect(lines[1].indexOf('another field')).toBe(heading.indexOf('extra'));
+    expect(lines[1].startsWith('9999  ')).toBe(true);
+    // Nothing the row pool writes is cut.
+    for (const line of lines) expect(line).not.toContain('…');
+  });
+
+  it('cuts a value longer than its column and marks the cut', () => {
+    expect(fitCell('abcdefgh', 5)).toBe('abcd…');
+    expect(fitCell('ab', 5)).toBe('ab   ');
+    expect(fitCell('abcde', 5)).toBe('abcde');
   });
 });
 

@@ -64,13 +64,55 @@ export function formatCell(column: number, value: Row[number]): string {
 /** The column titles, with the unit or time zone where the cell alone does not say. */
 const HEADINGS: Partial<Record<(typeof ROW_COLUMNS)[number], string>> = { time: 'time (UTC)', since: 'since (UTC)', speed: 'speed km/h' };
 
+/**
+ * Each column's width in characters of the monospace font: the widest value the row pool
+ * writes (see makeRow), or its heading. A longer value is cut and ends in '…'.
+ */
+const WIDTHS: Record<(typeof ROW_COLUMNS)[number], number> = {
+  id: 6,
+  time: 12,
+  lane: 4,
+  lon: 9,
+  lat: 8,
+  gas: 4,
+  device: 6,
+  speed: 10,
+  temperature: 11,
+  since: 20,
+  note: 10,
+  extra: 13,
+};
+const GUTTER = '  ';
+
+/** Pads or cuts `text` to exactly `width` characters. */
+export function fitCell(text: string, width: number): string {
+  return text.length <= width ? text.padEnd(width) : `${text.slice(0, width - 1)}…`;
+}
+
+/** One table line: column c's text from `cell(c)`, fitted to its width, the gutter between. */
+export function formatLine(cell: (column: number) => string): string {
+  let line = '';
+  for (let c = 0; c < ROW_COLUMNS.length; c++) line += (c ? GUTTER : '') + fitCell(cell(c), WIDTHS[ROW_COLUMNS[c]]);
+  return line;
+}
+
+/** A row's line; the heading is drawn by the same function, so the columns line up. */
+export function formatRow(row: Row): string {
+  return formatLine((c) => formatCell(c, row[c]));
+}
+
+/**
+ * The table draws each row as one line of monospace text in its own block, not as a <table>
+ * of cells: a redraw then changes one text node per row instead of twelve, and layout places
+ * about 20 lines instead of sizing 240 cells. At SSE 20 × 10 the cell table cost the main
+ * thread several points more than `none` (see README, Known limits).
+ */
 export class StreamingTable {
   private readonly viewport: HTMLElement;
   private readonly spacer: HTMLElement;
-  private readonly table: HTMLTableElement;
-  private readonly body: HTMLTableSectionElement;
-  /** Text nodes of the visible cells, row by row, reused across redraws. */
-  private cells: Text[][] = [];
+  private readonly lines: HTMLElement;
+  /** Text nodes of the visible lines, reused across redraws. */
+  private texts: Text[] = [];
   /** The row object each visible line shows, to skip lines that did not change. */
   private shown: (Row | undefined)[] = [];
   private drawnTotal = -1;
@@ -86,15 +128,17 @@ export class StreamingTable {
     private readonly ring: RowRing,
   ) {
     container.classList.add('stream-table');
-    const head = document.createElement('table');
+    const head = document.createElement('div');
     head.className = 'stream-table-head';
-    head.createTHead().insertRow().append(...ROW_COLUMNS.map((c) => Object.assign(document.createElement('th'), { textContent: HEADINGS[c] ?? c })));
+    head.textContent = formatLine((c) => HEADINGS[ROW_COLUMNS[c]] ?? ROW_COLUMNS[c]);
+    // The lines' width in characters: head and rows scroll sideways together when it is wider.
+    container.style.setProperty('--line-ch', String(head.textContent.length));
     this.viewport = document.createElement('div');
     this.viewport.className = 'stream-table-viewport';
     this.spacer = document.createElement('div');
-    this.table = document.createElement('table');
-    this.body = this.table.createTBody();
-    this.spacer.append(this.table);
+    this.lines = document.createElement('div');
+    this.lines.className = 'stream-table-lines';
+    this.spacer.append(this.lines);
     this.viewport.append(this.spacer);
     container.append(head, this.viewport);
     this.viewport.addEventListener(
@@ -123,26 +167,25 @@ export class StreamingTable {
     }
     if (first !== this.drawnFirst) {
       this.drawnFirst = first;
-      this.table.style.transform = `translateY(${first * ROW_HEIGHT_PX}px)`;
+      this.lines.style.transform = `translateY(${first * ROW_HEIGHT_PX}px)`;
     }
     const visible = Math.max(0, Math.min(size - first, Math.ceil(this.viewportHeight / ROW_HEIGHT_PX) + 1));
-    while (this.cells.length > visible) {
-      this.body.deleteRow(-1);
-      this.cells.pop();
+    while (this.texts.length > visible) {
+      this.lines.lastElementChild?.remove();
+      this.texts.pop();
       this.shown.pop();
     }
-    while (this.cells.length < visible) {
-      const tr = this.body.insertRow();
-      const texts = ROW_COLUMNS.map(() => tr.insertCell().appendChild(document.createTextNode('')));
-      this.cells.push(texts);
+    while (this.texts.length < visible) {
+      const line = document.createElement('div');
+      this.texts.push(line.appendChild(document.createTextNode('')));
+      this.lines.append(line);
       this.shown.push(undefined);
     }
     for (let i = 0; i < visible; i++) {
       const row = this.ring.newest(first + i);
       if (row === this.shown[i]) continue;
       this.shown[i] = row;
-      const texts = this.cells[i];
-      for (let c = 0; c < texts.length; c++) texts[c].data = row ? formatCell(c, row[c]) : '';
+      this.texts[i].data = row ? formatRow(row) : '';
     }
   }
 }
