@@ -6,7 +6,8 @@
  * - `churn`: connect/abort cycles (bench/churn.ts), `--parallel` at a time, mixing WS, SSE
  *   over HTTP/2 and SSE over HTTP/1.1 with every way a client goes away. Then: streams the
  *   server still counts open, batches behind, sockets left in CLOSE-WAIT, the idle server's
- *   CPU over 5 s, and RSS against before the cycles.
+ *   CPU over 5 s, and RSS against before the cycles, also after a forced full GC (through the
+ *   server's V8 inspector, bench/inspector.ts) with a verdict: within 10% passes.
  * - `stall`: clients that stop reading (WS, SSE) beside clients that keep reading: the
  *   server's RSS, the shedding it counts, and the rate the readers still get.
  */
@@ -15,6 +16,7 @@ import { commandLineFlags } from '../cli/command.js';
 import type { FlagSpec } from '../protocol/flags.js';
 import type { ServerStats } from '../protocol/report.js';
 import { startServer, type ServerHandle } from '../puppeteer/server-process.js';
+import { attachInspector, freePort, type Inspector } from './inspector.js';
 import { runChurn } from './churn.js';
 import { describeStall, runStall } from './stall.js';
 
@@ -60,7 +62,18 @@ function openBy(stats: ServerStats): string {
   return [...new Set(left)].map((k) => `${left.filter((x) => x === k).length} ${k}`).join(', ');
 }
 
-async function churn(server: ServerHandle, flags: { cycles: number; parallel: number; seed: number; 'settle-sec': number }): Promise<void> {
+/** The server's memory after two forced full GCs (the second collects what the first's finalizers freed). */
+async function settledMemory(server: ServerHandle, inspector: Inspector): Promise<{ rssBytes: number; heapBytes: number }> {
+  await inspector.collectGarbage();
+  await inspector.collectGarbage();
+  const heapBytes = await inspector.heapUsedBytes();
+  return { rssBytes: (await server.stats()).rssBytes, heapBytes };
+}
+
+/** RSS may grow by this much over a churn round and still count as returned. */
+const RSS_BOUND = 0.1;
+
+async function churn(server: ServerHandle, inspector: Inspector, flags: { cycles: number; parallel: number; seed: number; 'settle-sec': number }): Promise<void> {
   const port = new URL(server.url).port;
   const out = process.stdout;
   const cold = await server.stats();
@@ -71,6 +84,7 @@ async function churn(server: ServerHandle, flags: { cycles: number; parallel: nu
   await sleep(HEARTBEAT_PAST_MS);
   const before = await server.stats();
   const cpuBefore = await idleCpu(server, 5000);
+  const memBefore = await settledMemory(server, inspector);
   out.write(`churn warm-up round: ${flags.cycles} cycles; 20 s later streams open ${before.connectionsOpen}; RSS ${mib(cold.rssBytes)} MiB cold, ${mib(before.rssBytes)} MiB after it\n`);
 
   const r = await runChurn({ base: server.url, cycles: flags.cycles, parallel: flags.parallel, seed: flags.seed });
@@ -83,6 +97,7 @@ async function churn(server: ServerHandle, flags: { cycles: number; parallel: nu
   const end = await server.stats();
   const closeWaitEnd = closeWait(port);
   const cpuEnd = await idleCpu(server, 5000);
+  const memEnd = await settledMemory(server, inspector);
   const pct = (a: number, b: number) => `${(((b - a) / a) * 100).toFixed(1)}%`;
   out.write(`churn: ${r.cycles} cycles, ${flags.parallel} in parallel, seed ${flags.seed}, in ${(r.wallMs / 1000).toFixed(1)} s (${r.streamed} saw events, ${r.failed} did not stream: a reset or a session another cycle ended can beat the first event)\n`);
   out.write(`  mix: ${Object.entries(r.byKind).sort().map(([k, n]) => `${k} ${n}`).join(', ')}\n`);
@@ -90,14 +105,22 @@ async function churn(server: ServerHandle, flags: { cycles: number; parallel: nu
   out.write(`  20 s after the last cycle: streams open ${end.connectionsOpen}${end.connectionsOpen ? ` (${openBy(end)})` : ''}, batches behind ${end.batchesBehind}, sockets in CLOSE-WAIT ${closeWaitEnd ?? 'n/a'}; idle server CPU over the next 5 s ${cpuEnd.toFixed(1)}% of a core (${cpuBefore.toFixed(1)}% before the round)\n`);
   out.write(`  dropped: write errors ${end.writeErrors - before.writeErrors}, by heartbeat ${end.deadPeersDropped - before.deadPeersDropped}, found gone ${(end.goneStreamsDropped ?? 0) - (before.goneStreamsDropped ?? 0)}\n`);
   out.write(`  server RSS: ${mib(before.rssBytes)} MiB before the round, ${mib(end.rssBytes)} MiB 20 s after (${pct(before.rssBytes, end.rssBytes)}; ${pct(cold.rssBytes, end.rssBytes)} against the cold server)\n`);
+  const rssChange = (memEnd.rssBytes - memBefore.rssBytes) / memBefore.rssBytes;
+  out.write(
+    `  after a forced full GC: server RSS ${mib(memBefore.rssBytes)} → ${mib(memEnd.rssBytes)} MiB (${pct(memBefore.rssBytes, memEnd.rssBytes)}), V8 heap used ${mib(memBefore.heapBytes)} → ${mib(memEnd.heapBytes)} MiB (${pct(memBefore.heapBytes, memEnd.heapBytes)}); RSS within ${RSS_BOUND * 100}%: ${Math.abs(rssChange) <= RSS_BOUND ? 'pass' : 'fail'}\n`,
+  );
 }
 
 const flags = commandLineFlags(FLAGS, 'bench:faults');
-const server = await startServer(flags['server-args'].split(' ').filter(Boolean));
+// Churn attaches to the server's V8 inspector (loopback, a port of its own) to force a full GC before each memory reading.
+const inspectPort = flags.only.includes('churn') ? await freePort() : null;
+const server = await startServer(flags['server-args'].split(' ').filter(Boolean), 30_000, inspectPort ? [`--inspect=127.0.0.1:${inspectPort}`] : []);
+const inspector = inspectPort ? await attachInspector(inspectPort) : null;
 try {
-  if (flags.only.includes('churn')) await churn(server, flags);
+  if (inspector) await churn(server, inspector, flags);
   if (flags.only.includes('stall')) process.stdout.write(`${describeStall(await runStall(server.url, { seconds: flags['stall-seconds'], stats: () => server.stats() }))}\n`);
 } finally {
+  inspector?.close();
   await server.stop();
 }
 // In some runs a load-client socket kept this process busy after the server had stopped (about
