@@ -15,6 +15,8 @@ export interface ServerConnectionStats {
   transport: Transport;
   /** 'h1' or 'h2': the HTTP version the request arrived on. */
   http: string;
+  /** Which TCP connection carries it (a number per connection, from 1); streams of one HTTP/2 session share one. */
+  socket: number;
   batch: number;
   intervalMs: number;
   /** The `client` tag the stream was opened with, or null. */

@@ -6,16 +6,16 @@ import { Ajv, type ErrorObject } from 'ajv';
 import { PushlabError } from './errors.js';
 import { SCENARIO_FILE_SCHEMA, type FindMaxSpec, type ScenarioFields, type ScenarioFile, type ScenarioInput } from './scenario-schema.js';
 import { LIMITS, MAX_SWEEP_POINTS } from './limits.js';
-import { offeredEventsPerSec, TRANSPORTS, type ParseMode, type RenderMode, type Transport } from './wire.js';
+import { CLASSIC_TRANSPORTS, offeredEventsPerSec, type ParseMode, type RenderMode, type Transport } from './wire.js';
 
 export { RENDER_MODES, type RenderMode } from './wire.js';
 export type { FindMaxSpec, ScenarioFields, ScenarioFile, ScenarioInput } from './scenario-schema.js';
 
 type OneOrMany<T> = T | T[];
 
-/** Built-in values under the file's `defaults`: every transport, the reference's 1 ms interval. */
+/** Built-in values under the file's `defaults`: the reference's two transports and 1 ms interval. */
 export const BUILTIN_DEFAULTS: Required<Omit<ScenarioFields, 'batch' | 'concurrency' | 'findMax'>> = {
-  transport: [...TRANSPORTS],
+  transport: [...CLASSIC_TRANSPORTS],
   intervalMs: 1,
   render: 'full',
   parse: 'main',

@@ -5,9 +5,42 @@
  */
 import { inRange, LIMITS, parseDecimal, rangeText } from './limits.js';
 
-/** The transports a page can open. */
-export const TRANSPORTS = ['ws', 'sse'] as const;
+/** The transports a page can open (see TRANSPORT_ROUTES for what each is). */
+export const TRANSPORTS = ['ws', 'ws-h2', 'sse', 'sse-h1', 'fetch', 'poll'] as const;
 export type Transport = (typeof TRANSPORTS)[number];
+
+/** The two the reference experiment compared: the default of sweeps and benches. */
+export const CLASSIC_TRANSPORTS = ['ws', 'sse'] as const satisfies readonly Transport[];
+
+/**
+ * The server's origins. `main` serves the page (HTTP/2, HTTP/1.1 allowed for WebSocket
+ * upgrades); `h1` offers only HTTP/1.1, so Chrome's 6-connections-per-host cap applies; `connect`
+ * is HTTP/2 with RFC 8441 extended CONNECT, so Chrome runs WebSockets over HTTP/2 there. They
+ * are separate origins because Chrome takes WebSockets over HTTP/2 wherever the server allows
+ * it, which would turn `ws` into `ws-h2` on the main origin.
+ */
+export type OriginKind = 'main' | 'h1' | 'connect';
+
+/** `GET /origins` on the main origin: the base URL of each other origin, or null when not listening. */
+export type ServerOrigins = Record<Exclude<OriginKind, 'main'>, string | null>;
+
+export interface TransportRoute {
+  origin: OriginKind;
+  path: string;
+  /** The HTTP version Chrome is expected to negotiate for it. */
+  http: 'h1' | 'h2';
+  /** What it is, for --help and the README. */
+  about: string;
+}
+
+export const TRANSPORT_ROUTES: Record<Transport, TransportRoute> = {
+  ws: { origin: 'main', path: '/ws', http: 'h1', about: 'WebSocket over an HTTP/1.1 upgrade, one TCP connection per socket' },
+  'ws-h2': { origin: 'connect', path: '/ws', http: 'h2', about: 'WebSocket over HTTP/2 (RFC 8441 extended CONNECT), streams of one TCP connection' },
+  sse: { origin: 'main', path: '/sse', http: 'h2', about: "EventSource over HTTP/2, on the page's own connection" },
+  'sse-h1': { origin: 'h1', path: '/sse', http: 'h1', about: 'EventSource over an HTTP/1.1-only origin: at most 6 connections per host' },
+  fetch: { origin: 'main', path: '/ndjson', http: 'h2', about: 'NDJSON read with fetch() and response.body.getReader(), over HTTP/2' },
+  poll: { origin: 'main', path: '/poll', http: 'h2', about: 'HTTP polling: a fetch every pollMs collects the batches due since the last one' },
+};
 
 /** What the page draws: full = table and charts; chart = charts only; none = counting only. */
 export const RENDER_MODES = ['full', 'chart', 'none'] as const;
@@ -208,6 +241,10 @@ export function offeredEventsPerSec(p: StreamParams): number {
   return (p.batch * 1000) / p.interval;
 }
 
+/** The path and query of a stream, on its transport's origin (TRANSPORT_ROUTES). */
 export function streamPath(transport: Transport, p: StreamParams): string {
-  return `/${transport}?batch=${p.batch}&interval=${p.interval}${p.client ? `&client=${p.client}` : ''}`;
+  return `${TRANSPORT_ROUTES[transport].path}?batch=${p.batch}&interval=${p.interval}${p.client ? `&client=${p.client}` : ''}`;
 }
+
+/** The response header in which a poll's first request gets the id its later requests name (`/poll?id=`). */
+export const POLL_ID_HEADER = 'pushlab-poll-id';

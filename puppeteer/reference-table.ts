@@ -15,8 +15,8 @@ import { pairKey } from './rounds.js';
 const SUSTAINED_RATIO = 0.99;
 const MISSING = '—';
 /** Columns in transport order: WS first, as the reference names them. */
-const TRANSPORTS: readonly Transport[] = ['ws', 'sse'];
-const NAME: Record<Transport, string> = { ws: 'WS', sse: 'SSE' };
+const TRANSPORTS = ['ws', 'sse'] as const satisfies readonly Transport[];
+const NAME: Record<(typeof TRANSPORTS)[number], string> = { ws: 'WS', sse: 'SSE' };
 
 type Factor = 'batch' | 'concurrency';
 

@@ -1,21 +1,26 @@
 /**
  * Builds the pushlab server without listening: fastify on node:http2 with TLS, HTTP/1.1
- * allowed (WebSocket upgrades need it; Chrome uses h2 for everything else), the two
- * stream transports, `/stats`, and the built page.
+ * allowed (WebSocket upgrades need it; Chrome uses h2 for everything else), the stream
+ * transports, `/stats`, `/origins`, and the built page. Listening also starts the two other
+ * origins (origins.ts) on the same address.
  */
 import fastifyStatic from '@fastify/static';
 import Fastify from 'fastify';
 import { existsSync } from 'node:fs';
-import type { ServerHttp2Session } from 'node:http2';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Http2ServerRequest, Http2ServerResponse, ServerHttp2Session } from 'node:http2';
 import path from 'node:path';
 import type { TLSSocket } from 'node:tls';
 import type { ServerStats } from '../protocol/report.js';
-import { echoValue } from '../protocol/wire.js';
+import { echoValue, type ServerOrigins } from '../protocol/wire.js';
 import type { TlsFiles } from './cert.js';
 import type { ClockKind } from './clock.js';
 import { SERVER_DEFAULTS } from './defaults.js';
 import { Hub } from './hub.js';
 import { DEFAULT_HEARTBEAT, type Heartbeat } from './liveness.js';
+import ndjsonTransport from './ndjson.js';
+import { ExtraOrigins } from './origins.js';
+import pollTransport from './poll.js';
 import reportsRoute from './reports.js';
 import sseTransport, { type SseWriter } from './sse.js';
 import wsTransport from './ws.js';
@@ -35,6 +40,11 @@ export interface ServerOptions {
   clock?: ClockKind;
   /** Streams an HTTP/2 session serves before it is closed gracefully (see defaults.ts). */
   maxStreamsPerSession?: number;
+  /**
+   * Ports of the `h1` and `connect` origins (origins.ts): `next`, the two after the main port
+   * (for a fixed main port: a tunnel can name them); `any`, free ones (default).
+   */
+  originPorts?: 'next' | 'any';
   logger?: boolean;
 }
 
@@ -95,6 +105,25 @@ export async function buildServer(options: ServerOptions) {
   const heartbeat = options.heartbeat ?? DEFAULT_HEARTBEAT;
   await app.register(wsTransport, { hub, heartbeat });
   await app.register(sseTransport, { hub, writer: options.sseWriter ?? SERVER_DEFAULTS.sseWriter, heartbeat });
+  await app.register(ndjsonTransport, { hub, heartbeat });
+  await app.register(pollTransport, { hub });
+
+  const origins = new ExtraOrigins(options.tls, hub, heartbeat);
+  let originsListening: Promise<void> = Promise.resolve();
+  app.addHook('onListen', async () => {
+    const addr = app.server.address();
+    if (typeof addr !== 'object' || !addr) return;
+    // allowHTTP1 already hands the app HTTP/1.1 requests; its types name only HTTP/2's.
+    const route = (req: IncomingMessage, res: ServerResponse) => app.routing(req as unknown as Http2ServerRequest, res as unknown as Http2ServerResponse);
+    originsListening = origins.listen(route, addr.address, addr.port, options.originPorts === 'next');
+    await originsListening;
+  });
+  app.addHook('preClose', async () => origins.close());
+  app.get('/origins', async (_request, reply): Promise<ServerOrigins & { errors: typeof origins.errors }> => {
+    await originsListening;
+    void reply.header('access-control-allow-origin', '*');
+    return { ...origins.urls, errors: origins.errors };
+  });
   app.get('/stats', async (request, reply): Promise<ServerStats | undefined> => {
     const { reset } = request.query as { reset?: unknown };
     if (reset !== undefined && reset !== 'lateness') {

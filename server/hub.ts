@@ -17,6 +17,8 @@ export interface Sink {
   readonly transport: Transport;
   /** 'h1' or 'h2'. */
   readonly http: string;
+  /** The TCP connection it is carried on (sockets.ts), for counting connections per page. */
+  readonly socket: number;
   /** Bytes queued towards the client and not yet handed to the kernel. */
   bufferedBytes(): number;
   /**
@@ -189,6 +191,7 @@ export class Hub {
         id: s.id,
         transport: s.sink.transport,
         http: s.sink.http,
+        socket: s.sink.socket,
         batch: s.params.batch,
         intervalMs: s.params.interval,
         client: s.params.client ?? null,

@@ -24,6 +24,7 @@ runCommand('server', async () => {
     sendBufferLimitBytes: Math.round(flags['send-buffer-mib'] * MIB),
     sseWriter: flags['sse-writer'] as SseWriter,
     clock: flags.clock as ClockKind,
+    originPorts: flags.port === 0 ? 'any' : 'next',
   });
   await app.listen({ host: flags.host, port: flags.port });
   const addr = app.server.address();

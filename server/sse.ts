@@ -23,7 +23,11 @@ import type { Hub, Sink } from './hub.js';
 import { validateStreamQuery } from './params.js';
 import { watchHttp2Session, type Heartbeat } from './liveness.js';
 import type { RowPool } from './rows.js';
+import { socketId } from './sockets.js';
 import { writeMessage } from './write-message.js';
+
+/** The page's origin differs from the `h1` origin's; the rows are synthetic and public. */
+export const CORS = { 'Access-Control-Allow-Origin': '*' } as const;
 
 export const SSE_WRITERS = ['bytes', 'push', 'batch'] as const;
 export type SseWriter = (typeof SSE_WRITERS)[number];
@@ -35,6 +39,7 @@ class SseSink implements Sink {
   readonly transport = 'sse' as const;
   constructor(
     readonly http: string,
+    readonly socket: number,
     private readonly out: Writable,
     private readonly session: Session,
     private readonly writer: SseWriter,
@@ -109,9 +114,11 @@ export default fp<{ hub: Hub; writer: SseWriter; heartbeat: Heartbeat }>(
       const isGone = h2stream
         ? () => h2stream.destroyed || h2stream.closed || h2stream.session === undefined || h2stream.session.destroyed || h2stream.session.socket?.destroyed !== false
         : () => out.destroyed || (res as ServerResponse).socket?.destroyed !== false;
+      const socket = socketId(h2stream ? h2stream.session?.socket : (res as ServerResponse).socket);
       const session = await createSession(request.raw, res as ServerResponse, {
-        // HTTP/2 forbids connection-specific headers; Node warns and drops them.
-        headers: h2stream ? { Connection: undefined } : {},
+        // HTTP/2 forbids connection-specific headers; Node warns and drops them. Any origin may
+        // read: the `sse-h1` transport is this route on a second origin (see origins.ts).
+        headers: h2stream ? { Connection: undefined, ...CORS } : CORS,
         keepAlive: 10_000,
         serializer: asIs,
         sanitizer: asIs,
@@ -121,7 +128,7 @@ export default fp<{ hub: Hub; writer: SseWriter; heartbeat: Heartbeat }>(
       session.once('disconnected', onEnd);
       if (closed || isGone()) return;
       const close = h2stream ? () => h2stream.close(http2.constants.NGHTTP2_CANCEL) : () => (res as ServerResponse).destroy();
-      handle = hub.open(new SseSink(h2stream ? 'h2' : 'h1', out, session, writer, close, isGone), request.stream, resume);
+      handle = hub.open(new SseSink(h2stream ? 'h2' : 'h1', socket, out, session, writer, close, isGone), request.stream, resume);
       // A dead client's session can go unnoticed while its streams are blocked: the heartbeat
       // finds it, and destroying the session closes these streams.
       if (h2stream?.session) watchHttp2Session(h2stream.session, heartbeat);

@@ -11,6 +11,7 @@ import type { Hub, Sink } from './hub.js';
 import type { RowPool } from './rows.js';
 import { watchWebSocket, type Heartbeat } from './liveness.js';
 import { validateStreamQuery } from './params.js';
+import { socketId } from './sockets.js';
 import { sendTextFrame } from './ws-frame.js';
 
 const TAIL = Buffer.from(MESSAGE_TAIL, 'latin1');
@@ -39,30 +40,32 @@ export function checkWsInternals(): void {
 class WsSink implements Sink {
   readonly transport = 'ws' as const;
   readonly http = 'h1';
+  readonly socket: number;
   /** ws keeps its socket private; batches go to it directly (see ws-frame.ts). */
   private readonly raw: Duplex;
 
-  constructor(private readonly socket: WebSocket) {
-    const raw = (socket as unknown as { _socket?: Duplex })._socket;
+  constructor(private readonly ws: WebSocket) {
+    const raw = (ws as unknown as { _socket?: Duplex })._socket;
     if (!raw) throw missingSocket();
     this.raw = raw;
+    this.socket = socketId(raw);
   }
 
   bufferedBytes(): number {
-    return this.socket.bufferedAmount;
+    return this.ws.bufferedAmount;
   }
 
   close(): void {
-    this.socket.terminate();
+    this.ws.terminate();
   }
 
   isGone(): boolean {
-    return this.socket.readyState === this.socket.CLOSED || this.raw.destroyed;
+    return this.ws.readyState === this.ws.CLOSED || this.raw.destroyed;
   }
 
   write(seq: number, sentAt: string, pool: RowPool, batch: number): number {
     // Never interleave with a closing handshake: ws owns the socket once it is not OPEN.
-    if (this.socket.readyState !== this.socket.OPEN) return 0;
+    if (this.ws.readyState !== this.ws.OPEN) return 0;
     if (this.raw.destroyed) throw new Error('WebSocket socket destroyed');
     return sendTextFrame(this.raw, messageHead(seq, sentAt), pool.rows(seq, batch), TAIL);
   }

@@ -17,6 +17,7 @@ interface Write {
 /** A transport stand-in: records every write; its queue is set by the test or grows with writes. */
 class FakeSink implements Sink {
   readonly http: string;
+  readonly socket = 1;
   queued = 0;
   closed = false;
   readonly writes: Write[] = [];

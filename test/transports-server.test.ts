@@ -1,0 +1,245 @@
+/**
+ * The server side of the `fetch`, `poll`, `sse-h1` and `ws-h2` transports, with Node clients on
+ * loopback: the message format, the negotiated protocol, exact sequences, and refusals.
+ */
+import http2 from 'node:http2';
+import https from 'node:https';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { ServerStats } from '../protocol/report.js';
+import { POLL_ID_HEADER, type BatchMessage, type ServerOrigins } from '../protocol/wire.js';
+import { ClientFrames } from '../server/ws-h2.js';
+import { h2get } from './h2-get.js';
+import { startTestServer, type TestServer } from './test-server.js';
+
+let server: TestServer;
+let session: http2.ClientHttp2Session;
+let origins: ServerOrigins;
+
+beforeAll(async () => {
+  server = await startTestServer();
+  session = http2.connect(`https://127.0.0.1:${server.port}`, { rejectUnauthorized: false });
+  origins = JSON.parse((await h2get(session, '/origins')).body) as ServerOrigins;
+});
+
+afterAll(async () => {
+  session?.close();
+  await server?.close();
+});
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+async function stats(): Promise<ServerStats> {
+  return JSON.parse((await h2get(session, '/stats')).body) as ServerStats;
+}
+
+function expectBatches(lines: string[], batch: number, firstSeq = 0): void {
+  lines.forEach((line, k) => {
+    const m = JSON.parse(line) as BatchMessage;
+    expect(m.seq).toBe(firstSeq + k);
+    expect(m.rows).toHaveLength(batch);
+    expect(m.rows[0]).toHaveLength(12);
+  });
+}
+
+describe('/origins', () => {
+  it('names the h1 and connect origins, on other ports of the same address', () => {
+    expect(origins.h1).toMatch(/^https:\/\/127\.0\.0\.1:\d+\/$/);
+    expect(origins.connect).toMatch(/^https:\/\/127\.0\.0\.1:\d+\/$/);
+    expect(new Set([origins.h1, origins.connect, `https://127.0.0.1:${server.port}/`]).size).toBe(3);
+  });
+});
+
+describe('fetch: /ndjson', () => {
+  it('streams one JSON document per line over HTTP/2, seq from 0, no gaps', async () => {
+    const req = session.request({ ':path': '/ndjson?batch=3&interval=1&client=nd-test' });
+    const headers = await new Promise<http2.IncomingHttpHeaders>((resolve) => req.once('response', resolve));
+    expect(headers[':status']).toBe(200);
+    expect(headers['content-type']).toBe('application/x-ndjson');
+    let text = '';
+    req.setEncoding('utf8');
+    req.on('data', (d: string) => (text += d));
+    await sleep(300);
+    const s = await stats();
+    const conn = s.connections.find((c) => c.client === 'nd-test');
+    expect(conn).toMatchObject({ transport: 'fetch', http: 'h2' });
+    req.close();
+    const lines = text.split('\n');
+    const whole = lines.slice(0, -1);
+    expect(whole.length).toBeGreaterThan(10);
+    expectBatches(whole, 3);
+  });
+
+  it('refuses a bad parameter with a 400 naming it', async () => {
+    const r = await h2get(session, '/ndjson?batch=0');
+    expect(r.status).toBe(400);
+    expect(JSON.parse(r.body)).toMatchObject({ error: 'bad-parameter', param: 'batch', value: '0' });
+  });
+});
+
+describe('poll: /poll', () => {
+  it('the first request names the stream; later ones take exactly the batches due since, in order', async () => {
+    const first = await new Promise<{ id: string | undefined; body: string }>((resolve, reject) => {
+      const req = session.request({ ':path': '/poll?batch=2&interval=5&client=poll-test' });
+      let id: string | undefined;
+      let body = '';
+      req.on('response', (h) => (id = h[POLL_ID_HEADER] as string | undefined));
+      req.setEncoding('utf8');
+      req.on('data', (d: string) => (body += d));
+      req.on('end', () => resolve({ id, body }));
+      req.on('error', reject);
+    });
+    expect(first.id).toMatch(/^[1-9][0-9]*$/);
+    expect(first.body).toBe('');
+    const lines: string[] = [];
+    for (let i = 0; i < 4; i++) {
+      await sleep(100);
+      const r = await h2get(session, `/poll?id=${first.id}`);
+      expect(r.status).toBe(200);
+      lines.push(...r.body.split('\n').filter(Boolean));
+    }
+    // 400 ms at one batch per 5 ms, less the first tick's alignment and timer slack.
+    expect(lines.length).toBeGreaterThan(40);
+    expectBatches(lines, 2);
+    const conn = (await stats()).connections.find((c) => c.client === 'poll-test');
+    expect(conn).toMatchObject({ transport: 'poll', http: 'h2', shed: 0 });
+    expect(conn!.socket).toBeGreaterThan(0);
+  });
+
+  it('answers an unknown id with 410, and refuses a malformed id or one mixed with stream parameters', async () => {
+    const gone = await h2get(session, '/poll?id=999999');
+    expect(gone.status).toBe(410);
+    expect(JSON.parse(gone.body)).toMatchObject({ error: 'poll-gone' });
+    for (const [q, param] of [['id=1e3', 'id'], ['id=-1', 'id'], ['id=1&batch=3', 'batch'], ['id=1&id=2', 'id']] as const) {
+      const r = await h2get(session, `/poll?${q}`);
+      expect(r.status, q).toBe(400);
+      expect(JSON.parse(r.body), q).toMatchObject({ error: 'bad-parameter', param });
+    }
+    expect((await h2get(session, '/poll?batch=1&batch=2')).status).toBe(400);
+  });
+});
+
+describe('sse-h1: /sse on the h1 origin', () => {
+  it('offers only HTTP/1.1 (ALPN), allows any origin to read, and streams events', async () => {
+    const url = new URL('/sse?batch=2&interval=1&client=h1-test', origins.h1!);
+    const { alpn, status, cors, text } = await new Promise<{ alpn: string | false | null; status: number; cors: unknown; text: string }>((resolve, reject) => {
+      const req = https.get(url, { rejectUnauthorized: false, ALPNProtocols: ['h2', 'http/1.1'] }, (res) => {
+        let body = '';
+        res.setEncoding('utf8');
+        res.on('data', (d: string) => (body += d));
+        setTimeout(() => {
+          const socket = res.socket as import('node:tls').TLSSocket;
+          resolve({ alpn: socket.alpnProtocol, status: res.statusCode ?? 0, cors: res.headers['access-control-allow-origin'], text: body });
+          req.destroy();
+        }, 300);
+      });
+      req.on('error', reject);
+    });
+    expect(alpn).toBe('http/1.1');
+    expect(status).toBe(200);
+    expect(cors).toBe('*');
+    const data = text.split('\n').filter((l) => l.startsWith('data: ')).map((l) => l.slice(6));
+    expect(data.length).toBeGreaterThan(10);
+    expectBatches(data, 2);
+  });
+});
+
+describe('ws-h2: extended CONNECT on the connect origin', () => {
+  it('the server advertises CONNECT, answers 200 and sends text frames; a Close ends the stream', async () => {
+    const connect = http2.connect(origins.connect!, { rejectUnauthorized: false });
+    try {
+      const settings = await new Promise<http2.Settings>((resolve) => connect.once('remoteSettings', resolve));
+      expect(settings.enableConnectProtocol).toBe(true);
+      const stream = connect.request({ ':method': 'CONNECT', ':protocol': 'websocket', ':path': '/ws?batch=2&interval=1&client=wsh2-test', 'sec-websocket-version': '13' });
+      const headers = await new Promise<http2.IncomingHttpHeaders>((resolve) => stream.once('response', resolve));
+      expect(headers[':status']).toBe(200);
+      const texts: string[] = [];
+      let closeCode = 0;
+      // Server frames are unmasked: parse them with the same reader after masking nothing.
+      const server = new ServerFrames((op, payload) => (op === 1 ? texts.push(payload.toString('utf8')) : op === 8 ? (closeCode = payload.readUInt16BE(0)) : 0));
+      stream.on('data', (d: Buffer) => server.push(d));
+      await sleep(300);
+      const conn = (await stats()).connections.find((c) => c.client === 'wsh2-test');
+      expect(conn).toMatchObject({ transport: 'ws-h2', http: 'h2' });
+      expect(texts.length).toBeGreaterThan(10);
+      expectBatches(texts, 2);
+      const ended = new Promise<void>((resolve) => stream.once('end', resolve));
+      stream.write(maskedClose(1000));
+      await ended;
+      expect(closeCode).toBe(1000);
+      await sleep(50);
+      expect((await stats()).connections.find((c) => c.client === 'wsh2-test')).toBeUndefined();
+    } finally {
+      connect.close();
+    }
+  });
+
+  it('refuses a bad parameter and a missing WebSocket version', async () => {
+    const connect = http2.connect(origins.connect!, { rejectUnauthorized: false });
+    try {
+      await new Promise((resolve) => connect.once('remoteSettings', resolve));
+      for (const [h, status] of [
+        [{ ':path': '/ws?batch=0', 'sec-websocket-version': '13' }, 400],
+        [{ ':path': '/ws?batch=1' }, 400],
+        [{ ':path': '/nope?batch=1', 'sec-websocket-version': '13' }, 404],
+      ] as const) {
+        const stream = connect.request({ ':method': 'CONNECT', ':protocol': 'websocket', ...h });
+        const headers = await new Promise<http2.IncomingHttpHeaders>((resolve) => stream.once('response', resolve));
+        expect(headers[':status'], h[':path']).toBe(status);
+        stream.close();
+      }
+    } finally {
+      connect.close();
+    }
+  });
+
+  it('the client-frame reader unmasks, waits for whole frames, and refuses unmasked or huge ones', () => {
+    const got: [number, string][] = [];
+    const r = new ClientFrames((op, p) => got.push([op, p.toString()]));
+    const frame = masked(0x9, Buffer.from('hi'));
+    expect(r.push(frame.subarray(0, 3))).toBe('ok');
+    expect(got).toEqual([]);
+    expect(r.push(frame.subarray(3))).toBe('ok');
+    expect(got).toEqual([[0x9, 'hi']]);
+    expect(new ClientFrames(() => undefined).push(Buffer.from([0x89, 0x00]))).toBe('unmasked');
+    expect(new ClientFrames(() => undefined).push(Buffer.from([0x82, 0xff, 0, 0, 0, 1, 0, 0, 0, 0]))).toBe('too-big');
+  });
+});
+
+/** A masked client frame (mask key 1,2,3,4). */
+function masked(opcode: number, payload: Buffer): Buffer {
+  const key = Buffer.from([1, 2, 3, 4]);
+  const body = Buffer.from(payload.map((b, i) => b ^ key[i & 3]));
+  return Buffer.concat([Buffer.from([0x80 | opcode, 0x80 | payload.length]), key, body]);
+}
+
+function maskedClose(code: number): Buffer {
+  const p = Buffer.alloc(2);
+  p.writeUInt16BE(code);
+  return masked(0x8, p);
+}
+
+/** Reads the server's unmasked frames (7-, 16- or 64-bit lengths). */
+class ServerFrames {
+  private buf: Buffer = Buffer.alloc(0);
+  constructor(private readonly onFrame: (opcode: number, payload: Buffer) => void) {}
+  push(chunk: Buffer): void {
+    this.buf = Buffer.concat([this.buf, chunk]);
+    for (;;) {
+      if (this.buf.length < 2) return;
+      let len = this.buf[1] & 0x7f;
+      let at = 2;
+      if (len === 126) {
+        if (this.buf.length < 4) return;
+        len = this.buf.readUInt16BE(2);
+        at = 4;
+      } else if (len === 127) {
+        if (this.buf.length < 10) return;
+        len = this.buf.readUInt32BE(6);
+        at = 10;
+      }
+      if (this.buf.length < at + len) return;
+      this.onFrame(this.buf[0] & 0x0f, this.buf.subarray(at, at + len));
+      this.buf = this.buf.subarray(at + len);
+    }
+  }
+}
