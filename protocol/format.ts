@@ -7,6 +7,8 @@
 /** Shown wherever a value is missing (failed point, metric not measured). */
 export const MISSING = '—';
 
+import type { WireFigures } from './report.js';
+
 const isNum = (v: number | null | undefined): v is number => typeof v === 'number' && Number.isFinite(v);
 
 const integer = new Intl.NumberFormat('en-US', { maximumFractionDigits: 0 });
@@ -144,4 +146,12 @@ export function formatMsShort(ms: number | null | undefined): string {
   if (abs < 1) return `${sig3(ms * 1000)} µs`;
   if (abs < 1000) return `${sig3(ms)} ms`;
   return `${sig3(ms / 1000)} s`;
+}
+
+/** "10 × h2 on 1 TCP connection, 2 stalled". */
+export function wireText(w: WireFigures | null | undefined): string {
+  if (!w) return MISSING;
+  const parts = [w.http.h1 ? `${w.http.h1} × h1` : '', w.http.h2 ? `${w.http.h2} × h2` : ''].filter(Boolean);
+  const tcp = `${w.tcpConnections} TCP connection${w.tcpConnections === 1 ? '' : 's'}`;
+  return `${parts.join(' + ') || 'no streams'} on ${tcp}${w.stalled ? `, ${w.stalled} stalled` : ''}`;
 }

@@ -93,6 +93,8 @@ export interface PageSnapshot {
   atMs: number;
   transport: Transport;
   concurrency: number;
+  /** The `client` tag the page's streams carry, to find them in `/stats`; absent on the bare page. */
+  client?: string;
   open: number;
   counters: PageCounters;
   /** Batches received per connection, in connection order. */
@@ -117,6 +119,8 @@ export interface PageConfig {
   tableRows?: number;
   /** How long `start()` may wait for every connection to open, ms. */
   openTimeoutMs?: number;
+  /** `poll` only: ms between the starts of two requests on one connection. */
+  pollMs?: number;
 }
 
 /** `window.pushlab`: the lab page's control surface, used by the driver and the console. */
@@ -327,6 +331,21 @@ export interface RepeatFigures {
   latency: LatencySummary;
   cpu: CpuFigures;
   server: ServerFigures;
+  /** How the page's connections reached the server; null when the page tags none (the bare page). Absent in older reports. */
+  wire?: WireFigures | null;
+}
+
+/**
+ * The negotiated protocol and TCP connections of a point's connections, as the server saw them
+ * at the end of the window (its streams tagged with the page's client tag, in `/stats`).
+ */
+export interface WireFigures {
+  /** Streams open for the page, by the HTTP version they arrived on. */
+  http: { h1: number; h2: number };
+  /** Distinct TCP connections carrying them: 1 for any number of HTTP/2 streams of one session. */
+  tcpConnections: number;
+  /** Connections the page asked for that never opened (waiting behind a per-host cap). */
+  stalled: number;
 }
 
 interface RepeatBase {
@@ -391,6 +410,8 @@ export interface PointSummary {
   /** Sums over the repeats' windows. */
   gaps: number;
   shed: number;
+  /** The last measured repeat's; repeats that saw another say so in the point's notes. Absent in older reports. */
+  wire?: WireFigures | null;
 }
 
 export interface PointResult {

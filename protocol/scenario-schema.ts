@@ -24,6 +24,7 @@ const fieldProperties = {
   render: oneOrMany(Type.Enum(RENDER_MODES), 'full: table and chart; chart: chart only; none: counting only.', true),
   parse: oneOrMany(Type.Enum(PARSE_MODES), 'main: parse on the page\'s main thread; worker: in `workers` dedicated Workers.', true),
   workers: oneOrMany(numberIn(LIMITS.workers), 'Workers for parse mode worker (connections are dealt round-robin).'),
+  pollMs: oneOrMany(numberIn(LIMITS.pollMs), 'Milliseconds between the starts of two requests of the poll transport (only poll points are multiplied by it).'),
   warmupSec: Type.Optional(Type.Number({ minimum: LIMITS.warmupSec.min, maximum: LIMITS.warmupSec.max, description: 'Seconds streamed before the measured window.' })),
   measureSec: Type.Optional(Type.Number({ minimum: LIMITS.measureSec.min, maximum: LIMITS.measureSec.max, description: 'Length of the measured window in seconds.' })),
   repeats: Type.Optional(Type.Integer({ minimum: LIMITS.repeats.min, maximum: LIMITS.repeats.max, description: 'Times every point is measured, one round each (--repeats overrides it).' })),

@@ -6,7 +6,7 @@ import { Ajv, type ErrorObject } from 'ajv';
 import { PushlabError } from './errors.js';
 import { SCENARIO_FILE_SCHEMA, type FindMaxSpec, type ScenarioFields, type ScenarioFile, type ScenarioInput } from './scenario-schema.js';
 import { LIMITS, MAX_SWEEP_POINTS } from './limits.js';
-import { CLASSIC_TRANSPORTS, offeredEventsPerSec, type ParseMode, type RenderMode, type Transport } from './wire.js';
+import { CLASSIC_TRANSPORTS, DEFAULT_POLL_MS, offeredEventsPerSec, type ParseMode, type RenderMode, type Transport } from './wire.js';
 
 export { RENDER_MODES, type RenderMode } from './wire.js';
 export type { FindMaxSpec, ScenarioFields, ScenarioFile, ScenarioInput } from './scenario-schema.js';
@@ -20,6 +20,7 @@ export const BUILTIN_DEFAULTS: Required<Omit<ScenarioFields, 'batch' | 'concurre
   render: 'full',
   parse: 'main',
   workers: 1,
+  pollMs: DEFAULT_POLL_MS,
   warmupSec: 2,
   measureSec: 5,
   repeats: 3,
@@ -30,7 +31,7 @@ export const DEFAULT_P99_BOUND_MS = 50;
 
 /** One measured configuration: a single value for every factor. */
 export interface Point {
-  /** `<scenario>/<transport>-b<batch>-c<concurrency>-i<intervalMs>-<render>[-w<workers>]`: stable. */
+  /** `<scenario>/<transport>-b<batch>-c<concurrency>-i<intervalMs>-<render>[-w<workers>][-p<pollMs>]`: stable. */
   id: string;
   scenario: string;
   transport: Transport;
@@ -41,6 +42,8 @@ export interface Point {
   parse: ParseMode;
   /** Workers parsing (parse mode worker); 0 on the main thread. */
   workers: number;
+  /** `poll` points only: ms between the starts of two requests. */
+  pollMs?: number;
   /** The longest warm-up, s: the window opens once both ends caught up, after at least 1 s. */
   warmupSec: number;
   measureSec: number;
@@ -163,7 +166,7 @@ function checkFindMax(f: FindMaxSpec, merged: ScenarioFields, where: string): vo
   if (f.max > limit) throw badScenario(`${where}.max must be ≤ ${limit} for vary '${f.vary}', got ${f.max}`);
   // One search per transport: every other factor must be a single value, or the search is ambiguous.
   const fixed = f.vary === 'batch' ? 'concurrency' : 'batch';
-  for (const field of [fixed, 'intervalMs', 'render', 'parse', 'workers'] as const) {
+  for (const field of [fixed, 'intervalMs', 'render', 'parse', 'workers', 'pollMs'] as const) {
     const v = merged[field];
     if (Array.isArray(v) && v.length > 1) {
       throw badScenario(`${where} searches ${f.vary}, so ${field} must be one value, got ${JSON.stringify(v)}`);
@@ -172,8 +175,9 @@ function checkFindMax(f: FindMaxSpec, merged: ScenarioFields, where: string): vo
 }
 
 /** A point's stable id (see `Point.id`). */
-export function pointId(p: Pick<Point, 'scenario' | 'transport' | 'batch' | 'concurrency' | 'intervalMs' | 'render' | 'parse' | 'workers'>): string {
-  return `${p.scenario}/${p.transport}-b${p.batch}-c${p.concurrency}-i${p.intervalMs}-${p.render}${p.parse === 'worker' ? `-w${p.workers}` : ''}`;
+export function pointId(p: Pick<Point, 'scenario' | 'transport' | 'batch' | 'concurrency' | 'intervalMs' | 'render' | 'parse' | 'workers' | 'pollMs'>): string {
+  const poll = p.pollMs !== undefined ? `-p${p.pollMs}` : '';
+  return `${p.scenario}/${p.transport}-b${p.batch}-c${p.concurrency}-i${p.intervalMs}-${p.render}${p.parse === 'worker' ? `-w${p.workers}` : ''}${poll}`;
 }
 
 const many = <T>(v: OneOrMany<T>): T[] => (Array.isArray(v) ? v : [v]);
@@ -190,14 +194,16 @@ export function expandScenario(s: ScenarioInput, defaults: ScenarioFields = {}):
   const parses = many(f.parse).flatMap((parse): { parse: ParseMode; workers: number }[] =>
     parse === 'worker' ? many(f.workers).map((workers) => ({ parse, workers })) : [{ parse, workers: 0 }],
   );
-  for (const transport of many(f.transport))
+  // Likewise the poll interval: only poll points are multiplied by it.
+  const transports = many(f.transport).flatMap((transport): { transport: Transport; pollMs: number | undefined }[] => (transport === 'poll' ? many(f.pollMs).map((pollMs) => ({ transport, pollMs })) : [{ transport, pollMs: undefined }]));
+  for (const { transport, pollMs } of transports)
     for (const { parse, workers } of parses)
     for (const render of many(f.render))
       for (const intervalMs of many(f.intervalMs))
         for (const concurrency of many(f.concurrency))
           for (const batch of many(f.batch)) {
             points.push({
-              id: pointId({ scenario: s.id, transport, batch, concurrency, intervalMs, render, parse, workers }),
+              id: pointId({ scenario: s.id, transport, batch, concurrency, intervalMs, render, parse, workers, pollMs }),
               scenario: s.id,
               transport,
               batch,
@@ -206,6 +212,7 @@ export function expandScenario(s: ScenarioInput, defaults: ScenarioFields = {}):
               render,
               parse,
               workers,
+              ...(pollMs !== undefined ? { pollMs } : {}),
               warmupSec: f.warmupSec,
               measureSec: f.measureSec,
               repeats: f.repeats,
@@ -221,7 +228,8 @@ export function pointCount(s: ScenarioInput, defaults: ScenarioFields = {}): num
   if (f.batch === undefined && s.findMax?.vary === 'batch') return 0;
   const parses = many(f.parse).reduce((a, parse) => a + (parse === 'worker' ? many(f.workers).length : 1), 0);
   const n = (v: OneOrMany<unknown> | undefined) => (v === undefined ? 1 : many(v).length);
-  return n(f.transport) * parses * n(f.render) * n(f.intervalMs) * n(f.concurrency) * n(f.batch);
+  const transports = many(f.transport).reduce((a, t) => a + (t === 'poll' ? n(f.pollMs) : 1), 0);
+  return transports * parses * n(f.render) * n(f.intervalMs) * n(f.concurrency) * n(f.batch);
 }
 
 /**

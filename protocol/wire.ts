@@ -31,13 +31,18 @@ export interface TransportRoute {
   http: 'h1' | 'h2';
   /** What it is, for --help and the README. */
   about: string;
+  /**
+   * Connections Chrome opens at once to one host over it; the rest wait, neither opening nor
+   * failing (HTTP/1.1's 6 per host). Absent: no cap a page of pushlab's reaches.
+   */
+  perHostCap?: number;
 }
 
 export const TRANSPORT_ROUTES: Record<Transport, TransportRoute> = {
   ws: { origin: 'main', path: '/ws', http: 'h1', about: 'WebSocket over an HTTP/1.1 upgrade, one TCP connection per socket' },
   'ws-h2': { origin: 'connect', path: '/ws', http: 'h2', about: 'WebSocket over HTTP/2 (RFC 8441 extended CONNECT), streams of one TCP connection' },
   sse: { origin: 'main', path: '/sse', http: 'h2', about: "EventSource over HTTP/2, on the page's own connection" },
-  'sse-h1': { origin: 'h1', path: '/sse', http: 'h1', about: 'EventSource over an HTTP/1.1-only origin: at most 6 connections per host' },
+  'sse-h1': { origin: 'h1', path: '/sse', http: 'h1', about: 'EventSource over an HTTP/1.1-only origin: at most 6 connections per host', perHostCap: 6 },
   fetch: { origin: 'main', path: '/ndjson', http: 'h2', about: 'NDJSON read with fetch() and response.body.getReader(), over HTTP/2' },
   poll: { origin: 'main', path: '/poll', http: 'h2', about: 'HTTP polling: a fetch every pollMs collects the batches due since the last one' },
 };
@@ -240,6 +245,9 @@ export function parseStreamParams(
 export function offeredEventsPerSec(p: StreamParams): number {
   return (p.batch * 1000) / p.interval;
 }
+
+/** `poll`'s request interval unless a page or scenario names one, ms: 20 requests a second per connection. */
+export const DEFAULT_POLL_MS = 50;
 
 /** The path and query of a stream, on its transport's origin (TRANSPORT_ROUTES). */
 export function streamPath(transport: Transport, p: StreamParams): string {

@@ -41,7 +41,7 @@ export function formatTable(report: Report): string {
     ...unsteady,
     ...notes,
     ...(saturation.length ? ['', ...saturation] : []),
-    ...(verdicts.length ? ['', 'WS vs SSE, paired by round (95% CI):', ...verdicts] : []),
+    ...(verdicts.length ? ['', 'Transports compared, paired by round (95% CI):', ...verdicts] : []),
   ]
     .join('\n')
     .trimEnd();

@@ -68,6 +68,7 @@ export class LabRecorder {
       render: c.render,
       parse: c.parse ?? 'main',
       workers: c.workers ?? 1,
+      ...(c.pollMs !== undefined ? { pollMs: c.pollMs } : {}),
       warmupSec: this.o.warmupSec,
       measureSec: this.o.measureSec,
       repeats: this.o.repeats,

@@ -19,6 +19,7 @@ import type {
 } from '../protocol/report.js';
 import type { Point } from '../protocol/scenario.js';
 import { describe, median, pairedRatio, relativeHalfWidth } from '../protocol/stats.js';
+import { wireText } from '../protocol/format.js';
 import { pairKey } from './rounds.js';
 
 /** A repeat that delivered more than this share of the offered rate drained a backlog in its window. */
@@ -97,6 +98,7 @@ function summaryOf(measured: readonly MeasuredRepeat[]): PointSummary {
     },
     gaps: measured.reduce((a, r) => a + r.page.gaps, 0),
     shed: measured.reduce((a, r) => a + r.server.batchesShed, 0),
+    wire: measured.at(-1)!.wire ?? null,
   };
 }
 
@@ -174,8 +176,14 @@ export function summarisePoint(
     summary: measured.length ? summaryOf(measured) : null,
     verdict: majorityVerdict(measured),
     unsteady: unsteadyFlags(repeats, measured),
-    notes: mergedNotes(repeats),
+    notes: [...mergedNotes(repeats), ...wireDisagreement(measured)],
   };
+}
+
+/** The summary shows one repeat's connections; say so when the repeats did not all see the same. */
+function wireDisagreement(measured: readonly MeasuredRepeat[]): string[] {
+  const seen = new Set(measured.map((r) => wireText(r.wire ?? null)));
+  return seen.size > 1 ? [`the repeats' connections differed: ${[...seen].join('; ')}`] : [];
 }
 
 /** `--auto`: the EPS CI is wider than ±tolerance of the median, or there is none yet. */
@@ -277,9 +285,8 @@ function compare(a: PointResult, b: PointResult, metric: Metric): PairedComparis
 }
 
 /**
- * Every pair of points that differ only in transport (every pair, with more than two
- * transports; A is the one listed first), compared on EPS and on renderer CPU per million
- * events, using only rounds where both were measured.
+ * Points that differ only in transport, each compared with the one listed first (A), on EPS
+ * and on renderer CPU per million events, using only rounds where both were measured.
  */
 export function pairedComparisons(points: readonly PointResult[]): PairedComparison[] {
   const groups = new Map<string, PointResult[]>();
@@ -288,13 +295,13 @@ export function pairedComparisons(points: readonly PointResult[]): PairedCompari
     groups.set(key, [...(groups.get(key) ?? []), p]);
   }
   const out: PairedComparison[] = [];
-  for (const group of groups.values()) {
-    for (let i = 0; i < group.length; i++) {
-      for (let j = i + 1; j < group.length; j++) {
-        for (const metric of Object.keys(METRICS) as Metric[]) {
-          const c = compare(group[i], group[j], metric);
-          if (c) out.push(c);
-        }
+  // Each transport against the group's first (the scenario's first transport): n − 1 lines for
+  // n transports, where every pair would be n(n − 1)/2 (15 for the matrix's 6).
+  for (const [first, ...others] of groups.values()) {
+    for (const other of others) {
+      for (const metric of Object.keys(METRICS) as Metric[]) {
+        const c = compare(first, other, metric);
+        if (c) out.push(c);
       }
     }
   }

@@ -175,6 +175,7 @@ export class RepeatMeasurer extends EventEmitter<RepeatEvents> {
       render: point.render,
       parse: point.parse,
       workers: Math.max(1, point.workers),
+      ...(point.pollMs !== undefined ? { pollMs: point.pollMs } : {}),
     };
     // Functions passed to evaluate() run in the page: they cannot close over anything here.
     await api.evaluate((p, c) => p.start(c).then(() => undefined), config);
@@ -187,6 +188,7 @@ export class RepeatMeasurer extends EventEmitter<RepeatEvents> {
       concurrency: point.concurrency,
       // The scenario's warm-up is the longest one: what the minimum did not use goes to settling.
       budgetMs: point.warmupSec * 1000 - minWarmupMs + settleBudgetMs(point.warmupSec),
+      floorMs: point.pollMs ?? 0,
     });
     const src: SampleSources = { api, pageSession, browserSession: this.o.browser.session(), serverStats: (reset) => this.o.server.stats(reset) };
     const windowMs = point.measureSec * 1000;

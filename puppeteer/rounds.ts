@@ -11,7 +11,8 @@
 import { mixSeed, mulberry32, shuffled } from '../protocol/random.js';
 
 /** Fields that do not make two points different experiments: the transport, and what follows from the rest. */
-const NOT_IN_PAIR_KEY = new Set(['id', 'transport', 'offeredEventsPerSec']);
+// pollMs belongs to the poll transport only, so it is part of what a point's transport is.
+const NOT_IN_PAIR_KEY = new Set(['id', 'transport', 'pollMs', 'offeredEventsPerSec']);
 
 /**
  * What a point is apart from its transport: every other field of the point (scenario, batch,

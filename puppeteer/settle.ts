@@ -28,9 +28,13 @@ export function settledBehind(intervalMs: number, concurrency: number): number {
   return concurrency * Math.max(2, Math.floor(SETTLED_MS / intervalMs));
 }
 
-export function isSettled(probe: SettleProbe, intervalMs: number, concurrency: number): boolean {
+/**
+ * `floorMs`: latency the transport has with no backlog at all, on top of SETTLED_MS (`poll`
+ * holds each batch until the next request: up to pollMs).
+ */
+export function isSettled(probe: SettleProbe, intervalMs: number, concurrency: number, floorMs = 0): boolean {
   // No batch in the probe means the interval is longer than the probe: nothing to drain.
-  const pageCaughtUp = probe.p50Ms === null || probe.p50Ms <= SETTLED_MS;
+  const pageCaughtUp = probe.p50Ms === null || probe.p50Ms <= SETTLED_MS + floorMs;
   return pageCaughtUp && probe.batchesBehind <= settledBehind(intervalMs, concurrency);
 }
 
@@ -64,7 +68,8 @@ export interface SettleOutcome {
 }
 
 /** Probes until settled or out of budget; `probe(ms)` looks at both ends over `ms`. */
-export async function settle(probe: (ms: number) => Promise<SettleProbe>, opts: { intervalMs: number; concurrency: number; budgetMs: number }): Promise<SettleOutcome> {
+export async function settle(probe: (ms: number) => Promise<SettleProbe>, opts: { intervalMs: number; concurrency: number; budgetMs: number; floorMs?: number }): Promise<SettleOutcome> {
+  const floorMs = opts.floorMs ?? 0;
   const started = performance.now();
   const ms = probeMs(opts.intervalMs);
   let stuck = 0;
@@ -72,9 +77,9 @@ export async function settle(probe: (ms: number) => Promise<SettleProbe>, opts: 
   for (;;) {
     const last = await probe(ms);
     const waitedMs = Math.round(performance.now() - started);
-    if (isSettled(last, opts.intervalMs, opts.concurrency)) return { settled: true, diverging: false, waitedMs, last };
+    if (isSettled(last, opts.intervalMs, opts.concurrency, floorMs)) return { settled: true, diverging: false, waitedMs, last };
     const draining = previous !== null && last.p50Ms !== null && last.p50Ms < DRAINING_SHARE * previous;
-    stuck = last.p50Ms !== null && last.p50Ms > SETTLED_MS && !draining ? stuck + 1 : 0;
+    stuck = last.p50Ms !== null && last.p50Ms > SETTLED_MS + floorMs && !draining ? stuck + 1 : 0;
     previous = last.p50Ms;
     if (stuck >= DIVERGING_PROBES) return { settled: false, diverging: true, waitedMs, last };
     if (waitedMs + ms > opts.budgetMs) return { settled: false, diverging: false, waitedMs, last };

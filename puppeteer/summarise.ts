@@ -2,9 +2,10 @@
  * Turns the samples at both ends of a measured window into one repeat's figures, and judges
  * where the limit was. Pure: recorded samples in, MeasuredRepeat out.
  */
-import type { MeasuredRepeat, RepeatFigures, TabThreadsCpu, Verdict } from '../protocol/report.js';
+import type { MeasuredRepeat, RepeatFigures, TabThreadsCpu, Verdict, WireFigures } from '../protocol/report.js';
 import type { Point } from '../protocol/scenario.js';
 import { maxBurst } from '../protocol/pacing.js';
+import { TRANSPORT_ROUTES } from '../protocol/wire.js';
 import { findLimit, hostSaturated } from '../protocol/verdict.js';
 import { median } from '../protocol/stats.js';
 import { chromeCpu, hostCpu, percentOfCore } from './cpu.js';
@@ -92,6 +93,7 @@ export function summarise(point: Point, a: Sample, b: Sample, meta: SummaryMeta)
       latenessMs: b.server.latenessMs,
       rssBytes: b.server.rssBytes,
     },
+    wire: wireFigures(b, point.concurrency),
   };
   const { verdict, notes } = judge(point, figures, b, meta.cores);
   return {
@@ -103,6 +105,18 @@ export function summarise(point: Point, a: Sample, b: Sample, meta: SummaryMeta)
     startedBehind: meta.startedBehind,
     notes,
     ...figures,
+  };
+}
+
+/** The page's streams in the server's `/stats` at the end of the window: their HTTP versions and TCP connections. */
+export function wireFigures(end: Pick<Sample, 'page' | 'server'>, concurrency: number): WireFigures | null {
+  const client = end.page.client;
+  if (!client) return null;
+  const mine = end.server.connections.filter((c) => c.client === client);
+  return {
+    http: { h1: mine.filter((c) => c.http === 'h1').length, h2: mine.filter((c) => c.http === 'h2').length },
+    tcpConnections: new Set(mine.map((c) => c.socket)).size,
+    stalled: Math.max(0, concurrency - end.page.open),
   };
 }
 
@@ -130,7 +144,16 @@ function roundAll<T extends object>(o: T): T {
 export function judge(point: Point, r: RepeatFigures, end: Sample, cores: number): { verdict: Exclude<Verdict, 'failed'>; notes: string[] } {
   const notes: string[] = [];
   const { cpu, server, page } = r;
-  if (end.page.open < point.concurrency) notes.push(`only ${end.page.open} of ${point.concurrency} connections were open at the end of the window`);
+  if (end.page.open < point.concurrency) {
+    const cap = TRANSPORT_ROUTES[point.transport].perHostCap;
+    const why = cap !== undefined && end.page.open >= cap ? ` (the others stalled behind the browser's ${cap} connections per host over HTTP/1.1)` : '';
+    notes.push(`only ${end.page.open} of ${point.concurrency} connections were open at the end of the window${why}`);
+  }
+  const wire = r.wire;
+  const expected = TRANSPORT_ROUTES[point.transport].http;
+  if (wire && wire.http[expected === 'h1' ? 'h2' : 'h1'] > 0) {
+    notes.push(`${point.transport} is expected over ${expected === 'h1' ? 'HTTP/1.1' : 'HTTP/2'}, but the server saw ${wire.http.h1} stream(s) over HTTP/1.1 and ${wire.http.h2} over HTTP/2`);
+  }
   if (page.reconnects > 0) notes.push(`${page.reconnects} reconnect(s) during the point: its connections were interrupted`);
   if (page.duplicates > 0) notes.push(`${page.duplicates} duplicate batches`);
   if (page.gaps > 0) notes.push(`${page.gaps} batches missing at the page; the server shed ${server.batchesShed} in the window`);

@@ -47,8 +47,12 @@ export class ExtraOrigins {
     });
     connect.on('stream', (stream, headers) => {
       if (headers[':method'] === 'CONNECT' && headers[':protocol'] === 'websocket') return handleWsConnect(stream, headers, this.hub, this.heartbeat);
-      // Anything else (the page's warm-up fetch) gets an empty answer any origin may read.
-      stream.respond({ ':status': headers[':method'] === 'GET' || headers[':method'] === 'HEAD' ? 204 : 405, ...lower(CORS) });
+      // Anything else (the page's warm-up fetch) gets an empty answer. That fetch carries
+      // credentials, to open the connection in the pool WebSockets use, so CORS must name the
+      // page's origin rather than `*`.
+      const origin = headers.origin;
+      const cors = origin ? { 'access-control-allow-origin': origin, 'access-control-allow-credentials': 'true', vary: 'origin' } : lower(CORS);
+      stream.respond({ ':status': headers[':method'] === 'GET' || headers[':method'] === 'HEAD' ? 204 : 405, ...cors });
       stream.end();
     });
     const hostText = host.includes(':') ? `[${host}]` : host;

@@ -41,7 +41,7 @@ describe('smoke sweep in headless Chromium, two rounds, --json', () => {
     const [file] = readdirSync(out);
     expect(JSON.parse(await readFile(path.join(out, file, 'report.json'), 'utf8'))).toEqual(report);
     expect(stderr).toMatch(/round 2\/2/);
-    expect(stderr).toMatch(/WS vs SSE, paired by round/);
+    expect(stderr).toMatch(/Transports compared, paired by round/);
   });
 
   it('records a finished v2 report and the environment', () => {

@@ -157,17 +157,22 @@ describe('pairedComparisons', () => {
     expect(pairedComparisons([wsResult, result(sse, [failed(0)])])).toEqual([]);
   });
 
-  it('compares every pair among three transports, and never points that differ in more', () => {
-    // Only ws and sse exist today: a third point of the same experiment stands in for a third transport.
-    const fetchPoint = { ...point('ws', 400), id: 'test1-batch/third-b400-c10-i1-full' };
+  it('compares each of three transports with the first listed, and never points that differ in more', () => {
+    const fetchPoint = point('fetch', 400);
     const fetch = result(fetchPoint, [measured(fetchPoint, { round: 0, eps: 1e5 })]);
     const other = result(point('sse', 50), [measured(point('sse', 50), { round: 0, eps: 1e5 })]);
     const pairs = pairedComparisons([wsResult, sseResult, fetch, other]).filter((c) => c.metric === 'eventsPerSec');
     expect(pairs.map((c) => [c.a, c.b])).toEqual([
       [ws.id, sse.id],
       [ws.id, fetchPoint.id],
-      [sse.id, fetchPoint.id],
     ]);
+  });
+
+  it('pairs a poll point with the other transports whatever its poll interval', () => {
+    const pollPoint = { ...point('poll', 400), pollMs: 50, id: 'test1-batch/poll-b400-c10-i1-full-p50' };
+    const poll = result(pollPoint, [measured(pollPoint, { round: 0, eps: 1e5 })]);
+    const pairs = pairedComparisons([wsResult, poll]).filter((c) => c.metric === 'eventsPerSec');
+    expect(pairs.map((c) => [c.a, c.b])).toEqual([[ws.id, pollPoint.id]]);
   });
 });
 

@@ -60,10 +60,10 @@ describe('parseScenarioFile', () => {
   });
 
   it('lists the allowed values of an unknown transport or render mode', () => {
-    rejects({ scenarios: [{ ...one, transport: 'wss' }] }, 'scenarios.json: scenarios[0].transport must be one of ws, sse, got "wss"');
+    rejects({ scenarios: [{ ...one, transport: 'wss' }] }, 'scenarios.json: scenarios[0].transport must be one of ws, ws-h2, sse, sse-h1, fetch, poll, got "wss"');
     rejects(
       { scenarios: [{ ...one, transport: ['ws', 'wss'] }] },
-      'scenarios.json: scenarios[0].transport[1] must be one of ws, sse, got "wss"',
+      'scenarios.json: scenarios[0].transport[1] must be one of ws, ws-h2, sse, sse-h1, fetch, poll, got "wss"',
     );
     rejects(
       { scenarios: [{ ...one, render: 'fancy' }] },

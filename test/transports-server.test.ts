@@ -122,7 +122,9 @@ describe('sse-h1: /sse on the h1 origin', () => {
   it('offers only HTTP/1.1 (ALPN), allows any origin to read, and streams events', async () => {
     const url = new URL('/sse?batch=2&interval=1&client=h1-test', origins.h1!);
     const { alpn, status, cors, text } = await new Promise<{ alpn: string | false | null; status: number; cors: unknown; text: string }>((resolve, reject) => {
-      const req = https.get(url, { rejectUnauthorized: false, ALPNProtocols: ['h2', 'http/1.1'] }, (res) => {
+      // Offer h2 first, as Chrome does: the origin must still pick HTTP/1.1.
+      const options: https.RequestOptions & { ALPNProtocols: string[] } = { rejectUnauthorized: false, ALPNProtocols: ['h2', 'http/1.1'] };
+      const req = https.get(url, options, (res) => {
         let body = '';
         res.setEncoding('utf8');
         res.on('data', (d: string) => (body += d));

@@ -6,10 +6,10 @@
  */
 import { Histogram } from '../../protocol/histogram.js';
 import type { PageConfig, PageSnapshot, PushlabApi } from '../../protocol/report.js';
-import { streamPath } from '../../protocol/wire.js';
-import { wsUrl } from '../src/transports.js';
+import { DEFAULT_POLL_MS } from '../../protocol/wire.js';
+import { openConnection, type Connection } from '../src/transports.js';
 
-let sockets: { close(): void }[] = [];
+let sockets: Connection[] = [];
 let events = 0;
 let batches = 0;
 let bytes = 0;
@@ -42,21 +42,13 @@ const api: PushlabApi = {
     config = c;
     events = batches = bytes = 0;
     newestSentAt = Number.NaN;
-    const path = streamPath(c.transport, { batch: c.batch, interval: c.intervalMs });
-    const opened: Promise<void>[] = [];
+    // The same transport code as the lab page: what differs between the pages is only what
+    // they do with a message.
+    const handlers = { onMessage: count, onReconnect: () => undefined };
     for (let i = 0; i < c.concurrency; i++) {
-      if (c.transport === 'ws') {
-        const ws = new WebSocket(wsUrl(path));
-        ws.onmessage = (e: MessageEvent<string>) => count(e.data);
-        opened.push(new Promise((resolve, reject) => ((ws.onopen = () => resolve()), (ws.onerror = () => reject(new Error('ws failed'))))));
-        sockets.push(ws);
-      } else {
-        const es = new EventSource(path);
-        es.onmessage = (e: MessageEvent<string>) => count(e.data);
-        opened.push(new Promise((resolve) => (es.onopen = () => resolve())));
-        sockets.push(es);
-      }
+      sockets.push(openConnection(c.transport, { batch: c.batch, interval: c.intervalMs }, handlers, { pollMs: c.pollMs ?? DEFAULT_POLL_MS }));
     }
+    const opened = sockets.map((s) => s.opened);
     const t0 = performance.now();
     await Promise.all(opened);
     return { opened: c.concurrency, openMs: performance.now() - t0 };
@@ -75,7 +67,7 @@ const api: PushlabApi = {
       atMs: performance.timeOrigin + performance.now(),
       transport: config.transport,
       concurrency: n,
-      open: sockets.length,
+      open: sockets.filter((s) => s.isOpen()).length,
       // Only what the bare page counts; the rest is reported as zero, not measured.
       counters: { events, batches, bytes, gaps: 0, duplicates: 0, reconnects: 0, errors: 0 },
       batchesPerConnection: new Array<number>(n).fill(batches / n),

@@ -1,7 +1,7 @@
 /** Validates `pushlab.start()` config and URL parameters: errors name the field, value and range. */
 import { inRange, LIMITS, parseDecimal, rangeText, type Range } from '../../protocol/limits.js';
 import type { PageConfig } from '../../protocol/report.js';
-import { PARSE_MODES, RENDER_MODES, TRANSPORTS } from '../../protocol/wire.js';
+import { DEFAULT_POLL_MS, PARSE_MODES, RENDER_MODES, TRANSPORTS } from '../../protocol/wire.js';
 
 export const DEFAULT_RENDER_EVERY_MS = 200;
 export const DEFAULT_TABLE_ROWS = 1000;
@@ -38,5 +38,6 @@ export function validatePageConfig(c: Partial<Record<keyof PageConfig, unknown>>
     tableRows: num('tableRows', c.tableRows ?? DEFAULT_TABLE_ROWS, PAGE_LIMITS.tableRows),
     renderEveryMs: num('renderEveryMs', c.renderEveryMs ?? DEFAULT_RENDER_EVERY_MS, PAGE_LIMITS.renderEveryMs),
     openTimeoutMs: num('openTimeoutMs', c.openTimeoutMs ?? DEFAULT_OPEN_TIMEOUT_MS, PAGE_LIMITS.openTimeoutMs),
+    pollMs: num('pollMs', c.pollMs ?? DEFAULT_POLL_MS, LIMITS.pollMs),
   };
 }

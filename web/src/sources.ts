@@ -8,7 +8,7 @@ import type { PageCounters, PageSnapshot } from '../../protocol/report.js';
 import type { StreamParams, Transport } from '../../protocol/wire.js';
 import { Ingest, type SpeedWindow } from './ingest.js';
 import { RowRing } from './table.js';
-import { openConnection, type Connection } from './transports.js';
+import { openConnection, type Connection, type TransportOptions } from './transports.js';
 import type { FromWorker, ToWorker, WorkerCounts } from './worker-protocol.js';
 
 export type SourceSnapshot = Omit<PageSnapshot, 'atMs' | 'transport' | 'concurrency'>;
@@ -22,6 +22,7 @@ export interface SourceOptions {
   /** Called when new data is there to draw (per message on the main thread, per update from Workers). */
   onActivity: () => void;
   updateEveryMs: number;
+  transportOptions: TransportOptions;
 }
 
 export interface Source {
@@ -66,7 +67,7 @@ export class MainThreadSource implements Source {
             activity();
           },
           onReconnect: (seqRestarts) => ingest.counters.reconnected(i, seqRestarts),
-        }),
+        }, this.o.transportOptions),
       );
     }
     await Promise.all(this.conns.map((c) => c.opened));
@@ -155,6 +156,7 @@ export class WorkerSource implements Source {
         keepRows: this.o.keepRows,
         aggregate: this.o.aggregate,
         updateEveryMs: this.o.updateEveryMs,
+        transportOptions: this.o.transportOptions,
       };
       worker.postMessage(start);
     }

@@ -52,7 +52,7 @@ self.onmessage = (e: MessageEvent<ToWorker>) => {
       openConnection(m.transport, m.params, {
         onMessage: (data) => ing.message(local, data),
         onReconnect: (seqRestarts) => ing.counters.reconnected(local, seqRestarts),
-      }),
+      }, m.transportOptions),
     );
     Promise.all(conns.map((c) => c.opened)).then(
       () => post({ type: 'opened' }),

@@ -1,9 +1,10 @@
 /**
- * The two push transports behind one shape: open N connections, call `onMessage` with
- * the raw text of each message. Parsing and counting are the caller's, so both transports
- * cost the page exactly the same above the browser's own transport work.
+ * Every push transport (and polling) behind one shape: open N connections, call `onMessage`
+ * with the raw text of each message. Parsing and counting are the caller's, so every transport
+ * costs the page exactly the same above the browser's own transport work. What each one is:
+ * TRANSPORT_ROUTES in protocol/wire.ts.
  */
-import { streamPath, type StreamParams, type Transport } from '../../protocol/wire.js';
+import { POLL_ID_HEADER, streamPath, TRANSPORT_ROUTES, type OriginKind, type ServerOrigins, type StreamParams, type Transport } from '../../protocol/wire.js';
 import { WS_BACKOFF, wsBackoffMs } from './backoff.js';
 
 export interface Connection {
@@ -17,50 +18,98 @@ export interface ConnectionHandlers {
   onMessage(data: string): void;
   /**
    * The connection was re-established after it had been open. `seqRestarts`: the new stream
-   * counts seq from 0 again (a new WebSocket), so the page must not read that as duplicates;
-   * EventSource resumes after its Last-Event-ID instead, so its seq carries on.
+   * counts seq from 0 again (a new WebSocket, fetch or poll), so the page must not read that as
+   * duplicates; EventSource resumes after its Last-Event-ID instead, so its seq carries on.
    */
   onReconnect(seqRestarts: boolean): void;
 }
 
-/** The wss:// (or ws://) URL of a stream path on this page's origin. */
-export function wsUrl(path: string): string {
-  const url = new URL(path, location.href);
+export interface TransportOptions {
+  /** `poll`: ms from the start of one request to the start of the next (fixed rate). */
+  pollMs: number;
+}
+
+/** The wss:// (or ws://) URL of an http(s) URL. */
+export function wsUrl(href: string): string {
+  const url = new URL(href, location.href);
   url.protocol = url.protocol === 'https:' ? 'wss:' : 'ws:';
   return url.href;
 }
 
+let originsAsked: Promise<ServerOrigins> | null = null;
+
+/** The base URL of one of the server's origins (`/origins` is asked once per page or Worker). */
+async function originBase(kind: OriginKind): Promise<string> {
+  if (kind === 'main') return new URL('/', location.href).href;
+  originsAsked ??= fetch(new URL('/origins', location.href)).then(async (r) => {
+    if (!r.ok) throw new Error(`/origins answered ${r.status}: is this an older pushlab server?`);
+    return (await r.json()) as ServerOrigins;
+  });
+  const origins = await originsAsked;
+  const base = origins[kind];
+  if (!base) throw new Error(`the server's ${kind} origin is not listening (${(origins as { errors?: Record<string, string> }).errors?.[kind] ?? 'no reason given'})`);
+  return base;
+}
+
+let connectWarm: Promise<void> | null = null;
+
 /**
- * A WebSocket that reconnects by itself once it has been open, with bounded exponential
- * backoff (EventSource does this natively; a WebSocket does not). The first open is not
- * retried: a point that cannot connect should fail, not wait.
+ * Chrome runs a WebSocket over HTTP/2 only on an HTTP/2 connection it already has to that
+ * origin (one whose SETTINGS allowed extended CONNECT): one credentialed request opens it, in
+ * the same connection pool the WebSocket uses.
  */
-function openWs(path: string, h: ConnectionHandlers): Connection {
+function warmConnectOrigin(base: string): Promise<void> {
+  connectWarm ??= fetch(base, { credentials: 'include', cache: 'no-store' }).then(
+    () => undefined,
+    (err: unknown) => {
+      connectWarm = null;
+      throw new Error(`could not reach the connect origin ${base}: ${err instanceof Error ? err.message : String(err)}`);
+    },
+  );
+  return connectWarm;
+}
+
+/**
+ * One attempt at a connection: calls `up` once it is open and `down` once it has ended (each at
+ * most once), and returns how to end it early.
+ */
+type Attempt = (up: () => void, down: (reason: string) => void) => () => void;
+
+/**
+ * A connection that reconnects by itself once it has been open, with bounded exponential
+ * backoff (EventSource does this natively; WebSocket, fetch and polling do not). The first
+ * open is not retried: a point that cannot connect should fail, not wait.
+ */
+function reconnecting(name: string, h: ConnectionHandlers, attempt: Attempt): Connection {
   let open = false;
   let everOpened = false;
   let stopped = false;
   let failures = 0;
-  let ws: WebSocket;
+  let cancel: () => void = () => undefined;
   let retry: ReturnType<typeof setTimeout> | undefined;
   let settle: { resolve: () => void; reject: (err: Error) => void };
   const opened = new Promise<void>((resolve, reject) => (settle = { resolve, reject }));
   const connect = () => {
-    ws = new WebSocket(wsUrl(path));
-    ws.onopen = () => {
-      open = true;
-      failures = 0;
-      if (everOpened) h.onReconnect(true);
-      everOpened = true;
-      settle.resolve();
-    };
-    ws.onclose = (e) => {
-      open = false;
-      if (stopped) return;
-      if (!everOpened) return settle.reject(new Error(`WebSocket ${path} closed before opening (code ${e.code})`));
-      if (failures >= WS_BACKOFF.maxAttempts) return;
-      retry = setTimeout(connect, wsBackoffMs(failures++));
-    };
-    ws.onmessage = (e: MessageEvent<string>) => h.onMessage(e.data);
+    let ended = false;
+    cancel = attempt(
+      () => {
+        if (ended) return;
+        open = true;
+        failures = 0;
+        if (everOpened) h.onReconnect(true);
+        everOpened = true;
+        settle.resolve();
+      },
+      (reason) => {
+        if (ended) return;
+        ended = true;
+        open = false;
+        if (stopped) return;
+        if (!everOpened) return settle.reject(new Error(`${name}: ${reason}`));
+        if (failures >= WS_BACKOFF.maxAttempts) return;
+        retry = setTimeout(connect, wsBackoffMs(failures++));
+      },
+    );
   };
   connect();
   return {
@@ -69,32 +118,164 @@ function openWs(path: string, h: ConnectionHandlers): Connection {
     close: () => {
       stopped = true;
       clearTimeout(retry);
-      ws.close();
+      cancel();
     },
   };
 }
 
-function openSse(path: string, h: ConnectionHandlers): Connection {
-  const es = new EventSource(path);
-  let open = false;
-  let everOpened = false;
-  const opened = new Promise<void>((resolve, reject) => {
-    es.onopen = () => {
-      if (everOpened) h.onReconnect(false);
-      open = everOpened = true;
-      resolve();
+function wsAttempt(url: Promise<string>, h: ConnectionHandlers, before?: (url: string) => Promise<void>): Attempt {
+  return (up, down) => {
+    let ws: WebSocket | null = null;
+    let cancelled = false;
+    url
+      .then(async (u) => {
+        await before?.(u);
+        if (cancelled) return;
+        ws = new WebSocket(wsUrl(u));
+        ws.onopen = up;
+        ws.onclose = (e) => down(`closed${e.code ? ` (code ${e.code})` : ''}`);
+        ws.onmessage = (e: MessageEvent<string>) => h.onMessage(e.data);
+      })
+      .catch((err: unknown) => down(err instanceof Error ? err.message : String(err)));
+    return () => {
+      cancelled = true;
+      ws?.close();
     };
-    es.onerror = () => {
-      open = false;
-      // CLOSED means the browser gave up (e.g. a 400); CONNECTING means it will retry.
-      if (es.readyState === EventSource.CLOSED) reject(new Error(`EventSource ${path} failed to open`));
-    };
-  });
-  es.onmessage = (e: MessageEvent<string>) => h.onMessage(e.data);
-  return { opened, isOpen: () => open, close: () => es.close() };
+  };
 }
 
-export function openConnection(transport: Transport, params: StreamParams, h: ConnectionHandlers): Connection {
+/** The text of an error answer: pushlab's JSON `message`, or the status. */
+async function answerText(r: Response): Promise<string> {
+  const text = await r.text().catch(() => '');
+  try {
+    return `answered ${r.status}: ${(JSON.parse(text) as { message?: string }).message ?? text}`;
+  } catch {
+    return `answered ${r.status}${text ? `: ${text.slice(0, 200)}` : ''}`;
+  }
+}
+
+/** Splits a byte stream of lines into messages, across chunk boundaries. */
+class LineReader {
+  private readonly decoder = new TextDecoder();
+  private rest = '';
+
+  constructor(private readonly onLine: (line: string) => void) {}
+
+  push(chunk: Uint8Array): void {
+    const text = this.rest + this.decoder.decode(chunk, { stream: true });
+    let from = 0;
+    for (let nl = text.indexOf('\n'); nl !== -1; nl = text.indexOf('\n', from)) {
+      if (nl > from) this.onLine(text.slice(from, nl));
+      from = nl + 1;
+    }
+    this.rest = text.slice(from);
+  }
+}
+
+/** `fetch`: one endless NDJSON response, read as it arrives. */
+function fetchAttempt(url: Promise<string>, h: ConnectionHandlers): Attempt {
+  return (up, down) => {
+    const abort = new AbortController();
+    const read = async () => {
+      const r = await fetch(await url, { signal: abort.signal, cache: 'no-store' });
+      if (!r.ok || !r.body) return down(await answerText(r));
+      up();
+      const lines = new LineReader(h.onMessage);
+      const reader = r.body.getReader();
+      for (;;) {
+        const { done, value } = await reader.read();
+        if (done) return down('the response ended');
+        lines.push(value);
+      }
+    };
+    read().catch((err: unknown) => down(err instanceof Error ? err.message : String(err)));
+    return () => abort.abort();
+  };
+}
+
+/** `poll`: a first request names the stream, then one request every `pollMs` takes what is due. */
+function pollAttempt(url: Promise<string>, h: ConnectionHandlers, pollMs: number): Attempt {
+  return (up, down) => {
+    const abort = new AbortController();
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const run = async () => {
+      const first = await fetch(await url, { signal: abort.signal, cache: 'no-store' });
+      const id = first.headers.get(POLL_ID_HEADER);
+      if (!first.ok || !id) return down(first.ok ? `no ${POLL_ID_HEADER} header in the answer` : await answerText(first));
+      await first.arrayBuffer();
+      up();
+      const next = new URL(`/poll?id=${id}`, await url).href;
+      let due = performance.now();
+      for (;;) {
+        // Fixed rate: a slow answer shortens the wait before the next request, never adds to it.
+        due = Math.max(due + pollMs, performance.now());
+        await new Promise((resolve) => (timer = setTimeout(resolve, due - performance.now())));
+        const r = await fetch(next, { signal: abort.signal, cache: 'no-store' });
+        if (!r.ok) return down(await answerText(r));
+        const lines = new LineReader(h.onMessage);
+        lines.push(new Uint8Array(await r.arrayBuffer()));
+      }
+    };
+    run().catch((err: unknown) => down(err instanceof Error ? err.message : String(err)));
+    return () => {
+      clearTimeout(timer);
+      abort.abort();
+    };
+  };
+}
+
+function openSse(url: Promise<string>, name: string, h: ConnectionHandlers): Connection {
+  let es: EventSource | null = null;
+  let closed = false;
+  let open = false;
+  let everOpened = false;
+  const opened = url.then(
+    (u) =>
+      new Promise<void>((resolve, reject) => {
+        if (closed) return reject(new Error(`${name}: closed before opening`));
+        const source = new EventSource(u);
+        es = source;
+        source.onopen = () => {
+          if (everOpened) h.onReconnect(false);
+          open = everOpened = true;
+          resolve();
+        };
+        source.onerror = () => {
+          open = false;
+          // CLOSED means the browser gave up (e.g. a 400); CONNECTING means it will retry.
+          if (source.readyState === EventSource.CLOSED) reject(new Error(`${name} failed to open`));
+        };
+        source.onmessage = (e: MessageEvent<string>) => h.onMessage(e.data);
+      }),
+  );
+  return {
+    opened,
+    isOpen: () => open,
+    close: () => {
+      closed = true;
+      es?.close();
+    },
+  };
+}
+
+export function openConnection(transport: Transport, params: StreamParams, h: ConnectionHandlers, options: TransportOptions): Connection {
+  const route = TRANSPORT_ROUTES[transport];
   const path = streamPath(transport, params);
-  return transport === 'ws' ? openWs(path, h) : openSse(path, h);
+  const url = originBase(route.origin).then((base) => new URL(path, base).href);
+  // Nobody may be awaiting `url` yet; its failure is reported through `opened`.
+  url.catch(() => undefined);
+  const name = `${transport} ${path}`;
+  switch (transport) {
+    case 'ws':
+      return reconnecting(`WebSocket ${path}`, h, wsAttempt(url, h));
+    case 'ws-h2':
+      return reconnecting(`WebSocket over HTTP/2 ${path}`, h, wsAttempt(url, h, (u) => warmConnectOrigin(new URL('/', u).href)));
+    case 'sse':
+    case 'sse-h1':
+      return openSse(url, `EventSource ${name}`, h);
+    case 'fetch':
+      return reconnecting(`fetch ${path}`, h, fetchAttempt(url, h));
+    case 'poll':
+      return reconnecting(`poll ${path}`, h, pollAttempt(url, h, options.pollMs));
+  }
 }

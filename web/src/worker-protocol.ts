@@ -3,6 +3,7 @@ import type { HistogramData } from '../../protocol/histogram.js';
 import type { PageCounters } from '../../protocol/report.js';
 import type { Row, StreamParams, Transport } from '../../protocol/wire.js';
 import type { SpeedWindow } from './ingest.js';
+import type { TransportOptions } from './transports.js';
 
 export type ToWorker =
   | {
@@ -14,6 +15,7 @@ export type ToWorker =
       keepRows: number;
       aggregate: boolean;
       updateEveryMs: number;
+      transportOptions: TransportOptions;
     }
   | { type: 'snapshot'; id: number; resetLatency: boolean }
   | { type: 'stop' };
