@@ -16,9 +16,11 @@ import {
   formatRatioValue,
   formatSig3,
   MISSING,
+  wireCell,
 } from './format.js';
 import type { MeasuredRepeat, PointResult, PointSummary, Stat } from './report.js';
 import { relativeHalfWidth } from './stats.js';
+import { TRANSPORTS } from './wire.js';
 
 interface ColumnBase {
   /** Stable key: the CSV header (with its unit in the name), the HTML sort key. */
@@ -114,10 +116,21 @@ const count = (v: number): string => formatCount(v);
 export const COLUMNS: readonly Column[] = [
   pointText('pointId', 'point', 'Point id: <scenario>/<transport>-b<batch>-c<concurrency>-i<interval>-<render>', (r) => r.point.id, true),
   pointText('scenario', 'scenario', 'Scenario id', (r) => r.point.scenario),
-  pointText('transport', 'transport', 'ws or sse', (r) => r.point.transport),
+  pointText('transport', 'transport', `${TRANSPORTS.join(', ')} (poll: p<ms> = its request interval)`, (r) => r.point.transport + (r.point.pollMs !== undefined ? ` p${r.point.pollMs}` : '')),
   pointNumber('batch', 'batch', 'events per message', 'Events per message', (r) => r.point.batch, count),
   pointNumber('concurrency', 'conc.', 'connections', 'Connections the tab opened', (r) => r.point.concurrency, count),
   pointNumber('intervalMs', 'interval ms', 'ms', 'Milliseconds between batches, per connection', (r) => r.point.intervalMs, ms),
+  {
+    kind: 'text',
+    id: 'connections',
+    label: 'connections',
+    unit: '',
+    group: POINT,
+    title: "The page's streams as the server saw them at the end of the window: HTTP version × streams, TCP connections, and any stalled behind a per-host cap",
+    terminal: true,
+    text: (r) => wireCell(r.summary?.wire),
+    repeatText: (_r, rep) => wireCell(rep.wire),
+  },
   pointText('render', 'render', 'What the page drew: full (table + chart), chart, none', (r) => r.point.render),
   pointText('parse', 'parse', 'Where the page parsed: main thread, or w<k> = k dedicated Workers', (r) => (r.point.parse === 'worker' ? `w${r.point.workers}` : 'main')),
   pointNumber('offeredEventsPerSec', 'offered', 'events/s', 'Events per second the server was asked to send (batch × concurrency × 1000 / interval)', (r) => r.point.offeredEventsPerSec, compact, true),

@@ -148,10 +148,9 @@ export function formatMsShort(ms: number | null | undefined): string {
   return `${sig3(ms / 1000)} s`;
 }
 
-/** "10 × h2 on 1 TCP connection, 2 stalled". */
-export function wireText(w: WireFigures | null | undefined): string {
+/** A table cell's short form: `h2 ×10, 1 TCP`, `h1 ×6, 6 TCP, 2 stalled`. */
+export function wireCell(w: WireFigures | null | undefined): string {
   if (!w) return MISSING;
-  const parts = [w.http.h1 ? `${w.http.h1} × h1` : '', w.http.h2 ? `${w.http.h2} × h2` : ''].filter(Boolean);
-  const tcp = `${w.tcpConnections} TCP connection${w.tcpConnections === 1 ? '' : 's'}`;
-  return `${parts.join(' + ') || 'no streams'} on ${tcp}${w.stalled ? `, ${w.stalled} stalled` : ''}`;
+  const parts = [w.http.h1 ? `h1 ×${w.http.h1}` : '', w.http.h2 ? `h2 ×${w.http.h2}` : ''].filter(Boolean);
+  return `${parts.join(' + ') || 'none'}, ${w.tcpConnections} TCP${w.stalled ? `, ${w.stalled} stalled` : ''}`;
 }

@@ -19,7 +19,7 @@ import type {
 } from '../protocol/report.js';
 import type { Point } from '../protocol/scenario.js';
 import { describe, median, pairedRatio, relativeHalfWidth } from '../protocol/stats.js';
-import { wireText } from '../protocol/format.js';
+import { wireCell } from '../protocol/format.js';
 import { pairKey } from './rounds.js';
 
 /** A repeat that delivered more than this share of the offered rate drained a backlog in its window. */
@@ -182,7 +182,7 @@ export function summarisePoint(
 
 /** The summary shows one repeat's connections; say so when the repeats did not all see the same. */
 function wireDisagreement(measured: readonly MeasuredRepeat[]): string[] {
-  const seen = new Set(measured.map((r) => wireText(r.wire ?? null)));
+  const seen = new Set(measured.map((r) => wireCell(r.wire)));
   return seen.size > 1 ? [`the repeats' connections differed: ${[...seen].join('; ')}`] : [];
 }
 
