@@ -6,7 +6,7 @@
 import { inRange, LIMITS, parseDecimal, rangeText } from './limits.js';
 
 /** The transports a page can open (see TRANSPORT_ROUTES for what each is). */
-export const TRANSPORTS = ['ws', 'ws-h2', 'sse', 'sse-h1', 'fetch', 'poll'] as const;
+export const TRANSPORTS = ['ws', 'ws-h2', 'sse', 'sse-h1', 'fetch', 'grpc-web', 'poll'] as const;
 export type Transport = (typeof TRANSPORTS)[number];
 
 /** The two the reference experiment compared: the default of sweeps and benches. */
@@ -44,6 +44,7 @@ export const TRANSPORT_ROUTES: Record<Transport, TransportRoute> = {
   sse: { origin: 'main', path: '/sse', http: 'h2', about: "EventSource over HTTP/2, on the page's own connection" },
   'sse-h1': { origin: 'h1', path: '/sse', http: 'h1', about: 'EventSource over an HTTP/1.1-only origin: at most 6 connections per host', perHostCap: 6 },
   fetch: { origin: 'main', path: '/ndjson', http: 'h2', about: 'NDJSON read with fetch() and response.body.getReader(), over HTTP/2' },
+  'grpc-web': { origin: 'main', path: '/pushlab.v1.PushService/Stream', http: 'h2', about: 'gRPC-web server streaming with Connect, the same rows as protobuf messages, over HTTP/2' },
   poll: { origin: 'main', path: '/poll', http: 'h2', about: 'HTTP polling: a fetch every pollMs collects the batches due since the last one' },
 };
 

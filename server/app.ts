@@ -18,6 +18,7 @@ import type { ClockKind } from './clock.js';
 import { SERVER_DEFAULTS } from './defaults.js';
 import { Hub } from './hub.js';
 import { DEFAULT_HEARTBEAT, type Heartbeat } from './liveness.js';
+import grpcTransport from './grpc.js';
 import ndjsonTransport from './ndjson.js';
 import { ExtraOrigins } from './origins.js';
 import pollTransport from './poll.js';
@@ -107,6 +108,7 @@ export async function buildServer(options: ServerOptions) {
   await app.register(sseTransport, { hub, writer: options.sseWriter ?? SERVER_DEFAULTS.sseWriter, heartbeat });
   await app.register(ndjsonTransport, { hub, heartbeat });
   await app.register(pollTransport, { hub });
+  await app.register(grpcTransport, { hub });
 
   const origins = new ExtraOrigins(options.tls, hub, heartbeat);
   let originsListening: Promise<void> = Promise.resolve();

@@ -86,16 +86,26 @@ export class RowPool {
     this.base = (Math.floor(epochMs / 1000) % this.epochs) * this.size;
   }
 
+  /** The chain row batch `seq` at size `batch` starts at, in the current epoch; its rows are [first, first + batch). */
+  firstRow(seq: number, batch: number): number {
+    return this.base + ((seq * batch) % this.size);
+  }
+
+  /** Chain row `r`'s JSON text (for transports that encode rows otherwise, once per row). */
+  rowText(r: number): string {
+    return this.bytes.toString('latin1', this.starts[r], this.ends[r]);
+  }
+
   /** The rows of batch `seq` at size `batch` in the current epoch, as `row,row,…,row` (no brackets). Zero-copy. */
   rows(seq: number, batch: number): Buffer {
-    const first = this.base + ((seq * batch) % this.size);
+    const first = this.firstRow(seq, batch);
     return this.bytes.subarray(this.starts[first], this.ends[first + batch - 1]);
   }
 
   /** The same rows as `rows()`, as a string (a V8 slice of the pool: no copy until written). */
   rowsText(seq: number, batch: number): string {
     this.text ??= this.bytes.toString('latin1');
-    const first = this.base + ((seq * batch) % this.size);
+    const first = this.firstRow(seq, batch);
     return this.text.slice(this.starts[first], this.ends[first + batch - 1]);
   }
 }

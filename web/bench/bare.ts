@@ -6,7 +6,7 @@
  */
 import { Histogram } from '../../protocol/histogram.js';
 import type { PageConfig, PageSnapshot, PushlabApi } from '../../protocol/report.js';
-import { DEFAULT_POLL_MS } from '../../protocol/wire.js';
+import { DEFAULT_POLL_MS, type BatchMessage } from '../../protocol/wire.js';
 import { openConnection, type Connection } from '../src/transports.js';
 
 let sockets: Connection[] = [];
@@ -18,11 +18,15 @@ let config: PageConfig | null = null;
 let newestSentAt = Number.NaN;
 
 function count(data: string): void {
-  const m = JSON.parse(data) as { sentAt: number; rows: unknown[] };
+  countBatch(JSON.parse(data) as BatchMessage);
+  bytes += data.length;
+}
+
+/** A batch a binary transport decoded (its bytes are counted as they arrive). */
+function countBatch(m: BatchMessage): void {
   events += m.rows.length;
   newestSentAt = m.sentAt;
   batches++;
-  bytes += data.length;
 }
 
 /**
@@ -44,7 +48,7 @@ const api: PushlabApi = {
     newestSentAt = Number.NaN;
     // The same transport code as the lab page: what differs between the pages is only what
     // they do with a message.
-    const handlers = { onMessage: count, onReconnect: () => undefined };
+    const handlers = { onMessage: count, onBatch: countBatch, onBytes: (n: number) => (bytes += n), onReconnect: () => undefined };
     for (let i = 0; i < c.concurrency; i++) {
       sockets.push(openConnection(c.transport, { batch: c.batch, interval: c.intervalMs }, handlers, { pollMs: c.pollMs ?? DEFAULT_POLL_MS }));
     }

@@ -52,10 +52,18 @@ export class Ingest {
       this.counters.errors++;
       return;
     }
+    this.batch(conn, msg, data.length);
+  }
+
+  /**
+   * Handles one batch a binary transport decoded (`grpc-web`); `bytes` is its size on the wire
+   * when the transport knows it per message, else 0 and the bytes are counted as they arrive.
+   */
+  batch(conn: number, msg: BatchMessage, bytes: number): void {
     const rows = msg.rows;
     const now = epochNow();
     const latencyUs = (now - msg.sentAt) * 1000;
-    this.counters.batch(conn, msg.seq, rows.length, data.length, latencyUs);
+    this.counters.batch(conn, msg.seq, rows.length, bytes, latencyUs);
     if (msg.sentAt > this.newestSentAtMs) this.newestSentAtMs = msg.sentAt;
     this.ring?.push(rows);
     if (this.recent) {

@@ -66,6 +66,11 @@ export class MainThreadSource implements Source {
             ingest.message(i, data);
             activity();
           },
+          onBatch: (msg) => {
+            ingest.batch(i, msg, 0);
+            activity();
+          },
+          onBytes: (n) => (ingest.counters.bytes += n),
           onReconnect: (seqRestarts) => ingest.counters.reconnected(i, seqRestarts),
         }, this.o.transportOptions),
       );

@@ -51,6 +51,8 @@ self.onmessage = (e: MessageEvent<ToWorker>) => {
     conns = m.connections.map((_, local) =>
       openConnection(m.transport, m.params, {
         onMessage: (data) => ing.message(local, data),
+        onBatch: (msg) => ing.batch(local, msg, 0),
+        onBytes: (n) => (ing.counters.bytes += n),
         onReconnect: (seqRestarts) => ing.counters.reconnected(local, seqRestarts),
       }, m.transportOptions),
     );

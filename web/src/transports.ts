@@ -4,7 +4,10 @@
  * costs the page exactly the same above the browser's own transport work. What each one is:
  * TRANSPORT_ROUTES in protocol/wire.ts.
  */
-import { POLL_ID_HEADER, streamPath, TRANSPORT_ROUTES, type OriginKind, type ServerOrigins, type StreamParams, type Transport } from '../../protocol/wire.js';
+import { createClient } from '@connectrpc/connect';
+import { createGrpcWebTransport } from '@connectrpc/connect-web';
+import { PushService } from '../../protocol/gen/pushlab/v1/push_pb.js';
+import { POLL_ID_HEADER, streamPath, TRANSPORT_ROUTES, type BatchMessage, type OriginKind, type Row, type ServerOrigins, type StreamParams, type Transport } from '../../protocol/wire.js';
 import { WS_BACKOFF, wsBackoffMs } from './backoff.js';
 
 export interface Connection {
@@ -16,6 +19,10 @@ export interface Connection {
 
 export interface ConnectionHandlers {
   onMessage(data: string): void;
+  /** A batch a binary transport (`grpc-web`) decoded itself; its bytes come through `onBytes`. */
+  onBatch(msg: BatchMessage): void;
+  /** Response bytes as they arrive, for transports whose messages are not text. */
+  onBytes(n: number): void;
   /**
    * The connection was re-established after it had been open. `seqRestarts`: the new stream
    * counts seq from 0 again (a new WebSocket, fetch or poll), so the page must not read that as
@@ -224,6 +231,51 @@ function pollAttempt(url: Promise<string>, h: ConnectionHandlers, pollMs: number
   };
 }
 
+/** A `fetch` that reports the response body's bytes as they arrive. */
+function countingFetch(onBytes: (n: number) => void): typeof fetch {
+  return async (input, init) => {
+    const r = await fetch(input, init);
+    if (!r.body) return r;
+    const counted = r.body.pipeThrough(
+      new TransformStream<Uint8Array, Uint8Array>({
+        transform(chunk, out) {
+          onBytes(chunk.byteLength);
+          out.enqueue(chunk);
+        },
+      }),
+    );
+    return new Response(counted, { status: r.status, statusText: r.statusText, headers: r.headers });
+  };
+}
+
+/** `grpc-web`: Connect's gRPC-web client, server streaming; each message decoded from protobuf to the JSON message's shape. */
+function grpcAttempt(base: Promise<string>, params: StreamParams, h: ConnectionHandlers): Attempt {
+  return (up, down) => {
+    const abort = new AbortController();
+    const run = async () => {
+      const transport = createGrpcWebTransport({ baseUrl: await base, useBinaryFormat: true, fetch: countingFetch(h.onBytes) });
+      const client = createClient(PushService, transport);
+      const stream = client.stream({ batch: params.batch, intervalMs: params.interval, client: params.client ?? '' }, { signal: abort.signal });
+      let opened = false;
+      for await (const b of stream) {
+        if (!opened) {
+          opened = true;
+          up();
+        }
+        const rows = new Array<Row>(b.rows.length);
+        for (let i = 0; i < rows.length; i++) {
+          const r = b.rows[i];
+          rows[i] = [r.id, r.time, r.lane, r.lon, r.lat, r.gas, r.device, r.speed, r.temperature, r.since, r.note, r.extra];
+        }
+        h.onBatch({ seq: b.seq, sentAt: b.sentAt, rows });
+      }
+      down('the stream ended');
+    };
+    run().catch((err: unknown) => down(err instanceof Error ? err.message : String(err)));
+    return () => abort.abort();
+  };
+}
+
 function openSse(url: Promise<string>, name: string, h: ConnectionHandlers): Connection {
   let es: EventSource | null = null;
   let closed = false;
@@ -277,5 +329,7 @@ export function openConnection(transport: Transport, params: StreamParams, h: Co
       return reconnecting(`fetch ${path}`, h, fetchAttempt(url, h));
     case 'poll':
       return reconnecting(`poll ${path}`, h, pollAttempt(url, h, options.pollMs));
+    case 'grpc-web':
+      return reconnecting(`gRPC-web ${route.path}`, h, grpcAttempt(originBase(route.origin), params, h));
   }
 }

@@ -11,6 +11,7 @@ const TRANSPORT_SHADES: Record<Transport, string[]> = {
   'ws-h2': ['#6a3fb5', '#a385d9', '#3b1f6e', '#cdbdec'],
   'sse-h1': ['#b8860b', '#e0b94a', '#6b4e06', '#f0dc9a'],
   fetch: ['#0f8a8a', '#52c2c2', '#074d4d', '#a3e0e0'],
+  'grpc-web': ['#a0306e', '#d77aa9', '#5c1a3e', '#eec1d8'],
   poll: ['#6b6b6b', '#a0a0a0', '#3a3a3a', '#d0d0d0'],
 };
 
