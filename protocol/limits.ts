@@ -25,6 +25,8 @@ export const LIMITS = {
   warmupSec: { min: 0, max: 600, integer: false },
   /** Length of the measured window in seconds. */
   measureSec: { min: 0.5, max: 3600, integer: false },
+  /** Origins (server ports) a point's connections are spread over: k TCP connections over HTTP/2. */
+  origins: { min: 1, max: 8, integer: true },
   /** Milliseconds between the starts of two requests of the `poll` transport. */
   pollMs: { min: 1, max: 60_000, integer: false },
   /** Times a sweep measures each point, one round each. */

@@ -121,6 +121,8 @@ export interface PageConfig {
   openTimeoutMs?: number;
   /** `poll` only: ms between the starts of two requests on one connection. */
   pollMs?: number;
+  /** Origins the connections are spread over (connection i on origin i mod k); transports on the main origin only. */
+  origins?: number;
 }
 
 /** `window.pushlab`: the lab page's control surface, used by the driver and the console. */

@@ -8,7 +8,7 @@
  */
 import { Type, type Static, type TSchema } from 'typebox';
 import { LIMITS, P99_BOUND_MS, type Range } from './limits.js';
-import { PARSE_MODES, RENDER_MODES, TRANSPORTS } from './wire.js';
+import { DEVTOOLS_MODES, PARSE_MODES, RENDER_MODES, TRANSPORTS } from './wire.js';
 
 const numberIn = (r: Range) => (r.integer ? Type.Integer({ minimum: r.min, maximum: r.max }) : Type.Number({ minimum: r.min, maximum: r.max }));
 
@@ -24,6 +24,11 @@ const fieldProperties = {
   render: oneOrMany(Type.Enum(RENDER_MODES), 'full: table and chart; chart: chart only; none: counting only.', true),
   parse: oneOrMany(Type.Enum(PARSE_MODES), 'main: parse on the page\'s main thread; worker: in `workers` dedicated Workers.', true),
   workers: oneOrMany(numberIn(LIMITS.workers), 'Workers for parse mode worker (connections are dealt round-robin).'),
+  origins: oneOrMany(
+    numberIn(LIMITS.origins),
+    "Origins (server ports) the page spreads its connections over, connection i on origin i mod k: over HTTP/2 that is k TCP connections instead of one. Only transports on the main origin (ws, sse, fetch, grpc-web, poll) are multiplied by it.",
+  ),
+  devtools: oneOrMany(Type.Enum(DEVTOOLS_MODES), "off, or network: the CDP Network domain enabled on the tab during the point, as DevTools does while open.", true),
   pollMs: oneOrMany(numberIn(LIMITS.pollMs), 'Milliseconds between the starts of two requests of the poll transport (only poll points are multiplied by it).'),
   warmupSec: Type.Optional(Type.Number({ minimum: LIMITS.warmupSec.min, maximum: LIMITS.warmupSec.max, description: 'Seconds streamed before the measured window.' })),
   measureSec: Type.Optional(Type.Number({ minimum: LIMITS.measureSec.min, maximum: LIMITS.measureSec.max, description: 'Length of the measured window in seconds.' })),

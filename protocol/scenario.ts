@@ -6,7 +6,7 @@ import { Ajv, type ErrorObject } from 'ajv';
 import { PushlabError } from './errors.js';
 import { SCENARIO_FILE_SCHEMA, type FindMaxSpec, type ScenarioFields, type ScenarioFile, type ScenarioInput } from './scenario-schema.js';
 import { LIMITS, MAX_SWEEP_POINTS } from './limits.js';
-import { CLASSIC_TRANSPORTS, DEFAULT_POLL_MS, offeredEventsPerSec, type ParseMode, type RenderMode, type Transport } from './wire.js';
+import { CLASSIC_TRANSPORTS, DEFAULT_POLL_MS, offeredEventsPerSec, TRANSPORT_ROUTES, type ParseMode, type RenderMode, type Transport } from './wire.js';
 
 export { RENDER_MODES, type RenderMode } from './wire.js';
 export type { FindMaxSpec, ScenarioFields, ScenarioFile, ScenarioInput } from './scenario-schema.js';
@@ -21,6 +21,8 @@ export const BUILTIN_DEFAULTS: Required<Omit<ScenarioFields, 'batch' | 'concurre
   parse: 'main',
   workers: 1,
   pollMs: DEFAULT_POLL_MS,
+  origins: 1,
+  devtools: 'off',
   warmupSec: 2,
   measureSec: 5,
   repeats: 3,
@@ -31,7 +33,7 @@ export const DEFAULT_P99_BOUND_MS = 50;
 
 /** One measured configuration: a single value for every factor. */
 export interface Point {
-  /** `<scenario>/<transport>-b<batch>-c<concurrency>-i<intervalMs>-<render>[-w<workers>][-p<pollMs>]`: stable. */
+  /** `<scenario>/<transport>-b<batch>-c<concurrency>-i<intervalMs>-<render>[-w<workers>][-p<pollMs>][-o<origins>][-dt]`: stable. */
   id: string;
   scenario: string;
   transport: Transport;
@@ -44,6 +46,10 @@ export interface Point {
   workers: number;
   /** `poll` points only: ms between the starts of two requests. */
   pollMs?: number;
+  /** Origins the connections are spread over, when more than 1 (main-origin transports only). */
+  origins?: number;
+  /** `network` when the CDP Network domain was on during the point; absent when off. */
+  devtools?: 'network';
   /** The longest warm-up, s: the window opens once both ends caught up, after at least 1 s. */
   warmupSec: number;
   measureSec: number;
@@ -166,7 +172,7 @@ function checkFindMax(f: FindMaxSpec, merged: ScenarioFields, where: string): vo
   if (f.max > limit) throw badScenario(`${where}.max must be ≤ ${limit} for vary '${f.vary}', got ${f.max}`);
   // One search per transport: every other factor must be a single value, or the search is ambiguous.
   const fixed = f.vary === 'batch' ? 'concurrency' : 'batch';
-  for (const field of [fixed, 'intervalMs', 'render', 'parse', 'workers', 'pollMs'] as const) {
+  for (const field of [fixed, 'intervalMs', 'render', 'parse', 'workers', 'pollMs', 'origins', 'devtools'] as const) {
     const v = merged[field];
     if (Array.isArray(v) && v.length > 1) {
       throw badScenario(`${where} searches ${f.vary}, so ${field} must be one value, got ${JSON.stringify(v)}`);
@@ -175,9 +181,14 @@ function checkFindMax(f: FindMaxSpec, merged: ScenarioFields, where: string): vo
 }
 
 /** A point's stable id (see `Point.id`). */
-export function pointId(p: Pick<Point, 'scenario' | 'transport' | 'batch' | 'concurrency' | 'intervalMs' | 'render' | 'parse' | 'workers' | 'pollMs'>): string {
-  const poll = p.pollMs !== undefined ? `-p${p.pollMs}` : '';
-  return `${p.scenario}/${p.transport}-b${p.batch}-c${p.concurrency}-i${p.intervalMs}-${p.render}${p.parse === 'worker' ? `-w${p.workers}` : ''}${poll}`;
+export function pointId(p: Pick<Point, 'scenario' | 'transport' | 'batch' | 'concurrency' | 'intervalMs' | 'render' | 'parse' | 'workers' | 'pollMs' | 'origins' | 'devtools'>): string {
+  const extra = `${p.pollMs !== undefined ? `-p${p.pollMs}` : ''}${p.origins !== undefined ? `-o${p.origins}` : ''}${p.devtools ? '-dt' : ''}`;
+  return `${p.scenario}/${p.transport}-b${p.batch}-c${p.concurrency}-i${p.intervalMs}-${p.render}${p.parse === 'worker' ? `-w${p.workers}` : ''}${extra}`;
+}
+
+/** Whether a transport connects to the main origin, which the `origins` factor replicates. */
+function onMainOrigin(t: Transport): boolean {
+  return TRANSPORT_ROUTES[t].origin === 'main';
 }
 
 const many = <T>(v: OneOrMany<T>): T[] => (Array.isArray(v) ? v : [v]);
@@ -194,16 +205,28 @@ export function expandScenario(s: ScenarioInput, defaults: ScenarioFields = {}):
   const parses = many(f.parse).flatMap((parse): { parse: ParseMode; workers: number }[] =>
     parse === 'worker' ? many(f.workers).map((workers) => ({ parse, workers })) : [{ parse, workers: 0 }],
   );
-  // Likewise the poll interval: only poll points are multiplied by it.
-  const transports = many(f.transport).flatMap((transport): { transport: Transport; pollMs: number | undefined }[] => (transport === 'poll' ? many(f.pollMs).map((pollMs) => ({ transport, pollMs })) : [{ transport, pollMs: undefined }]));
-  for (const { transport, pollMs } of transports)
+  // Likewise the poll interval (poll points only) and origins (main-origin transports only).
+  // Defaults are left out of the point, so its id and older reports stay as they were.
+  const transports = many(f.transport).flatMap((transport) =>
+    (transport === 'poll' ? many(f.pollMs) : [undefined]).flatMap((pollMs) =>
+      (onMainOrigin(transport) ? many(f.origins) : [1]).flatMap((origins) =>
+        many(f.devtools).map((devtools) => ({
+          transport,
+          ...(pollMs !== undefined ? { pollMs } : {}),
+          ...(origins > 1 ? { origins } : {}),
+          ...(devtools === 'network' ? { devtools } : {}),
+        })),
+      ),
+    ),
+  );
+  for (const { transport, ...setup } of transports)
     for (const { parse, workers } of parses)
     for (const render of many(f.render))
       for (const intervalMs of many(f.intervalMs))
         for (const concurrency of many(f.concurrency))
           for (const batch of many(f.batch)) {
             points.push({
-              id: pointId({ scenario: s.id, transport, batch, concurrency, intervalMs, render, parse, workers, pollMs }),
+              id: pointId({ scenario: s.id, transport, batch, concurrency, intervalMs, render, parse, workers, ...setup }),
               scenario: s.id,
               transport,
               batch,
@@ -212,7 +235,7 @@ export function expandScenario(s: ScenarioInput, defaults: ScenarioFields = {}):
               render,
               parse,
               workers,
-              ...(pollMs !== undefined ? { pollMs } : {}),
+              ...setup,
               warmupSec: f.warmupSec,
               measureSec: f.measureSec,
               repeats: f.repeats,
@@ -228,8 +251,8 @@ export function pointCount(s: ScenarioInput, defaults: ScenarioFields = {}): num
   if (f.batch === undefined && s.findMax?.vary === 'batch') return 0;
   const parses = many(f.parse).reduce((a, parse) => a + (parse === 'worker' ? many(f.workers).length : 1), 0);
   const n = (v: OneOrMany<unknown> | undefined) => (v === undefined ? 1 : many(v).length);
-  const transports = many(f.transport).reduce((a, t) => a + (t === 'poll' ? n(f.pollMs) : 1), 0);
-  return transports * parses * n(f.render) * n(f.intervalMs) * n(f.concurrency) * n(f.batch);
+  const transports = many(f.transport).reduce((a, t) => a + (t === 'poll' ? n(f.pollMs) : 1) * (onMainOrigin(t) ? n(f.origins) : 1), 0);
+  return transports * n(f.devtools) * parses * n(f.render) * n(f.intervalMs) * n(f.concurrency) * n(f.batch);
 }
 
 /**

@@ -21,8 +21,12 @@ export const CLASSIC_TRANSPORTS = ['ws', 'sse'] as const satisfies readonly Tran
  */
 export type OriginKind = 'main' | 'h1' | 'connect';
 
-/** `GET /origins` on the main origin: the base URL of each other origin, or null when not listening. */
-export type ServerOrigins = Record<Exclude<OriginKind, 'main'>, string | null>;
+/**
+ * `GET /origins` on the main origin: the base URL of each other origin, or null when not
+ * listening; `replicas`, more origins serving what the main one does (other ports), which the
+ * `origins` factor spreads a page's connections over.
+ */
+export type ServerOrigins = Record<Exclude<OriginKind, 'main'>, string | null> & { replicas: string[] };
 
 export interface TransportRoute {
   origin: OriginKind;
@@ -47,6 +51,13 @@ export const TRANSPORT_ROUTES: Record<Transport, TransportRoute> = {
   'grpc-web': { origin: 'main', path: '/pushlab.v1.PushService/Stream', http: 'h2', about: 'gRPC-web server streaming with Connect, the same rows as protobuf messages, over HTTP/2' },
   poll: { origin: 'main', path: '/poll', http: 'h2', about: 'HTTP polling: a fetch every pollMs collects the batches due since the last one' },
 };
+
+/**
+ * CDP instrumentation during a point: `off`, or `network`, the Network domain enabled on the
+ * tab as DevTools does while it is open (every frame and event is then shipped to the driver).
+ */
+export const DEVTOOLS_MODES = ['off', 'network'] as const;
+export type DevtoolsMode = (typeof DEVTOOLS_MODES)[number];
 
 /** What the page draws: full = table and charts; chart = charts only; none = counting only. */
 export const RENDER_MODES = ['full', 'chart', 'none'] as const;

@@ -69,6 +69,7 @@ export class LabRecorder {
       parse: c.parse ?? 'main',
       workers: c.workers ?? 1,
       ...(c.pollMs !== undefined ? { pollMs: c.pollMs } : {}),
+      ...(c.origins !== undefined ? { origins: c.origins } : {}),
       warmupSec: this.o.warmupSec,
       measureSec: this.o.measureSec,
       repeats: this.o.repeats,

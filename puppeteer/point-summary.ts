@@ -314,6 +314,8 @@ const LABEL_FIELDS: readonly { field: keyof Point; text: (p: Point) => string }[
   { field: 'render', text: (p) => `render ${p.render}` },
   { field: 'parse', text: (p) => `parse ${p.parse}` },
   { field: 'workers', text: (p) => `w${p.workers}` },
+  { field: 'origins', text: (p) => `${p.origins ?? 1} origin(s)` },
+  { field: 'devtools', text: (p) => (p.devtools ? 'DevTools Network on' : 'DevTools off') },
   { field: 'warmupSec', text: (p) => `warm-up ${p.warmupSec}s` },
   { field: 'measureSec', text: (p) => `window ${p.measureSec}s` },
 ];

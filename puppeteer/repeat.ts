@@ -165,6 +165,9 @@ export class RepeatMeasurer extends EventEmitter<RepeatEvents> {
     phase('load');
     const pageSession = await page.createCDPSession();
     await pageSession.send('Performance.enable');
+    // What DevTools costs while open: its Network domain ships every request, frame and event
+    // to the client (here this driver), which parses them like DevTools' front end would.
+    if (point.devtools === 'network') await pageSession.send('Network.enable');
     const api = await openLabPage(page, new URL(this.o.pagePath ?? '', this.o.server.url).href);
     phase('open');
     const config: PageConfig = {
@@ -176,6 +179,7 @@ export class RepeatMeasurer extends EventEmitter<RepeatEvents> {
       parse: point.parse,
       workers: Math.max(1, point.workers),
       ...(point.pollMs !== undefined ? { pollMs: point.pollMs } : {}),
+      ...(point.origins !== undefined ? { origins: point.origins } : {}),
     };
     // Functions passed to evaluate() run in the page: they cannot close over anything here.
     await api.evaluate((p, c) => p.start(c).then(() => undefined), config);

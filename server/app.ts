@@ -8,6 +8,7 @@ import fastifyStatic from '@fastify/static';
 import Fastify from 'fastify';
 import { existsSync } from 'node:fs';
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Duplex } from 'node:stream';
 import type { Http2ServerRequest, Http2ServerResponse, ServerHttp2Session } from 'node:http2';
 import path from 'node:path';
 import type { TLSSocket } from 'node:tls';
@@ -15,8 +16,9 @@ import type { ServerStats } from '../protocol/report.js';
 import { echoValue, type ServerOrigins } from '../protocol/wire.js';
 import type { TlsFiles } from './cert.js';
 import type { ClockKind } from './clock.js';
-import { SERVER_DEFAULTS } from './defaults.js';
+import { H2_LISTENER_OPTIONS, SERVER_DEFAULTS } from './defaults.js';
 import { Hub } from './hub.js';
+import allowCrossOrigin from './cors.js';
 import { DEFAULT_HEARTBEAT, type Heartbeat } from './liveness.js';
 import grpcTransport from './grpc.js';
 import ndjsonTransport from './ndjson.js';
@@ -57,14 +59,7 @@ export async function buildServer(options: ServerOptions) {
     https: {
       ...options.tls,
       allowHTTP1: true,
-      // net.Server leaves Nagle on, which may hold a small event back until the last one is
-      // ACKed; ws turns it off on its sockets, so HTTP/2 streams are sent the same way. (The
-      // extra latency SSE shows in Chrome over HTTP/2 is not this: a Node HTTP/2 client reads
-      // the same events at p50 0.15 ms either way, and Chrome over HTTP/1.1 at 0.3–0.4 ms.)
-      noDelay: true,
-      // Many streams share one session; when the client lags Node would tear the session
-      // down at the 10 MB default. Memory is bounded per stream by shedding instead.
-      maxSessionMemory: 1024,
+      ...H2_LISTENER_OPTIONS,
     },
     logger: options.logger ?? false,
   });
@@ -103,6 +98,7 @@ export async function buildServer(options: ServerOptions) {
     return reply.code(404).send({ error: 'not-found', message: `${request.method} ${url}: no such route or file` });
   });
 
+  await app.register(allowCrossOrigin);
   const heartbeat = options.heartbeat ?? DEFAULT_HEARTBEAT;
   await app.register(wsTransport, { hub, heartbeat });
   await app.register(sseTransport, { hub, writer: options.sseWriter ?? SERVER_DEFAULTS.sseWriter, heartbeat });
@@ -110,20 +106,20 @@ export async function buildServer(options: ServerOptions) {
   await app.register(pollTransport, { hub });
   await app.register(grpcTransport, { hub });
 
-  const origins = new ExtraOrigins(options.tls, hub, heartbeat);
+  const origins = new ExtraOrigins(options.tls, hub, heartbeat, maxStreams);
   let originsListening: Promise<void> = Promise.resolve();
   app.addHook('onListen', async () => {
     const addr = app.server.address();
     if (typeof addr !== 'object' || !addr) return;
     // allowHTTP1 already hands the app HTTP/1.1 requests; its types name only HTTP/2's.
-    const route = (req: IncomingMessage, res: ServerResponse) => app.routing(req as unknown as Http2ServerRequest, res as unknown as Http2ServerResponse);
-    originsListening = origins.listen(route, addr.address, addr.port, options.originPorts === 'next');
+    const route = (req: IncomingMessage | Http2ServerRequest, res: ServerResponse | Http2ServerResponse) => app.routing(req as Http2ServerRequest, res as Http2ServerResponse);
+    const upgrade = (req: IncomingMessage, socket: Duplex, head: Buffer) => app.server.emit('upgrade', req, socket, head);
+    originsListening = origins.listen(route, upgrade, addr.address, addr.port, options.originPorts === 'next');
     await originsListening;
   });
   app.addHook('preClose', async () => origins.close());
   app.get('/origins', async (_request, reply): Promise<ServerOrigins & { errors: typeof origins.errors }> => {
     await originsListening;
-    void reply.header('access-control-allow-origin', '*');
     return { ...origins.urls, errors: origins.errors };
   });
   app.get('/stats', async (request, reply): Promise<ServerStats | undefined> => {

@@ -15,7 +15,6 @@ import { watchHttp2Session, type Heartbeat } from './liveness.js';
 import { validateStreamQuery } from './params.js';
 import type { RowPool } from './rows.js';
 import { socketId } from './sockets.js';
-import { CORS } from './sse.js';
 import { writeMessage } from './write-message.js';
 
 const TAIL = Buffer.from(`${MESSAGE_TAIL}\n`, 'latin1');
@@ -85,7 +84,7 @@ export default fp<{ hub: Hub; heartbeat: Heartbeat }>(
       const res = reply.raw as ServerResponse | Http2ServerResponse;
       const o = responseOut(res);
       // no-transform: a proxy that buffers to compress would hold the stream back.
-      res.writeHead(200, { 'content-type': 'application/x-ndjson', 'cache-control': 'no-store, no-transform', ...CORS });
+      res.writeHead(200, { 'content-type': 'application/x-ndjson', 'cache-control': 'no-store, no-transform' });
       if (o.isGone()) return;
       const stream = hub.open(new NdjsonSink(o), request.stream);
       o.out.once('close', stream.close);

@@ -6,27 +6,33 @@
  * - `connect`: HTTP/2 with SETTINGS_ENABLE_CONNECT_PROTOCOL and a real CONNECT handler
  *   (ws-h2.ts), so Chrome runs WebSockets over HTTP/2 there (`ws-h2`). Chrome only does so on a
  *   connection it already has, so the page first fetches `/` there (204, CORS) to open one.
- * With the main port fixed, they take the next two (8444, 8445 by default) so a tunnel or a
- * firewall rule can name them; with port 0, any free ones. `GET /origins` says where they are.
+ * - replicas of the main origin (7, on the ports after those), for the `origins` factor, which
+ *   spreads a page's connections over several origins and so several TCP connections.
+ * With the main port fixed, they take the next ports (8444, 8445, then 8446–8452 by default) so
+ * a tunnel or a firewall rule can name them; with port 0, any free ones. `GET /origins` says
+ * where they are.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import http2, { type Http2SecureServer, type ServerHttp2Session } from 'node:http2';
+import http2, { type Http2SecureServer, type Http2ServerRequest, type Http2ServerResponse, type ServerHttp2Session } from 'node:http2';
 import https from 'node:https';
 import type { AddressInfo } from 'node:net';
 import type { TLSSocket } from 'node:tls';
+import { LIMITS } from '../protocol/limits.js';
 import type { ServerOrigins } from '../protocol/wire.js';
+import type { Duplex } from 'node:stream';
 import type { TlsFiles } from './cert.js';
 import type { Hub } from './hub.js';
 import type { Heartbeat } from './liveness.js';
-import { CORS } from './sse.js';
+import { ANY_ORIGIN } from './cors.js';
+import { H2_LISTENER_OPTIONS } from './defaults.js';
 import { handleWsConnect } from './ws-h2.js';
 
 type Listener = https.Server | Http2SecureServer;
 
 export class ExtraOrigins {
-  readonly urls: ServerOrigins = { h1: null, connect: null };
+  readonly urls: ServerOrigins = { h1: null, connect: null, replicas: [] };
   /** Why an origin is not listening, for `/origins` and the page's error. */
-  readonly errors: Partial<Record<keyof ServerOrigins, string>> = {};
+  readonly errors: Partial<Record<string, string>> = {};
   private readonly servers: Listener[] = [];
   private readonly sockets = new Set<TLSSocket>();
   private readonly sessions = new Set<ServerHttp2Session>();
@@ -35,12 +41,23 @@ export class ExtraOrigins {
     private readonly tls: TlsFiles,
     private readonly hub: Hub,
     private readonly heartbeat: Heartbeat,
+    private readonly maxStreamsPerSession: number,
   ) {}
 
-  /** Starts both on `host`, next to the main server's `mainPort`; a port that is taken leaves that origin off, with the reason. */
-  async listen(route: (req: IncomingMessage, res: ServerResponse) => void, host: string, mainPort: number, fixedPorts: boolean): Promise<void> {
-    const h1 = https.createServer({ ...this.tls, ALPNProtocols: ['http/1.1'] }, route);
-    const connect = http2.createSecureServer({ ...this.tls, settings: { enableConnectProtocol: true } });
+  /**
+   * Starts them on `host`, next to the main server's `mainPort`; a port that is taken leaves
+   * that origin off, with the reason. `upgrade` hands a replica's WebSocket upgrades to the main
+   * server, whose WebSocket plugin listens there.
+   */
+  async listen(
+    route: (req: IncomingMessage | Http2ServerRequest, res: ServerResponse | Http2ServerResponse) => void,
+    upgrade: (req: IncomingMessage, socket: Duplex, head: Buffer) => void,
+    host: string,
+    mainPort: number,
+    fixedPorts: boolean,
+  ): Promise<void> {
+    const h1 = https.createServer({ ...this.tls, ALPNProtocols: ['http/1.1'], noDelay: H2_LISTENER_OPTIONS.noDelay }, route);
+    const connect = http2.createSecureServer({ ...this.tls, ...H2_LISTENER_OPTIONS, settings: { enableConnectProtocol: true } });
     connect.on('session', (s: ServerHttp2Session) => {
       this.sessions.add(s);
       s.once('close', () => this.sessions.delete(s));
@@ -51,16 +68,32 @@ export class ExtraOrigins {
       // credentials, to open the connection in the pool WebSockets use, so CORS must name the
       // page's origin rather than `*`.
       const origin = headers.origin;
-      const cors = origin ? { 'access-control-allow-origin': origin, 'access-control-allow-credentials': 'true', vary: 'origin' } : lower(CORS);
+      const cors = origin ? { 'access-control-allow-origin': origin, 'access-control-allow-credentials': 'true', vary: 'origin' } : ANY_ORIGIN;
       stream.respond({ ':status': headers[':method'] === 'GET' || headers[':method'] === 'HEAD' ? 204 : 405, ...cors });
       stream.end();
     });
     const hostText = host.includes(':') ? `[${host}]` : host;
-    const entries: [keyof ServerOrigins, Listener, number][] = [
-      ['h1', h1, fixedPorts ? mainPort + 1 : 0],
-      ['connect', connect, fixedPorts ? mainPort + 2 : 0],
+    const entries: [string, Listener, number, (url: string) => void][] = [
+      ['h1', h1, fixedPorts ? mainPort + 1 : 0, (url) => (this.urls.h1 = url)],
+      ['connect', connect, fixedPorts ? mainPort + 2 : 0, (url) => (this.urls.connect = url)],
     ];
-    for (const [kind, server, port] of entries) {
+    // Replicas of the main origin, for the `origins` factor: the same app, HTTP/2 with HTTP/1.1
+    // allowed, and WebSocket upgrades handed to the main server.
+    for (let k = 1; k < LIMITS.origins.max; k++) {
+      const replica = http2.createSecureServer({ ...this.tls, ...H2_LISTENER_OPTIONS, allowHTTP1: true }, route);
+      replica.on('upgrade', upgrade);
+      replica.on('session', (s: ServerHttp2Session) => {
+        this.sessions.add(s);
+        s.once('close', () => this.sessions.delete(s));
+        // The main origin's cap, for the same reason (see SERVER_DEFAULTS.maxStreamsPerSession).
+        let streams = 0;
+        s.on('stream', () => {
+          if (++streams === this.maxStreamsPerSession) s.close();
+        });
+      });
+      entries.push([`replica ${k}`, replica, fixedPorts ? mainPort + 2 + k : 0, (url) => this.urls.replicas.push(url)]);
+    }
+    for (const [kind, server, port, found] of entries) {
       server.on('secureConnection', (socket: TLSSocket) => {
         this.sockets.add(socket);
         socket.once('close', () => this.sockets.delete(socket));
@@ -74,7 +107,7 @@ export class ExtraOrigins {
           });
         });
         this.servers.push(server);
-        this.urls[kind] = `https://${hostText}:${(server.address() as AddressInfo).port}/`;
+        found(`https://${hostText}:${(server.address() as AddressInfo).port}/`);
       } catch (err) {
         this.errors[kind] = `port ${port} on ${host}: ${err instanceof Error ? err.message : String(err)}`;
       }
@@ -86,9 +119,4 @@ export class ExtraOrigins {
     for (const socket of this.sockets) socket.destroy();
     await Promise.all(this.servers.map((s) => new Promise<void>((resolve) => s.close(() => resolve()))));
   }
-}
-
-/** HTTP/2 wants lower-case header names. */
-function lower(headers: Record<string, string>): Record<string, string> {
-  return Object.fromEntries(Object.entries(headers).map(([k, v]) => [k.toLowerCase(), v]));
 }

@@ -93,7 +93,7 @@ export default fp<{ hub: Hub }>(
         polls.set(id, sink);
         hub.open(sink, parsed.value);
         sink.take(connectionOf(reply.raw).http, connectionOf(reply.raw).socket);
-        return reply.header(POLL_ID_HEADER, String(id)).header('access-control-expose-headers', POLL_ID_HEADER).type('application/x-ndjson').send('');
+        return reply.header(POLL_ID_HEADER, String(id)).type('application/x-ndjson').send('');
       }
       const allowed = `a poll id this server gave, alone (a positive integer); batch and interval belong to the first request`;
       const text = Array.isArray(query.id) ? query.id.map(String).join(',') : String(query.id);

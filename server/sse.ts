@@ -26,9 +26,6 @@ import type { RowPool } from './rows.js';
 import { socketId } from './sockets.js';
 import { writeMessage } from './write-message.js';
 
-/** The page's origin differs from the `h1` origin's; the rows are synthetic and public. */
-export const CORS = { 'Access-Control-Allow-Origin': '*' } as const;
-
 export const SSE_WRITERS = ['bytes', 'push', 'batch'] as const;
 export type SseWriter = (typeof SSE_WRITERS)[number];
 
@@ -116,9 +113,8 @@ export default fp<{ hub: Hub; writer: SseWriter; heartbeat: Heartbeat }>(
         : () => out.destroyed || (res as ServerResponse).socket?.destroyed !== false;
       const socket = socketId(h2stream ? h2stream.session?.socket : (res as ServerResponse).socket);
       const session = await createSession(request.raw, res as ServerResponse, {
-        // HTTP/2 forbids connection-specific headers; Node warns and drops them. Any origin may
-        // read: the `sse-h1` transport is this route on a second origin (see origins.ts).
-        headers: h2stream ? { Connection: undefined, ...CORS } : CORS,
+        // HTTP/2 forbids connection-specific headers; Node warns and drops them.
+        headers: h2stream ? { Connection: undefined } : {},
         keepAlive: 10_000,
         serializer: asIs,
         sanitizer: asIs,

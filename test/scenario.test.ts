@@ -12,6 +12,7 @@ import {
   searchPoint,
   selectPoints,
 } from '../protocol/scenario.js';
+import type { DevtoolsMode, Transport } from '../protocol/wire.js';
 
 /** Expects `parseScenarioFile(data)` to throw PUSHLAB_BAD_SCENARIO with exactly this message. */
 function rejects(data: unknown, message: string): void {
@@ -60,10 +61,10 @@ describe('parseScenarioFile', () => {
   });
 
   it('lists the allowed values of an unknown transport or render mode', () => {
-    rejects({ scenarios: [{ ...one, transport: 'wss' }] }, 'scenarios.json: scenarios[0].transport must be one of ws, ws-h2, sse, sse-h1, fetch, poll, got "wss"');
+    rejects({ scenarios: [{ ...one, transport: 'wss' }] }, 'scenarios.json: scenarios[0].transport must be one of ws, ws-h2, sse, sse-h1, fetch, grpc-web, poll, got "wss"');
     rejects(
       { scenarios: [{ ...one, transport: ['ws', 'wss'] }] },
-      'scenarios.json: scenarios[0].transport[1] must be one of ws, ws-h2, sse, sse-h1, fetch, poll, got "wss"',
+      'scenarios.json: scenarios[0].transport[1] must be one of ws, ws-h2, sse, sse-h1, fetch, grpc-web, poll, got "wss"',
     );
     rejects(
       { scenarios: [{ ...one, render: 'fancy' }] },
@@ -199,6 +200,34 @@ describe('expandScenario', () => {
       ['p/sse-b400-c10-i1-full-w1', 'worker', 1],
       ['p/sse-b400-c10-i1-full-w2', 'worker', 2],
     ]);
+  });
+
+  it('multiplies pollMs into poll points only, origins into main-origin transports only, and devtools into all; counts match', () => {
+    const s = { id: 's', batch: 20, concurrency: 4, transport: ['poll', 'sse-h1', 'ws-h2', 'fetch'] as Transport[], pollMs: [20, 50], origins: [1, 2], devtools: ['off', 'network'] as DevtoolsMode[] };
+    const points = expandScenario(s);
+    expect(points.map((p) => p.id)).toEqual([
+      's/poll-b20-c4-i1-full-p20',
+      's/poll-b20-c4-i1-full-p20-dt',
+      's/poll-b20-c4-i1-full-p20-o2',
+      's/poll-b20-c4-i1-full-p20-o2-dt',
+      's/poll-b20-c4-i1-full-p50',
+      's/poll-b20-c4-i1-full-p50-dt',
+      's/poll-b20-c4-i1-full-p50-o2',
+      's/poll-b20-c4-i1-full-p50-o2-dt',
+      's/sse-h1-b20-c4-i1-full',
+      's/sse-h1-b20-c4-i1-full-dt',
+      's/ws-h2-b20-c4-i1-full',
+      's/ws-h2-b20-c4-i1-full-dt',
+      's/fetch-b20-c4-i1-full',
+      's/fetch-b20-c4-i1-full-dt',
+      's/fetch-b20-c4-i1-full-o2',
+      's/fetch-b20-c4-i1-full-o2-dt',
+    ]);
+    expect(pointCount(s)).toBe(points.length);
+    // Defaults stay out of the point, so ids and older reports read as before.
+    expect(points[0]).not.toHaveProperty('origins');
+    expect(points[0]).not.toHaveProperty('devtools');
+    expect(points[8]).not.toHaveProperty('pollMs');
   });
 
   it('computes offered events/s as batch × concurrency × 1000 / intervalMs', () => {

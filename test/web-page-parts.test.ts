@@ -183,12 +183,13 @@ describe('validatePageConfig', () => {
       renderEveryMs: 200,
       openTimeoutMs: 30000,
       pollMs: 50,
+      origins: 1,
     });
   });
 
   it('accepts form strings and names the bad field, value and range', () => {
     expect(validatePageConfig({ transport: 'ws', batch: '10', concurrency: '3' }).concurrency).toBe(3);
-    expect(() => validatePageConfig({ transport: 'wss', batch: 1 })).toThrow('transport must be one of ws, ws-h2, sse, sse-h1, fetch, poll; got "wss"');
+    expect(() => validatePageConfig({ transport: 'wss', batch: 1 })).toThrow('transport must be one of ws, ws-h2, sse, sse-h1, fetch, grpc-web, poll; got "wss"');
     expect(() => validatePageConfig({ transport: 'ws', batch: 0 })).toThrow('batch must be an integer from 1 to 10000; got 0');
     expect(() => validatePageConfig({ transport: 'ws', batch: 1, concurrency: 1.5 })).toThrow('concurrency must be an integer from 1 to 500; got 1.5');
     expect(() => validatePageConfig({ transport: 'ws', batch: 1, render: 'table' })).toThrow('render must be one of full, chart, none; got "table"');

@@ -50,7 +50,7 @@ const api: PushlabApi = {
     // they do with a message.
     const handlers = { onMessage: count, onBatch: countBatch, onBytes: (n: number) => (bytes += n), onReconnect: () => undefined };
     for (let i = 0; i < c.concurrency; i++) {
-      sockets.push(openConnection(c.transport, { batch: c.batch, interval: c.intervalMs }, handlers, { pollMs: c.pollMs ?? DEFAULT_POLL_MS }));
+      sockets.push(openConnection(c.transport, { batch: c.batch, interval: c.intervalMs }, handlers, { pollMs: c.pollMs ?? DEFAULT_POLL_MS, origins: c.origins ?? 1 }, i));
     }
     const opened = sockets.map((s) => s.opened);
     const t0 = performance.now();

@@ -39,5 +39,6 @@ export function validatePageConfig(c: Partial<Record<keyof PageConfig, unknown>>
     renderEveryMs: num('renderEveryMs', c.renderEveryMs ?? DEFAULT_RENDER_EVERY_MS, PAGE_LIMITS.renderEveryMs),
     openTimeoutMs: num('openTimeoutMs', c.openTimeoutMs ?? DEFAULT_OPEN_TIMEOUT_MS, PAGE_LIMITS.openTimeoutMs),
     pollMs: num('pollMs', c.pollMs ?? DEFAULT_POLL_MS, LIMITS.pollMs),
+    origins: num('origins', c.origins ?? 1, LIMITS.origins),
   };
 }

@@ -64,7 +64,7 @@ export class Lab {
       aggregate: c.render !== 'none',
       onActivity: throttle ? () => throttle.request() : () => undefined,
       updateEveryMs: c.renderEveryMs,
-      transportOptions: { pollMs: c.pollMs },
+      transportOptions: { pollMs: c.pollMs, origins: c.origins },
     };
     this.source = c.parse === 'worker' ? new WorkerSource(options, Math.min(c.workers, c.concurrency)) : new MainThreadSource(options);
     this.table = this.source.ring ? views.table(this.source.ring) : null;

@@ -72,7 +72,7 @@ export class MainThreadSource implements Source {
           },
           onBytes: (n) => (ingest.counters.bytes += n),
           onReconnect: (seqRestarts) => ingest.counters.reconnected(i, seqRestarts),
-        }, this.o.transportOptions),
+        }, this.o.transportOptions, i),
       );
     }
     await Promise.all(this.conns.map((c) => c.opened));

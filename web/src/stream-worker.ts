@@ -48,13 +48,13 @@ self.onmessage = (e: MessageEvent<ToWorker>) => {
   if (m.type === 'start') {
     ingest = new Ingest({ connections: m.connections.length, keepRows: m.keepRows, aggregate: m.aggregate });
     const ing = ingest;
-    conns = m.connections.map((_, local) =>
+    conns = m.connections.map((_global, local) =>
       openConnection(m.transport, m.params, {
         onMessage: (data) => ing.message(local, data),
         onBatch: (msg) => ing.batch(local, msg, 0),
         onBytes: (n) => (ing.counters.bytes += n),
         onReconnect: (seqRestarts) => ing.counters.reconnected(local, seqRestarts),
-      }, m.transportOptions),
+      }, m.transportOptions, m.connections[local]),
     );
     Promise.all(conns.map((c) => c.opened)).then(
       () => post({ type: 'opened' }),

@@ -34,6 +34,8 @@ export interface ConnectionHandlers {
 export interface TransportOptions {
   /** `poll`: ms from the start of one request to the start of the next (fixed rate). */
   pollMs: number;
+  /** Main-origin transports: connection i goes to origin i mod `origins` (the main one, then its replicas). */
+  origins: number;
 }
 
 /** The wss:// (or ws://) URL of an http(s) URL. */
@@ -43,18 +45,22 @@ export function wsUrl(href: string): string {
   return url.href;
 }
 
-let originsAsked: Promise<ServerOrigins> | null = null;
+let originsAsked: Promise<ServerOrigins & { errors?: Record<string, string> }> | null = null;
 
-/** The base URL of one of the server's origins (`/origins` is asked once per page or Worker). */
-async function originBase(kind: OriginKind): Promise<string> {
-  if (kind === 'main') return new URL('/', location.href).href;
+/**
+ * The base URL of one of the server's origins (`/origins` is asked once per page or Worker);
+ * `replica` > 0 picks a replica of the main origin instead of the main one.
+ */
+async function originBase(kind: OriginKind, replica = 0): Promise<string> {
+  if (kind === 'main' && replica === 0) return new URL('/', location.href).href;
   originsAsked ??= fetch(new URL('/origins', location.href)).then(async (r) => {
     if (!r.ok) throw new Error(`/origins answered ${r.status}: is this an older pushlab server?`);
-    return (await r.json()) as ServerOrigins;
+    return (await r.json()) as ServerOrigins & { errors?: Record<string, string> };
   });
   const origins = await originsAsked;
-  const base = origins[kind];
-  if (!base) throw new Error(`the server's ${kind} origin is not listening (${(origins as { errors?: Record<string, string> }).errors?.[kind] ?? 'no reason given'})`);
+  const base = kind === 'main' ? origins.replicas[replica - 1] : origins[kind];
+  const name = kind === 'main' ? `replica ${replica}` : kind;
+  if (!base) throw new Error(`the server's ${name} origin is not listening (${origins.errors?.[name] ?? 'no reason given'})`);
   return base;
 }
 
@@ -310,10 +316,14 @@ function openSse(url: Promise<string>, name: string, h: ConnectionHandlers): Con
   };
 }
 
-export function openConnection(transport: Transport, params: StreamParams, h: ConnectionHandlers, options: TransportOptions): Connection {
+/** Opens connection number `index` of a page (its origin depends on it: TransportOptions.origins). */
+export function openConnection(transport: Transport, params: StreamParams, h: ConnectionHandlers, options: TransportOptions, index: number): Connection {
   const route = TRANSPORT_ROUTES[transport];
   const path = streamPath(transport, params);
-  const url = originBase(route.origin).then((base) => new URL(path, base).href);
+  const base = originBase(route.origin, route.origin === 'main' ? index % options.origins : 0);
+  // Nobody may be awaiting `base` yet; its failure is reported through `opened`.
+  base.catch(() => undefined);
+  const url = base.then((b) => new URL(path, b).href);
   // Nobody may be awaiting `url` yet; its failure is reported through `opened`.
   url.catch(() => undefined);
   const name = `${transport} ${path}`;
@@ -330,6 +340,6 @@ export function openConnection(transport: Transport, params: StreamParams, h: Co
     case 'poll':
       return reconnecting(`poll ${path}`, h, pollAttempt(url, h, options.pollMs));
     case 'grpc-web':
-      return reconnecting(`gRPC-web ${route.path}`, h, grpcAttempt(originBase(route.origin), params, h));
+      return reconnecting(`gRPC-web ${route.path}`, h, grpcAttempt(base, params, h));
   }
 }
