@@ -5,7 +5,7 @@
  */
 import type { LatencySummary } from './histogram.js';
 import type { Point } from './scenario.js';
-import type { ParseMode, RenderMode, Transport } from './wire.js';
+import type { Encoding, ParseMode, RenderMode, Transport } from './wire.js';
 
 export const SCHEMA_VERSION = 2;
 
@@ -123,6 +123,8 @@ export interface PageConfig {
   pollMs?: number;
   /** Origins the connections are spread over (connection i on origin i mod k); transports on the main origin only. */
   origins?: number;
+  /** `msgpack` batches instead of JSON text (ws, ws-h2, fetch). */
+  encoding?: Encoding;
 }
 
 /** `window.pushlab`: the lab page's control surface, used by the driver and the console. */

@@ -6,7 +6,7 @@ import { Ajv, type ErrorObject } from 'ajv';
 import { PushlabError } from './errors.js';
 import { SCENARIO_FILE_SCHEMA, type FindMaxSpec, type ScenarioFields, type ScenarioFile, type ScenarioInput } from './scenario-schema.js';
 import { LIMITS, MAX_SWEEP_POINTS } from './limits.js';
-import { CLASSIC_TRANSPORTS, DEFAULT_POLL_MS, offeredEventsPerSec, TRANSPORT_ROUTES, type ParseMode, type RenderMode, type Transport } from './wire.js';
+import { BINARY_TRANSPORTS, CLASSIC_TRANSPORTS, DEFAULT_POLL_MS, offeredEventsPerSec, TRANSPORT_ROUTES, type ParseMode, type RenderMode, type Transport } from './wire.js';
 
 export { RENDER_MODES, type RenderMode } from './wire.js';
 export type { FindMaxSpec, ScenarioFields, ScenarioFile, ScenarioInput } from './scenario-schema.js';
@@ -22,6 +22,7 @@ export const BUILTIN_DEFAULTS: Required<Omit<ScenarioFields, 'batch' | 'concurre
   workers: 1,
   pollMs: DEFAULT_POLL_MS,
   origins: 1,
+  encoding: 'json',
   devtools: 'off',
   warmupSec: 2,
   measureSec: 5,
@@ -33,7 +34,7 @@ export const DEFAULT_P99_BOUND_MS = 50;
 
 /** One measured configuration: a single value for every factor. */
 export interface Point {
-  /** `<scenario>/<transport>-b<batch>-c<concurrency>-i<intervalMs>-<render>[-w<workers>][-p<pollMs>][-o<origins>][-dt]`: stable. */
+  /** `<scenario>/<transport>-b<batch>-c<concurrency>-i<intervalMs>-<render>[-w<workers>][-p<pollMs>][-o<origins>][-mp][-dt]`: stable. */
   id: string;
   scenario: string;
   transport: Transport;
@@ -48,6 +49,8 @@ export interface Point {
   pollMs?: number;
   /** Origins the connections are spread over, when more than 1 (main-origin transports only). */
   origins?: number;
+  /** `msgpack` for MessagePack batches (BINARY_TRANSPORTS only); absent for JSON. */
+  encoding?: 'msgpack';
   /** `network` when the CDP Network domain was on during the point; absent when off. */
   devtools?: 'network';
   /** The longest warm-up, s: the window opens once both ends caught up, after at least 1 s. */
@@ -172,7 +175,7 @@ function checkFindMax(f: FindMaxSpec, merged: ScenarioFields, where: string): vo
   if (f.max > limit) throw badScenario(`${where}.max must be ≤ ${limit} for vary '${f.vary}', got ${f.max}`);
   // One search per transport: every other factor must be a single value, or the search is ambiguous.
   const fixed = f.vary === 'batch' ? 'concurrency' : 'batch';
-  for (const field of [fixed, 'intervalMs', 'render', 'parse', 'workers', 'pollMs', 'origins', 'devtools'] as const) {
+  for (const field of [fixed, 'intervalMs', 'render', 'parse', 'workers', 'pollMs', 'origins', 'encoding', 'devtools'] as const) {
     const v = merged[field];
     if (Array.isArray(v) && v.length > 1) {
       throw badScenario(`${where} searches ${f.vary}, so ${field} must be one value, got ${JSON.stringify(v)}`);
@@ -181,8 +184,8 @@ function checkFindMax(f: FindMaxSpec, merged: ScenarioFields, where: string): vo
 }
 
 /** A point's stable id (see `Point.id`). */
-export function pointId(p: Pick<Point, 'scenario' | 'transport' | 'batch' | 'concurrency' | 'intervalMs' | 'render' | 'parse' | 'workers' | 'pollMs' | 'origins' | 'devtools'>): string {
-  const extra = `${p.pollMs !== undefined ? `-p${p.pollMs}` : ''}${p.origins !== undefined ? `-o${p.origins}` : ''}${p.devtools ? '-dt' : ''}`;
+export function pointId(p: Pick<Point, 'scenario' | 'transport' | 'batch' | 'concurrency' | 'intervalMs' | 'render' | 'parse' | 'workers' | 'pollMs' | 'origins' | 'encoding' | 'devtools'>): string {
+  const extra = `${p.pollMs !== undefined ? `-p${p.pollMs}` : ''}${p.origins !== undefined ? `-o${p.origins}` : ''}${p.encoding ? '-mp' : ''}${p.devtools ? '-dt' : ''}`;
   return `${p.scenario}/${p.transport}-b${p.batch}-c${p.concurrency}-i${p.intervalMs}-${p.render}${p.parse === 'worker' ? `-w${p.workers}` : ''}${extra}`;
 }
 
@@ -210,12 +213,15 @@ export function expandScenario(s: ScenarioInput, defaults: ScenarioFields = {}):
   const transports = many(f.transport).flatMap((transport) =>
     (transport === 'poll' ? many(f.pollMs) : [undefined]).flatMap((pollMs) =>
       (onMainOrigin(transport) ? many(f.origins) : [1]).flatMap((origins) =>
-        many(f.devtools).map((devtools) => ({
-          transport,
-          ...(pollMs !== undefined ? { pollMs } : {}),
-          ...(origins > 1 ? { origins } : {}),
-          ...(devtools === 'network' ? { devtools } : {}),
-        })),
+        (BINARY_TRANSPORTS.includes(transport) ? many(f.encoding) : (['json'] as const)).flatMap((encoding) =>
+          many(f.devtools).map((devtools) => ({
+            transport,
+            ...(pollMs !== undefined ? { pollMs } : {}),
+            ...(origins > 1 ? { origins } : {}),
+            ...(encoding === 'msgpack' ? { encoding: 'msgpack' as const } : {}),
+            ...(devtools === 'network' ? { devtools } : {}),
+          })),
+        ),
       ),
     ),
   );
@@ -251,7 +257,10 @@ export function pointCount(s: ScenarioInput, defaults: ScenarioFields = {}): num
   if (f.batch === undefined && s.findMax?.vary === 'batch') return 0;
   const parses = many(f.parse).reduce((a, parse) => a + (parse === 'worker' ? many(f.workers).length : 1), 0);
   const n = (v: OneOrMany<unknown> | undefined) => (v === undefined ? 1 : many(v).length);
-  const transports = many(f.transport).reduce((a, t) => a + (t === 'poll' ? n(f.pollMs) : 1) * (onMainOrigin(t) ? n(f.origins) : 1), 0);
+  const transports = many(f.transport).reduce(
+    (a, t) => a + (t === 'poll' ? n(f.pollMs) : 1) * (onMainOrigin(t) ? n(f.origins) : 1) * (BINARY_TRANSPORTS.includes(t) ? n(f.encoding) : 1),
+    0,
+  );
   return transports * n(f.devtools) * parses * n(f.render) * n(f.intervalMs) * n(f.concurrency) * n(f.batch);
 }
 

@@ -59,6 +59,16 @@ export const TRANSPORT_ROUTES: Record<Transport, TransportRoute> = {
 export const DEVTOOLS_MODES = ['off', 'network'] as const;
 export type DevtoolsMode = (typeof DEVTOOLS_MODES)[number];
 
+/**
+ * How a batch is encoded: JSON text, or MessagePack (WS binary frames, a `fetch` byte stream),
+ * decoded in the page with @msgpack/msgpack. `grpc-web` is protobuf and SSE text by nature.
+ */
+export const ENCODINGS = ['json', 'msgpack'] as const;
+export type Encoding = (typeof ENCODINGS)[number];
+
+/** The transports that carry `encoding: msgpack`. */
+export const BINARY_TRANSPORTS: readonly Transport[] = ['ws', 'ws-h2', 'fetch'];
+
 /** What the page draws: full = table and charts; chart = charts only; none = counting only. */
 export const RENDER_MODES = ['full', 'chart', 'none'] as const;
 export type RenderMode = (typeof RENDER_MODES)[number];
@@ -179,6 +189,8 @@ export interface StreamParams {
    * most 64): the lab page tags its connections with its run, to count what was shed for it alone.
    */
   client?: string;
+  /** `msgpack` for MessagePack batches (BINARY_TRANSPORTS only); absent for JSON. */
+  encoding?: 'msgpack';
 }
 
 export const STREAM_DEFAULTS: Partial<StreamParams> = { interval: 1 };
@@ -241,6 +253,14 @@ export function parseStreamParams(
     }
     out[name] = n;
   }
+  if (query.encoding !== undefined) {
+    const text = echoValue(Array.isArray(query.encoding) ? query.encoding.map(String).join(',') : String(query.encoding));
+    if (!ENCODINGS.includes(text as Encoding)) {
+      const allowed = ENCODINGS.join(' or ');
+      return { ok: false, error: { param: 'encoding', value: text, allowed, message: `encoding must be ${allowed}; got '${text}'` } };
+    }
+    if (text === 'msgpack') out.encoding = 'msgpack';
+  }
   const client = Array.isArray(query.client) ? query.client[0] : query.client;
   if (client !== undefined) {
     const text = String(client);
@@ -263,7 +283,7 @@ export const DEFAULT_POLL_MS = 50;
 
 /** The path and query of a stream, on its transport's origin (TRANSPORT_ROUTES). */
 export function streamPath(transport: Transport, p: StreamParams): string {
-  return `${TRANSPORT_ROUTES[transport].path}?batch=${p.batch}&interval=${p.interval}${p.client ? `&client=${p.client}` : ''}`;
+  return `${TRANSPORT_ROUTES[transport].path}?batch=${p.batch}&interval=${p.interval}${p.encoding ? `&encoding=${p.encoding}` : ''}${p.client ? `&client=${p.client}` : ''}`;
 }
 
 /** The response header in which a poll's first request gets the id its later requests name (`/poll?id=`). */

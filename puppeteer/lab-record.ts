@@ -70,6 +70,7 @@ export class LabRecorder {
       workers: c.workers ?? 1,
       ...(c.pollMs !== undefined ? { pollMs: c.pollMs } : {}),
       ...(c.origins !== undefined ? { origins: c.origins } : {}),
+      ...(c.encoding !== undefined ? { encoding: c.encoding } : {}),
       warmupSec: this.o.warmupSec,
       measureSec: this.o.measureSec,
       repeats: this.o.repeats,

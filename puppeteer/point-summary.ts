@@ -315,6 +315,7 @@ const LABEL_FIELDS: readonly { field: keyof Point; text: (p: Point) => string }[
   { field: 'parse', text: (p) => `parse ${p.parse}` },
   { field: 'workers', text: (p) => `w${p.workers}` },
   { field: 'origins', text: (p) => `${p.origins ?? 1} origin(s)` },
+  { field: 'encoding', text: (p) => p.encoding ?? 'json' },
   { field: 'devtools', text: (p) => (p.devtools ? 'DevTools Network on' : 'DevTools off') },
   { field: 'warmupSec', text: (p) => `warm-up ${p.warmupSec}s` },
   { field: 'measureSec', text: (p) => `window ${p.measureSec}s` },

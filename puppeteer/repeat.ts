@@ -180,6 +180,7 @@ export class RepeatMeasurer extends EventEmitter<RepeatEvents> {
       workers: Math.max(1, point.workers),
       ...(point.pollMs !== undefined ? { pollMs: point.pollMs } : {}),
       ...(point.origins !== undefined ? { origins: point.origins } : {}),
+      ...(point.encoding !== undefined ? { encoding: point.encoding } : {}),
     };
     // Functions passed to evaluate() run in the page: they cannot close over anything here.
     await api.evaluate((p, c) => p.start(c).then(() => undefined), config);

@@ -15,9 +15,11 @@ import { watchHttp2Session, type Heartbeat } from './liveness.js';
 import { validateStreamQuery } from './params.js';
 import type { RowPool } from './rows.js';
 import { socketId } from './sockets.js';
+import { msgpackHead, msgpackRows } from './msgpack.js';
 import { writeMessage } from './write-message.js';
 
 const TAIL = Buffer.from(`${MESSAGE_TAIL}\n`, 'latin1');
+const NO_TAIL = Buffer.alloc(0);
 
 /** Where a response's bytes go: the HTTP/2 stream, or the HTTP/1.1 response. */
 export interface ResponseOut {
@@ -59,7 +61,10 @@ class NdjsonSink implements Sink {
   readonly close: () => void;
   readonly isGone: () => boolean;
 
-  constructor(private readonly o: ResponseOut) {
+  constructor(
+    private readonly o: ResponseOut,
+    private readonly msgpack: boolean,
+  ) {
     this.http = o.http;
     this.socket = o.socket;
     this.close = o.close;
@@ -73,6 +78,8 @@ class NdjsonSink implements Sink {
   write(seq: number, sentAt: string, pool: RowPool, batch: number): number {
     // A destroyed stream keeps its writableLength: without this it would be shed for good.
     if (this.o.out.destroyed) throw new Error('NDJSON response destroyed');
+    // MessagePack is self-delimiting: the batches follow one another with nothing between.
+    if (this.msgpack) return writeMessage(this.o.out, msgpackHead(seq, Number(sentAt), batch), msgpackRows(pool, seq, batch), NO_TAIL);
     return writeMessage(this.o.out, messageHead(seq, sentAt), pool.rows(seq, batch), TAIL);
   }
 }
@@ -84,9 +91,10 @@ export default fp<{ hub: Hub; heartbeat: Heartbeat }>(
       const res = reply.raw as ServerResponse | Http2ServerResponse;
       const o = responseOut(res);
       // no-transform: a proxy that buffers to compress would hold the stream back.
-      res.writeHead(200, { 'content-type': 'application/x-ndjson', 'cache-control': 'no-store, no-transform' });
+      const msgpack = request.stream.encoding === 'msgpack';
+      res.writeHead(200, { 'content-type': msgpack ? 'application/vnd.msgpack' : 'application/x-ndjson', 'cache-control': 'no-store, no-transform' });
       if (o.isGone()) return;
-      const stream = hub.open(new NdjsonSink(o), request.stream);
+      const stream = hub.open(new NdjsonSink(o, msgpack), request.stream);
       o.out.once('close', stream.close);
       o.out.once('error', stream.close);
       if (o.h2session) watchHttp2Session(o.h2session, heartbeat);

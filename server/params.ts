@@ -1,5 +1,5 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { parseStreamParams, type StreamParams } from '../protocol/wire.js';
+import { BINARY_TRANSPORTS, parseStreamParams, type ParamError, type StreamParams } from '../protocol/wire.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -18,4 +18,17 @@ export async function validateStreamQuery(request: FastifyRequest, reply: Fastif
     return;
   }
   request.stream = parsed.value;
+}
+
+/** The refusal of `encoding=msgpack` on a route that speaks only JSON text, naming where it works. */
+export function textOnlyEncoding(value: string): ParamError {
+  const allowed = `json here; msgpack on ${BINARY_TRANSPORTS.join(', ')}`;
+  return { param: 'encoding', value, allowed, message: `encoding must be ${allowed}` };
+}
+
+/** preValidation for routes that only speak JSON text (`/sse`). */
+export async function validateTextStreamQuery(request: FastifyRequest, reply: FastifyReply): Promise<void> {
+  await validateStreamQuery(request, reply);
+  if (reply.sent || request.stream?.encoding === undefined) return;
+  await reply.code(400).send({ error: 'bad-parameter', ...textOnlyEncoding(request.stream.encoding) });
 }

@@ -14,6 +14,7 @@ import type { Http2ServerResponse } from 'node:http2';
 import { MESSAGE_TAIL, messageHead, parseStreamParams, POLL_ID_HEADER, echoValue } from '../protocol/wire.js';
 import type { Hub, Sink } from './hub.js';
 import type { RowPool } from './rows.js';
+import { textOnlyEncoding } from './params.js';
 import { socketId } from './sockets.js';
 
 const TAIL = Buffer.from(`${MESSAGE_TAIL}\n`, 'latin1');
@@ -88,6 +89,10 @@ export default fp<{ hub: Hub }>(
       if (query.id === undefined) {
         const parsed = parseStreamParams(query);
         if (!parsed.ok) return badParameter(reply, parsed.error.param, parsed.error.value, parsed.error.allowed, parsed.error.message);
+        if (parsed.value.encoding) {
+          const e = textOnlyEncoding(parsed.value.encoding);
+          return badParameter(reply, e.param, e.value, e.allowed, e.message);
+        }
         const id = nextId++;
         const sink = new PollSink(() => polls.delete(id));
         polls.set(id, sink);

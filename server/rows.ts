@@ -39,6 +39,8 @@ export class RowPool {
   /** Rows in the pool; batches never exceed it, so a batch never repeats a row. */
   readonly size: number;
   readonly epochs: number;
+  /** Rows in the chain: every epoch's, and epoch 0's again so a batch never wraps. */
+  readonly chainRows: number;
   private readonly bytes: Buffer;
   /** The same rows as one JS string, for writers that need text (better-sse's API); built on first use. */
   private text: string | null = null;
@@ -66,6 +68,7 @@ export class RowPool {
       return { head, tail, speeds };
     });
     const chain = (epochs + 1) * size;
+    this.chainRows = chain;
     this.starts = new Uint32Array(chain);
     this.ends = new Uint32Array(chain);
     const texts: string[] = [];

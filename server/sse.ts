@@ -20,7 +20,7 @@ import http2, { type Http2ServerResponse } from 'node:http2';
 import type { Writable } from 'node:stream';
 import { MESSAGE_TAIL, messageHead } from '../protocol/wire.js';
 import type { Hub, Sink } from './hub.js';
-import { validateStreamQuery } from './params.js';
+import { validateTextStreamQuery } from './params.js';
 import { watchHttp2Session, type Heartbeat } from './liveness.js';
 import type { RowPool } from './rows.js';
 import { socketId } from './sockets.js';
@@ -87,7 +87,7 @@ export function resumeSeq(header: string | string[] | undefined): number | 'bad'
 
 export default fp<{ hub: Hub; writer: SseWriter; heartbeat: Heartbeat }>(
   async function sseTransport(app: FastifyInstance, { hub, writer, heartbeat }) {
-    app.get('/sse', { preValidation: validateStreamQuery }, async (request, reply) => {
+    app.get('/sse', { preValidation: validateTextStreamQuery }, async (request, reply) => {
       reply.hijack();
       const res = reply.raw as ServerResponse | Http2ServerResponse;
       const h2stream = 'stream' in res ? res.stream : undefined;

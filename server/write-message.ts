@@ -16,20 +16,22 @@ export interface Framing {
   write(buf: Buffer, payload: number): number;
 }
 
-/** Writes `[header] head rows tail` to `out`; returns the bytes written, header included. */
-export function writeMessage(out: Writable, head: string, rows: Buffer, tail: Buffer, framing?: Framing): number {
+/** Writes `[header] head rows tail` to `out`; returns the bytes written, header included. A string head is ASCII. */
+export function writeMessage(out: Writable, head: string | Buffer, rows: Buffer, tail: Buffer, framing?: Framing): number {
   const payload = head.length + rows.length + tail.length;
   const headerLength = framing ? framing.length(payload) : 0;
   if (rows.length < COPY_BELOW_BYTES) {
     const message = Buffer.allocUnsafe(headerLength + payload);
     let at = framing ? framing.write(message, payload) : 0;
-    at += message.write(head, at, 'latin1');
+    at += typeof head === 'string' ? message.write(head, at, 'latin1') : head.copy(message, at);
     at += rows.copy(message, at);
     tail.copy(message, at);
     out.write(message);
   } else {
     const first = Buffer.allocUnsafe(headerLength + head.length);
-    first.write(head, framing ? framing.write(first, payload) : 0, 'latin1');
+    const at = framing ? framing.write(first, payload) : 0;
+    if (typeof head === 'string') first.write(head, at, 'latin1');
+    else head.copy(first, at);
     out.cork();
     out.write(first);
     out.write(rows);

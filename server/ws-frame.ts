@@ -33,6 +33,23 @@ export function writeTextFrameHeader(buf: Buffer, length: number): number {
 
 const TEXT_FRAME: Framing = { length: frameHeaderLength, write: writeTextFrameHeader };
 
+/** A binary frame is a text frame with opcode 2 (msgpack batches). */
+const BINARY_FRAME: Framing = {
+  length: frameHeaderLength,
+  write: (buf, length) => {
+    const n = writeTextFrameHeader(buf, length);
+    buf[0] = 0x82; // FIN + opcode 2 (binary)
+    return n;
+  },
+};
+
+const NO_TAIL = Buffer.alloc(0);
+
+/** Sends a msgpack batch, `head + rows`, as one binary frame; returns the bytes written. */
+export function sendBinaryFrame(socket: Duplex, head: Buffer, rows: Buffer): number {
+  return writeMessage(socket, head, rows, NO_TAIL, BINARY_FRAME);
+}
+
 /**
  * Sends `head + rows + tail` as one text frame. `head` must be ASCII (it is JSON we built).
  * Returns the bytes written, frame header included.

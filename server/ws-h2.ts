@@ -11,7 +11,8 @@ import type { Hub, Sink } from './hub.js';
 import { watchHttp2Session, type Heartbeat } from './liveness.js';
 import type { RowPool } from './rows.js';
 import { socketId } from './sockets.js';
-import { sendTextFrame } from './ws-frame.js';
+import { sendBinaryFrame, sendTextFrame } from './ws-frame.js';
+import { msgpackHead, msgpackRows } from './msgpack.js';
 
 const TAIL = Buffer.from(MESSAGE_TAIL, 'latin1');
 const OP_CLOSE = 0x8;
@@ -25,7 +26,10 @@ class WsH2Sink implements Sink {
   readonly http = 'h2';
   readonly socket: number;
 
-  constructor(private readonly stream: ServerHttp2Stream) {
+  constructor(
+    private readonly stream: ServerHttp2Stream,
+    private readonly msgpack: boolean,
+  ) {
     this.socket = socketId(stream.session?.socket);
   }
 
@@ -44,6 +48,7 @@ class WsH2Sink implements Sink {
 
   write(seq: number, sentAt: string, pool: RowPool, batch: number): number {
     if (this.isGone()) throw new Error('WebSocket-over-HTTP/2 stream closed');
+    if (this.msgpack) return sendBinaryFrame(this.stream, msgpackHead(seq, Number(sentAt), batch), msgpackRows(pool, seq, batch));
     return sendTextFrame(this.stream, messageHead(seq, sentAt), pool.rows(seq, batch), TAIL);
   }
 }
@@ -111,7 +116,7 @@ export function handleWsConnect(stream: ServerHttp2Stream, headers: IncomingHttp
   const parsed = parseStreamParams(query);
   if (!parsed.ok) return refuse(400, { error: 'bad-parameter', ...parsed.error });
   stream.respond({ ':status': 200 });
-  const handle = hub.open(new WsH2Sink(stream), parsed.value);
+  const handle = hub.open(new WsH2Sink(stream, parsed.value.encoding === 'msgpack'), parsed.value);
   const end = (code: number) => {
     handle.close();
     if (!stream.destroyed && stream.writable) {

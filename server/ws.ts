@@ -12,7 +12,8 @@ import type { RowPool } from './rows.js';
 import { watchWebSocket, type Heartbeat } from './liveness.js';
 import { validateStreamQuery } from './params.js';
 import { socketId } from './sockets.js';
-import { sendTextFrame } from './ws-frame.js';
+import { sendBinaryFrame, sendTextFrame } from './ws-frame.js';
+import { msgpackHead, msgpackRows } from './msgpack.js';
 
 const TAIL = Buffer.from(MESSAGE_TAIL, 'latin1');
 
@@ -44,7 +45,10 @@ class WsSink implements Sink {
   /** ws keeps its socket private; batches go to it directly (see ws-frame.ts). */
   private readonly raw: Duplex;
 
-  constructor(private readonly ws: WebSocket) {
+  constructor(
+    private readonly ws: WebSocket,
+    private readonly msgpack: boolean,
+  ) {
     const raw = (ws as unknown as { _socket?: Duplex })._socket;
     if (!raw) throw missingSocket();
     this.raw = raw;
@@ -67,6 +71,7 @@ class WsSink implements Sink {
     // Never interleave with a closing handshake: ws owns the socket once it is not OPEN.
     if (this.ws.readyState !== this.ws.OPEN) return 0;
     if (this.raw.destroyed) throw new Error('WebSocket socket destroyed');
+    if (this.msgpack) return sendBinaryFrame(this.raw, msgpackHead(seq, Number(sentAt), batch), msgpackRows(pool, seq, batch));
     return sendTextFrame(this.raw, messageHead(seq, sentAt), pool.rows(seq, batch), TAIL);
   }
 }
@@ -89,7 +94,7 @@ export default fp<{ hub: Hub; heartbeat: Heartbeat }>(
         });
       },
       wsHandler: (socket, request) => {
-        const stream = hub.open(new WsSink(socket), request.stream);
+        const stream = hub.open(new WsSink(socket, request.stream.encoding === 'msgpack'), request.stream);
         socket.on('close', stream.close);
         watchWebSocket(socket, heartbeat);
         socket.on('error', stream.close);

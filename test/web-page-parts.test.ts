@@ -184,6 +184,7 @@ describe('validatePageConfig', () => {
       openTimeoutMs: 30000,
       pollMs: 50,
       origins: 1,
+      encoding: 'json',
     });
   });
 

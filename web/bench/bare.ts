@@ -50,7 +50,8 @@ const api: PushlabApi = {
     // they do with a message.
     const handlers = { onMessage: count, onBatch: countBatch, onBytes: (n: number) => (bytes += n), onReconnect: () => undefined };
     for (let i = 0; i < c.concurrency; i++) {
-      sockets.push(openConnection(c.transport, { batch: c.batch, interval: c.intervalMs }, handlers, { pollMs: c.pollMs ?? DEFAULT_POLL_MS, origins: c.origins ?? 1 }, i));
+      const params = { batch: c.batch, interval: c.intervalMs, ...(c.encoding === 'msgpack' ? { encoding: c.encoding } : {}) };
+      sockets.push(openConnection(c.transport, params, handlers, { pollMs: c.pollMs ?? DEFAULT_POLL_MS, origins: c.origins ?? 1 }, i));
     }
     const opened = sockets.map((s) => s.opened);
     const t0 = performance.now();

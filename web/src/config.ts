@@ -1,7 +1,7 @@
 /** Validates `pushlab.start()` config and URL parameters: errors name the field, value and range. */
 import { inRange, LIMITS, parseDecimal, rangeText, type Range } from '../../protocol/limits.js';
 import type { PageConfig } from '../../protocol/report.js';
-import { DEFAULT_POLL_MS, PARSE_MODES, RENDER_MODES, TRANSPORTS } from '../../protocol/wire.js';
+import { BINARY_TRANSPORTS, DEFAULT_POLL_MS, ENCODINGS, PARSE_MODES, RENDER_MODES, TRANSPORTS, type Encoding } from '../../protocol/wire.js';
 
 export const DEFAULT_RENDER_EVERY_MS = 200;
 export const DEFAULT_TABLE_ROWS = 1000;
@@ -26,6 +26,14 @@ function oneOf<T extends string>(field: string, v: unknown, allowed: readonly T[
   return v as T;
 }
 
+/** msgpack only where a transport can carry it (BINARY_TRANSPORTS). */
+function binaryEncoding(transport: unknown, encoding: Encoding): Encoding {
+  if (encoding === 'msgpack' && !BINARY_TRANSPORTS.includes(transport as never)) {
+    throw new Error(`encoding msgpack needs transport ${BINARY_TRANSPORTS.join(', ')}; got ${JSON.stringify(transport)}`);
+  }
+  return encoding;
+}
+
 export function validatePageConfig(c: Partial<Record<keyof PageConfig, unknown>>): Required<PageConfig> {
   return {
     transport: oneOf('transport', c.transport, TRANSPORTS),
@@ -40,5 +48,6 @@ export function validatePageConfig(c: Partial<Record<keyof PageConfig, unknown>>
     openTimeoutMs: num('openTimeoutMs', c.openTimeoutMs ?? DEFAULT_OPEN_TIMEOUT_MS, PAGE_LIMITS.openTimeoutMs),
     pollMs: num('pollMs', c.pollMs ?? DEFAULT_POLL_MS, LIMITS.pollMs),
     origins: num('origins', c.origins ?? 1, LIMITS.origins),
+    encoding: binaryEncoding(c.transport, oneOf('encoding', c.encoding ?? 'json', ENCODINGS)),
   };
 }

@@ -58,7 +58,7 @@ export class Lab {
     const throttle = this.throttle;
     const options = {
       transport: c.transport,
-      params: { batch: c.batch, interval: c.intervalMs, client: this.client },
+      params: { batch: c.batch, interval: c.intervalMs, client: this.client, ...(c.encoding === 'msgpack' ? { encoding: c.encoding } : {}) },
       concurrency: c.concurrency,
       keepRows,
       aggregate: c.render !== 'none',

@@ -5,6 +5,7 @@
  * TRANSPORT_ROUTES in protocol/wire.ts.
  */
 import { createClient } from '@connectrpc/connect';
+import { decode, decodeMultiStream } from '@msgpack/msgpack';
 import { createGrpcWebTransport } from '@connectrpc/connect-web';
 import { PushService } from '../../protocol/gen/pushlab/v1/push_pb.js';
 import { POLL_ID_HEADER, streamPath, TRANSPORT_ROUTES, type BatchMessage, type OriginKind, type Row, type ServerOrigins, type StreamParams, type Transport } from '../../protocol/wire.js';
@@ -136,6 +137,12 @@ function reconnecting(name: string, h: ConnectionHandlers, attempt: Attempt): Co
   };
 }
 
+/** A msgpack batch: its bytes, then the decoded message. */
+function onMsgpack(h: ConnectionHandlers, bytes: Uint8Array): void {
+  h.onBytes(bytes.byteLength);
+  h.onBatch(decode(bytes) as BatchMessage);
+}
+
 function wsAttempt(url: Promise<string>, h: ConnectionHandlers, before?: (url: string) => Promise<void>): Attempt {
   return (up, down) => {
     let ws: WebSocket | null = null;
@@ -145,9 +152,11 @@ function wsAttempt(url: Promise<string>, h: ConnectionHandlers, before?: (url: s
         await before?.(u);
         if (cancelled) return;
         ws = new WebSocket(wsUrl(u));
+        // msgpack batches come as binary frames; JSON as text frames, which stay strings.
+        ws.binaryType = 'arraybuffer';
         ws.onopen = up;
         ws.onclose = (e) => down(`closed${e.code ? ` (code ${e.code})` : ''}`);
-        ws.onmessage = (e: MessageEvent<string>) => h.onMessage(e.data);
+        ws.onmessage = (e: MessageEvent<string | ArrayBuffer>) => (typeof e.data === 'string' ? h.onMessage(e.data) : onMsgpack(h, new Uint8Array(e.data)));
       })
       .catch((err: unknown) => down(err instanceof Error ? err.message : String(err)));
     return () => {
@@ -185,16 +194,30 @@ class LineReader {
   }
 }
 
-/** `fetch`: one endless NDJSON response, read as it arrives. */
-function fetchAttempt(url: Promise<string>, h: ConnectionHandlers): Attempt {
+/** The chunks of a response body, counted as they pass. */
+async function* countedChunks(reader: ReadableStreamDefaultReader<Uint8Array>, onBytes: (n: number) => void): AsyncGenerator<Uint8Array> {
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) return;
+    onBytes(value.byteLength);
+    yield value;
+  }
+}
+
+/** `fetch`: one endless response, read as it arrives: NDJSON lines, or msgpack batches back to back. */
+function fetchAttempt(url: Promise<string>, h: ConnectionHandlers, msgpack: boolean): Attempt {
   return (up, down) => {
     const abort = new AbortController();
     const read = async () => {
       const r = await fetch(await url, { signal: abort.signal, cache: 'no-store' });
       if (!r.ok || !r.body) return down(await answerText(r));
       up();
-      const lines = new LineReader(h.onMessage);
       const reader = r.body.getReader();
+      if (msgpack) {
+        for await (const m of decodeMultiStream(countedChunks(reader, h.onBytes))) h.onBatch(m as BatchMessage);
+        return down('the response ended');
+      }
+      const lines = new LineReader(h.onMessage);
       for (;;) {
         const { done, value } = await reader.read();
         if (done) return down('the response ended');
@@ -336,7 +359,7 @@ export function openConnection(transport: Transport, params: StreamParams, h: Co
     case 'sse-h1':
       return openSse(url, `EventSource ${name}`, h);
     case 'fetch':
-      return reconnecting(`fetch ${path}`, h, fetchAttempt(url, h));
+      return reconnecting(`fetch ${path}`, h, fetchAttempt(url, h, params.encoding === 'msgpack'));
     case 'poll':
       return reconnecting(`poll ${path}`, h, pollAttempt(url, h, options.pollMs));
     case 'grpc-web':
