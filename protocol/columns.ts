@@ -18,7 +18,7 @@ import {
   MISSING,
   wireCell,
 } from './format.js';
-import type { MeasuredRepeat, PointResult, PointSummary, Stat } from './report.js';
+import type { MeasuredRepeat, PointResult, PointSummary, Report, Stat } from './report.js';
 import { relativeHalfWidth } from './stats.js';
 import { TRANSPORTS } from './wire.js';
 
@@ -223,6 +223,17 @@ export const COLUMNS: readonly Column[] = [
     terminal: true,
     text: (r) => [...new Set(r.unsteady.map((u) => u.kind))].join(' '),
   },
+  {
+    kind: 'text',
+    id: 'browser',
+    label: 'browser',
+    unit: '',
+    group: RESULT,
+    title: "The browser the figures come from (the report's hosts: its endpoint, host, version and cores); a sharded sweep deals points over several, and never pools repeats from different kinds of host",
+    terminal: true,
+    text: (r) => (r.browsers ?? []).join(' + '),
+    repeatText: (_r, rep) => rep.browser ?? '',
+  },
 ];
 
 function statOf(c: StatColumn, r: PointResult): Stat | null {
@@ -271,3 +282,14 @@ export function sortValue(c: Column, r: PointResult): number | string | null {
 
 /** The columns the terminal table shows. */
 export const TERMINAL_COLUMNS: readonly Column[] = COLUMNS.filter((c) => c.terminal);
+
+/** Whether a report's points came from more than one browser or from a remote one: then each point's browser is worth a column. */
+export function hasBrowserColumn(report: Pick<Report, 'hosts'>): boolean {
+  const hosts = report.hosts ?? [];
+  return hosts.length > 1 || hosts.some((h) => h.origin === 'remote');
+}
+
+/** The terminal table's columns for this report: the browser column only when it says something. */
+export function terminalColumns(report: Pick<Report, 'hosts'>): readonly Column[] {
+  return hasBrowserColumn(report) ? TERMINAL_COLUMNS : TERMINAL_COLUMNS.filter((c) => c.id !== 'browser');
+}

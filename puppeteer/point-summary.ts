@@ -5,6 +5,7 @@
  * Pure: repeats in, summaries out. The README's "Statistics" section describes the method.
  */
 import type {
+  BrowserHost,
   Efficiency,
   FailedRepeat,
   MeasuredRepeat,
@@ -166,17 +167,47 @@ function mergedNotes(repeats: readonly Repeat[]): string[] {
   return [...rounds].map(([note, rs]) => `${note} (${roundsText(rs)})`);
 }
 
-/** A point's repeats → its summary, verdict, unsteady flags and notes. */
+/**
+ * The measured repeats one summary may pool: those from one kind of host (`BrowserHost.kind`).
+ * Figures from an ARM laptop and an office desktop are two findings, not one noisy one. The
+ * kind that measured the most repeats is kept (a tie: the kind measured first); the others
+ * stay raw in `repeats` and are named in a `mixed-hosts` flag. Repeats without a browser
+ * (older reports, one browser) all count as one kind.
+ */
+export function poolableRepeats(measured: readonly MeasuredRepeat[], hosts: readonly BrowserHost[] = []): { pooled: MeasuredRepeat[]; left: MeasuredRepeat[] } {
+  const kindOf = (r: MeasuredRepeat) => (r.browser === undefined ? '' : (hosts.find((h) => h.id === r.browser)?.kind ?? r.browser));
+  const counts = new Map<string, number>();
+  for (const r of measured) counts.set(kindOf(r), (counts.get(kindOf(r)) ?? 0) + 1);
+  if (counts.size <= 1) return { pooled: [...measured], left: [] };
+  const most = Math.max(...counts.values());
+  // Map iteration follows insertion, i.e. the order measured: the first kind with `most` wins a tie.
+  const kind = [...counts].find(([, n]) => n === most)![0];
+  return { pooled: measured.filter((r) => kindOf(r) === kind), left: measured.filter((r) => kindOf(r) !== kind) };
+}
+
+/** A point's repeats → its summary, verdict, unsteady flags and notes; `hosts`: the report's browsers. */
 export function summarisePoint(
   _point: Point,
   repeats: readonly Repeat[],
-): { summary: PointSummary | null; verdict: Verdict; unsteady: UnsteadyFlag[]; notes: string[] } {
-  const measured = repeats.filter(isMeasured);
+  hosts: readonly BrowserHost[] = [],
+): { summary: PointSummary | null; verdict: Verdict; unsteady: UnsteadyFlag[]; notes: string[]; browsers?: string[] } {
+  const { pooled, left } = poolableRepeats(repeats.filter(isMeasured), hosts);
+  const unsteady = unsteadyFlags(repeats, pooled);
+  if (left.length) {
+    const ids = [...new Set(left.map((r) => r.browser))].join(', ');
+    unsteady.push({
+      kind: 'mixed-hosts',
+      rounds: left.map((r) => r.round),
+      message: `${left.length} repeat(s) measured on another kind of host (${ids}) in ${roundsText(left.map((r) => r.round))} are kept raw but left out of the statistics: figures from different kinds of host are never pooled`,
+    });
+  }
+  const browsers = [...new Set(pooled.map((r) => r.browser).filter((b): b is string => b !== undefined))];
   return {
-    summary: measured.length ? summaryOf(measured) : null,
-    verdict: majorityVerdict(measured),
-    unsteady: unsteadyFlags(repeats, measured),
-    notes: [...mergedNotes(repeats), ...wireDisagreement(measured)],
+    summary: pooled.length ? summaryOf(pooled) : null,
+    verdict: majorityVerdict(pooled),
+    unsteady,
+    notes: [...mergedNotes(repeats), ...wireDisagreement(pooled)],
+    ...(browsers.length ? { browsers } : {}),
   };
 }
 
@@ -255,14 +286,18 @@ function measuredByRound(p: PointResult): Map<number, MeasuredRepeat> {
   return byRound;
 }
 
-/** One metric of A and B, compared over the rounds where both measured a positive value. */
+/**
+ * One metric of A and B, compared over the rounds where both measured a positive value in the
+ * same browser: a pair measured on two hosts compares the hosts, not the transports.
+ */
 function compare(a: PointResult, b: PointResult, metric: Metric): PairedComparison | null {
   const { of, higherIsBetter } = METRICS[metric];
   const aRounds = measuredByRound(a);
   const bRounds = measuredByRound(b);
+  const sameBrowser = (round: number) => bRounds.has(round) && aRounds.get(round)!.browser === bRounds.get(round)!.browser;
   const pairs = [...aRounds.keys()]
     .sort((x, y) => x - y)
-    .map((round) => ({ round, x: of(aRounds.get(round)!), y: bRounds.has(round) ? of(bRounds.get(round)!) : null }))
+    .map((round) => ({ round, x: of(aRounds.get(round)!), y: sameBrowser(round) ? of(bRounds.get(round)!) : null }))
     .filter((p): p is { round: number; x: number; y: number } => p.x !== null && p.y !== null && p.x > 0 && p.y > 0);
   if (!pairs.length) return null;
   const r = pairedRatio(
