@@ -44,7 +44,9 @@ export function summarise(point: Point, a: Sample, b: Sample, meta: SummaryMeta)
   const eluActive = b.server.eventLoopActiveMs - a.server.eventLoopActiveMs;
   const eluIdle = b.server.eventLoopIdleMs - a.server.eventLoopIdleMs;
   const generated = b.server.batchesSent + b.server.batchesShed - (a.server.batchesSent + a.server.batchesShed);
-  const due = (point.concurrency * serverWallSec * 1000) / point.intervalMs;
+  // Connections the browser never opened (its per-host cap) never reached the server: nothing
+  // was due on them, so they must not count against the server's pacing.
+  const due = ((point.concurrency - stalledConnections(point, b.page.open)) * serverWallSec * 1000) / point.intervalMs;
   const eventsPerSec = d.events / windowSec;
   const counters = (k: keyof Sample['page']['counters']) => b.page.counters[k] - a.page.counters[k];
 
@@ -120,6 +122,12 @@ export function wireFigures(end: Pick<Sample, 'page' | 'server'>, concurrency: n
   };
 }
 
+/** Connections that stalled behind the browser's per-host cap: not open, with the cap's worth open. */
+export function stalledConnections(point: Pick<Point, 'transport' | 'concurrency'>, open: number): number {
+  const cap = TRANSPORT_ROUTES[point.transport].perHostCap;
+  return cap !== undefined && open >= cap ? Math.max(0, point.concurrency - open) : 0;
+}
+
 /** The tab's renderer is the one that burned the most CPU in the window: the page under load. */
 function tabThreads(a: Sample, b: Sample, wallSeconds: number): TabThreadsCpu | null {
   const before = new Map(a.chrome.map((p) => [p.id, p.cpuTime]));
@@ -144,9 +152,9 @@ function roundAll<T extends object>(o: T): T {
 export function judge(point: Point, r: RepeatFigures, end: Sample, cores: number): { verdict: Exclude<Verdict, 'failed'>; notes: string[] } {
   const notes: string[] = [];
   const { cpu, server, page } = r;
+  const stalled = stalledConnections(point, end.page.open);
   if (end.page.open < point.concurrency) {
-    const cap = TRANSPORT_ROUTES[point.transport].perHostCap;
-    const why = cap !== undefined && end.page.open >= cap ? ` (the others stalled behind the browser's ${cap} connections per host over HTTP/1.1)` : '';
+    const why = stalled > 0 ? ` (the others stalled behind the browser's ${TRANSPORT_ROUTES[point.transport].perHostCap} connections per host over HTTP/1.1)` : '';
     notes.push(`only ${end.page.open} of ${point.concurrency} connections were open at the end of the window${why}`);
   }
   const wire = r.wire;
@@ -165,6 +173,7 @@ export function judge(point: Point, r: RepeatFigures, end: Sample, cores: number
   // The decision itself is shared with the lab page's live verdict (protocol/verdict.ts).
   const limit = findLimit({
     deliveredRatio: r.deliveredRatio,
+    stalled: stalled > 0 ? { connections: stalled, of: point.concurrency, cap: TRANSPORT_ROUTES[point.transport].perHostCap! } : null,
     parse: point.parse,
     workers: point.workers,
     cores,

@@ -132,6 +132,19 @@ describe('summarise', () => {
     expect(run({ perConnEps: 80_000, mainBusy: 0.7, serverGeneratedPerSec: 800, shedPerSec: 0, hostBusy: 0.97 }).verdict).toBe('host-bound');
   });
 
+  it("blames the browser's per-host cap, not the server, when connections stalled behind it", () => {
+    // sse-h1 at 8 connections: 6 open (Chrome's HTTP/1.1 cap), each at 1,000 batches/s of 100.
+    const capped = expandScenario({ id: 'h1', transport: 'sse-h1', batch: 100, concurrency: 8, measureSec: 5 })[0];
+    const [a, b] = samples({ perConnEps: 300_000, mainBusy: 0.4, serverGeneratedPerSec: 3000, shedPerSec: 0, hostBusy: 0.5 });
+    for (const x of [a, b]) Object.assign(x.page, { concurrency: 8, open: 6 });
+    const r = summarise(capped, a, b, meta);
+    expect(r.deliveredRatio).toBe(0.75);
+    // Nothing was due on the 2 connections that never reached the server.
+    expect(r.server!.pacingRatio).toBe(1);
+    expect(r.verdict).toBe('client-bound');
+    expect(r.notes).toContain('2 of 8 connections never opened: the browser allows 6 per host over HTTP/1.1');
+  });
+
   it('counts a schedule that slipped by more than one catch-up per connection as server-bound', () => {
     const r = run({ perConnEps: 90_000, mainBusy: 0.6, serverGeneratedPerSec: 1000, shedPerSec: 0, hostBusy: 0.5, behindAtEnd: 500 });
     expect(r.verdict).toBe('server-bound');

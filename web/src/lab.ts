@@ -8,6 +8,7 @@ import type { CpuReading, PageConfig, PageSnapshot, ServerStats } from '../../pr
 import { offeredEventsPerSec, TRANSPORT_ROUTES } from '../../protocol/wire.js';
 import type { LiveCharts } from './chart.js';
 import { validatePageConfig } from './config.js';
+import type { LimitInput } from '../../protocol/verdict.js';
 import { judgeHealth, JUDGE_WINDOW_SEC, RunServerTally, type Health, type RunServer } from './health.js';
 import { MainThreadSource, WorkerSource, type Source } from './sources.js';
 import type { RowRing, StreamingTable } from './table.js';
@@ -176,6 +177,7 @@ export class Lab {
           backlogMs,
           server: firstServer && latestServer ? { first: firstServer, windowStart: from.server ?? firstServer, now: latestServer } : null,
           cpu: this.views.cpu(),
+          stalled: this.stalled(),
           parse: c.parse,
           workers: c.workers,
           runSec: (now - openedAt) / 1000,
@@ -189,6 +191,13 @@ export class Lab {
     };
     void poll();
     setTimeout(tick, 1000);
+  }
+
+  /** Connections past the transport's per-host cap that never opened, as the verdict takes them. */
+  private stalled(): LimitInput['stalled'] {
+    const cap = TRANSPORT_ROUTES[this.config.transport].perHostCap;
+    const open = this.source.openCount();
+    return cap !== undefined && open >= cap && open < this.config.concurrency ? { connections: this.config.concurrency - open, of: this.config.concurrency, cap } : null;
   }
 
   private addChartPoint(now: number, dt: number, eventsPerSec: number, megabytesPerSec: number, offered: number): void {
