@@ -466,6 +466,20 @@ export interface PairedComparison {
   text: string;
 }
 
+/**
+ * Two points of one run, same transport and offered load, that differ in one knob only
+ * (parsing, message size, origins, encoding, DevTools, render), compared like transports:
+ * what that knob bought, paired by round.
+ */
+export interface KnobComparison extends PairedComparison {
+  /** The knob, and its value at A and at B: 'parsing', 'main thread', '2 Workers'. */
+  knob: string;
+  from: string;
+  to: string;
+  /** What A and B share: `sse 400 × 10 every 1 ms, 2 Workers, render none`. */
+  context: string;
+}
+
 /** `--find-max`: the highest sustainable EPS of one transport along one factor. */
 export interface SaturationResult {
   scenario: string;
@@ -522,5 +536,7 @@ export interface Report {
   rounds: Round[];
   points: PointResult[];
   comparisons: PairedComparison[];
+  /** Knob comparisons (absent in reports written before them: read as none). */
+  knobs?: KnobComparison[];
   saturation: SaturationResult[];
 }

@@ -10,6 +10,7 @@ import type { Repeat, Report } from '../protocol/report.js';
 import type { Point } from '../protocol/scenario.js';
 import { relativeHalfWidth } from '../protocol/stats.js';
 import { verdictLines } from './point-summary.js';
+import { knobLines } from './knobs.js';
 
 /** A Markdown table: the first column left-aligned, the rest right-aligned. */
 export function markdownTable(head: readonly string[], rows: readonly (readonly string[])[]): string {
@@ -34,6 +35,7 @@ export function formatTable(report: Report): string {
     return `find-max ${s.scenario} ${s.transport} (${s.varied}): ${knee}${s.firstPast ? `; ${s.varied} ${s.firstPast.value}: ${s.firstPast.reason}` : ''}`;
   });
   const verdicts = verdictLines(report);
+  const knobs = knobLines(report);
   return [
     'Medians over the repeats; ±x % = half the 95% CI of the mean, as a share of the median.',
     table,
@@ -42,6 +44,7 @@ export function formatTable(report: Report): string {
     ...notes,
     ...(saturation.length ? ['', ...saturation] : []),
     ...(verdicts.length ? ['', 'Transports compared, paired by round (95% CI):', ...verdicts] : []),
+    ...(knobs.length ? ['', 'Knobs compared (one setting changed, same transport and load), paired by round (95% CI):', ...knobs] : []),
   ]
     .join('\n')
     .trimEnd();

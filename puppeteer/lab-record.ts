@@ -11,6 +11,7 @@ import { SCHEMA_VERSION } from '../protocol/report.js';
 import { expandScenario, type Point } from '../protocol/scenario.js';
 import { measureCeilings } from './ceiling.js';
 import { pairedComparisons, summarisePoint } from './point-summary.js';
+import { knobComparisons } from './knobs.js';
 import { RepeatMeasurer, type BrowserSlot } from './repeat.js';
 import { runIdFor, writeReport } from './report-file.js';
 import type { ServerHandle } from './server-process.js';
@@ -103,6 +104,7 @@ export class LabRecorder {
         result.repeats.push(repeat);
         Object.assign(result, summarisePoint(point, result.repeats));
         this.report.comparisons = pairedComparisons(this.report.points);
+        this.report.knobs = knobComparisons(this.report.points);
         this.report.finishedAt = round.finishedAt;
         await writeReport(this.file, this.report);
       }

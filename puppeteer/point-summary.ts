@@ -196,10 +196,10 @@ export function needsMoreRepeats(r: PointResult, tolerance = AUTO_TOLERANCE): bo
 // ----------------------------------------------------------------------------------------------
 // Paired comparisons
 
-type Metric = PairedComparison['metric'];
+export type Metric = PairedComparison['metric'];
 
 /** Each metric's value in one repeat, and which way is better. */
-const METRICS: Record<Metric, { of: (r: MeasuredRepeat) => number | null; higherIsBetter: boolean }> = {
+export const METRICS: Record<Metric, { of: (r: MeasuredRepeat) => number | null; higherIsBetter: boolean }> = {
   eventsPerSec: { of: (r) => r.eventsPerSec, higherIsBetter: true },
   rendererCpuMsPerMillionEvents: { of: (r) => r.efficiency.rendererCpuMsPerMillionEvents, higherIsBetter: false },
 };
@@ -255,8 +255,11 @@ function measuredByRound(p: PointResult): Map<number, MeasuredRepeat> {
   return byRound;
 }
 
-/** One metric of A and B, compared over the rounds where both measured a positive value. */
-function compare(a: PointResult, b: PointResult, metric: Metric): PairedComparison | null {
+/**
+ * One metric of A and B, compared over the rounds where both measured a positive value; the
+ * sentence names them by `names` (their transports unless given).
+ */
+export function compare(a: PointResult, b: PointResult, metric: Metric, names = { a: a.point.transport as string, b: b.point.transport as string }): PairedComparison | null {
   const { of, higherIsBetter } = METRICS[metric];
   const aRounds = measuredByRound(a);
   const bRounds = measuredByRound(b);
@@ -280,7 +283,7 @@ function compare(a: PointResult, b: PointResult, metric: Metric): PairedComparis
     ciLow: r.ciLow,
     ciHigh: r.ciHigh,
     better,
-    text: comparisonText(metric, { a: a.point.transport, b: b.point.transport }, { ...r, n: pairs.length }, better),
+    text: comparisonText(metric, names, { ...r, n: pairs.length }, better),
   };
 }
 

@@ -19,6 +19,7 @@ import { describe } from '../protocol/stats.js';
 import { ceilingSec, repeatSec, roundsSec, searchSec } from './estimate.js';
 import { findMax, isSustainable, SUSTAINABLE_DELIVERED_RATIO, type Confirmation, type ProbeResult } from './find-max.js';
 import { needsMoreRepeats, pairedComparisons, summarisePoint } from './point-summary.js';
+import { knobComparisons } from './knobs.js';
 import type { RepeatContext, RepeatEvents } from './repeat.js';
 import { roundOrder, roundSeed } from './rounds.js';
 
@@ -166,6 +167,7 @@ export class Runner extends EventEmitter<RunnerEvents> {
       result.repeats.push(repeat);
       Object.assign(result, summarisePoint(point, result.repeats));
       report.comparisons = pairedComparisons(report.points);
+      report.knobs = knobComparisons(report.points);
       await this.o.save(report);
       this.emit('repeat-done', point, repeat, result, { tookSec: elapsedSec(t0), estimateSec: repeatSec(point), remainingSec: this.remainingSec(report, plan.searches) });
     }
