@@ -3,7 +3,7 @@
  * from protocol/columns.ts, the same as the viewer's table and the CSV), its unsteady flags,
  * notes and paired verdicts, a repeat's progress line, and a comparison of two runs.
  */
-import { cellText, TERMINAL_COLUMNS } from '../protocol/columns.js';
+import { cellText, terminalColumnsFor } from '../protocol/columns.js';
 import { formatRatioWithCi, VERDICT_WORDS, type Comparison } from '../protocol/compare.js';
 import { formatCompactCell, formatCount, formatPercent, formatPlusMinusPercent, formatSig3 } from '../protocol/format.js';
 import type { Repeat, Report } from '../protocol/report.js';
@@ -22,9 +22,10 @@ export function markdownTable(head: readonly string[], rows: readonly (readonly 
 
 /** The points table (readable in a terminal, pasteable into notes), then flags, notes and the paired verdicts. */
 export function formatTable(report: Report): string {
+  const columns = terminalColumnsFor(report.points);
   const table = markdownTable(
-    TERMINAL_COLUMNS.map((c) => c.label),
-    report.points.map((r) => TERMINAL_COLUMNS.map((c) => cellText(c, r))),
+    columns.map((c) => c.label),
+    report.points.map((r) => columns.map((c) => cellText(c, r))),
   );
   const unsteady = report.points.flatMap((r) => r.unsteady.map((u) => `unsteady: ${r.point.id}: ${u.message}`));
   const notes = report.points.filter((r) => r.notes.length).map((r) => `${r.point.id}: ${r.notes.join('; ')}`);

@@ -1,7 +1,7 @@
 /**
  * What each knob bought: points of one run with the same transport, connections and offered
  * load that differ in exactly one knob (how rows are parsed, how large the messages are, how
- * many origins, the encoding, DevTools, the render mode) are compared like transports, on EPS
+ * many origins, the encoding, DevTools, the render mode, the display, compression) are compared like transports, on EPS
  * and renderer CPU per event, paired by round. A `fastest` run then says in words, with CIs,
  * that two Workers bought 5% here and a second origin 12% there, instead of leaving the reader
  * to subtract medians of different rounds.
@@ -45,11 +45,18 @@ export const KNOBS: readonly Knob[] = [
   { name: 'encoding', value: (p) => p.encoding ?? 'json', label: (p) => p.encoding ?? 'JSON', rank: (p) => (p.encoding ? 1 : 0), usual: 'json' },
   { name: 'DevTools', value: (p) => p.devtools ?? 'off', label: (p) => (p.devtools ? 'DevTools Network on' : 'DevTools off'), rank: (p) => (p.devtools ? 1 : 0), usual: 'off' },
   { name: 'render', value: (p) => p.render, label: (p) => `render ${p.render}`, rank: (p) => RENDER_RANK[p.render], usual: 'full' },
+  // A point without `display` runs in the sweep's own browser (headless unless --headful).
+  { name: 'display', value: (p) => p.display ?? 'sweep', label: (p) => p.display ?? "the sweep's display", rank: (p) => (p.display === 'headful' ? 1 : 0), usual: 'sweep' },
+  { name: 'compression', value: (p) => p.compression ?? 'off', label: (p) => (p.compression ? `${p.compression} compression` : 'no compression'), rank: (p) => (p.compression ? 1 : 0), usual: 'off' },
 ];
 
 /** What must be equal for two points to be compared at all: the load and the way it travels. */
 const sameLoad = (a: Point, b: Point) =>
-  a.transport === b.transport && a.concurrency === b.concurrency && a.offeredEventsPerSec === b.offeredEventsPerSec && a.pollMs === b.pollMs;
+  a.transport === b.transport &&
+  a.concurrency === b.concurrency &&
+  (a.tabs ?? 1) === (b.tabs ?? 1) &&
+  a.offeredEventsPerSec === b.offeredEventsPerSec &&
+  a.pollMs === b.pollMs;
 
 /** The one knob A and B differ in, or null when they differ in none or in several. */
 export function knobBetween(a: Point, b: Point): Knob | null {

@@ -72,6 +72,7 @@ export class LabRecorder {
       ...(c.pollMs !== undefined ? { pollMs: c.pollMs } : {}),
       ...(c.origins !== undefined ? { origins: c.origins } : {}),
       ...(c.encoding !== undefined ? { encoding: c.encoding } : {}),
+      ...(c.compression !== undefined ? { compression: c.compression } : {}),
       warmupSec: this.o.warmupSec,
       measureSec: this.o.measureSec,
       repeats: this.o.repeats,

@@ -99,7 +99,24 @@ function summaryOf(measured: readonly MeasuredRepeat[]): PointSummary {
     gaps: measured.reduce((a, r) => a + r.page.gaps, 0),
     shed: measured.reduce((a, r) => a + r.server.batchesShed, 0),
     wire: measured.at(-1)!.wire ?? null,
+    // Only points of the tabs and compression factors have these; others keep their old shape.
+    ...tabStats(measured),
+    ...compressionStats(measured),
   };
+}
+
+/** The lowest and highest tab's EPS of each multi-tab repeat, over the repeats. */
+function tabStats(measured: readonly MeasuredRepeat[]): Pick<PointSummary, 'tabEventsPerSecMin' | 'tabEventsPerSecMax'> {
+  const spreads = measured.map((r) => r.perTabEventsPerSec).filter((s) => s !== undefined);
+  if (!spreads.length) return {};
+  return { tabEventsPerSecMin: describe(spreads.map((s) => s.min)), tabEventsPerSecMax: describe(spreads.map((s) => s.max)) };
+}
+
+/** MB/s on the wire and the compression ratio, over the compressed repeats. */
+function compressionStats(measured: readonly MeasuredRepeat[]): Pick<PointSummary, 'wireMegabytesPerSec' | 'compressionRatio'> {
+  const figures = measured.map((r) => r.compression).filter((c) => c !== undefined);
+  if (!figures.length) return {};
+  return { wireMegabytesPerSec: describe(figures.map((c) => c.wireMegabytesPerSec)), compressionRatio: statOf(figures.map((c) => c.ratio)) };
 }
 
 /** The verdict most measured repeats reached; a tie goes to the worse one; 'failed' when none measured. */
@@ -320,6 +337,9 @@ const LABEL_FIELDS: readonly { field: keyof Point; text: (p: Point) => string }[
   { field: 'origins', text: (p) => `${p.origins ?? 1} origin(s)` },
   { field: 'encoding', text: (p) => p.encoding ?? 'json' },
   { field: 'devtools', text: (p) => (p.devtools ? 'DevTools Network on' : 'DevTools off') },
+  { field: 'tabs', text: (p) => `${p.tabs ?? 1} tab(s)` },
+  { field: 'display', text: (p) => p.display ?? 'the sweep\'s browser' },
+  { field: 'compression', text: (p) => (p.compression ? 'compressed' : 'uncompressed') },
   { field: 'warmupSec', text: (p) => `warm-up ${p.warmupSec}s` },
   { field: 'measureSec', text: (p) => `window ${p.measureSec}s` },
 ];

@@ -20,6 +20,7 @@ import { durationText, repeatSec, roundsSec, searchSec, SETUP_SEC } from './esti
 import { formatTable } from './format.js';
 import { findChrome } from './chrome.js';
 import { LocalBrowser } from './local-browser.js';
+import { DisplayBrowsers } from './display.js';
 import { checkSweepFlags, SWEEP_FLAGS, type SweepFlags } from './options.js';
 import { Progress } from './progress.js';
 import { RepeatMeasurer } from './repeat.js';
@@ -182,7 +183,10 @@ async function main(): Promise<number> {
   const controller = new AbortController();
   let server: ServerHandle | null = null;
   let browser: LocalBrowser | null = null;
+  // The other display mode's browser (and an Xvfb), launched when a point first asks for it.
+  let displays: DisplayBrowsers | null = null;
   const killChildren = () => {
+    displays?.kill();
     browser?.kill();
     // stop() signals the server synchronously; its promise only waits for the exit.
     void server?.stop();
@@ -199,6 +203,7 @@ async function main(): Promise<number> {
     if (b.status === 'rejected') throw b.reason;
     const srv = server!;
     const chrome = browser!;
+    const others = (displays = new DisplayBrowsers(chrome, log));
     log(`server ${srv.url}, Chrome ${chrome.launched.version} (${chrome.launched.path}, ${chrome.launched.source})`);
     const report: Report = { ...draft, environment: draft.environment ?? environmentOf(chrome.launched, srv) };
     report.interrupted = false;
@@ -216,7 +221,7 @@ async function main(): Promise<number> {
     await save(report);
 
     const runner = new Runner({
-      repeats: new RepeatMeasurer({ browser: chrome, server: srv, cores: os.cpus().length, retries: report.options.retries }),
+      repeats: new RepeatMeasurer({ browser: chrome, browserFor: (point) => others.for(point), server: srv, cores: os.cpus().length, retries: report.options.retries }),
       ceilings: async (batches, signal) => {
         try {
           return await measureCeilings(chrome.browser(), srv.url, batches, signal);
@@ -248,6 +253,7 @@ async function main(): Promise<number> {
     const failed = report.points.some((p) => p.repeats.some((r) => r.status === 'failed'));
     return failed ? EXIT.failed : EXIT.ok;
   } finally {
+    await displays?.close();
     await browser?.close();
     await server?.stop();
   }

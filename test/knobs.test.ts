@@ -20,6 +20,8 @@ describe('knobBetween', () => {
     expect(knobBetween(base, variant('mp', { encoding: 'msgpack' }))?.name).toBe('encoding');
     expect(knobBetween(base, variant('dt', { devtools: 'network' }))?.name).toBe('DevTools');
     expect(knobBetween(base, variant('none', { render: 'none' }))?.name).toBe('render');
+    expect(knobBetween(variant('hl', { display: 'headless' }), variant('hf', { display: 'headful' }))?.name).toBe('display');
+    expect(knobBetween(base, variant('gz', { compression: 'gzip' }))?.name).toBe('compression');
   });
 
   it('compares nothing that differs in two settings, in transport, or in the load', () => {
@@ -28,6 +30,8 @@ describe('knobBetween', () => {
     expect(knobBetween(base, point('sse', 200, 10, 'fastest'))).toBeNull();
     expect(knobBetween(base, point('sse', 400, 20, 'fastest'))).toBeNull();
     expect(knobBetween(base, { ...base, id: 'other/x' })).toBeNull();
+    // More tabs is more load, not a knob: never compared, even at one offered rate.
+    expect(knobBetween(base, { ...base, id: 'fastest/t2', tabs: 2 })).toBeNull();
   });
 });
 

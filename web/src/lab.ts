@@ -36,7 +36,7 @@ export interface Views {
 }
 
 export class Lab {
-  readonly config: Required<PageConfig>;
+  readonly config: ReturnType<typeof validatePageConfig>;
   /** Tags this run's connections in the server's `/stats`, so the shed count is this run's alone. */
   readonly client = `lab-${Math.random().toString(36).slice(2, 10)}`;
   private readonly source: Source;
@@ -59,7 +59,13 @@ export class Lab {
     const throttle = this.throttle;
     const options = {
       transport: c.transport,
-      params: { batch: c.batch, interval: c.intervalMs, client: this.client, ...(c.encoding === 'msgpack' ? { encoding: c.encoding } : {}) },
+      params: {
+        batch: c.batch,
+        interval: c.intervalMs,
+        client: this.client,
+        ...(c.encoding === 'msgpack' ? { encoding: c.encoding } : {}),
+        ...(c.compression ? { compression: c.compression } : {}),
+      },
       concurrency: c.concurrency,
       keepRows,
       aggregate: c.render !== 'none',
