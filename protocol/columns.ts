@@ -35,6 +35,11 @@ interface ColumnBase {
   title: string;
   /** Shown in the terminal table (the viewer and the CSV show every column). */
   terminal: boolean;
+  /**
+   * A factor's column: shown in the terminal table too when some point of the report has the
+   * factor (`tabs`, `display`, `compression`), so other sweeps' tables stay as narrow as before.
+   */
+  terminalWhen?: (r: PointResult) => boolean;
 }
 
 /** A column whose value is text (point id, transport, verdict). */
@@ -133,6 +138,18 @@ export const COLUMNS: readonly Column[] = [
   },
   pointText('render', 'render', 'What the page drew: full (table + chart), chart, none', (r) => r.point.render),
   pointText('parse', 'parse', 'Where the page parsed: main thread, or w<k> = k dedicated Workers', (r) => (r.point.parse === 'worker' ? `w${r.point.workers}` : 'main')),
+  {
+    ...pointNumber('tabs', 'tabs', 'tabs', 'Tabs of one browser streaming the point at once; EPS, offered and renderer CPU are their totals', (r) => r.point.tabs ?? 1, count),
+    terminalWhen: (r) => r.point.tabs !== undefined,
+  },
+  {
+    ...pointText('display', 'display', "The browser the point ran in: headless, or headful (under Xvfb without a display); empty: the sweep's own", (r) => r.point.display ?? ''),
+    terminalWhen: (r) => r.point.display !== undefined,
+  },
+  {
+    ...pointText('compression', 'compression', 'off, deflate (permessage-deflate on WebSockets) or gzip (Content-Encoding on SSE and fetch)', (r) => r.point.compression ?? 'off'),
+    terminalWhen: (r) => r.point.compression !== undefined,
+  },
   pointNumber('offeredEventsPerSec', 'offered', 'events/s', 'Events per second the server was asked to send (batch × concurrency × 1000 / interval)', (r) => r.point.offeredEventsPerSec, compact, true),
   {
     kind: 'number',
@@ -147,6 +164,62 @@ export const COLUMNS: readonly Column[] = [
   },
   stat('eventsPerSec', THROUGHPUT, 'EPS', 'events/s', 'Events per second the page received over the measured window', (s) => s.eventsPerSec, (rep) => rep.eventsPerSec, compact),
   stat('deliveredRatio', THROUGHPUT, 'delivered %', '% of offered', 'Received EPS ÷ offered EPS', (s) => s.deliveredRatio, (rep) => rep.deliveredRatio, ratio),
+  {
+    ...stat(
+      'tabEventsPerSecMin',
+      THROUGHPUT,
+      'tab EPS min',
+      'events/s',
+      'Multi-tab points: the EPS of the tab that got the least in each repeat (median over the repeats)',
+      (s) => s.tabEventsPerSecMin ?? null,
+      (rep) => rep.perTabEventsPerSec?.min ?? null,
+      compact,
+      false,
+    ),
+    terminalWhen: (r) => r.point.tabs !== undefined,
+  },
+  {
+    ...stat(
+      'tabEventsPerSecMax',
+      THROUGHPUT,
+      'tab EPS max',
+      'events/s',
+      'Multi-tab points: the EPS of the tab that got the most in each repeat (median over the repeats)',
+      (s) => s.tabEventsPerSecMax ?? null,
+      (rep) => rep.perTabEventsPerSec?.max ?? null,
+      compact,
+      false,
+    ),
+    terminalWhen: (r) => r.point.tabs !== undefined,
+  },
+  {
+    ...stat(
+      'wireMegabytesPerSec',
+      THROUGHPUT,
+      'wire MB/s',
+      'MB/s',
+      "Compressed points: bytes the server wrote to the page's streams per second, after compression (the page's own byte count is decoded bytes)",
+      (s) => s.wireMegabytesPerSec ?? null,
+      (rep) => rep.compression?.wireMegabytesPerSec ?? null,
+      ms,
+      false,
+    ),
+    terminalWhen: (r) => r.point.compression !== undefined,
+  },
+  {
+    ...stat(
+      'compressionRatio',
+      THROUGHPUT,
+      'compressed %',
+      '% of the uncompressed bytes',
+      "Compressed points: the messages' bytes after compression ÷ before, as the server counted them",
+      (s) => s.compressionRatio ?? null,
+      (rep) => rep.compression?.ratio ?? null,
+      ratio,
+      false,
+    ),
+    terminalWhen: (r) => r.point.compression !== undefined,
+  },
   stat('ceilingRatio', THROUGHPUT, 'of ceiling %', '% of the JSON.parse ceiling', "Received EPS ÷ the in-page JSON.parse ceiling at this batch size, measured in the same round", (s) => s.ceilingRatio, (rep) => rep.ceilingRatio, ratio, false),
   stat(
     'eventsPerCpuSecRenderer',
@@ -225,16 +298,35 @@ export const COLUMNS: readonly Column[] = [
   },
   {
     kind: 'text',
+    id: 'host',
+    label: 'host',
+    unit: '',
+    group: RESULT,
+    title: "The browser the figures come from (the report's hosts: its endpoint, host, version and cores); a sharded sweep deals points over several, and never pools repeats from different kinds of host",
+    // Shown in the terminal only when the report has several browsers or a remote one (terminalColumnsFor).
+    terminal: false,
+    text: (r) => (r.browsers ?? []).join(' + '),
+    repeatText: (_r, rep) => rep.browserId ?? '',
+  },
+  {
+    kind: 'text',
     id: 'browser',
     label: 'browser',
     unit: '',
     group: RESULT,
-    title: "The browser the figures come from (the report's hosts: its endpoint, host, version and cores); a sharded sweep deals points over several, and never pools repeats from different kinds of host",
-    terminal: true,
-    text: (r) => (r.browsers ?? []).join(' + '),
-    repeatText: (_r, rep) => rep.browser ?? '',
+    title: "Points that name a display: the browser's build and mode each repeat ran in (the point: its last measured repeat's)",
+    terminal: false,
+    text: (r) => browserText([...r.repeats].reverse().find((rep): rep is MeasuredRepeat => rep.status === 'ok' && rep.browser !== undefined)),
+    repeatText: (_r, rep) => browserText(rep),
   },
 ];
+
+/** `headful :1 (Xvfb) Chrome/156.0.8078.79`; empty when the repeat recorded no browser. */
+function browserText(rep: MeasuredRepeat | undefined): string {
+  const b = rep?.browser;
+  if (!b) return '';
+  return `${b.headless ? 'headless' : 'headful'}${b.display ? ` ${b.display}${b.xvfb ? ' (Xvfb)' : ''}` : ''} ${b.version}`;
+}
 
 function statOf(c: StatColumn, r: PointResult): Stat | null {
   return r.summary ? c.stat(r.summary) : null;
@@ -280,16 +372,20 @@ export function sortValue(c: Column, r: PointResult): number | string | null {
   }
 }
 
-/** The columns the terminal table shows. */
+/** The columns the terminal table always shows. */
 export const TERMINAL_COLUMNS: readonly Column[] = COLUMNS.filter((c) => c.terminal);
 
-/** Whether a report's points came from more than one browser or from a remote one: then each point's browser is worth a column. */
+/** Whether a report's points came from more than one browser or from a remote one: then each point's browser host is worth a column. */
 export function hasBrowserColumn(report: Pick<Report, 'hosts'>): boolean {
   const hosts = report.hosts ?? [];
   return hosts.length > 1 || hosts.some((h) => h.origin === 'remote');
 }
 
-/** The terminal table's columns for this report: the browser column only when it says something. */
-export function terminalColumns(report: Pick<Report, 'hosts'>): readonly Column[] {
-  return hasBrowserColumn(report) ? TERMINAL_COLUMNS : TERMINAL_COLUMNS.filter((c) => c.id !== 'browser');
+/**
+ * The columns a report's terminal table shows: the usual ones, the factors some of its points
+ * have, and the host of each point when the sweep ran on several browsers or a remote one.
+ */
+export function terminalColumnsFor(points: readonly PointResult[], hosts?: Report['hosts']): Column[] {
+  const withHost = hasBrowserColumn({ hosts });
+  return COLUMNS.filter((c) => c.terminal || (c.id === 'host' && withHost) || (c.terminalWhen !== undefined && points.some(c.terminalWhen)));
 }

@@ -27,6 +27,11 @@ export const LIMITS = {
   measureSec: { min: 0.5, max: 3600, integer: false },
   /** Origins (server ports) a point's connections are spread over: k TCP connections over HTTP/2. */
   origins: { min: 1, max: 8, integer: true },
+  /**
+   * Tabs of one browser streaming a point at once, each its own renderer, all sharing the
+   * browser's one network service (and, over HTTP/2, its connection to each origin).
+   */
+  tabs: { min: 1, max: 4, integer: true },
   /** Milliseconds between the starts of two requests of the `poll` transport. */
   pollMs: { min: 1, max: 60_000, integer: false },
   /** Times a sweep measures each point, one round each. */

@@ -84,5 +84,12 @@ export function parseReport(data: unknown, source: string): Report {
     if (!isObject(c)) throw bad(source, `comparisons[${i}] must be an object, got ${describeValue(c)}`);
     for (const key of ['a', 'b', 'text']) need(c, `comparisons[${i}].`, key, isString, 'a string', source);
   });
+  if (data.knobs !== undefined) {
+    need(data, '', 'knobs', isArray, 'an array', source);
+    (data.knobs as unknown[]).forEach((c, i) => {
+      if (!isObject(c)) throw bad(source, `knobs[${i}] must be an object, got ${describeValue(c)}`);
+      for (const key of ['a', 'b', 'text', 'knob', 'from', 'to', 'context']) need(c, `knobs[${i}].`, key, isString, 'a string', source);
+    });
+  }
   return data as unknown as Report;
 }

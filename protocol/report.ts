@@ -5,7 +5,7 @@
  */
 import type { LatencySummary } from './histogram.js';
 import type { Point } from './scenario.js';
-import type { Encoding, ParseMode, RenderMode, Transport } from './wire.js';
+import type { Encoding, ParseMode, RenderMode, StreamCompression, Transport } from './wire.js';
 
 export const SCHEMA_VERSION = 2;
 
@@ -35,6 +35,22 @@ export interface ServerConnectionStats {
   latenessMs: { p50: number | null; p99: number | null; max: number | null };
   /** Bytes queued for this client now (WS bufferedAmount or HTTP/2 stream writableLength). */
   bufferedBytes: number;
+  /**
+   * Bytes written to the connection so far: what goes on the wire above TLS and HTTP/2 framing
+   * (WebSocket frame headers, SSE `id:`/`data:` lines, after compression when compressed).
+   */
+  bytes: number;
+  /** What compressing this stream did so far; null when it is not compressed (not asked, or not negotiated). */
+  compression: StreamCompressionStats | null;
+}
+
+/** One compressed stream's compressor, cumulative. */
+export interface StreamCompressionStats {
+  kind: StreamCompression;
+  /** Message bytes before compression (framing the compressed bytes travel in is not counted). */
+  inputBytes: number;
+  /** The same messages compressed. */
+  outputBytes: number;
 }
 
 /** `GET /stats`: cumulative counters; the driver differences two of them over a window. */
@@ -77,7 +93,11 @@ export interface ServerStats {
 export interface PageCounters {
   events: number;
   batches: number;
-  /** JSON text received, in bytes (the rows are ASCII, so characters = bytes). */
+  /**
+   * Message bytes received as the page sees them: decoded, after any compression the browser
+   * undid (JSON text, whose rows are ASCII so characters = bytes; or msgpack/protobuf bytes).
+   * What travelled on the wire is the server's count (`CompressionFigures`).
+   */
   bytes: number;
   /** Batches missing from the seq sequence (each one either shed by the server or lost). */
   gaps: number;
@@ -125,6 +145,8 @@ export interface PageConfig {
   origins?: number;
   /** `msgpack` batches instead of JSON text (ws, ws-h2, fetch). */
   encoding?: Encoding;
+  /** Ask the server to compress the streams: `deflate` on ws and ws-h2, `gzip` on sse, sse-h1 and fetch. */
+  compression?: StreamCompression;
 }
 
 /** `window.pushlab`: the lab page's control surface, used by the driver and the console. */
@@ -291,7 +313,7 @@ export interface Environment {
 
 /**
  * One browser a sweep measured in (issue 12): a Chrome it launched, or one it connected to
- * (`--browser`). Repeats name theirs in `browser`; a point's `browsers` lists those behind its
+ * (`--browser`). Repeats name theirs in `browserId`; a point's `browsers` lists those behind its
  * statistics.
  */
 export interface BrowserHost {
@@ -389,6 +411,62 @@ export interface RepeatFigures {
   server: ServerFigures;
   /** How the page's connections reached the server; null when the page tags none (the bare page). Absent in older reports. */
   wire?: WireFigures | null;
+  /**
+   * Points with `tabs` > 1 only: each tab's own figures, in the order the tabs were opened. The
+   * figures above are their totals (events, EPS, bytes, gaps summed; `latency` is the tab with
+   * the highest p99's; CPU as CpuFigures says).
+   */
+  tabs?: TabFigures[];
+  /** Points with `tabs` > 1 only: the spread of the tabs' EPS. */
+  perTabEventsPerSec?: { min: number; median: number; max: number };
+  /** Points whose scenario names a `display` only: the browser the repeat ran in. */
+  browser?: BrowserFigures;
+  /** Compressed points only: what compression did to the page's streams over the window, from the server's counts. */
+  compression?: CompressionFigures;
+}
+
+/** One tab of a multi-tab point over the window. */
+export interface TabFigures {
+  /** The tab's `client` tag, which its streams carry in `/stats`. */
+  client: string | null;
+  windowSec: number;
+  eventsPerSec: number;
+  batchesPerSec: number;
+  megabytesPerSec: number;
+  /** EPS ÷ the tab's own offered rate (the point's ÷ tabs). */
+  deliveredRatio: number;
+  page: PageFigures;
+  latency: LatencySummary;
+  /** The tab's renderer process and its main thread busy time (Performance.getMetrics on its own page), % of one core. */
+  cpu: { tabProcess: number; tabMainThread: number };
+  wire: WireFigures | null;
+}
+
+/** The browser one repeat ran in. */
+export interface BrowserFigures {
+  /** `Chrome/156.0.8078.79` or `HeadlessChrome/…`, as the browser reports itself. */
+  version: string;
+  headless: boolean;
+  /** The X display a headful browser drew on (`:0`, or the Xvfb the sweep started); null when headless. */
+  display: string | null;
+  /** True when that display was an Xvfb the sweep started. */
+  xvfb: boolean;
+}
+
+/** What compression did to a point's streams over one window, as the server counted it. */
+export interface CompressionFigures {
+  kind: StreamCompression;
+  /** The page's streams, and how many of them were compressed (the browser must negotiate permessage-deflate). */
+  streams: number;
+  compressedStreams: number;
+  /** Bytes written to the page's streams (after compression, framing included), and per second in MB. */
+  wireBytes: number;
+  wireMegabytesPerSec: number;
+  /** The compressed streams' message bytes before and after compression. */
+  inputBytes: number;
+  outputBytes: number;
+  /** outputBytes ÷ inputBytes; null when nothing was compressed. */
+  ratio: number | null;
 }
 
 /**
@@ -411,8 +489,8 @@ interface RepeatBase {
   /** Tries this repeat took (1 unless a try failed). */
   attempts: number;
   notes: string[];
-  /** The browser (`Report.hosts[].id`) that measured it. Absent in older reports. */
-  browser?: string;
+  /** The browser host (`Report.hosts[].id`) that measured it. Absent in older reports. (`browser` is the display factor's BrowserFigures.) */
+  browserId?: string;
 }
 
 export interface MeasuredRepeat extends RepeatBase, RepeatFigures {
@@ -470,6 +548,12 @@ export interface PointSummary {
   shed: number;
   /** The last measured repeat's; repeats that saw another say so in the point's notes. Absent in older reports. */
   wire?: WireFigures | null;
+  /** Points with `tabs` > 1 only: the lowest and the highest tab's EPS in each repeat, over the repeats. */
+  tabEventsPerSecMin?: Stat;
+  tabEventsPerSecMax?: Stat;
+  /** Compressed points only: MB/s on the wire, and compressed ÷ uncompressed bytes. */
+  wireMegabytesPerSec?: Stat;
+  compressionRatio?: Stat | null;
 }
 
 export interface PointResult {
@@ -528,6 +612,20 @@ export interface PairedComparison {
   better: 'a' | 'b' | 'none';
   /** "sse faster by 23% (CI 12–35%)" or "no difference detectable at this noise". */
   text: string;
+}
+
+/**
+ * Two points of one run, same transport and offered load, that differ in one knob only
+ * (parsing, message size, origins, encoding, DevTools, render), compared like transports:
+ * what that knob bought, paired by round.
+ */
+export interface KnobComparison extends PairedComparison {
+  /** The knob, and its value at A and at B: 'parsing', 'main thread', '2 Workers'. */
+  knob: string;
+  from: string;
+  to: string;
+  /** What A and B share: `sse 400 × 10 every 1 ms, 2 Workers, render none`. */
+  context: string;
 }
 
 /** `--find-max`: the highest sustainable EPS of one transport along one factor. */
@@ -593,5 +691,7 @@ export interface Report {
   rounds: Round[];
   points: PointResult[];
   comparisons: PairedComparison[];
+  /** Knob comparisons (absent in reports written before them: read as none). */
+  knobs?: KnobComparison[];
   saturation: SaturationResult[];
 }

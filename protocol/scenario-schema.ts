@@ -8,7 +8,7 @@
  */
 import { Type, type Static, type TSchema } from 'typebox';
 import { LIMITS, P99_BOUND_MS, type Range } from './limits.js';
-import { BINARY_TRANSPORTS, DEVTOOLS_MODES, ENCODINGS, PARSE_MODES, RENDER_MODES, TRANSPORTS } from './wire.js';
+import { BINARY_TRANSPORTS, COMPRESSIONS, compressionOf, DEVTOOLS_MODES, DISPLAY_MODES, ENCODINGS, PARSE_MODES, RENDER_MODES, TRANSPORTS } from './wire.js';
 
 const numberIn = (r: Range) => (r.integer ? Type.Integer({ minimum: r.min, maximum: r.max }) : Type.Number({ minimum: r.min, maximum: r.max }));
 
@@ -30,6 +30,20 @@ const fieldProperties = {
   ),
   encoding: oneOrMany(Type.Enum(ENCODINGS), `json, or msgpack: MessagePack batches decoded in the page (only ${BINARY_TRANSPORTS.join(', ')} points are multiplied by it).`, true),
   devtools: oneOrMany(Type.Enum(DEVTOOLS_MODES), "off, or network: the CDP Network domain enabled on the tab during the point, as DevTools does while open.", true),
+  tabs: oneOrMany(
+    numberIn(LIMITS.tabs),
+    "Tabs of the one browser streaming the point at once, each its own renderer, all sharing the browser's network service: the point's EPS is their total (offered = tabs × batch × concurrency × 1000 / intervalMs).",
+  ),
+  display: oneOrMany(
+    Type.Enum(DISPLAY_MODES),
+    'headless: the sweep\'s headless Chrome; headful: a Chrome with a window, launched on first use (under an Xvfb the sweep starts when there is no DISPLAY).',
+    true,
+  ),
+  compression: oneOrMany(
+    Type.Enum(COMPRESSIONS),
+    `off; deflate: permessage-deflate on ${TRANSPORTS.filter((t) => compressionOf(t) === 'deflate').join(', ')}; gzip: Content-Encoding on ${TRANSPORTS.filter((t) => compressionOf(t) === 'gzip').join(', ')} (each transport is multiplied only by the values it carries).`,
+    true,
+  ),
   pollMs: oneOrMany(numberIn(LIMITS.pollMs), 'Milliseconds between the starts of two requests of the poll transport (only poll points are multiplied by it).'),
   warmupSec: Type.Optional(Type.Number({ minimum: LIMITS.warmupSec.min, maximum: LIMITS.warmupSec.max, description: 'Seconds streamed before the measured window.' })),
   measureSec: Type.Optional(Type.Number({ minimum: LIMITS.measureSec.min, maximum: LIMITS.measureSec.max, description: 'Length of the measured window in seconds.' })),

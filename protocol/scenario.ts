@@ -6,15 +6,31 @@ import { Ajv, type ErrorObject } from 'ajv';
 import { PushlabError } from './errors.js';
 import { SCENARIO_FILE_SCHEMA, type FindMaxSpec, type ScenarioFields, type ScenarioFile, type ScenarioInput } from './scenario-schema.js';
 import { LIMITS, MAX_SWEEP_POINTS } from './limits.js';
-import { BINARY_TRANSPORTS, CLASSIC_TRANSPORTS, DEFAULT_POLL_MS, offeredEventsPerSec, TRANSPORT_ROUTES, type ParseMode, type RenderMode, type Transport } from './wire.js';
+import {
+  BINARY_TRANSPORTS,
+  CLASSIC_TRANSPORTS,
+  compressionOf,
+  DEFAULT_POLL_MS,
+  offeredEventsPerSec,
+  TRANSPORT_ROUTES,
+  type Compression,
+  type DisplayMode,
+  type ParseMode,
+  type RenderMode,
+  type StreamCompression,
+  type Transport,
+} from './wire.js';
 
 export { RENDER_MODES, type RenderMode } from './wire.js';
 export type { FindMaxSpec, ScenarioFields, ScenarioFile, ScenarioInput } from './scenario-schema.js';
 
 type OneOrMany<T> = T | T[];
 
-/** Built-in values under the file's `defaults`: the reference's two transports and 1 ms interval. */
-export const BUILTIN_DEFAULTS: Required<Omit<ScenarioFields, 'batch' | 'concurrency' | 'findMax'>> = {
+/**
+ * Built-in values under the file's `defaults`: the reference's two transports and 1 ms interval.
+ * `display` has none: a point runs in the sweep's own browser unless its scenario names one.
+ */
+export const BUILTIN_DEFAULTS: Required<Omit<ScenarioFields, 'batch' | 'concurrency' | 'findMax' | 'display'>> = {
   transport: [...CLASSIC_TRANSPORTS],
   intervalMs: 1,
   render: 'full',
@@ -24,6 +40,8 @@ export const BUILTIN_DEFAULTS: Required<Omit<ScenarioFields, 'batch' | 'concurre
   origins: 1,
   encoding: 'json',
   devtools: 'off',
+  tabs: 1,
+  compression: 'off',
   warmupSec: 2,
   measureSec: 5,
   repeats: 3,
@@ -34,7 +52,10 @@ export const DEFAULT_P99_BOUND_MS = 50;
 
 /** One measured configuration: a single value for every factor. */
 export interface Point {
-  /** `<scenario>/<transport>-b<batch>-c<concurrency>-i<intervalMs>-<render>[-w<workers>][-p<pollMs>][-o<origins>][-mp][-dt]`: stable. */
+  /**
+   * `<scenario>/<transport>-b<batch>-c<concurrency>-i<intervalMs>-<render>[-w<workers>][-p<pollMs>][-o<origins>][-mp][-dt][-t<tabs>][-hf][-deflate|-gzip]`:
+   * stable.
+   */
   id: string;
   scenario: string;
   transport: Transport;
@@ -53,13 +74,27 @@ export interface Point {
   encoding?: 'msgpack';
   /** `network` when the CDP Network domain was on during the point; absent when off. */
   devtools?: 'network';
+  /** Tabs streaming the point at once in one browser, when more than 1: EPS and offered are their totals. */
+  tabs?: number;
+  /**
+   * The browser the point runs in, when its scenario names one (`headful`: `-hf` in the id);
+   * absent: the sweep's own browser. Its repeats then record the browser's build and mode.
+   */
+  display?: DisplayMode;
+  /** `deflate` or `gzip` when the stream is compressed (the kind its transport carries); absent when off. */
+  compression?: StreamCompression;
   /** The longest warm-up, s: the window opens once both ends caught up, after at least 1 s. */
   warmupSec: number;
   measureSec: number;
   /** Times this point is measured (one repeat per round). */
   repeats: number;
-  /** batch × concurrency × 1000 / intervalMs. */
+  /** batch × concurrency × tabs × 1000 / intervalMs. */
   offeredEventsPerSec: number;
+}
+
+/** Streams a point opens: `concurrency` in each of its tabs. */
+export function streamsOf(p: Pick<Point, 'concurrency' | 'tabs'>): number {
+  return p.concurrency * (p.tabs ?? 1);
 }
 
 const badScenario = (message: string) => new PushlabError('PUSHLAB_BAD_SCENARIO', message);
@@ -175,7 +210,7 @@ function checkFindMax(f: FindMaxSpec, merged: ScenarioFields, where: string): vo
   if (f.max > limit) throw badScenario(`${where}.max must be ≤ ${limit} for vary '${f.vary}', got ${f.max}`);
   // One search per transport: every other factor must be a single value, or the search is ambiguous.
   const fixed = f.vary === 'batch' ? 'concurrency' : 'batch';
-  for (const field of [fixed, 'intervalMs', 'render', 'parse', 'workers', 'pollMs', 'origins', 'encoding', 'devtools'] as const) {
+  for (const field of [fixed, 'intervalMs', 'render', 'parse', 'workers', 'pollMs', 'origins', 'encoding', 'devtools', 'tabs', 'display', 'compression'] as const) {
     const v = merged[field];
     if (Array.isArray(v) && v.length > 1) {
       throw badScenario(`${where} searches ${f.vary}, so ${field} must be one value, got ${JSON.stringify(v)}`);
@@ -184,8 +219,12 @@ function checkFindMax(f: FindMaxSpec, merged: ScenarioFields, where: string): vo
 }
 
 /** A point's stable id (see `Point.id`). */
-export function pointId(p: Pick<Point, 'scenario' | 'transport' | 'batch' | 'concurrency' | 'intervalMs' | 'render' | 'parse' | 'workers' | 'pollMs' | 'origins' | 'encoding' | 'devtools'>): string {
-  const extra = `${p.pollMs !== undefined ? `-p${p.pollMs}` : ''}${p.origins !== undefined ? `-o${p.origins}` : ''}${p.encoding ? '-mp' : ''}${p.devtools ? '-dt' : ''}`;
+export function pointId(
+  p: Pick<Point, 'scenario' | 'transport' | 'batch' | 'concurrency' | 'intervalMs' | 'render' | 'parse' | 'workers' | 'pollMs' | 'origins' | 'encoding' | 'devtools' | 'tabs' | 'display' | 'compression'>,
+): string {
+  const extra =
+    `${p.pollMs !== undefined ? `-p${p.pollMs}` : ''}${p.origins !== undefined ? `-o${p.origins}` : ''}${p.encoding ? '-mp' : ''}${p.devtools ? '-dt' : ''}` +
+    `${p.tabs !== undefined ? `-t${p.tabs}` : ''}${p.display === 'headful' ? '-hf' : ''}${p.compression ? `-${p.compression}` : ''}`;
   return `${p.scenario}/${p.transport}-b${p.batch}-c${p.concurrency}-i${p.intervalMs}-${p.render}${p.parse === 'worker' ? `-w${p.workers}` : ''}${extra}`;
 }
 
@@ -195,6 +234,15 @@ function onMainOrigin(t: Transport): boolean {
 }
 
 const many = <T>(v: OneOrMany<T>): T[] => (Array.isArray(v) ? v : [v]);
+
+/**
+ * The listed compressions a transport carries: `off`, and its own kind (TRANSPORT_ROUTES); a
+ * list naming neither (`gzip` for `ws`) leaves it uncompressed, as `encoding` leaves SSE JSON.
+ */
+function compressionsFor(t: Transport, listed: OneOrMany<Compression>): Compression[] {
+  const fits = many(listed).filter((c) => c === 'off' || c === compressionOf(t));
+  return fits.length ? fits : ['off'];
+}
 
 /** Expands one scenario to its points: the cross product of every array-valued field. */
 export function expandScenario(s: ScenarioInput, defaults: ScenarioFields = {}): Point[] {
@@ -214,13 +262,22 @@ export function expandScenario(s: ScenarioInput, defaults: ScenarioFields = {}):
     (transport === 'poll' ? many(f.pollMs) : [undefined]).flatMap((pollMs) =>
       (onMainOrigin(transport) ? many(f.origins) : [1]).flatMap((origins) =>
         (BINARY_TRANSPORTS.includes(transport) ? many(f.encoding) : (['json'] as const)).flatMap((encoding) =>
-          many(f.devtools).map((devtools) => ({
-            transport,
-            ...(pollMs !== undefined ? { pollMs } : {}),
-            ...(origins > 1 ? { origins } : {}),
-            ...(encoding === 'msgpack' ? { encoding: 'msgpack' as const } : {}),
-            ...(devtools === 'network' ? { devtools } : {}),
-          })),
+          many(f.devtools).flatMap((devtools) =>
+            many(f.tabs).flatMap((tabs) =>
+              (f.display === undefined ? [undefined] : many(f.display)).flatMap((display) =>
+                compressionsFor(transport, f.compression).map((compression) => ({
+                  transport,
+                  ...(pollMs !== undefined ? { pollMs } : {}),
+                  ...(origins > 1 ? { origins } : {}),
+                  ...(encoding === 'msgpack' ? { encoding: 'msgpack' as const } : {}),
+                  ...(devtools === 'network' ? { devtools } : {}),
+                  ...(tabs > 1 ? { tabs } : {}),
+                  ...(display !== undefined ? { display } : {}),
+                  ...(compression !== 'off' ? { compression } : {}),
+                })),
+              ),
+            ),
+          ),
         ),
       ),
     ),
@@ -245,7 +302,7 @@ export function expandScenario(s: ScenarioInput, defaults: ScenarioFields = {}):
               warmupSec: f.warmupSec,
               measureSec: f.measureSec,
               repeats: f.repeats,
-              offeredEventsPerSec: offeredEventsPerSec({ batch, interval: intervalMs }) * concurrency,
+              offeredEventsPerSec: offeredEventsPerSec({ batch, interval: intervalMs }) * streamsOf({ concurrency, tabs: setup.tabs }),
             });
           }
   return points;
@@ -258,10 +315,11 @@ export function pointCount(s: ScenarioInput, defaults: ScenarioFields = {}): num
   const parses = many(f.parse).reduce((a, parse) => a + (parse === 'worker' ? many(f.workers).length : 1), 0);
   const n = (v: OneOrMany<unknown> | undefined) => (v === undefined ? 1 : many(v).length);
   const transports = many(f.transport).reduce(
-    (a, t) => a + (t === 'poll' ? n(f.pollMs) : 1) * (onMainOrigin(t) ? n(f.origins) : 1) * (BINARY_TRANSPORTS.includes(t) ? n(f.encoding) : 1),
+    (a, t) =>
+      a + (t === 'poll' ? n(f.pollMs) : 1) * (onMainOrigin(t) ? n(f.origins) : 1) * (BINARY_TRANSPORTS.includes(t) ? n(f.encoding) : 1) * compressionsFor(t, f.compression).length,
     0,
   );
-  return transports * n(f.devtools) * parses * n(f.render) * n(f.intervalMs) * n(f.concurrency) * n(f.batch);
+  return transports * n(f.devtools) * n(f.tabs) * n(f.display) * parses * n(f.render) * n(f.intervalMs) * n(f.concurrency) * n(f.batch);
 }
 
 /**
@@ -347,6 +405,6 @@ export function searchPoint(search: SearchSpec, value: number): Point {
     id: pointId({ ...b, batch, concurrency }),
     batch,
     concurrency,
-    offeredEventsPerSec: offeredEventsPerSec({ batch, interval: b.intervalMs }) * concurrency,
+    offeredEventsPerSec: offeredEventsPerSec({ batch, interval: b.intervalMs }) * streamsOf({ concurrency, tabs: b.tabs }),
   };
 }

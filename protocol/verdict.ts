@@ -16,6 +16,8 @@ export const SATURATED = 0.9;
 /** What the decision looks at; CPU figures in % of one core, null where unknown. */
 export interface LimitInput {
   deliveredRatio: number;
+  /** Connections the browser never opened because of its per-host cap (HTTP/1.1: 6); null when none. */
+  stalled?: { connections: number; of: number; cap: number } | null;
   parse: ParseMode;
   /** Parsing Workers asked for (parse mode worker). */
   workers: number;
@@ -63,8 +65,9 @@ export function hostSaturated(host: number | null, cores: number): boolean {
 }
 
 /**
- * The server's pacing is checked first (a server that fell behind without having to shed was
- * itself the limit), then the tab's main thread (the single-thread ceiling the reference
+ * Connections the browser's per-host cap kept from opening come first, then the server's
+ * pacing (a server that fell behind without having to shed was itself the limit), then the
+ * tab's main thread (the single-thread ceiling the reference
  * found), then parsing Workers, then the host as a whole.
  */
 export function findLimit(i: LimitInput): Limit {
@@ -72,6 +75,16 @@ export function findLimit(i: LimitInput): Limit {
   const hostLoad = cpu.host ?? cpu.chromeTotal ?? null;
   const host = hostSaturated(hostLoad, i.cores);
   if (i.deliveredRatio >= KEPT_UP_RATIO) return { verdict: 'ok', note: null, why: null };
+  // The browser's connection cap comes before any CPU: what never opened was never offered
+  // to the page, however idle its threads were.
+  if (i.stalled) {
+    const { connections, of, cap } = i.stalled;
+    return {
+      verdict: 'client-bound',
+      note: `${connections} of ${of} connections never opened: the browser allows ${cap} per host over HTTP/1.1`,
+      why: `${connections} of ${of} connections stalled behind the browser's ${cap} per host`,
+    };
+  }
   if ((server.pacingRatio < PACING_OK_RATIO || server.slipped) && server.shed === 0) {
     return {
       // A server starved of CPU by a saturated host is the host's limit, not the server's.

@@ -40,14 +40,20 @@ export interface TransportRoute {
    * failing (HTTP/1.1's 6 per host). Absent: no cap a page of pushlab's reaches.
    */
   perHostCap?: number;
+  /**
+   * The compression it can carry (the `compression` factor): permessage-deflate for WebSocket
+   * messages, gzip `Content-Encoding` for an HTTP response body. Absent: none (`poll` answers are
+   * short requests, and Connect's gRPC-web client in a browser cannot ask for a compressed stream).
+   */
+  compression?: StreamCompression;
 }
 
 export const TRANSPORT_ROUTES: Record<Transport, TransportRoute> = {
-  ws: { origin: 'main', path: '/ws', http: 'h1', about: 'WebSocket over an HTTP/1.1 upgrade, one TCP connection per socket' },
-  'ws-h2': { origin: 'connect', path: '/ws', http: 'h2', about: 'WebSocket over HTTP/2 (RFC 8441 extended CONNECT), streams of one TCP connection' },
-  sse: { origin: 'main', path: '/sse', http: 'h2', about: "EventSource over HTTP/2, on the page's own connection" },
-  'sse-h1': { origin: 'h1', path: '/sse', http: 'h1', about: 'EventSource over an HTTP/1.1-only origin: at most 6 connections per host', perHostCap: 6 },
-  fetch: { origin: 'main', path: '/ndjson', http: 'h2', about: 'NDJSON read with fetch() and response.body.getReader(), over HTTP/2' },
+  ws: { origin: 'main', path: '/ws', http: 'h1', about: 'WebSocket over an HTTP/1.1 upgrade, one TCP connection per socket', compression: 'deflate' },
+  'ws-h2': { origin: 'connect', path: '/ws', http: 'h2', about: 'WebSocket over HTTP/2 (RFC 8441 extended CONNECT), streams of one TCP connection', compression: 'deflate' },
+  sse: { origin: 'main', path: '/sse', http: 'h2', about: "EventSource over HTTP/2, on the page's own connection", compression: 'gzip' },
+  'sse-h1': { origin: 'h1', path: '/sse', http: 'h1', about: 'EventSource over an HTTP/1.1-only origin: at most 6 connections per host', perHostCap: 6, compression: 'gzip' },
+  fetch: { origin: 'main', path: '/ndjson', http: 'h2', about: 'NDJSON read with fetch() and response.body.getReader(), over HTTP/2', compression: 'gzip' },
   'grpc-web': { origin: 'main', path: '/pushlab.v1.PushService/Stream', http: 'h2', about: 'gRPC-web server streaming with Connect, the same rows as protobuf messages, over HTTP/2' },
   poll: { origin: 'main', path: '/poll', http: 'h2', about: 'HTTP polling: a fetch every pollMs collects the batches due since the last one' },
 };
@@ -68,6 +74,24 @@ export type Encoding = (typeof ENCODINGS)[number];
 
 /** The transports that carry `encoding: msgpack`. */
 export const BINARY_TRANSPORTS: readonly Transport[] = ['ws', 'ws-h2', 'fetch'];
+
+/**
+ * Compression of a stream: `off`, `deflate` (permessage-deflate, RFC 7692, on WebSocket
+ * transports) or `gzip` (`Content-Encoding: gzip` on SSE and fetch). Each transport carries at
+ * most one kind (TransportRoute.compression); the browser decodes it in its network service.
+ */
+export const COMPRESSIONS = ['off', 'deflate', 'gzip'] as const;
+export type Compression = (typeof COMPRESSIONS)[number];
+export type StreamCompression = Exclude<Compression, 'off'>;
+
+/** The transports that carry `compression` (every one with a kind in TRANSPORT_ROUTES). */
+export function compressionOf(t: Transport): StreamCompression | null {
+  return TRANSPORT_ROUTES[t].compression ?? null;
+}
+
+/** Which browser a point runs in: the sweep's headless Chrome, or a headful one (under Xvfb when there is no display). */
+export const DISPLAY_MODES = ['headless', 'headful'] as const;
+export type DisplayMode = (typeof DISPLAY_MODES)[number];
 
 /** What the page draws: full = table and charts; chart = charts only; none = counting only. */
 export const RENDER_MODES = ['full', 'chart', 'none'] as const;
@@ -191,6 +215,11 @@ export interface StreamParams {
   client?: string;
   /** `msgpack` for MessagePack batches (BINARY_TRANSPORTS only); absent for JSON. */
   encoding?: 'msgpack';
+  /**
+   * `deflate` or `gzip`: compress the stream (the route refuses the kind its transport does not
+   * carry, see TRANSPORT_ROUTES); absent (or `off` in the query) for none.
+   */
+  compression?: StreamCompression;
 }
 
 export const STREAM_DEFAULTS: Partial<StreamParams> = { interval: 1 };
@@ -214,6 +243,19 @@ export const ECHO_MAX_CHARS = 64;
  */
 export function echoValue(text: string): string {
   return text.length <= ECHO_MAX_CHARS ? text : `${text.slice(0, ECHO_MAX_CHARS)}… (${text.length} characters)`;
+}
+
+/**
+ * The refusal of a `compression` a route's transport does not carry (`gzip` on a WebSocket,
+ * anything on `poll`), naming what it carries and where the other kind works; null when it fits.
+ */
+export function compressionMismatch(transport: Transport, compression: StreamCompression | undefined): ParamError | null {
+  if (compression === undefined) return null;
+  const own = compressionOf(transport);
+  if (own === compression) return null;
+  const elsewhere = TRANSPORTS.filter((t) => compressionOf(t) === compression);
+  const allowed = `${own ? `off or ${own}` : 'off'} on ${transport}; ${compression} on ${elsewhere.join(', ')}`;
+  return { param: 'compression', value: compression, allowed, message: `compression must be ${allowed}; got '${compression}'` };
 }
 
 /**
@@ -261,6 +303,14 @@ export function parseStreamParams(
     }
     if (text === 'msgpack') out.encoding = 'msgpack';
   }
+  if (query.compression !== undefined) {
+    const text = echoValue(Array.isArray(query.compression) ? query.compression.map(String).join(',') : String(query.compression));
+    if (!COMPRESSIONS.includes(text as Compression)) {
+      const allowed = COMPRESSIONS.join(', ');
+      return { ok: false, error: { param: 'compression', value: text, allowed, message: `compression must be one of ${allowed}; got '${text}'` } };
+    }
+    if (text !== 'off') out.compression = text as StreamCompression;
+  }
   const client = Array.isArray(query.client) ? query.client[0] : query.client;
   if (client !== undefined) {
     const text = String(client);
@@ -283,7 +333,8 @@ export const DEFAULT_POLL_MS = 50;
 
 /** The path and query of a stream, on its transport's origin (TRANSPORT_ROUTES). */
 export function streamPath(transport: Transport, p: StreamParams): string {
-  return `${TRANSPORT_ROUTES[transport].path}?batch=${p.batch}&interval=${p.interval}${p.encoding ? `&encoding=${p.encoding}` : ''}${p.client ? `&client=${p.client}` : ''}`;
+  const extra = `${p.encoding ? `&encoding=${p.encoding}` : ''}${p.compression ? `&compression=${p.compression}` : ''}`;
+  return `${TRANSPORT_ROUTES[transport].path}?batch=${p.batch}&interval=${p.interval}${extra}${p.client ? `&client=${p.client}` : ''}`;
 }
 
 /** The response header in which a poll's first request gets the id its later requests name (`/poll?id=`). */

@@ -135,6 +135,8 @@ export interface LaunchedChrome {
   headless: boolean;
   args: string[];
   networkEnabled: boolean;
+  /** The X display a headful Chrome was started on (`DISPLAY`), or null (headless, or no X). */
+  display: string | null;
 }
 
 export async function launchChrome(options: {
@@ -146,6 +148,8 @@ export async function launchChrome(options: {
    * the process at once (code 130), so a caller that saves its work on Ctrl-C turns this off.
    */
   handleSignals?: boolean;
+  /** The X display for a headful Chrome (`:99`); default: this process's DISPLAY. */
+  display?: string;
 }): Promise<LaunchedChrome> {
   const chrome = await findChrome(options.log);
   const args = [...CHROME_ARGS, ...(options.extraArgs ?? [])];
@@ -169,6 +173,8 @@ export async function launchChrome(options: {
     handleSIGINT: options.handleSignals ?? true,
     handleSIGTERM: options.handleSignals ?? true,
     handleSIGHUP: options.handleSignals ?? true,
+    ...(options.display !== undefined ? { env: { ...process.env, DISPLAY: options.display } } : {}),
   });
-  return { browser, path: chrome.path, source: chrome.source, version: await browser.version(), headless: options.headless, args, networkEnabled };
+  const display = options.headless ? null : (options.display ?? process.env.DISPLAY ?? null);
+  return { browser, path: chrome.path, source: chrome.source, version: await browser.version(), headless: options.headless, args, networkEnabled, display };
 }

@@ -23,10 +23,14 @@ const SETTLE_SEC = 1.5;
  */
 const openSec = (p: Point) => 0.2 + (p.transport === 'ws' ? 0.05 * Math.max(0, p.concurrency - 6) : 0.005 * p.concurrency);
 
-/** One repeat of one point, s. */
+/** Launching a headful Chrome (and an Xvfb) the first time a point asks for one, s: once per sweep, spread here over its repeats. */
+const HEADFUL_SEC = 0.5;
+
+/** One repeat of one point, s: each further tab is one more page to load and connections to open. */
 export function repeatSec(p: Point): number {
   const warmup = Math.min(MIN_WARMUP_MS / 1000, p.warmupSec);
-  return PAGE_SEC + openSec(p) + warmup + SETTLE_SEC + p.measureSec + END_SEC;
+  const tabs = p.tabs ?? 1;
+  return PAGE_SEC * tabs + openSec(p) * tabs + warmup + SETTLE_SEC + p.measureSec + END_SEC + (p.display === 'headful' ? HEADFUL_SEC : 0);
 }
 
 /** The per-round JSON.parse ceiling at these batch sizes, s. */

@@ -3,13 +3,14 @@
  * from protocol/columns.ts, the same as the viewer's table and the CSV), its unsteady flags,
  * notes and paired verdicts, a repeat's progress line, and a comparison of two runs.
  */
-import { cellText, hasBrowserColumn, terminalColumns } from '../protocol/columns.js';
+import { cellText, hasBrowserColumn, terminalColumnsFor } from '../protocol/columns.js';
 import { formatRatioWithCi, VERDICT_WORDS, type Comparison } from '../protocol/compare.js';
 import { formatCompactCell, formatCount, formatPercent, formatPlusMinusPercent, formatSig3 } from '../protocol/format.js';
 import type { Repeat, Report } from '../protocol/report.js';
 import type { Point } from '../protocol/scenario.js';
 import { relativeHalfWidth } from '../protocol/stats.js';
 import { verdictLines } from './point-summary.js';
+import { knobLines } from './knobs.js';
 
 /** A Markdown table: the first column left-aligned, the rest right-aligned. */
 export function markdownTable(head: readonly string[], rows: readonly (readonly string[])[]): string {
@@ -21,7 +22,7 @@ export function markdownTable(head: readonly string[], rows: readonly (readonly 
 
 /** The points table (readable in a terminal, pasteable into notes), then flags, notes and the paired verdicts. */
 export function formatTable(report: Report): string {
-  const columns = terminalColumns(report);
+  const columns = terminalColumnsFor(report.points, report.hosts);
   const table = markdownTable(
     columns.map((c) => c.label),
     report.points.map((r) => columns.map((c) => cellText(c, r))),
@@ -35,6 +36,7 @@ export function formatTable(report: Report): string {
     return `find-max ${s.scenario} ${s.transport} (${s.varied}): ${knee}${s.firstPast ? `; ${s.varied} ${s.firstPast.value}: ${s.firstPast.reason}` : ''}`;
   });
   const verdicts = verdictLines(report);
+  const knobs = knobLines(report);
   return [
     'Medians over the repeats; ±x % = half the 95% CI of the mean, as a share of the median.',
     table,
@@ -44,6 +46,7 @@ export function formatTable(report: Report): string {
     ...notes,
     ...(saturation.length ? ['', ...saturation] : []),
     ...(verdicts.length ? ['', 'Transports compared, paired by round (95% CI):', ...verdicts] : []),
+    ...(knobs.length ? ['', 'Knobs compared (one setting changed, same transport and load), paired by round (95% CI):', ...knobs] : []),
   ]
     .join('\n')
     .trimEnd();
@@ -65,7 +68,7 @@ export function browserLines(report: Report): string[] {
 
 /** One line for a finished repeat in the progress output. */
 export function formatRepeatLine(point: Point, r: Repeat): string {
-  const where = `${point.id} round ${r.round + 1}${r.browser !== undefined && r.browser !== 'local' ? ` [${r.browser}]` : ''}`;
+  const where = `${point.id} round ${r.round + 1}${r.browserId !== undefined && r.browserId !== 'local' ? ` [${r.browserId}]` : ''}`;
   if (r.status === 'failed') return `${where}: FAILED after ${r.attempts} attempt(s): ${r.error}`;
   return `${where}: ${formatCompactCell(r.eventsPerSec)} EPS of ${formatCompactCell(point.offeredEventsPerSec)} offered, tab main ${formatPercent(r.cpu.tabMainThread)}, server ${formatPercent(r.cpu.server)}, p99 ${formatSig3(r.latency.p99Ms)} ms, gaps ${formatCount(r.page.gaps)}, ${r.verdict}`;
 }

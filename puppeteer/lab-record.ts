@@ -11,6 +11,7 @@ import { SCHEMA_VERSION } from '../protocol/report.js';
 import { expandScenario, type Point } from '../protocol/scenario.js';
 import { measureCeilings } from './ceiling.js';
 import { pairedComparisons, summarisePoint } from './point-summary.js';
+import { knobComparisons } from './knobs.js';
 import { RepeatMeasurer, type BrowserSlot } from './repeat.js';
 import { runIdFor, writeReport } from './report-file.js';
 import type { ServerHandle } from './server-process.js';
@@ -71,6 +72,7 @@ export class LabRecorder {
       ...(c.pollMs !== undefined ? { pollMs: c.pollMs } : {}),
       ...(c.origins !== undefined ? { origins: c.origins } : {}),
       ...(c.encoding !== undefined ? { encoding: c.encoding } : {}),
+      ...(c.compression !== undefined ? { compression: c.compression } : {}),
       warmupSec: this.o.warmupSec,
       measureSec: this.o.measureSec,
       repeats: this.o.repeats,
@@ -103,6 +105,7 @@ export class LabRecorder {
         result.repeats.push(repeat);
         Object.assign(result, summarisePoint(point, result.repeats));
         this.report.comparisons = pairedComparisons(this.report.points);
+        this.report.knobs = knobComparisons(this.report.points);
         this.report.finishedAt = round.finishedAt;
         await writeReport(this.file, this.report);
       }

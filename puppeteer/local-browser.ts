@@ -13,13 +13,15 @@ export class LocalBrowser implements BrowserSlot {
     private readonly headless: boolean,
     private readonly log: (line: string) => void,
     private readonly extraArgs: string[] = [],
+    private readonly display?: string,
   ) {}
 
-  static async launch(headless: boolean, log: (line: string) => void, extraArgs: string[] = []): Promise<LocalBrowser> {
+  /** `display`: the X display of a headful browser (default: this process's DISPLAY). */
+  static async launch(headless: boolean, log: (line: string) => void, extraArgs: string[] = [], display?: string): Promise<LocalBrowser> {
     // The sweep handles Ctrl-C itself (it saves the report first); Chrome still dies with the process.
-    const chrome = await launchChrome({ headless, log, handleSignals: false, extraArgs });
+    const chrome = await launchChrome({ headless, log, handleSignals: false, extraArgs, display });
     try {
-      return new LocalBrowser(chrome, await chrome.browser.target().createCDPSession(), headless, log, extraArgs);
+      return new LocalBrowser(chrome, await chrome.browser.target().createCDPSession(), headless, log, extraArgs, display);
     } catch (err) {
       chrome.browser.process()?.kill('SIGKILL');
       throw err;
@@ -45,7 +47,7 @@ export class LocalBrowser implements BrowserSlot {
   async relaunch(): Promise<void> {
     this.log('Chrome crashed, disconnected, or lost its connection to the server: launching it again');
     this.kill();
-    this.chrome = await launchChrome({ headless: this.headless, log: this.log, handleSignals: false, extraArgs: this.extraArgs });
+    this.chrome = await launchChrome({ headless: this.headless, log: this.log, handleSignals: false, extraArgs: this.extraArgs, display: this.display });
     this.cdp = await this.chrome.browser.target().createCDPSession();
   }
 

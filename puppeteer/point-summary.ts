@@ -100,7 +100,24 @@ function summaryOf(measured: readonly MeasuredRepeat[]): PointSummary {
     gaps: measured.reduce((a, r) => a + r.page.gaps, 0),
     shed: measured.reduce((a, r) => a + r.server.batchesShed, 0),
     wire: measured.at(-1)!.wire ?? null,
+    // Only points of the tabs and compression factors have these; others keep their old shape.
+    ...tabStats(measured),
+    ...compressionStats(measured),
   };
+}
+
+/** The lowest and highest tab's EPS of each multi-tab repeat, over the repeats. */
+function tabStats(measured: readonly MeasuredRepeat[]): Pick<PointSummary, 'tabEventsPerSecMin' | 'tabEventsPerSecMax'> {
+  const spreads = measured.map((r) => r.perTabEventsPerSec).filter((s) => s !== undefined);
+  if (!spreads.length) return {};
+  return { tabEventsPerSecMin: describe(spreads.map((s) => s.min)), tabEventsPerSecMax: describe(spreads.map((s) => s.max)) };
+}
+
+/** MB/s on the wire and the compression ratio, over the compressed repeats. */
+function compressionStats(measured: readonly MeasuredRepeat[]): Pick<PointSummary, 'wireMegabytesPerSec' | 'compressionRatio'> {
+  const figures = measured.map((r) => r.compression).filter((c) => c !== undefined);
+  if (!figures.length) return {};
+  return { wireMegabytesPerSec: describe(figures.map((c) => c.wireMegabytesPerSec)), compressionRatio: statOf(figures.map((c) => c.ratio)) };
 }
 
 /** The verdict most measured repeats reached; a tie goes to the worse one; 'failed' when none measured. */
@@ -175,7 +192,8 @@ function mergedNotes(repeats: readonly Repeat[]): string[] {
  * (older reports, one browser) all count as one kind.
  */
 export function poolableRepeats(measured: readonly MeasuredRepeat[], hosts: readonly BrowserHost[] = []): { pooled: MeasuredRepeat[]; left: MeasuredRepeat[] } {
-  const kindOf = (r: MeasuredRepeat) => (r.browser === undefined ? '' : (hosts.find((h) => h.id === r.browser)?.kind ?? r.browser));
+  const kindOfId = hostKinds(hosts);
+  const kindOf = (r: MeasuredRepeat) => kindOfId(r.browserId);
   const counts = new Map<string, number>();
   for (const r of measured) counts.set(kindOf(r), (counts.get(kindOf(r)) ?? 0) + 1);
   if (counts.size <= 1) return { pooled: [...measured], left: [] };
@@ -194,14 +212,14 @@ export function summarisePoint(
   const { pooled, left } = poolableRepeats(repeats.filter(isMeasured), hosts);
   const unsteady = unsteadyFlags(repeats, pooled);
   if (left.length) {
-    const ids = [...new Set(left.map((r) => r.browser))].join(', ');
+    const ids = [...new Set(left.map((r) => r.browserId))].join(', ');
     unsteady.push({
       kind: 'mixed-hosts',
       rounds: left.map((r) => r.round),
       message: `${left.length} repeat(s) measured on another kind of host (${ids}) in ${roundsText(left.map((r) => r.round))} are kept raw but left out of the statistics: figures from different kinds of host are never pooled`,
     });
   }
-  const browsers = [...new Set(pooled.map((r) => r.browser).filter((b): b is string => b !== undefined))];
+  const browsers = [...new Set(pooled.map((r) => r.browserId).filter((b): b is string => b !== undefined))];
   return {
     summary: pooled.length ? summaryOf(pooled) : null,
     verdict: majorityVerdict(pooled),
@@ -227,10 +245,10 @@ export function needsMoreRepeats(r: PointResult, tolerance = AUTO_TOLERANCE): bo
 // ----------------------------------------------------------------------------------------------
 // Paired comparisons
 
-type Metric = PairedComparison['metric'];
+export type Metric = PairedComparison['metric'];
 
 /** Each metric's value in one repeat, and which way is better. */
-const METRICS: Record<Metric, { of: (r: MeasuredRepeat) => number | null; higherIsBetter: boolean }> = {
+export const METRICS: Record<Metric, { of: (r: MeasuredRepeat) => number | null; higherIsBetter: boolean }> = {
   eventsPerSec: { of: (r) => r.eventsPerSec, higherIsBetter: true },
   rendererCpuMsPerMillionEvents: { of: (r) => r.efficiency.rendererCpuMsPerMillionEvents, higherIsBetter: false },
 };
@@ -286,15 +304,30 @@ function measuredByRound(p: PointResult): Map<number, MeasuredRepeat> {
   return byRound;
 }
 
+/** What kind of host a browser id is (`BrowserHost.kind`); an id the report does not describe is its own kind. */
+export type HostKindOf = (browserId: string | undefined) => string;
+
+/** The host-kind lookup for a report's browsers. */
+export function hostKinds(hosts: readonly BrowserHost[] = []): HostKindOf {
+  return (id) => (id === undefined ? '' : (hosts.find((h) => h.id === id)?.kind ?? id));
+}
+
 /**
- * One metric of A and B, compared over the rounds where both measured a positive value in the
- * same browser: a pair measured on two hosts compares the hosts, not the transports.
+ * One metric of A and B, compared over the rounds where both measured a positive value on the
+ * same kind of host (a pair measured on two kinds compares the hosts, not the settings); the
+ * sentence names them by `names` (their transports unless given).
  */
-function compare(a: PointResult, b: PointResult, metric: Metric): PairedComparison | null {
+export function compare(
+  a: PointResult,
+  b: PointResult,
+  metric: Metric,
+  names = { a: a.point.transport as string, b: b.point.transport as string },
+  kindOf: HostKindOf = hostKinds(),
+): PairedComparison | null {
   const { of, higherIsBetter } = METRICS[metric];
   const aRounds = measuredByRound(a);
   const bRounds = measuredByRound(b);
-  const sameBrowser = (round: number) => bRounds.has(round) && aRounds.get(round)!.browser === bRounds.get(round)!.browser;
+  const sameBrowser = (round: number) => bRounds.has(round) && kindOf(aRounds.get(round)!.browserId) === kindOf(bRounds.get(round)!.browserId);
   const pairs = [...aRounds.keys()]
     .sort((x, y) => x - y)
     .map((round) => ({ round, x: of(aRounds.get(round)!), y: sameBrowser(round) ? of(bRounds.get(round)!) : null }))
@@ -315,7 +348,7 @@ function compare(a: PointResult, b: PointResult, metric: Metric): PairedComparis
     ciLow: r.ciLow,
     ciHigh: r.ciHigh,
     better,
-    text: comparisonText(metric, { a: a.point.transport, b: b.point.transport }, { ...r, n: pairs.length }, better),
+    text: comparisonText(metric, names, { ...r, n: pairs.length }, better),
   };
 }
 
@@ -323,7 +356,8 @@ function compare(a: PointResult, b: PointResult, metric: Metric): PairedComparis
  * Points that differ only in transport, each compared with the one listed first (A), on EPS
  * and on renderer CPU per million events, using only rounds where both were measured.
  */
-export function pairedComparisons(points: readonly PointResult[]): PairedComparison[] {
+export function pairedComparisons(points: readonly PointResult[], hosts?: readonly BrowserHost[]): PairedComparison[] {
+  const kindOf = hostKinds(hosts);
   const groups = new Map<string, PointResult[]>();
   for (const p of points) {
     const key = pairKey(p.point);
@@ -335,7 +369,7 @@ export function pairedComparisons(points: readonly PointResult[]): PairedCompari
   for (const [first, ...others] of groups.values()) {
     for (const other of others) {
       for (const metric of Object.keys(METRICS) as Metric[]) {
-        const c = compare(first, other, metric);
+        const c = compare(first, other, metric, undefined, kindOf);
         if (c) out.push(c);
       }
     }
@@ -352,6 +386,9 @@ const LABEL_FIELDS: readonly { field: keyof Point; text: (p: Point) => string }[
   { field: 'origins', text: (p) => `${p.origins ?? 1} origin(s)` },
   { field: 'encoding', text: (p) => p.encoding ?? 'json' },
   { field: 'devtools', text: (p) => (p.devtools ? 'DevTools Network on' : 'DevTools off') },
+  { field: 'tabs', text: (p) => `${p.tabs ?? 1} tab(s)` },
+  { field: 'display', text: (p) => p.display ?? 'the sweep\'s browser' },
+  { field: 'compression', text: (p) => (p.compression ? 'compressed' : 'uncompressed') },
   { field: 'warmupSec', text: (p) => `warm-up ${p.warmupSec}s` },
   { field: 'measureSec', text: (p) => `window ${p.measureSec}s` },
 ];

@@ -13,9 +13,9 @@
 import { EventEmitter } from 'node:events';
 import { setTimeout as sleepFor } from 'node:timers/promises';
 import type { Browser, CDPSession, Page } from 'puppeteer-core';
-import type { FailedRepeat, MeasuredRepeat, PageConfig, Repeat } from '../protocol/report.js';
-import type { Point } from '../protocol/scenario.js';
-import { takeSample, type SampleSources } from './sampler.js';
+import type { BrowserFigures, FailedRepeat, MeasuredRepeat, PageConfig, Repeat } from '../protocol/report.js';
+import { streamsOf, type Point } from '../protocol/scenario.js';
+import { takeSample, type SampleSources, type TabSource } from './sampler.js';
 import { settle, settleBudgetMs, unsettledNote, type SettleProbe } from './settle.js';
 import type { ServerHandle } from './server-process.js';
 import { summarise } from './summarise.js';
@@ -48,6 +48,8 @@ export interface BrowserSlot {
    * server. Throws BrowserLost when the browser cannot be had again (a remote one that is gone).
    */
   relaunch(): Promise<void>;
+  /** Its build and mode, recorded with the repeats of points that name a `display`. */
+  about?(): BrowserFigures;
 }
 
 /** A browser that cannot be reached again: its repeats go elsewhere (runner.ts). */
@@ -61,7 +63,13 @@ export interface RepeatEvents {
 }
 
 export interface RepeatOptions {
+  /** The browser points run in, unless `browserFor` gives another. */
   browser: BrowserSlot;
+  /**
+   * The browser for a point whose scenario names a `display` (display.ts launches the other
+   * mode's on first use); absent, or resolving to null: `browser`.
+   */
+  browserFor?: (point: Point) => Promise<BrowserSlot | null>;
   server: ServerHandle;
   /** The browser host's logical cores: what host-bound and Worker verdicts are judged against. */
   cores: number;
@@ -125,9 +133,12 @@ export class RepeatMeasurer extends EventEmitter<RepeatEvents> {
     for (let attempt = 1; attempt <= 1 + this.o.retries; attempt++) {
       if (ctx.signal?.aborted) return null;
       attempts = attempt;
+      let slot: BrowserSlot | null = null;
       try {
-        const repeat = await this.attempt(point, ctx, startedAt, attempt);
-        if (this.o.browserId !== undefined) repeat.browser = this.o.browserId;
+        // A browser that cannot be had (no display for a headful one) fails the attempt like any other cause.
+        slot = await this.slotFor(point);
+        const repeat = await this.attempt(slot, point, ctx, startedAt, attempt);
+        if (this.o.browserId !== undefined) repeat.browserId = this.o.browserId;
         repeat.notes.push(...(this.o.notes ?? []));
         return repeat;
       } catch (err) {
@@ -138,9 +149,9 @@ export class RepeatMeasurer extends EventEmitter<RepeatEvents> {
         // A page that could not load (net::ERR_…) met a broken connection to the server: Chrome
         // would reuse it for the retry (it keeps one HTTP/2 session per origin for every tab),
         // so the retry gets a new browser and with it a new connection.
-        if ((last instanceof Stopped && last.kind === 'browser crashed') || needsNewConnection(last)) {
+        if (slot && ((last instanceof Stopped && last.kind === 'browser crashed') || needsNewConnection(last))) {
           try {
-            await this.o.browser.relaunch();
+            await slot.relaunch();
           } catch (lost) {
             if (!(lost instanceof BrowserLost)) throw lost;
             // A remote browser that is gone: no retry can run here; the runner moves on without it.
@@ -161,7 +172,7 @@ export class RepeatMeasurer extends EventEmitter<RepeatEvents> {
       error: last.message,
     };
     if (cause !== undefined) failed.cause = cause;
-    if (this.o.browserId !== undefined) failed.browser = this.o.browserId;
+    if (this.o.browserId !== undefined) failed.browserId = this.o.browserId;
     return failed;
   }
 
@@ -170,9 +181,14 @@ export class RepeatMeasurer extends EventEmitter<RepeatEvents> {
     return (point.warmupSec + point.measureSec) * 1000 + settleBudgetMs(point.warmupSec) + (this.o.slackMs ?? 60_000);
   }
 
-  private async attempt(point: Point, ctx: RepeatContext, startedAt: string, attempt: number): Promise<MeasuredRepeat> {
+  /** The browser this point runs in: the sweep's, or the one its `display` asks for. */
+  private async slotFor(point: Point): Promise<BrowserSlot> {
+    return (point.display !== undefined && this.o.browserFor ? await this.o.browserFor(point) : null) ?? this.o.browser;
+  }
+
+  private async attempt(slot: BrowserSlot, point: Point, ctx: RepeatContext, startedAt: string, attempt: number): Promise<MeasuredRepeat> {
     const stop = new AbortController();
-    const browser = this.o.browser.browser();
+    const browser = slot.browser();
     const onAbort = () => stop.abort(new Stopped('interrupted', 'interrupted'));
     const onDisconnect = () => stop.abort(new Stopped('browser crashed', 'browser crashed (Chrome disconnected)'));
     ctx.signal?.addEventListener('abort', onAbort, { once: true });
@@ -181,35 +197,47 @@ export class RepeatMeasurer extends EventEmitter<RepeatEvents> {
       () => stop.abort(new Stopped('timeout', `${point.id} did not finish within ${Math.round(this.budgetMs(point) / 1000)} s`)),
       this.budgetMs(point),
     );
-    let page: Page | undefined;
+    const pages: Page[] = [];
     try {
-      page = await this.o.browser.newPage();
-      // The page's `error` event is a renderer crash (or a kill): stop now, not at the timeout.
-      page.once('error', (err) => stop.abort(new Stopped('renderer crashed', `renderer crashed (${err.message})`)));
-      const measured = this.run(page, point, ctx, startedAt, attempt, stop.signal);
-      // Once stopped, the page is closed under the run, which then rejects: nothing to report.
+      // One tab per `tabs`, all in this browser: each its own renderer, sharing its network service.
+      // The slot opens them (a remote browser's in the context this sweep measures in).
+      for (let i = 0; i < (point.tabs ?? 1); i++) {
+        const page = await slot.newPage();
+        pages.push(page);
+        // The page's `error` event is a renderer crash (or a kill): stop now, not at the timeout.
+        page.once('error', (err) => stop.abort(new Stopped('renderer crashed', `renderer crashed (${err.message})`)));
+      }
+      const measured = this.run(pages, slot, point, ctx, startedAt, attempt, stop.signal);
+      // Once stopped, the pages are closed under the run, which then rejects: nothing to report.
       measured.catch(() => undefined);
       return await Promise.race([measured, rejectOnAbort(stop.signal)]);
     } finally {
       clearTimeout(timer);
       ctx.signal?.removeEventListener('abort', onAbort);
       browser.off('disconnected', onDisconnect);
-      await page?.close().catch(() => undefined);
+      await Promise.all(pages.map((page) => page.close().catch(() => undefined)));
     }
   }
 
-  private async run(page: Page, point: Point, ctx: RepeatContext, startedAt: string, attempt: number, signal: AbortSignal): Promise<MeasuredRepeat> {
-    const phase = (name: Phase, elapsedMs = 0, plannedMs: number | null = null) => {
-      signal.throwIfAborted();
-      this.emit('phase', point, name, elapsedMs, plannedMs);
-    };
-    phase('load');
+  /** Loads the lab page in one tab, with the CDP session its renderer metrics come from. */
+  private async openTab(page: Page, point: Point): Promise<TabSource> {
     const pageSession = await page.createCDPSession();
     await pageSession.send('Performance.enable');
     // What DevTools costs while open: its Network domain ships every request, frame and event
     // to the client (here this driver), which parses them like DevTools' front end would.
     if (point.devtools === 'network') await pageSession.send('Network.enable');
     const api = await openLabPage(page, new URL(this.o.pagePath ?? '', this.o.server.url).href);
+    return { api, pageSession };
+  }
+
+  private async run(pages: Page[], slot: BrowserSlot, point: Point, ctx: RepeatContext, startedAt: string, attempt: number, signal: AbortSignal): Promise<MeasuredRepeat> {
+    const phase = (name: Phase, elapsedMs = 0, plannedMs: number | null = null) => {
+      signal.throwIfAborted();
+      this.emit('phase', point, name, elapsedMs, plannedMs);
+    };
+    phase('load');
+    const tabs = await Promise.all(pages.map((page) => this.openTab(page, point)));
+    const apis = tabs.map((t) => t.api);
     phase('open');
     const config: PageConfig = {
       transport: point.transport,
@@ -222,29 +250,38 @@ export class RepeatMeasurer extends EventEmitter<RepeatEvents> {
       ...(point.pollMs !== undefined ? { pollMs: point.pollMs } : {}),
       ...(point.origins !== undefined ? { origins: point.origins } : {}),
       ...(point.encoding !== undefined ? { encoding: point.encoding } : {}),
+      ...(point.compression !== undefined ? { compression: point.compression } : {}),
     };
     // Functions passed to evaluate() run in the page: they cannot close over anything here.
-    await api.evaluate((p, c) => p.start(c).then(() => undefined), config);
+    // Several tabs start together, so all of them stream through the warm-up and the window.
+    await Promise.all(apis.map((api) => api.evaluate((p, c) => p.start(c).then(() => undefined), config)));
     const warmStart = performance.now();
     const minWarmupMs = Math.min(MIN_WARMUP_MS, point.warmupSec * 1000);
     phase('warm-up', 0, minWarmupMs);
     await ticking(minWarmupMs, signal, (t) => phase('warm-up', t, minWarmupMs));
-    const settled = await settle((ms) => this.probe(api, ms, signal, () => phase('warm-up', Math.round(performance.now() - warmStart), null)), {
+    const settled = await settle((ms) => this.probe(apis, ms, signal, () => phase('warm-up', Math.round(performance.now() - warmStart), null)), {
       intervalMs: point.intervalMs,
-      concurrency: point.concurrency,
+      concurrency: streamsOf(point),
       // The scenario's warm-up is the longest one: what the minimum did not use goes to settling.
       budgetMs: point.warmupSec * 1000 - minWarmupMs + settleBudgetMs(point.warmupSec),
       floorMs: point.pollMs ?? 0,
     });
     const procfs = this.o.procfs ?? true;
-    const src: SampleSources = { api, pageSession, browserSession: this.o.browser.session(), serverStats: (reset) => this.o.server.stats(reset), procfs };
+    const [first, ...moreTabs] = tabs;
+    const src: SampleSources = {
+      ...first,
+      ...(moreTabs.length ? { moreTabs } : {}),
+      browserSession: slot.session(),
+      serverStats: (reset) => this.o.server.stats(reset),
+      procfs,
+    };
     const windowMs = point.measureSec * 1000;
     phase('window', 0, windowMs);
     const a = await takeSample(src, true);
     await ticking(windowMs, signal, (t) => phase('window', t, windowMs));
     const b = await takeSample(src, true);
     phase('stop');
-    await api.evaluate((p) => p.stop());
+    await Promise.all(apis.map((api) => api.evaluate((p) => p.stop())));
     const repeat = summarise(point, a, b, {
       round: ctx.round,
       startedAt,
@@ -254,19 +291,24 @@ export class RepeatMeasurer extends EventEmitter<RepeatEvents> {
       settleSec: Math.round(settled.waitedMs) / 1000,
       startedBehind: !settled.settled,
       ceilingEventsPerSec: ctx.ceilingEventsPerSec,
+      ...(point.display !== undefined && slot.about ? { browser: slot.about() } : {}),
     });
     if (!settled.settled) repeat.notes.push(unsettledNote(settled));
     return repeat;
   }
 
-  /** Page latency over the next `ms`, and the server's pacing debt at its end. */
-  private async probe(api: LabApi, ms: number, signal: AbortSignal, tick: () => void): Promise<SettleProbe> {
-    const snapshot = (reset: boolean) => api.evaluate((p, r) => p.snapshot({ resetLatency: r }), reset);
-    await snapshot(true);
+  /**
+   * Page latency over the next `ms` (with several tabs, the slowest tab's p50), and the server's
+   * pacing debt at its end.
+   */
+  private async probe(apis: readonly LabApi[], ms: number, signal: AbortSignal, tick: () => void): Promise<SettleProbe> {
+    const snapshot = (api: LabApi, reset: boolean) => api.evaluate((p, r) => p.snapshot({ resetLatency: r }), reset);
+    await Promise.all(apis.map((api) => snapshot(api, true)));
     await sleepFor(ms, undefined, { signal });
     tick();
-    const [s, server] = await Promise.all([snapshot(true), this.o.server.stats(false)]);
-    return { p50Ms: s?.latency.p50Ms ?? null, batchesBehind: server.batchesBehind };
+    const [snapshots, server] = await Promise.all([Promise.all(apis.map((api) => snapshot(api, true))), this.o.server.stats(false)]);
+    const p50s = snapshots.map((s) => s?.latency.p50Ms ?? null);
+    return { p50Ms: p50s.includes(null) ? null : Math.max(...(p50s as number[])), batchesBehind: server.batchesBehind };
   }
 }
 

@@ -18,6 +18,7 @@ import { EXIT, PushlabError } from '../protocol/errors.js';
 import { commandLineFlags, runCommand } from '../cli/command.js';
 import { ROOT } from '../cli/root.js';
 import { formatComparison } from './format.js';
+import { knobComparisons } from './knobs.js';
 import { REPORT_FLAGS } from './options.js';
 import { referenceTable } from './reference-table.js';
 import { writeReportHtml } from './report-html.js';
@@ -90,7 +91,9 @@ async function main(argv: readonly string[]): Promise<number> {
     case undefined: {
       want(1, 'give one run to write its report.html (a run id, a run directory or a report.json), or a mode (see --help)');
       const file = await resolveReportFile(positionals[0], reportsDir);
-      out(await writeReportHtml(path.dirname(file), await readReport(file)));
+      const report = await readReport(file);
+      // Knob comparisons are derived from the repeats: a run recorded before them gets them here.
+      out(await writeReportHtml(path.dirname(file), { ...report, knobs: report.knobs ?? knobComparisons(report.points, report.hosts) }));
       return EXIT.ok;
     }
   }

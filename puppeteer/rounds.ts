@@ -22,6 +22,9 @@ const NOT_IN_PAIR_KEY = new Set(['id', 'transport', 'pollMs', 'offeredEventsPerS
 export function pairKey(point: object): string {
   const fields = Object.entries(point)
     .filter(([k]) => !NOT_IN_PAIR_KEY.has(k))
+    // Each transport compresses the one way it can (deflate on WebSockets, gzip on HTTP
+    // streams): compressed ws and compressed sse are the same experiment.
+    .map(([k, v]): [string, unknown] => (k === 'compression' ? [k, 'on'] : [k, v]))
     .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
   return JSON.stringify(fields);
 }

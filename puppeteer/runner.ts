@@ -19,6 +19,7 @@ import { describe } from '../protocol/stats.js';
 import { ceilingSec, repeatSec, roundsSec, searchSec } from './estimate.js';
 import { findMax, isSustainable, SUSTAINABLE_DELIVERED_RATIO, type Confirmation, type ProbeResult } from './find-max.js';
 import { needsMoreRepeats, pairedComparisons, summarisePoint } from './point-summary.js';
+import { knobComparisons } from './knobs.js';
 import type { RepeatContext, RepeatEvents } from './repeat.js';
 import { pairGroups, roundOrder, roundSeed } from './rounds.js';
 
@@ -287,10 +288,11 @@ export class Runner extends EventEmitter<RunnerEvents> {
           interrupted = true;
           return;
         }
-        if (lane.id !== undefined) repeat.browser ??= lane.id;
+        if (lane.id !== undefined) repeat.browserId ??= lane.id;
         result.repeats.push(repeat);
         Object.assign(result, summarisePoint(point, result.repeats, report.hosts));
-        report.comparisons = pairedComparisons(report.points);
+        report.comparisons = pairedComparisons(report.points, report.hosts);
+        report.knobs = knobComparisons(report.points, report.hosts);
         await this.save(report);
         this.emit('repeat-done', point, repeat, result, { tookSec: elapsedSec(t0), estimateSec: repeatSec(point), remainingSec: this.remainingSec(report, plan.searches) });
       }
@@ -326,7 +328,7 @@ export class Runner extends EventEmitter<RunnerEvents> {
       if (!lane) throw new NoBrowser();
       const repeat = await lane.repeats.measure(point, { round, ceilingEventsPerSec: null, signal });
       if (!repeat) throw new Interrupted();
-      if (lane.id !== undefined) repeat.browser ??= lane.id;
+      if (lane.id !== undefined) repeat.browserId ??= lane.id;
       evidence.push({ pointId: point.id, purpose, repeat });
       return repeat;
     };

@@ -20,9 +20,18 @@ export interface TabMetrics {
   timestamp: number;
 }
 
-export interface Sample {
+/** One tab's own readings: its page's counters and its renderer's metrics. */
+export interface TabSample {
   page: PageSnapshot;
   tab: TabMetrics;
+}
+
+export interface Sample {
+  /** The (first) tab's counters and renderer metrics. */
+  page: PageSnapshot;
+  tab: TabMetrics;
+  /** A multi-tab point's other tabs, in the order opened; absent for one tab. */
+  moreTabs?: TabSample[];
   chrome: ChromeProcess[];
   /** Per-thread CPU of every renderer process, by pid (empty where procfs is missing). */
   rendererThreads: Map<number, ThreadCpu[]>;
@@ -30,9 +39,17 @@ export interface Sample {
   host: HostCpuSample | null;
 }
 
+/** Where one tab's readings come from. */
+export interface TabSource {
+  api: LabApi;
+  pageSession: CDPSession;
+}
+
 export interface SampleSources {
   api: LabApi;
   pageSession: CDPSession;
+  /** A multi-tab point's other tabs, sampled with the first, at the same moment. */
+  moreTabs?: TabSource[];
   browserSession: CDPSession;
   /** `reset` starts a new server lateness window, as `resetLatency` does for the page. */
   serverStats: (reset: boolean) => Promise<ServerStats>;
@@ -66,17 +83,29 @@ export async function hostSample(): Promise<HostCpuSample | null> {
   }
 }
 
+function snapshotOf(api: LabApi, resetLatency: boolean): Promise<PageSnapshot | null> {
+  return api.evaluate((p, reset) => p.snapshot({ resetLatency: reset }), resetLatency);
+}
+
+async function tabSample(t: TabSource, resetLatency: boolean): Promise<TabSample> {
+  const [page, tab] = await Promise.all([snapshotOf(t.api, resetLatency), tabMetrics(t.pageSession)]);
+  if (!page) throw new Error('the page has no run to snapshot');
+  return { page, tab };
+}
+
 export async function takeSample(src: SampleSources, resetLatency: boolean): Promise<Sample> {
-  const [page, tab, chrome, server, host] = await Promise.all([
-    src.api.evaluate((p, reset) => p.snapshot({ resetLatency: reset }), resetLatency),
+  const [page, tab, chrome, server, host, moreTabs] = await Promise.all([
+    snapshotOf(src.api, resetLatency),
     tabMetrics(src.pageSession),
     chromeProcesses(src.browserSession),
     src.serverStats(resetLatency),
     src.procfs === false ? null : hostSample(),
+    // Every tab is read in the same Promise.all as the first, so all windows cover the same time.
+    src.moreTabs ? Promise.all(src.moreTabs.map((t) => tabSample(t, resetLatency))) : Promise.resolve(undefined),
   ]);
   if (!page) throw new Error('the page has no run to snapshot');
   // Which renderer is the tab's is only known by comparing two samples, so read them all.
   const renderers = src.procfs === false ? [] : chrome.filter((p) => p.type === 'renderer').map((p) => p.id);
   const rendererThreads = new Map(await Promise.all(renderers.map(async (pid) => [pid, await readThreads(pid)] as const)));
-  return { page, tab, chrome, rendererThreads, server, host };
+  return { page, tab, chrome, rendererThreads, server, host, ...(moreTabs ? { moreTabs } : {}) };
 }

@@ -23,6 +23,7 @@ import { durationText, repeatSec, roundsSec, searchSec, SETUP_SEC } from './esti
 import { formatTable } from './format.js';
 import { findChrome } from './chrome.js';
 import { LocalBrowser } from './local-browser.js';
+import { DisplayBrowsers } from './display.js';
 import { checkSweepFlags, SWEEP_FLAGS, type SweepFlags } from './options.js';
 import { Progress } from './progress.js';
 import { BrowserLost, RepeatMeasurer, type BrowserSlot } from './repeat.js';
@@ -192,7 +193,10 @@ async function main(): Promise<number> {
   let server: ServerHandle | null = null;
   let local = null as LocalBrowser | null;
   const remotes: RemoteBrowser[] = [];
+  // The other display mode's browser (and an Xvfb), launched when a point first asks for it (launched Chrome only).
+  let displays: DisplayBrowsers | null = null;
   const killChildren = () => {
+    displays?.kill();
     local?.kill();
     // stop() signals the server synchronously; its promise only waits for the exit.
     void server?.stop();
@@ -217,6 +221,7 @@ async function main(): Promise<number> {
           remotes.map(async (r, i) => ({ slot: r as BrowserSlot, host: await describeBrowser(r, { origin: 'remote', endpoint: r.endpoint }, browserIds(endpoints)[i], place) })),
         );
     const hosts = slots.map((x) => x.host);
+    const others = local ? (displays = new DisplayBrowsers(local, log)) : null;
     markSharedHosts(hosts);
     if (local) log(`server ${srv.url}, Chrome ${local.launched.version} (${local.launched.path}, ${local.launched.source})`);
     else {
@@ -256,6 +261,8 @@ async function main(): Promise<number> {
         alive,
         repeats: new RepeatMeasurer({
           browser: slot,
+          // A launched Chrome can start the other display mode's; a remote browser runs in the mode it was started in.
+          browserFor: others ? (point) => others.for(point) : (point) => remoteDisplay(point, host),
           server: srv,
           cores: host.cores ?? os.cpus().length,
           procfs: host.procfs,
@@ -314,6 +321,7 @@ async function main(): Promise<number> {
     const failed = report.points.some((p) => p.repeats.some((r) => r.status === 'failed'));
     return failed ? EXIT.failed : EXIT.ok;
   } finally {
+    await displays?.close();
     await local?.close();
     await Promise.all(remotes.map((r) => r.close()));
     await server?.stop();
@@ -329,6 +337,18 @@ async function connectAll(endpoints: readonly BrowserEndpoint[], into: RemoteBro
   for (const r of settled) if (r.status === 'fulfilled') into.push(r.value);
   const failed = settled.find((r): r is PromiseRejectedResult => r.status === 'rejected');
   if (failed) throw failed.reason;
+}
+
+/**
+ * A point's `display` on a remote browser: that browser runs in the mode it was started in, so
+ * a point asking for the other mode fails (recorded, with why) rather than measure the wrong one.
+ */
+async function remoteDisplay(point: Point, host: BrowserHost): Promise<null> {
+  const mode = host.headless ? 'headless' : 'headful';
+  if (point.display !== undefined && point.display !== mode) {
+    throw new Error(`display ${point.display}: browser ${host.id} is a remote ${mode} browser, and pushlab launches the other mode only for a Chrome it starts itself`);
+  }
+  return null;
 }
 
 runCommand('sweep', main);

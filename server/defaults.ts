@@ -33,3 +33,10 @@ export const SERVER_DEFAULTS: { sendBufferLimitBytes: number; clock: ClockKind; 
    */
   maxStreamsPerSession: 1000,
 };
+
+/**
+ * zlib level of the `compression` factor (permessage-deflate and gzip): 1, the fastest, as
+ * nginx's `gzip_comp_level` default. Every message is compressed on its own (see compress.ts),
+ * so the level buys little ratio here and costs the server per batch.
+ */
+export const COMPRESSION_LEVEL = 1;

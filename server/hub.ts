@@ -12,6 +12,7 @@ import { batchesDue, batchesThisTick, nextDueMs, shouldShed } from './pacer.js';
 import { createClock, type ClockKind, type WakeClock } from './clock.js';
 import { deadPeers } from './liveness.js';
 import { RowPool } from './rows.js';
+import type { MessageCompressor } from './compress.js';
 
 export interface Sink {
   readonly transport: Transport;
@@ -34,6 +35,8 @@ export interface Sink {
    * its listener must not leave a stream being paced into nothing.
    */
   isGone(): boolean;
+  /** The stream's compressor when its messages are compressed (compress.ts); absent or null when not. */
+  readonly compressor?: MessageCompressor | null;
 }
 
 export interface HubOptions {
@@ -52,6 +55,8 @@ class Stream {
   generated = 0;
   sent = 0;
   shed = 0;
+  /** Bytes written (what write() returned), for `/stats`. */
+  bytes = 0;
   readonly lateness = new Histogram();
   readonly burst: number;
   constructor(
@@ -157,6 +162,7 @@ export class Hub {
           break;
         }
         s.sent++;
+        s.bytes += written;
         this.totals.batchesSent++;
         this.totals.eventsSent += batch;
         this.totals.bytesSent += written;
@@ -203,6 +209,8 @@ export class Hub {
         batchesPerSec: openSec > 0 ? s.sent / openSec : 0,
         latenessMs: { p50: q(0.5), p99: q(0.99), max: s.lateness.count ? Math.round(s.lateness.max) / 1000 : null },
         bufferedBytes: s.sink.bufferedBytes(),
+        bytes: s.bytes,
+        compression: s.sink.compressor?.stats() ?? null,
       });
       if (resetLateness) s.lateness.reset();
     }

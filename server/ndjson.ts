@@ -12,7 +12,8 @@ import type { Writable } from 'node:stream';
 import { MESSAGE_TAIL, messageHead } from '../protocol/wire.js';
 import type { Hub, Sink } from './hub.js';
 import { watchHttp2Session, type Heartbeat } from './liveness.js';
-import { validateStreamQuery } from './params.js';
+import { validateStreamQuery, withCompressionOf } from './params.js';
+import { GZIP_HEADER, MessageCompressor } from './compress.js';
 import type { RowPool } from './rows.js';
 import { socketId } from './sockets.js';
 import { msgpackHead, msgpackRows } from './msgpack.js';
@@ -64,6 +65,8 @@ class NdjsonSink implements Sink {
   constructor(
     private readonly o: ResponseOut,
     private readonly msgpack: boolean,
+    /** Set for `compression=gzip`: every batch is written compressed (compress.ts). */
+    readonly compressor: MessageCompressor | null,
   ) {
     this.http = o.http;
     this.socket = o.socket;
@@ -78,6 +81,13 @@ class NdjsonSink implements Sink {
   write(seq: number, sentAt: string, pool: RowPool, batch: number): number {
     // A destroyed stream keeps its writableLength: without this it would be shed for good.
     if (this.o.out.destroyed) throw new Error('NDJSON response destroyed');
+    if (this.compressor) {
+      const gz = this.msgpack
+        ? this.compressor.compress(msgpackHead(seq, Number(sentAt), batch), msgpackRows(pool, seq, batch), NO_TAIL)
+        : this.compressor.compress(messageHead(seq, sentAt), pool.rows(seq, batch), TAIL);
+      this.o.out.write(gz);
+      return gz.length;
+    }
     // MessagePack is self-delimiting: the batches follow one another with nothing between.
     if (this.msgpack) return writeMessage(this.o.out, msgpackHead(seq, Number(sentAt), batch), msgpackRows(pool, seq, batch), NO_TAIL);
     return writeMessage(this.o.out, messageHead(seq, sentAt), pool.rows(seq, batch), TAIL);
@@ -86,15 +96,21 @@ class NdjsonSink implements Sink {
 
 export default fp<{ hub: Hub; heartbeat: Heartbeat }>(
   async function ndjsonTransport(app: FastifyInstance, { hub, heartbeat }) {
-    app.get('/ndjson', { preValidation: validateStreamQuery }, async (request, reply) => {
+    app.get('/ndjson', { preValidation: withCompressionOf('fetch', validateStreamQuery) }, async (request, reply) => {
       reply.hijack();
       const res = reply.raw as ServerResponse | Http2ServerResponse;
       const o = responseOut(res);
       // no-transform: a proxy that buffers to compress would hold the stream back.
       const msgpack = request.stream.encoding === 'msgpack';
-      res.writeHead(200, { 'content-type': msgpack ? 'application/vnd.msgpack' : 'application/x-ndjson', 'cache-control': 'no-store, no-transform' });
+      const gzip = request.stream.compression === 'gzip';
+      res.writeHead(200, {
+        'content-type': msgpack ? 'application/vnd.msgpack' : 'application/x-ndjson',
+        'cache-control': 'no-store, no-transform',
+        ...(gzip ? { 'content-encoding': 'gzip' } : {}),
+      });
+      if (gzip) o.out.write(GZIP_HEADER);
       if (o.isGone()) return;
-      const stream = hub.open(new NdjsonSink(o, msgpack), request.stream);
+      const stream = hub.open(new NdjsonSink(o, msgpack, gzip ? new MessageCompressor('gzip') : null), request.stream);
       o.out.once('close', stream.close);
       o.out.once('error', stream.close);
       if (o.h2session) watchHttp2Session(o.h2session, heartbeat);

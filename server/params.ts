@@ -1,5 +1,5 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { BINARY_TRANSPORTS, parseStreamParams, type ParamError, type StreamParams } from '../protocol/wire.js';
+import { BINARY_TRANSPORTS, compressionMismatch, parseStreamParams, type ParamError, type StreamParams, type Transport } from '../protocol/wire.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -31,4 +31,19 @@ export async function validateTextStreamQuery(request: FastifyRequest, reply: Fa
   await validateStreamQuery(request, reply);
   if (reply.sent || request.stream?.encoding === undefined) return;
   await reply.code(400).send({ error: 'bad-parameter', ...textOnlyEncoding(request.stream.encoding) });
+}
+
+type PreValidation = (request: FastifyRequest, reply: FastifyReply) => Promise<void>;
+
+/**
+ * `validate`, then `compression`: refused with a 400 naming it unless it is the kind
+ * `transport` carries (gzip for the HTTP streams, deflate for WebSockets, none for poll).
+ */
+export function withCompressionOf(transport: Transport, validate: PreValidation): PreValidation {
+  return async (request, reply) => {
+    await validate(request, reply);
+    if (reply.sent) return;
+    const mismatch = compressionMismatch(transport, request.stream.compression);
+    if (mismatch) await reply.code(400).send({ error: 'bad-parameter', ...mismatch });
+  };
 }

@@ -11,7 +11,7 @@ import type { FastifyInstance, FastifyReply } from 'fastify';
 import fp from 'fastify-plugin';
 import type { ServerResponse } from 'node:http';
 import type { Http2ServerResponse } from 'node:http2';
-import { MESSAGE_TAIL, messageHead, parseStreamParams, POLL_ID_HEADER, echoValue } from '../protocol/wire.js';
+import { compressionMismatch, MESSAGE_TAIL, messageHead, parseStreamParams, POLL_ID_HEADER, echoValue } from '../protocol/wire.js';
 import type { Hub, Sink } from './hub.js';
 import type { RowPool } from './rows.js';
 import { textOnlyEncoding } from './params.js';
@@ -93,6 +93,8 @@ export default fp<{ hub: Hub }>(
           const e = textOnlyEncoding(parsed.value.encoding);
           return badParameter(reply, e.param, e.value, e.allowed, e.message);
         }
+        const mismatch = compressionMismatch('poll', parsed.value.compression);
+        if (mismatch) return badParameter(reply, mismatch.param, mismatch.value, mismatch.allowed, mismatch.message);
         const id = nextId++;
         const sink = new PollSink(() => polls.delete(id));
         polls.set(id, sink);

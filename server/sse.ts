@@ -20,7 +20,8 @@ import http2, { type Http2ServerResponse } from 'node:http2';
 import type { Writable } from 'node:stream';
 import { MESSAGE_TAIL, messageHead } from '../protocol/wire.js';
 import type { Hub, Sink } from './hub.js';
-import { validateTextStreamQuery } from './params.js';
+import { validateTextStreamQuery, withCompressionOf } from './params.js';
+import { GZIP_HEADER, MessageCompressor } from './compress.js';
 import { watchHttp2Session, type Heartbeat } from './liveness.js';
 import type { RowPool } from './rows.js';
 import { socketId } from './sockets.js';
@@ -38,11 +39,14 @@ class SseSink implements Sink {
     readonly http: string,
     readonly socket: number,
     private readonly out: Writable,
-    private readonly session: Session,
+    /** better-sse's session, for the `push` and `batch` writers; null for a gzip stream, which has none. */
+    private readonly session: Session | null,
     private readonly writer: SseWriter,
     /** Ends the stream without waiting for the client to read what is queued. */
     readonly close: () => void,
     readonly isGone: () => boolean,
+    /** Set for `compression=gzip`: the events are written compressed, always as bytes. */
+    readonly compressor: MessageCompressor | null = null,
   ) {}
 
   bufferedBytes(): number {
@@ -55,7 +59,12 @@ class SseSink implements Sink {
     // A destroyed stream keeps its writableLength, so without this check it would look like a
     // slow client forever and be shed instead of dropped.
     if (this.out.destroyed) throw new Error('SSE stream destroyed');
-    if (this.writer === 'bytes') {
+    if (this.compressor) {
+      const gz = this.compressor.compress(`id: ${seq}\ndata: ${messageHead(seq, sentAt)}`, pool.rows(seq, batch), TAIL);
+      this.out.write(gz);
+      return gz.length;
+    }
+    if (this.writer === 'bytes' || !this.session) {
       return writeMessage(this.out, `id: ${seq}\ndata: ${messageHead(seq, sentAt)}`, pool.rows(seq, batch), TAIL);
     }
     const data = messageHead(seq, sentAt) + pool.rowsText(seq, batch) + MESSAGE_TAIL;
@@ -87,7 +96,8 @@ export function resumeSeq(header: string | string[] | undefined): number | 'bad'
 
 export default fp<{ hub: Hub; writer: SseWriter; heartbeat: Heartbeat }>(
   async function sseTransport(app: FastifyInstance, { hub, writer, heartbeat }) {
-    app.get('/sse', { preValidation: validateTextStreamQuery }, async (request, reply) => {
+    // `/sse` serves both `sse` (main origin) and `sse-h1` (the h1 origin routes here): gzip for both.
+    app.get('/sse', { preValidation: withCompressionOf('sse', validateTextStreamQuery) }, async (request, reply) => {
       reply.hijack();
       const res = reply.raw as ServerResponse | Http2ServerResponse;
       const h2stream = 'stream' in res ? res.stream : undefined;
@@ -112,6 +122,18 @@ export default fp<{ hub: Hub; writer: SseWriter; heartbeat: Heartbeat }>(
         ? () => h2stream.destroyed || h2stream.closed || h2stream.session === undefined || h2stream.session.destroyed || h2stream.session.socket?.destroyed !== false
         : () => out.destroyed || (res as ServerResponse).socket?.destroyed !== false;
       const socket = socketId(h2stream ? h2stream.session?.socket : (res as ServerResponse).socket);
+      const close = h2stream ? () => h2stream.close(http2.constants.NGHTTP2_CANCEL) : () => (res as ServerResponse).destroy();
+      if (request.stream.compression === 'gzip') {
+        // better-sse writes its own head, retry hint and keep-alive comments straight to the
+        // response, which would break the gzip stream; a compressed stream needs none of them
+        // (a batch goes out every interval), so it is written here, every byte compressed.
+        res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache, no-transform', 'content-encoding': 'gzip' });
+        out.write(GZIP_HEADER);
+        if (closed || isGone()) return;
+        handle = hub.open(new SseSink(h2stream ? 'h2' : 'h1', socket, out, null, 'bytes', close, isGone, new MessageCompressor('gzip')), request.stream, resume);
+        if (h2stream?.session) watchHttp2Session(h2stream.session, heartbeat);
+        return;
+      }
       const session = await createSession(request.raw, res as ServerResponse, {
         // HTTP/2 forbids connection-specific headers; Node warns and drops them.
         headers: h2stream ? { Connection: undefined } : {},
@@ -123,7 +145,6 @@ export default fp<{ hub: Hub; writer: SseWriter; heartbeat: Heartbeat }>(
       });
       session.once('disconnected', onEnd);
       if (closed || isGone()) return;
-      const close = h2stream ? () => h2stream.close(http2.constants.NGHTTP2_CANCEL) : () => (res as ServerResponse).destroy();
       handle = hub.open(new SseSink(h2stream ? 'h2' : 'h1', socket, out, session, writer, close, isGone), request.stream, resume);
       // A dead client's session can go unnoticed while its streams are blocked: the heartbeat
       // finds it, and destroying the session closes these streams.

@@ -45,6 +45,28 @@ const BINARY_FRAME: Framing = {
 
 const NO_TAIL = Buffer.alloc(0);
 
+/** RSV1 marks a message compressed with permessage-deflate (RFC 7692 §6). */
+const RSV1 = 0x40;
+
+const compressedFraming = (opcodeByte: number): Framing => ({
+  length: frameHeaderLength,
+  write: (buf, length) => {
+    const n = writeTextFrameHeader(buf, length);
+    buf[0] = opcodeByte | RSV1;
+    return n;
+  },
+});
+const COMPRESSED_TEXT_FRAME = compressedFraming(0x81);
+const COMPRESSED_BINARY_FRAME = compressedFraming(0x82);
+
+/**
+ * Sends one message already compressed with permessage-deflate (compress.ts) as one frame with
+ * RSV1 set: text for JSON, binary for msgpack. Returns the bytes written, frame header included.
+ */
+export function sendCompressedFrame(socket: Duplex, binary: boolean, payload: Buffer): number {
+  return writeMessage(socket, '', payload, NO_TAIL, binary ? COMPRESSED_BINARY_FRAME : COMPRESSED_TEXT_FRAME);
+}
+
 /** Sends a msgpack batch, `head + rows`, as one binary frame; returns the bytes written. */
 export function sendBinaryFrame(socket: Duplex, head: Buffer, rows: Buffer): number {
   return writeMessage(socket, head, rows, NO_TAIL, BINARY_FRAME);

@@ -6,15 +6,19 @@
  * `ws` (ws-frame.ts), and of what the client sends only Close and Ping are acted on.
  */
 import type { IncomingHttpHeaders, ServerHttp2Stream } from 'node:http2';
-import { MESSAGE_TAIL, messageHead, parseStreamParams } from '../protocol/wire.js';
+import { compressionMismatch, MESSAGE_TAIL, messageHead, parseStreamParams } from '../protocol/wire.js';
 import type { Hub, Sink } from './hub.js';
 import { watchHttp2Session, type Heartbeat } from './liveness.js';
 import type { RowPool } from './rows.js';
 import { socketId } from './sockets.js';
-import { sendBinaryFrame, sendTextFrame } from './ws-frame.js';
+import { sendBinaryFrame, sendCompressedFrame, sendTextFrame } from './ws-frame.js';
 import { msgpackHead, msgpackRows } from './msgpack.js';
+import { MessageCompressor } from './compress.js';
 
 const TAIL = Buffer.from(MESSAGE_TAIL, 'latin1');
+const NO_TAIL = Buffer.alloc(0);
+/** What the server answers a permessage-deflate offer with: every message compressed on its own (compress.ts). */
+export const PERMESSAGE_DEFLATE_RESPONSE = 'permessage-deflate; server_no_context_takeover';
 const OP_CLOSE = 0x8;
 const OP_PING = 0x9;
 const OP_PONG = 0xa;
@@ -29,6 +33,7 @@ class WsH2Sink implements Sink {
   constructor(
     private readonly stream: ServerHttp2Stream,
     private readonly msgpack: boolean,
+    readonly compressor: MessageCompressor | null,
   ) {
     this.socket = socketId(stream.session?.socket);
   }
@@ -48,6 +53,12 @@ class WsH2Sink implements Sink {
 
   write(seq: number, sentAt: string, pool: RowPool, batch: number): number {
     if (this.isGone()) throw new Error('WebSocket-over-HTTP/2 stream closed');
+    if (this.compressor) {
+      const payload = this.msgpack
+        ? this.compressor.compress(msgpackHead(seq, Number(sentAt), batch), msgpackRows(pool, seq, batch), NO_TAIL)
+        : this.compressor.compress(messageHead(seq, sentAt), pool.rows(seq, batch), TAIL);
+      return sendCompressedFrame(this.stream, this.msgpack, payload);
+    }
     if (this.msgpack) return sendBinaryFrame(this.stream, msgpackHead(seq, Number(sentAt), batch), msgpackRows(pool, seq, batch));
     return sendTextFrame(this.stream, messageHead(seq, sentAt), pool.rows(seq, batch), TAIL);
   }
@@ -115,8 +126,15 @@ export function handleWsConnect(stream: ServerHttp2Stream, headers: IncomingHttp
   }
   const parsed = parseStreamParams(query);
   if (!parsed.ok) return refuse(400, { error: 'bad-parameter', ...parsed.error });
-  stream.respond({ ':status': 200 });
-  const handle = hub.open(new WsH2Sink(stream, parsed.value.encoding === 'msgpack'), parsed.value);
+  const mismatch = compressionMismatch('ws-h2', parsed.value.compression);
+  if (mismatch) return refuse(400, { error: 'bad-parameter', ...mismatch });
+  // permessage-deflate only when asked for and offered (every browser offers it).
+  const offered = String(headers['sec-websocket-extensions'] ?? '')
+    .split(',')
+    .some((e) => e.split(';')[0].trim() === 'permessage-deflate');
+  const deflate = parsed.value.compression === 'deflate' && offered;
+  stream.respond({ ':status': 200, ...(deflate ? { 'sec-websocket-extensions': PERMESSAGE_DEFLATE_RESPONSE } : {}) });
+  const handle = hub.open(new WsH2Sink(stream, parsed.value.encoding === 'msgpack', deflate ? new MessageCompressor('deflate') : null), parsed.value);
   const end = (code: number) => {
     handle.close();
     if (!stream.destroyed && stream.writable) {

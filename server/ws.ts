@@ -1,21 +1,23 @@
 /** `GET /ws`: one WebSocket (HTTP/1.1 upgrade over TLS) per connection, one text frame per batch. */
 import websocket from '@fastify/websocket';
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 import { createRequire } from 'node:module';
 import type { Duplex } from 'node:stream';
 import type { WebSocket } from 'ws';
 import { PushlabError } from '../protocol/errors.js';
-import { MESSAGE_TAIL, messageHead } from '../protocol/wire.js';
+import { compressionMismatch, MESSAGE_TAIL, messageHead } from '../protocol/wire.js';
 import type { Hub, Sink } from './hub.js';
 import type { RowPool } from './rows.js';
 import { watchWebSocket, type Heartbeat } from './liveness.js';
 import { validateStreamQuery } from './params.js';
 import { socketId } from './sockets.js';
-import { sendBinaryFrame, sendTextFrame } from './ws-frame.js';
+import { sendBinaryFrame, sendCompressedFrame, sendTextFrame } from './ws-frame.js';
 import { msgpackHead, msgpackRows } from './msgpack.js';
+import { MessageCompressor } from './compress.js';
 
 const TAIL = Buffer.from(MESSAGE_TAIL, 'latin1');
+const NO_TAIL = Buffer.alloc(0);
 
 /**
  * Frames go straight to ws's private `_socket` (measured cheaper than ws.send, see
@@ -44,6 +46,8 @@ class WsSink implements Sink {
   readonly socket: number;
   /** ws keeps its socket private; batches go to it directly (see ws-frame.ts). */
   private readonly raw: Duplex;
+  /** Set when permessage-deflate was negotiated (only for `compression=deflate`, see the route). */
+  readonly compressor: MessageCompressor | null;
 
   constructor(
     private readonly ws: WebSocket,
@@ -53,6 +57,7 @@ class WsSink implements Sink {
     if (!raw) throw missingSocket();
     this.raw = raw;
     this.socket = socketId(raw);
+    this.compressor = ws.extensions.split(',').includes('permessage-deflate') ? new MessageCompressor('deflate') : null;
   }
 
   bufferedBytes(): number {
@@ -71,19 +76,45 @@ class WsSink implements Sink {
     // Never interleave with a closing handshake: ws owns the socket once it is not OPEN.
     if (this.ws.readyState !== this.ws.OPEN) return 0;
     if (this.raw.destroyed) throw new Error('WebSocket socket destroyed');
+    if (this.compressor) {
+      const payload = this.msgpack
+        ? this.compressor.compress(msgpackHead(seq, Number(sentAt), batch), msgpackRows(pool, seq, batch), NO_TAIL)
+        : this.compressor.compress(messageHead(seq, sentAt), pool.rows(seq, batch), TAIL);
+      return sendCompressedFrame(this.raw, this.msgpack, payload);
+    }
     if (this.msgpack) return sendBinaryFrame(this.raw, msgpackHead(seq, Number(sentAt), batch), msgpackRows(pool, seq, batch));
     return sendTextFrame(this.raw, messageHead(seq, sentAt), pool.rows(seq, batch), TAIL);
   }
 }
 
+/**
+ * The stream query, then `compression`: only `deflate` fits a WebSocket. ws negotiates
+ * permessage-deflate whenever the client offers it (every browser does), so a request that did
+ * not ask for compression has the offer removed before ws reads it: `off` stays exactly the
+ * uncompressed socket it always was.
+ */
+async function validateWsQuery(request: FastifyRequest, reply: FastifyReply): Promise<void> {
+  await validateStreamQuery(request, reply);
+  if (reply.sent) return;
+  const mismatch = compressionMismatch('ws', request.stream.compression);
+  if (mismatch) {
+    await reply.code(400).send({ error: 'bad-parameter', ...mismatch });
+    return;
+  }
+  if (request.stream.compression !== 'deflate') delete request.raw.headers['sec-websocket-extensions'];
+}
+
 export default fp<{ hub: Hub; heartbeat: Heartbeat }>(
   async function wsTransport(app: FastifyInstance, { hub, heartbeat }) {
     checkWsInternals();
-    await app.register(websocket, { options: { perMessageDeflate: false, maxPayload: 64 * 1024 } });
+    // permessage-deflate with server_no_context_takeover: the server compresses every message on
+    // its own (compress.ts). Offered only to requests that ask for it (validateWsQuery). ws's own
+    // compressor never runs: the server writes its frames itself, and ws only sends control frames.
+    await app.register(websocket, { options: { perMessageDeflate: { serverNoContextTakeover: true }, maxPayload: 64 * 1024 } });
     app.route({
       method: 'GET',
       url: '/ws',
-      preValidation: validateStreamQuery,
+      preValidation: validateWsQuery,
       // A plain GET (no Upgrade): say what this endpoint is instead of an empty 404.
       handler: async (request, reply) => {
         // Upgrade is a connection-specific header, which HTTP/2 forbids in a response.

@@ -96,6 +96,9 @@ describe('every transport, smoke load, headless Chromium', () => {
     expect(r.wire).toEqual({ http: { h1: 6, h2: 0 }, tcpConnections: 6, stalled: OVER_CAP - 6 });
     expect(r.page.gaps).toBe(0);
     expect(r.notes.join('\n')).toMatch(/only 6 of 8 connections were open .*stalled behind the browser's 6 connections per host/);
+    // The cap, not the server or a thread, was the limit.
+    expect(r.verdict).toBe('client-bound');
+    expect(r.notes).toContain('2 of 8 connections never opened: the browser allows 6 per host over HTTP/1.1');
   });
 
   it('origins: k spreads HTTP/2 streams over k TCP connections, delivered in full', () => {

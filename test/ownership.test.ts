@@ -11,17 +11,21 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EXIT } from '../protocol/errors.js';
+import { findXvfb } from '../puppeteer/display.js';
 import { cmdline, descendants, startCommand, startSweep, waitGone, type SweepRun } from './sweep-process.js';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 let dir: string;
 let scenarios: string;
+let headful: string;
 
 beforeAll(async () => {
   dir = await mkdtemp(path.join(os.tmpdir(), 'pushlab-ownership-'));
   scenarios = path.join(dir, 'scenarios.json');
   await writeFile(scenarios, JSON.stringify({ scenarios: [{ id: 'tiny', transport: 'sse', batch: 5, concurrency: 2, warmupSec: 1, measureSec: 6 }] }));
+  headful = path.join(dir, 'headful.json');
+  await writeFile(headful, JSON.stringify({ scenarios: [{ id: 'tiny-hf', transport: 'sse', batch: 5, concurrency: 2, warmupSec: 1, measureSec: 6, display: 'headful' }] }));
 });
 
 afterAll(async () => {
@@ -50,6 +54,21 @@ describe('a sweep killed with SIGKILL mid-repeat', () => {
     await run.waitForStderr(/\[1\/1\][^\n]* · started/, 90_000);
     await sleep(1500);
     const pids = await childrenOnceRunning(run, [SERVER, CHROME], 10_000);
+    run.child.kill('SIGKILL');
+    await run.exit;
+    expect(left(await waitGone(pids, 15_000))).toEqual([]);
+  }, 150_000);
+});
+
+// Without a DISPLAY the sweep starts an Xvfb of its own for a headful point: it must go too.
+describe.skipIf(Boolean(process.env.DISPLAY) || !findXvfb())('a sweep with a headful point killed with SIGKILL mid-repeat', () => {
+  it('takes its server, both Chromes and its Xvfb with it', async () => {
+    const run = startSweep(['--file', headful, '--repeats', '1', '--retries', '0', '--out', dir]);
+    await run.waitForStderr(/\[1\/1\][^\n]* · started/, 90_000);
+    const first = await childrenOnceRunning(run, [SERVER, CHROME, /Xvfb/], 30_000);
+    // The headful Chrome launches once Xvfb is ready: give it time to be among the processes.
+    await sleep(3000);
+    const pids = [...new Set([...first, ...descendants(run.child.pid!)])];
     run.child.kill('SIGKILL');
     await run.exit;
     expect(left(await waitGone(pids, 15_000))).toEqual([]);

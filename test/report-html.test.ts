@@ -14,6 +14,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseReportText } from '../protocol/report-check.js';
 import type { Report } from '../protocol/report.js';
 import { launchChrome } from '../puppeteer/chrome.js';
+import { knobComparisons } from '../puppeteer/knobs.js';
 import { writeReportHtml } from '../puppeteer/report-html.js';
 
 /** Page globals used inside evaluated callbacks (this project's tsconfig has no DOM lib); a type only, erased before the callback is sent. */
@@ -108,5 +109,29 @@ describe('report.html from file:// with the network blocked', () => {
     // A clip of the full page, so the sticky toolbar does not sit over the scenario.
     await page.screenshot({ path: path.join(ARTIFACTS, 'report-scenario.png'), clip: box, captureBeyondViewport: true });
     expect(problems).toEqual([]);
+  });
+});
+
+describe('report.html with knob comparisons', () => {
+  it('shows what each knob bought as one table row per pair, with both ratios', async () => {
+    // The fixture's smoke SSE point again, parsed in 2 Workers and 20% faster each round: one knob apart.
+    const sse = report.points.find((p) => p.point.id === 'smoke/sse-b20-c4-i1-full')!;
+    const workers = structuredClone(sse);
+    Object.assign(workers.point, { id: 'smoke/sse-b20-c4-i1-full-w2', parse: 'worker', workers: 2 });
+    for (const r of workers.repeats) if (r.status === 'ok') r.eventsPerSec *= 1.2;
+    const points = [...report.points, workers];
+    const knobDir = await mkdtemp(path.join(os.tmpdir(), 'pushlab-report-knobs-'));
+    const file = await writeReportHtml(knobDir, { ...report, points, knobs: knobComparisons(points) });
+    const knobPage = await browser.newPage();
+    try {
+      await knobPage.goto(`file://${file}`, { waitUntil: 'load' });
+      const rows = await knobPage.$$eval('section.knobs tbody tr', (trs) => trs.map((tr) => [...tr.querySelectorAll('td')].map((td) => td.textContent ?? '')));
+      expect(rows).toHaveLength(1);
+      expect(rows[0].slice(0, 3)).toEqual(['parsing', 'main thread → 2 Workers', 'sse 20 × 4 every 1 ms']);
+      expect(rows[0][3]).toMatch(/^1\.20 \(/);
+    } finally {
+      await knobPage.close();
+      await rm(knobDir, { recursive: true, force: true });
+    }
   });
 });

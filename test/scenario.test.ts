@@ -12,7 +12,7 @@ import {
   searchPoint,
   selectPoints,
 } from '../protocol/scenario.js';
-import type { DevtoolsMode, Transport } from '../protocol/wire.js';
+import type { Compression, DevtoolsMode, DisplayMode, Transport } from '../protocol/wire.js';
 
 /** Expects `parseScenarioFile(data)` to throw PUSHLAB_BAD_SCENARIO with exactly this message. */
 function rejects(data: unknown, message: string): void {
@@ -70,6 +70,15 @@ describe('parseScenarioFile', () => {
       { scenarios: [{ ...one, render: 'fancy' }] },
       'scenarios.json: scenarios[0].render must be one of full, chart, none, got "fancy"',
     );
+  });
+
+  it('refuses bad tabs, display and compression values, naming the field, the value and what is allowed', () => {
+    rejects({ scenarios: [{ ...one, tabs: 0 }] }, 'scenarios.json: scenarios[0].tabs must be ≥ 1, got 0');
+    rejects({ scenarios: [{ ...one, tabs: [1, 5] }] }, 'scenarios.json: scenarios[0].tabs[1] must be ≤ 4, got 5');
+    rejects({ scenarios: [{ ...one, tabs: 1.5 }] }, 'scenarios.json: scenarios[0].tabs must be an integer, got 1.5');
+    rejects({ scenarios: [{ ...one, display: 'window' }] }, 'scenarios.json: scenarios[0].display must be one of headless, headful, got "window"');
+    rejects({ scenarios: [{ ...one, compression: ['off', 'brotli'] }] }, 'scenarios.json: scenarios[0].compression[1] must be one of off, deflate, gzip, got "brotli"');
+    rejects({ scenarios: [{ ...one, compression: ['gzip', 'gzip'] }] }, 'scenarios.json: scenarios[0].compression must list each value once, got ["gzip","gzip"]');
   });
 
   it('rejects unknown fields, in a scenario and at the top level', () => {
@@ -228,6 +237,56 @@ describe('expandScenario', () => {
     expect(points[0]).not.toHaveProperty('origins');
     expect(points[0]).not.toHaveProperty('devtools');
     expect(points[8]).not.toHaveProperty('pollMs');
+  });
+
+  it('multiplies tabs and display into every transport and compression into the transports that carry it; counts match', () => {
+    const s = {
+      id: 'f',
+      batch: 20,
+      concurrency: 4,
+      transport: ['ws', 'sse', 'poll'] as Transport[],
+      tabs: [1, 2],
+      display: ['headless', 'headful'] as DisplayMode[],
+      compression: ['off', 'deflate', 'gzip'] as Compression[],
+    };
+    const points = expandScenario(s);
+    const ids = points.map((p) => p.id);
+    // ws carries deflate only, sse gzip only, poll neither: 2 + 2 + 1 compressions, × 2 tabs × 2 displays.
+    expect(points).toHaveLength((2 + 2 + 1) * 2 * 2);
+    expect(pointCount(s)).toBe(points.length);
+    expect(new Set(ids).size).toBe(points.length);
+    expect(ids.filter((id) => id.startsWith('f/ws-'))).toEqual([
+      'f/ws-b20-c4-i1-full',
+      'f/ws-b20-c4-i1-full-deflate',
+      'f/ws-b20-c4-i1-full-hf',
+      'f/ws-b20-c4-i1-full-hf-deflate',
+      'f/ws-b20-c4-i1-full-t2',
+      'f/ws-b20-c4-i1-full-t2-deflate',
+      'f/ws-b20-c4-i1-full-t2-hf',
+      'f/ws-b20-c4-i1-full-t2-hf-deflate',
+    ]);
+    expect(ids.filter((id) => id.startsWith('f/sse-') && id.endsWith('-gzip'))).toHaveLength(4);
+    expect(ids.filter((id) => id.startsWith('f/poll-'))).toEqual(['f/poll-b20-c4-i1-full-p50', 'f/poll-b20-c4-i1-full-p50-hf', 'f/poll-b20-c4-i1-full-p50-t2', 'f/poll-b20-c4-i1-full-p50-t2-hf']);
+    const [plain, deflate] = points;
+    // A named display stays on the point (its repeats record the browser); defaults stay out.
+    expect(plain).toMatchObject({ display: 'headless' });
+    expect(plain).not.toHaveProperty('tabs');
+    expect(plain).not.toHaveProperty('compression');
+    expect(deflate.compression).toBe('deflate');
+    // A scenario that names no display leaves it out: the point runs in the sweep's browser.
+    expect(expandScenario({ id: 'n', batch: 1, concurrency: 1, transport: 'ws' })[0]).not.toHaveProperty('display');
+  });
+
+  it('offers tabs × batch × concurrency × 1000 / intervalMs with several tabs', () => {
+    const [one, three] = expandScenario({ id: 't', transport: 'sse', batch: 100, concurrency: 10, tabs: [1, 3] });
+    expect(one.offeredEventsPerSec).toBe(1_000_000);
+    expect(three.id).toBe('t/sse-b100-c10-i1-full-t3');
+    expect(three.offeredEventsPerSec).toBe(3_000_000);
+  });
+
+  it('leaves a transport uncompressed when the list names no kind it carries', () => {
+    const points = expandScenario({ id: 'c', transport: ['ws', 'fetch', 'grpc-web'], batch: 20, concurrency: 4, compression: 'gzip' });
+    expect(points.map((p) => p.id)).toEqual(['c/ws-b20-c4-i1-full', 'c/fetch-b20-c4-i1-full-gzip', 'c/grpc-web-b20-c4-i1-full']);
   });
 
   it('computes offered events/s as batch × concurrency × 1000 / intervalMs', () => {

@@ -132,6 +132,19 @@ describe('summarise', () => {
     expect(run({ perConnEps: 80_000, mainBusy: 0.7, serverGeneratedPerSec: 800, shedPerSec: 0, hostBusy: 0.97 }).verdict).toBe('host-bound');
   });
 
+  it("blames the browser's per-host cap, not the server, when connections stalled behind it", () => {
+    // sse-h1 at 8 connections: 6 open (Chrome's HTTP/1.1 cap), each at 1,000 batches/s of 100.
+    const capped = expandScenario({ id: 'h1', transport: 'sse-h1', batch: 100, concurrency: 8, measureSec: 5 })[0];
+    const [a, b] = samples({ perConnEps: 300_000, mainBusy: 0.4, serverGeneratedPerSec: 3000, shedPerSec: 0, hostBusy: 0.5 });
+    for (const x of [a, b]) Object.assign(x.page, { concurrency: 8, open: 6 });
+    const r = summarise(capped, a, b, meta);
+    expect(r.deliveredRatio).toBe(0.75);
+    // Nothing was due on the 2 connections that never reached the server.
+    expect(r.server!.pacingRatio).toBe(1);
+    expect(r.verdict).toBe('client-bound');
+    expect(r.notes).toContain('2 of 8 connections never opened: the browser allows 6 per host over HTTP/1.1');
+  });
+
   it('counts a schedule that slipped by more than one catch-up per connection as server-bound', () => {
     const r = run({ perConnEps: 90_000, mainBusy: 0.6, serverGeneratedPerSec: 1000, shedPerSec: 0, hostBusy: 0.5, behindAtEnd: 500 });
     expect(r.verdict).toBe('server-bound');
@@ -155,5 +168,87 @@ describe('summarise', () => {
   it('does not blame Workers that had CPU to spare', () => {
     const r = run({ perConnEps: 60_000, mainBusy: 0.1, serverGeneratedPerSec: 1000, shedPerSec: 300, hostBusy: 0.97, parse: 'worker', workerBusy: [0.7, 0.65] });
     expect(r.verdict).toBe('host-bound');
+  });
+});
+
+describe('summarise, several tabs', () => {
+  const tabPoint = expandScenario({ id: 't', transport: 'sse', batch: 100, concurrency: 2, tabs: 3, measureSec: 5 })[0]; // 600k EPS offered
+  const snap = (client: string, eventsPerConn: number, t: number, p99: number | null, gaps: number): PageSnapshot => ({
+    atMs: 1.7e12 + t * 1000,
+    transport: 'sse',
+    concurrency: 2,
+    client,
+    open: 2,
+    counters: { events: 2 * eventsPerConn, batches: (2 * eventsPerConn) / 100, bytes: 2 * eventsPerConn * 130, gaps, duplicates: 0, reconnects: 0, errors: 0 },
+    batchesPerConnection: [eventsPerConn / 100, eventsPerConn / 100],
+    latency: { ...latency, p50Ms: 1, p99Ms: p99 },
+  });
+  // Tabs a, b, c take 100k, 80k and 60k EPS per connection over the same 5 s, at 50%, 40%, 30% main thread.
+  const rates = [100_000, 80_000, 60_000];
+  const clients = ['tab-a', 'tab-b', 'tab-c'];
+  const [a0, b0] = samples({ perConnEps: 0, mainBusy: 0.5, serverGeneratedPerSec: 1000, shedPerSec: 0, hostBusy: 0.6 });
+  const at = (base: Sample, t: number, s: number): Sample => {
+    const tabs = rates.map((r, i) => ({
+      page: snap(clients[i], r * s, t, [4, 9, 2][i], i === 1 && s > 0 ? 3 : 0),
+      tab: { processTime: s * (0.6 - i * 0.1), taskDuration: s * (0.5 - i * 0.1), timestamp: 500 + t },
+    }));
+    const conns = clients.flatMap((client, i) =>
+      [0, 1].map((k) => ({
+        id: i * 2 + k + 1,
+        transport: 'sse' as const,
+        http: 'h2',
+        // Every tab's streams share the browser's one HTTP/2 connection to the origin.
+        socket: 7,
+        batch: 100,
+        intervalMs: 1,
+        client,
+        openSec: 10 + s,
+        generated: 0,
+        sent: 0,
+        shed: 0,
+        behind: 0,
+        batchesPerSec: 0,
+        latenessMs: { p50: null, p99: null, max: null },
+        bufferedBytes: 0,
+        bytes: 0,
+        compression: null,
+      })),
+    );
+    return { ...base, page: tabs[0].page, tab: tabs[0].tab, moreTabs: tabs.slice(1), server: { ...base.server, connections: conns } };
+  };
+  const r = summarise(tabPoint, at(a0, 10, 0), at(b0, 15, 5), meta);
+
+  it('gives each tab its own figures, and their exact totals', () => {
+    expect(tabPoint.offeredEventsPerSec).toBe(600_000);
+    expect(r.tabs!.map((t) => [t.client, t.eventsPerSec, t.deliveredRatio, t.page.gaps, t.cpu.tabMainThread, t.cpu.tabProcess])).toEqual([
+      ['tab-a', 200_000, 1, 0, 50, 60],
+      ['tab-b', 160_000, 0.8, 3, 40, 50],
+      ['tab-c', 120_000, 0.6, 0, 30, 40],
+    ]);
+    expect(r.page.events).toBe(r.tabs!.reduce((a, t) => a + t.page.events, 0));
+    expect(r.page.gaps).toBe(3);
+    expect(r.eventsPerSec).toBe(480_000);
+    expect(r.deliveredRatio).toBe(0.8);
+    expect(r.perTabEventsPerSec).toEqual({ min: 120_000, median: 160_000, max: 200_000 });
+    // Renderer CPU summed over the tabs; the main thread is the busiest tab's (≤ 100 %, the verdict's input).
+    expect(r.cpu.tabProcess).toBe(150);
+    expect(r.cpu.tabMainThread).toBe(50);
+    // Per main-thread CPU-second: of all three main threads together (1.2 cores).
+    expect(r.efficiency.eventsPerCpuSecMainThread).toBe(400_000);
+    // The latency shown is the tab with the highest p99.
+    expect(r.latency.p99Ms).toBe(9);
+  });
+
+  it('finds every tab\'s streams in /stats by its client tag', () => {
+    expect(r.wire).toEqual({ http: { h1: 0, h2: 6 }, tcpConnections: 1, stalled: 0 });
+    expect(r.tabs!.map((t) => t.wire)).toEqual(clients.map(() => ({ http: { h1: 0, h2: 2 }, tcpConnections: 1, stalled: 0 })));
+  });
+
+  it('leaves one-tab points without the per-tab fields', () => {
+    const single = run({ perConnEps: 100_000, mainBusy: 0.5, serverGeneratedPerSec: 1000, shedPerSec: 0, hostBusy: 0.6 });
+    expect(single).not.toHaveProperty('tabs');
+    expect(single).not.toHaveProperty('perTabEventsPerSec');
+    expect(single).not.toHaveProperty('compression');
+    expect(single).not.toHaveProperty('browser');
   });
 });

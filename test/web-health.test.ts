@@ -27,6 +27,7 @@ const input = (o: Partial<HealthInput>): HealthInput => ({
   backlogMs: 5,
   server: { first: server(0, 0, 0), windowStart: server(100_000, 0, 10_000), now: server(150_000, 0, 15_000) },
   cpu: null,
+  stalled: null,
   parse: 'main',
   workers: 1,
   runSec: 20,
@@ -49,6 +50,12 @@ describe('judgeHealth', () => {
     expect(h.shedThisRun).toBe(31_000);
     expect(h.limit?.verdict).toBe('client-bound');
     expect(h.text).toMatch(/^falling behind — client-bound: the tab's main thread is at 98%, the server shed 31K batches$/);
+  });
+
+  it("names connections stalled behind the browser's per-host cap before any CPU figure", () => {
+    const h = judgeHealth(input({ windowEvents: 600_000, cpu: reading(98), stalled: { connections: 4, of: 10, cap: 6 } }), NOW);
+    expect(h.limit?.verdict).toBe('client-bound');
+    expect(h.text).toContain("4 of 10 connections stalled behind the browser's 6 per host");
   });
 
   it('counts a page with an old newest batch as behind even at full rate, and asks for npm run lab without readings', () => {

@@ -1,7 +1,7 @@
 /** Validates `pushlab.start()` config and URL parameters: errors name the field, value and range. */
 import { inRange, LIMITS, parseDecimal, rangeText, type Range } from '../../protocol/limits.js';
 import type { PageConfig } from '../../protocol/report.js';
-import { BINARY_TRANSPORTS, DEFAULT_POLL_MS, ENCODINGS, PARSE_MODES, RENDER_MODES, TRANSPORTS, type Encoding } from '../../protocol/wire.js';
+import { BINARY_TRANSPORTS, COMPRESSIONS, compressionMismatch, DEFAULT_POLL_MS, ENCODINGS, PARSE_MODES, RENDER_MODES, TRANSPORTS, type Compression, type Encoding, type Transport } from '../../protocol/wire.js';
 
 export const DEFAULT_RENDER_EVERY_MS = 200;
 export const DEFAULT_TABLE_ROWS = 1000;
@@ -34,7 +34,15 @@ function binaryEncoding(transport: unknown, encoding: Encoding): Encoding {
   return encoding;
 }
 
-export function validatePageConfig(c: Partial<Record<keyof PageConfig, unknown>>): Required<PageConfig> {
+/** A compression only where the transport carries that kind (TRANSPORT_ROUTES); `off` as absent. */
+function streamCompression(transport: unknown, compression: Compression): PageConfig['compression'] {
+  if (compression === 'off') return undefined;
+  const mismatch = TRANSPORTS.includes(transport as Transport) ? compressionMismatch(transport as Transport, compression) : null;
+  if (mismatch) throw new Error(mismatch.message);
+  return compression;
+}
+
+export function validatePageConfig(c: Partial<Record<keyof PageConfig, unknown>>): Required<Omit<PageConfig, 'compression'>> & Pick<PageConfig, 'compression'> {
   return {
     transport: oneOf('transport', c.transport, TRANSPORTS),
     batch: num('batch', c.batch, LIMITS.batch),
@@ -49,5 +57,6 @@ export function validatePageConfig(c: Partial<Record<keyof PageConfig, unknown>>
     pollMs: num('pollMs', c.pollMs ?? DEFAULT_POLL_MS, LIMITS.pollMs),
     origins: num('origins', c.origins ?? 1, LIMITS.origins),
     encoding: binaryEncoding(c.transport, oneOf('encoding', c.encoding ?? 'json', ENCODINGS)),
+    compression: streamCompression(c.transport, oneOf('compression', c.compression ?? 'off', COMPRESSIONS)),
   };
 }

@@ -6,7 +6,7 @@
  * readings `npm run lab` pushes when there are any.
  */
 import type { CpuReading, ServerConnectionStats, ServerStats } from '../../protocol/report.js';
-import { findLimit, KEPT_UP_RATIO, type Limit } from '../../protocol/verdict.js';
+import { findLimit, KEPT_UP_RATIO, type Limit, type LimitInput } from '../../protocol/verdict.js';
 import type { ParseMode } from '../../protocol/wire.js';
 
 /** The page counts as behind when its newest batch is older than this, ms (normal: a few ms). */
@@ -66,6 +66,8 @@ export interface HealthInput {
   /** Server figures at the start of the run, at the start of the judging window, and now; null without /stats. */
   server: { first: RunServer; windowStart: RunServer; now: RunServer } | null;
   cpu: CpuReading | null;
+  /** Connections stalled behind the browser's per-host cap; null when none. */
+  stalled: LimitInput['stalled'];
   parse: ParseMode;
   workers: number;
   /** Seconds since the run started. */
@@ -103,6 +105,7 @@ export function judgeHealth(h: HealthInput, nowMs: number): Health {
   const limit = findLimit({
     // A page with a backlog is behind even while it delivers the rate: judge it as not keeping up.
     deliveredRatio: Math.min(deliveredRatio, backlogBehind || shedInWindow > 0 ? KEPT_UP_RATIO - 0.01 : 1),
+    stalled: h.stalled,
     parse: h.parse,
     workers: h.workers,
     cores: cpu?.cores ?? 1,

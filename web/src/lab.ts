@@ -8,6 +8,7 @@ import type { CpuReading, PageConfig, PageSnapshot, ServerStats } from '../../pr
 import { offeredEventsPerSec, TRANSPORT_ROUTES } from '../../protocol/wire.js';
 import type { LiveCharts } from './chart.js';
 import { validatePageConfig } from './config.js';
+import type { LimitInput } from '../../protocol/verdict.js';
 import { judgeHealth, JUDGE_WINDOW_SEC, RunServerTally, type Health, type RunServer } from './health.js';
 import { MainThreadSource, WorkerSource, type Source } from './sources.js';
 import type { RowRing, StreamingTable } from './table.js';
@@ -35,7 +36,7 @@ export interface Views {
 }
 
 export class Lab {
-  readonly config: Required<PageConfig>;
+  readonly config: ReturnType<typeof validatePageConfig>;
   /** Tags this run's connections in the server's `/stats`, so the shed count is this run's alone. */
   readonly client = `lab-${Math.random().toString(36).slice(2, 10)}`;
   private readonly source: Source;
@@ -58,7 +59,13 @@ export class Lab {
     const throttle = this.throttle;
     const options = {
       transport: c.transport,
-      params: { batch: c.batch, interval: c.intervalMs, client: this.client, ...(c.encoding === 'msgpack' ? { encoding: c.encoding } : {}) },
+      params: {
+        batch: c.batch,
+        interval: c.intervalMs,
+        client: this.client,
+        ...(c.encoding === 'msgpack' ? { encoding: c.encoding } : {}),
+        ...(c.compression ? { compression: c.compression } : {}),
+      },
       concurrency: c.concurrency,
       keepRows,
       aggregate: c.render !== 'none',
@@ -176,6 +183,7 @@ export class Lab {
           backlogMs,
           server: firstServer && latestServer ? { first: firstServer, windowStart: from.server ?? firstServer, now: latestServer } : null,
           cpu: this.views.cpu(),
+          stalled: this.stalled(),
           parse: c.parse,
           workers: c.workers,
           runSec: (now - openedAt) / 1000,
@@ -189,6 +197,13 @@ export class Lab {
     };
     void poll();
     setTimeout(tick, 1000);
+  }
+
+  /** Connections past the transport's per-host cap that never opened, as the verdict takes them. */
+  private stalled(): LimitInput['stalled'] {
+    const cap = TRANSPORT_ROUTES[this.config.transport].perHostCap;
+    const open = this.source.openCount();
+    return cap !== undefined && open >= cap && open < this.config.concurrency ? { connections: this.config.concurrency - open, of: this.config.concurrency, cap } : null;
   }
 
   private addChartPoint(now: number, dt: number, eventsPerSec: number, megabytesPerSec: number, offered: number): void {

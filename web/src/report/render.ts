@@ -18,7 +18,7 @@ import {
 } from 'chart.js';
 import { formatRatioWithCi, VERDICT_WORDS, type Comparison } from '../../../protocol/compare.js';
 import { formatEps, formatMsShort } from '../../../protocol/format.js';
-import type { Report, Verdict } from '../../../protocol/report.js';
+import type { KnobComparison, Report, Verdict } from '../../../protocol/report.js';
 import { cpuChart, efficiencyChart, epsChart, type ChartOptions } from './chart-configs.js';
 import { transportColor, VERDICT_COLORS, VERDICT_MEANING } from './palette.js';
 import {
@@ -98,6 +98,40 @@ function failuresSection(report: Report): HTMLElement | null {
     { class: 'failures' },
     h('h2', {}, `Failures (${list.length})`),
     h('ul', {}, ...list.map((f) => h('li', {}, h('code', {}, f.pointId), ` round ${f.round}, ${f.attempts} attempt${f.attempts === 1 ? '' : 's'}: `, f.text))),
+  );
+}
+
+/** What each knob bought: pairs of points one setting apart, a row each, B ÷ A with its CI. */
+function knobsSection(report: Report): HTMLElement | null {
+  const knobs = report.knobs ?? [];
+  if (!knobs.length) return null;
+  const byPair = new Map<string, KnobComparison[]>();
+  for (const c of knobs) byPair.set(`${c.a}\n${c.b}`, [...(byPair.get(`${c.a}\n${c.b}`) ?? []), c]);
+  // Green where the CI says B is better, red where it says worse, plain where the noise hides it.
+  const cell = (c: KnobComparison | undefined) => {
+    if (!c) return h('td', { class: 'num' }, '—');
+    const ci = c.ciLow === null || c.ciHigh === null ? '1 round' : `CI ${c.ciLow.toFixed(2)}–${c.ciHigh.toFixed(2)}`;
+    return h('td', { class: `num cmp-${c.better === 'b' ? 'better' : c.better === 'a' ? 'worse' : 'same'}`, title: c.text }, `${c.ratio.toFixed(2)} (${ci})`);
+  };
+  const rows = [...byPair.values()].map((pair) => {
+    const [first] = pair;
+    return h(
+      'tr',
+      { title: `${first.a} → ${first.b}, paired by round (${first.rounds.length} rounds)` },
+      h('td', {}, first.knob),
+      h('td', {}, `${first.from} → ${first.to}`),
+      h('td', {}, first.context),
+      cell(pair.find((c) => c.metric === 'eventsPerSec')),
+      cell(pair.find((c) => c.metric === 'rendererCpuMsPerMillionEvents')),
+    );
+  });
+  const head = h('tr', {}, ...['knob', 'change', 'both points', 'EPS, after ÷ before', 'renderer CPU per event, after ÷ before'].map((t, i) => h('th', { class: i > 2 ? 'num' : '' }, t)));
+  return h(
+    'section',
+    { class: 'knobs' },
+    h('h2', {}, 'What each knob bought'),
+    h('p', { class: 'muted' }, 'Points of this run with the same transport, connections and offered load that differ in one setting only, paired by round: geometric mean of the per-round ratios with its 95% CI. Green: the change helped beyond the noise; red: it hurt.'),
+    h('div', { class: 'table-wrap' }, h('table', { class: 'points knob-table' }, h('thead', {}, head), h('tbody', {}, ...rows))),
   );
 }
 
@@ -298,7 +332,7 @@ export interface Rendered {
 export function renderReport(container: HTMLElement, report: Report, options: ChartOptions): Rendered {
   const boxes = latencyBoxes(report);
   const sections = scenarioViews(report).map((v) => scenarioSection(v, boxes.filter((b) => b.scenario === v.scenario)));
-  const parts = [headerSection(report), failuresSection(report), tableSection(report), ...sections.map((x) => x.element), notesSection(report)];
+  const parts = [headerSection(report), failuresSection(report), tableSection(report), knobsSection(report), ...sections.map((x) => x.element), notesSection(report)];
   container.replaceChildren(...parts.filter((p): p is HTMLElement => p !== null));
   // Charts measure their canvas, so they are created only once the sections are in the document.
   let charts = sections.flatMap((x) => x.draw(options));

@@ -221,8 +221,11 @@ export function sortRows(rows: readonly TableRow[], columnIndex: number, directi
 export const X_FACTORS = ['batch', 'concurrency', 'intervalMs'] as const;
 export type XFactor = (typeof X_FACTORS)[number];
 
-type Factor = 'transport' | XFactor | 'render' | 'parse';
-const FACTORS: readonly Factor[] = ['transport', 'batch', 'concurrency', 'intervalMs', 'render', 'parse'];
+type Factor = 'transport' | XFactor | 'render' | 'parse' | 'tabs' | 'display' | 'compression';
+const FACTORS: readonly Factor[] = ['transport', 'batch', 'concurrency', 'intervalMs', 'render', 'parse', 'tabs', 'display', 'compression'];
+
+/** Factors a point only carries when its scenario sets them. */
+const OPTIONAL_FACTORS: readonly Factor[] = ['tabs', 'display', 'compression'];
 
 const FACTOR_LABEL: Record<XFactor, string> = {
   batch: 'batch (events per message)',
@@ -244,6 +247,12 @@ function factorValue(p: Point, f: Factor): string {
       return `render ${p.render}`;
     case 'parse':
       return p.parse === 'worker' ? `parse in ${p.workers} worker${p.workers === 1 ? '' : 's'}` : 'parse main';
+    case 'tabs':
+      return `${p.tabs ?? 1} tab${(p.tabs ?? 1) === 1 ? '' : 's'}`;
+    case 'display':
+      return p.display ?? "the sweep's browser";
+    case 'compression':
+      return p.compression ? 'compressed' : 'uncompressed';
   }
 }
 
@@ -341,7 +350,8 @@ export function scenarioViews(report: Report): ScenarioView[] {
     const results = report.points.filter((r) => r.point.scenario === scenario);
     const points = results.map((r) => r.point);
     const varying = varyingFactors(points);
-    const fixed = FACTORS.filter((f) => !varying.includes(f))
+    // The newer factors are named only where a point has them, so older scenarios read as before.
+    const fixed = FACTORS.filter((f) => !varying.includes(f) && (!OPTIONAL_FACTORS.includes(f) || points[0][f as keyof Point] !== undefined))
       .map((f) => factorValue(points[0], f))
       .join(' · ');
     const xFactor = X_FACTORS.find((f) => varying.includes(f)) ?? null;
