@@ -75,7 +75,7 @@ export function parseBrowserList(items: readonly string[]): BrowserEndpoint[] {
 
 /** An item for an error message, without what looks like a secret. */
 function redact(text: string): string {
-  return text.replace(/\/\/[^/@]*@/, '//…@').replace(/\?.*$/, '?…');
+  return text.replace(/\/\/[^/@\s]*@/g, '//…@').replace(/\?\S*/g, '?…');
 }
 
 /** Whether a host name is loopback or an address of this machine's own interfaces. */
@@ -103,14 +103,21 @@ export async function resolveEndpoint(e: BrowserEndpoint, timeoutMs = 10_000): P
   if (e.kind === 'ws') return e.url.href;
   const versionUrl = new URL('/json/version', e.url);
   versionUrl.search = e.url.search;
+  // fetch() refuses a URL with credentials: they travel as Basic authorization instead.
+  versionUrl.username = '';
+  versionUrl.password = '';
+  const headers: Record<string, string> = {};
+  if (e.url.username || e.url.password) {
+    headers.authorization = `Basic ${Buffer.from(`${decodeURIComponent(e.url.username)}:${decodeURIComponent(e.url.password)}`).toString('base64')}`;
+  }
   let body: unknown;
   try {
-    const res = await fetch(versionUrl, { signal: AbortSignal.timeout(timeoutMs) });
+    const res = await fetch(versionUrl, { headers, signal: AbortSignal.timeout(timeoutMs) });
     if (!res.ok) throw new Error(`HTTP ${res.status}`);
     body = await res.json();
   } catch (err) {
     const cause = (err as { cause?: { code?: string } }).cause?.code;
-    const why = cause === 'ECONNREFUSED' ? 'nothing is listening there' : err instanceof Error ? err.message : String(err);
+    const why = cause === 'ECONNREFUSED' ? 'nothing is listening there' : redact(err instanceof Error ? err.message : String(err));
     throw new PushlabError('PUSHLAB_BAD_BROWSER', `--browser ${e.given}: no DevTools answer from ${safeUrl(versionUrl)} (${why})`);
   }
   const ws = (body as { webSocketDebuggerUrl?: unknown } | null)?.webSocketDebuggerUrl;
@@ -118,6 +125,9 @@ export async function resolveEndpoint(e: BrowserEndpoint, timeoutMs = 10_000): P
   const out = new URL(ws);
   out.protocol = e.url.protocol === 'https:' ? 'wss:' : 'ws:';
   out.host = e.url.host;
+  // The credentials and token given reach the WebSocket too (ws sends them as Basic authorization).
+  out.username = e.url.username;
+  out.password = e.url.password;
   out.search = e.url.search;
   return out.href;
 }

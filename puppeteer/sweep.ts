@@ -138,8 +138,9 @@ function listPlan(plan: Plan): void {
 
 /**
  * The exact command that finishes this sweep. Browsers given with --browser are named as
- * recorded (without tokens), and only those not lost: where to measure is the caller's to
- * say again, and a token must be given again by hand.
+ * recorded, without credentials or tokens (those must be given again by hand); a lost one
+ * stays in the list, since where to measure is the caller's to say again (restarted, or
+ * replaced by another).
  */
 function resumeCommandFor(runId: string, out: string, browsers: readonly string[] = []): string {
   const quote = (s: string) => (/^[\w./:@=-]+$/.test(s) ? s : `'${s.replaceAll("'", `'\\''`)}'`);
