@@ -162,7 +162,7 @@ describe('two remote browsers shard a sweep', () => {
     for (const p of report.points) expect(p.notes.join(' ')).toMatch(/shared its host \(localhost\) with/);
     // The terminal table has a host column naming each point's browser.
     const table = formatTable(report);
-    expect(table).toMatch(/\| host \|/);
+    expect(table).toMatch(/\|\s+host \|/);
     for (const p of report.points) expect(table).toContain(p.browsers![0]);
   });
 });
