@@ -317,14 +317,14 @@ export interface Environment {
  * statistics.
  */
 export interface BrowserHost {
-  /** What repeats call it: the label given (`desk=ws://…`), else the endpoint's host:port, else `local`. */
+  /** What repeats call it: the label given (`desk=ws://…`, or `a` of `a@desk=…`), else the endpoint's host:port, else `local`. */
   id: string;
   /** `launched`: a Chrome this sweep started; `remote`: one it connected to. */
   origin: 'launched' | 'remote';
   /** The endpoint connected to, without credentials or query (tokens); null when launched. */
   endpoint: string | null;
   /**
-   * The machine it runs on: the label, else the endpoint's host name, with every address of the
+   * The machine it runs on: the `@machine` of the label, else the label, else the endpoint's host name, with every address of the
    * driver's own machine (loopback included) called `localhost`. An SSH tunnel makes a far
    * browser look local: label it.
    */

@@ -6,7 +6,8 @@
  *   Grid 4 session's `se:cdp` capability (`ws://grid:4444/session/<id>/se/cdp`);
  * - `http://host:port` / `https://…`: a DevTools HTTP endpoint, resolved through `/json/version`.
  * The label names the browser's machine in the report (and tells browsers apart when a
- * tunnel makes far hosts look local). Nothing here connects except `resolveEndpoint`.
+ * tunnel makes far hosts look local); `name@machine=url` names the browser and its machine
+ * apart, for two browsers on one far machine. Nothing here connects except `resolveEndpoint`.
  */
 import { isIP } from 'node:net';
 import os from 'node:os';
@@ -15,8 +16,10 @@ import { PushlabError } from '../protocol/errors.js';
 export interface BrowserEndpoint {
   /** As given on the command line, for messages (credentials removed). */
   given: string;
-  /** The label before `=`, or null. */
+  /** The label before `=` (its name, without any `@machine`), or null. */
   label: string | null;
+  /** The machine named after `@` in the label (`name@machine=url`), or null. */
+  machine: string | null;
   /** The URL with any credentials and query: what is connected to. */
   url: URL;
   kind: 'ws' | 'http';
@@ -45,20 +48,25 @@ export function parseBrowserItem(item: string): BrowserEndpoint {
   const eq = item.indexOf('=');
   // A label comes before the scheme: `desk=ws://…`. An `=` after `://` is the URL's (a query).
   const hasLabel = eq > 0 && eq < item.indexOf('://');
-  const label = hasLabel ? item.slice(0, eq) : null;
+  const fullLabel = hasLabel ? item.slice(0, eq) : null;
   const rest = hasLabel ? item.slice(eq + 1) : item;
+  const at = fullLabel?.indexOf('@') ?? -1;
+  const label = fullLabel !== null && at >= 0 ? fullLabel.slice(0, at) : fullLabel;
+  const machine = fullLabel !== null && at >= 0 ? fullLabel.slice(at + 1) : null;
   let url: URL;
   try {
     url = new URL(rest);
   } catch {
     throw bad(`--browser takes [label=]url items, each a ws://, wss://, http:// or https:// URL of a running browser's DevTools endpoint; got '${redact(item)}'`);
   }
-  if (label !== null && !LABEL.test(label)) {
-    throw bad(`--browser label must be letters, digits, '.', '_' or '-' (at most 64, starting with a letter or digit); got '${label}'`);
+  for (const part of [label, machine]) {
+    if (part !== null && !LABEL.test(part)) {
+      throw bad(`--browser label must be name=url or name@machine=url, each letters, digits, '.', '_' or '-' (at most 64, starting with a letter or digit); got '${fullLabel}'`);
+    }
   }
   const kind = url.protocol === 'ws:' || url.protocol === 'wss:' ? 'ws' : url.protocol === 'http:' || url.protocol === 'https:' ? 'http' : null;
   if (!kind) throw bad(`--browser URL must be ws://, wss://, http:// or https:// (a DevTools endpoint); got '${redact(rest)}'`);
-  return { given: `${label ? `${label}=` : ''}${safeUrl(url)}`, label, url, kind };
+  return { given: `${fullLabel ? `${fullLabel}=` : ''}${safeUrl(url)}`, label, machine, url, kind };
 }
 
 /** Every `--browser` item, with labels unique. */

@@ -101,9 +101,9 @@ export async function describeBrowser(slot: BrowserSlot, from: BrowserOrigin, id
     serverSharesHost = server.startedHere || isThisMachine(new URL(server.url).hostname);
   } else {
     const machine = machineOf(from.endpoint.url);
-    host = from.endpoint.label ?? machine;
+    host = from.endpoint.machine ?? from.endpoint.label ?? machine;
     // A labelled loopback endpoint is most likely a tunnel to another machine: cannot tell.
-    serverSharesHost = from.endpoint.label !== null && machine === 'localhost' ? null : machine === serverMachine;
+    serverSharesHost = host !== machine && machine === 'localhost' ? null : machine === serverMachine;
   }
   return {
     id,

@@ -54,7 +54,8 @@ describe('--browser items', () => {
     ['not a url', /--browser takes \[label=\]url items, each a ws:\/\/, wss:\/\/, http:\/\/ or https:\/\/ URL .*; got 'not a url'/],
     ['ftp://127.0.0.1:9222', /--browser URL must be ws:\/\/, wss:\/\/, http:\/\/ or https:\/\/ \(a DevTools endpoint\); got 'ftp:\/\/127\.0\.0\.1:9222'/],
     ['file:///tmp/chrome', /--browser URL must be ws:\/\/, wss:\/\/, http:\/\/ or https:\/\/ .*; got 'file:\/\/\/tmp\/chrome'/],
-    ['bad label!=ws://127.0.0.1:9222/x', /--browser label must be letters, digits, '\.', '_' or '-' .*; got 'bad label!'/],
+    ['bad label!=ws://127.0.0.1:9222/x', /--browser label must be name=url or name@machine=url, each letters, digits, '\.', '_' or '-' .*; got 'bad label!'/],
+    ['a@=ws://127.0.0.1:9222/x', /--browser label must be name=url or name@machine=url.*; got 'a@'/],
   ])('refuses %s, naming the flag, the value and what is allowed', (item, message) => {
     const err = refusal(() => parseBrowserItem(item));
     expect(err.code).toBe('PUSHLAB_BAD_FLAG');
@@ -65,6 +66,14 @@ describe('--browser items', () => {
     const err = refusal(() => parseBrowserItem('gopher://me:s3cret@host:9222/?token=t0k3n'));
     expect(err.message).not.toContain('s3cret');
     expect(err.message).not.toContain('t0k3n');
+  });
+
+  it('takes name@machine=url: two browsers named apart on one machine (two tunnels to it)', () => {
+    const [a, b] = parseBrowserList(['a@desk=http://127.0.0.1:9222', 'b@desk=http://127.0.0.1:9223']);
+    expect(a).toMatchObject({ label: 'a', machine: 'desk', given: 'a@desk=http://127.0.0.1:9222/' });
+    expect(b).toMatchObject({ label: 'b', machine: 'desk' });
+    expect(browserIds([a, b])).toEqual(['a', 'b']);
+    expect(parseBrowserItem('desk=http://127.0.0.1:9222').machine).toBeNull();
   });
 
   it('refuses the same browser (or label) twice', () => {

@@ -193,6 +193,11 @@ describe('a remote browser killed mid-sweep', () => {
     expect(failed).toHaveLength(1);
     expect(failed[0]).toMatchObject({ browserId: victim, cause: 'browser lost' });
     expect(failed[0].error).toMatch(/browser crashed .*reconnecting to victim=http:\/\/127\.0\.0\.1:\d+\/ failed/);
+    // Labelled loopback endpoints read as tunnels to other machines: named by label, the server's place unknown.
+    expect(report.hosts!.map((h) => [h.id, h.host, h.serverSharesHost, h.sharesHostWith])).toEqual([
+      ['keeper', 'keeper', null, []],
+      ['victim', 'victim', null, []],
+    ]);
     const lost = report.hosts!.find((h) => h.id === victim)!;
     expect(lost.lost?.error).toMatch(/reconnecting/);
     expect(stderr).toMatch(/browser victim lost: .*its points go to the other browsers/);
