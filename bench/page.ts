@@ -38,6 +38,7 @@ const browserSession = await chrome.browser.target().createCDPSession();
 const browser = {
   browser: () => chrome.browser,
   session: () => browserSession,
+  newPage: () => chrome.browser.newPage(),
   relaunch: () => Promise.reject(new Error('bench:page does not relaunch a crashed browser')),
 };
 const base = { browser, server, cores: os.cpus().length, retries: 0 };

@@ -18,7 +18,7 @@ import {
   MISSING,
   wireCell,
 } from './format.js';
-import type { MeasuredRepeat, PointResult, PointSummary, Stat } from './report.js';
+import type { MeasuredRepeat, PointResult, PointSummary, Report, Stat } from './report.js';
 import { relativeHalfWidth } from './stats.js';
 import { TRANSPORTS } from './wire.js';
 
@@ -298,6 +298,18 @@ export const COLUMNS: readonly Column[] = [
   },
   {
     kind: 'text',
+    id: 'host',
+    label: 'host',
+    unit: '',
+    group: RESULT,
+    title: "The browser the figures come from (the report's hosts: its endpoint, host, version and cores); a sharded sweep deals points over several, and never pools repeats from different kinds of host",
+    // Shown in the terminal only when the report has several browsers or a remote one (terminalColumnsFor).
+    terminal: false,
+    text: (r) => (r.browsers ?? []).join(' + '),
+    repeatText: (_r, rep) => rep.browserId ?? '',
+  },
+  {
+    kind: 'text',
     id: 'browser',
     label: 'browser',
     unit: '',
@@ -363,7 +375,17 @@ export function sortValue(c: Column, r: PointResult): number | string | null {
 /** The columns the terminal table always shows. */
 export const TERMINAL_COLUMNS: readonly Column[] = COLUMNS.filter((c) => c.terminal);
 
-/** The columns a report's terminal table shows: the usual ones, and the factors some of its points have. */
-export function terminalColumnsFor(points: readonly PointResult[]): Column[] {
-  return COLUMNS.filter((c) => c.terminal || (c.terminalWhen !== undefined && points.some(c.terminalWhen)));
+/** Whether a report's points came from more than one browser or from a remote one: then each point's browser host is worth a column. */
+export function hasBrowserColumn(report: Pick<Report, 'hosts'>): boolean {
+  const hosts = report.hosts ?? [];
+  return hosts.length > 1 || hosts.some((h) => h.origin === 'remote');
+}
+
+/**
+ * The columns a report's terminal table shows: the usual ones, the factors some of its points
+ * have, and the host of each point when the sweep ran on several browsers or a remote one.
+ */
+export function terminalColumnsFor(points: readonly PointResult[], hosts?: Report['hosts']): Column[] {
+  const withHost = hasBrowserColumn({ hosts });
+  return COLUMNS.filter((c) => c.terminal || (c.id === 'host' && withHost) || (c.terminalWhen !== undefined && points.some(c.terminalWhen)));
 }

@@ -51,6 +51,8 @@ function pointFactorCell(c: Column, r: PointResult): string {
 function repeatFigureCell(c: Column, r: PointResult, rep: Repeat): string {
   // A failed repeat has a verdict ('failed') and an error, but no figures.
   if (c.id === 'verdict') return rep.verdict;
+  // Which browser a failed repeat failed in matters as much as where a measured one ran.
+  if (c.id === 'host') return text(rep.browserId ?? '');
   if (rep.status !== 'ok') return '';
   switch (c.kind) {
     case 'text':

@@ -23,7 +23,8 @@ export const ERROR_CODES = {
   PUSHLAB_BAD_OUTPUT: 'an output location cannot be created or written',
   PUSHLAB_NO_CHROME: 'no Chrome or Chromium was found, and none could be downloaded',
   PUSHLAB_BAD_SERVER: 'the pushlab server named by --server is not a valid URL or does not answer',
-  PUSHLAB_BAD_HOST: 'the server was asked to listen on an address that is not loopback',
+  PUSHLAB_BAD_HOST: 'the server was asked to listen on an address that is not loopback, without --allow-remote',
+  PUSHLAB_BAD_BROWSER: 'a browser named by --browser does not answer, is not a Chrome DevTools endpoint, or cannot load the server',
   PUSHLAB_NO_DISPLAY: 'a headful Chrome was asked for on a machine with no display (and, for a sweep, no Xvfb to start)',
   PUSHLAB_BAD_DEPENDENCY: 'an installed package lacks what pushlab relies on (ws\'s private socket field)',
 } as const;

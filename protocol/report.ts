@@ -269,6 +269,12 @@ export interface CpuFigures {
   server: number;
   /** All processes on the host (/proc/stat), % of one core: at most 100 × cores. */
   host: number | null;
+  /**
+   * Figures this repeat could not read, which are therefore null (never 0): a remote browser's
+   * host has no procfs here, so its per-thread CPU (`tabThreads`) and its host CPU (`host`)
+   * are unavailable. Absent when everything was readable, and in older reports.
+   */
+  unavailable?: ('tabThreads' | 'host')[];
 }
 
 /** What the server did over one window. */
@@ -303,6 +309,52 @@ export interface Environment {
   /** Puppeteer's CDP Network domain stays off while measuring (it floods CDP and halves EPS). */
   networkEnabled: boolean;
   serverUrl: string;
+}
+
+/**
+ * One browser a sweep measured in (issue 12): a Chrome it launched, or one it connected to
+ * (`--browser`). Repeats name theirs in `browserId`; a point's `browsers` lists those behind its
+ * statistics.
+ */
+export interface BrowserHost {
+  /** What repeats call it: the label given (`desk=ws://…`, or `a` of `a@desk=…`), else the endpoint's host:port, else `local`. */
+  id: string;
+  /** `launched`: a Chrome this sweep started; `remote`: one it connected to. */
+  origin: 'launched' | 'remote';
+  /** The endpoint connected to, without credentials or query (tokens); null when launched. */
+  endpoint: string | null;
+  /**
+   * The machine it runs on: the `@machine` of the label, else the label, else the endpoint's host name, with every address of the
+   * driver's own machine (loopback included) called `localhost`. An SSH tunnel makes a far
+   * browser look local: label it.
+   */
+  host: string;
+  /** Browser.getVersion's product, e.g. `Chrome/156.0.8078.79` (HeadlessChrome when headless). */
+  version: string;
+  userAgent: string;
+  headless: boolean;
+  /** The browser host's logical cores (`navigator.hardwareConcurrency`); null if unread. */
+  cores: number | null;
+  /** The CPU model: read from the OS for a launched Chrome; CDP does not give it, so null for a remote one. */
+  cpuModel: string | null;
+  /** SystemInfo.getInfo's `modelName modelVersion` (e.g. `MacBookPro18,1`), where the platform gives one; else null. */
+  machineModel: string | null;
+  /** CPU architecture from the page's `navigator.userAgentData` (`x86`, `arm`), where given; else null. */
+  architecture: string | null;
+  /**
+   * What makes two browsers' figures comparable (platform, architecture, cores, CPU or
+   * machine model, browser version): repeats of one point from different kinds are never
+   * pooled in one summary.
+   */
+  kind: string;
+  /** Per-thread CPU (/proc) and host CPU (/proc/stat) are readable: only for a launched Chrome. */
+  procfs: boolean;
+  /** Whether the pushlab server ran on this browser's host; null when that cannot be told. */
+  serverSharesHost: boolean | null;
+  /** Other browsers of this sweep on the same host, which competed with it for CPU. */
+  sharesHostWith: string[];
+  /** Set when the browser was lost mid-sweep (disconnected and could not be reached again). */
+  lost?: { at: string; error: string };
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -437,6 +489,8 @@ interface RepeatBase {
   /** Tries this repeat took (1 unless a try failed). */
   attempts: number;
   notes: string[];
+  /** The browser host (`Report.hosts[].id`) that measured it. Absent in older reports. (`browser` is the display factor's BrowserFigures.) */
+  browserId?: string;
 }
 
 export interface MeasuredRepeat extends RepeatBase, RepeatFigures {
@@ -458,7 +512,7 @@ export type Repeat = MeasuredRepeat | FailedRepeat;
 
 /** Why a point's figures should not be read as steady. */
 export interface UnsteadyFlag {
-  kind: 'over-delivery' | 'backlog' | 'outlier' | 'failed-repeats';
+  kind: 'over-delivery' | 'backlog' | 'outlier' | 'failed-repeats' | 'mixed-hosts';
   /** Rounds concerned. */
   rounds: number[];
   message: string;
@@ -513,6 +567,11 @@ export interface PointResult {
   /** Empty when steady. */
   unsteady: UnsteadyFlag[];
   notes: string[];
+  /**
+   * The browsers (`Report.hosts[].id`) whose repeats the summary is over, one kind of host
+   * only. Absent in older reports and before the first measured repeat.
+   */
+  browsers?: string[];
 }
 
 /** One round: every point once, in a seeded order. */
@@ -524,8 +583,13 @@ export interface Round {
   order: string[];
   startedAt: string;
   finishedAt: string | null;
-  /** The in-page JSON.parse ceiling, measured at the start of this round. */
+  /** The in-page JSON.parse ceiling, measured at the start of this round (by the one browser of an unsharded sweep). */
   parseCeilings: ParseCeiling[];
+  /**
+   * A sharded sweep's ceilings: each browser measures its own, at the batch sizes it runs this
+   * round, before its first repeat of the round. Absent in unsharded sweeps and older reports.
+   */
+  hostCeilings?: { browser: string; parseCeilings: ParseCeiling[] }[];
 }
 
 /**
@@ -604,6 +668,8 @@ export interface SweepOptions {
   retries: number;
   /** The scenario file the points came from, as given (relative to the project root). */
   file: string;
+  /** `--spread-repeats`: a point's repeats go to a different browser each round. Absent: false. */
+  spreadRepeats?: boolean;
 }
 
 export interface Report {
@@ -616,6 +682,11 @@ export interface Report {
   resumeCommand: string | null;
   scenarios: string[];
   environment: Environment;
+  /**
+   * Every browser the sweep measured in, with its host and whether the server shared it.
+   * Absent in reports written before issue 12.
+   */
+  hosts?: BrowserHost[];
   options: SweepOptions;
   rounds: Round[];
   points: PointResult[];

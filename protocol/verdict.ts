@@ -41,6 +41,12 @@ export interface LimitInput {
     host: number | null;
     network: number | null;
     browser: number | null;
+    /**
+     * Every Chrome process together (CDP). Where the host's CPU cannot be read (a remote
+     * browser), Chrome alone at the host's saturation still makes a point host-bound: it is a
+     * lower bound of the host's CPU.
+     */
+    chromeTotal?: number | null;
   };
 }
 
@@ -66,7 +72,8 @@ export function hostSaturated(host: number | null, cores: number): boolean {
  */
 export function findLimit(i: LimitInput): Limit {
   const { server, cpu } = i;
-  const host = hostSaturated(cpu.host, i.cores);
+  const hostLoad = cpu.host ?? cpu.chromeTotal ?? null;
+  const host = hostSaturated(hostLoad, i.cores);
   if (i.deliveredRatio >= KEPT_UP_RATIO) return { verdict: 'ok', note: null, why: null };
   // The browser's connection cap comes before any CPU: what never opened was never offered
   // to the page, however idle its threads were.
@@ -83,7 +90,7 @@ export function findLimit(i: LimitInput): Limit {
       // A server starved of CPU by a saturated host is the host's limit, not the server's.
       verdict: host ? 'host-bound' : 'server-bound',
       note: `server generated only ${(server.pacingRatio * 100).toFixed(1)}% of scheduled batches without shedding, ${server.batchesBehind} behind at the end (server CPU ${server.cpu ?? '?'}%)`,
-      why: `the server generated only ${(server.pacingRatio * 100).toFixed(1)}% of its schedule${server.cpu === null ? '' : ` at ${pct(server.cpu)} CPU`}${host ? `, the host at ${pct(cpu.host!)} of ${i.cores * 100}%` : ''}`,
+      why: `the server generated only ${(server.pacingRatio * 100).toFixed(1)}% of its schedule${server.cpu === null ? '' : ` at ${pct(server.cpu)} CPU`}${host ? `, ${hostText(cpu)} at ${pct(hostLoad!)} of ${i.cores * 100}%` : ''}`,
     };
   }
   if (cpu.tabMainThread !== null && cpu.tabMainThread >= SATURATED * 100) {
@@ -109,7 +116,7 @@ export function findLimit(i: LimitInput): Limit {
       };
     }
   }
-  if (host) return { verdict: 'host-bound', note: null, why: `the host is at ${pct(cpu.host!)} of ${i.cores * 100}%` };
+  if (host) return { verdict: 'host-bound', note: null, why: `${hostText(cpu)} is at ${pct(hostLoad!)} of ${i.cores * 100}%` };
   const busiest = busiestTabThread(cpu.tabThreads);
   const threadText = busiest ? `busiest tab thread: ${busiest.name} at ${busiest.percent}%, ` : '';
   return {
@@ -120,6 +127,11 @@ export function findLimit(i: LimitInput): Limit {
         ? `delivered ${(i.deliveredRatio * 100).toFixed(1)}% of offered`
         : `no thread at ${SATURATED * 100}%${busiest ? ` (busiest: ${busiest.name} at ${pct(busiest.percent)})` : cpu.tabMainThread !== null ? ` (main thread at ${pct(cpu.tabMainThread)})` : ''}`,
   };
+}
+
+/** What the host figure was: the host itself, or Chrome alone where the host is unavailable. */
+function hostText(cpu: LimitInput['cpu']): string {
+  return cpu.host !== null ? 'the host' : 'Chrome alone (host CPU unavailable)';
 }
 
 /**

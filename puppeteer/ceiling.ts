@@ -3,14 +3,15 @@
  * the machine's speed drifts (by 2× between days here), so each round measures its own and
  * every repeat is related to the ceiling of its round.
  */
-import type { Browser } from 'puppeteer-core';
+import type { Page } from 'puppeteer-core';
 import type { ParseCeiling } from '../protocol/report.js';
 import { openLabPage } from './lab-page.js';
 
 /** Parsing time per batch size, ms: thousands of parses at any batch size, so the rate is stable. */
 export const CEILING_MS = 1000;
 
-export async function measureCeilings(browser: Browser, serverUrl: string, batches: readonly number[], signal?: AbortSignal): Promise<ParseCeiling[]> {
+/** `browser`: a puppeteer Browser, or a BrowserSlot (which opens tabs in its own context). */
+export async function measureCeilings(browser: { newPage(): Promise<Page> }, serverUrl: string, batches: readonly number[], signal?: AbortSignal): Promise<ParseCeiling[]> {
   const out: ParseCeiling[] = [];
   const page = await browser.newPage();
   try {

@@ -122,6 +122,10 @@ class DescribedSlot implements BrowserSlot {
     return this.local.session();
   }
 
+  newPage() {
+    return this.local.newPage();
+  }
+
   relaunch() {
     return this.local.relaunch();
   }

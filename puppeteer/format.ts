@@ -3,7 +3,7 @@
  * from protocol/columns.ts, the same as the viewer's table and the CSV), its unsteady flags,
  * notes and paired verdicts, a repeat's progress line, and a comparison of two runs.
  */
-import { cellText, terminalColumnsFor } from '../protocol/columns.js';
+import { cellText, hasBrowserColumn, terminalColumnsFor } from '../protocol/columns.js';
 import { formatRatioWithCi, VERDICT_WORDS, type Comparison } from '../protocol/compare.js';
 import { formatCompactCell, formatCount, formatPercent, formatPlusMinusPercent, formatSig3 } from '../protocol/format.js';
 import type { Repeat, Report } from '../protocol/report.js';
@@ -22,7 +22,7 @@ export function markdownTable(head: readonly string[], rows: readonly (readonly 
 
 /** The points table (readable in a terminal, pasteable into notes), then flags, notes and the paired verdicts. */
 export function formatTable(report: Report): string {
-  const columns = terminalColumnsFor(report.points);
+  const columns = terminalColumnsFor(report.points, report.hosts);
   const table = markdownTable(
     columns.map((c) => c.label),
     report.points.map((r) => columns.map((c) => cellText(c, r))),
@@ -41,6 +41,7 @@ export function formatTable(report: Report): string {
     'Medians over the repeats; ±x % = half the 95% CI of the mean, as a share of the median.',
     table,
     '',
+    ...(hasBrowserColumn(report) ? browserLines(report) : []),
     ...unsteady,
     ...notes,
     ...(saturation.length ? ['', ...saturation] : []),
@@ -51,9 +52,23 @@ export function formatTable(report: Report): string {
     .trimEnd();
 }
 
+/** Each browser of a sharded or remote sweep: where it ran, and what could not be read there. */
+export function browserLines(report: Report): string[] {
+  const shares = (v: boolean | null) => (v === null ? 'server host unknown' : v ? 'shared the server\'s host' : 'not on the server\'s host');
+  return [
+    ...(report.hosts ?? []).map(
+      (h) =>
+        `browser ${h.id}: ${h.endpoint ?? 'launched here'}, ${h.version}, host ${h.host} (${h.kind}), ${shares(h.serverSharesHost)}` +
+        `${h.sharesHostWith.length ? `, shared its host with ${h.sharesHostWith.join(', ')} (they competed for CPU)` : ''}` +
+        `${h.procfs ? '' : '; per-thread and host CPU unavailable (—)'}${h.lost ? `; LOST at ${h.lost.at}: ${h.lost.error}` : ''}`,
+    ),
+    '',
+  ];
+}
+
 /** One line for a finished repeat in the progress output. */
 export function formatRepeatLine(point: Point, r: Repeat): string {
-  const where = `${point.id} round ${r.round + 1}`;
+  const where = `${point.id} round ${r.round + 1}${r.browserId !== undefined && r.browserId !== 'local' ? ` [${r.browserId}]` : ''}`;
   if (r.status === 'failed') return `${where}: FAILED after ${r.attempts} attempt(s): ${r.error}`;
   return `${where}: ${formatCompactCell(r.eventsPerSec)} EPS of ${formatCompactCell(point.offeredEventsPerSec)} offered, tab main ${formatPercent(r.cpu.tabMainThread)}, server ${formatPercent(r.cpu.server)}, p99 ${formatSig3(r.latency.p99Ms)} ms, gaps ${formatCount(r.page.gaps)}, ${r.verdict}`;
 }

@@ -6,9 +6,9 @@
  * that two Workers bought 5% here and a second origin 12% there, instead of leaving the reader
  * to subtract medians of different rounds.
  */
-import type { KnobComparison, PointResult } from '../protocol/report.js';
+import type { BrowserHost, KnobComparison, PointResult } from '../protocol/report.js';
 import type { Point } from '../protocol/scenario.js';
-import { compare, METRICS, type Metric } from './point-summary.js';
+import { compare, hostKinds, METRICS, type Metric } from './point-summary.js';
 
 interface Knob {
   name: string;
@@ -65,8 +65,12 @@ export function knobBetween(a: Point, b: Point): Knob | null {
   return differing.length === 1 ? differing[0] : null;
 }
 
-/** Every pair of points differing in one knob, baseline first, on each metric. */
-export function knobComparisons(points: readonly PointResult[]): KnobComparison[] {
+/**
+ * Every pair of points differing in one knob, baseline first, on each metric; `hosts` (a sharded
+ * sweep's browsers): only rounds where both were measured on the same kind of host are paired.
+ */
+export function knobComparisons(points: readonly PointResult[], hosts?: readonly BrowserHost[]): KnobComparison[] {
+  const kindOf = hostKinds(hosts);
   const out: KnobComparison[] = [];
   for (let i = 0; i < points.length; i++) {
     for (let j = i + 1; j < points.length; j++) {
@@ -75,7 +79,7 @@ export function knobComparisons(points: readonly PointResult[]): KnobComparison[
       const [a, b] = knob.rank(points[i].point) <= knob.rank(points[j].point) ? [points[i], points[j]] : [points[j], points[i]];
       const names = { a: knob.label(a.point), b: knob.label(b.point) };
       for (const metric of Object.keys(METRICS) as Metric[]) {
-        const c = compare(a, b, metric, names);
+        const c = compare(a, b, metric, names, kindOf);
         if (c) out.push({ ...c, knob: knob.name, from: names.a, to: names.b, context: context(a.point, knob) });
       }
     }

@@ -2,7 +2,7 @@
  * The sweep's browser: launched once, relaunched after a crash with the same flags, closed
  * (or killed, when it no longer answers) at the end.
  */
-import type { Browser, CDPSession } from 'puppeteer-core';
+import type { Browser, CDPSession, Page } from 'puppeteer-core';
 import { launchChrome, type LaunchedChrome } from './chrome.js';
 import type { BrowserSlot } from './repeat.js';
 
@@ -38,6 +38,10 @@ export class LocalBrowser implements BrowserSlot {
 
   session(): CDPSession {
     return this.cdp;
+  }
+
+  newPage(): Promise<Page> {
+    return this.chrome.browser.newPage();
   }
 
   async relaunch(): Promise<void> {

@@ -10,6 +10,13 @@ export const SWEEP_FLAGS = {
   file: { type: 'string', default: 'scenarios.json', help: 'scenario file' },
   out: { type: 'string', default: 'reports', help: 'directory that receives <run-id>/report.json' },
   headful: { type: 'boolean', default: false, help: 'show the browser window (headless otherwise)' },
+  browser: {
+    type: 'list',
+    default: [],
+    help: "connect to running browsers instead of launching one: [label=]url items, each a CDP ws:// endpoint (browserless, a Selenium Grid session's se:cdp) or a DevTools http://host:port; several shard the sweep",
+    defaultText: 'launch one',
+  },
+  'spread-repeats': { type: 'boolean', default: false, help: "with several --browser: a point's repeats go to a different browser each round (else each point stays on one)" },
   server: { type: 'string', default: '', help: 'URL of a running pushlab server', defaultText: 'start one' },
   retries: { type: 'integer', default: 1, min: 0, max: 5, help: 'extra attempts for a failed repeat' },
   list: { type: 'boolean', default: false, help: 'print the points the sweep would run and its estimated time, and exit' },
@@ -63,11 +70,13 @@ export function checkSweepFlags(flags: Flags<typeof SWEEP_FLAGS>): SweepFlags {
   if (out.resume !== null) {
     if (!/^[\w.-]+$/.test(out.resume)) throw badFlag(`--resume takes a run id (a directory name under --out, e.g. 20261123-141500); got '${out.resume}'`);
     // A resumed sweep finishes what was planned: it takes its plan from the report, not from flags.
-    const planFlags = ['scenario', 'file', 'repeats', 'seed', 'auto', 'max-repeats', 'time-budget', 'find-max', 'list'] as const;
+    const planFlags = ['scenario', 'file', 'repeats', 'seed', 'auto', 'max-repeats', 'time-budget', 'find-max', 'list', 'spread-repeats'] as const;
     const given = planFlags.filter((f) => JSON.stringify(flags[f]) !== JSON.stringify(SWEEP_FLAGS[f].default));
     if (given.length) throw badFlag(`--resume finishes the recorded sweep with its own plan; drop ${given.map((f) => `--${f}`).join(', ')}`);
   }
   if (flags['max-repeats'] !== SWEEP_FLAGS['max-repeats'].default && !flags.auto) throw badFlag('--max-repeats only applies with --auto');
+  if (flags.headful && flags.browser.length) throw badFlag('--headful shows a browser this sweep launches; --browser connects to running ones: give one or the other');
+  if (flags['spread-repeats'] && flags.browser.length < 2) throw badFlag('--spread-repeats deals repeats over several browsers: give at least two with --browser');
   if (out.repeats !== null && flags.auto && out.repeats > flags['max-repeats']) {
     throw badFlag(`--repeats ${out.repeats} is above --max-repeats ${flags['max-repeats']}: --auto could never add a round`);
   }

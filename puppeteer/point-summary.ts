@@ -5,6 +5,7 @@
  * Pure: repeats in, summaries out. The README's "Statistics" section describes the method.
  */
 import type {
+  BrowserHost,
   Efficiency,
   FailedRepeat,
   MeasuredRepeat,
@@ -183,17 +184,48 @@ function mergedNotes(repeats: readonly Repeat[]): string[] {
   return [...rounds].map(([note, rs]) => `${note} (${roundsText(rs)})`);
 }
 
-/** A point's repeats → its summary, verdict, unsteady flags and notes. */
+/**
+ * The measured repeats one summary may pool: those from one kind of host (`BrowserHost.kind`).
+ * Figures from an ARM laptop and an office desktop are two findings, not one noisy one. The
+ * kind that measured the most repeats is kept (a tie: the kind measured first); the others
+ * stay raw in `repeats` and are named in a `mixed-hosts` flag. Repeats without a browser
+ * (older reports, one browser) all count as one kind.
+ */
+export function poolableRepeats(measured: readonly MeasuredRepeat[], hosts: readonly BrowserHost[] = []): { pooled: MeasuredRepeat[]; left: MeasuredRepeat[] } {
+  const kindOfId = hostKinds(hosts);
+  const kindOf = (r: MeasuredRepeat) => kindOfId(r.browserId);
+  const counts = new Map<string, number>();
+  for (const r of measured) counts.set(kindOf(r), (counts.get(kindOf(r)) ?? 0) + 1);
+  if (counts.size <= 1) return { pooled: [...measured], left: [] };
+  const most = Math.max(...counts.values());
+  // Map iteration follows insertion, i.e. the order measured: the first kind with `most` wins a tie.
+  const kind = [...counts].find(([, n]) => n === most)![0];
+  return { pooled: measured.filter((r) => kindOf(r) === kind), left: measured.filter((r) => kindOf(r) !== kind) };
+}
+
+/** A point's repeats → its summary, verdict, unsteady flags and notes; `hosts`: the report's browsers. */
 export function summarisePoint(
   _point: Point,
   repeats: readonly Repeat[],
-): { summary: PointSummary | null; verdict: Verdict; unsteady: UnsteadyFlag[]; notes: string[] } {
-  const measured = repeats.filter(isMeasured);
+  hosts: readonly BrowserHost[] = [],
+): { summary: PointSummary | null; verdict: Verdict; unsteady: UnsteadyFlag[]; notes: string[]; browsers?: string[] } {
+  const { pooled, left } = poolableRepeats(repeats.filter(isMeasured), hosts);
+  const unsteady = unsteadyFlags(repeats, pooled);
+  if (left.length) {
+    const ids = [...new Set(left.map((r) => r.browserId))].join(', ');
+    unsteady.push({
+      kind: 'mixed-hosts',
+      rounds: left.map((r) => r.round),
+      message: `${left.length} repeat(s) measured on another kind of host (${ids}) in ${roundsText(left.map((r) => r.round))} are kept raw but left out of the statistics: figures from different kinds of host are never pooled`,
+    });
+  }
+  const browsers = [...new Set(pooled.map((r) => r.browserId).filter((b): b is string => b !== undefined))];
   return {
-    summary: measured.length ? summaryOf(measured) : null,
-    verdict: majorityVerdict(measured),
-    unsteady: unsteadyFlags(repeats, measured),
-    notes: [...mergedNotes(repeats), ...wireDisagreement(measured)],
+    summary: pooled.length ? summaryOf(pooled) : null,
+    verdict: majorityVerdict(pooled),
+    unsteady,
+    notes: [...mergedNotes(repeats), ...wireDisagreement(pooled)],
+    ...(browsers.length ? { browsers } : {}),
   };
 }
 
@@ -272,17 +304,33 @@ function measuredByRound(p: PointResult): Map<number, MeasuredRepeat> {
   return byRound;
 }
 
+/** What kind of host a browser id is (`BrowserHost.kind`); an id the report does not describe is its own kind. */
+export type HostKindOf = (browserId: string | undefined) => string;
+
+/** The host-kind lookup for a report's browsers. */
+export function hostKinds(hosts: readonly BrowserHost[] = []): HostKindOf {
+  return (id) => (id === undefined ? '' : (hosts.find((h) => h.id === id)?.kind ?? id));
+}
+
 /**
- * One metric of A and B, compared over the rounds where both measured a positive value; the
+ * One metric of A and B, compared over the rounds where both measured a positive value on the
+ * same kind of host (a pair measured on two kinds compares the hosts, not the settings); the
  * sentence names them by `names` (their transports unless given).
  */
-export function compare(a: PointResult, b: PointResult, metric: Metric, names = { a: a.point.transport as string, b: b.point.transport as string }): PairedComparison | null {
+export function compare(
+  a: PointResult,
+  b: PointResult,
+  metric: Metric,
+  names = { a: a.point.transport as string, b: b.point.transport as string },
+  kindOf: HostKindOf = hostKinds(),
+): PairedComparison | null {
   const { of, higherIsBetter } = METRICS[metric];
   const aRounds = measuredByRound(a);
   const bRounds = measuredByRound(b);
+  const sameBrowser = (round: number) => bRounds.has(round) && kindOf(aRounds.get(round)!.browserId) === kindOf(bRounds.get(round)!.browserId);
   const pairs = [...aRounds.keys()]
     .sort((x, y) => x - y)
-    .map((round) => ({ round, x: of(aRounds.get(round)!), y: bRounds.has(round) ? of(bRounds.get(round)!) : null }))
+    .map((round) => ({ round, x: of(aRounds.get(round)!), y: sameBrowser(round) ? of(bRounds.get(round)!) : null }))
     .filter((p): p is { round: number; x: number; y: number } => p.x !== null && p.y !== null && p.x > 0 && p.y > 0);
   if (!pairs.length) return null;
   const r = pairedRatio(
@@ -308,7 +356,8 @@ export function compare(a: PointResult, b: PointResult, metric: Metric, names = 
  * Points that differ only in transport, each compared with the one listed first (A), on EPS
  * and on renderer CPU per million events, using only rounds where both were measured.
  */
-export function pairedComparisons(points: readonly PointResult[]): PairedComparison[] {
+export function pairedComparisons(points: readonly PointResult[], hosts?: readonly BrowserHost[]): PairedComparison[] {
+  const kindOf = hostKinds(hosts);
   const groups = new Map<string, PointResult[]>();
   for (const p of points) {
     const key = pairKey(p.point);
@@ -320,7 +369,7 @@ export function pairedComparisons(points: readonly PointResult[]): PairedCompari
   for (const [first, ...others] of groups.values()) {
     for (const other of others) {
       for (const metric of Object.keys(METRICS) as Metric[]) {
-        const c = compare(first, other, metric);
+        const c = compare(first, other, metric, undefined, kindOf);
         if (c) out.push(c);
       }
     }

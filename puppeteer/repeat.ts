@@ -33,15 +33,28 @@ export const MIN_WARMUP_MS = 1000;
 /** Ticks during long phases: progress output is never silent for more than about this, ms. */
 export const TICK_MS = 1000;
 
-/** Where repeats run: the current browser, replaced after a crash by `relaunch()`. */
+/**
+ * Where repeats run: the current browser, replaced after a crash by `relaunch()`. A launched
+ * Chrome (local-browser.ts) and one connected to (remote-browser.ts) are the same to a repeat.
+ */
 export interface BrowserSlot {
   browser(): Browser;
   /** Browser-level CDP session: SystemInfo lives there, not on page sessions. */
   session(): CDPSession;
-  /** Replaces a browser that crashed or disconnected. */
+  /** A new tab, in the browser context this slot measures in. */
+  newPage(): Promise<Page>;
+  /**
+   * Replaces a browser that crashed or disconnected, or gives it a fresh connection to the
+   * server. Throws BrowserLost when the browser cannot be had again (a remote one that is gone).
+   */
   relaunch(): Promise<void>;
   /** Its build and mode, recorded with the repeats of points that name a `display`. */
   about?(): BrowserFigures;
+}
+
+/** A browser that cannot be reached again: its repeats go elsewhere (runner.ts). */
+export class BrowserLost extends Error {
+  override name = 'BrowserLost';
 }
 
 export interface RepeatEvents {
@@ -58,7 +71,17 @@ export interface RepeatOptions {
    */
   browserFor?: (point: Point) => Promise<BrowserSlot | null>;
   server: ServerHandle;
+  /** The browser host's logical cores: what host-bound and Worker verdicts are judged against. */
   cores: number;
+  /**
+   * Whether the browser's processes are on this machine, so procfs can give per-thread and
+   * host CPU (default true). False for a remote browser: those figures are then unavailable.
+   */
+  procfs?: boolean;
+  /** The browser's id in the report's `hosts`, recorded on every repeat. */
+  browserId?: string;
+  /** Notes every repeat in this browser carries (it shared its host with another browser). */
+  notes?: readonly string[];
   /** Extra tries for a failed repeat before it is recorded as failed. */
   retries: number;
   /** Slack on top of warm-up + settle + window before a repeat is abandoned, ms. */
@@ -105,21 +128,38 @@ export class RepeatMeasurer extends EventEmitter<RepeatEvents> {
   async measure(point: Point, ctx: RepeatContext): Promise<Repeat | null> {
     const startedAt = new Date().toISOString();
     let last: Error = new Error('not run');
+    let cause: string | undefined;
+    let attempts = 0;
     for (let attempt = 1; attempt <= 1 + this.o.retries; attempt++) {
       if (ctx.signal?.aborted) return null;
+      attempts = attempt;
       let slot: BrowserSlot | null = null;
       try {
         // A browser that cannot be had (no display for a headful one) fails the attempt like any other cause.
         slot = await this.slotFor(point);
-        return await this.attempt(slot, point, ctx, startedAt, attempt);
+        const repeat = await this.attempt(slot, point, ctx, startedAt, attempt);
+        if (this.o.browserId !== undefined) repeat.browserId = this.o.browserId;
+        repeat.notes.push(...(this.o.notes ?? []));
+        return repeat;
       } catch (err) {
         if (ctx.signal?.aborted) return null;
         last = err instanceof Error ? err : new Error(String(err));
-        this.emit('attempt-failed', point, attempt, last, last instanceof Stopped ? last.kind : undefined);
+        cause = last instanceof Stopped ? last.kind : undefined;
+        this.emit('attempt-failed', point, attempt, last, cause);
         // A page that could not load (net::ERR_…) met a broken connection to the server: Chrome
         // would reuse it for the retry (it keeps one HTTP/2 session per origin for every tab),
         // so the retry gets a new browser and with it a new connection.
-        if (slot && ((last instanceof Stopped && last.kind === 'browser crashed') || needsNewConnection(last))) await slot.relaunch();
+        if (slot && ((last instanceof Stopped && last.kind === 'browser crashed') || needsNewConnection(last))) {
+          try {
+            await slot.relaunch();
+          } catch (lost) {
+            if (!(lost instanceof BrowserLost)) throw lost;
+            // A remote browser that is gone: no retry can run here; the runner moves on without it.
+            last = new Error(`${last.message}; ${lost.message}`);
+            cause = 'browser lost';
+            break;
+          }
+        }
       }
     }
     const failed: FailedRepeat = {
@@ -127,11 +167,12 @@ export class RepeatMeasurer extends EventEmitter<RepeatEvents> {
       verdict: 'failed',
       round: ctx.round,
       startedAt,
-      attempts: 1 + this.o.retries,
+      attempts,
       notes: [],
       error: last.message,
     };
-    if (last instanceof Stopped) failed.cause = last.kind;
+    if (cause !== undefined) failed.cause = cause;
+    if (this.o.browserId !== undefined) failed.browserId = this.o.browserId;
     return failed;
   }
 
@@ -159,8 +200,9 @@ export class RepeatMeasurer extends EventEmitter<RepeatEvents> {
     const pages: Page[] = [];
     try {
       // One tab per `tabs`, all in this browser: each its own renderer, sharing its network service.
+      // The slot opens them (a remote browser's in the context this sweep measures in).
       for (let i = 0; i < (point.tabs ?? 1); i++) {
-        const page = await browser.newPage();
+        const page = await slot.newPage();
         pages.push(page);
         // The page's `error` event is a renderer crash (or a kill): stop now, not at the timeout.
         page.once('error', (err) => stop.abort(new Stopped('renderer crashed', `renderer crashed (${err.message})`)));
@@ -224,12 +266,14 @@ export class RepeatMeasurer extends EventEmitter<RepeatEvents> {
       budgetMs: point.warmupSec * 1000 - minWarmupMs + settleBudgetMs(point.warmupSec),
       floorMs: point.pollMs ?? 0,
     });
+    const procfs = this.o.procfs ?? true;
     const [first, ...moreTabs] = tabs;
     const src: SampleSources = {
       ...first,
       ...(moreTabs.length ? { moreTabs } : {}),
       browserSession: slot.session(),
       serverStats: (reset) => this.o.server.stats(reset),
+      procfs,
     };
     const windowMs = point.measureSec * 1000;
     phase('window', 0, windowMs);
@@ -243,6 +287,7 @@ export class RepeatMeasurer extends EventEmitter<RepeatEvents> {
       startedAt,
       attempts: attempt,
       cores: this.o.cores,
+      procfs,
       settleSec: Math.round(settled.waitedMs) / 1000,
       startedBehind: !settled.settled,
       ceilingEventsPerSec: ctx.ceilingEventsPerSec,

@@ -21,7 +21,7 @@ import { findMax, isSustainable, SUSTAINABLE_DELIVERED_RATIO, type Confirmation,
 import { needsMoreRepeats, pairedComparisons, summarisePoint } from './point-summary.js';
 import { knobComparisons } from './knobs.js';
 import type { RepeatContext, RepeatEvents } from './repeat.js';
-import { roundOrder, roundSeed } from './rounds.js';
+import { pairGroups, roundOrder, roundSeed } from './rounds.js';
 
 export interface RunnerEvents {
   'round-start': [round: Round, fixedRounds: number];
@@ -42,11 +42,28 @@ export interface RepeatSource extends EventEmitter<RepeatEvents> {
   measure(point: Point, ctx: RepeatContext): Promise<Repeat | null>;
 }
 
-export interface RunnerOptions {
+/**
+ * One browser the runner deals repeats to. A sweep has one (launched, or one `--browser`) or
+ * several (`--browser a,b,…`: sharded); each runs one repeat at a time.
+ */
+export interface Lane {
+  /** Its id in `report.hosts`, recorded on its repeats; absent for a sweep's single browser in tests. */
+  id?: string;
   repeats: RepeatSource;
-  /** The in-page JSON.parse ceiling at these batch sizes (ceiling.ts). */
+  /** The in-page JSON.parse ceiling at these batch sizes, in this browser (ceiling.ts). */
   ceilings(batches: readonly number[], signal?: AbortSignal): Promise<ParseCeiling[]>;
-  /** Writes the report (atomically); called after every change worth keeping. */
+  /** False once its browser is lost for good: its repeats go to the others. */
+  alive(): boolean;
+}
+
+export interface RunnerOptions {
+  /** The browsers; or, for one browser, `repeats` and `ceilings`. */
+  lanes?: Lane[];
+  /** Measures one repeat (repeat.ts's RepeatMeasurer, or a fake in tests): the one-browser form. */
+  repeats?: RepeatSource;
+  /** The in-page JSON.parse ceiling at these batch sizes (ceiling.ts): the one-browser form. */
+  ceilings?(batches: readonly number[], signal?: AbortSignal): Promise<ParseCeiling[]>;
+  /** Writes the report (atomically); called after every change worth keeping, never twice at once. */
   save(report: Report): Promise<void>;
 }
 
@@ -57,43 +74,78 @@ export interface RunPlan {
   signal?: AbortSignal;
 }
 
+/**
+ * How a run ended: everything done, stopped by the signal, or stopped because every browser
+ * was lost (the report keeps what was measured; a resume with working browsers finishes it).
+ */
+export type RunOutcome = 'done' | 'interrupted' | 'browsers-lost';
+
 const elapsedSec = (since: number) => (performance.now() - since) / 1000;
 
 export class Runner extends EventEmitter<RunnerEvents> {
-  private readonly repeats: RepeatSource;
+  private readonly lanes: Lane[];
   private sessionStart = performance.now();
+  /** Saves in the order asked: two browsers may finish a repeat at the same moment. */
+  private saving: Promise<void> = Promise.resolve();
+  /** Each point's pair group, by its place in the report's points (homeOf). */
+  private groupIndex: { report: Report; index: Map<string, number> } | null = null;
 
   constructor(private readonly o: RunnerOptions) {
     super();
-    this.repeats = o.repeats;
-    this.repeats.on('phase', (...a) => this.emit('phase', ...a));
-    this.repeats.on('attempt-failed', (...a) => this.emit('attempt-failed', ...a));
+    if (o.lanes?.length) this.lanes = o.lanes;
+    else if (o.repeats && o.ceilings) this.lanes = [{ repeats: o.repeats, ceilings: o.ceilings, alive: () => true }];
+    else throw new Error('Runner needs lanes, or repeats and ceilings');
+    for (const lane of this.lanes) {
+      lane.repeats.on('phase', (...a) => this.emit('phase', ...a));
+      lane.repeats.on('attempt-failed', (...a) => this.emit('attempt-failed', ...a));
+    }
   }
 
-  /** Finishes what `report` still lacks; 'interrupted' when the signal stopped it first. */
-  async run(report: Report, plan: RunPlan): Promise<'done' | 'interrupted'> {
+  private get sharded(): boolean {
+    return this.lanes.length > 1;
+  }
+
+  private save(report: Report): Promise<void> {
+    const next = this.saving.then(() => this.o.save(report));
+    this.saving = next.catch(() => undefined);
+    return next;
+  }
+
+  /** Finishes what `report` still lacks; see RunOutcome. */
+  async run(report: Report, plan: RunPlan): Promise<RunOutcome> {
     this.sessionStart = performance.now();
     const { signal } = plan;
     const fixed = report.options.repeats;
     // A round the last session left unfinished is completed first, with its recorded order and ceiling.
     for (const round of report.rounds) {
-      if (round.finishedAt === null && !(await this.runRound(report, round, plan))) return 'interrupted';
+      if (round.finishedAt === null) {
+        const out = await this.runRound(report, round, plan);
+        if (out !== 'done') return out;
+      }
     }
     for (let r = report.rounds.length; r < fixed; r++) {
       const points = report.points.map((p) => p.point).filter((p) => p.repeats > r);
-      if (!(await this.runRound(report, this.newRound(report, r, points), plan))) return 'interrupted';
+      const out = await this.runRound(report, this.newRound(report, r, points), plan);
+      if (out !== 'done') return out;
     }
     while (report.options.auto) {
       const wanted = report.points.filter((p) => p.repeats.length < report.options.maxRepeats && needsMoreRepeats(p)).map((p) => p.point);
       if (!wanted.length || this.overBudget(report, this.roundEstimateSec(wanted))) break;
-      if (!(await this.runRound(report, this.newRound(report, report.rounds.length, wanted), plan))) return 'interrupted';
+      const out = await this.runRound(report, this.newRound(report, report.rounds.length, wanted), plan);
+      if (out !== 'done') return out;
     }
     for (const search of plan.searches) {
       if (report.saturation.some((s) => s.scenario === search.scenario && s.transport === search.transport)) continue;
-      const result = await this.search(report, search, signal);
+      let result: SaturationResult | null;
+      try {
+        result = await this.search(report, search, signal);
+      } catch (err) {
+        if (err instanceof NoBrowser) return 'browsers-lost';
+        throw err;
+      }
       if (!result) return 'interrupted';
       report.saturation.push(result);
-      await this.o.save(report);
+      await this.save(report);
       this.emit('search-done', result);
     }
     return signal?.aborted ? 'interrupted' : 'done';
@@ -109,13 +161,15 @@ export class Runner extends EventEmitter<RunnerEvents> {
       s += missing.reduce((a, p) => a + repeatSec(p), 0) + (round.parseCeilings.length ? 0 : ceilingSec(missing.map((p) => p.batch)));
     }
     s += roundsSec(points, report.rounds.length, report.options.repeats);
+    // Sharded rounds run on every browser at once (ceilings too, each its own).
+    s /= Math.max(1, this.lanes.filter((l) => l.alive()).length);
     const done = new Set(report.saturation.map((r) => `${r.scenario}\n${r.transport}`));
     for (const q of searches) if (!done.has(`${q.scenario}\n${q.transport}`)) s += searchSec(q.base, q, report.options.repeats);
     return s;
   }
 
   private roundEstimateSec(points: readonly Point[]): number {
-    return points.reduce((a, p) => a + repeatSec(p), 0) + ceilingSec(points.map((p) => p.batch));
+    return (points.reduce((a, p) => a + repeatSec(p), 0) + ceilingSec(points.map((p) => p.batch))) / Math.max(1, this.lanes.filter((l) => l.alive()).length);
   }
 
   /** `--time-budget`: no round starts that would end past it (this session's time). */
@@ -141,40 +195,124 @@ export class Runner extends EventEmitter<RunnerEvents> {
     return report.points.find((p) => p.point.id === id)!.repeats.some((r) => r.round === round);
   }
 
-  /** Measures the round's missing repeats; false when interrupted. */
-  private async runRound(report: Report, round: Round, plan: RunPlan): Promise<boolean> {
+  /**
+   * The browser a point's repeat goes to in a round. Points that differ only in transport go
+   * together (their paired comparison must see one machine), groups dealt round-robin over the
+   * browsers in the order the report lists the points, so a point stays on one browser in every
+   * round; `spreadRepeats` moves each group on by one browser per round. A lost browser's groups
+   * are dealt over the browsers left. Null when none is left.
+   */
+  private homeOf(report: Report, id: string, round: number): Lane | null {
+    const alive = this.lanes.filter((l) => l.alive());
+    if (!alive.length) return null;
+    if (this.groupIndex?.report !== report) {
+      const index = new Map<string, number>();
+      pairGroups(report.points.map((p) => p.point)).forEach((members, g) => members.forEach((p) => index.set(p.id, g)));
+      this.groupIndex = { report, index };
+    }
+    const slot = this.groupIndex.index.get(id)! + (report.options.spreadRepeats ? round : 0);
+    const first = this.lanes[slot % this.lanes.length];
+    return first.alive() ? first : alive[slot % alive.length];
+  }
+
+  /** Measures the round's missing repeats, each browser one at a time, side by side. */
+  private async runRound(report: Report, round: Round, plan: RunPlan): Promise<RunOutcome> {
     const { signal } = plan;
     const results = new Map(report.points.map((p) => [p.point.id, p]));
-    const todo = round.order.filter((id) => !this.measuredIn(report, id, round.index)).map((id) => results.get(id)!);
+    const todo = round.order.filter((id) => !this.measuredIn(report, id, round.index));
     this.emit('round-start', round, report.options.repeats);
-    if (!round.parseCeilings.length && todo.length) {
+    if (!this.sharded && !round.parseCeilings.length && todo.length) {
       try {
-        round.parseCeilings = await this.o.ceilings(todo.map((p) => p.point.batch), signal);
+        round.parseCeilings = await this.lanes[0].ceilings(todo.map((id) => results.get(id)!.point.batch), signal);
       } catch (err) {
-        if (signal?.aborted) return false;
+        if (signal?.aborted) return 'interrupted';
         // Without a ceiling the round's repeats carry no ceilingRatio; the EPS still counts.
         this.emit('ceiling-failed', round, err instanceof Error ? err : new Error(String(err)));
       }
-      await this.o.save(report);
+      await this.save(report);
     }
-    const ceilings = new Map(round.parseCeilings.map((c) => [c.batch, c.eventsPerSec]));
-    for (const result of todo) {
-      const point = result.point;
-      this.emit('repeat-start', point, round.index, round.order.indexOf(point.id), round.order.length);
-      const t0 = performance.now();
-      const repeat = await this.repeats.measure(point, { round: round.index, ceilingEventsPerSec: ceilings.get(point.batch) ?? null, signal });
-      if (!repeat) return false;
-      result.repeats.push(repeat);
-      Object.assign(result, summarisePoint(point, result.repeats));
-      report.comparisons = pairedComparisons(report.points);
-      report.knobs = knobComparisons(report.points);
-      await this.o.save(report);
-      this.emit('repeat-done', point, repeat, result, { tookSec: elapsedSec(t0), estimateSec: repeatSec(point), remainingSec: this.remainingSec(report, plan.searches) });
+    const taken = new Set<string>();
+    let interrupted = false;
+    /** Batch sizes whose ceiling a browser tried this round (sharded): each is measured at most once. */
+    const tried = new Map<Lane, Set<number>>();
+
+    const ceilingFor = async (lane: Lane, batch: number): Promise<number | null> => {
+      if (!this.sharded) return round.parseCeilings.find((c) => c.batch === batch)?.eventsPerSec ?? null;
+      const id = lane.id ?? '';
+      round.hostCeilings ??= [];
+      let entry = round.hostCeilings.find((h) => h.browser === id);
+      const known = () => entry?.parseCeilings.find((c) => c.batch === batch)?.eventsPerSec ?? null;
+      const seen = tried.get(lane) ?? new Set<number>();
+      tried.set(lane, seen);
+      if (known() !== null || seen.has(batch)) return known();
+      // This browser's own ceiling, at every batch size it is to run this round (a resumed
+      // round keeps what was recorded).
+      const mine = todo.filter((t) => !taken.has(t) && this.homeOf(report, t, round.index) === lane).map((t) => results.get(t)!.point.batch);
+      const batches = [...new Set([batch, ...mine])].filter((b) => !seen.has(b) && !entry?.parseCeilings.some((c) => c.batch === b));
+      for (const b of batches) seen.add(b);
+      try {
+        const measured = await lane.ceilings(batches, signal);
+        if (!entry) round.hostCeilings.push((entry = { browser: id, parseCeilings: [] }));
+        entry.parseCeilings.push(...measured);
+        entry.parseCeilings.sort((x, y) => x.batch - y.batch);
+      } catch (err) {
+        if (signal?.aborted) return null;
+        this.emit('ceiling-failed', round, err instanceof Error ? err : new Error(String(err)));
+      }
+      await this.save(report);
+      return known();
+    };
+
+    const worker = async (lane: Lane): Promise<void> => {
+      for (;;) {
+        if (signal?.aborted || interrupted || !lane.alive()) return;
+        const id = todo.find((t) => !taken.has(t) && this.homeOf(report, t, round.index) === lane);
+        if (id === undefined) return;
+        taken.add(id);
+        const result = results.get(id)!;
+        const point = result.point;
+        const ceiling = await ceilingFor(lane, point.batch);
+        if (signal?.aborted) {
+          interrupted = true;
+          return;
+        }
+        if (!lane.alive()) {
+          // Lost while measuring its ceiling: the point goes back to be dealt to another browser.
+          taken.delete(id);
+          return;
+        }
+        this.emit('repeat-start', point, round.index, round.order.indexOf(point.id), round.order.length);
+        const t0 = performance.now();
+        const repeat = await lane.repeats.measure(point, { round: round.index, ceilingEventsPerSec: ceiling, signal });
+        if (!repeat) {
+          interrupted = true;
+          return;
+        }
+        if (lane.id !== undefined) repeat.browserId ??= lane.id;
+        result.repeats.push(repeat);
+        Object.assign(result, summarisePoint(point, result.repeats, report.hosts));
+        report.comparisons = pairedComparisons(report.points, report.hosts);
+        report.knobs = knobComparisons(report.points, report.hosts);
+        await this.save(report);
+        this.emit('repeat-done', point, repeat, result, { tookSec: elapsedSec(t0), estimateSec: repeatSec(point), remainingSec: this.remainingSec(report, plan.searches) });
+      }
+    };
+
+    // A browser lost mid-round leaves points the others may already have passed: deal again
+    // until every point was taken or no browser is left.
+    for (;;) {
+      await Promise.all(this.lanes.filter((l) => l.alive()).map(worker));
+      if (interrupted || signal?.aborted) return 'interrupted';
+      if (todo.every((t) => taken.has(t))) break;
+      if (!this.lanes.some((l) => l.alive())) {
+        await this.save(report);
+        return 'browsers-lost';
+      }
     }
     round.finishedAt = new Date().toISOString();
-    await this.o.save(report);
+    await this.save(report);
     this.emit('round-done', round);
-    return true;
+    return 'done';
   }
 
   /** One saturation search; null when interrupted (a resumed sweep runs it again). */
@@ -185,8 +323,12 @@ export class Runner extends EventEmitter<RunnerEvents> {
     const round = report.rounds.length;
     const evidence: NonNullable<SaturationResult['repeats']> = [];
     const once = async (point: Point, purpose: 'probe' | 'confirm'): Promise<Repeat> => {
-      const repeat = await this.repeats.measure(point, { round, ceilingEventsPerSec: null, signal });
+      // A search is sequential by nature: it runs in the first browser still there.
+      const lane = this.lanes.find((l) => l.alive());
+      if (!lane) throw new NoBrowser();
+      const repeat = await lane.repeats.measure(point, { round, ceilingEventsPerSec: null, signal });
       if (!repeat) throw new Interrupted();
+      if (lane.id !== undefined) repeat.browserId ??= lane.id;
       evidence.push({ pointId: point.id, purpose, repeat });
       return repeat;
     };
@@ -246,6 +388,11 @@ export class Runner extends EventEmitter<RunnerEvents> {
 
 class Interrupted extends Error {
   override name = 'Interrupted';
+}
+
+/** Every browser was lost before a search finished. */
+class NoBrowser extends Error {
+  override name = 'NoBrowser';
 }
 
 /** A point's entry before its first repeat. */

@@ -53,6 +53,11 @@ export interface SampleSources {
   browserSession: CDPSession;
   /** `reset` starts a new server lateness window, as `resetLatency` does for the page. */
   serverStats: (reset: boolean) => Promise<ServerStats>;
+  /**
+   * The browser runs on this machine (default true). A remote browser's process ids mean
+   * nothing to this machine's /proc, and /proc/stat is not its host's: both are skipped.
+   */
+  procfs?: boolean;
 }
 
 export async function tabMetrics(session: CDPSession): Promise<TabMetrics> {
@@ -94,13 +99,13 @@ export async function takeSample(src: SampleSources, resetLatency: boolean): Pro
     tabMetrics(src.pageSession),
     chromeProcesses(src.browserSession),
     src.serverStats(resetLatency),
-    hostSample(),
+    src.procfs === false ? null : hostSample(),
     // Every tab is read in the same Promise.all as the first, so all windows cover the same time.
     src.moreTabs ? Promise.all(src.moreTabs.map((t) => tabSample(t, resetLatency))) : Promise.resolve(undefined),
   ]);
   if (!page) throw new Error('the page has no run to snapshot');
   // Which renderer is the tab's is only known by comparing two samples, so read them all.
-  const renderers = chrome.filter((p) => p.type === 'renderer').map((p) => p.id);
+  const renderers = src.procfs === false ? [] : chrome.filter((p) => p.type === 'renderer').map((p) => p.id);
   const rendererThreads = new Map(await Promise.all(renderers.map(async (pid) => [pid, await readThreads(pid)] as const)));
   return { page, tab, chrome, rendererThreads, server, host, ...(moreTabs ? { moreTabs } : {}) };
 }

@@ -33,7 +33,10 @@ export interface SummaryMeta {
   round: number;
   startedAt: string;
   attempts: number;
+  /** The browser host's logical cores. */
   cores: number;
+  /** Per-thread and host CPU were readable (a browser on this machine); default true. */
+  procfs?: boolean;
   /** Seconds waited after the warm-up for both ends to catch up. */
   settleSec: number;
   /** The window opened with a backlog (the settle wait ran out of time). */
@@ -119,6 +122,8 @@ export function summarise(point: Point, a: Sample, b: Sample, meta: SummaryMeta)
     server: round(percentOfCore(serverCpuSec, serverWallSec)),
     host: a.host && b.host ? round(hostCpu(a.host, b.host)) : null,
   };
+  // A remote browser's threads and host cannot be read from here: null, and said so, never 0.
+  if (meta.procfs === false) cpu.unavailable = ['tabThreads', 'host'];
   // Per CPU-second of the main threads: of all the tabs' main threads together.
   const mainThreads = multi ? round(sum(tabs.map((t) => t.mainThread))) : cpu.tabMainThread;
   const figures: RepeatFigures = {
@@ -296,6 +301,9 @@ export function judge(point: Point, r: RepeatFigures, open: number, cores: numbe
     notes.push(`unfair connections: ${page.perConnectionBatchesPerSec.min}–${page.perConnectionBatchesPerSec.max} batches/s per connection`);
   }
   if (hostSaturated(cpu.host, cores)) notes.push(`host CPU ${cpu.host}% of ${cores * 100}%: the machine was saturated`);
+  else if (cpu.host === null && hostSaturated(cpu.chrome.total, cores)) {
+    notes.push(`host CPU unavailable, but Chrome alone used ${cpu.chrome.total}% of the browser host's ${cores * 100}%: its machine was saturated`);
+  }
 
   // The decision itself is shared with the lab page's live verdict (protocol/verdict.ts).
   const limit = findLimit({
@@ -312,7 +320,15 @@ export function judge(point: Point, r: RepeatFigures, open: number, cores: numbe
       shed: server.batchesShed,
       cpu: cpu.server,
     },
-    cpu: { tabMainThread: cpu.tabMainThread, tabProcess: cpu.tabProcess, tabThreads: cpu.tabThreads ?? null, host: cpu.host, network: cpu.chrome.network, browser: cpu.chrome.browser },
+    cpu: {
+      tabMainThread: cpu.tabMainThread,
+      tabProcess: cpu.tabProcess,
+      tabThreads: cpu.tabThreads ?? null,
+      host: cpu.host,
+      network: cpu.chrome.network,
+      browser: cpu.chrome.browser,
+      chromeTotal: cpu.chrome.total,
+    },
   });
   if (limit.note) notes.push(limit.note);
   return { verdict: limit.verdict, notes };

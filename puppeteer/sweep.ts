@@ -12,8 +12,11 @@ import { parseJsonText, syntaxErrorText } from '../protocol/json-text.js';
 import { commandLineFlags, runCommand } from '../cli/command.js';
 import { checkOutputDir } from '../cli/output.js';
 import { ROOT } from '../cli/root.js';
-import { SCHEMA_VERSION, type Environment, type Report } from '../protocol/report.js';
-import { environmentOf } from './environment.js';
+import { SCHEMA_VERSION, type BrowserHost, type Environment, type Report } from '../protocol/report.js';
+import { environmentOf, remoteEnvironment } from './environment.js';
+import { parseBrowserList, type BrowserEndpoint } from './browser-endpoint.js';
+import { browserIds, describeBrowser, markSharedHosts, sharedHostNote } from './browser-host.js';
+import { RemoteBrowser } from './remote-browser.js';
 import { BUILTIN_DEFAULTS, checkPointCount, expandScenario, parseScenarioFile, searchesFor, selectScenarios, type Point, type ScenarioFile, type SearchSpec } from '../protocol/scenario.js';
 import { measureCeilings } from './ceiling.js';
 import { durationText, repeatSec, roundsSec, searchSec, SETUP_SEC } from './estimate.js';
@@ -23,10 +26,10 @@ import { LocalBrowser } from './local-browser.js';
 import { DisplayBrowsers } from './display.js';
 import { checkSweepFlags, SWEEP_FLAGS, type SweepFlags } from './options.js';
 import { Progress } from './progress.js';
-import { RepeatMeasurer } from './repeat.js';
+import { BrowserLost, RepeatMeasurer, type BrowserSlot } from './repeat.js';
 import { runIdFor, writeReport } from './report-file.js';
 import { writeReportHtml } from './report-html.js';
-import { emptyResult, Runner } from './runner.js';
+import { emptyResult, Runner, type Lane } from './runner.js';
 import { connectServer, startServer, type ServerHandle } from './server-process.js';
 
 const log = (line: string) => process.stderr.write(`${line}\n`);
@@ -88,6 +91,7 @@ async function newPlan(flags: ReturnType<typeof commandLineFlags<typeof SWEEP_FL
       findMax: flags['find-max'],
       retries: flags.retries,
       file: flags.file,
+      ...(flags['spread-repeats'] ? { spreadRepeats: true } : {}),
     },
     rounds: [],
     points: points.map(emptyResult),
@@ -132,10 +136,15 @@ function listPlan(plan: Plan): void {
   );
 }
 
-/** The exact command that finishes this sweep. */
-function resumeCommandFor(runId: string, out: string): string {
-  const quote = (s: string) => (/^[\w./:@-]+$/.test(s) ? s : `'${s.replaceAll("'", `'\\''`)}'`);
-  return `npm run sweep -- --resume ${runId}${out === SWEEP_FLAGS.out.default ? '' : ` --out ${quote(out)}`}`;
+/**
+ * The exact command that finishes this sweep. Browsers given with --browser are named as
+ * recorded, without credentials or tokens (those must be given again by hand); a lost one
+ * stays in the list, since where to measure is the caller's to say again (restarted, or
+ * replaced by another).
+ */
+function resumeCommandFor(runId: string, out: string, browsers: readonly string[] = []): string {
+  const quote = (s: string) => (/^[\w./:@=-]+$/.test(s) ? s : `'${s.replaceAll("'", `'\\''`)}'`);
+  return `npm run sweep -- --resume ${runId}${out === SWEEP_FLAGS.out.default ? '' : ` --out ${quote(out)}`}${browsers.length ? ` --browser ${quote(browsers.join(','))}` : ''}`;
 }
 
 /**
@@ -169,25 +178,27 @@ async function main(): Promise<number> {
     return EXIT.ok;
   }
   // Before anything is launched: where the report goes must take files, a --server must
-  // answer, and there must be a Chrome to run.
+  // answer, and there must be a Chrome to run (or browsers to connect to).
   checkOutputDir('--out', checked.resume ? path.dirname(plan.file) : out);
+  const endpoints = parseBrowserList(flags.browser);
   const remote = flags.server ? await connectServer('--server', flags.server) : null;
-  await findChrome(log);
+  if (!endpoints.length) await findChrome(log);
   const done = draft.points.reduce((a, p) => a + p.repeats.length, 0);
   log(
     checked.resume
       ? `pushlab sweep: resuming ${draft.runId} (${done} repeats measured, ${draft.rounds.length} rounds started), seed ${draft.options.seed}`
-      : `pushlab sweep: ${draft.scenarios.join(', ')}: ${draft.points.length} points × ${draft.options.repeats} rounds${plan.searches.length ? ` + ${plan.searches.length} find-max searches` : ''}, seed ${draft.options.seed}, about ${durationText(planSec(plan))}`,
+      : `pushlab sweep: ${draft.scenarios.join(', ')}: ${draft.points.length} points × ${draft.options.repeats} rounds${plan.searches.length ? ` + ${plan.searches.length} find-max searches` : ''}, seed ${draft.options.seed}, about ${durationText(planSec(plan))}${endpoints.length > 1 ? `, sharded over ${endpoints.length} browsers` : ''}`,
   );
 
   const controller = new AbortController();
   let server: ServerHandle | null = null;
-  let browser: LocalBrowser | null = null;
-  // The other display mode's browser (and an Xvfb), launched when a point first asks for it.
+  let local = null as LocalBrowser | null;
+  const remotes: RemoteBrowser[] = [];
+  // The other display mode's browser (and an Xvfb), launched when a point first asks for it (launched Chrome only).
   let displays: DisplayBrowsers | null = null;
   const killChildren = () => {
     displays?.kill();
-    browser?.kill();
+    local?.kill();
     // stop() signals the server synchronously; its promise only waits for the exit.
     void server?.stop();
   };
@@ -195,17 +206,40 @@ async function main(): Promise<number> {
   // However the process ends (an uncaught error, process.exit), it takes its children along.
   process.once('exit', killChildren);
   try {
-    // The server and Chrome start side by side: neither needs the other until the first page.
-    const [s, b] = await Promise.allSettled([remote ? Promise.resolve(remote) : startServer(), LocalBrowser.launch(!flags.headful, log)]);
+    // The server and the browsers start side by side: neither needs the other until the first page.
+    const [s, b] = await Promise.allSettled([
+      remote ? Promise.resolve(remote) : startServer(),
+      endpoints.length ? connectAll(endpoints, remotes) : LocalBrowser.launch(!flags.headful, log).then((l) => (local = l)),
+    ]);
     if (s.status === 'fulfilled') server = s.value;
-    if (b.status === 'fulfilled') browser = b.value;
     if (s.status === 'rejected') throw s.reason;
     if (b.status === 'rejected') throw b.reason;
     const srv = server!;
-    const chrome = browser!;
-    const others = (displays = new DisplayBrowsers(chrome, log));
-    log(`server ${srv.url}, Chrome ${chrome.launched.version} (${chrome.launched.path}, ${chrome.launched.source})`);
-    const report: Report = { ...draft, environment: draft.environment ?? environmentOf(chrome.launched, srv) };
+    const place = { url: srv.url, startedHere: remote === null };
+    const slots: { slot: BrowserSlot; host: BrowserHost }[] = local
+      ? [{ slot: local, host: await describeBrowser(local, { origin: 'launched' }, 'local', place) }]
+      : await Promise.all(
+          remotes.map(async (r, i) => ({ slot: r as BrowserSlot, host: await describeBrowser(r, { origin: 'remote', endpoint: r.endpoint }, browserIds(endpoints)[i], place) })),
+        );
+    const hosts = slots.map((x) => x.host);
+    const others = local ? (displays = new DisplayBrowsers(local, log)) : null;
+    markSharedHosts(hosts);
+    if (local) log(`server ${srv.url}, Chrome ${local.launched.version} (${local.launched.path}, ${local.launched.source})`);
+    else {
+      log(`server ${srv.url}`);
+      for (const h of hosts) {
+        const shares = h.serverSharesHost === null ? 'unknown whether it shares the server\'s host' : h.serverSharesHost ? 'on the server\'s host' : 'not on the server\'s host';
+        log(`browser ${h.id}: ${h.version} on ${h.host}, ${h.cores ?? '?'} cores, ${shares}; per-thread and host CPU unavailable (remote)`);
+      }
+    }
+    for (const h of hosts) {
+      if (h.sharesHostWith.length && h.id < h.sharesHostWith[0]) {
+        log(`warning: browsers ${[h.id, ...h.sharesHostWith].join(' and ')} are on the same host (${h.host}): sharded points will compete for its CPU; the report marks their repeats`);
+      }
+    }
+    const report: Report = { ...draft, environment: draft.environment ?? (local ? environmentOf(local.launched, srv) : remoteEnvironment(hosts, srv)) };
+    // A resumed sweep keeps the browsers it measured in before, beside today's.
+    report.hosts = [...(report.hosts ?? []).filter((h) => !hosts.some((n) => n.id === h.id)), ...hosts];
     report.interrupted = false;
     report.resumeCommand = null;
     // report.html (the one-file viewer with this data) is rewritten beside report.json each
@@ -220,31 +254,66 @@ async function main(): Promise<number> {
     };
     await save(report);
 
-    const runner = new Runner({
-      repeats: new RepeatMeasurer({ browser: chrome, browserFor: (point) => others.for(point), server: srv, cores: os.cpus().length, retries: report.options.retries }),
-      ceilings: async (batches, signal) => {
-        try {
-          return await measureCeilings(chrome.browser(), srv.url, batches, signal);
-        } finally {
-          if (!chrome.browser().connected && !signal?.aborted) await chrome.relaunch();
-        }
-      },
-      save,
+    const lanes = slots.map(({ slot, host }): Lane => {
+      const note = sharedHostNote(host);
+      const alive = () => !(slot instanceof RemoteBrowser && slot.lost !== null);
+      return {
+        id: host.id,
+        alive,
+        repeats: new RepeatMeasurer({
+          browser: slot,
+          // A launched Chrome can start the other display mode's; a remote browser runs in the mode it was started in.
+          browserFor: others ? (point) => others.for(point) : (point) => remoteDisplay(point, host),
+          server: srv,
+          cores: host.cores ?? os.cpus().length,
+          procfs: host.procfs,
+          browserId: host.id,
+          notes: note ? [note] : [],
+          retries: report.options.retries,
+        }),
+        ceilings: async (batches, signal) => {
+          try {
+            return await measureCeilings(slot, srv.url, batches, signal);
+          } finally {
+            if (!slot.browser().connected && !signal?.aborted) {
+              // A remote browser that is gone stays gone: its lane ends, its points move on.
+              await slot.relaunch().catch((err: unknown) => {
+                if (!(err instanceof BrowserLost)) throw err;
+              });
+            }
+          }
+        },
+      };
     });
+    const runner = new Runner({ lanes, save });
     const progress = new Progress(runner, report, {
       write: (text) => process.stderr.write(text),
       tty: process.stderr.isTTY === true,
       columns: process.stderr.columns,
       remainingSec: () => runner.remainingSec(report, plan.searches),
     });
+    const recordLost = () => {
+      for (const r of remotes) {
+        const h = report.hosts!.find((x) => x.id === hosts[remotes.indexOf(r)].id)!;
+        if (r.lost !== null && !h.lost) {
+          h.lost = { at: new Date().toISOString(), error: r.lost };
+          progress.line(`browser ${h.id} lost: ${r.lost}${lanes.some((l) => l.alive()) ? '; its points go to the other browsers' : ''}`);
+        }
+      }
+    };
+    runner.on('repeat-done', recordLost);
+    runner.on('ceiling-failed', recordLost);
     const outcome = await runner.run(report, { searches: plan.searches, signal: controller.signal }).finally(() => progress.close());
-    if (outcome === 'interrupted') {
+    recordLost();
+    if (outcome !== 'done') {
       report.interrupted = true;
-      report.resumeCommand = resumeCommandFor(report.runId, flags.out);
+      report.resumeCommand = resumeCommandFor(report.runId, flags.out, endpoints.map((e) => e.given));
       await save(report);
-      log(`interrupted: ${plan.file} keeps what was measured. To finish it:\n  ${report.resumeCommand}`);
+      const why = outcome === 'browsers-lost' ? 'every browser was lost' : 'interrupted';
+      log(`${why}: ${plan.file} keeps what was measured. To finish it:\n  ${report.resumeCommand}`);
+      if (outcome === 'browsers-lost') log(`\n${formatTable(report)}\n`);
       process.stdout.write(flags.json ? `${JSON.stringify(report, null, 2)}\n` : `${plan.file}\n`);
-      return EXIT.interrupted;
+      return outcome === 'interrupted' ? EXIT.interrupted : EXIT.failed;
     }
     report.finishedAt = new Date().toISOString();
     await save(report);
@@ -254,9 +323,33 @@ async function main(): Promise<number> {
     return failed ? EXIT.failed : EXIT.ok;
   } finally {
     await displays?.close();
-    await browser?.close();
+    await local?.close();
+    await Promise.all(remotes.map((r) => r.close()));
     await server?.stop();
   }
+}
+
+/**
+ * Connects to every `--browser`, side by side; each one connected lands in `into` at once, so
+ * a failure of another still leaves it to be disconnected.
+ */
+async function connectAll(endpoints: readonly BrowserEndpoint[], into: RemoteBrowser[]): Promise<void> {
+  const settled = await Promise.allSettled(endpoints.map((e) => RemoteBrowser.connect(e, log)));
+  for (const r of settled) if (r.status === 'fulfilled') into.push(r.value);
+  const failed = settled.find((r): r is PromiseRejectedResult => r.status === 'rejected');
+  if (failed) throw failed.reason;
+}
+
+/**
+ * A point's `display` on a remote browser: that browser runs in the mode it was started in, so
+ * a point asking for the other mode fails (recorded, with why) rather than measure the wrong one.
+ */
+async function remoteDisplay(point: Point, host: BrowserHost): Promise<null> {
+  const mode = host.headless ? 'headless' : 'headful';
+  if (point.display !== undefined && point.display !== mode) {
+    throw new Error(`display ${point.display}: browser ${host.id} is a remote ${mode} browser, and pushlab launches the other mode only for a Chrome it starts itself`);
+  }
+  return null;
 }
 
 runCommand('sweep', main);

@@ -118,9 +118,14 @@ export async function buildServer(options: ServerOptions) {
     await originsListening;
   });
   app.addHook('preClose', async () => origins.close());
-  app.get('/origins', async (_request, reply): Promise<ServerOrigins & { errors: typeof origins.errors }> => {
+  app.get('/origins', async (request): Promise<ServerOrigins & { errors: typeof origins.errors }> => {
     await originsListening;
-    return { ...origins.urls, errors: origins.errors };
+    // The other origins listen on the main one's address, but a page reaches that address by
+    // whatever name it used (a host name, an address behind NAT or a tunnel, not 0.0.0.0):
+    // answer with the host the request named and each origin's own port.
+    const asked = hostOf(request.host);
+    const on = (url: string | null) => (url === null || asked === null ? url : withHost(url, asked));
+    return { h1: on(origins.urls.h1), connect: on(origins.urls.connect), replicas: origins.urls.replicas.map((u) => on(u)!), errors: origins.errors };
   });
   app.get('/stats', async (request, reply): Promise<ServerStats | undefined> => {
     const { reset } = request.query as { reset?: unknown };
@@ -147,4 +152,20 @@ declare module 'fastify' {
   interface FastifyInstance {
     hub: Hub;
   }
+}
+
+/** The host name of a Host header or :authority (`a:1`, `[::1]:2`), or null if it is not one. */
+function hostOf(authority: string | undefined): string | null {
+  if (!authority) return null;
+  try {
+    return new URL(`https://${authority}`).hostname;
+  } catch {
+    return null;
+  }
+}
+
+function withHost(url: string, hostname: string): string {
+  const u = new URL(url);
+  u.hostname = hostname;
+  return u.href;
 }

@@ -2,21 +2,18 @@
 import path from 'node:path';
 import { commandLineFlags, runCommand } from '../cli/command.js';
 import { ROOT } from '../cli/root.js';
-import { PushlabError } from '../protocol/errors.js';
 import { buildServer } from './app.js';
 import { loadOrCreateCert } from './cert.js';
 import type { ClockKind } from './clock.js';
 import { MIB } from './defaults.js';
-import { SERVER_FLAGS } from './options.js';
+import { checkListenHost, SERVER_FLAGS } from './options.js';
 import type { SseWriter } from './sse.js';
-
-const LOOPBACK = ['127.0.0.1', '::1', 'localhost'];
 
 runCommand('server', async () => {
   const flags = commandLineFlags(SERVER_FLAGS, 'server');
-  if (!LOOPBACK.includes(flags.host)) {
-    throw new PushlabError('PUSHLAB_BAD_HOST', `--host must be a loopback address (${LOOPBACK.join(', ')}); got '${flags.host}'`);
-  }
+  // Refused unless asked for; said out loud when asked for (before listening, on stderr).
+  const { warning } = checkListenHost(flags.host, flags['allow-remote']);
+  if (warning) process.stderr.write(`pushlab server: ${warning}\n`);
   const app = await buildServer({
     tls: await loadOrCreateCert(path.join(ROOT, '.cert')),
     webRoot: path.join(ROOT, 'dist/web'),

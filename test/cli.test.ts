@@ -82,6 +82,6 @@ describe('npm run server', () => {
   it('exits 2 on a non-loopback --host, with one line and no stack', () => {
     const r = ran.badHost;
     expect(r.code).toBe(EXIT.badInput);
-    expect(oneLine(r.stderr, 'server')).toBe("pushlab server: --host must be a loopback address (127.0.0.1, ::1, localhost); got '0.0.0.0'");
+    expect(oneLine(r.stderr, 'server')).toBe("pushlab server: --host must be a loopback address (127.0.0.1, ::1, localhost) unless --allow-remote is given; got '0.0.0.0'");
   });
 });

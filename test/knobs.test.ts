@@ -1,5 +1,6 @@
 /** What each knob bought: points one setting apart, paired by round, named by their settings. */
 import { describe, expect, it } from 'vitest';
+import type { BrowserHost } from '../protocol/report.js';
 import type { Point } from '../protocol/scenario.js';
 import { knobBetween, knobComparisons, knobLines } from '../puppeteer/knobs.js';
 import { measured, point, result } from './v2-fixture.js';
@@ -56,5 +57,18 @@ describe('knobComparisons', () => {
 
   it('finds no pair among points that are transports apart, as in the matrix', () => {
     expect(knobComparisons([byRound(base, [1e6, 1e6, 1e6]), byRound({ ...base, id: 'fastest/ws', transport: 'ws' }, [1e6, 1e6, 1e6])])).toEqual([]);
+  });
+
+  it('pairs only rounds measured on the same kind of host (a sharded sweep)', () => {
+    const on = (r: ReturnType<typeof byRound>, ids: string[]) => ({ ...r, repeats: r.repeats.map((x, i) => ({ ...x, browserId: ids[i] })) });
+    const main = on(byRound(base, [2.0e6, 2.1e6, 2.2e6]), ['desk', 'arm', 'desk2']);
+    const two = on(byRound(workers, [2.4e6, 2.52e6, 2.64e6]), ['desk', 'desk', 'desk']);
+    const kind = (id: string, k: string) => ({ id, kind: k }) as unknown as BrowserHost;
+    // desk and desk2 are two machines of one kind; arm is another kind: round 1 is not paired.
+    const hosts = [kind('desk', 'x86 · 8 cores'), kind('desk2', 'x86 · 8 cores'), kind('arm', 'arm · 8 cores')];
+    const [eps] = knobComparisons([main, two], hosts);
+    expect(eps.rounds).toEqual([0, 2]);
+    // Without the hosts, each browser is its own kind: only round 0 (desk on both sides) pairs.
+    expect(knobComparisons([main, two])[0].rounds).toEqual([0]);
   });
 });

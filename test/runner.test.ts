@@ -9,7 +9,7 @@ import type { ParseCeiling, Repeat, Report } from '../protocol/report.js';
 import { expandScenario, searchesFor, type Point, type ScenarioFile } from '../protocol/scenario.js';
 import type { RepeatContext, RepeatEvents } from '../puppeteer/repeat.js';
 import { roundOrder, roundSeed } from '../puppeteer/rounds.js';
-import { emptyResult, Runner, type RepeatSource } from '../puppeteer/runner.js';
+import { emptyResult, Runner, type Lane, type RepeatSource } from '../puppeteer/runner.js';
 import { failed, measured, report as reportOf } from './v2-fixture.js';
 
 const POINTS: Point[] = [
@@ -198,5 +198,61 @@ describe('Runner find-max wiring', () => {
     await run(report, again, undefined, searches);
     expect(again.calls).toEqual([]);
     expect(report.saturation).toHaveLength(1);
+  });
+});
+
+describe('Runner lanes: several browsers (sharded)', () => {
+  const lane = (id: string, source: FakeSource, alive = () => true): Lane => ({ id, repeats: source, ceilings, alive });
+  const browsersOf = (r: Report) => new Map(r.points.map((p) => [p.point.id, [...new Set(p.repeats.map((x) => x.browserId))]]));
+
+  it('deals pair groups over the browsers, each point on one browser every round, each browser with its own ceilings', async () => {
+    const report = freshReport(POINTS);
+    const runner = new Runner({ lanes: [lane('A', new FakeSource(steady)), lane('B', new FakeSource(steady))], save: async () => undefined });
+    expect(await runner.run(report, { searches: [] })).toBe('done');
+    expect(repeatSet(report)).toEqual(POINTS.flatMap((p) => [0, 1, 2].map((r) => `${p.id}@${r}`)).sort());
+    const on = browsersOf(report);
+    for (const ids of on.values()) expect(ids).toHaveLength(1);
+    // Points one transport apart share a browser; both browsers got work.
+    expect(on.get('a/ws-b20-c10-i1-full')).toEqual(on.get('a/sse-b20-c10-i1-full'));
+    expect(new Set([...on.values()].flat())).toEqual(new Set(['A', 'B']));
+    for (const round of report.rounds) expect(round.hostCeilings!.map((h) => h.browser).sort()).toEqual(['A', 'B']);
+  });
+
+  it('--spread-repeats moves each point to the other browser every round', async () => {
+    const report = freshReport(POINTS, { spreadRepeats: true });
+    const runner = new Runner({ lanes: [lane('A', new FakeSource(steady)), lane('B', new FakeSource(steady))], save: async () => undefined });
+    expect(await runner.run(report, { searches: [] })).toBe('done');
+    for (const p of report.points) {
+      const byRound = [...p.repeats].sort((x, y) => x.round - y.round).map((x) => x.browserId);
+      expect(byRound[0]).not.toBe(byRound[1]);
+      expect(byRound[1]).not.toBe(byRound[2]);
+    }
+  });
+
+  it("deals a lost browser's points to the one left, its repeat in progress recorded failed", async () => {
+    const report = freshReport(POINTS);
+    let bAlive = true;
+    // B's first repeat fails as a browser lost mid-repeat does, and B is gone from then on.
+    const b = new FakeSource(steady, { fail: () => !(bAlive = false) });
+    const runner = new Runner({ lanes: [lane('A', new FakeSource(steady)), lane('B', b, () => bAlive)], save: async () => undefined });
+    expect(await runner.run(report, { searches: [] })).toBe('done');
+    expect(repeatSet(report)).toEqual(POINTS.flatMap((p) => [0, 1, 2].map((r) => `${p.id}@${r}`)).sort());
+    const repeats = report.points.flatMap((p) => p.repeats);
+    expect(repeats.filter((r) => r.status === 'failed').map((r) => r.browserId)).toEqual(['B']);
+    expect(repeats.filter((r) => r.browserId === 'B')).toHaveLength(1);
+  });
+
+  it('stops with browsers-lost when no browser is left, keeping what was measured', async () => {
+    const report = freshReport(POINTS);
+    let alive = true;
+    const dying = new FakeSource(steady, { fail: (_p, round) => round === 1 && !(alive = false) });
+    const saved: string[] = [];
+    const runner = new Runner({ lanes: [lane('A', dying, () => alive)], save: async (r) => void saved.push(JSON.stringify(r)) });
+    expect(await runner.run(report, { searches: [] })).toBe('browsers-lost');
+    const repeats = report.points.flatMap((p) => p.repeats);
+    expect(repeats.filter((r) => r.round === 0 && r.status === 'ok')).toHaveLength(POINTS.length);
+    expect(repeats.filter((r) => r.status === 'failed')).toHaveLength(1);
+    expect(repeats.length).toBe(POINTS.length + 1);
+    expect(JSON.parse(saved.at(-1)!).points.flatMap((p: Report['points'][number]) => p.repeats)).toHaveLength(repeats.length);
   });
 });

@@ -2,13 +2,14 @@
  * Security facts the README states: the private key is written owner-only, the server refuses
  * to listen anywhere but loopback, and no route runs anything a request names.
  */
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { mkdtemp, readdir, readFile, rm, stat } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { EXIT } from '../protocol/errors.js';
 import { loadOrCreateCert } from '../server/cert.js';
+import { checkListenHost } from '../server/options.js';
 
 const ROOT = path.resolve(import.meta.dirname, '..');
 
@@ -33,6 +34,44 @@ describe('the server binds loopback only', () => {
     expect(r.stderr).toContain(`--host must be a loopback address`);
     expect(r.stderr).toContain(`'${host}'`);
     expect(r.stdout).not.toContain('listening');
+  }, 35_000);
+});
+
+describe('--allow-remote: a server for browsers on other hosts', () => {
+  it('is what lets --host name a non-loopback address, with a warning; loopback needs neither', () => {
+    expect(checkListenHost('127.0.0.1', false)).toEqual({ warning: null });
+    expect(checkListenHost('::1', true)).toEqual({ warning: null });
+    expect(() => checkListenHost('0.0.0.0', false)).toThrow(/--host must be a loopback address .* unless --allow-remote is given; got '0\.0\.0\.0'/);
+    expect(checkListenHost('0.0.0.0', true).warning).toMatch(/listening on 0\.0\.0\.0, not loopback: this server has no authentication and streams to anyone who can reach/);
+  });
+
+  // 127.0.0.2 is not in the loopback list the flag accepts, yet only this machine reaches it:
+  // the real server takes the non-loopback path while the test stays on loopback.
+  it('listens with --host 127.0.0.2 --allow-remote, after printing the warning on stderr', async () => {
+    const child = spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, 'server/main.ts'), '--host', '127.0.0.2', '--allow-remote', '--port', '0'], { cwd: ROOT });
+    let stdout = '';
+    let stderr = '';
+    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+    try {
+      await new Promise<void>((resolve, reject) => {
+        const timer = setTimeout(() => reject(new Error(`no 'listening' line within 30 s; stderr: ${stderr}`)), 30_000);
+        child.stdout.on('data', (d: Buffer) => {
+          stdout += d.toString();
+          if (stdout.includes('listening')) {
+            clearTimeout(timer);
+            resolve();
+          }
+        });
+        child.once('exit', (code) => {
+          clearTimeout(timer);
+          reject(new Error(`server exited with ${code}; stderr: ${stderr}`));
+        });
+      });
+      expect(stdout).toMatch(/^pushlab server listening on https:\/\/127\.0\.0\.2:\d+\/$/m);
+      expect(stderr).toContain('warning: listening on 127.0.0.2, not loopback');
+    } finally {
+      child.kill('SIGKILL');
+    }
   }, 35_000);
 });
 
