@@ -377,25 +377,31 @@ export function pairedComparisons(points: readonly PointResult[], hosts?: readon
   return out;
 }
 
-/** Point fields a pair's label shows when they vary within the report. */
+const plural = (n: number, one: string) => `${n} ${one}${n === 1 ? '' : 's'}`;
+
+/** Point fields a pair's label shows when they vary within the pair's scenario. */
 const LABEL_FIELDS: readonly { field: keyof Point; text: (p: Point) => string }[] = [
   { field: 'intervalMs', text: (p) => `i${p.intervalMs}ms` },
   { field: 'render', text: (p) => `render ${p.render}` },
   { field: 'parse', text: (p) => `parse ${p.parse}` },
   { field: 'workers', text: (p) => `w${p.workers}` },
-  { field: 'origins', text: (p) => `${p.origins ?? 1} origin(s)` },
+  { field: 'origins', text: (p) => plural(p.origins ?? 1, 'origin') },
   { field: 'encoding', text: (p) => p.encoding ?? 'json' },
   { field: 'devtools', text: (p) => (p.devtools ? 'DevTools Network on' : 'DevTools off') },
-  { field: 'tabs', text: (p) => `${p.tabs ?? 1} tab(s)` },
+  { field: 'tabs', text: (p) => plural(p.tabs ?? 1, 'tab') },
   { field: 'display', text: (p) => p.display ?? 'the sweep\'s browser' },
   { field: 'compression', text: (p) => (p.compression ? 'compressed' : 'uncompressed') },
   { field: 'warmupSec', text: (p) => `warm-up ${p.warmupSec}s` },
   { field: 'measureSec', text: (p) => `window ${p.measureSec}s` },
 ];
 
-/** `test1-batch b400 c10`, plus whatever else tells this pair from the report's other points. */
+/**
+ * `test1-batch b400 c10`, plus whatever else tells this pair from its scenario's other points
+ * (the scenario is named, so a field only another scenario varies would say nothing).
+ */
 function pairLabel(p: Point, all: readonly Point[]): string {
-  const extra = LABEL_FIELDS.filter(({ field }) => new Set(all.map((q) => q[field])).size > 1).map(({ text }) => text(p));
+  const mates = all.filter((q) => q.scenario === p.scenario);
+  const extra = LABEL_FIELDS.filter(({ field }) => new Set(mates.map((q) => q[field])).size > 1).map(({ text }) => text(p));
   return [p.scenario, `b${p.batch}`, `c${p.concurrency}`, ...extra].join(' ');
 }
 
