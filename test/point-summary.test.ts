@@ -189,9 +189,18 @@ describe('verdictLines', () => {
     const lines = verdictLines(report(points, { comparisons: pairedComparisons(points) }));
     expect(lines).toEqual([
       // python3: per-round CPU ratios (4/9) ÷ [1.2, 1.25, 1.2]; exp(mean ± t.ppf(0.975, 2) × se) of their logs
-      'test1-batch b400 c10 i1ms: sse faster than ws by 22% (CI 15–29%), 3 rounds; sse uses 63% less renderer CPU per event than ws (CI 61–66%), 3 rounds',
+      'test1-batch b400 c10: sse faster than ws by 22% (CI 15–29%), 3 rounds; sse uses 63% less renderer CPU per event than ws (CI 61–66%), 3 rounds',
       // python3: (17 / 1e5) ÷ (76 / 1e5) = 0.2237
-      'test3-20x250 b250 c20 i50ms: EPS: sse ÷ ws 1.00 in 1 round (a CI needs ≥ 2 rounds); renderer CPU per event: sse ÷ ws 0.22 in 1 round (a CI needs ≥ 2 rounds)',
+      'test3-20x250 b250 c20: EPS: sse ÷ ws 1.00 in 1 round (a CI needs ≥ 2 rounds); renderer CPU per event: sse ÷ ws 0.22 in 1 round (a CI needs ≥ 2 rounds)',
     ]);
+  });
+
+  it('names a field only when it varies within the pair\'s own scenario, in words', () => {
+    const tabs = (t: 'ws' | 'sse', n: number) => ({ ...point(t, 100, 10, 'factors-tabs'), tabs: n, id: `factors-tabs/${t}-b100-c10-i1-full-t${n}` });
+    const other = { ...point('ws', 20, 10, 'factors-display'), display: 'headful' as const, id: 'factors-display/ws-b20-c10-i1-full-hf' };
+    const points = [tabs('ws', 1), tabs('sse', 1), tabs('ws', 2), tabs('sse', 2), other].map((p) => result(p, [measured(p, { round: 0, eps: 1e6, tab: 50 })]));
+    const labels = verdictLines(report(points, { comparisons: pairedComparisons(points) })).map((l) => l.split(':')[0]);
+    // display varies in the run, but not within factors-tabs: it is not named there.
+    expect(labels).toEqual(['factors-tabs b100 c10 1 tab', 'factors-tabs b100 c10 2 tabs']);
   });
 });
