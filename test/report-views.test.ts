@@ -19,7 +19,7 @@ import { formatComparison, formatTable } from '../puppeteer/format.js';
 import { reportHtml, scriptSafeJson } from '../puppeteer/report-html.js';
 import { cpuChart, efficiencyChart, epsChart, type BarConfig, type LineConfig } from '../web/src/report/chart-configs.js';
 import { embeddedReport, runEntry, runNamesFromListing, viewRequest } from '../web/src/report/load.js';
-import { latencyBoxes, logAxis, scenarioViews, sortRows, TABLE_COLUMNS, tableRows } from '../web/src/report/views.js';
+import { browserRows, latencyBoxes, logAxis, runHeader, scenarioViews, sortRows, TABLE_COLUMNS, tableRows } from '../web/src/report/views.js';
 import { summarisePoint } from '../puppeteer/point-summary.js';
 import * as v2 from './v2-fixture.js';
 
@@ -285,6 +285,45 @@ describe('comparison', () => {
     const cmp = compareScenarios(copy, 'smoke', 'smoke-again');
     expect(cmp.points.map((p) => p.key)).toEqual(['ws-b20-c4-i1-full', 'sse-b20-c4-i1-full']);
     expect(cmp.regressions).toBe(0);
+  });
+});
+
+describe('the browsers of a sharded sweep', () => {
+  /** The fixture as if dealt over two remote browsers on one machine, one of them lost. */
+  function sharded(): Report {
+    const r = load();
+    const host = (id: string, other: string) => ({
+      id, origin: 'remote' as const, endpoint: `http://${id}/`, host: 'localhost', version: 'Chrome/156.0.8078.79', userAgent: 'HeadlessChrome',
+      headless: true, cores: 2, cpuModel: null, machineModel: null, architecture: 'x86-64', kind: 'x86-64 · 2 cores', procfs: false,
+      serverSharesHost: true, sharesHostWith: [other],
+    });
+    r.hosts = [host('127.0.0.1:9222', '127.0.0.1:9223'), { ...host('127.0.0.1:9223', '127.0.0.1:9222'), lost: { at: '2026-11-24T15:55:00.000Z', error: 'Target closed' } }];
+    r.points.forEach((p, i) => p.repeats.forEach((rep) => (rep.browserId = r.hosts![i % 2].id)));
+    for (const round of r.rounds) {
+      round.hostCeilings = [
+        { browser: '127.0.0.1:9222', parseCeilings: round.parseCeilings.slice(0, 1) },
+        { browser: '127.0.0.1:9223', parseCeilings: round.parseCeilings.slice(1) },
+      ];
+      round.parseCeilings = [];
+    }
+    return r;
+  }
+
+  it('lists each browser with its endpoint, what could not be read, whom it competed with, its own ceiling and its points', () => {
+    const r = sharded();
+    const rows = browserRows(r);
+    expect(rows.map((b) => [b.id, b.where, b.procfs, b.serverSharesHost, b.competesWith, b.cpu, b.points])).toEqual([
+      ['127.0.0.1:9222', 'http://127.0.0.1:9222/', 'no: shown as —', 'yes', '127.0.0.1:9223', 'none over CDP', 4],
+      ['127.0.0.1:9223', 'http://127.0.0.1:9223/', 'no: shown as —', 'yes', '127.0.0.1:9222', 'none over CDP', 4],
+    ]);
+    expect(rows[0].ceiling).toMatch(/^batch \d+: /);
+    expect(rows[0].ceiling).not.toBe(rows[1].ceiling);
+    expect(rows[1].lost).toMatch(/Target closed$/);
+    expect(runHeader(r).fields.find((f) => f.label === 'JSON.parse ceiling')!.value).toBe('per browser (Browsers, below)');
+  });
+
+  it('has no browsers table for a sweep on its own launched Chrome', () => {
+    expect(browserRows(load())).toEqual([]);
   });
 });
 

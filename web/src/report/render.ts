@@ -22,6 +22,7 @@ import type { KnobComparison, Report, Verdict } from '../../../protocol/report.j
 import { cpuChart, efficiencyChart, epsChart, type ChartOptions } from './chart-configs.js';
 import { transportColor, VERDICT_COLORS, VERDICT_MEANING } from './palette.js';
 import {
+  browserRows,
   failures,
   latencyBoxes,
   latencyTitle,
@@ -98,6 +99,43 @@ function failuresSection(report: Report): HTMLElement | null {
     { class: 'failures' },
     h('h2', {}, `Failures (${list.length})`),
     h('ul', {}, ...list.map((f) => h('li', {}, h('code', {}, f.pointId), ` round ${f.round}, ${f.attempts} attempt${f.attempts === 1 ? '' : 's'}: `, f.text))),
+  );
+}
+
+/**
+ * The browsers of a sweep that ran on several, or on a remote one: which machine each point's
+ * figures come from, and what could not be read there (their CPU cells show —, never 0).
+ */
+function browsersSection(report: Report): HTMLElement | null {
+  const rows = browserRows(report);
+  if (!rows.length) return null;
+  const heads = ['browser', 'endpoint', 'host', 'version', 'cores', 'CPU', 'per-thread and host CPU', 'server on its host', 'competed with', 'JSON.parse ceiling', 'points'];
+  const body = rows.map((b) => {
+    const tr = h(
+      'tr',
+      { title: b.lost ? `lost ${b.lost}` : '' },
+      h('td', {}, h('code', {}, b.id)),
+      h('td', {}, h('code', {}, b.where)),
+      h('td', {}, b.host),
+      h('td', {}, b.version),
+      h('td', { class: 'num' }, b.cores),
+      h('td', {}, b.cpu),
+      h('td', {}, b.procfs),
+      h('td', {}, b.serverSharesHost),
+      h('td', b.competesWith ? { class: 'warning', title: 'Browsers on one host compete for its CPU: their figures are lower than either would measure alone' } : {}, b.competesWith || 'none'),
+      h('td', {}, b.ceiling),
+      h('td', { class: 'num' }, String(b.points)),
+    );
+    return tr;
+  });
+  const lost = rows.filter((b) => b.lost);
+  return h(
+    'section',
+    { class: 'browsers' },
+    h('h2', {}, `Browsers (${rows.length})`),
+    h('p', { class: 'muted' }, "Each point's repeats ran on the browser in its host column; repeats from different kinds of host are never pooled in one figure."),
+    h('div', { class: 'table-wrap' }, h('table', { class: 'points browser-table' }, h('thead', {}, h('tr', {}, ...heads.map((t, i) => h('th', { class: i === 4 || i === 10 ? 'num' : '' }, t)))), h('tbody', {}, ...body))),
+    ...lost.map((b) => h('p', { class: 'warning-box' }, `Browser ${b.id} was lost mid-sweep (${b.lost}); its remaining points went to the others.`)),
   );
 }
 
@@ -332,7 +370,7 @@ export interface Rendered {
 export function renderReport(container: HTMLElement, report: Report, options: ChartOptions): Rendered {
   const boxes = latencyBoxes(report);
   const sections = scenarioViews(report).map((v) => scenarioSection(v, boxes.filter((b) => b.scenario === v.scenario)));
-  const parts = [headerSection(report), failuresSection(report), tableSection(report), knobsSection(report), ...sections.map((x) => x.element), notesSection(report)];
+  const parts = [headerSection(report), browsersSection(report), failuresSection(report), tableSection(report), knobsSection(report), ...sections.map((x) => x.element), notesSection(report)];
   container.replaceChildren(...parts.filter((p): p is HTMLElement => p !== null));
   // Charts measure their canvas, so they are created only once the sections are in the document.
   let charts = sections.flatMap((x) => x.draw(options));

@@ -4,7 +4,7 @@
  * the latency boxes. No DOM and no chart.js here, so the unit tests read exactly what the page
  * will show; render.ts and chart-configs.ts only turn these values into elements.
  */
-import { cellDetail, cellText, COLUMNS, sortValue, type Column } from '../../../protocol/columns.js';
+import { cellDetail, cellText, COLUMNS, hasBrowserColumn, sortValue, type Column } from '../../../protocol/columns.js';
 import { formatBytes, formatCount, formatDuration, formatEps, formatMs, formatTimestamp, MISSING } from '../../../protocol/format.js';
 import { REFERENCE_FIGURES, type ReferenceFigure } from '../../../protocol/reference.js';
 import type { PairedComparison, PointResult, Report, Stat, Verdict } from '../../../protocol/report.js';
@@ -34,10 +34,16 @@ export interface RunHeader {
   launchArgs: string[];
 }
 
-/** `batch 20: 1.11 M – 1.23 M EPS` over the rounds: the ceiling moves between rounds. */
-function ceilingText(report: Report): string {
+/**
+ * `batch 20: 1.11 M – 1.23 M EPS` over the rounds: the ceiling moves between rounds. With
+ * `browser`, that browser's own (a sharded sweep's `hostCeilings`).
+ */
+function ceilingText(report: Report, browser?: string): string {
   const byBatch = new Map<number, number[]>();
-  for (const round of report.rounds) for (const c of round.parseCeilings) byBatch.set(c.batch, [...(byBatch.get(c.batch) ?? []), c.eventsPerSec]);
+  for (const round of report.rounds) {
+    const ceilings = browser === undefined ? round.parseCeilings : (round.hostCeilings?.find((c) => c.browser === browser)?.parseCeilings ?? []);
+    for (const c of ceilings) byBatch.set(c.batch, [...(byBatch.get(c.batch) ?? []), c.eventsPerSec]);
+  }
   if (byBatch.size === 0) return MISSING;
   return [...byBatch]
     .sort((a, b) => a[0] - b[0])
@@ -47,6 +53,50 @@ function ceilingText(report: Report): string {
       return `batch ${formatCount(batch)}: ${lo === hi ? formatEps(lo) : `${formatEps(lo).replace(' EPS', '')} – ${formatEps(hi)}`}`;
     })
     .join(' · ');
+}
+
+/** One browser of a sweep that ran on several, or on a remote one: what the Browsers table shows. */
+export interface BrowserRow {
+  id: string;
+  /** `launched here`, or the endpoint connected to (never with credentials: the report has none). */
+  where: string;
+  host: string;
+  version: string;
+  cores: string;
+  /** CPU model, else machine model, else why there is none. */
+  cpu: string;
+  /** Whether per-thread and host CPU could be read (only for a Chrome on the driver's machine). */
+  procfs: string;
+  serverSharesHost: string;
+  /** Other browsers of the sweep on its host, which competed with it for CPU. */
+  competesWith: string;
+  ceiling: string;
+  /** Points with a repeat on it (measured or failed). */
+  points: number;
+  /** When and why it was lost mid-sweep, else empty. */
+  lost: string;
+}
+
+/** The report's browsers, with how many points each measured; empty for a plain local sweep. */
+export function browserRows(report: Report): BrowserRow[] {
+  const hosts = report.hosts ?? [];
+  if (!hasBrowserColumn(report)) return [];
+  const pointsOn = (id: string) => report.points.filter((p) => p.repeats.some((r) => r.browserId === id)).length;
+  return hosts.map((b) => ({
+    id: b.id,
+    where: b.origin === 'launched' ? 'launched here' : (b.endpoint ?? MISSING),
+    host: b.host,
+    version: `${b.version}${b.headless ? ' (headless)' : ''}`,
+    cores: b.cores === null ? MISSING : formatCount(b.cores),
+    cpu: b.cpuModel ?? b.machineModel ?? 'none over CDP',
+    procfs: b.procfs ? 'yes' : 'no: shown as —',
+    serverSharesHost: b.serverSharesHost === null ? 'cannot tell' : b.serverSharesHost ? 'yes' : 'no',
+    competesWith: b.sharesHostWith.join(', '),
+    // A sharded sweep's browsers each measure their own; an unsharded one has the round's.
+    ceiling: ceilingText(report, b.id) !== MISSING ? ceilingText(report, b.id) : ceilingText(report),
+    points: pointsOn(b.id),
+    lost: b.lost ? `${formatTimestamp(b.lost.at)}: ${b.lost.error}` : '',
+  }));
 }
 
 export function runHeader(report: Report): RunHeader {
@@ -76,7 +126,10 @@ export function runHeader(report: Report): RunHeader {
       ? { label: 'CDP Network domain', value: 'on', warning: 'The CDP Network domain was on while measuring; it floods CDP and can halve EPS.' }
       : { label: 'CDP Network domain', value: 'off' },
     { label: 'Server', value: env.serverUrl || MISSING },
-    { label: 'JSON.parse ceiling', value: ceilingText(report) },
+    {
+      label: 'JSON.parse ceiling',
+      value: ceilingText(report) === MISSING && report.rounds.some((r) => r.hostCeilings?.length) ? 'per browser (Browsers, below)' : ceilingText(report),
+    },
   ];
   return { runId: report.runId, fields, launchArgs: env.launchArgs };
 }
