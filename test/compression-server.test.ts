@@ -14,21 +14,21 @@ import type { ServerConnectionStats, ServerStats } from '../protocol/report.js';
 import type { BatchMessage, ServerOrigins } from '../protocol/wire.js';
 import { PERMESSAGE_DEFLATE_RESPONSE } from '../server/ws-h2.js';
 import { h2get } from './h2-get.js';
-import { startTestServer, type TestServer } from './test-server.js';
+import { startServerSession, type ServerSession, type TestServer } from './test-server.js';
 
 let server: TestServer;
 let session: http2.ClientHttp2Session;
 let origins: ServerOrigins;
 
+let running: ServerSession | undefined;
+
 beforeAll(async () => {
-  server = await startTestServer();
-  session = http2.connect(`https://127.0.0.1:${server.port}`, { rejectUnauthorized: false });
-  origins = JSON.parse((await h2get(session, '/origins')).body) as ServerOrigins;
+  running = await startServerSession();
+  ({ server, session, origins } = running);
 });
 
 afterAll(async () => {
-  session?.close();
-  await server?.close();
+  await running?.close();
 });
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));

@@ -9,9 +9,9 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { MeasuredRepeat, PointResult, Report } from '../protocol/report.js';
+import type { PointResult, Report } from '../protocol/report.js';
 import { compressionOf, TRANSPORT_ROUTES, TRANSPORTS, type Transport } from '../protocol/wire.js';
-import { runSweep } from './sweep-process.js';
+import { firstMeasured, runSweep } from './sweep-process.js';
 
 const TABS = 2;
 const CONCURRENCY = 2;
@@ -43,11 +43,7 @@ describe('tabs, display and compression, smoke load, Chromium', () => {
     if (dir) await rm(dir, { recursive: true, force: true });
   });
 
-  const measured = (p: PointResult): MeasuredRepeat => {
-    const r = p.repeats[0];
-    if (r?.status !== 'ok') throw new Error(`${p.point.id} failed: ${r ? r.error : 'no repeat'}`);
-    return r;
-  };
+  const measured = firstMeasured;
   const pointOf = (scenario: string, transport: Transport, extra: (p: PointResult) => boolean = () => true) =>
     report.points.find((p) => p.point.scenario === scenario && p.point.transport === transport && extra(p))!;
 

@@ -8,9 +8,9 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { MeasuredRepeat, PointResult, Report } from '../protocol/report.js';
+import type { Report } from '../protocol/report.js';
 import { BINARY_TRANSPORTS, TRANSPORT_ROUTES, TRANSPORTS, type Transport } from '../protocol/wire.js';
-import { runSweep } from './sweep-process.js';
+import { firstMeasured, runSweep } from './sweep-process.js';
 
 const CONCURRENCY = 4;
 /** Past the cap: 6 open, 2 stalled. */
@@ -48,11 +48,7 @@ describe('every transport, smoke load, headless Chromium', () => {
     if (dir) await rm(dir, { recursive: true, force: true });
   });
 
-  const measured = (p: PointResult): MeasuredRepeat => {
-    const r = p.repeats[0];
-    if (r?.status !== 'ok') throw new Error(`${p.point.id} failed: ${r ? r.error : 'no repeat'}`);
-    return r;
-  };
+  const measured = firstMeasured;
 
   it('measures every point', () => {
     expect(code, stderr).toBe(0);

@@ -5,6 +5,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
+import type { MeasuredRepeat, PointResult } from '../protocol/report.js';
 
 export const ROOT = path.resolve(import.meta.dirname, '..');
 
@@ -161,4 +162,11 @@ export async function watchDescendants(pid: number, until: Promise<unknown>): Pr
 /** The server and Chrome processes among `seen`. */
 export function serversAndChromes(seen: Seen): string[] {
   return [...seen.values()].filter((c) => c.includes('server/main.ts') || /chrom/i.test(c.split(' ')[0] ?? ''));
+}
+
+/** A point's first repeat, which an end-to-end test expects to have measured (else it says why not). */
+export function firstMeasured(p: PointResult): MeasuredRepeat {
+  const r = p.repeats[0];
+  if (r?.status !== 'ok') throw new Error(`${p.point.id} failed: ${r ? r.error : 'no repeat'}`);
+  return r;
 }
