@@ -127,6 +127,9 @@ export const CHROME_ARGS = [
   '--disable-renderer-backgrounding',
 ];
 
+/** The page size every measured page gets, in CSS pixels: the lab page's table and charts fit it. */
+export const MEASURED_VIEWPORT = { width: 1280, height: 900 } as const;
+
 export interface LaunchedChrome {
   browser: Browser;
   path: string;
@@ -150,6 +153,12 @@ export async function launchChrome(options: {
   handleSignals?: boolean;
   /** The X display for a headful Chrome (`:99`); default: this process's DISPLAY. */
   display?: string;
+  /**
+   * A headful page takes its window's size (the lab: a person resizes it). Otherwise every
+   * page is MEASURED_VIEWPORT, headless or headful, so the display factor compares one layout
+   * (a headful window's own viewport here was 1050 × 637, which draws fewer table rows).
+   */
+  fitWindow?: boolean;
 }): Promise<LaunchedChrome> {
   const chrome = await findChrome(options.log);
   const args = [...CHROME_ARGS, ...(options.extraArgs ?? [])];
@@ -168,7 +177,7 @@ export async function launchChrome(options: {
     pipe,
     acceptInsecureCerts: true,
     networkEnabled,
-    defaultViewport: options.headless ? { width: 1280, height: 900 } : null,
+    defaultViewport: !options.headless && options.fitWindow ? null : MEASURED_VIEWPORT,
     protocolTimeout: 120_000,
     handleSIGINT: options.handleSignals ?? true,
     handleSIGTERM: options.handleSignals ?? true,

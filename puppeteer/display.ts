@@ -185,7 +185,7 @@ export class DisplayBrowsers {
       this.log(`started Xvfb on display ${display} (pid ${this.xvfb.pid}) for the headful points`);
     }
     try {
-      return this.keep(new DescribedSlot(await LocalBrowser.launch(false, this.log, [], display), this.xvfb !== null));
+      return this.keep(new DescribedSlot(await LocalBrowser.launch(false, this.log, { display }), this.xvfb !== null));
     } catch (err) {
       this.xvfb?.kill();
       this.xvfb = null;

@@ -50,7 +50,7 @@ runCommand('lab', async () => {
   try {
     server = remote ?? (await startServer());
     // PUSHLAB_LAB_DEVTOOLS=1 (the lab's test): a DevTools port to attach to, printed below.
-    browser = await LocalBrowser.launch(flags.headless, log, process.env.PUSHLAB_LAB_DEVTOOLS ? ['--remote-debugging-port=0'] : []);
+    browser = await LocalBrowser.launch(flags.headless, log, { extraArgs: process.env.PUSHLAB_LAB_DEVTOOLS ? ['--remote-debugging-port=0'] : [], fitWindow: true });
   } catch (err) {
     await browser?.close();
     await server?.stop();

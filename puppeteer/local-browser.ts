@@ -6,22 +6,26 @@ import type { Browser, CDPSession, Page } from 'puppeteer-core';
 import { launchChrome, type LaunchedChrome } from './chrome.js';
 import type { BrowserSlot } from './repeat.js';
 
+/**
+ * `extraArgs`: more Chrome flags; `display`: the X display of a headful browser (default: this
+ * process's DISPLAY); `fitWindow`: a headful page takes its window's size (see launchChrome).
+ */
+export type LaunchOptions = Pick<Parameters<typeof launchChrome>[0], 'extraArgs' | 'display' | 'fitWindow'>;
+
 export class LocalBrowser implements BrowserSlot {
   private constructor(
     private chrome: LaunchedChrome,
     private cdp: CDPSession,
     private readonly headless: boolean,
     private readonly log: (line: string) => void,
-    private readonly extraArgs: string[] = [],
-    private readonly display?: string,
+    private readonly options: LaunchOptions,
   ) {}
 
-  /** `display`: the X display of a headful browser (default: this process's DISPLAY). */
-  static async launch(headless: boolean, log: (line: string) => void, extraArgs: string[] = [], display?: string): Promise<LocalBrowser> {
+  static async launch(headless: boolean, log: (line: string) => void, options: LaunchOptions = {}): Promise<LocalBrowser> {
     // The sweep handles Ctrl-C itself (it saves the report first); Chrome still dies with the process.
-    const chrome = await launchChrome({ headless, log, handleSignals: false, extraArgs, display });
+    const chrome = await launchChrome({ headless, log, handleSignals: false, ...options });
     try {
-      return new LocalBrowser(chrome, await chrome.browser.target().createCDPSession(), headless, log, extraArgs, display);
+      return new LocalBrowser(chrome, await chrome.browser.target().createCDPSession(), headless, log, options);
     } catch (err) {
       chrome.browser.process()?.kill('SIGKILL');
       throw err;
@@ -47,7 +51,7 @@ export class LocalBrowser implements BrowserSlot {
   async relaunch(): Promise<void> {
     this.log('Chrome crashed, disconnected, or lost its connection to the server: launching it again');
     this.kill();
-    this.chrome = await launchChrome({ headless: this.headless, log: this.log, handleSignals: false, extraArgs: this.extraArgs, display: this.display });
+    this.chrome = await launchChrome({ headless: this.headless, log: this.log, handleSignals: false, ...this.options });
     this.cdp = await this.chrome.browser.target().createCDPSession();
   }
 

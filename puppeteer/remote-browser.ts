@@ -13,6 +13,7 @@
 import puppeteer, { type Browser, type BrowserContext, type CDPSession, type Page } from 'puppeteer-core';
 import { PushlabError } from '../protocol/errors.js';
 import { resolveEndpoint, safeUrl, type BrowserEndpoint } from './browser-endpoint.js';
+import { MEASURED_VIEWPORT } from './chrome.js';
 import { BrowserLost, type BrowserSlot } from './repeat.js';
 
 /** How long connecting (and reconnecting) may take, ms. */
@@ -34,7 +35,7 @@ async function connect(endpoint: BrowserEndpoint): Promise<Connection> {
       // remote Chrome accepts through Security.setIgnoreCertificateErrors.
       networkEnabled: false,
       acceptInsecureCerts: true,
-      defaultViewport: { width: 1280, height: 900 },
+      defaultViewport: MEASURED_VIEWPORT,
       protocolTimeout: 120_000,
     }),
     CONNECT_TIMEOUT_MS,
