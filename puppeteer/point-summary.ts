@@ -383,8 +383,9 @@ const plural = (n: number, one: string) => `${n} ${one}${n === 1 ? '' : 's'}`;
 const LABEL_FIELDS: readonly { field: keyof Point; text: (p: Point) => string }[] = [
   { field: 'intervalMs', text: (p) => `i${p.intervalMs}ms` },
   { field: 'render', text: (p) => `render ${p.render}` },
-  { field: 'parse', text: (p) => `parse ${p.parse}` },
-  { field: 'workers', text: (p) => `w${p.workers}` },
+  // Parsing in words: `main thread` or `2 Workers` (workers alone, when only their number varies).
+  { field: 'parse', text: (p) => (p.parse === 'worker' ? plural(p.workers, 'Worker') : 'main thread') },
+  { field: 'workers', text: (p) => (p.parse === 'worker' ? plural(p.workers, 'Worker') : '') },
   { field: 'origins', text: (p) => plural(p.origins ?? 1, 'origin') },
   { field: 'encoding', text: (p) => p.encoding ?? 'json' },
   { field: 'devtools', text: (p) => (p.devtools ? 'DevTools Network on' : 'DevTools off') },
@@ -401,7 +402,9 @@ const LABEL_FIELDS: readonly { field: keyof Point; text: (p: Point) => string }[
  */
 function pairLabel(p: Point, all: readonly Point[]): string {
   const mates = all.filter((q) => q.scenario === p.scenario);
-  const extra = LABEL_FIELDS.filter(({ field }) => new Set(mates.map((q) => q[field])).size > 1).map(({ text }) => text(p));
+  const varying = LABEL_FIELDS.filter(({ field }) => new Set(mates.map((q) => q[field])).size > 1);
+  // One text once: parse and workers both vary when a scenario sets Workers; say `2 Workers` once.
+  const extra = [...new Set(varying.map(({ text }) => text(p)).filter(Boolean))];
   return [p.scenario, `b${p.batch}`, `c${p.concurrency}`, ...extra].join(' ');
 }
 
