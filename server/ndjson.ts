@@ -81,16 +81,9 @@ class NdjsonSink implements Sink {
   write(seq: number, sentAt: string, pool: RowPool, batch: number): number {
     // A destroyed stream keeps its writableLength: without this it would be shed for good.
     if (this.o.out.destroyed) throw new Error('NDJSON response destroyed');
-    if (this.compressor) {
-      const gz = this.msgpack
-        ? this.compressor.compress(msgpackHead(seq, Number(sentAt), batch), msgpackRows(pool, seq, batch), NO_TAIL)
-        : this.compressor.compress(messageHead(seq, sentAt), pool.rows(seq, batch), TAIL);
-      this.o.out.write(gz);
-      return gz.length;
-    }
     // MessagePack is self-delimiting: the batches follow one another with nothing between.
-    if (this.msgpack) return writeMessage(this.o.out, msgpackHead(seq, Number(sentAt), batch), msgpackRows(pool, seq, batch), NO_TAIL);
-    return writeMessage(this.o.out, messageHead(seq, sentAt), pool.rows(seq, batch), TAIL);
+    if (this.msgpack) return writeMessage(this.o.out, msgpackHead(seq, Number(sentAt), batch), msgpackRows(pool, seq, batch), NO_TAIL, undefined, this.compressor);
+    return writeMessage(this.o.out, messageHead(seq, sentAt), pool.rows(seq, batch), TAIL, undefined, this.compressor);
   }
 }
 

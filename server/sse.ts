@@ -59,13 +59,9 @@ class SseSink implements Sink {
     // A destroyed stream keeps its writableLength, so without this check it would look like a
     // slow client forever and be shed instead of dropped.
     if (this.out.destroyed) throw new Error('SSE stream destroyed');
-    if (this.compressor) {
-      const gz = this.compressor.compress(`id: ${seq}\ndata: ${messageHead(seq, sentAt)}`, pool.rows(seq, batch), TAIL);
-      this.out.write(gz);
-      return gz.length;
-    }
+    // A gzip stream has no better-sse session: its events always go out as bytes, compressed.
     if (this.writer === 'bytes' || !this.session) {
-      return writeMessage(this.out, `id: ${seq}\ndata: ${messageHead(seq, sentAt)}`, pool.rows(seq, batch), TAIL);
+      return writeMessage(this.out, `id: ${seq}\ndata: ${messageHead(seq, sentAt)}`, pool.rows(seq, batch), TAIL, undefined, this.compressor);
     }
     const data = messageHead(seq, sentAt) + pool.rowsText(seq, batch) + MESSAGE_TAIL;
     if (this.writer === 'push') {

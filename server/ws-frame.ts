@@ -6,6 +6,7 @@
  * batch per connection at batch 100–400.
  */
 import type { Duplex } from 'node:stream';
+import type { MessageCompressor } from './compress.js';
 import { writeMessage, type Framing } from './write-message.js';
 
 /** Bytes of frame header for a payload of `length` bytes. */
@@ -59,23 +60,16 @@ const compressedFraming = (opcodeByte: number): Framing => ({
 const COMPRESSED_TEXT_FRAME = compressedFraming(0x81);
 const COMPRESSED_BINARY_FRAME = compressedFraming(0x82);
 
-/**
- * Sends one message already compressed with permessage-deflate (compress.ts) as one frame with
- * RSV1 set: text for JSON, binary for msgpack. Returns the bytes written, frame header included.
- */
-export function sendCompressedFrame(socket: Duplex, binary: boolean, payload: Buffer): number {
-  return writeMessage(socket, '', payload, NO_TAIL, binary ? COMPRESSED_BINARY_FRAME : COMPRESSED_TEXT_FRAME);
-}
-
-/** Sends a msgpack batch, `head + rows`, as one binary frame; returns the bytes written. */
-export function sendBinaryFrame(socket: Duplex, head: Buffer, rows: Buffer): number {
-  return writeMessage(socket, head, rows, NO_TAIL, BINARY_FRAME);
+/** Sends a msgpack batch, `head + rows`, as one binary frame (RSV1 set when compressed); returns the bytes written. */
+export function sendBinaryFrame(socket: Duplex, head: Buffer, rows: Buffer, compressor?: MessageCompressor | null): number {
+  return writeMessage(socket, head, rows, NO_TAIL, compressor ? COMPRESSED_BINARY_FRAME : BINARY_FRAME, compressor);
 }
 
 /**
- * Sends `head + rows + tail` as one text frame. `head` must be ASCII (it is JSON we built).
- * Returns the bytes written, frame header included.
+ * Sends `head + rows + tail` as one text frame, compressed with permessage-deflate (RSV1 set)
+ * when the socket negotiated it. `head` must be ASCII (it is JSON we built). Returns the bytes
+ * written, frame header included.
  */
-export function sendTextFrame(socket: Duplex, head: string, rows: Buffer, tail: Buffer): number {
-  return writeMessage(socket, head, rows, tail, TEXT_FRAME);
+export function sendTextFrame(socket: Duplex, head: string, rows: Buffer, tail: Buffer, compressor?: MessageCompressor | null): number {
+  return writeMessage(socket, head, rows, tail, compressor ? COMPRESSED_TEXT_FRAME : TEXT_FRAME, compressor);
 }

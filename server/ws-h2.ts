@@ -11,12 +11,11 @@ import type { Hub, Sink } from './hub.js';
 import { watchHttp2Session, type Heartbeat } from './liveness.js';
 import type { RowPool } from './rows.js';
 import { socketId } from './sockets.js';
-import { sendBinaryFrame, sendCompressedFrame, sendTextFrame } from './ws-frame.js';
+import { sendBinaryFrame, sendTextFrame } from './ws-frame.js';
 import { msgpackHead, msgpackRows } from './msgpack.js';
 import { MessageCompressor } from './compress.js';
 
 const TAIL = Buffer.from(MESSAGE_TAIL, 'latin1');
-const NO_TAIL = Buffer.alloc(0);
 /** What the server answers a permessage-deflate offer with: every message compressed on its own (compress.ts). */
 export const PERMESSAGE_DEFLATE_RESPONSE = 'permessage-deflate; server_no_context_takeover';
 const OP_CLOSE = 0x8;
@@ -53,14 +52,8 @@ class WsH2Sink implements Sink {
 
   write(seq: number, sentAt: string, pool: RowPool, batch: number): number {
     if (this.isGone()) throw new Error('WebSocket-over-HTTP/2 stream closed');
-    if (this.compressor) {
-      const payload = this.msgpack
-        ? this.compressor.compress(msgpackHead(seq, Number(sentAt), batch), msgpackRows(pool, seq, batch), NO_TAIL)
-        : this.compressor.compress(messageHead(seq, sentAt), pool.rows(seq, batch), TAIL);
-      return sendCompressedFrame(this.stream, this.msgpack, payload);
-    }
-    if (this.msgpack) return sendBinaryFrame(this.stream, msgpackHead(seq, Number(sentAt), batch), msgpackRows(pool, seq, batch));
-    return sendTextFrame(this.stream, messageHead(seq, sentAt), pool.rows(seq, batch), TAIL);
+    if (this.msgpack) return sendBinaryFrame(this.stream, msgpackHead(seq, Number(sentAt), batch), msgpackRows(pool, seq, batch), this.compressor);
+    return sendTextFrame(this.stream, messageHead(seq, sentAt), pool.rows(seq, batch), TAIL, this.compressor);
   }
 }
 

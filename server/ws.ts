@@ -6,18 +6,17 @@ import { createRequire } from 'node:module';
 import type { Duplex } from 'node:stream';
 import type { WebSocket } from 'ws';
 import { PushlabError } from '../protocol/errors.js';
-import { compressionMismatch, MESSAGE_TAIL, messageHead } from '../protocol/wire.js';
+import { MESSAGE_TAIL, messageHead } from '../protocol/wire.js';
 import type { Hub, Sink } from './hub.js';
 import type { RowPool } from './rows.js';
 import { watchWebSocket, type Heartbeat } from './liveness.js';
-import { validateStreamQuery } from './params.js';
+import { validateStreamQuery, withCompressionOf } from './params.js';
 import { socketId } from './sockets.js';
-import { sendBinaryFrame, sendCompressedFrame, sendTextFrame } from './ws-frame.js';
+import { sendBinaryFrame, sendTextFrame } from './ws-frame.js';
 import { msgpackHead, msgpackRows } from './msgpack.js';
 import { MessageCompressor } from './compress.js';
 
 const TAIL = Buffer.from(MESSAGE_TAIL, 'latin1');
-const NO_TAIL = Buffer.alloc(0);
 
 /**
  * Frames go straight to ws's private `_socket` (measured cheaper than ws.send, see
@@ -76,14 +75,8 @@ class WsSink implements Sink {
     // Never interleave with a closing handshake: ws owns the socket once it is not OPEN.
     if (this.ws.readyState !== this.ws.OPEN) return 0;
     if (this.raw.destroyed) throw new Error('WebSocket socket destroyed');
-    if (this.compressor) {
-      const payload = this.msgpack
-        ? this.compressor.compress(msgpackHead(seq, Number(sentAt), batch), msgpackRows(pool, seq, batch), NO_TAIL)
-        : this.compressor.compress(messageHead(seq, sentAt), pool.rows(seq, batch), TAIL);
-      return sendCompressedFrame(this.raw, this.msgpack, payload);
-    }
-    if (this.msgpack) return sendBinaryFrame(this.raw, msgpackHead(seq, Number(sentAt), batch), msgpackRows(pool, seq, batch));
-    return sendTextFrame(this.raw, messageHead(seq, sentAt), pool.rows(seq, batch), TAIL);
+    if (this.msgpack) return sendBinaryFrame(this.raw, msgpackHead(seq, Number(sentAt), batch), msgpackRows(pool, seq, batch), this.compressor);
+    return sendTextFrame(this.raw, messageHead(seq, sentAt), pool.rows(seq, batch), TAIL, this.compressor);
   }
 }
 
@@ -93,14 +86,10 @@ class WsSink implements Sink {
  * not ask for compression has the offer removed before ws reads it: `off` stays exactly the
  * uncompressed socket it always was.
  */
+const validateWsStreamQuery = withCompressionOf('ws', validateStreamQuery);
 async function validateWsQuery(request: FastifyRequest, reply: FastifyReply): Promise<void> {
-  await validateStreamQuery(request, reply);
+  await validateWsStreamQuery(request, reply);
   if (reply.sent) return;
-  const mismatch = compressionMismatch('ws', request.stream.compression);
-  if (mismatch) {
-    await reply.code(400).send({ error: 'bad-parameter', ...mismatch });
-    return;
-  }
   if (request.stream.compression !== 'deflate') delete request.raw.headers['sec-websocket-extensions'];
 }
 
