@@ -7,7 +7,7 @@
 /** Shown wherever a value is missing (failed point, metric not measured). */
 export const MISSING = '—';
 
-import type { WireFigures } from './report.js';
+import type { BrowserHost, WireFigures } from './report.js';
 
 const isNum = (v: number | null | undefined): v is number => typeof v === 'number' && Number.isFinite(v);
 
@@ -153,4 +153,28 @@ export function wireCell(w: WireFigures | null | undefined): string {
   if (!w) return MISSING;
   const parts = [w.http.h1 ? `h1 ×${w.http.h1}` : '', w.http.h2 ? `h2 ×${w.http.h2}` : ''].filter(Boolean);
   return `${parts.join(' + ') || 'none'}, ${w.tcpConnections} TCP${w.stalled ? `, ${w.stalled} stalled` : ''}`;
+}
+
+/** What the terminal and the viewer say of one browser of a sharded or remote sweep. */
+export interface HostWords {
+  /** `launched here`, or the endpoint connected to (the report keeps no credentials). */
+  where: string;
+  /** Whether the pushlab server ran on its machine: `yes`, `no`, or `cannot tell` (a labelled tunnel). */
+  serverSharesHost: string;
+  /** Other browsers of the sweep on its machine, which competed with it for CPU; empty if none. */
+  competesWith: string;
+  /** Whether per-thread and host CPU could be read (only for a Chrome on the driver's machine). */
+  procfs: string;
+  /** When and why it was lost mid-sweep; empty if it was not. */
+  lost: string;
+}
+
+export function hostWords(h: BrowserHost): HostWords {
+  return {
+    where: h.origin === 'launched' ? 'launched here' : (h.endpoint ?? MISSING),
+    serverSharesHost: h.serverSharesHost === null ? 'cannot tell' : h.serverSharesHost ? 'yes' : 'no',
+    competesWith: h.sharesHostWith.join(', '),
+    procfs: h.procfs ? 'yes' : 'no: shown as —',
+    lost: h.lost ? `${formatTimestamp(h.lost.at)}: ${h.lost.error}` : '',
+  };
 }

@@ -5,7 +5,7 @@
  */
 import { cellText, hasBrowserColumn, terminalColumnsFor } from '../protocol/columns.js';
 import { formatRatioWithCi, VERDICT_WORDS, type Comparison } from '../protocol/compare.js';
-import { formatCompactCell, formatCount, formatPercent, formatPlusMinusPercent, formatSig3 } from '../protocol/format.js';
+import { formatCompactCell, formatCount, formatPercent, formatPlusMinusPercent, formatSig3, hostWords } from '../protocol/format.js';
 import type { Repeat, Report } from '../protocol/report.js';
 import type { Point } from '../protocol/scenario.js';
 import { relativeHalfWidth } from '../protocol/stats.js';
@@ -54,14 +54,15 @@ export function formatTable(report: Report): string {
 
 /** Each browser of a sharded or remote sweep: where it ran, and what could not be read there. */
 export function browserLines(report: Report): string[] {
-  const shares = (v: boolean | null) => (v === null ? 'server host unknown' : v ? 'shared the server\'s host' : 'not on the server\'s host');
   return [
-    ...(report.hosts ?? []).map(
-      (h) =>
-        `browser ${h.id}: ${h.endpoint ?? 'launched here'}, ${h.version}, host ${h.host} (${h.kind}), ${shares(h.serverSharesHost)}` +
-        `${h.sharesHostWith.length ? `, shared its host with ${h.sharesHostWith.join(', ')} (they competed for CPU)` : ''}` +
-        `${h.procfs ? '' : '; per-thread and host CPU unavailable (—)'}${h.lost ? `; LOST at ${h.lost.at}: ${h.lost.error}` : ''}`,
-    ),
+    ...(report.hosts ?? []).map((h) => {
+      const w = hostWords(h);
+      return (
+        `browser ${h.id}: ${w.where}, ${h.version}, host ${h.host} (${h.kind}), server on its host: ${w.serverSharesHost}` +
+        `${w.competesWith ? `, shared its host with ${w.competesWith} (they competed for CPU)` : ''}` +
+        `${h.procfs ? '' : '; per-thread and host CPU unavailable (—)'}${w.lost ? `; LOST at ${w.lost}` : ''}`
+      );
+    }),
     '',
   ];
 }

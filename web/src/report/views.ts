@@ -5,7 +5,7 @@
  * will show; render.ts and chart-configs.ts only turn these values into elements.
  */
 import { cellDetail, cellText, COLUMNS, hasBrowserColumn, sortValue, type Column } from '../../../protocol/columns.js';
-import { formatBytes, formatCount, formatDuration, formatEps, formatMs, formatTimestamp, MISSING } from '../../../protocol/format.js';
+import { formatBytes, formatCount, formatDuration, formatEps, formatMs, formatTimestamp, hostWords, MISSING, type HostWords } from '../../../protocol/format.js';
 import { REFERENCE_FIGURES, type ReferenceFigure } from '../../../protocol/reference.js';
 import type { PairedComparison, PointResult, Report, Stat, Verdict } from '../../../protocol/report.js';
 
@@ -56,25 +56,16 @@ function ceilingText(report: Report, browser?: string): string {
 }
 
 /** One browser of a sweep that ran on several, or on a remote one: what the Browsers table shows. */
-export interface BrowserRow {
+export interface BrowserRow extends HostWords {
   id: string;
-  /** `launched here`, or the endpoint connected to (never with credentials: the report has none). */
-  where: string;
   host: string;
   version: string;
   cores: string;
   /** CPU model, else machine model, else why there is none. */
   cpu: string;
-  /** Whether per-thread and host CPU could be read (only for a Chrome on the driver's machine). */
-  procfs: string;
-  serverSharesHost: string;
-  /** Other browsers of the sweep on its host, which competed with it for CPU. */
-  competesWith: string;
   ceiling: string;
   /** Points with a repeat on it (measured or failed). */
   points: number;
-  /** When and why it was lost mid-sweep, else empty. */
-  lost: string;
 }
 
 /** The report's browsers, with how many points each measured; empty for a plain local sweep. */
@@ -84,18 +75,14 @@ export function browserRows(report: Report): BrowserRow[] {
   const pointsOn = (id: string) => report.points.filter((p) => p.repeats.some((r) => r.browserId === id)).length;
   return hosts.map((b) => ({
     id: b.id,
-    where: b.origin === 'launched' ? 'launched here' : (b.endpoint ?? MISSING),
+    ...hostWords(b),
     host: b.host,
     version: `${b.version}${b.headless ? ' (headless)' : ''}`,
     cores: b.cores === null ? MISSING : formatCount(b.cores),
     cpu: b.cpuModel ?? b.machineModel ?? 'none over CDP',
-    procfs: b.procfs ? 'yes' : 'no: shown as —',
-    serverSharesHost: b.serverSharesHost === null ? 'cannot tell' : b.serverSharesHost ? 'yes' : 'no',
-    competesWith: b.sharesHostWith.join(', '),
     // A sharded sweep's browsers each measure their own; an unsharded one has the round's.
     ceiling: ceilingText(report, b.id) !== MISSING ? ceilingText(report, b.id) : ceilingText(report),
     points: pointsOn(b.id),
-    lost: b.lost ? `${formatTimestamp(b.lost.at)}: ${b.lost.error}` : '',
   }));
 }
 
