@@ -4,7 +4,7 @@
  * both make, with the same thresholds and in the same order. Pure, no Node or DOM.
  */
 import type { TabThreadsCpu, Verdict } from './report.js';
-import type { ParseMode } from './wire.js';
+import { TRANSPORT_ROUTES, type ParseMode, type Transport } from './wire.js';
 
 /** Delivered below this share of the offered rate, a point did not keep up. */
 export const KEPT_UP_RATIO = 0.97;
@@ -14,6 +14,16 @@ export const PACING_OK_RATIO = 0.99;
 export const SATURATED = 0.9;
 
 /** What the decision looks at; CPU figures in % of one core, null where unknown. */
+/**
+ * Connections that stalled behind the browser's per-host cap (HTTP/1.1's 6): not open while
+ * the cap's worth are. Those never reached the server, so nothing was due on them. One rule for
+ * the sweep's judge and the lab's live verdict.
+ */
+export function stalledBehindCap(transport: Transport, streams: number, open: number): LimitInput['stalled'] {
+  const cap = TRANSPORT_ROUTES[transport].perHostCap;
+  return cap !== undefined && open >= cap && open < streams ? { connections: streams - open, of: streams, cap } : null;
+}
+
 export interface LimitInput {
   deliveredRatio: number;
   /** Connections the browser never opened because of its per-host cap (HTTP/1.1: 6); null when none. */

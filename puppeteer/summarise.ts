@@ -18,7 +18,7 @@ import { streamsOf, type Point } from '../protocol/scenario.js';
 import type { LatencySummary } from '../protocol/histogram.js';
 import { maxBurst } from '../protocol/pacing.js';
 import { TRANSPORT_ROUTES } from '../protocol/wire.js';
-import { findLimit, hostSaturated } from '../protocol/verdict.js';
+import { findLimit, hostSaturated, stalledBehindCap } from '../protocol/verdict.js';
 import { median } from '../protocol/stats.js';
 import { chromeCpu, hostCpu, percentOfCore } from './cpu.js';
 import { efficiencyOf } from './point-summary.js';
@@ -107,7 +107,8 @@ export function summarise(point: Point, a: Sample, b: Sample, meta: SummaryMeta)
   const open = sum(tabs.map((t) => t.end.open));
   // Connections the browser never opened (its per-host cap) never reached the server: nothing
   // was due on them, so they must not count against the server's pacing.
-  const due = ((streamsOf(point) - stalledConnections(point, open)) * serverWallSec * 1000) / point.intervalMs;
+  const streams = streamsOf(point);
+  const due = ((streams - (stalledBehindCap(point.transport, streams, open)?.connections ?? 0)) * serverWallSec * 1000) / point.intervalMs;
   // Each tab's rate over its own window (they are read together, a few ms apart), summed.
   const eventsPerSec = sum(tabs.map((t) => t.eventsPerSec));
   const perConn = tabs.flatMap((t) => t.perConn);
@@ -248,12 +249,6 @@ export function wireFigures(ends: readonly Pick<PageSnapshot, 'client' | 'open'>
   };
 }
 
-/** Connections that stalled behind the browser's per-host cap: not open, with the cap's worth open. */
-export function stalledConnections(point: Pick<Point, 'transport' | 'concurrency' | 'tabs'>, open: number): number {
-  const cap = TRANSPORT_ROUTES[point.transport].perHostCap;
-  return cap !== undefined && open >= cap ? Math.max(0, streamsOf(point) - open) : 0;
-}
-
 /** The tab's renderer is the one that burned the most CPU in the window: the page under load. */
 function tabThreads(a: Sample, b: Sample, wallSeconds: number): TabThreadsCpu | null {
   const before = new Map(a.chrome.map((p) => [p.id, p.cpuTime]));
@@ -280,9 +275,9 @@ export function judge(point: Point, r: RepeatFigures, open: number, cores: numbe
   const { cpu, server, page } = r;
   const streams = streamsOf(point);
   // The cap is per host for the whole browser: several tabs share it.
-  const stalled = stalledConnections(point, open);
+  const stalled = stalledBehindCap(point.transport, streams, open);
   if (open < streams) {
-    const why = stalled > 0 ? ` (the others stalled behind the browser's ${TRANSPORT_ROUTES[point.transport].perHostCap} connections per host over HTTP/1.1)` : '';
+    const why = stalled ? ` (the others stalled behind the browser's ${stalled.cap} connections per host over HTTP/1.1)` : '';
     notes.push(`only ${open} of ${streams} connections were open at the end of the window${why}`);
   }
   const c = r.compression;
@@ -308,7 +303,7 @@ export function judge(point: Point, r: RepeatFigures, open: number, cores: numbe
   // The decision itself is shared with the lab page's live verdict (protocol/verdict.ts).
   const limit = findLimit({
     deliveredRatio: r.deliveredRatio,
-    stalled: stalled > 0 ? { connections: stalled, of: streams, cap: TRANSPORT_ROUTES[point.transport].perHostCap! } : null,
+    stalled,
     parse: point.parse,
     workers: point.workers,
     cores,

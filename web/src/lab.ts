@@ -8,7 +8,7 @@ import type { CpuReading, PageConfig, PageSnapshot, ServerStats } from '../../pr
 import { offeredEventsPerSec, TRANSPORT_ROUTES } from '../../protocol/wire.js';
 import type { LiveCharts } from './chart.js';
 import { validatePageConfig } from './config.js';
-import type { LimitInput } from '../../protocol/verdict.js';
+import { stalledBehindCap, type LimitInput } from '../../protocol/verdict.js';
 import { judgeHealth, JUDGE_WINDOW_SEC, RunServerTally, type Health, type RunServer } from './health.js';
 import { MainThreadSource, WorkerSource, type Source } from './sources.js';
 import type { RowRing, StreamingTable } from './table.js';
@@ -201,9 +201,7 @@ export class Lab {
 
   /** Connections past the transport's per-host cap that never opened, as the verdict takes them. */
   private stalled(): LimitInput['stalled'] {
-    const cap = TRANSPORT_ROUTES[this.config.transport].perHostCap;
-    const open = this.source.openCount();
-    return cap !== undefined && open >= cap && open < this.config.concurrency ? { connections: this.config.concurrency - open, of: this.config.concurrency, cap } : null;
+    return stalledBehindCap(this.config.transport, this.config.concurrency, this.source.openCount());
   }
 
   private addChartPoint(now: number, dt: number, eventsPerSec: number, megabytesPerSec: number, offered: number): void {
