@@ -5,6 +5,7 @@
  */
 import { exitCodeOf, PushlabError } from '../protocol/errors.js';
 import { helpText, parseFlags, type Flags, type FlagSpec } from '../protocol/flags.js';
+import { printable } from '../protocol/printable.js';
 
 /**
  * Parses `argv` (process.argv by default). On `--help` prints the help on stdout and exits 0;
@@ -21,10 +22,13 @@ export function commandLineFlags<T extends Record<string, FlagSpec>>(specs: T, c
   return flags;
 }
 
-/** The one line a failed command prints: the message of a PushlabError, the stack of a bug. */
+/**
+ * The one line a failed command prints: the message of a PushlabError, the stack of a bug.
+ * Printable (protocol/printable.ts): a message quotes what was refused, from a file or the network.
+ */
 export function errorLine(command: string, err: unknown): string {
   const text = err instanceof PushlabError ? err.message : err instanceof Error ? (err.stack ?? err.message) : String(err);
-  return `pushlab ${command}: ${text}`;
+  return printable(`pushlab ${command}: ${text}`, true);
 }
 
 /**

@@ -1,82 +1,107 @@
 /**
  * CSV of a report: one row per point (each Stat as median, mean and the 95% CI of the mean)
  * or one row per repeat (the raw figure of every measured window). Columns come from
- * protocol/columns.ts; numbers are written in full (machines read this), text is quoted per
- * RFC 4180 and a leading `= + - @` gets a `'` so a spreadsheet does not run it as a formula.
+ * protocol/columns.ts.
+ *
+ * A report is input from whoever made it, so every cell, the header included, goes through one
+ * function, `csvCell`, when the row is written; no caller can hand a line a raw string:
+ * - a number is written in full (machines read this) when it is a finite JSON number, and is
+ *   left as it is even when negative: `String()` of a number gives only digits, a sign, a point
+ *   and an exponent, which no spreadsheet runs as a formula, and `'-5` would turn a figure into
+ *   text; anything else (NaN, Infinity, null) is an empty cell;
+ * - text (ids, notes, errors, and enums and verdicts too, since a file can hold anything there)
+ *   gets a leading `'` when it starts, after any white space, with `= + - @` (or their
+ *   full-width forms) or with a tab or line break, so a spreadsheet shows it instead of running
+ *   it (OWASP's CSV injection advice); control characters other than tab and line breaks become
+ *   `\uXXXX` (protocol/printable.ts); and a cell holding `"`, `,` or a line break is quoted per
+ *   RFC 4180, so it cannot end its row or start another.
  */
 import { COLUMNS, type Column } from './columns.js';
+import { printable } from './printable.js';
 import type { PointResult, Report, Repeat } from './report.js';
 
-function text(v: string): string {
-  const safe = /^[=+\-@\t\r]/.test(v) ? `'${v}` : v;
+/** A cell before it is written: text, a number, or nothing. */
+export type CsvValue = string | number | null | undefined;
+
+/** What a spreadsheet may read as the start of a formula. */
+const FORMULA_START = /^(?:\s*[=+\-@\uFF1D\uFF0B\uFF0D\uFF20]|[\t\r\n])/;
+
+/** The one escaping of a CSV cell (see the file's comment). */
+export function csvCell(v: CsvValue): string {
+  if (typeof v === 'number') return Number.isFinite(v) ? String(v) : '';
+  if (typeof v !== 'string') return '';
+  const shown = printable(v, true);
+  const safe = FORMULA_START.test(shown) ? `'${shown}` : shown;
   return /[",\r\n]/.test(safe) ? `"${safe.replaceAll('"', '""')}"` : safe;
 }
 
-const num = (v: number | null | undefined): string => (typeof v === 'number' && Number.isFinite(v) ? String(v) : '');
-
-const line = (cells: readonly string[]): string => `${cells.join(',')}\r\n`;
+const line = (cells: readonly CsvValue[]): string => `${cells.map(csvCell).join(',')}\r\n`;
 
 function pointHeader(c: Column): string[] {
   return c.kind === 'stat' ? [`${c.id}Median`, `${c.id}Mean`, `${c.id}CiLow`, `${c.id}CiHigh`] : [c.id];
 }
 
-function pointCells(c: Column, r: PointResult): string[] {
+function pointCells(c: Column, r: PointResult): CsvValue[] {
   switch (c.kind) {
     case 'text':
-      return [text(c.text(r))];
+      return [c.text(r)];
     case 'number':
-      return [num(c.value(r))];
+      return [c.value(r)];
     case 'stat': {
       const s = r.summary ? c.stat(r.summary) : null;
-      return [num(s?.median), num(s?.mean), num(s?.ciLow), num(s?.ciHigh)];
+      return [s?.median, s?.mean, s?.ciLow, s?.ciHigh];
     }
   }
 }
 
+/** The column list of the per-point CSV: every column, then the repeats tried and the notes. */
+export const POINTS_CSV_HEADER: readonly string[] = [...COLUMNS.flatMap(pointHeader), 'repeatsTried', 'notes'];
+
 /** One row per point. */
 export function pointsCsv(report: Report): string {
-  const header = [...COLUMNS.flatMap(pointHeader), 'repeatsTried', 'notes'];
-  const rows = report.points.map((r) => [...COLUMNS.flatMap((c) => pointCells(c, r)), num(r.repeats.length), text(r.notes.join('; '))]);
-  return [header, ...rows].map(line).join('');
+  const rows = report.points.map((r): CsvValue[] => [...COLUMNS.flatMap((c) => pointCells(c, r)), r.repeats.length, r.notes.join('; ')]);
+  return [POINTS_CSV_HEADER, ...rows].map(line).join('');
 }
 
 /** Point factors repeat on every row; then the columns that have a value per repeat. */
 const REPEAT_POINT_COLUMNS = COLUMNS.filter((c) => c.group === 'Point');
 const REPEAT_FIGURE_COLUMNS = COLUMNS.filter((c) => c.group !== 'Point' && (c.kind === 'text' ? c.repeatText !== undefined : c.repeatValue !== undefined));
 
-function pointFactorCell(c: Column, r: PointResult): string {
-  return c.kind === 'text' ? text(c.text(r)) : c.kind === 'number' ? num(c.value(r)) : '';
+function pointFactorCell(c: Column, r: PointResult): CsvValue {
+  return c.kind === 'text' ? c.text(r) : c.kind === 'number' ? c.value(r) : null;
 }
 
-function repeatFigureCell(c: Column, r: PointResult, rep: Repeat): string {
+function repeatFigureCell(c: Column, r: PointResult, rep: Repeat): CsvValue {
   // A failed repeat has a verdict ('failed') and an error, but no figures.
   if (c.id === 'verdict') return rep.verdict;
   // Which browser a failed repeat failed in matters as much as where a measured one ran.
-  if (c.id === 'host') return text(rep.browserId ?? '');
-  if (rep.status !== 'ok') return '';
+  if (c.id === 'host') return rep.browserId ?? '';
+  if (rep.status !== 'ok') return null;
   switch (c.kind) {
     case 'text':
-      return text(c.repeatText?.(r, rep) ?? '');
+      return c.repeatText?.(r, rep) ?? '';
     case 'number':
-      return num(c.repeatValue?.(r, rep));
+      return c.repeatValue?.(r, rep);
     case 'stat':
-      return num(c.repeatValue(rep));
+      return c.repeatValue(rep);
   }
 }
 
+/** The column list of the per-repeat CSV. */
+export const REPEATS_CSV_HEADER: readonly string[] = [...REPEAT_POINT_COLUMNS.map((c) => c.id), 'round', 'status', 'attempts', ...REPEAT_FIGURE_COLUMNS.map((c) => c.id), 'error', 'notes'];
+
 /** One row per repeat, failed ones included (their figures empty, their error given). */
 export function repeatsCsv(report: Report): string {
-  const header = [...REPEAT_POINT_COLUMNS.map((c) => c.id), 'round', 'status', 'attempts', ...REPEAT_FIGURE_COLUMNS.map((c) => c.id), 'error', 'notes'];
   const rows = report.points.flatMap((r) =>
-    r.repeats.map((rep) => [
+    r.repeats.map((rep): CsvValue[] => [
       ...REPEAT_POINT_COLUMNS.map((c) => pointFactorCell(c, r)),
-      num(rep.round),
+      rep.round,
       rep.status,
-      num(rep.attempts),
+      rep.attempts,
       ...REPEAT_FIGURE_COLUMNS.map((c) => repeatFigureCell(c, r, rep)),
-      rep.status === 'failed' ? text(rep.cause ? `${rep.cause}: ${rep.error}` : rep.error) : '',
-      text(rep.notes.join('; ')),
+      rep.status === 'failed' ? (rep.cause ? `${rep.cause}: ${rep.error}` : rep.error) : '',
+      rep.notes.join('; '),
     ]),
   );
-  return [header, ...rows].map(line).join('');
+  return [REPEATS_CSV_HEADER, ...rows].map(line).join('');
 }

@@ -177,3 +177,79 @@ export function firstSyntaxError(text: string): { offset: number; message: strin
     throw err;
   }
 }
+
+/**
+ * The text of the value at `path` (object keys and array indexes, as strings) as it is written
+ * in `text`, which must be valid JSON; undefined when there is no value there. A message about
+ * a value shows this rather than the parsed value: JSON.parse reads `1e999` as Infinity, which
+ * JSON.stringify writes as `null`, and "got null" is not what the file says. A key given twice
+ * is read as JSON.parse reads it: the last one.
+ */
+export function sourceAt(text: string, path: readonly string[]): string | undefined {
+  let i = 0;
+  let found: string | undefined;
+  const ws = () => {
+    while (i < text.length && (text[i] === ' ' || text[i] === '\t' || text[i] === '\n' || text[i] === '\r')) i++;
+  };
+  const string = (): string => {
+    const start = i++;
+    while (i < text.length && text[i] !== '"') i += text[i] === '\\' ? 2 : 1;
+    i++;
+    return JSON.parse(text.slice(start, i)) as string;
+  };
+  /** `onPath`: every key or index above this value matched `path`, `depth` of them. */
+  const value = (depth: number, onPath: boolean): void => {
+    ws();
+    const start = i;
+    const below = (part: string) => onPath && depth < path.length && path[depth] === part;
+    if (text[i] === '{') {
+      i++;
+      ws();
+      if (text[i] === '}') i++;
+      else {
+        for (;;) {
+          ws();
+          const key = string();
+          ws();
+          i++; // ':'
+          value(depth + 1, below(key));
+          ws();
+          if (text[i++] === '}') break;
+        }
+      }
+    } else if (text[i] === '[') {
+      i++;
+      ws();
+      if (text[i] === ']') i++;
+      else {
+        for (let k = 0; ; k++) {
+          value(depth + 1, below(String(k)));
+          ws();
+          if (text[i++] === ']') break;
+        }
+      }
+    } else if (text[i] === '"') string();
+    else while (i < text.length && !',]} \t\n\r'.includes(text[i])) i++;
+    if (onPath && depth === path.length) found = text.slice(start, i);
+  };
+  try {
+    value(0, true);
+    return found;
+  } catch {
+    // Not valid JSON after all, or nested past the stack: the caller shows the parsed value instead.
+    return undefined;
+  }
+}
+
+/**
+ * A value from an input file for a message: a number, string, true, false or null as written in
+ * the file when `written` is given (see sourceAt), anything else as compact JSON (a number as
+ * `String` gives it, so Infinity is not `null`); `nothing` for a missing one; cut to `max`
+ * characters.
+ */
+export function describeJsonValue(v: unknown, written?: string, max = 60): string {
+  if (v === undefined) return 'nothing';
+  const scalar = v === null || typeof v !== 'object';
+  const text = written !== undefined && scalar ? written : typeof v === 'number' ? String(v) : JSON.stringify(v);
+  return text.length > max ? `${text.slice(0, max - 3)}...` : text;
+}

@@ -1,21 +1,16 @@
 /**
- * The one check every view makes of a report.json before trusting its type: the CLI, the
- * self-contained report.html and the served viewer all go through `parseReport`. Not a full
- * schema check: it covers the fields the views dereference, so a bad file fails here with a
- * path instead of rendering "undefined" halfway down a table.
+ * The one check every reader makes of a report.json before trusting its type: the CLI
+ * (`npm run report`), `npm run sweep -- --resume`, the self-contained report.html and the
+ * served viewer all go through `parseReport`. Not a full schema check: it covers the fields the
+ * readers dereference, so a bad file fails here with a path instead of a TypeError halfway down
+ * a table or a resumed sweep.
  */
 import { PushlabError } from './errors.js';
-import { parseJsonText, syntaxErrorText } from './json-text.js';
+import { describeJsonValue, parseJsonText, sourceAt, syntaxErrorText } from './json-text.js';
 import type { Report } from './report.js';
 
 /** The schemaVersion this build reads. */
 export const READABLE_SCHEMA_VERSION = 2;
-
-function describeValue(v: unknown): string {
-  if (v === undefined) return 'nothing';
-  const text = JSON.stringify(v);
-  return text.length > 60 ? `${text.slice(0, 57)}...` : text;
-}
 
 type Check = (v: unknown) => boolean;
 const isString: Check = (v) => typeof v === 'string';
@@ -25,70 +20,129 @@ const isStringArray: Check = (v) => Array.isArray(v) && v.every((x) => typeof x 
 const isArray: Check = (v) => Array.isArray(v);
 const isObject = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === 'object' && !Array.isArray(v);
 const isObjectOrNull: Check = (v) => v === null || isObject(v);
+const orNull =
+  (check: Check): Check =>
+  (v) =>
+    v === null || check(v);
 
-function bad(source: string, message: string): PushlabError {
-  return new PushlabError('PUSHLAB_BAD_REPORT', `${source}: ${message}`);
+/** `points[3].point.batch` for ['points', '3', 'point', 'batch']. */
+function pathText(path: readonly string[]): string {
+  return path.map((p, i) => (/^\d+$/.test(p) ? `[${p}]` : i === 0 ? p : `.${p}`)).join('');
 }
 
-function need(obj: Record<string, unknown>, path: string, key: string, check: Check, what: string, source: string): void {
-  if (!check(obj[key])) throw bad(source, `${path}${key} must be ${what}, got ${describeValue(obj[key])}`);
+/** Checks the parsed report `data` of `source`; `text`, when given, is the file, to show values as written. */
+class Checker {
+  constructor(
+    private readonly source: string,
+    private readonly text: string | undefined,
+  ) {}
+
+  bad(message: string): PushlabError {
+    return new PushlabError('PUSHLAB_BAD_REPORT', `${this.source}: ${message}`);
+  }
+
+  shown(v: unknown, path: readonly string[]): string {
+    return describeJsonValue(v, this.text === undefined ? undefined : sourceAt(this.text, path));
+  }
+
+  need(obj: Record<string, unknown>, at: readonly string[], key: string, check: Check, what: string): void {
+    if (!check(obj[key])) throw this.bad(`${pathText([...at, key])} must be ${what}, got ${this.shown(obj[key], [...at, key])}`);
+  }
+
+  /** The object at `at` (already checked to be one by `need`). */
+  object(v: unknown, at: readonly string[]): Record<string, unknown> {
+    if (!isObject(v)) throw this.bad(`${pathText(at)} must be an object, got ${this.shown(v, at)}`);
+    return v;
+  }
 }
 
 /** Parses report.json text; the error names the source and what is wrong. */
 export function parseReportText(text: string, source: string): Report {
   const parsed = parseJsonText(text);
-  if (!parsed.ok) throw bad(source, `not valid JSON: ${syntaxErrorText(parsed.error)}`);
-  return parseReport(parsed.value, source);
+  if (!parsed.ok) throw new PushlabError('PUSHLAB_BAD_REPORT', `${source}: not valid JSON: ${syntaxErrorText(parsed.error)}`);
+  return parseReport(parsed.value, source, text);
 }
 
-/** Checks parsed JSON is a report this build can show, and returns it typed. */
-export function parseReport(data: unknown, source: string): Report {
-  if (!isObject(data)) throw bad(source, `expected a JSON object, got ${describeValue(data)}`);
-  if (data.schemaVersion === undefined) throw bad(source, 'has no schemaVersion; is it a pushlab report.json?');
+/** Checks parsed JSON is a report this build can read, and returns it typed. `text`: the file it came from, when there is one. */
+export function parseReport(data: unknown, source: string, text?: string): Report {
+  const c = new Checker(source, text);
+  if (!isObject(data)) throw c.bad(`expected a JSON object, got ${c.shown(data, [])}`);
+  if (data.schemaVersion === undefined) throw c.bad('has no schemaVersion; is it a pushlab report.json?');
   if (data.schemaVersion !== READABLE_SCHEMA_VERSION) {
-    throw bad(source, `this build reads schemaVersion ${READABLE_SCHEMA_VERSION}; got ${describeValue(data.schemaVersion)}`);
+    throw c.bad(`this build reads schemaVersion ${READABLE_SCHEMA_VERSION}; got ${c.shown(data.schemaVersion, ['schemaVersion'])}`);
   }
-  need(data, '', 'runId', isString, 'a string', source);
-  need(data, '', 'startedAt', isString, 'a string', source);
-  need(data, '', 'finishedAt', (v) => v === null || isString(v), 'a string or null', source);
-  need(data, '', 'interrupted', isBoolean, 'true or false', source);
-  need(data, '', 'scenarios', isStringArray, 'an array of scenario ids', source);
-  need(data, '', 'environment', isObject, 'an object', source);
+  c.need(data, [], 'runId', isString, 'a string');
+  c.need(data, [], 'startedAt', isString, 'a string');
+  c.need(data, [], 'finishedAt', orNull(isString), 'a string or null');
+  c.need(data, [], 'interrupted', isBoolean, 'true or false');
+  c.need(data, [], 'scenarios', isStringArray, 'an array of scenario ids');
+  c.need(data, [], 'environment', isObject, 'an object');
   const env = data.environment as Record<string, unknown>;
-  for (const key of ['chromeVersion', 'nodeVersion', 'cpuModel', 'platform']) need(env, 'environment.', key, isString, 'a string', source);
-  need(env, 'environment.', 'cores', isNumber, 'a number', source);
-  need(env, 'environment.', 'headless', isBoolean, 'true or false', source);
-  need(env, 'environment.', 'networkEnabled', isBoolean, 'true or false', source);
-  need(env, 'environment.', 'launchArgs', isStringArray, 'an array of strings', source);
-  need(data, '', 'options', isObject, 'an object', source);
-  for (const key of ['rounds', 'points', 'comparisons', 'saturation']) need(data, '', key, isArray, 'an array', source);
+  for (const key of ['chromeVersion', 'nodeVersion', 'cpuModel', 'platform']) c.need(env, ['environment'], key, isString, 'a string');
+  c.need(env, ['environment'], 'cores', isNumber, 'a number');
+  c.need(env, ['environment'], 'headless', isBoolean, 'true or false');
+  c.need(env, ['environment'], 'networkEnabled', isBoolean, 'true or false');
+  c.need(env, ['environment'], 'launchArgs', isStringArray, 'an array of strings');
+  c.need(data, [], 'options', isObject, 'an object');
+  // A resumed sweep plans from these, and the views show the repeats and the seed.
+  const options = data.options as Record<string, unknown>;
+  for (const key of ['repeats', 'seed', 'maxRepeats', 'retries']) c.need(options, ['options'], key, isNumber, 'a number');
+  for (const key of ['auto', 'findMax']) c.need(options, ['options'], key, isBoolean, 'true or false');
+  c.need(options, ['options'], 'timeBudgetSec', orNull(isNumber), 'a number or null');
+  c.need(options, ['options'], 'file', isString, 'a string');
+  for (const key of ['rounds', 'points', 'comparisons', 'saturation']) c.need(data, [], key, isArray, 'an array');
+  (data.rounds as unknown[]).forEach((r, i) => {
+    const at = ['rounds', String(i)];
+    const round = c.object(r, at);
+    for (const key of ['index', 'seed']) c.need(round, at, key, isNumber, 'a number');
+    c.need(round, at, 'order', isStringArray, 'an array of point ids');
+    c.need(round, at, 'startedAt', isString, 'a string');
+    c.need(round, at, 'finishedAt', orNull(isString), 'a string or null');
+    c.need(round, at, 'parseCeilings', isArray, 'an array');
+  });
   (data.points as unknown[]).forEach((p, i) => {
-    const at = `points[${i}].`;
-    if (!isObject(p)) throw bad(source, `points[${i}] must be an object, got ${describeValue(p)}`);
-    need(p, at, 'verdict', isString, 'a string', source);
-    need(p, at, 'notes', isStringArray, 'an array of strings', source);
-    need(p, at, 'unsteady', isArray, 'an array', source);
-    need(p, at, 'summary', isObjectOrNull, 'an object or null', source);
-    need(p, at, 'point', isObject, 'an object', source);
-    const point = p.point as Record<string, unknown>;
-    for (const key of ['id', 'scenario', 'transport', 'render']) need(point, `${at}point.`, key, isString, 'a string', source);
-    for (const key of ['batch', 'concurrency', 'intervalMs', 'offeredEventsPerSec']) need(point, `${at}point.`, key, isNumber, 'a number', source);
-    need(p, at, 'repeats', isArray, 'an array', source);
-    (p.repeats as unknown[]).forEach((r, j) => {
-      if (!isObject(r)) throw bad(source, `${at}repeats[${j}] must be an object, got ${describeValue(r)}`);
-      need(r, `${at}repeats[${j}].`, 'status', (v) => v === 'ok' || v === 'failed', "'ok' or 'failed'", source);
-      need(r, `${at}repeats[${j}].`, 'round', isNumber, 'a number', source);
+    const at = ['points', String(i)];
+    const result = c.object(p, at);
+    c.need(result, at, 'verdict', isString, 'a string');
+    c.need(result, at, 'notes', isStringArray, 'an array of strings');
+    c.need(result, at, 'unsteady', isArray, 'an array');
+    c.need(result, at, 'summary', isObjectOrNull, 'an object or null');
+    if (result.summary !== null) {
+      for (const key of ['eventsPerSec', 'deliveredRatio', 'cpu', 'efficiency']) c.need(result.summary as Record<string, unknown>, [...at, 'summary'], key, isObject, 'an object');
+    }
+    c.need(result, at, 'point', isObject, 'an object');
+    const point = result.point as Record<string, unknown>;
+    for (const key of ['id', 'scenario', 'transport', 'render', 'parse']) c.need(point, [...at, 'point'], key, isString, 'a string');
+    for (const key of ['batch', 'concurrency', 'intervalMs', 'offeredEventsPerSec', 'workers', 'warmupSec', 'measureSec', 'repeats']) {
+      c.need(point, [...at, 'point'], key, isNumber, 'a number');
+    }
+    c.need(result, at, 'repeats', isArray, 'an array');
+    (result.repeats as unknown[]).forEach((r, j) => {
+      const rat = [...at, 'repeats', String(j)];
+      const repeat = c.object(r, rat);
+      c.need(repeat, rat, 'status', (v) => v === 'ok' || v === 'failed', "'ok' or 'failed'");
+      for (const key of ['round', 'attempts']) c.need(repeat, rat, key, isNumber, 'a number');
+      c.need(repeat, rat, 'verdict', isString, 'a string');
+      c.need(repeat, rat, 'notes', isStringArray, 'an array of strings');
+      if (repeat.status === 'failed') c.need(repeat, rat, 'error', isString, 'a string');
+      else {
+        c.need(repeat, rat, 'eventsPerSec', isNumber, 'a number');
+        for (const key of ['efficiency', 'page', 'latency', 'cpu', 'server']) c.need(repeat, rat, key, isObject, 'an object');
+        c.need(repeat.cpu as Record<string, unknown>, [...rat, 'cpu'], 'chrome', isObject, 'an object');
+      }
     });
   });
-  (data.comparisons as unknown[]).forEach((c, i) => {
-    if (!isObject(c)) throw bad(source, `comparisons[${i}] must be an object, got ${describeValue(c)}`);
-    for (const key of ['a', 'b', 'text']) need(c, `comparisons[${i}].`, key, isString, 'a string', source);
+  (data.comparisons as unknown[]).forEach((x, i) => {
+    const at = ['comparisons', String(i)];
+    const cmp = c.object(x, at);
+    for (const key of ['a', 'b', 'text']) c.need(cmp, at, key, isString, 'a string');
   });
   if (data.knobs !== undefined) {
-    need(data, '', 'knobs', isArray, 'an array', source);
-    (data.knobs as unknown[]).forEach((c, i) => {
-      if (!isObject(c)) throw bad(source, `knobs[${i}] must be an object, got ${describeValue(c)}`);
-      for (const key of ['a', 'b', 'text', 'knob', 'from', 'to', 'context']) need(c, `knobs[${i}].`, key, isString, 'a string', source);
+    c.need(data, [], 'knobs', isArray, 'an array');
+    (data.knobs as unknown[]).forEach((x, i) => {
+      const at = ['knobs', String(i)];
+      const knob = c.object(x, at);
+      for (const key of ['a', 'b', 'text', 'knob', 'from', 'to', 'context']) c.need(knob, at, key, isString, 'a string');
     });
   }
   return data as unknown as Report;

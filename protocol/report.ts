@@ -9,6 +9,20 @@ import type { Encoding, ParseMode, RenderMode, StreamCompression, Transport } fr
 
 export const SCHEMA_VERSION = 2;
 
+/**
+ * A run id names one directory directly under the reports directory (`--out`, `--reports`) and
+ * nothing else: it starts with a letter or digit (so it is never `.`, `..`, a hidden name or
+ * something read as a flag), holds only letters, digits, `.`, `_` and `-` (no separator to
+ * climb or descend with), and is at most 100 characters. A sweep's ids (`20261122-013000`) and
+ * the lab's (`lab-20261122-013000`) are of this form.
+ */
+export const RUN_ID_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$/;
+/** RUN_ID_PATTERN in words, for a refusal. */
+export const RUN_ID_ALLOWED = 'one directory name directly under the reports directory: a letter or digit, then letters, digits, ., _ or -, at most 100 (no / or \\, not . or ..), e.g. 20261123-141500';
+
+/** Whether `name` is a run id (RUN_ID_PATTERN). */
+export const isRunId = (name: string): boolean => RUN_ID_PATTERN.test(name);
+
 /** One open stream as the server sees it. */
 export interface ServerConnectionStats {
   id: number;

@@ -4,6 +4,7 @@
  */
 import { Ajv, type ErrorObject } from 'ajv';
 import { PushlabError } from './errors.js';
+import { describeJsonValue, parseJsonText, sourceAt, syntaxErrorText } from './json-text.js';
 import { SCENARIO_FILE_SCHEMA, type FindMaxSpec, type ScenarioFields, type ScenarioFile, type ScenarioInput } from './scenario-schema.js';
 import { LIMITS, MAX_SWEEP_POINTS } from './limits.js';
 import {
@@ -119,10 +120,19 @@ function valueAt(data: unknown, instancePath: string): unknown {
   return v;
 }
 
-function describe(error: ErrorObject, data: unknown, source: string): string {
+/** `/scenarios/2/batch` → ['scenarios', '2', 'batch'] (JSON Pointer, RFC 6901). */
+const pointerParts = (instancePath: string): string[] =>
+  instancePath
+    .split('/')
+    .slice(1)
+    .map((p) => p.replaceAll('~1', '/').replaceAll('~0', '~'));
+
+function describe(error: ErrorObject, data: unknown, source: string, text: string | undefined): string {
   // anyOf wraps the useful message; ajv reports the deepest failing keyword first.
   const where = pathOf(error.instancePath) || '(top level)';
-  const got = JSON.stringify(valueAt(data, error.instancePath));
+  // As written in the file: `1e999` parses to Infinity, which JSON would show as `null`.
+  const value = valueAt(data, error.instancePath);
+  const got = describeJsonValue(value, text === undefined ? undefined : sourceAt(text, pointerParts(error.instancePath)), Number.POSITIVE_INFINITY);
   const p = error.params as Record<string, unknown>;
   let rule: string;
   switch (error.keyword) {
@@ -159,8 +169,18 @@ function describe(error: ErrorObject, data: unknown, source: string): string {
   return `${source}: ${where} ${rule}, got ${got}`;
 }
 
-/** Validates parsed JSON as a scenario file; throws PUSHLAB_BAD_SCENARIO naming path, value and rule. */
-export function parseScenarioFile(data: unknown, source = 'scenarios.json'): ScenarioFile {
+/** Parses scenario file text: JSON (a syntax error by line and column), then the schema. */
+export function parseScenarioText(text: string, source: string): ScenarioFile {
+  const parsed = parseJsonText(text);
+  if (!parsed.ok) throw badScenario(`${source}: not valid JSON: ${syntaxErrorText(parsed.error)}`);
+  return parseScenarioFile(parsed.value, source, text);
+}
+
+/**
+ * Validates parsed JSON as a scenario file; throws PUSHLAB_BAD_SCENARIO naming path, value and
+ * rule. `text`: the file it came from, when there is one, so a value is shown as written.
+ */
+export function parseScenarioFile(data: unknown, source = 'scenarios.json', text?: string): ScenarioFile {
   if (!validate(data)) {
     const errors = validate.errors ?? [];
     // Prefer the innermost error, and within an anyOf(scalar | array) field the branch that
@@ -170,7 +190,7 @@ export function parseScenarioFile(data: unknown, source = 'scenarios.json'): Sce
       return e.schemaPath.includes(isArray ? '/anyOf/1/' : '/anyOf/0/') ? 0 : 1;
     };
     const best = [...errors].sort((a, b) => b.instancePath.length - a.instancePath.length || branchFits(a) - branchFits(b))[0];
-    throw badScenario(best ? describe(best, data, source) : `${source}: invalid`);
+    throw badScenario(best ? describe(best, data, source, text) : `${source}: invalid`);
   }
   return checkReferences(data, source);
 }

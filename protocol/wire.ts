@@ -246,7 +246,22 @@ export function echoValue(text: string): string {
 }
 
 /**
- * The refusal of a `compression` a route's transport does not carry (`gzip` on a WebSocket,
+ * Every refusal of a parameter is made here, so every route (the stream routes, /poll, gRPC-web,
+ * /stats) echoes what the request gave cut the same way: `given` once through echoValue, used
+ * for both `value` and the message, and the parameter's name too, which can come from the
+ * request (`/poll?id=1&<name>=`).
+ */
+export function paramError(param: string, given: string | null, allowed: string, message: (value: string, param: string) => string): ParamError {
+  const value = given === null ? null : echoValue(given);
+  const name = echoValue(param);
+  return { param: name, value, allowed, message: message(value ?? '', name) };
+}
+
+/** A query value as one string: `a,b` for a repeated one. */
+const queryText = (v: unknown): string => (Array.isArray(v) ? v.map(String).join(',') : String(v));
+
+/**
+ * The refusal of `compression` a route's transport does not carry (`gzip` on a WebSocket,
  * anything on `poll`), naming what it carries and where the other kind works; null when it fits.
  */
 export function compressionMismatch(transport: Transport, compression: StreamCompression | undefined): ParamError | null {
@@ -255,68 +270,64 @@ export function compressionMismatch(transport: Transport, compression: StreamCom
   if (own === compression) return null;
   const elsewhere = TRANSPORTS.filter((t) => compressionOf(t) === compression);
   const allowed = `${own ? `off or ${own}` : 'off'} on ${transport}; ${compression} on ${elsewhere.join(', ')}`;
-  return { param: 'compression', value: compression, allowed, message: `compression must be ${allowed}; got '${compression}'` };
+  return paramError('compression', compression, allowed, (v) => `compression must be ${allowed}; got '${v}'`);
 }
 
 /**
- * Parses the `batch` and `interval` query parameters. Returns the parsed values or the
- * first error. `batch` is required; `interval` defaults to 1 ms.
+ * Parses the stream query parameters: `batch` (required), `interval` (default 1 ms), and
+ * optionally `encoding`, `compression` and `client`. Returns the parsed values or the first
+ * error. A parameter given twice is refused: taking either one silently would run a point
+ * nobody asked for.
  */
 export function parseStreamParams(
   query: Record<string, unknown>,
 ): { ok: true; value: StreamParams } | { ok: false; error: ParamError } {
   const out: Partial<StreamParams> = {};
+  for (const name of ['batch', 'interval', 'encoding', 'compression', 'client'] as const) {
+    const given = query[name];
+    if (Array.isArray(given)) {
+      const allowed = name === 'batch' || name === 'interval' ? `${name} once: ${rangeText(STREAM_LIMITS[name])}` : `${name} once`;
+      return { ok: false, error: paramError(name, queryText(given), allowed, (v) => `${name} is given ${given.length} times (${v}); give it once`) };
+    }
+  }
   for (const name of ['batch', 'interval'] as const) {
     const limit = STREAM_LIMITS[name];
-    const given = query[name];
+    const raw = query[name];
     const allowed = rangeText(limit);
-    // `batch=1&batch=2`: taking either one silently would run a point nobody asked for.
-    if (Array.isArray(given)) {
-      const value = echoValue(given.map(String).join(','));
-      return { ok: false, error: { param: name, value, allowed: `${name} once: ${allowed}`, message: `${name} is given ${given.length} times (${value}); give it once` } };
-    }
-    const raw = given;
     if (raw === undefined || raw === '') {
       const fallback = STREAM_DEFAULTS[name];
       if (fallback !== undefined) {
         out[name] = fallback;
         continue;
       }
-      return { ok: false, error: { param: name, value: null, allowed, message: `${name} is required: ${allowed}` } };
+      return { ok: false, error: paramError(name, null, allowed, () => `${name} is required: ${allowed}`) };
     }
     const text = String(raw);
     const n = parseDecimal(text.trim());
-    if (!inRange(n, limit)) {
-      const value = echoValue(text);
-      return {
-        ok: false,
-        error: { param: name, value, allowed, message: `${name} must be ${allowed}; got '${value}'` },
-      };
-    }
+    if (!inRange(n, limit)) return { ok: false, error: paramError(name, text, allowed, (v) => `${name} must be ${allowed}; got '${v}'`) };
     out[name] = n;
   }
   if (query.encoding !== undefined) {
-    const text = echoValue(Array.isArray(query.encoding) ? query.encoding.map(String).join(',') : String(query.encoding));
+    const text = String(query.encoding);
     if (!ENCODINGS.includes(text as Encoding)) {
       const allowed = ENCODINGS.join(' or ');
-      return { ok: false, error: { param: 'encoding', value: text, allowed, message: `encoding must be ${allowed}; got '${text}'` } };
+      return { ok: false, error: paramError('encoding', text, allowed, (v) => `encoding must be ${allowed}; got '${v}'`) };
     }
     if (text === 'msgpack') out.encoding = 'msgpack';
   }
   if (query.compression !== undefined) {
-    const text = echoValue(Array.isArray(query.compression) ? query.compression.map(String).join(',') : String(query.compression));
+    const text = String(query.compression);
     if (!COMPRESSIONS.includes(text as Compression)) {
       const allowed = COMPRESSIONS.join(', ');
-      return { ok: false, error: { param: 'compression', value: text, allowed, message: `compression must be one of ${allowed}; got '${text}'` } };
+      return { ok: false, error: paramError('compression', text, allowed, (v) => `compression must be one of ${allowed}; got '${v}'`) };
     }
     if (text !== 'off') out.compression = text as StreamCompression;
   }
-  const client = Array.isArray(query.client) ? query.client[0] : query.client;
-  if (client !== undefined) {
-    const text = String(client);
+  if (query.client !== undefined) {
+    const text = String(query.client);
     if (!CLIENT_TAG.test(text)) {
       const allowed = 'letters, digits, - and _, 1 to 64 of them';
-      return { ok: false, error: { param: 'client', value: text, allowed, message: `client must be ${allowed}; got '${text}'` } };
+      return { ok: false, error: paramError('client', text, allowed, (v) => `client must be ${allowed}; got '${v}'`) };
     }
     out.client = text;
   }

@@ -6,14 +6,21 @@
 import { cellText, hasBrowserColumn, terminalColumnsFor } from '../protocol/columns.js';
 import { formatRatioWithCi, VERDICT_WORDS, type Comparison } from '../protocol/compare.js';
 import { formatCompactCell, formatCount, formatPercent, formatPlusMinusPercent, formatSig3, hostWords } from '../protocol/format.js';
+import { printable } from '../protocol/printable.js';
 import type { Repeat, Report } from '../protocol/report.js';
 import type { Point } from '../protocol/scenario.js';
 import { relativeHalfWidth } from '../protocol/stats.js';
 import { verdictLines } from './point-summary.js';
 import { knobLines } from './knobs.js';
 
-/** A Markdown table: the first column left-aligned, the rest right-aligned. */
-export function markdownTable(head: readonly string[], rows: readonly (readonly string[])[]): string {
+/**
+ * A Markdown table: the first column left-aligned, the rest right-aligned. Each cell is made one
+ * printable line first (protocol/printable.ts): a cell can hold an id or a label from a report
+ * file, and a line break in it would start a row of its own.
+ */
+export function markdownTable(header: readonly string[], body: readonly (readonly string[])[]): string {
+  const head = header.map((c) => printable(c));
+  const rows = body.map((r) => r.map((c) => printable(c)));
   const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i].length)));
   const line = (cells: readonly string[]) => `| ${cells.map((c, i) => (i === 0 ? c.padEnd(widths[i]) : c.padStart(widths[i]))).join(' | ')} |`;
   const rule = `|${widths.map((w, i) => (i === 0 ? `:${'-'.repeat(w + 1)}` : `${'-'.repeat(w + 1)}:`)).join('|')}|`;

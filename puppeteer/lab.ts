@@ -11,6 +11,7 @@ import type { Page } from 'puppeteer-core';
 import { commandLineFlags, runCommand } from '../cli/command.js';
 import { checkOutputDir } from '../cli/output.js';
 import { ROOT } from '../cli/root.js';
+import { logLine } from '../cli/terminal.js';
 import { PushlabError } from '../protocol/errors.js';
 import type { CpuReading, PageConfig, PushlabApi } from '../protocol/report.js';
 import { environmentOf } from './environment.js';
@@ -21,7 +22,8 @@ import { LocalBrowser } from './local-browser.js';
 import { LAB_FLAGS } from './options.js';
 import { connectServer, startServer, type ServerHandle } from './server-process.js';
 
-const log = (line: string) => process.stderr.write(`${line}\n`);
+// Lines carry the browser's and the server's words: through cli/terminal.ts.
+const log = logLine;
 const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 
 runCommand('lab', async () => {

@@ -2,6 +2,7 @@
 import { PushlabError } from '../protocol/errors.js';
 import { rangeFlag, type Flags, type FlagSpec } from '../protocol/flags.js';
 import { inRange, LIMITS, rangeText } from '../protocol/limits.js';
+import { isRunId, RUN_ID_ALLOWED } from '../protocol/report.js';
 import { BUILTIN_DEFAULTS } from '../protocol/scenario.js';
 import { PARSE_MODES, RENDER_MODES, TRANSPORTS } from '../protocol/wire.js';
 
@@ -68,7 +69,8 @@ export function checkSweepFlags(flags: Flags<typeof SWEEP_FLAGS>): SweepFlags {
     resume: flags.resume === '' ? null : flags.resume,
   };
   if (out.resume !== null) {
-    if (!/^[\w.-]+$/.test(out.resume)) throw badFlag(`--resume takes a run id (a directory name under --out, e.g. 20261123-141500); got '${out.resume}'`);
+    // `..` or `a/b` would read a report outside --out (`<out>/../report.json`).
+    if (!isRunId(out.resume)) throw badFlag(`--resume takes a run id, ${RUN_ID_ALLOWED} (here --out); got '${out.resume}'`);
     // A resumed sweep finishes what was planned: it takes its plan from the report, not from flags.
     const planFlags = ['scenario', 'file', 'repeats', 'seed', 'auto', 'max-repeats', 'time-budget', 'find-max', 'list', 'spread-repeats'] as const;
     const given = planFlags.filter((f) => JSON.stringify(flags[f]) !== JSON.stringify(SWEEP_FLAGS[f].default));

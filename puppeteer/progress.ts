@@ -5,6 +5,7 @@
  * (a log file, CI) a plain status line is written at most every PLAIN_EVERY_MS. Finished
  * repeats, failures and rounds always get a line of their own.
  */
+import { printable } from '../protocol/printable.js';
 import type { Report } from '../protocol/report.js';
 import type { Point } from '../protocol/scenario.js';
 import { durationText } from './estimate.js';
@@ -18,7 +19,11 @@ export const PLAIN_EVERY_MS = 5000;
 const REDRAW_MS = 1000;
 
 export interface ProgressOptions {
-  /** Where lines go (stderr). */
+  /**
+   * Where lines go (stderr), as they are: the lines carry point ids, browsers' errors and the
+   * like, which Progress makes printable itself (protocol/printable.ts), so that the redraw
+   * sequence it adds on a terminal is the only control sequence written.
+   */
   write(text: string): void;
   /** Redraw one line in place (a terminal) or write plain lines. */
   tty: boolean;
@@ -67,7 +72,7 @@ export class Progress {
     runner.on('ceiling-failed', (round, err) => this.line(`round ${round.index + 1}: the JSON.parse ceiling failed (${err.message}); this round's repeats carry no ceilingRatio`));
     runner.on('repeat-start', (point) => {
       // A log gets a line per repeat started: with the line per repeat done it shows where time went.
-      if (!o.tty) this.o.write(`${this.prefix()} · ${point.id} · started\n`);
+      if (!o.tty) this.o.write(`${printable(`${this.prefix()} · ${point.id} · started`)}\n`);
       this.set(point, 'load', 'loading the page');
     });
     runner.on('phase', (point, phase, elapsedMs, plannedMs) => {
@@ -108,7 +113,7 @@ export class Progress {
   /** A line of its own (above the status line on a terminal). */
   line(text: string): void {
     this.clear();
-    this.o.write(`${text}\n`);
+    this.o.write(`${printable(text, true)}\n`);
     this.draw();
   }
 
@@ -142,13 +147,14 @@ export class Progress {
   private draw(): void {
     if (this.phase === null) return;
     if (this.o.tty) {
-      const text = this.status();
+      // One row: a line break or a control character in an id would break the redraw.
+      const text = printable(this.status());
       const width = (this.o.columns ?? 120) - 1;
       this.o.write(`\r\x1b[2K${text.length > width ? `${text.slice(0, width - 1)}…` : text}`);
       this.drawn = true;
     } else if (performance.now() - this.lastPlain >= PLAIN_EVERY_MS) {
       this.lastPlain = performance.now();
-      this.o.write(`${this.status()}\n`);
+      this.o.write(`${printable(this.status())}\n`);
     }
   }
 

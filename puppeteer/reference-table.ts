@@ -4,6 +4,7 @@
  * the realistic loads of Test III, the tab's CPU where each transport peaked, where each one
  * saturates, and the WS ÷ SSE ratios with their confidence intervals. Pure: report in, text out.
  */
+import { printable } from '../protocol/printable.js';
 import { REFERENCE_FIGURES, REFERENCE_FINDINGS } from '../protocol/reference.js';
 import type { PairedComparison, PointResult, Report, SaturationResult, Stat } from '../protocol/report.js';
 import type { Point } from '../protocol/scenario.js';
@@ -54,8 +55,9 @@ function ratioCell(c: PairedComparison | undefined, wsIsA: boolean): string {
   return `${ratio} (CI ${lo.toFixed(2)}–${hi.toFixed(2)})${mark}`;
 }
 
+/** A Markdown table; each cell one printable line (protocol/printable.ts), since a cell can quote a report's text. */
 function table(header: readonly string[], rows: readonly (readonly string[])[]): string {
-  const line = (cells: readonly string[]) => `| ${cells.join(' | ')} |`;
+  const line = (cells: readonly string[]) => `| ${cells.map((c) => printable(c)).join(' | ')} |`;
   return [line(header), line(header.map(() => '---')), ...rows.map(line)].join('\n');
 }
 

@@ -17,6 +17,7 @@ import { pointsCsv, repeatsCsv } from '../protocol/csv.js';
 import { EXIT, PushlabError } from '../protocol/errors.js';
 import { commandLineFlags, runCommand } from '../cli/command.js';
 import { ROOT } from '../cli/root.js';
+import { logLine, toStdout } from '../cli/terminal.js';
 import { formatComparison } from './format.js';
 import { knobComparisons } from './knobs.js';
 import { REPORT_FLAGS } from './options.js';
@@ -26,8 +27,9 @@ import { readReport, resolveReportFile, serveReports, splitArgs } from './report
 
 
 const badFlag = (message: string) => new PushlabError('PUSHLAB_BAD_FLAG', message);
-const log = (line: string) => process.stderr.write(`${line}\n`);
-const out = (text: string) => process.stdout.write(text.endsWith('\n') ? text : `${text}\n`);
+// Every view prints strings from report files, which anyone may have made: through cli/terminal.ts.
+const log = logLine;
+const out = (text: string) => toStdout(text.endsWith('\n') ? text : `${text}\n`);
 
 async function main(argv: readonly string[]): Promise<number> {
   const { flags: flagArgs, positionals } = splitArgs(REPORT_FLAGS, argv);
@@ -80,7 +82,7 @@ async function main(argv: readonly string[]): Promise<number> {
     case 'csv-repeats': {
       want(1, `--${modes[0]} takes one run`);
       const report = await load(positionals[0]);
-      process.stdout.write(modes[0] === 'csv' ? pointsCsv(report) : repeatsCsv(report));
+      toStdout(modes[0] === 'csv' ? pointsCsv(report) : repeatsCsv(report));
       return EXIT.ok;
     }
     case 'reference': {

@@ -3,13 +3,15 @@
  * run by id or path, reading its report.json through the one check, listing runs, serving
  * the one-file viewer. Kept apart from report-cli.ts so the tests can use them.
  */
-import { readdir, readFile, stat } from 'node:fs/promises';
+import { readFile, stat } from 'node:fs/promises';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import path from 'node:path';
+import { readInputFile } from '../cli/input-file.js';
+import { REPORTS_PREFIX, RUN_REPORT, servableFile, servableRuns } from '../cli/reports-dir.js';
 import { PushlabError } from '../protocol/errors.js';
 import type { FlagSpec } from '../protocol/flags.js';
 import { parseReportText } from '../protocol/report-check.js';
-import type { Report } from '../protocol/report.js';
+import { isRunId, type Report } from '../protocol/report.js';
 import { VIEWER_TEMPLATE } from './report-html.js';
 
 /** Splits argv into flags (and their values) and positional run names, by the flag table. */
@@ -30,47 +32,39 @@ export function splitArgs(specs: Record<string, FlagSpec>, argv: readonly string
   return { flags, positionals };
 }
 
-/** Run ids under the reports directory that hold a report.json, newest first. */
+/** Run ids under the reports directory that hold a report.json (the ones the viewer servers list), newest first. */
 export async function listRuns(reportsDir: string): Promise<string[]> {
-  let names: string[];
-  try {
-    names = (await readdir(reportsDir, { withFileTypes: true })).filter((d) => d.isDirectory()).map((d) => d.name);
-  } catch {
-    return [];
-  }
-  const withReport = await Promise.all(names.map(async (n) => ((await stat(path.join(reportsDir, n, 'report.json')).catch(() => null))?.isFile() ? n : null)));
-  const runs = withReport.filter((n): n is string => n !== null);
+  const runs = await servableRuns(reportsDir);
   const stamped = runs.filter((n) => /^\d/.test(n)).sort().reverse();
-  return [...stamped, ...runs.filter((n) => !/^\d/.test(n)).sort()];
+  return [...stamped, ...runs.filter((n) => !/^\d/.test(n))];
 }
 
-/** A run id, a run directory or a report.json path → the report.json file. */
+/**
+ * A run id, a run directory or a report.json path → the report.json file. A path that exists
+ * but is not a directory is returned as it is: readReport says what it is, if not a file.
+ */
 export async function resolveReportFile(arg: string, reportsDir: string): Promise<string> {
   const direct = await stat(arg).catch(() => null);
-  if (direct?.isFile()) return path.resolve(arg);
-  if (direct?.isDirectory()) return path.resolve(arg, 'report.json');
-  if (/^[A-Za-z0-9][A-Za-z0-9._-]*$/.test(arg)) {
-    const file = path.join(reportsDir, arg, 'report.json');
-    if ((await stat(file).catch(() => null))?.isFile()) return file;
+  if (direct?.isDirectory()) return path.resolve(arg, RUN_REPORT);
+  if (direct) return path.resolve(arg);
+  if (isRunId(arg)) {
+    const file = path.join(reportsDir, arg, RUN_REPORT);
+    if (await stat(file).catch(() => null)) return file;
   }
   const runs = await listRuns(reportsDir);
   const known = runs.length ? `runs in ${reportsDir}: ${runs.slice(0, 8).join(', ')}${runs.length > 8 ? ', …' : ''}` : `${reportsDir} holds no runs`;
-  throw new PushlabError('PUSHLAB_BAD_REPORT', `no run '${arg}': not a file, not a directory, and no ${path.join(reportsDir, arg, 'report.json')}; ${known}`);
+  throw new PushlabError('PUSHLAB_BAD_REPORT', `no run '${arg}': not a file, not a directory, and no ${path.join(reportsDir, arg, RUN_REPORT)}; ${known}`);
 }
 
+/** A report file through the one reading of input files and the one check of reports. */
 export async function readReport(file: string): Promise<Report> {
-  let text: string;
-  try {
-    text = await readFile(file, 'utf8');
-  } catch (err) {
-    throw new PushlabError('PUSHLAB_BAD_REPORT', `${file}: cannot read it (${err instanceof Error ? err.message : String(err)})`);
-  }
-  return parseReportText(text, file);
+  return parseReportText(await readInputFile(file, file, 'PUSHLAB_BAD_REPORT', 'give a run id, a run directory or a report.json'), file);
 }
 
 /**
  * A viewer server of its own, plain HTTP on 127.0.0.1 only: the one-file viewer at
- * /report.html, the listing of runs at /reports/ and each run's report.json. Chosen over the
+ * /report.html, the listing of runs at /reports/ and the .json files of each run, by the rule
+ * the main server's /reports/ route follows (cli/reports-dir.ts). Chosen over the
  * main server's route because it needs no TLS certificate, no build of the lab page and no
  * stream endpoints, and serves nothing but those three things.
  */
@@ -89,12 +83,12 @@ export async function serveReports(reportsDir: string, port: number): Promise<{ 
     // Browsers ask for it on their own; an empty answer keeps a 404 out of the console.
     if (url.pathname === '/favicon.ico') return send(res, 204, 'image/x-icon', '');
     if (url.pathname === '/reports/') return send(res, 200, 'application/json', JSON.stringify(await listRuns(reportsDir)));
-    // Only /reports/<run id>/report.json, with a run id that cannot climb out of the directory.
-    const m = /^\/reports\/([A-Za-z0-9][A-Za-z0-9._-]*)\/report\.json$/.exec(url.pathname);
-    const run = m ? decodeURIComponent(m[1]) : null;
-    if (run === null || run.includes('..')) return send(res, 404, 'text/plain', 'not found\n');
-    const text = await readFile(path.join(reportsDir, run, 'report.json'), 'utf8').catch(() => null);
-    return text === null ? send(res, 404, 'text/plain', `no run ${run}\n`) : send(res, 200, 'application/json', text);
+    // The rest of /reports/ by the rule the main server follows too (cli/reports-dir.ts): the
+    // raw path, so a segment is decoded once; no symlink out; regular .json files only.
+    const raw = (req.url ?? '/').split('?')[0];
+    const file = raw.startsWith(REPORTS_PREFIX) ? await servableFile(reportsDir, raw.slice(REPORTS_PREFIX.length)) : null;
+    const text = file === null ? null : await readFile(file, 'utf8').catch(() => null);
+    return text === null ? send(res, 404, 'text/plain', 'not found\n') : send(res, 200, 'application/json', text);
   };
   const server = createServer((req, res) => {
     handle(req, res).catch((err: unknown) => send(res, 500, 'text/plain', `${err instanceof Error ? err.message : String(err)}\n`));

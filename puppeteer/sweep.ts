@@ -4,20 +4,21 @@
  * gets the report's path as its last line (or with --json the report itself). Ctrl-C stops
  * after saving what was measured and prints the command that finishes the sweep.
  */
-import { readFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { EXIT, PushlabError } from '../protocol/errors.js';
-import { parseJsonText, syntaxErrorText } from '../protocol/json-text.js';
+import { readInputFile } from '../cli/input-file.js';
+import { parseReportText } from '../protocol/report-check.js';
 import { commandLineFlags, runCommand } from '../cli/command.js';
 import { checkOutputDir } from '../cli/output.js';
 import { ROOT } from '../cli/root.js';
+import { logLine, toStdout } from '../cli/terminal.js';
 import { SCHEMA_VERSION, type BrowserHost, type Environment, type Report } from '../protocol/report.js';
 import { environmentOf, remoteEnvironment } from './environment.js';
 import { parseBrowserList, type BrowserEndpoint } from './browser-endpoint.js';
 import { browserIds, describeBrowser, markSharedHosts, sharedHostNote } from './browser-host.js';
 import { RemoteBrowser } from './remote-browser.js';
-import { BUILTIN_DEFAULTS, checkPointCount, expandScenario, parseScenarioFile, searchesFor, selectScenarios, type Point, type ScenarioFile, type SearchSpec } from '../protocol/scenario.js';
+import { BUILTIN_DEFAULTS, checkPointCount, expandScenario, parseScenarioText, searchesFor, selectScenarios, type Point, type ScenarioFile, type SearchSpec } from '../protocol/scenario.js';
 import { measureCeilings } from './ceiling.js';
 import { durationText, repeatSec, roundsSec, searchSec, SETUP_SEC } from './estimate.js';
 import { formatTable } from './format.js';
@@ -32,23 +33,12 @@ import { writeReportHtml } from './report-html.js';
 import { emptyResult, Runner, type Lane } from './runner.js';
 import { connectServer, startServer, type ServerHandle } from './server-process.js';
 
-const log = (line: string) => process.stderr.write(`${line}\n`);
+// Lines carry browsers' and servers' words and, resuming, a report's: through cli/terminal.ts.
+const log = logLine;
 
-async function readJson(file: string, code: 'PUSHLAB_BAD_SCENARIO' | 'PUSHLAB_BAD_REPORT', what: string): Promise<unknown> {
-  let text: string;
-  try {
-    text = await readFile(file, 'utf8');
-  } catch {
-    throw new PushlabError(code, `${what} ${file}: cannot read it (does it exist?)`);
-  }
-  const parsed = parseJsonText(text);
-  if (!parsed.ok) throw new PushlabError(code, `${file}: not valid JSON: ${syntaxErrorText(parsed.error)}`);
-  return parsed.value;
-}
-
-async function loadScenarioFile(file: string): Promise<ScenarioFile> {
-  const abs = path.resolve(ROOT, file);
-  return parseScenarioFile(await readJson(abs, 'PUSHLAB_BAD_SCENARIO', '--file'), file);
+/** A scenario file (relative to the project root) read and checked once, here; `label` says who named it. */
+async function loadScenarioFile(file: string, label = `--file ${file}`): Promise<ScenarioFile> {
+  return parseScenarioText(await readInputFile(path.resolve(ROOT, file), label, 'PUSHLAB_BAD_SCENARIO', 'give a scenario file (JSON)'), file);
 }
 
 /** A report before Chrome has started: a new sweep's has no environment yet. */
@@ -104,13 +94,11 @@ async function newPlan(flags: ReturnType<typeof commandLineFlags<typeof SWEEP_FL
 /** `--resume <run-id>`: the recorded report, and its searches from the scenario file it names. */
 async function resumePlan(runId: string, out: string): Promise<Plan> {
   const file = path.join(out, runId, 'report.json');
-  const data = (await readJson(file, 'PUSHLAB_BAD_REPORT', '--resume')) as Partial<Report> | null;
-  if (!data || typeof data !== 'object' || data.schemaVersion !== SCHEMA_VERSION) {
-    throw new PushlabError('PUSHLAB_BAD_REPORT', `${file}: schemaVersion is ${JSON.stringify(data?.schemaVersion)}; --resume finishes schemaVersion ${SCHEMA_VERSION} reports only`);
-  }
-  const report = data as Report;
+  // The same check every reader of a report makes (protocol/report-check.ts), so a report
+  // missing its options or with points that are not a list is refused with its path, not a TypeError.
+  const report = parseReportText(await readInputFile(file, `--resume ${runId}: ${file}`, 'PUSHLAB_BAD_REPORT', 'give the run id of a sweep under --out'), file);
   if (report.finishedAt !== null && !report.interrupted) throw new PushlabError('PUSHLAB_BAD_REPORT', `${file}: that sweep finished at ${report.finishedAt}; nothing to resume`);
-  const scenarioFile = await loadScenarioFile(report.options.file);
+  const scenarioFile = await loadScenarioFile(report.options.file, `${file}: options.file ${report.options.file}`);
   const searches = searchesFor(scenarioFile, selectScenarios(scenarioFile, report.scenarios), report.options.findMax);
   return { report, searches, file };
 }
@@ -123,7 +111,7 @@ function planSec(plan: Plan): number {
 
 /** `--list`: one point (or search) a line on stdout, as data; the summary for people on stderr. */
 function listPlan(plan: Plan): void {
-  const write = (line: string) => process.stdout.write(`${line}\n`);
+  const write = (line: string) => toStdout(`${line}\n`);
   for (const r of plan.report.points) {
     const p = r.point;
     write(`${p.id}\t${p.offeredEventsPerSec} EPS offered\t${p.repeats} × ~${repeatSec(p).toFixed(1)} s`);
@@ -287,6 +275,7 @@ async function main(): Promise<number> {
     });
     const runner = new Runner({ lanes, save });
     const progress = new Progress(runner, report, {
+      // Raw: Progress makes its text printable and adds only its own redraw sequence.
       write: (text) => process.stderr.write(text),
       tty: process.stderr.isTTY === true,
       columns: process.stderr.columns,
@@ -312,13 +301,13 @@ async function main(): Promise<number> {
       const why = outcome === 'browsers-lost' ? 'every browser was lost' : 'interrupted';
       log(`${why}: ${plan.file} keeps what was measured. To finish it:\n  ${report.resumeCommand}`);
       if (outcome === 'browsers-lost') log(`\n${formatTable(report)}\n`);
-      process.stdout.write(flags.json ? `${JSON.stringify(report, null, 2)}\n` : `${plan.file}\n`);
+      toStdout(flags.json ? `${JSON.stringify(report, null, 2)}\n` : `${plan.file}\n`);
       return outcome === 'interrupted' ? EXIT.interrupted : EXIT.failed;
     }
     report.finishedAt = new Date().toISOString();
     await save(report);
     log(`\n${formatTable(report)}\n`);
-    process.stdout.write(flags.json ? `${JSON.stringify(report, null, 2)}\n` : `${plan.file}\n`);
+    toStdout(flags.json ? `${JSON.stringify(report, null, 2)}\n` : `${plan.file}\n`);
     const failed = report.points.some((p) => p.repeats.some((r) => r.status === 'failed'));
     return failed ? EXIT.failed : EXIT.ok;
   } finally {

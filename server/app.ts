@@ -13,7 +13,7 @@ import type { Http2ServerRequest, Http2ServerResponse, ServerHttp2Session } from
 import path from 'node:path';
 import type { TLSSocket } from 'node:tls';
 import type { ServerStats } from '../protocol/report.js';
-import { echoValue, type ServerOrigins } from '../protocol/wire.js';
+import { echoValue, paramError, type ServerOrigins } from '../protocol/wire.js';
 import type { TlsFiles } from './cert.js';
 import type { ClockKind } from './clock.js';
 import { H2_LISTENER_OPTIONS, SERVER_DEFAULTS } from './defaults.js';
@@ -130,8 +130,8 @@ export async function buildServer(options: ServerOptions) {
   app.get('/stats', async (request, reply): Promise<ServerStats | undefined> => {
     const { reset } = request.query as { reset?: unknown };
     if (reset !== undefined && reset !== 'lateness') {
-      const value = echoValue(Array.isArray(reset) ? reset.map(String).join(',') : String(reset));
-      await reply.code(400).send({ error: 'bad-parameter', param: 'reset', value, allowed: 'lateness', message: `reset must be 'lateness' (once); got '${value}'` });
+      const e = paramError('reset', Array.isArray(reset) ? reset.map(String).join(',') : String(reset), 'lateness', (v) => `reset must be 'lateness' (once); got '${v}'`);
+      await reply.code(400).send({ error: 'bad-parameter', ...e });
       return undefined;
     }
     return hub.stats(reset === 'lateness');

@@ -1,5 +1,5 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { BINARY_TRANSPORTS, compressionMismatch, parseStreamParams, type ParamError, type StreamParams, type Transport } from '../protocol/wire.js';
+import { BINARY_TRANSPORTS, compressionMismatch, paramError, parseStreamParams, type ParamError, type StreamParams, type Transport } from '../protocol/wire.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -23,7 +23,7 @@ export async function validateStreamQuery(request: FastifyRequest, reply: Fastif
 /** The refusal of `encoding=msgpack` on a route that speaks only JSON text, naming where it works. */
 export function textOnlyEncoding(value: string): ParamError {
   const allowed = `json here; msgpack on ${BINARY_TRANSPORTS.join(', ')}`;
-  return { param: 'encoding', value, allowed, message: `encoding must be ${allowed}` };
+  return paramError('encoding', value, allowed, () => `encoding must be ${allowed}`);
 }
 
 /** preValidation for routes that only speak JSON text (`/sse`). */

@@ -11,7 +11,7 @@ import type { FastifyInstance, FastifyReply } from 'fastify';
 import fp from 'fastify-plugin';
 import type { ServerResponse } from 'node:http';
 import type { Http2ServerResponse } from 'node:http2';
-import { compressionMismatch, MESSAGE_TAIL, messageHead, parseStreamParams, POLL_ID_HEADER, echoValue } from '../protocol/wire.js';
+import { compressionMismatch, MESSAGE_TAIL, messageHead, paramError, parseStreamParams, POLL_ID_HEADER, type ParamError } from '../protocol/wire.js';
 import type { Hub, Sink } from './hub.js';
 import type { RowPool } from './rows.js';
 import { textOnlyEncoding } from './params.js';
@@ -75,8 +75,8 @@ function connectionOf(res: ServerResponse | Http2ServerResponse): { http: string
   return 'stream' in res ? { http: 'h2', socket: socketId(res.stream.session?.socket) } : { http: 'h1', socket: socketId(res.socket) };
 }
 
-async function badParameter(reply: FastifyReply, param: string, value: string | null, allowed: string, message: string): Promise<void> {
-  await reply.code(400).send({ error: 'bad-parameter', param, value, allowed, message });
+async function badParameter(reply: FastifyReply, e: ParamError): Promise<void> {
+  await reply.code(400).send({ error: 'bad-parameter', ...e });
 }
 
 export default fp<{ hub: Hub }>(
@@ -88,13 +88,10 @@ export default fp<{ hub: Hub }>(
       void reply.header('cache-control', 'no-store');
       if (query.id === undefined) {
         const parsed = parseStreamParams(query);
-        if (!parsed.ok) return badParameter(reply, parsed.error.param, parsed.error.value, parsed.error.allowed, parsed.error.message);
-        if (parsed.value.encoding) {
-          const e = textOnlyEncoding(parsed.value.encoding);
-          return badParameter(reply, e.param, e.value, e.allowed, e.message);
-        }
+        if (!parsed.ok) return badParameter(reply, parsed.error);
+        if (parsed.value.encoding) return badParameter(reply, textOnlyEncoding(parsed.value.encoding));
         const mismatch = compressionMismatch('poll', parsed.value.compression);
-        if (mismatch) return badParameter(reply, mismatch.param, mismatch.value, mismatch.allowed, mismatch.message);
+        if (mismatch) return badParameter(reply, mismatch);
         const id = nextId++;
         const sink = new PollSink(() => polls.delete(id));
         polls.set(id, sink);
@@ -105,8 +102,8 @@ export default fp<{ hub: Hub }>(
       const allowed = `a poll id this server gave, alone (a positive integer); batch and interval belong to the first request`;
       const text = Array.isArray(query.id) ? query.id.map(String).join(',') : String(query.id);
       const extra = Object.keys(query).find((k) => k !== 'id');
-      if (extra) return badParameter(reply, extra, echoValue(String(query[extra])), allowed, `${extra} cannot be given with id: ${allowed}`);
-      if (!/^[1-9][0-9]{0,15}$/.test(text)) return badParameter(reply, 'id', echoValue(text), allowed, `id must be ${allowed}; got '${echoValue(text)}'`);
+      if (extra) return badParameter(reply, paramError(extra, String(query[extra]), allowed, (_v, name) => `${name} cannot be given with id: ${allowed}`));
+      if (!/^[1-9][0-9]{0,15}$/.test(text)) return badParameter(reply, paramError('id', text, allowed, (v) => `id must be ${allowed}; got '${v}'`));
       const sink = polls.get(Number(text));
       if (!sink || sink.isGone()) {
         return reply.code(410).send({ error: 'poll-gone', message: `poll ${text} is not open (closed, idle for over ${POLL_IDLE_MS / 1000} s, or the server restarted): start a new one with /poll?batch=…` });

@@ -11,7 +11,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildServer, type PushlabServer } from '../server/app.js';
 import { loadOrCreateCert } from '../server/cert.js';
-import { safeSegments } from '../server/reports.js';
+import { safeSegments } from '../cli/reports-dir.js';
 import { LISTING_URL, runNamesFromListing, runReportUrl } from '../web/src/report/load.js';
 import { h2get } from './h2-get.js';
 

@@ -4,6 +4,7 @@
  * each run's report.json. main.ts does the I/O and hands the bytes here.
  */
 import { formatEps, formatTimestamp, MISSING } from '../../../protocol/format.js';
+import { describeJsonValue } from '../../../protocol/json-text.js';
 import { parseReport } from '../../../protocol/report-check.js';
 import type { Report } from '../../../protocol/report.js';
 
@@ -16,12 +17,6 @@ export function runReportUrl(name: string): string {
 }
 
 const isStringArray = (v: unknown): v is string[] => Array.isArray(v) && v.every((x) => typeof x === 'string');
-
-function describeValue(v: unknown): string {
-  if (v === undefined) return 'nothing';
-  const text = JSON.stringify(v);
-  return text.length > 60 ? `${text.slice(0, 57)}...` : text;
-}
 
 /**
  * Run names from the `/reports/` listing, newest first. Two shapes are accepted: a plain array of
@@ -36,7 +31,7 @@ export function runNamesFromListing(data: unknown, source = LISTING_URL): string
   } else if (data !== null && typeof data === 'object' && isStringArray((data as { dirs?: unknown }).dirs)) {
     names = (data as { dirs: string[] }).dirs;
   } else {
-    throw new Error(`${source}: expected a JSON array of run names or { dirs: [...] }, got ${describeValue(data)}`);
+    throw new Error(`${source}: expected a JSON array of run names or { dirs: [...] }, got ${describeJsonValue(data)}`);
   }
   const clean = [...new Set(names.map((n) => n.replace(/\/+$/, '')).filter((n) => n !== ''))];
   return sortRunsNewestFirst(clean);
