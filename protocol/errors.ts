@@ -18,8 +18,8 @@ export const EXIT = {
 
 export const ERROR_CODES = {
   PUSHLAB_BAD_FLAG: 'a command-line flag is unknown, missing its value, or out of range',
-  PUSHLAB_BAD_SCENARIO: 'the scenario file is unreadable, not JSON, or breaks its schema',
-  PUSHLAB_BAD_REPORT: 'a report.json is unreadable, not JSON, or of a schemaVersion this build does not read',
+  PUSHLAB_BAD_SCENARIO: 'the scenario file is unreadable, not a regular file, not JSON, or breaks its schema',
+  PUSHLAB_BAD_REPORT: 'a report.json is unreadable, not a regular file, not JSON, of a schemaVersion this build does not read, or lacks a field its readers need',
   PUSHLAB_BAD_OUTPUT: 'an output location cannot be created or written',
   PUSHLAB_NO_CHROME: 'no Chrome or Chromium was found, and none could be downloaded',
   PUSHLAB_BAD_SERVER: 'the pushlab server named by --server is not a valid URL or does not answer',

@@ -77,15 +77,16 @@ export async function serveReports(reportsDir: string, port: number): Promise<{ 
     res.end(body);
   };
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
-    const url = new URL(req.url ?? '/', 'http://127.0.0.1');
-    if (req.method !== 'GET') return send(res, 405, 'text/plain', 'GET only\n');
-    if (url.pathname === '/' || url.pathname === '/report.html') return send(res, 200, 'text/html; charset=utf-8', template);
-    // Browsers ask for it on their own; an empty answer keeps a 404 out of the console.
-    if (url.pathname === '/favicon.ico') return send(res, 204, 'image/x-icon', '');
-    if (url.pathname === '/reports/') return send(res, 200, 'application/json', JSON.stringify(await listRuns(reportsDir)));
-    // The rest of /reports/ by the rule the main server follows too (cli/reports-dir.ts): the
-    // raw path, so a segment is decoded once; no symlink out; regular .json files only.
+    // Routed on the raw path, never a normalised one (`/reports/../` is not `/`), as the main
+    // server routes: a segment is decoded once, by the rule below.
     const raw = (req.url ?? '/').split('?')[0];
+    if (req.method !== 'GET') return send(res, 405, 'text/plain', 'GET only\n');
+    if (raw === '/' || raw === '/report.html') return send(res, 200, 'text/html; charset=utf-8', template);
+    // Browsers ask for it on their own; an empty answer keeps a 404 out of the console.
+    if (raw === '/favicon.ico') return send(res, 204, 'image/x-icon', '');
+    if (raw === REPORTS_PREFIX) return send(res, 200, 'application/json', JSON.stringify(await listRuns(reportsDir)));
+    // The rest of /reports/ by the rule the main server follows too (cli/reports-dir.ts): no
+    // dot segments or dotfiles, no symlink out, regular .json files only.
     const file = raw.startsWith(REPORTS_PREFIX) ? await servableFile(reportsDir, raw.slice(REPORTS_PREFIX.length)) : null;
     const text = file === null ? null : await readFile(file, 'utf8').catch(() => null);
     return text === null ? send(res, 404, 'text/plain', 'not found\n') : send(res, 200, 'application/json', text);

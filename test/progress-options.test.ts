@@ -89,7 +89,7 @@ describe('sweep flags', () => {
     fails(['--max-repeats', '5'], '--max-repeats only applies with --auto');
     fails(['--auto', '--repeats', '12'], '--repeats 12 is above --max-repeats 10: --auto could never add a round');
     fails(['--resume', '20261123-141500', '--repeats', '2'], '--resume finishes the recorded sweep with its own plan; drop --repeats');
-    fails(['--resume', '../x'], "--resume takes a run id (a directory name under --out, e.g. 20261123-141500); got '../x'");
+    fails(['--resume', '../x'], "--resume takes a run id, one directory name directly under the reports directory: a letter or digit, then letters, digits, ., _ or -, at most 100 (no / or \\, not . or ..), e.g. 20261123-141500 (here --out); got '../x'");
     expect(check('--resume', '20261123-141500', '--json').resume).toBe('20261123-141500');
   });
 });

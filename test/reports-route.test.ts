@@ -3,7 +3,7 @@
  * encoding, against listings and files, over HTTP/2 and HTTP/1.1, with raw paths no client
  * normalised; symlinks that lead out; and the positive case the viewer depends on.
  */
-import { mkdir, mkdtemp, rm, symlink, writeFile } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
 import http2 from 'node:http2';
 import https from 'node:https';
 import os from 'node:os';
@@ -14,8 +14,8 @@ import { loadOrCreateCert } from '../server/cert.js';
 import { safeSegments } from '../cli/reports-dir.js';
 import { LISTING_URL, runNamesFromListing, runReportUrl } from '../web/src/report/load.js';
 import { h2get } from './h2-get.js';
+import { makeProbeTree, PROBES, SECRET } from './reports-probes.js';
 
-const SECRET = 'TOPSECRET-do-not-serve';
 let tmp: string;
 let app: PushlabServer;
 let port: number;
@@ -23,24 +23,7 @@ let h2: http2.ClientHttp2Session;
 
 beforeAll(async () => {
   tmp = await mkdtemp(path.join(os.tmpdir(), 'pushlab-reports-'));
-  const reports = path.join(tmp, 'reports');
-  // Outside reports/: a secret file, a key in a dot-directory, a run-shaped directory.
-  await writeFile(path.join(tmp, 'secret.json'), JSON.stringify({ secret: SECRET }));
-  await mkdir(path.join(tmp, '.cert'));
-  await writeFile(path.join(tmp, '.cert', 'localhost.key'), SECRET);
-  await mkdir(path.join(tmp, 'outside'));
-  await writeFile(path.join(tmp, 'outside', 'report.json'), JSON.stringify({ secret: SECRET }));
-  await mkdir(path.join(tmp, 'web'));
-  await writeFile(path.join(tmp, 'web', 'index.html'), '<!doctype html><title>lab</title>');
-  // Inside: two runs, a directory without a report, a hidden one, and links that lead out.
-  for (const run of ['20261122-013000', 'example', '.hidden']) {
-    await mkdir(path.join(reports, run), { recursive: true });
-    await writeFile(path.join(reports, run, 'report.json'), JSON.stringify({ runId: run }));
-  }
-  await mkdir(path.join(reports, 'empty'));
-  await symlink(path.join(tmp, 'outside'), path.join(reports, 'linked'));
-  await symlink(tmp, path.join(reports, 'escape'));
-  await symlink(path.join(tmp, 'secret.json'), path.join(reports, 'example', 'leak.json'));
+  const reports = await makeProbeTree(tmp);
 
   const certDir = path.join(tmp, 'cert');
   app = await buildServer({ tls: await loadOrCreateCert(certDir), webRoot: path.join(tmp, 'web'), reportsRoot: reports });
@@ -77,62 +60,6 @@ function getH1(p: string): Promise<Answer> {
   });
 }
 
-const PROBES = [
-  // plain ..
-  '/reports/../secret.json',
-  '/reports/../',
-  '/reports/../.cert/',
-  '/reports/../.cert/localhost.key',
-  '/reports/example/../../secret.json',
-  // %2e%2e, upper and lower case, whole and half encoded
-  '/reports/%2e%2e/secret.json',
-  '/reports/%2e%2e/',
-  '/reports/%2e%2e/%2e%2e/%2e%2e/%2e%2e/%2e%2e/%2e%2e/root/',
-  '/reports/%2e%2e/%2e%2e/%2e%2e/%2e%2e/%2e%2e/%2e%2e/etc/passwd',
-  '/reports/%2E%2E/.cert/localhost.key',
-  '/reports/.%2e/secret.json',
-  '/reports/%2e./secret.json',
-  '/reports/example/%2e%2e/%2e%2e/secret.json',
-  // %2f: a separator hidden in a segment
-  '/reports/..%2fsecret.json',
-  '/reports/%2e%2e%2fsecret.json',
-  '/reports/..%2f.cert%2flocalhost.key',
-  '/reports/%2e%2e%2f.cert%2f',
-  '/reports%2f..%2fsecret.json',
-  '/reports/%2fetc%2fpasswd',
-  '/reports//etc/passwd',
-  // double encoding: %25 is '%'
-  '/reports/%252e%252e/secret.json',
-  '/reports/%252e%252e%252fsecret.json',
-  '/reports/%25252e%25252e/secret.json',
-  // backslashes, raw and encoded, and mixed with the others
-  '/reports/..\\secret.json',
-  '/reports/..%5csecret.json',
-  '/reports/%2e%2e%5c.cert%5c',
-  '/reports/%2e%2e%5c%2e%2e%5csecret.json',
-  '/reports/example\\..\\..\\secret.json',
-  '/reports/.%2e%5c..%2fsecret.json',
-  // NUL and a drive-ish colon
-  '/reports/example%00/report.json',
-  '/reports/c:%5csecret.json',
-  // symlinks that lead out of reports/, a hidden directory, listings below the root
-  '/reports/escape/secret.json',
-  '/reports/escape/',
-  '/reports/escape/.cert/localhost.key',
-  '/reports/linked/report.json',
-  '/reports/example/leak.json',
-  '/reports/.hidden/report.json',
-  '/reports/%2ehidden/report.json',
-  '/reports/example/',
-  '/reports/empty/',
-  // the page's own static root, one level below the secret
-  '/%2e%2e/secret.json',
-  '/..%2fsecret.json',
-  '/%2e%2e/',
-  '/%2e%2e/.cert/',
-  '/..%5csecret.json',
-  '/%252e%252e/secret.json',
-];
 
 describe('the reports route refuses every path out of reports/', () => {
   it.each(['h2', 'h1'] as const)('over %s: no listing and no file outside, in any encoding', async (proto) => {

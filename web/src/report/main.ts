@@ -9,7 +9,7 @@
  */
 import { compareReports, compareScenarios, type Comparison } from '../../../protocol/compare.js';
 import { pointsCsv, repeatsCsv } from '../../../protocol/csv.js';
-import { parseReport } from '../../../protocol/report-check.js';
+import { parseReport, parseReportText } from '../../../protocol/report-check.js';
 import type { Report } from '../../../protocol/report.js';
 import type { ChartOptions } from './chart-configs.js';
 import { embeddedReport, LISTING_URL, runEntry, runNamesFromListing, runReportUrl, viewRequest, type RunEntry } from './load.js';
@@ -170,14 +170,9 @@ async function startServed(): Promise<void> {
   show(report, cmp);
 }
 
+/** A report.json the user picked: the one check, with syntax errors by line and values as written. */
 async function readFile(file: File): Promise<Report> {
-  let data: unknown;
-  try {
-    data = JSON.parse(await file.text());
-  } catch (error) {
-    throw new Error(`${file.name}: not JSON (${message(error)})`);
-  }
-  return parseReport(data, file.name);
+  return parseReportText(await file.text(), file.name);
 }
 
 ui.file.addEventListener('change', () => {
