@@ -651,7 +651,11 @@ export interface SaturationResult {
   fixed: { batch?: number; concurrency?: number };
   /** The range searched along `varied`. */
   range: { min: number; max: number };
-  /** Sustainable: delivered ≥ 99% of offered, zero shed, latency p99 ≤ p99BoundMs. */
+  /**
+   * The sustains rule (protocol/sustains.ts), over a confirmation's repeats: the median repeat
+   * delivered ≥ `deliveredRatio` of offered, no repeat shed or failed, the median repeat's p99
+   * ≤ p99BoundMs, every connection open. A probe is the same rule over its one window.
+   */
   criteria: { deliveredRatio: number; shed: 0; p99BoundMs: number };
   /** Every probe, in the order tried. */
   probes: { value: number; pointId: string; sustainable: boolean; eventsPerSec: number | null; reason: string }[];

@@ -176,3 +176,29 @@ export function relativeHalfWidth(s: Stat): number | null {
   if (s.ciLow === null || s.ciHigh === null || s.median === 0) return null;
   return (s.ciHigh - s.ciLow) / 2 / Math.abs(s.median);
 }
+
+/**
+ * A distribution-free interval for the median of `xs`: the order statistics x(k) and
+ * x(n − k + 1) with k the largest for which P(x(k) ≤ median ≤ x(n − k + 1)) ≥ 95% (binomial
+ * with p = ½, no assumption about the figure's distribution, which for a p99 is skewed). Below 6
+ * values no pair of order statistics reaches 95%: then the interval is [min, max] and
+ * `confidence` says what it does reach (75% for 3 values, 94% for 5), so a view can call it a
+ * range rather than a CI. Throws on an empty list.
+ */
+export function medianInterval(xs: readonly number[]): { low: number; high: number; confidence: number } {
+  if (xs.length === 0) throw new RangeError('medianInterval() needs at least one value');
+  const s = [...xs].sort((a, b) => a - b);
+  const n = s.length;
+  // below[j] = P(Binomial(n, ½) ≤ j), summed from the exact binomial coefficients.
+  const below: number[] = [];
+  let term = 0.5 ** n;
+  let sum = 0;
+  for (let j = 0; j <= n; j++) {
+    sum += term;
+    below.push(sum);
+    term = (term * (n - j)) / (j + 1);
+  }
+  let k = 1;
+  while (k + 1 <= Math.ceil(n / 2) && 1 - 2 * below[k] >= CONFIDENCE) k++;
+  return { low: s[k - 1], high: s[n - k], confidence: n === 1 ? 0 : 1 - 2 * below[k - 1] };
+}

@@ -49,10 +49,19 @@ export function roundsSec(points: readonly Point[], from: number, to: number): n
   return s;
 }
 
-/** A find-max search: about log2(max/min) probes, then `repeats` confirming repeats, s. */
-export function searchSec(point: Point, range: { min: number; max: number }, repeats: number): number {
+/**
+ * The repeats a find-max search is expected to measure: about log2(max/min) probes, then one
+ * confirmation of `repeats` repeats (the usual case; each failed confirmation adds another,
+ * which the runner adds to the plan as it happens).
+ */
+export function searchRepeats(range: { min: number; max: number }, repeats: number): number {
   const probes = Math.min(12, 2 + Math.ceil(Math.log2(Math.max(2, range.max / range.min) / 1.15)));
-  return (probes + repeats) * repeatSec(point);
+  return probes + repeats;
+}
+
+/** A find-max search, s: searchRepeats of the point's repeat. */
+export function searchSec(point: Point, range: { min: number; max: number }, repeats: number): number {
+  return searchRepeats(range, repeats) * repeatSec(point);
 }
 
 /** Setup before the first round: server, Chrome, first page load, s. */

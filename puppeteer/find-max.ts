@@ -3,22 +3,31 @@
  * one transport, by bisection on a log scale, then confirmed with repeats.
  *
  * A single probe is one noisy window on a machine whose speed moves by ±20% between runs, so
- * the bisection's answer is only a candidate: `confirm` measures it again several times, and
- * when the repeats say it is not sustainable after all, the search steps down to the next
- * lower value a probe found sustainable and confirms that instead.
+ * the bisection's answer is only a candidate: `confirm` measures it again over several repeats
+ * and judges it by the one sustains rule (protocol/sustains.ts). When the repeats say it does
+ * not hold, the search does not give up while a lower value may: it steps down once to the next
+ * lower value a probe found sustainable (the common case, a probe a little optimistic), then
+ * confirms the minimum (which settles whether anything holds at all), and bisects on a log
+ * scale between the highest value that held and the lowest that did not, with confirmations,
+ * until the two are within the bracket ratio. So the search ends at the highest value that held,
+ * as far down as the minimum, within `maxConfirms` confirmations and whatever `canStart` allows.
  */
 import type { Stat } from '../protocol/report.js';
+import { SUSTAINS_DELIVERED_RATIO } from '../protocol/sustains.js';
 
-/** Sustainable means at least this share of the offered events arrived. */
-export const SUSTAINABLE_DELIVERED_RATIO = 0.99;
+/** The share of offered events a sustainable point delivers: the sustains rule's (protocol/sustains.ts). */
+export const SUSTAINABLE_DELIVERED_RATIO = SUSTAINS_DELIVERED_RATIO;
 /** The reference experiment's latency goal (Test III): p99 at or below this, ms. */
 export const DEFAULT_P99_BOUND_MS = 50;
 /** Bisection stops once the bracket's upper end is within this factor of its lower end. */
 export const DEFAULT_BRACKET_RATIO = 1.15;
 /** Probes the bisection may spend, besides confirmations. */
 export const DEFAULT_MAX_PROBES = 12;
-/** Candidates `confirm` may be asked about before the search gives up. */
-export const DEFAULT_MAX_CONFIRMS = 3;
+/**
+ * Confirmations the search may spend: the probe's knee, one step down, the minimum and a
+ * confirmed bisection of about log2(log(65 / 10) / log(1.15)) ≈ 4 steps fit in 8.
+ */
+export const DEFAULT_MAX_CONFIRMS = 8;
 
 export interface ProbeResult {
   sustainable: boolean;
@@ -48,6 +57,11 @@ export interface FindMaxOptions {
   /** Stop bisecting when hi ÷ lo ≤ this (default 1.15) or hi and lo are adjacent integers. */
   bracketRatio?: number;
   maxConfirms?: number;
+  /**
+   * Whether a measurement may start now (a time budget); false ends the search with what it has
+   * found, and `stopped` says so. Absent: always.
+   */
+  canStart?(kind: 'probe' | 'confirm', value: number): boolean;
 }
 
 export interface FindMaxOutcome {
@@ -57,8 +71,14 @@ export interface FindMaxOutcome {
   confirmations: { value: number; sustainable: boolean; eventsPerSec: Stat; reason: string }[];
   /** The highest value confirmed sustainable; null if none was. */
   knee: { value: number; eventsPerSec: Stat } | null;
-  /** The lowest value above the knee found not sustainable (by a probe or a confirmation). */
+  /** The lowest value above the knee found not sustainable (by a confirmation, else a probe). */
   firstPast: { value: number; reason: string } | null;
+  /**
+   * Why the search ended before it could say more: `budget` (canStart refused a measurement),
+   * `confirmations` (maxConfirms spent while the bracket was still wide or nothing had held);
+   * null when it finished.
+   */
+  stopped: 'budget' | 'confirmations' | null;
 }
 
 function checkRange(o: FindMaxOptions): void {
@@ -74,69 +94,97 @@ export function logMidpoint(lo: number, hi: number): number {
 }
 
 /**
- * Bisects [min, max] on a log scale for the highest sustainable value, then confirms it.
- * min not sustainable → no knee; max sustainable → the knee is max (once confirmed).
+ * Bisects [min, max] on a log scale for the highest sustainable value, then confirms it (see the
+ * module comment for how it steps down). A minimum whose probe fails is confirmed before the
+ * search gives up on it: one window is not enough to call the whole range unsustainable.
  */
 export async function findMax(o: FindMaxOptions): Promise<FindMaxOutcome> {
   checkRange(o);
   const maxProbes = o.maxProbes ?? DEFAULT_MAX_PROBES;
   const bracketRatio = o.bracketRatio ?? DEFAULT_BRACKET_RATIO;
+  const maxConfirms = o.maxConfirms ?? DEFAULT_MAX_CONFIRMS;
+  const canStart = o.canStart ?? (() => true);
   const probes: FindMaxOutcome['probes'] = [];
   const confirmations: FindMaxOutcome['confirmations'] = [];
+  let stopped: FindMaxOutcome['stopped'] = null;
+  /** The highest value confirmed to hold, and the lowest confirmed not to. */
+  let held: FindMaxOutcome['confirmations'][number] | null = null;
+  let failed: FindMaxOutcome['confirmations'][number] | null = null;
+
   const probe = async (value: number) => {
+    if (!canStart('probe', value)) {
+      stopped = 'budget';
+      return null;
+    }
     const r = await o.probe(value);
     probes.push({ value, sustainable: r.sustainable, eventsPerSec: r.eventsPerSec, reason: r.reason });
     return r;
   };
+  const confirm = async (value: number): Promise<boolean | null> => {
+    if (confirmations.length >= maxConfirms) {
+      stopped = 'confirmations';
+      return null;
+    }
+    if (!canStart('confirm', value)) {
+      stopped = 'budget';
+      return null;
+    }
+    const c = await o.confirm(value);
+    const entry = { value, sustainable: c.sustainable, eventsPerSec: c.eventsPerSec, reason: c.reason };
+    confirmations.push(entry);
+    if (c.sustainable) {
+      if (!held || value > held.value) held = entry;
+    } else if (!failed || value < failed.value) failed = entry;
+    return c.sustainable;
+  };
+  const outcome = (probeHi: { value: number; reason: string } | null): FindMaxOutcome => {
+    const knee = held && { value: held.value, eventsPerSec: held.eventsPerSec };
+    // A confirmed failure above the knee (or with no knee) is nearer than any probe's.
+    const firstPast = failed && (!held || failed.value > held.value) ? { value: failed.value, reason: failed.reason } : probeHi;
+    return { probes, confirmations, knee, firstPast, stopped };
+  };
 
   const first = await probe(o.min);
-  if (!first.sustainable) return { probes, confirmations, knee: null, firstPast: { value: o.min, reason: first.reason } };
+  if (!first) return outcome(null);
+  // One failed window at the minimum is confirmed before the whole range is given up.
+  if (!first.sustainable && !(await confirm(o.min))) return outcome(failed ? null : { value: o.min, reason: first.reason });
 
   let lo = o.min;
   let hi: { value: number; reason: string } | null = null;
   if (o.max > o.min) {
     const top = await probe(o.max);
-    if (top.sustainable) lo = o.max;
-    else hi = { value: o.max, reason: top.reason };
+    if (top?.sustainable) lo = o.max;
+    else if (top) hi = { value: o.max, reason: top.reason };
   }
-  while (hi && hi.value / lo > bracketRatio && hi.value - lo > 1 && probes.length < maxProbes) {
+  while (!stopped && hi && hi.value / lo > bracketRatio && hi.value - lo > 1 && probes.length < maxProbes) {
     const mid = logMidpoint(lo, hi.value);
     const r = await probe(mid);
+    if (!r) break;
     if (r.sustainable) lo = mid;
     else hi = { value: mid, reason: r.reason };
   }
+  if (stopped) return outcome(hi);
 
-  // Confirm the best candidate; on failure step down through the values probes found sustainable.
-  const candidates = [...new Set(probes.filter((p) => p.sustainable && p.value <= lo).map((p) => p.value))].sort((a, b) => b - a);
-  let firstPast = hi;
-  for (const value of candidates.slice(0, o.maxConfirms ?? DEFAULT_MAX_CONFIRMS)) {
-    const c = await o.confirm(value);
-    confirmations.push({ value, sustainable: c.sustainable, eventsPerSec: c.eventsPerSec, reason: c.reason });
-    if (c.sustainable) return { probes, confirmations, knee: { value, eventsPerSec: c.eventsPerSec }, firstPast };
-    firstPast = { value, reason: c.reason };
+  const probedSustainable = [...new Set(probes.filter((p) => p.sustainable).map((p) => p.value))].sort((a, b) => b - a);
+  /** The next value to confirm, or null when the search has its answer. */
+  const next = (): number | null => {
+    const h = held;
+    const f = failed;
+    if (!h) {
+      if (!f) return lo;
+      // A probe a little optimistic: one step down to the next value a probe found sustainable,
+      // when a confirmation is left after it for the minimum.
+      const failures = confirmations.filter((c) => !c.sustainable).length;
+      const below = probedSustainable.find((v) => v < f.value && v > o.min);
+      if (failures === 1 && below !== undefined && maxConfirms - confirmations.length >= 2) return below;
+      // Then the floor: whether anything holds at all.
+      return f.value > o.min ? o.min : null;
+    }
+    if (!f) return lo > h.value ? lo : null;
+    return f.value / h.value > bracketRatio && f.value - h.value > 1 ? logMidpoint(h.value, f.value) : null;
+  };
+  for (let value = next(); value !== null; value = next()) {
+    if ((await confirm(value)) === null) break;
   }
-  return { probes, confirmations, knee: null, firstPast };
-}
-
-/** Rounded down, so 98.96% reads "98.9% < 99%", never "99.0% < 99%". */
-const percent = (ratio: number) => `${(Math.floor(ratio * 1000 + 1e-9) / 10).toFixed(1)}%`;
-/** Whole ms, or one decimal where whole ms would hide which side of the bound it is on. */
-const ms = (v: number, bound: number) => (Math.round(v) === bound && v !== bound ? v.toFixed(1) : String(Math.round(v)));
-
-/**
- * Sustainable: delivered ≥ `bound.deliveredRatio` of offered, nothing shed, latency p99 at or
- * below `bound.p99BoundMs`. The reason names every criterion that failed (or the figures, when
- * none did), e.g. "delivered 97.2% < 99%; shed 310 batches".
- */
-export function isSustainable(
-  r: { deliveredRatio: number; batchesShed: number; p99Ms: number | null },
-  bound: { deliveredRatio: number; p99BoundMs: number },
-): { sustainable: boolean; reason: string } {
-  const failures: string[] = [];
-  if (r.deliveredRatio < bound.deliveredRatio) failures.push(`delivered ${percent(r.deliveredRatio)} < ${Math.round(bound.deliveredRatio * 100)}%`);
-  if (r.batchesShed > 0) failures.push(`shed ${r.batchesShed} batch${r.batchesShed === 1 ? '' : 'es'}`);
-  if (r.p99Ms === null) failures.push('no latency measured');
-  else if (r.p99Ms > bound.p99BoundMs) failures.push(`p99 ${ms(r.p99Ms, bound.p99BoundMs)} ms > ${bound.p99BoundMs} ms`);
-  if (failures.length) return { sustainable: false, reason: failures.join('; ') };
-  return { sustainable: true, reason: `delivered ${percent(r.deliveredRatio)}, nothing shed, p99 ${ms(r.p99Ms!, bound.p99BoundMs)} ms ≤ ${bound.p99BoundMs} ms` };
+  return outcome(hi);
 }

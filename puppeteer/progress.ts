@@ -51,6 +51,11 @@ export class Progress {
   private phaseText = '';
   private lastEps = '';
   private eta: { sec: number; at: number } | null = null;
+  /**
+   * A find-max search under way: its repeats so far and planned. A search's probes are not
+   * repeats of the report's points, so the sweep's count would read `[0/0]` through it.
+   */
+  private search: { done: number; planned: number } | null = null;
   /** Actual ÷ estimated time of this session's repeats: the ETA's correction for this machine. */
   private took = 0;
   private estimated = 0;
@@ -82,23 +87,29 @@ export class Progress {
     });
     runner.on('attempt-failed', (point, attempt, err) => this.line(`  ${point.id}: attempt ${attempt} failed: ${err.message}`));
     runner.on('repeat-done', (point, repeat, _result, t) => {
-      this.took += t.tookSec;
-      this.estimated += t.estimateSec;
-      this.eta = { sec: t.remainingSec * (this.took / this.estimated), at: performance.now() };
+      this.timed(t);
       if (repeat.status === 'ok') this.lastEps = eps(repeat.eventsPerSec);
       this.line(`  ${formatRepeatLine(point, repeat)}`);
       this.phase = null;
     });
+    // A search's repeats move the count and the ETA like the rounds' do; probe-done says the rest.
+    runner.on('search-repeat-done', (_search, _point, repeat, t) => {
+      this.search = { done: t.done, planned: t.planned };
+      this.timed(t);
+      if (repeat.status === 'ok') this.lastEps = eps(repeat.eventsPerSec);
+    });
     runner.on('probe-done', (search, point, outcome) =>
       this.line(`  find-max ${search.scenario} ${search.transport} ${search.vary} ${search.vary === 'batch' ? point.batch : point.concurrency}: ${outcome.sustainable ? 'sustainable' : 'not sustainable'} (${outcome.reason})`),
     );
-    runner.on('search-start', (s) => {
+    runner.on('search-start', (s, planned) => {
+      this.search = { done: 0, planned };
       this.round = `find-max ${s.scenario} ${s.transport}`;
       this.line(`find-max: ${s.scenario} ${s.transport}, ${s.vary} ${s.min}…${s.max}, p99 ≤ ${s.p99BoundMs} ms`);
     });
-    runner.on('search-done', (r) =>
-      this.line(`find-max ${r.scenario} ${r.transport}: ${r.knee ? `knee at ${r.varied} ${r.knee.value} (${eps(r.knee.eventsPerSec.median)} EPS)` : 'no sustainable value'}${r.firstPast ? `; ${r.varied} ${r.firstPast.value} was not (${r.firstPast.reason})` : ''}`),
-    );
+    runner.on('search-done', (r) => {
+      this.search = null;
+      this.line(`find-max ${r.scenario} ${r.transport}: ${r.knee ? `knee at ${r.varied} ${r.knee.value} (${eps(r.knee.eventsPerSec.median)} EPS)` : 'no sustainable value'}${r.firstPast ? `; ${r.varied} ${r.firstPast.value} was not (${r.firstPast.reason})` : ''}`);
+    });
     // Events alone can leave a gap (100 WebSockets take seconds to open): a timer fills it.
     this.timer = setInterval(() => this.draw(), o.tty ? REDRAW_MS : PLAIN_EVERY_MS);
     this.timer.unref();
@@ -124,9 +135,16 @@ export class Progress {
     this.draw();
   }
 
-  /** `[3/24] round 2/3`: the repeat under way of those planned, and the round. */
+  /** The ETA from the runner's estimate of the rest, scaled by how this session's repeats went. */
+  private timed(t: { tookSec: number; estimateSec: number; remainingSec: number }): void {
+    this.took += t.tookSec;
+    this.estimated += t.estimateSec;
+    this.eta = { sec: t.remainingSec * (this.took / this.estimated), at: performance.now() };
+  }
+
+  /** `[3/24] round 2/3`: the repeat under way of those planned, and the round (or the search's repeat, during one). */
   private prefix(): string {
-    const { done, planned } = repeatCounts(this.report);
+    const { done, planned } = this.search ?? repeatCounts(this.report);
     return [`[${Math.min(done + 1, planned)}/${planned}]`, this.round].filter(Boolean).join(' · ');
   }
 

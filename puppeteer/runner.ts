@@ -16,8 +16,9 @@ import { EventEmitter } from 'node:events';
 import type { MeasuredRepeat, ParseCeiling, PointResult, Repeat, Report, Round, SaturationResult } from '../protocol/report.js';
 import { searchPoint, type Point, type SearchSpec } from '../protocol/scenario.js';
 import { describe } from '../protocol/stats.js';
-import { ceilingSec, repeatSec, roundsSec, searchSec } from './estimate.js';
-import { findMax, isSustainable, SUSTAINABLE_DELIVERED_RATIO, type Confirmation, type ProbeResult } from './find-max.js';
+import { ceilingSec, repeatSec, roundsSec, searchRepeats, searchSec } from './estimate.js';
+import { pointSustains, reasonText, SUSTAINS_DELIVERED_RATIO } from '../protocol/sustains.js';
+import { findMax, type Confirmation, type ProbeResult } from './find-max.js';
 import { needsMoreRepeats, pairedComparisons, summarisePoint } from './point-summary.js';
 import { knobComparisons } from './knobs.js';
 import type { RepeatContext, RepeatEvents } from './repeat.js';
@@ -32,7 +33,13 @@ export interface RunnerEvents {
   /** `estimateSec`: what estimate.ts expected this repeat to take; `remainingSec`: the rest of the plan, estimated. */
   'repeat-done': [point: Point, repeat: Repeat, result: PointResult, timing: { tookSec: number; estimateSec: number; remainingSec: number }];
   'round-done': [round: Round];
-  'search-start': [search: SearchSpec];
+  'search-start': [search: SearchSpec, planned: number];
+  /**
+   * One repeat of a search measured (a probe's window or one confirming repeat): `done` of about
+   * `planned` (a search's length is known only as it goes: confirmations that fail add more), and
+   * the rest of the plan estimated, as for 'repeat-done'.
+   */
+  'search-repeat-done': [search: SearchSpec, point: Point, repeat: Repeat, timing: { done: number; planned: number; tookSec: number; estimateSec: number; remainingSec: number }];
   'probe-done': [search: SearchSpec, point: Point, outcome: ProbeResult];
   'search-done': [result: SaturationResult];
 }
@@ -89,6 +96,8 @@ export class Runner extends EventEmitter<RunnerEvents> {
   private saving: Promise<void> = Promise.resolve();
   /** Each point's pair group, by its place in the report's points (homeOf). */
   private groupIndex: { report: Report; index: Map<string, number> } | null = null;
+  /** The search under way: its repeats measured, and planned so far. */
+  private searching: { search: SearchSpec; done: number; planned: number } | null = null;
 
   constructor(private readonly o: RunnerOptions) {
     super();
@@ -138,7 +147,7 @@ export class Runner extends EventEmitter<RunnerEvents> {
       if (report.saturation.some((s) => s.scenario === search.scenario && s.transport === search.transport)) continue;
       let result: SaturationResult | null;
       try {
-        result = await this.search(report, search, signal);
+        result = await this.search(report, search, plan);
       } catch (err) {
         if (err instanceof NoBrowser) return 'browsers-lost';
         throw err;
@@ -164,7 +173,12 @@ export class Runner extends EventEmitter<RunnerEvents> {
     // Sharded rounds run on every browser at once (ceilings too, each its own).
     s /= Math.max(1, this.lanes.filter((l) => l.alive()).length);
     const done = new Set(report.saturation.map((r) => `${r.scenario}\n${r.transport}`));
-    for (const q of searches) if (!done.has(`${q.scenario}\n${q.transport}`)) s += searchSec(q.base, q, report.options.repeats);
+    for (const q of searches) {
+      if (done.has(`${q.scenario}\n${q.transport}`)) continue;
+      // The search under way: what is left of its (growing) plan; the others whole.
+      const current = this.searching?.search === q ? this.searching : null;
+      s += current ? Math.max(0, current.planned - current.done) * repeatSec(q.base) : searchSec(q.base, q, report.options.repeats);
+    }
     return s;
   }
 
@@ -316,52 +330,62 @@ export class Runner extends EventEmitter<RunnerEvents> {
   }
 
   /** One saturation search; null when interrupted (a resumed sweep runs it again). */
-  private async search(report: Report, search: SearchSpec, signal: AbortSignal | undefined): Promise<SaturationResult | null> {
-    this.emit('search-start', search);
-    const criteria = { deliveredRatio: SUSTAINABLE_DELIVERED_RATIO, p99BoundMs: search.p99BoundMs };
+  private async search(report: Report, search: SearchSpec, plan: RunPlan): Promise<SaturationResult | null> {
+    const { signal } = plan;
+    const repeats = report.options.repeats;
+    const progress = { search, done: 0, planned: searchRepeats(search, repeats) };
+    this.searching = progress;
+    this.emit('search-start', search, progress.planned);
+    const target = { p99BoundMs: search.p99BoundMs };
     // Probes belong to no round: their index continues after the sweep's rounds.
     const round = report.rounds.length;
     const evidence: NonNullable<SaturationResult['repeats']> = [];
-    const once = async (point: Point, purpose: 'probe' | 'confirm'): Promise<Repeat> => {
+    /** `left`: repeats still to come in the measurement under way (a confirmation's), so the plan grows only when it must. */
+    const once = async (point: Point, purpose: 'probe' | 'confirm', left: number): Promise<Repeat> => {
       // A search is sequential by nature: it runs in the first browser still there.
       const lane = this.lanes.find((l) => l.alive());
       if (!lane) throw new NoBrowser();
+      const t0 = performance.now();
       const repeat = await lane.repeats.measure(point, { round, ceilingEventsPerSec: null, signal });
       if (!repeat) throw new Interrupted();
       if (lane.id !== undefined) repeat.browserId ??= lane.id;
       evidence.push({ pointId: point.id, purpose, repeat });
+      progress.done++;
+      // Past the first estimate (confirmations that failed step down): at least what this one still needs, and one more.
+      progress.planned = Math.max(progress.planned, progress.done + Math.max(left, 1));
+      this.emit('search-repeat-done', search, point, repeat, {
+        done: progress.done,
+        planned: progress.planned,
+        tookSec: elapsedSec(t0),
+        estimateSec: repeatSec(point),
+        remainingSec: this.remainingSec(report, plan.searches),
+      });
       return repeat;
     };
-    const judge = (r: MeasuredRepeat) => isSustainable({ deliveredRatio: r.deliveredRatio, batchesShed: r.server.batchesShed, p99Ms: r.latency.p99Ms }, criteria);
     const probe = async (value: number): Promise<ProbeResult> => {
       const point = searchPoint(search, value);
       this.emit('repeat-start', point, round, 0, 1);
-      const r = await once(point, 'probe');
-      const outcome: ProbeResult = r.status === 'ok' ? { ...judge(r), eventsPerSec: r.eventsPerSec } : { sustainable: false, eventsPerSec: null, reason: `failed: ${r.error}` };
+      const r = await once(point, 'probe', 0);
+      // One window is the sustains rule over one repeat.
+      const judged = pointSustains(point, [r], target);
+      const outcome: ProbeResult = { sustainable: judged.sustains, eventsPerSec: r.status === 'ok' ? r.eventsPerSec : null, reason: reasonText(judged) };
       this.emit('probe-done', search, point, outcome);
       return outcome;
     };
     const confirm = async (value: number): Promise<Confirmation> => {
       const point = searchPoint(search, value);
-      const measured: MeasuredRepeat[] = [];
-      const reasons: string[] = [];
-      for (let i = 0; i < report.options.repeats; i++) {
-        this.emit('repeat-start', point, round, i, report.options.repeats);
-        const r = await once(point, 'confirm');
-        if (r.status !== 'ok') {
-          reasons.push(`failed: ${r.error}`);
-          continue;
-        }
-        measured.push(r);
-        const j = judge(r);
-        if (!j.sustainable) reasons.push(j.reason);
+      const measured: Repeat[] = [];
+      for (let i = 0; i < repeats; i++) {
+        this.emit('repeat-start', point, round, i, repeats);
+        measured.push(await once(point, 'confirm', repeats - i - 1));
       }
-      const eventsPerSec = describe(measured.length ? measured.map((r) => r.eventsPerSec) : [0]);
-      // Sustainable only when every confirming repeat was: one overloaded window is a finding.
-      const sustainable = measured.length === report.options.repeats && reasons.length === 0;
-      const reason = sustainable ? `sustainable in all ${measured.length} repeats` : reasons.join('; ');
-      this.emit('probe-done', search, point, { sustainable, eventsPerSec: eventsPerSec.median, reason });
-      return { sustainable, eventsPerSec, reason };
+      const ok = measured.filter((r): r is MeasuredRepeat => r.status === 'ok');
+      const eventsPerSec = describe(ok.length ? ok.map((r) => r.eventsPerSec) : [0]);
+      // Judged over the repeats (the median repeat), not window by window: protocol/sustains.ts.
+      const judged = pointSustains(point, measured, target);
+      const outcome = { sustainable: judged.sustains, eventsPerSec, reason: reasonText(judged) };
+      this.emit('probe-done', search, point, { ...outcome, eventsPerSec: eventsPerSec.median });
+      return outcome;
     };
     try {
       const out = await findMax({ min: search.min, max: search.max, integer: true, probe, confirm });
@@ -373,7 +397,7 @@ export class Runner extends EventEmitter<RunnerEvents> {
         varied: search.vary,
         fixed,
         range: { min: search.min, max: search.max },
-        criteria: { deliveredRatio: criteria.deliveredRatio, shed: 0, p99BoundMs: criteria.p99BoundMs },
+        criteria: { deliveredRatio: SUSTAINS_DELIVERED_RATIO, shed: 0, p99BoundMs: search.p99BoundMs },
         probes: out.probes.map((p) => ({ ...p, pointId: idAt(p.value) })),
         knee: out.knee && { ...out.knee, pointId: idAt(out.knee.value) },
         firstPast: out.firstPast && { ...out.firstPast, pointId: idAt(out.firstPast.value) },
@@ -382,6 +406,8 @@ export class Runner extends EventEmitter<RunnerEvents> {
     } catch (err) {
       if (err instanceof Interrupted) return null;
       throw err;
+    } finally {
+      this.searching = null;
     }
   }
 }

@@ -60,6 +60,22 @@ describe('Progress', () => {
     report.rounds.push({ index: 2, seed: 1, order: [points[0].id], startedAt: '', finishedAt: null, parseCeilings: [] });
     expect(repeatCounts(report).planned).toBe(5);
   });
+  it("counts a find-max search's own repeats and moves the ETA with them (it read [0/0] with a frozen ETA)", () => {
+    const { runner, out, progress } = setup(true);
+    const search = { scenario: 'knee', transport: 'ws' as const, vary: 'batch' as const, min: 10, max: 1000, p99BoundMs: 50, base: points[0] };
+    runner.emit('search-start', search, 11);
+    runner.emit('repeat-start', points[0], 2, 0, 1);
+    expect(out.at(-1)).toMatch(/\[1\/11\] · find-max knee ws · p\/ws-b20-c4-i1-full · loading the page · elapsed 0 s · ETA 40 s$/);
+    const repeat = measured(points[0], { round: 2, eps: 20_000 });
+    runner.emit('search-repeat-done', search, points[0], repeat, { done: 1, planned: 11, tookSec: 5, estimateSec: 5, remainingSec: 50 });
+    runner.emit('repeat-start', points[0], 2, 0, 1);
+    expect(out.at(-1)).toMatch(/\[2\/11\] · find-max knee ws · .* · ETA 50 s · last 20\.0k EPS$/);
+    // A failed confirmation grows the plan; the count follows.
+    runner.emit('search-repeat-done', search, points[0], repeat, { done: 12, planned: 14, tookSec: 5, estimateSec: 5, remainingSec: 10 });
+    runner.emit('repeat-start', points[0], 2, 0, 1);
+    expect(out.at(-1)).toMatch(/\[13\/14\] · find-max knee ws · .* · ETA 10 s/);
+    progress.close();
+  });
 });
 
 describe('sweep flags', () => {
