@@ -3,6 +3,7 @@
  * the report a sweep writes. Every view of a result (terminal table, report viewer) is a
  * pure function of these shapes.
  */
+import type { EquivalenceKind, Margins } from './equivalence.js';
 import type { LatencySummary } from './histogram.js';
 import type { Point } from './scenario.js';
 import type { Encoding, ParseMode, RenderMode, StreamCompression, Transport } from './wire.js';
@@ -622,9 +623,19 @@ export interface PairedComparison {
   ratio: number;
   ciLow: number | null;
   ciHigh: number | null;
-  /** 'a' or 'b' when the CI excludes 1 (that one is better), else 'none'. */
+  /**
+   * 'a' or 'b' when the CI lies wholly beyond the practical margin (that one is better), else
+   * 'none'. Reports written before margins: when the CI excluded 1.
+   */
   better: 'a' | 'b' | 'none';
-  /** "sse faster by 23% (CI 12–35%)" or "no difference detectable at this noise". */
+  /**
+   * The reading against the practical margin (protocol/equivalence.ts): `both-kept-up` (EPS
+   * where both sides delivered ≥ 99% of offered), `equivalent` (the CI inside ±margin),
+   * `different` (wholly beyond it), `unclear` (straddling it, or no CI); margin as a share.
+   * Absent in older reports.
+   */
+  equivalence?: { kind: EquivalenceKind; margin: number };
+  /** "sse faster by 23% (CI 12–35%)", "EPS equivalent within ±3% (…)", "no clear EPS difference (…)". */
   text: string;
 }
 
@@ -688,6 +699,12 @@ export interface SweepOptions {
   file: string;
   /** `--spread-repeats`: a point's repeats go to a different browser each round. Absent: false. */
   spreadRepeats?: boolean;
+  /**
+   * The practical margins the comparisons were read against (protocol/equivalence.ts), as
+   * shares. Absent: the defaults, ±3% EPS and ±5% CPU per event (and, in reports written before
+   * margins, none: their comparisons called any CI that excluded 1).
+   */
+  margins?: Margins;
 }
 
 export interface Report {

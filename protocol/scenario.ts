@@ -13,6 +13,7 @@ import {
   compressionOf,
   DEFAULT_POLL_MS,
   offeredEventsPerSec,
+  streamsOf,
   TRANSPORT_ROUTES,
   type Compression,
   type DisplayMode,
@@ -93,10 +94,9 @@ export interface Point {
   offeredEventsPerSec: number;
 }
 
-/** Streams a point opens: `concurrency` in each of its tabs. */
-export function streamsOf(p: Pick<Point, 'concurrency' | 'tabs'>): number {
-  return p.concurrency * (p.tabs ?? 1);
-}
+// streamsOf lives in wire.ts, so pure readers of results (the report viewer through
+// sustains.ts) need not load this file and its schema validator.
+export { streamsOf } from './wire.js';
 
 const badScenario = (message: string) => new PushlabError('PUSHLAB_BAD_SCENARIO', message);
 

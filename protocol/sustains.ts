@@ -30,9 +30,10 @@
  * decides.
  */
 import type { Repeat } from './report.js';
-import { streamsOf, type Point } from './scenario.js';
+import type { Point } from './scenario.js';
 import { median, medianInterval } from './stats.js';
 import { stalledBehindCap } from './verdict.js';
+import { streamsOf } from './wire.js';
 
 /** Sustaining means the median repeat delivered at least this share of the offered events. */
 export const SUSTAINS_DELIVERED_RATIO = 0.99;

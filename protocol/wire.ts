@@ -339,6 +339,11 @@ export function offeredEventsPerSec(p: StreamParams): number {
   return (p.batch * 1000) / p.interval;
 }
 
+/** Streams a point opens: `concurrency` in each of its tabs. */
+export function streamsOf(p: { concurrency: number; tabs?: number }): number {
+  return p.concurrency * (p.tabs ?? 1);
+}
+
 /** `poll`'s request interval unless a page or scenario names one, ms: 20 requests a second per connection. */
 export const DEFAULT_POLL_MS = 50;
 

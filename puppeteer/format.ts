@@ -5,6 +5,7 @@
  */
 import { cellText, hasBrowserColumn, terminalColumnsFor } from '../protocol/columns.js';
 import { formatRatioWithCi, VERDICT_WORDS, type Comparison } from '../protocol/compare.js';
+import { marginsText } from '../protocol/equivalence.js';
 import { formatCompactCell, formatCount, formatPercent, formatPlusMinusPercent, formatSig3, hostWords } from '../protocol/format.js';
 import { printable } from '../protocol/printable.js';
 import type { Repeat, Report } from '../protocol/report.js';
@@ -82,7 +83,7 @@ export function formatRepeatLine(point: Point, r: Repeat): string {
 }
 
 /** Marks that stand out in plain text: the terminal and CI logs have no colour to rely on. */
-const MARK = { worse: '✗ ', mixed: '✗ ', better: '✓ ', same: '  ', 'no-ci': '  ', missing: '  ' } as const;
+const MARK = { worse: '✗ ', mixed: '✗ ', better: '✓ ', equivalent: '  ', same: '  ', 'no-ci': '  ', missing: '  ' } as const;
 
 /** Run B against run A: every common point's ratios B ÷ A with 95% CIs, and a verdict per metric and point. */
 export function formatComparison(cmp: Comparison): string {
@@ -93,13 +94,14 @@ export function formatComparison(cmp: Comparison): string {
     ...p.metrics.map((m) => `${formatRatioWithCi(m)}${m.verdict === 'better' || m.verdict === 'worse' ? ` ${VERDICT_WORDS[m.verdict]}` : ''}`),
     VERDICT_WORDS[p.verdict],
   ]);
-  const within = cmp.points.filter((p) => p.verdict === 'same').length;
+  const equivalent = cmp.points.filter((p) => p.verdict === 'equivalent').length;
+  const unclear = cmp.points.filter((p) => p.verdict === 'same').length;
   const noCi = cmp.points.filter((p) => p.verdict === 'no-ci' || p.verdict === 'missing').length;
   return [
-    `B = ${cmp.labelB} against A = ${cmp.labelA}: ratios of means over repeats, 95% CI (unpaired: the two sides were measured apart)`,
+    `B = ${cmp.labelB} against A = ${cmp.labelA}: ratios of means over repeats, 95% CI (unpaired: the two sides were measured apart), read against the margins ${marginsText(cmp.margins)}`,
     markdownTable(head, rows),
     '',
-    `${cmp.regressions} regressed, ${cmp.improvements} improved, ${within} within noise${noCi ? `, ${noCi} without a CI` : ''} (${cmp.points.length} common points)`,
+    `${cmp.regressions} regressed, ${cmp.improvements} improved, ${equivalent} equivalent, ${unclear} with no clear difference${noCi ? `, ${noCi} without a CI` : ''} (${cmp.points.length} common points)`,
     ...(cmp.onlyA.length ? [`only in A: ${cmp.onlyA.join(', ')}`] : []),
     ...(cmp.onlyB.length ? [`only in B: ${cmp.onlyB.join(', ')}`] : []),
   ].join('\n');

@@ -8,6 +8,7 @@
  */
 import type { BrowserHost, KnobComparison, PointResult } from '../protocol/report.js';
 import type { Point } from '../protocol/scenario.js';
+import { DEFAULT_MARGINS, type Margins } from '../protocol/equivalence.js';
 import { compare, hostKinds, METRICS, type Metric } from './point-summary.js';
 
 interface Knob {
@@ -66,10 +67,11 @@ export function knobBetween(a: Point, b: Point): Knob | null {
 }
 
 /**
- * Every pair of points differing in one knob, baseline first, on each metric; `hosts` (a sharded
- * sweep's browsers): only rounds where both were measured on the same kind of host are paired.
+ * Every pair of points differing in one knob, baseline first, on each metric, read against the
+ * practical margins; `hosts` (a sharded sweep's browsers): only rounds where both were measured
+ * on the same kind of host are paired.
  */
-export function knobComparisons(points: readonly PointResult[], hosts?: readonly BrowserHost[]): KnobComparison[] {
+export function knobComparisons(points: readonly PointResult[], hosts?: readonly BrowserHost[], margins: Margins = DEFAULT_MARGINS): KnobComparison[] {
   const kindOf = hostKinds(hosts);
   const out: KnobComparison[] = [];
   for (let i = 0; i < points.length; i++) {
@@ -79,7 +81,7 @@ export function knobComparisons(points: readonly PointResult[], hosts?: readonly
       const [a, b] = knob.rank(points[i].point) <= knob.rank(points[j].point) ? [points[i], points[j]] : [points[j], points[i]];
       const names = { a: knob.label(a.point), b: knob.label(b.point) };
       for (const metric of Object.keys(METRICS) as Metric[]) {
-        const c = compare(a, b, metric, names, kindOf);
+        const c = compare(a, b, metric, names, kindOf, margins);
         if (c) out.push({ ...c, knob: knob.name, from: names.a, to: names.b, context: context(a.point, knob) });
       }
     }

@@ -104,8 +104,8 @@ export class LabRecorder {
         round.finishedAt = new Date().toISOString();
         result.repeats.push(repeat);
         Object.assign(result, summarisePoint(point, result.repeats));
-        this.report.comparisons = pairedComparisons(this.report.points);
-        this.report.knobs = knobComparisons(this.report.points);
+        this.report.comparisons = pairedComparisons(this.report.points, undefined, this.report.options.margins);
+        this.report.knobs = knobComparisons(this.report.points, undefined, this.report.options.margins);
         this.report.finishedAt = round.finishedAt;
         await writeReport(this.file, this.report);
       }

@@ -21,6 +21,7 @@ import type {
 import type { Point } from '../protocol/scenario.js';
 import { describe, median, pairedRatio, relativeHalfWidth } from '../protocol/stats.js';
 import { wireCell } from '../protocol/format.js';
+import { bothKeptUp, DEFAULT_MARGINS, judgeRatio, marginText, type Equivalence, type Margins } from '../protocol/equivalence.js';
 import { pairKey } from './rounds.js';
 
 /** A repeat that delivered more than this share of the offered rate drained a backlog in its window. */
@@ -247,10 +248,10 @@ export function needsMoreRepeats(r: PointResult, tolerance = AUTO_TOLERANCE): bo
 
 export type Metric = PairedComparison['metric'];
 
-/** Each metric's value in one repeat, and which way is better. */
-export const METRICS: Record<Metric, { of: (r: MeasuredRepeat) => number | null; higherIsBetter: boolean }> = {
-  eventsPerSec: { of: (r) => r.eventsPerSec, higherIsBetter: true },
-  rendererCpuMsPerMillionEvents: { of: (r) => r.efficiency.rendererCpuMsPerMillionEvents, higherIsBetter: false },
+/** Each metric's value in one repeat, which way is better, and its practical margin (protocol/equivalence.ts). */
+export const METRICS: Record<Metric, { of: (r: MeasuredRepeat) => number | null; higherIsBetter: boolean; margin: (m: Margins) => number }> = {
+  eventsPerSec: { of: (r) => r.eventsPerSec, higherIsBetter: true, margin: (m) => m.eventsPerSec },
+  rendererCpuMsPerMillionEvents: { of: (r) => r.efficiency.rendererCpuMsPerMillionEvents, higherIsBetter: false, margin: (m) => m.cpuPerEvent },
 };
 
 /** `23`, `4.2`: a share as a percentage number, one decimal below 10. */
@@ -261,40 +262,35 @@ function pct(share: number): string {
 
 const rounds = (n: number) => `${n} round${n === 1 ? '' : 's'}`;
 
-/** The sentence for one comparison: who is better by how much, or that the noise hides it. */
+/**
+ * The sentence for one comparison, read against its margin: who is better by how much (the CI
+ * wholly beyond the margin), equivalent within it, both kept up (EPS), or no clear difference.
+ */
 function comparisonText(
   metric: Metric,
   names: { a: string; b: string },
   r: { ratio: number; ciLow: number | null; ciHigh: number | null; n: number },
-  better: 'a' | 'b' | 'none',
+  e: Equivalence,
 ): string {
   const { a, b } = names;
   const quotient = `${b} ÷ ${a} ${r.ratio.toFixed(2)}`;
   const what = metric === 'eventsPerSec' ? 'EPS' : 'renderer CPU per event';
+  if (e.kind === 'both-kept-up') return `EPS: both kept up (each delivered ≥ 99% of offered), not a race (${quotient}, ${rounds(r.n)})`;
   if (r.ciLow === null || r.ciHigh === null) return `${what}: ${quotient} in 1 round (a CI needs ≥ 2 rounds)`;
   const lo = r.ciLow;
   const hi = r.ciHigh;
-  if (better === 'none') {
-    const noDifference = metric === 'eventsPerSec' ? 'no EPS difference' : 'no difference in renderer CPU per event';
-    return `${noDifference} detectable at this noise (${quotient}, CI ${lo.toFixed(2)}–${hi.toFixed(2)}, ${rounds(r.n)})`;
-  }
+  const ci = `CI ${lo.toFixed(2)}–${hi.toFixed(2)}`;
+  if (e.kind === 'equivalent') return `${what} equivalent within ${marginText(e.margin)} (${quotient}, ${ci}, ${rounds(r.n)})`;
+  if (e.kind === 'unclear') return `no clear ${metric === 'eventsPerSec' ? 'EPS difference' : 'difference in renderer CPU per event'} (${quotient}, ${ci}, ${rounds(r.n)}; margin ${marginText(e.margin)})`;
   if (metric === 'eventsPerSec') {
     // B ÷ A above 1 means B faster; otherwise A is faster by the reciprocal.
-    return better === 'b'
+    return e.better === 'b'
       ? `${b} faster than ${a} by ${pct(r.ratio - 1)}% (CI ${pct(lo - 1)}–${pct(hi - 1)}%), ${rounds(r.n)}`
       : `${a} faster than ${b} by ${pct(1 / r.ratio - 1)}% (CI ${pct(1 / hi - 1)}–${pct(1 / lo - 1)}%), ${rounds(r.n)}`;
   }
-  return better === 'b'
+  return e.better === 'b'
     ? `${b} uses ${pct(1 - r.ratio)}% less renderer CPU per event than ${a} (CI ${pct(1 - hi)}–${pct(1 - lo)}%), ${rounds(r.n)}`
     : `${a} uses ${pct(1 - 1 / r.ratio)}% less renderer CPU per event than ${b} (CI ${pct(1 - 1 / lo)}–${pct(1 - 1 / hi)}%), ${rounds(r.n)}`;
-}
-
-/** Which side the CI says is better: it must exclude 1. */
-function betterSide(ciLow: number | null, ciHigh: number | null, higherIsBetter: boolean): 'a' | 'b' | 'none' {
-  if (ciLow === null || ciHigh === null) return 'none';
-  if (ciLow > 1) return higherIsBetter ? 'b' : 'a';
-  if (ciHigh < 1) return higherIsBetter ? 'a' : 'b';
-  return 'none';
 }
 
 /** Each round's first measured repeat of a point. */
@@ -314,8 +310,9 @@ export function hostKinds(hosts: readonly BrowserHost[] = []): HostKindOf {
 
 /**
  * One metric of A and B, compared over the rounds where both measured a positive value on the
- * same kind of host (a pair measured on two kinds compares the hosts, not the settings); the
- * sentence names them by `names` (their transports unless given).
+ * same kind of host (a pair measured on two kinds compares the hosts, not the settings), read
+ * against the metric's practical margin (`margins`, protocol/equivalence.ts); the sentence names
+ * them by `names` (their transports unless given).
  */
 export function compare(
   a: PointResult,
@@ -323,8 +320,9 @@ export function compare(
   metric: Metric,
   names = { a: a.point.transport as string, b: b.point.transport as string },
   kindOf: HostKindOf = hostKinds(),
+  margins: Margins = DEFAULT_MARGINS,
 ): PairedComparison | null {
-  const { of, higherIsBetter } = METRICS[metric];
+  const { of, higherIsBetter, margin } = METRICS[metric];
   const aRounds = measuredByRound(a);
   const bRounds = measuredByRound(b);
   const sameBrowser = (round: number) => bRounds.has(round) && kindOf(aRounds.get(round)!.browserId) === kindOf(bRounds.get(round)!.browserId);
@@ -337,7 +335,10 @@ export function compare(
     pairs.map((p) => p.x),
     pairs.map((p) => p.y),
   );
-  const better = betterSide(r.ciLow, r.ciHigh, higherIsBetter);
+  // Over the paired rounds: where both sides delivered what was offered, EPS is not a race.
+  const delivered = (rs: Map<number, MeasuredRepeat>) => median(pairs.map((p) => rs.get(p.round)!.deliveredRatio));
+  const keptUp = metric === 'eventsPerSec' && bothKeptUp(delivered(aRounds), delivered(bRounds));
+  const e = judgeRatio(r, margin(margins), higherIsBetter, keptUp);
   return {
     a: a.point.id,
     b: b.point.id,
@@ -347,8 +348,9 @@ export function compare(
     ratio: r.ratio,
     ciLow: r.ciLow,
     ciHigh: r.ciHigh,
-    better,
-    text: comparisonText(metric, names, { ...r, n: pairs.length }, better),
+    better: e.better,
+    equivalence: { kind: e.kind, margin: e.margin },
+    text: comparisonText(metric, names, { ...r, n: pairs.length }, e),
   };
 }
 
@@ -356,7 +358,7 @@ export function compare(
  * Points that differ only in transport, each compared with the one listed first (A), on EPS
  * and on renderer CPU per million events, using only rounds where both were measured.
  */
-export function pairedComparisons(points: readonly PointResult[], hosts?: readonly BrowserHost[]): PairedComparison[] {
+export function pairedComparisons(points: readonly PointResult[], hosts?: readonly BrowserHost[], margins: Margins = DEFAULT_MARGINS): PairedComparison[] {
   const kindOf = hostKinds(hosts);
   const groups = new Map<string, PointResult[]>();
   for (const p of points) {
@@ -369,7 +371,7 @@ export function pairedComparisons(points: readonly PointResult[], hosts?: readon
   for (const [first, ...others] of groups.values()) {
     for (const other of others) {
       for (const metric of Object.keys(METRICS) as Metric[]) {
-        const c = compare(first, other, metric, undefined, kindOf);
+        const c = compare(first, other, metric, undefined, kindOf, margins);
         if (c) out.push(c);
       }
     }

@@ -184,7 +184,7 @@ function testIIITable(points: readonly PointResult[], lookup: Lookup): string | 
  * compared. Sections with no matching points are left out.
  */
 export function referenceTable(report: Report): string {
-  const lookup: Lookup = { comparisons: report.comparisons.length ? report.comparisons : pairedComparisons(report.points, report.hosts) };
+  const lookup: Lookup = { comparisons: report.comparisons.length ? report.comparisons : pairedComparisons(report.points, report.hosts, report.options.margins) };
   const testI = sweepOf(report.points, 'batch', (p) => p.concurrency === 10 && p.intervalMs === 1);
   const testII = sweepOf(report.points, 'concurrency', (p) => p.batch === 50 && p.intervalMs === 1);
   const env = report.environment;

@@ -95,7 +95,7 @@ async function main(argv: readonly string[]): Promise<number> {
       const file = await resolveReportFile(positionals[0], reportsDir);
       const report = await readReport(file);
       // Knob comparisons are derived from the repeats: a run recorded before them gets them here.
-      out(await writeReportHtml(path.dirname(file), { ...report, knobs: report.knobs ?? knobComparisons(report.points, report.hosts) }));
+      out(await writeReportHtml(path.dirname(file), { ...report, knobs: report.knobs ?? knobComparisons(report.points, report.hosts, report.options.margins) }));
       return EXIT.ok;
     }
   }

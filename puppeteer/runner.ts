@@ -305,8 +305,8 @@ export class Runner extends EventEmitter<RunnerEvents> {
         if (lane.id !== undefined) repeat.browserId ??= lane.id;
         result.repeats.push(repeat);
         Object.assign(result, summarisePoint(point, result.repeats, report.hosts));
-        report.comparisons = pairedComparisons(report.points, report.hosts);
-        report.knobs = knobComparisons(report.points, report.hosts);
+        report.comparisons = pairedComparisons(report.points, report.hosts, report.options.margins);
+        report.knobs = knobComparisons(report.points, report.hosts, report.options.margins);
         await this.save(report);
         this.emit('repeat-done', point, repeat, result, { tookSec: elapsedSec(t0), estimateSec: repeatSec(point), remainingSec: this.remainingSec(report, plan.searches) });
       }

@@ -146,7 +146,35 @@ describe('pairedComparisons', () => {
     const close = result(sse, [540e3, 570e3, 730e3].map((eps, round) => measured(sse, { round, eps })));
     const [eps] = pairedComparisons([wsResult, close]);
     expect(eps.better).toBe('none');
-    expect(eps.text).toBe('no EPS difference detectable at this noise (sse ÷ ws 1.02, CI 0.87–1.21, 3 rounds)');
+    expect(eps.text).toBe('no clear EPS difference (sse ÷ ws 1.02, CI 0.87–1.21, 3 rounds; margin ±3%)');
+    expect(eps.equivalence).toEqual({ kind: 'unclear', margin: 0.03 });
+  });
+
+  it('reads every difference against the practical margin: both kept up, equivalent, significant but within it, beyond it', () => {
+    // Both delivered what was offered (4 M): EPS is the offered rate on both, not a race, even
+    // where window rounding gives a CI that excludes 1 (the matrix's "faster by 0.1%").
+    const full = (p: typeof ws, f: number[]) => result(p, f.map((x, round) => measured(p, { round, eps: p.offeredEventsPerSec * x, tab: 80 })));
+    const [keptUp] = pairedComparisons([full(ws, [1, 1.001, 0.999]), full(sse, [1.001, 1.002, 1.0])]);
+    expect(keptUp).toMatchObject({ better: 'none', equivalence: { kind: 'both-kept-up', margin: 0.03 } });
+    expect(keptUp.ciLow).toBeGreaterThan(1);
+    expect(keptUp.text).toBe('EPS: both kept up (each delivered ≥ 99% of offered), not a race (sse ÷ ws 1.00, 3 rounds)');
+    // Below the offered rate, ratios 1.01, 1.005, 1.015: the CI is inside ±3%, equivalent.
+    const part = (p: typeof ws, eps: number[], tab: number[]) => result(p, eps.map((e, round) => measured(p, { round, eps: e, tab: tab[round] })));
+    const [eq] = pairedComparisons([part(ws, [2e6, 2.1e6, 2.2e6], [80, 80, 80]), part(sse, [2.02e6, 2.1105e6, 2.233e6], [80, 80, 80])]);
+    expect(eq).toMatchObject({ better: 'none', equivalence: { kind: 'equivalent' } });
+    expect(eq.text).toBe('EPS equivalent within ±3% (sse ÷ ws 1.01, CI 1.00–1.02, 3 rounds)');
+    // Ratios 1.04, 1.05, 1.06: significant (CI excludes 1) but reaching into the margin: not a finding.
+    const [within] = pairedComparisons([part(ws, [2e6, 2e6, 2e6], [80, 80, 80]), part(sse, [2.08e6, 2.1e6, 2.12e6], [80, 80, 80])]);
+    expect(within.ciLow).toBeGreaterThan(1);
+    expect(within.ciLow).toBeLessThan(1.03);
+    expect(within).toMatchObject({ better: 'none', equivalence: { kind: 'unclear' } });
+    // The same CPU ratios against ±5% are beyond it only when the whole CI is.
+    const [, cpu] = pairedComparisons([part(ws, [2e6, 2e6, 2e6], [80, 80, 80]), part(sse, [2e6, 2e6, 2e6], [88, 89, 90])]);
+    expect(cpu).toMatchObject({ better: 'a', equivalence: { kind: 'different', margin: 0.05 } });
+    expect(cpu.text).toMatch(/^ws uses 10% less renderer CPU per event than sse \(CI/);
+    // Margins are settable: at ±15% the same CPU difference is equivalent.
+    const [, loose] = pairedComparisons([part(ws, [2e6, 2e6, 2e6], [80, 80, 80]), part(sse, [2e6, 2e6, 2e6], [88, 89, 90])], undefined, { eventsPerSec: 0.03, cpuPerEvent: 0.15 });
+    expect(loose.text).toMatch(/^renderer CPU per event equivalent within ±15% \(sse ÷ ws 1\.11, CI/);
   });
 
   it('uses only rounds where both measured, and says a CI needs two', () => {
@@ -191,7 +219,8 @@ describe('verdictLines', () => {
       // python3: per-round CPU ratios (4/9) ÷ [1.2, 1.25, 1.2]; exp(mean ± t.ppf(0.975, 2) × se) of their logs
       'test1-batch b400 c10: sse faster than ws by 22% (CI 15–29%), 3 rounds; sse uses 63% less renderer CPU per event than ws (CI 61–66%), 3 rounds',
       // python3: (17 / 1e5) ÷ (76 / 1e5) = 0.2237
-      'test3-20x250 b250 c20: EPS: sse ÷ ws 1.00 in 1 round (a CI needs ≥ 2 rounds); renderer CPU per event: sse ÷ ws 0.22 in 1 round (a CI needs ≥ 2 rounds)',
+      // Both delivered all of the 100 k offered: EPS is no race, whatever the rounds.
+      'test3-20x250 b250 c20: EPS: both kept up (each delivered ≥ 99% of offered), not a race (sse ÷ ws 1.00, 1 round); renderer CPU per event: sse ÷ ws 0.22 in 1 round (a CI needs ≥ 2 rounds)',
     ]);
   });
 

@@ -13,7 +13,9 @@ import { pointsCsv } from '../protocol/csv.js';
 import { parseReportText } from '../protocol/report-check.js';
 import type { MeasuredRepeat, Report } from '../protocol/report.js';
 import { describe as describeStat } from '../protocol/stats.js';
+import { summarisePoint } from '../puppeteer/point-summary.js';
 import { resolveReportFile, serveReports, splitArgs } from '../puppeteer/report-runs.js';
+import * as v2 from './v2-fixture.js';
 
 const ROOT = path.resolve(import.meta.dirname, '..');
 const FIXTURE = path.join(ROOT, 'test', 'fixtures', 'report-v2.json');
@@ -33,6 +35,23 @@ function run(args: string[]): Promise<{ code: number | null; stdout: string; std
   });
 }
 
+/** A copy of a run that delivered `factor` times the events: every repeat's EPS and delivered ratio, and their summaries. */
+function scaled(report: Report, factor: number): Report {
+  const copy = structuredClone(report);
+  for (const p of copy.points) {
+    const ok = p.repeats.filter((r): r is MeasuredRepeat => r.status === 'ok');
+    for (const r of ok) {
+      r.eventsPerSec *= factor;
+      r.deliveredRatio *= factor;
+    }
+    if (p.summary) {
+      p.summary.eventsPerSec = describeStat(ok.map((r) => r.eventsPerSec));
+      p.summary.deliveredRatio = describeStat(ok.map((r) => r.deliveredRatio));
+    }
+  }
+  return copy;
+}
+
 beforeAll(async () => {
   reports = await mkdtemp(path.join(os.tmpdir(), 'pushlab-reports-'));
   fixture = parseReportText(await readFile(FIXTURE, 'utf8'), FIXTURE);
@@ -40,15 +59,24 @@ beforeAll(async () => {
     await mkdir(path.join(reports, name));
     await copyFile(FIXTURE, path.join(reports, name, 'report.json'));
   }
-  const slower = structuredClone(fixture);
-  slowerReport = slower;
-  for (const p of slower.points) {
-    const ok = p.repeats.filter((r): r is MeasuredRepeat => r.status === 'ok');
-    for (const r of ok) r.eventsPerSec *= 0.8;
-    if (p.summary) p.summary.eventsPerSec = describeStat(ok.map((r) => r.eventsPerSec));
+  slowerReport = scaled(fixture, 0.8);
+  // A steady run (repeats within ±0.1%, half the offered rate): 1% slower is significant there,
+  // but inside the ±3% margin.
+  const steadyPoints = (['ws', 'sse'] as const).map((t) => {
+    const p = v2.point(t, 100);
+    const repeats = [0.999, 1, 1.001].map((f, round) => v2.measured(p, { round, eps: p.offeredEventsPerSec * 0.5 * f }));
+    return { ...v2.result(p, repeats), ...summarisePoint(p, repeats) };
+  });
+  const steady = v2.report(steadyPoints);
+  for (const [name, r] of [
+    ['slower', slowerReport],
+    ['one-percent', scaled(fixture, 0.99)],
+    ['steady', steady],
+    ['steady-99', scaled(steady, 0.99)],
+  ] as const) {
+    await mkdir(path.join(reports, name));
+    await writeFile(path.join(reports, name, 'report.json'), JSON.stringify(r));
   }
-  await mkdir(path.join(reports, 'slower'));
-  await writeFile(path.join(reports, 'slower', 'report.json'), JSON.stringify(slower));
   await mkdir(path.join(reports, 'old'));
   await writeFile(path.join(reports, 'old', 'report.json'), JSON.stringify({ ...fixture, schemaVersion: 1 }));
 });
@@ -68,6 +96,22 @@ describe('npm run report', () => {
     expect(same.stdout).toContain('0 regressed, 0 improved');
   }, 30_000);
 
+  it('--compare exits 1 only on a regression beyond the margin: a copy 1% slower exits 0, 20% slower exits 1', async () => {
+    const onePercent = await run(['--compare', 'base', 'one-percent']);
+    expect(onePercent.code, onePercent.stderr).toBe(0);
+    expect(onePercent.stdout).toContain('0 regressed, 0 improved');
+    expect(onePercent.stdout).toContain('read against the margins eps=3%,cpu=5%');
+    const twenty = await run(['--compare', 'base', 'slower']);
+    expect(twenty.code).toBe(1);
+    expect(twenty.stdout).toMatch(/[1-9]\d* regressed/);
+    // Where the repeats are steady, 1% is beyond the noise (its CI excludes 1) but inside ±3%.
+    const steady = compareReports(JSON.parse(await readFile(path.join(reports, 'steady', 'report.json'), 'utf8')) as Report, JSON.parse(await readFile(path.join(reports, 'steady-99', 'report.json'), 'utf8')) as Report);
+    expect(steady.points.every((p) => p.metrics[0].ciHigh! < 1 && p.metrics[0].verdict === 'equivalent')).toBe(true);
+    const steady99 = await run(['--compare', 'steady', 'steady-99']);
+    expect(steady99.code, steady99.stdout).toBe(0);
+    expect(steady99.stdout).toContain('0 regressed, 0 improved, 2 equivalent, 0 with no clear difference');
+  }, 40_000);
+
   it('--csv prints the points CSV on stdout', async () => {
     const r = await run(['--csv', 'base']);
     expect(r.code).toBe(0);
@@ -85,7 +129,7 @@ describe('npm run report', () => {
   it('bad input exits 2 with a message naming what was wrong', async () => {
     const unknown = await run(['--csv', 'nope']);
     expect(unknown.code).toBe(2);
-    expect(unknown.stderr).toMatch(/no run 'nope'.*runs in .*: base, old, same, slower/);
+    expect(unknown.stderr).toMatch(/no run 'nope'.*runs in .*: base, old, one-percent, same, slower, steady, steady-99/);
     const old = await run(['--csv', 'old']);
     expect(old.code).toBe(2);
     expect(old.stderr).toContain('this build reads schemaVersion 2; got 1');
@@ -119,7 +163,7 @@ describe('report runs', () => {
       const html = await fetch(server.url);
       expect(html.status).toBe(200);
       expect(await html.text()).toContain('<script type="application/json" id="report-data"></script>');
-      expect(await (await fetch(`${base}/reports/`)).json()).toEqual(['base', 'old', 'same', 'slower']);
+      expect(await (await fetch(`${base}/reports/`)).json()).toEqual(['base', 'old', 'one-percent', 'same', 'slower', 'steady', 'steady-99']);
       expect(((await (await fetch(`${base}/reports/base/report.json`)).json()) as Report).runId).toBe(fixture.runId);
       expect((await fetch(`${base}/reports/..%2F..%2Fetc/report.json`)).status).toBe(404);
       expect((await fetch(`${base}/reports/base/other.json`)).status).toBe(404);

@@ -30,11 +30,18 @@ const golden = (name: string) => readFileSync(path.join(FIXTURES, name), 'utf8')
 const measured = (r: Report['points'][number]): MeasuredRepeat[] => r.repeats.filter((x): x is MeasuredRepeat => x.status === 'ok');
 
 /** A copy of the report with every repeat's EPS times `factor`, summaries recomputed. */
+/** A copy of a run that delivered `factor` times the events: EPS and the delivered ratio with it. */
 function scaledEps(report: Report, factor: number): Report {
   const copy = structuredClone(report);
   for (const p of copy.points) {
-    for (const r of measured(p)) r.eventsPerSec *= factor;
-    if (p.summary) p.summary.eventsPerSec = describeStat(measured(p).map((r) => r.eventsPerSec));
+    for (const r of measured(p)) {
+      r.eventsPerSec *= factor;
+      r.deliveredRatio *= factor;
+    }
+    if (p.summary) {
+      p.summary.eventsPerSec = describeStat(measured(p).map((r) => r.eventsPerSec));
+      p.summary.deliveredRatio = describeStat(measured(p).map((r) => r.deliveredRatio));
+    }
   }
   return copy;
 }
@@ -243,7 +250,8 @@ describe('comparison', () => {
     expect(formatComparison(worse)).toContain('6 regressed');
     const same = compareReports(steady, structuredClone(steady));
     expect(same.regressions + same.improvements).toBe(0);
-    expect(same.points.every((p) => p.verdict === 'same')).toBe(true);
+    // Identical steady runs: EPS both kept up, CPU per event inside ±5%, p99 no difference.
+    expect(same.points.every((p) => p.verdict === 'equivalent')).toBe(true);
   });
 
   it('on the recorded (noisy) run: 0.8 is flagged wherever the noise allows, never as better; an unchanged copy flags nothing', () => {
