@@ -1,0 +1,77 @@
+/**
+ * What a team asks the advisor for: an event rate under a latency bound, in a render mode; the
+ * bounds of what it can ask, and the two pure parsers of `--rate 300k` and `--p99 100ms`. A
+ * refusal names the flag, the value as given and what is allowed (ParamError, as the server's
+ * refusals do). Pure, no Node or DOM.
+ */
+import { LIMITS, P99_BOUND_MS, parseDecimal, type Range } from './limits.js';
+import { paramError, type ParamError, type RenderMode } from './wire.js';
+
+/** The advisor's target. */
+export interface Target {
+  /** Events per second the page must take, in total over its connections. */
+  eventsPerSec: number;
+  /** The median repeat's latency p99 must be at or below this, ms (the sustains rule). */
+  p99BoundMs: number;
+  /** What the page draws while it takes them (default full: the product's page renders). */
+  render: RenderMode;
+}
+
+/** Ticks the advisor tries, ms between batches on one connection: message size at a rate is batch and tick together. */
+export const ADVISE_TICKS_MS = [1, 10, 50] as const;
+/** Connection counts the advisor tries. */
+export const ADVISE_CONNECTIONS = [1, 2, 4] as const;
+
+/**
+ * The rates a target may ask for, events/s: at least 1, at most what the server can send in the
+ * advisor's space, its largest batch (LIMITS.batch) every shortest tick on its most connections.
+ */
+export const RATE_EVENTS_PER_SEC: Range = {
+  min: 1,
+  max: (LIMITS.batch.max * Math.max(...ADVISE_CONNECTIONS) * 1000) / Math.min(...ADVISE_TICKS_MS),
+  integer: false,
+};
+
+type Parsed = { ok: true; value: number } | { ok: false; error: ParamError };
+
+const SUFFIX: Record<string, number> = { '': 1, k: 1e3, K: 1e3, M: 1e6 };
+const RATE_ALLOWED = `events per second from ${RATE_EVENTS_PER_SEC.min} to ${RATE_EVENTS_PER_SEC.max / 1e6}M: a number with an optional k (thousands) or M (millions), e.g. 300k, 1.5M, 2500`;
+
+/** `--rate 300k`: events/s, a plain number with an optional `k`/`K` or `M` suffix (lower-case `m` is refused: milli or mega?). */
+export function parseRate(text: string, flag = '--rate'): Parsed {
+  const refuse = (why: string) => ({ ok: false as const, error: paramError(flag, text, RATE_ALLOWED, (v, p) => `${p} ${why}; it takes ${RATE_ALLOWED}; got '${v}'`) });
+  const m = /^\s*([^\s/kKmM]+)\s*([kKmM]?)\s*(?:(?:events|ev)?\/s)?\s*$/.exec(text);
+  if (!m) return refuse('is not a rate');
+  if (m[2] === 'm') return refuse('uses m, which could mean milli: write M for millions');
+  const n = parseDecimal(m[1]);
+  if (!Number.isFinite(n)) return refuse('is not a number');
+  const rate = n * SUFFIX[m[2]];
+  if (rate <= 0) return refuse('must be above 0');
+  if (rate < RATE_EVENTS_PER_SEC.min) return refuse(`must be at least ${RATE_EVENTS_PER_SEC.min} event/s`);
+  if (rate > RATE_EVENTS_PER_SEC.max) return refuse(`is above what the server can send (${LIMITS.batch.max} rows every ${Math.min(...ADVISE_TICKS_MS)} ms on ${Math.max(...ADVISE_CONNECTIONS)} connections)`);
+  return { ok: true, value: rate };
+}
+
+const P99_ALLOWED = `a latency from ${P99_BOUND_MS.min} ms to ${P99_BOUND_MS.max / 1000} s: a number with ms or s (a bare number is ms), e.g. 100ms, 0.5s`;
+
+/** `--p99 100ms`: the latency bound in ms or s (a bare number is ms), from 1 ms to 60 s (protocol/limits.ts P99_BOUND_MS). */
+export function parseP99(text: string, flag = '--p99'): Parsed {
+  const refuse = (why: string) => ({ ok: false as const, error: paramError(flag, text, P99_ALLOWED, (v, p) => `${p} ${why}; it takes ${P99_ALLOWED}; got '${v}'`) });
+  const m = /^\s*([^\s a-zA-Z]+)\s*(ms|s)?\s*$/.exec(text);
+  if (!m) return refuse('is not a latency');
+  const n = parseDecimal(m[1]);
+  if (!Number.isFinite(n)) return refuse('is not a number');
+  const ms = m[2] === 's' ? n * 1000 : n;
+  if (ms <= 0) return refuse('must be above 0');
+  if (ms < P99_BOUND_MS.min) return refuse(`must be at least ${P99_BOUND_MS.min} ms: below that the page's own clock and a tick's work are the whole bound`);
+  if (ms > P99_BOUND_MS.max) return refuse(`must be at most ${P99_BOUND_MS.max / 1000} s`);
+  return { ok: true, value: ms };
+}
+
+/** `300 k events/s`, `1.1 M events/s`: a rate in words. */
+export function rateText(eventsPerSec: number): string {
+  const sig = (x: number) => String(Number(x.toPrecision(3)));
+  if (eventsPerSec >= 1e6) return `${sig(eventsPerSec / 1e6)} M events/s`;
+  if (eventsPerSec >= 1e3) return `${sig(eventsPerSec / 1e3)} k events/s`;
+  return `${sig(eventsPerSec)} events/s`;
+}
