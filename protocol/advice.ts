@@ -1,0 +1,140 @@
+/**
+ * The advisor's answer (issue 24): which configuration takes a target rate under a latency
+ * bound at the lowest tab CPU per event on this machine, with every candidate it tried and why
+ * each was kept or dropped, every repeat raw. Plain, JSON-able data: it goes into report.json as
+ * `advice` and, with `--json`, to stdout; the words are a pure function of it
+ * (puppeteer/advise-words.ts). Pure types, no Node or DOM.
+ */
+import type { EquivalenceKind, Margins } from './equivalence.js';
+import type { Repeat, Stat, Verdict } from './report.js';
+import type { Sustains } from './sustains.js';
+import type { Target } from './target.js';
+import type { Encoding, ParseMode, Transport } from './wire.js';
+
+/** One configuration the advisor can measure: a point of the page without its render mode and timing. */
+export interface Candidate {
+  /** `sse-b300-c1-i1[-w2][-o2][-mp][-p25]`: stable, and unique within a search. */
+  id: string;
+  transport: Transport;
+  /** Rows per message. */
+  batch: number;
+  /** Milliseconds between messages on one connection (the tick). */
+  intervalMs: number;
+  concurrency: number;
+  parse: ParseMode;
+  /** Parsing Workers (parse mode worker); 0 on the main thread. */
+  workers: number;
+  /** Origins the connections are spread over (1 unless it matters: HTTP/2 on the main origin). */
+  origins: number;
+  encoding: Encoding;
+  /** `poll` only: ms between the starts of two requests. */
+  pollMs?: number;
+  /** batch × concurrency × 1000 ÷ intervalMs: at least the target's rate. */
+  offeredEventsPerSec: number;
+}
+
+/** A candidate's figures over the repeats the advisor measured of it (a probe's one, or its confirmation's). */
+export interface CandidateFigures {
+  /** The sustains rule over those repeats (protocol/sustains.ts), with its reasons in words. */
+  sustains: Sustains;
+  /** The tab's renderer CPU (all threads) per million events, ms: what the advisor minimises; null where unmeasured. */
+  cpuMsPerMillionEvents: Stat | null;
+  /** The tab's renderer process, % of one core. */
+  rendererPercent: Stat | null;
+  /** The tab's main thread busy time, % of one core (≤ 100). */
+  mainThreadPercent: Stat | null;
+  eventsPerSec: Stat | null;
+  deliveredRatio: Stat | null;
+  latencyP99Ms: Stat | null;
+  /** The verdict most measured repeats reached ('failed' when none measured). */
+  verdict: Verdict;
+  /** What limited it, from the measured figures ("client-bound: the tab's main thread at 100%"); null when it sustained with room. */
+  limit: string | null;
+  /**
+   * How near the target it came, 0…1: the median delivered share of the 99% the rule asks,
+   * times the share of the p99 bound it kept (1 when it sustains). Ranks what did not sustain.
+   */
+  closeness: number;
+}
+
+/** A comparison of renderer CPU per event, B ÷ A, paired by round, read against the CPU margin. */
+export interface CpuComparison {
+  /** The candidate compared (B) against the winner (A). */
+  of: string;
+  against: string;
+  ratio: number;
+  ciLow: number | null;
+  ciHigh: number | null;
+  rounds: number;
+  kind: EquivalenceKind;
+  margin: number;
+}
+
+/** What happened to one candidate the advisor measured. */
+export interface TriedCandidate {
+  candidate: Candidate;
+  /**
+   * `kept` (sustained in its probe), `marginal` (did not, but not clearly), `dropped` (clearly
+   * cannot sustain, or too costly to confirm), `finalist` (confirmed, then not chosen: see why),
+   * `winner`, `runner-up`.
+   */
+  outcome: 'kept' | 'marginal' | 'dropped' | 'finalist' | 'winner' | 'runner-up';
+  /** Why, in words. */
+  why: string;
+  /** Its probe's figures (one window); null when it was confirmed without a probe. */
+  probe: CandidateFigures | null;
+  /** Its confirmation's figures (paired, interleaved rounds); null when it was not confirmed. */
+  confirmed: CandidateFigures | null;
+  /** Its renderer CPU per event against the winner's, where both were confirmed. */
+  cpuVsWinner: CpuComparison | null;
+  /** Every repeat measured of it, raw: the probe's and each confirming round's. */
+  repeats: { purpose: 'probe' | 'confirm'; round: number | null; repeat: Repeat }[];
+}
+
+/** The winner's headroom: the highest rate it sustains at the same tick and connections, varying rows per message. */
+export interface Headroom {
+  /** The highest batch confirmed to sustain, and the rate it offers. */
+  batch: number;
+  eventsPerSec: number;
+  /** The search reached the top of its range: the winner keeps up to at least this. */
+  atLeast: boolean;
+  /** The lowest batch found not to sustain above it, with why; null when none was. */
+  firstPast: { batch: number; eventsPerSec: number; reason: string } | null;
+  probes: number;
+  confirmations: number;
+  /** Why it ended early: the time budget, or its confirmations; null when it finished. */
+  stopped: 'budget' | 'confirmations' | null;
+  /** Every repeat it measured, raw, by the batch measured. */
+  repeats: { batch: number; purpose: 'probe' | 'confirm'; repeat: Repeat }[];
+}
+
+/** When nothing sustains: the candidate that came closest, what limited it, and what the measurements say would help. */
+export interface Closest {
+  candidate: Candidate;
+  figures: CandidateFigures;
+  /** What limited it, in words. */
+  limit: string;
+  /** From what was measured: settings that got further than their neighbours, the next closest other transport. */
+  helps: string[];
+}
+
+export interface Advice {
+  target: Target;
+  margins: Margins;
+  /** The command's time budget and what the search used, s. */
+  budgetSec: number;
+  elapsedSec: number;
+  /** Why the search ended before it had tried all it meant to: `budget`, or `interrupted` (Ctrl-C); null when it finished. */
+  stopped: 'budget' | 'interrupted' | null;
+  winner: { candidate: Candidate; figures: CandidateFigures } | null;
+  runnerUp: { candidate: Candidate; figures: CandidateFigures; cpuVsWinner: CpuComparison | null } | null;
+  headroom: Headroom | null;
+  /** Every candidate measured and not chosen, with the reason (the finalists first). */
+  rejected: { candidateId: string; transport: Transport; reason: string }[];
+  /** Every candidate measured, in the order first measured. */
+  tried: TriedCandidate[];
+  /** Candidates of the space it did not measure, and why (the time budget, or the search's order). */
+  notTried: { candidate: Candidate; why: string }[];
+  /** Set when nothing sustained. */
+  closest: Closest | null;
+}
