@@ -38,7 +38,7 @@ import type { Target } from '../protocol/target.js';
 import { TRANSPORTS, type Transport } from '../protocol/wire.js';
 import { candidateSpace, DEFAULT_SPACE, knobsBetween, withBatch, type CandidateSpace, type Knob } from './advise-candidates.js';
 import { clearlyCannot, figuresOf } from './advise-figures.js';
-import { candidateWords, changeWords, cpuWords } from './advise-words.js';
+import { candidateWords, changeWords, cpuWords, reachText } from './advise-words.js';
 import { findMax } from './find-max.js';
 
 /** What the search measures with. Each returns null when the run was interrupted (Ctrl-C). */
@@ -190,6 +190,8 @@ export async function advise(o: AdviseOptions): Promise<Advice> {
   /** Why a candidate was not measured, where the search decided it (else: not reached). */
   const skipped = new Map<string, string>();
   let stopped: Advice['stopped'] = null;
+  /** Why the screen ended early, which is why a candidate went unmeasured (the headroom's own stop is not). */
+  let screenStopped: Advice['stopped'] = null;
   let round = 0;
 
   const fits = (sec: number) => o.now() + sec <= o.budgetSec;
@@ -283,6 +285,7 @@ export async function advise(o: AdviseOptions): Promise<Advice> {
       if (!moved) break;
     }
   }
+  screenStopped = stopped;
 
   // 2. Confirm the cheapest that sustained (the closest that did not, when too few did), in paired rounds.
   const confirmedRecs: Rec[] = [];
@@ -341,12 +344,15 @@ export async function advise(o: AdviseOptions): Promise<Advice> {
     const byCost = [...sustaining].sort((a, b) => cost(a.confirmed) - cost(b.confirmed));
     let cheapest = byCost[0];
     // The median may disagree with the paired rounds: a candidate clearly cheaper than it, paired, takes its place.
+    const vs = (r: Rec) => cpuComparison(cheapest, r, margins.cpuPerEvent);
     for (let moves = 0; moves < byCost.length; moves++) {
-      const clearer = byCost.find((r) => r !== cheapest && cpuComparison(cheapest, r, margins.cpuPerEvent)?.kind === 'different' && cpuComparison(cheapest, r, margins.cpuPerEvent)!.ratio < 1);
+      const clearer = byCost.find((r) => r !== cheapest && vs(r)?.kind === 'different' && vs(r)!.ratio < 1);
       if (!clearer) break;
       cheapest = clearer;
     }
-    const tied = byCost.filter((r) => r === cheapest || cpuComparison(cheapest, r, margins.cpuPerEvent)?.kind !== 'different');
+    // Finalists of one group share their rounds (a later group is confirmed only when no earlier
+    // one sustained), so every comparison here is paired.
+    const tied = byCost.filter((r) => r === cheapest || vs(r)?.kind !== 'different');
     const rest = byCost.filter((r) => !tied.includes(r));
     // A tie on CPU goes to latency only where latency clearly differs: the one with the lowest
     // median p99 among those whose paired p99 is clearly below the cheapest's; else the cheapest.
@@ -461,7 +467,6 @@ export async function advise(o: AdviseOptions): Promise<Advice> {
     };
   }
 
-
   const tried: TriedCandidate[] = [...recs.values()].map((r) => ({
     candidate: r.candidate,
     outcome: r.outcome,
@@ -471,7 +476,12 @@ export async function advise(o: AdviseOptions): Promise<Advice> {
     cpuVsWinner: r.cpuVsWinner,
     repeats: [...(r.probe ? [{ purpose: 'probe' as const, round: null, repeat: r.probe }] : []), ...r.confirm.map((x) => ({ purpose: 'confirm' as const, round: x.round, repeat: x.repeat }))],
   }));
-  const notTriedWhy = stopped === 'interrupted' ? 'interrupted before it was measured' : stopped === 'budget' ? 'the time budget ran out before it was measured' : 'not reached: the search moves one setting at a time from each transport\'s best, and no measured neighbour led here';
+  const notTriedWhy =
+    screenStopped === 'interrupted'
+      ? 'interrupted before it was measured'
+      : screenStopped === 'budget'
+        ? 'the time budget ran out before it was measured'
+        : "not reached: the search moves one setting at a time from each transport's best, and no measured neighbour led here";
   // When nothing sustained: the closest, what limited it, what the measurements say would help.
   const closest = winner ? null : closestOf([...recs.values()]);
   // Every candidate measured and not chosen: the finalists first (the runner-up is not rejected).
@@ -512,10 +522,4 @@ export async function advise(o: AdviseOptions): Promise<Advice> {
     if (untried.length) helps.push(`not measured (${notTriedWhy.startsWith('not reached') ? 'not reached' : notTriedWhy}): ${untried.map((c) => changeWords(knobsBetween(best.candidate, c)[0], best.candidate, c)).join('; ')}`);
     return { candidate: best.candidate, figures: f, limit: f.limit ?? reasonText(f.sustains), helps };
   }
-}
-
-/** `71% delivered, p99 140 ms`: how far a candidate got. */
-function reachText(f: CandidateFigures): string {
-  const s = f.sustains.figures;
-  return `${Math.floor(s.deliveredRatio * 100)}% delivered${s.p99Ms ? `, p99 ${Math.round(s.p99Ms.median)} ms` : ''}`;
 }

@@ -54,8 +54,8 @@ function rendererText(f: CandidateFigures): string {
   return `tab renderer ${Math.round(r.mean)}% of a core${ci}`;
 }
 
-/** `71% delivered, p99 140 ms`. */
-function reachText(f: CandidateFigures): string {
+/** `71% delivered, p99 140 ms`: how far a candidate got. */
+export function reachText(f: CandidateFigures): string {
   const s = f.sustains.figures;
   return `${deliveredText(s.deliveredRatio)} delivered${s.p99Ms ? `, p99 ${Math.round(s.p99Ms.median)} ms` : ''}`;
 }
