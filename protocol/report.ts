@@ -670,6 +670,11 @@ export interface SaturationResult {
   criteria: { deliveredRatio: number; shed: 0; p99BoundMs: number };
   /** Every probe, in the order tried. */
   probes: { value: number; pointId: string; sustainable: boolean; eventsPerSec: number | null; reason: string }[];
+  /**
+   * Every confirmation, in the order tried, with the sustains rule's verdict over its repeats:
+   * how the search stepped down and back up. Absent in reports written before it was kept.
+   */
+  confirmations?: { value: number; pointId: string; sustainable: boolean; reason: string }[];
   /** The highest sustainable value found, confirmed with repeats; null if none was. */
   knee: { value: number; pointId: string; eventsPerSec: Stat } | null;
   /** The first value past the knee that was not sustainable. */

@@ -399,6 +399,7 @@ export class Runner extends EventEmitter<RunnerEvents> {
         range: { min: search.min, max: search.max },
         criteria: { deliveredRatio: SUSTAINS_DELIVERED_RATIO, shed: 0, p99BoundMs: search.p99BoundMs },
         probes: out.probes.map((p) => ({ ...p, pointId: idAt(p.value) })),
+        confirmations: out.confirmations.map((c) => ({ value: c.value, pointId: idAt(c.value), sustainable: c.sustainable, reason: c.reason })),
         knee: out.knee && { ...out.knee, pointId: idAt(out.knee.value) },
         firstPast: out.firstPast && { ...out.firstPast, pointId: idAt(out.firstPast.value) },
         repeats: evidence,

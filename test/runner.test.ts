@@ -215,6 +215,9 @@ describe('Runner find-max wiring', () => {
     expect(s.knee!.value * 1.15).toBeGreaterThanOrEqual(LIMIT);
     const kneeWindows = s.repeats!.filter((r) => r.purpose === 'confirm' && r.pointId === s.knee!.pointId);
     expect(kneeWindows.some((r) => r.repeat.status === 'ok' && r.repeat.latency.p99Ms === 60)).toBe(true);
+    // The report says how the search got there: each confirmation with its verdict over repeats.
+    expect(s.confirmations!.at(-1)).toMatchObject({ value: s.knee!.value, pointId: s.knee!.pointId, sustainable: true });
+    expect(s.confirmations!.at(-1)!.reason).toMatch(/^median delivered 100\.0%, nothing shed, median p99 20 ms ≤ 50 ms \(range 20–60 over 3 repeats\)$/);
   });
 
   it("reports a search's repeats as it goes: a count that moves and a shrinking estimate of the rest", async () => {
