@@ -63,7 +63,9 @@ export class Xvfb {
 
   /** Starts one; rejects with Xvfb's own words when it cannot. */
   static async start(): Promise<Xvfb> {
-    const shell = spawn('sh', ['-c', XVFB_SCRIPT], { stdio: ['pipe', 'pipe', 'pipe', 'pipe'] });
+    // A process group of its own, as the server's: Ctrl-C is the sweep's to act on, and the
+    // sweep ends Xvfb after the repeat it stopped, not under it.
+    const shell = spawn('sh', ['-c', XVFB_SCRIPT], { stdio: ['pipe', 'pipe', 'pipe', 'pipe'], detached: true });
     let stderr = '';
     shell.stderr!.setEncoding('utf8');
     // Drained for good: a full pipe would block Xvfb's writes.

@@ -16,6 +16,8 @@ import { compareReports, compareScenarios } from '../protocol/compare.js';
 import { pointsCsv, repeatsCsv } from '../protocol/csv.js';
 import { EXIT, PushlabError } from '../protocol/errors.js';
 import { commandLineFlags, runCommand } from '../cli/command.js';
+import { listenOr } from '../cli/listen.js';
+import { onStopRequest } from '../cli/stop.js';
 import { ROOT } from '../cli/root.js';
 import { formatComparison } from './format.js';
 import { knobComparisons } from './knobs.js';
@@ -50,11 +52,12 @@ async function main(argv: readonly string[]): Promise<number> {
         if (path.dirname(path.dirname(file)) !== reportsDir) throw badFlag(`--serve shows runs under ${reportsDir} (see --reports); ${file} is not there`);
         names.push(path.basename(path.dirname(file)));
       }
-      const server = await serveReports(reportsDir, flags.port);
+      const server = await listenOr('--port', '127.0.0.1', flags.port, () => serveReports(reportsDir, flags.port));
       const query = names.length === 2 ? `?${new URLSearchParams({ run: names[1], compare: names[0] })}` : names.length === 1 ? `?${new URLSearchParams({ run: names[0] })}` : '';
       log(`pushlab report: serving ${reportsDir} on 127.0.0.1 only; Ctrl-C stops it`);
       out(`${server.url}${query}`);
-      await new Promise<void>((resolve) => process.once('SIGINT', () => resolve()));
+      // Ctrl-C, SIGTERM, SIGHUP, or npm (or its shell) gone; a second signal exits at once.
+      await new Promise<void>((resolve) => onStopRequest({ stop: () => resolve() }));
       await server.close();
       return EXIT.interrupted;
     }
