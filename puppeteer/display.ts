@@ -166,7 +166,7 @@ export class DisplayBrowsers {
     if (this.closed) throw new Error('the sweep is closing its browsers');
     this.other ??= this.launchOther(point.display).catch((err: unknown) => {
       // No display is for good; anything else (a Chrome that failed to start) may be tried again.
-      if (!(err instanceof PushlabError)) this.other = null;
+      if (!(err instanceof PushlabError && err.code === 'PUSHLAB_NO_DISPLAY')) this.other = null;
       throw err;
     });
     return this.other;

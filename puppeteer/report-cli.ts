@@ -32,6 +32,11 @@ const log = (line: string) => process.stderr.write(`${line}\n`);
 const out = (text: string) => process.stdout.write(text.endsWith('\n') ? text : `${text}\n`);
 
 async function main(argv: readonly string[]): Promise<number> {
+  // Ctrl-C, SIGTERM, SIGHUP, or npm (or its shell) gone: the viewer closes; any other mode,
+  // with nothing to save, exits. Installed first: a signal that came between the URL printed
+  // and a handler installed would meet Node's default and skip the close.
+  let serving: (() => void) | null = null;
+  onStopRequest({ stop: () => (serving ? serving() : process.exit(EXIT.interrupted)) });
   const { flags: flagArgs, positionals } = splitArgs(REPORT_FLAGS, argv);
   const flags = commandLineFlags(REPORT_FLAGS, 'report', flagArgs);
   const reportsDir = path.resolve(ROOT, flags.reports);
@@ -52,12 +57,12 @@ async function main(argv: readonly string[]): Promise<number> {
         if (path.dirname(path.dirname(file)) !== reportsDir) throw badFlag(`--serve shows runs under ${reportsDir} (see --reports); ${file} is not there`);
         names.push(path.basename(path.dirname(file)));
       }
+      const served = new Promise<void>((resolve) => (serving = resolve));
       const server = await listenOr('--port', '127.0.0.1', flags.port, () => serveReports(reportsDir, flags.port));
       const query = names.length === 2 ? `?${new URLSearchParams({ run: names[1], compare: names[0] })}` : names.length === 1 ? `?${new URLSearchParams({ run: names[0] })}` : '';
       log(`pushlab report: serving ${reportsDir} on 127.0.0.1 only; Ctrl-C stops it`);
       out(`${server.url}${query}`);
-      // Ctrl-C, SIGTERM, SIGHUP, or npm (or its shell) gone; a second signal exits at once.
-      await new Promise<void>((resolve) => onStopRequest({ stop: () => resolve() }));
+      await served;
       await server.close();
       return EXIT.interrupted;
     }

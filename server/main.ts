@@ -17,9 +17,10 @@ runCommand('server', async () => {
   const flags = commandLineFlags(SERVER_FLAGS, 'server');
   let app: PushlabServer | null = null;
   let stopping = false;
-  const stop = () => {
+  const stop = (why?: string) => {
     if (stopping) return;
     stopping = true;
+    if (why) process.stderr.write(`pushlab server: ${why}: stopping\n`);
     if (!app) process.exit(0);
     void app.close().then(() => process.exit(0));
   };

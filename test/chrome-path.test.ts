@@ -27,14 +27,17 @@ async function sweepWith(chromePath: string, prepare?: (dir: string) => void): P
 describe('CHROME_PATH', () => {
   it('says why a path is not a browser to run', () => {
     const dir = mkdtempSync(path.join(os.tmpdir(), 'pushlab-chrome-path-'));
-    const file = path.join(dir, 'not-executable');
-    writeFileSync(file, '#!/bin/sh\n');
-    chmodSync(file, 0o644);
-    expect(notExecutableBecause(dir)).toBe('it is a directory');
-    expect(notExecutableBecause(path.join(dir, 'missing'))).toBe('it does not exist');
-    expect(notExecutableBecause(file)).toBe('this user may not execute it');
-    expect(notExecutableBecause('/bin/sh')).toBeNull();
-    rmSync(dir, { recursive: true });
+    try {
+      const file = path.join(dir, 'not-executable');
+      writeFileSync(file, '#!/bin/sh\n');
+      chmodSync(file, 0o644);
+      expect(notExecutableBecause(dir)).toBe('it is a directory');
+      expect(notExecutableBecause(path.join(dir, 'missing'))).toBe('it does not exist');
+      expect(notExecutableBecause(file)).toBe('this user may not execute it');
+      expect(notExecutableBecause('/bin/sh')).toBeNull();
+    } finally {
+      rmSync(dir, { recursive: true });
+    }
   });
 
   it('a directory: refused before anything is launched, one line, no profile directory left', async () => {

@@ -26,6 +26,7 @@ import { EXIT } from '../protocol/errors.js';
 import { parseReportText } from '../protocol/report-check.js';
 import type { Report } from '../protocol/report.js';
 import { filesUnder, leftRunning, sleep, startFaultRun, type FaultRun } from './fault-run.js';
+import { cmdline, descendants } from './sweep-process.js';
 
 const hasXvfb = spawnSync('sh', ['-c', 'command -v xvfb-run'], { stdio: 'ignore' }).status === 0;
 const TINY = { scenarios: [{ id: 'tiny', transport: 'sse', batch: 5, concurrency: 2, warmupSec: 1, measureSec: 2 }] };
@@ -211,6 +212,19 @@ describe('npm run server', () => {
     await serving.until('the URL', () => /listening on https:/.test(serving.output()), 60_000);
     await stopAndCheck(serving, pidOf(serving, 'worker', 'server/main.ts'), 'SIGHUP');
   }, 120_000);
+});
+
+describe('a command started another way: `npx tsx server/main.ts` (npm → sh → tsx → node)', () => {
+  it('SIGTERM to the shell in between, which dies of it without a word: the server sees it and stops', async () => {
+    run = startFaultRun(['npx', 'tsx', 'server/main.ts', '--port', '0']);
+    const r = run;
+    await r.until('the URL', () => /listening on https:/.test(r.output()), 60_000);
+    const shell = descendants(r.child.pid!).find((pid) => cmdline(pid).startsWith('sh -c'));
+    expect(shell, 'the shell npx runs tsx in').toBeDefined();
+    process.kill(shell!, 'SIGTERM');
+    expect(await leftRunning(r.dir, 15_000), r.output()).toEqual([]);
+    expect(r.output()).toMatch(/\(pid \d+\), which ran this command, ended/);
+  }, 60_000);
 });
 
 describe('the benches', () => {
