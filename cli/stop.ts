@@ -114,7 +114,9 @@ export function ownerAlive(owner: Owner): boolean {
 export interface StopHandlers {
   /**
    * The first request: stop the way Ctrl-C stops the command (save what was measured, end the
-   * children, exit). `why` names it: `SIGTERM`, `npm (pid 812) ended`. Called once.
+   * children, exit). `why` names it: `SIGTERM`, `npm (pid 812), which ran this command, ended`.
+   * Called once. Install it before the command prints anything a caller may react to: a signal
+   * that comes before it meets Node's default, which ends the process on the spot.
    */
   stop(why: string): void;
   /** A second signal: end now. Default: exit 130 (children end with this process). */
