@@ -13,6 +13,18 @@ import { cmdline, descendants, ROOT } from './sweep-process.js';
 
 export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
+/** Process groups of runs not cleaned up yet: a test that timed out still ends them when the test process exits. */
+const live = new Set<number>();
+process.once('exit', () => {
+  for (const pgid of live) {
+    try {
+      process.kill(-pgid, 'SIGKILL');
+    } catch {
+      // gone
+    }
+  }
+});
+
 export interface FaultRun {
   /** The run's own directory: its TMPDIR, and where its reports go. */
   dir: string;
@@ -43,6 +55,7 @@ export function startFaultRun(argv: string[], env: Record<string, string> = {}, 
     stdio: ['ignore', 'pipe', 'pipe'],
     detached: true,
   });
+  live.add(child.pid!);
   let out = '';
   const waiters = new Set<() => void>();
   const take = (d: string) => {
@@ -90,6 +103,7 @@ export function startFaultRun(argv: string[], env: Record<string, string> = {}, 
       return found ?? null;
     },
     cleanUp: () => {
+      live.delete(child.pid!);
       try {
         process.kill(-child.pid!, 'SIGKILL');
       } catch {
