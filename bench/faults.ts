@@ -12,7 +12,8 @@
  *   server's RSS, the shedding it counts, and the rate the readers still get.
  */
 import { execFileSync } from 'node:child_process';
-import { commandLineFlags } from '../cli/command.js';
+import { commandLineFlags, reportErrorsAs } from '../cli/command.js';
+import { exitOnStopRequest } from '../cli/stop.js';
 import type { FlagSpec } from '../protocol/flags.js';
 import type { ServerStats } from '../protocol/report.js';
 import { startServer, type ServerHandle } from '../puppeteer/server-process.js';
@@ -111,6 +112,8 @@ async function churn(server: ServerHandle, inspector: Inspector, flags: { cycles
   );
 }
 
+reportErrorsAs('bench:faults');
+exitOnStopRequest('bench:faults');
 const flags = commandLineFlags(FLAGS, 'bench:faults');
 // Churn attaches to the server's V8 inspector (loopback, a port of its own) to force a full GC before each memory reading.
 const inspectPort = flags.only.includes('churn') ? await freePort() : null;

@@ -10,6 +10,7 @@
  */
 import os from 'node:os';
 import { commandLineFlags, reportErrorsAs } from '../cli/command.js';
+import { exitOnStopRequest } from '../cli/stop.js';
 import { rangeFlag, type FlagSpec } from '../protocol/flags.js';
 import { LIMITS } from '../protocol/limits.js';
 import { expandScenario, type Point } from '../protocol/scenario.js';
@@ -31,6 +32,7 @@ const FLAGS = {
 } as const satisfies Record<string, FlagSpec>;
 
 reportErrorsAs('bench:page');
+exitOnStopRequest('bench:page');
 const flags = commandLineFlags(FLAGS, 'bench:page');
 const server = await startServer();
 const chrome = await launchChrome({ headless: true });

@@ -14,6 +14,7 @@
  * every repeat. The trace adds its own overhead alike to every mode.
  */
 import { commandLineFlags, reportErrorsAs } from '../cli/command.js';
+import { exitOnStopRequest } from '../cli/stop.js';
 import { rangeFlag, type FlagSpec } from '../protocol/flags.js';
 import { LIMITS } from '../protocol/limits.js';
 import { median } from '../protocol/stats.js';
@@ -34,6 +35,7 @@ const FLAGS = {
 } as const satisfies Record<string, FlagSpec>;
 
 reportErrorsAs('bench:render');
+exitOnStopRequest('bench:render');
 const flags = commandLineFlags(FLAGS, 'bench:render');
 
 /** One trace's figures, per second of trace, ms of main-thread CPU (thread time). */

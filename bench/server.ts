@@ -12,6 +12,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
 import { createInterface, type Interface } from 'node:readline';
 import { commandLineFlags, reportErrorsAs } from '../cli/command.js';
+import { exitOnStopRequest } from '../cli/stop.js';
 import { checkOutputDir } from '../cli/output.js';
 import { ROOT } from '../cli/root.js';
 import { PushlabError } from '../protocol/errors.js';
@@ -165,6 +166,7 @@ async function stallTest(server: ServerHandle, transport: string, seconds: numbe
 }
 
 reportErrorsAs('bench:server');
+exitOnStopRequest('bench:server');
 const flags = commandLineFlags(FLAGS, 'bench:server');
 if (flags['cpu-prof'] && flags.server) {
   throw new PushlabError('PUSHLAB_BAD_FLAG', '--cpu-prof profiles a server this bench starts; it cannot be used with --server');

@@ -7,6 +7,7 @@
 import { readFile } from 'node:fs/promises';
 import type { CDPSession } from 'puppeteer-core';
 import { commandLineFlags, reportErrorsAs } from '../cli/command.js';
+import { exitOnStopRequest } from '../cli/stop.js';
 import { rangeFlag, type FlagSpec } from '../protocol/flags.js';
 import { LIMITS } from '../protocol/limits.js';
 import type { PageConfig, PageSnapshot } from '../protocol/report.js';
@@ -27,6 +28,7 @@ const FLAGS = {
 } as const satisfies Record<string, FlagSpec>;
 
 reportErrorsAs('bench:soak');
+exitOnStopRequest('bench:soak');
 const flags = commandLineFlags(FLAGS, 'bench:soak');
 
 interface SoakSample {

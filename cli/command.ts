@@ -6,6 +6,7 @@
 import { exitCodeOf, PushlabError } from '../protocol/errors.js';
 import { helpText, parseFlags, type Flags, type FlagSpec } from '../protocol/flags.js';
 import { printable } from '../protocol/printable.js';
+import { tolerateLostOutput } from './stop.js';
 
 /**
  * Parses `argv` (process.argv by default). On `--help` prints the help on stdout and exits 0;
@@ -31,16 +32,6 @@ export function errorLine(command: string, err: unknown): string {
   return printable(`pushlab ${command}: ${text}`, true);
 }
 
-/**
- * A reader that closed stdout early (`| head -3`) ends what stdout can show, not the command:
- * without a listener, the EPIPE that the next write meets would crash the process with a stack.
- */
-function tolerateClosedStdout(): void {
-  process.stdout.on('error', (err: NodeJS.ErrnoException) => {
-    if (err.code !== 'EPIPE') throw err;
-  });
-}
-
 /** Exits once stdout has taken everything written to it: where a pipe is asynchronous (macOS), process.exit alone cuts it short. */
 function exitWhenFlushed(code: number): void {
   process.stdout.write('', () => process.exit(code));
@@ -52,7 +43,8 @@ function exitWhenFlushed(code: number): void {
  * one line on stderr and the exit code `exitCodeOf` gives it.
  */
 export function runCommand(command: string, main: () => Promise<number | undefined>): void {
-  tolerateClosedStdout();
+  // A reader that closed stdout early (`| head -3`) ends what stdout can show, not the command.
+  tolerateLostOutput();
   main().then(
     (code) => {
       if (code !== undefined) exitWhenFlushed(code);
@@ -69,7 +61,7 @@ export function runCommand(command: string, main: () => Promise<number | undefin
  * it becomes the same one line and exit code as under `runCommand`. Call before any work.
  */
 export function reportErrorsAs(command: string): void {
-  tolerateClosedStdout();
+  tolerateLostOutput();
   process.once('uncaughtException', (err) => {
     process.stderr.write(`${errorLine(command, err)}\n`);
     process.exit(exitCodeOf(err));

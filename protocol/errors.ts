@@ -12,7 +12,7 @@ export const EXIT = {
   failed: 1,
   /** Bad input (flag, scenario file, query, report) or an unusable environment (no Chrome, unwritable output). */
   badInput: 2,
-  /** Stopped by a signal (Ctrl-C) after saving what was measured: 128 + SIGINT. */
+  /** Stopped by a signal (Ctrl-C, SIGTERM, SIGHUP) or its owner's end, after saving what was measured: 128 + SIGINT. */
   interrupted: 130,
 } as const;
 
@@ -20,11 +20,12 @@ export const ERROR_CODES = {
   PUSHLAB_BAD_FLAG: 'a command-line flag is unknown, missing its value, or out of range',
   PUSHLAB_BAD_SCENARIO: 'the scenario file is unreadable, not a regular file, not JSON, or breaks its schema',
   PUSHLAB_BAD_REPORT: 'a report.json is unreadable, not a regular file, not JSON, of a schemaVersion this build does not read, or lacks a field its readers need',
-  PUSHLAB_BAD_OUTPUT: 'an output location cannot be created or written',
-  PUSHLAB_NO_CHROME: 'no Chrome or Chromium was found, and none could be downloaded',
+  PUSHLAB_BAD_OUTPUT: 'an output location cannot be created or written, or has no space left',
+  PUSHLAB_NO_CHROME: 'no Chrome or Chromium was found (or the one named is not an executable file, or does not start), and none could be downloaded',
   PUSHLAB_BAD_SERVER: 'the pushlab server named by --server is not a valid URL or does not answer',
   PUSHLAB_BAD_HOST: 'the server was asked to listen on an address that is not loopback, without --allow-remote',
-  PUSHLAB_BAD_BROWSER: 'a browser named by --browser does not answer, is not a Chrome DevTools endpoint, or cannot load the server',
+  PUSHLAB_CANNOT_LISTEN: 'a port a server was asked to listen on is in use (or not open to this user, or its address is not this machine\'s)',
+  PUSHLAB_BAD_BROWSER: 'a browser named by --browser does not answer, is not a Chrome DevTools endpoint, is behind a certificate not trusted here, or cannot load the server',
   PUSHLAB_NO_DISPLAY: 'a headful Chrome was asked for on a machine with no display (and, for a sweep, no Xvfb to start)',
   PUSHLAB_BAD_DEPENDENCY: 'an installed package lacks what pushlab relies on (ws\'s private socket field)',
 } as const;

@@ -86,6 +86,27 @@ function redact(text: string): string {
   return text.replace(/\/\/[^/@\s]*@/g, '//…@').replace(/\?\S*/g, '?…');
 }
 
+/**
+ * Why connecting to a browser endpoint failed, in words: nothing listening, no such host, a
+ * certificate this machine does not trust (with what to do), TLS spoken to a plain port. The
+ * socket's error, or the one fetch() wraps in `cause`; URLs in it lose their credentials.
+ */
+export function connectFailureText(err: unknown): string {
+  const outer = err as { code?: unknown; message?: unknown; cause?: unknown } | null;
+  const inner = outer?.cause && typeof outer.cause === 'object' ? (outer.cause as { code?: unknown; message?: unknown }) : outer;
+  const code = typeof inner?.code === 'string' ? inner.code : undefined;
+  const raw = typeof inner?.message === 'string' && inner.message ? inner.message : String(err);
+  // OpenSSL's text spans lines and names its source file; its reason is the part people read.
+  const message = (/SSL routines:[^:]*:([^:]+)/.exec(raw)?.[1] ?? raw).replace(/\s+/g, ' ').trim();
+  if (code === 'ECONNREFUSED') return 'nothing is listening there';
+  if (code === 'ENOTFOUND' || code === 'EAI_AGAIN') return `no such host (${code})`;
+  if (code && /CERT|SELF_SIGNED|UNABLE_TO_VERIFY|UNABLE_TO_GET_ISSUER/.test(code)) {
+    return `its TLS certificate is not trusted here (${message}, ${code}): give the endpoint a certificate this machine trusts, or name its CA in NODE_EXTRA_CA_CERTS`;
+  }
+  if (code === 'EPROTO' || code?.startsWith('ERR_SSL_')) return `TLS failed (${redact(message)}): is it a plain ws:// or http:// endpoint?`;
+  return redact(code && !message.includes(code) ? `${message} (${code})` : message);
+}
+
 /** Whether a host name is loopback or an address of this machine's own interfaces. */
 export function isThisMachine(hostname: string): boolean {
   const h = hostname.replace(/^\[|\]$/g, '').toLowerCase();
@@ -124,9 +145,7 @@ export async function resolveEndpoint(e: BrowserEndpoint, timeoutMs = 10_000): P
     if (!res.ok) throw new Error(`HTTP ${res.status}`);
     body = await res.json();
   } catch (err) {
-    const cause = (err as { cause?: { code?: string } }).cause?.code;
-    const why = cause === 'ECONNREFUSED' ? 'nothing is listening there' : redact(err instanceof Error ? err.message : String(err));
-    throw new PushlabError('PUSHLAB_BAD_BROWSER', `--browser ${e.given}: no DevTools answer from ${safeUrl(versionUrl)} (${why})`);
+    throw new PushlabError('PUSHLAB_BAD_BROWSER', `--browser ${e.given}: no DevTools answer from ${safeUrl(versionUrl)} (${connectFailureText(err)})`);
   }
   const ws = (body as { webSocketDebuggerUrl?: unknown } | null)?.webSocketDebuggerUrl;
   if (typeof ws !== 'string') throw new PushlabError('PUSHLAB_BAD_BROWSER', `--browser ${e.given}: ${safeUrl(versionUrl)} answered without a webSocketDebuggerUrl; is it a Chrome DevTools endpoint?`);

@@ -7,7 +7,7 @@
  * network; it fails offline), so a run uses the browser Puppeteer was tested with.
  */
 import { Browser as BrowserKind, detectBrowserPlatform, getInstalledBrowsers, install, type InstalledBrowser } from '@puppeteer/browsers';
-import { accessSync, constants } from 'node:fs';
+import { accessSync, constants, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import puppeteer, { type Browser } from 'puppeteer-core';
@@ -42,21 +42,41 @@ export function puppeteerCacheDir(env: NodeJS.ProcessEnv = process.env): string 
 
 /** What discovery touches outside `env`, so tests can give it a fake filesystem. */
 export interface ChromeLookup {
-  isExecutable(file: string): boolean;
+  /** Why `file` is not a browser to run, or null when it is (see notExecutableBecause). */
+  notExecutableBecause(file: string): string | null;
   installedBrowsers(cacheDir: string): Promise<InstalledBrowser[]>;
 }
 
+/**
+ * Why `file` cannot be run as a browser, or null when it can: a regular file this user may
+ * execute. A directory passes access(X_OK) (search permission) and then fails in spawn, which
+ * Puppeteer does not catch: it must be refused here.
+ */
+export function notExecutableBecause(file: string): string | null {
+  let isFile: boolean;
+  try {
+    const st = statSync(file);
+    if (st.isDirectory()) return 'it is a directory';
+    isFile = st.isFile();
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    return code === 'ENOENT' || code === 'ENOTDIR' ? 'it does not exist' : `it cannot be read (${code ?? String(err)})`;
+  }
+  if (!isFile) return 'it is not a regular file';
+  try {
+    accessSync(file, constants.X_OK);
+    return null;
+  } catch {
+    return 'this user may not execute it';
+  }
+}
+
 const realLookup: ChromeLookup = {
-  isExecutable(file) {
-    try {
-      accessSync(file, constants.X_OK);
-      return true;
-    } catch {
-      return false;
-    }
-  },
+  notExecutableBecause,
   installedBrowsers: (cacheDir) => getInstalledBrowsers({ cacheDir }).catch(() => []),
 };
+
+const isExecutable = (lookup: ChromeLookup, file: string) => lookup.notExecutableBecause(file) === null;
 
 export interface FoundChrome {
   path: string;
@@ -69,17 +89,18 @@ export async function findSystemChrome(env: NodeJS.ProcessEnv = process.env, loo
   for (const name of ['CHROME_PATH', 'PUPPETEER_EXECUTABLE_PATH']) {
     const value = env[name];
     if (!value) continue;
-    if (!lookup.isExecutable(value)) throw noChrome(`${name} is set to '${value}', which is not an executable file.`);
+    const why = lookup.notExecutableBecause(value);
+    if (why !== null) throw noChrome(`${name} is set to '${value}', which is not an executable file (${why}).`);
     return { path: value, source: name };
   }
   const dirs = (env.PATH ?? '').split(path.delimiter).filter(Boolean);
   for (const command of CHROME_COMMANDS) {
-    const dir = dirs.find((d) => lookup.isExecutable(path.join(d, command)));
+    const dir = dirs.find((d) => isExecutable(lookup, path.join(d, command)));
     if (dir) return { path: path.join(dir, command), source: 'PATH' };
   }
-  const known = KNOWN_CHROME_PATHS.find((p) => lookup.isExecutable(p));
+  const known = KNOWN_CHROME_PATHS.find((p) => isExecutable(lookup, p));
   if (known) return { path: known, source: 'known path' };
-  const chromes = (await lookup.installedBrowsers(puppeteerCacheDir(env))).filter((b) => b.browser === BrowserKind.CHROME && lookup.isExecutable(b.executablePath));
+  const chromes = (await lookup.installedBrowsers(puppeteerCacheDir(env))).filter((b) => b.browser === BrowserKind.CHROME && isExecutable(lookup, b.executablePath));
   // The pinned build first: it is the one this Puppeteer was tested with.
   const cached = chromes.find((b) => b.buildId === PUPPETEER_REVISIONS.chrome) ?? chromes[0];
   return cached ? { path: cached.executablePath, source: 'puppeteer cache' } : null;
@@ -140,6 +161,71 @@ export interface LaunchedChrome {
   networkEnabled: boolean;
   /** The X display a headful Chrome was started on (`DISPLAY`), or null (headless, or no X). */
   display: string | null;
+  /** The browser's DevTools WebSocket when a `--remote-debugging-port` was asked for, else null. */
+  devtools: string | null;
+}
+
+/** Chrome profiles live in the temp directory under this prefix, then this process's pid. */
+const PROFILE_PREFIX = 'pushlab-chrome-';
+/** Profiles of Chromes this process started that are not removed yet. */
+const liveProfiles = new Set<string>();
+let exitHooked = false;
+
+/** Removes a profile; one that cannot be removed yet (Chrome still writing) stays listed for the exit hook. */
+function removeProfile(dir: string): void {
+  try {
+    rmSync(dir, { recursive: true, force: true, maxRetries: 3 });
+    liveProfiles.delete(dir);
+  } catch {
+    // Tried again when this process exits.
+  }
+}
+
+function pidAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+/**
+ * A fresh profile directory, `<tmp>/pushlab-chrome-<pid>-XXXXXX`, owned here rather than by
+ * Puppeteer: Puppeteer makes its temporary profile before it spawns Chrome and removes it only
+ * when Chrome exits, so a spawn that failed left an empty one in /tmp every run. Ours is
+ * removed when Chrome exits, when the launch fails, and when this process exits; one whose
+ * process was SIGKILLed (the pid in its name no longer runs) is removed by the next launch.
+ */
+function newProfile(): string {
+  const tmp = os.tmpdir();
+  let names: string[] = [];
+  try {
+    names = readdirSync(tmp);
+  } catch {
+    // An unreadable temp directory fails at mkdtemp below, with its reason.
+  }
+  for (const name of names) {
+    const m = new RegExp(`^${PROFILE_PREFIX}(\\d+)-`).exec(name);
+    if (m && !pidAlive(Number(m[1]))) removeProfile(path.join(tmp, name));
+  }
+  if (!exitHooked) process.once('exit', () => [...liveProfiles].forEach(removeProfile));
+  exitHooked = true;
+  const dir = mkdtempSync(path.join(tmp, `${PROFILE_PREFIX}${process.pid}-`));
+  liveProfiles.add(dir);
+  return dir;
+}
+
+/** The DevTools WebSocket Chrome wrote to its profile's DevToolsActivePort (port, then path). */
+async function devtoolsEndpoint(profile: string, timeoutMs = 10_000): Promise<string> {
+  const file = path.join(profile, 'DevToolsActivePort');
+  const until = Date.now() + timeoutMs;
+  for (;;) {
+    const lines = existsSync(file) ? readFileSync(file, 'utf8').split('\n') : [];
+    if (lines.length >= 2 && /^\d+$/.test(lines[0]) && lines[1].startsWith('/')) return `ws://127.0.0.1:${lines[0]}${lines[1]}`;
+    if (Date.now() > until) throw new Error(`Chrome did not write ${file} within ${timeoutMs / 1000} s`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
 }
 
 export async function launchChrome(options: {
@@ -147,8 +233,9 @@ export async function launchChrome(options: {
   log?: (line: string) => void;
   extraArgs?: string[];
   /**
-   * Let Puppeteer end Chrome on SIGINT/SIGTERM/SIGHUP (default). Its SIGINT handler also exits
-   * the process at once (code 130), so a caller that saves its work on Ctrl-C turns this off.
+   * Let Puppeteer end Chrome on SIGINT/SIGTERM/SIGHUP (its SIGINT handler also exits the
+   * process at once). Off by default: commands stop by cli/stop.ts's rule, and Chrome, on its
+   * pipe, ends with this process anyway.
    */
   handleSignals?: boolean;
   /** The X display for a headful Chrome (`:99`); default: this process's DISPLAY. */
@@ -168,22 +255,50 @@ export async function launchChrome(options: {
   // CDP over a pipe (Chrome's fds 3 and 4) rather than a WebSocket: Chrome ends when the pipe
   // closes, so it goes with this process however that ends, SIGKILL included; over a WebSocket
   // a killed driver leaves Chrome running. A caller that asks for a DevTools port (the lab's
-  // test attaches over it) gets the WebSocket, which is how Puppeteer learns that port.
-  const pipe = !args.some((a) => a.startsWith('--remote-debugging-port'));
-  const browser = await puppeteer.launch({
-    executablePath: chrome.path,
-    headless: options.headless,
-    args,
-    pipe,
-    acceptInsecureCerts: true,
-    networkEnabled,
-    defaultViewport: !options.headless && options.fitWindow ? null : MEASURED_VIEWPORT,
-    protocolTimeout: 120_000,
-    handleSIGINT: options.handleSignals ?? true,
-    handleSIGTERM: options.handleSignals ?? true,
-    handleSIGHUP: options.handleSignals ?? true,
-    ...(options.display !== undefined ? { env: { ...process.env, DISPLAY: options.display } } : {}),
-  });
-  const display = options.headless ? null : (options.display ?? process.env.DISPLAY ?? null);
-  return { browser, path: chrome.path, source: chrome.source, version: await browser.version(), headless: options.headless, args, networkEnabled, display };
+  // test attaches over it) gets it beside the pipe, which Puppeteer then leaves to us to add.
+  const devtools = args.some((a) => a.startsWith('--remote-debugging-port'));
+  const profile = newProfile();
+  let browser: Browser;
+  try {
+    browser = await puppeteer.launch({
+      executablePath: chrome.path,
+      headless: options.headless,
+      args: devtools ? [...args, '--remote-debugging-pipe'] : args,
+      pipe: true,
+      userDataDir: profile,
+      acceptInsecureCerts: true,
+      networkEnabled,
+      defaultViewport: !options.headless && options.fitWindow ? null : MEASURED_VIEWPORT,
+      protocolTimeout: 120_000,
+      handleSIGINT: options.handleSignals ?? false,
+      handleSIGTERM: options.handleSignals ?? false,
+      handleSIGHUP: options.handleSignals ?? false,
+      ...(options.display !== undefined ? { env: { ...process.env, DISPLAY: options.display } } : {}),
+    });
+  } catch (err) {
+    removeProfile(profile);
+    // Puppeteer's text is a stack with the browser's log under it: the first line says it.
+    const why = (err instanceof Error ? err.message : String(err)).split('\n')[0];
+    throw noChrome(`Chrome at '${chrome.path}' (${chrome.source}) did not start: ${why}.`);
+  }
+  const child = browser.process();
+  if (child && child.exitCode === null && child.signalCode === null) child.once('exit', () => removeProfile(profile));
+  else removeProfile(profile);
+  try {
+    const display = options.headless ? null : (options.display ?? process.env.DISPLAY ?? null);
+    return {
+      browser,
+      path: chrome.path,
+      source: chrome.source,
+      version: await browser.version(),
+      headless: options.headless,
+      args,
+      networkEnabled,
+      display,
+      devtools: devtools ? await devtoolsEndpoint(profile) : null,
+    };
+  } catch (err) {
+    child?.kill('SIGKILL');
+    throw err;
+  }
 }

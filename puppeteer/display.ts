@@ -63,7 +63,9 @@ export class Xvfb {
 
   /** Starts one; rejects with Xvfb's own words when it cannot. */
   static async start(): Promise<Xvfb> {
-    const shell = spawn('sh', ['-c', XVFB_SCRIPT], { stdio: ['pipe', 'pipe', 'pipe', 'pipe'] });
+    // A process group of its own, as the server's: Ctrl-C is the sweep's to act on, and the
+    // sweep ends Xvfb after the repeat it stopped, not under it.
+    const shell = spawn('sh', ['-c', XVFB_SCRIPT], { stdio: ['pipe', 'pipe', 'pipe', 'pipe'], detached: true });
     let stderr = '';
     shell.stderr!.setEncoding('utf8');
     // Drained for good: a full pipe would block Xvfb's writes.
@@ -164,7 +166,7 @@ export class DisplayBrowsers {
     if (this.closed) throw new Error('the sweep is closing its browsers');
     this.other ??= this.launchOther(point.display).catch((err: unknown) => {
       // No display is for good; anything else (a Chrome that failed to start) may be tried again.
-      if (!(err instanceof PushlabError)) this.other = null;
+      if (!(err instanceof PushlabError && err.code === 'PUSHLAB_NO_DISPLAY')) this.other = null;
       throw err;
     });
     return this.other;

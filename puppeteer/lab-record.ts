@@ -79,6 +79,19 @@ export class LabRecorder {
     })[0];
   }
 
+  /**
+   * The lab is stopping. A point being recorded ends here: the report keeps the repeats that
+   * finished (a point with none is dropped, with the round in progress) and is written marked
+   * interrupted. Nothing is written when no point is being recorded: the report is whole.
+   */
+  async interrupt(): Promise<void> {
+    if (!this.busy) return;
+    this.report.rounds = this.report.rounds.filter((r) => r.finishedAt !== null);
+    this.report.points = this.report.points.filter((p) => p.repeats.length > 0);
+    this.report.interrupted = true;
+    await writeReport(this.file, this.report);
+  }
+
   async record(config: PageConfig): Promise<RecordedPoint> {
     if (this.busy) throw new Error('a point is already being recorded');
     this.busy = true;

@@ -10,9 +10,10 @@ import path from 'node:path';
 import type { Page } from 'puppeteer-core';
 import { commandLineFlags, runCommand } from '../cli/command.js';
 import { checkOutputDir } from '../cli/output.js';
+import { onStopRequest } from '../cli/stop.js';
 import { ROOT } from '../cli/root.js';
 import { logLine } from '../cli/terminal.js';
-import { PushlabError } from '../protocol/errors.js';
+import { EXIT, PushlabError } from '../protocol/errors.js';
 import type { CpuReading, PageConfig, PushlabApi } from '../protocol/report.js';
 import { environmentOf } from './environment.js';
 import { LabCpuReader, readingLine } from './lab-cpu.js';
@@ -28,6 +29,31 @@ const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 
 runCommand('lab', async () => {
   const flags = commandLineFlags(LAB_FLAGS, 'lab');
+  let server: ServerHandle | null = null;
+  let browser: LocalBrowser | null = null;
+  let recorder: LabRecorder | null = null;
+  let stopping = false;
+  const stop = async (code: number) => {
+    if (stopping) return;
+    stopping = true;
+    // A point being recorded is cut short: its report is saved marked interrupted first.
+    await recorder?.interrupt().catch((err: unknown) => log(`the lab report was not saved: ${err instanceof Error ? err.message : String(err)}`));
+    await browser?.close();
+    await server?.stop();
+    process.exit(code);
+  };
+  // Ctrl-C, SIGTERM, SIGHUP, or npm (or its shell) gone: stop as on Ctrl-C; a second signal at once.
+  onStopRequest({
+    stop: (why) => {
+      log(`${why}: stopping`);
+      void stop(EXIT.interrupted);
+    },
+    now: () => {
+      browser?.kill();
+      void server?.stop();
+      process.exit(EXIT.interrupted);
+    },
+  });
   if (!flags.headless && process.platform === 'linux' && !process.env.DISPLAY && !process.env.WAYLAND_DISPLAY) {
     throw new PushlabError('PUSHLAB_NO_DISPLAY', 'no display for a headful Chrome (DISPLAY is unset): run under a desktop, use `xvfb-run npm run lab`, or pass --headless');
   }
@@ -37,18 +63,6 @@ runCommand('lab', async () => {
   checkOutputDir('--out', outDir);
   const remote = flags.server ? await connectServer('--server', flags.server) : null;
   await findChrome(log);
-  let server: ServerHandle | null = null;
-  let browser: LocalBrowser | null = null;
-  let stopping = false;
-  const stop = async (code: number) => {
-    if (stopping) return;
-    stopping = true;
-    await browser?.close();
-    await server?.stop();
-    process.exit(code);
-  };
-  process.once('SIGINT', () => void stop(130));
-  process.once('SIGTERM', () => void stop(130));
   try {
     server = remote ?? (await startServer());
     // PUSHLAB_LAB_DEVTOOLS=1 (the lab's test): a DevTools port to attach to, printed below.
@@ -72,7 +86,7 @@ runCommand('lab', async () => {
   });
   const url = `${srv.url}?${query}`;
   const page = (await chrome.browser().pages())[0] ?? (await chrome.browser().newPage());
-  const recorder = new LabRecorder({
+  const lab = (recorder = new LabRecorder({
     browser: chrome,
     server: srv,
     environment: environmentOf(chrome.launched, srv),
@@ -81,14 +95,14 @@ runCommand('lab', async () => {
     warmupSec: flags['warmup-sec'],
     measureSec: flags['measure-sec'],
     repeats: flags.repeats,
-  });
+  }));
   let recording = false;
   // Exposed before the page loads, so the page sees it from its first script on.
   await page.exposeFunction('pushlabRecord', async (config: PageConfig) => {
     recording = true;
-    log(`recording ${recorder.pointOf(config).id}: ${flags.repeats} repeat(s) of ${flags['warmup-sec']} s warm-up + settle + ${flags['measure-sec']} s window…`);
+    log(`recording ${lab.pointOf(config).id}: ${flags.repeats} repeat(s) of ${flags['warmup-sec']} s warm-up + settle + ${flags['measure-sec']} s window…`);
     try {
-      const r = await recorder.record(config);
+      const r = await lab.record(config);
       log(`recorded ${r.line}\n  → ${r.reportPath}`);
       return r;
     } finally {
@@ -100,7 +114,7 @@ runCommand('lab', async () => {
   await pageSession.send('Performance.enable');
   await page.goto(url);
   log(`pushlab lab: ${url}\nChrome ${chrome.launched.version}; close the window or press Ctrl-C to stop.`);
-  if (process.env.PUSHLAB_LAB_DEVTOOLS) log(`devtools: ${chrome.browser().wsEndpoint()}`);
+  if (chrome.launched.devtools) log(`devtools: ${chrome.launched.devtools}`);
   chrome.browser().on('disconnected', () => void stop(0));
 
   const cpu = new LabCpuReader({ browserSession: chrome.session(), pageSession, serverStats: () => srv.stats(), cores: os.cpus().length });

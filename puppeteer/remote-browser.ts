@@ -13,6 +13,7 @@
 import puppeteer, { type Browser, type BrowserContext, type CDPSession, type Page } from 'puppeteer-core';
 import { PushlabError } from '../protocol/errors.js';
 import { resolveEndpoint, safeUrl, type BrowserEndpoint } from './browser-endpoint.js';
+import { CdpTransport } from './cdp-transport.js';
 import { MEASURED_VIEWPORT } from './chrome.js';
 import { BrowserLost, type BrowserSlot } from './repeat.js';
 
@@ -27,9 +28,11 @@ interface Connection {
 
 async function connect(endpoint: BrowserEndpoint): Promise<Connection> {
   const ws = await resolveEndpoint(endpoint, CONNECT_TIMEOUT_MS);
+  // Our transport: it refuses what is not CDP with a reason, where Puppeteer's would throw (cdp-transport.ts).
+  const transport = await CdpTransport.open(ws, CONNECT_TIMEOUT_MS);
   const browser = await withTimeout(
     puppeteer.connect({
-      browserWSEndpoint: ws,
+      transport,
       // As for a launched Chrome: Puppeteer's Network domain would ship every frame and event
       // to this driver (it halved EPS); the server's certificate is self-signed, which the
       // remote Chrome accepts through Security.setIgnoreCertificateErrors.
@@ -40,7 +43,11 @@ async function connect(endpoint: BrowserEndpoint): Promise<Connection> {
     }),
     CONNECT_TIMEOUT_MS,
     `connecting to ${safeUrl(ws)}`,
-  );
+  ).catch((err: unknown) => {
+    transport.close();
+    // The endpoint answered, but not in CDP: that, rather than the closed connection it caused.
+    throw transport.problem !== null ? new Error(transport.problem) : err;
+  });
   try {
     // A context of our own; a CDP proxy that refuses to make one leaves the default context.
     const context = await browser.createBrowserContext().catch(() => null);
@@ -113,7 +120,9 @@ export class RemoteBrowser implements BrowserSlot {
 }
 
 function reason(err: unknown): string {
-  const text = err instanceof Error ? err.message : String(err);
+  const message = (err as { message?: unknown } | null)?.message;
+  // Not only Errors are thrown: a bare event object printed as "[object Object]".
+  const text = typeof message === 'string' ? message : String(err);
   // Error texts may quote the URL they failed on: keep tokens out of logs and reports.
   return text.replace(/(wss?|https?):\/\/[^\s'"]+/g, (u) => {
     try {

@@ -16,6 +16,8 @@ import { compareReports, compareScenarios } from '../protocol/compare.js';
 import { pointsCsv, repeatsCsv } from '../protocol/csv.js';
 import { EXIT, PushlabError } from '../protocol/errors.js';
 import { commandLineFlags, runCommand } from '../cli/command.js';
+import { listenOr } from '../cli/listen.js';
+import { onStopRequest } from '../cli/stop.js';
 import { ROOT } from '../cli/root.js';
 import { logLine, toStdout } from '../cli/terminal.js';
 import { formatComparison } from './format.js';
@@ -32,6 +34,11 @@ const log = logLine;
 const out = (text: string) => toStdout(text.endsWith('\n') ? text : `${text}\n`);
 
 async function main(argv: readonly string[]): Promise<number> {
+  // Ctrl-C, SIGTERM, SIGHUP, or npm (or its shell) gone: the viewer closes; any other mode,
+  // with nothing to save, exits. Installed first: a signal that came between the URL printed
+  // and a handler installed would meet Node's default and skip the close.
+  let serving: (() => void) | null = null;
+  onStopRequest({ stop: () => (serving ? serving() : process.exit(EXIT.interrupted)) });
   const { flags: flagArgs, positionals } = splitArgs(REPORT_FLAGS, argv);
   const flags = commandLineFlags(REPORT_FLAGS, 'report', flagArgs);
   const reportsDir = path.resolve(ROOT, flags.reports);
@@ -52,11 +59,12 @@ async function main(argv: readonly string[]): Promise<number> {
         if (path.dirname(path.dirname(file)) !== reportsDir) throw badFlag(`--serve shows runs under ${reportsDir} (see --reports); ${file} is not there`);
         names.push(path.basename(path.dirname(file)));
       }
-      const server = await serveReports(reportsDir, flags.port);
+      const served = new Promise<void>((resolve) => (serving = resolve));
+      const server = await listenOr('--port', '127.0.0.1', flags.port, () => serveReports(reportsDir, flags.port));
       const query = names.length === 2 ? `?${new URLSearchParams({ run: names[1], compare: names[0] })}` : names.length === 1 ? `?${new URLSearchParams({ run: names[0] })}` : '';
       log(`pushlab report: serving ${reportsDir} on 127.0.0.1 only; Ctrl-C stops it`);
       out(`${server.url}${query}`);
-      await new Promise<void>((resolve) => process.once('SIGINT', () => resolve()));
+      await served;
       await server.close();
       return EXIT.interrupted;
     }

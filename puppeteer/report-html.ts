@@ -4,11 +4,12 @@
  * its empty `<script type="application/json" id="report-data">`. Opens from file:// with no
  * server and no network, so it can be mailed or attached to a ticket.
  */
-import { readFile, rename, writeFile } from 'node:fs/promises';
+import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { PushlabError } from '../protocol/errors.js';
 import type { Report } from '../protocol/report.js';
 import { ROOT } from '../cli/root.js';
+import { writeAtomically } from './report-file.js';
 
 /** The viewer build the sweep's `npm run build` makes. */
 export const VIEWER_TEMPLATE = path.join(ROOT, 'dist/report/report.html');
@@ -45,13 +46,6 @@ async function readTemplate(): Promise<string> {
 /** Writes `<dir>/report.html` atomically (temp file + rename), as report.json is. Returns its path. */
 export async function writeReportHtml(dir: string, report: Report): Promise<string> {
   const file = path.join(dir, 'report.html');
-  const html = reportHtml(await readTemplate(), report);
-  const tmp = `${file}.${process.pid}.tmp`;
-  try {
-    await writeFile(tmp, html);
-    await rename(tmp, file);
-  } catch (err) {
-    throw new PushlabError('PUSHLAB_BAD_OUTPUT', `cannot write ${file}: ${err instanceof Error ? err.message : String(err)}`);
-  }
+  await writeAtomically(file, reportHtml(await readTemplate(), report));
   return file;
 }

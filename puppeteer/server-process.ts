@@ -82,12 +82,16 @@ export async function connectServer(flag: string, url: string, timeoutMs = 5000)
 /**
  * Starts `server/main.ts` on a free loopback port and waits for its URL line. The server is
  * owned by this process on every exit path: it holds the server's stdin (`--exit-with-stdin`),
- * and the pipe closes when this process ends, whether it exits, crashes or is killed.
+ * and the pipe closes when this process ends, whether it exits, crashes or is killed. It runs
+ * in a process group of its own, so a signal sent to this command's group (Ctrl-C, `timeout`)
+ * reaches this process alone, which stops its work first and the server after: a server that
+ * took the signal too would end under a repeat still measuring.
  */
 export async function startServer(extraArgs: string[] = [], timeoutMs = 30_000, nodeArgs: string[] = []): Promise<ServerHandle> {
   const child: ChildProcess = spawn(process.execPath, [...nodeArgs, '--import', 'tsx', path.join(ROOT, 'server/main.ts'), '--port', '0', '--exit-with-stdin', ...extraArgs], {
     cwd: ROOT,
     stdio: ['pipe', 'pipe', 'pipe'],
+    detached: true,
   });
   let stderr = '';
   child.stderr?.setEncoding('utf8').on('data', (d: string) => (stderr = (stderr + d).slice(-4000)));

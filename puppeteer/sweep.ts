@@ -4,13 +4,16 @@
  * gets the report's path as its last line (or with --json the report itself). Ctrl-C stops
  * after saving what was measured and prints the command that finishes the sweep.
  */
+import { existsSync, rmdirSync } from 'node:fs';
+import { rm, stat } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { EXIT, PushlabError } from '../protocol/errors.js';
 import { readInputFile } from '../cli/input-file.js';
 import { parseReportText } from '../protocol/report-check.js';
 import { commandLineFlags, runCommand } from '../cli/command.js';
-import { checkOutputDir } from '../cli/output.js';
+import { checkOutputDir, isNoSpace } from '../cli/output.js';
+import { onStopRequest } from '../cli/stop.js';
 import { ROOT } from '../cli/root.js';
 import { logLine, toStdout } from '../cli/terminal.js';
 import { SCHEMA_VERSION, type BrowserHost, type Environment, type Report } from '../protocol/report.js';
@@ -28,8 +31,8 @@ import { DisplayBrowsers } from './display.js';
 import { checkSweepFlags, SWEEP_FLAGS, type SweepFlags } from './options.js';
 import { Progress } from './progress.js';
 import { BrowserLost, RepeatMeasurer, type BrowserSlot } from './repeat.js';
-import { runIdFor, writeReport } from './report-file.js';
-import { writeReportHtml } from './report-html.js';
+import { reportBytesFor, runIdFor, writeReport } from './report-file.js';
+import { VIEWER_TEMPLATE, writeReportHtml } from './report-html.js';
 import { emptyResult, Runner, type Lane } from './runner.js';
 import { connectServer, startServer, type ServerHandle } from './server-process.js';
 
@@ -103,6 +106,18 @@ async function resumePlan(runId: string, out: string): Promise<Plan> {
   return { report, searches, file };
 }
 
+/**
+ * Disk space the sweep's files need, bytes: report.json and report.html (the viewer with the
+ * report inside) at the plan's full size, each twice, as the new one is written beside the old
+ * before the rename.
+ */
+async function reportSpaceFor(plan: Plan): Promise<number> {
+  const repeats = plan.report.points.reduce((a, p) => a + p.point.repeats, 0);
+  const json = reportBytesFor(repeats);
+  const viewer = await stat(VIEWER_TEMPLATE).then((s) => s.size, () => 0);
+  return 2 * (json + viewer + json);
+}
+
 /** The estimated time of the whole plan, s. */
 function planSec(plan: Plan): number {
   const points = plan.report.points.map((p) => p.point);
@@ -135,28 +150,39 @@ function resumeCommandFor(runId: string, out: string, browsers: readonly string[
   return `npm run sweep -- --resume ${runId}${out === SWEEP_FLAGS.out.default ? '' : ` --out ${quote(out)}`}${browsers.length ? ` --browser ${quote(browsers.join(','))}` : ''}`;
 }
 
-/**
- * Ctrl-C (or SIGTERM): the first stops the sweep after saving; a second one stops at once,
- * still ending the server and Chrome. Kept in one place so a process owner can take it over.
- */
-function onInterrupt(stop: () => void, kill: () => void): void {
-  let count = 0;
-  const handler = (signal: NodeJS.Signals) => {
-    count++;
-    if (count === 1) {
-      log(`\n${signal}: stopping after saving what was measured (again to stop at once)`);
-      stop();
-    } else {
-      kill();
-      process.exit(EXIT.interrupted);
-    }
-  };
-  process.on('SIGINT', handler);
-  process.on('SIGTERM', handler);
-}
-
 async function main(): Promise<number> {
   const flags = commandLineFlags(SWEEP_FLAGS, 'sweep');
+  const controller = new AbortController();
+  let server: ServerHandle | null = null;
+  let local = null as LocalBrowser | null;
+  const remotes: RemoteBrowser[] = [];
+  // The other display mode's browser (and an Xvfb), launched when a point first asks for it (launched Chrome only).
+  let displays: DisplayBrowsers | null = null;
+  let launched = false;
+  const killChildren = () => {
+    displays?.kill();
+    local?.kill();
+    // stop() signals the server synchronously; its promise only waits for the exit.
+    void server?.stop();
+  };
+  // Ctrl-C, SIGTERM, SIGHUP, or npm (or its shell, or tsx) gone: the first stops the sweep
+  // after saving; a second signal stops at once, still ending the server and Chrome. Before
+  // anything is launched there is nothing to save (a --server check or a Chrome download may
+  // take long): it ends at once.
+  onStopRequest({
+    stop: (why) => {
+      if (!launched) {
+        log(`\n${why}: stopped before anything was measured`);
+        process.exit(EXIT.interrupted);
+      }
+      log(`\n${why}: stopping after saving what was measured (again to stop at once)`);
+      controller.abort();
+    },
+    now: () => {
+      killChildren();
+      process.exit(EXIT.interrupted);
+    },
+  });
   const checked = checkSweepFlags(flags);
   const out = path.resolve(ROOT, flags.out);
   const plan = checked.resume ? await resumePlan(checked.resume, out) : await newPlan(flags, checked, out);
@@ -167,7 +193,7 @@ async function main(): Promise<number> {
   }
   // Before anything is launched: where the report goes must take files, a --server must
   // answer, and there must be a Chrome to run (or browsers to connect to).
-  checkOutputDir('--out', checked.resume ? path.dirname(plan.file) : out);
+  checkOutputDir('--out', checked.resume ? path.dirname(plan.file) : out, await reportSpaceFor(plan));
   const endpoints = parseBrowserList(flags.browser);
   const remote = flags.server ? await connectServer('--server', flags.server) : null;
   if (!endpoints.length) await findChrome(log);
@@ -177,20 +203,7 @@ async function main(): Promise<number> {
       ? `pushlab sweep: resuming ${draft.runId} (${done} repeats measured, ${draft.rounds.length} rounds started), seed ${draft.options.seed}`
       : `pushlab sweep: ${draft.scenarios.join(', ')}: ${draft.points.length} points × ${draft.options.repeats} rounds${plan.searches.length ? ` + ${plan.searches.length} find-max searches` : ''}, seed ${draft.options.seed}, about ${durationText(planSec(plan))}${endpoints.length > 1 ? `, sharded over ${endpoints.length} browsers` : ''}`,
   );
-
-  const controller = new AbortController();
-  let server: ServerHandle | null = null;
-  let local = null as LocalBrowser | null;
-  const remotes: RemoteBrowser[] = [];
-  // The other display mode's browser (and an Xvfb), launched when a point first asks for it (launched Chrome only).
-  let displays: DisplayBrowsers | null = null;
-  const killChildren = () => {
-    displays?.kill();
-    local?.kill();
-    // stop() signals the server synchronously; its promise only waits for the exit.
-    void server?.stop();
-  };
-  onInterrupt(() => controller.abort(), killChildren);
+  launched = true;
   // However the process ends (an uncaught error, process.exit), it takes its children along.
   process.once('exit', killChildren);
   try {
@@ -231,16 +244,54 @@ async function main(): Promise<number> {
     report.interrupted = false;
     report.resumeCommand = null;
     // report.html (the one-file viewer with this data) is rewritten beside report.json each
-    // time; a viewer that cannot be written is said once and never costs the measurements.
+    // time; a viewer that cannot be written is said once and never costs the measurements. On
+    // a full disk it even gives them its space: it is a view of report.json that
+    // `npm run report -- <run>` writes again, so it is removed, and not written again this run,
+    // to keep report.json.
+    const runDir = path.dirname(plan.file);
+    const htmlFile = path.join(runDir, 'report.html');
     let htmlFailed = false;
+    let htmlOff = false;
+    const repeatsIn = (r: Report) => r.points.reduce((a, p) => a + p.repeats.length, 0);
+    let savedRepeats: number | null = null;
     const save = async (r: Report) => {
-      await writeReport(plan.file, r);
-      await writeReportHtml(path.dirname(plan.file), r).catch((err: unknown) => {
+      try {
+        await writeReport(plan.file, r);
+      } catch (err) {
+        if (!isNoSpace((err as Error).cause) || !existsSync(htmlFile)) throw err;
+        await rm(htmlFile, { force: true });
+        htmlOff = true;
+        log(`${(err as Error).message}: removed report.html to keep report.json (write it again later: npm run report -- ${runDir})`);
+        await writeReport(plan.file, r);
+      }
+      savedRepeats = repeatsIn(r);
+      if (htmlOff) return;
+      await writeReportHtml(runDir, r).catch((err: unknown) => {
         if (!htmlFailed) log(`report.html not written: ${err instanceof Error ? err.message : String(err)}`);
         htmlFailed = true;
+        // A full disk: the viewer's next copy would only take the space report.json needs.
+        if (isNoSpace((err as Error).cause)) htmlOff = true;
       });
     };
-    await save(report);
+    // A save that fails even so stops the sweep: the file keeps the report saved before,
+    // which --resume finishes once there is space.
+    const saveFailed = (err: unknown): never => {
+      if (!(err instanceof PushlabError) || err.code !== 'PUSHLAB_BAD_OUTPUT') throw err;
+      if (savedRepeats === null && !checked.resume) {
+        try {
+          // The run's directory, made for the report that never fitted (empty, or rmdir refuses).
+          rmdirSync(runDir);
+        } catch {
+          // Not empty: not ours to remove.
+        }
+        throw new PushlabError('PUSHLAB_BAD_OUTPUT', `${err.message}; nothing was saved`);
+      }
+      const kept = savedRepeats === null ? `${plan.file} keeps the report it had` : `${plan.file} keeps the ${savedRepeats} repeat(s) saved before`;
+      const measured = repeatsIn(report);
+      const lost = savedRepeats !== null && measured > savedRepeats ? `, ${measured - savedRepeats} measured since are not` : '';
+      throw new PushlabError('PUSHLAB_BAD_OUTPUT', `${err.message}; ${kept}${lost}; free space, then finish it: ${resumeCommandFor(report.runId, flags.out, endpoints.map((e) => e.given))}`);
+    };
+    await save(report).catch(saveFailed);
 
     const lanes = slots.map(({ slot, host }): Lane => {
       const note = sharedHostNote(host);
@@ -292,12 +343,15 @@ async function main(): Promise<number> {
     };
     runner.on('repeat-done', recordLost);
     runner.on('ceiling-failed', recordLost);
-    const outcome = await runner.run(report, { searches: plan.searches, signal: controller.signal }).finally(() => progress.close());
+    const outcome = await runner
+      .run(report, { searches: plan.searches, signal: controller.signal })
+      .catch(saveFailed)
+      .finally(() => progress.close());
     recordLost();
     if (outcome !== 'done') {
       report.interrupted = true;
       report.resumeCommand = resumeCommandFor(report.runId, flags.out, endpoints.map((e) => e.given));
-      await save(report);
+      await save(report).catch(saveFailed);
       const why = outcome === 'browsers-lost' ? 'every browser was lost' : 'interrupted';
       log(`${why}: ${plan.file} keeps what was measured. To finish it:\n  ${report.resumeCommand}`);
       if (outcome === 'browsers-lost') log(`\n${formatTable(report)}\n`);
@@ -305,7 +359,7 @@ async function main(): Promise<number> {
       return outcome === 'interrupted' ? EXIT.interrupted : EXIT.failed;
     }
     report.finishedAt = new Date().toISOString();
-    await save(report);
+    await save(report).catch(saveFailed);
     log(`\n${formatTable(report)}\n`);
     toStdout(flags.json ? `${JSON.stringify(report, null, 2)}\n` : `${plan.file}\n`);
     const failed = report.points.some((p) => p.repeats.some((r) => r.status === 'failed'));

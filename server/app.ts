@@ -118,6 +118,11 @@ export async function buildServer(options: ServerOptions) {
     await originsListening;
   });
   app.addHook('preClose', async () => origins.close());
+  // Fastify logs and drops an error thrown in onListen: the command asks here instead.
+  app.decorate('originErrors', async () => {
+    await originsListening;
+    return { ...origins.errors };
+  });
   app.get('/origins', async (request): Promise<ServerOrigins & { errors: typeof origins.errors }> => {
     await originsListening;
     // The other origins listen on the main one's address, but a page reaches that address by
@@ -151,6 +156,8 @@ export async function buildServer(options: ServerOptions) {
 declare module 'fastify' {
   interface FastifyInstance {
     hub: Hub;
+    /** Once the other origins have tried to listen: why each that is not listening is not, by origin. */
+    originErrors(): Promise<Partial<Record<string, string>>>;
   }
 }
 

@@ -17,6 +17,7 @@ import http2, { type Http2SecureServer, type Http2ServerRequest, type Http2Serve
 import https from 'node:https';
 import type { AddressInfo } from 'node:net';
 import type { TLSSocket } from 'node:tls';
+import { listenErrorText } from '../cli/listen.js';
 import { LIMITS } from '../protocol/limits.js';
 import type { ServerOrigins } from '../protocol/wire.js';
 import type { Duplex } from 'node:stream';
@@ -28,6 +29,9 @@ import { H2_LISTENER_OPTIONS } from './defaults.js';
 import { handleWsConnect } from './ws-h2.js';
 
 type Listener = https.Server | Http2SecureServer;
+
+/** Ports the other origins take after a fixed main port: h1, connect, and a replica for each origin past the first. */
+export const EXTRA_ORIGIN_PORTS = 2 + (LIMITS.origins.max - 1);
 
 export class ExtraOrigins {
   readonly urls: ServerOrigins = { h1: null, connect: null, replicas: [] };
@@ -109,7 +113,7 @@ export class ExtraOrigins {
         this.servers.push(server);
         found(`https://${hostText}:${(server.address() as AddressInfo).port}/`);
       } catch (err) {
-        this.errors[kind] = `port ${port} on ${host}: ${err instanceof Error ? err.message : String(err)}`;
+        this.errors[kind] = listenErrorText(err, host, port);
       }
     }
   }

@@ -6,11 +6,11 @@ import { describe, expect, it } from 'vitest';
 import { PushlabError } from '../protocol/errors.js';
 import { findSystemChrome, puppeteerCacheDir, type ChromeLookup } from '../puppeteer/chrome.js';
 
-/** A filesystem where exactly `files` are executable, and Puppeteer's caches hold `cached`. */
+/** A filesystem where exactly `files` are executable (nothing else exists), and Puppeteer's caches hold `cached`. */
 function fake(files: string[], cached: Record<string, { buildId: string; executablePath: string; browser?: string }[]> = {}) {
   const cacheDirsAsked: string[] = [];
   const lookup: ChromeLookup = {
-    isExecutable: (f) => files.includes(f),
+    notExecutableBecause: (f) => (files.includes(f) ? null : 'it does not exist'),
     installedBrowsers: async (dir) => {
       cacheDirsAsked.push(dir);
       return (cached[dir] ?? []).map((b) => ({ browser: 'chrome', ...b }) as unknown as InstalledBrowser);

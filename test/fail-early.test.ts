@@ -153,7 +153,7 @@ describe('no Chrome: PUSHLAB_NO_CHROME, and no server started', () => {
   it.each(['labNoChrome', 'sweepNoChrome'] as const)('%s', (name) => {
     const command = name === 'labNoChrome' ? 'lab' : 'sweep';
     expect(refusedBeforeLaunch(ran[name], command)).toBe(
-      `pushlab ${command}: CHROME_PATH is set to '/nonexistent', which is not an executable file. Install Chrome or Chromium (Debian/Ubuntu: \`apt-get install -y chromium\`), or point CHROME_PATH at a Chrome binary.`,
+      `pushlab ${command}: CHROME_PATH is set to '/nonexistent', which is not an executable file (it does not exist). Install Chrome or Chromium (Debian/Ubuntu: \`apt-get install -y chromium\`), or point CHROME_PATH at a Chrome binary.`,
     );
   });
 });
