@@ -16,7 +16,7 @@ import { commandLineFlags, reportErrorsAs } from '../cli/command.js';
 import { exitOnStopRequest } from '../cli/stop.js';
 import type { FlagSpec } from '../protocol/flags.js';
 import type { ServerStats } from '../protocol/report.js';
-import { startServer, type ServerHandle } from '../puppeteer/server-process.js';
+import { startServer, type ServerHandle } from '../puppeteer/measure/server-process.js';
 import { attachInspector, freePort, type Inspector } from './inspector.js';
 import { runChurn } from './churn.js';
 import { describeStall, runStall } from './stall.js';

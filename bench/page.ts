@@ -14,11 +14,11 @@ import { exitOnStopRequest } from '../cli/stop.js';
 import { rangeFlag, type FlagSpec } from '../protocol/flags.js';
 import { LIMITS } from '../protocol/limits.js';
 import { expandScenario, type Point } from '../protocol/scenario.js';
-import { median } from '../protocol/stats.js';
+import { median } from '../results/stats.js';
 import { RENDER_MODES, TRANSPORTS } from '../protocol/wire.js';
-import { launchChrome } from '../puppeteer/chrome.js';
-import { RepeatMeasurer } from '../puppeteer/repeat.js';
-import { startServer } from '../puppeteer/server-process.js';
+import { launchChrome } from '../puppeteer/browser/chrome.js';
+import { RepeatMeasurer } from '../puppeteer/measure/repeat.js';
+import { startServer } from '../puppeteer/measure/server-process.js';
 
 const FLAGS = {
   transport: { type: 'list', default: TRANSPORTS, choices: TRANSPORTS, help: 'transports' },

@@ -17,11 +17,11 @@ import { commandLineFlags, reportErrorsAs } from '../cli/command.js';
 import { exitOnStopRequest } from '../cli/stop.js';
 import { rangeFlag, type FlagSpec } from '../protocol/flags.js';
 import { LIMITS } from '../protocol/limits.js';
-import { median } from '../protocol/stats.js';
+import { median } from '../results/stats.js';
 import { RENDER_MODES, TRANSPORTS } from '../protocol/wire.js';
-import { launchChrome } from '../puppeteer/chrome.js';
-import { openLabPage } from '../puppeteer/lab-page.js';
-import { startServer } from '../puppeteer/server-process.js';
+import { launchChrome } from '../puppeteer/browser/chrome.js';
+import { openLabPage } from '../puppeteer/measure/page.js';
+import { startServer } from '../puppeteer/measure/server-process.js';
 
 const FLAGS = {
   transport: { type: 'string', default: 'sse', choices: TRANSPORTS, help: 'transport' },

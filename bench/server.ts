@@ -20,7 +20,7 @@ import type { FlagSpec } from '../protocol/flags.js';
 import type { ServerStats } from '../protocol/report.js';
 import { LIMITS } from '../protocol/limits.js';
 import { TRANSPORTS } from '../protocol/wire.js';
-import { remoteServer, startServer, type ServerHandle } from '../puppeteer/server-process.js';
+import { remoteServer, startServer, type ServerHandle } from '../puppeteer/measure/server-process.js';
 import { newestProfile, selfTimes } from './cpu-profile.js';
 
 const FLAGS = {

@@ -12,9 +12,9 @@ import { rangeFlag, type FlagSpec } from '../protocol/flags.js';
 import { LIMITS } from '../protocol/limits.js';
 import type { PageConfig, PageSnapshot } from '../protocol/report.js';
 import { PARSE_MODES, RENDER_MODES, TRANSPORTS } from '../protocol/wire.js';
-import { launchChrome } from '../puppeteer/chrome.js';
-import { openLabPage } from '../puppeteer/lab-page.js';
-import { startServer } from '../puppeteer/server-process.js';
+import { launchChrome } from '../puppeteer/browser/chrome.js';
+import { openLabPage } from '../puppeteer/measure/page.js';
+import { startServer } from '../puppeteer/measure/server-process.js';
 import { drift, DRIFT_WINDOW_SHARE, driftLine } from './drift.js';
 
 const FLAGS = {

@@ -5,7 +5,7 @@
  */
 import { exitCodeOf, PushlabError } from '../protocol/errors.js';
 import { helpText, parseFlags, type Flags, type FlagSpec } from '../protocol/flags.js';
-import { printable } from '../protocol/printable.js';
+import { printable } from '../results/printable.js';
 import { tolerateLostOutput } from './stop.js';
 
 /**
@@ -25,7 +25,7 @@ export function commandLineFlags<T extends Record<string, FlagSpec>>(specs: T, c
 
 /**
  * The one line a failed command prints: the message of a PushlabError, the stack of a bug.
- * Printable (protocol/printable.ts): a message quotes what was refused, from a file or the network.
+ * Printable (results/printable.ts): a message quotes what was refused, from a file or the network.
  */
 export function errorLine(command: string, err: unknown): string {
   const text = err instanceof PushlabError ? err.message : err instanceof Error ? (err.stack ?? err.message) : String(err);

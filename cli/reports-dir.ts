@@ -1,7 +1,7 @@
 /**
  * What of a reports directory may be served over HTTP, as one rule for both servers that serve
  * it: the main server's `/reports/` route (server/reports.ts) and the viewer's own server,
- * `npm run report -- --serve` (puppeteer/report-runs.ts). It lives in cli/, the Node-side code
+ * `npm run report -- --serve` (puppeteer/report/runs.ts). It lives in cli/, the Node-side code
  * every command shares, because protocol/ has no Node and the server and the driver do not
  * import each other. Before it was shared, the viewer's server followed a symlink inside
  * reports/ to a file outside it that the main server refused.

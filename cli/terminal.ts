@@ -1,13 +1,13 @@
 /**
  * What a command writes to stdout and stderr goes out through here, made printable on the way
- * (protocol/printable.ts): a line may carry a string from a report file (ids, notes, labels,
+ * (results/printable.ts): a line may carry a string from a report file (ids, notes, labels,
  * errors) or from the network (a browser's version or error, a server's message), and a
  * terminal must show it, not run it. Tabs and line breaks are kept: these are whole outputs
  * laid out in lines. JSON stays valid JSON with the same value (printable writes `\uXXXX`).
  * The only control sequences a command sends on purpose, the progress line's redraw, are
  * written by Progress around text it makes printable itself.
  */
-import { printable } from '../protocol/printable.js';
+import { printable } from '../results/printable.js';
 
 /** Writes `text` to stdout, printable. */
 export function toStdout(text: string): void {

@@ -3,11 +3,10 @@
  * bound at the lowest tab CPU per event on this machine, with every candidate it tried and why
  * each was kept or dropped, every repeat raw. Plain, JSON-able data: it goes into report.json as
  * `advice` and, with `--json`, to stdout; the words are a pure function of it
- * (puppeteer/advise-words.ts). Pure types, no Node or DOM.
+ * (results/advice-words.ts). Pure types, no Node or DOM.
  */
-import type { EquivalenceKind, Margins } from './equivalence.js';
+import type { EquivalenceKind, Margins } from './report.js';
 import type { Repeat, Stat, Verdict } from './report.js';
-import type { Sustains } from './sustains.js';
 import type { Target } from './target.js';
 import type { Encoding, ParseMode, Transport } from './wire.js';
 
@@ -35,7 +34,7 @@ export interface Candidate {
 
 /** A candidate's figures over the repeats the advisor measured of it (a probe's one, or its confirmation's). */
 export interface CandidateFigures {
-  /** The sustains rule over those repeats (protocol/sustains.ts), with its reasons in words. */
+  /** The sustains rule over those repeats (results/sustains.ts), with its reasons in words. */
   sustains: Sustains;
   /** The tab's renderer CPU (all threads) per million events, ms: what the advisor minimises; null where unmeasured. */
   cpuMsPerMillionEvents: Stat | null;
@@ -138,3 +137,40 @@ export interface Advice {
   /** Set when nothing sustained. */
   closest: Closest | null;
 }
+
+/** Whether a point sustains its rate, as results/sustains.ts decides it. */
+/** The figures behind the decision, JSON-able (no Infinity: a missing figure is null). */
+export interface SustainsFigures {
+  repeats: number;
+  failed: number;
+  /** Median delivered ratio over the repeats (failed ones count as 0). */
+  deliveredRatio: number;
+  /** Repeats that shed, and the batches they shed together. */
+  shedRepeats: number;
+  shedBatches: number;
+  /**
+   * The median repeat's p99 and the order-statistic interval of that median (its confidence:
+   * 75% for 3 repeats, so a view calls it a range below 95%); null when the median repeat has
+   * no latency (a majority failed or measured none). `high` is null when the interval's upper
+   * end is a repeat without latency (unbounded).
+   */
+  p99Ms: { median: number; low: number; high: number | null; confidence: number } | null;
+  /** Repeats in which a connection was not open, and the most not open in one of them. */
+  stalledRepeats: number;
+  notOpen: number;
+  streams: number | null;
+  cap: number | null;
+}
+
+export interface Sustains {
+  sustains: boolean;
+  /**
+   * In words: every criterion that failed, or, when none did, what held. One repeat reads as a
+   * window ("delivered 97.2% < 99%"), several as a median ("median delivered 97.2% < 99%").
+   */
+  reasons: string[];
+  figures: SustainsFigures;
+}
+
+/** A setting the advisor moves one at a time from a candidate (puppeteer/advise/candidates.ts). */
+export type Knob = 'tick' | 'connections' | 'parsing' | 'origins' | 'encoding';

@@ -1,6 +1,6 @@
 /**
  * How far the server's pacing loop may catch up in one tick. The server paces by it
- * (server/pacer.ts) and the driver judges a point by it (puppeteer/summarise.ts: a server
+ * (server/pacer.ts) and the driver judges a point by it (results/summarise.ts: a server
  * further behind than one burst per connection did not keep its schedule), so it lives here.
  */
 

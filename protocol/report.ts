@@ -3,7 +3,6 @@
  * the report a sweep writes. Every view of a result (terminal table, report viewer) is a
  * pure function of these shapes.
  */
-import type { EquivalenceKind, Margins } from './equivalence.js';
 import type { LatencySummary } from './histogram.js';
 import type { Point } from './scenario.js';
 import type { Encoding, ParseMode, RenderMode, StreamCompression, Transport } from './wire.js';
@@ -629,7 +628,7 @@ export interface PairedComparison {
    */
   better: 'a' | 'b' | 'none';
   /**
-   * The reading against the practical margin (protocol/equivalence.ts): `both-kept-up` (EPS
+   * The reading against the practical margin (results/equivalence.ts): `both-kept-up` (EPS
    * where both sides delivered ≥ 99% of offered), `equivalent` (the CI inside ±margin),
    * `different` (wholly beyond it), `unclear` (straddling it, or no CI); margin as a share.
    * Absent in older reports.
@@ -663,7 +662,7 @@ export interface SaturationResult {
   /** The range searched along `varied`. */
   range: { min: number; max: number };
   /**
-   * The sustains rule (protocol/sustains.ts), over a confirmation's repeats: the median repeat
+   * The sustains rule (results/sustains.ts), over a confirmation's repeats: the median repeat
    * delivered ≥ `deliveredRatio` of offered, no repeat shed or failed, the median repeat's p99
    * ≤ p99BoundMs, every connection open. A probe is the same rule over its one window.
    */
@@ -705,7 +704,7 @@ export interface SweepOptions {
   /** `--spread-repeats`: a point's repeats go to a different browser each round. Absent: false. */
   spreadRepeats?: boolean;
   /**
-   * The practical margins the comparisons were read against (protocol/equivalence.ts), as
+   * The practical margins the comparisons were read against (results/equivalence.ts), as
    * shares. Absent: the defaults, ±3% EPS and ±5% CPU per event (and, in reports written before
    * margins, none: their comparisons called any CI that excluded 1).
    */
@@ -735,3 +734,14 @@ export interface Report {
   knobs?: KnobComparison[];
   saturation: SaturationResult[];
 }
+
+/** Practical margins of a run's comparisons (results/equivalence.ts reads differences against them). */
+/** Practical margins as shares (0.03 = ±3%). */
+export interface Margins {
+  /** Events per second. */
+  eventsPerSec: number;
+  /** Renderer CPU per event (ms per million events). */
+  cpuPerEvent: number;
+}
+
+export type EquivalenceKind = 'both-kept-up' | 'equivalent' | 'different' | 'unclear';

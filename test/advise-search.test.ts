@@ -1,5 +1,5 @@
 /**
- * The advisor's search (puppeteer/advise-search.ts) against a synthetic measurer whose
+ * The advisor's search (puppeteer/advise/search.ts) against a synthetic measurer whose
  * sustainable region and costs are chosen here, with seeded noise: it must find the cheapest
  * configuration that sustains, respect its time budget, never prefer one candidate over another
  * on noise, and, when nothing sustains, name the closest with what limited it.
@@ -10,9 +10,9 @@ import type { MeasuredRepeat } from '../protocol/report.js';
 import { mulberry32 } from '../protocol/random.js';
 import type { Target } from '../protocol/target.js';
 import type { Transport } from '../protocol/wire.js';
-import { candidatePoint, candidateSpace, DEFAULT_SPACE, type CandidateSpace } from '../puppeteer/advise-candidates.js';
-import { advise, type AdviseOptions } from '../puppeteer/advise-search.js';
-import { adviceText } from '../puppeteer/advise-words.js';
+import { candidatePoint, candidateSpace, DEFAULT_SPACE, type CandidateSpace } from '../puppeteer/advise/candidates.js';
+import { advise, type AdviseOptions } from '../puppeteer/advise/search.js';
+import { adviceText } from '../results/advice-words.js';
 import { measured } from './v2-fixture.js';
 
 /** A machine whose costs and capacity are known: renderer CPU per million events by transport and settings. */

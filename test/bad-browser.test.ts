@@ -13,9 +13,9 @@ import { generate } from 'selfsigned';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { WebSocketServer } from 'ws';
 import { EXIT, PushlabError } from '../protocol/errors.js';
-import { parseBrowserItem } from '../puppeteer/browser-endpoint.js';
-import { notCdpBecause } from '../puppeteer/cdp-transport.js';
-import { RemoteBrowser } from '../puppeteer/remote-browser.js';
+import { parseBrowserItem } from '../puppeteer/browser/endpoint.js';
+import { notCdpBecause } from '../puppeteer/browser/cdp-transport.js';
+import { RemoteBrowser } from '../puppeteer/browser/remote.js';
 import { leftRunning, startFaultRun } from './fault-run.js';
 
 const servers: (HttpServer | HttpsServer)[] = [];
@@ -97,7 +97,7 @@ describe('a --browser that is not a DevTools endpoint', () => {
   });
 
   it('the sweep: exit 2, one line, nothing left running', async () => {
-    const r = startFaultRun([process.execPath, '--import', 'tsx', 'puppeteer/sweep.ts', '--scenario', 'smoke', '--repeats', '1', '--out', '{dir}', '--browser', `ws://127.0.0.1:${ports.junk}/`]);
+    const r = startFaultRun([process.execPath, '--import', 'tsx', 'puppeteer/sweep/main.ts', '--scenario', 'smoke', '--repeats', '1', '--out', '{dir}', '--browser', `ws://127.0.0.1:${ports.junk}/`]);
     try {
       const { code } = await r.exit;
       expect(code, r.output()).toBe(EXIT.badInput);

@@ -10,8 +10,8 @@ import { describe, expect, it } from 'vitest';
 import { PushlabError } from '../protocol/errors.js';
 import type { BrowserHost } from '../protocol/report.js';
 import { commandLineFlags } from '../cli/command.js';
-import { isThisMachine, machineOf, parseBrowserItem, parseBrowserList, resolveEndpoint, safeUrl } from '../puppeteer/browser-endpoint.js';
-import { browserIds, hostKind, markSharedHosts, sharedHostNote } from '../puppeteer/browser-host.js';
+import { isThisMachine, machineOf, parseBrowserItem, parseBrowserList, resolveEndpoint, safeUrl } from '../puppeteer/browser/endpoint.js';
+import { browserIds, hostKind, markSharedHosts, sharedHostNote } from '../puppeteer/browser/host.js';
 import { checkSweepFlags, SWEEP_FLAGS } from '../puppeteer/options.js';
 
 const refusal = (fn: () => unknown): PushlabError => {

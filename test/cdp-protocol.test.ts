@@ -10,7 +10,7 @@ import path from 'node:path';
 import type { Browser, CDPSession } from 'puppeteer-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TRANSPORT_ROUTES, TRANSPORTS, type Transport } from '../protocol/wire.js';
-import { launchChrome } from '../puppeteer/chrome.js';
+import { launchChrome } from '../puppeteer/browser/chrome.js';
 import { ROOT } from './sweep-process.js';
 import { startServerSession, type ServerSession } from './test-server.js';
 

@@ -12,13 +12,13 @@ import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { EXIT } from '../protocol/errors.js';
-import { notExecutableBecause } from '../puppeteer/chrome.js';
+import { notExecutableBecause } from '../puppeteer/browser/chrome.js';
 import { filesUnder, leftRunning, startFaultRun, type FaultRun } from './fault-run.js';
 import { serversAndChromes, watchDescendants } from './sweep-process.js';
 
 /** The sweep with CHROME_PATH set to `chromePath` (`{dir}`: the run's directory, after `prepare`). */
 async function sweepWith(chromePath: string, prepare?: (dir: string) => void): Promise<{ r: FaultRun; code: number | null; launched: string[]; line: string }> {
-  const r = startFaultRun([process.execPath, '--import', 'tsx', 'puppeteer/sweep.ts', '--scenario', 'smoke', '--repeats', '1', '--out', '{dir}/reports'], { CHROME_PATH: chromePath }, prepare);
+  const r = startFaultRun([process.execPath, '--import', 'tsx', 'puppeteer/sweep/main.ts', '--scenario', 'smoke', '--repeats', '1', '--out', '{dir}/reports'], { CHROME_PATH: chromePath }, prepare);
   const seen = await watchDescendants(r.child.pid!, r.exit);
   const { code } = await r.exit;
   return { r, code, launched: serversAndChromes(seen), line: r.output().trimEnd().split('\n').at(-1)! };

@@ -4,7 +4,7 @@ import path from 'node:path';
 import { PUPPETEER_REVISIONS } from 'puppeteer-core/internal/revisions.js';
 import { describe, expect, it } from 'vitest';
 import { PushlabError } from '../protocol/errors.js';
-import { findSystemChrome, puppeteerCacheDir, type ChromeLookup } from '../puppeteer/chrome.js';
+import { findSystemChrome, puppeteerCacheDir, type ChromeLookup } from '../puppeteer/browser/chrome.js';
 
 /** A filesystem where exactly `files` are executable (nothing else exists), and Puppeteer's caches hold `cached`. */
 function fake(files: string[], cached: Record<string, { buildId: string; executablePath: string; browser?: string }[]> = {}) {

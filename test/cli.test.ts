@@ -34,10 +34,10 @@ function oneLine(stderr: string, command: string): string {
 }
 
 const RUNS = {
-  badFlag: ['puppeteer/sweep.ts', ['--retries', '9']],
-  unknownScenario: ['puppeteer/sweep.ts', ['--scenario', 'no-such', '--list']],
-  help: ['puppeteer/sweep.ts', ['--help']],
-  list: ['puppeteer/sweep.ts', ['--scenario', 'smoke', '--list']],
+  badFlag: ['puppeteer/sweep/main.ts', ['--retries', '9']],
+  unknownScenario: ['puppeteer/sweep/main.ts', ['--scenario', 'no-such', '--list']],
+  help: ['puppeteer/sweep/main.ts', ['--help']],
+  list: ['puppeteer/sweep/main.ts', ['--scenario', 'smoke', '--list']],
   badHost: ['server/main.ts', ['--host', '0.0.0.0']],
 } as const;
 const ran = {} as Record<keyof typeof RUNS, Ran>;

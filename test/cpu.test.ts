@@ -1,6 +1,6 @@
 /** CPU arithmetic: cumulative counters differenced over a window, in % of one core. */
 import { describe, expect, it } from 'vitest';
-import { chromeCpu, hostCpu, parseProcStat, percentOfCore, processKind } from '../puppeteer/cpu.js';
+import { chromeCpu, hostCpu, parseProcStat, percentOfCore, processKind } from '../results/cpu.js';
 
 describe('processKind', () => {
   it('names utility processes by service, as SystemInfo.getProcessInfo reports them', () => {

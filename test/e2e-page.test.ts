@@ -8,9 +8,9 @@ import path from 'node:path';
 import type { Browser } from 'puppeteer-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { PageConfig, PageSnapshot } from '../protocol/report.js';
-import { launchChrome } from '../puppeteer/chrome.js';
-import { openLabPage, type LabApi } from '../puppeteer/lab-page.js';
-import { startServer, type ServerHandle } from '../puppeteer/server-process.js';
+import { launchChrome } from '../puppeteer/browser/chrome.js';
+import { openLabPage, type LabApi } from '../puppeteer/measure/page.js';
+import { startServer, type ServerHandle } from '../puppeteer/measure/server-process.js';
 
 /** The part of a canvas element this test reads (the test is typed without the DOM). */
 interface Canvas {

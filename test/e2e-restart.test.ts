@@ -11,8 +11,8 @@ import type { Browser, Page } from 'puppeteer-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { PageSnapshot } from '../protocol/report.js';
 import type { Transport } from '../protocol/wire.js';
-import { launchChrome } from '../puppeteer/chrome.js';
-import { openLabPage, type LabApi } from '../puppeteer/lab-page.js';
+import { launchChrome } from '../puppeteer/browser/chrome.js';
+import { openLabPage, type LabApi } from '../puppeteer/measure/page.js';
 import { buildServer, type PushlabServer } from '../server/app.js';
 import { loadOrCreateCert, type TlsFiles } from '../server/cert.js';
 

@@ -10,7 +10,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { MeasuredRepeat, Report } from '../protocol/report.js';
-import { pairKey, roundOrder, roundSeed } from '../puppeteer/rounds.js';
+import { pairKey, roundOrder, roundSeed } from '../results/rounds.js';
 import { runSweep } from './sweep-process.js';
 
 const SEED = 7;

@@ -1,7 +1,7 @@
-/** Practical margins (protocol/equivalence.ts): the four readings, their symmetry, and `--margin`. */
+/** Practical margins (results/equivalence.ts): the four readings, their symmetry, and `--margin`. */
 import { describe, expect, it } from 'vitest';
-import { bothKeptUp, DEFAULT_MARGINS, judgeRatio, marginsText, marginText, parseMargins } from '../protocol/equivalence.js';
-import { pairedRatio } from '../protocol/stats.js';
+import { bothKeptUp, DEFAULT_MARGINS, judgeRatio, marginsText, marginText, parseMargins } from '../results/equivalence.js';
+import { pairedRatio } from '../results/stats.js';
 
 const ci = (ratio: number, ciLow: number | null, ciHigh: number | null) => ({ ratio, ciLow, ciHigh });
 

@@ -65,21 +65,21 @@ function refusedBeforeLaunch(r: Ran, command: string): string {
 }
 
 const CASES = {
-  outProc: ['puppeteer/sweep.ts', ['--scenario', 'smoke', '--out', '/proc/pushlab']],
-  outIsFile: ['puppeteer/sweep.ts', ['--scenario', 'smoke', '--out', aFile]],
-  outUnderFile: ['puppeteer/sweep.ts', ['--scenario', 'smoke', '--out', path.join(aFile, 'reports')]],
-  outReadOnly: ['puppeteer/sweep.ts', ['--scenario', 'smoke', '--out', readOnly]],
-  outUnderReadOnly: ['puppeteer/sweep.ts', ['--scenario', 'smoke', '--out', path.join(readOnly, 'a', 'b')]],
-  labOut: ['puppeteer/lab.ts', ['--headless', '--out', '/proc/pushlab']],
+  outProc: ['puppeteer/sweep/main.ts', ['--scenario', 'smoke', '--out', '/proc/pushlab']],
+  outIsFile: ['puppeteer/sweep/main.ts', ['--scenario', 'smoke', '--out', aFile]],
+  outUnderFile: ['puppeteer/sweep/main.ts', ['--scenario', 'smoke', '--out', path.join(aFile, 'reports')]],
+  outReadOnly: ['puppeteer/sweep/main.ts', ['--scenario', 'smoke', '--out', readOnly]],
+  outUnderReadOnly: ['puppeteer/sweep/main.ts', ['--scenario', 'smoke', '--out', path.join(readOnly, 'a', 'b')]],
+  labOut: ['puppeteer/lab/main.ts', ['--headless', '--out', '/proc/pushlab']],
   cpuProf: ['bench/server.ts', ['--cpu-prof', '/proc/pushlab', '--transport', 'sse', '--batch', '1', '--connections', '1', '--seconds', '1', '--stall-seconds', '0']],
-  serverNotUrl: ['puppeteer/sweep.ts', ['--scenario', 'smoke', '--out', dir, '--server', 'localhost:8443']],
-  serverNobody: ['puppeteer/sweep.ts', ['--scenario', 'smoke', '--out', dir, '--server', 'https://127.0.0.1:1/']],
-  labServerNobody: ['puppeteer/lab.ts', ['--headless', '--out', dir, '--server', 'https://127.0.0.1:1/']],
-  labNoChrome: ['puppeteer/lab.ts', ['--headless', '--out', dir]],
-  sweepNoChrome: ['puppeteer/sweep.ts', ['--scenario', 'smoke', '--out', dir]],
-  scenarioSyntax: ['puppeteer/sweep.ts', ['--file', path.join(dir, 'syntax.json'), '--out', dir]],
-  resumeSyntax: ['puppeteer/sweep.ts', ['--resume', '20260101-000000', '--out', path.join(dir, 'runs')]],
-  tooManyPoints: ['puppeteer/sweep.ts', ['--file', path.join(dir, 'huge.json'), '--list']],
+  serverNotUrl: ['puppeteer/sweep/main.ts', ['--scenario', 'smoke', '--out', dir, '--server', 'localhost:8443']],
+  serverNobody: ['puppeteer/sweep/main.ts', ['--scenario', 'smoke', '--out', dir, '--server', 'https://127.0.0.1:1/']],
+  labServerNobody: ['puppeteer/lab/main.ts', ['--headless', '--out', dir, '--server', 'https://127.0.0.1:1/']],
+  labNoChrome: ['puppeteer/lab/main.ts', ['--headless', '--out', dir]],
+  sweepNoChrome: ['puppeteer/sweep/main.ts', ['--scenario', 'smoke', '--out', dir]],
+  scenarioSyntax: ['puppeteer/sweep/main.ts', ['--file', path.join(dir, 'syntax.json'), '--out', dir]],
+  resumeSyntax: ['puppeteer/sweep/main.ts', ['--resume', '20260101-000000', '--out', path.join(dir, 'runs')]],
+  tooManyPoints: ['puppeteer/sweep/main.ts', ['--file', path.join(dir, 'huge.json'), '--list']],
 } as const;
 const NO_CHROME = new Set(['labNoChrome', 'sweepNoChrome']);
 const ran = {} as Record<keyof typeof CASES, Ran>;
@@ -182,7 +182,7 @@ describe('a scenario file past the point limit', () => {
 describe('--list into a pipe', () => {
   /** `sweep --list` of the 2,000-point file (about 110 kB, more than a pipe holds), read by `reader`. */
   const list = (reader: string) =>
-    spawnSync('bash', ['-c', `${process.execPath} --import tsx puppeteer/sweep.ts --list --file ${dir}/limit.json | ${reader}; echo "exit \${PIPESTATUS[0]}" >&2`], { cwd: ROOT, encoding: 'utf8', timeout: 60_000 });
+    spawnSync('bash', ['-c', `${process.execPath} --import tsx puppeteer/sweep/main.ts --list --file ${dir}/limit.json | ${reader}; echo "exit \${PIPESTATUS[0]}" >&2`], { cwd: ROOT, encoding: 'utf8', timeout: 60_000 });
 
   it('a reader that stops after 3 lines gets them, and the sweep exits 0 without an EPIPE', () => {
     const r = list('head -3');

@@ -1,8 +1,8 @@
 /** `--find-max` against fake runners whose sustainable limit is known. */
 import { describe, expect, it } from 'vitest';
 import { mulberry32 } from '../protocol/random.js';
-import { describe as stat } from '../protocol/stats.js';
-import { findMax, logMidpoint, type FindMaxOptions } from '../puppeteer/find-max.js';
+import { describe as stat } from '../results/stats.js';
+import { findMax, logMidpoint, type FindMaxOptions } from '../puppeteer/sweep/find-max.js';
 
 /** A runner that sustains every value up to `limit`; EPS = value × 1000. */
 function fakeRunner(limit: number, o: { confirmFailsAt?: Set<number>; noise?: () => number } = {}) {

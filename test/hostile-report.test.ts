@@ -5,7 +5,7 @@
  * - CSV injection: every field of a report, one at a time, holds a formula, a line break, a
  *   quote, a comma and terminal controls; both CSVs, parsed back per RFC 4180, keep one row per
  *   point (or repeat), every column, and no cell that a spreadsheet would run;
- * - terminal control characters: protocol/printable.ts on ESC/CSI/OSC, BEL, C1 and bidi
+ * - terminal control characters: results/printable.ts on ESC/CSI/OSC, BEL, C1 and bidi
  *   overrides; the sweep's progress lines; and `npm run report` (--compare, --reference, --csv,
  *   an error quoting the file) run as a user runs it, with nothing in stdout or stderr that a
  *   terminal would act on.
@@ -16,14 +16,14 @@ import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { COLUMNS } from '../protocol/columns.js';
-import { pointsCsv, repeatsCsv } from '../protocol/csv.js';
-import { printable } from '../protocol/printable.js';
+import { COLUMNS } from '../results/columns.js';
+import { pointsCsv, repeatsCsv } from '../results/csv.js';
+import { printable } from '../results/printable.js';
 import { parseReportText } from '../protocol/report-check.js';
 import type { FailedRepeat, MeasuredRepeat, PointResult, Report, Stat } from '../protocol/report.js';
 import { expandScenario } from '../protocol/scenario.js';
-import { Progress } from '../puppeteer/progress.js';
-import { emptyResult, type Runner, type RunnerEvents } from '../puppeteer/runner.js';
+import { Progress } from '../puppeteer/sweep/progress.js';
+import { emptyResult, type Runner, type RunnerEvents } from '../puppeteer/sweep/runner.js';
 import { report as reportOf } from './v2-fixture.js';
 
 const ROOT = path.resolve(import.meta.dirname, '..');
@@ -208,7 +208,7 @@ describe('terminal text: printable()', () => {
 
 function runReport(reports: string, args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, 'puppeteer/report-cli.ts'), '--reports', reports, ...args], { cwd: ROOT });
+    const child = spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, 'puppeteer/report/main.ts'), '--reports', reports, ...args], { cwd: ROOT });
     let stdout = '';
     let stderr = '';
     child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));

@@ -57,8 +57,8 @@ function run(script: string, args: string[]): Promise<Ran> {
   });
 }
 
-const sweep = (...args: string[]) => run('puppeteer/sweep.ts', args);
-const report = (...args: string[]) => run('puppeteer/report-cli.ts', ['--reports', runs, ...args]);
+const sweep = (...args: string[]) => run('puppeteer/sweep/main.ts', args);
+const report = (...args: string[]) => run('puppeteer/report/main.ts', ['--reports', runs, ...args]);
 
 /** Exit 2 at once, and one line `pushlab <command>: …` with no stack; returns the message after the prefix. */
 function refused(r: Ran, command: string): string {

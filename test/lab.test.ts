@@ -12,7 +12,7 @@ import path from 'node:path';
 import puppeteer, { type Browser, type Page } from 'puppeteer-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Report, ServerStats } from '../protocol/report.js';
-import { getJson } from '../puppeteer/server-process.js';
+import { getJson } from '../puppeteer/measure/server-process.js';
 
 const ROOT = path.resolve(import.meta.dirname, '..');
 const ARTIFACTS = path.join(ROOT, 'test-artifacts');
@@ -55,7 +55,7 @@ describe.skipIf(!hasXvfb)('npm run lab under Xvfb', () => {
     // detached: its own process group, so Ctrl-C (SIGINT) reaches xvfb-run and the lab as a terminal would send it.
     lab = spawn(
       'xvfb-run',
-      ['-a', 'npx', 'tsx', 'puppeteer/lab.ts', '--batch', '20', '--concurrency', '2', '--render', 'full', '--warmup-sec', '1', '--measure-sec', '1', '--repeats', '1', '--out', out],
+      ['-a', 'npx', 'tsx', 'puppeteer/lab/main.ts', '--batch', '20', '--concurrency', '2', '--render', 'full', '--warmup-sec', '1', '--measure-sec', '1', '--repeats', '1', '--out', out],
       { cwd: ROOT, env: { ...process.env, PUSHLAB_LAB_DEVTOOLS: '1' }, stdio: ['ignore', 'ignore', 'pipe'], detached: true },
     );
     lab.stderr!.on('data', (d: Buffer) => (stderr += d.toString()));

@@ -66,7 +66,7 @@ describe.skipIf(!canMount)('--out on a full disk', () => {
   });
 
   it('a sweep refuses before launching anything, in one line, and leaves the disk as it was', async () => {
-    const r = startFaultRun([process.execPath, '--import', 'tsx', 'puppeteer/sweep.ts', '--file', scenarios, '--repeats', '1', '--out', disk]);
+    const r = startFaultRun([process.execPath, '--import', 'tsx', 'puppeteer/sweep/main.ts', '--file', scenarios, '--repeats', '1', '--out', disk]);
     try {
       const seen = await watchDescendants(r.child.pid!, r.exit);
       const { code } = await r.exit;
@@ -83,7 +83,7 @@ describe.skipIf(!canMount)('--out on a full disk', () => {
 
   it('filled while measuring: report.html makes way, then the sweep stops in one line, the report saved before kept', async () => {
     expect(mount('800k')).toBe(true);
-    const r = startFaultRun([process.execPath, '--import', 'tsx', 'puppeteer/sweep.ts', '--file', scenarios, '--repeats', '3', '--retries', '0', '--out', disk]);
+    const r = startFaultRun([process.execPath, '--import', 'tsx', 'puppeteer/sweep/main.ts', '--file', scenarios, '--repeats', '3', '--retries', '0', '--out', disk]);
     let filling = true;
     try {
       await r.until('the first repeat saved', () => /round 1: [\d.]+( [kM])? EPS/.test(r.output()), 90_000);

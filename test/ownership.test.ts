@@ -11,7 +11,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EXIT } from '../protocol/errors.js';
-import { findXvfb } from '../puppeteer/display.js';
+import { findXvfb } from '../puppeteer/browser/display.js';
 import { cmdline, descendants, startCommand, startSweep, waitGone, type SweepRun } from './sweep-process.js';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -103,7 +103,7 @@ describe('a sweep stopped by SIGINT while it starts', () => {
 
 describe('the lab killed with SIGKILL', () => {
   it('takes its server and Chrome with it', async () => {
-    const run = startCommand('puppeteer/lab.ts', ['--headless', '--batch', '5', '--concurrency', '2', '--autostart', '--out', dir]);
+    const run = startCommand('puppeteer/lab/main.ts', ['--headless', '--batch', '5', '--concurrency', '2', '--autostart', '--out', dir]);
     await run.waitForStderr(/pushlab lab: https:\/\//, 90_000);
     const pids = await childrenOnceRunning(run, [SERVER, CHROME], 10_000);
     run.child.kill('SIGKILL');

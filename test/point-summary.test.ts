@@ -3,7 +3,7 @@
  * were computed independently with scipy 1.17 (t on the log ratios, `scipy.stats.t.ppf`).
  */
 import { describe, expect, it } from 'vitest';
-import { efficiencyOf, majorityVerdict, needsMoreRepeats, pairedComparisons, summarisePoint, verdictLines } from '../puppeteer/point-summary.js';
+import { efficiencyOf, majorityVerdict, needsMoreRepeats, pairedComparisons, summarisePoint, verdictLines } from '../results/point-summary.js';
 import { failed, measured, point, report, result } from './v2-fixture.js';
 
 const ws = point('ws', 400);

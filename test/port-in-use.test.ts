@@ -79,7 +79,7 @@ describe('a port in use', () => {
 
   it('the report viewer\'s --port: one coded line, exit 2', async () => {
     const port = (await hold(0))!;
-    const r = await runToEnd(['puppeteer/report-cli.ts', '--serve', '--port', String(port)]);
+    const r = await runToEnd(['puppeteer/report/main.ts', '--serve', '--port', String(port)]);
     expect(r.code).toBe(EXIT.badInput);
     expect(r.lines).toEqual([`pushlab report: --port ${port}: port ${port} on 127.0.0.1 is in use (EADDRINUSE); stop what holds it or pick another --port (0 takes a free one)`]);
   }, 60_000);

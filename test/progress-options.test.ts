@@ -5,8 +5,8 @@ import { PushlabError } from '../protocol/errors.js';
 import { parseFlags } from '../protocol/flags.js';
 import { expandScenario } from '../protocol/scenario.js';
 import { checkSweepFlags, parseDuration, SWEEP_FLAGS } from '../puppeteer/options.js';
-import { Progress, repeatCounts } from '../puppeteer/progress.js';
-import { emptyResult, type Runner, type RunnerEvents } from '../puppeteer/runner.js';
+import { Progress, repeatCounts } from '../puppeteer/sweep/progress.js';
+import { emptyResult, type Runner, type RunnerEvents } from '../puppeteer/sweep/runner.js';
 import { measured, report as reportOf } from './v2-fixture.js';
 
 const points = expandScenario({ id: 'p', batch: 20, concurrency: 4, repeats: 2 });

@@ -14,13 +14,13 @@ import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { cellText, COLUMNS } from '../protocol/columns.js';
-import { pointsCsv } from '../protocol/csv.js';
+import { cellText, COLUMNS } from '../results/columns.js';
+import { pointsCsv } from '../results/csv.js';
 import { EXIT } from '../protocol/errors.js';
 import { parseReportText } from '../protocol/report-check.js';
 import type { FailedRepeat, MeasuredRepeat, Report } from '../protocol/report.js';
-import { pairKey } from '../puppeteer/rounds.js';
-import { formatTable } from '../puppeteer/format.js';
+import { pairKey } from '../results/rounds.js';
+import { formatTable } from '../results/terminal.js';
 import { startRemoteChrome, type RemoteChrome } from './remote-chrome.js';
 import { runSweep, startSweep } from './sweep-process.js';
 

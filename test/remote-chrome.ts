@@ -9,7 +9,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { CHROME_ARGS, findSystemChrome } from '../puppeteer/chrome.js';
+import { CHROME_ARGS, findSystemChrome } from '../puppeteer/browser/chrome.js';
 
 export interface RemoteChrome {
   /** The DevTools HTTP endpoint, `http://127.0.0.1:<port>`. */

@@ -8,13 +8,13 @@ import { copyFile, mkdir, mkdtemp, readFile, rm, stat, writeFile } from 'node:fs
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { compareReports } from '../protocol/compare.js';
-import { pointsCsv } from '../protocol/csv.js';
+import { compareReports } from '../results/compare.js';
+import { pointsCsv } from '../results/csv.js';
 import { parseReportText } from '../protocol/report-check.js';
 import type { MeasuredRepeat, Report } from '../protocol/report.js';
-import { describe as describeStat } from '../protocol/stats.js';
-import { summarisePoint } from '../puppeteer/point-summary.js';
-import { resolveReportFile, serveReports, splitArgs } from '../puppeteer/report-runs.js';
+import { describe as describeStat } from '../results/stats.js';
+import { summarisePoint } from '../results/point-summary.js';
+import { resolveReportFile, serveReports, splitArgs } from '../puppeteer/report/runs.js';
 import * as v2 from './v2-fixture.js';
 
 const ROOT = path.resolve(import.meta.dirname, '..');
@@ -25,7 +25,7 @@ let slowerReport: Report;
 
 function run(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, 'puppeteer/report-cli.ts'), '--reports', reports, ...args], { cwd: ROOT });
+    const child = spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, 'puppeteer/report/main.ts'), '--reports', reports, ...args], { cwd: ROOT });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));

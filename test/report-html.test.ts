@@ -13,9 +13,9 @@ import type { Browser, Page } from 'puppeteer-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseReportText } from '../protocol/report-check.js';
 import type { Report } from '../protocol/report.js';
-import { launchChrome } from '../puppeteer/chrome.js';
-import { knobComparisons } from '../puppeteer/knobs.js';
-import { writeReportHtml } from '../puppeteer/report-html.js';
+import { launchChrome } from '../puppeteer/browser/chrome.js';
+import { knobComparisons } from '../results/knobs.js';
+import { writeReportHtml } from '../puppeteer/report/html.js';
 
 /** Page globals used inside evaluated callbacks (this project's tsconfig has no DOM lib); a type only, erased before the callback is sent. */
 type PageGlobals = { getComputedStyle(e: unknown): { lineHeight: string }; scrollX: number; scrollY: number };

@@ -13,7 +13,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildServer, type PushlabServer } from '../server/app.js';
 import { loadOrCreateCert } from '../server/cert.js';
-import { serveReports } from '../puppeteer/report-runs.js';
+import { serveReports } from '../puppeteer/report/runs.js';
 import { h2get } from './h2-get.js';
 import { makeProbeTree, PROBES, SECRET } from './reports-probes.js';
 

@@ -7,20 +7,20 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { cellText, COLUMNS, terminalColumnsFor } from '../protocol/columns.js';
-import { compareReports, compareScenarios, ratioOfMeans } from '../protocol/compare.js';
-import { pointsCsv, repeatsCsv } from '../protocol/csv.js';
+import { cellText, COLUMNS, terminalColumnsFor } from '../results/columns.js';
+import { compareReports, compareScenarios, ratioOfMeans } from '../results/compare.js';
+import { pointsCsv, repeatsCsv } from '../results/csv.js';
 import { PushlabError } from '../protocol/errors.js';
-import { formatMsShort, formatPlusMinusPercent } from '../protocol/format.js';
+import { formatMsShort, formatPlusMinusPercent } from '../results/format.js';
 import { parseReport, parseReportText } from '../protocol/report-check.js';
 import type { MeasuredRepeat, Report } from '../protocol/report.js';
-import { describe as describeStat, median, relativeHalfWidth } from '../protocol/stats.js';
-import { formatComparison, formatTable } from '../puppeteer/format.js';
-import { reportHtml, scriptSafeJson } from '../puppeteer/report-html.js';
+import { describe as describeStat, median, relativeHalfWidth } from '../results/stats.js';
+import { formatComparison, formatTable } from '../results/terminal.js';
+import { reportHtml, scriptSafeJson } from '../puppeteer/report/html.js';
 import { cpuChart, efficiencyChart, epsChart, type BarConfig, type LineConfig } from '../web/src/report/chart-configs.js';
 import { embeddedReport, runEntry, runNamesFromListing, viewRequest } from '../web/src/report/load.js';
 import { browserRows, latencyBoxes, logAxis, runHeader, scenarioViews, sortRows, TABLE_COLUMNS, tableRows } from '../web/src/report/views.js';
-import { summarisePoint } from '../puppeteer/point-summary.js';
+import { summarisePoint } from '../results/point-summary.js';
 import * as v2 from './v2-fixture.js';
 
 const FIXTURES = path.resolve(import.meta.dirname, 'fixtures');

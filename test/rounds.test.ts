@@ -1,7 +1,7 @@
 /** Round order: every point once per round, pairs adjacent, reproducible, the pair's first transport alternating. */
 import { describe, expect, it } from 'vitest';
 import { expandScenario, type Point } from '../protocol/scenario.js';
-import { pairKey, roundOrder, roundSeed } from '../puppeteer/rounds.js';
+import { pairKey, roundOrder, roundSeed } from '../results/rounds.js';
 
 const points: Point[] = [
   ...expandScenario({ id: 'test1-batch', batch: [1, 50, 400], concurrency: 10, transport: ['ws', 'sse'] }),

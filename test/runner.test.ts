@@ -7,9 +7,9 @@ import { EventEmitter } from 'node:events';
 import { describe, expect, it } from 'vitest';
 import type { ParseCeiling, Repeat, Report } from '../protocol/report.js';
 import { expandScenario, searchesFor, type Point, type ScenarioFile } from '../protocol/scenario.js';
-import type { RepeatContext, RepeatEvents } from '../puppeteer/repeat.js';
-import { roundOrder, roundSeed } from '../puppeteer/rounds.js';
-import { emptyResult, Runner, type Lane, type RepeatSource } from '../puppeteer/runner.js';
+import type { RepeatContext, RepeatEvents } from '../puppeteer/measure/repeat.js';
+import { roundOrder, roundSeed } from '../results/rounds.js';
+import { emptyResult, Runner, type Lane, type RepeatSource } from '../puppeteer/sweep/runner.js';
 import { failed, measured, report as reportOf } from './v2-fixture.js';
 
 const POINTS: Point[] = [

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { isSettled, probeMs, settle, settleBudgetMs, SETTLED_MS, settledBehind, unsettledNote, type SettleProbe } from '../puppeteer/settle.js';
+import { isSettled, probeMs, settle, settleBudgetMs, SETTLED_MS, settledBehind, unsettledNote, type SettleProbe } from '../puppeteer/measure/settle.js';
 
 describe('isSettled', () => {
   it('needs a page and a server each at most 50 ms behind', () => {

@@ -104,7 +104,7 @@ describe('npm run sweep', () => {
   it('SIGTERM to npm while measuring (timeout, CI): an interrupted report, the resume command, exit 130, nothing left', async () => {
     const r = sweep(2);
     await measuring(r);
-    const { code } = await stopAndCheck(r, pidOf(r, 'first', 'puppeteer/sweep.ts'), 'SIGTERM');
+    const { code } = await stopAndCheck(r, pidOf(r, 'first', 'puppeteer/sweep/main.ts'), 'SIGTERM');
     expect(code, r.output()).toBe(EXIT.interrupted);
     expect(r.output()).toMatch(/SIGTERM: stopping after saving/);
     interruptedSweep(r);
@@ -114,21 +114,21 @@ describe('npm run sweep', () => {
     const r = sweep();
     // The plan line comes just before the server and Chrome are launched.
     await r.until('the plan line', () => /pushlab sweep: tiny: /.test(r.output()), 60_000);
-    await stopAndCheck(r, pidOf(r, 'first', 'puppeteer/sweep.ts'), 'SIGINT');
+    await stopAndCheck(r, pidOf(r, 'first', 'puppeteer/sweep/main.ts'), 'SIGINT');
     interruptedSweep(r);
   }, 120_000);
 
   it('SIGHUP to npm while measuring (the terminal closed): npm dies without a word to the sweep, which stops as on Ctrl-C', async () => {
     const r = sweep(2);
     await measuring(r);
-    await stopAndCheck(r, pidOf(r, 'first', 'puppeteer/sweep.ts'), 'SIGHUP');
+    await stopAndCheck(r, pidOf(r, 'first', 'puppeteer/sweep/main.ts'), 'SIGHUP');
     interruptedSweep(r);
   }, 120_000);
 
   it('SIGTERM to the worker while it writes its last repeat and the final report: a valid report, finished or interrupted', async () => {
     const r = sweep();
     await r.until('the last repeat saved', () => /round 1: [\d.]+( [kM])? EPS/.test(r.output()), 90_000);
-    await stopAndCheck(r, pidOf(r, 'worker', 'puppeteer/sweep.ts'), 'SIGTERM');
+    await stopAndCheck(r, pidOf(r, 'worker', 'puppeteer/sweep/main.ts'), 'SIGTERM');
     const report = reportIn(r);
     // All was measured; the signal may land before or after the final save.
     expect(report.interrupted || report.finishedAt !== null, r.output()).toBe(true);
@@ -138,7 +138,7 @@ describe('npm run sweep', () => {
   it('SIGKILL to npm while measuring: the sweep sees its owner gone and stops as on Ctrl-C', async () => {
     const r = sweep(2);
     await measuring(r);
-    await stopAndCheck(r, pidOf(r, 'first', 'puppeteer/sweep.ts'), 'SIGKILL');
+    await stopAndCheck(r, pidOf(r, 'first', 'puppeteer/sweep/main.ts'), 'SIGKILL');
     expect(r.output()).toMatch(/npm \(pid \d+\), which ran this command, ended: stopping after saving/);
     interruptedSweep(r);
   }, 120_000);
@@ -146,7 +146,7 @@ describe('npm run sweep', () => {
   it('SIGKILL to the worker after a repeat was saved: nothing left, and the report holds that repeat', async () => {
     const r = sweep(2);
     await r.until('the first repeat saved', () => /round 1: [\d.]+( [kM])? EPS/.test(r.output()), 90_000);
-    await stopAndCheck(r, pidOf(r, 'worker', 'puppeteer/sweep.ts'), 'SIGKILL');
+    await stopAndCheck(r, pidOf(r, 'worker', 'puppeteer/sweep/main.ts'), 'SIGKILL');
     const report = reportIn(r, true);
     expect(report.points[0].repeats.map((x) => x.round)).toEqual([0]);
   }, 120_000);
@@ -181,9 +181,9 @@ describe.skipIf(!hasXvfb)('npm run lab, headful under xvfb-run', () => {
 
   it('SIGINT to the worker while its server and Chrome start', async () => {
     const r = lab();
-    await r.until('the worker', () => r.worker('puppeteer/lab.ts'), 60_000);
+    await r.until('the worker', () => r.worker('puppeteer/lab/main.ts'), 60_000);
     await r.until('the server starting', () => filesUnder(r.dir).some((f) => f.startsWith('pushlab-chrome-')) || null, 60_000);
-    await stopAndCheck(r, pidOf(r, 'worker', 'puppeteer/lab.ts'), 'SIGINT');
+    await stopAndCheck(r, pidOf(r, 'worker', 'puppeteer/lab/main.ts'), 'SIGINT');
   }, 120_000);
 });
 
@@ -191,14 +191,14 @@ describe('npm run report -- --serve', () => {
   it('SIGTERM to npm while serving: exits 130, nothing left', async () => {
     const r = npmRun('report', ['--serve', '--reports', '{dir}']);
     await r.until('the viewer URL', () => /http:\/\/127\.0\.0\.1:\d+\/report\.html/.test(r.output()), 60_000);
-    const { code } = await stopAndCheck(r, pidOf(r, 'first', 'puppeteer/report-cli.ts'), 'SIGTERM');
+    const { code } = await stopAndCheck(r, pidOf(r, 'first', 'puppeteer/report/main.ts'), 'SIGTERM');
     expect(code, r.output()).toBe(EXIT.interrupted);
   }, 90_000);
 
   it('SIGKILL to npm while serving: the worker sees its owner gone and stops', async () => {
     const r = npmRun('report', ['--serve', '--reports', '{dir}']);
     await r.until('the viewer URL', () => /report\.html/.test(r.output()), 60_000);
-    await stopAndCheck(r, pidOf(r, 'first', 'puppeteer/report-cli.ts'), 'SIGKILL');
+    await stopAndCheck(r, pidOf(r, 'first', 'puppeteer/report/main.ts'), 'SIGKILL');
   }, 90_000);
 });
 

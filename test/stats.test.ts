@@ -6,7 +6,7 @@
  */
 import { describe as group, expect, it } from 'vitest';
 import { mulberry32 } from '../protocol/random.js';
-import { describe, median, pairedRatio, relativeHalfWidth, tQuantile975 } from '../protocol/stats.js';
+import { describe, median, pairedRatio, relativeHalfWidth, tQuantile975 } from '../results/stats.js';
 
 /** A standard normal draw (Box–Muller) from a seeded uniform source. */
 function normal(random: () => number): () => number {

@@ -2,8 +2,8 @@
 import { describe, expect, it } from 'vitest';
 import type { PageSnapshot, ServerStats } from '../protocol/report.js';
 import { expandScenario } from '../protocol/scenario.js';
-import type { Sample } from '../puppeteer/sampler.js';
-import { summarise } from '../puppeteer/summarise.js';
+import type { Sample } from '../results/samples.js';
+import { summarise } from '../results/summarise.js';
 
 const point = expandScenario({ id: 't', transport: 'sse', batch: 100, concurrency: 2, measureSec: 5 })[0]; // 200k EPS offered
 const latency = { count: 0, minMs: null, p25Ms: null, p50Ms: null, p75Ms: null, p95Ms: null, p99Ms: null, maxMs: null, meanMs: null };

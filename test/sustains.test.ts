@@ -1,8 +1,8 @@
-/** The one sustains rule (protocol/sustains.ts): over repeats, with every criterion in words. */
+/** The one sustains rule (results/sustains.ts): over repeats, with every criterion in words. */
 import { describe, expect, it } from 'vitest';
-import { medianInterval } from '../protocol/stats.js';
-import { pointSustains, sustains, SUSTAINS_DELIVERED_RATIO, type SustainsRepeat } from '../protocol/sustains.js';
-import { KEPT_UP_RATIO } from '../protocol/verdict.js';
+import { medianInterval } from '../results/stats.js';
+import { pointSustains, sustains, SUSTAINS_DELIVERED_RATIO, type SustainsRepeat } from '../results/sustains.js';
+import { KEPT_UP_RATIO } from '../results/verdict.js';
 import { failed, measured, point } from './v2-fixture.js';
 
 const target = { p99BoundMs: 50 };

@@ -20,10 +20,10 @@ export interface SweepRun {
 }
 
 export function startSweep(args: string[]): SweepRun {
-  return startCommand('puppeteer/sweep.ts', args);
+  return startCommand('puppeteer/sweep/main.ts', args);
 }
 
-/** Any entry point (`puppeteer/lab.ts`, `bench/server.ts`, …) as its own process. */
+/** Any entry point (`puppeteer/lab/main.ts`, `bench/server.ts`, …) as its own process. */
 export function startCommand(script: string, args: string[]): SweepRun {
   const child = spawn(process.execPath, ['--import', 'tsx', script, ...args], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';

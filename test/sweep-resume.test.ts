@@ -11,7 +11,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EXIT } from '../protocol/errors.js';
 import type { Report } from '../protocol/report.js';
-import { roundOrder } from '../puppeteer/rounds.js';
+import { roundOrder } from '../results/rounds.js';
 import { cmdline, descendants, runSweep, startSweep, waitGone } from './sweep-process.js';
 
 const SEED = 11;

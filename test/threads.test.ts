@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { parseTaskStat, readThreads, threadsCpu, type ThreadCpu } from '../puppeteer/threads.js';
+import { parseTaskStat, threadsCpu, type ThreadCpu } from '../results/threads.js';
+import { readThreads } from '../puppeteer/measure/threads.js';
 
 describe('parseTaskStat', () => {
   it('reads the thread id, its name and utime + stime in seconds', () => {

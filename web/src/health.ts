@@ -2,11 +2,11 @@
  * Is the page keeping up? Once a second the lab compares what the server offered with what
  * the page received, looks at how old the newest batch is and what the server shed for this
  * run's connections (from `/stats`, by the run's `client` tag), and, when it falls behind,
- * says where the limit is in the sweep's verdict terms (protocol/verdict.ts), with the CPU
+ * says where the limit is in the sweep's verdict terms (results/verdict.ts), with the CPU
  * readings `npm run lab` pushes when there are any.
  */
 import type { CpuReading, ServerConnectionStats, ServerStats } from '../../protocol/report.js';
-import { findLimit, KEPT_UP_RATIO, type Limit, type LimitInput } from '../../protocol/verdict.js';
+import { findLimit, KEPT_UP_RATIO, type Limit, type LimitInput } from '../../results/verdict.js';
 import type { ParseMode } from '../../protocol/wire.js';
 
 /** The page counts as behind when its newest batch is older than this, ms (normal: a few ms). */

@@ -8,7 +8,7 @@ import type { CpuReading, PageConfig, PageSnapshot, ServerStats } from '../../pr
 import { offeredEventsPerSec, TRANSPORT_ROUTES } from '../../protocol/wire.js';
 import type { LiveCharts } from './chart.js';
 import { validatePageConfig } from './config.js';
-import { stalledBehindCap, type LimitInput } from '../../protocol/verdict.js';
+import { stalledBehindCap, type LimitInput } from '../../results/verdict.js';
 import { judgeHealth, JUDGE_WINDOW_SEC, RunServerTally, type Health, type RunServer } from './health.js';
 import { MainThreadSource, WorkerSource, type Source } from './sources.js';
 import type { RowRing, StreamingTable } from './table.js';

@@ -7,8 +7,8 @@
  *   under /reports/ and opens `?run=A`, or `?run=B&compare=A` for two runs compared.
  * Either way `?scenarios=a,b` adds the comparison of two scenarios of the shown run.
  */
-import { compareReports, compareScenarios, type Comparison } from '../../../protocol/compare.js';
-import { pointsCsv, repeatsCsv } from '../../../protocol/csv.js';
+import { compareReports, compareScenarios, type Comparison } from '../../../results/compare.js';
+import { pointsCsv, repeatsCsv } from '../../../results/csv.js';
 import { parseReport, parseReportText } from '../../../protocol/report-check.js';
 import type { Report } from '../../../protocol/report.js';
 import type { ChartOptions } from './chart-configs.js';

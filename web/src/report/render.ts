@@ -16,8 +16,8 @@ import {
   Tooltip,
   type ChartConfiguration,
 } from 'chart.js';
-import { formatRatioWithCi, VERDICT_WORDS, type Comparison } from '../../../protocol/compare.js';
-import { formatEps, formatMsShort } from '../../../protocol/format.js';
+import { formatRatioWithCi, VERDICT_WORDS, type Comparison } from '../../../results/compare.js';
+import { formatEps, formatMsShort } from '../../../results/format.js';
 import type { KnobComparison, Report, Verdict } from '../../../protocol/report.js';
 import { cpuChart, efficiencyChart, epsChart, type ChartOptions } from './chart-configs.js';
 import { transportColor, VERDICT_COLORS, VERDICT_MEANING } from './palette.js';

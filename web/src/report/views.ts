@@ -1,12 +1,12 @@
 /**
  * Every view the report viewer shows, as pure functions of the report: the run header, the
- * failures, the points table (from protocol/columns.ts), the per-scenario chart series and
+ * failures, the points table (from results/columns.ts), the per-scenario chart series and
  * the latency boxes. No DOM and no chart.js here, so the unit tests read exactly what the page
  * will show; render.ts and chart-configs.ts only turn these values into elements.
  */
-import { cellDetail, cellText, COLUMNS, hasBrowserColumn, sortValue, type Column } from '../../../protocol/columns.js';
-import { formatBytes, formatCount, formatDuration, formatEps, formatMs, formatTimestamp, hostWords, MISSING, type HostWords } from '../../../protocol/format.js';
-import { REFERENCE_FIGURES, type ReferenceFigure } from '../../../protocol/reference.js';
+import { cellDetail, cellText, COLUMNS, hasBrowserColumn, sortValue, type Column } from '../../../results/columns.js';
+import { formatBytes, formatCount, formatDuration, formatEps, formatMs, formatTimestamp, hostWords, MISSING, type HostWords } from '../../../results/format.js';
+import { REFERENCE_FIGURES, type ReferenceFigure } from '../../../results/reference.js';
 import type { PairedComparison, PointResult, Report, Stat, Verdict } from '../../../protocol/report.js';
 
 type Point = PointResult['point'];
@@ -200,7 +200,7 @@ export interface TableRow {
   details: { notes: string[]; unsteady: string[]; repeats: RepeatRow[] };
 }
 
-/** The table's columns: every column of protocol/columns.ts. */
+/** The table's columns: every column of results/columns.ts. */
 export const TABLE_COLUMNS: readonly Column[] = COLUMNS;
 
 /** What the raw repeats table in a details row shows, from the same column list. */

@@ -1,0 +1,146 @@
+/**
+ * The advisor's candidate space: every configuration that offers the target's rate, over
+ * transport × message size (batch and tick together) × connections × parsing × origins ×
+ * encoding, and the one-setting moves between them the search takes. Pure: no Node, no browser.
+ */
+import type { Candidate, Knob } from '../../protocol/advice.js';
+import { LIMITS } from '../../protocol/limits.js';
+import { pointId, type Point } from '../../protocol/scenario.js';
+import { ADVISE_CONNECTIONS, ADVISE_TICKS_MS, type Target } from '../../protocol/target.js';
+import { BINARY_TRANSPORTS, DEFAULT_POLL_MS, ENCODINGS, TRANSPORT_ROUTES, type Encoding, type RenderMode, type Transport } from '../../protocol/wire.js';
+
+/** What the space spans besides transports; the defaults are protocol/target.ts's ticks and connections. */
+export interface CandidateSpace {
+  ticksMs: readonly number[];
+  connections: readonly number[];
+  /** Parsing Worker counts tried beside the main thread: two cores make more than 2 pointless here. */
+  workers: readonly number[];
+  /** Origin counts tried where they matter (HTTP/2 on the main origin, with at least that many connections). */
+  origins: readonly number[];
+  /** Encodings tried where the transport carries them (BINARY_TRANSPORTS). */
+  encodings: readonly Encoding[];
+}
+
+export const DEFAULT_SPACE: CandidateSpace = {
+  ticksMs: ADVISE_TICKS_MS,
+  connections: ADVISE_CONNECTIONS,
+  workers: [1, 2],
+  origins: [1, 2],
+  encodings: ENCODINGS,
+};
+
+/** A candidate's message size may overshoot the rate by at most this share (a batch is whole rows). */
+export const MAX_OVERSHOOT = 0.05;
+
+/**
+ * `poll`'s request interval for a latency bound: a poll collects what is due since the last one,
+ * so a row waits up to pollMs before it is even asked for; a quarter of the bound leaves the
+ * rest to the network and the page, and more than DEFAULT_POLL_MS is never needed.
+ */
+export function advisePollMs(p99BoundMs: number): number {
+  return Math.max(LIMITS.pollMs.min, Math.min(DEFAULT_POLL_MS, Math.floor(p99BoundMs / 4)));
+}
+
+/** The knobs a candidate has, and what sets each (the batch follows the tick and connections at a rate). */
+export const KNOBS: readonly Knob[] = ['tick', 'connections', 'parsing', 'origins', 'encoding'];
+
+const knobValue: Record<Knob, (c: Candidate) => string> = {
+  tick: (c) => String(c.intervalMs),
+  connections: (c) => String(c.concurrency),
+  parsing: (c) => `${c.parse}${c.workers}`,
+  origins: (c) => String(c.origins),
+  encoding: (c) => c.encoding,
+};
+
+/** The knobs two candidates of one transport differ in (batch aside: it follows the tick and connections). */
+export function knobsBetween(a: Candidate, b: Candidate): Knob[] {
+  return KNOBS.filter((k) => knobValue[k](a) !== knobValue[k](b));
+}
+
+/** Whether the origins factor changes anything for a transport: HTTP/2 on the main origin spreads streams over TCP connections. */
+export function originsMatter(t: Transport): boolean {
+  return TRANSPORT_ROUTES[t].origin === 'main' && TRANSPORT_ROUTES[t].http === 'h2';
+}
+
+function candidateId(c: Omit<Candidate, 'id' | 'offeredEventsPerSec'>): string {
+  return (
+    `${c.transport}-b${c.batch}-c${c.concurrency}-i${c.intervalMs}` +
+    `${c.parse === 'worker' ? `-w${c.workers}` : ''}${c.origins > 1 ? `-o${c.origins}` : ''}${c.encoding === 'msgpack' ? '-mp' : ''}${c.pollMs !== undefined ? `-p${c.pollMs}` : ''}`
+  );
+}
+
+/** A candidate from its settings, with its id and offered rate. */
+export function makeCandidate(c: Omit<Candidate, 'id' | 'offeredEventsPerSec'>): Candidate {
+  return { ...c, id: candidateId(c), offeredEventsPerSec: (c.batch * c.concurrency * 1000) / c.intervalMs };
+}
+
+/** The same candidate with another batch (the headroom search): same tick and connections. */
+export function withBatch(c: Candidate, batch: number): Candidate {
+  const { id: _id, offeredEventsPerSec: _offered, ...settings } = c;
+  return makeCandidate({ ...settings, batch });
+}
+
+/**
+ * The batch that offers `rate` at this tick on `connections`, or null when none does within
+ * MAX_OVERSHOOT (a fraction of a row per message), or past the server's batch limit.
+ */
+export function batchFor(rate: number, tickMs: number, connections: number): number | null {
+  const exact = (rate * tickMs) / (1000 * connections);
+  const batch = Math.ceil(exact - 1e-9);
+  if (batch < LIMITS.batch.min || batch > LIMITS.batch.max || batch / exact - 1 > MAX_OVERSHOOT) return null;
+  return batch;
+}
+
+/**
+ * Every candidate at the target's rate, each once: for each transport, tick and connection count
+ * a batch that offers the rate (where one does; at rates too low for any tick's whole rows, one
+ * row per message at the tick that offers the rate), then main thread or each Worker count, one
+ * origin or more where origins matter, and each encoding the transport carries.
+ */
+export function candidateSpace(target: Pick<Target, 'eventsPerSec' | 'p99BoundMs'>, transports: readonly Transport[], space: CandidateSpace = DEFAULT_SPACE): Candidate[] {
+  const out = new Map<string, Candidate>();
+  const pollMs = advisePollMs(target.p99BoundMs);
+  for (const transport of transports) {
+    for (const concurrency of space.connections) {
+      const shapes = space.ticksMs.flatMap((tick) => {
+        const batch = batchFor(target.eventsPerSec, tick, concurrency);
+        return batch === null ? [] : [{ intervalMs: tick, batch }];
+      });
+      if (!shapes.length) {
+        // Too few events for whole rows at any tick: one row per message, at the tick that offers the rate.
+        const tick = Math.floor(((1000 * concurrency) / target.eventsPerSec) * 20) / 20;
+        if (tick >= LIMITS.intervalMs.min && tick <= LIMITS.intervalMs.max) shapes.push({ intervalMs: tick, batch: 1 });
+      }
+      for (const { intervalMs, batch } of shapes) {
+        const parses = [{ parse: 'main' as const, workers: 0 }, ...space.workers.map((workers) => ({ parse: 'worker' as const, workers }))];
+        const origins = originsMatter(transport) ? space.origins.filter((o) => o <= concurrency) : [1];
+        const encodings = BINARY_TRANSPORTS.includes(transport) ? space.encodings : (['json'] as const);
+        for (const p of parses)
+          for (const o of origins.length ? origins : [1])
+            for (const encoding of encodings) {
+              const c = makeCandidate({ transport, batch, intervalMs, concurrency, ...p, origins: o, encoding, ...(transport === 'poll' ? { pollMs } : {}) });
+              out.set(c.id, c);
+            }
+      }
+    }
+  }
+  return [...out.values()];
+}
+
+/** A candidate as a sweep point (for the repeat measurer): `advise/<id>` with the target's render mode and the given timing. */
+export function candidatePoint(c: Candidate, render: RenderMode, timing: { warmupSec: number; measureSec: number; repeats: number }, scenario = 'advise'): Point {
+  const fields = {
+    scenario,
+    transport: c.transport,
+    batch: c.batch,
+    concurrency: c.concurrency,
+    intervalMs: c.intervalMs,
+    render,
+    parse: c.parse,
+    workers: c.workers,
+    ...(c.pollMs !== undefined ? { pollMs: c.pollMs } : {}),
+    ...(c.origins > 1 ? { origins: c.origins } : {}),
+    ...(c.encoding === 'msgpack' ? { encoding: 'msgpack' as const } : {}),
+  };
+  return { ...fields, id: pointId(fields), ...timing, offeredEventsPerSec: c.offeredEventsPerSec };
+}

@@ -1,0 +1,143 @@
+/**
+ * `npm run lab`: the server plus a headful Chrome on the lab page, for poking at by hand.
+ * Flags pre-fill the page's form; --autostart starts streaming at once. Once a second it reads
+ * CPU from Chrome and the OS and pushes it into the page (`pushlab.cpuReadings`), or with
+ * --headless prints it to stderr; the page's "Record this point" measures through this
+ * process, as a sweep does (lab-record.ts). Runs until the browser window closes or Ctrl-C.
+ */
+import os from 'node:os';
+import path from 'node:path';
+import type { Page } from 'puppeteer-core';
+import { commandLineFlags, runCommand } from '../../cli/command.js';
+import { checkOutputDir } from '../../cli/output.js';
+import { onStopRequest } from '../../cli/stop.js';
+import { ROOT } from '../../cli/root.js';
+import { logLine } from '../../cli/terminal.js';
+import { EXIT, PushlabError } from '../../protocol/errors.js';
+import type { CpuReading, PageConfig, PushlabApi } from '../../protocol/report.js';
+import { environmentOf } from '../browser/environment.js';
+import { LabCpuReader, readingLine } from './cpu-readings.js';
+import { LabRecorder } from './record.js';
+import { findChrome } from '../browser/chrome.js';
+import { LocalBrowser } from '../browser/local.js';
+import { LAB_FLAGS } from '../options.js';
+import { connectServer, startServer, type ServerHandle } from '../measure/server-process.js';
+
+// Lines carry the browser's and the server's words: through cli/terminal.ts.
+const log = logLine;
+const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
+
+runCommand('lab', async () => {
+  const flags = commandLineFlags(LAB_FLAGS, 'lab');
+  let server: ServerHandle | null = null;
+  let browser: LocalBrowser | null = null;
+  let recorder: LabRecorder | null = null;
+  let stopping = false;
+  const stop = async (code: number) => {
+    if (stopping) return;
+    stopping = true;
+    // A point being recorded is cut short: its report is saved marked interrupted first.
+    await recorder?.interrupt().catch((err: unknown) => log(`the lab report was not saved: ${err instanceof Error ? err.message : String(err)}`));
+    await browser?.close();
+    await server?.stop();
+    process.exit(code);
+  };
+  // Ctrl-C, SIGTERM, SIGHUP, or npm (or its shell) gone: stop as on Ctrl-C; a second signal at once.
+  onStopRequest({
+    stop: (why) => {
+      log(`${why}: stopping`);
+      void stop(EXIT.interrupted);
+    },
+    now: () => {
+      browser?.kill();
+      void server?.stop();
+      process.exit(EXIT.interrupted);
+    },
+  });
+  if (!flags.headless && process.platform === 'linux' && !process.env.DISPLAY && !process.env.WAYLAND_DISPLAY) {
+    throw new PushlabError('PUSHLAB_NO_DISPLAY', 'no display for a headful Chrome (DISPLAY is unset): run under a desktop, use `xvfb-run npm run lab`, or pass --headless');
+  }
+  // Before anything is launched: where recorded points go must take files, a --server must
+  // answer, and there must be a Chrome to run.
+  const outDir = path.resolve(ROOT, flags.out);
+  checkOutputDir('--out', outDir);
+  const remote = flags.server ? await connectServer('--server', flags.server) : null;
+  await findChrome(log);
+  try {
+    server = remote ?? (await startServer());
+    // PUSHLAB_LAB_DEVTOOLS=1 (the lab's test): a DevTools port to attach to, printed below.
+    browser = await LocalBrowser.launch(flags.headless, log, { extraArgs: process.env.PUSHLAB_LAB_DEVTOOLS ? ['--remote-debugging-port=0'] : [], fitWindow: true });
+  } catch (err) {
+    await browser?.close();
+    await server?.stop();
+    throw err;
+  }
+  const srv = server;
+  const chrome = browser;
+  const query = new URLSearchParams({
+    transport: flags.transport,
+    batch: String(flags.batch),
+    concurrency: String(flags.concurrency),
+    intervalMs: String(flags['interval-ms']),
+    render: flags.render,
+    parse: flags.parse,
+    workers: String(flags.workers),
+    ...(flags.autostart ? { autostart: '1' } : {}),
+  });
+  const url = `${srv.url}?${query}`;
+  const page = (await chrome.browser().pages())[0] ?? (await chrome.browser().newPage());
+  const lab = (recorder = new LabRecorder({
+    browser: chrome,
+    server: srv,
+    environment: environmentOf(chrome.launched, srv),
+    outDir,
+    cores: os.cpus().length,
+    warmupSec: flags['warmup-sec'],
+    measureSec: flags['measure-sec'],
+    repeats: flags.repeats,
+  }));
+  let recording = false;
+  // Exposed before the page loads, so the page sees it from its first script on.
+  await page.exposeFunction('pushlabRecord', async (config: PageConfig) => {
+    recording = true;
+    log(`recording ${lab.pointOf(config).id}: ${flags.repeats} repeat(s) of ${flags['warmup-sec']} s warm-up + settle + ${flags['measure-sec']} s window…`);
+    try {
+      const r = await lab.record(config);
+      log(`recorded ${r.line}\n  → ${r.reportPath}`);
+      return r;
+    } finally {
+      recording = false;
+      cpu.reset();
+    }
+  });
+  const pageSession = await page.createCDPSession();
+  await pageSession.send('Performance.enable');
+  await page.goto(url);
+  log(`pushlab lab: ${url}\nChrome ${chrome.launched.version}; close the window or press Ctrl-C to stop.`);
+  if (chrome.launched.devtools) log(`devtools: ${chrome.launched.devtools}`);
+  chrome.browser().on('disconnected', () => void stop(0));
+
+  const cpu = new LabCpuReader({ browserSession: chrome.session(), pageSession, serverStats: () => srv.stats(), cores: os.cpus().length });
+  void pushReadings(page, cpu, flags.headless, () => recording || stopping);
+  return undefined;
+});
+
+/**
+ * About once a second: one CPU reading into the page and, headless, to stderr. Skipped while
+ * a point is recorded, so the driver's own CDP traffic stays out of that measurement.
+ */
+async function pushReadings(page: Page, cpu: LabCpuReader, print: boolean, paused: () => boolean): Promise<void> {
+  for (;;) {
+    await sleep(1000);
+    if (paused()) continue;
+    let reading: CpuReading | null;
+    try {
+      reading = await cpu.read();
+    } catch {
+      return; // the browser is gone: the lab is stopping
+    }
+    if (!reading) continue;
+    if (print) log(readingLine(reading));
+    await page.evaluate((r) => (globalThis as unknown as { pushlab: PushlabApi }).pushlab.cpuReadings?.(r), reading).catch(() => undefined);
+  }
+}

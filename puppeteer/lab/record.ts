@@ -1,0 +1,151 @@
+/**
+ * "Record this point" in `npm run lab`: measures the page's current settings exactly as a
+ * sweep measures a point — the round's in-page JSON.parse ceiling, then `repeats` repeats by
+ * the sweep's own RepeatMeasurer (fresh tab, connections open first, warm-up, settle, one
+ * window) — and appends the result to the session's lab report (scenario `lab`, schema as
+ * every sweep's, written atomically), which the report viewer lists like any run.
+ */
+import path from 'node:path';
+import type { PageConfig, PointResult, RecordedPoint, Report } from '../../protocol/report.js';
+import { SCHEMA_VERSION } from '../../protocol/report.js';
+import { expandScenario, type Point } from '../../protocol/scenario.js';
+import { measureCeilings } from '../measure/ceiling.js';
+import { pairedComparisons, summarisePoint } from '../../results/point-summary.js';
+import { knobComparisons } from '../../results/knobs.js';
+import { RepeatMeasurer, type BrowserSlot } from '../measure/repeat.js';
+import { runIdFor, writeReport } from '../report/file.js';
+import type { ServerHandle } from '../measure/server-process.js';
+import type { Environment } from '../../protocol/report.js';
+
+export interface RecorderOptions {
+  browser: BrowserSlot;
+  server: ServerHandle;
+  environment: Environment;
+  /** Directory that receives `lab-<run-id>/report.json`. */
+  outDir: string;
+  cores: number;
+  warmupSec: number;
+  measureSec: number;
+  repeats: number;
+}
+
+const SCENARIO = 'lab';
+
+export class LabRecorder {
+  readonly report: Report;
+  readonly file: string;
+  private readonly measurer: RepeatMeasurer;
+  private busy = false;
+
+  constructor(private readonly o: RecorderOptions) {
+    const runId = `lab-${runIdFor(new Date())}`;
+    this.file = path.join(o.outDir, runId, 'report.json');
+    this.measurer = new RepeatMeasurer({ browser: o.browser, server: o.server, cores: o.cores, retries: 0 });
+    this.report = {
+      schemaVersion: SCHEMA_VERSION,
+      runId,
+      startedAt: new Date().toISOString(),
+      finishedAt: null,
+      interrupted: false,
+      resumeCommand: null,
+      scenarios: [SCENARIO],
+      environment: o.environment,
+      options: { repeats: o.repeats, seed: 0, auto: false, maxRepeats: o.repeats, timeBudgetSec: null, findMax: false, retries: 0, file: '' },
+      rounds: [],
+      points: [],
+      comparisons: [],
+      saturation: [],
+    };
+  }
+
+  /** The point these page settings make, with the lab's warm-up, window and repeats. */
+  pointOf(c: PageConfig): Point {
+    return expandScenario({
+      id: SCENARIO,
+      transport: c.transport,
+      batch: c.batch,
+      concurrency: c.concurrency,
+      intervalMs: c.intervalMs,
+      render: c.render,
+      parse: c.parse ?? 'main',
+      workers: c.workers ?? 1,
+      ...(c.pollMs !== undefined ? { pollMs: c.pollMs } : {}),
+      ...(c.origins !== undefined ? { origins: c.origins } : {}),
+      ...(c.encoding !== undefined ? { encoding: c.encoding } : {}),
+      ...(c.compression !== undefined ? { compression: c.compression } : {}),
+      warmupSec: this.o.warmupSec,
+      measureSec: this.o.measureSec,
+      repeats: this.o.repeats,
+    })[0];
+  }
+
+  /**
+   * The lab is stopping. A point being recorded ends here: the report keeps the repeats that
+   * finished (a point with none is dropped, with the round in progress) and is written marked
+   * interrupted. Nothing is written when no point is being recorded: the report is whole.
+   */
+  async interrupt(): Promise<void> {
+    if (!this.busy) return;
+    this.report.rounds = this.report.rounds.filter((r) => r.finishedAt !== null);
+    this.report.points = this.report.points.filter((p) => p.repeats.length > 0);
+    this.report.interrupted = true;
+    await writeReport(this.file, this.report);
+  }
+
+  async record(config: PageConfig): Promise<RecordedPoint> {
+    if (this.busy) throw new Error('a point is already being recorded');
+    this.busy = true;
+    try {
+      const point = this.pointOf(config);
+      let result = this.report.points.find((p) => p.point.id === point.id);
+      if (!result) {
+        result = { point, repeats: [], summary: null, verdict: 'failed', unsteady: [], notes: [] };
+        this.report.points.push(result);
+      }
+      for (let r = 0; r < this.o.repeats; r++) {
+        const round = {
+          index: this.report.rounds.length,
+          seed: 0,
+          order: [point.id],
+          startedAt: new Date().toISOString(),
+          finishedAt: null as string | null,
+          parseCeilings: await measureCeilings(this.o.browser.browser(), this.o.server.url, [point.batch]),
+        };
+        this.report.rounds.push(round);
+        const repeat = await this.measurer.measure(point, { round: round.index, ceilingEventsPerSec: round.parseCeilings[0]?.eventsPerSec ?? null });
+        if (!repeat) throw new Error('the measurement was interrupted');
+        round.finishedAt = new Date().toISOString();
+        result.repeats.push(repeat);
+        Object.assign(result, summarisePoint(point, result.repeats));
+        this.report.comparisons = pairedComparisons(this.report.points, undefined, this.report.options.margins);
+        this.report.knobs = knobComparisons(this.report.points, undefined, this.report.options.margins);
+        this.report.finishedAt = round.finishedAt;
+        await writeReport(this.file, this.report);
+      }
+      return {
+        reportPath: path.relative(process.cwd(), this.file),
+        viewerUrl: new URL(`report.html?report=/reports/${this.report.runId}/report.json`, this.o.server.url).href,
+        pointId: point.id,
+        line: pointLine(result),
+      };
+    } finally {
+      this.busy = false;
+    }
+  }
+}
+
+/** One line: verdict, EPS with delivered %, main thread, renderer, latency, repeats. */
+export function pointLine(r: PointResult): string {
+  const s = r.summary;
+  if (!s) {
+    const failed = r.repeats.at(-1);
+    return `${r.point.id}: failed${failed?.status === 'failed' ? ` (${failed.error})` : ''}`;
+  }
+  const m = (x: number) => Math.round(x).toLocaleString('en-US');
+  const p50 = s.latencyP50Ms ? `${s.latencyP50Ms.median.toFixed(1)} ms` : '–';
+  const p99 = s.latencyP99Ms ? `${s.latencyP99Ms.median.toFixed(1)} ms` : '–';
+  return (
+    `${r.verdict}: ${m(s.eventsPerSec.median)} events/s (${(s.deliveredRatio.median * 100).toFixed(1)}% of offered), ` +
+    `main thread ${Math.round(s.cpu.tabMainThread.median)}% busy, renderer ${Math.round(s.cpu.tabProcess.median)}%, latency p50 ${p50} p99 ${p99}, ${s.n} repeat(s)`
+  );
+}

@@ -1,0 +1,329 @@
+/**
+ * Measures one repeat of one point on a fresh page, and emits what happens; it never prints.
+ * A fresh page per repeat gives a new renderer (site isolation) with nothing left over from
+ * the last point, at a fraction of a new browser's cost. Every connection is open before the
+ * clock starts, the warm-up ends once both ends have caught up (at least MIN_WARMUP_MS, at most
+ * the point's `warmupSec` plus the settle budget), then one window is measured between two
+ * samples.
+ *
+ * A repeat ends early, without waiting for its timeout, when the renderer or the browser
+ * crashes, and at once when the caller's signal aborts (Ctrl-C): an aborted repeat is not
+ * recorded at all, so a resumed sweep measures it again.
+ */
+import { EventEmitter } from 'node:events';
+import { setTimeout as sleepFor } from 'node:timers/promises';
+import type { Browser, CDPSession, Page } from 'puppeteer-core';
+import type { BrowserFigures, FailedRepeat, MeasuredRepeat, PageConfig, Repeat } from '../../protocol/report.js';
+import { streamsOf, type Point } from '../../protocol/scenario.js';
+import { takeSample, type SampleSources, type TabSource } from './sampler.js';
+import { settle, settleBudgetMs, unsettledNote, type SettleProbe } from './settle.js';
+import type { ServerHandle } from './server-process.js';
+import { summarise } from '../../results/summarise.js';
+import { openLabPage, type LabApi } from './page.js';
+
+/** What a repeat is doing now, for progress output. */
+export type Phase = 'load' | 'open' | 'warm-up' | 'window' | 'stop';
+
+/**
+ * The shortest warm-up, ms: JIT tiers, the chart's first frames and the first GCs happen in
+ * the first second; after it, the window opens as soon as neither end is catching up.
+ */
+export const MIN_WARMUP_MS = 1000;
+
+/** Ticks during long phases: progress output is never silent for more than about this, ms. */
+export const TICK_MS = 1000;
+
+/**
+ * Where repeats run: the current browser, replaced after a crash by `relaunch()`. A launched
+ * Chrome (local-browser.ts) and one connected to (remote-browser.ts) are the same to a repeat.
+ */
+export interface BrowserSlot {
+  browser(): Browser;
+  /** Browser-level CDP session: SystemInfo lives there, not on page sessions. */
+  session(): CDPSession;
+  /** A new tab, in the browser context this slot measures in. */
+  newPage(): Promise<Page>;
+  /**
+   * Replaces a browser that crashed or disconnected, or gives it a fresh connection to the
+   * server. Throws BrowserLost when the browser cannot be had again (a remote one that is gone).
+   */
+  relaunch(): Promise<void>;
+  /** Its build and mode, recorded with the repeats of points that name a `display`. */
+  about?(): BrowserFigures;
+}
+
+/** A browser that cannot be reached again: its repeats go elsewhere (runner.ts). */
+export class BrowserLost extends Error {
+  override name = 'BrowserLost';
+}
+
+export interface RepeatEvents {
+  phase: [point: Point, phase: Phase, elapsedMs: number, plannedMs: number | null];
+  'attempt-failed': [point: Point, attempt: number, error: Error, cause: string | undefined];
+}
+
+export interface RepeatOptions {
+  /** The browser points run in, unless `browserFor` gives another. */
+  browser: BrowserSlot;
+  /**
+   * The browser for a point whose scenario names a `display` (display.ts launches the other
+   * mode's on first use); absent, or resolving to null: `browser`.
+   */
+  browserFor?: (point: Point) => Promise<BrowserSlot | null>;
+  server: ServerHandle;
+  /** The browser host's logical cores: what host-bound and Worker verdicts are judged against. */
+  cores: number;
+  /**
+   * Whether the browser's processes are on this machine, so procfs can give per-thread and
+   * host CPU (default true). False for a remote browser: those figures are then unavailable.
+   */
+  procfs?: boolean;
+  /** The browser's id in the report's `hosts`, recorded on every repeat. */
+  browserId?: string;
+  /** Notes every repeat in this browser carries (it shared its host with another browser). */
+  notes?: readonly string[];
+  /** Extra tries for a failed repeat before it is recorded as failed. */
+  retries: number;
+  /** Slack on top of warm-up + settle + window before a repeat is abandoned, ms. */
+  slackMs?: number;
+  /** The page to measure, relative to the server URL: the lab page unless a bench says otherwise. */
+  pagePath?: string;
+}
+
+export interface RepeatContext {
+  round: number;
+  /** The current round's in-page JSON.parse ceiling at this point's batch size, events/s. */
+  ceilingEventsPerSec: number | null;
+  /** Aborting it (Ctrl-C) stops the repeat at once; it is then not recorded. */
+  signal?: AbortSignal;
+}
+
+/** Why an attempt stopped early. */
+class Stopped extends Error {
+  override name = 'Stopped';
+  constructor(
+    readonly kind: 'interrupted' | 'timeout' | 'renderer crashed' | 'browser crashed',
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+/** Whether a failed attempt was a page load that failed in Chrome's network stack. */
+export function needsNewConnection(err: Error): boolean {
+  return /^net::ERR_/.test(err.message);
+}
+
+/** The signal's abort reason, as thrown by an aborted repeat. */
+export function isInterrupted(err: unknown): boolean {
+  return err instanceof Stopped && err.kind === 'interrupted';
+}
+
+export class RepeatMeasurer extends EventEmitter<RepeatEvents> {
+  constructor(private readonly o: RepeatOptions) {
+    super();
+  }
+
+  /** One repeat with retries; null when the caller's signal aborted it (nothing to record). */
+  async measure(point: Point, ctx: RepeatContext): Promise<Repeat | null> {
+    const startedAt = new Date().toISOString();
+    let last: Error = new Error('not run');
+    let cause: string | undefined;
+    let attempts = 0;
+    for (let attempt = 1; attempt <= 1 + this.o.retries; attempt++) {
+      if (ctx.signal?.aborted) return null;
+      attempts = attempt;
+      let slot: BrowserSlot | null = null;
+      try {
+        // A browser that cannot be had (no display for a headful one) fails the attempt like any other cause.
+        slot = await this.slotFor(point);
+        const repeat = await this.attempt(slot, point, ctx, startedAt, attempt);
+        if (this.o.browserId !== undefined) repeat.browserId = this.o.browserId;
+        repeat.notes.push(...(this.o.notes ?? []));
+        return repeat;
+      } catch (err) {
+        if (ctx.signal?.aborted) return null;
+        last = err instanceof Error ? err : new Error(String(err));
+        cause = last instanceof Stopped ? last.kind : undefined;
+        this.emit('attempt-failed', point, attempt, last, cause);
+        // A page that could not load (net::ERR_…) met a broken connection to the server: Chrome
+        // would reuse it for the retry (it keeps one HTTP/2 session per origin for every tab),
+        // so the retry gets a new browser and with it a new connection.
+        if (slot && ((last instanceof Stopped && last.kind === 'browser crashed') || needsNewConnection(last))) {
+          try {
+            await slot.relaunch();
+          } catch (lost) {
+            if (!(lost instanceof BrowserLost)) throw lost;
+            // A remote browser that is gone: no retry can run here; the runner moves on without it.
+            last = new Error(`${last.message}; ${lost.message}`);
+            cause = 'browser lost';
+            break;
+          }
+        }
+      }
+    }
+    const failed: FailedRepeat = {
+      status: 'failed',
+      verdict: 'failed',
+      round: ctx.round,
+      startedAt,
+      attempts,
+      notes: [],
+      error: last.message,
+    };
+    if (cause !== undefined) failed.cause = cause;
+    if (this.o.browserId !== undefined) failed.browserId = this.o.browserId;
+    return failed;
+  }
+
+  /** The longest one attempt may take before it is abandoned, ms. */
+  budgetMs(point: Point): number {
+    return (point.warmupSec + point.measureSec) * 1000 + settleBudgetMs(point.warmupSec) + (this.o.slackMs ?? 60_000);
+  }
+
+  /** The browser this point runs in: the sweep's, or the one its `display` asks for. */
+  private async slotFor(point: Point): Promise<BrowserSlot> {
+    return (point.display !== undefined && this.o.browserFor ? await this.o.browserFor(point) : null) ?? this.o.browser;
+  }
+
+  private async attempt(slot: BrowserSlot, point: Point, ctx: RepeatContext, startedAt: string, attempt: number): Promise<MeasuredRepeat> {
+    const stop = new AbortController();
+    const browser = slot.browser();
+    const onAbort = () => stop.abort(new Stopped('interrupted', 'interrupted'));
+    const onDisconnect = () => stop.abort(new Stopped('browser crashed', 'browser crashed (Chrome disconnected)'));
+    ctx.signal?.addEventListener('abort', onAbort, { once: true });
+    browser.once('disconnected', onDisconnect);
+    const timer = setTimeout(
+      () => stop.abort(new Stopped('timeout', `${point.id} did not finish within ${Math.round(this.budgetMs(point) / 1000)} s`)),
+      this.budgetMs(point),
+    );
+    const pages: Page[] = [];
+    try {
+      // One tab per `tabs`, all in this browser: each its own renderer, sharing its network service.
+      // The slot opens them (a remote browser's in the context this sweep measures in).
+      for (let i = 0; i < (point.tabs ?? 1); i++) {
+        const page = await slot.newPage();
+        pages.push(page);
+        // The page's `error` event is a renderer crash (or a kill): stop now, not at the timeout.
+        page.once('error', (err) => stop.abort(new Stopped('renderer crashed', `renderer crashed (${err.message})`)));
+      }
+      const measured = this.run(pages, slot, point, ctx, startedAt, attempt, stop.signal);
+      // Once stopped, the pages are closed under the run, which then rejects: nothing to report.
+      measured.catch(() => undefined);
+      return await Promise.race([measured, rejectOnAbort(stop.signal)]);
+    } finally {
+      clearTimeout(timer);
+      ctx.signal?.removeEventListener('abort', onAbort);
+      browser.off('disconnected', onDisconnect);
+      await Promise.all(pages.map((page) => page.close().catch(() => undefined)));
+    }
+  }
+
+  /** Loads the lab page in one tab, with the CDP session its renderer metrics come from. */
+  private async openTab(page: Page, point: Point): Promise<TabSource> {
+    const pageSession = await page.createCDPSession();
+    await pageSession.send('Performance.enable');
+    // What DevTools costs while open: its Network domain ships every request, frame and event
+    // to the client (here this driver), which parses them like DevTools' front end would.
+    if (point.devtools === 'network') await pageSession.send('Network.enable');
+    const api = await openLabPage(page, new URL(this.o.pagePath ?? '', this.o.server.url).href);
+    return { api, pageSession };
+  }
+
+  private async run(pages: Page[], slot: BrowserSlot, point: Point, ctx: RepeatContext, startedAt: string, attempt: number, signal: AbortSignal): Promise<MeasuredRepeat> {
+    const phase = (name: Phase, elapsedMs = 0, plannedMs: number | null = null) => {
+      signal.throwIfAborted();
+      this.emit('phase', point, name, elapsedMs, plannedMs);
+    };
+    phase('load');
+    const tabs = await Promise.all(pages.map((page) => this.openTab(page, point)));
+    const apis = tabs.map((t) => t.api);
+    phase('open');
+    const config: PageConfig = {
+      transport: point.transport,
+      batch: point.batch,
+      intervalMs: point.intervalMs,
+      concurrency: point.concurrency,
+      render: point.render,
+      parse: point.parse,
+      workers: Math.max(1, point.workers),
+      ...(point.pollMs !== undefined ? { pollMs: point.pollMs } : {}),
+      ...(point.origins !== undefined ? { origins: point.origins } : {}),
+      ...(point.encoding !== undefined ? { encoding: point.encoding } : {}),
+      ...(point.compression !== undefined ? { compression: point.compression } : {}),
+    };
+    // Functions passed to evaluate() run in the page: they cannot close over anything here.
+    // Several tabs start together, so all of them stream through the warm-up and the window.
+    await Promise.all(apis.map((api) => api.evaluate((p, c) => p.start(c).then(() => undefined), config)));
+    const warmStart = performance.now();
+    const minWarmupMs = Math.min(MIN_WARMUP_MS, point.warmupSec * 1000);
+    phase('warm-up', 0, minWarmupMs);
+    await ticking(minWarmupMs, signal, (t) => phase('warm-up', t, minWarmupMs));
+    const settled = await settle((ms) => this.probe(apis, ms, signal, () => phase('warm-up', Math.round(performance.now() - warmStart), null)), {
+      intervalMs: point.intervalMs,
+      concurrency: streamsOf(point),
+      // The scenario's warm-up is the longest one: what the minimum did not use goes to settling.
+      budgetMs: point.warmupSec * 1000 - minWarmupMs + settleBudgetMs(point.warmupSec),
+      floorMs: point.pollMs ?? 0,
+    });
+    const procfs = this.o.procfs ?? true;
+    const [first, ...moreTabs] = tabs;
+    const src: SampleSources = {
+      ...first,
+      ...(moreTabs.length ? { moreTabs } : {}),
+      browserSession: slot.session(),
+      serverStats: (reset) => this.o.server.stats(reset),
+      procfs,
+    };
+    const windowMs = point.measureSec * 1000;
+    phase('window', 0, windowMs);
+    const a = await takeSample(src, true);
+    await ticking(windowMs, signal, (t) => phase('window', t, windowMs));
+    const b = await takeSample(src, true);
+    phase('stop');
+    await Promise.all(apis.map((api) => api.evaluate((p) => p.stop())));
+    const repeat = summarise(point, a, b, {
+      round: ctx.round,
+      startedAt,
+      attempts: attempt,
+      cores: this.o.cores,
+      procfs,
+      settleSec: Math.round(settled.waitedMs) / 1000,
+      startedBehind: !settled.settled,
+      ceilingEventsPerSec: ctx.ceilingEventsPerSec,
+      ...(point.display !== undefined && slot.about ? { browser: slot.about() } : {}),
+    });
+    if (!settled.settled) repeat.notes.push(unsettledNote(settled));
+    return repeat;
+  }
+
+  /**
+   * Page latency over the next `ms` (with several tabs, the slowest tab's p50), and the server's
+   * pacing debt at its end.
+   */
+  private async probe(apis: readonly LabApi[], ms: number, signal: AbortSignal, tick: () => void): Promise<SettleProbe> {
+    const snapshot = (api: LabApi, reset: boolean) => api.evaluate((p, r) => p.snapshot({ resetLatency: r }), reset);
+    await Promise.all(apis.map((api) => snapshot(api, true)));
+    await sleepFor(ms, undefined, { signal });
+    tick();
+    const [snapshots, server] = await Promise.all([Promise.all(apis.map((api) => snapshot(api, true))), this.o.server.stats(false)]);
+    const p50s = snapshots.map((s) => s?.latency.p50Ms ?? null);
+    return { p50Ms: p50s.includes(null) ? null : Math.max(...(p50s as number[])), batchesBehind: server.batchesBehind };
+  }
+}
+
+/** Sleeps `ms` in ticks of at most TICK_MS, calling `tick(elapsedMs)` after each. */
+async function ticking(ms: number, signal: AbortSignal, tick: (elapsedMs: number) => void): Promise<void> {
+  const start = performance.now();
+  for (let left = ms; left > 0; left = ms - (performance.now() - start)) {
+    await sleepFor(Math.min(TICK_MS, left), undefined, { signal });
+    tick(Math.round(performance.now() - start));
+  }
+}
+
+function rejectOnAbort(signal: AbortSignal): Promise<never> {
+  return new Promise((_, reject) => {
+    if (signal.aborted) reject(signal.reason);
+    signal.addEventListener('abort', () => reject(signal.reason), { once: true });
+  });
+}

@@ -1,0 +1,84 @@
+/**
+ * Takes one sample of everything a point measures, as close together in time as possible:
+ * the page's counters, the tab's renderer metrics, every Chrome process's CPU, the server's
+ * `/stats`, and the host's `/proc/stat`.
+ */
+import { readFile } from 'node:fs/promises';
+import os from 'node:os';
+import type { CDPSession } from 'puppeteer-core';
+import type { PageSnapshot, ServerStats } from '../../protocol/report.js';
+import { parseProcStat, type ChromeProcess, type HostCpuSample } from '../../results/cpu.js';
+import type { LabApi } from './page.js';
+import type { Sample, TabMetrics, TabSample } from '../../results/samples.js';
+import { readThreads } from './threads.js';
+
+/** Where one tab's readings come from. */
+export interface TabSource {
+  api: LabApi;
+  pageSession: CDPSession;
+}
+
+export interface SampleSources {
+  api: LabApi;
+  pageSession: CDPSession;
+  /** A multi-tab point's other tabs, sampled with the first, at the same moment. */
+  moreTabs?: TabSource[];
+  browserSession: CDPSession;
+  /** `reset` starts a new server lateness window, as `resetLatency` does for the page. */
+  serverStats: (reset: boolean) => Promise<ServerStats>;
+  /**
+   * The browser runs on this machine (default true). A remote browser's process ids mean
+   * nothing to this machine's /proc, and /proc/stat is not its host's: both are skipped.
+   */
+  procfs?: boolean;
+}
+
+export async function tabMetrics(session: CDPSession): Promise<TabMetrics> {
+  const { metrics } = await session.send('Performance.getMetrics');
+  const get = (name: string) => {
+    const m = metrics.find((x) => x.name === name);
+    if (!m) throw new Error(`Performance.getMetrics returned no ${name}`);
+    return m.value;
+  };
+  return { processTime: get('ProcessTime'), taskDuration: get('TaskDuration'), timestamp: get('Timestamp') };
+}
+
+export async function chromeProcesses(session: CDPSession): Promise<ChromeProcess[]> {
+  const { processInfo } = await session.send('SystemInfo.getProcessInfo');
+  return processInfo.map((p) => ({ id: p.id, type: p.type, cpuTime: p.cpuTime }));
+}
+
+export async function hostSample(): Promise<HostCpuSample | null> {
+  try {
+    return parseProcStat(await readFile('/proc/stat', 'utf8'), os.cpus().length);
+  } catch {
+    return null; // not Linux: host CPU is reported as null rather than guessed
+  }
+}
+
+function snapshotOf(api: LabApi, resetLatency: boolean): Promise<PageSnapshot | null> {
+  return api.evaluate((p, reset) => p.snapshot({ resetLatency: reset }), resetLatency);
+}
+
+async function tabSample(t: TabSource, resetLatency: boolean): Promise<TabSample> {
+  const [page, tab] = await Promise.all([snapshotOf(t.api, resetLatency), tabMetrics(t.pageSession)]);
+  if (!page) throw new Error('the page has no run to snapshot');
+  return { page, tab };
+}
+
+export async function takeSample(src: SampleSources, resetLatency: boolean): Promise<Sample> {
+  const [page, tab, chrome, server, host, moreTabs] = await Promise.all([
+    snapshotOf(src.api, resetLatency),
+    tabMetrics(src.pageSession),
+    chromeProcesses(src.browserSession),
+    src.serverStats(resetLatency),
+    src.procfs === false ? null : hostSample(),
+    // Every tab is read in the same Promise.all as the first, so all windows cover the same time.
+    src.moreTabs ? Promise.all(src.moreTabs.map((t) => tabSample(t, resetLatency))) : Promise.resolve(undefined),
+  ]);
+  if (!page) throw new Error('the page has no run to snapshot');
+  // Which renderer is the tab's is only known by comparing two samples, so read them all.
+  const renderers = src.procfs === false ? [] : chrome.filter((p) => p.type === 'renderer').map((p) => p.id);
+  const rendererThreads = new Map(await Promise.all(renderers.map(async (pid) => [pid, await readThreads(pid)] as const)));
+  return { page, tab, chrome, rendererThreads, server, host, ...(moreTabs ? { moreTabs } : {}) };
+}

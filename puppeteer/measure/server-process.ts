@@ -1,0 +1,126 @@
+/**
+ * The server under test runs in its own process, so its CPU (`process.cpuUsage()` in
+ * `/stats`) is its own and not the driver's, and the OS can schedule it apart from Chrome.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import https from 'node:https';
+import path from 'node:path';
+import { createInterface } from 'node:readline';
+import { ROOT } from '../../cli/root.js';
+import { PushlabError } from '../../protocol/errors.js';
+import type { ServerStats } from '../../protocol/report.js';
+
+// The certificate is self-signed and the server is on loopback: nothing to verify.
+const agent = new https.Agent({ rejectUnauthorized: false, keepAlive: true });
+
+export function getJson<T>(url: string, timeoutMs = 10_000): Promise<T> {
+  return new Promise((resolve, reject) => {
+    const req = https.get(url, { agent, timeout: timeoutMs }, (res) => {
+      let body = '';
+      res.setEncoding('utf8');
+      res.on('data', (d: string) => (body += d));
+      res.on('end', () => {
+        if (res.statusCode !== 200) return reject(new Error(`GET ${url}: HTTP ${res.statusCode} ${body.slice(0, 200)}`));
+        try {
+          resolve(JSON.parse(body) as T);
+        } catch (err) {
+          reject(new Error(`GET ${url}: not JSON (${String(err)})`));
+        }
+      });
+    });
+    req.on('timeout', () => req.destroy(new Error(`GET ${url}: no answer in ${timeoutMs} ms`)));
+    req.on('error', reject);
+  });
+}
+
+export interface ServerHandle {
+  url: string;
+  /** `resetLateness` starts a new lateness window after this sample. */
+  stats(resetLateness?: boolean): Promise<ServerStats>;
+  stop(): Promise<void>;
+}
+
+export function remoteServer(url: string): ServerHandle {
+  const base = url.endsWith('/') ? url : `${url}/`;
+  return {
+    url: base,
+    stats: (resetLateness = false) => getJson<ServerStats>(`${base}stats${resetLateness ? '?reset=lateness' : ''}`),
+    stop: async () => undefined,
+  };
+}
+
+/**
+ * `--server <url>`: a running pushlab server, checked before anything else is launched: the
+ * URL must be https (the server serves TLS only) and /stats must answer as pushlab's does.
+ * Every failure is one line, PUSHLAB_BAD_SERVER.
+ */
+export async function connectServer(flag: string, url: string, timeoutMs = 5000): Promise<ServerHandle> {
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    throw new PushlabError('PUSHLAB_BAD_SERVER', `${flag} must be the https:// URL a pushlab server prints (e.g. https://127.0.0.1:8443/); got '${url}'`);
+  }
+  if (parsed.protocol !== 'https:') {
+    throw new PushlabError('PUSHLAB_BAD_SERVER', `${flag} must be an https:// URL (the pushlab server serves TLS only); got '${url}'`);
+  }
+  const handle = remoteServer(parsed.href);
+  let stats: Partial<ServerStats>;
+  try {
+    stats = await getJson<Partial<ServerStats>>(`${handle.url}stats`, timeoutMs);
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    const why = err instanceof Error ? err.message.replace(/^GET \S+: /, '') : String(err);
+    throw new PushlabError('PUSHLAB_BAD_SERVER', `${flag} ${url}: no answer from ${handle.url}stats (${code === 'ECONNREFUSED' ? 'nothing is listening there' : why})`);
+  }
+  if (typeof stats?.nowMs !== 'number' || typeof stats.eventsSent !== 'number') {
+    throw new PushlabError('PUSHLAB_BAD_SERVER', `${flag} ${url}: ${handle.url}stats answered, but not as a pushlab server does`);
+  }
+  return handle;
+}
+
+/**
+ * Starts `server/main.ts` on a free loopback port and waits for its URL line. The server is
+ * owned by this process on every exit path: it holds the server's stdin (`--exit-with-stdin`),
+ * and the pipe closes when this process ends, whether it exits, crashes or is killed. It runs
+ * in a process group of its own, so a signal sent to this command's group (Ctrl-C, `timeout`)
+ * reaches this process alone, which stops its work first and the server after: a server that
+ * took the signal too would end under a repeat still measuring.
+ */
+export async function startServer(extraArgs: string[] = [], timeoutMs = 30_000, nodeArgs: string[] = []): Promise<ServerHandle> {
+  const child: ChildProcess = spawn(process.execPath, [...nodeArgs, '--import', 'tsx', path.join(ROOT, 'server/main.ts'), '--port', '0', '--exit-with-stdin', ...extraArgs], {
+    cwd: ROOT,
+    stdio: ['pipe', 'pipe', 'pipe'],
+    detached: true,
+  });
+  let stderr = '';
+  child.stderr?.setEncoding('utf8').on('data', (d: string) => (stderr = (stderr + d).slice(-4000)));
+  const url = await new Promise<string>((resolve, reject) => {
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new Error(`the server did not start within ${timeoutMs} ms: ${stderr.trim()}`));
+    }, timeoutMs);
+    createInterface({ input: child.stdout! }).on('line', (line) => {
+      const m = /listening on (https:\/\/\S+)/.exec(line);
+      if (m) {
+        clearTimeout(timer);
+        resolve(m[1]);
+      }
+    });
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`the server exited with code ${code} before listening: ${stderr.trim()}`));
+    });
+  });
+  const handle = remoteServer(url);
+  return {
+    ...handle,
+    stop: () =>
+      new Promise<void>((resolve) => {
+        if (child.exitCode !== null) return resolve();
+        child.once('exit', () => resolve());
+        child.kill('SIGTERM');
+        setTimeout(() => child.kill('SIGKILL'), 5000).unref();
+      }),
+  };
+}

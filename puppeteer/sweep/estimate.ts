@@ -1,0 +1,74 @@
+/**
+ * How long a sweep takes, before it runs (`--list`, the start line) and while it runs (the
+ * ETA, which the progress display scales by how fast the repeats so far actually went).
+ * The costs below were timed on the 2-core development VM; they are estimates, not promises.
+ */
+import type { Point } from '../../protocol/scenario.js';
+import { CEILING_MS } from '../measure/ceiling.js';
+import { MIN_WARMUP_MS } from '../measure/repeat.js';
+
+/** A fresh page: create, load the lab page, wait for `window.pushlab`, s. */
+const PAGE_SEC = 1;
+/** Samples at both ends of the window, stopping the streams and closing the page, s. */
+const END_SEC = 0.6;
+/**
+ * The settle wait once the minimum warm-up is over, s: a point the page keeps up with settles in
+ * a probe or two, an overloaded one gives up after three (or its budget): 1–3.5 s were seen
+ * on a busy 2-core VM.
+ */
+const SETTLE_SEC = 1.5;
+/**
+ * Opening the connections, s: Chrome throttles pending WebSocket connects (random delays that
+ * grow with the number pending), which took up to ~5 s for 60–100 sockets here.
+ */
+const openSec = (p: Point) => 0.2 + (p.transport === 'ws' ? 0.05 * Math.max(0, p.concurrency - 6) : 0.005 * p.concurrency);
+
+/** Launching a headful Chrome (and an Xvfb) the first time a point asks for one, s: once per sweep, spread here over its repeats. */
+const HEADFUL_SEC = 0.5;
+
+/** One repeat of one point, s: each further tab is one more page to load and connections to open. */
+export function repeatSec(p: Point): number {
+  const warmup = Math.min(MIN_WARMUP_MS / 1000, p.warmupSec);
+  const tabs = p.tabs ?? 1;
+  return PAGE_SEC * tabs + openSec(p) * tabs + warmup + SETTLE_SEC + p.measureSec + END_SEC + (p.display === 'headful' ? HEADFUL_SEC : 0);
+}
+
+/** The per-round JSON.parse ceiling at these batch sizes, s. */
+export function ceilingSec(batches: readonly number[]): number {
+  const distinct = new Set(batches).size;
+  return distinct ? PAGE_SEC + distinct * (CEILING_MS / 1000 + 0.15) : 0;
+}
+
+/** Rounds `from`…`to - 1` of the fixed rounds: every point with `repeats` above the round, and its ceiling. */
+export function roundsSec(points: readonly Point[], from: number, to: number): number {
+  let s = 0;
+  for (let r = from; r < to; r++) {
+    const inRound = points.filter((p) => p.repeats > r);
+    s += inRound.reduce((a, p) => a + repeatSec(p), 0) + ceilingSec(inRound.map((p) => p.batch));
+  }
+  return s;
+}
+
+/**
+ * The repeats a find-max search is expected to measure: about log2(max/min) probes, then one
+ * confirmation of `repeats` repeats (the usual case; each failed confirmation adds another,
+ * which the runner adds to the plan as it happens).
+ */
+export function searchRepeats(range: { min: number; max: number }, repeats: number): number {
+  const probes = Math.min(12, 2 + Math.ceil(Math.log2(Math.max(2, range.max / range.min) / 1.15)));
+  return probes + repeats;
+}
+
+/** A find-max search, s: searchRepeats of the point's repeat. */
+export function searchSec(point: Point, range: { min: number; max: number }, repeats: number): number {
+  return searchRepeats(range, repeats) * repeatSec(point);
+}
+
+/** Setup before the first round: server, Chrome, first page load, s. */
+export const SETUP_SEC = 3;
+
+/** `3 min 20 s`, `45 s`. */
+export function durationText(sec: number): string {
+  const s = Math.round(sec);
+  return s < 60 ? `${s} s` : `${Math.floor(s / 60)} min${s % 60 ? ` ${s % 60} s` : ''}`;
+}

@@ -1,0 +1,398 @@
+/**
+ * `npm run sweep`: runs scenarios from scenarios.json in headless Chrome, round by round, and
+ * rewrites reports/<run-id>/report.json after every repeat. Progress goes to stderr; stdout
+ * gets the report's path as its last line (or with --json the report itself). Ctrl-C stops
+ * after saving what was measured and prints the command that finishes the sweep.
+ */
+import { existsSync, rmdirSync } from 'node:fs';
+import { rm, stat } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { EXIT, PushlabError } from '../../protocol/errors.js';
+import { readInputFile } from '../../cli/input-file.js';
+import { parseReportText } from '../../protocol/report-check.js';
+import { commandLineFlags, runCommand } from '../../cli/command.js';
+import { checkOutputDir, isNoSpace } from '../../cli/output.js';
+import { onStopRequest } from '../../cli/stop.js';
+import { ROOT } from '../../cli/root.js';
+import { logLine, toStdout } from '../../cli/terminal.js';
+import { SCHEMA_VERSION, type BrowserHost, type Environment, type Report } from '../../protocol/report.js';
+import { environmentOf, remoteEnvironment } from '../browser/environment.js';
+import { parseBrowserList, type BrowserEndpoint } from '../browser/endpoint.js';
+import { browserIds, describeBrowser, markSharedHosts, sharedHostNote } from '../browser/host.js';
+import { RemoteBrowser } from '../browser/remote.js';
+import { BUILTIN_DEFAULTS, checkPointCount, expandScenario, parseScenarioText, searchesFor, selectScenarios, type Point, type ScenarioFile, type SearchSpec } from '../../protocol/scenario.js';
+import { measureCeilings } from '../measure/ceiling.js';
+import { durationText, repeatSec, roundsSec, searchSec, SETUP_SEC } from './estimate.js';
+import { formatTable } from '../../results/terminal.js';
+import { findChrome } from '../browser/chrome.js';
+import { LocalBrowser } from '../browser/local.js';
+import { DisplayBrowsers } from '../browser/display.js';
+import { checkSweepFlags, SWEEP_FLAGS, type SweepFlags } from '../options.js';
+import { Progress } from './progress.js';
+import { BrowserLost, RepeatMeasurer, type BrowserSlot } from '../measure/repeat.js';
+import { reportBytesFor, runIdFor, writeReport } from '../report/file.js';
+import { VIEWER_TEMPLATE, writeReportHtml } from '../report/html.js';
+import { emptyResult, Runner, type Lane } from './runner.js';
+import { connectServer, startServer, type ServerHandle } from '../measure/server-process.js';
+
+// Lines carry browsers' and servers' words and, resuming, a report's: through cli/terminal.ts.
+const log = logLine;
+
+/** A scenario file (relative to the project root) read and checked once, here; `label` says who named it. */
+async function loadScenarioFile(file: string, label = `--file ${file}`): Promise<ScenarioFile> {
+  return parseScenarioText(await readInputFile(path.resolve(ROOT, file), label, 'PUSHLAB_BAD_SCENARIO', 'give a scenario file (JSON)'), file);
+}
+
+/** A report before Chrome has started: a new sweep's has no environment yet. */
+type Draft = Omit<Report, 'environment'> & { environment?: Environment };
+
+interface Plan {
+  report: Draft;
+  searches: SearchSpec[];
+  /** Where report.json goes. */
+  file: string;
+}
+
+/** A new sweep: the scenarios' points, every one with its repeats, in a report with no rounds yet. */
+async function newPlan(flags: ReturnType<typeof commandLineFlags<typeof SWEEP_FLAGS>>, checked: SweepFlags, out: string): Promise<Plan> {
+  const scenarioFile = await loadScenarioFile(flags.file);
+  const scenarios = selectScenarios(scenarioFile, flags.scenario);
+  checkPointCount(scenarios, scenarioFile.defaults, flags.file);
+  const points = scenarios
+    .flatMap((s) => expandScenario(s, scenarioFile.defaults))
+    .map((p): Point => ({ ...p, repeats: checked.repeats ?? p.repeats }));
+  const searches = searchesFor(scenarioFile, scenarios, flags['find-max']);
+  if (!points.length && !searches.length) throw new PushlabError('PUSHLAB_BAD_SCENARIO', `--scenario ${flags.scenario.join(',')}: no points and no searches to run`);
+  const started = new Date();
+  const runId = runIdFor(started);
+  const report: Draft = {
+    schemaVersion: SCHEMA_VERSION,
+    runId,
+    startedAt: started.toISOString(),
+    finishedAt: null,
+    interrupted: false,
+    resumeCommand: null,
+    scenarios: scenarios.map((s) => s.id),
+    options: {
+      // The fixed rounds; a search alone confirms with this many repeats too.
+      repeats: points.length ? Math.max(...points.map((p) => p.repeats)) : (checked.repeats ?? BUILTIN_DEFAULTS.repeats),
+      seed: checked.seed ?? Date.now() % 2 ** 32,
+      auto: flags.auto,
+      maxRepeats: flags['max-repeats'],
+      timeBudgetSec: checked.timeBudgetSec,
+      findMax: flags['find-max'],
+      retries: flags.retries,
+      file: flags.file,
+      ...(flags['spread-repeats'] ? { spreadRepeats: true } : {}),
+    },
+    rounds: [],
+    points: points.map(emptyResult),
+    comparisons: [],
+    saturation: [],
+  };
+  return { report, searches, file: path.join(out, runId, 'report.json') };
+}
+
+/** `--resume <run-id>`: the recorded report, and its searches from the scenario file it names. */
+async function resumePlan(runId: string, out: string): Promise<Plan> {
+  const file = path.join(out, runId, 'report.json');
+  // The same check every reader of a report makes (protocol/report-check.ts), so a report
+  // missing its options or with points that are not a list is refused with its path, not a TypeError.
+  const report = parseReportText(await readInputFile(file, `--resume ${runId}: ${file}`, 'PUSHLAB_BAD_REPORT', 'give the run id of a sweep under --out'), file);
+  if (report.finishedAt !== null && !report.interrupted) throw new PushlabError('PUSHLAB_BAD_REPORT', `${file}: that sweep finished at ${report.finishedAt}; nothing to resume`);
+  const scenarioFile = await loadScenarioFile(report.options.file, `${file}: options.file ${report.options.file}`);
+  const searches = searchesFor(scenarioFile, selectScenarios(scenarioFile, report.scenarios), report.options.findMax);
+  return { report, searches, file };
+}
+
+/**
+ * Disk space the sweep's files need, bytes: report.json and report.html (the viewer with the
+ * report inside) at the plan's full size, each twice, as the new one is written beside the old
+ * before the rename.
+ */
+async function reportSpaceFor(plan: Plan): Promise<number> {
+  const repeats = plan.report.points.reduce((a, p) => a + p.point.repeats, 0);
+  const json = reportBytesFor(repeats);
+  const viewer = await stat(VIEWER_TEMPLATE).then((s) => s.size, () => 0);
+  return 2 * (json + viewer + json);
+}
+
+/** The estimated time of the whole plan, s. */
+function planSec(plan: Plan): number {
+  const points = plan.report.points.map((p) => p.point);
+  return SETUP_SEC + roundsSec(points, 0, plan.report.options.repeats) + plan.searches.reduce((a, q) => a + searchSec(q.base, q, plan.report.options.repeats), 0);
+}
+
+/** `--list`: one point (or search) a line on stdout, as data; the summary for people on stderr. */
+function listPlan(plan: Plan): void {
+  const write = (line: string) => toStdout(`${line}\n`);
+  for (const r of plan.report.points) {
+    const p = r.point;
+    write(`${p.id}\t${p.offeredEventsPerSec} EPS offered\t${p.repeats} × ~${repeatSec(p).toFixed(1)} s`);
+  }
+  for (const q of plan.searches) write(`find-max ${q.scenario} ${q.transport}: ${q.vary} ${q.min}…${q.max}, p99 ≤ ${q.p99BoundMs} ms\t~${durationText(searchSec(q.base, q, plan.report.options.repeats))}`);
+  const repeats = plan.report.points.reduce((a, r) => a + r.point.repeats, 0);
+  const auto = plan.report.options.auto ? `; --auto may add rounds up to ${plan.report.options.maxRepeats} repeats a point` : '';
+  log(
+    `${plan.report.points.length} points, ${repeats} repeats in ${plan.report.options.repeats} rounds${plan.searches.length ? `, ${plan.searches.length} find-max searches` : ''}: about ${durationText(planSec(plan))} (estimated, build not included)${auto}`,
+  );
+}
+
+/**
+ * The exact command that finishes this sweep. Browsers given with --browser are named as
+ * recorded, without credentials or tokens (those must be given again by hand); a lost one
+ * stays in the list, since where to measure is the caller's to say again (restarted, or
+ * replaced by another).
+ */
+function resumeCommandFor(runId: string, out: string, browsers: readonly string[] = []): string {
+  const quote = (s: string) => (/^[\w./:@=-]+$/.test(s) ? s : `'${s.replaceAll("'", `'\\''`)}'`);
+  return `npm run sweep -- --resume ${runId}${out === SWEEP_FLAGS.out.default ? '' : ` --out ${quote(out)}`}${browsers.length ? ` --browser ${quote(browsers.join(','))}` : ''}`;
+}
+
+async function main(): Promise<number> {
+  const flags = commandLineFlags(SWEEP_FLAGS, 'sweep');
+  const controller = new AbortController();
+  let server: ServerHandle | null = null;
+  let local = null as LocalBrowser | null;
+  const remotes: RemoteBrowser[] = [];
+  // The other display mode's browser (and an Xvfb), launched when a point first asks for it (launched Chrome only).
+  let displays: DisplayBrowsers | null = null;
+  let launched = false;
+  const killChildren = () => {
+    displays?.kill();
+    local?.kill();
+    // stop() signals the server synchronously; its promise only waits for the exit.
+    void server?.stop();
+  };
+  // Ctrl-C, SIGTERM, SIGHUP, or npm (or its shell, or tsx) gone: the first stops the sweep
+  // after saving; a second signal stops at once, still ending the server and Chrome. Before
+  // anything is launched there is nothing to save (a --server check or a Chrome download may
+  // take long): it ends at once.
+  onStopRequest({
+    stop: (why) => {
+      if (!launched) {
+        log(`\n${why}: stopped before anything was measured`);
+        process.exit(EXIT.interrupted);
+      }
+      log(`\n${why}: stopping after saving what was measured (again to stop at once)`);
+      controller.abort();
+    },
+    now: () => {
+      killChildren();
+      process.exit(EXIT.interrupted);
+    },
+  });
+  const checked = checkSweepFlags(flags);
+  const out = path.resolve(ROOT, flags.out);
+  const plan = checked.resume ? await resumePlan(checked.resume, out) : await newPlan(flags, checked, out);
+  const draft = plan.report;
+  if (flags.list) {
+    listPlan(plan);
+    return EXIT.ok;
+  }
+  // Before anything is launched: where the report goes must take files, a --server must
+  // answer, and there must be a Chrome to run (or browsers to connect to).
+  checkOutputDir('--out', checked.resume ? path.dirname(plan.file) : out, await reportSpaceFor(plan));
+  const endpoints = parseBrowserList(flags.browser);
+  const remote = flags.server ? await connectServer('--server', flags.server) : null;
+  if (!endpoints.length) await findChrome(log);
+  const done = draft.points.reduce((a, p) => a + p.repeats.length, 0);
+  log(
+    checked.resume
+      ? `pushlab sweep: resuming ${draft.runId} (${done} repeats measured, ${draft.rounds.length} rounds started), seed ${draft.options.seed}`
+      : `pushlab sweep: ${draft.scenarios.join(', ')}: ${draft.points.length} points × ${draft.options.repeats} rounds${plan.searches.length ? ` + ${plan.searches.length} find-max searches` : ''}, seed ${draft.options.seed}, about ${durationText(planSec(plan))}${endpoints.length > 1 ? `, sharded over ${endpoints.length} browsers` : ''}`,
+  );
+  launched = true;
+  // However the process ends (an uncaught error, process.exit), it takes its children along.
+  process.once('exit', killChildren);
+  try {
+    // The server and the browsers start side by side: neither needs the other until the first page.
+    const [s, b] = await Promise.allSettled([
+      remote ? Promise.resolve(remote) : startServer(),
+      endpoints.length ? connectAll(endpoints, remotes) : LocalBrowser.launch(!flags.headful, log).then((l) => (local = l)),
+    ]);
+    if (s.status === 'fulfilled') server = s.value;
+    if (s.status === 'rejected') throw s.reason;
+    if (b.status === 'rejected') throw b.reason;
+    const srv = server!;
+    const place = { url: srv.url, startedHere: remote === null };
+    const slots: { slot: BrowserSlot; host: BrowserHost }[] = local
+      ? [{ slot: local, host: await describeBrowser(local, { origin: 'launched' }, 'local', place) }]
+      : await Promise.all(
+          remotes.map(async (r, i) => ({ slot: r as BrowserSlot, host: await describeBrowser(r, { origin: 'remote', endpoint: r.endpoint }, browserIds(endpoints)[i], place) })),
+        );
+    const hosts = slots.map((x) => x.host);
+    const others = local ? (displays = new DisplayBrowsers(local, log)) : null;
+    markSharedHosts(hosts);
+    if (local) log(`server ${srv.url}, Chrome ${local.launched.version} (${local.launched.path}, ${local.launched.source})`);
+    else {
+      log(`server ${srv.url}`);
+      for (const h of hosts) {
+        const shares = h.serverSharesHost === null ? 'unknown whether it shares the server\'s host' : h.serverSharesHost ? 'on the server\'s host' : 'not on the server\'s host';
+        log(`browser ${h.id}: ${h.version} on ${h.host}, ${h.cores ?? '?'} cores, ${shares}; per-thread and host CPU unavailable (remote)`);
+      }
+    }
+    for (const h of hosts) {
+      if (h.sharesHostWith.length && h.id < h.sharesHostWith[0]) {
+        log(`warning: browsers ${[h.id, ...h.sharesHostWith].join(' and ')} are on the same host (${h.host}): sharded points will compete for its CPU; the report marks their repeats`);
+      }
+    }
+    const report: Report = { ...draft, environment: draft.environment ?? (local ? environmentOf(local.launched, srv) : remoteEnvironment(hosts, srv)) };
+    // A resumed sweep keeps the browsers it measured in before, beside today's.
+    report.hosts = [...(report.hosts ?? []).filter((h) => !hosts.some((n) => n.id === h.id)), ...hosts];
+    report.interrupted = false;
+    report.resumeCommand = null;
+    // report.html (the one-file viewer with this data) is rewritten beside report.json each
+    // time; a viewer that cannot be written is said once and never costs the measurements. On
+    // a full disk it even gives them its space: it is a view of report.json that
+    // `npm run report -- <run>` writes again, so it is removed, and not written again this run,
+    // to keep report.json.
+    const runDir = path.dirname(plan.file);
+    const htmlFile = path.join(runDir, 'report.html');
+    let htmlFailed = false;
+    let htmlOff = false;
+    const repeatsIn = (r: Report) => r.points.reduce((a, p) => a + p.repeats.length, 0);
+    let savedRepeats: number | null = null;
+    const save = async (r: Report) => {
+      try {
+        await writeReport(plan.file, r);
+      } catch (err) {
+        if (!isNoSpace((err as Error).cause) || !existsSync(htmlFile)) throw err;
+        await rm(htmlFile, { force: true });
+        htmlOff = true;
+        log(`${(err as Error).message}: removed report.html to keep report.json (write it again later: npm run report -- ${runDir})`);
+        await writeReport(plan.file, r);
+      }
+      savedRepeats = repeatsIn(r);
+      if (htmlOff) return;
+      await writeReportHtml(runDir, r).catch((err: unknown) => {
+        if (!htmlFailed) log(`report.html not written: ${err instanceof Error ? err.message : String(err)}`);
+        htmlFailed = true;
+        // A full disk: the viewer's next copy would only take the space report.json needs.
+        if (isNoSpace((err as Error).cause)) htmlOff = true;
+      });
+    };
+    // A save that fails even so stops the sweep: the file keeps the report saved before,
+    // which --resume finishes once there is space.
+    const saveFailed = (err: unknown): never => {
+      if (!(err instanceof PushlabError) || err.code !== 'PUSHLAB_BAD_OUTPUT') throw err;
+      if (savedRepeats === null && !checked.resume) {
+        try {
+          // The run's directory, made for the report that never fitted (empty, or rmdir refuses).
+          rmdirSync(runDir);
+        } catch {
+          // Not empty: not ours to remove.
+        }
+        throw new PushlabError('PUSHLAB_BAD_OUTPUT', `${err.message}; nothing was saved`);
+      }
+      const kept = savedRepeats === null ? `${plan.file} keeps the report it had` : `${plan.file} keeps the ${savedRepeats} repeat(s) saved before`;
+      const measured = repeatsIn(report);
+      const lost = savedRepeats !== null && measured > savedRepeats ? `, ${measured - savedRepeats} measured since are not` : '';
+      throw new PushlabError('PUSHLAB_BAD_OUTPUT', `${err.message}; ${kept}${lost}; free space, then finish it: ${resumeCommandFor(report.runId, flags.out, endpoints.map((e) => e.given))}`);
+    };
+    await save(report).catch(saveFailed);
+
+    const lanes = slots.map(({ slot, host }): Lane => {
+      const note = sharedHostNote(host);
+      const alive = () => !(slot instanceof RemoteBrowser && slot.lost !== null);
+      return {
+        id: host.id,
+        alive,
+        repeats: new RepeatMeasurer({
+          browser: slot,
+          // A launched Chrome can start the other display mode's; a remote browser runs in the mode it was started in.
+          browserFor: others ? (point) => others.for(point) : (point) => remoteDisplay(point, host),
+          server: srv,
+          cores: host.cores ?? os.cpus().length,
+          procfs: host.procfs,
+          browserId: host.id,
+          notes: note ? [note] : [],
+          retries: report.options.retries,
+        }),
+        ceilings: async (batches, signal) => {
+          try {
+            return await measureCeilings(slot, srv.url, batches, signal);
+          } finally {
+            if (!slot.browser().connected && !signal?.aborted) {
+              // A remote browser that is gone stays gone: its lane ends, its points move on.
+              await slot.relaunch().catch((err: unknown) => {
+                if (!(err instanceof BrowserLost)) throw err;
+              });
+            }
+          }
+        },
+      };
+    });
+    const runner = new Runner({ lanes, save });
+    const progress = new Progress(runner, report, {
+      // Raw: Progress makes its text printable and adds only its own redraw sequence.
+      write: (text) => process.stderr.write(text),
+      tty: process.stderr.isTTY === true,
+      columns: process.stderr.columns,
+      remainingSec: () => runner.remainingSec(report, plan.searches),
+    });
+    const recordLost = () => {
+      for (const r of remotes) {
+        const h = report.hosts!.find((x) => x.id === hosts[remotes.indexOf(r)].id)!;
+        if (r.lost !== null && !h.lost) {
+          h.lost = { at: new Date().toISOString(), error: r.lost };
+          progress.line(`browser ${h.id} lost: ${r.lost}${lanes.some((l) => l.alive()) ? '; its points go to the other browsers' : ''}`);
+        }
+      }
+    };
+    runner.on('repeat-done', recordLost);
+    runner.on('ceiling-failed', recordLost);
+    const outcome = await runner
+      .run(report, { searches: plan.searches, signal: controller.signal })
+      .catch(saveFailed)
+      .finally(() => progress.close());
+    recordLost();
+    if (outcome !== 'done') {
+      report.interrupted = true;
+      report.resumeCommand = resumeCommandFor(report.runId, flags.out, endpoints.map((e) => e.given));
+      await save(report).catch(saveFailed);
+      const why = outcome === 'browsers-lost' ? 'every browser was lost' : 'interrupted';
+      log(`${why}: ${plan.file} keeps what was measured. To finish it:\n  ${report.resumeCommand}`);
+      if (outcome === 'browsers-lost') log(`\n${formatTable(report)}\n`);
+      toStdout(flags.json ? `${JSON.stringify(report, null, 2)}\n` : `${plan.file}\n`);
+      return outcome === 'interrupted' ? EXIT.interrupted : EXIT.failed;
+    }
+    report.finishedAt = new Date().toISOString();
+    await save(report).catch(saveFailed);
+    log(`\n${formatTable(report)}\n`);
+    toStdout(flags.json ? `${JSON.stringify(report, null, 2)}\n` : `${plan.file}\n`);
+    const failed = report.points.some((p) => p.repeats.some((r) => r.status === 'failed'));
+    return failed ? EXIT.failed : EXIT.ok;
+  } finally {
+    await displays?.close();
+    await local?.close();
+    await Promise.all(remotes.map((r) => r.close()));
+    await server?.stop();
+  }
+}
+
+/**
+ * Connects to every `--browser`, side by side; each one connected lands in `into` at once, so
+ * a failure of another still leaves it to be disconnected.
+ */
+async function connectAll(endpoints: readonly BrowserEndpoint[], into: RemoteBrowser[]): Promise<void> {
+  const settled = await Promise.allSettled(endpoints.map((e) => RemoteBrowser.connect(e, log)));
+  for (const r of settled) if (r.status === 'fulfilled') into.push(r.value);
+  const failed = settled.find((r): r is PromiseRejectedResult => r.status === 'rejected');
+  if (failed) throw failed.reason;
+}
+
+/**
+ * A point's `display` on a remote browser: that browser runs in the mode it was started in, so
+ * a point asking for the other mode fails (recorded, with why) rather than measure the wrong one.
+ */
+async function remoteDisplay(point: Point, host: BrowserHost): Promise<null> {
+  const mode = host.headless ? 'headless' : 'headful';
+  if (point.display !== undefined && point.display !== mode) {
+    throw new Error(`display ${point.display}: browser ${host.id} is a remote ${mode} browser, and pushlab launches the other mode only for a Chrome it starts itself`);
+  }
+  return null;
+}
+
+runCommand('sweep', main);

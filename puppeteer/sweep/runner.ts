@@ -1,0 +1,428 @@
+/**
+ * Runs a sweep round by round and emits what happens; it never prints.
+ *
+ * A round measures every point once, in a seeded order that changes from round to round, with
+ * points that differ only in transport back to back (rounds.ts): the machine's speed drifts
+ * by ±20% within minutes, so a paired comparison must see both sides in the same state, and
+ * no point may always run in the same phase of the drift. Each round first measures its own
+ * in-page JSON.parse ceiling, since that drifts as well. After the fixed rounds, `--auto`
+ * adds rounds of the points whose EPS interval is still wide; then the saturation searches run.
+ *
+ * The report is the runner's state: after every repeat the point's summary and the paired
+ * comparisons are recomputed and the report is saved, so an interrupted sweep keeps what it
+ * measured and `--resume` finishes exactly the repeats that are missing.
+ */
+import { EventEmitter } from 'node:events';
+import type { MeasuredRepeat, ParseCeiling, PointResult, Repeat, Report, Round, SaturationResult } from '../../protocol/report.js';
+import { searchPoint, type Point, type SearchSpec } from '../../protocol/scenario.js';
+import { describe } from '../../results/stats.js';
+import { ceilingSec, repeatSec, roundsSec, searchRepeats, searchSec } from './estimate.js';
+import { pointSustains, reasonText, SUSTAINS_DELIVERED_RATIO } from '../../results/sustains.js';
+import { findMax, type Confirmation, type ProbeResult } from './find-max.js';
+import { needsMoreRepeats, pairedComparisons, summarisePoint } from '../../results/point-summary.js';
+import { knobComparisons } from '../../results/knobs.js';
+import type { RepeatContext, RepeatEvents } from '../measure/repeat.js';
+import { pairGroups, roundOrder, roundSeed } from '../../results/rounds.js';
+
+export interface RunnerEvents {
+  'round-start': [round: Round, fixedRounds: number];
+  'ceiling-failed': [round: Round, error: Error];
+  'repeat-start': [point: Point, round: number, position: number, roundSize: number];
+  phase: RepeatEvents['phase'];
+  'attempt-failed': RepeatEvents['attempt-failed'];
+  /** `estimateSec`: what estimate.ts expected this repeat to take; `remainingSec`: the rest of the plan, estimated. */
+  'repeat-done': [point: Point, repeat: Repeat, result: PointResult, timing: { tookSec: number; estimateSec: number; remainingSec: number }];
+  'round-done': [round: Round];
+  'search-start': [search: SearchSpec, planned: number];
+  /**
+   * One repeat of a search measured (a probe's window or one confirming repeat): `done` of about
+   * `planned` (a search's length is known only as it goes: confirmations that fail add more), and
+   * the rest of the plan estimated, as for 'repeat-done'.
+   */
+  'search-repeat-done': [search: SearchSpec, point: Point, repeat: Repeat, timing: { done: number; planned: number; tookSec: number; estimateSec: number; remainingSec: number }];
+  'probe-done': [search: SearchSpec, point: Point, outcome: ProbeResult];
+  'search-done': [result: SaturationResult];
+}
+
+/** Measures one repeat (repeat.ts's RepeatMeasurer, or a fake in tests); null when aborted. */
+export interface RepeatSource extends EventEmitter<RepeatEvents> {
+  measure(point: Point, ctx: RepeatContext): Promise<Repeat | null>;
+}
+
+/**
+ * One browser the runner deals repeats to. A sweep has one (launched, or one `--browser`) or
+ * several (`--browser a,b,…`: sharded); each runs one repeat at a time.
+ */
+export interface Lane {
+  /** Its id in `report.hosts`, recorded on its repeats; absent for a sweep's single browser in tests. */
+  id?: string;
+  repeats: RepeatSource;
+  /** The in-page JSON.parse ceiling at these batch sizes, in this browser (ceiling.ts). */
+  ceilings(batches: readonly number[], signal?: AbortSignal): Promise<ParseCeiling[]>;
+  /** False once its browser is lost for good: its repeats go to the others. */
+  alive(): boolean;
+}
+
+export interface RunnerOptions {
+  /** The browsers; or, for one browser, `repeats` and `ceilings`. */
+  lanes?: Lane[];
+  /** Measures one repeat (repeat.ts's RepeatMeasurer, or a fake in tests): the one-browser form. */
+  repeats?: RepeatSource;
+  /** The in-page JSON.parse ceiling at these batch sizes (ceiling.ts): the one-browser form. */
+  ceilings?(batches: readonly number[], signal?: AbortSignal): Promise<ParseCeiling[]>;
+  /** Writes the report (atomically); called after every change worth keeping, never twice at once. */
+  save(report: Report): Promise<void>;
+}
+
+/** What the runner was asked to do beyond the report's points: the saturation searches. */
+export interface RunPlan {
+  searches: readonly SearchSpec[];
+  /** Aborting it (Ctrl-C) stops after the repeat in progress is dropped; the report stays valid. */
+  signal?: AbortSignal;
+}
+
+/**
+ * How a run ended: everything done, stopped by the signal, or stopped because every browser
+ * was lost (the report keeps what was measured; a resume with working browsers finishes it).
+ */
+export type RunOutcome = 'done' | 'interrupted' | 'browsers-lost';
+
+const elapsedSec = (since: number) => (performance.now() - since) / 1000;
+
+export class Runner extends EventEmitter<RunnerEvents> {
+  private readonly lanes: Lane[];
+  private sessionStart = performance.now();
+  /** Saves in the order asked: two browsers may finish a repeat at the same moment. */
+  private saving: Promise<void> = Promise.resolve();
+  /** Each point's pair group, by its place in the report's points (homeOf). */
+  private groupIndex: { report: Report; index: Map<string, number> } | null = null;
+  /** The search under way: its repeats measured, and planned so far. */
+  private searching: { search: SearchSpec; done: number; planned: number } | null = null;
+
+  constructor(private readonly o: RunnerOptions) {
+    super();
+    if (o.lanes?.length) this.lanes = o.lanes;
+    else if (o.repeats && o.ceilings) this.lanes = [{ repeats: o.repeats, ceilings: o.ceilings, alive: () => true }];
+    else throw new Error('Runner needs lanes, or repeats and ceilings');
+    for (const lane of this.lanes) {
+      lane.repeats.on('phase', (...a) => this.emit('phase', ...a));
+      lane.repeats.on('attempt-failed', (...a) => this.emit('attempt-failed', ...a));
+    }
+  }
+
+  private get sharded(): boolean {
+    return this.lanes.length > 1;
+  }
+
+  private save(report: Report): Promise<void> {
+    const next = this.saving.then(() => this.o.save(report));
+    this.saving = next.catch(() => undefined);
+    return next;
+  }
+
+  /** Finishes what `report` still lacks; see RunOutcome. */
+  async run(report: Report, plan: RunPlan): Promise<RunOutcome> {
+    this.sessionStart = performance.now();
+    const { signal } = plan;
+    const fixed = report.options.repeats;
+    // A round the last session left unfinished is completed first, with its recorded order and ceiling.
+    for (const round of report.rounds) {
+      if (round.finishedAt === null) {
+        const out = await this.runRound(report, round, plan);
+        if (out !== 'done') return out;
+      }
+    }
+    for (let r = report.rounds.length; r < fixed; r++) {
+      const points = report.points.map((p) => p.point).filter((p) => p.repeats > r);
+      const out = await this.runRound(report, this.newRound(report, r, points), plan);
+      if (out !== 'done') return out;
+    }
+    while (report.options.auto) {
+      const wanted = report.points.filter((p) => p.repeats.length < report.options.maxRepeats && needsMoreRepeats(p)).map((p) => p.point);
+      if (!wanted.length || this.overBudget(report, this.roundEstimateSec(wanted))) break;
+      const out = await this.runRound(report, this.newRound(report, report.rounds.length, wanted), plan);
+      if (out !== 'done') return out;
+    }
+    for (const search of plan.searches) {
+      if (report.saturation.some((s) => s.scenario === search.scenario && s.transport === search.transport)) continue;
+      let result: SaturationResult | null;
+      try {
+        result = await this.search(report, search, plan);
+      } catch (err) {
+        if (err instanceof NoBrowser) return 'browsers-lost';
+        throw err;
+      }
+      if (!result) return 'interrupted';
+      report.saturation.push(result);
+      await this.save(report);
+      this.emit('search-done', result);
+    }
+    return signal?.aborted ? 'interrupted' : 'done';
+  }
+
+  /** What is left of the plan, estimated: unfinished rounds, later fixed rounds, the searches not done. */
+  remainingSec(report: Report, searches: readonly SearchSpec[]): number {
+    const points = report.points.map((p) => p.point);
+    const byId = new Map(points.map((p) => [p.id, p]));
+    let s = 0;
+    for (const round of report.rounds.filter((r) => r.finishedAt === null)) {
+      const missing = round.order.filter((id) => !this.measuredIn(report, id, round.index)).map((id) => byId.get(id)!);
+      s += missing.reduce((a, p) => a + repeatSec(p), 0) + (round.parseCeilings.length ? 0 : ceilingSec(missing.map((p) => p.batch)));
+    }
+    s += roundsSec(points, report.rounds.length, report.options.repeats);
+    // Sharded rounds run on every browser at once (ceilings too, each its own).
+    s /= Math.max(1, this.lanes.filter((l) => l.alive()).length);
+    const done = new Set(report.saturation.map((r) => `${r.scenario}\n${r.transport}`));
+    for (const q of searches) {
+      if (done.has(`${q.scenario}\n${q.transport}`)) continue;
+      // The search under way: what is left of its (growing) plan; the others whole.
+      const current = this.searching?.search === q ? this.searching : null;
+      s += current ? Math.max(0, current.planned - current.done) * repeatSec(q.base) : searchSec(q.base, q, report.options.repeats);
+    }
+    return s;
+  }
+
+  private roundEstimateSec(points: readonly Point[]): number {
+    return (points.reduce((a, p) => a + repeatSec(p), 0) + ceilingSec(points.map((p) => p.batch))) / Math.max(1, this.lanes.filter((l) => l.alive()).length);
+  }
+
+  /** `--time-budget`: no round starts that would end past it (this session's time). */
+  private overBudget(report: Report, nextSec: number): boolean {
+    const budget = report.options.timeBudgetSec;
+    return budget !== null && elapsedSec(this.sessionStart) + nextSec > budget;
+  }
+
+  private newRound(report: Report, index: number, points: readonly Point[]): Round {
+    const round: Round = {
+      index,
+      seed: roundSeed(report.options.seed, index),
+      order: roundOrder(points, index, report.options.seed).map((p) => p.id),
+      startedAt: new Date().toISOString(),
+      finishedAt: null,
+      parseCeilings: [],
+    };
+    report.rounds.push(round);
+    return round;
+  }
+
+  private measuredIn(report: Report, id: string, round: number): boolean {
+    return report.points.find((p) => p.point.id === id)!.repeats.some((r) => r.round === round);
+  }
+
+  /**
+   * The browser a point's repeat goes to in a round. Points that differ only in transport go
+   * together (their paired comparison must see one machine), groups dealt round-robin over the
+   * browsers in the order the report lists the points, so a point stays on one browser in every
+   * round; `spreadRepeats` moves each group on by one browser per round. A lost browser's groups
+   * are dealt over the browsers left. Null when none is left.
+   */
+  private homeOf(report: Report, id: string, round: number): Lane | null {
+    const alive = this.lanes.filter((l) => l.alive());
+    if (!alive.length) return null;
+    if (this.groupIndex?.report !== report) {
+      const index = new Map<string, number>();
+      pairGroups(report.points.map((p) => p.point)).forEach((members, g) => members.forEach((p) => index.set(p.id, g)));
+      this.groupIndex = { report, index };
+    }
+    const slot = this.groupIndex.index.get(id)! + (report.options.spreadRepeats ? round : 0);
+    const first = this.lanes[slot % this.lanes.length];
+    return first.alive() ? first : alive[slot % alive.length];
+  }
+
+  /** Measures the round's missing repeats, each browser one at a time, side by side. */
+  private async runRound(report: Report, round: Round, plan: RunPlan): Promise<RunOutcome> {
+    const { signal } = plan;
+    const results = new Map(report.points.map((p) => [p.point.id, p]));
+    const todo = round.order.filter((id) => !this.measuredIn(report, id, round.index));
+    this.emit('round-start', round, report.options.repeats);
+    if (!this.sharded && !round.parseCeilings.length && todo.length) {
+      try {
+        round.parseCeilings = await this.lanes[0].ceilings(todo.map((id) => results.get(id)!.point.batch), signal);
+      } catch (err) {
+        if (signal?.aborted) return 'interrupted';
+        // Without a ceiling the round's repeats carry no ceilingRatio; the EPS still counts.
+        this.emit('ceiling-failed', round, err instanceof Error ? err : new Error(String(err)));
+      }
+      await this.save(report);
+    }
+    const taken = new Set<string>();
+    let interrupted = false;
+    /** Batch sizes whose ceiling a browser tried this round (sharded): each is measured at most once. */
+    const tried = new Map<Lane, Set<number>>();
+
+    const ceilingFor = async (lane: Lane, batch: number): Promise<number | null> => {
+      if (!this.sharded) return round.parseCeilings.find((c) => c.batch === batch)?.eventsPerSec ?? null;
+      const id = lane.id ?? '';
+      round.hostCeilings ??= [];
+      let entry = round.hostCeilings.find((h) => h.browser === id);
+      const known = () => entry?.parseCeilings.find((c) => c.batch === batch)?.eventsPerSec ?? null;
+      const seen = tried.get(lane) ?? new Set<number>();
+      tried.set(lane, seen);
+      if (known() !== null || seen.has(batch)) return known();
+      // This browser's own ceiling, at every batch size it is to run this round (a resumed
+      // round keeps what was recorded).
+      const mine = todo.filter((t) => !taken.has(t) && this.homeOf(report, t, round.index) === lane).map((t) => results.get(t)!.point.batch);
+      const batches = [...new Set([batch, ...mine])].filter((b) => !seen.has(b) && !entry?.parseCeilings.some((c) => c.batch === b));
+      for (const b of batches) seen.add(b);
+      try {
+        const measured = await lane.ceilings(batches, signal);
+        if (!entry) round.hostCeilings.push((entry = { browser: id, parseCeilings: [] }));
+        entry.parseCeilings.push(...measured);
+        entry.parseCeilings.sort((x, y) => x.batch - y.batch);
+      } catch (err) {
+        if (signal?.aborted) return null;
+        this.emit('ceiling-failed', round, err instanceof Error ? err : new Error(String(err)));
+      }
+      await this.save(report);
+      return known();
+    };
+
+    const worker = async (lane: Lane): Promise<void> => {
+      for (;;) {
+        if (signal?.aborted || interrupted || !lane.alive()) return;
+        const id = todo.find((t) => !taken.has(t) && this.homeOf(report, t, round.index) === lane);
+        if (id === undefined) return;
+        taken.add(id);
+        const result = results.get(id)!;
+        const point = result.point;
+        const ceiling = await ceilingFor(lane, point.batch);
+        if (signal?.aborted) {
+          interrupted = true;
+          return;
+        }
+        if (!lane.alive()) {
+          // Lost while measuring its ceiling: the point goes back to be dealt to another browser.
+          taken.delete(id);
+          return;
+        }
+        this.emit('repeat-start', point, round.index, round.order.indexOf(point.id), round.order.length);
+        const t0 = performance.now();
+        const repeat = await lane.repeats.measure(point, { round: round.index, ceilingEventsPerSec: ceiling, signal });
+        if (!repeat) {
+          interrupted = true;
+          return;
+        }
+        if (lane.id !== undefined) repeat.browserId ??= lane.id;
+        result.repeats.push(repeat);
+        Object.assign(result, summarisePoint(point, result.repeats, report.hosts));
+        report.comparisons = pairedComparisons(report.points, report.hosts, report.options.margins);
+        report.knobs = knobComparisons(report.points, report.hosts, report.options.margins);
+        await this.save(report);
+        this.emit('repeat-done', point, repeat, result, { tookSec: elapsedSec(t0), estimateSec: repeatSec(point), remainingSec: this.remainingSec(report, plan.searches) });
+      }
+    };
+
+    // A browser lost mid-round leaves points the others may already have passed: deal again
+    // until every point was taken or no browser is left.
+    for (;;) {
+      await Promise.all(this.lanes.filter((l) => l.alive()).map(worker));
+      if (interrupted || signal?.aborted) return 'interrupted';
+      if (todo.every((t) => taken.has(t))) break;
+      if (!this.lanes.some((l) => l.alive())) {
+        await this.save(report);
+        return 'browsers-lost';
+      }
+    }
+    round.finishedAt = new Date().toISOString();
+    await this.save(report);
+    this.emit('round-done', round);
+    return 'done';
+  }
+
+  /** One saturation search; null when interrupted (a resumed sweep runs it again). */
+  private async search(report: Report, search: SearchSpec, plan: RunPlan): Promise<SaturationResult | null> {
+    const { signal } = plan;
+    const repeats = report.options.repeats;
+    const progress = { search, done: 0, planned: searchRepeats(search, repeats) };
+    this.searching = progress;
+    this.emit('search-start', search, progress.planned);
+    const target = { p99BoundMs: search.p99BoundMs };
+    // Probes belong to no round: their index continues after the sweep's rounds.
+    const round = report.rounds.length;
+    const evidence: NonNullable<SaturationResult['repeats']> = [];
+    /** `left`: repeats still to come in the measurement under way (a confirmation's), so the plan grows only when it must. */
+    const once = async (point: Point, purpose: 'probe' | 'confirm', left: number): Promise<Repeat> => {
+      // A search is sequential by nature: it runs in the first browser still there.
+      const lane = this.lanes.find((l) => l.alive());
+      if (!lane) throw new NoBrowser();
+      const t0 = performance.now();
+      const repeat = await lane.repeats.measure(point, { round, ceilingEventsPerSec: null, signal });
+      if (!repeat) throw new Interrupted();
+      if (lane.id !== undefined) repeat.browserId ??= lane.id;
+      evidence.push({ pointId: point.id, purpose, repeat });
+      progress.done++;
+      // Past the first estimate (confirmations that failed step down): at least what this one still needs, and one more.
+      progress.planned = Math.max(progress.planned, progress.done + Math.max(left, 1));
+      this.emit('search-repeat-done', search, point, repeat, {
+        done: progress.done,
+        planned: progress.planned,
+        tookSec: elapsedSec(t0),
+        estimateSec: repeatSec(point),
+        remainingSec: this.remainingSec(report, plan.searches),
+      });
+      return repeat;
+    };
+    const probe = async (value: number): Promise<ProbeResult> => {
+      const point = searchPoint(search, value);
+      this.emit('repeat-start', point, round, 0, 1);
+      const r = await once(point, 'probe', 0);
+      // One window is the sustains rule over one repeat.
+      const judged = pointSustains(point, [r], target);
+      const outcome: ProbeResult = { sustainable: judged.sustains, eventsPerSec: r.status === 'ok' ? r.eventsPerSec : null, reason: reasonText(judged) };
+      this.emit('probe-done', search, point, outcome);
+      return outcome;
+    };
+    const confirm = async (value: number): Promise<Confirmation> => {
+      const point = searchPoint(search, value);
+      const measured: Repeat[] = [];
+      for (let i = 0; i < repeats; i++) {
+        this.emit('repeat-start', point, round, i, repeats);
+        measured.push(await once(point, 'confirm', repeats - i - 1));
+      }
+      const ok = measured.filter((r): r is MeasuredRepeat => r.status === 'ok');
+      const eventsPerSec = describe(ok.length ? ok.map((r) => r.eventsPerSec) : [0]);
+      // Judged over the repeats (the median repeat), not window by window: results/sustains.ts.
+      const judged = pointSustains(point, measured, target);
+      const outcome = { sustainable: judged.sustains, eventsPerSec, reason: reasonText(judged) };
+      this.emit('probe-done', search, point, { ...outcome, eventsPerSec: eventsPerSec.median });
+      return outcome;
+    };
+    try {
+      const out = await findMax({ min: search.min, max: search.max, integer: true, probe, confirm });
+      const idAt = (value: number) => searchPoint(search, value).id;
+      const fixed = search.vary === 'batch' ? { concurrency: search.base.concurrency } : { batch: search.base.batch };
+      return {
+        scenario: search.scenario,
+        transport: search.transport,
+        varied: search.vary,
+        fixed,
+        range: { min: search.min, max: search.max },
+        criteria: { deliveredRatio: SUSTAINS_DELIVERED_RATIO, shed: 0, p99BoundMs: search.p99BoundMs },
+        probes: out.probes.map((p) => ({ ...p, pointId: idAt(p.value) })),
+        confirmations: out.confirmations.map((c) => ({ value: c.value, pointId: idAt(c.value), sustainable: c.sustainable, reason: c.reason })),
+        knee: out.knee && { ...out.knee, pointId: idAt(out.knee.value) },
+        firstPast: out.firstPast && { ...out.firstPast, pointId: idAt(out.firstPast.value) },
+        repeats: evidence,
+      };
+    } catch (err) {
+      if (err instanceof Interrupted) return null;
+      throw err;
+    } finally {
+      this.searching = null;
+    }
+  }
+}
+
+class Interrupted extends Error {
+  override name = 'Interrupted';
+}
+
+/** Every browser was lost before a search finished. */
+class NoBrowser extends Error {
+  override name = 'NoBrowser';
+}
+
+/** A point's entry before its first repeat. */
+export function emptyResult(point: Point): PointResult {
+  return { point, repeats: [], summary: null, verdict: 'failed', unsteady: [], notes: [] };
+}

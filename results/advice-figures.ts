@@ -1,0 +1,100 @@
+/**
+ * What the advisor reads from a candidate's repeats: the sustains rule, its cost (renderer CPU
+ * per event), what limited it, and how near the target it came. Pure.
+ */
+import type { Candidate, CandidateFigures } from '../protocol/advice.js';
+import type { MeasuredRepeat, Repeat, Stat } from '../protocol/report.js';
+import { describe } from './stats.js';
+import { pointSustains, SUSTAINS_DELIVERED_RATIO } from './sustains.js';
+import { SATURATED } from './verdict.js';
+import { majorityVerdict } from './point-summary.js';
+
+/** A probe this far from the target "clearly cannot sustain" and is not confirmed: under 90% delivered, or p99 over twice the bound. */
+export const CLEARLY_BELOW_DELIVERED = 0.9;
+export const CLEARLY_OVER_P99 = 2;
+
+const statOf = (xs: readonly (number | null)[]): Stat | null => {
+  const present = xs.filter((x): x is number => x !== null && Number.isFinite(x));
+  return present.length ? describe(present) : null;
+};
+
+const pct = (x: number) => `${Math.round(x)}%`;
+
+/**
+ * What limited a candidate, in words, from the majority verdict and the median figures:
+ * connections stalled behind a per-host cap first (nothing else matters for those), then the
+ * verdict's side (host, server, the tab's main thread or Workers), then, for a point that kept up
+ * and still missed the target, the latency or the delivered share. Null when it sustained.
+ */
+function limitOf(c: Candidate, f: Omit<CandidateFigures, 'limit' | 'closeness'>, measured: readonly MeasuredRepeat[]): string | null {
+  const s = f.sustains.figures;
+  if (f.sustains.sustains) return null;
+  if (s.notOpen > 0) {
+    return `per-host connection cap: ${s.notOpen} of ${s.streams} connections never opened${s.cap !== null ? ` (the browser allows ${s.cap} per host over HTTP/1.1)` : ''}`;
+  }
+  if (!measured.length) return `every repeat failed (${f.sustains.reasons[0]})`;
+  const main = f.mainThreadPercent?.median ?? null;
+  const mainText = main === null ? '' : ` (main thread at ${pct(main)})`;
+  const median = (g: (r: MeasuredRepeat) => number | null) => statOf(measured.map(g))?.median ?? null;
+  switch (f.verdict) {
+    case 'host-bound': {
+      const host = median((r) => r.cpu.host);
+      return `host-bound: the machine's CPU was saturated${host !== null ? ` (all processes at ${pct(host)} of one core)` : ''}`;
+    }
+    case 'server-bound':
+      return `server-bound: the server fell behind its schedule (server at ${pct(median((r) => r.cpu.server) ?? 0)} of a core, paced ${pct((median((r) => r.server.pacingRatio) ?? 0) * 100)})`;
+    case 'client-bound': {
+      if (main !== null && main >= SATURATED * 100) return `client-bound: the tab's main thread at ${pct(main)}`;
+      const workers = measured.map((r) => Math.max(0, ...(r.cpu.tabThreads?.workers ?? [])));
+      const busiest = statOf(workers)?.median ?? 0;
+      if (c.parse === 'worker' && busiest >= SATURATED * 100) return `client-bound: parsing Workers at ${pct(busiest)} of a core`;
+      return `client-bound: the page fell behind with no thread saturated${mainText}`;
+    }
+    default: {
+      const p99 = s.p99Ms;
+      if (p99 && f.sustains.reasons.some((r) => r.includes('p99'))) return `latency: median p99 ${Math.round(p99.median)} ms over the bound${mainText}`;
+      return `${f.sustains.reasons.join('; ')}${mainText}`;
+    }
+  }
+}
+
+/**
+ * How near the target a candidate came, 0…1 (1 when it sustains). Delivering comes first: a page
+ * that does not take the rate has a backlog, and its latency says nothing more, so a candidate
+ * below 99% delivered scores its delivered share of 99% in [0, ½), and one that delivered but
+ * missed the latency bound ½ plus half the share of the bound it kept, in [½, 1). Either is
+ * scaled by the share of its repeats that measured and of its connections that opened; a shed
+ * costs 5%.
+ */
+function closenessOf(f: Omit<CandidateFigures, 'limit' | 'closeness'>, p99BoundMs: number): number {
+  if (f.sustains.sustains) return 1;
+  const s = f.sustains.figures;
+  const delivered = s.deliveredRatio / SUSTAINS_DELIVERED_RATIO;
+  const reach = delivered < 1 ? 0.5 * delivered : 0.5 + 0.5 * (s.p99Ms === null ? 0 : Math.min(1, p99BoundMs / s.p99Ms.median));
+  const measuredShare = (s.repeats - s.failed) / s.repeats;
+  const open = s.streams ? (s.streams - s.notOpen) / s.streams : 1;
+  // Never 1 for a candidate that did not sustain: it ranks below every one that did.
+  return Math.min(0.999, reach * measuredShare * open * (s.shedRepeats ? 0.95 : 1));
+}
+
+/** A candidate's figures over these repeats of it (one probe, or a confirmation's rounds). */
+export function figuresOf(c: Candidate, repeats: readonly Repeat[], p99BoundMs: number): CandidateFigures {
+  const measured = repeats.filter((r): r is MeasuredRepeat => r.status === 'ok');
+  const base: Omit<CandidateFigures, 'limit' | 'closeness'> = {
+    sustains: pointSustains(c, repeats, { p99BoundMs }),
+    cpuMsPerMillionEvents: statOf(measured.map((r) => r.efficiency.rendererCpuMsPerMillionEvents)),
+    rendererPercent: statOf(measured.map((r) => r.cpu.tabProcess)),
+    mainThreadPercent: statOf(measured.map((r) => r.cpu.tabMainThread)),
+    eventsPerSec: statOf(measured.map((r) => r.eventsPerSec)),
+    deliveredRatio: statOf(measured.map((r) => r.deliveredRatio)),
+    latencyP99Ms: statOf(measured.map((r) => r.latency.p99Ms)),
+    verdict: majorityVerdict(measured),
+  };
+  return { ...base, limit: limitOf(c, base, measured), closeness: closenessOf(base, p99BoundMs) };
+}
+
+/** A probe that came nowhere near: not worth confirming (see CLEARLY_BELOW_DELIVERED). */
+export function clearlyCannot(f: CandidateFigures, p99BoundMs: number): boolean {
+  const s = f.sustains.figures;
+  return s.failed > 0 || s.notOpen > 0 || s.shedBatches > 0 || s.deliveredRatio < CLEARLY_BELOW_DELIVERED || s.p99Ms === null || s.p99Ms.median > CLEARLY_OVER_P99 * p99BoundMs;
+}

@@ -1,0 +1,151 @@
+/**
+ * The advisor's answer in words: a pure function of the `Advice` (protocol/advice.ts), printed
+ * last on stderr. Every figure in it is in the Advice; nothing here decides anything.
+ */
+import type { Advice, Candidate, CandidateFigures, CpuComparison } from '../protocol/advice.js';
+import { rateText } from '../protocol/target.js';
+import { TRANSPORT_ROUTES } from '../protocol/wire.js';
+import type { Knob } from '../protocol/advice.js';
+
+const plural = (n: number, one: string) => `${n} ${one}${n === 1 ? '' : 's'}`;
+const parsingWords = (c: Candidate) => (c.parse === 'worker' ? `parsing in ${plural(c.workers, 'Worker')}` : 'parsing on the main thread');
+
+/** `sse over HTTP/2, 300 rows every 1 ms per connection on 1 connection, parsing on the main thread`. */
+export function candidateWords(c: Candidate): string {
+  const http = TRANSPORT_ROUTES[c.transport].http === 'h2' ? 'HTTP/2' : 'HTTP/1.1';
+  const extra = [c.encoding === 'msgpack' ? 'MessagePack' : '', c.origins > 1 ? `spread over ${c.origins} origins` : '', c.pollMs !== undefined ? `polling every ${c.pollMs} ms` : ''].filter(Boolean);
+  return [`${c.transport} over ${http}, ${plural(c.batch, 'row')} every ${c.intervalMs} ms per connection on ${plural(c.concurrency, 'connection')}`, parsingWords(c), ...extra].join(', ');
+}
+
+/** One setting changed from `from` to `to`, in words: `parsing in 2 Workers instead of on the main thread`. */
+export function changeWords(knob: Knob, from: Candidate, to: Candidate): string {
+  switch (knob) {
+    case 'tick':
+      return `${plural(to.batch, 'row')} every ${to.intervalMs} ms instead of ${from.batch} every ${from.intervalMs} ms`;
+    case 'connections':
+      return `${plural(to.concurrency, 'connection')} instead of ${from.concurrency}`;
+    case 'parsing':
+      return `${parsingWords(to)} instead of ${parsingWords(from).replace(/^parsing /, '')}`;
+    case 'origins':
+      return `${plural(to.origins, 'origin')} instead of ${from.origins}`;
+    case 'encoding':
+      return `${to.encoding === 'msgpack' ? 'MessagePack' : 'JSON'} instead of ${from.encoding === 'msgpack' ? 'MessagePack' : 'JSON'}`;
+  }
+}
+
+/** Rounded down, so 98.96% never reads 99%; 100% and above read 100%. */
+const deliveredText = (ratio: number) => (ratio >= 1 ? '100%' : `${Math.floor(ratio * 1000) / 10}%`);
+
+/** `p99 12 ms (CI 9–16)`, or `(range 9–16 over 3 repeats)` below the 95% an interval of a median needs. */
+function p99Text(f: CandidateFigures): string {
+  const p = f.sustains.figures.p99Ms;
+  if (!p) return 'no latency measured';
+  const n = f.sustains.figures.repeats;
+  const span = p.high === null ? '' : `${Math.round(p.low)}–${Math.round(p.high)}`;
+  const interval = n < 2 || !span ? '' : p.confidence >= 0.95 ? ` (CI ${span})` : ` (range ${span} over ${n} repeats)`;
+  return `p99 ${Math.round(p.median)} ms${interval}`;
+}
+
+/** `tab renderer 38% of a core (CI 35–41)`: the mean over the repeats with its CI. */
+function rendererText(f: CandidateFigures): string {
+  const r = f.rendererPercent;
+  if (!r) return 'tab renderer CPU not measured';
+  const ci = r.ciLow !== null && r.ciHigh !== null ? ` (CI ${Math.round(r.ciLow)}–${Math.round(r.ciHigh)})` : '';
+  return `tab renderer ${Math.round(r.mean)}% of a core${ci}`;
+}
+
+/** `71% delivered, p99 140 ms`: how far a candidate got. */
+export function reachText(f: CandidateFigures): string {
+  const s = f.sustains.figures;
+  return `${deliveredText(s.deliveredRatio)} delivered${s.p99Ms ? `, p99 ${Math.round(s.p99Ms.median)} ms` : ''}`;
+}
+
+/** A share of B ÷ A as words: `6% more`, `8% less`. */
+const moreOrLess = (ratio: number) => (ratio >= 1 ? `${Math.round((ratio - 1) * 100)}% more` : `${Math.round((1 - ratio) * 100)}% less`);
+
+/**
+ * A CPU comparison against the winner: `6% more renderer CPU per event (CI 1–11%)`; an interval
+ * that spans 1 reads `CI 8% less to 27% more`; `comma` gives `…, CI 1–11%` for use inside
+ * parentheses.
+ */
+export function cpuWords(c: CpuComparison, style: 'paren' | 'comma' = 'paren'): string {
+  let span: string | null = null;
+  if (c.ciLow !== null && c.ciHigh !== null) {
+    span = c.ciLow >= 1 ? `${Math.round((c.ciLow - 1) * 100)}–${Math.round((c.ciHigh - 1) * 100)}%` : c.ciHigh <= 1 ? `${Math.round((1 - c.ciHigh) * 100)}–${Math.round((1 - c.ciLow) * 100)}% less` : `${moreOrLess(c.ciLow)} to ${moreOrLess(c.ciHigh)}`;
+  }
+  const ci = span === null ? '' : style === 'paren' ? ` (CI ${span})` : `, CI ${span}`;
+  const margin = `±${Math.round(c.margin * 100)}%`;
+  if (c.kind === 'equivalent') return `renderer CPU per event equivalent within ${margin}${ci}`;
+  if (c.kind === 'unclear') return `no clear difference in renderer CPU per event at ${margin} (${moreOrLess(c.ratio)}${span === null ? '' : `, CI ${span}`})`;
+  return `${moreOrLess(c.ratio)} renderer CPU per event${ci}`;
+}
+
+/** What the machine line says; absent fields are left out. */
+export interface MachineWords {
+  cores: number | null;
+  cpuModel: string | null;
+  /** `Chromium 156 headless`. */
+  browser: string | null;
+}
+
+/** The answer, one line per fact, like the issue's example. */
+export function adviceText(a: Advice, machine?: MachineWords): string[] {
+  const lines: string[] = [];
+  const target = `${rateText(a.target.eventsPerSec)} with p99 ≤ ${a.target.p99BoundMs} ms (render ${a.target.render})`;
+  const tried = new Map(a.tried.map((t) => [t.candidate.id, t]));
+  if (a.winner) {
+    const { candidate: w, figures: f } = a.winner;
+    lines.push(`Use ${candidateWords(w)}.`);
+    lines.push(`  Sustains ${rateText(a.target.eventsPerSec)}: ${p99Text(f)}, delivered ${deliveredText(f.sustains.figures.deliveredRatio)}; ${rendererText(f)}.`);
+    const h = a.headroom;
+    if (!h) lines.push(`  Headroom: not measured${a.stopped ? ` (${a.stopped === 'budget' ? 'the time budget ran out' : 'interrupted'})` : ''}.`);
+    else if (h.stopped !== null) {
+      // Cut short: it confirmed only what it reached, and says where it stopped looking.
+      const past = h.firstPast ? `; ${rateText(h.firstPast.eventsPerSec)} did not sustain (${h.firstPast.reason})` : '';
+      const why = h.stopped === 'budget' ? 'the time budget' : 'its confirmations';
+      lines.push(`  Headroom: keeps up to at least ${rateText(h.eventsPerSec)} at this message size (${h.batch} rows every ${w.intervalMs} ms)${past}; ${why} stopped the search there.`);
+    } else {
+      lines.push(`  Headroom: keeps up to ${h.atLeast ? 'at least ' : ''}${rateText(h.eventsPerSec)} at this message size (${h.batch} rows every ${w.intervalMs} ms).`);
+    }
+    if (a.runnerUp) lines.push(`  Runner-up: ${candidateWords(a.runnerUp.candidate)}, ${a.runnerUp.cpuVsWinner ? cpuWords(a.runnerUp.cpuVsWinner) : 'CPU not compared'}.`);
+    // One entry per other transport: its best attempt and why it lost.
+    const shown = new Set([w.transport, a.runnerUp?.candidate.transport]);
+    const rejected: string[] = [];
+    for (const r of a.rejected) {
+      if (shown.has(r.transport)) continue;
+      shown.add(r.transport);
+      const t = tried.get(r.candidateId);
+      const f = t?.confirmed ?? t?.probe ?? null;
+      const winnerCost = a.winner.figures.cpuMsPerMillionEvents?.median ?? null;
+      const own = f?.cpuMsPerMillionEvents?.median ?? null;
+      if (t?.cpuVsWinner && f?.sustains.sustains) rejected.push(`${r.transport} (${cpuWords(t.cpuVsWinner, 'comma')})`);
+      else if (f && !f.sustains.sustains) rejected.push(`${r.transport} (not sustained: ${reachText(f)}${f.limit ? `; ${f.limit}` : ''})`);
+      else if (f && !t?.confirmed && own !== null && winnerCost !== null) rejected.push(`${r.transport} (sustained in its probe at ${moreOrLess(own / winnerCost)} renderer CPU per event in that one window; not confirmed)`);
+      else rejected.push(`${r.transport} (${r.reason})`);
+    }
+    if (rejected.length) lines.push(`  Rejected: ${rejected.join('; ')}.`);
+  } else if (a.stopped && a.tried.some((t) => t.probe?.sustains.sustains && !t.confirmed)) {
+    // Stopped before it could confirm what its probes found: no answer, but what looked promising.
+    const cost = (t: Advice['tried'][number]) => t.probe?.cpuMsPerMillionEvents?.median ?? Number.POSITIVE_INFINITY;
+    const promising = a.tried.filter((t) => t.probe?.sustains.sustains && !t.confirmed).sort((x, y) => cost(x) - cost(y));
+    lines.push(`No confirmed answer for ${target}: ${a.stopped === 'interrupted' ? 'interrupted' : 'the time budget ran out'} before a confirmation.`);
+    lines.push(`  Sustained in one probe window, not confirmed (cheapest first): ${promising.slice(0, 3).map((t) => candidateWords(t.candidate)).join('; ')}.`);
+  } else if (!a.tried.length) {
+    lines.push(`No answer for ${target}: ${a.stopped === 'interrupted' ? 'interrupted before anything was measured' : `the time budget of ${Math.round(a.budgetSec)} s leaves no room for one probe and its confirmation`}.`);
+  } else {
+    lines.push(`Nothing sustained ${target} on this machine${a.stopped === 'interrupted' ? ' before the search was interrupted' : ''}.`);
+    if (a.closest) {
+      lines.push(`  Closest: ${candidateWords(a.closest.candidate)}: ${reachText(a.closest.figures)}; ${a.closest.limit}.`);
+      if (a.closest.helps.length) lines.push(`  What the measurements say: ${a.closest.helps.join('; ')}.`);
+    }
+  }
+  if (a.notTried.length) {
+    const budget = a.notTried.filter((n) => n.why.startsWith('the time budget')).length;
+    lines.push(`  Not measured: ${plural(a.notTried.length, 'candidate')}${budget ? ` (${budget} for the time budget of ${Math.round(a.budgetSec)} s)` : ''}; every one is listed in the report.`);
+  }
+  if (machine) {
+    const parts = [machine.cores !== null ? `${machine.cores} cores` : '', machine.cpuModel ?? ''].filter(Boolean).join(' ');
+    lines.push(`Machine: ${[parts, machine.browser].filter(Boolean).join(', ')}; these figures hold for this machine and browser.`);
+  }
+  return lines;
+}

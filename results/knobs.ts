@@ -1,0 +1,111 @@
+/**
+ * What each knob bought: points of one run with the same transport, connections and offered
+ * load that differ in exactly one knob (how rows are parsed, how large the messages are, how
+ * many origins, the encoding, DevTools, the render mode, the display, compression) are compared like transports, on EPS
+ * and renderer CPU per event, paired by round. A `fastest` run then says in words, with CIs,
+ * that two Workers bought 5% here and a second origin 12% there, instead of leaving the reader
+ * to subtract medians of different rounds.
+ */
+import type { BrowserHost, KnobComparison, PointResult } from '../protocol/report.js';
+import type { Point } from '../protocol/scenario.js';
+import type { Margins } from '../protocol/report.js';
+import { DEFAULT_MARGINS } from './equivalence.js';
+import { compare, hostKinds, METRICS, type Metric } from './point-summary.js';
+
+interface Knob {
+  name: string;
+  /** The knob's setting; points differing only here are compared. */
+  value(p: Point): string;
+  /** How the sentence names a setting. */
+  label(p: Point): string;
+  /** The baseline (A) is the lower rank: main thread before Workers, 1 origin before 2. */
+  rank(p: Point): number;
+  /** The setting a scenario gets when it does not set this knob (not said in a pair's context). */
+  usual?: string;
+}
+
+const plural = (n: number, one: string) => `${n} ${one}${n === 1 ? '' : 's'}`;
+const RENDER_RANK: Record<Point['render'], number> = { none: 0, chart: 1, full: 2 };
+
+/** Each knob once; a new scenario factor that is a knob (not a load) gets a line here. */
+export const KNOBS: readonly Knob[] = [
+  {
+    name: 'parsing',
+    value: (p) => (p.parse === 'worker' ? `worker ${p.workers}` : 'main'),
+    label: (p) => (p.parse === 'worker' ? plural(p.workers, 'Worker') : 'main thread'),
+    rank: (p) => (p.parse === 'worker' ? p.workers : 0),
+    usual: 'main',
+  },
+  {
+    // Batch and interval move together at one offered rate (that is checked apart): fewer, larger messages.
+    name: 'message size',
+    value: (p) => `${p.batch}/${p.intervalMs}`,
+    label: (p) => `${p.batch} rows every ${p.intervalMs} ms`,
+    rank: (p) => p.batch,
+  },
+  { name: 'origins', value: (p) => String(p.origins ?? 1), label: (p) => plural(p.origins ?? 1, 'origin'), rank: (p) => p.origins ?? 1, usual: '1' },
+  { name: 'encoding', value: (p) => p.encoding ?? 'json', label: (p) => p.encoding ?? 'JSON', rank: (p) => (p.encoding ? 1 : 0), usual: 'json' },
+  { name: 'DevTools', value: (p) => p.devtools ?? 'off', label: (p) => (p.devtools ? 'DevTools Network on' : 'DevTools off'), rank: (p) => (p.devtools ? 1 : 0), usual: 'off' },
+  { name: 'render', value: (p) => p.render, label: (p) => `render ${p.render}`, rank: (p) => RENDER_RANK[p.render], usual: 'full' },
+  // A point without `display` runs in the sweep's own browser (headless unless --headful).
+  { name: 'display', value: (p) => p.display ?? 'sweep', label: (p) => p.display ?? "the sweep's display", rank: (p) => (p.display === 'headful' ? 1 : 0), usual: 'sweep' },
+  { name: 'compression', value: (p) => p.compression ?? 'off', label: (p) => (p.compression ? `${p.compression} compression` : 'no compression'), rank: (p) => (p.compression ? 1 : 0), usual: 'off' },
+];
+
+/** What must be equal for two points to be compared at all: the load and the way it travels. */
+const sameLoad = (a: Point, b: Point) =>
+  a.transport === b.transport &&
+  a.concurrency === b.concurrency &&
+  (a.tabs ?? 1) === (b.tabs ?? 1) &&
+  a.offeredEventsPerSec === b.offeredEventsPerSec &&
+  a.pollMs === b.pollMs;
+
+/** The one knob A and B differ in, or null when they differ in none or in several. */
+export function knobBetween(a: Point, b: Point): Knob | null {
+  if (!sameLoad(a, b)) return null;
+  const differing = KNOBS.filter((k) => k.value(a) !== k.value(b));
+  return differing.length === 1 ? differing[0] : null;
+}
+
+/**
+ * Every pair of points differing in one knob, baseline first, on each metric, read against the
+ * practical margins; `hosts` (a sharded sweep's browsers): only rounds where both were measured
+ * on the same kind of host are paired.
+ */
+export function knobComparisons(points: readonly PointResult[], hosts?: readonly BrowserHost[], margins: Margins = DEFAULT_MARGINS): KnobComparison[] {
+  const kindOf = hostKinds(hosts);
+  const out: KnobComparison[] = [];
+  for (let i = 0; i < points.length; i++) {
+    for (let j = i + 1; j < points.length; j++) {
+      const knob = knobBetween(points[i].point, points[j].point);
+      if (!knob) continue;
+      const [a, b] = knob.rank(points[i].point) <= knob.rank(points[j].point) ? [points[i], points[j]] : [points[j], points[i]];
+      const names = { a: knob.label(a.point), b: knob.label(b.point) };
+      for (const metric of Object.keys(METRICS) as Metric[]) {
+        const c = compare(a, b, metric, names, kindOf, margins);
+        if (c) out.push({ ...c, knob: knob.name, from: names.a, to: names.b, context: context(a.point, knob) });
+      }
+    }
+  }
+  return out;
+}
+
+/** `sse 400 × 10 every 1 ms, 2 Workers, render none`: what A and B share, with every unusual setting. */
+function context(a: Point, knob: Knob): string {
+  const size = knob.name === 'message size' ? `${a.transport} × ${a.concurrency}` : `${a.transport} ${a.batch} × ${a.concurrency} every ${a.intervalMs} ms`;
+  const unusual = KNOBS.filter((k) => k !== knob && k.usual !== undefined && k.value(a) !== k.usual).map((k) => k.label(a));
+  return [size, ...unusual].join(', ');
+}
+
+/**
+ * One line per compared pair for the terminal summary:
+ * `origins, sse 400 × 10 every 1 ms, 2 Workers, render none: 2 origins faster than 1 origin by 12% (…); …`.
+ */
+export function knobLines(report: { knobs?: readonly KnobComparison[] }): string[] {
+  const lines = new Map<string, string[]>();
+  for (const c of report.knobs ?? []) {
+    const key = `${c.knob}, ${c.context}`;
+    lines.set(key, [...(lines.get(key) ?? []), c.text]);
+  }
+  return [...lines].map(([key, texts]) => `${key}: ${texts.join('; ')}`);
+}

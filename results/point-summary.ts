@@ -1,0 +1,430 @@
+/**
+ * From a point's repeats to what the report says about it: the statistics of every figure,
+ * the verdict most repeats reached, the flags that say a point was not steady; and from pairs
+ * of points that differ only in transport, the paired verdict ("sse faster than ws by 23%").
+ * Pure: repeats in, summaries out. The README's "Statistics" section describes the method.
+ */
+import type {
+  BrowserHost,
+  Efficiency,
+  FailedRepeat,
+  MeasuredRepeat,
+  PairedComparison,
+  PointResult,
+  PointSummary,
+  Repeat,
+  Report,
+  Stat,
+  UnsteadyFlag,
+  Verdict,
+} from '../protocol/report.js';
+import type { Point } from '../protocol/scenario.js';
+import { describe, median, pairedRatio, relativeHalfWidth } from './stats.js';
+import { wireCell } from './format.js';
+import type { Margins } from '../protocol/report.js';
+import { bothKeptUp, DEFAULT_MARGINS, judgeRatio, marginText, type Equivalence } from './equivalence.js';
+import { pairKey } from './rounds.js';
+
+/** A repeat that delivered more than this share of the offered rate drained a backlog in its window. */
+export const OVER_DELIVERY_RATIO = 1.03;
+/** A repeat whose EPS is further than this share from the point's median is an outlier. */
+export const OUTLIER_SHARE = 0.25;
+/** `--auto` adds rounds while the EPS CI's half-width is above this share of the median. */
+export const AUTO_TOLERANCE = 0.05;
+
+/** Verdicts from best to worst: a tie between repeats goes to the worse one. */
+const VERDICT_SEVERITY: readonly Verdict[] = ['ok', 'client-bound', 'server-bound', 'host-bound', 'failed'];
+
+const isMeasured = (r: Repeat): r is MeasuredRepeat => r.status === 'ok';
+const isFailed = (r: Repeat): r is FailedRepeat => r.status === 'failed';
+
+/** Stat over the values present; null when none is. */
+function statOf(values: readonly (number | null | undefined)[]): Stat | null {
+  const present = values.filter((v): v is number => typeof v === 'number');
+  return present.length ? describe(present) : null;
+}
+
+/** Rounds in messages count from 1; `round` fields in report.json count from 0. */
+function roundsText(rounds: readonly number[]): string {
+  return `${rounds.length === 1 ? 'round' : 'rounds'} ${rounds.map((r) => r + 1).join(', ')}`;
+}
+
+/** `612 k`, `1.52 M`: EPS in messages. */
+function epsText(v: number): string {
+  if (v >= 1e6) return `${(v / 1e6).toPrecision(3)} M`;
+  if (v >= 1e3) return `${Math.round(v / 1e3)} k`;
+  return String(Math.round(v));
+}
+
+/**
+ * Events per CPU-second of the tab's renderer, its main thread and all of Chrome, and the
+ * renderer's CPU per million events in ms. CPU figures are % of one core (100 = one core
+ * busy for the whole window); null where that CPU was 0 (or no event arrived).
+ */
+export function efficiencyOf(eventsPerSec: number, cpu: { tabProcess: number; tabMainThread: number; chrome: { total: number } }): Efficiency {
+  const perCpuSecond = (percent: number) => (percent > 0 ? eventsPerSec / (percent / 100) : null);
+  return {
+    eventsPerCpuSecRenderer: perCpuSecond(cpu.tabProcess),
+    eventsPerCpuSecMainThread: perCpuSecond(cpu.tabMainThread),
+    eventsPerCpuSecChrome: perCpuSecond(cpu.chrome.total),
+    // (cores × 1000 ms per second) per (events per second), scaled to a million events.
+    rendererCpuMsPerMillionEvents: eventsPerSec > 0 && cpu.tabProcess > 0 ? (((cpu.tabProcess / 100) * 1000) / eventsPerSec) * 1e6 : null,
+  };
+}
+
+/** The statistics of every figure over the measured repeats (at least one). */
+function summaryOf(measured: readonly MeasuredRepeat[]): PointSummary {
+  const over = (f: (r: MeasuredRepeat) => number) => describe(measured.map(f));
+  const overPresent = (f: (r: MeasuredRepeat) => number | null) => statOf(measured.map(f));
+  return {
+    n: measured.length,
+    eventsPerSec: over((r) => r.eventsPerSec),
+    deliveredRatio: over((r) => r.deliveredRatio),
+    ceilingRatio: overPresent((r) => r.ceilingRatio),
+    latencyP50Ms: overPresent((r) => r.latency.p50Ms),
+    latencyP99Ms: overPresent((r) => r.latency.p99Ms),
+    cpu: {
+      tabProcess: over((r) => r.cpu.tabProcess),
+      tabMainThread: over((r) => r.cpu.tabMainThread),
+      chromeTotal: over((r) => r.cpu.chrome.total),
+      browser: over((r) => r.cpu.chrome.browser),
+      network: over((r) => r.cpu.chrome.network),
+      gpu: over((r) => r.cpu.chrome.gpu),
+      server: over((r) => r.cpu.server),
+      host: overPresent((r) => r.cpu.host),
+    },
+    efficiency: {
+      eventsPerCpuSecRenderer: overPresent((r) => r.efficiency.eventsPerCpuSecRenderer),
+      eventsPerCpuSecMainThread: overPresent((r) => r.efficiency.eventsPerCpuSecMainThread),
+      eventsPerCpuSecChrome: overPresent((r) => r.efficiency.eventsPerCpuSecChrome),
+      rendererCpuMsPerMillionEvents: overPresent((r) => r.efficiency.rendererCpuMsPerMillionEvents),
+    },
+    gaps: measured.reduce((a, r) => a + r.page.gaps, 0),
+    shed: measured.reduce((a, r) => a + r.server.batchesShed, 0),
+    wire: measured.at(-1)!.wire ?? null,
+    // Only points of the tabs and compression factors have these; others keep their old shape.
+    ...tabStats(measured),
+    ...compressionStats(measured),
+  };
+}
+
+/** The lowest and highest tab's EPS of each multi-tab repeat, over the repeats. */
+function tabStats(measured: readonly MeasuredRepeat[]): Pick<PointSummary, 'tabEventsPerSecMin' | 'tabEventsPerSecMax'> {
+  const spreads = measured.map((r) => r.perTabEventsPerSec).filter((s) => s !== undefined);
+  if (!spreads.length) return {};
+  return { tabEventsPerSecMin: describe(spreads.map((s) => s.min)), tabEventsPerSecMax: describe(spreads.map((s) => s.max)) };
+}
+
+/** MB/s on the wire and the compression ratio, over the compressed repeats. */
+function compressionStats(measured: readonly MeasuredRepeat[]): Pick<PointSummary, 'wireMegabytesPerSec' | 'compressionRatio'> {
+  const figures = measured.map((r) => r.compression).filter((c) => c !== undefined);
+  if (!figures.length) return {};
+  return { wireMegabytesPerSec: describe(figures.map((c) => c.wireMegabytesPerSec)), compressionRatio: statOf(figures.map((c) => c.ratio)) };
+}
+
+/** The verdict most measured repeats reached; a tie goes to the worse one; 'failed' when none measured. */
+export function majorityVerdict(measured: readonly MeasuredRepeat[]): Verdict {
+  if (!measured.length) return 'failed';
+  const counts = new Map<Verdict, number>();
+  for (const r of measured) counts.set(r.verdict, (counts.get(r.verdict) ?? 0) + 1);
+  const most = Math.max(...counts.values());
+  return [...VERDICT_SEVERITY].reverse().find((v) => counts.get(v) === most)!;
+}
+
+/** Why the point's figures should not be read as steady: one flag per kind, naming its rounds. */
+function unsteadyFlags(repeats: readonly Repeat[], measured: readonly MeasuredRepeat[]): UnsteadyFlag[] {
+  const flags: UnsteadyFlag[] = [];
+  const over = measured.filter((r) => r.deliveredRatio > OVER_DELIVERY_RATIO);
+  if (over.length) {
+    const top = Math.max(...over.map((r) => r.deliveredRatio));
+    flags.push({
+      kind: 'over-delivery',
+      rounds: over.map((r) => r.round),
+      message: `delivered above ${Math.round(OVER_DELIVERY_RATIO * 100)}% of offered in ${roundsText(over.map((r) => r.round))} (up to ${(top * 100).toFixed(1)}%): a backlog drained inside the window`,
+    });
+  }
+  const behind = measured.filter((r) => r.startedBehind);
+  if (behind.length) {
+    flags.push({
+      kind: 'backlog',
+      rounds: behind.map((r) => r.round),
+      message: `the window started before page and server had caught up in ${roundsText(behind.map((r) => r.round))}`,
+    });
+  }
+  if (measured.length >= 2) {
+    const mid = median(measured.map((r) => r.eventsPerSec));
+    const outliers = measured.filter((r) => Math.abs(r.eventsPerSec - mid) > OUTLIER_SHARE * mid);
+    if (outliers.length) {
+      flags.push({
+        kind: 'outlier',
+        rounds: outliers.map((r) => r.round),
+        message: `EPS more than ${OUTLIER_SHARE * 100}% from the median ${epsText(mid)} in ${outliers.map((r) => `round ${r.round + 1} (${epsText(r.eventsPerSec)})`).join(', ')}`,
+      });
+    }
+  }
+  const failed = repeats.filter(isFailed);
+  if (failed.length) {
+    flags.push({
+      kind: 'failed-repeats',
+      rounds: failed.map((r) => r.round),
+      message: `${failed.length} of ${repeats.length} repeats failed: ${failed.map((r) => `round ${r.round + 1}: ${r.cause ?? r.error}`).join('; ')}`,
+    });
+  }
+  return flags;
+}
+
+/** Each distinct repeat note once, with the rounds it came up in. */
+function mergedNotes(repeats: readonly Repeat[]): string[] {
+  const rounds = new Map<string, number[]>();
+  for (const r of repeats) {
+    for (const note of r.notes) {
+      const seen = rounds.get(note);
+      if (!seen) rounds.set(note, [r.round]);
+      else if (!seen.includes(r.round)) seen.push(r.round);
+    }
+  }
+  return [...rounds].map(([note, rs]) => `${note} (${roundsText(rs)})`);
+}
+
+/**
+ * The measured repeats one summary may pool: those from one kind of host (`BrowserHost.kind`).
+ * Figures from an ARM laptop and an office desktop are two findings, not one noisy one. The
+ * kind that measured the most repeats is kept (a tie: the kind measured first); the others
+ * stay raw in `repeats` and are named in a `mixed-hosts` flag. Repeats without a browser
+ * (older reports, one browser) all count as one kind.
+ */
+export function poolableRepeats(measured: readonly MeasuredRepeat[], hosts: readonly BrowserHost[] = []): { pooled: MeasuredRepeat[]; left: MeasuredRepeat[] } {
+  const kindOfId = hostKinds(hosts);
+  const kindOf = (r: MeasuredRepeat) => kindOfId(r.browserId);
+  const counts = new Map<string, number>();
+  for (const r of measured) counts.set(kindOf(r), (counts.get(kindOf(r)) ?? 0) + 1);
+  if (counts.size <= 1) return { pooled: [...measured], left: [] };
+  const most = Math.max(...counts.values());
+  // Map iteration follows insertion, i.e. the order measured: the first kind with `most` wins a tie.
+  const kind = [...counts].find(([, n]) => n === most)![0];
+  return { pooled: measured.filter((r) => kindOf(r) === kind), left: measured.filter((r) => kindOf(r) !== kind) };
+}
+
+/** A point's repeats → its summary, verdict, unsteady flags and notes; `hosts`: the report's browsers. */
+export function summarisePoint(
+  _point: Point,
+  repeats: readonly Repeat[],
+  hosts: readonly BrowserHost[] = [],
+): { summary: PointSummary | null; verdict: Verdict; unsteady: UnsteadyFlag[]; notes: string[]; browsers?: string[] } {
+  const { pooled, left } = poolableRepeats(repeats.filter(isMeasured), hosts);
+  const unsteady = unsteadyFlags(repeats, pooled);
+  if (left.length) {
+    const ids = [...new Set(left.map((r) => r.browserId))].join(', ');
+    unsteady.push({
+      kind: 'mixed-hosts',
+      rounds: left.map((r) => r.round),
+      message: `${left.length} repeat(s) measured on another kind of host (${ids}) in ${roundsText(left.map((r) => r.round))} are kept raw but left out of the statistics: figures from different kinds of host are never pooled`,
+    });
+  }
+  const browsers = [...new Set(pooled.map((r) => r.browserId).filter((b): b is string => b !== undefined))];
+  return {
+    summary: pooled.length ? summaryOf(pooled) : null,
+    verdict: majorityVerdict(pooled),
+    unsteady,
+    notes: [...mergedNotes(repeats), ...wireDisagreement(pooled)],
+    ...(browsers.length ? { browsers } : {}),
+  };
+}
+
+/** The summary shows one repeat's connections; say so when the repeats did not all see the same. */
+function wireDisagreement(measured: readonly MeasuredRepeat[]): string[] {
+  const seen = new Set(measured.map((r) => wireCell(r.wire)));
+  return seen.size > 1 ? [`the repeats' connections differed: ${[...seen].join('; ')}`] : [];
+}
+
+/** `--auto`: the EPS CI is wider than ±tolerance of the median, or there is none yet. */
+export function needsMoreRepeats(r: PointResult, tolerance = AUTO_TOLERANCE): boolean {
+  if (!r.summary || r.summary.n < 2) return true;
+  const width = relativeHalfWidth(r.summary.eventsPerSec);
+  return width === null || width > tolerance;
+}
+
+// ----------------------------------------------------------------------------------------------
+// Paired comparisons
+
+export type Metric = PairedComparison['metric'];
+
+/** Each metric's value in one repeat, which way is better, and its practical margin (results/equivalence.ts). */
+export const METRICS: Record<Metric, { of: (r: MeasuredRepeat) => number | null; higherIsBetter: boolean; margin: (m: Margins) => number }> = {
+  eventsPerSec: { of: (r) => r.eventsPerSec, higherIsBetter: true, margin: (m) => m.eventsPerSec },
+  rendererCpuMsPerMillionEvents: { of: (r) => r.efficiency.rendererCpuMsPerMillionEvents, higherIsBetter: false, margin: (m) => m.cpuPerEvent },
+};
+
+/** `23`, `4.2`: a share as a percentage number, one decimal below 10. */
+function pct(share: number): string {
+  const p = share * 100;
+  return Math.abs(p) < 10 ? p.toFixed(1) : p.toFixed(0);
+}
+
+const rounds = (n: number) => `${n} round${n === 1 ? '' : 's'}`;
+
+/**
+ * The sentence for one comparison, read against its margin: who is better by how much (the CI
+ * wholly beyond the margin), equivalent within it, both kept up (EPS), or no clear difference.
+ */
+function comparisonText(
+  metric: Metric,
+  names: { a: string; b: string },
+  r: { ratio: number; ciLow: number | null; ciHigh: number | null; n: number },
+  e: Equivalence,
+): string {
+  const { a, b } = names;
+  const quotient = `${b} ÷ ${a} ${r.ratio.toFixed(2)}`;
+  const what = metric === 'eventsPerSec' ? 'EPS' : 'renderer CPU per event';
+  if (e.kind === 'both-kept-up') return `EPS: both kept up (each delivered ≥ 99% of offered), not a race (${quotient}, ${rounds(r.n)})`;
+  if (r.ciLow === null || r.ciHigh === null) return `${what}: ${quotient} in 1 round (a CI needs ≥ 2 rounds)`;
+  const lo = r.ciLow;
+  const hi = r.ciHigh;
+  const ci = `CI ${lo.toFixed(2)}–${hi.toFixed(2)}`;
+  if (e.kind === 'equivalent') return `${what} equivalent within ${marginText(e.margin)} (${quotient}, ${ci}, ${rounds(r.n)})`;
+  if (e.kind === 'unclear') return `no clear ${metric === 'eventsPerSec' ? 'EPS difference' : 'difference in renderer CPU per event'} (${quotient}, ${ci}, ${rounds(r.n)}; margin ${marginText(e.margin)})`;
+  if (metric === 'eventsPerSec') {
+    // B ÷ A above 1 means B faster; otherwise A is faster by the reciprocal.
+    return e.better === 'b'
+      ? `${b} faster than ${a} by ${pct(r.ratio - 1)}% (CI ${pct(lo - 1)}–${pct(hi - 1)}%), ${rounds(r.n)}`
+      : `${a} faster than ${b} by ${pct(1 / r.ratio - 1)}% (CI ${pct(1 / hi - 1)}–${pct(1 / lo - 1)}%), ${rounds(r.n)}`;
+  }
+  return e.better === 'b'
+    ? `${b} uses ${pct(1 - r.ratio)}% less renderer CPU per event than ${a} (CI ${pct(1 - hi)}–${pct(1 - lo)}%), ${rounds(r.n)}`
+    : `${a} uses ${pct(1 - 1 / r.ratio)}% less renderer CPU per event than ${b} (CI ${pct(1 - 1 / lo)}–${pct(1 - 1 / hi)}%), ${rounds(r.n)}`;
+}
+
+/** Each round's first measured repeat of a point. */
+function measuredByRound(p: PointResult): Map<number, MeasuredRepeat> {
+  const byRound = new Map<number, MeasuredRepeat>();
+  for (const r of p.repeats) if (isMeasured(r) && !byRound.has(r.round)) byRound.set(r.round, r);
+  return byRound;
+}
+
+/** What kind of host a browser id is (`BrowserHost.kind`); an id the report does not describe is its own kind. */
+export type HostKindOf = (browserId: string | undefined) => string;
+
+/** The host-kind lookup for a report's browsers. */
+export function hostKinds(hosts: readonly BrowserHost[] = []): HostKindOf {
+  return (id) => (id === undefined ? '' : (hosts.find((h) => h.id === id)?.kind ?? id));
+}
+
+/**
+ * One metric of A and B, compared over the rounds where both measured a positive value on the
+ * same kind of host (a pair measured on two kinds compares the hosts, not the settings), read
+ * against the metric's practical margin (`margins`, results/equivalence.ts); the sentence names
+ * them by `names` (their transports unless given).
+ */
+export function compare(
+  a: PointResult,
+  b: PointResult,
+  metric: Metric,
+  names = { a: a.point.transport as string, b: b.point.transport as string },
+  kindOf: HostKindOf = hostKinds(),
+  margins: Margins = DEFAULT_MARGINS,
+): PairedComparison | null {
+  const { of, higherIsBetter, margin } = METRICS[metric];
+  const aRounds = measuredByRound(a);
+  const bRounds = measuredByRound(b);
+  const sameBrowser = (round: number) => bRounds.has(round) && kindOf(aRounds.get(round)!.browserId) === kindOf(bRounds.get(round)!.browserId);
+  const pairs = [...aRounds.keys()]
+    .sort((x, y) => x - y)
+    .map((round) => ({ round, x: of(aRounds.get(round)!), y: sameBrowser(round) ? of(bRounds.get(round)!) : null }))
+    .filter((p): p is { round: number; x: number; y: number } => p.x !== null && p.y !== null && p.x > 0 && p.y > 0);
+  if (!pairs.length) return null;
+  const r = pairedRatio(
+    pairs.map((p) => p.x),
+    pairs.map((p) => p.y),
+  );
+  // Over the paired rounds: where both sides delivered what was offered, EPS is not a race.
+  const delivered = (rs: Map<number, MeasuredRepeat>) => median(pairs.map((p) => rs.get(p.round)!.deliveredRatio));
+  const keptUp = metric === 'eventsPerSec' && bothKeptUp(delivered(aRounds), delivered(bRounds));
+  const e = judgeRatio(r, margin(margins), higherIsBetter, keptUp);
+  return {
+    a: a.point.id,
+    b: b.point.id,
+    metric,
+    rounds: pairs.map((p) => p.round),
+    ratios: r.ratios,
+    ratio: r.ratio,
+    ciLow: r.ciLow,
+    ciHigh: r.ciHigh,
+    better: e.better,
+    equivalence: { kind: e.kind, margin: e.margin },
+    text: comparisonText(metric, names, { ...r, n: pairs.length }, e),
+  };
+}
+
+/**
+ * Points that differ only in transport, each compared with the one listed first (A), on EPS
+ * and on renderer CPU per million events, using only rounds where both were measured.
+ */
+export function pairedComparisons(points: readonly PointResult[], hosts?: readonly BrowserHost[], margins: Margins = DEFAULT_MARGINS): PairedComparison[] {
+  const kindOf = hostKinds(hosts);
+  const groups = new Map<string, PointResult[]>();
+  for (const p of points) {
+    const key = pairKey(p.point);
+    groups.set(key, [...(groups.get(key) ?? []), p]);
+  }
+  const out: PairedComparison[] = [];
+  // Each transport against the group's first (the scenario's first transport): n − 1 lines for
+  // n transports, where every pair would be n(n − 1)/2 (15 for the matrix's 6).
+  for (const [first, ...others] of groups.values()) {
+    for (const other of others) {
+      for (const metric of Object.keys(METRICS) as Metric[]) {
+        const c = compare(first, other, metric, undefined, kindOf, margins);
+        if (c) out.push(c);
+      }
+    }
+  }
+  return out;
+}
+
+const plural = (n: number, one: string) => `${n} ${one}${n === 1 ? '' : 's'}`;
+
+/** Point fields a pair's label shows when they vary within the pair's scenario. */
+const LABEL_FIELDS: readonly { field: keyof Point; text: (p: Point) => string }[] = [
+  { field: 'intervalMs', text: (p) => `i${p.intervalMs}ms` },
+  { field: 'render', text: (p) => `render ${p.render}` },
+  // Parsing in words: `main thread` or `2 Workers` (workers alone, when only their number varies).
+  { field: 'parse', text: (p) => (p.parse === 'worker' ? plural(p.workers, 'Worker') : 'main thread') },
+  { field: 'workers', text: (p) => (p.parse === 'worker' ? plural(p.workers, 'Worker') : '') },
+  { field: 'origins', text: (p) => plural(p.origins ?? 1, 'origin') },
+  { field: 'encoding', text: (p) => p.encoding ?? 'json' },
+  { field: 'devtools', text: (p) => (p.devtools ? 'DevTools Network on' : 'DevTools off') },
+  { field: 'tabs', text: (p) => plural(p.tabs ?? 1, 'tab') },
+  { field: 'display', text: (p) => p.display ?? 'the sweep\'s browser' },
+  { field: 'compression', text: (p) => (p.compression ? 'compressed' : 'uncompressed') },
+  { field: 'warmupSec', text: (p) => `warm-up ${p.warmupSec}s` },
+  { field: 'measureSec', text: (p) => `window ${p.measureSec}s` },
+];
+
+/**
+ * `test1-batch b400 c10`, plus whatever else tells this pair from its scenario's other points
+ * (the scenario is named, so a field only another scenario varies would say nothing).
+ */
+function pairLabel(p: Point, all: readonly Point[]): string {
+  const mates = all.filter((q) => q.scenario === p.scenario);
+  const varying = LABEL_FIELDS.filter(({ field }) => new Set(mates.map((q) => q[field])).size > 1);
+  // One text once: parse and workers both vary when a scenario sets Workers; say `2 Workers` once.
+  const extra = [...new Set(varying.map(({ text }) => text(p)).filter(Boolean))];
+  return [p.scenario, `b${p.batch}`, `c${p.concurrency}`, ...extra].join(' ');
+}
+
+/**
+ * One line per compared pair for the end of the terminal summary:
+ * `test1-batch b400 c10: sse faster than ws by 23% (CI 12–35%), 3 rounds; ws uses 41% less…`.
+ */
+export function verdictLines(report: Report): string[] {
+  const points = new Map(report.points.map((p) => [p.point.id, p.point]));
+  const all = [...points.values()];
+  const lines = new Map<string, string[]>();
+  for (const c of report.comparisons) {
+    const key = `${c.a}\n${c.b}`;
+    lines.set(key, [...(lines.get(key) ?? []), c.text]);
+  }
+  return [...lines].map(([key, texts]) => {
+    const a = points.get(key.split('\n')[0]);
+    return `${a ? pairLabel(a, all) : key.replace('\n', ' vs ')}: ${texts.join('; ')}`;
+  });
+}

@@ -1,0 +1,330 @@
+/**
+ * Turns the samples at both ends of a measured window into one repeat's figures, and judges
+ * where the limit was. Pure: recorded samples in, MeasuredRepeat out.
+ */
+import type {
+  BrowserFigures,
+  CompressionFigures,
+  MeasuredRepeat,
+  PageFigures,
+  PageSnapshot,
+  RepeatFigures,
+  TabFigures,
+  TabThreadsCpu,
+  Verdict,
+  WireFigures,
+} from '../protocol/report.js';
+import { streamsOf, type Point } from '../protocol/scenario.js';
+import type { LatencySummary } from '../protocol/histogram.js';
+import { maxBurst } from '../protocol/pacing.js';
+import { TRANSPORT_ROUTES } from '../protocol/wire.js';
+import { findLimit, hostSaturated, stalledBehindCap } from './verdict.js';
+import { median } from './stats.js';
+import { chromeCpu, hostCpu, percentOfCore } from './cpu.js';
+import { efficiencyOf } from './point-summary.js';
+import type { Sample, TabSample } from './samples.js';
+import { threadsCpu } from './threads.js';
+
+
+const round = (x: number, digits = 1) => Math.round(x * 10 ** digits) / 10 ** digits;
+
+export interface SummaryMeta {
+  /** Round the repeat belongs to (0-based). */
+  round: number;
+  startedAt: string;
+  attempts: number;
+  /** The browser host's logical cores. */
+  cores: number;
+  /** Per-thread and host CPU were readable (a browser on this machine); default true. */
+  procfs?: boolean;
+  /** Seconds waited after the warm-up for both ends to catch up. */
+  settleSec: number;
+  /** The window opened with a backlog (the settle wait ran out of time). */
+  startedBehind: boolean;
+  /** The current round's in-page JSON.parse ceiling at this point's batch size, events/s. */
+  ceilingEventsPerSec: number | null;
+  /** The browser the repeat ran in; recorded for points whose scenario names a `display`. */
+  browser?: BrowserFigures;
+}
+
+/** One tab over the window: its counters' differences and its renderer's CPU, unrounded. */
+interface TabWindow {
+  end: PageSnapshot;
+  windowSec: number;
+  events: number;
+  batches: number;
+  bytes: number;
+  counters: Omit<PageFigures, 'events' | 'batches' | 'bytes' | 'perConnectionBatchesPerSec'>;
+  /** Batches/s of each of its connections. */
+  perConn: number[];
+  eventsPerSec: number;
+  /** % of one core. */
+  process: number;
+  mainThread: number;
+}
+
+function tabWindow(a: TabSample, b: TabSample): TabWindow {
+  const windowSec = (b.page.atMs - a.page.atMs) / 1000;
+  const tabWall = b.tab.timestamp - a.tab.timestamp;
+  const delta = (k: keyof PageSnapshot['counters']) => b.page.counters[k] - a.page.counters[k];
+  const events = delta('events');
+  return {
+    end: b.page,
+    windowSec,
+    events,
+    batches: delta('batches'),
+    bytes: delta('bytes'),
+    counters: { gaps: delta('gaps'), duplicates: delta('duplicates'), reconnects: delta('reconnects'), errors: delta('errors') },
+    perConn: b.page.batchesPerConnection.map((n, i) => (n - (a.page.batchesPerConnection[i] ?? 0)) / windowSec),
+    eventsPerSec: events / windowSec,
+    process: percentOfCore(b.tab.processTime - a.tab.processTime, tabWall),
+    mainThread: Math.min(100, percentOfCore(b.tab.taskDuration - a.tab.taskDuration, tabWall)),
+  };
+}
+
+const tabsOf = (s: Sample): TabSample[] => [{ page: s.page, tab: s.tab }, ...(s.moreTabs ?? [])];
+const sum = (xs: readonly number[]) => xs.reduce((a, x) => a + x, 0);
+
+function spread(xs: readonly number[]): { min: number; median: number; max: number } {
+  return { min: round(Math.min(...xs)), median: round(median(xs)), max: round(Math.max(...xs)) };
+}
+
+/** The latency to show for several tabs: the tab whose p99 is highest (the one that fell furthest behind). */
+function worstLatency(all: readonly LatencySummary[]): LatencySummary {
+  return [...all].sort((x, y) => (y.p99Ms ?? -Infinity) - (x.p99Ms ?? -Infinity))[0];
+}
+
+export function summarise(point: Point, a: Sample, b: Sample, meta: SummaryMeta): MeasuredRepeat {
+  const before = tabsOf(a);
+  const tabs = tabsOf(b).map((end, i) => tabWindow(before[i], end));
+  const multi = tabs.length > 1;
+  const windowSec = sum(tabs.map((t) => t.windowSec)) / tabs.length;
+  const serverWallSec = (b.server.nowMs - a.server.nowMs) / 1000;
+  const serverCpuSec = (b.server.cpuUserUs + b.server.cpuSystemUs - a.server.cpuUserUs - a.server.cpuSystemUs) / 1e6;
+  const eluActive = b.server.eventLoopActiveMs - a.server.eventLoopActiveMs;
+  const eluIdle = b.server.eventLoopIdleMs - a.server.eventLoopIdleMs;
+  const generated = b.server.batchesSent + b.server.batchesShed - (a.server.batchesSent + a.server.batchesShed);
+  const open = sum(tabs.map((t) => t.end.open));
+  // Connections the browser never opened (its per-host cap) never reached the server: nothing
+  // was due on them, so they must not count against the server's pacing.
+  const streams = streamsOf(point);
+  const due = ((streams - (stalledBehindCap(point.transport, streams, open)?.connections ?? 0)) * serverWallSec * 1000) / point.intervalMs;
+  // Each tab's rate over its own window (they are read together, a few ms apart), summed.
+  const eventsPerSec = sum(tabs.map((t) => t.eventsPerSec));
+  const perConn = tabs.flatMap((t) => t.perConn);
+  const counter = (k: keyof TabWindow['counters']) => sum(tabs.map((t) => t.counters[k]));
+
+  const cpu: RepeatFigures['cpu'] = {
+    chrome: roundAll(chromeCpu(a.chrome, b.chrome, windowSec)),
+    // Several tabs: their renderers summed; the busiest tab's main thread (≤ 100, what the verdict reads).
+    tabProcess: round(sum(tabs.map((t) => t.process))),
+    tabMainThread: round(Math.max(...tabs.map((t) => t.mainThread))),
+    tabThreads: tabThreads(a, b, windowSec),
+    server: round(percentOfCore(serverCpuSec, serverWallSec)),
+    host: a.host && b.host ? round(hostCpu(a.host, b.host)) : null,
+  };
+  // A remote browser's threads and host cannot be read from here: null, and said so, never 0.
+  if (meta.procfs === false) cpu.unavailable = ['tabThreads', 'host'];
+  // Per CPU-second of the main threads: of all the tabs' main threads together.
+  const mainThreads = multi ? round(sum(tabs.map((t) => t.mainThread))) : cpu.tabMainThread;
+  const figures: RepeatFigures = {
+    windowSec: round(windowSec, 3),
+    settleSec: meta.settleSec,
+    eventsPerSec: Math.round(eventsPerSec),
+    batchesPerSec: round(sum(tabs.map((t) => t.batches / t.windowSec))),
+    megabytesPerSec: round(sum(tabs.map((t) => t.bytes / t.windowSec)) / 1e6, 2),
+    deliveredRatio: round(eventsPerSec / point.offeredEventsPerSec, 4),
+    ceilingEventsPerSec: meta.ceilingEventsPerSec,
+    ceilingRatio: meta.ceilingEventsPerSec ? round(eventsPerSec / meta.ceilingEventsPerSec, 4) : null,
+    efficiency: efficiencyOf(eventsPerSec, { ...cpu, tabMainThread: mainThreads }),
+    page: {
+      events: sum(tabs.map((t) => t.events)),
+      batches: sum(tabs.map((t) => t.batches)),
+      bytes: sum(tabs.map((t) => t.bytes)),
+      gaps: counter('gaps'),
+      duplicates: counter('duplicates'),
+      reconnects: counter('reconnects'),
+      errors: counter('errors'),
+      perConnectionBatchesPerSec: spread(perConn),
+    },
+    latency: multi ? worstLatency(tabs.map((t) => t.end.latency)) : tabs[0].end.latency,
+    cpu,
+    server: {
+      eventsSent: b.server.eventsSent - a.server.eventsSent,
+      batchesSent: b.server.batchesSent - a.server.batchesSent,
+      batchesShed: b.server.batchesShed - a.server.batchesShed,
+      eventsPerSec: Math.round((b.server.eventsSent - a.server.eventsSent) / serverWallSec),
+      pacingRatio: round(generated / due, 4),
+      batchesBehind: b.server.batchesBehind,
+      eventLoopUtilization: round(eluActive / (eluActive + eluIdle), 3),
+      latenessMs: b.server.latenessMs,
+      rssBytes: b.server.rssBytes,
+    },
+    wire: wireFigures(
+      tabs.map((t) => t.end),
+      b.server,
+      point.concurrency,
+    ),
+  };
+  if (multi) {
+    figures.tabs = tabs.map((t) => tabFigures(point, t, b.server, tabs.length));
+    figures.perTabEventsPerSec = spread(figures.tabs.map((t) => t.eventsPerSec));
+  }
+  if (meta.browser) figures.browser = meta.browser;
+  if (point.compression) figures.compression = compressionFigures(point, tabs.map((t) => t.end.client ?? null), a.server, b.server, serverWallSec);
+  const { verdict, notes } = judge(point, figures, sum(tabs.map((t) => t.end.open)), meta.cores);
+  return {
+    status: 'ok',
+    round: meta.round,
+    startedAt: meta.startedAt,
+    attempts: meta.attempts,
+    verdict,
+    startedBehind: meta.startedBehind,
+    notes,
+    ...figures,
+  };
+}
+
+/** One tab of a multi-tab point: its own rates, counters, latency, CPU and streams. */
+function tabFigures(point: Point, t: TabWindow, server: Sample['server'], tabCount: number): TabFigures {
+  return {
+    client: t.end.client ?? null,
+    windowSec: round(t.windowSec, 3),
+    eventsPerSec: Math.round(t.eventsPerSec),
+    batchesPerSec: round(t.batches / t.windowSec),
+    megabytesPerSec: round(t.bytes / t.windowSec / 1e6, 2),
+    deliveredRatio: round(t.eventsPerSec / (point.offeredEventsPerSec / tabCount), 4),
+    page: { events: t.events, batches: t.batches, bytes: t.bytes, ...t.counters, perConnectionBatchesPerSec: spread(t.perConn) },
+    latency: t.end.latency,
+    cpu: { tabProcess: round(t.process), tabMainThread: round(t.mainThread) },
+    wire: wireFigures([t.end], server, point.concurrency),
+  };
+}
+
+/**
+ * What compressing did to the page's streams over the window, from the server's per-stream
+ * counts (the page only sees decoded bytes): bytes on the wire, and bytes in and out of the
+ * compressor of the streams that were compressed.
+ */
+export function compressionFigures(
+  point: Point,
+  clients: readonly (string | null)[],
+  start: Sample['server'],
+  end: Sample['server'],
+  serverWallSec: number,
+): CompressionFigures {
+  const tags = new Set(clients.filter((c): c is string => c !== null));
+  const before = new Map(start.connections.map((c) => [c.id, c]));
+  const mine = end.connections.filter((c) => c.client !== null && tags.has(c.client));
+  const compressed = mine.filter((c) => c.compression !== null);
+  const delta = (f: (c: (typeof mine)[number]) => number) => sum(mine.map((c) => f(c) - (before.has(c.id) ? f(before.get(c.id)!) : 0)));
+  const inOut = (k: 'inputBytes' | 'outputBytes') => sum(compressed.map((c) => c.compression![k] - (before.get(c.id)?.compression?.[k] ?? 0)));
+  const wireBytes = delta((c) => c.bytes);
+  const inputBytes = inOut('inputBytes');
+  const outputBytes = inOut('outputBytes');
+  return {
+    kind: point.compression!,
+    streams: mine.length,
+    compressedStreams: compressed.length,
+    wireBytes,
+    wireMegabytesPerSec: round(wireBytes / serverWallSec / 1e6, 2),
+    inputBytes,
+    outputBytes,
+    ratio: inputBytes > 0 ? round(outputBytes / inputBytes, 4) : null,
+  };
+}
+
+/**
+ * The page's streams in the server's `/stats` at the end of the window (every tab's, found by
+ * their client tags): their HTTP versions, the TCP connections they share, the ones stalled.
+ */
+export function wireFigures(ends: readonly Pick<PageSnapshot, 'client' | 'open'>[], server: Sample['server'], concurrency: number): WireFigures | null {
+  const tags = new Set(ends.map((e) => e.client));
+  if (tags.has(undefined)) return null;
+  const mine = server.connections.filter((c) => c.client !== null && tags.has(c.client));
+  return {
+    http: { h1: mine.filter((c) => c.http === 'h1').length, h2: mine.filter((c) => c.http === 'h2').length },
+    tcpConnections: new Set(mine.map((c) => c.socket)).size,
+    stalled: sum(ends.map((e) => Math.max(0, concurrency - e.open))),
+  };
+}
+
+/** The tab's renderer is the one that burned the most CPU in the window: the page under load. */
+function tabThreads(a: Sample, b: Sample, wallSeconds: number): TabThreadsCpu | null {
+  const before = new Map(a.chrome.map((p) => [p.id, p.cpuTime]));
+  const busiest = b.chrome
+    .filter((p) => p.type === 'renderer' && b.rendererThreads.get(p.id)?.length)
+    .map((p) => ({ pid: p.id, used: p.cpuTime - (before.get(p.id) ?? 0) }))
+    .sort((x, y) => y.used - x.used)[0];
+  if (!busiest) return null;
+  const t = threadsCpu(busiest.pid, a.rendererThreads.get(busiest.pid) ?? [], b.rendererThreads.get(busiest.pid)!, wallSeconds);
+  return { ...roundAll({ ...t, workers: 0 }), workers: t.workers.map((w) => round(w)) };
+}
+
+function roundAll<T extends object>(o: T): T {
+  return Object.fromEntries(Object.entries(o).map(([k, v]) => [k, round(v)])) as T;
+}
+
+/**
+ * Where was the limit? The server's pacing is checked first (a server that fell behind
+ * without having to shed was itself the limit), then the tab's main thread (the
+ * single-thread ceiling the reference found), then the host as a whole.
+ */
+export function judge(point: Point, r: RepeatFigures, open: number, cores: number): { verdict: Exclude<Verdict, 'failed'>; notes: string[] } {
+  const notes: string[] = [];
+  const { cpu, server, page } = r;
+  const streams = streamsOf(point);
+  // The cap is per host for the whole browser: several tabs share it.
+  const stalled = stalledBehindCap(point.transport, streams, open);
+  if (open < streams) {
+    const why = stalled ? ` (the others stalled behind the browser's ${stalled.cap} connections per host over HTTP/1.1)` : '';
+    notes.push(`only ${open} of ${streams} connections were open at the end of the window${why}`);
+  }
+  const c = r.compression;
+  if (c && c.compressedStreams < c.streams) {
+    notes.push(`compression ${c.kind} was asked for, but the server compressed ${c.compressedStreams} of the page's ${c.streams} streams (the browser did not negotiate it on the others)`);
+  }
+  const wire = r.wire;
+  const expected = TRANSPORT_ROUTES[point.transport].http;
+  if (wire && wire.http[expected === 'h1' ? 'h2' : 'h1'] > 0) {
+    notes.push(`${point.transport} is expected over ${expected === 'h1' ? 'HTTP/1.1' : 'HTTP/2'}, but the server saw ${wire.http.h1} stream(s) over HTTP/1.1 and ${wire.http.h2} over HTTP/2`);
+  }
+  if (page.reconnects > 0) notes.push(`${page.reconnects} reconnect(s) during the point: its connections were interrupted`);
+  if (page.duplicates > 0) notes.push(`${page.duplicates} duplicate batches`);
+  if (page.gaps > 0) notes.push(`${page.gaps} batches missing at the page; the server shed ${server.batchesShed} in the window`);
+  if (page.perConnectionBatchesPerSec.min < 0.5 * page.perConnectionBatchesPerSec.max) {
+    notes.push(`unfair connections: ${page.perConnectionBatchesPerSec.min}–${page.perConnectionBatchesPerSec.max} batches/s per connection`);
+  }
+  if (hostSaturated(cpu.host, cores)) notes.push(`host CPU ${cpu.host}% of ${cores * 100}%: the machine was saturated`);
+  else if (cpu.host === null && hostSaturated(cpu.chrome.total, cores)) {
+    notes.push(`host CPU unavailable, but Chrome alone used ${cpu.chrome.total}% of the browser host's ${cores * 100}%: its machine was saturated`);
+  }
+
+  // The decision itself is shared with the lab page's live verdict (results/verdict.ts).
+  const limit = findLimit({
+    deliveredRatio: r.deliveredRatio,
+    stalled,
+    parse: point.parse,
+    workers: point.workers,
+    cores,
+    server: {
+      pacingRatio: server.pacingRatio,
+      batchesBehind: server.batchesBehind,
+      // Behind by more than one tick's catch-up on every connection: the schedule slipped.
+      slipped: server.batchesBehind > streams * maxBurst(point.intervalMs),
+      shed: server.batchesShed,
+      cpu: cpu.server,
+    },
+    cpu: {
+      tabMainThread: cpu.tabMainThread,
+      tabProcess: cpu.tabProcess,
+      tabThreads: cpu.tabThreads ?? null,
+      host: cpu.host,
+      network: cpu.chrome.network,
+      browser: cpu.chrome.browser,
+      chromeTotal: cpu.chrome.total,
+    },
+  });
+  if (limit.note) notes.push(limit.note);
+  return { verdict: limit.verdict, notes };
+}

@@ -1,0 +1,62 @@
+/**
+ * The layers, as imports: protocol/ (the shapes the sides exchange) and results/ (pure: repeat
+ * figures to summaries, verdicts and views) import neither Node nor the DOM's packages, nor any
+ * side; the driver (puppeteer/) and the server do not import each other; protocol/ does not
+ * import results/. The web tsconfig compiles protocol/ and results/ whole without Node's types,
+ * which catches a Node global; this catches an import.
+ */
+import { readdirSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { ROOT } from '../cli/root.js';
+
+function tsFiles(dir: string): string[] {
+  return readdirSync(path.join(ROOT, dir), { withFileTypes: true }).flatMap((e) => {
+    const rel = path.posix.join(dir, e.name);
+    if (e.isDirectory()) return tsFiles(rel);
+    return e.name.endsWith('.ts') ? [rel] : [];
+  });
+}
+
+/** Every module a file imports, resolved to a repository path for relative ones. */
+function importsOf(file: string): string[] {
+  const text = readFileSync(path.join(ROOT, file), 'utf8');
+  const specs = [...text.matchAll(/(?:^|\n)\s*(?:import|export)\s[^'"]*?from\s*['"]([^'"]+)['"]|import\(\s*['"]([^'"]+)['"]\s*\)/g)].map((m) => m[1] ?? m[2]);
+  return specs.map((s) => (s.startsWith('.') ? path.posix.normalize(path.posix.join(path.posix.dirname(file), s)) : s));
+}
+
+const BARE_ALLOWED_IN_PURE = new Set(['ajv', 'typebox', '@bufbuild/protobuf', '@bufbuild/protobuf/codegenv2', '@bufbuild/protobuf/wkt']);
+
+describe('layers', () => {
+  for (const layer of ['protocol', 'results']) {
+    it(`${layer}/ imports no Node module, no browser driver and no side`, () => {
+      const offending = tsFiles(layer).flatMap((f) =>
+        importsOf(f)
+          .filter((spec) => (spec.startsWith(`${layer}/`) || spec.startsWith('protocol/') || spec.startsWith('results/') ? false : !BARE_ALLOWED_IN_PURE.has(spec)))
+          .filter((spec) => !(layer === 'protocol' && spec.startsWith('protocol/')))
+          .map((spec) => `${f} imports ${spec}`),
+      );
+      expect(offending).toEqual([]);
+    });
+  }
+
+  it('protocol/ does not import results/ (the shapes come first)', () => {
+    const offending = tsFiles('protocol').flatMap((f) => importsOf(f).filter((s) => s.startsWith('results/')).map((s) => `${f} imports ${s}`));
+    expect(offending).toEqual([]);
+  });
+
+  it('the driver does not import the server, and the server does not import the driver', () => {
+    const driver = tsFiles('puppeteer').flatMap((f) => importsOf(f).filter((s) => s.startsWith('server/')).map((s) => `${f} imports ${s}`));
+    const server = tsFiles('server').flatMap((f) => importsOf(f).filter((s) => s.startsWith('puppeteer/')).map((s) => `${f} imports ${s}`));
+    expect([...driver, ...server]).toEqual([]);
+  });
+
+  it('the page imports only protocol/ and results/ outside web/', () => {
+    const offending = tsFiles('web').flatMap((f) =>
+      importsOf(f)
+        .filter((s) => /^(server|puppeteer|cli|bench)\//.test(s))
+        .map((s) => `${f} imports ${s}`),
+    );
+    expect(offending).toEqual([]);
+  });
+});
