@@ -4,7 +4,7 @@
  * `pushlab <command>: <message>` (no stack for a PushlabError) and exits with `exitCodeOf`.
  */
 
-/** Exit codes, the same for every command: documented once in the README. */
+/** Exit codes, the same for every command: documented in full in docs/reliability.md ("Exit codes and error codes"). */
 export const EXIT = {
   /** Everything ran and nothing regressed. */
   ok: 0,

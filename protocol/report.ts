@@ -378,7 +378,7 @@ export interface BrowserHost {
 /**
  * One figure over a point's measured repeats. The interval is a 95% confidence interval of
  * the MEAN (Student's t on n − 1 degrees of freedom; null below 2 repeats); median, min and
- * max are plain order statistics. The README's "Statistics" section documents the method.
+ * max are plain order statistics. docs/method.md ("Statistics") documents the method.
  */
 export interface Stat {
   /** Measured repeats the figure comes from. */

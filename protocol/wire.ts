@@ -33,7 +33,7 @@ export interface TransportRoute {
   path: string;
   /** The HTTP version Chrome is expected to negotiate for it. */
   http: 'h1' | 'h2';
-  /** What it is, for --help and the README. */
+  /** What it is, in one line; the transport table in docs/transports.md says it in full. */
   about: string;
   /**
    * Connections Chrome opens at once to one host over it; the rest wait, neither opening nor

@@ -1,4 +1,4 @@
-/** The driver's command-line flags, declared once: they drive parsing, --help and the README test. */
+/** The driver's command-line flags, declared once: they drive parsing, --help and the docs test (test/readme.test.ts). */
 import { PushlabError } from '../protocol/errors.js';
 import { rangeFlag, type Flags, type FlagSpec } from '../protocol/flags.js';
 import { inRange, LIMITS, rangeText } from '../protocol/limits.js';

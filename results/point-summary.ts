@@ -2,7 +2,7 @@
  * From a point's repeats to what the report says about it: the statistics of every figure,
  * the verdict most repeats reached, the flags that say a point was not steady; and from pairs
  * of points that differ only in transport, the paired verdict ("sse faster than ws by 23%").
- * Pure: repeats in, summaries out. The README's "Statistics" section describes the method.
+ * Pure: repeats in, summaries out. docs/method.md ("Statistics") describes the method.
  */
 import type {
   BrowserHost,

@@ -1,7 +1,7 @@
 /**
  * The statistics behind every figure a sweep reports: order statistics, the 95% confidence
  * interval of the mean by Student's t, and the paired ratio of two points measured in the same
- * rounds. Pure functions; the README's "Statistics" section describes the method.
+ * rounds. Pure functions; docs/method.md ("Statistics") describes the method.
  */
 import type { Stat } from '../protocol/report.js';
 

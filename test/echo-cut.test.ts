@@ -1,6 +1,6 @@
 /**
- * A refused parameter is echoed back cut to ECHO_MAX_CHARS, on every stream route: the README
- * promises it, and `client=` was once echoed uncut, twice (in `value` and in `message`), on
+ * A refused parameter is echoed back cut to ECHO_MAX_CHARS, on every stream route: the docs
+ * (docs/transports.md, "Wire format") promise it, and `client=` was once echoed uncut, twice (in `value` and in `message`), on
  * every route, 100,000 characters of it over gRPC-web. Each transport's own route, on its own
  * origin and HTTP version, with the real server and Node clients.
  */

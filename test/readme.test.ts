@@ -1,35 +1,41 @@
-/** The README documents every flag the commands accept, so it cannot drift from the flag tables. */
-import { readFileSync } from 'node:fs';
-import path from 'node:path';
+/**
+ * The docs (README.md and docs/) document every flag the commands accept, so they cannot drift
+ * from the flag tables; each fact is looked for in the file that holds it.
+ */
 import { describe, expect, it } from 'vitest';
 import { ERROR_CODES, EXIT } from '../protocol/errors.js';
 import { LAB_FLAGS, REPORT_FLAGS, SWEEP_FLAGS } from '../puppeteer/options.js';
 import { SERVER_FLAGS } from '../server/options.js';
+import { docFiles, readDoc } from './docs-files.js';
 
-const readme = readFileSync(path.resolve(import.meta.dirname, '..', 'README.md'), 'utf8');
+const readme = readDoc('README.md');
+const files = ['README.md', ...docFiles()];
+const allDocs = files.map(readDoc).join('\n');
+/** Where the exit codes and error codes are documented in full. */
+const codesDoc = readDoc('docs/reliability.md');
 
-describe('README', () => {
+describe('README and docs', () => {
   it.each([
     ['npm run sweep', SWEEP_FLAGS],
     ['npm run lab', LAB_FLAGS],
     ['npm run server', SERVER_FLAGS],
     ['npm run report', REPORT_FLAGS],
-  ] as const)('names every %s flag', (_, flags) => {
-    for (const name of Object.keys(flags)) expect(readme, `--${name}`).toContain(`--${name}`);
+  ] as const)('name every %s flag', (_, flags) => {
+    for (const name of Object.keys(flags)) expect(allDocs, `--${name}`).toContain(`--${name}`);
   });
 
-  it('documents every exit code and every error code', () => {
-    const section = readme.slice(readme.indexOf('## Exit codes and error codes'));
-    expect(section.length, 'the section "Exit codes and error codes"').toBeLessThan(readme.length);
+  it('document every exit code and every error code', () => {
+    const section = codesDoc.slice(codesDoc.indexOf('## Exit codes and error codes'));
+    expect(section.length, 'the section "Exit codes and error codes" of docs/reliability.md').toBeLessThan(codesDoc.length);
     for (const code of Object.values(EXIT)) expect(section, `exit code ${code}`).toMatch(new RegExp(`^\\| ${code} \\|`, 'm'));
     for (const code of Object.keys(ERROR_CODES)) expect(section, code).toContain(`| \`${code}\` |`);
   });
 
-  it('cites nothing outside the repository', () => {
-    expect(readme).not.toMatch(/\.\.\/shared|\/work\//);
+  it.each(files)('%s cites nothing outside the repository', (file) => {
+    expect(readDoc(file)).not.toMatch(/\.\.\/shared|\/work\//);
   });
 
-  it('gives the two commands', () => {
+  it('the README gives the two commands', () => {
     expect(readme).toContain('npm install && npm run sweep');
     expect(readme).toContain('npm test');
   });

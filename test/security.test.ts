@@ -1,5 +1,5 @@
 /**
- * Security facts the README states: the private key is written owner-only, the server refuses
+ * Security facts docs/reliability.md ("Security") states: the private key is written owner-only, the server refuses
  * to listen anywhere but loopback, and no route runs anything a request names.
  */
 import { spawn, spawnSync } from 'node:child_process';

@@ -40,7 +40,7 @@ async function pageFacts(slot: BrowserSlot, server: ServerPlace, name: string): 
       const why = err instanceof Error ? err.message.split('\n')[0] : String(err);
       throw new PushlabError(
         'PUSHLAB_BAD_BROWSER',
-        `browser ${name} cannot load the server at ${server.url} (${why}): a browser on another host needs a server it can reach (--server, see "Outgrowing one machine" in the README)`,
+        `browser ${name} cannot load the server at ${server.url} (${why}): a browser on another host needs a server it can reach (--server, see docs/remote.md, "Outgrowing one machine")`,
       );
     }
     // Runs in the page; this project's Node tsconfig has no DOM types, hence the shape spelled out.

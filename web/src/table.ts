@@ -105,7 +105,7 @@ export function formatRow(row: Row): string {
  * The table draws each row as one line of monospace text in its own block, not as a <table>
  * of cells: a redraw then changes one text node per row instead of twelve, and layout places
  * about 20 lines instead of sizing 240 cells. At SSE 20 × 10 the cell table cost the main
- * thread several points more than `none` (see README, Known limits).
+ * thread several points more than `none` (see docs/limits.md).
  */
 export class StreamingTable {
   private readonly viewport: HTMLElement;
