@@ -24,6 +24,7 @@ import { expandScenario, type Point } from '../protocol/scenario.js';
 import { median } from '../protocol/stats.js';
 import { CLASSIC_TRANSPORTS, RENDER_MODES, TRANSPORTS, type Transport } from '../protocol/wire.js';
 import { launchChrome } from '../puppeteer/chrome.js';
+import { repeatSec } from '../puppeteer/estimate.js';
 import { RepeatMeasurer } from '../puppeteer/repeat.js';
 import { startServer } from '../puppeteer/server-process.js';
 
@@ -48,6 +49,8 @@ reportErrorsAs('bench:page');
 const flags = commandLineFlags(FLAGS, 'bench:page');
 const server = await startServer(flags['server-args'].split(' ').filter(Boolean));
 const plain = flags.plain && flags.bare ? await startServer([], 30_000, [], 'bench/plain-server.ts') : null;
+/** What each server sheds at: a deeper queue only adds latency once the page is the limit (see README). */
+const bounds = `send bound: pushlab ${(await server.stats()).sendBufferLimitBytes / 2 ** 20} MiB${plain ? `, plain ${(await plain.stats()).sendBufferLimitBytes / 2 ** 20} MiB` : ''}`;
 const chrome = await launchChrome({ headless: true });
 const browserSession = await chrome.browser.target().createCDPSession();
 const browser = {
@@ -91,6 +94,8 @@ interface Run {
   mainBusyMsPerMillion: number;
   /** Batches the server skipped in the window (its queue for the connection was over its bound). */
   shed: number;
+  /** The page's latency p50 at the end of the window, ms: how deep the queues were (the bare page: its newest batch's age). */
+  p50Ms: number;
 }
 
 async function once(measurer: RepeatMeasurer, point: Point, round: number): Promise<Run> {
@@ -111,6 +116,7 @@ async function once(measurer: RepeatMeasurer, point: Point, round: number): Prom
     mainKernel: r.cpu.tabThreads?.main ?? Number.NaN,
     mainBusyMsPerMillion: perMillion(r.cpu.tabMainThread),
     shed: r.server.batchesShed,
+    p50Ms: r.latency.p50Ms ?? Number.NaN,
   };
 }
 
@@ -129,8 +135,8 @@ const setupsFor = (transport: Transport): Setup[] => [
 ];
 
 const runsHeader = [
-  '| transport | batch × conns × interval | page @ server | EPS, M events/s | renderer CPU, ms / 1M events | main thread (kernel) | IO thread | network service | server | main thread busy % | host CPU % | shed batches |',
-  '|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
+  '| transport | batch × conns × interval | page @ server | EPS, M events/s | renderer CPU, ms / 1M events | main thread (kernel) | IO thread | network service | server | main thread busy % | host CPU % | shed batches | latency p50, ms |',
+  '|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
 ];
 const taxHeader = [
   '| transport | batch × conns × interval | part | ratio of | EPS ratio | renderer CPU / event ratio | main thread CPU / event ratio |',
@@ -140,7 +146,10 @@ const costHeader = [
   '| transport | batch × conns × interval | render | main thread busy, render − none, pp: median (range) | main thread CPU (kernel), render − none, pp: median (range) | main thread busy: none / render, median | main thread busy ms / 1M events: none / render, median (render ÷ none per round, median (range)) |',
   '|---|---|---|---:|---:|---:|---:|',
 ];
+/** Issue 22's goal for the total: the lab's EPS at least this share of the bare page's on the plain server, its renderer CPU per event at most this. */
+const GOAL = { eps: 0.97, cpuPerEvent: 1.05 };
 const runRows: string[] = [];
+const summary: string[] = [];
 const taxRows: string[] = [];
 const costRows: string[] = [];
 // With `none` and another mode in --render, the lab page's render cost is the difference in
@@ -149,23 +158,29 @@ const withCost = renders.includes('none') && renders.length > 1;
 
 function output(): string {
   return [
+    `bench:page, Chrome ${chrome.version}, ${os.cpus().length} cores, ${flags.repeats} rounds, ${flags['measure-sec']} s windows, ${bounds}.`,
     'Per setup, median (min–max) over rounds. EPS: events the page counted ÷ the window. CPU: CPU time over the window ÷ events counted (renderer: Performance.getMetrics ProcessTime; threads: /proc; network service: SystemInfo.getProcessInfo; server: its process.cpuUsage).',
     ...runsHeader,
     ...runRows,
     '',
-    'The tax: per-round ratios, median (min–max). page = lab ÷ bare, both on pushlab\'s server; server = bare on pushlab\'s server ÷ bare on the plain one; total = lab on pushlab ÷ bare on plain (goal: EPS ≥ 97%, renderer CPU / event ≤ 105%).',
+    `The tax: per-round ratios, median (min–max). page = lab ÷ bare, both on pushlab's server; server = bare on pushlab's server ÷ bare on the plain one; total = lab on pushlab ÷ bare on plain (goal, ✓/✗: EPS ≥ ${pct(GOAL.eps)}, renderer CPU / event ≤ ${pct(GOAL.cpuPerEvent)}).`,
     ...taxHeader,
     ...taxRows,
     ...(withCost ? ['', 'render cost (paired per round):', ...costHeader, ...costRows] : []),
+    '',
+    'In short (medians of per-round ratios):',
+    ...summary.map((l) => `- ${l}`),
   ].join('\n');
 }
 
 const transports = flags.transport as Transport[];
 const describe = transports.map((t) => `${t}: ${setupsFor(t).map((s) => s.name).join(', ')}`).join('; ');
+const repeatsToRun = transports.reduce((n, t) => n + setupsFor(t).length, 0) * flags.batch.length * flags.repeats;
+const aboutSec = repeatsToRun * repeatSec(expandScenario({ id: 'estimate', transport: 'ws', batch: 400, concurrency: flags.concurrency, intervalMs: flags['interval-ms'], render: 'none', warmupSec: flags['warmup-sec'], measureSec: flags['measure-sec'] })[0]);
 process.stderr.write(
   `bench:page — Chrome ${chrome.version}, ${os.cpus().length} cores, ${flags.repeats} rounds of [${describe}] (order reverses every round), ` +
     `warm-up ≥ 1 s and ≤ ${flags['warmup-sec']} s + settle, ${flags['measure-sec']} s windows, ${flags.batch.join('/')} rows × ${flags.concurrency} connections every ${flags['interval-ms']} ms` +
-    `${plain ? `; plain reference server ${plain.url}` : ''}\n`,
+    `${plain ? `; plain reference server ${plain.url}` : ''}; ${bounds}; ${repeatsToRun} repeats, about ${Math.ceil(aboutSec / 60)} min\n`,
 );
 try {
   for (const transport of transports) {
@@ -198,22 +213,28 @@ try {
         const c = (k: keyof Run, f: (x: number) => string) => (col(s.name, k).every(Number.isFinite) ? withRange(col(s.name, k), f) : 'n/a');
         runRows.push(
           `| ${transport} | ${at} | ${s.name} | ${c('eps', meps)} | ${c('cpuMsPerMillion', ms)} | ${c('mainCpuMsPerMillion', ms)} | ${c('ioCpuMsPerMillion', ms)} | ${c('networkCpuMsPerMillion', ms)} | ${c('serverCpuMsPerMillion', ms)} | ` +
-            `${c('main', (x) => x.toFixed(0))} | ${c('host', (x) => x.toFixed(0))} | ${c('shed', (x) => String(Math.round(x)))} |`,
+            `${c('main', (x) => x.toFixed(0))} | ${c('host', (x) => x.toFixed(0))} | ${c('shed', (x) => String(Math.round(x)))} | ${c('p50Ms', (x) => x.toFixed(0))} |`,
         );
       }
-      /** Per-round ratios of setup `top` to setup `bottom`. */
-      const tax = (part: string, top: string, bottom: string, what: string) => {
+      /** Per-round ratios of setup `top` to setup `bottom`; a `goal` is checked on the medians. */
+      const tax = (part: string, top: string, bottom: string, what: string, goal = false) => {
         if (!runs.has(top) || !runs.has(bottom)) return;
         const ratio = (k: keyof Run) => col(top, k).map((x, i) => x / col(bottom, k)[i]);
         const cell = (k: keyof Run) => (ratio(k).every(Number.isFinite) ? withRange(ratio(k), pct) : 'n/a');
-        taxRows.push(`| ${transport} | ${at} | ${part} | ${what} | ${cell('eps')} | ${cell('cpuMsPerMillion')} | ${cell('mainCpuMsPerMillion')} |`);
+        const met = (ok: boolean) => (goal ? (ok ? ' ✓' : ' ✗') : '');
+        const eps = median(ratio('eps'));
+        const cpu = median(ratio('cpuMsPerMillion'));
+        taxRows.push(
+          `| ${transport} | ${at} | ${part} | ${what} | ${cell('eps')}${met(eps >= GOAL.eps)} | ${cell('cpuMsPerMillion')}${met(cpu <= GOAL.cpuPerEvent)} | ${cell('mainCpuMsPerMillion')} |`,
+        );
+        summary.push(`${transport} ${at}: ${part} ${pct(eps)} EPS, ${pct(cpu)} renderer CPU per event (${top} ÷ ${bottom})`);
       };
       for (const render of renders) {
         const labName = `lab-${render}@pushlab`;
         tax('page', labName, 'bare@pushlab', `lab (render ${render}) ÷ bare, on pushlab's server`);
       }
       tax('server', 'bare@pushlab', 'bare@plain', "bare on pushlab's server ÷ bare on the plain server");
-      for (const render of renders) tax('total', `lab-${render}@pushlab`, 'bare@plain', `lab (render ${render}) on pushlab's server ÷ bare on the plain server`);
+      for (const render of renders) tax('total', `lab-${render}@pushlab`, 'bare@plain', `lab (render ${render}) on pushlab's server ÷ bare on the plain server`, render === 'none');
       if (withCost) {
         for (const render of renders.filter((r) => r !== 'none')) {
           const name = `lab-${render}@pushlab`;
