@@ -21,7 +21,7 @@ import type { Socket } from 'node:net';
 import { parseArgs } from 'node:util';
 import { ROOT } from '../cli/root.js';
 import type { ServerStats } from '../protocol/report.js';
-import { MESSAGE_TAIL, messageHead, SentAtFormatter } from '../protocol/wire.js';
+import { MESSAGE_TAIL, messageHead, parseStreamParams, SentAtFormatter, type StreamParams } from '../protocol/wire.js';
 import { loadOrCreateCert } from '../server/cert.js';
 import { RowPool } from '../server/rows.js';
 
@@ -61,21 +61,30 @@ function pace(batch: number, interval: number, queued: () => number, send: (seq:
   return () => (clearInterval(timer), streams.delete(stream));
 }
 
-const query = (q: unknown) => {
-  const { batch, interval } = q as { batch?: string; interval?: string };
-  return { batch: Math.min(pool.size, Math.max(1, Number(batch) || 1)), interval: Math.max(1, Number(interval) || 1) };
-};
+/** The stream query, checked as pushlab checks it; what this server does not do (msgpack, compression) is refused too. */
+const streamOf = new WeakMap<object, StreamParams>();
+async function validateQuery(req: { query: unknown }, reply: { code(status: number): { send(body: object): unknown } }): Promise<void> {
+  const parsed = parseStreamParams(req.query as Record<string, unknown>);
+  if (!parsed.ok) return void (await reply.code(400).send({ error: 'bad-parameter', ...parsed.error }));
+  const { encoding, compression } = parsed.value;
+  if (encoding || compression) {
+    const param = encoding ? 'encoding' : 'compression';
+    return void (await reply.code(400).send({ error: 'bad-parameter', param, value: encoding ?? compression, allowed: 'absent', message: `the plain server sends uncompressed JSON only; drop ${param}` }));
+  }
+  streamOf.set(req, parsed.value);
+}
+const query = (req: object) => streamOf.get(req)!;
 
 const app = Fastify({ http2: true, https: { ...(await loadOrCreateCert(path.join(ROOT, '.cert'))), allowHTTP1: true, maxSessionMemory: 256 } });
 app.server.on('secureConnection', (s: Socket) => s.setNoDelay(true));
 await app.register(websocket);
-app.get('/ws', { websocket: true }, (ws, req) => {
-  const { batch, interval } = query(req.query);
+app.get('/ws', { websocket: true, preValidation: validateQuery }, (ws, req) => {
+  const { batch, interval } = query(req);
   const stop = pace(batch, interval, () => ws.bufferedAmount, (_, text) => ws.send(Buffer.from(text, 'latin1'), { binary: false }));
   ws.on('close', stop);
 });
-app.get('/sse', async (req, reply) => {
-  const { batch, interval } = query(req.query);
+app.get('/sse', { preValidation: validateQuery }, async (req, reply) => {
+  const { batch, interval } = query(req);
   reply.hijack();
   const res = reply.raw as Http2ServerResponse;
   // HTTP/2 forbids connection-specific headers (pitfall 5).

@@ -79,6 +79,12 @@ describe('plain reference server', () => {
       const stats = JSON.parse((await h2get(session, '/stats')).body) as { batchesSent: number; sendBufferLimitBytes: number };
       expect(stats.batchesSent).toBeGreaterThanOrEqual(20);
       expect(stats.sendBufferLimitBytes).toBe(1024 * 1024);
+      // Its query is checked as pushlab's is, and what it does not do is refused, not ignored.
+      for (const bad of ['batch=0', 'batch=5&interval=x', 'batch=5&compression=gzip']) {
+        const answer = await h2get(session, `/sse?${bad}`);
+        expect(answer.status, bad).toBe(400);
+        expect(JSON.parse(answer.body), bad).toMatchObject({ error: 'bad-parameter' });
+      }
     } finally {
       session.close();
     }
