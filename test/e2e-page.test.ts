@@ -78,6 +78,28 @@ describe('render mode full', () => {
   }, 30_000);
 });
 
+describe('render mode none', () => {
+  it('counts without loading chart.js, which a run that draws loads on demand', async () => {
+    const page = await browser.newPage();
+    try {
+      const api = await openLabPage(page, server.url);
+      const chartScripts = () => page.evaluate(() => performance.getEntriesByType('resource').filter((e) => /\/assets\/chart-/.test(e.name)).length);
+      await start(api, { transport: 'ws', batch: 10, intervalMs: 1, concurrency: 2, render: 'none' });
+      await sleep(500);
+      const snap = await snapshot(api);
+      await stop(api);
+      expect(snap.counters.events).toBeGreaterThan(0);
+      // chart.js doubled the count-only page's live heap (issue 22): `none` must not load it.
+      expect(await chartScripts()).toBe(0);
+      await start(api, { transport: 'ws', batch: 10, intervalMs: 1, concurrency: 1, render: 'chart' });
+      await stop(api);
+      expect(await chartScripts()).toBeGreaterThan(0);
+    } finally {
+      await page.close();
+    }
+  }, 30_000);
+});
+
 describe('parse mode worker', () => {
   it('receives the offered rate with exact counters across two Workers', async () => {
     const page = await browser.newPage();

@@ -80,15 +80,17 @@ export async function connectServer(flag: string, url: string, timeoutMs = 5000)
 }
 
 /**
- * Starts `server/main.ts` on a free loopback port and waits for its URL line. The server is
+ * Starts `server/main.ts` (or `script`, another server taking `--port` and `--exit-with-stdin`
+ * and printing its URL the same way: bench:page's plain reference server) on a free loopback
+ * port and waits for its URL line. The server is
  * owned by this process on every exit path: it holds the server's stdin (`--exit-with-stdin`),
  * and the pipe closes when this process ends, whether it exits, crashes or is killed. It runs
  * in a process group of its own, so a signal sent to this command's group (Ctrl-C, `timeout`)
  * reaches this process alone, which stops its work first and the server after: a server that
  * took the signal too would end under a repeat still measuring.
  */
-export async function startServer(extraArgs: string[] = [], timeoutMs = 30_000, nodeArgs: string[] = []): Promise<ServerHandle> {
-  const child: ChildProcess = spawn(process.execPath, [...nodeArgs, '--import', 'tsx', path.join(ROOT, 'server/main.ts'), '--port', '0', '--exit-with-stdin', ...extraArgs], {
+export async function startServer(extraArgs: string[] = [], timeoutMs = 30_000, nodeArgs: string[] = [], script = 'server/main.ts'): Promise<ServerHandle> {
+  const child: ChildProcess = spawn(process.execPath, [...nodeArgs, '--import', 'tsx', path.join(ROOT, script), '--port', '0', '--exit-with-stdin', ...extraArgs], {
     cwd: ROOT,
     stdio: ['pipe', 'pipe', 'pipe'],
     detached: true,

@@ -13,7 +13,8 @@ export class CpuView {
 
   constructor(
     private readonly host: HTMLElement,
-    private readonly charts: LiveCharts,
+    /** The live charts, loaded on first use (main.ts): readings come only under `npm run lab`. */
+    private readonly charts: () => Promise<LiveCharts>,
   ) {
     host.textContent = 'CPU readings need `npm run lab`: the driver reads them from Chrome (CDP) and the OS once a second and pushes them here.';
   }
@@ -48,7 +49,10 @@ export class CpuView {
     const parts = [main, renderer - main, r.network, r.browser, r.gpu, r.server ?? 0];
     const known = parts.reduce((a, b) => a + b, 0);
     const rest = r.host === null ? r.otherChrome : Math.max(0, r.host - known);
-    this.charts.addCpu(performance.now() / 1000, [...parts, rest]);
-    this.charts.draw();
+    const at = performance.now() / 1000;
+    void this.charts().then((charts) => {
+      charts.addCpu(at, [...parts, rest]);
+      charts.draw();
+    });
   }
 }

@@ -29,7 +29,8 @@ export interface LiveFigures {
 
 export interface Views {
   table: (ring: RowRing) => StreamingTable;
-  charts: LiveCharts;
+  /** The live charts, or null for render mode `none`, which never loads them (see main.ts). */
+  charts: LiveCharts | null;
   live: (f: LiveFigures) => void;
   /** The latest CPU reading `npm run lab` pushed, or null. */
   cpu: () => CpuReading | null;
