@@ -51,7 +51,7 @@ exitOnStopRequest('bench:page');
 const flags = commandLineFlags(FLAGS, 'bench:page');
 const server = await startServer(flags['server-args'].split(' ').filter(Boolean));
 const plain = flags.plain && flags.bare ? await startServer([], 30_000, [], 'bench/plain-server.ts') : null;
-/** What each server sheds at: a deeper queue only adds latency once the page is the limit (see README). */
+/** What each server sheds at: a deeper queue only adds latency once the page is the limit (see docs/limits.md). */
 const bounds = `send bound: pushlab ${(await server.stats()).sendBufferLimitBytes / 2 ** 20} MiB${plain ? `, plain ${(await plain.stats()).sendBufferLimitBytes / 2 ** 20} MiB` : ''}`;
 const chrome = await launchChrome({ headless: true });
 const browserSession = await chrome.browser.target().createCDPSession();

@@ -9,7 +9,7 @@ import http2 from 'node:http2';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
 import type { BatchMessage } from '../protocol/wire.js';
-import { startServer, type ServerHandle } from '../puppeteer/server-process.js';
+import { startServer, type ServerHandle } from '../puppeteer/measure/server-process.js';
 import { RowPool } from '../server/rows.js';
 import { h2get } from './h2-get.js';
 
