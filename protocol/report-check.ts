@@ -7,10 +7,29 @@
  */
 import { PushlabError } from './errors.js';
 import { describeJsonValue, parseJsonText, sourceAt, syntaxErrorText } from './json-text.js';
-import type { Report } from './report.js';
+import { ENGINES, SCHEMA_VERSION, type Report } from './report.js';
 
-/** The schemaVersion this build reads. */
-export const READABLE_SCHEMA_VERSION = 2;
+/**
+ * Older versions this build reads, each with its step to the next version: a report of one of
+ * them is checked like a current one (the fields checked here mean the same in both) and then
+ * converted, step by step, to SCHEMA_VERSION, so every reader sees the current shape only and a
+ * report written back (a resumed sweep) is of the current version.
+ */
+const UPGRADES: Readonly<Record<number, (data: Record<string, unknown>) => Record<string, unknown>>> = {
+  // 2 → 3 only adds optional fields (protocol/report.ts, SCHEMA_VERSION), so every field of a
+  // version 2 report means the same in 3. What a version 2 report leaves unsaid is said: every
+  // one was measured in Chrome. A copy, so the caller's object is left as it was.
+  2: (data) => {
+    const environment = data.environment as Record<string, unknown>;
+    return { ...data, schemaVersion: 3, environment: { ...environment, engine: environment.engine ?? 'chrome' } };
+  },
+};
+
+/** Every schemaVersion this build reads: the one it writes, and those it converts on read. */
+export const READABLE_SCHEMA_VERSIONS: readonly number[] = [...Object.keys(UPGRADES).map(Number), SCHEMA_VERSION].sort((a, b) => a - b);
+
+/** What a refusal says is allowed. */
+const READABLE_TEXT = `this build reads schemaVersion ${SCHEMA_VERSION}, and ${READABLE_SCHEMA_VERSIONS.filter((v) => v !== SCHEMA_VERSION).join(', ')} converted to it on read`;
 
 type Check = (v: unknown) => boolean;
 const isString: Check = (v) => typeof v === 'string';
@@ -20,6 +39,8 @@ const isStringArray: Check = (v) => Array.isArray(v) && v.every((x) => typeof x 
 const isArray: Check = (v) => Array.isArray(v);
 const isObject = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === 'object' && !Array.isArray(v);
 const isObjectOrNull: Check = (v) => v === null || isObject(v);
+const isEngine: Check = (v) => typeof v === 'string' && (ENGINES as readonly string[]).includes(v);
+const ENGINES_TEXT = `one of ${ENGINES.map((e) => `'${e}'`).join(', ')}`;
 const orNull =
   (check: Check): Check =>
   (v) =>
@@ -68,8 +89,10 @@ export function parseReport(data: unknown, source: string, text?: string): Repor
   const c = new Checker(source, text);
   if (!isObject(data)) throw c.bad(`expected a JSON object, got ${c.shown(data, [])}`);
   if (data.schemaVersion === undefined) throw c.bad('has no schemaVersion; is it a pushlab report.json?');
-  if (data.schemaVersion !== READABLE_SCHEMA_VERSION) {
-    throw c.bad(`this build reads schemaVersion ${READABLE_SCHEMA_VERSION}; got ${c.shown(data.schemaVersion, ['schemaVersion'])}`);
+  const version = data.schemaVersion;
+  if (typeof version !== 'number' || !READABLE_SCHEMA_VERSIONS.includes(version)) {
+    const newer = typeof version === 'number' && version > SCHEMA_VERSION ? ', written by a newer pushlab: read it with that one' : '';
+    throw c.bad(`${READABLE_TEXT}; got ${c.shown(version, ['schemaVersion'])}${newer}`);
   }
   c.need(data, [], 'runId', isString, 'a string');
   c.need(data, [], 'startedAt', isString, 'a string');
@@ -83,6 +106,7 @@ export function parseReport(data: unknown, source: string, text?: string): Repor
   c.need(env, ['environment'], 'headless', isBoolean, 'true or false');
   c.need(env, ['environment'], 'networkEnabled', isBoolean, 'true or false');
   c.need(env, ['environment'], 'launchArgs', isStringArray, 'an array of strings');
+  if (env.engine !== undefined) c.need(env, ['environment'], 'engine', isEngine, ENGINES_TEXT);
   c.need(data, [], 'options', isObject, 'an object');
   // A resumed sweep plans from these, and the views show the repeats and the seed.
   const options = data.options as Record<string, unknown>;
@@ -116,6 +140,7 @@ export function parseReport(data: unknown, source: string, text?: string): Repor
     for (const key of ['batch', 'concurrency', 'intervalMs', 'offeredEventsPerSec', 'workers', 'warmupSec', 'measureSec', 'repeats']) {
       c.need(point, [...at, 'point'], key, isNumber, 'a number');
     }
+    if (point.engine !== undefined) c.need(point, [...at, 'point'], 'engine', isEngine, ENGINES_TEXT);
     c.need(result, at, 'repeats', isArray, 'an array');
     (result.repeats as unknown[]).forEach((r, j) => {
       const rat = [...at, 'repeats', String(j)];
@@ -145,5 +170,8 @@ export function parseReport(data: unknown, source: string, text?: string): Repor
       for (const key of ['a', 'b', 'text', 'knob', 'from', 'to', 'context']) c.need(knob, at, key, isString, 'a string');
     });
   }
-  return data as unknown as Report;
+  if (data.advice !== undefined) c.need(data, [], 'advice', isObject, 'an object');
+  let current: Record<string, unknown> = data;
+  for (let v = version; v < SCHEMA_VERSION; v++) current = UPGRADES[v](current);
+  return current as unknown as Report;
 }

@@ -3,11 +3,24 @@
  * the report a sweep writes. Every view of a result (terminal table, report viewer) is a
  * pure function of these shapes.
  */
+import type { Advice } from './advice.js';
 import type { LatencySummary } from './histogram.js';
 import type { Point } from './scenario.js';
 import type { Encoding, ParseMode, RenderMode, StreamCompression, Transport } from './wire.js';
 
-export const SCHEMA_VERSION = 2;
+/**
+ * The report.json version this build writes. Version 3 is one bump for a round of issues
+ * (23–27) that each add to the report, all of it optional: `advice`, the `engine` of the
+ * environment and of a point, `options.margins` (already read from late version 2 reports),
+ * and, as they land, per-encoding ceilings and clock offsets. Version 2 reports are converted on
+ * read (protocol/report-check.ts), so old runs still open, compare and resume; a resumed one is
+ * written back as version 3.
+ */
+export const SCHEMA_VERSION = 3;
+
+/** The browser engine a point ran in; absent in a report: `chrome` (every report before version 3 is Chrome's). */
+export type Engine = 'chrome' | 'firefox';
+export const ENGINES: readonly Engine[] = ['chrome', 'firefox'];
 
 /**
  * A run id names one directory directly under the reports directory (`--out`, `--reports`) and
@@ -323,6 +336,8 @@ export interface Environment {
   /** Puppeteer's CDP Network domain stays off while measuring (it floods CDP and halves EPS). */
   networkEnabled: boolean;
   serverUrl: string;
+  /** The engine of the sweep's own browser. Absent: `chrome` (a version 2 report is read with `chrome` here). */
+  engine?: Engine;
 }
 
 /**
@@ -733,6 +748,8 @@ export interface Report {
   /** Knob comparisons (absent in reports written before them: read as none). */
   knobs?: KnobComparison[];
   saturation: SaturationResult[];
+  /** `npm run advise`'s answer (protocol/advice.ts); absent in a sweep's or the lab's report. */
+  advice?: Advice;
 }
 
 /** Practical margins of a run's comparisons (results/equivalence.ts reads differences against them). */

@@ -7,6 +7,7 @@ import { PushlabError } from './errors.js';
 import { describeJsonValue, parseJsonText, sourceAt, syntaxErrorText } from './json-text.js';
 import { SCENARIO_FILE_SCHEMA, type FindMaxSpec, type ScenarioFields, type ScenarioFile, type ScenarioInput } from './scenario-schema.js';
 import { LIMITS, MAX_SWEEP_POINTS } from './limits.js';
+import type { Engine } from './report.js';
 import {
   BINARY_TRANSPORTS,
   CLASSIC_TRANSPORTS,
@@ -83,6 +84,8 @@ export interface Point {
    * absent: the sweep's own browser. Its repeats then record the browser's build and mode.
    */
   display?: DisplayMode;
+  /** The browser engine it runs in (issue 25). Absent: `chrome`, as in every report before version 3. */
+  engine?: Engine;
   /** `deflate` or `gzip` when the stream is compressed (the kind its transport carries); absent when off. */
   compression?: StreamCompression;
   /** The longest warm-up, s: the window opens once both ends caught up, after at least 1 s. */

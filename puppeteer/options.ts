@@ -1,5 +1,6 @@
 /** The driver's command-line flags, declared once: they drive parsing, --help and the docs test (test/readme.test.ts). */
 import { PushlabError } from '../protocol/errors.js';
+import { BENCHMARK_ACTION_FORMATS } from '../results/benchmark-action.js';
 import { rangeFlag, type Flags, type FlagSpec } from '../protocol/flags.js';
 import { inRange, LIMITS, rangeText } from '../protocol/limits.js';
 import { isRunId, RUN_ID_ALLOWED } from '../protocol/report.js';
@@ -111,5 +112,12 @@ export const REPORT_FLAGS = {
   csv: { type: 'boolean', default: false, help: 'print the run as CSV, one row per point' },
   'csv-repeats': { type: 'boolean', default: false, help: 'print the run as CSV, one row per repeat' },
   reference: { type: 'boolean', default: false, help: "print the run beside the reference's published figures (markdown)" },
+  format: {
+    type: 'string',
+    default: '',
+    choices: Object.keys(BENCHMARK_ACTION_FORMATS),
+    help: "print the run as github-action-benchmark's custom JSON: its bigger-is-better figures (events/s; the action's tool customBiggerIsBetter) or its smaller-is-better ones (renderer CPU per event, p99; customSmallerIsBetter), as the action reads one direction a file",
+    defaultText: 'none',
+  },
   reports: { type: 'string', default: 'reports', help: 'directory holding <run-id>/report.json' },
 } as const satisfies Record<string, FlagSpec>;

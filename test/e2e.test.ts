@@ -44,8 +44,8 @@ describe('smoke sweep in headless Chromium, two rounds, --json', () => {
     expect(stderr).toMatch(/Transports compared, paired by round/);
   });
 
-  it('records a finished v2 report and the environment', () => {
-    expect(report.schemaVersion).toBe(2);
+  it('records a finished version 3 report and the environment', () => {
+    expect(report.schemaVersion).toBe(3);
     expect(report.finishedAt).not.toBeNull();
     expect(report.interrupted).toBe(false);
     expect(report.resumeCommand).toBeNull();
@@ -56,6 +56,7 @@ describe('smoke sweep in headless Chromium, two rounds, --json', () => {
     expect(report.environment.networkEnabled).toBe(false);
     expect(report.environment.headless).toBe(true);
     expect(report.environment.launchArgs).toContain('--disable-quic');
+    expect(report.environment.engine).toBe('chrome');
   });
 
   it('measures in rounds: every point once per round, in the recorded seeded order, pairs adjacent', () => {

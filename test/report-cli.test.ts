@@ -79,6 +79,8 @@ beforeAll(async () => {
   }
   await mkdir(path.join(reports, 'old'));
   await writeFile(path.join(reports, 'old', 'report.json'), JSON.stringify({ ...fixture, schemaVersion: 1 }));
+  // A file, not a run directory, so the listing of runs below stays as it is.
+  await writeFile(path.join(reports, 'newer.json'), JSON.stringify({ ...fixture, schemaVersion: 4 }));
 });
 
 afterAll(async () => {
@@ -112,6 +114,39 @@ describe('npm run report', () => {
     expect(steady99.stdout).toContain('0 regressed, 0 improved, 2 equivalent, 0 with no clear difference');
   }, 40_000);
 
+  it('--compare reads a version 2 run against a version 3 one, either way round', async () => {
+    const version = async (run: string) => (JSON.parse(await readFile(path.join(reports, run, 'report.json'), 'utf8')) as { schemaVersion: number }).schemaVersion;
+    expect([await version('base'), await version('slower')]).toEqual([2, 3]);
+    const worse = await run(['--compare', 'base', 'slower']);
+    expect(worse.code, worse.stderr).toBe(1);
+    expect(worse.stdout).toContain(`${compareReports(fixture, slowerReport).regressions} regressed`);
+    const better = await run(['--compare', 'slower', 'base']);
+    expect(better.code, better.stderr).toBe(0);
+    expect(better.stdout).toMatch(/0 regressed, [1-9]\d* improved/);
+  }, 30_000);
+
+  it('refuses a version 4 report with PUSHLAB_BAD_REPORT naming the version and what it reads, exit 2', async () => {
+    const newer = await run(['--csv', path.join(reports, 'newer.json')]);
+    expect(newer.code).toBe(2);
+    expect(newer.stdout).toBe('');
+    expect(newer.stderr).toContain(`${path.join(reports, 'newer.json')}: this build reads schemaVersion 3, and 2 converted to it on read; got 4, written by a newer pushlab`);
+  }, 20_000);
+
+  it('--format benchmark-action-bigger|smaller prints the reviewed golden JSON on stdout; anything else is refused naming both', async () => {
+    for (const direction of ['bigger', 'smaller']) {
+      const r = await run(['--format', `benchmark-action-${direction}`, 'base']);
+      expect(r.code, r.stderr).toBe(0);
+      expect(r.stdout).toBe(await readFile(path.join(ROOT, 'test', 'fixtures', `report-v2.benchmark-action-${direction}.golden.json`), 'utf8'));
+      expect(r.stderr).toBe('');
+    }
+    const bare = await run(['--format', 'benchmark-action', 'base']);
+    expect(bare.code).toBe(2);
+    expect(bare.stderr).toContain("--format must be one of benchmark-action-bigger, benchmark-action-smaller; got 'benchmark-action'");
+    const withCsv = await run(['--format', 'benchmark-action-bigger', '--csv', 'base']);
+    expect(withCsv.code).toBe(2);
+    expect(withCsv.stderr).toContain('--csv, --format cannot be combined');
+  }, 40_000);
+
   it('--csv prints the points CSV on stdout', async () => {
     const r = await run(['--csv', 'base']);
     expect(r.code).toBe(0);
@@ -132,7 +167,7 @@ describe('npm run report', () => {
     expect(unknown.stderr).toMatch(/no run 'nope'.*runs in .*: base, old, one-percent, same, slower, steady, steady-99/);
     const old = await run(['--csv', 'old']);
     expect(old.code).toBe(2);
-    expect(old.stderr).toContain('this build reads schemaVersion 2; got 1');
+    expect(old.stderr).toContain('this build reads schemaVersion 3, and 2 converted to it on read; got 1');
     const twoModes = await run(['--csv', '--compare', 'base']);
     expect(twoModes.code).toBe(2);
     expect(twoModes.stderr).toContain('cannot be combined');

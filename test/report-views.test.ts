@@ -47,9 +47,10 @@ function scaledEps(report: Report, factor: number): Report {
 }
 
 describe('the fixture', () => {
-  it('is a real schema-v2 run with repeats', () => {
+  it('is a real schema-v2 run with repeats, read as version 3', () => {
+    expect(JSON.parse(fixtureText).schemaVersion).toBe(2);
     const r = load();
-    expect(r.schemaVersion).toBe(2);
+    expect(r.schemaVersion).toBe(3);
     expect(r.points.length).toBeGreaterThan(4);
     for (const p of r.points) expect(measured(p).length).toBe(3);
   });
@@ -336,9 +337,9 @@ describe('the browsers of a sharded sweep', () => {
 });
 
 describe('the one check and the file that travels', () => {
-  it('refuses another schemaVersion, saying which one this build reads', () => {
+  it('refuses another schemaVersion, saying which ones this build reads', () => {
     const v1 = { ...JSON.parse(fixtureText), schemaVersion: 1 };
-    expect(() => parseReport(v1, 'old.json')).toThrow('old.json: this build reads schemaVersion 2; got 1');
+    expect(() => parseReport(v1, 'old.json')).toThrow('old.json: this build reads schemaVersion 3, and 2 converted to it on read; got 1');
     expect(() => parseReport(v1, 'old.json')).toThrow(PushlabError);
     expect(() => parseReportText('{', 'x.json')).toThrow("x.json: not valid JSON: line 1, column 2: expected a property name in double quotes, found the end of the text");
     const broken = JSON.parse(fixtureText);

@@ -3,7 +3,8 @@
  * saves a valid report marked interrupted with the command that finishes it, exits 130 and
  * leaves no server or Chrome process behind; that command then measures exactly the repeats
  * that were missing, so the finished report holds the same (point, round) repeats, in the
- * same rounds and orders, as an uninterrupted run with the same seed.
+ * same rounds and orders, as an uninterrupted run with the same seed. The interrupted report is
+ * resumed as version 2 (as an older build wrote it), and finished as version 3.
  */
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
@@ -45,6 +46,10 @@ describe('SIGINT then --resume', () => {
     leftovers = await waitGone(children, 5000);
     const file = firstStdout.trim().split('\n').at(-1)!;
     interrupted = JSON.parse(await readFile(file, 'utf8')) as Report;
+    // Resumed as the version 2 report an older build would have left (no engine: Chrome
+    // implied), so the resume reads it through the conversion and writes it back as version 3.
+    const { engine: _engine, ...v2Environment } = interrupted.environment;
+    await writeFile(file, `${JSON.stringify({ ...interrupted, schemaVersion: 2, environment: v2Environment }, null, 2)}\n`);
     const command = /npm run sweep -- (--resume \S+ --out \S+)/.exec(firstStderr)![1].split(' ');
     resumed = await runSweep(command, 120_000);
     finished = JSON.parse(await readFile(file, 'utf8')) as Report;
@@ -56,7 +61,7 @@ describe('SIGINT then --resume', () => {
 
   it('saves an interrupted report, prints the exact resume command and exits 130', () => {
     expect(firstExit.code, firstStderr).toBe(EXIT.interrupted);
-    expect(interrupted.schemaVersion).toBe(2);
+    expect(interrupted.schemaVersion).toBe(3);
     expect(interrupted.interrupted).toBe(true);
     expect(interrupted.finishedAt).toBeNull();
     expect(interrupted.resumeCommand).toBe(`npm run sweep -- --resume ${interrupted.runId} --out ${out}`);
@@ -69,6 +74,13 @@ describe('SIGINT then --resume', () => {
   it('leaves no server or Chrome process behind', () => {
     expect(children.length, 'the sweep had a server and Chrome running').toBeGreaterThan(2);
     expect(leftovers.map((pid) => `${pid}: ${cmdline(pid)}`)).toEqual([]);
+  });
+
+  it('resumes a version 2 report and writes it back as version 3', () => {
+    expect(interrupted.environment.engine).toBe('chrome');
+    expect(resumed.code, resumed.stderr).toBe(EXIT.ok);
+    expect(finished.schemaVersion).toBe(3);
+    expect(finished.environment.engine).toBe('chrome');
   });
 
   it('finishes with the same repeats, rounds and orders as an uninterrupted run', () => {

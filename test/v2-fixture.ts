@@ -1,8 +1,9 @@
 /**
- * Builders for schema-v2 fixtures (repeats, points, reports) with figures chosen by the test,
- * so expected statistics can be computed by hand. Not a test file itself.
+ * Builders for fixtures of the repeats-and-statistics schema (version 2 on, as this build
+ * writes it: SCHEMA_VERSION) with figures chosen by the test, so expected statistics can be
+ * computed by hand. Not a test file itself.
  */
-import type { FailedRepeat, MeasuredRepeat, PointResult, Report } from '../protocol/report.js';
+import { SCHEMA_VERSION, type FailedRepeat, type MeasuredRepeat, type PointResult, type Report } from '../protocol/report.js';
 import type { Point } from '../protocol/scenario.js';
 import { efficiencyOf } from '../results/point-summary.js';
 
@@ -100,7 +101,7 @@ export function result(p: Point, repeats: PointResult['repeats']): PointResult {
 
 export function report(points: PointResult[], extra: Partial<Report> = {}): Report {
   return {
-    schemaVersion: 2,
+    schemaVersion: SCHEMA_VERSION,
     runId: '2026-11-22T01-30-00-timeplus',
     startedAt: '2026-11-22T01:30:00.000Z',
     finishedAt: '2026-11-22T01:49:00.000Z',

@@ -18,6 +18,8 @@ export function environmentOf(chrome: LaunchedChrome, server: ServerHandle): Env
     launchArgs: chrome.args,
     networkEnabled: chrome.networkEnabled,
     serverUrl: server.url,
+    // The only browser this build launches (issue 25 adds Firefox).
+    engine: 'chrome',
   };
 }
 
@@ -40,5 +42,7 @@ export function remoteEnvironment(hosts: readonly BrowserHost[], server: ServerH
     launchArgs: [],
     networkEnabled: false,
     serverUrl: server.url,
+    // A remote endpoint this build drives speaks CDP, so it is a Chrome.
+    engine: 'chrome',
   };
 }

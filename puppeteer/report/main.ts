@@ -7,11 +7,14 @@
  *   npm run report -- --compare R --scenarios a,b   scenario b against scenario a of one run
  *   npm run report -- --csv R / --csv-repeats R    CSV on stdout
  *   npm run report -- --reference R         the run beside the reference's published figures (markdown)
+ *   npm run report -- --format benchmark-action-bigger|benchmark-action-smaller R
+ *                                           github-action-benchmark's custom JSON, one direction a file
  *
  * <run> is a run id under --reports, a run directory, or a report.json path. Machines read
  * stdout; people read stderr.
  */
 import path from 'node:path';
+import { benchmarkActionJson, type BenchmarkActionFormat } from '../../results/benchmark-action.js';
 import { compareReports, compareScenarios } from '../../results/compare.js';
 import { pointsCsv, repeatsCsv } from '../../results/csv.js';
 import { EXIT, PushlabError } from '../../protocol/errors.js';
@@ -42,7 +45,7 @@ async function main(argv: readonly string[]): Promise<number> {
   const { flags: flagArgs, positionals } = splitArgs(REPORT_FLAGS, argv);
   const flags = commandLineFlags(REPORT_FLAGS, 'report', flagArgs);
   const reportsDir = path.resolve(ROOT, flags.reports);
-  const modes = (['serve', 'compare', 'csv', 'csv-repeats', 'reference'] as const).filter((m) => flags[m]);
+  const modes = (['serve', 'compare', 'csv', 'csv-repeats', 'reference', 'format'] as const).filter((m) => flags[m]);
   if (modes.length > 1) throw badFlag(`--${modes.join(', --')} cannot be combined; pick one`);
   const want = (n: number, what: string) => {
     if (positionals.length !== n) throw badFlag(`${what}; got ${positionals.length ? positionals.map((p) => `'${p}'`).join(' ') : 'none'}`);
@@ -96,6 +99,14 @@ async function main(argv: readonly string[]): Promise<number> {
     case 'reference': {
       want(1, '--reference takes one run');
       out(referenceTable(await load(positionals[0])));
+      return EXIT.ok;
+    }
+    case 'format': {
+      want(1, `--format ${flags.format} takes one run`);
+      // The flag table allows only the formats' names (its choices).
+      const { text, skipped } = benchmarkActionJson(await load(positionals[0]), flags.format as BenchmarkActionFormat);
+      if (skipped.length) log(`pushlab report: no entry for ${skipped.length} figure(s): ${skipped.join('; ')}`);
+      toStdout(text);
       return EXIT.ok;
     }
     case undefined: {
