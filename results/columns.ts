@@ -1,5 +1,5 @@
 /**
- * The one list of result columns. The terminal table (results/terminal.ts), the viewer's
+ * The one list of result columns. The terminal table (results/views/terminal.ts), the viewer's
  * points table and both CSVs are built from it, so a column has one label, one unit, one way
  * to read its value from a result and one text format wherever it is shown.
  *

@@ -15,12 +15,12 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cellText, COLUMNS } from '../results/columns.js';
-import { pointsCsv } from '../results/csv.js';
+import { pointsCsv } from '../results/views/csv.js';
 import { EXIT } from '../protocol/errors.js';
 import { parseReportText } from '../protocol/report-check.js';
 import type { FailedRepeat, MeasuredRepeat, Report } from '../protocol/report.js';
 import { pairKey } from '../results/rounds.js';
-import { formatTable } from '../results/terminal.js';
+import { formatTable } from '../results/views/terminal.js';
 import { startRemoteChrome, type RemoteChrome } from './remote-chrome.js';
 import { runSweep, startSweep } from './sweep-process.js';
 

@@ -9,7 +9,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { compareReports } from '../results/compare.js';
-import { pointsCsv } from '../results/csv.js';
+import { pointsCsv } from '../results/views/csv.js';
 import { parseReportText } from '../protocol/report-check.js';
 import type { MeasuredRepeat, Report } from '../protocol/report.js';
 import { describe as describeStat } from '../results/stats.js';

@@ -13,17 +13,17 @@
  */
 import path from 'node:path';
 import { compareReports, compareScenarios } from '../../results/compare.js';
-import { pointsCsv, repeatsCsv } from '../../results/csv.js';
+import { pointsCsv, repeatsCsv } from '../../results/views/csv.js';
 import { EXIT, PushlabError } from '../../protocol/errors.js';
 import { commandLineFlags, runCommand } from '../../cli/command.js';
 import { listenOr } from '../../cli/listen.js';
 import { onStopRequest } from '../../cli/stop.js';
 import { ROOT } from '../../cli/root.js';
 import { logLine, toStdout } from '../../cli/terminal.js';
-import { formatComparison } from '../../results/terminal.js';
+import { formatComparison } from '../../results/views/terminal.js';
 import { knobComparisons } from '../../results/knobs.js';
 import { REPORT_FLAGS } from '../options.js';
-import { referenceTable } from '../../results/reference-table.js';
+import { referenceTable } from '../../results/views/reference-table.js';
 import { writeReportHtml } from './html.js';
 import { readReport, resolveReportFile, serveReports, splitArgs } from './runs.js';
 

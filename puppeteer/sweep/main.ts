@@ -24,7 +24,7 @@ import { RemoteBrowser } from '../browser/remote.js';
 import { BUILTIN_DEFAULTS, checkPointCount, expandScenario, parseScenarioText, searchesFor, selectScenarios, type Point, type ScenarioFile, type SearchSpec } from '../../protocol/scenario.js';
 import { measureCeilings } from '../measure/ceiling.js';
 import { durationText, repeatSec, roundsSec, searchSec, SETUP_SEC } from './estimate.js';
-import { formatTable } from '../../results/terminal.js';
+import { formatTable } from '../../results/views/terminal.js';
 import { findChrome } from '../browser/chrome.js';
 import { LocalBrowser } from '../browser/local.js';
 import { DisplayBrowsers } from '../browser/display.js';

@@ -3,16 +3,16 @@
  * from results/columns.ts, the same as the viewer's table and the CSV), its unsteady flags,
  * notes and paired verdicts, a repeat's progress line, and a comparison of two runs.
  */
-import { cellText, hasBrowserColumn, terminalColumnsFor } from './columns.js';
-import { formatRatioWithCi, VERDICT_WORDS, type Comparison } from './compare.js';
-import { marginsText } from './equivalence.js';
-import { formatCompactCell, formatCount, formatPercent, formatPlusMinusPercent, formatSig3, hostWords } from './format.js';
-import { printable } from './printable.js';
-import type { Repeat, Report } from '../protocol/report.js';
-import type { Point } from '../protocol/scenario.js';
-import { relativeHalfWidth } from './stats.js';
-import { verdictLines } from './point-summary.js';
-import { knobLines } from './knobs.js';
+import { cellText, hasBrowserColumn, terminalColumnsFor } from '../columns.js';
+import { formatRatioWithCi, VERDICT_WORDS, type Comparison } from '../compare.js';
+import { marginsText } from '../equivalence.js';
+import { formatCompactCell, formatCount, formatPercent, formatPlusMinusPercent, formatSig3, hostWords } from '../format.js';
+import { printable } from '../printable.js';
+import type { Repeat, Report } from '../../protocol/report.js';
+import type { Point } from '../../protocol/scenario.js';
+import { relativeHalfWidth } from '../stats.js';
+import { verdictLines } from '../point-summary.js';
+import { knobLines } from '../knobs.js';
 
 /**
  * A Markdown table: the first column left-aligned, the rest right-aligned. Each cell is made one
