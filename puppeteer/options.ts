@@ -28,6 +28,7 @@ export const SWEEP_FLAGS = {
   'time-budget': { type: 'string', default: '', help: 'no --auto round starts that would end past this much time: seconds, or 90s, 10m, 1h', defaultText: 'none' },
   'find-max': { type: 'boolean', default: false, help: "search every selected scenario for each transport's highest sustainable batch (scenarios with a findMax field always search)" },
   json: { type: 'boolean', default: false, help: 'print the report document on stdout instead of its path' },
+  wide: { type: 'boolean', default: false, help: 'print the summary table with every column and CI (else it fits the terminal, or 120 columns off a terminal)' },
   resume: { type: 'string', default: '', help: 'finish the sweep <out>/<run-id>/report.json: measure only the repeats it lacks', defaultText: 'none' },
 } as const satisfies Record<string, FlagSpec>;
 
@@ -111,5 +112,6 @@ export const REPORT_FLAGS = {
   csv: { type: 'boolean', default: false, help: 'print the run as CSV, one row per point' },
   'csv-repeats': { type: 'boolean', default: false, help: 'print the run as CSV, one row per repeat' },
   reference: { type: 'boolean', default: false, help: "print the run beside the reference's published figures (markdown)" },
+  wide: { type: 'boolean', default: false, help: "print the run's summary table with every column and CI, as the sweep does with --wide" },
   reports: { type: 'string', default: 'reports', help: 'directory holding <run-id>/report.json' },
 } as const satisfies Record<string, FlagSpec>;

@@ -4,7 +4,7 @@
  */
 import type { FailedRepeat, MeasuredRepeat, PointResult, Report } from '../protocol/report.js';
 import type { Point } from '../protocol/scenario.js';
-import { efficiencyOf } from '../results/point-summary.js';
+import { efficiencyOf } from '../results/cpu.js';
 
 export function point(transport: Point['transport'], batch: number, concurrency = 10, scenario = 'test1-batch', intervalMs = 1): Point {
   return {

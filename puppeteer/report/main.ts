@@ -7,6 +7,7 @@
  *   npm run report -- --compare R --scenarios a,b   scenario b against scenario a of one run
  *   npm run report -- --csv R / --csv-repeats R    CSV on stdout
  *   npm run report -- --reference R         the run beside the reference's published figures (markdown)
+ *   npm run report -- --wide R              the run's summary table with every column (the sweep's fits the terminal)
  *
  * <run> is a run id under --reports, a run directory, or a report.json path. Machines read
  * stdout; people read stderr.
@@ -15,12 +16,13 @@ import path from 'node:path';
 import { compareReports, compareScenarios } from '../../results/compare.js';
 import { pointsCsv, repeatsCsv } from '../../results/views/csv.js';
 import { EXIT, PushlabError } from '../../protocol/errors.js';
+import type { Report } from '../../protocol/report.js';
 import { commandLineFlags, runCommand } from '../../cli/command.js';
 import { listenOr } from '../../cli/listen.js';
 import { onStopRequest } from '../../cli/stop.js';
 import { ROOT } from '../../cli/root.js';
 import { logLine, toStdout } from '../../cli/terminal.js';
-import { formatComparison } from '../../results/views/terminal.js';
+import { formatComparison, formatTable } from '../../results/views/terminal.js';
 import { knobComparisons } from '../../results/knobs.js';
 import { REPORT_FLAGS } from '../options.js';
 import { referenceTable } from '../../results/views/reference-table.js';
@@ -33,6 +35,9 @@ const badFlag = (message: string) => new PushlabError('PUSHLAB_BAD_FLAG', messag
 const log = logLine;
 const out = (text: string) => toStdout(text.endsWith('\n') ? text : `${text}\n`);
 
+/** Knob comparisons are derived from the repeats: a run recorded before them gets them here. */
+const withKnobs = (report: Report): Report => ({ ...report, knobs: report.knobs ?? knobComparisons(report.points, report.hosts, report.options.margins) });
+
 async function main(argv: readonly string[]): Promise<number> {
   // Ctrl-C, SIGTERM, SIGHUP, or npm (or its shell) gone: the viewer closes; any other mode,
   // with nothing to save, exits. Installed first: a signal that came between the URL printed
@@ -42,7 +47,7 @@ async function main(argv: readonly string[]): Promise<number> {
   const { flags: flagArgs, positionals } = splitArgs(REPORT_FLAGS, argv);
   const flags = commandLineFlags(REPORT_FLAGS, 'report', flagArgs);
   const reportsDir = path.resolve(ROOT, flags.reports);
-  const modes = (['serve', 'compare', 'csv', 'csv-repeats', 'reference'] as const).filter((m) => flags[m]);
+  const modes = (['serve', 'compare', 'csv', 'csv-repeats', 'reference', 'wide'] as const).filter((m) => flags[m]);
   if (modes.length > 1) throw badFlag(`--${modes.join(', --')} cannot be combined; pick one`);
   const want = (n: number, what: string) => {
     if (positionals.length !== n) throw badFlag(`${what}; got ${positionals.length ? positionals.map((p) => `'${p}'`).join(' ') : 'none'}`);
@@ -98,12 +103,16 @@ async function main(argv: readonly string[]): Promise<number> {
       out(referenceTable(await load(positionals[0])));
       return EXIT.ok;
     }
+    case 'wide': {
+      want(1, '--wide takes one run');
+      out(formatTable(withKnobs(await load(positionals[0])), { wide: true }));
+      return EXIT.ok;
+    }
     case undefined: {
       want(1, 'give one run to write its report.html (a run id, a run directory or a report.json), or a mode (see --help)');
       const file = await resolveReportFile(positionals[0], reportsDir);
       const report = await readReport(file);
-      // Knob comparisons are derived from the repeats: a run recorded before them gets them here.
-      out(await writeReportHtml(path.dirname(file), { ...report, knobs: report.knobs ?? knobComparisons(report.points, report.hosts, report.options.margins) }));
+      out(await writeReportHtml(path.dirname(file), withKnobs(report)));
       return EXIT.ok;
     }
   }
