@@ -1,6 +1,6 @@
 /** The driver's command-line flags, declared once: they drive parsing, --help and the docs test (test/readme.test.ts). */
 import { PushlabError } from '../protocol/errors.js';
-import { BENCHMARK_ACTION_FORMATS } from '../results/benchmark-action.js';
+import { BENCHMARK_ACTION_FORMATS } from '../results/views/benchmark-action.js';
 import { rangeFlag, type Flags, type FlagSpec } from '../protocol/flags.js';
 import { inRange, LIMITS, rangeText } from '../protocol/limits.js';
 import { isRunId, RUN_ID_ALLOWED } from '../protocol/report.js';
@@ -29,6 +29,7 @@ export const SWEEP_FLAGS = {
   'time-budget': { type: 'string', default: '', help: 'no --auto round starts that would end past this much time: seconds, or 90s, 10m, 1h', defaultText: 'none' },
   'find-max': { type: 'boolean', default: false, help: "search every selected scenario for each transport's highest sustainable batch (scenarios with a findMax field always search)" },
   json: { type: 'boolean', default: false, help: 'print the report document on stdout instead of its path' },
+  wide: { type: 'boolean', default: false, help: 'print the summary table with every column and CI (else it fits the terminal, or 120 columns off a terminal)' },
   resume: { type: 'string', default: '', help: 'finish the sweep <out>/<run-id>/report.json: measure only the repeats it lacks', defaultText: 'none' },
 } as const satisfies Record<string, FlagSpec>;
 
@@ -119,5 +120,6 @@ export const REPORT_FLAGS = {
     help: "print the run as github-action-benchmark's custom JSON: its bigger-is-better figures (events/s; the action's tool customBiggerIsBetter) or its smaller-is-better ones (renderer CPU per event, p99; customSmallerIsBetter), as the action reads one direction a file",
     defaultText: 'none',
   },
+  wide: { type: 'boolean', default: false, help: "print the run's summary table with every column and CI, as the sweep does with --wide" },
   reports: { type: 'string', default: 'reports', help: 'directory holding <run-id>/report.json' },
 } as const satisfies Record<string, FlagSpec>;

@@ -6,8 +6,7 @@ import type { Candidate, CandidateFigures } from '../protocol/advice.js';
 import type { MeasuredRepeat, Repeat, Stat } from '../protocol/report.js';
 import { describe } from './stats.js';
 import { pointSustains, SUSTAINS_DELIVERED_RATIO } from './sustains.js';
-import { SATURATED } from './verdict.js';
-import { majorityVerdict } from './point-summary.js';
+import { majorityVerdict, SATURATED } from './verdict.js';
 
 /** A probe this far from the target "clearly cannot sustain" and is not confirmed: under 90% delivered, or p99 over twice the bound. */
 export const CLEARLY_BELOW_DELIVERED = 0.9;

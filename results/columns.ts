@@ -1,5 +1,5 @@
 /**
- * The one list of result columns. The terminal table (results/terminal.ts), the viewer's
+ * The one list of result columns. The terminal table (results/views/terminal.ts), the viewer's
  * points table and both CSVs are built from it, so a column has one label, one unit, one way
  * to read its value from a result and one text format wherever it is shown.
  *
@@ -332,8 +332,11 @@ function statOf(c: StatColumn, r: PointResult): Stat | null {
   return r.summary ? c.stat(r.summary) : null;
 }
 
-/** A cell's text: `80.3 k ±1.2 %` for a Stat, the formatted number, or the text. */
-export function cellText(c: Column, r: PointResult): string {
+/**
+ * A cell's text: `80.3 k ±1.2 %` for a Stat, the formatted number, or the text. `ci: false`: a
+ * Stat's median alone (`80.3 k`), for a terminal table that must give up CIs to fit.
+ */
+export function cellText(c: Column, r: PointResult, ci = true): string {
   switch (c.kind) {
     case 'text':
       return c.text(r);
@@ -344,7 +347,7 @@ export function cellText(c: Column, r: PointResult): string {
     case 'stat': {
       const s = statOf(c, r);
       if (!s) return MISSING;
-      const noise = relativeHalfWidth(s);
+      const noise = ci ? relativeHalfWidth(s) : null;
       return noise === null ? c.format(s.median) : `${c.format(s.median)} ${formatPlusMinusPercent(noise)}`;
     }
   }

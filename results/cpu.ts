@@ -2,7 +2,7 @@
  * CPU arithmetic. Every source reports cumulative CPU time; a figure over a window is the
  * difference of two samples divided by the wall time between them, in % of one core.
  */
-import type { ChromeCpu } from '../protocol/report.js';
+import type { ChromeCpu, Efficiency } from '../protocol/report.js';
 
 /** One Chrome process from CDP `SystemInfo.getProcessInfo` (cpuTime in seconds). */
 export interface ChromeProcess {
@@ -62,4 +62,20 @@ export function parseProcStat(text: string, cores: number): HostCpuSample | null
 export function hostCpu(a: HostCpuSample, b: HostCpuSample): number {
   const total = b.total - a.total;
   return total > 0 ? ((b.busy - a.busy) / total) * 100 * b.cores : 0;
+}
+
+/**
+ * Events per CPU-second of the tab's renderer, its main thread and all of Chrome, and the
+ * renderer's CPU per million events in ms. CPU figures are % of one core (100 = one core
+ * busy for the whole window); null where that CPU was 0 (or no event arrived).
+ */
+export function efficiencyOf(eventsPerSec: number, cpu: { tabProcess: number; tabMainThread: number; chrome: { total: number } }): Efficiency {
+  const perCpuSecond = (percent: number) => (percent > 0 ? eventsPerSec / (percent / 100) : null);
+  return {
+    eventsPerCpuSecRenderer: perCpuSecond(cpu.tabProcess),
+    eventsPerCpuSecMainThread: perCpuSecond(cpu.tabMainThread),
+    eventsPerCpuSecChrome: perCpuSecond(cpu.chrome.total),
+    // (cores × 1000 ms per second) per (events per second), scaled to a million events.
+    rendererCpuMsPerMillionEvents: eventsPerSec > 0 && cpu.tabProcess > 0 ? (((cpu.tabProcess / 100) * 1000) / eventsPerSec) * 1e6 : null,
+  };
 }

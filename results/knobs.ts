@@ -96,16 +96,3 @@ function context(a: Point, knob: Knob): string {
   const unusual = KNOBS.filter((k) => k !== knob && k.usual !== undefined && k.value(a) !== k.usual).map((k) => k.label(a));
   return [size, ...unusual].join(', ');
 }
-
-/**
- * One line per compared pair for the terminal summary:
- * `origins, sse 400 × 10 every 1 ms, 2 Workers, render none: 2 origins faster than 1 origin by 12% (…); …`.
- */
-export function knobLines(report: { knobs?: readonly KnobComparison[] }): string[] {
-  const lines = new Map<string, string[]>();
-  for (const c of report.knobs ?? []) {
-    const key = `${c.knob}, ${c.context}`;
-    lines.set(key, [...(lines.get(key) ?? []), c.text]);
-  }
-  return [...lines].map(([key, texts]) => `${key}: ${texts.join('; ')}`);
-}

@@ -1,19 +1,17 @@
 /**
  * From a point's repeats to what the report says about it: the statistics of every figure,
- * the verdict most repeats reached, the flags that say a point was not steady; and from pairs
+ * the verdict most repeats reached (results/verdict.ts), the flags that say a point was not steady; and from pairs
  * of points that differ only in transport, the paired verdict ("sse faster than ws by 23%").
  * Pure: repeats in, summaries out. docs/method.md ("Statistics") describes the method.
  */
 import type {
   BrowserHost,
-  Efficiency,
   FailedRepeat,
   MeasuredRepeat,
   PairedComparison,
   PointResult,
   PointSummary,
   Repeat,
-  Report,
   Stat,
   UnsteadyFlag,
   Verdict,
@@ -24,6 +22,7 @@ import { wireCell } from './format.js';
 import type { Margins } from '../protocol/report.js';
 import { bothKeptUp, DEFAULT_MARGINS, judgeRatio, marginText, type Equivalence } from './equivalence.js';
 import { pairKey } from './rounds.js';
+import { majorityVerdict } from './verdict.js';
 
 /** A repeat that delivered more than this share of the offered rate drained a backlog in its window. */
 export const OVER_DELIVERY_RATIO = 1.03;
@@ -31,9 +30,6 @@ export const OVER_DELIVERY_RATIO = 1.03;
 export const OUTLIER_SHARE = 0.25;
 /** `--auto` adds rounds while the EPS CI's half-width is above this share of the median. */
 export const AUTO_TOLERANCE = 0.05;
-
-/** Verdicts from best to worst: a tie between repeats goes to the worse one. */
-const VERDICT_SEVERITY: readonly Verdict[] = ['ok', 'client-bound', 'server-bound', 'host-bound', 'failed'];
 
 const isMeasured = (r: Repeat): r is MeasuredRepeat => r.status === 'ok';
 const isFailed = (r: Repeat): r is FailedRepeat => r.status === 'failed';
@@ -54,22 +50,6 @@ function epsText(v: number): string {
   if (v >= 1e6) return `${(v / 1e6).toPrecision(3)} M`;
   if (v >= 1e3) return `${Math.round(v / 1e3)} k`;
   return String(Math.round(v));
-}
-
-/**
- * Events per CPU-second of the tab's renderer, its main thread and all of Chrome, and the
- * renderer's CPU per million events in ms. CPU figures are % of one core (100 = one core
- * busy for the whole window); null where that CPU was 0 (or no event arrived).
- */
-export function efficiencyOf(eventsPerSec: number, cpu: { tabProcess: number; tabMainThread: number; chrome: { total: number } }): Efficiency {
-  const perCpuSecond = (percent: number) => (percent > 0 ? eventsPerSec / (percent / 100) : null);
-  return {
-    eventsPerCpuSecRenderer: perCpuSecond(cpu.tabProcess),
-    eventsPerCpuSecMainThread: perCpuSecond(cpu.tabMainThread),
-    eventsPerCpuSecChrome: perCpuSecond(cpu.chrome.total),
-    // (cores × 1000 ms per second) per (events per second), scaled to a million events.
-    rendererCpuMsPerMillionEvents: eventsPerSec > 0 && cpu.tabProcess > 0 ? (((cpu.tabProcess / 100) * 1000) / eventsPerSec) * 1e6 : null,
-  };
 }
 
 /** The statistics of every figure over the measured repeats (at least one). */
@@ -120,15 +100,6 @@ function compressionStats(measured: readonly MeasuredRepeat[]): Pick<PointSummar
   const figures = measured.map((r) => r.compression).filter((c) => c !== undefined);
   if (!figures.length) return {};
   return { wireMegabytesPerSec: describe(figures.map((c) => c.wireMegabytesPerSec)), compressionRatio: statOf(figures.map((c) => c.ratio)) };
-}
-
-/** The verdict most measured repeats reached; a tie goes to the worse one; 'failed' when none measured. */
-export function majorityVerdict(measured: readonly MeasuredRepeat[]): Verdict {
-  if (!measured.length) return 'failed';
-  const counts = new Map<Verdict, number>();
-  for (const r of measured) counts.set(r.verdict, (counts.get(r.verdict) ?? 0) + 1);
-  const most = Math.max(...counts.values());
-  return [...VERDICT_SEVERITY].reverse().find((v) => counts.get(v) === most)!;
 }
 
 /** Why the point's figures should not be read as steady: one flag per kind, naming its rounds. */
@@ -378,53 +349,4 @@ export function pairedComparisons(points: readonly PointResult[], hosts?: readon
     }
   }
   return out;
-}
-
-const plural = (n: number, one: string) => `${n} ${one}${n === 1 ? '' : 's'}`;
-
-/** Point fields a pair's label shows when they vary within the pair's scenario. */
-const LABEL_FIELDS: readonly { field: keyof Point; text: (p: Point) => string }[] = [
-  { field: 'intervalMs', text: (p) => `i${p.intervalMs}ms` },
-  { field: 'render', text: (p) => `render ${p.render}` },
-  // Parsing in words: `main thread` or `2 Workers` (workers alone, when only their number varies).
-  { field: 'parse', text: (p) => (p.parse === 'worker' ? plural(p.workers, 'Worker') : 'main thread') },
-  { field: 'workers', text: (p) => (p.parse === 'worker' ? plural(p.workers, 'Worker') : '') },
-  { field: 'origins', text: (p) => plural(p.origins ?? 1, 'origin') },
-  { field: 'encoding', text: (p) => p.encoding ?? 'json' },
-  { field: 'devtools', text: (p) => (p.devtools ? 'DevTools Network on' : 'DevTools off') },
-  { field: 'tabs', text: (p) => plural(p.tabs ?? 1, 'tab') },
-  { field: 'display', text: (p) => p.display ?? 'the sweep\'s browser' },
-  { field: 'compression', text: (p) => (p.compression ? 'compressed' : 'uncompressed') },
-  { field: 'warmupSec', text: (p) => `warm-up ${p.warmupSec}s` },
-  { field: 'measureSec', text: (p) => `window ${p.measureSec}s` },
-];
-
-/**
- * `test1-batch b400 c10`, plus whatever else tells this pair from its scenario's other points
- * (the scenario is named, so a field only another scenario varies would say nothing).
- */
-function pairLabel(p: Point, all: readonly Point[]): string {
-  const mates = all.filter((q) => q.scenario === p.scenario);
-  const varying = LABEL_FIELDS.filter(({ field }) => new Set(mates.map((q) => q[field])).size > 1);
-  // One text once: parse and workers both vary when a scenario sets Workers; say `2 Workers` once.
-  const extra = [...new Set(varying.map(({ text }) => text(p)).filter(Boolean))];
-  return [p.scenario, `b${p.batch}`, `c${p.concurrency}`, ...extra].join(' ');
-}
-
-/**
- * One line per compared pair for the end of the terminal summary:
- * `test1-batch b400 c10: sse faster than ws by 23% (CI 12–35%), 3 rounds; ws uses 41% less…`.
- */
-export function verdictLines(report: Report): string[] {
-  const points = new Map(report.points.map((p) => [p.point.id, p.point]));
-  const all = [...points.values()];
-  const lines = new Map<string, string[]>();
-  for (const c of report.comparisons) {
-    const key = `${c.a}\n${c.b}`;
-    lines.set(key, [...(lines.get(key) ?? []), c.text]);
-  }
-  return [...lines].map(([key, texts]) => {
-    const a = points.get(key.split('\n')[0]);
-    return `${a ? pairLabel(a, all) : key.replace('\n', ' vs ')}: ${texts.join('; ')}`;
-  });
 }

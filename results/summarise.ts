@@ -1,6 +1,6 @@
 /**
- * Turns the samples at both ends of a measured window into one repeat's figures, and judges
- * where the limit was. Pure: recorded samples in, MeasuredRepeat out.
+ * Turns the samples at both ends of a measured window into one repeat's figures, judged by
+ * results/verdict.ts. Pure: recorded samples in, MeasuredRepeat out.
  */
 import type {
   BrowserFigures,
@@ -11,20 +11,15 @@ import type {
   RepeatFigures,
   TabFigures,
   TabThreadsCpu,
-  Verdict,
   WireFigures,
 } from '../protocol/report.js';
 import { streamsOf, type Point } from '../protocol/scenario.js';
 import type { LatencySummary } from '../protocol/histogram.js';
-import { maxBurst } from '../protocol/pacing.js';
-import { TRANSPORT_ROUTES } from '../protocol/wire.js';
-import { findLimit, hostSaturated, stalledBehindCap } from './verdict.js';
+import { judgeRepeat, stalledBehindCap } from './verdict.js';
 import { median } from './stats.js';
-import { chromeCpu, hostCpu, percentOfCore } from './cpu.js';
-import { efficiencyOf } from './point-summary.js';
+import { chromeCpu, efficiencyOf, hostCpu, percentOfCore } from './cpu.js';
 import type { Sample, TabSample } from './samples.js';
 import { threadsCpu } from './threads.js';
-
 
 const round = (x: number, digits = 1) => Math.round(x * 10 ** digits) / 10 ** digits;
 
@@ -172,7 +167,7 @@ export function summarise(point: Point, a: Sample, b: Sample, meta: SummaryMeta)
   }
   if (meta.browser) figures.browser = meta.browser;
   if (point.compression) figures.compression = compressionFigures(point, tabs.map((t) => t.end.client ?? null), a.server, b.server, serverWallSec);
-  const { verdict, notes } = judge(point, figures, sum(tabs.map((t) => t.end.open)), meta.cores);
+  const { verdict, notes } = judgeRepeat(point, figures, sum(tabs.map((t) => t.end.open)), meta.cores);
   return {
     status: 'ok',
     round: meta.round,
@@ -263,68 +258,4 @@ function tabThreads(a: Sample, b: Sample, wallSeconds: number): TabThreadsCpu | 
 
 function roundAll<T extends object>(o: T): T {
   return Object.fromEntries(Object.entries(o).map(([k, v]) => [k, round(v)])) as T;
-}
-
-/**
- * Where was the limit? The server's pacing is checked first (a server that fell behind
- * without having to shed was itself the limit), then the tab's main thread (the
- * single-thread ceiling the reference found), then the host as a whole.
- */
-export function judge(point: Point, r: RepeatFigures, open: number, cores: number): { verdict: Exclude<Verdict, 'failed'>; notes: string[] } {
-  const notes: string[] = [];
-  const { cpu, server, page } = r;
-  const streams = streamsOf(point);
-  // The cap is per host for the whole browser: several tabs share it.
-  const stalled = stalledBehindCap(point.transport, streams, open);
-  if (open < streams) {
-    const why = stalled ? ` (the others stalled behind the browser's ${stalled.cap} connections per host over HTTP/1.1)` : '';
-    notes.push(`only ${open} of ${streams} connections were open at the end of the window${why}`);
-  }
-  const c = r.compression;
-  if (c && c.compressedStreams < c.streams) {
-    notes.push(`compression ${c.kind} was asked for, but the server compressed ${c.compressedStreams} of the page's ${c.streams} streams (the browser did not negotiate it on the others)`);
-  }
-  const wire = r.wire;
-  const expected = TRANSPORT_ROUTES[point.transport].http;
-  if (wire && wire.http[expected === 'h1' ? 'h2' : 'h1'] > 0) {
-    notes.push(`${point.transport} is expected over ${expected === 'h1' ? 'HTTP/1.1' : 'HTTP/2'}, but the server saw ${wire.http.h1} stream(s) over HTTP/1.1 and ${wire.http.h2} over HTTP/2`);
-  }
-  if (page.reconnects > 0) notes.push(`${page.reconnects} reconnect(s) during the point: its connections were interrupted`);
-  if (page.duplicates > 0) notes.push(`${page.duplicates} duplicate batches`);
-  if (page.gaps > 0) notes.push(`${page.gaps} batches missing at the page; the server shed ${server.batchesShed} in the window`);
-  if (page.perConnectionBatchesPerSec.min < 0.5 * page.perConnectionBatchesPerSec.max) {
-    notes.push(`unfair connections: ${page.perConnectionBatchesPerSec.min}–${page.perConnectionBatchesPerSec.max} batches/s per connection`);
-  }
-  if (hostSaturated(cpu.host, cores)) notes.push(`host CPU ${cpu.host}% of ${cores * 100}%: the machine was saturated`);
-  else if (cpu.host === null && hostSaturated(cpu.chrome.total, cores)) {
-    notes.push(`host CPU unavailable, but Chrome alone used ${cpu.chrome.total}% of the browser host's ${cores * 100}%: its machine was saturated`);
-  }
-
-  // The decision itself is shared with the lab page's live verdict (results/verdict.ts).
-  const limit = findLimit({
-    deliveredRatio: r.deliveredRatio,
-    stalled,
-    parse: point.parse,
-    workers: point.workers,
-    cores,
-    server: {
-      pacingRatio: server.pacingRatio,
-      batchesBehind: server.batchesBehind,
-      // Behind by more than one tick's catch-up on every connection: the schedule slipped.
-      slipped: server.batchesBehind > streams * maxBurst(point.intervalMs),
-      shed: server.batchesShed,
-      cpu: cpu.server,
-    },
-    cpu: {
-      tabMainThread: cpu.tabMainThread,
-      tabProcess: cpu.tabProcess,
-      tabThreads: cpu.tabThreads ?? null,
-      host: cpu.host,
-      network: cpu.chrome.network,
-      browser: cpu.chrome.browser,
-      chromeTotal: cpu.chrome.total,
-    },
-  });
-  if (limit.note) notes.push(limit.note);
-  return { verdict: limit.verdict, notes };
 }

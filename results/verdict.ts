@@ -1,10 +1,17 @@
 /**
- * Where the limit was: the one decision the sweep's verdicts (results/summarise.ts, over a
- * measured window) and the lab page's live "falling behind" line (over the last seconds)
- * both make, with the same thresholds and in the same order. Pure, no Node or DOM.
+ * A point's verdict, defined once: where the limit was. Three callers judge with it, with the
+ * same thresholds, in the same order, ending in the one decision `findLimit`:
+ *
+ * - one repeat's measured window (`judgeRepeat`; results/summarise.ts);
+ * - a point over its repeats (`majorityVerdict`; results/point-summary.ts, results/advice-figures.ts);
+ * - the lab page's live window of the last seconds (`judgeLiveWindow`; web/src/health.ts).
+ *
+ * Pure, no Node or DOM: the lab page imports it.
  */
-import type { TabThreadsCpu, Verdict } from '../protocol/report.js';
-import { TRANSPORT_ROUTES, type ParseMode, type Transport } from '../protocol/wire.js';
+import type { MeasuredRepeat, RepeatFigures, TabThreadsCpu, Verdict } from '../protocol/report.js';
+import type { Point } from '../protocol/scenario.js';
+import { maxBurst } from '../protocol/pacing.js';
+import { streamsOf, TRANSPORT_ROUTES, type ParseMode, type Transport } from '../protocol/wire.js';
 
 /** Delivered below this share of the offered rate, a point did not keep up. */
 export const KEPT_UP_RATIO = 0.97;
@@ -13,7 +20,6 @@ export const PACING_OK_RATIO = 0.99;
 /** A thread or host this busy (share of its capacity) is called saturated. */
 export const SATURATED = 0.9;
 
-/** What the decision looks at; CPU figures in % of one core, null where unknown. */
 /**
  * Connections that stalled behind the browser's per-host cap (HTTP/1.1's 6): not open while
  * the cap's worth are. Those never reached the server, so nothing was due on them. One rule for
@@ -24,6 +30,7 @@ export function stalledBehindCap(transport: Transport, streams: number, open: nu
   return cap !== undefined && open >= cap && open < streams ? { connections: streams - open, of: streams, cap } : null;
 }
 
+/** What the decision looks at; CPU figures in % of one core, null where unknown. */
 export interface LimitInput {
   deliveredRatio: number;
   /** Connections the browser never opened because of its per-host cap (HTTP/1.1: 6); null when none. */
@@ -160,4 +167,153 @@ export function busiestTabThread(t: TabThreadsCpu | null): { name: string; perce
   ];
   const [name, percent] = all.reduce((a, b) => (b[1] > a[1] ? b : a));
   return { name, percent };
+}
+
+// ----------------------------------------------------------------------------------------------
+// One repeat
+
+/**
+ * One repeat's verdict from its figures over the measured window, with the notes that explain
+ * it: connections that never opened, compression or HTTP versions other than asked for,
+ * reconnects, gaps, unfair connections and a saturated host, then the decision's own reason.
+ * `open`: connections open at the end of the window (every tab's); `cores`: the browser host's.
+ */
+export function judgeRepeat(point: Point, r: RepeatFigures, open: number, cores: number): { verdict: Exclude<Verdict, 'failed'>; notes: string[] } {
+  const notes: string[] = [];
+  const { cpu, server, page } = r;
+  const streams = streamsOf(point);
+  // The cap is per host for the whole browser: several tabs share it.
+  const stalled = stalledBehindCap(point.transport, streams, open);
+  if (open < streams) {
+    const why = stalled ? ` (the others stalled behind the browser's ${stalled.cap} connections per host over HTTP/1.1)` : '';
+    notes.push(`only ${open} of ${streams} connections were open at the end of the window${why}`);
+  }
+  const c = r.compression;
+  if (c && c.compressedStreams < c.streams) {
+    notes.push(`compression ${c.kind} was asked for, but the server compressed ${c.compressedStreams} of the page's ${c.streams} streams (the browser did not negotiate it on the others)`);
+  }
+  const wire = r.wire;
+  const expected = TRANSPORT_ROUTES[point.transport].http;
+  if (wire && wire.http[expected === 'h1' ? 'h2' : 'h1'] > 0) {
+    notes.push(`${point.transport} is expected over ${expected === 'h1' ? 'HTTP/1.1' : 'HTTP/2'}, but the server saw ${wire.http.h1} stream(s) over HTTP/1.1 and ${wire.http.h2} over HTTP/2`);
+  }
+  if (page.reconnects > 0) notes.push(`${page.reconnects} reconnect(s) during the point: its connections were interrupted`);
+  if (page.duplicates > 0) notes.push(`${page.duplicates} duplicate batches`);
+  if (page.gaps > 0) notes.push(`${page.gaps} batches missing at the page; the server shed ${server.batchesShed} in the window`);
+  if (page.perConnectionBatchesPerSec.min < 0.5 * page.perConnectionBatchesPerSec.max) {
+    notes.push(`unfair connections: ${page.perConnectionBatchesPerSec.min}–${page.perConnectionBatchesPerSec.max} batches/s per connection`);
+  }
+  if (hostSaturated(cpu.host, cores)) notes.push(`host CPU ${cpu.host}% of ${cores * 100}%: the machine was saturated`);
+  else if (cpu.host === null && hostSaturated(cpu.chrome.total, cores)) {
+    notes.push(`host CPU unavailable, but Chrome alone used ${cpu.chrome.total}% of the browser host's ${cores * 100}%: its machine was saturated`);
+  }
+
+  const limit = findLimit({
+    deliveredRatio: r.deliveredRatio,
+    stalled,
+    parse: point.parse,
+    workers: point.workers,
+    cores,
+    server: {
+      pacingRatio: server.pacingRatio,
+      batchesBehind: server.batchesBehind,
+      // Behind by more than one tick's catch-up on every connection: the schedule slipped.
+      slipped: server.batchesBehind > streams * maxBurst(point.intervalMs),
+      shed: server.batchesShed,
+      cpu: cpu.server,
+    },
+    cpu: {
+      tabMainThread: cpu.tabMainThread,
+      tabProcess: cpu.tabProcess,
+      tabThreads: cpu.tabThreads ?? null,
+      host: cpu.host,
+      network: cpu.chrome.network,
+      browser: cpu.chrome.browser,
+      chromeTotal: cpu.chrome.total,
+    },
+  });
+  if (limit.note) notes.push(limit.note);
+  return { verdict: limit.verdict, notes };
+}
+
+// ----------------------------------------------------------------------------------------------
+// A point over its repeats
+
+/** Verdicts from best to worst: a tie between repeats goes to the worse one. */
+const VERDICT_SEVERITY: readonly Verdict[] = ['ok', 'client-bound', 'server-bound', 'host-bound', 'failed'];
+
+/** The verdict most measured repeats reached; a tie goes to the worse one; 'failed' when none measured. */
+export function majorityVerdict(measured: readonly Pick<MeasuredRepeat, 'verdict'>[]): Verdict {
+  if (!measured.length) return 'failed';
+  const counts = new Map<Verdict, number>();
+  for (const r of measured) counts.set(r.verdict, (counts.get(r.verdict) ?? 0) + 1);
+  const most = Math.max(...counts.values());
+  return [...VERDICT_SEVERITY].reverse().find((v) => counts.get(v) === most)!;
+}
+
+// ----------------------------------------------------------------------------------------------
+// The lab page's live window
+
+/** Seconds the lab's delivered share and shed count are judged over: one second is too noisy. */
+export const JUDGE_WINDOW_SEC = 5;
+/** The lab does not judge its first seconds: they carry connection set-up and JIT warm-up. */
+export const LIVE_GRACE_SEC = 2;
+/** The page counts as behind when its newest batch is older than this, ms (normal: a few ms). */
+export const BACKLOG_BEHIND_MS = 1000;
+
+/** The lab's last seconds, as figures; what the page can see of the server comes from `/stats`. */
+export interface LiveWindow {
+  /** Events received over the window ÷ events offered over it. */
+  deliveredRatio: number;
+  /** Now minus the newest batch's sentAt, ms; null before any batch. */
+  backlogMs: number | null;
+  /** Batches the server shed for this run within the window (0 without `/stats`). */
+  shed: number;
+  /** Seconds since the run started. */
+  runSec: number;
+  /** Batches generated ÷ due over the window, behind now, and the server's CPU (% of one core). */
+  server: { pacingRatio: number; batchesBehind: number; cpu: number | null };
+  /** The latest CPU reading, when one is fresh; every figure null without. */
+  cpu: LimitInput['cpu'];
+  cores: number;
+  stalled: LimitInput['stalled'];
+  parse: ParseMode;
+  workers: number;
+}
+
+export interface LiveVerdict {
+  /** Past the first seconds (LIVE_GRACE_SEC). */
+  judged: boolean;
+  behind: boolean;
+  /** The newest batch is older than BACKLOG_BEHIND_MS. */
+  backlogBehind: boolean;
+  /** Where the limit is; null while the page keeps up. */
+  limit: Limit | null;
+}
+
+/**
+ * Is the page keeping up, and if not, where is the limit? Behind: delivering below
+ * KEPT_UP_RATIO, a newest batch older than BACKLOG_BEHIND_MS, or anything shed in the window.
+ */
+export function judgeLiveWindow(w: LiveWindow): LiveVerdict {
+  const backlogBehind = w.backlogMs !== null && w.backlogMs > BACKLOG_BEHIND_MS;
+  const judged = w.runSec >= LIVE_GRACE_SEC;
+  const behind = judged && (w.deliveredRatio < KEPT_UP_RATIO || backlogBehind || w.shed > 0);
+  if (!behind) return { judged, behind, backlogBehind, limit: null };
+  const limit = findLimit({
+    // A page with a backlog is behind even while it delivers the rate: judge it as not keeping up.
+    deliveredRatio: Math.min(w.deliveredRatio, backlogBehind || w.shed > 0 ? KEPT_UP_RATIO - 0.01 : 1),
+    stalled: w.stalled,
+    parse: w.parse,
+    workers: w.workers,
+    cores: w.cores,
+    server: {
+      ...w.server,
+      // The page sees per-connection debt but not the server's catch-up allowance; pacing decides.
+      slipped: false,
+      shed: w.shed,
+    },
+    cpu: w.cpu,
+  });
+  return { judged, behind, backlogBehind, limit };
 }

@@ -44,7 +44,15 @@ describe('smoke sweep in headless Chromium, two rounds, --json', () => {
     expect(stderr).toMatch(/Transports compared, paired by round/);
   });
 
-  it('records a finished version 3 report and the environment', () => {
+  it('prints a summary table that fits 120 columns off a terminal, and says where the other columns are', () => {
+    const summary = stderr.slice(stderr.indexOf('Medians over the repeats'));
+    expect(summary).toMatch(/^\| point +\| .*\| +EPS \| .*\| +verdict \|/m);
+    for (const line of summary.split('\n')) expect(line.length, line).toBeLessThanOrEqual(120);
+    // The run is named by its directory (--out is not the default); a long path may wrap the line.
+    expect(summary.replace(/\s+/g, ' ')).toMatch(/more columns?: report\.html, npm run report -- --wide \S+ \(or --csv\), the sweep's --json\./);
+  });
+
+    it('records a finished version 3 report and the environment', () => {
     expect(report.schemaVersion).toBe(3);
     expect(report.finishedAt).not.toBeNull();
     expect(report.interrupted).toBe(false);

@@ -17,7 +17,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { COLUMNS } from '../results/columns.js';
-import { pointsCsv, repeatsCsv } from '../results/csv.js';
+import { pointsCsv, repeatsCsv } from '../results/views/csv.js';
 import { printable } from '../results/printable.js';
 import { parseReportText } from '../protocol/report-check.js';
 import type { FailedRepeat, MeasuredRepeat, PointResult, Report, Stat } from '../protocol/report.js';

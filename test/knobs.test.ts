@@ -2,7 +2,8 @@
 import { describe, expect, it } from 'vitest';
 import type { BrowserHost } from '../protocol/report.js';
 import type { Point } from '../protocol/scenario.js';
-import { knobBetween, knobComparisons, knobLines } from '../results/knobs.js';
+import { knobBetween, knobComparisons } from '../results/knobs.js';
+import { knobLines } from '../results/views/terminal.js';
 import { measured, point, result } from './v2-fixture.js';
 
 const base = point('sse', 400, 10, 'fastest');

@@ -45,6 +45,23 @@ describe('layers', () => {
     expect(offending).toEqual([]);
   });
 
+  it('results/ flows one way: repeat figures → summaries → views', () => {
+    // The views come last: no stage before them reads one.
+    const intoViews = tsFiles('results')
+      .filter((f) => !f.startsWith('results/views/'))
+      .flatMap((f) => importsOf(f).filter((s) => s.startsWith('results/views/')).map((s) => `${f} imports ${s}`));
+    // A repeat's figures and its verdict come before any summary of repeats.
+    const summaries = ['results/point-summary.js', 'results/knobs.js', 'results/compare.js', 'results/sustains.js', 'results/advice-figures.js'];
+    const repeatBack = ['results/summarise.ts', 'results/verdict.ts'].flatMap((f) => importsOf(f).filter((s) => summaries.includes(s)).map((s) => `${f} imports ${s}`));
+    expect([...intoViews, ...repeatBack]).toEqual([]);
+  });
+
+  it("a point's verdict has one definition: only results/verdict.ts decides (findLimit)", () => {
+    const files = ['results', 'web', 'puppeteer', 'server', 'cli'].flatMap((d) => tsFiles(d)).filter((f) => f !== 'results/verdict.ts');
+    const deciding = files.filter((f) => /\bfindLimit\b/.test(readFileSync(path.join(ROOT, f), 'utf8')));
+    expect(deciding).toEqual([]);
+  });
+
   it('the driver does not import the server, and the server does not import the driver', () => {
     const driver = tsFiles('puppeteer').flatMap((f) => importsOf(f).filter((s) => s.startsWith('server/')).map((s) => `${f} imports ${s}`));
     const server = tsFiles('server').flatMap((f) => importsOf(f).filter((s) => s.startsWith('puppeteer/')).map((s) => `${f} imports ${s}`));

@@ -3,7 +3,10 @@
  * were computed independently with scipy 1.17 (t on the log ratios, `scipy.stats.t.ppf`).
  */
 import { describe, expect, it } from 'vitest';
-import { efficiencyOf, majorityVerdict, needsMoreRepeats, pairedComparisons, summarisePoint, verdictLines } from '../results/point-summary.js';
+import { efficiencyOf } from '../results/cpu.js';
+import { needsMoreRepeats, pairedComparisons, summarisePoint } from '../results/point-summary.js';
+import { majorityVerdict } from '../results/verdict.js';
+import { verdictLines } from '../results/views/terminal.js';
 import { failed, measured, point, report, result } from './v2-fixture.js';
 
 const ws = point('ws', 400);

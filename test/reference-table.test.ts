@@ -4,7 +4,7 @@ import type { PointResult, SaturationResult } from '../protocol/report.js';
 import type { Point } from '../protocol/scenario.js';
 import { describe as stat } from '../results/stats.js';
 import { pairedComparisons, summarisePoint } from '../results/point-summary.js';
-import { referenceTable } from '../results/reference-table.js';
+import { referenceTable } from '../results/views/reference-table.js';
 import { measured, point, report, result } from './v2-fixture.js';
 
 /** A point measured in three rounds at eps × (0.95, 1, 1.05), tab CPU fixed. */

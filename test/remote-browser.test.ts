@@ -15,12 +15,12 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cellText, COLUMNS } from '../results/columns.js';
-import { pointsCsv } from '../results/csv.js';
+import { pointsCsv } from '../results/views/csv.js';
 import { EXIT } from '../protocol/errors.js';
 import { parseReportText } from '../protocol/report-check.js';
 import type { FailedRepeat, MeasuredRepeat, Report } from '../protocol/report.js';
 import { pairKey } from '../results/rounds.js';
-import { formatTable } from '../results/terminal.js';
+import { DEFAULT_TABLE_WIDTH, formatTable } from '../results/views/terminal.js';
 import { startRemoteChrome, type RemoteChrome } from './remote-chrome.js';
 import { runSweep, startSweep } from './sweep-process.js';
 
@@ -115,7 +115,7 @@ describe('the smoke sweep in a remote browser (DevTools HTTP endpoint)', () => {
     const [head, ...rows] = pointsCsv(report).trim().split('\r\n');
     const at = head.split(',').indexOf('cpuHostMedian');
     for (const row of rows) expect(row.split(',')[at]).toBe('');
-    expect(formatTable(report)).toContain('per-thread and host CPU unavailable');
+    expect(formatTable(report, { wide: true })).toContain('per-thread and host CPU unavailable');
   });
 });
 
@@ -161,7 +161,7 @@ describe('two remote browsers shard a sweep', () => {
     expect(b.sharesHostWith).toEqual([a.id]);
     for (const p of report.points) expect(p.notes.join(' ')).toMatch(/shared its host \(localhost\) with/);
     // The terminal table has a host column naming each point's browser.
-    const table = formatTable(report);
+    const table = formatTable(report, { width: DEFAULT_TABLE_WIDTH });
     expect(table).toMatch(/\|\s+host \|/);
     for (const p of report.points) expect(table).toContain(p.browsers![0]);
   });

@@ -7,7 +7,7 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { benchmarkActionJson, benchmarkActionView, BENCHMARK_ACTION_FORMATS, type BenchmarkEntry } from '../results/benchmark-action.js';
+import { benchmarkActionJson, benchmarkActionView, BENCHMARK_ACTION_FORMATS, type BenchmarkEntry } from '../results/views/benchmark-action.js';
 import { PushlabError } from '../protocol/errors.js';
 import { parseReportText } from '../protocol/report-check.js';
 import type { MeasuredRepeat, Report } from '../protocol/report.js';

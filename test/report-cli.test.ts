@@ -1,5 +1,5 @@
 /**
- * `npm run report` as a user (or CI) runs it: exit codes and stdout of --compare, --csv and a
+ * `npm run report` as a user (or CI) runs it: exit codes and stdout of --compare, --csv, --wide and a
  * plain regenerate, the errors for unknown runs and other schema versions, and the --serve
  * server's three routes (and nothing else) on loopback.
  */
@@ -9,7 +9,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { compareReports } from '../results/compare.js';
-import { pointsCsv } from '../results/csv.js';
+import { pointsCsv } from '../results/views/csv.js';
 import { parseReportText } from '../protocol/report-check.js';
 import type { MeasuredRepeat, Report } from '../protocol/report.js';
 import { describe as describeStat } from '../results/stats.js';
@@ -151,6 +151,16 @@ describe('npm run report', () => {
     const r = await run(['--csv', 'base']);
     expect(r.code).toBe(0);
     expect(r.stdout).toBe(pointsCsv(fixture));
+  }, 20_000);
+
+  it('--wide prints the sweep\'s table with every column, as it was before it fitted a terminal', async () => {
+    const r = await run(['--wide', 'base']);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toBe(await readFile(path.join(ROOT, 'test', 'fixtures', 'report-v2.table-wide.md'), 'utf8'));
+    expect(Math.max(...r.stdout.split('\n').map((l) => l.length))).toBeGreaterThan(200);
+    const both = await run(['--wide', '--csv', 'base']);
+    expect(both.code).toBe(2);
+    expect(both.stderr).toContain('cannot be combined');
   }, 20_000);
 
   it('a run id regenerates its report.html and prints the path', async () => {

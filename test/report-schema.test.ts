@@ -10,12 +10,12 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { compareReports } from '../results/compare.js';
-import { pointsCsv, repeatsCsv } from '../results/csv.js';
+import { pointsCsv, repeatsCsv } from '../results/views/csv.js';
 import { PushlabError } from '../protocol/errors.js';
 import { parseReport, parseReportText, READABLE_SCHEMA_VERSIONS } from '../protocol/report-check.js';
 import { SCHEMA_VERSION, type MeasuredRepeat, type Report } from '../protocol/report.js';
 import { describe as describeStat } from '../results/stats.js';
-import { formatComparison, formatTable } from '../results/terminal.js';
+import { formatComparison, formatTable } from '../results/views/terminal.js';
 import { embeddedReport } from '../web/src/report/load.js';
 
 const ROOT = path.resolve(import.meta.dirname, '..');
@@ -64,7 +64,7 @@ describe('schemaVersion 3, and 2 converted on read', () => {
     expect(JSON.parse(v3Text).schemaVersion).toBe(3);
     const v3 = parseReportText(v3Text, 'report-v3.json');
     expect(v3).toEqual(fromV2);
-    expect(formatTable(v3)).toBe(formatTable(fromV2));
+    expect(formatTable(v3, { wide: true })).toBe(formatTable(fromV2, { wide: true }));
     expect(pointsCsv(v3)).toBe(pointsCsv(fromV2));
     expect(repeatsCsv(v3)).toBe(repeatsCsv(fromV2));
   });

@@ -9,20 +9,32 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { cellText, COLUMNS, terminalColumnsFor } from '../results/columns.js';
 import { compareReports, compareScenarios, ratioOfMeans } from '../results/compare.js';
-import { pointsCsv, repeatsCsv } from '../results/csv.js';
+import { pointsCsv, repeatsCsv } from '../results/views/csv.js';
 import { PushlabError } from '../protocol/errors.js';
 import { formatMsShort, formatPlusMinusPercent } from '../results/format.js';
 import { parseReport, parseReportText } from '../protocol/report-check.js';
 import type { MeasuredRepeat, Report } from '../protocol/report.js';
 import { describe as describeStat, median, relativeHalfWidth } from '../results/stats.js';
-import { formatComparison, formatTable } from '../results/terminal.js';
+import {
+  ANSWER_COLUMNS,
+  CI_GIVEN_UP,
+  DEFAULT_TABLE_WIDTH,
+  fitColumns,
+  formatComparison,
+  formatTable,
+  MORE_COLUMNS,
+  tableWidth,
+  wrapLine,
+} from '../results/views/terminal.js';
 import { reportHtml, scriptSafeJson } from '../puppeteer/report/html.js';
 import { cpuChart, efficiencyChart, epsChart, type BarConfig, type LineConfig } from '../web/src/report/chart-configs.js';
 import { embeddedReport, runEntry, runNamesFromListing, viewRequest } from '../web/src/report/load.js';
 import { browserRows, latencyBoxes, logAxis, runHeader, scenarioViews, sortRows, TABLE_COLUMNS, tableRows } from '../web/src/report/views.js';
-import { summarisePoint } from '../results/point-summary.js';
+import { pairedComparisons, summarisePoint } from '../results/point-summary.js';
+import { expandScenario, parseScenarioText, selectScenarios } from '../protocol/scenario.js';
 import * as v2 from './v2-fixture.js';
 
+const ROOT = path.resolve(import.meta.dirname, '..');
 const FIXTURES = path.resolve(import.meta.dirname, 'fixtures');
 const fixtureText = readFileSync(path.join(FIXTURES, 'report-v2.json'), 'utf8');
 const load = (): Report => parseReportText(fixtureText, 'report-v2.json');
@@ -57,8 +69,12 @@ describe('the fixture', () => {
 });
 
 describe('terminal table', () => {
-  it('matches the reviewed golden file exactly', () => {
-    expect(`${formatTable(load())}\n`).toBe(golden('report-v2.table.md'));
+  it('fitted to 120 columns (the sweep off a terminal) matches the reviewed golden file exactly', () => {
+    expect(`${formatTable(load(), { width: DEFAULT_TABLE_WIDTH })}\n`).toBe(golden('report-v2.table.md'));
+  });
+
+  it('--wide is the table as the sweep printed it before it fitted: every terminal column, each with its CI', () => {
+    expect(`${formatTable(load(), { wide: true })}\n`).toBe(golden('report-v2.table-wide.md'));
   });
 
   it('shows the median of the raw repeats and the CI half-width as a share of it', () => {
@@ -70,13 +86,83 @@ describe('terminal table', () => {
     expect(median(xs)).toBe(p.summary!.eventsPerSec.median);
     const noise = (s.ciHigh! - s.ciLow!) / 2 / s.median;
     expect(cellText(eps, p)).toBe(`${eps.kind === 'stat' ? eps.format(s.median) : ''} ${formatPlusMinusPercent(noise)}`);
-    expect(formatTable(r)).toContain(cellText(eps, p));
+    expect(formatTable(r, { wide: true })).toContain(cellText(eps, p));
   });
 
   it('has one row per point and every terminal column', () => {
-    const lines = formatTable(load()).split('\n').filter((l) => l.startsWith('| '));
+    const lines = formatTable(load(), { wide: true }).split('\n').filter((l) => l.startsWith('| '));
     expect(lines).toHaveLength(1 + load().points.length);
     for (const c of terminalColumnsFor(load().points, load().hosts)) expect(lines[0]).toContain(c.label);
+  });
+});
+
+describe('the terminal table fits a terminal', () => {
+  /**
+   * The recorded run's figures on the default sweep's points (scenarios.json's `default`): its
+   * point ids are the longest of any sweep's table people see first, the cells are a real run's.
+   */
+  function defaultSweep(): Report {
+    const file = parseScenarioText(readFileSync(path.join(ROOT, 'scenarios.json'), 'utf8'), 'scenarios.json');
+    const points = selectScenarios(file).flatMap((s) => expandScenario(s, file.defaults));
+    const r = load();
+    expect(points).toHaveLength(r.points.length);
+    const results = r.points.map((p, i) => ({ ...p, point: points[i] }));
+    return { ...r, scenarios: [...new Set(points.map((p) => p.scenario))], points: results, comparisons: pairedComparisons(results) };
+  }
+  const header = (text: string) => text.split('\n').find((l) => l.startsWith('| '))!;
+
+  it('the default sweep at 120 columns: every line fits, with point, EPS, delivered, tab CPU, p99 and verdict, and says where the rest are', () => {
+    const report = defaultSweep();
+    const text = formatTable(report, { width: DEFAULT_TABLE_WIDTH });
+    const wide = formatTable(report, { wide: true });
+    // The old table was 18 columns and far wider: this is what the fitting is for.
+    expect(Math.max(...wide.split('\n').map((l) => l.length))).toBeGreaterThan(200);
+    for (const line of text.split('\n')) expect(line.length, line).toBeLessThanOrEqual(120);
+    const columns = header(text).split('|').map((c) => c.trim()).filter(Boolean);
+    expect(columns).toEqual(expect.arrayContaining(['point', 'EPS', 'delivered %', 'tab main %', 'p99 ms', 'verdict']));
+    expect(text).toMatch(/^\d+ more columns: report\.html, npm run report -- --wide 20261123-142436 \(or --csv\), the sweep's --json\.$/m);
+    // Nothing but the layout changed: every point, flag, note and verdict line is there.
+    const words = (t: string) => t.replace(/\s+/g, ' ');
+    for (const p of report.points) expect(text).toContain(`| ${p.point.id} `);
+    expect(words(text)).toContain(words(wide.slice(wide.indexOf('\nunsteady:'))));
+  });
+
+  it('gives up CIs before columns, EPS\'s last, and keeps the answer even where it cannot fit', () => {
+    const report = defaultSweep();
+    const ci = (width: number) => fitColumns(report, width).shown.filter((s) => s.column.kind === 'stat' && s.ci).map((s) => s.column.id);
+    expect(ci(120)).toEqual(['eventsPerSec', 'deliveredRatio', 'cpuTabMainThread', 'latencyP99Ms']);
+    expect(ci(116)).toEqual(['eventsPerSec', 'deliveredRatio', 'cpuTabMainThread']);
+    // tab main %'s CI is no wider than its label: giving it up would gain nothing.
+    expect(ci(110)).toEqual(['eventsPerSec', 'cpuTabMainThread']);
+    expect(ci(60)).toEqual(['cpuTabMainThread']);
+    expect(fitColumns(report, 60).shown.map((s) => s.column.id)).toEqual(['pointId', 'eventsPerSec', 'deliveredRatio', 'cpuTabMainThread', 'latencyP99Ms', 'verdict']);
+    expect(formatTable(report, { width: 116 })).toMatch(/^Medians over the repeats; .* To fit, no CI on p99 ms\.$/m);
+    // A wide terminal gets more columns, in the table's order, and nothing left to point to.
+    const all = fitColumns(report, 1000);
+    expect(all.left).toEqual([]);
+    expect(all.shown.map((s) => s.column)).toEqual(terminalColumnsFor(report.points, report.hosts));
+    expect(formatTable(report, { width: 1000 })).not.toMatch(/more columns?:/);
+  });
+
+  it('names only real columns, and ranks every terminal column', () => {
+    const ids = new Set(COLUMNS.map((c) => c.id));
+    for (const id of [...ANSWER_COLUMNS, ...CI_GIVEN_UP, ...MORE_COLUMNS]) expect(ids, id).toContain(id);
+    const ranked = new Set([...ANSWER_COLUMNS, ...MORE_COLUMNS]);
+    for (const c of COLUMNS.filter((c) => c.terminal || c.terminalWhen || c.id === 'host')) expect(ranked, c.id).toContain(c.id);
+  });
+
+  it('takes the terminal\'s width on a TTY, else 120', () => {
+    expect(tableWidth({ isTTY: true, columns: 87 })).toBe(87);
+    expect(tableWidth({ isTTY: false, columns: 87 })).toBe(120);
+    expect(tableWidth({ isTTY: true, columns: undefined })).toBe(120);
+  });
+
+  it('wraps prose at spaces with a hanging indent, never inside a word', () => {
+    const line = `${'word '.repeat(30)}${'x'.repeat(70)} end`;
+    const lines = wrapLine(line, 50);
+    expect(lines.map((l) => l.trim()).join(' ')).toBe(line);
+    for (const l of lines.slice(1)) expect(l.startsWith('  ')).toBe(true);
+    expect(lines.filter((l) => l.length > 50)).toEqual([`  ${'x'.repeat(70)}`]);
   });
 });
 

@@ -5,7 +5,7 @@
  */
 import { SCHEMA_VERSION, type FailedRepeat, type MeasuredRepeat, type PointResult, type Report } from '../protocol/report.js';
 import type { Point } from '../protocol/scenario.js';
-import { efficiencyOf } from '../results/point-summary.js';
+import { efficiencyOf } from '../results/cpu.js';
 
 export function point(transport: Point['transport'], batch: number, concurrency = 10, scenario = 'test1-batch', intervalMs = 1): Point {
   return {

@@ -9,24 +9,26 @@
  *   npm run report -- --reference R         the run beside the reference's published figures (markdown)
  *   npm run report -- --format benchmark-action-bigger|benchmark-action-smaller R
  *                                           github-action-benchmark's custom JSON, one direction a file
+ *   npm run report -- --wide R              the run's summary table with every column (the sweep's fits the terminal)
  *
  * <run> is a run id under --reports, a run directory, or a report.json path. Machines read
  * stdout; people read stderr.
  */
 import path from 'node:path';
-import { benchmarkActionJson, type BenchmarkActionFormat } from '../../results/benchmark-action.js';
+import { benchmarkActionJson, type BenchmarkActionFormat } from '../../results/views/benchmark-action.js';
 import { compareReports, compareScenarios } from '../../results/compare.js';
-import { pointsCsv, repeatsCsv } from '../../results/csv.js';
+import { pointsCsv, repeatsCsv } from '../../results/views/csv.js';
 import { EXIT, PushlabError } from '../../protocol/errors.js';
+import type { Report } from '../../protocol/report.js';
 import { commandLineFlags, runCommand } from '../../cli/command.js';
 import { listenOr } from '../../cli/listen.js';
 import { onStopRequest } from '../../cli/stop.js';
 import { ROOT } from '../../cli/root.js';
 import { logLine, toStdout } from '../../cli/terminal.js';
-import { formatComparison } from '../../results/terminal.js';
+import { formatComparison, formatTable } from '../../results/views/terminal.js';
 import { knobComparisons } from '../../results/knobs.js';
 import { REPORT_FLAGS } from '../options.js';
-import { referenceTable } from '../../results/reference-table.js';
+import { referenceTable } from '../../results/views/reference-table.js';
 import { writeReportHtml } from './html.js';
 import { readReport, resolveReportFile, serveReports, splitArgs } from './runs.js';
 
@@ -35,6 +37,9 @@ const badFlag = (message: string) => new PushlabError('PUSHLAB_BAD_FLAG', messag
 // Every view prints strings from report files, which anyone may have made: through cli/terminal.ts.
 const log = logLine;
 const out = (text: string) => toStdout(text.endsWith('\n') ? text : `${text}\n`);
+
+/** Knob comparisons are derived from the repeats: a run recorded before them gets them here. */
+const withKnobs = (report: Report): Report => ({ ...report, knobs: report.knobs ?? knobComparisons(report.points, report.hosts, report.options.margins) });
 
 async function main(argv: readonly string[]): Promise<number> {
   // Ctrl-C, SIGTERM, SIGHUP, or npm (or its shell) gone: the viewer closes; any other mode,
@@ -45,7 +50,7 @@ async function main(argv: readonly string[]): Promise<number> {
   const { flags: flagArgs, positionals } = splitArgs(REPORT_FLAGS, argv);
   const flags = commandLineFlags(REPORT_FLAGS, 'report', flagArgs);
   const reportsDir = path.resolve(ROOT, flags.reports);
-  const modes = (['serve', 'compare', 'csv', 'csv-repeats', 'reference', 'format'] as const).filter((m) => flags[m]);
+  const modes = (['serve', 'compare', 'csv', 'csv-repeats', 'reference', 'format', 'wide'] as const).filter((m) => flags[m]);
   if (modes.length > 1) throw badFlag(`--${modes.join(', --')} cannot be combined; pick one`);
   const want = (n: number, what: string) => {
     if (positionals.length !== n) throw badFlag(`${what}; got ${positionals.length ? positionals.map((p) => `'${p}'`).join(' ') : 'none'}`);
@@ -109,12 +114,16 @@ async function main(argv: readonly string[]): Promise<number> {
       toStdout(text);
       return EXIT.ok;
     }
+    case 'wide': {
+      want(1, '--wide takes one run');
+      out(formatTable(withKnobs(await load(positionals[0])), { wide: true }));
+      return EXIT.ok;
+    }
     case undefined: {
       want(1, 'give one run to write its report.html (a run id, a run directory or a report.json), or a mode (see --help)');
       const file = await resolveReportFile(positionals[0], reportsDir);
       const report = await readReport(file);
-      // Knob comparisons are derived from the repeats: a run recorded before them gets them here.
-      out(await writeReportHtml(path.dirname(file), { ...report, knobs: report.knobs ?? knobComparisons(report.points, report.hosts, report.options.margins) }));
+      out(await writeReportHtml(path.dirname(file), withKnobs(report)));
       return EXIT.ok;
     }
   }

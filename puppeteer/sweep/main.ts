@@ -24,7 +24,7 @@ import { RemoteBrowser } from '../browser/remote.js';
 import { BUILTIN_DEFAULTS, checkPointCount, expandScenario, parseScenarioText, searchesFor, selectScenarios, type Point, type ScenarioFile, type SearchSpec } from '../../protocol/scenario.js';
 import { measureCeilings } from '../measure/ceiling.js';
 import { durationText, repeatSec, roundsSec, searchSec, SETUP_SEC } from './estimate.js';
-import { formatTable } from '../../results/terminal.js';
+import { formatTable, tableWidth, type TableLayout } from '../../results/views/terminal.js';
 import { findChrome } from '../browser/chrome.js';
 import { LocalBrowser } from '../browser/local.js';
 import { DisplayBrowsers } from '../browser/display.js';
@@ -139,6 +139,9 @@ function listPlan(plan: Plan): void {
   );
 }
 
+/** `s` as one shell word. */
+const quote = (s: string) => (/^[\w./:@=-]+$/.test(s) ? s : `'${s.replaceAll("'", `'\\''`)}'`);
+
 /**
  * The exact command that finishes this sweep. Browsers given with --browser are named as
  * recorded, without credentials or tokens (those must be given again by hand); a lost one
@@ -146,8 +149,17 @@ function listPlan(plan: Plan): void {
  * replaced by another).
  */
 function resumeCommandFor(runId: string, out: string, browsers: readonly string[] = []): string {
-  const quote = (s: string) => (/^[\w./:@=-]+$/.test(s) ? s : `'${s.replaceAll("'", `'\\''`)}'`);
   return `npm run sweep -- --resume ${runId}${out === SWEEP_FLAGS.out.default ? '' : ` --out ${quote(out)}`}${browsers.length ? ` --browser ${quote(browsers.join(','))}` : ''}`;
+}
+
+/**
+ * The summary table's layout: `--wide`, or fitted to stderr's width (the terminal's, else 120),
+ * naming the run as `npm run report` finds it (its directory when --out is not the default).
+ */
+function tableLayout(wide: boolean, runId: string, out: string): TableLayout {
+  if (wide) return { wide: true };
+  const run = out === SWEEP_FLAGS.out.default ? runId : quote(path.join(out, runId));
+  return { width: tableWidth({ isTTY: process.stderr.isTTY === true, columns: process.stderr.columns }), run };
 }
 
 async function main(): Promise<number> {
@@ -354,13 +366,13 @@ async function main(): Promise<number> {
       await save(report).catch(saveFailed);
       const why = outcome === 'browsers-lost' ? 'every browser was lost' : 'interrupted';
       log(`${why}: ${plan.file} keeps what was measured. To finish it:\n  ${report.resumeCommand}`);
-      if (outcome === 'browsers-lost') log(`\n${formatTable(report)}\n`);
+      if (outcome === 'browsers-lost') log(`\n${formatTable(report, tableLayout(flags.wide, report.runId, flags.out))}\n`);
       toStdout(flags.json ? `${JSON.stringify(report, null, 2)}\n` : `${plan.file}\n`);
       return outcome === 'interrupted' ? EXIT.interrupted : EXIT.failed;
     }
     report.finishedAt = new Date().toISOString();
     await save(report).catch(saveFailed);
-    log(`\n${formatTable(report)}\n`);
+    log(`\n${formatTable(report, tableLayout(flags.wide, report.runId, flags.out))}\n`);
     toStdout(flags.json ? `${JSON.stringify(report, null, 2)}\n` : `${plan.file}\n`);
     const failed = report.points.some((p) => p.repeats.some((r) => r.status === 'failed'));
     return failed ? EXIT.failed : EXIT.ok;

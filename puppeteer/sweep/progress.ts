@@ -9,7 +9,7 @@ import { printable } from '../../results/printable.js';
 import type { Report } from '../../protocol/report.js';
 import type { Point } from '../../protocol/scenario.js';
 import { durationText } from './estimate.js';
-import { formatRepeatLine } from '../../results/terminal.js';
+import { formatRepeatLine } from '../../results/views/terminal.js';
 import type { Phase } from '../measure/repeat.js';
 import type { Runner } from './runner.js';
 

@@ -1,18 +1,17 @@
 /**
- * Is the page keeping up? Once a second the lab compares what the server offered with what
- * the page received, looks at how old the newest batch is and what the server shed for this
- * run's connections (from `/stats`, by the run's `client` tag), and, when it falls behind,
- * says where the limit is in the sweep's verdict terms (results/verdict.ts), with the CPU
- * readings `npm run lab` pushes when there are any.
+ * Is the page keeping up? Once a second the lab gathers the last seconds' figures: what the
+ * server offered and the page received, how old the newest batch is, what the server shed and
+ * generated for this run's connections (from `/stats`, by the run's `client` tag), and the CPU
+ * readings `npm run lab` pushes when there are any. The judgement itself is the sweep's
+ * (results/verdict.ts, judgeLiveWindow); this file gathers its figures and words the line.
  */
 import type { CpuReading, ServerConnectionStats, ServerStats } from '../../protocol/report.js';
-import { findLimit, KEPT_UP_RATIO, type Limit, type LimitInput } from '../../results/verdict.js';
+import { judgeLiveWindow, type Limit, type LimitInput } from '../../results/verdict.js';
 import type { ParseMode } from '../../protocol/wire.js';
 
-/** The page counts as behind when its newest batch is older than this, ms (normal: a few ms). */
-export const BACKLOG_BEHIND_MS = 1000;
-/** Seconds the delivered share and the shed count are judged over: one second is too noisy. */
-export const JUDGE_WINDOW_SEC = 5;
+// The window's length is part of the live verdict's definition; the lab keeps its history by it.
+export { JUDGE_WINDOW_SEC } from '../../results/verdict.js';
+
 /** A CPU reading older than this is not used, ms (the driver pushes one a second). */
 const READING_FRESH_MS = 3000;
 
@@ -90,31 +89,17 @@ export function judgeHealth(h: HealthInput, nowMs: number): Health {
   const deliveredRatio = h.windowSec > 0 ? h.windowEvents / (h.offeredEventsPerSec * h.windowSec) : 1;
   const s = h.server;
   const shedThisRun = s ? s.now.shed - s.first.shed : null;
-  const shedInWindow = s ? s.now.shed - s.windowStart.shed : 0;
-  const backlogBehind = h.backlogMs !== null && h.backlogMs > BACKLOG_BEHIND_MS;
-  // The first second or two carry connection set-up and JIT warm-up: not judged.
-  const judged = h.runSec >= 2;
-  const behind = judged && (deliveredRatio < KEPT_UP_RATIO || backlogBehind || shedInWindow > 0);
-  if (!behind) {
-    return { deliveredRatio, behind, shedThisRun, limit: null, text: judged ? 'keeping up' : 'starting…' };
-  }
   const cpu = h.cpu && nowMs - h.cpu.atMs < READING_FRESH_MS ? h.cpu : null;
   const serverSec = s ? (s.now.atMs - s.windowStart.atMs) / 1000 : 0;
   const due = s ? s.now.duePerSec * serverSec : 0;
-  const pacingRatio = s && due > 0 ? (s.now.generated - s.windowStart.generated) / due : 1;
-  const limit = findLimit({
-    // A page with a backlog is behind even while it delivers the rate: judge it as not keeping up.
-    deliveredRatio: Math.min(deliveredRatio, backlogBehind || shedInWindow > 0 ? KEPT_UP_RATIO - 0.01 : 1),
-    stalled: h.stalled,
-    parse: h.parse,
-    workers: h.workers,
-    cores: cpu?.cores ?? 1,
+  const { judged, behind, backlogBehind, limit } = judgeLiveWindow({
+    deliveredRatio,
+    backlogMs: h.backlogMs,
+    shed: s ? s.now.shed - s.windowStart.shed : 0,
+    runSec: h.runSec,
     server: {
-      pacingRatio,
+      pacingRatio: s && due > 0 ? (s.now.generated - s.windowStart.generated) / due : 1,
       batchesBehind: s?.now.behind ?? 0,
-      // The page sees per-connection debt but not the server's catch-up allowance; pacing decides.
-      slipped: false,
-      shed: shedInWindow,
       cpu: s && serverSec > 0 ? Math.round((s.now.cpuUs - s.windowStart.cpuUs) / 1e4 / serverSec) : null,
     },
     cpu: {
@@ -125,7 +110,12 @@ export function judgeHealth(h: HealthInput, nowMs: number): Health {
       network: cpu?.network ?? null,
       browser: cpu?.browser ?? null,
     },
+    cores: cpu?.cores ?? 1,
+    stalled: h.stalled,
+    parse: h.parse,
+    workers: h.workers,
   });
+  if (!limit) return { deliveredRatio, behind, shedThisRun, limit: null, text: judged ? 'keeping up' : 'starting…' };
   const facts = [
     limit.why,
     shedThisRun ? `the server shed ${compact.format(shedThisRun)} batches` : null,

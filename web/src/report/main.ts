@@ -8,7 +8,7 @@
  * Either way `?scenarios=a,b` adds the comparison of two scenarios of the shown run.
  */
 import { compareReports, compareScenarios, type Comparison } from '../../../results/compare.js';
-import { pointsCsv, repeatsCsv } from '../../../results/csv.js';
+import { pointsCsv, repeatsCsv } from '../../../results/views/csv.js';
 import { parseReport, parseReportText } from '../../../protocol/report-check.js';
 import type { Report } from '../../../protocol/report.js';
 import type { ChartOptions } from './chart-configs.js';

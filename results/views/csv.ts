@@ -16,9 +16,9 @@
  *   `\uXXXX` (results/printable.ts); and a cell holding `"`, `,` or a line break is quoted per
  *   RFC 4180, so it cannot end its row or start another.
  */
-import { COLUMNS, type Column } from './columns.js';
-import { printable } from './printable.js';
-import type { PointResult, Report, Repeat } from '../protocol/report.js';
+import { COLUMNS, type Column } from '../columns.js';
+import { printable } from '../printable.js';
+import type { PointResult, Report, Repeat } from '../../protocol/report.js';
 
 /** A cell before it is written: text, a number, or nothing. */
 export type CsvValue = string | number | null | undefined;

@@ -4,13 +4,13 @@
  * the realistic loads of Test III, the tab's CPU where each transport peaked, where each one
  * saturates, and the WS ÷ SSE ratios with their confidence intervals. Pure: report in, text out.
  */
-import { printable } from './printable.js';
-import { REFERENCE_FIGURES, REFERENCE_FINDINGS } from './reference.js';
-import type { PairedComparison, PointResult, Report, SaturationResult, Stat } from '../protocol/report.js';
-import type { Point } from '../protocol/scenario.js';
-import type { Transport } from '../protocol/wire.js';
-import { pairedComparisons } from './point-summary.js';
-import { pairKey } from './rounds.js';
+import { printable } from '../printable.js';
+import { REFERENCE_FIGURES, REFERENCE_FINDINGS } from '../reference.js';
+import type { PairedComparison, PointResult, Report, SaturationResult, Stat } from '../../protocol/report.js';
+import type { Point } from '../../protocol/scenario.js';
+import type { Transport } from '../../protocol/wire.js';
+import { pairedComparisons } from '../point-summary.js';
+import { pairKey } from '../rounds.js';
 
 /** A point is sustained, for the table's fallback saturation estimate, when at least this share arrived. */
 const SUSTAINED_RATIO = 0.99;

@@ -27,11 +27,11 @@
  * A point with no measured repeat, or a figure it did not measure (no latency), has no entry:
  * `skipped` says which, for the command to tell on stderr. Pure: no Node, no DOM.
  */
-import { COMPARED_METRICS, type ComparedMetric } from './compare.js';
-import { formatSig3 } from './format.js';
-import { printable } from './printable.js';
-import { PushlabError } from '../protocol/errors.js';
-import type { Report } from '../protocol/report.js';
+import { COMPARED_METRICS, type ComparedMetric } from '../compare.js';
+import { formatSig3 } from '../format.js';
+import { printable } from '../printable.js';
+import { PushlabError } from '../../protocol/errors.js';
+import type { Report } from '../../protocol/report.js';
 
 /** `bigger`: the file for `tool: customBiggerIsBetter`; `smaller`: for `customSmallerIsBetter`. */
 export type BenchmarkDirection = 'bigger' | 'smaller';
