@@ -17,7 +17,7 @@ import type {
 import { streamsOf, type Point } from '../protocol/scenario.js';
 import type { LatencySummary } from '../protocol/histogram.js';
 import { maxBurst } from '../protocol/pacing.js';
-import { TRANSPORT_ROUTES } from '../protocol/wire.js';
+import { TRANSPORT_INFO } from '../protocol/wire.js';
 import { findLimit, hostSaturated, stalledBehindCap } from './verdict.js';
 import { median } from './stats.js';
 import { chromeCpu, hostCpu, percentOfCore } from './cpu.js';
@@ -285,7 +285,7 @@ export function judge(point: Point, r: RepeatFigures, open: number, cores: numbe
     notes.push(`compression ${c.kind} was asked for, but the server compressed ${c.compressedStreams} of the page's ${c.streams} streams (the browser did not negotiate it on the others)`);
   }
   const wire = r.wire;
-  const expected = TRANSPORT_ROUTES[point.transport].http;
+  const expected = TRANSPORT_INFO[point.transport].http;
   if (wire && wire.http[expected === 'h1' ? 'h2' : 'h1'] > 0) {
     notes.push(`${point.transport} is expected over ${expected === 'h1' ? 'HTTP/1.1' : 'HTTP/2'}, but the server saw ${wire.http.h1} stream(s) over HTTP/1.1 and ${wire.http.h2} over HTTP/2`);
   }

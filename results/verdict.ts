@@ -4,7 +4,7 @@
  * both make, with the same thresholds and in the same order. Pure, no Node or DOM.
  */
 import type { TabThreadsCpu, Verdict } from '../protocol/report.js';
-import { TRANSPORT_ROUTES, type ParseMode, type Transport } from '../protocol/wire.js';
+import { TRANSPORT_INFO, type ParseMode, type Transport } from '../protocol/wire.js';
 
 /** Delivered below this share of the offered rate, a point did not keep up. */
 export const KEPT_UP_RATIO = 0.97;
@@ -20,7 +20,7 @@ export const SATURATED = 0.9;
  * the sweep's judge and the lab's live verdict.
  */
 export function stalledBehindCap(transport: Transport, streams: number, open: number): LimitInput['stalled'] {
-  const cap = TRANSPORT_ROUTES[transport].perHostCap;
+  const cap = TRANSPORT_INFO[transport].perHostCap;
   return cap !== undefined && open >= cap && open < streams ? { connections: streams - open, of: streams, cap } : null;
 }
 
