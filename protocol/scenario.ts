@@ -15,7 +15,7 @@ import {
   DEFAULT_POLL_MS,
   offeredEventsPerSec,
   streamsOf,
-  TRANSPORT_ROUTES,
+  TRANSPORT_INFO,
   type Compression,
   type DisplayMode,
   type ParseMode,
@@ -253,13 +253,13 @@ export function pointId(
 
 /** Whether a transport connects to the main origin, which the `origins` factor replicates. */
 function onMainOrigin(t: Transport): boolean {
-  return TRANSPORT_ROUTES[t].origin === 'main';
+  return TRANSPORT_INFO[t].origin === 'main';
 }
 
 const many = <T>(v: OneOrMany<T>): T[] => (Array.isArray(v) ? v : [v]);
 
 /**
- * The listed compressions a transport carries: `off`, and its own kind (TRANSPORT_ROUTES); a
+ * The listed compressions a transport carries: `off`, and its own kind (TRANSPORT_INFO); a
  * list naming neither (`gzip` for `ws`) leaves it uncompressed, as `encoding` leaves SSE JSON.
  */
 function compressionsFor(t: Transport, listed: OneOrMany<Compression>): Compression[] {

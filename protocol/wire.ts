@@ -1,16 +1,9 @@
 /**
- * The wire format every part of pushlab agrees on: the row, the batch message, the
+ * The wire format every part of pushlab agrees on: the transports, the row, the batch message, the
  * stream query parameters and their limits. No Node or DOM imports, so the server,
  * the page, the driver and the report viewer all import this one file.
  */
 import { inRange, LIMITS, parseDecimal, rangeText } from './limits.js';
-
-/** The transports a page can open (see TRANSPORT_ROUTES for what each is). */
-export const TRANSPORTS = ['ws', 'ws-h2', 'sse', 'sse-h1', 'fetch', 'grpc-web', 'poll'] as const;
-export type Transport = (typeof TRANSPORTS)[number];
-
-/** The two the reference experiment compared: the default of sweeps and benches. */
-export const CLASSIC_TRANSPORTS = ['ws', 'sse'] as const satisfies readonly Transport[];
 
 /**
  * The server's origins. `main` serves the page (HTTP/2, HTTP/1.1 allowed for WebSocket
@@ -28,7 +21,15 @@ export type OriginKind = 'main' | 'h1' | 'connect';
  */
 export type ServerOrigins = Record<Exclude<OriginKind, 'main'>, string | null> & { replicas: string[] };
 
-export interface TransportRoute {
+/**
+ * What a transport is, for every side: where the page opens it, what it carries, and how people
+ * and the viewer name and draw it. A transport is one entry of TRANSPORT_DEFINITIONS; the server
+ * (server/transports/index.ts) and the page (web/src/transports/index.ts) each hold a
+ * Record<Transport, …>, so the compiler refuses a transport one side does not serve.
+ */
+export interface TransportInfo {
+  /** What a person calls it, in the page's messages ("WebSocket /ws?batch=20… closed"). */
+  label: string;
   origin: OriginKind;
   path: string;
   /** The HTTP version Chrome is expected to negotiate for it. */
@@ -46,17 +47,92 @@ export interface TransportRoute {
    * short requests, and Connect's gRPC-web client in a browser cannot ask for a compressed stream).
    */
   compression?: StreamCompression;
+  /** True when it carries `encoding: msgpack` (binary WebSocket frames, a byte stream); see BINARY_TRANSPORTS. */
+  msgpack?: true;
+  /**
+   * The viewer's colours: its hue first, then further shades of it for further lines of the same
+   * transport (another concurrency, say), so colour alone still says which transport a line is.
+   * Hues stay apart from one another and from the verdicts' (web/src/report/palette.ts).
+   */
+  shades: readonly [string, string, string, string];
 }
 
-export const TRANSPORT_ROUTES: Record<Transport, TransportRoute> = {
-  ws: { origin: 'main', path: '/ws', http: 'h1', about: 'WebSocket over an HTTP/1.1 upgrade, one TCP connection per socket', compression: 'deflate' },
-  'ws-h2': { origin: 'connect', path: '/ws', http: 'h2', about: 'WebSocket over HTTP/2 (RFC 8441 extended CONNECT), streams of one TCP connection', compression: 'deflate' },
-  sse: { origin: 'main', path: '/sse', http: 'h2', about: "EventSource over HTTP/2, on the page's own connection", compression: 'gzip' },
-  'sse-h1': { origin: 'h1', path: '/sse', http: 'h1', about: 'EventSource over an HTTP/1.1-only origin: at most 6 connections per host', perHostCap: 6, compression: 'gzip' },
-  fetch: { origin: 'main', path: '/ndjson', http: 'h2', about: 'NDJSON read with fetch() and response.body.getReader(), over HTTP/2', compression: 'gzip' },
-  'grpc-web': { origin: 'main', path: '/pushlab.v1.PushService/Stream', http: 'h2', about: 'gRPC-web server streaming with Connect, the same rows as protobuf messages, over HTTP/2' },
-  poll: { origin: 'main', path: '/poll', http: 'h2', about: 'HTTP polling: a fetch every pollMs collects the batches due since the last one' },
-};
+// The order here is the order of TRANSPORTS: of --help, the schema's enum and the `every` sweeps.
+const TRANSPORT_DEFINITIONS = {
+  ws: {
+    label: 'WebSocket',
+    origin: 'main',
+    path: '/ws',
+    http: 'h1',
+    about: 'WebSocket over an HTTP/1.1 upgrade, one TCP connection per socket',
+    compression: 'deflate',
+    msgpack: true,
+    shades: ['#1f5fbf', '#5b9be6', '#0e3470', '#9cc3f2'],
+  },
+  'ws-h2': {
+    label: 'WebSocket over HTTP/2',
+    origin: 'connect',
+    path: '/ws',
+    http: 'h2',
+    about: 'WebSocket over HTTP/2 (RFC 8441 extended CONNECT), streams of one TCP connection',
+    compression: 'deflate',
+    msgpack: true,
+    shades: ['#6a3fb5', '#a385d9', '#3b1f6e', '#cdbdec'],
+  },
+  sse: {
+    label: 'EventSource',
+    origin: 'main',
+    path: '/sse',
+    http: 'h2',
+    about: "EventSource over HTTP/2, on the page's own connection",
+    compression: 'gzip',
+    shades: ['#d0590b', '#f29a4b', '#7a3206', '#f7c48f'],
+  },
+  'sse-h1': {
+    label: 'EventSource over HTTP/1.1',
+    origin: 'h1',
+    path: '/sse',
+    http: 'h1',
+    about: 'EventSource over an HTTP/1.1-only origin: at most 6 connections per host',
+    perHostCap: 6,
+    compression: 'gzip',
+    shades: ['#b8860b', '#e0b94a', '#6b4e06', '#f0dc9a'],
+  },
+  fetch: {
+    label: 'fetch',
+    origin: 'main',
+    path: '/ndjson',
+    http: 'h2',
+    about: 'NDJSON read with fetch() and response.body.getReader(), over HTTP/2',
+    compression: 'gzip',
+    msgpack: true,
+    shades: ['#0f8a8a', '#52c2c2', '#074d4d', '#a3e0e0'],
+  },
+  'grpc-web': {
+    label: 'gRPC-web',
+    origin: 'main',
+    path: '/pushlab.v1.PushService/Stream',
+    http: 'h2',
+    about: 'gRPC-web server streaming with Connect, the same rows as protobuf messages, over HTTP/2',
+    shades: ['#a0306e', '#d77aa9', '#5c1a3e', '#eec1d8'],
+  },
+  poll: {
+    label: 'poll',
+    origin: 'main',
+    path: '/poll',
+    http: 'h2',
+    about: 'HTTP polling: a fetch every pollMs collects the batches due since the last one',
+    shades: ['#6b6b6b', '#a0a0a0', '#3a3a3a', '#d0d0d0'],
+  },
+} as const satisfies Record<string, TransportInfo>;
+
+/** The transports a page can open: the keys of TRANSPORT_DEFINITIONS. */
+export type Transport = keyof typeof TRANSPORT_DEFINITIONS;
+export const TRANSPORT_INFO: Readonly<Record<Transport, TransportInfo>> = TRANSPORT_DEFINITIONS;
+export const TRANSPORTS = Object.keys(TRANSPORT_INFO) as readonly Transport[];
+
+/** The two the reference experiment compared: the default of sweeps and benches. */
+export const CLASSIC_TRANSPORTS = ['ws', 'sse'] as const satisfies readonly Transport[];
 
 /**
  * CDP instrumentation during a point: `off`, or `network`, the Network domain enabled on the
@@ -72,21 +148,21 @@ export type DevtoolsMode = (typeof DEVTOOLS_MODES)[number];
 export const ENCODINGS = ['json', 'msgpack'] as const;
 export type Encoding = (typeof ENCODINGS)[number];
 
-/** The transports that carry `encoding: msgpack`. */
-export const BINARY_TRANSPORTS: readonly Transport[] = ['ws', 'ws-h2', 'fetch'];
+/** The transports that carry `encoding: msgpack` (TransportInfo.msgpack). */
+export const BINARY_TRANSPORTS: readonly Transport[] = TRANSPORTS.filter((t) => TRANSPORT_INFO[t].msgpack);
 
 /**
  * Compression of a stream: `off`, `deflate` (permessage-deflate, RFC 7692, on WebSocket
  * transports) or `gzip` (`Content-Encoding: gzip` on SSE and fetch). Each transport carries at
- * most one kind (TransportRoute.compression); the browser decodes it in its network service.
+ * most one kind (TransportInfo.compression); the browser decodes it in its network service.
  */
 export const COMPRESSIONS = ['off', 'deflate', 'gzip'] as const;
 export type Compression = (typeof COMPRESSIONS)[number];
 export type StreamCompression = Exclude<Compression, 'off'>;
 
-/** The transports that carry `compression` (every one with a kind in TRANSPORT_ROUTES). */
+/** The transports that carry `compression` (every one with a kind in TRANSPORT_INFO). */
 export function compressionOf(t: Transport): StreamCompression | null {
-  return TRANSPORT_ROUTES[t].compression ?? null;
+  return TRANSPORT_INFO[t].compression ?? null;
 }
 
 /** Which browser a point runs in: the sweep's headless Chrome, or a headful one (under Xvfb when there is no display). */
@@ -217,7 +293,7 @@ export interface StreamParams {
   encoding?: 'msgpack';
   /**
    * `deflate` or `gzip`: compress the stream (the route refuses the kind its transport does not
-   * carry, see TRANSPORT_ROUTES); absent (or `off` in the query) for none.
+   * carry, see TRANSPORT_INFO); absent (or `off` in the query) for none.
    */
   compression?: StreamCompression;
 }
@@ -347,10 +423,10 @@ export function streamsOf(p: { concurrency: number; tabs?: number }): number {
 /** `poll`'s request interval unless a page or scenario names one, ms: 20 requests a second per connection. */
 export const DEFAULT_POLL_MS = 50;
 
-/** The path and query of a stream, on its transport's origin (TRANSPORT_ROUTES). */
+/** The path and query of a stream, on its transport's origin (TRANSPORT_INFO). */
 export function streamPath(transport: Transport, p: StreamParams): string {
   const extra = `${p.encoding ? `&encoding=${p.encoding}` : ''}${p.compression ? `&compression=${p.compression}` : ''}`;
-  return `${TRANSPORT_ROUTES[transport].path}?batch=${p.batch}&interval=${p.interval}${extra}${p.client ? `&client=${p.client}` : ''}`;
+  return `${TRANSPORT_INFO[transport].path}?batch=${p.batch}&interval=${p.interval}${extra}${p.client ? `&client=${p.client}` : ''}`;
 }
 
 /** The response header in which a poll's first request gets the id its later requests name (`/poll?id=`). */

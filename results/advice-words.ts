@@ -4,7 +4,7 @@
  */
 import type { Advice, Candidate, CandidateFigures, CpuComparison } from '../protocol/advice.js';
 import { rateText } from '../protocol/target.js';
-import { TRANSPORT_ROUTES } from '../protocol/wire.js';
+import { TRANSPORT_INFO } from '../protocol/wire.js';
 import type { Knob } from '../protocol/advice.js';
 
 const plural = (n: number, one: string) => `${n} ${one}${n === 1 ? '' : 's'}`;
@@ -12,7 +12,7 @@ const parsingWords = (c: Candidate) => (c.parse === 'worker' ? `parsing in ${plu
 
 /** `sse over HTTP/2, 300 rows every 1 ms per connection on 1 connection, parsing on the main thread`. */
 export function candidateWords(c: Candidate): string {
-  const http = TRANSPORT_ROUTES[c.transport].http === 'h2' ? 'HTTP/2' : 'HTTP/1.1';
+  const http = TRANSPORT_INFO[c.transport].http === 'h2' ? 'HTTP/2' : 'HTTP/1.1';
   const extra = [c.encoding === 'msgpack' ? 'MessagePack' : '', c.origins > 1 ? `spread over ${c.origins} origins` : '', c.pollMs !== undefined ? `polling every ${c.pollMs} ms` : ''].filter(Boolean);
   return [`${c.transport} over ${http}, ${plural(c.batch, 'row')} every ${c.intervalMs} ms per connection on ${plural(c.concurrency, 'connection')}`, parsingWords(c), ...extra].join(', ');
 }

@@ -11,7 +11,7 @@
 import type { MeasuredRepeat, RepeatFigures, TabThreadsCpu, Verdict } from '../protocol/report.js';
 import type { Point } from '../protocol/scenario.js';
 import { maxBurst } from '../protocol/pacing.js';
-import { streamsOf, TRANSPORT_ROUTES, type ParseMode, type Transport } from '../protocol/wire.js';
+import { streamsOf, TRANSPORT_INFO, type ParseMode, type Transport } from '../protocol/wire.js';
 
 /** Delivered below this share of the offered rate, a point did not keep up. */
 export const KEPT_UP_RATIO = 0.97;
@@ -26,7 +26,7 @@ export const SATURATED = 0.9;
  * the sweep's judge and the lab's live verdict.
  */
 export function stalledBehindCap(transport: Transport, streams: number, open: number): LimitInput['stalled'] {
-  const cap = TRANSPORT_ROUTES[transport].perHostCap;
+  const cap = TRANSPORT_INFO[transport].perHostCap;
   return cap !== undefined && open >= cap && open < streams ? { connections: streams - open, of: streams, cap } : null;
 }
 
@@ -193,7 +193,7 @@ export function judgeRepeat(point: Point, r: RepeatFigures, open: number, cores:
     notes.push(`compression ${c.kind} was asked for, but the server compressed ${c.compressedStreams} of the page's ${c.streams} streams (the browser did not negotiate it on the others)`);
   }
   const wire = r.wire;
-  const expected = TRANSPORT_ROUTES[point.transport].http;
+  const expected = TRANSPORT_INFO[point.transport].http;
   if (wire && wire.http[expected === 'h1' ? 'h2' : 'h1'] > 0) {
     notes.push(`${point.transport} is expected over ${expected === 'h1' ? 'HTTP/1.1' : 'HTTP/2'}, but the server saw ${wire.http.h1} stream(s) over HTTP/1.1 and ${wire.http.h2} over HTTP/2`);
   }

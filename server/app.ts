@@ -1,8 +1,8 @@
 /**
  * Builds the pushlab server without listening: fastify on node:http2 with TLS, HTTP/1.1
  * allowed (WebSocket upgrades need it; Chrome uses h2 for everything else), the stream
- * transports, `/stats`, `/origins`, and the built page. Listening also starts the two other
- * origins (origins.ts) on the same address.
+ * transports (transports/index.ts), `/stats`, `/origins`, and the built page. Listening also
+ * starts the other origins (origins.ts) on the same address.
  */
 import fastifyStatic from '@fastify/static';
 import Fastify from 'fastify';
@@ -20,13 +20,10 @@ import { H2_LISTENER_OPTIONS, SERVER_DEFAULTS } from './defaults.js';
 import { Hub } from './hub.js';
 import allowCrossOrigin from './cors.js';
 import { DEFAULT_HEARTBEAT, type Heartbeat } from './liveness.js';
-import grpcTransport from './grpc.js';
-import ndjsonTransport from './ndjson.js';
 import { ExtraOrigins } from './origins.js';
-import pollTransport from './poll.js';
 import reportsRoute from './reports.js';
-import sseTransport, { type SseWriter } from './sse.js';
-import wsTransport from './ws.js';
+import { connectHandlers, routePlugins, type TransportDeps } from './transports/index.js';
+import type { SseWriter } from './transports/sse.js';
 
 export interface ServerOptions {
   tls: TlsFiles;
@@ -37,7 +34,7 @@ export interface ServerOptions {
   sendBufferLimitBytes?: number;
   /** Heartbeat that finds dead peers (see liveness.ts). */
   heartbeat?: Heartbeat;
-  /** How SSE batches are written (see sse.ts). */
+  /** How SSE batches are written (see transports/sse.ts). */
   sseWriter?: SseWriter;
   /** What wakes the pacing loop (see clock.ts): 'timer' costs less CPU, 'worker' is closer to the schedule. */
   clock?: ClockKind;
@@ -99,14 +96,11 @@ export async function buildServer(options: ServerOptions) {
   });
 
   await app.register(allowCrossOrigin);
-  const heartbeat = options.heartbeat ?? DEFAULT_HEARTBEAT;
-  await app.register(wsTransport, { hub, heartbeat });
-  await app.register(sseTransport, { hub, writer: options.sseWriter ?? SERVER_DEFAULTS.sseWriter, heartbeat });
-  await app.register(ndjsonTransport, { hub, heartbeat });
-  await app.register(pollTransport, { hub });
-  await app.register(grpcTransport, { hub });
+  const deps: TransportDeps = { hub, heartbeat: options.heartbeat ?? DEFAULT_HEARTBEAT, sseWriter: options.sseWriter ?? SERVER_DEFAULTS.sseWriter };
+  // Every transport (transports/index.ts), each plugin once.
+  for (const plugin of routePlugins()) await app.register(plugin, deps);
 
-  const origins = new ExtraOrigins(options.tls, hub, heartbeat, maxStreams);
+  const origins = new ExtraOrigins(options.tls, connectHandlers(deps), maxStreams);
   let originsListening: Promise<void> = Promise.resolve();
   app.addHook('onListen', async () => {
     const addr = app.server.address();

@@ -1,6 +1,6 @@
 /** The server's defaults: buildServer (tests, benches) and `npm run server`'s flags both take them from here. */
 import type { ClockKind } from './clock.js';
-import type { SseWriter } from './sse.js';
+import type { SseWriter } from './transports/sse.js';
 
 export const MIB = 1024 * 1024;
 
@@ -22,7 +22,7 @@ export const SERVER_DEFAULTS: { sendBufferLimitBytes: number; clock: ClockKind; 
   sendBufferLimitBytes: 4 * MIB,
   /** Node timers: the cheaper wake-up (see clock.ts). */
   clock: 'timer',
-  /** Pre-encoded bytes measured fastest (see sse.ts). */
+  /** Pre-encoded bytes measured fastest (see transports/sse.ts). */
   sseWriter: 'bytes',
   /**
    * Streams one HTTP/2 session serves before the server asks the client (graceful GOAWAY) to

@@ -99,7 +99,7 @@ export class Hub {
     return { close: () => this.streams.delete(stream) };
   }
 
-  /** Counts an SSE reconnect whose Last-Event-ID was refused (see sse.ts); reported in /stats. */
+  /** Counts an SSE reconnect whose Last-Event-ID was refused (see transports/sse.ts); reported in /stats. */
   countBadLastEventId(): void {
     this.totals.badLastEventIds++;
   }

@@ -3,9 +3,10 @@
  * same hub on ports of their own, on the main server's address:
  * - `h1`: HTTPS with only HTTP/1.1 offered (ALPN), every request routed into the main app, so
  *   `/sse` there is EventSource under Chrome's 6-connections-per-host cap (`sse-h1`);
- * - `connect`: HTTP/2 with SETTINGS_ENABLE_CONNECT_PROTOCOL and a real CONNECT handler
- *   (ws-h2.ts), so Chrome runs WebSockets over HTTP/2 there (`ws-h2`). Chrome only does so on a
- *   connection it already has, so the page first fetches `/` there (204, CORS) to open one.
+ * - `connect`: HTTP/2 with SETTINGS_ENABLE_CONNECT_PROTOCOL and real CONNECT handlers (the
+ *   transports of that origin, transports/index.ts: `ws-h2.ts`), so Chrome runs WebSockets over
+ *   HTTP/2 there (`ws-h2`). Chrome only does so on a connection it already has, so the page
+ *   first fetches `/` there (204, CORS) to open one.
  * - replicas of the main origin (7, on the ports after those), for the `origins` factor, which
  *   spreads a page's connections over several origins and so several TCP connections.
  * With the main port fixed, they take the next ports (8444, 8445, then 8446–8452 by default) so
@@ -13,7 +14,7 @@
  * where they are.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import http2, { type Http2SecureServer, type Http2ServerRequest, type Http2ServerResponse, type ServerHttp2Session } from 'node:http2';
+import http2, { type Http2SecureServer, type Http2ServerRequest, type Http2ServerResponse, type IncomingHttpHeaders, type ServerHttp2Session, type ServerHttp2Stream } from 'node:http2';
 import https from 'node:https';
 import type { AddressInfo } from 'node:net';
 import type { TLSSocket } from 'node:tls';
@@ -22,11 +23,8 @@ import { LIMITS } from '../protocol/limits.js';
 import type { ServerOrigins } from '../protocol/wire.js';
 import type { Duplex } from 'node:stream';
 import type { TlsFiles } from './cert.js';
-import type { Hub } from './hub.js';
-import type { Heartbeat } from './liveness.js';
 import { ANY_ORIGIN } from './cors.js';
 import { H2_LISTENER_OPTIONS } from './defaults.js';
-import { handleWsConnect } from './ws-h2.js';
 
 type Listener = https.Server | Http2SecureServer;
 
@@ -43,8 +41,8 @@ export class ExtraOrigins {
 
   constructor(
     private readonly tls: TlsFiles,
-    private readonly hub: Hub,
-    private readonly heartbeat: Heartbeat,
+    /** Extended CONNECT handlers by `:protocol` (transports/index.ts connectHandlers). */
+    private readonly connects: ReadonlyMap<string, (stream: ServerHttp2Stream, headers: IncomingHttpHeaders) => void>,
     private readonly maxStreamsPerSession: number,
   ) {}
 
@@ -67,7 +65,8 @@ export class ExtraOrigins {
       s.once('close', () => this.sessions.delete(s));
     });
     connect.on('stream', (stream, headers) => {
-      if (headers[':method'] === 'CONNECT' && headers[':protocol'] === 'websocket') return handleWsConnect(stream, headers, this.hub, this.heartbeat);
+      const open = headers[':method'] === 'CONNECT' ? this.connects.get(String(headers[':protocol'])) : undefined;
+      if (open) return open(stream, headers);
       // Anything else (the page's warm-up fetch) gets an empty answer. That fetch carries
       // credentials, to open the connection in the pool WebSockets use, so CORS must name the
       // page's origin rather than `*`.

@@ -9,7 +9,7 @@
 import path from 'node:path';
 import type { Browser, CDPSession } from 'puppeteer-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { TRANSPORT_ROUTES, TRANSPORTS, type Transport } from '../protocol/wire.js';
+import { TRANSPORT_INFO, TRANSPORTS, type Transport } from '../protocol/wire.js';
 import { launchChrome } from '../puppeteer/browser/chrome.js';
 import { ROOT } from './sweep-process.js';
 import { startServerSession, type ServerSession } from './test-server.js';
@@ -41,7 +41,7 @@ async function watch(transport: Transport): Promise<Seen> {
   const page = await browser.newPage();
   const cdp: CDPSession = await page.createCDPSession();
   const seen: Seen = { protocols: [], handshakes: [] };
-  const path = TRANSPORT_ROUTES[transport].path;
+  const path = TRANSPORT_INFO[transport].path;
   cdp.on('Network.responseReceived', (e: { response: { url: string; protocol?: string } }) => {
     if (new URL(e.response.url).pathname === path) seen.protocols.push(e.response.protocol ?? '?');
   });
@@ -63,7 +63,7 @@ async function watch(transport: Transport): Promise<Seen> {
 describe('the protocol Chrome negotiated, from CDP', () => {
   it.each(TRANSPORTS.map((t) => [t]))('%s', async (t) => {
     const seen = await watch(t);
-    const route = TRANSPORT_ROUTES[t];
+    const route = TRANSPORT_INFO[t];
     if (t === 'ws' || t === 'ws-h2') {
       expect(seen.handshakes, t).toEqual(route.http === 'h2' ? [200, 200] : [101, 101]);
     } else {

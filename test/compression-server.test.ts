@@ -12,7 +12,7 @@ import WebSocket from 'ws';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ServerConnectionStats, ServerStats } from '../protocol/report.js';
 import type { BatchMessage, ServerOrigins } from '../protocol/wire.js';
-import { PERMESSAGE_DEFLATE_RESPONSE } from '../server/ws-h2.js';
+import { PERMESSAGE_DEFLATE_RESPONSE } from '../server/transports/ws-h2.js';
 import { h2get } from './h2-get.js';
 import { startServerSession, type ServerSession, type TestServer } from './test-server.js';
 

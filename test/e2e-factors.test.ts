@@ -10,7 +10,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { PointResult, Report } from '../protocol/report.js';
-import { compressionOf, TRANSPORT_ROUTES, TRANSPORTS, type Transport } from '../protocol/wire.js';
+import { compressionOf, TRANSPORT_INFO, TRANSPORTS, type Transport } from '../protocol/wire.js';
 import { firstMeasured, runSweep } from './sweep-process.js';
 
 const TABS = 2;
@@ -66,7 +66,7 @@ describe('tabs, display and compression, smoke load, Chromium', () => {
     expect(tabs).toHaveLength(TABS);
     // Each tab tags its own streams: distinct tags, and each finds exactly its own in /stats.
     expect(new Set(tabs.map((x) => x.client)).size).toBe(TABS);
-    const http = TRANSPORT_ROUTES[t].http;
+    const http = TRANSPORT_INFO[t].http;
     for (const tab of tabs) {
       expect(tab.wire!.http, p.point.id).toEqual({ h1: http === 'h1' ? CONCURRENCY : 0, h2: http === 'h2' ? CONCURRENCY : 0 });
       expect(tab.page.gaps, p.point.id).toBe(0);

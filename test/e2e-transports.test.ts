@@ -9,7 +9,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Report } from '../protocol/report.js';
-import { BINARY_TRANSPORTS, TRANSPORT_ROUTES, TRANSPORTS, type Transport } from '../protocol/wire.js';
+import { BINARY_TRANSPORTS, TRANSPORT_INFO, TRANSPORTS, type Transport } from '../protocol/wire.js';
 import { firstMeasured, runSweep } from './sweep-process.js';
 
 const CONCURRENCY = 4;
@@ -18,7 +18,7 @@ const OVER_CAP = 8;
 const ORIGINS = 3;
 
 /** TCP connections the page's streams should arrive on: one per stream over HTTP/1.1, one session over HTTP/2. */
-const expectedTcp = (t: Transport, open: number) => (TRANSPORT_ROUTES[t].http === 'h1' ? open : 1);
+const expectedTcp = (t: Transport, open: number) => (TRANSPORT_INFO[t].http === 'h1' ? open : 1);
 
 describe('every transport, smoke load, headless Chromium', () => {
   let dir: string;
@@ -79,7 +79,7 @@ describe('every transport, smoke load, headless Chromium', () => {
   it.each(TRANSPORTS.map((t) => [t]))('%s: arrives over the expected HTTP version and TCP connections', (t) => {
     const p = report.points.find((x) => x.point.scenario === 'every' && x.point.transport === t)!;
     const wire = measured(p).wire!;
-    const http = TRANSPORT_ROUTES[t].http;
+    const http = TRANSPORT_INFO[t].http;
     expect(wire.http, p.point.id).toEqual({ h1: http === 'h1' ? CONCURRENCY : 0, h2: http === 'h2' ? CONCURRENCY : 0 });
     expect(wire.tcpConnections, p.point.id).toBe(expectedTcp(t, CONCURRENCY));
     expect(wire.stalled, p.point.id).toBe(0);

@@ -11,7 +11,7 @@ import { createGrpcWebTransport } from '@connectrpc/connect-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
 import { PushService } from '../protocol/gen/pushlab/v1/push_pb.js';
-import { ECHO_MAX_CHARS, TRANSPORT_ROUTES, TRANSPORTS, type Transport } from '../protocol/wire.js';
+import { ECHO_MAX_CHARS, TRANSPORT_INFO, TRANSPORTS, type Transport } from '../protocol/wire.js';
 import { h2get } from './h2-get.js';
 import { startServerSession, type ServerSession } from './test-server.js';
 
@@ -84,19 +84,14 @@ async function connectRefusal(origin: string, p: string): Promise<Answer> {
 async function refusalOn(transport: Transport): Promise<Answer> {
   const { server, session, origins } = running;
   const main = `https://127.0.0.1:${server.port}`;
-  const route = TRANSPORT_ROUTES[transport];
+  const route = TRANSPORT_INFO[transport];
   const query = `${route.path}?batch=1&interval=1&client=${LONG_IN_URL}`;
+  // By origin first, so a transport added there is asked the way its origin answers.
+  if (route.origin === 'connect') return connectRefusal(origins.connect!, query);
+  if (route.origin === 'h1') return getH1(origins.h1!, query);
   switch (transport) {
     case 'ws':
       return wsRefusal(main, query);
-    case 'ws-h2':
-      return connectRefusal(origins.connect!, query);
-    case 'sse-h1':
-      return getH1(origins.h1!, query);
-    case 'sse':
-    case 'fetch':
-    case 'poll':
-      return h2get(session, query);
     case 'grpc-web': {
       const client = createClient(PushService, createGrpcWebTransport({ baseUrl: main, httpVersion: '2', nodeOptions: { rejectUnauthorized: false } }));
       try {
@@ -107,6 +102,9 @@ async function refusalOn(transport: Transport): Promise<Answer> {
       }
       return { status: 200, body: '' };
     }
+    default:
+      // Every other route on the main origin is a GET over HTTP/2 (`sse`, `fetch`, `poll`).
+      return h2get(session, query);
   }
 }
 

@@ -12,7 +12,7 @@ import {
   searchPoint,
   selectPoints,
 } from '../protocol/scenario.js';
-import type { Compression, DevtoolsMode, DisplayMode, Transport } from '../protocol/wire.js';
+import { TRANSPORTS, type Compression, type DevtoolsMode, type DisplayMode, type Transport } from '../protocol/wire.js';
 
 /** Expects `parseScenarioFile(data)` to throw PUSHLAB_BAD_SCENARIO with exactly this message. */
 function rejects(data: unknown, message: string): void {
@@ -61,10 +61,10 @@ describe('parseScenarioFile', () => {
   });
 
   it('lists the allowed values of an unknown transport or render mode', () => {
-    rejects({ scenarios: [{ ...one, transport: 'wss' }] }, 'scenarios.json: scenarios[0].transport must be one of ws, ws-h2, sse, sse-h1, fetch, grpc-web, poll, got "wss"');
+    rejects({ scenarios: [{ ...one, transport: 'wss' }] }, `scenarios.json: scenarios[0].transport must be one of ${TRANSPORTS.join(', ')}, got "wss"`);
     rejects(
       { scenarios: [{ ...one, transport: ['ws', 'wss'] }] },
-      'scenarios.json: scenarios[0].transport[1] must be one of ws, ws-h2, sse, sse-h1, fetch, grpc-web, poll, got "wss"',
+      `scenarios.json: scenarios[0].transport[1] must be one of ${TRANSPORTS.join(', ')}, got "wss"`,
     );
     rejects(
       { scenarios: [{ ...one, render: 'fancy' }] },

@@ -1,6 +1,6 @@
-/** Which Last-Event-ID an SSE reconnect may resume from (server/sse.ts resumeSeq). */
+/** Which Last-Event-ID an SSE reconnect may resume from (server/transports/sse.ts resumeSeq). */
 import { describe, expect, it } from 'vitest';
-import { resumeSeq } from '../server/sse.js';
+import { resumeSeq } from '../server/transports/sse.js';
 
 describe('resumeSeq', () => {
   it('continues after a plain non-negative integer whose successor is safe', () => {

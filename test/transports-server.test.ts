@@ -6,8 +6,9 @@ import http2 from 'node:http2';
 import https from 'node:https';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ServerStats } from '../protocol/report.js';
-import { POLL_ID_HEADER, type BatchMessage, type ServerOrigins } from '../protocol/wire.js';
-import { ClientFrames } from '../server/ws-h2.js';
+import { POLL_ID_HEADER, TRANSPORT_INFO, TRANSPORTS, type BatchMessage, type ServerOrigins } from '../protocol/wire.js';
+import { routePlugins, SERVER_TRANSPORTS } from '../server/transports/index.js';
+import { ClientFrames } from '../server/transports/ws-h2.js';
 import { Code, createClient, type ConnectError } from '@connectrpc/connect';
 import { createGrpcWebTransport } from '@connectrpc/connect-node';
 import { PushService } from '../protocol/gen/pushlab/v1/push_pb.js';
@@ -43,6 +44,18 @@ function expectBatches(lines: string[], batch: number, firstSeq = 0): void {
     expect(m.rows[0]).toHaveLength(12);
   });
 }
+
+describe('SERVER_TRANSPORTS', () => {
+  it('serves a transport of the connect origin by an extended CONNECT handler, every other by routes of the main app', () => {
+    for (const t of TRANSPORTS) expect([t, 'connect' in SERVER_TRANSPORTS[t]]).toEqual([t, TRANSPORT_INFO[t].origin === 'connect']);
+  });
+
+  it('registers a plugin two transports share once (`/sse` is sse and sse-h1)', () => {
+    const sse = SERVER_TRANSPORTS.sse;
+    expect('routes' in sse && routePlugins().filter((p) => p === sse.routes)).toHaveLength(1);
+    expect(SERVER_TRANSPORTS['sse-h1']).toEqual(sse);
+  });
+});
 
 describe('/origins', () => {
   it('names the h1 and connect origins, on other ports of the same address', () => {

@@ -1,6 +1,6 @@
 /** The lab page's per-message parts, which must stay exact: counters, the row ring, the throttle. */
 import { describe, expect, it } from 'vitest';
-import { makeRow, type Row } from '../protocol/wire.js';
+import { makeRow, TRANSPORTS, type Row } from '../protocol/wire.js';
 import { validatePageConfig } from '../web/src/config.js';
 import { Counters } from '../web/src/counters.js';
 import { fitCell, formatCell, formatLine, formatRow, RowRing } from '../web/src/table.js';
@@ -190,7 +190,7 @@ describe('validatePageConfig', () => {
 
   it('accepts form strings and names the bad field, value and range', () => {
     expect(validatePageConfig({ transport: 'ws', batch: '10', concurrency: '3' }).concurrency).toBe(3);
-    expect(() => validatePageConfig({ transport: 'wss', batch: 1 })).toThrow('transport must be one of ws, ws-h2, sse, sse-h1, fetch, grpc-web, poll; got "wss"');
+    expect(() => validatePageConfig({ transport: 'wss', batch: 1 })).toThrow(`transport must be one of ${TRANSPORTS.join(', ')}; got "wss"`);
     expect(() => validatePageConfig({ transport: 'ws', batch: 0 })).toThrow('batch must be an integer from 1 to 10000; got 0');
     expect(() => validatePageConfig({ transport: 'ws', batch: 1, concurrency: 1.5 })).toThrow('concurrency must be an integer from 1 to 500; got 1.5');
     expect(() => validatePageConfig({ transport: 'ws', batch: 1, render: 'table' })).toThrow('render must be one of full, chart, none; got "table"');

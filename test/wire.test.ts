@@ -11,6 +11,8 @@ import {
   offeredEventsPerSec,
   parseStreamParams,
   streamPath,
+  TRANSPORT_INFO,
+  TRANSPORTS,
 } from '../protocol/wire.js';
 
 describe('parseStreamParams', () => {
@@ -215,5 +217,20 @@ describe('SentAtFormatter', () => {
   it('is valid JSON inside a message head', () => {
     const text = messageHead(3, new SentAtFormatter().format(1711745756581.1)) + MESSAGE_TAIL;
     expect(JSON.parse(text)).toEqual({ seq: 3, sentAt: 1711745756581.1, rows: [] });
+  });
+});
+
+describe('TRANSPORT_INFO', () => {
+  it('gives every transport its own label and its own colours, so a person and a chart can tell them apart', () => {
+    const labels = TRANSPORTS.map((t) => TRANSPORT_INFO[t].label);
+    expect(new Set(labels).size).toBe(TRANSPORTS.length);
+    const colours = TRANSPORTS.flatMap((t) => TRANSPORT_INFO[t].shades.map((c) => c.toLowerCase()));
+    expect(colours.every((c) => /^#[0-9a-f]{6}$/.test(c))).toBe(true);
+    expect(new Set(colours).size).toBe(colours.length);
+  });
+
+  it('TRANSPORTS are its keys, in its order', () => {
+    expect(TRANSPORTS).toEqual(Object.keys(TRANSPORT_INFO));
+    expect(TRANSPORTS[0]).toBe('ws');
   });
 });

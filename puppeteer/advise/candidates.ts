@@ -7,7 +7,7 @@ import type { Candidate, Knob } from '../../protocol/advice.js';
 import { LIMITS } from '../../protocol/limits.js';
 import { pointId, type Point } from '../../protocol/scenario.js';
 import { ADVISE_CONNECTIONS, ADVISE_TICKS_MS, type Target } from '../../protocol/target.js';
-import { BINARY_TRANSPORTS, DEFAULT_POLL_MS, ENCODINGS, TRANSPORT_ROUTES, type Encoding, type RenderMode, type Transport } from '../../protocol/wire.js';
+import { BINARY_TRANSPORTS, DEFAULT_POLL_MS, ENCODINGS, TRANSPORT_INFO, type Encoding, type RenderMode, type Transport } from '../../protocol/wire.js';
 
 /** What the space spans besides transports; the defaults are protocol/target.ts's ticks and connections. */
 export interface CandidateSpace {
@@ -59,7 +59,7 @@ export function knobsBetween(a: Candidate, b: Candidate): Knob[] {
 
 /** Whether the origins factor changes anything for a transport: HTTP/2 on the main origin spreads streams over TCP connections. */
 export function originsMatter(t: Transport): boolean {
-  return TRANSPORT_ROUTES[t].origin === 'main' && TRANSPORT_ROUTES[t].http === 'h2';
+  return TRANSPORT_INFO[t].origin === 'main' && TRANSPORT_INFO[t].http === 'h2';
 }
 
 function candidateId(c: Omit<Candidate, 'id' | 'offeredEventsPerSec'>): string {

@@ -7,7 +7,7 @@
 import { Histogram } from '../../protocol/histogram.js';
 import type { PageConfig, PageSnapshot, PushlabApi } from '../../protocol/report.js';
 import { DEFAULT_POLL_MS, type BatchMessage } from '../../protocol/wire.js';
-import { openConnection, type Connection } from '../src/transports.js';
+import { openConnection, type Connection } from '../src/transports/index.js';
 
 let sockets: Connection[] = [];
 let events = 0;

@@ -1,4 +1,4 @@
-/** When the page's WebSocket tries again (transports.ts); no DOM, so tests import it. */
+/** When the page's WebSocket tries again (transports/); no DOM, so tests import it. */
 
 /**
  * WebSocket reconnect backoff: 100 ms, doubling to at most 5 s, reset by a successful open;

@@ -5,7 +5,7 @@
  */
 import type { ParseCeiling } from '../../protocol/report.js';
 import { streamPath } from '../../protocol/wire.js';
-import { wsUrl } from './transports.js';
+import { wsUrl } from './transports/index.js';
 
 const SAMPLE_MESSAGES = 200;
 

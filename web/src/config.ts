@@ -34,7 +34,7 @@ function binaryEncoding(transport: unknown, encoding: Encoding): Encoding {
   return encoding;
 }
 
-/** A compression only where the transport carries that kind (TRANSPORT_ROUTES); `off` as absent. */
+/** A compression only where the transport carries that kind (TRANSPORT_INFO); `off` as absent. */
 function streamCompression(transport: unknown, compression: Compression): PageConfig['compression'] {
   if (compression === 'off') return undefined;
   const mismatch = TRANSPORTS.includes(transport as Transport) ? compressionMismatch(transport as Transport, compression) : null;

@@ -5,7 +5,7 @@
  * `window.pushlab`.
  */
 import type { CpuReading, PageConfig, PageSnapshot, ServerStats } from '../../protocol/report.js';
-import { offeredEventsPerSec, TRANSPORT_ROUTES } from '../../protocol/wire.js';
+import { offeredEventsPerSec, TRANSPORT_INFO } from '../../protocol/wire.js';
 import type { LiveCharts } from './chart.js';
 import { validatePageConfig } from './config.js';
 import { stalledBehindCap, type LimitInput } from '../../results/verdict.js';
@@ -90,7 +90,7 @@ export class Lab {
   async start(): Promise<{ opened: number; openMs: number }> {
     const t0 = performance.now();
     const { transport, concurrency, openTimeoutMs } = this.config;
-    const cap = TRANSPORT_ROUTES[transport].perHostCap;
+    const cap = TRANSPORT_INFO[transport].perHostCap;
     let timer: ReturnType<typeof setTimeout> | undefined;
     let watch: ReturnType<typeof setInterval> | undefined;
     const timeout = new Promise<never>((_, reject) => {

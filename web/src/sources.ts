@@ -8,7 +8,7 @@ import type { PageCounters, PageSnapshot } from '../../protocol/report.js';
 import type { StreamParams, Transport } from '../../protocol/wire.js';
 import { Ingest, type SpeedWindow } from './ingest.js';
 import { RowRing } from './table.js';
-import { openConnection, type Connection, type TransportOptions } from './transports.js';
+import { openConnection, type Connection, type TransportOptions } from './transports/index.js';
 import type { FromWorker, ToWorker, WorkerCounts } from './worker-protocol.js';
 
 export type SourceSnapshot = Omit<PageSnapshot, 'atMs' | 'transport' | 'concurrency'>;

@@ -5,7 +5,7 @@
  */
 import type { Row } from '../../protocol/wire.js';
 import { Ingest } from './ingest.js';
-import { openConnection, type Connection } from './transports.js';
+import { openConnection, type Connection } from './transports/index.js';
 import type { FromWorker, ToWorker, WorkerCounts } from './worker-protocol.js';
 
 declare const self: DedicatedWorkerGlobalScope;

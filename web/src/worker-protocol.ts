@@ -3,7 +3,7 @@ import type { HistogramData } from '../../protocol/histogram.js';
 import type { PageCounters } from '../../protocol/report.js';
 import type { Row, StreamParams, Transport } from '../../protocol/wire.js';
 import type { SpeedWindow } from './ingest.js';
-import type { TransportOptions } from './transports.js';
+import type { TransportOptions } from './transports/index.js';
 
 export type ToWorker =
   | {

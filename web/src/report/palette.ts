@@ -1,22 +1,11 @@
-/** The viewer's colours: one hue per transport, one per verdict, one per CPU process. */
+/** The viewer's colours: each transport's (TransportInfo.shades in protocol/wire.ts), one per verdict, one per CPU process. */
 import type { Verdict } from '../../../protocol/report.js';
+import { TRANSPORT_INFO } from '../../../protocol/wire.js';
 import type { Transport } from './views.js';
 
-// One hue per transport; further lines of the same transport (another concurrency, say) get
-// another shade of it, so colour alone still says which transport a line is.
-const TRANSPORT_SHADES: Record<Transport, string[]> = {
-  ws: ['#1f5fbf', '#5b9be6', '#0e3470', '#9cc3f2'],
-  sse: ['#d0590b', '#f29a4b', '#7a3206', '#f7c48f'],
-  // The other transports: hues apart from ws's blue and sse's orange, and from the verdicts'.
-  'ws-h2': ['#6a3fb5', '#a385d9', '#3b1f6e', '#cdbdec'],
-  'sse-h1': ['#b8860b', '#e0b94a', '#6b4e06', '#f0dc9a'],
-  fetch: ['#0f8a8a', '#52c2c2', '#074d4d', '#a3e0e0'],
-  'grpc-web': ['#a0306e', '#d77aa9', '#5c1a3e', '#eec1d8'],
-  poll: ['#6b6b6b', '#a0a0a0', '#3a3a3a', '#d0d0d0'],
-};
-
+/** Line `shade` of a transport: its hue first, then shades of it (TransportInfo.shades in protocol/wire.ts). */
 export function transportColor(t: Transport, shade = 0): string {
-  const shades = TRANSPORT_SHADES[t];
+  const shades = TRANSPORT_INFO[t].shades;
   return shades[shade % shades.length];
 }
 

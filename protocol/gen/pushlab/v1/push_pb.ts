@@ -127,7 +127,7 @@ export const BatchSchema: GenMessage<Batch> = /*@__PURE__*/
  * The same bytes on the wire as Batch: a repeated message field and a repeated bytes field
  * encode alike, so the server sends rows it encoded once without re-encoding them per batch
  * (as the JSON transports send pre-serialised row text). The server serves PushService.Stream
- * with this as its output (server/grpc.ts).
+ * with this as its output (server/transports/grpc-web.ts).
  *
  * @generated from message pushlab.v1.EncodedBatch
  */

@@ -5,16 +5,16 @@ import fp from 'fastify-plugin';
 import { createRequire } from 'node:module';
 import type { Duplex } from 'node:stream';
 import type { WebSocket } from 'ws';
-import { PushlabError } from '../protocol/errors.js';
-import { MESSAGE_TAIL, messageHead } from '../protocol/wire.js';
-import type { Hub, Sink } from './hub.js';
-import type { RowPool } from './rows.js';
-import { watchWebSocket, type Heartbeat } from './liveness.js';
-import { validateStreamQuery, withCompressionOf } from './params.js';
-import { socketId } from './sockets.js';
-import { sendBinaryFrame, sendTextFrame } from './ws-frame.js';
-import { msgpackHead, msgpackRows } from './msgpack.js';
-import { MessageCompressor } from './compress.js';
+import { PushlabError } from '../../protocol/errors.js';
+import { MESSAGE_TAIL, messageHead } from '../../protocol/wire.js';
+import type { Hub, Sink } from '../hub.js';
+import type { RowPool } from '../rows.js';
+import { watchWebSocket, type Heartbeat } from '../liveness.js';
+import { validateStreamQuery, withCompressionOf } from '../params.js';
+import { socketId } from '../sockets.js';
+import { sendBinaryFrame, sendTextFrame } from '../ws-frame.js';
+import { msgpackHead, msgpackRows } from '../msgpack.js';
+import { MessageCompressor } from '../compress.js';
 
 const TAIL = Buffer.from(MESSAGE_TAIL, 'latin1');
 
@@ -29,7 +29,7 @@ const ws = requireFromPlugin('ws') as { WebSocket: new (address: null, protocols
 const WS_VERSION = (requireFromPlugin('ws/package.json') as { version: string }).version;
 
 function missingSocket(): PushlabError {
-  return new PushlabError('PUSHLAB_BAD_DEPENDENCY', `ws ${WS_VERSION} has no private _socket field, which server/ws.ts writes WebSocket frames to; install the ws version package.json pins (npm ci)`);
+  return new PushlabError('PUSHLAB_BAD_DEPENDENCY', `ws ${WS_VERSION} has no private _socket field, which server/transports/ws.ts writes WebSocket frames to; install the ws version package.json pins (npm ci)`);
 }
 
 /** Throws PUSHLAB_BAD_DEPENDENCY unless the installed ws has the private socket field. */

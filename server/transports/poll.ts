@@ -11,11 +11,11 @@ import type { FastifyInstance, FastifyReply } from 'fastify';
 import fp from 'fastify-plugin';
 import type { ServerResponse } from 'node:http';
 import type { Http2ServerResponse } from 'node:http2';
-import { compressionMismatch, MESSAGE_TAIL, messageHead, paramError, parseStreamParams, POLL_ID_HEADER, type ParamError } from '../protocol/wire.js';
-import type { Hub, Sink } from './hub.js';
-import type { RowPool } from './rows.js';
-import { textOnlyEncoding } from './params.js';
-import { socketId } from './sockets.js';
+import { compressionMismatch, MESSAGE_TAIL, messageHead, paramError, parseStreamParams, POLL_ID_HEADER, type ParamError } from '../../protocol/wire.js';
+import type { Hub, Sink } from '../hub.js';
+import type { RowPool } from '../rows.js';
+import { textOnlyEncoding } from '../params.js';
+import { socketId } from '../sockets.js';
 
 const TAIL = Buffer.from(`${MESSAGE_TAIL}\n`, 'latin1');
 

@@ -17,11 +17,11 @@ import type { FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
 import type { IncomingMessage } from 'node:http';
 import type { Http2ServerRequest } from 'node:http2';
-import { EncodedBatchSchema, PushService, RowSchema, type StreamRequest, type StreamRequestSchema } from '../protocol/gen/pushlab/v1/push_pb.js';
-import { parseStreamParams, type Row } from '../protocol/wire.js';
-import type { Hub, Sink } from './hub.js';
-import type { RowPool } from './rows.js';
-import { socketId } from './sockets.js';
+import { EncodedBatchSchema, PushService, RowSchema, type StreamRequest, type StreamRequestSchema } from '../../protocol/gen/pushlab/v1/push_pb.js';
+import { parseStreamParams, type Row } from '../../protocol/wire.js';
+import type { Hub, Sink } from '../hub.js';
+import type { RowPool } from '../rows.js';
+import { socketId } from '../sockets.js';
 
 /** PushService with its one method's output read as EncodedBatch: the same path and the same bytes. */
 const ENCODED_SERVICE = {

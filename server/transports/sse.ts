@@ -18,14 +18,14 @@ import fp from 'fastify-plugin';
 import type { ServerResponse } from 'node:http';
 import http2, { type Http2ServerResponse } from 'node:http2';
 import type { Writable } from 'node:stream';
-import { MESSAGE_TAIL, messageHead } from '../protocol/wire.js';
-import type { Hub, Sink } from './hub.js';
-import { validateTextStreamQuery, withCompressionOf } from './params.js';
-import { GZIP_HEADER, MessageCompressor } from './compress.js';
-import { watchHttp2Session, type Heartbeat } from './liveness.js';
-import type { RowPool } from './rows.js';
-import { socketId } from './sockets.js';
-import { writeMessage } from './write-message.js';
+import { MESSAGE_TAIL, messageHead } from '../../protocol/wire.js';
+import type { Hub, Sink } from '../hub.js';
+import { validateTextStreamQuery, withCompressionOf } from '../params.js';
+import { GZIP_HEADER, MessageCompressor } from '../compress.js';
+import { watchHttp2Session, type Heartbeat } from '../liveness.js';
+import type { RowPool } from '../rows.js';
+import { socketId } from '../sockets.js';
+import { writeMessage } from '../write-message.js';
 
 export const SSE_WRITERS = ['bytes', 'push', 'batch'] as const;
 export type SseWriter = (typeof SSE_WRITERS)[number];
@@ -90,8 +90,8 @@ export function resumeSeq(header: string | string[] | undefined): number | 'bad'
   return n + 1 <= Number.MAX_SAFE_INTEGER ? n + 1 : 'bad';
 }
 
-export default fp<{ hub: Hub; writer: SseWriter; heartbeat: Heartbeat }>(
-  async function sseTransport(app: FastifyInstance, { hub, writer, heartbeat }) {
+export default fp<{ hub: Hub; sseWriter: SseWriter; heartbeat: Heartbeat }>(
+  async function sseTransport(app: FastifyInstance, { hub, sseWriter: writer, heartbeat }) {
     // `/sse` serves both `sse` (main origin) and `sse-h1` (the h1 origin routes here): gzip for both.
     app.get('/sse', { preValidation: withCompressionOf('sse', validateTextStreamQuery) }, async (request, reply) => {
       reply.hijack();

@@ -6,14 +6,15 @@
  * `ws` (ws-frame.ts), and of what the client sends only Close and Ping are acted on.
  */
 import type { IncomingHttpHeaders, ServerHttp2Stream } from 'node:http2';
-import { compressionMismatch, MESSAGE_TAIL, messageHead, parseStreamParams } from '../protocol/wire.js';
-import type { Hub, Sink } from './hub.js';
-import { watchHttp2Session, type Heartbeat } from './liveness.js';
-import type { RowPool } from './rows.js';
-import { socketId } from './sockets.js';
-import { sendBinaryFrame, sendTextFrame } from './ws-frame.js';
-import { msgpackHead, msgpackRows } from './msgpack.js';
-import { MessageCompressor } from './compress.js';
+import { compressionMismatch, MESSAGE_TAIL, messageHead, parseStreamParams } from '../../protocol/wire.js';
+import type { Sink } from '../hub.js';
+import { watchHttp2Session } from '../liveness.js';
+import type { RowPool } from '../rows.js';
+import { socketId } from '../sockets.js';
+import { sendBinaryFrame, sendTextFrame } from '../ws-frame.js';
+import { msgpackHead, msgpackRows } from '../msgpack.js';
+import { MessageCompressor } from '../compress.js';
+import type { ConnectTransport, TransportDeps } from './index.js';
 
 const TAIL = Buffer.from(MESSAGE_TAIL, 'latin1');
 /** What the server answers a permessage-deflate offer with: every message compressed on its own (compress.ts). */
@@ -102,7 +103,7 @@ export class ClientFrames {
 }
 
 /** Handles one extended CONNECT for `/ws` on the `connect` origin (origins.ts). */
-export function handleWsConnect(stream: ServerHttp2Stream, headers: IncomingHttpHeaders, hub: Hub, heartbeat: Heartbeat): void {
+export function handleWsConnect(stream: ServerHttp2Stream, headers: IncomingHttpHeaders, { hub, heartbeat }: TransportDeps): void {
   const url = new URL(headers[':path'] ?? '/', 'https://pushlab');
   const refuse = (status: number, body: object) => {
     stream.respond({ ':status': status, 'content-type': 'application/json; charset=utf-8' });
@@ -149,3 +150,6 @@ export function handleWsConnect(stream: ServerHttp2Stream, headers: IncomingHttp
   stream.once('error', handle.close);
   if (stream.session) watchHttp2Session(stream.session, heartbeat);
 }
+
+/** `ws-h2`: WebSockets (`:protocol websocket`) on the connect origin. */
+export const wsOverHttp2: ConnectTransport = { protocol: 'websocket', open: handleWsConnect };

@@ -1,0 +1,36 @@
+/** `poll`: HTTP polling, the pull model push replaces. */
+import { POLL_ID_HEADER } from '../../../protocol/wire.js';
+import { answerText, LineReader, reconnecting, type Attempt, type ConnectionHandlers, type OpenConnection } from './connection.js';
+
+/** `poll`: a first request names the stream, then one request every `pollMs` takes what is due. */
+function pollAttempt(url: Promise<string>, h: ConnectionHandlers, pollMs: number): Attempt {
+  return (up, down) => {
+    const abort = new AbortController();
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const run = async () => {
+      const first = await fetch(await url, { signal: abort.signal, cache: 'no-store' });
+      const id = first.headers.get(POLL_ID_HEADER);
+      if (!first.ok || !id) return down(first.ok ? `no ${POLL_ID_HEADER} header in the answer` : await answerText(first));
+      await first.arrayBuffer();
+      up();
+      const next = new URL(`/poll?id=${id}`, await url).href;
+      let due = performance.now();
+      for (;;) {
+        // Fixed rate: a slow answer shortens the wait before the next request, never adds to it.
+        due = Math.max(due + pollMs, performance.now());
+        await new Promise((resolve) => (timer = setTimeout(resolve, due - performance.now())));
+        const r = await fetch(next, { signal: abort.signal, cache: 'no-store' });
+        if (!r.ok) return down(await answerText(r));
+        const lines = new LineReader(h.onMessage);
+        lines.push(new Uint8Array(await r.arrayBuffer()));
+      }
+    };
+    run().catch((err: unknown) => down(err instanceof Error ? err.message : String(err)));
+    return () => {
+      clearTimeout(timer);
+      abort.abort();
+    };
+  };
+}
+
+export const openPoll: OpenConnection = (r) => reconnecting(r.name, r.handlers, pollAttempt(r.url, r.handlers, r.options.pollMs));
