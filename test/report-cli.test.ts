@@ -11,8 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { compareReports } from '../results/compare.js';
 import { pointsCsv } from '../results/views/csv.js';
 import { parseReportText } from '../protocol/report-check.js';
-import type { MeasuredRepeat, Report } from '../protocol/report.js';
-import { describe as describeStat } from '../results/stats.js';
+import type { Report } from '../protocol/report.js';
 import { summarisePoint } from '../results/point-summary.js';
 import { resolveReportFile, serveReports, splitArgs } from '../puppeteer/report/runs.js';
 import * as v2 from './v2-fixture.js';
@@ -35,22 +34,6 @@ function run(args: string[]): Promise<{ code: number | null; stdout: string; std
   });
 }
 
-/** A copy of a run that delivered `factor` times the events: every repeat's EPS and delivered ratio, and their summaries. */
-function scaled(report: Report, factor: number): Report {
-  const copy = structuredClone(report);
-  for (const p of copy.points) {
-    const ok = p.repeats.filter((r): r is MeasuredRepeat => r.status === 'ok');
-    for (const r of ok) {
-      r.eventsPerSec *= factor;
-      r.deliveredRatio *= factor;
-    }
-    if (p.summary) {
-      p.summary.eventsPerSec = describeStat(ok.map((r) => r.eventsPerSec));
-      p.summary.deliveredRatio = describeStat(ok.map((r) => r.deliveredRatio));
-    }
-  }
-  return copy;
-}
 
 beforeAll(async () => {
   reports = await mkdtemp(path.join(os.tmpdir(), 'pushlab-reports-'));
@@ -59,7 +42,7 @@ beforeAll(async () => {
     await mkdir(path.join(reports, name));
     await copyFile(FIXTURE, path.join(reports, name, 'report.json'));
   }
-  slowerReport = scaled(fixture, 0.8);
+  slowerReport = v2.scaledReport(fixture, 0.8);
   // A steady run (repeats within ±0.1%, half the offered rate): 1% slower is significant there,
   // but inside the ±3% margin.
   const steadyPoints = (['ws', 'sse'] as const).map((t) => {
@@ -70,9 +53,9 @@ beforeAll(async () => {
   const steady = v2.report(steadyPoints);
   for (const [name, r] of [
     ['slower', slowerReport],
-    ['one-percent', scaled(fixture, 0.99)],
+    ['one-percent', v2.scaledReport(fixture, 0.99)],
     ['steady', steady],
-    ['steady-99', scaled(steady, 0.99)],
+    ['steady-99', v2.scaledReport(steady, 0.99)],
   ] as const) {
     await mkdir(path.join(reports, name));
     await writeFile(path.join(reports, name, 'report.json'), JSON.stringify(r));

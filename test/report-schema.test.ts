@@ -13,31 +13,15 @@ import { compareReports } from '../results/compare.js';
 import { pointsCsv, repeatsCsv } from '../results/views/csv.js';
 import { PushlabError } from '../protocol/errors.js';
 import { parseReport, parseReportText, READABLE_SCHEMA_VERSIONS } from '../protocol/report-check.js';
-import { SCHEMA_VERSION, type MeasuredRepeat, type Report } from '../protocol/report.js';
-import { describe as describeStat } from '../results/stats.js';
+import { SCHEMA_VERSION, type Report } from '../protocol/report.js';
 import { formatComparison, formatTable } from '../results/views/terminal.js';
 import { embeddedReport } from '../web/src/report/load.js';
+import { scaledReport } from './v2-fixture.js';
 
 const ROOT = path.resolve(import.meta.dirname, '..');
 const v2Text = readFileSync(path.join(ROOT, 'test', 'fixtures', 'report-v2.json'), 'utf8');
 const v2Raw = (): Record<string, unknown> => JSON.parse(v2Text) as Record<string, unknown>;
 
-/** A copy of a run whose every repeat delivered `factor` times the events, summaries recomputed. */
-function scaled(report: Report, factor: number): Report {
-  const copy = structuredClone(report);
-  for (const p of copy.points) {
-    const ok = p.repeats.filter((r): r is MeasuredRepeat => r.status === 'ok');
-    for (const r of ok) {
-      r.eventsPerSec *= factor;
-      r.deliveredRatio *= factor;
-    }
-    if (p.summary) {
-      p.summary.eventsPerSec = describeStat(ok.map((r) => r.eventsPerSec));
-      p.summary.deliveredRatio = describeStat(ok.map((r) => r.deliveredRatio));
-    }
-  }
-  return copy;
-}
 
 describe('schemaVersion 3, and 2 converted on read', () => {
   it('writes 3 and reads 2 and 3', () => {
@@ -71,7 +55,7 @@ describe('schemaVersion 3, and 2 converted on read', () => {
 
   it('a version 2 run compares against a version 3 one, both ways', () => {
     const a = parseReportText(v2Text, 'a/report.json');
-    const b = parseReportText(JSON.stringify(scaled(a, 0.8)), 'b/report.json');
+    const b = parseReportText(JSON.stringify(scaledReport(a, 0.8)), 'b/report.json');
     expect(b.schemaVersion).toBe(3);
     const cmp = compareReports(a, b);
     expect(cmp.points).toHaveLength(a.points.length);

@@ -41,22 +41,6 @@ const load = (): Report => parseReportText(fixtureText, 'report-v2.json');
 const golden = (name: string) => readFileSync(path.join(FIXTURES, name), 'utf8');
 const measured = (r: Report['points'][number]): MeasuredRepeat[] => r.repeats.filter((x): x is MeasuredRepeat => x.status === 'ok');
 
-/** A copy of the report with every repeat's EPS times `factor`, summaries recomputed. */
-/** A copy of a run that delivered `factor` times the events: EPS and the delivered ratio with it. */
-function scaledEps(report: Report, factor: number): Report {
-  const copy = structuredClone(report);
-  for (const p of copy.points) {
-    for (const r of measured(p)) {
-      r.eventsPerSec *= factor;
-      r.deliveredRatio *= factor;
-    }
-    if (p.summary) {
-      p.summary.eventsPerSec = describeStat(measured(p).map((r) => r.eventsPerSec));
-      p.summary.deliveredRatio = describeStat(measured(p).map((r) => r.deliveredRatio));
-    }
-  }
-  return copy;
-}
 
 describe('the fixture', () => {
   it('is a real schema-v2 run with repeats, read as version 3', () => {
@@ -326,7 +310,7 @@ describe('comparison', () => {
       }),
     );
     const steady = v2.report(points) as unknown as Report;
-    const worse = compareReports(steady, scaledEps(steady, 0.8));
+    const worse = compareReports(steady, v2.scaledReport(steady, 0.8));
     expect(worse.points).toHaveLength(6);
     for (const p of worse.points) {
       expect(p.metrics[0].ratio).toBeCloseTo(0.8, 10);
@@ -343,7 +327,7 @@ describe('comparison', () => {
 
   it('on the recorded (noisy) run: 0.8 is flagged wherever the noise allows, never as better; an unchanged copy flags nothing', () => {
     const r = load();
-    const worse = compareReports(r, scaledEps(r, 0.8));
+    const worse = compareReports(r, v2.scaledReport(r, 0.8));
     for (const p of worse.points) {
       const eps = p.metrics[0];
       expect(eps.ratio).toBeCloseTo(0.8, 10);

@@ -6,6 +6,7 @@
 import { SCHEMA_VERSION, type FailedRepeat, type MeasuredRepeat, type PointResult, type Report } from '../protocol/report.js';
 import type { Point } from '../protocol/scenario.js';
 import { efficiencyOf } from '../results/cpu.js';
+import { describe as describeStat } from '../results/stats.js';
 
 export function point(transport: Point['transport'], batch: number, concurrency = 10, scenario = 'test1-batch', intervalMs = 1): Point {
   return {
@@ -128,4 +129,21 @@ export function report(points: PointResult[], extra: Partial<Report> = {}): Repo
     saturation: [],
     ...extra,
   };
+}
+
+/** A copy of a run that delivered `factor` times the events: EPS and the delivered ratio with it, summaries recomputed. */
+export function scaledReport(r: Report, factor: number): Report {
+  const copy = structuredClone(r);
+  for (const p of copy.points) {
+    const ok = p.repeats.filter((x): x is MeasuredRepeat => x.status === 'ok');
+    for (const x of ok) {
+      x.eventsPerSec *= factor;
+      x.deliveredRatio *= factor;
+    }
+    if (p.summary) {
+      p.summary.eventsPerSec = describeStat(ok.map((x) => x.eventsPerSec));
+      p.summary.deliveredRatio = describeStat(ok.map((x) => x.deliveredRatio));
+    }
+  }
+  return copy;
 }

@@ -37,15 +37,17 @@ let charts: Promise<LiveCharts> | null = null;
  * must cost the tab what the bare page does (issue 22).
  */
 function liveCharts(): Promise<LiveCharts> {
-  charts ??= import('./chart.js').then(
-    ({ LiveCharts }) =>
-      new LiveCharts({
-        throughput: $<HTMLCanvasElement>('chart-throughput'),
-        latency: $<HTMLCanvasElement>('chart-latency'),
-        speed: $<HTMLCanvasElement>('chart-speed'),
-        cpu: $<HTMLCanvasElement>('chart-cpu'),
-      }),
-  );
+  charts ??= import('./chart.js').then(({ LiveCharts }) => {
+    // Shown only once there is something to draw: four empty frames read as a broken page in
+    // mode `none`. Shown before chart.js sizes its canvases, which it cannot do while hidden.
+    $<HTMLElement>('charts').hidden = false;
+    return new LiveCharts({
+      throughput: $<HTMLCanvasElement>('chart-throughput'),
+      latency: $<HTMLCanvasElement>('chart-latency'),
+      speed: $<HTMLCanvasElement>('chart-speed'),
+      cpu: $<HTMLCanvasElement>('chart-cpu'),
+    });
+  });
   return charts;
 }
 const cpuView = new CpuView($<HTMLElement>('cpu-numbers'), liveCharts);
