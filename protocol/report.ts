@@ -3,6 +3,7 @@
  * the report a sweep writes. Every view of a result (terminal table, report viewer) is a
  * pure function of these shapes.
  */
+import type { Advice } from './advice.js';
 import type { LatencySummary } from './histogram.js';
 import type { Point } from './scenario.js';
 import type { Encoding, ParseMode, RenderMode, StreamCompression, Transport } from './wire.js';
@@ -733,6 +734,8 @@ export interface Report {
   /** Knob comparisons (absent in reports written before them: read as none). */
   knobs?: KnobComparison[];
   saturation: SaturationResult[];
+  /** `npm run advise`'s answer (protocol/advice.ts); absent in a sweep's or the lab's report. */
+  advice?: Advice;
 }
 
 /** Practical margins of a run's comparisons (results/equivalence.ts reads differences against them). */
