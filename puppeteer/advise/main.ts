@@ -233,8 +233,10 @@ async function main(): Promise<number> {
     measurer.on('repeat-start', (point, purpose, i, n) => progress.start(point, purpose, i, n));
     measurer.on('repeat-done', (point, purpose, repeat) => progress.done(point, purpose, repeat));
     let replayed = 0;
-    measurer.on('replayed', () => replayed++);
-    const STAGE_TEXT = { screen: 'screen: one short window per candidate', confirm: 'confirm: the cheapest that sustained, in paired interleaved rounds', headroom: "headroom: the winner's highest batch at its tick and connections" } as const;
+    measurer.on('replayed', (points, purpose) => {
+      replayed++;
+      progress.replayed(points, purpose);
+    });
 
     const advice = await advise({
       target,
@@ -246,7 +248,6 @@ async function main(): Promise<number> {
       measurer,
       onStart: (snapshot) => (record.snapshot = snapshot),
       onMeasured: (e) => {
-        progress.setStage(e.stage, STAGE_TEXT[e.stage]);
         // The search's judgement of what it just measured, from its answer so far.
         if (e.stage === 'screen' && record.snapshot) {
           const t = record.snapshot().tried.find((x) => x.candidate.id === e.candidates[0].id);

@@ -21,6 +21,23 @@ const REDRAW_MS = 1000;
 
 export type Stage = 'screen' | 'confirm' | 'headroom';
 
+/** What each stage does, said once as it begins. */
+const STAGE_TEXT: Record<Stage, string> = {
+  screen: 'screen: one short window per candidate',
+  confirm: 'confirm: the cheapest that sustained, measured again in paired, interleaved rounds',
+  headroom: "headroom: the winner's highest batch at its tick and connections",
+};
+
+/**
+ * The stage a measurement belongs to, from the one before: the screen probes until the first
+ * confirmation; a probe after confirming is the headroom search's (which confirms too).
+ */
+export function nextStage(stage: Stage, purpose: Purpose): Stage {
+  if (stage === 'screen') return purpose === 'confirm' ? 'confirm' : 'screen';
+  if (stage === 'confirm') return purpose === 'probe' ? 'headroom' : 'confirm';
+  return 'headroom';
+}
+
 export interface AdviseProgressOptions {
   /** Where lines go (stderr), as they are: made printable here. */
   write(text: string): void;
@@ -34,10 +51,13 @@ export interface AdviseProgressOptions {
 const eps = (n: number) => (n >= 1e6 ? `${(n / 1e6).toFixed(2)}M` : n >= 1e3 ? `${(n / 1e3).toFixed(1)}k` : String(Math.round(n)));
 const pct = (x: number | null) => (x === null ? '–' : `${Math.round(x)}%`);
 
-/** `probe sse-b200-c1-i10-none: 20.0k of 20.0k EPS, p99 12 ms, main 35%, renderer 41%, ok`: one repeat. */
-export function repeatLine(point: Point, purpose: Purpose, r: Repeat): string {
+/**
+ * `probe sse-b200-c1-i10-none: 20.0k of 20.0k EPS, p99 12 ms, main 35%, renderer 41%, ok`: one
+ * repeat; a confirming one says which of its point's repeats it is (`confirm … #2`).
+ */
+export function repeatLine(point: Point, purpose: Purpose, r: Repeat, nth = 1): string {
   const id = point.id.slice(point.scenario.length + 1);
-  const where = purpose === 'probe' ? `probe ${id}` : `confirm ${id} round ${r.round + 1}`;
+  const where = purpose === 'probe' ? `probe ${id}` : `confirm ${id} #${nth}`;
   if (r.status === 'failed') return `${where}: FAILED after ${r.attempts} attempt(s): ${r.error}`;
   const p99 = r.latency.p99Ms === null ? '–' : `${Math.round(r.latency.p99Ms)} ms`;
   return `${where}: ${eps(r.eventsPerSec)} of ${eps(point.offeredEventsPerSec)} EPS, p99 ${p99}, main ${pct(r.cpu.tabMainThread)}, renderer ${pct(r.cpu.tabProcess)}, ${r.verdict}`;
@@ -54,17 +74,19 @@ export class AdviseProgress {
   private readonly timer: NodeJS.Timeout;
 
   constructor(private readonly o: AdviseProgressOptions) {
+    this.o.write(`${STAGE_TEXT.screen}\n`);
     this.timer = setInterval(() => this.draw(), o.tty ? REDRAW_MS : PLAIN_EVERY_MS);
     this.timer.unref();
   }
 
-  /** The search moved on to another stage: a line of its own. */
-  setStage(stage: Stage, text: string): void {
-    if (stage !== this.stage) this.line(text);
-    this.stage = stage;
-  }
+  private readonly confirmed = new Map<string, number>();
 
   start(point: Point, purpose: Purpose, position: number, size: number): void {
+    const stage = nextStage(this.stage, purpose);
+    if (stage !== this.stage) {
+      this.stage = stage;
+      this.line(STAGE_TEXT[stage]);
+    }
     const of = size > 1 ? ` (${position + 1}/${size})` : '';
     if (!this.o.tty) this.o.write(`${printable(`${this.prefix()} · ${purpose} ${point.id}${of} · started`)}\n`);
     this.point = point;
@@ -83,7 +105,15 @@ export class AdviseProgress {
   done(point: Point, purpose: Purpose, repeat: Repeat): void {
     this.measured++;
     this.active = false;
-    this.line(`  ${repeatLine(point, purpose, repeat)}`);
+    const nth = (this.confirmed.get(point.id) ?? 0) + (purpose === 'confirm' ? 1 : 0);
+    this.confirmed.set(point.id, nth);
+    this.line(`  ${repeatLine(point, purpose, repeat, nth)}`);
+  }
+
+  /** A measurement answered from the report (a resumed search): its line, and the stage it belongs to. */
+  replayed(points: readonly Point[], purpose: Purpose): void {
+    this.stage = nextStage(this.stage, purpose);
+    this.line(`  replayed ${purpose} of ${points.map((p) => p.id.slice(p.scenario.length + 1)).join(', ')} from the report`);
   }
 
   /** A line of its own (above the status line on a terminal). */
