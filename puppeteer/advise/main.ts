@@ -238,6 +238,7 @@ async function main(): Promise<number> {
       progress.replayed(points, purpose);
     });
 
+    const hooks = record.searchHooks();
     const advice = await advise({
       target,
       transports,
@@ -246,8 +247,9 @@ async function main(): Promise<number> {
       now,
       estimate: measurer.estimates(),
       measurer,
-      onStart: (snapshot) => (record.snapshot = snapshot),
+      onStart: hooks.onStart,
       onMeasured: (e) => {
+        hooks.onMeasured(e);
         // The search's judgement of what it just measured, from its answer so far.
         if (e.stage === 'screen' && record.snapshot) {
           const t = record.snapshot().tried.find((x) => x.candidate.id === e.candidates[0].id);

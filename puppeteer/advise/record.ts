@@ -7,6 +7,7 @@
  * recomputed and the report is saved (atomically, by the caller's `save`).
  */
 import type { Advice } from '../../protocol/advice.js';
+import type { AdviseOptions } from './search.js';
 import type { PointResult, Repeat, Report, Round } from '../../protocol/report.js';
 import type { Point } from '../../protocol/scenario.js';
 import { knobComparisons } from '../../results/knobs.js';
@@ -19,6 +20,8 @@ export class AdviseRecord {
   snapshot: (() => Advice) | null = null;
   /** Saves in the order asked. */
   private saving: Promise<void> = Promise.resolve();
+  /** A save nobody awaited that failed: thrown by the next save. */
+  private failed: unknown = null;
 
   constructor(
     readonly report: Report,
@@ -27,10 +30,33 @@ export class AdviseRecord {
 
   /** Writes the report now, with the answer so far. */
   save(): Promise<void> {
+    if (this.failed !== null) {
+      const err = this.failed;
+      this.failed = null;
+      return Promise.reject(err);
+    }
     if (this.snapshot) this.report.advice = this.snapshot();
     const next = this.saving.then(() => this.saveReport(this.report));
     this.saving = next.catch(() => undefined);
     return next;
+  }
+
+  /**
+   * The search's hooks that keep the saved answer current: its snapshot, and a save once it has
+   * judged a measurement (a repeat is saved as it lands, before the search has read it, so the
+   * answer saved with it is one measurement behind). A failure of that save surfaces at the next.
+   */
+  searchHooks(): Required<Pick<AdviseOptions, 'onStart' | 'onMeasured'>> {
+    return {
+      onStart: (snapshot) => {
+        this.snapshot = snapshot;
+      },
+      onMeasured: () => {
+        this.save().catch((err: unknown) => {
+          this.failed ??= err;
+        });
+      },
+    };
   }
 
   /** A new round of these points, in this order (not saved until its first repeat). */
