@@ -113,8 +113,9 @@ async function resumePlan(runId: string, out: string, budgetSec: number | null):
 
 /** report.json and report.html at about the most repeats the budget allows, each twice (the new one beside the old before the rename). */
 function reportSpaceFor(plan: Plan, viewerBytes: number): number {
-  const anyProbe = probePoint(plan.report.advice.notTried[0]?.candidate ?? plan.report.advice.tried[0].candidate, plan.target.render);
-  const repeats = plan.report.points.reduce((a, p) => a + p.repeats.length, 0) + Math.ceil(plan.budgetSec / repeatSec(anyProbe));
+  // Probes are the shortest measurements: the budget holds at most this many more repeats.
+  const probeSec = Math.min(...candidateSpace(plan.target, plan.transports).map((c) => repeatSec(probePoint(c, plan.target.render))));
+  const repeats = plan.report.points.reduce((a, p) => a + p.repeats.length, 0) + Math.ceil(plan.budgetSec / probeSec);
   const json = reportBytesFor(repeats);
   return 2 * (json + viewerBytes + json);
 }
@@ -261,7 +262,8 @@ async function main(): Promise<number> {
     record.snapshot = null;
     if (replay) log(`replayed ${replayed} of ${replay.size} recorded measurements`);
     const answer = adviceText(advice, machineWordsOf(report.environment)).join('\n');
-    if (controller.signal.aborted || measurer.lost) {
+    // Cut off by Ctrl-C or a lost browser (a signal after the search ended changes nothing: it is done).
+    if (advice.stopped === 'interrupted') {
       report.interrupted = true;
       report.resumeCommand = resumeCommand();
       await record.save();
