@@ -190,6 +190,24 @@ describe('advise in a report: the measurer, the record and --resume', () => {
   });
 });
 
+describe('a lost browser or server', () => {
+  it('stops the search as interrupted instead of judging candidates by repeats that could not run', async () => {
+    const report = freshReport();
+    const controller = new AbortController();
+    const source = new Synthetic({ after: null, controller });
+    const record = new AdviseRecord(report, async () => undefined);
+    // The server ends after the third repeat.
+    const measurer = new BrowserAdviseMeasurer({ repeats: source, render: TARGET.render, record, replay: null, signal: controller.signal, alive: () => source.measuredCount < 3 });
+    const t0 = performance.now();
+    const advice = await advise({ target: TARGET, transports: TRANSPORTS, budgetSec: BUDGET_SEC, now: () => (performance.now() - t0) / 1000, estimate: measurer.estimates(), measurer });
+    expect(measurer.lost).toBe(true);
+    expect(advice.stopped).toBe('interrupted');
+    expect(advice.winner).toBeNull();
+    // The repeat measured as it was lost is not kept: its figures say nothing about the candidate.
+    expect(report.points.flatMap((p) => p.repeats)).toHaveLength(2);
+  });
+});
+
 describe('the progress line', () => {
   it('names the stage from the measurement sequence: screen, confirm, headroom', () => {
     let stage = nextStage('screen', 'probe');

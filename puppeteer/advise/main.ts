@@ -225,7 +225,7 @@ async function main(): Promise<number> {
 
     const replay = plan.recordedRounds ? new Replay(report) : null;
     const repeats = new RepeatMeasurer({ browser: slot, server: srv, cores: host.cores ?? os.cpus().length, procfs: host.procfs, browserId: host.id, retries: report.options.retries });
-    const measurer = new BrowserAdviseMeasurer({ repeats, render: target.render, record, replay, signal: controller.signal, alive: () => (remote?.lost ?? null) === null });
+    const measurer = new BrowserAdviseMeasurer({ repeats, render: target.render, record, replay, signal: controller.signal, alive: () => (remote?.lost ?? null) === null && (srv.gone?.() ?? null) === null });
     // The whole command's clock, and the time the replayed measurements took when they were made.
     const now = () => (replay?.replayedSec ?? 0) + (performance.now() - commandStart) / 1000;
     const progress = new AdviseProgress({ write: (text) => process.stderr.write(text), tty: process.stderr.isTTY === true, columns: process.stderr.columns, budgetSec, now });
@@ -267,7 +267,7 @@ async function main(): Promise<number> {
       report.interrupted = true;
       report.resumeCommand = resumeCommand();
       await record.save();
-      const why = measurer.lost ? `the browser was lost (${remote?.lost ?? 'disconnected'})` : 'interrupted';
+      const why = !measurer.lost ? 'interrupted' : (srv.gone?.() ?? `the browser was lost (${remote?.lost ?? 'disconnected'})`);
       log(`\n${answer}\n\n${why}: ${plan.file} keeps what was measured. To go on with the search:\n  ${report.resumeCommand}`);
       toStdout(flags.json ? `${JSON.stringify(report, null, 2)}\n` : `${plan.file}\n`);
       return measurer.lost ? EXIT.failed : EXIT.interrupted;

@@ -59,14 +59,17 @@ export interface BrowserMeasurerOptions {
   record: AdviseRecord;
   replay: Replay | null;
   signal: AbortSignal;
-  /** False once the browser is gone for good (a remote one): the search then stops as if interrupted. */
+  /**
+   * False once the browser (a remote one) or the server is gone for good: the search then stops as
+   * if interrupted, rather than judge every candidate by repeats that could not run.
+   */
   alive(): boolean;
 }
 
 export class BrowserAdviseMeasurer extends EventEmitter<AdviseMeasurerEvents> implements AdviseMeasurer {
   private took = 0;
   private estimated = 0;
-  /** Set when the browser was lost: why the search stopped. */
+  /** Set when the browser or the server was lost: why the search stopped. */
   lost = false;
 
   constructor(private readonly o: BrowserMeasurerOptions) {
@@ -105,8 +108,9 @@ export class BrowserAdviseMeasurer extends EventEmitter<AdviseMeasurerEvents> im
     );
   }
 
-  /** One round of these points; their repeats in the order given, or null when interrupted (or the browser was lost). */
+  /** One round of these points; their repeats in the order given, or null when interrupted (or the browser or server was lost). */
   private async round(points: readonly Point[], purpose: Purpose): Promise<Repeat[] | null> {
+    if (!this.o.alive()) this.lost = true;
     if (this.o.signal.aborted || this.lost) return null;
     const replayed = this.o.replay?.take(points.map((p) => p.id));
     if (replayed) {
