@@ -119,11 +119,17 @@ export interface Closest {
 
 export interface Advice {
   target: Target;
+  /** The transports searched, in the order the screen takes them (`--transports`; default every one). */
+  transports: Transport[];
   margins: Margins;
   /** The command's time budget and what the search used, s. */
   budgetSec: number;
   elapsedSec: number;
-  /** Why the search ended before it had tried all it meant to: `budget`, or `interrupted` (Ctrl-C); null when it finished. */
+  /**
+   * Why the search ended before it had tried all it meant to: `budget`, or `interrupted` (Ctrl-C);
+   * null when it finished. A report saved between two measurements holds the answer as it would
+   * be were the search cut off there (`interrupted`), which the finished search's replaces.
+   */
   stopped: 'budget' | 'interrupted' | null;
   winner: { candidate: Candidate; figures: CandidateFigures } | null;
   runnerUp: { candidate: Candidate; figures: CandidateFigures; cpuVsWinner: CpuComparison | null } | null;

@@ -3,6 +3,7 @@
  * last on stderr. Every figure in it is in the Advice; nothing here decides anything.
  */
 import type { Advice, Candidate, CandidateFigures, CpuComparison } from '../protocol/advice.js';
+import type { Environment } from '../protocol/report.js';
 import { rateText } from '../protocol/target.js';
 import { TRANSPORT_INFO } from '../protocol/wire.js';
 import type { Knob } from '../protocol/advice.js';
@@ -86,6 +87,18 @@ export interface MachineWords {
   cpuModel: string | null;
   /** `Chromium 156 headless`. */
   browser: string | null;
+}
+
+/**
+ * The machine line's words from a report's environment: `Chromium 156 headless` from the
+ * browser's product (`HeadlessChrome/156.0…`) and the path it was launched from.
+ */
+export function machineWordsOf(env: Pick<Environment, 'cores' | 'cpuModel' | 'chromeVersion' | 'chromePath' | 'headless'>): MachineWords {
+  const m = /(Headless)?Chrome\/(\d+)/.exec(env.chromeVersion);
+  const name = /chromium/i.test(env.chromePath) ? 'Chromium' : 'Chrome';
+  const browser = m ? `${name} ${m[2]}${m[1] || env.headless ? ' headless' : ''}` : env.chromeVersion || null;
+  const cpuModel = env.cpuModel.replace(/\s+/g, ' ').trim();
+  return { cores: env.cores, cpuModel: cpuModel && cpuModel !== 'unknown' ? cpuModel : null, browser };
 }
 
 /** The answer, one line per fact, like the issue's example. */

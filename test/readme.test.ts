@@ -4,6 +4,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { ERROR_CODES, EXIT } from '../protocol/errors.js';
+import { ADVISE_FLAGS } from '../puppeteer/advise/options.js';
 import { LAB_FLAGS, REPORT_FLAGS, SWEEP_FLAGS } from '../puppeteer/options.js';
 import { SERVER_FLAGS } from '../server/options.js';
 import { docFiles, readDoc } from './docs-files.js';
@@ -17,6 +18,7 @@ const codesDoc = readDoc('docs/reliability.md');
 describe('README and docs', () => {
   it.each([
     ['npm run sweep', SWEEP_FLAGS],
+    ['npm run advise', ADVISE_FLAGS],
     ['npm run lab', LAB_FLAGS],
     ['npm run server', SERVER_FLAGS],
     ['npm run report', REPORT_FLAGS],

@@ -1,5 +1,5 @@
 /**
- * Fault injection over every command: sweep, lab, report --serve, server, and the benches
+ * Fault injection over every command: sweep, advise, lab, report --serve, server, and the benches
  * (bench:server, bench:page). Each run is the real command, started as a person or CI starts it
  * (`npm run <command> -- …`, whose first process is npm and whose worker is the node process
  * running the script) and sent a signal at one moment: while it starts (its server or Chrome
@@ -149,6 +149,21 @@ describe('npm run sweep', () => {
     await stopAndCheck(r, pidOf(r, 'worker', 'puppeteer/sweep/main.ts'), 'SIGKILL');
     const report = reportIn(r, true);
     expect(report.points[0].repeats.map((x) => x.round)).toEqual([0]);
+  }, 120_000);
+});
+
+describe('npm run advise', () => {
+  it('SIGTERM to npm while a probe measures: an interrupted report with the answer so far, the command that goes on, exit 130, nothing left', async () => {
+    const r = npmRun('advise', ['--rate', '5k', '--p99', '200ms', '--transports', 'sse', '--render', 'none', '--time-budget', '60s', '--out', '{dir}/reports']);
+    await r.until('a probe measuring', () => /· started/.test(r.output()), 90_000);
+    await sleep(1000);
+    const { code } = await stopAndCheck(r, pidOf(r, 'first', 'puppeteer/advise/main.ts'), 'SIGTERM');
+    expect(code, r.output()).toBe(EXIT.interrupted);
+    expect(r.output()).toMatch(/SIGTERM: stopping after saving/);
+    const report = reportIn(r);
+    expect(report.interrupted, r.output()).toBe(true);
+    expect(report.advice?.stopped).toBe('interrupted');
+    expect(r.output()).toContain(`npm run advise -- --resume ${report.runId}`);
   }, 120_000);
 });
 

@@ -82,6 +82,12 @@ export interface AdviseOptions {
   headroomFactor?: number;
   /** Called after every measurement: for a progress line. */
   onMeasured?(event: { stage: 'screen' | 'confirm' | 'headroom'; candidates: readonly Candidate[]; elapsedSec: number }): void;
+  /**
+   * Called once as the search starts, with a function that gives the answer as it would be were
+   * the search cut off at that moment: what a report saved between two measurements holds, so a
+   * run killed there still says what it measured (and a resume knows what was asked).
+   */
+  onStart?(snapshot: () => Advice): void;
 }
 
 export const DEFAULT_FINALISTS = 3;
@@ -109,6 +115,51 @@ interface Rec {
   outcome: TriedCandidate['outcome'];
   why: string;
   cpuVsWinner: CpuComparison | null;
+}
+
+/** Why a candidate was not measured when the search was cut off before the screen's end. */
+const INTERRUPTED_WHY = 'interrupted before it was measured';
+
+/**
+ * The answer of a search cut off before it picked (or before it measured anything): what it
+ * measured, nothing decided.
+ */
+function cutOff(o: { target: Target; transports: readonly Transport[]; margins: Margins; budgetSec: number; elapsedSec: number }, tried: TriedCandidate[], notTried: Advice['notTried']): Advice {
+  return {
+    target: o.target,
+    transports: [...o.transports],
+    margins: o.margins,
+    budgetSec: o.budgetSec,
+    elapsedSec: o.elapsedSec,
+    stopped: 'interrupted',
+    winner: null,
+    runnerUp: null,
+    headroom: null,
+    rejected: [],
+    tried,
+    notTried,
+    closest: null,
+  };
+}
+
+/** The answer before the search measured anything: what a report holds from its first save. */
+export function adviceBeforeSearch(o: Pick<AdviseOptions, 'target' | 'transports' | 'space' | 'margins' | 'budgetSec'>): Advice {
+  const transports = o.transports ?? TRANSPORTS;
+  const notTried = candidateSpace(o.target, transports, { ...DEFAULT_SPACE, ...o.space }).map((candidate) => ({ candidate, why: INTERRUPTED_WHY }));
+  return cutOff({ target: o.target, transports, margins: o.margins ?? DEFAULT_MARGINS, budgetSec: o.budgetSec, elapsedSec: 0 }, [], notTried);
+}
+
+/** A record as the answer lists it, with the confirmation figures to show (null while one is under way). */
+function triedOf(r: Rec, confirmed: CandidateFigures | null): TriedCandidate {
+  return {
+    candidate: r.candidate,
+    outcome: r.outcome,
+    why: r.why,
+    probe: r.probeFigures,
+    confirmed,
+    cpuVsWinner: r.cpuVsWinner,
+    repeats: [...(r.probe ? [{ purpose: 'probe' as const, round: null, repeat: r.probe }] : []), ...r.confirm.map((x) => ({ purpose: 'confirm' as const, round: x.round, repeat: x.repeat }))],
+  };
 }
 
 /** The figures a candidate is judged by: its confirmation's when it has one, else its probe's. */
@@ -209,6 +260,15 @@ export async function advise(o: AdviseOptions): Promise<Advice> {
     return k * rounds * o.estimate.repeatSec(c) + Math.min(headroomReserve(c), 0.15 * o.budgetSec);
   };
   const note = (stage: 'screen' | 'confirm' | 'headroom', cs: readonly Candidate[]) => o.onMeasured?.({ stage, candidates: cs, elapsedSec: o.now() });
+  /** Set once the pick is made (step 3): from then on a snapshot is the answer without its headroom. */
+  let picked: ((headroom: Headroom | null, stopped: Advice['stopped']) => Advice) | null = null;
+  o.onStart?.(() => {
+    if (picked) return picked(null, 'interrupted');
+    // Before the pick: a candidate under confirmation is not yet confirmed (its figures so far are not a verdict).
+    const tried = [...recs.values()].map((r) => triedOf(r, r.outcome === 'kept' || r.outcome === 'marginal' ? null : r.confirmed));
+    const notTried = all.filter((c) => !recs.has(c.id)).map((c) => ({ candidate: c, why: skipped.get(c.id) ?? INTERRUPTED_WHY }));
+    return cutOff({ target, transports, margins, budgetSec: o.budgetSec, elapsedSec: o.now() }, tried, notTried);
+  });
 
   const rec = (c: Candidate): Rec => {
     let r = recs.get(c.id);
@@ -403,6 +463,8 @@ export async function advise(o: AdviseOptions): Promise<Advice> {
       : 'sustained in its probe, not confirmed: the time budget ran out';
   }
 
+  picked = answer;
+
   // 4. Headroom: the winner's highest batch at the same tick and connections.
   let headroom: Headroom | null = null;
   if (winner && stopped !== 'interrupted') headroom = await headroomOf(winner.candidate);
@@ -469,39 +531,39 @@ export async function advise(o: AdviseOptions): Promise<Advice> {
     };
   }
 
-  const tried: TriedCandidate[] = [...recs.values()].map((r) => ({
-    candidate: r.candidate,
-    outcome: r.outcome,
-    why: r.why,
-    probe: r.probeFigures,
-    confirmed: r.confirmed,
-    cpuVsWinner: r.cpuVsWinner,
-    repeats: [...(r.probe ? [{ purpose: 'probe' as const, round: null, repeat: r.probe }] : []), ...r.confirm.map((x) => ({ purpose: 'confirm' as const, round: x.round, repeat: x.repeat }))],
-  }));
-  const notTriedWhy =
-    screenStopped === 'interrupted'
-      ? 'interrupted before it was measured'
+  return answer(headroom, stopped);
+
+  /** The answer from the records as they stand, with this headroom and reason to have stopped. Decides nothing. */
+  function answer(headroomNow: Headroom | null, stoppedNow: Advice['stopped']): Advice {
+    // When nothing sustained: the closest, what limited it, what the measurements say would help.
+    const closest = winner ? null : closestOf([...recs.values()]);
+    // Every candidate measured and not chosen: the finalists first (the runner-up is not rejected).
+    const rejectedOrder = [...confirmedRecs, ...[...recs.values()].filter((r) => !confirmedRecs.includes(r))].filter((r) => r !== winner && r !== runnerUp);
+    return {
+      target,
+      transports: [...transports],
+      margins,
+      budgetSec: o.budgetSec,
+      elapsedSec: o.now(),
+      stopped: stoppedNow,
+      winner: winner && { candidate: winner.candidate, figures: winner.confirmed! },
+      runnerUp: runnerUp && { candidate: runnerUp.candidate, figures: runnerUp.confirmed!, cpuVsWinner: runnerUp.cpuVsWinner },
+      headroom: headroomNow,
+      rejected: rejectedOrder.map((r) => ({ candidateId: r.candidate.id, transport: r.candidate.transport, reason: r.why })),
+      tried: [...recs.values()].map((r) => triedOf(r, r.confirmed)),
+      notTried: all.filter((c) => !recs.has(c.id)).map((c) => ({ candidate: c, why: skipped.get(c.id) ?? notTriedWhy() })),
+      closest,
+    };
+  }
+
+  /** Why the candidates nobody decided against went unmeasured: the screen's reason to stop, or the search's order. */
+  function notTriedWhy(): string {
+    return screenStopped === 'interrupted'
+      ? INTERRUPTED_WHY
       : screenStopped === 'budget'
         ? 'the time budget ran out before it was measured'
         : "not reached: the search moves one setting at a time from each transport's best, and no measured neighbour led here";
-  // When nothing sustained: the closest, what limited it, what the measurements say would help.
-  const closest = winner ? null : closestOf([...recs.values()]);
-  // Every candidate measured and not chosen: the finalists first (the runner-up is not rejected).
-  const rejectedOrder = [...confirmedRecs, ...[...recs.values()].filter((r) => !confirmedRecs.includes(r))].filter((r) => r !== winner && r !== runnerUp);
-  return {
-    target,
-    margins,
-    budgetSec: o.budgetSec,
-    elapsedSec: o.now(),
-    stopped,
-    winner: winner && { candidate: winner.candidate, figures: winner.confirmed! },
-    runnerUp: runnerUp && { candidate: runnerUp.candidate, figures: runnerUp.confirmed!, cpuVsWinner: runnerUp.cpuVsWinner },
-    headroom,
-    rejected: rejectedOrder.map((r) => ({ candidateId: r.candidate.id, transport: r.candidate.transport, reason: r.why })),
-    tried,
-    notTried: all.filter((c) => !recs.has(c.id)).map((c) => ({ candidate: c, why: skipped.get(c.id) ?? notTriedWhy })),
-    closest,
-  };
+  }
 
   function closestOf(list: Rec[]): Closest | null {
     const measured = list.filter((r) => figuresFor(r));
@@ -521,7 +583,8 @@ export async function advise(o: AdviseOptions): Promise<Advice> {
     const other = measured.filter((r) => r.candidate.transport !== best.candidate.transport).sort(better)[0];
     if (other) helps.push(`the closest other transport: ${candidateWords(other.candidate)}, ${reachText(figuresFor(other)!)}`);
     const untried = all.filter((c) => c.transport === best.candidate.transport && !recs.has(c.id) && knobsBetween(best.candidate, c).length === 1);
-    if (untried.length) helps.push(`not measured (${notTriedWhy.startsWith('not reached') ? 'not reached' : notTriedWhy}): ${untried.map((c) => changeWords(knobsBetween(best.candidate, c)[0], best.candidate, c)).join('; ')}`);
+    const why = notTriedWhy();
+    if (untried.length) helps.push(`not measured (${why.startsWith('not reached') ? 'not reached' : why}): ${untried.map((c) => changeWords(knobsBetween(best.candidate, c)[0], best.candidate, c)).join('; ')}`);
     return { candidate: best.candidate, figures: f, limit: f.limit ?? reasonText(f.sustains), helps };
   }
 }

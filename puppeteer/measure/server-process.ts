@@ -38,6 +38,11 @@ export interface ServerHandle {
   /** `resetLateness` starts a new lateness window after this sample. */
   stats(resetLateness?: boolean): Promise<ServerStats>;
   stop(): Promise<void>;
+  /**
+   * A server this process started: why it ended on its own (its exit code or signal and the end
+   * of its stderr), null while it runs. Absent for a server it did not start (`--server`).
+   */
+  gone?(): string | null;
 }
 
 export function remoteServer(url: string): ServerHandle {
@@ -115,10 +120,18 @@ export async function startServer(extraArgs: string[] = [], timeoutMs = 30_000, 
     });
   });
   const handle = remoteServer(url);
+  // Every repeat after a server that died fails the same way: a caller that can tell stops instead.
+  let stopping = false;
+  let gone: string | null = null;
+  child.once('exit', (code, signal) => {
+    if (!stopping) gone = `the server exited on its own (${signal ?? `code ${code}`})${stderr.trim() ? `: ${stderr.trim().split('\n').slice(-3).join(' | ')}` : ''}`;
+  });
   return {
     ...handle,
+    gone: () => gone,
     stop: () =>
       new Promise<void>((resolve) => {
+        stopping = true;
         if (child.exitCode !== null) return resolve();
         child.once('exit', () => resolve());
         child.kill('SIGTERM');

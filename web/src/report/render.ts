@@ -22,6 +22,7 @@ import type { KnobComparison, Report, Verdict } from '../../../protocol/report.j
 import { cpuChart, efficiencyChart, epsChart, type ChartOptions } from './chart-configs.js';
 import { transportColor, VERDICT_COLORS, VERDICT_MEANING } from './palette.js';
 import {
+  adviceView,
   browserRows,
   failures,
   latencyBoxes,
@@ -88,6 +89,23 @@ function headerSection(report: Report): HTMLElement {
   const section = h('section', { class: 'run-header' }, h('h2', {}, 'Run ', h('code', {}, header.runId)), line);
   if (report.interrupted) section.append(h('p', { class: 'warning-box' }, `Interrupted before it finished${report.resumeCommand ? `; finish it with ${report.resumeCommand}` : ''}.`));
   section.append(fields, args);
+  return section;
+}
+
+/** `npm run advise`'s answer, first: the words it printed, then every candidate it tried (folded). */
+function adviceSection(report: Report): HTMLElement | null {
+  const v = adviceView(report);
+  if (!v) return null;
+  const section = h('section', { class: `advice advice-${v.state}` }, h('h2', {}, 'Advice'));
+  if (v.caveat) section.append(h('p', { class: 'warning-box' }, v.caveat));
+  section.append(h('p', { class: 'advice-headline' }, v.headline));
+  if (v.details.length) section.append(h('ul', { class: 'advice-details' }, ...v.details.map((d) => h('li', {}, d))));
+  if (v.machine) section.append(h('p', { class: 'muted' }, v.machine));
+  if (v.tried.length) {
+    const rows = v.tried.map((t) => h('tr', { class: `outcome-${t.outcome}` }, h('td', {}, h('code', {}, t.id)), h('td', {}, t.outcome), h('td', {}, t.why)));
+    const table = h('table', { class: 'points advice-tried' }, h('thead', {}, h('tr', {}, h('th', {}, 'candidate'), h('th', {}, 'outcome'), h('th', {}, 'why'))), h('tbody', {}, ...rows));
+    section.append(h('details', {}, h('summary', {}, `Every candidate measured (${v.tried.length}); their repeats are the points below`), h('div', { class: 'table-wrap' }, table)));
+  }
   return section;
 }
 
@@ -370,7 +388,7 @@ export interface Rendered {
 export function renderReport(container: HTMLElement, report: Report, options: ChartOptions): Rendered {
   const boxes = latencyBoxes(report);
   const sections = scenarioViews(report).map((v) => scenarioSection(v, boxes.filter((b) => b.scenario === v.scenario)));
-  const parts = [headerSection(report), browsersSection(report), failuresSection(report), tableSection(report), knobsSection(report), ...sections.map((x) => x.element), notesSection(report)];
+  const parts = [adviceSection(report), headerSection(report), browsersSection(report), failuresSection(report), tableSection(report), knobsSection(report), ...sections.map((x) => x.element), notesSection(report)];
   container.replaceChildren(...parts.filter((p): p is HTMLElement => p !== null));
   // Charts measure their canvas, so they are created only once the sections are in the document.
   let charts = sections.flatMap((x) => x.draw(options));

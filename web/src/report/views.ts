@@ -8,6 +8,7 @@ import { cellDetail, cellText, COLUMNS, hasBrowserColumn, sortValue, type Column
 import { formatBytes, formatCount, formatDuration, formatEps, formatMs, formatTimestamp, hostWords, MISSING, type HostWords } from '../../../results/format.js';
 import { REFERENCE_FIGURES, type ReferenceFigure } from '../../../results/reference.js';
 import type { PairedComparison, PointResult, Report, Stat, Verdict } from '../../../protocol/report.js';
+import { adviceText, machineWordsOf } from '../../../results/advice-words.js';
 
 type Point = PointResult['point'];
 export type Transport = Point['transport'];
@@ -16,6 +17,48 @@ export type Transport = Point['transport'];
 export function referenceLabel(f: ReferenceFigure): string {
   const where = f.x === null ? 'max' : `@ ${f.factor} ${f.x}`;
   return `Timeplus ${f.test}: ${f.transport.toUpperCase()} ≈ ${formatEps(f.eventsPerSec)} ${where} (${f.conditions})`;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Advice (`npm run advise`): the answer first, in the words the command printed
+
+export interface AdviceView {
+  /** `finished`; `interrupted` (Ctrl-C, or the time it had); `unfinished`: saved mid-search (under way, or its process was killed). */
+  state: 'finished' | 'interrupted' | 'unfinished';
+  /** What a reader must know before the answer when the search did not finish; null when it did. */
+  caveat: string | null;
+  /** The answer's first line (`Use sse over HTTP/2, …`, or why there is none). */
+  headline: string;
+  /** Its further lines (sustains, headroom, runner-up, rejected, not measured), unindented. */
+  details: string[];
+  /** `Machine: 2 cores …; these figures hold for this machine and browser.`; null when unknown. */
+  machine: string | null;
+  /** Every candidate measured, in the order first measured, with what became of it and why. */
+  tried: { id: string; outcome: string; why: string }[];
+}
+
+/** The Advice section: adviceText's lines (the same words as on stderr), and every candidate tried; null for a run without advice. */
+export function adviceView(report: Report): AdviceView | null {
+  const a = report.advice;
+  if (!a) return null;
+  const lines = adviceText(a, machineWordsOf(report.environment));
+  const machine = lines.at(-1)?.startsWith('Machine: ') ? lines.pop()! : null;
+  const [headline = '', ...rest] = lines;
+  const state: AdviceView['state'] = report.finishedAt !== null && !report.interrupted ? 'finished' : report.interrupted ? 'interrupted' : 'unfinished';
+  const caveat =
+    state === 'interrupted'
+      ? `The search was stopped before it finished: this is its answer so far.${report.resumeCommand ? ` Go on with: ${report.resumeCommand}` : ''}`
+      : state === 'unfinished'
+        ? 'The search had not finished when this report was saved (it was under way, or its process was killed): this is its answer so far.'
+        : null;
+  return {
+    state,
+    caveat,
+    headline,
+    details: rest.map((l) => l.trim()),
+    machine,
+    tried: a.tried.map((t) => ({ id: t.candidate.id, outcome: t.outcome, why: t.why })),
+  };
 }
 
 // ---------------------------------------------------------------------------------------------

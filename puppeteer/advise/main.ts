@@ -1,0 +1,287 @@
+/**
+ * `npm run advise -- --rate 300k --p99 100ms`: the cheapest configuration that takes an event
+ * rate under a latency bound on this machine, found by the advisor's search (search.ts) measuring
+ * in headless Chrome with the sweep's repeat measurer (measurer.ts), within a time budget for the
+ * whole command. reports/advise-<run-id>/report.json holds every candidate's repeats as points
+ * and the answer as `advice`, saved after every repeat; progress goes to stderr, the answer in
+ * words last; stdout gets the report's path (or with --json the report). Ctrl-C stops after
+ * saving what was measured and prints the command that goes on with the search.
+ */
+import { rm, stat } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import type { Advice } from '../../protocol/advice.js';
+import { EXIT, PushlabError } from '../../protocol/errors.js';
+import { parseReportText } from '../../protocol/report-check.js';
+import { SCHEMA_VERSION, type BrowserHost, type Environment, type Report } from '../../protocol/report.js';
+import { rateText, type Target } from '../../protocol/target.js';
+import type { Transport } from '../../protocol/wire.js';
+import { adviceText, machineWordsOf } from '../../results/advice-words.js';
+import { marginsText } from '../../results/equivalence.js';
+import { commandLineFlags, runCommand } from '../../cli/command.js';
+import { readInputFile } from '../../cli/input-file.js';
+import { checkOutputDir, isNoSpace } from '../../cli/output.js';
+import { ROOT } from '../../cli/root.js';
+import { onStopRequest } from '../../cli/stop.js';
+import { logLine, toStdout } from '../../cli/terminal.js';
+import { findChrome } from '../browser/chrome.js';
+import { parseBrowserList } from '../browser/endpoint.js';
+import { environmentOf, remoteEnvironment } from '../browser/environment.js';
+import { browserIds, describeBrowser } from '../browser/host.js';
+import { LocalBrowser } from '../browser/local.js';
+import { RemoteBrowser } from '../browser/remote.js';
+import { RepeatMeasurer, type BrowserSlot } from '../measure/repeat.js';
+import { connectServer, startServer, type ServerHandle } from '../measure/server-process.js';
+import { reportBytesFor, runIdFor, writeReport } from '../report/file.js';
+import { VIEWER_TEMPLATE, writeReportHtml } from '../report/html.js';
+import { durationText, repeatSec } from '../sweep/estimate.js';
+import { candidateSpace } from './candidates.js';
+import { BrowserAdviseMeasurer, CONFIRM_TIMING, probePoint } from './measurer.js';
+import { ADVISE_FLAGS, checkAdviseFlags, type AdviseRequest } from './options.js';
+import { AdviseProgress } from './progress.js';
+import { AdviseRecord, dropUnfinishedRounds } from './record.js';
+import { Replay } from './replay.js';
+import { advise, adviceBeforeSearch, DEFAULT_MAX_CONFIRM_ROUNDS } from './search.js';
+
+const log = logLine;
+const COMMAND = 'advise';
+
+/** A report before the browser has started: a new search's has no environment yet. */
+type Draft = Omit<Report, 'environment'> & { environment?: Environment; advice: Advice };
+
+interface Plan {
+  report: Draft;
+  target: Target;
+  transports: Transport[];
+  budgetSec: number;
+  file: string;
+  /** Measurements recorded by the sessions before (a resume). */
+  recordedRounds: number;
+}
+
+/** A new search: the request as the report's first answer (nothing measured), so a resume knows what was asked. */
+function newPlan(req: AdviseRequest & { target: Target }, out: string): Plan {
+  const started = new Date();
+  const runId = `advise-${runIdFor(started)}`;
+  const budgetSec = req.budgetSec!;
+  const advice = adviceBeforeSearch({ target: req.target, transports: req.transports, margins: req.margins, budgetSec });
+  if (!advice.notTried.length) {
+    throw new PushlabError('PUSHLAB_BAD_FLAG', `--rate ${req.target.eventsPerSec}: no configuration of ${req.transports.join(', ')} offers that rate within the server's limits`);
+  }
+  const report: Draft = {
+    schemaVersion: SCHEMA_VERSION,
+    runId,
+    startedAt: started.toISOString(),
+    finishedAt: null,
+    interrupted: false,
+    resumeCommand: null,
+    scenarios: [],
+    options: {
+      // A confirmation's paired rounds, and at most this many while a CPU comparison is unclear.
+      repeats: CONFIRM_TIMING.repeats,
+      seed: req.seed ?? Date.now() % 2 ** 32,
+      auto: false,
+      maxRepeats: DEFAULT_MAX_CONFIRM_ROUNDS,
+      timeBudgetSec: budgetSec,
+      findMax: false,
+      retries: 1,
+      file: '',
+      margins: req.margins,
+    },
+    rounds: [],
+    points: [],
+    comparisons: [],
+    saturation: [],
+    advice,
+  };
+  return { report, target: req.target, transports: req.transports, budgetSec, file: path.join(out, runId, 'report.json'), recordedRounds: 0 };
+}
+
+/** `--resume <run-id>`: the recorded search, its request from its answer (the last one saved). */
+async function resumePlan(runId: string, out: string, budgetSec: number | null): Promise<Plan> {
+  const file = path.join(out, runId, 'report.json');
+  const report = parseReportText(await readInputFile(file, `--resume ${runId}: ${file}`, 'PUSHLAB_BAD_REPORT', 'give the run id of an advise run under --out'), file);
+  const advice = report.advice;
+  if (!advice) throw new PushlabError('PUSHLAB_BAD_REPORT', `${file}: not an advise run (it has no advice); a sweep resumes with npm run sweep -- --resume ${runId}`);
+  if (report.finishedAt !== null && !report.interrupted) throw new PushlabError('PUSHLAB_BAD_REPORT', `${file}: that search finished at ${report.finishedAt}; nothing to resume (ask again: npm run advise -- --rate … --p99 …)`);
+  const dropped = dropUnfinishedRounds(report);
+  if (dropped) log(`${file}: the round the last session left unfinished is measured again (${dropped} repeat(s) of it dropped)`);
+  const budget = budgetSec ?? report.options.timeBudgetSec ?? advice.budgetSec;
+  report.options.timeBudgetSec = budget;
+  return { report: { ...report, advice }, target: advice.target, transports: advice.transports, budgetSec: budget, file, recordedRounds: report.rounds.length };
+}
+
+/** report.json and report.html at about the most repeats the budget allows, each twice (the new one beside the old before the rename). */
+function reportSpaceFor(plan: Plan, viewerBytes: number): number {
+  // Probes are the shortest measurements: the budget holds at most this many more repeats.
+  const probeSec = Math.min(...candidateSpace(plan.target, plan.transports).map((c) => repeatSec(probePoint(c, plan.target.render))));
+  const repeats = plan.report.points.reduce((a, p) => a + p.repeats.length, 0) + Math.ceil(plan.budgetSec / probeSec);
+  const json = reportBytesFor(repeats);
+  return 2 * (json + viewerBytes + json);
+}
+
+function quote(s: string): string {
+  return /^[\w./:@=,-]+$/.test(s) ? s : `'${s.replaceAll("'", `'\\''`)}'`;
+}
+
+/** The command that goes on with this search: where it measured (without credentials) and where it writes. */
+function resumeCommandFor(runId: string, out: string, browser: readonly string[], server: string): string {
+  return `npm run advise -- --resume ${runId}${out === ADVISE_FLAGS.out.default ? '' : ` --out ${quote(out)}`}${browser.length ? ` --browser ${quote(browser.join(','))}` : ''}${server ? ` --server ${quote(server)}` : ''}`;
+}
+
+async function main(): Promise<number> {
+  const commandStart = performance.now();
+  const flags = commandLineFlags(ADVISE_FLAGS, COMMAND);
+  const controller = new AbortController();
+  let server: ServerHandle | null = null;
+  let local = null as LocalBrowser | null;
+  let remote = null as RemoteBrowser | null;
+  let launched = false;
+  const killChildren = () => {
+    local?.kill();
+    void server?.stop();
+  };
+  // As the sweep: the first signal stops after saving, a second at once; nothing to save before anything is launched.
+  onStopRequest({
+    stop: (why) => {
+      if (!launched) {
+        log(`\n${why}: stopped before anything was measured`);
+        process.exit(EXIT.interrupted);
+      }
+      log(`\n${why}: stopping after saving what was measured (again to stop at once)`);
+      controller.abort();
+    },
+    now: () => {
+      killChildren();
+      process.exit(EXIT.interrupted);
+    },
+  });
+  const req = checkAdviseFlags(flags);
+  const out = path.resolve(ROOT, flags.out);
+  const plan = req.resume !== null ? await resumePlan(req.resume, out, req.budgetSec) : newPlan({ ...req, target: req.target! }, out);
+  const { target, transports, budgetSec } = plan;
+  const draft = plan.report;
+  const viewerBytes = await stat(VIEWER_TEMPLATE).then((x) => x.size, () => 0);
+  checkOutputDir('--out', req.resume !== null ? path.dirname(plan.file) : out, reportSpaceFor(plan, viewerBytes));
+  const endpoints = parseBrowserList(flags.browser);
+  const remoteServer = flags.server ? await connectServer('--server', flags.server) : null;
+  if (!endpoints.length) await findChrome(log);
+  const space = candidateSpace(target, transports).length;
+  const asked = `${rateText(target.eventsPerSec)} with p99 ≤ ${target.p99BoundMs} ms (render ${target.render})`;
+  log(
+    req.resume !== null
+      ? `pushlab advise: resuming ${draft.runId}: ${asked}, ${plan.recordedRounds} measurements to replay, budget ${durationText(budgetSec)} for the whole search`
+      : `pushlab advise: ${asked} over ${transports.join(', ')}: ${space} candidates, budget ${durationText(budgetSec)}, margins ${marginsText(draft.options.margins!)}, seed ${draft.options.seed}`,
+  );
+  launched = true;
+  process.once('exit', killChildren);
+  try {
+    const [s, b] = await Promise.allSettled([
+      remoteServer ? Promise.resolve(remoteServer) : startServer(),
+      endpoints.length ? RemoteBrowser.connect(endpoints[0], log).then((r) => (remote = r)) : LocalBrowser.launch(true, log).then((l) => (local = l)),
+    ]);
+    if (s.status === 'fulfilled') server = s.value;
+    if (s.status === 'rejected') throw s.reason;
+    if (b.status === 'rejected') throw b.reason;
+    const srv = server!;
+    const slot: BrowserSlot = (local ?? remote)!;
+    const place = { url: srv.url, startedHere: remoteServer === null };
+    const host: BrowserHost = local
+      ? await describeBrowser(local, { origin: 'launched' }, 'local', place)
+      : await describeBrowser(remote!, { origin: 'remote', endpoint: endpoints[0] }, browserIds(endpoints)[0], place);
+    log(local ? `server ${srv.url}, Chrome ${local.launched.version} (${local.launched.path}, ${local.launched.source})` : `server ${srv.url}; browser ${host.id}: ${host.version} on ${host.host}`);
+    const report: Report = { ...draft, environment: draft.environment ?? (local ? environmentOf(local.launched, srv) : remoteEnvironment([host], srv)) };
+    report.hosts = [...(report.hosts ?? []).filter((h) => h.id !== host.id), host];
+    report.interrupted = false;
+    report.resumeCommand = null;
+
+    const runDir = path.dirname(plan.file);
+    const htmlFile = path.join(runDir, 'report.html');
+    let htmlOff = false;
+    const resumeCommand = () => resumeCommandFor(report.runId, flags.out, endpoints.map((e) => e.given), flags.server);
+    // report.html is a view of report.json (`npm run report -- <run>` writes it again): it is
+    // said once when it cannot be written, and on a full disk it gives its space to report.json.
+    const save = async (r: Report) => {
+      try {
+        await writeReport(plan.file, r);
+      } catch (err) {
+        if (!(err instanceof PushlabError) || err.code !== 'PUSHLAB_BAD_OUTPUT') throw err;
+        if (isNoSpace(err.cause) && !htmlOff) {
+          htmlOff = true;
+          await rm(htmlFile, { force: true });
+          log(`${err.message}: removed report.html to keep report.json (write it again later: npm run report -- ${runDir})`);
+          return save(r);
+        }
+        throw new PushlabError('PUSHLAB_BAD_OUTPUT', `${err.message}; ${plan.file} keeps the report saved before; free space, then go on: ${resumeCommand()}`);
+      }
+      if (htmlOff) return;
+      await writeReportHtml(runDir, r).catch((err: unknown) => {
+        log(`report.html not written: ${err instanceof Error ? err.message : String(err)}`);
+        htmlOff = true;
+      });
+    };
+    const record = new AdviseRecord(report, save);
+    await record.save();
+
+    const replay = plan.recordedRounds ? new Replay(report) : null;
+    const repeats = new RepeatMeasurer({ browser: slot, server: srv, cores: host.cores ?? os.cpus().length, procfs: host.procfs, browserId: host.id, retries: report.options.retries });
+    const measurer = new BrowserAdviseMeasurer({ repeats, render: target.render, record, replay, signal: controller.signal, alive: () => (remote?.lost ?? null) === null && (srv.gone?.() ?? null) === null });
+    // The whole command's clock, and the time the replayed measurements took when they were made.
+    const now = () => (replay?.replayedSec ?? 0) + (performance.now() - commandStart) / 1000;
+    const progress = new AdviseProgress({ write: (text) => process.stderr.write(text), tty: process.stderr.isTTY === true, columns: process.stderr.columns, budgetSec, now });
+    repeats.on('phase', (point, phase, elapsedMs, plannedMs) => progress.phase(point, phase, elapsedMs, plannedMs));
+    repeats.on('attempt-failed', (point, attempt, err) => progress.line(`  ${point.id}: attempt ${attempt} failed: ${err.message}`));
+    measurer.on('repeat-start', (point, purpose, i, n) => progress.start(point, purpose, i, n));
+    measurer.on('repeat-done', (point, purpose, repeat) => progress.done(point, purpose, repeat));
+    let replayed = 0;
+    measurer.on('replayed', (points, purpose) => {
+      replayed++;
+      progress.replayed(points, purpose);
+    });
+
+    const hooks = record.searchHooks();
+    const advice = await advise({
+      target,
+      transports,
+      margins: report.options.margins,
+      budgetSec,
+      now,
+      estimate: measurer.estimates(),
+      measurer,
+      onStart: hooks.onStart,
+      onMeasured: (e) => {
+        hooks.onMeasured(e);
+        // The search's judgement of what it just measured, from its answer so far.
+        if (e.stage === 'screen' && record.snapshot) {
+          const t = record.snapshot().tried.find((x) => x.candidate.id === e.candidates[0].id);
+          if (t) progress.line(`    ${t.outcome}: ${t.why}`);
+        }
+      },
+    }).finally(() => progress.close());
+    report.advice = advice;
+    record.snapshot = null;
+    if (replay) log(`replayed ${replayed} of ${replay.size} recorded measurements`);
+    const answer = adviceText(advice, machineWordsOf(report.environment)).join('\n');
+    // Cut off by Ctrl-C or a lost browser (a signal after the search ended changes nothing: it is done).
+    if (advice.stopped === 'interrupted') {
+      report.interrupted = true;
+      report.resumeCommand = resumeCommand();
+      await record.save();
+      const why = !measurer.lost ? 'interrupted' : (srv.gone?.() ?? `the browser was lost (${remote?.lost ?? 'disconnected'})`);
+      log(`\n${answer}\n\n${why}: ${plan.file} keeps what was measured. To go on with the search:\n  ${report.resumeCommand}`);
+      toStdout(flags.json ? `${JSON.stringify(report, null, 2)}\n` : `${plan.file}\n`);
+      return measurer.lost ? EXIT.failed : EXIT.interrupted;
+    }
+    report.finishedAt = new Date().toISOString();
+    await record.save();
+    log(`\n${answer}`);
+    toStdout(flags.json ? `${JSON.stringify(report, null, 2)}\n` : `${plan.file}\n`);
+    return EXIT.ok;
+  } finally {
+    await local?.close();
+    await remote?.close();
+    await server?.stop();
+  }
+}
+
+runCommand(COMMAND, main);

@@ -1,0 +1,145 @@
+/**
+ * The advisor's search (search.ts) measuring in a browser: `AdviseMeasurer` over the sweep's
+ * RepeatMeasurer (a fresh tab per repeat, connections open before the clock, warm-up, settle,
+ * one window; the sweep's figures and verdicts). A probe is one short window; a confirmation
+ * round measures each finalist once, in the sweep's seeded interleaved round order (rounds.ts:
+ * points that differ only in transport back to back, the order changing from round to round),
+ * with the sweep's own warm-up and window. Every repeat is recorded and saved as it lands
+ * (record.ts); a resumed search is answered from the report first (replay.ts). It never prints:
+ * it emits what happens, for the progress line.
+ */
+import { EventEmitter } from 'node:events';
+import type { Candidate } from '../../protocol/advice.js';
+import type { Repeat } from '../../protocol/report.js';
+import { BUILTIN_DEFAULTS, type Point } from '../../protocol/scenario.js';
+import type { RenderMode } from '../../protocol/wire.js';
+import { roundOrder } from '../../results/rounds.js';
+import type { RepeatSource } from '../sweep/runner.js';
+import { repeatSec } from '../sweep/estimate.js';
+import { candidatePoint } from './candidates.js';
+import type { AdviseEstimates, AdviseMeasurer } from './search.js';
+import { DEFAULT_CONFIRM_ROUNDS } from './search.js';
+import type { AdviseRecord } from './record.js';
+import type { Replay } from './replay.js';
+
+/** The scenario names a candidate's points go under: short probe windows, and confirmation rounds. */
+export const PROBE_SCENARIO = 'advise-probe';
+export const CONFIRM_SCENARIO = 'advise';
+
+/**
+ * A probe's timing: the shortest warm-up a repeat takes anyway (repeat.ts MIN_WARMUP_MS, then
+ * the settle wait) and a 2 s window, enough to tell "clearly cannot" from "may" (advice-figures.ts).
+ */
+export const PROBE_TIMING = { warmupSec: 1, measureSec: 2, repeats: 1 } as const;
+/** A confirming repeat's timing: the sweep's defaults, so a confirmation reads like a sweep point. */
+export const CONFIRM_TIMING = { warmupSec: BUILTIN_DEFAULTS.warmupSec, measureSec: BUILTIN_DEFAULTS.measureSec, repeats: DEFAULT_CONFIRM_ROUNDS } as const;
+
+export const probePoint = (c: Candidate, render: RenderMode): Point => candidatePoint(c, render, PROBE_TIMING, PROBE_SCENARIO);
+export const confirmPoint = (c: Candidate, render: RenderMode): Point => candidatePoint(c, render, CONFIRM_TIMING, CONFIRM_SCENARIO);
+
+/**
+ * Measured time ÷ estimated time is kept within these bounds: a slow machine makes every estimate
+ * longer (so the budget holds), a fast one shortens them only a little.
+ */
+const SCALE = { min: 0.8, max: 3 } as const;
+
+export type Purpose = 'probe' | 'confirm';
+
+export interface AdviseMeasurerEvents {
+  /** A repeat starts: its point, the round's size and its place in it. */
+  'repeat-start': [point: Point, purpose: Purpose, position: number, size: number];
+  'repeat-done': [point: Point, purpose: Purpose, repeat: Repeat, timing: { tookSec: number; estimateSec: number }];
+  /** A measurement answered from the report (a resumed search). */
+  replayed: [points: readonly Point[], purpose: Purpose];
+}
+
+export interface BrowserMeasurerOptions {
+  repeats: RepeatSource;
+  render: RenderMode;
+  record: AdviseRecord;
+  replay: Replay | null;
+  signal: AbortSignal;
+  /**
+   * False once the browser (a remote one) or the server is gone for good: the search then stops as
+   * if interrupted, rather than judge every candidate by repeats that could not run.
+   */
+  alive(): boolean;
+}
+
+export class BrowserAdviseMeasurer extends EventEmitter<AdviseMeasurerEvents> implements AdviseMeasurer {
+  private took = 0;
+  private estimated = 0;
+  /** Set when the browser or the server was lost: why the search stopped. */
+  lost = false;
+
+  constructor(private readonly o: BrowserMeasurerOptions) {
+    super();
+  }
+
+  /** The estimates the search plans with: estimate.ts's, scaled by how this machine's measurements went. */
+  estimates(): AdviseEstimates {
+    const scaled = (sec: number) => sec * this.scale();
+    return {
+      probeSec: (c) => scaled(repeatSec(probePoint(c, this.o.render))),
+      repeatSec: (c) => scaled(repeatSec(confirmPoint(c, this.o.render))),
+    };
+  }
+
+  private scale(): number {
+    // Until a few measurements are in, the estimates as they are.
+    if (this.estimated < 15) return 1;
+    return Math.min(SCALE.max, Math.max(SCALE.min, this.took / this.estimated));
+  }
+
+  private timed(tookSec: number, points: readonly Point[]): void {
+    this.took += tookSec;
+    this.estimated += points.reduce((a, p) => a + repeatSec(p), 0);
+  }
+
+  async probe(c: Candidate): Promise<Repeat | null> {
+    const got = await this.round([probePoint(c, this.o.render)], 'probe');
+    return got?.[0] ?? null;
+  }
+
+  async confirm(candidates: readonly Candidate[]): Promise<Repeat[] | null> {
+    return this.round(
+      candidates.map((c) => confirmPoint(c, this.o.render)),
+      'confirm',
+    );
+  }
+
+  /** One round of these points; their repeats in the order given, or null when interrupted (or the browser or server was lost). */
+  private async round(points: readonly Point[], purpose: Purpose): Promise<Repeat[] | null> {
+    if (!this.o.alive()) this.lost = true;
+    if (this.o.signal.aborted || this.lost) return null;
+    const replayed = this.o.replay?.take(points.map((p) => p.id));
+    if (replayed) {
+      this.timed(replayed.sec, points);
+      this.emit('replayed', points, purpose);
+      return replayed.repeats;
+    }
+    const { record } = this.o;
+    const index = record.report.rounds.length;
+    const order = points.length > 1 ? roundOrder(points, index, record.report.options.seed) : [...points];
+    const round = record.startRound(order);
+    const got = new Map<string, Repeat>();
+    for (const [i, point] of order.entries()) {
+      this.emit('repeat-start', point, purpose, i, order.length);
+      const t0 = performance.now();
+      const repeat = await this.o.repeats.measure(point, { round: index, ceilingEventsPerSec: null, signal: this.o.signal });
+      const tookSec = (performance.now() - t0) / 1000;
+      if (!this.o.alive()) this.lost = true;
+      if (!repeat || this.lost) {
+        // Nothing of an aborted repeat is kept; a round with no repeat is not a round.
+        if (!got.size) record.report.rounds.pop();
+        return null;
+      }
+      got.set(point.id, repeat);
+      this.took += tookSec;
+      this.estimated += repeatSec(point);
+      await record.add(point, repeat, round, i === order.length - 1);
+      this.emit('repeat-done', point, purpose, repeat, { tookSec, estimateSec: repeatSec(point) });
+    }
+    return points.map((p) => got.get(p.id)!);
+  }
+}

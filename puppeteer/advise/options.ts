@@ -1,0 +1,94 @@
+/**
+ * `npm run advise`'s flags, declared once (they drive parsing, --help and the docs test), and
+ * the checks a flag table cannot make: the target (protocol/target.ts's parsers), the budget,
+ * the margins and what --resume allows. Every refusal is one PUSHLAB_BAD_FLAG line naming the
+ * flag, the value and what is allowed.
+ */
+import { PushlabError } from '../../protocol/errors.js';
+import type { FlagSpec, Flags } from '../../protocol/flags.js';
+import { isRunId, RUN_ID_ALLOWED, type Margins } from '../../protocol/report.js';
+import { parseP99, parseRate, type Target } from '../../protocol/target.js';
+import { RENDER_MODES, TRANSPORTS, type RenderMode, type Transport } from '../../protocol/wire.js';
+import { DEFAULT_MARGINS, marginsText, parseMargins } from '../../results/equivalence.js';
+import { parseDuration } from '../options.js';
+
+/** The whole command's default budget, s: ten minutes on the 2-core machine it was tuned on. */
+export const DEFAULT_BUDGET_SEC = 600;
+
+export const ADVISE_FLAGS = {
+  rate: { type: 'string', default: '', help: 'events per second the page must take, over all its connections: a number with k or M (300k, 1.5M)', defaultText: 'required' },
+  p99: { type: 'string', default: '', help: "latency bound the median repeat's p99 must keep: ms or s, a bare number is ms (100ms, 0.5s)", defaultText: 'required' },
+  render: { type: 'string', default: 'full', choices: RENDER_MODES, help: 'what the page draws while it takes the rate (full: the product\'s page renders)' },
+  transports: { type: 'list', default: [], choices: TRANSPORTS, help: 'transports to search, comma-separated', defaultText: 'every transport' },
+  'time-budget': {
+    type: 'string',
+    default: '',
+    help: "the whole command's budget (build aside): no measurement starts that its estimate says would end past it; seconds, or 90s, 10m, 1h. With --resume: a new budget for the whole search, replayed time included",
+    defaultText: '10m',
+  },
+  margin: { type: 'string', default: '', help: 'practical margins the ranking reads paired differences against: eps=<p>%,cpu=<p>% (either or both)', defaultText: marginsText(DEFAULT_MARGINS) },
+  browser: {
+    type: 'list',
+    default: [],
+    help: 'measure in a running browser instead of launching one: [label=]url, a CDP ws:// endpoint or a DevTools http://host:port (one: the search is sequential)',
+    defaultText: 'launch one',
+  },
+  server: { type: 'string', default: '', help: 'URL of a running pushlab server', defaultText: 'start one' },
+  json: { type: 'boolean', default: false, help: 'print the report document on stdout instead of its path' },
+  out: { type: 'string', default: 'reports', help: 'directory that receives advise-<run-id>/report.json' },
+  resume: { type: 'string', default: '', help: 'go on with the search <out>/<run-id>/report.json: its measurements are replayed, then it measures what is left within the budget', defaultText: 'none' },
+  seed: { type: 'string', default: '', help: "seed of the confirmation rounds' order (0…4294967295)", defaultText: 'from the clock; recorded in the report' },
+} as const satisfies Record<string, FlagSpec>;
+
+export type AdviseFlags = Flags<typeof ADVISE_FLAGS>;
+
+/** What was asked, checked. With --resume, the target and transports come from the report (null here). */
+export interface AdviseRequest {
+  target: Target | null;
+  transports: Transport[];
+  /** Null with --resume and no --time-budget: the recorded one. */
+  budgetSec: number | null;
+  margins: Margins;
+  seed: number | null;
+  resume: string | null;
+}
+
+const MAX_SEED = 2 ** 32 - 1;
+const badFlag = (message: string) => new PushlabError('PUSHLAB_BAD_FLAG', message);
+
+/** Checks the flags; throws PUSHLAB_BAD_FLAG on the first that is wrong. */
+export function checkAdviseFlags(flags: AdviseFlags): AdviseRequest {
+  const resume = flags.resume === '' ? null : flags.resume;
+  if (resume !== null) {
+    // `..` or `a/b` would read a report outside --out.
+    if (!isRunId(resume)) throw badFlag(`--resume takes a run id, ${RUN_ID_ALLOWED} (here --out); got '${resume}'`);
+    // The search goes on with what it was asked: the report holds it.
+    const asked = (['rate', 'p99', 'render', 'transports', 'margin', 'seed'] as const).filter((f) => JSON.stringify(flags[f]) !== JSON.stringify(ADVISE_FLAGS[f].default));
+    if (asked.length) throw badFlag(`--resume goes on with the recorded search's target and settings; drop ${asked.map((f) => `--${f}`).join(', ')} (--time-budget may be given: a new budget for the whole search)`);
+  }
+  const budgetSec = flags['time-budget'] === '' ? (resume === null ? DEFAULT_BUDGET_SEC : null) : parseDuration('time-budget', flags['time-budget']);
+  let seed: number | null = null;
+  if (flags.seed !== '') {
+    if (!/^\d+$/.test(flags.seed) || Number(flags.seed) > MAX_SEED) throw badFlag(`--seed must be an integer from 0 to ${MAX_SEED}; got '${flags.seed}'`);
+    seed = Number(flags.seed);
+  }
+  let margins = DEFAULT_MARGINS;
+  if (flags.margin !== '') {
+    const m = parseMargins(flags.margin);
+    if (!m.ok) throw badFlag(m.error.message);
+    margins = m.value;
+  }
+  if (flags.browser.length > 1) throw badFlag(`--browser takes one browser for advise (a search measures one candidate after another); got ${flags.browser.length}: ${flags.browser.join(',')}`);
+  if (resume !== null) return { target: null, transports: [], budgetSec, margins, seed, resume };
+  const need = (flag: 'rate' | 'p99', example: string) => {
+    if (flags[flag] === '') throw badFlag(`--${flag} is required: ${ADVISE_FLAGS[flag].help}; e.g. ${example}`);
+  };
+  need('rate', '--rate 300k');
+  need('p99', '--p99 100ms');
+  const rate = parseRate(flags.rate);
+  if (!rate.ok) throw badFlag(rate.error.message);
+  const p99 = parseP99(flags.p99);
+  if (!p99.ok) throw badFlag(p99.error.message);
+  const transports = flags.transports.length ? [...new Set(flags.transports as Transport[])] : [...TRANSPORTS];
+  return { target: { eventsPerSec: rate.value, p99BoundMs: p99.value, render: flags.render as RenderMode }, transports, budgetSec, margins, seed, resume: null };
+}
