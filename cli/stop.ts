@@ -190,3 +190,26 @@ export function tolerateLostOutput(): void {
     });
   }
 }
+
+/**
+ * The rule of the commands that measure and save (sweep, advise): before anything is launched
+ * there is nothing to save (a --server check or a Chrome download may take long), so a request
+ * ends at once; after, the first request stops after saving what was measured (`abort`), and a
+ * second stops at once, still ending the server and Chrome (`killChildren`).
+ */
+export function stopAfterSaving(o: { launched: () => boolean; abort: () => void; killChildren: () => void; log: (line: string) => void }): void {
+  onStopRequest({
+    stop: (why) => {
+      if (!o.launched()) {
+        o.log(`\n${why}: stopped before anything was measured`);
+        process.exit(EXIT.interrupted);
+      }
+      o.log(`\n${why}: stopping after saving what was measured (again to stop at once)`);
+      o.abort();
+    },
+    now: () => {
+      o.killChildren();
+      process.exit(EXIT.interrupted);
+    },
+  });
+}

@@ -22,7 +22,7 @@ import { commandLineFlags, runCommand } from '../../cli/command.js';
 import { readInputFile } from '../../cli/input-file.js';
 import { checkOutputDir, isNoSpace } from '../../cli/output.js';
 import { ROOT } from '../../cli/root.js';
-import { onStopRequest } from '../../cli/stop.js';
+import { stopAfterSaving } from '../../cli/stop.js';
 import { logLine, toStdout } from '../../cli/terminal.js';
 import { findChrome } from '../browser/chrome.js';
 import { parseBrowserList } from '../browser/endpoint.js';
@@ -141,21 +141,8 @@ async function main(): Promise<number> {
     local?.kill();
     void server?.stop();
   };
-  // As the sweep: the first signal stops after saving, a second at once; nothing to save before anything is launched.
-  onStopRequest({
-    stop: (why) => {
-      if (!launched) {
-        log(`\n${why}: stopped before anything was measured`);
-        process.exit(EXIT.interrupted);
-      }
-      log(`\n${why}: stopping after saving what was measured (again to stop at once)`);
-      controller.abort();
-    },
-    now: () => {
-      killChildren();
-      process.exit(EXIT.interrupted);
-    },
-  });
+  // Ctrl-C, SIGTERM, SIGHUP, or npm (or its shell, or tsx) gone: see stopAfterSaving.
+  stopAfterSaving({ launched: () => launched, abort: () => controller.abort(), killChildren, log });
   const req = checkAdviseFlags(flags);
   const out = path.resolve(ROOT, flags.out);
   const plan = req.resume !== null ? await resumePlan(req.resume, out, req.budgetSec) : newPlan({ ...req, target: req.target! }, out);

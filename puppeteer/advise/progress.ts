@@ -13,11 +13,9 @@ import type { Point } from '../../protocol/scenario.js';
 import { printable } from '../../results/printable.js';
 import type { Phase } from '../measure/repeat.js';
 import { durationText } from '../sweep/estimate.js';
-import { PLAIN_EVERY_MS } from '../sweep/progress.js';
+import { StatusLine } from '../status-line.js';
 import type { Purpose } from './measurer.js';
 
-/** A terminal's status line is redrawn at least this often, ms. */
-const REDRAW_MS = 1000;
 
 export type Stage = 'screen' | 'confirm' | 'headroom';
 
@@ -68,14 +66,14 @@ export class AdviseProgress {
   private point: Point | null = null;
   private phaseText = '';
   private measured = 0;
-  private lastPlain = Number.NEGATIVE_INFINITY;
-  private drawn = false;
   private active = false;
   private readonly timer: NodeJS.Timeout;
+  private readonly statusLine: StatusLine;
 
   constructor(private readonly o: AdviseProgressOptions) {
+    this.statusLine = new StatusLine(o);
     this.o.write(`${STAGE_TEXT.screen}\n`);
-    this.timer = setInterval(() => this.draw(), o.tty ? REDRAW_MS : PLAIN_EVERY_MS);
+    this.timer = setInterval(() => this.draw(), this.statusLine.everyMs);
     this.timer.unref();
   }
 
@@ -141,19 +139,10 @@ export class AdviseProgress {
 
   private draw(): void {
     if (!this.active) return;
-    if (this.o.tty) {
-      const text = printable(this.status());
-      const width = (this.o.columns ?? 120) - 1;
-      this.o.write(`\r\x1b[2K${text.length > width ? `${text.slice(0, width - 1)}…` : text}`);
-      this.drawn = true;
-    } else if (performance.now() - this.lastPlain >= PLAIN_EVERY_MS) {
-      this.lastPlain = performance.now();
-      this.o.write(`${printable(this.status())}\n`);
-    }
+    this.statusLine.draw(this.status());
   }
 
   private clear(): void {
-    if (this.o.tty && this.drawn) this.o.write('\r\x1b[2K');
-    this.drawn = false;
+    this.statusLine.clear();
   }
 }

@@ -13,7 +13,7 @@ import { readInputFile } from '../../cli/input-file.js';
 import { parseReportText } from '../../protocol/report-check.js';
 import { commandLineFlags, runCommand } from '../../cli/command.js';
 import { checkOutputDir, isNoSpace } from '../../cli/output.js';
-import { onStopRequest } from '../../cli/stop.js';
+import { stopAfterSaving } from '../../cli/stop.js';
 import { ROOT } from '../../cli/root.js';
 import { logLine, toStdout } from '../../cli/terminal.js';
 import { SCHEMA_VERSION, type BrowserHost, type Environment, type Report } from '../../protocol/report.js';
@@ -177,24 +177,8 @@ async function main(): Promise<number> {
     // stop() signals the server synchronously; its promise only waits for the exit.
     void server?.stop();
   };
-  // Ctrl-C, SIGTERM, SIGHUP, or npm (or its shell, or tsx) gone: the first stops the sweep
-  // after saving; a second signal stops at once, still ending the server and Chrome. Before
-  // anything is launched there is nothing to save (a --server check or a Chrome download may
-  // take long): it ends at once.
-  onStopRequest({
-    stop: (why) => {
-      if (!launched) {
-        log(`\n${why}: stopped before anything was measured`);
-        process.exit(EXIT.interrupted);
-      }
-      log(`\n${why}: stopping after saving what was measured (again to stop at once)`);
-      controller.abort();
-    },
-    now: () => {
-      killChildren();
-      process.exit(EXIT.interrupted);
-    },
-  });
+  // Ctrl-C, SIGTERM, SIGHUP, or npm (or its shell, or tsx) gone: see stopAfterSaving.
+  stopAfterSaving({ launched: () => launched, abort: () => controller.abort(), killChildren, log });
   const checked = checkSweepFlags(flags);
   const out = path.resolve(ROOT, flags.out);
   const plan = checked.resume ? await resumePlan(checked.resume, out) : await newPlan(flags, checked, out);

@@ -9,14 +9,11 @@ import { printable } from '../../results/printable.js';
 import type { Report } from '../../protocol/report.js';
 import type { Point } from '../../protocol/scenario.js';
 import { durationText } from './estimate.js';
+import { StatusLine } from '../status-line.js';
 import { formatRepeatLine } from '../../results/views/terminal.js';
 import type { Phase } from '../measure/repeat.js';
 import type { Runner } from './runner.js';
 
-/** A non-terminal gets a status line at most this often, ms. */
-export const PLAIN_EVERY_MS = 5000;
-/** A terminal's status line is redrawn at least this often, ms. */
-const REDRAW_MS = 1000;
 
 export interface ProgressOptions {
   /**
@@ -59,15 +56,15 @@ export class Progress {
   /** Actual ÷ estimated time of this session's repeats: the ETA's correction for this machine. */
   private took = 0;
   private estimated = 0;
-  private lastPlain = Number.NEGATIVE_INFINITY;
-  private drawn = false;
   private timer: NodeJS.Timeout | undefined;
+  private readonly statusLine: StatusLine;
 
   constructor(
     runner: Runner,
     private readonly report: Report,
     private readonly o: ProgressOptions,
   ) {
+    this.statusLine = new StatusLine(o);
     runner.on('round-start', (round, fixed) => {
       const n = Math.max(fixed, report.rounds.length);
       this.round = `round ${round.index + 1}/${n}${round.index >= fixed ? ' (auto)' : ''}`;
@@ -111,7 +108,7 @@ export class Progress {
       this.line(`find-max ${r.scenario} ${r.transport}: ${r.knee ? `knee at ${r.varied} ${r.knee.value} (${eps(r.knee.eventsPerSec.median)} EPS)` : 'no sustainable value'}${r.firstPast ? `; ${r.varied} ${r.firstPast.value} was not (${r.firstPast.reason})` : ''}`);
     });
     // Events alone can leave a gap (100 WebSockets take seconds to open): a timer fills it.
-    this.timer = setInterval(() => this.draw(), o.tty ? REDRAW_MS : PLAIN_EVERY_MS);
+    this.timer = setInterval(() => this.draw(), this.statusLine.everyMs);
     this.timer.unref();
   }
 
@@ -164,20 +161,10 @@ export class Progress {
 
   private draw(): void {
     if (this.phase === null) return;
-    if (this.o.tty) {
-      // One row: a line break or a control character in an id would break the redraw.
-      const text = printable(this.status());
-      const width = (this.o.columns ?? 120) - 1;
-      this.o.write(`\r\x1b[2K${text.length > width ? `${text.slice(0, width - 1)}…` : text}`);
-      this.drawn = true;
-    } else if (performance.now() - this.lastPlain >= PLAIN_EVERY_MS) {
-      this.lastPlain = performance.now();
-      this.o.write(`${printable(this.status())}\n`);
-    }
+    this.statusLine.draw(this.status());
   }
 
   private clear(): void {
-    if (this.o.tty && this.drawn) this.o.write('\r\x1b[2K');
-    this.drawn = false;
+    this.statusLine.clear();
   }
 }
