@@ -5,7 +5,6 @@
  * server's route is tested with (test/reports-route.test.ts), symlinks out included, and both
  * servers, on one tree, answer every path alike: the same files served, the same refused.
  */
-import http from 'node:http';
 import http2 from 'node:http2';
 import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
@@ -14,7 +13,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildServer, type PushlabServer } from '../server/app.js';
 import { loadOrCreateCert } from '../server/cert.js';
 import { serveReports } from '../puppeteer/report/runs.js';
-import { h2get } from './h2-get.js';
+import { h1get, h2get } from './h2-get.js';
 import { makeProbeTree, PROBES, SECRET } from './reports-probes.js';
 
 let tmp: string;
@@ -42,19 +41,7 @@ afterAll(async () => {
 });
 
 /** GET on the viewer's server with the path exactly as given (Node's client does not normalise it). */
-function getViewer(p: string): Promise<{ status: number; body: string }> {
-  return new Promise((resolve, reject) => {
-    const url = new URL(viewerBase);
-    const req = http.request({ host: url.hostname, port: url.port, path: p, agent: false }, (res) => {
-      let body = '';
-      res.setEncoding('utf8');
-      res.on('data', (d: string) => (body += d));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
-    });
-    req.on('error', reject);
-    req.end();
-  });
-}
+const getViewer = (p: string): Promise<{ status: number; body: string }> => h1get(viewerBase, p);
 
 describe("the viewer's own server (npm run report -- --serve)", () => {
   it('does not follow a symlink out of reports/: not a run directory linked out, nor a file', async () => {

@@ -5,7 +5,6 @@
  */
 import { mkdtemp, rm } from 'node:fs/promises';
 import http2 from 'node:http2';
-import https from 'node:https';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -13,7 +12,7 @@ import { buildServer, type PushlabServer } from '../server/app.js';
 import { loadOrCreateCert } from '../server/cert.js';
 import { safeSegments } from '../cli/reports-dir.js';
 import { LISTING_URL, runNamesFromListing, runReportUrl } from '../web/src/report/load.js';
-import { h2get } from './h2-get.js';
+import { h1get, h2get } from './h2-get.js';
 import { makeProbeTree, PROBES, SECRET } from './reports-probes.js';
 
 let tmp: string;
@@ -46,19 +45,7 @@ interface Answer {
 
 const getH2 = (p: string): Promise<Answer> => h2get(h2, p);
 
-/** HTTP/1.1 with the path sent exactly as given (Node's client does not normalise it). */
-function getH1(p: string): Promise<Answer> {
-  return new Promise((resolve, reject) => {
-    const req = https.request({ host: '127.0.0.1', port, path: p, rejectUnauthorized: false, agent: false }, (res) => {
-      let body = '';
-      res.setEncoding('utf8');
-      res.on('data', (d: string) => (body += d));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
-    });
-    req.on('error', reject);
-    req.end();
-  });
-}
+const getH1 = (p: string): Promise<Answer> => h1get(`https://127.0.0.1:${port}`, p);
 
 
 describe('the reports route refuses every path out of reports/', () => {
