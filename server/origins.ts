@@ -14,7 +14,7 @@
  * where they are.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import http2, { type Http2SecureServer, type Http2ServerRequest, type Http2ServerResponse, type IncomingHttpHeaders, type ServerHttp2Session, type ServerHttp2Stream } from 'node:http2';
+import http2, { type Http2SecureServer, type Http2ServerRequest, type Http2ServerResponse, type ServerHttp2Session } from 'node:http2';
 import https from 'node:https';
 import type { AddressInfo } from 'node:net';
 import type { TLSSocket } from 'node:tls';
@@ -25,6 +25,7 @@ import type { Duplex } from 'node:stream';
 import type { TlsFiles } from './cert.js';
 import { ANY_ORIGIN } from './cors.js';
 import { H2_LISTENER_OPTIONS } from './defaults.js';
+import type { ConnectHandler } from './transports/index.js';
 
 type Listener = https.Server | Http2SecureServer;
 
@@ -42,7 +43,7 @@ export class ExtraOrigins {
   constructor(
     private readonly tls: TlsFiles,
     /** Extended CONNECT handlers by `:protocol` (transports/index.ts connectHandlers). */
-    private readonly connects: ReadonlyMap<string, (stream: ServerHttp2Stream, headers: IncomingHttpHeaders) => void>,
+    private readonly connects: ReadonlyMap<string, ConnectHandler>,
     private readonly maxStreamsPerSession: number,
   ) {}
 

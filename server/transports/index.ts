@@ -24,6 +24,9 @@ export interface TransportDeps {
   sseWriter: SseWriter;
 }
 
+/** What the connect origin (origins.ts) calls with an extended CONNECT stream of one `:protocol`. */
+export type ConnectHandler = (stream: ServerHttp2Stream, headers: IncomingHttpHeaders) => void;
+
 /** Extended CONNECT streams (RFC 8441) of one `:protocol`, on the connect origin (origins.ts). */
 export interface ConnectTransport {
   protocol: string;
@@ -59,8 +62,8 @@ export function routePlugins(): FastifyPluginCallback<TransportDeps>[] {
 }
 
 /** The connect origin's handlers by `:protocol`. */
-export function connectHandlers(deps: TransportDeps): Map<string, (stream: ServerHttp2Stream, headers: IncomingHttpHeaders) => void> {
-  const handlers = new Map<string, (stream: ServerHttp2Stream, headers: IncomingHttpHeaders) => void>();
+export function connectHandlers(deps: TransportDeps): Map<string, ConnectHandler> {
+  const handlers = new Map<string, ConnectHandler>();
   for (const s of Object.values(SERVER_TRANSPORTS)) {
     if ('connect' in s) handlers.set(s.connect.protocol, (stream, headers) => s.connect.open(stream, headers, deps));
   }

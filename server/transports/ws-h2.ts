@@ -103,7 +103,7 @@ export class ClientFrames {
 }
 
 /** Handles one extended CONNECT for `/ws` on the `connect` origin (origins.ts). */
-export function handleWsConnect(stream: ServerHttp2Stream, headers: IncomingHttpHeaders, { hub, heartbeat }: TransportDeps): void {
+function handleWsConnect(stream: ServerHttp2Stream, headers: IncomingHttpHeaders, { hub, heartbeat }: TransportDeps): void {
   const url = new URL(headers[':path'] ?? '/', 'https://pushlab');
   const refuse = (status: number, body: object) => {
     stream.respond({ ':status': status, 'content-type': 'application/json; charset=utf-8' });

@@ -9,9 +9,6 @@ import type { CpuReading, ServerConnectionStats, ServerStats } from '../../proto
 import { judgeLiveWindow, type Limit, type LimitInput } from '../../results/verdict.js';
 import type { ParseMode } from '../../protocol/wire.js';
 
-// The window's length is part of the live verdict's definition; the lab keeps its history by it.
-export { JUDGE_WINDOW_SEC } from '../../results/verdict.js';
-
 /** A CPU reading older than this is not used, ms (the driver pushes one a second). */
 const READING_FRESH_MS = 3000;
 

@@ -8,8 +8,8 @@ import type { CpuReading, PageConfig, PageSnapshot, ServerStats } from '../../pr
 import { offeredEventsPerSec, TRANSPORT_INFO } from '../../protocol/wire.js';
 import type { LiveCharts } from './chart.js';
 import { validatePageConfig } from './config.js';
-import { stalledBehindCap, type LimitInput } from '../../results/verdict.js';
-import { judgeHealth, JUDGE_WINDOW_SEC, RunServerTally, type Health, type RunServer } from './health.js';
+import { JUDGE_WINDOW_SEC, stalledBehindCap, type LimitInput } from '../../results/verdict.js';
+import { judgeHealth, RunServerTally, type Health, type RunServer } from './health.js';
 import { MainThreadSource, WorkerSource, type Source } from './sources.js';
 import type { RowRing, StreamingTable } from './table.js';
 import { Throttle } from './throttle.js';
