@@ -22,7 +22,8 @@ import allowCrossOrigin from './cors.js';
 import { DEFAULT_HEARTBEAT, type Heartbeat } from './liveness.js';
 import { ExtraOrigins } from './origins.js';
 import reportsRoute from './reports.js';
-import { connectHandlers, routePlugins, type TransportDeps } from './transports/index.js';
+import type { TransportDeps } from './transports/deps.js';
+import { connectHandlers, routePlugins } from './transports/index.js';
 import type { SseWriter } from './transports/sse.js';
 
 export interface ServerOptions {

@@ -25,7 +25,7 @@ import type { Duplex } from 'node:stream';
 import type { TlsFiles } from './cert.js';
 import { ANY_ORIGIN } from './cors.js';
 import { H2_LISTENER_OPTIONS } from './defaults.js';
-import type { ConnectHandler } from './transports/index.js';
+import type { ConnectHandler } from './transports/deps.js';
 
 type Listener = https.Server | Http2SecureServer;
 

@@ -4,34 +4,15 @@
  * found by a sweep; app.ts registers what it names and nothing else.
  */
 import type { FastifyPluginCallback } from 'fastify';
-import type { IncomingHttpHeaders, ServerHttp2Stream } from 'node:http2';
 import type { Transport } from '../../protocol/wire.js';
-import type { Hub } from '../hub.js';
-import type { Heartbeat } from '../liveness.js';
 import fetchTransport from './fetch.js';
 import grpcWebTransport from './grpc-web.js';
 import pollTransport from './poll.js';
-import sseTransport, { type SseWriter } from './sse.js';
+import sseTransport from './sse.js';
+import type { ConnectHandler, ConnectTransport, TransportDeps } from './deps.js';
 import { wsOverHttp2 } from './ws-h2.js';
 import wsTransport from './ws.js';
 
-/** What every transport is given; each takes the part it needs. */
-export interface TransportDeps {
-  hub: Hub;
-  /** Finds dead peers (liveness.ts). */
-  heartbeat: Heartbeat;
-  /** How SSE batches are written (sse.ts). */
-  sseWriter: SseWriter;
-}
-
-/** What the connect origin (origins.ts) calls with an extended CONNECT stream of one `:protocol`. */
-export type ConnectHandler = (stream: ServerHttp2Stream, headers: IncomingHttpHeaders) => void;
-
-/** Extended CONNECT streams (RFC 8441) of one `:protocol`, on the connect origin (origins.ts). */
-export interface ConnectTransport {
-  protocol: string;
-  open(stream: ServerHttp2Stream, headers: IncomingHttpHeaders, deps: TransportDeps): void;
-}
 
 export type ServerTransport =
   /**

@@ -14,7 +14,7 @@ import { socketId } from '../sockets.js';
 import { sendBinaryFrame, sendTextFrame } from '../ws-frame.js';
 import { msgpackHead, msgpackRows } from '../msgpack.js';
 import { MessageCompressor } from '../compress.js';
-import type { ConnectTransport, TransportDeps } from './index.js';
+import type { ConnectTransport, TransportDeps } from './deps.js';
 
 const TAIL = Buffer.from(MESSAGE_TAIL, 'latin1');
 /** What the server answers a permessage-deflate offer with: every message compressed on its own (compress.ts). */
