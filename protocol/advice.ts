@@ -5,8 +5,7 @@
  * `advice` and, with `--json`, to stdout; the words are a pure function of it
  * (results/advice-words.ts). Pure types, no Node or DOM.
  */
-import type { EquivalenceKind, Margins } from './report.js';
-import type { Repeat, Stat, Verdict } from './report.js';
+import type { EquivalenceKind, Margins, Repeat, Stat, Verdict } from './report.js';
 import type { Target } from './target.js';
 import type { Encoding, ParseMode, Transport } from './wire.js';
 
@@ -144,8 +143,7 @@ export interface Advice {
   closest: Closest | null;
 }
 
-/** Whether a point sustains its rate, as results/sustains.ts decides it. */
-/** The figures behind the decision, JSON-able (no Infinity: a missing figure is null). */
+/** The figures behind a sustains decision, JSON-able (no Infinity: a missing figure is null). */
 export interface SustainsFigures {
   repeats: number;
   failed: number;
@@ -168,6 +166,7 @@ export interface SustainsFigures {
   cap: number | null;
 }
 
+/** Whether a point sustains its rate, as results/sustains.ts decides it. */
 export interface Sustains {
   sustains: boolean;
   /**

@@ -2,11 +2,10 @@
  * The advisor's answer in words: a pure function of the `Advice` (protocol/advice.ts), printed
  * last on stderr. Every figure in it is in the Advice; nothing here decides anything.
  */
-import type { Advice, Candidate, CandidateFigures, CpuComparison } from '../protocol/advice.js';
+import type { Advice, Candidate, CandidateFigures, CpuComparison, Knob } from '../protocol/advice.js';
 import type { Environment } from '../protocol/report.js';
 import { rateText } from '../protocol/target.js';
 import { TRANSPORT_INFO } from '../protocol/wire.js';
-import type { Knob } from '../protocol/advice.js';
 
 const plural = (n: number, one: string) => `${n} ${one}${n === 1 ? '' : 's'}`;
 const parsingWords = (c: Candidate) => (c.parse === 'worker' ? `parsing in ${plural(c.workers, 'Worker')}` : 'parsing on the main thread');

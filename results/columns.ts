@@ -375,9 +375,6 @@ export function sortValue(c: Column, r: PointResult): number | string | null {
   }
 }
 
-/** The columns the terminal table always shows. */
-export const TERMINAL_COLUMNS: readonly Column[] = COLUMNS.filter((c) => c.terminal);
-
 /** Whether a report's points came from more than one browser or from a remote one: then each point's browser host is worth a column. */
 export function hasBrowserColumn(report: Pick<Report, 'hosts'>): boolean {
   const hosts = report.hosts ?? [];

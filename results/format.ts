@@ -73,11 +73,6 @@ export function formatRatioValue(r: number | null | undefined): string {
   return String(pct < 100 && pct > 99.9 ? 99.9 : Number(pct.toFixed(1)));
 }
 
-/** `412 MB/s`. */
-export function formatMBps(v: number | null | undefined): string {
-  return isNum(v) ? `${sig3(v)} MB/s` : MISSING;
-}
-
 /** `0.412 ms`, `12.3 ms`, `1,234 ms`. */
 export function formatMs(v: number | null | undefined): string {
   return isNum(v) ? `${sig3(v)} ms` : MISSING;

@@ -61,8 +61,6 @@ export interface SustainsTarget {
   p99BoundMs: number;
 }
 
-
-
 /** Rounded down, so 98.96% reads "98.9% < 99%", never "99.0% < 99%". */
 const percent = (ratio: number) => `${(Math.floor(ratio * 1000 + 1e-9) / 10).toFixed(1)}%`;
 /** Whole ms, or one decimal where whole ms would hide which side of the bound it is on. */

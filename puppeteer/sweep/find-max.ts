@@ -13,12 +13,7 @@
  * as far down as the minimum, within `maxConfirms` confirmations and whatever `canStart` allows.
  */
 import type { Stat } from '../../protocol/report.js';
-import { SUSTAINS_DELIVERED_RATIO } from '../../results/sustains.js';
 
-/** The share of offered events a sustainable point delivers: the sustains rule's (results/sustains.ts). */
-export const SUSTAINABLE_DELIVERED_RATIO = SUSTAINS_DELIVERED_RATIO;
-/** The reference experiment's latency goal (Test III): p99 at or below this, ms. */
-export const DEFAULT_P99_BOUND_MS = 50;
 /** Bisection stops once the bracket's upper end is within this factor of its lower end. */
 export const DEFAULT_BRACKET_RATIO = 1.15;
 /** Probes the bisection may spend, besides confirmations. */

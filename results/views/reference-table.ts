@@ -4,6 +4,7 @@
  * the realistic loads of Test III, the tab's CPU where each transport peaked, where each one
  * saturates, and the WS ÷ SSE ratios with their confidence intervals. Pure: report in, text out.
  */
+import { MISSING } from '../format.js';
 import { printable } from '../printable.js';
 import { REFERENCE_FIGURES, REFERENCE_FINDINGS } from '../reference.js';
 import type { PairedComparison, PointResult, Report, SaturationResult, Stat } from '../../protocol/report.js';
@@ -11,10 +12,8 @@ import type { Point } from '../../protocol/scenario.js';
 import type { Transport } from '../../protocol/wire.js';
 import { pairedComparisons } from '../point-summary.js';
 import { pairKey } from '../rounds.js';
+import { SUSTAINS_DELIVERED_RATIO } from '../sustains.js';
 
-/** A point is sustained, for the table's fallback saturation estimate, when at least this share arrived. */
-const SUSTAINED_RATIO = 0.99;
-const MISSING = '—';
 /** Columns in transport order: WS first, as the reference names them. */
 const TRANSPORTS = ['ws', 'sse'] as const satisfies readonly Transport[];
 const NAME: Record<(typeof TRANSPORTS)[number], string> = { ws: 'WS', sse: 'SSE' };
@@ -124,9 +123,9 @@ function saturationCell(sweep: readonly PointResult[], factor: Factor, transport
   }
   const mine = sweep.filter((r) => r.point.transport === transport && r.summary).sort((a, b) => a.point[factor] - b.point[factor]);
   if (!mine.length) return MISSING;
-  const sustained = mine.filter((r) => r.summary!.deliveredRatio.median >= SUSTAINED_RATIO);
+  const sustained = mine.filter((r) => r.summary!.deliveredRatio.median >= SUSTAINS_DELIVERED_RATIO);
   const last = sustained.at(-1);
-  const past = mine.find((r) => r.point[factor] > (last?.point[factor] ?? 0) && r.summary!.deliveredRatio.median < SUSTAINED_RATIO);
+  const past = mine.find((r) => r.point[factor] > (last?.point[factor] ?? 0) && r.summary!.deliveredRatio.median < SUSTAINS_DELIVERED_RATIO);
   const pastText = past ? `; ${factor} ${past.point[factor]} delivered ${(past.summary!.deliveredRatio.median * 100).toFixed(1)}%` : '; kept up at every value swept';
   return last ? `${factor} ${last.point[factor]}: ${epsCell(last.summary!.eventsPerSec)}${pastText}` : `none kept up${pastText}`;
 }
@@ -219,7 +218,7 @@ export function referenceTable(report: Report): string {
         TRANSPORTS.map((t) => [NAME[t], saturationCell(testI, 'batch', t, report.saturation), saturationCell(testII, 'concurrency', t, report.saturation)]),
       ),
       '',
-      `Saturation is the highest value that delivered ≥ ${SUSTAINED_RATIO * 100}% of offered (median over repeats), ` +
+      `Saturation is the highest value that delivered ≥ ${SUSTAINS_DELIVERED_RATIO * 100}% of offered (median over repeats), ` +
         'or the confirmed knee of `--find-max` (≥ 99% delivered, nothing shed, p99 within its bound) where that ran.',
     );
   }
