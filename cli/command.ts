@@ -67,3 +67,19 @@ export function reportErrorsAs(command: string): void {
     process.exit(exitCodeOf(err));
   });
 }
+
+/** `s` as one shell word: as is when it is plain, else single-quoted. */
+export function shellWord(s: string): string {
+  return /^[\w./:@=,-]+$/.test(s) ? s : `'${s.replaceAll("'", `'\\''`)}'`;
+}
+
+/**
+ * The command that goes on with a saved run: `npm run <command> -- --resume <run-id>` and each
+ * of `flags` that has a value (empty: left out), as shell words.
+ */
+export function resumeCommandLine(command: string, runId: string, flags: readonly (readonly [flag: string, value: string])[]): string {
+  return `npm run ${command} -- --resume ${runId}${flags
+    .filter(([, v]) => v)
+    .map(([f, v]) => ` ${f} ${shellWord(v)}`)
+    .join('')}`;
+}

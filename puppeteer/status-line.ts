@@ -47,3 +47,14 @@ export class StatusLine {
     this.drawn = false;
   }
 }
+
+/** An event rate in a status or repeat line: `20.0k`, `1.25M`. */
+export function epsText(n: number): string {
+  return n >= 1e6 ? `${(n / 1e6).toFixed(2)}M` : n >= 1e3 ? `${(n / 1e3).toFixed(1)}k` : String(Math.round(n));
+}
+
+/** A repeat's phase in the status line: `window 3/10 s`, `warm-up 2 s`, or the phase alone. */
+export function phaseText(phase: string, elapsedMs: number, plannedMs: number | null): string {
+  const sec = (ms: number) => (ms / 1000).toFixed(0);
+  return plannedMs ? `${phase} ${sec(elapsedMs)}/${sec(plannedMs)} s` : elapsedMs ? `${phase} ${sec(elapsedMs)} s` : phase;
+}

@@ -7,18 +7,18 @@
  * words last; stdout gets the report's path (or with --json the report). Ctrl-C stops after
  * saving what was measured and prints the command that goes on with the search.
  */
-import { rm, stat } from 'node:fs/promises';
+import { rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import type { Advice } from '../../protocol/advice.js';
 import { EXIT, PushlabError } from '../../protocol/errors.js';
 import { parseReportText } from '../../protocol/report-check.js';
-import { SCHEMA_VERSION, type BrowserHost, type Environment, type Report } from '../../protocol/report.js';
+import { SCHEMA_VERSION, type Environment, type Report } from '../../protocol/report.js';
 import { rateText, type Target } from '../../protocol/target.js';
 import type { Transport } from '../../protocol/wire.js';
 import { adviceText, machineWordsOf } from '../../results/advice-words.js';
 import { marginsText } from '../../results/equivalence.js';
-import { commandLineFlags, runCommand } from '../../cli/command.js';
+import { commandLineFlags, resumeCommandLine, runCommand } from '../../cli/command.js';
 import { readInputFile } from '../../cli/input-file.js';
 import { checkOutputDir, isNoSpace } from '../../cli/output.js';
 import { ROOT } from '../../cli/root.js';
@@ -27,13 +27,11 @@ import { logLine, toStdout } from '../../cli/terminal.js';
 import { findChrome } from '../browser/chrome.js';
 import { parseBrowserList } from '../browser/endpoint.js';
 import { environmentOf, remoteEnvironment } from '../browser/environment.js';
-import { browserIds, describeBrowser } from '../browser/host.js';
-import { LocalBrowser } from '../browser/local.js';
-import { RemoteBrowser } from '../browser/remote.js';
-import { RepeatMeasurer, type BrowserSlot } from '../measure/repeat.js';
-import { connectServer, startServer, type ServerHandle } from '../measure/server-process.js';
-import { reportBytesFor, runIdFor, writeReport } from '../report/file.js';
-import { VIEWER_TEMPLATE, writeReportHtml } from '../report/html.js';
+import { startServerAndBrowsers, type Children } from '../browser/start.js';
+import { RepeatMeasurer } from '../measure/repeat.js';
+import { connectServer } from '../measure/server-process.js';
+import { runIdFor, writeReport } from '../report/file.js';
+import { reportFilesBytes, writeReportHtml } from '../report/html.js';
 import { durationText, repeatSec } from '../sweep/estimate.js';
 import { candidateSpace } from './candidates.js';
 import { BrowserAdviseMeasurer, CONFIRM_TIMING, probePoint } from './measurer.js';
@@ -111,35 +109,32 @@ async function resumePlan(runId: string, out: string, budgetSec: number | null):
   return { report: { ...report, advice }, target: advice.target, transports: advice.transports, budgetSec: budget, file, recordedRounds: report.rounds.length };
 }
 
-/** report.json and report.html at about the most repeats the budget allows, each twice (the new one beside the old before the rename). */
-function reportSpaceFor(plan: Plan, viewerBytes: number): number {
+/** Disk space the run's files need at about the most repeats the budget allows, bytes. */
+function reportSpaceFor(plan: Plan): Promise<number> {
   // Probes are the shortest measurements: the budget holds at most this many more repeats.
   const probeSec = Math.min(...candidateSpace(plan.target, plan.transports).map((c) => repeatSec(probePoint(c, plan.target.render))));
   const repeats = plan.report.points.reduce((a, p) => a + p.repeats.length, 0) + Math.ceil(plan.budgetSec / probeSec);
-  const json = reportBytesFor(repeats);
-  return 2 * (json + viewerBytes + json);
-}
-
-function quote(s: string): string {
-  return /^[\w./:@=,-]+$/.test(s) ? s : `'${s.replaceAll("'", `'\\''`)}'`;
+  return reportFilesBytes(repeats);
 }
 
 /** The command that goes on with this search: where it measured (without credentials) and where it writes. */
 function resumeCommandFor(runId: string, out: string, browser: readonly string[], server: string): string {
-  return `npm run advise -- --resume ${runId}${out === ADVISE_FLAGS.out.default ? '' : ` --out ${quote(out)}`}${browser.length ? ` --browser ${quote(browser.join(','))}` : ''}${server ? ` --server ${quote(server)}` : ''}`;
+  return resumeCommandLine(COMMAND, runId, [
+    ['--out', out === ADVISE_FLAGS.out.default ? '' : out],
+    ['--browser', browser.join(',')],
+    ['--server', server],
+  ]);
 }
 
 async function main(): Promise<number> {
   const commandStart = performance.now();
   const flags = commandLineFlags(ADVISE_FLAGS, COMMAND);
   const controller = new AbortController();
-  let server: ServerHandle | null = null;
-  let local = null as LocalBrowser | null;
-  let remote = null as RemoteBrowser | null;
+  const children: Children = { server: null, local: null, remotes: [] };
   let launched = false;
   const killChildren = () => {
-    local?.kill();
-    void server?.stop();
+    children.local?.kill();
+    void children.server?.stop();
   };
   // Ctrl-C, SIGTERM, SIGHUP, or npm (or its shell, or tsx) gone: see stopAfterSaving.
   stopAfterSaving({ launched: () => launched, abort: () => controller.abort(), killChildren, log });
@@ -148,8 +143,7 @@ async function main(): Promise<number> {
   const plan = req.resume !== null ? await resumePlan(req.resume, out, req.budgetSec) : newPlan({ ...req, target: req.target! }, out);
   const { target, transports, budgetSec } = plan;
   const draft = plan.report;
-  const viewerBytes = await stat(VIEWER_TEMPLATE).then((x) => x.size, () => 0);
-  checkOutputDir('--out', req.resume !== null ? path.dirname(plan.file) : out, reportSpaceFor(plan, viewerBytes));
+  checkOutputDir('--out', req.resume !== null ? path.dirname(plan.file) : out, await reportSpaceFor(plan));
   const endpoints = parseBrowserList(flags.browser);
   const remoteServer = flags.server ? await connectServer('--server', flags.server) : null;
   if (!endpoints.length) await findChrome(log);
@@ -163,19 +157,11 @@ async function main(): Promise<number> {
   launched = true;
   process.once('exit', killChildren);
   try {
-    const [s, b] = await Promise.allSettled([
-      remoteServer ? Promise.resolve(remoteServer) : startServer(),
-      endpoints.length ? RemoteBrowser.connect(endpoints[0], log).then((r) => (remote = r)) : LocalBrowser.launch(true, log).then((l) => (local = l)),
-    ]);
-    if (s.status === 'fulfilled') server = s.value;
-    if (s.status === 'rejected') throw s.reason;
-    if (b.status === 'rejected') throw b.reason;
-    const srv = server!;
-    const slot: BrowserSlot = (local ?? remote)!;
-    const place = { url: srv.url, startedHere: remoteServer === null };
-    const host: BrowserHost = local
-      ? await describeBrowser(local, { origin: 'launched' }, 'local', place)
-      : await describeBrowser(remote!, { origin: 'remote', endpoint: endpoints[0] }, browserIds(endpoints)[0], place);
+    // --browser takes one browser for advise (options.ts).
+    const { server: srv, slots } = await startServerAndBrowsers(children, { remoteServer, endpoints, headless: true, log });
+    const [{ slot, host }] = slots;
+    const { local } = children;
+    const remote = children.remotes[0] ?? null;
     log(local ? `server ${srv.url}, Chrome ${local.launched.version} (${local.launched.path}, ${local.launched.source})` : `server ${srv.url}; browser ${host.id}: ${host.version} on ${host.host}`);
     const report: Report = { ...draft, environment: draft.environment ?? (local ? environmentOf(local.launched, srv) : remoteEnvironment([host], srv)) };
     report.hosts = [...(report.hosts ?? []).filter((h) => h.id !== host.id), host];
@@ -265,9 +251,9 @@ async function main(): Promise<number> {
     toStdout(flags.json ? `${JSON.stringify(report, null, 2)}\n` : `${plan.file}\n`);
     return EXIT.ok;
   } finally {
-    await local?.close();
-    await remote?.close();
-    await server?.stop();
+    await children.local?.close();
+    await Promise.all(children.remotes.map((r) => r.close()));
+    await children.server?.stop();
   }
 }
 

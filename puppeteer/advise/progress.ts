@@ -13,7 +13,7 @@ import type { Point } from '../../protocol/scenario.js';
 import { printable } from '../../results/printable.js';
 import type { Phase } from '../measure/repeat.js';
 import { durationText } from '../sweep/estimate.js';
-import { StatusLine } from '../status-line.js';
+import { epsText as eps, phaseText, StatusLine } from '../status-line.js';
 import type { Purpose } from './measurer.js';
 
 
@@ -46,7 +46,6 @@ export interface AdviseProgressOptions {
   now(): number;
 }
 
-const eps = (n: number) => (n >= 1e6 ? `${(n / 1e6).toFixed(2)}M` : n >= 1e3 ? `${(n / 1e3).toFixed(1)}k` : String(Math.round(n)));
 const pct = (x: number | null) => (x === null ? '–' : `${Math.round(x)}%`);
 
 /**
@@ -94,9 +93,8 @@ export class AdviseProgress {
   }
 
   phase(point: Point, phase: Phase, elapsedMs: number, plannedMs: number | null): void {
-    const sec = (ms: number) => (ms / 1000).toFixed(0);
     this.point = point;
-    this.phaseText = plannedMs ? `${phase} ${sec(elapsedMs)}/${sec(plannedMs)} s` : elapsedMs ? `${phase} ${sec(elapsedMs)} s` : phase;
+    this.phaseText = phaseText(phase, elapsedMs, plannedMs);
     this.draw();
   }
 

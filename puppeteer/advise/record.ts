@@ -13,7 +13,7 @@ import type { Point } from '../../protocol/scenario.js';
 import { knobComparisons } from '../../results/knobs.js';
 import { pairedComparisons, summarisePoint } from '../../results/point-summary.js';
 import { roundSeed } from '../../results/rounds.js';
-import { emptyResult } from '../sweep/runner.js';
+import { emptyResult, resummarise } from '../sweep/runner.js';
 
 export class AdviseRecord {
   /** The answer so far (search.ts's snapshot), written with every save. */
@@ -73,10 +73,7 @@ export class AdviseRecord {
     r.repeats.push(repeat);
     // Times measured so far: a candidate's point is measured as often as the search asks.
     r.point.repeats = r.repeats.length;
-    Object.assign(r, summarisePoint(r.point, r.repeats, this.report.hosts));
-    const margins = this.report.options.margins;
-    this.report.comparisons = pairedComparisons(this.report.points, this.report.hosts, margins);
-    this.report.knobs = knobComparisons(this.report.points, this.report.hosts, margins);
+    resummarise(this.report, r);
     if (last) round.finishedAt = new Date().toISOString();
     await this.save();
   }

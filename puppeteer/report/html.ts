@@ -4,15 +4,26 @@
  * its empty `<script type="application/json" id="report-data">`. Opens from file:// with no
  * server and no network, so it can be mailed or attached to a ticket.
  */
-import { readFile } from 'node:fs/promises';
+import { readFile, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { PushlabError } from '../../protocol/errors.js';
 import type { Report } from '../../protocol/report.js';
 import { ROOT } from '../../cli/root.js';
-import { writeAtomically } from './file.js';
+import { reportBytesFor, writeAtomically } from './file.js';
 
 /** The viewer build the sweep's `npm run build` makes. */
 export const VIEWER_TEMPLATE = path.join(ROOT, 'dist/report/report.html');
+
+/**
+ * Disk space a run's files need at `repeats` repeats, bytes: report.json and report.html (the
+ * viewer with the report inside), each twice, as the new one is written beside the old before
+ * the rename.
+ */
+export async function reportFilesBytes(repeats: number): Promise<number> {
+  const json = reportBytesFor(repeats);
+  const viewer = await stat(VIEWER_TEMPLATE).then((s) => s.size, () => 0);
+  return 2 * (json + viewer + json);
+}
 
 const SLOT = '<script type="application/json" id="report-data"></script>';
 

@@ -5,36 +5,36 @@
  * after saving what was measured and prints the command that finishes the sweep.
  */
 import { existsSync, rmdirSync } from 'node:fs';
-import { rm, stat } from 'node:fs/promises';
+import { rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { EXIT, PushlabError } from '../../protocol/errors.js';
 import { readInputFile } from '../../cli/input-file.js';
 import { parseReportText } from '../../protocol/report-check.js';
-import { commandLineFlags, runCommand } from '../../cli/command.js';
+import { commandLineFlags, resumeCommandLine, runCommand, shellWord } from '../../cli/command.js';
 import { checkOutputDir, isNoSpace } from '../../cli/output.js';
 import { stopAfterSaving } from '../../cli/stop.js';
 import { ROOT } from '../../cli/root.js';
 import { logLine, toStdout } from '../../cli/terminal.js';
 import { SCHEMA_VERSION, type BrowserHost, type Environment, type Report } from '../../protocol/report.js';
 import { environmentOf, remoteEnvironment } from '../browser/environment.js';
-import { parseBrowserList, type BrowserEndpoint } from '../browser/endpoint.js';
-import { browserIds, describeBrowser, markSharedHosts, sharedHostNote } from '../browser/host.js';
+import { parseBrowserList } from '../browser/endpoint.js';
+import { markSharedHosts, sharedHostNote } from '../browser/host.js';
 import { RemoteBrowser } from '../browser/remote.js';
 import { BUILTIN_DEFAULTS, checkPointCount, expandScenario, parseScenarioText, searchesFor, selectScenarios, type Point, type ScenarioFile, type SearchSpec } from '../../protocol/scenario.js';
 import { measureCeilings } from '../measure/ceiling.js';
 import { durationText, repeatSec, roundsSec, searchSec, SETUP_SEC } from './estimate.js';
 import { formatTable, tableWidth, type TableLayout } from '../../results/views/terminal.js';
 import { findChrome } from '../browser/chrome.js';
-import { LocalBrowser } from '../browser/local.js';
 import { DisplayBrowsers } from '../browser/display.js';
 import { checkSweepFlags, SWEEP_FLAGS, type SweepFlags } from '../options.js';
 import { Progress } from './progress.js';
-import { BrowserLost, RepeatMeasurer, type BrowserSlot } from '../measure/repeat.js';
-import { reportBytesFor, runIdFor, writeReport } from '../report/file.js';
-import { VIEWER_TEMPLATE, writeReportHtml } from '../report/html.js';
+import { BrowserLost, RepeatMeasurer } from '../measure/repeat.js';
+import { runIdFor, writeReport } from '../report/file.js';
+import { reportFilesBytes, writeReportHtml } from '../report/html.js';
 import { emptyResult, Runner, type Lane } from './runner.js';
-import { connectServer, startServer, type ServerHandle } from '../measure/server-process.js';
+import { connectServer } from '../measure/server-process.js';
+import { startServerAndBrowsers, type Children } from '../browser/start.js';
 
 // Lines carry browsers' and servers' words and, resuming, a report's: through cli/terminal.ts.
 const log = logLine;
@@ -106,16 +106,9 @@ async function resumePlan(runId: string, out: string): Promise<Plan> {
   return { report, searches, file };
 }
 
-/**
- * Disk space the sweep's files need, bytes: report.json and report.html (the viewer with the
- * report inside) at the plan's full size, each twice, as the new one is written beside the old
- * before the rename.
- */
-async function reportSpaceFor(plan: Plan): Promise<number> {
-  const repeats = plan.report.points.reduce((a, p) => a + p.point.repeats, 0);
-  const json = reportBytesFor(repeats);
-  const viewer = await stat(VIEWER_TEMPLATE).then((s) => s.size, () => 0);
-  return 2 * (json + viewer + json);
+/** Disk space the sweep's files need at the plan's full size, bytes. */
+function reportSpaceFor(plan: Plan): Promise<number> {
+  return reportFilesBytes(plan.report.points.reduce((a, p) => a + p.point.repeats, 0));
 }
 
 /** The estimated time of the whole plan, s. */
@@ -139,9 +132,6 @@ function listPlan(plan: Plan): void {
   );
 }
 
-/** `s` as one shell word. */
-const quote = (s: string) => (/^[\w./:@=-]+$/.test(s) ? s : `'${s.replaceAll("'", `'\\''`)}'`);
-
 /**
  * The exact command that finishes this sweep. Browsers given with --browser are named as
  * recorded, without credentials or tokens (those must be given again by hand); a lost one
@@ -149,7 +139,10 @@ const quote = (s: string) => (/^[\w./:@=-]+$/.test(s) ? s : `'${s.replaceAll("'"
  * replaced by another).
  */
 function resumeCommandFor(runId: string, out: string, browsers: readonly string[] = []): string {
-  return `npm run sweep -- --resume ${runId}${out === SWEEP_FLAGS.out.default ? '' : ` --out ${quote(out)}`}${browsers.length ? ` --browser ${quote(browsers.join(','))}` : ''}`;
+  return resumeCommandLine('sweep', runId, [
+    ['--out', out === SWEEP_FLAGS.out.default ? '' : out],
+    ['--browser', browsers.join(',')],
+  ]);
 }
 
 /**
@@ -158,24 +151,22 @@ function resumeCommandFor(runId: string, out: string, browsers: readonly string[
  */
 function tableLayout(wide: boolean, runId: string, out: string): TableLayout {
   if (wide) return { wide: true };
-  const run = out === SWEEP_FLAGS.out.default ? runId : quote(path.join(out, runId));
+  const run = out === SWEEP_FLAGS.out.default ? runId : shellWord(path.join(out, runId));
   return { width: tableWidth({ isTTY: process.stderr.isTTY === true, columns: process.stderr.columns }), run };
 }
 
 async function main(): Promise<number> {
   const flags = commandLineFlags(SWEEP_FLAGS, 'sweep');
   const controller = new AbortController();
-  let server: ServerHandle | null = null;
-  let local = null as LocalBrowser | null;
-  const remotes: RemoteBrowser[] = [];
+  const children: Children = { server: null, local: null, remotes: [] };
   // The other display mode's browser (and an Xvfb), launched when a point first asks for it (launched Chrome only).
   let displays: DisplayBrowsers | null = null;
   let launched = false;
   const killChildren = () => {
     displays?.kill();
-    local?.kill();
+    children.local?.kill();
     // stop() signals the server synchronously; its promise only waits for the exit.
-    void server?.stop();
+    void children.server?.stop();
   };
   // Ctrl-C, SIGTERM, SIGHUP, or npm (or its shell, or tsx) gone: see stopAfterSaving.
   stopAfterSaving({ launched: () => launched, abort: () => controller.abort(), killChildren, log });
@@ -203,21 +194,8 @@ async function main(): Promise<number> {
   // However the process ends (an uncaught error, process.exit), it takes its children along.
   process.once('exit', killChildren);
   try {
-    // The server and the browsers start side by side: neither needs the other until the first page.
-    const [s, b] = await Promise.allSettled([
-      remote ? Promise.resolve(remote) : startServer(),
-      endpoints.length ? connectAll(endpoints, remotes) : LocalBrowser.launch(!flags.headful, log).then((l) => (local = l)),
-    ]);
-    if (s.status === 'fulfilled') server = s.value;
-    if (s.status === 'rejected') throw s.reason;
-    if (b.status === 'rejected') throw b.reason;
-    const srv = server!;
-    const place = { url: srv.url, startedHere: remote === null };
-    const slots: { slot: BrowserSlot; host: BrowserHost }[] = local
-      ? [{ slot: local, host: await describeBrowser(local, { origin: 'launched' }, 'local', place) }]
-      : await Promise.all(
-          remotes.map(async (r, i) => ({ slot: r as BrowserSlot, host: await describeBrowser(r, { origin: 'remote', endpoint: r.endpoint }, browserIds(endpoints)[i], place) })),
-        );
+    const { server: srv, slots } = await startServerAndBrowsers(children, { remoteServer: remote, endpoints, headless: !flags.headful, log });
+    const { local, remotes } = children;
     const hosts = slots.map((x) => x.host);
     const others = local ? (displays = new DisplayBrowsers(local, log)) : null;
     markSharedHosts(hosts);
@@ -362,21 +340,10 @@ async function main(): Promise<number> {
     return failed ? EXIT.failed : EXIT.ok;
   } finally {
     await displays?.close();
-    await local?.close();
-    await Promise.all(remotes.map((r) => r.close()));
-    await server?.stop();
+    await children.local?.close();
+    await Promise.all(children.remotes.map((r) => r.close()));
+    await children.server?.stop();
   }
-}
-
-/**
- * Connects to every `--browser`, side by side; each one connected lands in `into` at once, so
- * a failure of another still leaves it to be disconnected.
- */
-async function connectAll(endpoints: readonly BrowserEndpoint[], into: RemoteBrowser[]): Promise<void> {
-  const settled = await Promise.allSettled(endpoints.map((e) => RemoteBrowser.connect(e, log)));
-  for (const r of settled) if (r.status === 'fulfilled') into.push(r.value);
-  const failed = settled.find((r): r is PromiseRejectedResult => r.status === 'rejected');
-  if (failed) throw failed.reason;
 }
 
 /**

@@ -9,7 +9,7 @@ import { printable } from '../../results/printable.js';
 import type { Report } from '../../protocol/report.js';
 import type { Point } from '../../protocol/scenario.js';
 import { durationText } from './estimate.js';
-import { StatusLine } from '../status-line.js';
+import { epsText as eps, phaseText, StatusLine } from '../status-line.js';
 import { formatRepeatLine } from '../../results/views/terminal.js';
 import type { Phase } from '../measure/repeat.js';
 import type { Runner } from './runner.js';
@@ -29,8 +29,6 @@ export interface ProgressOptions {
   /** Remaining estimate of the plan, s: from the runner, after every repeat. */
   remainingSec(): number;
 }
-
-const eps = (n: number) => (n >= 1e6 ? `${(n / 1e6).toFixed(2)}M` : n >= 1e3 ? `${(n / 1e3).toFixed(1)}k` : String(Math.round(n)));
 
 /** Repeats recorded, and planned for the fixed rounds (auto rounds raise it as they start). */
 export function repeatCounts(report: Report): { done: number; planned: number } {
@@ -78,9 +76,7 @@ export class Progress {
       this.set(point, 'load', 'loading the page');
     });
     runner.on('phase', (point, phase, elapsedMs, plannedMs) => {
-      const sec = (ms: number) => (ms / 1000).toFixed(0);
-      const text = plannedMs ? `${phase} ${sec(elapsedMs)}/${sec(plannedMs)} s` : elapsedMs ? `${phase} ${sec(elapsedMs)} s` : phase;
-      this.set(point, phase, text);
+      this.set(point, phase, phaseText(phase, elapsedMs, plannedMs));
     });
     runner.on('attempt-failed', (point, attempt, err) => this.line(`  ${point.id}: attempt ${attempt} failed: ${err.message}`));
     runner.on('repeat-done', (point, repeat, _result, t) => {

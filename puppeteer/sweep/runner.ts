@@ -304,9 +304,7 @@ export class Runner extends EventEmitter<RunnerEvents> {
         }
         if (lane.id !== undefined) repeat.browserId ??= lane.id;
         result.repeats.push(repeat);
-        Object.assign(result, summarisePoint(point, result.repeats, report.hosts));
-        report.comparisons = pairedComparisons(report.points, report.hosts, report.options.margins);
-        report.knobs = knobComparisons(report.points, report.hosts, report.options.margins);
+        resummarise(report, result);
         await this.save(report);
         this.emit('repeat-done', point, repeat, result, { tookSec: elapsedSec(t0), estimateSec: repeatSec(point), remainingSec: this.remainingSec(report, plan.searches) });
       }
@@ -420,6 +418,13 @@ class Interrupted extends Error {
 /** Every browser was lost before a search finished. */
 class NoBrowser extends Error {
   override name = 'NoBrowser';
+}
+
+/** The report's figures after `result` got a repeat: its summary, and the paired and knob comparisons. */
+export function resummarise(report: Report, result: PointResult): void {
+  Object.assign(result, summarisePoint(result.point, result.repeats, report.hosts));
+  report.comparisons = pairedComparisons(report.points, report.hosts, report.options.margins);
+  report.knobs = knobComparisons(report.points, report.hosts, report.options.margins);
 }
 
 /** A point's entry before its first repeat. */
