@@ -85,6 +85,12 @@ export interface TriedCandidate {
   confirmed: CandidateFigures | null;
   /** Its renderer CPU per event against the winner's, where both were confirmed. */
   cpuVsWinner: CpuComparison | null;
+  /**
+   * What decided against a confirmed, sustaining finalist: `cpu` (clearly dearer per event beyond
+   * the margin), `median-cpu` (tied within the margin, the winner's median lower) or `p99` (tied,
+   * the winner's p99 clearly lower). Absent for the winner, for others, and in earlier reports.
+   */
+  lostOn?: 'cpu' | 'median-cpu' | 'p99';
   /** Every repeat measured of it, raw: the probe's and each confirming round's. */
   repeats: { purpose: 'probe' | 'confirm'; round: number | null; repeat: Repeat }[];
 }

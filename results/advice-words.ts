@@ -2,7 +2,8 @@
  * The advisor's answer in words: a pure function of the `Advice` (protocol/advice.ts), printed
  * last on stderr. Every figure in it is in the Advice; nothing here decides anything.
  */
-import type { Advice, Candidate, CandidateFigures, CpuComparison, Knob } from '../protocol/advice.js';
+import type { Advice, Candidate, CandidateFigures, CpuComparison, Knob, TriedCandidate } from '../protocol/advice.js';
+import { LIMITS } from '../protocol/limits.js';
 import type { Environment } from '../protocol/report.js';
 import { rateText } from '../protocol/target.js';
 import { TRANSPORT_INFO } from '../protocol/wire.js';
@@ -80,6 +81,22 @@ export function cpuWords(c: CpuComparison, style: 'paren' | 'comma' = 'paren'): 
   return `${moreOrLess(c.ratio)} renderer CPU per event${ci}`;
 }
 
+/**
+ * What decided against a finalist tied with the winner on CPU per event (TriedCandidate.lostOn),
+ * as a clause to follow its CPU words: `; the winner's lower median decided (901 against 1,022 ms
+ * of renderer CPU per million events)`. Empty when it was clearly dearer (the CPU words say it).
+ */
+export function decidedWords(t: Pick<TriedCandidate, 'lostOn' | 'confirmed'>, winner: CandidateFigures): string {
+  const mine = t.confirmed;
+  if (!mine || (t.lostOn !== 'median-cpu' && t.lostOn !== 'p99')) return '';
+  if (t.lostOn === 'p99') {
+    const [w, o] = [winner.sustains.figures.p99Ms?.median, mine.sustains.figures.p99Ms?.median];
+    return `; the winner's clearly lower p99 decided${w !== undefined && o !== undefined ? ` (${Math.round(w)} ms against ${Math.round(o)} ms)` : ''}`;
+  }
+  const [w, o] = [winner.cpuMsPerMillionEvents?.median, mine.cpuMsPerMillionEvents?.median];
+  return `; the winner's lower median decided${w !== undefined && o !== undefined ? ` (${Math.round(w)} against ${Math.round(o)} ms of renderer CPU per million events)` : ''}`;
+}
+
 /** What the machine line says; absent fields are left out. */
 export interface MachineWords {
   cores: number | null;
@@ -115,11 +132,16 @@ export function adviceText(a: Advice, machine?: MachineWords): string[] {
       // Cut short: it confirmed only what it reached, and says where it stopped looking.
       const past = h.firstPast ? `; ${rateText(h.firstPast.eventsPerSec)} did not sustain (${h.firstPast.reason})` : '';
       const why = h.stopped === 'budget' ? 'the time budget' : 'its confirmations';
-      lines.push(`  Headroom: keeps up to at least ${rateText(h.eventsPerSec)} at this message size (${h.batch} rows every ${w.intervalMs} ms)${past}; ${why} stopped the search there.`);
+      lines.push(`  Headroom: keeps up to at least ${rateText(h.eventsPerSec)} with the same tick and connections (${h.batch} rows every ${w.intervalMs} ms)${past}; ${why} stopped the search there.`);
     } else {
-      lines.push(`  Headroom: keeps up to ${h.atLeast ? 'at least ' : ''}${rateText(h.eventsPerSec)} at this message size (${h.batch} rows every ${w.intervalMs} ms).`);
+      // At the top of its range the search could not look further: say which limit that was.
+      const top = !h.atLeast ? '' : h.batch >= LIMITS.batch.max ? ', the most rows per message the server sends' : ', the largest message the search tried';
+      lines.push(`  Headroom: keeps up to ${h.atLeast ? 'at least ' : ''}${rateText(h.eventsPerSec)} with the same tick and connections (${h.batch} rows every ${w.intervalMs} ms${top}).`);
     }
-    if (a.runnerUp) lines.push(`  Runner-up: ${candidateWords(a.runnerUp.candidate)}, ${a.runnerUp.cpuVsWinner ? cpuWords(a.runnerUp.cpuVsWinner) : 'CPU not compared'}.`);
+    if (a.runnerUp) {
+      const t = tried.get(a.runnerUp.candidate.id);
+      lines.push(`  Runner-up: ${candidateWords(a.runnerUp.candidate)}, ${a.runnerUp.cpuVsWinner ? cpuWords(a.runnerUp.cpuVsWinner) : 'CPU not compared'}${t ? decidedWords(t, f) : ''}.`);
+    }
     // One entry per other transport: its best attempt and why it lost.
     const shown = new Set([w.transport, a.runnerUp?.candidate.transport]);
     const rejected: string[] = [];
@@ -130,7 +152,7 @@ export function adviceText(a: Advice, machine?: MachineWords): string[] {
       const f = t?.confirmed ?? t?.probe ?? null;
       const winnerCost = a.winner.figures.cpuMsPerMillionEvents?.median ?? null;
       const own = f?.cpuMsPerMillionEvents?.median ?? null;
-      if (t?.cpuVsWinner && f?.sustains.sustains) rejected.push(`${r.transport} (${cpuWords(t.cpuVsWinner, 'comma')})`);
+      if (t?.cpuVsWinner && f?.sustains.sustains) rejected.push(`${r.transport} (${cpuWords(t.cpuVsWinner, 'comma')}${decidedWords(t, a.winner.figures)})`);
       else if (f && !f.sustains.sustains) rejected.push(`${r.transport} (not sustained: ${reachText(f)}${f.limit ? `; ${f.limit}` : ''})`);
       else if (f && !t?.confirmed && own !== null && winnerCost !== null) rejected.push(`${r.transport} (sustained in its probe at ${moreOrLess(own / winnerCost)} renderer CPU per event in that one window; not confirmed)`);
       else rejected.push(`${r.transport} (${r.reason})`);

@@ -5,6 +5,7 @@
  */
 import { EventEmitter } from 'node:events';
 import { describe, expect, it } from 'vitest';
+import { DEFAULT_TABLE_WIDTH, formatTable } from '../results/views/terminal.js';
 import type { ParseCeiling, Repeat, Report } from '../protocol/report.js';
 import { expandScenario, searchesFor, type Point, type ScenarioFile } from '../protocol/scenario.js';
 import type { RepeatContext, RepeatEvents } from '../puppeteer/measure/repeat.js';
@@ -182,6 +183,10 @@ describe('Runner find-max wiring', () => {
     expect(s.probes[0]).toMatchObject({ value: 10, pointId: 'knee/sse-b10-c10-i1-full', sustainable: true });
     // Probes and confirmations are not points of the sweep's rounds.
     expect(report.points).toEqual([]);
+    // So the terminal shows the search, not an empty points table.
+    const table = formatTable(report, { width: DEFAULT_TABLE_WIDTH });
+    expect(table).not.toMatch(/\| point|Medians over the repeats/);
+    expect(table).toContain(`find-max knee sse (batch): sustainable up to batch ${s.knee!.value}`);
     expect(source.calls.filter((c) => c.id === s.knee!.pointId).length).toBeGreaterThanOrEqual(2);
     // Every repeat measured is kept raw, in order, with its point and purpose.
     expect(s.repeats!.map((r) => r.pointId)).toEqual(source.calls.map((c) => c.id));

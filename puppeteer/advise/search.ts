@@ -115,6 +115,7 @@ interface Rec {
   outcome: TriedCandidate['outcome'];
   why: string;
   cpuVsWinner: CpuComparison | null;
+  lostOn?: TriedCandidate['lostOn'];
 }
 
 /** Why a candidate was not measured when the search was cut off before the screen's end. */
@@ -158,6 +159,7 @@ function triedOf(r: Rec, confirmed: CandidateFigures | null): TriedCandidate {
     probe: r.probeFigures,
     confirmed,
     cpuVsWinner: r.cpuVsWinner,
+    ...(r.lostOn ? { lostOn: r.lostOn } : {}),
     repeats: [...(r.probe ? [{ purpose: 'probe' as const, round: null, repeat: r.probe }] : []), ...r.confirm.map((x) => ({ purpose: 'confirm' as const, round: x.round, repeat: x.repeat }))],
   };
 }
@@ -449,9 +451,14 @@ export async function advise(o: AdviseOptions): Promise<Advice> {
     for (const r of ranked.slice(1)) {
       const c = r.cpuVsWinner;
       const tiedWithWinner = c !== null && c.kind !== 'different';
-      r.why = tiedWithWinner
-        ? `sustained; against the winner ${c ? cpuWords(c) : 'CPU not compared'}, the tie going to the winner (median p99 ${Math.round(p99(r.confirmed))} ms against ${Math.round(p99(w.confirmed))} ms)`
-        : `sustained, but against the winner ${c ? cpuWords(c) : 'dearer'}`;
+      // A tie goes to the winner on latency when the winner was picked for its p99 (byLatency),
+      // else on its lower median cost: the words name which one decided.
+      r.lostOn = !tiedWithWinner ? 'cpu' : byLatency ? 'p99' : 'median-cpu';
+      r.why = !tiedWithWinner
+        ? `sustained, but against the winner ${c ? cpuWords(c) : 'dearer'}`
+        : byLatency
+          ? `sustained; against the winner ${c ? cpuWords(c) : 'CPU not compared'}; the winner's clearly lower p99 decided (median ${Math.round(p99(w.confirmed))} ms against ${Math.round(p99(r.confirmed))} ms)`
+          : `sustained; against the winner ${c ? cpuWords(c) : 'CPU not compared'}; the winner's lower median decided (${Math.round(cost(w.confirmed))} against ${Math.round(cost(r.confirmed))} ms of renderer CPU per million events) and its p99 was not clearly higher`;
     }
     if (runnerUp) runnerUp.outcome = 'runner-up';
   }

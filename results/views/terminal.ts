@@ -159,11 +159,11 @@ export function formatTable(report: Report, layout: TableLayout): string {
   const head = noCi.length ? `${CI_LINE} To fit, no CI on ${noCi.join(', ')}.` : CI_LINE;
   const left = fitted?.left.length ? [elsewhereLine(fitted.left.length, ('run' in layout ? layout.run : undefined) ?? report.runId)] : [];
   const prose = (lines: readonly string[]) => ('width' in layout ? lines.flatMap((l) => (l === '' ? [l] : wrapLine(printable(l), layout.width))) : lines);
+  // A find-max-only run keeps its points in its searches: no empty table, just the searches.
+  const points = report.points.length ? [...prose([head]), table, ...prose(left)] : [];
   return [
-    ...prose([head]),
-    table,
+    ...points,
     ...prose([
-      ...left,
       '',
       ...(hasBrowserColumn(report) ? browserLines(report) : []),
       ...report.points.flatMap((r) => r.unsteady.map((u) => `unsteady: ${r.point.id}: ${u.message}`)),
