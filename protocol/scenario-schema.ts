@@ -69,6 +69,20 @@ const FindMax = Type.Object(
 
 const Fields = Type.Object(fieldProperties, { additionalProperties: false, description: 'Values every scenario inherits unless it sets its own.' });
 
+/** The file's `defaults`: the scenario fields, and what holds for the whole run (its margins). */
+const Defaults = Type.Object(
+  {
+    ...fieldProperties,
+    margin: Type.Optional(
+      Type.String({
+        description:
+          "Practical margins the run's comparisons are read against, as `--margin` takes them: eps=<p>%,cpu=<p>% (either or both; default eps=3%,cpu=5%). `--margin` overrides it; the report records the margins used.",
+      }),
+    ),
+  },
+  { additionalProperties: false, description: 'Values every scenario inherits unless it sets its own, and the run-wide margin.' },
+);
+
 const ScenarioInputSchema = Type.Object(
   {
     id: Type.String({ pattern: '^[a-z0-9][a-z0-9-]*$', description: 'Stable, sortable name; also names result files.' }),
@@ -96,7 +110,7 @@ export const SCENARIO_FILE_SCHEMA = Type.Object(
         description: 'Named lists of scenario ids: `--scenario <group>` runs them all (timeplus: the reference\'s three tests).',
       }),
     ),
-    defaults: Type.Optional(Fields),
+    defaults: Type.Optional(Defaults),
     scenarios: Type.Array(ScenarioInputSchema, { minItems: 1 }),
   },
   { ...HEADER, additionalProperties: false },

@@ -7,7 +7,8 @@ import { PushlabError } from './errors.js';
 import { describeJsonValue, parseJsonText, sourceAt, syntaxErrorText } from './json-text.js';
 import { SCENARIO_FILE_SCHEMA, type FindMaxSpec, type ScenarioFields, type ScenarioFile, type ScenarioInput } from './scenario-schema.js';
 import { LIMITS, MAX_SWEEP_POINTS } from './limits.js';
-import type { Engine } from './report.js';
+import { DEFAULT_MARGINS, parseMargins } from './margins.js';
+import type { Engine, Margins } from './report.js';
 import {
   BINARY_TRANSPORTS,
   CLASSIC_TRANSPORTS,
@@ -198,7 +199,18 @@ export function parseScenarioFile(data: unknown, source = 'scenarios.json', text
   return checkReferences(data, source);
 }
 
+/** The run's margins from a file's `defaults.margin` (checked when the file was read), else the defaults. */
+export function scenarioMargins(file: ScenarioFile): Margins {
+  if (file.defaults?.margin === undefined) return DEFAULT_MARGINS;
+  const m = parseMargins(file.defaults.margin);
+  return m.ok ? m.value : DEFAULT_MARGINS;
+}
+
 function checkReferences(data: ScenarioFile, source: string): ScenarioFile {
+  if (data.defaults?.margin !== undefined) {
+    const m = parseMargins(data.defaults.margin, DEFAULT_MARGINS, `${source}: defaults.margin`);
+    if (!m.ok) throw badScenario(m.error.message);
+  }
   const ids = new Set<string>();
   data.scenarios.forEach((s, i) => {
     if (ids.has(s.id)) throw badScenario(`${source}: scenarios[${i}].id '${s.id}' is used twice`);

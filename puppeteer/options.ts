@@ -3,9 +3,23 @@ import { PushlabError } from '../protocol/errors.js';
 import { BENCHMARK_ACTION_FORMATS } from '../results/views/benchmark-action.js';
 import { rangeFlag, type Flags, type FlagSpec } from '../protocol/flags.js';
 import { inRange, LIMITS, rangeText } from '../protocol/limits.js';
-import { isRunId, RUN_ID_ALLOWED } from '../protocol/report.js';
+import { DEFAULT_MARGINS, marginsText, parseMargins } from '../protocol/margins.js';
+import { isRunId, RUN_ID_ALLOWED, type Margins } from '../protocol/report.js';
 import { BUILTIN_DEFAULTS } from '../protocol/scenario.js';
 import { PARSE_MODES, RENDER_MODES, TRANSPORTS } from '../protocol/wire.js';
+
+/** `--margin`, as the sweep, `report --compare` and advise take it: what reads a difference as one that matters. */
+export function marginFlag(help: string, defaultText = marginsText(DEFAULT_MARGINS)) {
+  return { type: 'string', default: '', help: `${help}: eps=<p>%,cpu=<p>% (either or both)`, defaultText } as const satisfies FlagSpec;
+}
+
+/** The margins `--margin <text>` gives, or null when it was not given; a bad value is one PUSHLAB_BAD_FLAG line. */
+export function checkMarginFlag(text: string): Margins | null {
+  if (text === '') return null;
+  const m = parseMargins(text);
+  if (!m.ok) throw badFlag(m.error.message);
+  return m.value;
+}
 
 export const SWEEP_FLAGS = {
   scenario: { type: 'list', default: [], help: 'scenario ids to run, comma-separated', defaultText: "the file's `default` list" },
@@ -31,6 +45,7 @@ export const SWEEP_FLAGS = {
   json: { type: 'boolean', default: false, help: 'print the report document on stdout instead of its path' },
   wide: { type: 'boolean', default: false, help: 'print the summary table with every column and CI (else it fits the terminal, or 120 columns off a terminal)' },
   resume: { type: 'string', default: '', help: 'finish the sweep <out>/<run-id>/report.json: measure only the repeats it lacks', defaultText: 'none' },
+  margin: marginFlag('practical margins the paired verdicts and knob comparisons read differences against', `the file's defaults.margin, else ${marginsText(DEFAULT_MARGINS)}`),
 } as const satisfies Record<string, FlagSpec>;
 
 /** The sweep's flags after the checks a flag table cannot express. */
@@ -41,6 +56,8 @@ export interface SweepFlags {
   seed: number | null;
   timeBudgetSec: number | null;
   resume: string | null;
+  /** Null: the scenario file's `defaults.margin`, else the defaults. */
+  margins: Margins | null;
 }
 
 const MAX_SEED = 2 ** 32 - 1;
@@ -69,12 +86,13 @@ export function checkSweepFlags(flags: Flags<typeof SWEEP_FLAGS>): SweepFlags {
     seed: flags.seed === '' ? null : integer('seed', flags.seed, { min: 0, max: MAX_SEED }),
     timeBudgetSec: flags['time-budget'] === '' ? null : parseDuration('time-budget', flags['time-budget']),
     resume: flags.resume === '' ? null : flags.resume,
+    margins: checkMarginFlag(flags.margin),
   };
   if (out.resume !== null) {
     // `..` or `a/b` would read a report outside --out (`<out>/../report.json`).
     if (!isRunId(out.resume)) throw badFlag(`--resume takes a run id, ${RUN_ID_ALLOWED} (here --out); got '${out.resume}'`);
     // A resumed sweep finishes what was planned: it takes its plan from the report, not from flags.
-    const planFlags = ['scenario', 'file', 'repeats', 'seed', 'auto', 'max-repeats', 'time-budget', 'find-max', 'list', 'spread-repeats'] as const;
+    const planFlags = ['scenario', 'file', 'repeats', 'seed', 'auto', 'max-repeats', 'time-budget', 'find-max', 'list', 'spread-repeats', 'margin'] as const;
     const given = planFlags.filter((f) => JSON.stringify(flags[f]) !== JSON.stringify(SWEEP_FLAGS[f].default));
     if (given.length) throw badFlag(`--resume finishes the recorded sweep with its own plan; drop ${given.map((f) => `--${f}`).join(', ')}`);
   }
@@ -122,4 +140,5 @@ export const REPORT_FLAGS = {
   },
   wide: { type: 'boolean', default: false, help: "print the run's summary table with every column and CI, as the sweep does with --wide" },
   reports: { type: 'string', default: 'reports', help: 'directory holding <run-id>/report.json' },
+  margin: marginFlag('with --compare: practical margins a regression must lie beyond', "run B's recorded margins, else run A's, else eps=3%,cpu=5%"),
 } as const satisfies Record<string, FlagSpec>;

@@ -15,7 +15,8 @@
  */
 import { COLUMNS, type StatColumn } from './columns.js';
 import type { Margins } from '../protocol/report.js';
-import { bothKeptUp, DEFAULT_MARGINS, judgeRatio } from './equivalence.js';
+import { bothKeptUp, judgeRatio } from './equivalence.js';
+import { DEFAULT_MARGINS } from '../protocol/margins.js';
 import { formatFactor, formatSig3, MISSING } from './format.js';
 import type { PointResult, Report, Stat } from '../protocol/report.js';
 import { tQuantile975 } from './stats.js';
@@ -94,6 +95,8 @@ export interface Comparison {
   improvements: number;
   /** The margins the metrics were read against. */
   margins: Margins;
+  /** Two scenarios of one run (measured interleaved, in the same rounds) rather than two runs. */
+  sameRun: boolean;
 }
 
 /** The ratio of two means and its CI, unpaired (see the module comment). */
@@ -141,7 +144,7 @@ function pointVerdict(metrics: readonly MetricComparison[]): PointVerdict {
   return has('no-ci') ? 'no-ci' : 'missing';
 }
 
-function comparePoints(labelA: string, labelB: string, a: Map<string, PointResult>, b: Map<string, PointResult>, margins: Margins): Comparison {
+function comparePoints(labelA: string, labelB: string, a: Map<string, PointResult>, b: Map<string, PointResult>, margins: Margins, sameRun: boolean): Comparison {
   const points: PointComparison[] = [];
   for (const [key, pa] of a) {
     const pb = b.get(key);
@@ -158,6 +161,7 @@ function comparePoints(labelA: string, labelB: string, a: Map<string, PointResul
     regressions: points.filter((p) => p.verdict === 'worse' || p.verdict === 'mixed').length,
     improvements: points.filter((p) => p.verdict === 'better').length,
     margins,
+    sameRun,
   };
 }
 
@@ -167,7 +171,7 @@ function comparePoints(labelA: string, labelB: string, a: Map<string, PointResul
  */
 export function compareReports(a: Report, b: Report, margins?: Margins): Comparison {
   const byId = (r: Report) => new Map(r.points.map((p) => [p.point.id, p]));
-  return comparePoints(a.runId, b.runId, byId(a), byId(b), margins ?? b.options.margins ?? a.options.margins ?? DEFAULT_MARGINS);
+  return comparePoints(a.runId, b.runId, byId(a), byId(b), margins ?? b.options.margins ?? a.options.margins ?? DEFAULT_MARGINS, false);
 }
 
 /** The point id without its `<scenario>/` prefix: what two scenarios of one run share. */
@@ -176,10 +180,18 @@ export function pointKeyInScenario(p: PointResult): string {
   return p.point.id.startsWith(prefix) ? p.point.id.slice(prefix.length) : p.point.id;
 }
 
-/** Scenario B against scenario A of one run, matching points by id without the scenario. */
+/**
+ * Scenario B against scenario A of one run, matching points by id without the scenario. Two
+ * one-point scenarios compare their points whatever differs between them (advise's confirm
+ * file: the advised setup against the runner-up), keyed `B's point ÷ A's point`.
+ */
 export function compareScenarios(report: Report, scenarioA: string, scenarioB: string, margins?: Margins): Comparison {
-  const of = (s: string) => new Map(report.points.filter((p) => p.point.scenario === s).map((p) => [pointKeyInScenario(p), p]));
-  return comparePoints(`${report.runId} · ${scenarioA}`, `${report.runId} · ${scenarioB}`, of(scenarioA), of(scenarioB), margins ?? report.options.margins ?? DEFAULT_MARGINS);
+  const pointsOf = (s: string) => report.points.filter((p) => p.point.scenario === s);
+  const [a, b] = [pointsOf(scenarioA), pointsOf(scenarioB)];
+  const single = a.length === 1 && b.length === 1 && pointKeyInScenario(a[0]) !== pointKeyInScenario(b[0]);
+  const key = single ? () => `${pointKeyInScenario(b[0])} ÷ ${pointKeyInScenario(a[0])}` : pointKeyInScenario;
+  const of = (ps: PointResult[]) => new Map(ps.map((p) => [key(p), p]));
+  return comparePoints(`${report.runId} · ${scenarioA}`, `${report.runId} · ${scenarioB}`, of(a), of(b), margins ?? report.options.margins ?? DEFAULT_MARGINS, true);
 }
 
 /** `0.80× (0.74–0.86)`, `1.02×` without a CI, `—` when missing. */

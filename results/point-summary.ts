@@ -20,7 +20,8 @@ import type { Point } from '../protocol/scenario.js';
 import { describe, median, pairedRatio, relativeHalfWidth } from './stats.js';
 import { wireCell } from './format.js';
 import type { Margins } from '../protocol/report.js';
-import { bothKeptUp, DEFAULT_MARGINS, judgeRatio, marginText, type Equivalence } from './equivalence.js';
+import { bothKeptUp, judgeRatio, marginText, type Equivalence } from './equivalence.js';
+import { DEFAULT_MARGINS } from '../protocol/margins.js';
 import { pairKey } from './rounds.js';
 import { majorityVerdict } from './verdict.js';
 

@@ -1,6 +1,10 @@
 /** Practical margins (results/equivalence.ts): the four readings, their symmetry, and `--margin`. */
 import { describe, expect, it } from 'vitest';
-import { bothKeptUp, DEFAULT_MARGINS, judgeRatio, marginsText, marginText, parseMargins } from '../results/equivalence.js';
+import { bothKeptUp, judgeRatio, marginText } from '../results/equivalence.js';
+import { DEFAULT_MARGINS, marginsText, parseMargins } from '../protocol/margins.js';
+import type { PushlabError } from '../protocol/errors.js';
+import { commandLineFlags } from '../cli/command.js';
+import { checkSweepFlags, SWEEP_FLAGS } from '../puppeteer/options.js';
 import { pairedRatio } from '../results/stats.js';
 
 const ci = (ratio: number, ciLow: number | null, ciHigh: number | null) => ({ ratio, ciLow, ciHigh });
@@ -78,3 +82,23 @@ describe('parseMargins', () => {
     expect(refused('eps=0x10')).toMatch(/^--margin cannot read/);
   });
 });
+
+describe('--margin on the sweep', () => {
+  const flags = (argv: string[]) => checkSweepFlags(commandLineFlags(SWEEP_FLAGS, 'sweep', argv));
+  it("is the run's margins when given (else the file's, recorded by the sweep), refused when bad or with --resume", () => {
+    expect(flags([]).margins).toBeNull();
+    expect(flags(['--margin', 'eps=1%']).margins).toEqual({ eventsPerSec: 0.01, cpuPerEvent: 0.05 });
+    const bad = (argv: string[]) => {
+      try {
+        flags(argv);
+      } catch (e) {
+        return e as PushlabError;
+      }
+      throw new Error(`accepted ${argv.join(' ')}`);
+    };
+    expect(bad(['--margin', 'lat=3%']).code).toBe('PUSHLAB_BAD_FLAG');
+    expect(bad(['--margin', 'lat=3%']).message).toBe("--margin has no key 'lat' (keys: eps, cpu); it takes eps=<p>%,cpu=<p>% (either or both, each once), p a number from 0 to 50, e.g. eps=3%,cpu=5%; got 'lat=3%'");
+    expect(bad(['--resume', '20261125-040638', '--margin', 'eps=1%']).message).toMatch(/--resume finishes the recorded sweep with its own plan; drop --margin/);
+  });
+});
+

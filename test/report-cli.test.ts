@@ -97,6 +97,20 @@ describe('npm run report', () => {
     expect(steady99.stdout).toContain('0 regressed, 0 improved, 2 equivalent, 0 with no clear difference');
   }, 40_000);
 
+  it('--margin sets what --compare reads a regression against; a bad one, or one without --compare, is refused', async () => {
+    // 20% slower is a regression at ±3% and inside ±25%.
+    const wide = await run(['--compare', 'base', 'slower', '--margin', 'eps=25%,cpu=25%']);
+    expect(wide.code, wide.stderr).toBe(0);
+    expect(wide.stdout).toContain('read against the margins eps=25%,cpu=25%');
+    expect(wide.stdout).toContain('0 regressed');
+    const bad = await run(['--compare', 'base', 'slower', '--margin', 'eps=70%']);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toContain("--margin eps must be from 0 to 50%; it takes eps=<p>%,cpu=<p>%");
+    const alone = await run(['--csv', 'base', '--margin', 'eps=5%']);
+    expect(alone.code).toBe(2);
+    expect(alone.stderr).toContain('--margin sets what --compare reads a regression against; give it with --compare');
+  }, 40_000);
+
   it('--compare reads a version 2 run against a version 3 one, either way round', async () => {
     const version = async (run: string) => (JSON.parse(await readFile(path.join(reports, run, 'report.json'), 'utf8')) as { schemaVersion: number }).schemaVersion;
     expect([await version('base'), await version('slower')]).toEqual([2, 3]);

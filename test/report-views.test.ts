@@ -364,6 +364,23 @@ describe('comparison', () => {
     const cmp = compareScenarios(copy, 'smoke', 'smoke-again');
     expect(cmp.points.map((p) => p.key)).toEqual(['ws-b20-c4-i1-full', 'sse-b20-c4-i1-full']);
     expect(cmp.regressions).toBe(0);
+    expect(cmp.sameRun).toBe(true);
+  });
+
+  it("two one-point scenarios compare their points whatever differs (advise's confirm file)", () => {
+    const r = load();
+    const copy = structuredClone(r);
+    const [ws, sse] = ['ws', 'sse'].map((t) => structuredClone(copy.points.find((p) => p.point.scenario === 'smoke' && p.point.transport === t)!));
+    ws.point.scenario = 'advised';
+    ws.point.id = ws.point.id.replace('smoke/', 'advised/');
+    sse.point.scenario = 'runner-up';
+    sse.point.id = sse.point.id.replace('smoke/', 'runner-up/');
+    copy.points.push(ws, sse);
+    const cmp = compareScenarios(copy, 'runner-up', 'advised', { eventsPerSec: 0.1, cpuPerEvent: 0.2 });
+    expect(cmp.points.map((p) => p.key)).toEqual(['ws-b20-c4-i1-full ÷ sse-b20-c4-i1-full']);
+    expect(cmp.points[0].a.point.id).toBe('runner-up/sse-b20-c4-i1-full');
+    expect(cmp.points[0].metrics.map((m) => m.margin)).toEqual([0.1, 0.2, 0]);
+    expect(formatComparison(cmp)).toContain('unpaired, so cautious: the two scenarios ran in the same rounds');
   });
 });
 

@@ -8,6 +8,7 @@ import {
   expandScenario,
   parseScenarioFile,
   pointCount,
+  scenarioMargins,
   searchesFor,
   searchPoint,
   selectPoints,
@@ -148,6 +149,19 @@ describe('parseScenarioFile', () => {
     rejects({ scenarios: [{ id: 'a', batch: 1 }] }, "scenarios.json: scenarios[0] ('a') sets no concurrency, and defaults has none");
     const withDefaults = { defaults: { batch: 5, concurrency: 2 }, scenarios: [{ id: 'a' }] };
     expect(parseScenarioFile(withDefaults)).toEqual(withDefaults);
+  });
+
+  it("takes the run's margin in defaults (the --margin form), refuses a bad one naming the field, and not in a scenario", () => {
+    const file = { defaults: { margin: 'eps=2%,cpu=8%' }, scenarios: [one] };
+    expect(parseScenarioFile(file)).toEqual(file);
+    expect(scenarioMargins(file)).toEqual({ eventsPerSec: 0.02, cpuPerEvent: 0.08 });
+    expect(scenarioMargins({ scenarios: [one] })).toEqual({ eventsPerSec: 0.03, cpuPerEvent: 0.05 });
+    // The margin is the run's, so it does not leak into a point.
+    expect(Object.keys(expandScenario(one, file.defaults as ScenarioFile['defaults'])[0])).not.toContain('margin');
+    expect(() => parseScenarioFile({ defaults: { margin: 'cpu=80%' }, scenarios: [one] })).toThrow(
+      "scenarios.json: defaults.margin cpu must be from 0 to 50%; it takes eps=<p>%,cpu=<p>% (either or both, each once), p a number from 0 to 50, e.g. eps=3%,cpu=5%; got 'cpu=80%'",
+    );
+    expect(() => parseScenarioFile({ scenarios: [{ ...one, margin: 'eps=3%' }] })).toThrow(/scenarios\[0\] has unknown field 'margin'/);
   });
 
   it('names the source in every message', () => {

@@ -17,7 +17,7 @@ import { SCHEMA_VERSION, type Environment, type Report } from '../../protocol/re
 import { rateText, type Target } from '../../protocol/target.js';
 import type { Transport } from '../../protocol/wire.js';
 import { adviceText, machineWordsOf } from '../../results/advice-words.js';
-import { marginsText } from '../../results/equivalence.js';
+import { marginsText } from '../../protocol/margins.js';
 import { commandLineFlags, resumeCommandLine, runCommand } from '../../cli/command.js';
 import { readInputFile } from '../../cli/input-file.js';
 import { checkOutputDir, isNoSpace } from '../../cli/output.js';

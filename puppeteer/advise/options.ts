@@ -9,8 +9,8 @@ import type { FlagSpec, Flags } from '../../protocol/flags.js';
 import { isRunId, RUN_ID_ALLOWED, type Margins } from '../../protocol/report.js';
 import { parseP99, parseRate, type Target } from '../../protocol/target.js';
 import { RENDER_MODES, TRANSPORTS, type RenderMode, type Transport } from '../../protocol/wire.js';
-import { DEFAULT_MARGINS, marginsText, parseMargins } from '../../results/equivalence.js';
-import { parseDuration } from '../options.js';
+import { DEFAULT_MARGINS } from '../../protocol/margins.js';
+import { checkMarginFlag, marginFlag, parseDuration } from '../options.js';
 
 /** The whole command's default budget, s: ten minutes on the 2-core machine it was tuned on. */
 export const DEFAULT_BUDGET_SEC = 600;
@@ -26,7 +26,7 @@ export const ADVISE_FLAGS = {
     help: "the whole command's budget (build aside): no measurement starts that its estimate says would end past it; seconds, or 90s, 10m, 1h. With --resume: a new budget for the whole search, replayed time included",
     defaultText: '10m',
   },
-  margin: { type: 'string', default: '', help: 'practical margins the ranking reads paired differences against: eps=<p>%,cpu=<p>% (either or both)', defaultText: marginsText(DEFAULT_MARGINS) },
+  margin: marginFlag('practical margins the ranking reads paired differences against'),
   browser: {
     type: 'list',
     default: [],
@@ -72,12 +72,7 @@ export function checkAdviseFlags(flags: AdviseFlags): AdviseRequest {
     if (!/^\d+$/.test(flags.seed) || Number(flags.seed) > MAX_SEED) throw badFlag(`--seed must be an integer from 0 to ${MAX_SEED}; got '${flags.seed}'`);
     seed = Number(flags.seed);
   }
-  let margins = DEFAULT_MARGINS;
-  if (flags.margin !== '') {
-    const m = parseMargins(flags.margin);
-    if (!m.ok) throw badFlag(m.error.message);
-    margins = m.value;
-  }
+  const margins = checkMarginFlag(flags.margin) ?? DEFAULT_MARGINS;
   if (flags.browser.length > 1) throw badFlag(`--browser takes one browser for advise (a search measures one candidate after another); got ${flags.browser.length}: ${flags.browser.join(',')}`);
   if (resume !== null) return { target: null, transports: [], budgetSec, margins, seed, resume };
   const need = (flag: 'rate' | 'p99', example: string) => {

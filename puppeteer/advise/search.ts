@@ -30,7 +30,8 @@
  */
 import type { Advice, Candidate, CandidateFigures, Closest, CpuComparison, Headroom, TriedCandidate } from '../../protocol/advice.js';
 import type { Margins } from '../../protocol/report.js';
-import { DEFAULT_MARGINS, judgeRatio } from '../../results/equivalence.js';
+import { judgeRatio } from '../../results/equivalence.js';
+import { DEFAULT_MARGINS } from '../../protocol/margins.js';
 import { LIMITS } from '../../protocol/limits.js';
 import type { MeasuredRepeat, Repeat } from '../../protocol/report.js';
 import { describe, pairedRatio } from '../../results/stats.js';

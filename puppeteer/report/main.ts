@@ -27,7 +27,7 @@ import { ROOT } from '../../cli/root.js';
 import { logLine, toStdout } from '../../cli/terminal.js';
 import { formatComparison, formatTable } from '../../results/views/terminal.js';
 import { knobComparisons } from '../../results/knobs.js';
-import { REPORT_FLAGS } from '../options.js';
+import { checkMarginFlag, REPORT_FLAGS } from '../options.js';
 import { referenceTable } from '../../results/views/reference-table.js';
 import { writeReportHtml } from './html.js';
 import { readReport, resolveReportFile, serveReports, splitArgs } from './runs.js';
@@ -56,6 +56,8 @@ async function main(argv: readonly string[]): Promise<number> {
     if (positionals.length !== n) throw badFlag(`${what}; got ${positionals.length ? positionals.map((p) => `'${p}'`).join(' ') : 'none'}`);
   };
   const load = async (arg: string) => readReport(await resolveReportFile(arg, reportsDir));
+  if (flags.margin !== '' && modes[0] !== 'compare') throw badFlag('--margin sets what --compare reads a regression against; give it with --compare');
+  const margins = checkMarginFlag(flags.margin);
 
   switch (modes[0]) {
     case 'serve': {
@@ -84,12 +86,12 @@ async function main(argv: readonly string[]): Promise<number> {
         for (const s of flags.scenarios) {
           if (!report.points.some((p) => p.point.scenario === s)) throw badFlag(`--scenarios: run ${report.runId} has no scenario '${s}'; it has ${report.scenarios.join(', ')}`);
         }
-        const cmp = compareScenarios(report, flags.scenarios[0], flags.scenarios[1]);
+        const cmp = compareScenarios(report, flags.scenarios[0], flags.scenarios[1], margins ?? undefined);
         out(formatComparison(cmp));
         return cmp.regressions ? EXIT.failed : EXIT.ok;
       }
       want(2, '--compare takes two runs, A (the baseline) then B');
-      const cmp = compareReports(await load(positionals[0]), await load(positionals[1]));
+      const cmp = compareReports(await load(positionals[0]), await load(positionals[1]), margins ?? undefined);
       if (!cmp.points.length) throw new PushlabError('PUSHLAB_BAD_REPORT', `runs ${cmp.labelA} and ${cmp.labelB} have no point in common; nothing to compare`);
       out(formatComparison(cmp));
       return cmp.regressions ? EXIT.failed : EXIT.ok;

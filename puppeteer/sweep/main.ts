@@ -21,7 +21,7 @@ import { environmentOf, remoteEnvironment } from '../browser/environment.js';
 import { parseBrowserList } from '../browser/endpoint.js';
 import { markSharedHosts, sharedHostNote } from '../browser/host.js';
 import { RemoteBrowser } from '../browser/remote.js';
-import { BUILTIN_DEFAULTS, checkPointCount, expandScenario, parseScenarioText, searchesFor, selectScenarios, type Point, type ScenarioFile, type SearchSpec } from '../../protocol/scenario.js';
+import { BUILTIN_DEFAULTS, checkPointCount, expandScenario, parseScenarioText, scenarioMargins, searchesFor, selectScenarios, type Point, type ScenarioFile, type SearchSpec } from '../../protocol/scenario.js';
 import { measureCeilings } from '../measure/ceiling.js';
 import { durationText, repeatSec, roundsSec, searchSec, SETUP_SEC } from './estimate.js';
 import { formatTable, tableWidth, type TableLayout } from '../../results/views/terminal.js';
@@ -85,6 +85,7 @@ async function newPlan(flags: ReturnType<typeof commandLineFlags<typeof SWEEP_FL
       retries: flags.retries,
       file: flags.file,
       ...(flags['spread-repeats'] ? { spreadRepeats: true } : {}),
+      margins: checked.margins ?? scenarioMargins(scenarioFile),
     },
     rounds: [],
     points: points.map(emptyResult),

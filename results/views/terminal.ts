@@ -7,7 +7,7 @@
  */
 import { cellText, hasBrowserColumn, terminalColumnsFor, type Column } from '../columns.js';
 import { formatRatioWithCi, VERDICT_WORDS, type Comparison } from '../compare.js';
-import { marginsText } from '../equivalence.js';
+import { marginsText } from '../../protocol/margins.js';
 import { formatCompactCell, formatCount, formatPercent, formatPlusMinusPercent, formatSig3, hostWords } from '../format.js';
 import { printable } from '../printable.js';
 import type { KnobComparison, Repeat, Report } from '../../protocol/report.js';
@@ -235,7 +235,7 @@ export function formatComparison(cmp: Comparison): string {
   const unclear = cmp.points.filter((p) => p.verdict === 'same').length;
   const noCi = cmp.points.filter((p) => p.verdict === 'no-ci' || p.verdict === 'missing').length;
   return [
-    `B = ${cmp.labelB} against A = ${cmp.labelA}: ratios of means over repeats, 95% CI (unpaired: the two sides were measured apart), read against the margins ${marginsText(cmp.margins)}`,
+    `B = ${cmp.labelB} against A = ${cmp.labelA}: ratios of means over repeats, 95% CI (${cmp.sameRun ? 'unpaired, so cautious: the two scenarios ran in the same rounds' : 'unpaired: the two sides were measured apart'}), read against the margins ${marginsText(cmp.margins)}`,
     markdownTable(head, rows),
     '',
     `${cmp.regressions} regressed, ${cmp.improvements} improved, ${equivalent} equivalent, ${unclear} with no clear difference${noCi ? `, ${noCi} without a CI` : ''} (${cmp.points.length} common points)`,
