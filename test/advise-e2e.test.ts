@@ -17,6 +17,8 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EXIT } from '../protocol/errors.js';
 import { parseReportText } from '../protocol/report-check.js';
+import { parseScenarioText } from '../protocol/scenario.js';
+import { ROOT } from '../cli/root.js';
 import type { Repeat, Report } from '../protocol/report.js';
 import { adviceText, machineWordsOf } from '../results/advice-words.js';
 import { VIEWER_TEMPLATE } from '../puppeteer/report/html.js';
@@ -108,6 +110,21 @@ describe('npm run advise: a small target', () => {
     expect(ran.stderr).toMatch(/ {2}probe (sse|ws)-b\d+-c\d-i[\d.]+-none: [\d.]+k of 20\.0k EPS/);
     expect(ran.stderr).toMatch(/ {4}kept: sustained in its probe/);
     expect(ran.stderr).toMatch(/ETA ≤ /);
+  });
+
+  it('with a runner-up, writes confirm.json beside the report and says how to check the answer with it', () => {
+    const confirm = path.join(path.dirname(file), 'confirm.json');
+    if (!report.advice!.runnerUp) {
+      expect(existsSync(confirm)).toBe(false);
+      return;
+    }
+    const scenarios = parseScenarioText(readFileSync(confirm, 'utf8'), confirm);
+    expect(scenarios.scenarios.map((s) => [s.id, s.transport, s.batch])).toEqual([
+      ['runner-up', report.advice!.runnerUp.candidate.transport, report.advice!.runnerUp.candidate.batch],
+      ['advised', report.advice!.winner!.candidate.transport, report.advice!.winner!.candidate.batch],
+    ]);
+    expect(ran.stderr).toContain(`--file ${path.relative(ROOT, confirm)} --repeats 5`);
+    expect(ran.stderr).toContain('--scenarios runner-up,advised');
   });
 });
 

@@ -13,6 +13,8 @@ import type { Transport } from '../protocol/wire.js';
 import { candidatePoint, candidateSpace, DEFAULT_SPACE, type CandidateSpace } from '../puppeteer/advise/candidates.js';
 import { advise, type AdviseOptions } from '../puppeteer/advise/search.js';
 import { adviceText } from '../results/advice-words.js';
+import { confirmScenarioFile } from '../puppeteer/advise/confirm.js';
+import { expandScenario, parseScenarioText } from '../protocol/scenario.js';
 import { measured } from './v2-fixture.js';
 
 /** A machine whose costs and capacity are known: renderer CPU per million events by transport and settings. */
@@ -172,6 +174,26 @@ describe('advise: a target several transports sustain', () => {
     expect(text[3]).toMatch(/^ {2}Runner-up: .*, (\d+% more renderer CPU per event \(CI|renderer CPU per event equivalent within ±5%|no clear difference in renderer CPU per event at ±5%)/);
     expect(text.find((l) => l.startsWith('  Rejected: '))).toMatch(/poll \(/);
     expect(text.at(-1)).toBe('Machine: 2 cores AMD EPYC, Chromium 156 headless; these figures hold for this machine and browser.');
+  });
+
+  it("writes the answer as a scenario file a plain sweep runs: the runner-up and the advised setup, one point each, the candidates' own", async () => {
+    const { options } = synthetic(WORLD, 7, { budgetSec: 900, target: target300k, transports: Object.keys(WORLD.cost) as Transport[] });
+    const a = await advise(options);
+    const file = confirmScenarioFile(a)!;
+    // It is a valid scenario file by the sweep's own check.
+    expect(parseScenarioText(JSON.stringify(file), 'confirm.json')).toEqual(file);
+    expect(file.default).toEqual(['runner-up', 'advised']);
+    const pointOf = (id: string) => {
+      const points = expandScenario(file.scenarios.find((s) => s.id === id)!, file.defaults);
+      expect(points).toHaveLength(1);
+      return points[0];
+    };
+    const timing = { warmupSec: 2, measureSec: 5, repeats: 3 };
+    for (const [id, c] of [['advised', a.winner!.candidate], ['runner-up', a.runnerUp!.candidate]] as const) {
+      const want = candidatePoint(c, 'full', timing, id);
+      expect(pointOf(id)).toEqual(want);
+    }
+    expect(confirmScenarioFile({ ...a, runnerUp: null })).toBeNull();
   });
 
   it('never prefers one over another on noise: equal CPU per event goes to the lower latency', async () => {

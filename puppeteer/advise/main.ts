@@ -22,6 +22,7 @@ import { commandLineFlags, resumeCommandLine, runCommand } from '../../cli/comma
 import { readInputFile } from '../../cli/input-file.js';
 import { checkOutputDir, isNoSpace } from '../../cli/output.js';
 import { ROOT } from '../../cli/root.js';
+import { CONFIRM_ROUNDS, CONFIRM_SCENARIOS, confirmScenarioFile } from './confirm.js';
 import { stopAfterSaving } from '../../cli/stop.js';
 import { logLine, toStdout } from '../../cli/terminal.js';
 import { findChrome } from '../browser/chrome.js';
@@ -30,7 +31,7 @@ import { environmentOf, remoteEnvironment } from '../browser/environment.js';
 import { startServerAndBrowsers, type Children } from '../browser/start.js';
 import { RepeatMeasurer } from '../measure/repeat.js';
 import { connectServer } from '../measure/server-process.js';
-import { runIdFor, writeReport } from '../report/file.js';
+import { runIdFor, writeAtomically, writeReport } from '../report/file.js';
 import { reportFilesBytes, writeReportHtml } from '../report/html.js';
 import { durationText, repeatSec } from '../sweep/estimate.js';
 import { candidateSpace } from './candidates.js';
@@ -247,6 +248,16 @@ async function main(): Promise<number> {
     }
     report.finishedAt = new Date().toISOString();
     await record.save();
+    // The claim, as a sweep can check it: before the answer, which stays the last thing said.
+    const confirm = confirmScenarioFile(advice);
+    if (confirm) {
+      const confirmFile = path.join(path.dirname(plan.file), 'confirm.json');
+      await writeAtomically(confirmFile, `${JSON.stringify(confirm, null, 2)}\n`);
+      const rel = path.relative(ROOT, confirmFile);
+      log(`\nTo check the answer in a plain sweep (${CONFIRM_ROUNDS} paired rounds of the advised setup and the runner-up), then read one against the other:`);
+      log(`  npm run sweep -- --file ${rel} --repeats ${CONFIRM_ROUNDS}`);
+      log(`  npm run report -- --compare <that run> --scenarios ${CONFIRM_SCENARIOS.runnerUp},${CONFIRM_SCENARIOS.advised}`);
+    }
     log(`\n${answer}`);
     toStdout(flags.json ? `${JSON.stringify(report, null, 2)}\n` : `${plan.file}\n`);
     return EXIT.ok;
