@@ -253,7 +253,8 @@ async function main(): Promise<number> {
     if (confirm) {
       const confirmFile = path.join(path.dirname(plan.file), 'confirm.json');
       await writeAtomically(confirmFile, `${JSON.stringify(confirm, null, 2)}\n`);
-      const rel = path.relative(ROOT, confirmFile);
+      // npm runs the sweep from the project root: a path under it reads shorter, one outside it stays absolute.
+      const rel = confirmFile.startsWith(ROOT + path.sep) ? path.relative(ROOT, confirmFile) : confirmFile;
       log(`\nTo check the answer in a plain sweep (${CONFIRM_ROUNDS} paired rounds of the advised setup and the runner-up), then read one against the other:`);
       log(`  npm run sweep -- --file ${rel} --repeats ${CONFIRM_ROUNDS}`);
       log(`  npm run report -- --compare <that run> --scenarios ${CONFIRM_SCENARIOS.runnerUp},${CONFIRM_SCENARIOS.advised}`);
