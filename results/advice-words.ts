@@ -117,6 +117,17 @@ export function machineWordsOf(env: Pick<Environment, 'cores' | 'cpuModel' | 'ch
   return { cores: env.cores, cpuModel: cpuModel && cpuModel !== 'unknown' ? cpuModel : null, browser };
 }
 
+/** The answer in a few words, for a list of runs: `answer for 100 k events/s: ws, 5000 rows every 50 ms ×1`. */
+export function adviceHeadline(a: Advice): string {
+  const rate = rateText(a.target.eventsPerSec);
+  if (a.winner) {
+    const w = a.winner.candidate;
+    return `answer for ${rate}: ${w.transport}, ${w.batch} rows every ${w.intervalMs} ms ×${w.concurrency}`;
+  }
+  if (a.stopped) return `no answer for ${rate} (${a.stopped === 'budget' ? 'the time budget ran out' : 'interrupted'})`;
+  return `nothing sustained ${rate}`;
+}
+
 /** The answer, one line per fact, like the issue's example. */
 export function adviceText(a: Advice, machine?: MachineWords): string[] {
   const lines: string[] = [];

@@ -11,8 +11,10 @@ import type { Target } from '../protocol/target.js';
 import { candidatePoint } from '../puppeteer/advise/candidates.js';
 import { advise, adviceBeforeSearch } from '../puppeteer/advise/search.js';
 import { adviceText, machineWordsOf } from '../results/advice-words.js';
-import { adviceView } from '../web/src/report/views.js';
-import { measured, report as reportOf } from './v2-fixture.js';
+import { adviceView, pointsAndRepeats, runHeader } from '../web/src/report/views.js';
+import { runEntry } from '../web/src/report/load.js';
+import { summarisePoint } from '../results/point-summary.js';
+import { measured, report as reportOf, result as pointResult } from './v2-fixture.js';
 
 const TARGET: Target = { eventsPerSec: 20_000, p99BoundMs: 200, render: 'none' };
 
@@ -60,6 +62,22 @@ describe('the Advice section', () => {
     expect(v.machine).toBe('Machine: 2 cores AMD EPYC 7B13, Chromium 156 headless; these figures hold for this machine and browser.');
     expect(v.tried.map((t) => t.outcome).sort()).toEqual(['runner-up', 'winner']);
     for (const t of v.tried) expect(t.why).not.toBe('');
+  });
+
+  it("heads the run with its points' own repeat counts, the answer instead of a best median, and says advise measured no ceiling", async () => {
+    const a = await answer();
+    // A probe (1 repeat) beside a confirmation (3): not "2 points × 3 repeats".
+    const p = candidatePoint(a.winner!.candidate, TARGET.render, { warmupSec: 1, measureSec: 2, repeats: 3 });
+    const q = candidatePoint(a.runnerUp!.candidate, TARGET.render, { warmupSec: 1, measureSec: 2, repeats: 3 }, 'advise-probe');
+    const summarised = (pt: typeof p, reps: ReturnType<typeof measured>[]) => ({ ...pointResult(pt, reps), ...summarisePoint(pt, reps) });
+    const points = [summarised(p, [0, 1, 2].map((round) => measured(p, { round, eps: p.offeredEventsPerSec }))), summarised(q, [measured(q, { round: 3, eps: q.offeredEventsPerSec })])];
+    const r = withAdvice(a, { points, options: { ...withAdvice(a).options, repeats: 3 } });
+    expect(pointsAndRepeats(r)).toBe('2 points, 4 repeats (1–3 a point)');
+    expect(pointsAndRepeats({ ...r, points: [points[0]] })).toBe('1 point × 3 repeats');
+    const fields = new Map(runHeader(r).fields.map((f) => [f.label, f.value]));
+    expect(fields.get('JSON.parse ceiling')).toBe('not measured by advise');
+    expect(fields.get('Repeats')).toMatch(/^\d+ measurements \(a probe, or a confirmation round of the finalists\) · seed \d+$/);
+    expect(runEntry('advise-20261125-101500', r).headline).toBe('2 points, 4 repeats (1–3 a point) · answer for 20 k events/s: sse, 200 rows every 10 ms ×1');
   });
 
   it('says when the search was interrupted, with the command that goes on', async () => {

@@ -448,7 +448,7 @@ describe('the one check and the file that travels', () => {
     expect(runNamesFromListing({ dirs: ['example', '20261122-010000', '20261123-010000'], files: [] })).toEqual(['20261123-010000', '20261122-010000', 'example']);
     expect(runNamesFromListing(['README.md', 'a/'])).toEqual(['a']);
     const entry = runEntry('x', load());
-    expect(entry.headline).toMatch(/^8 points × 3 · best ws .* EPS · best sse .* EPS$/);
+    expect(entry.headline).toMatch(/^8 points × 3 repeats · best ws .* EPS · best sse .* EPS$/);
     expect(viewRequest('?run=B&compare=A&scenarios=a,b')).toEqual({ run: 'B', compare: 'A', scenarios: ['a', 'b'] });
     expect(() => viewRequest('?scenarios=a')).toThrow(/two scenario ids/);
   });

@@ -7,6 +7,8 @@ import { formatEps, formatTimestamp, MISSING } from '../../../results/format.js'
 import { describeJsonValue } from '../../../protocol/json-text.js';
 import { parseReport } from '../../../protocol/report-check.js';
 import type { Report } from '../../../protocol/report.js';
+import { adviceHeadline } from '../../../results/advice-words.js';
+import { pointsAndRepeats } from './views.js';
 
 /** The served listing of run directories: the main server's /reports/ route, or `npm run report -- --serve`. */
 export const LISTING_URL = '/reports/';
@@ -82,8 +84,8 @@ export function runEntry(name: string, report: Report | null, error: string | nu
   }
   const failed = report.points.filter((p) => p.summary === null).length;
   const headline = [
-    `${report.points.length} points × ${report.options.repeats}`,
-    ...[...best].map(([t, eps]) => `best ${t} ${formatEps(eps)}`),
+    pointsAndRepeats(report),
+    ...(report.advice ? [adviceHeadline(report.advice)] : [...best].map(([t, eps]) => `best ${t} ${formatEps(eps)}`)),
     ...(failed ? [`${failed} failed`] : []),
     ...(report.interrupted ? ['interrupted'] : []),
   ].join(' · ');

@@ -32,6 +32,7 @@ import {
   noteLines,
   REPEAT_TABLE_COLUMNS,
   runHeader,
+  pointsAndRepeats,
   runSummary,
   scenarioViews,
   sortRows,
@@ -80,9 +81,10 @@ function headerSection(report: Report): HTMLElement {
   const line = h(
     'p',
     { class: 'summary' },
-    `${summary.points} points × ${report.options.repeats} repeats`,
+    pointsAndRepeats(report),
     summary.failedRepeats ? h('span', { class: 'failed-count' }, ` · ${summary.failedRepeats} of ${summary.repeats} repeats failed`) : '',
-    best ? ` · best median: ${best}` : '',
+    // An advise run's answer is its headline; the best probe per transport would read as a rival one.
+    best && !report.advice ? ` · best median: ${best}` : '',
   );
   const args = h('details', { class: 'launch-args' }, h('summary', {}, `Chrome launch args (${header.launchArgs.length})`));
   args.append(h('ul', {}, ...header.launchArgs.map((a) => h('li', {}, h('code', {}, a)))));

@@ -144,7 +144,13 @@ export function runHeader(report: Report): RunHeader {
     finishedField,
     { label: 'Duration', value: formatDuration(finished - started) },
     { label: 'Scenarios', value: report.scenarios.length ? report.scenarios.join(', ') : MISSING },
-    { label: 'Repeats', value: `${formatCount(o.repeats)}${o.auto ? ` (auto, up to ${formatCount(o.maxRepeats)})` : ''} · ${formatCount(report.rounds.length)} rounds · seed ${o.seed}` },
+    {
+      label: 'Repeats',
+      // An advise run's points have 1 (a probe) to its confirmation rounds: the per-point count says so.
+      value: report.advice
+        ? `${formatCount(report.rounds.length)} measurements (a probe, or a confirmation round of the finalists) · seed ${o.seed}`
+        : `${formatCount(o.repeats)}${o.auto ? ` (auto, up to ${formatCount(o.maxRepeats)})` : ''} · ${formatCount(report.rounds.length)} rounds · seed ${o.seed}`,
+    },
     { label: 'Chrome', value: env.chromeVersion || MISSING },
     { label: 'Node', value: env.nodeVersion || MISSING },
     { label: 'Platform', value: env.platform || MISSING },
@@ -158,7 +164,15 @@ export function runHeader(report: Report): RunHeader {
     { label: 'Server', value: env.serverUrl || MISSING },
     {
       label: 'JSON.parse ceiling',
-      value: ceilingText(report) === MISSING && report.rounds.some((r) => r.hostCeilings?.length) ? 'per browser (Browsers, below)' : ceilingText(report),
+      value:
+        ceilingText(report) !== MISSING
+          ? ceilingText(report)
+          : report.rounds.some((r) => r.hostCeilings?.length)
+            ? 'per browser (Browsers, below)'
+            : // The advisor spends its budget on candidates; its repeats carry no ceiling ratio.
+              report.advice
+              ? 'not measured by advise'
+              : MISSING,
     },
   ];
   return { runId: report.runId, fields, launchArgs: env.launchArgs };
@@ -191,6 +205,20 @@ export function runSummary(report: Report): RunSummary {
     failedRepeats: repeats.filter((r) => r.status === 'failed').length,
     best: [...best.values()],
   };
+}
+
+/**
+ * How many points and repeats a run has: `60 points × 3 repeats` where every point has the run's
+ * repeats, else `77 points, 82 repeats (1–5 a point)` (an advise run's one-window probes beside
+ * its 5-round confirmations, an interrupted sweep's unfinished points).
+ */
+export function pointsAndRepeats(report: Pick<Report, 'points' | 'options'>): string {
+  const counts = report.points.map((p) => p.repeats.length);
+  const points = `${counts.length} point${counts.length === 1 ? '' : 's'}`;
+  if (counts.every((n) => n === report.options.repeats)) return `${points} × ${report.options.repeats} repeats`;
+  const total = counts.reduce((a, b) => a + b, 0);
+  const [lo, hi] = [Math.min(...counts), Math.max(...counts)];
+  return `${points}, ${total} repeat${total === 1 ? '' : 's'}${counts.length ? ` (${lo === hi ? lo : `${lo}–${hi}`} a point)` : ''}`;
 }
 
 export interface Failure {
