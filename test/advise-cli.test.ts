@@ -38,6 +38,7 @@ const REFUSED = {
   'no p99': { args: ['--rate', '300k'], says: ['--p99 is required', 'e.g. --p99 100ms'] },
   'a margin past 50%': { args: ['--rate', '300k', '--p99', '100ms', '--margin', 'cpu=80%'], says: ['--margin cpu must be from 0 to 50%', "got 'cpu=80%'"] },
   'an unknown transport': { args: ['--rate', '300k', '--p99', '100ms', '--transports', 'sse,wss'], says: ["--transports takes a comma-separated list of ws, ws-h2, sse, sse-h1, fetch, grpc-web, poll; got 'wss'"] },
+  '--headful beside --browser': { args: ['--rate', '300k', '--p99', '100ms', '--headful', '--browser', 'http://127.0.0.1:9222'], says: ['--headful shows a browser advise launches; --browser connects to a running one'] },
   'a target beside --resume': { args: ['--resume', 'advise-20261125-101500', '--rate', '300k'], says: ['--resume goes on with the recorded search', 'drop --rate'] },
 } as const;
 

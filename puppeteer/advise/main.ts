@@ -159,7 +159,7 @@ async function main(): Promise<number> {
   process.once('exit', killChildren);
   try {
     // --browser takes one browser for advise (options.ts).
-    const { server: srv, slots } = await startServerAndBrowsers(children, { remoteServer, endpoints, headless: true, log });
+    const { server: srv, slots } = await startServerAndBrowsers(children, { remoteServer, endpoints, headless: !flags.headful, log });
     const [{ slot, host }] = slots;
     const { local } = children;
     const remote = children.remotes[0] ?? null;

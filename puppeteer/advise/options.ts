@@ -27,6 +27,7 @@ export const ADVISE_FLAGS = {
     defaultText: '10m',
   },
   margin: marginFlag('practical margins the ranking reads paired differences against'),
+  headful: { type: 'boolean', default: false, help: 'show the browser window it launches (headless otherwise): its figures are then a headful Chrome\'s' },
   browser: {
     type: 'list',
     default: [],
@@ -73,6 +74,7 @@ export function checkAdviseFlags(flags: AdviseFlags): AdviseRequest {
     seed = Number(flags.seed);
   }
   const margins = checkMarginFlag(flags.margin) ?? DEFAULT_MARGINS;
+  if (flags.headful && flags.browser.length) throw badFlag('--headful shows a browser advise launches; --browser connects to a running one: give one or the other');
   if (flags.browser.length > 1) throw badFlag(`--browser takes one browser for advise (a search measures one candidate after another); got ${flags.browser.length}: ${flags.browser.join(',')}`);
   if (resume !== null) return { target: null, transports: [], budgetSec, margins, seed, resume };
   const need = (flag: 'rate' | 'p99', example: string) => {
