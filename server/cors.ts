@@ -2,7 +2,7 @@
  * Cross-origin reads. The page's origin is the main one; `sse-h1` and the `origins` factor's
  * replicas are other origins, so their answers must say any origin may read them (the rows are
  * synthetic and public, and nothing here uses credentials). gRPC-web's POST with its own
- * content type is preflighted, so preflights are answered too.
+ * content type, and the poll stream's DELETE, are preflighted, so preflights are answered too.
  */
 import type { FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
@@ -26,7 +26,7 @@ export default fp(
         const asked = request.headers['access-control-request-headers'];
         return reply
           .code(204)
-          .header('access-control-allow-methods', 'GET, POST')
+          .header('access-control-allow-methods', 'GET, POST, DELETE')
           .header('access-control-allow-headers', typeof asked === 'string' ? asked : '')
           .header('access-control-max-age', '600')
           .send();

@@ -100,6 +100,27 @@ describe('render mode none', () => {
   }, 30_000);
 });
 
+describe('transport poll', () => {
+  it('ends its streams on the server when the page stops, not POLL_IDLE_MS later', async () => {
+    const page = await browser.newPage();
+    try {
+      const api = await openLabPage(page, server.url);
+      const polls = async () => (await server.stats(false)).connections.filter((c) => c.transport === 'poll').length;
+      await start(api, { transport: 'poll', batch: 10, intervalMs: 5, concurrency: 2, render: 'none', pollMs: 25 });
+      await sleep(400);
+      expect((await snapshot(api)).counters.events).toBeGreaterThan(0);
+      expect(await polls()).toBe(2);
+      await stop(api);
+      // The page's DELETEs reach the server within moments; an orphan would stay 10 s.
+      const until = Date.now() + 2000;
+      while ((await polls()) > 0 && Date.now() < until) await sleep(100);
+      expect(await polls()).toBe(0);
+    } finally {
+      await page.close();
+    }
+  }, 30_000);
+});
+
 describe('parse mode worker', () => {
   it('receives the offered rate with exact counters across two Workers', async () => {
     const page = await browser.newPage();

@@ -121,6 +121,30 @@ describe('poll: /poll', () => {
     expect(conn!.socket).toBeGreaterThan(0);
   });
 
+  it('DELETE ends a stream at once (the page does it when it stops), so it stops generating; then its id is gone', async () => {
+    const id = await new Promise<string>((resolve, reject) => {
+      const req = session.request({ ':path': '/poll?batch=2&interval=5&client=poll-delete' });
+      req.on('response', (h) => resolve(String(h[POLL_ID_HEADER])));
+      req.on('error', reject);
+      req.resume();
+    });
+    expect((await stats()).connections.some((c) => c.client === 'poll-delete')).toBe(true);
+    const del = (p: string) =>
+      new Promise<number>((resolve, reject) => {
+        const req = session.request({ ':method': 'DELETE', ':path': p });
+        req.on('response', (h) => resolve(Number(h[':status'])));
+        req.on('error', reject);
+        req.resume();
+        req.end();
+      });
+    expect(await del(`/poll?id=${id}`)).toBe(204);
+    // Gone from the hub now, not POLL_IDLE_MS later.
+    expect((await stats()).connections.some((c) => c.client === 'poll-delete')).toBe(false);
+    expect((await h2get(session, `/poll?id=${id}`)).status).toBe(410);
+    expect(await del(`/poll?id=${id}`)).toBe(410);
+    expect(await del('/poll?id=abc')).toBe(400);
+  });
+
   it('answers an unknown id with 410, and refuses a malformed id or one mixed with stream parameters', async () => {
     const gone = await h2get(session, '/poll?id=999999');
     expect(gone.status).toBe(410);

@@ -99,18 +99,34 @@ export default fp<{ hub: Hub }>(
         sink.take(connectionOf(reply.raw).http, connectionOf(reply.raw).socket);
         return reply.header(POLL_ID_HEADER, String(id)).type('application/x-ndjson').send('');
       }
-      const allowed = `a poll id this server gave, alone (a positive integer); batch and interval belong to the first request`;
-      const text = Array.isArray(query.id) ? query.id.map(String).join(',') : String(query.id);
-      const extra = Object.keys(query).find((k) => k !== 'id');
-      if (extra) return badParameter(reply, paramError(extra, String(query[extra]), allowed, (_v, name) => `${name} cannot be given with id: ${allowed}`));
-      if (!/^[1-9][0-9]{0,15}$/.test(text)) return badParameter(reply, paramError('id', text, allowed, (v) => `id must be ${allowed}; got '${v}'`));
-      const sink = polls.get(Number(text));
-      if (!sink || sink.isGone()) {
-        return reply.code(410).send({ error: 'poll-gone', message: `poll ${text} is not open (closed, idle for over ${POLL_IDLE_MS / 1000} s, or the server restarted): start a new one with /poll?batch=…` });
-      }
+      const sink = await openSink(query, reply);
+      if (!sink) return reply;
       const { http, socket } = connectionOf(reply.raw);
       return reply.type('application/x-ndjson').send(sink.take(http, socket));
     });
+    // The page ends its stream when it stops, so the stream stops generating now rather than
+    // after POLL_IDLE_MS: an orphan would fill the next point's server figures for 10 s.
+    app.delete('/poll', async (request, reply) => {
+      const sink = await openSink(request.query as Record<string, unknown>, reply);
+      if (!sink) return reply;
+      sink.close();
+      return reply.code(204).send();
+    });
+
+    /** The open stream `?id=N` names, or null once the reply was sent: a 400 for a bad id, a 410 for one not open. */
+    async function openSink(query: Record<string, unknown>, reply: FastifyReply): Promise<PollSink | null> {
+      const allowed = `a poll id this server gave, alone (a positive integer); batch and interval belong to the first request`;
+      const text = Array.isArray(query.id) ? query.id.map(String).join(',') : String(query.id);
+      const extra = Object.keys(query).find((k) => k !== 'id');
+      if (extra) return badParameter(reply, paramError(extra, String(query[extra]), allowed, (_v, name) => `${name} cannot be given with id: ${allowed}`)).then(() => null);
+      if (!/^[1-9][0-9]{0,15}$/.test(text)) return badParameter(reply, paramError('id', text, allowed, (v) => `id must be ${allowed}; got '${v}'`)).then(() => null);
+      const sink = polls.get(Number(text));
+      if (!sink || sink.isGone()) {
+        await reply.code(410).send({ error: 'poll-gone', message: `poll ${text} is not open (closed, idle for over ${POLL_IDLE_MS / 1000} s, or the server restarted): start a new one with /poll?batch=…` });
+        return null;
+      }
+      return sink;
+    }
     app.addHook('preClose', async () => {
       for (const sink of polls.values()) sink.close();
     });

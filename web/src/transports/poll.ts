@@ -7,6 +7,7 @@ function pollAttempt(url: Promise<string>, h: ConnectionHandlers, pollMs: number
   return (up, down) => {
     const abort = new AbortController();
     let timer: ReturnType<typeof setTimeout> | undefined;
+    let stream: string | null = null;
     const run = async () => {
       const first = await fetch(await url, { signal: abort.signal, cache: 'no-store' });
       const id = first.headers.get(POLL_ID_HEADER);
@@ -14,6 +15,7 @@ function pollAttempt(url: Promise<string>, h: ConnectionHandlers, pollMs: number
       await first.arrayBuffer();
       up();
       const next = new URL(`/poll?id=${id}`, await url).href;
+      stream = next;
       let due = performance.now();
       for (;;) {
         // Fixed rate: a slow answer shortens the wait before the next request, never adds to it.
@@ -29,6 +31,8 @@ function pollAttempt(url: Promise<string>, h: ConnectionHandlers, pollMs: number
     return () => {
       clearTimeout(timer);
       abort.abort();
+      // Ends the stream on the server now; keepalive lets it outlive a closing page.
+      if (stream) void fetch(stream, { method: 'DELETE', keepalive: true, cache: 'no-store' }).catch(() => undefined);
     };
   };
 }
