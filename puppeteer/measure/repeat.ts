@@ -114,11 +114,6 @@ export function needsNewConnection(err: Error): boolean {
   return /^net::ERR_/.test(err.message);
 }
 
-/** The signal's abort reason, as thrown by an aborted repeat. */
-export function isInterrupted(err: unknown): boolean {
-  return err instanceof Stopped && err.kind === 'interrupted';
-}
-
 export class RepeatMeasurer extends EventEmitter<RepeatEvents> {
   constructor(private readonly o: RepeatOptions) {
     super();
