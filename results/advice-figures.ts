@@ -4,7 +4,7 @@
  */
 import type { Candidate, CandidateFigures } from '../protocol/advice.js';
 import type { MeasuredRepeat, Repeat, Stat } from '../protocol/report.js';
-import { describe } from './stats.js';
+import { describePresent } from './stats.js';
 import { pointSustains, SUSTAINS_DELIVERED_RATIO } from './sustains.js';
 import { majorityVerdict, SATURATED } from './verdict.js';
 
@@ -12,10 +12,7 @@ import { majorityVerdict, SATURATED } from './verdict.js';
 export const CLEARLY_BELOW_DELIVERED = 0.9;
 export const CLEARLY_OVER_P99 = 2;
 
-const statOf = (xs: readonly (number | null)[]): Stat | null => {
-  const present = xs.filter((x): x is number => x !== null && Number.isFinite(x));
-  return present.length ? describe(present) : null;
-};
+const statOf = describePresent;
 
 const pct = (x: number) => `${Math.round(x)}%`;
 

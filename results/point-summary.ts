@@ -17,7 +17,7 @@ import type {
   Verdict,
 } from '../protocol/report.js';
 import type { Point } from '../protocol/scenario.js';
-import { describe, median, pairedRatio, relativeHalfWidth } from './stats.js';
+import { describe, describePresent, median, pairedRatio, relativeHalfWidth } from './stats.js';
 import { wireCell } from './format.js';
 import type { Margins } from '../protocol/report.js';
 import { bothKeptUp, judgeRatio, marginText, type Equivalence } from './equivalence.js';
@@ -35,11 +35,7 @@ export const AUTO_TOLERANCE = 0.05;
 const isMeasured = (r: Repeat): r is MeasuredRepeat => r.status === 'ok';
 const isFailed = (r: Repeat): r is FailedRepeat => r.status === 'failed';
 
-/** Stat over the values present; null when none is. */
-function statOf(values: readonly (number | null | undefined)[]): Stat | null {
-  const present = values.filter((v): v is number => typeof v === 'number');
-  return present.length ? describe(present) : null;
-}
+const statOf = describePresent;
 
 /** Rounds in messages count from 1; `round` fields in report.json count from 0. */
 function roundsText(rounds: readonly number[]): string {

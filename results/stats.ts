@@ -142,6 +142,12 @@ export function describe(xs: readonly number[]): Stat {
   };
 }
 
+/** Stat over the values present and finite (null, undefined, NaN and ±∞ are left out); null when none is. */
+export function describePresent(values: readonly (number | null | undefined)[]): Stat | null {
+  const present = values.filter((v): v is number => typeof v === 'number' && Number.isFinite(v));
+  return present.length ? describe(present) : null;
+}
+
 /**
  * Pairs measured in the same rounds: the ratio b[i] ÷ a[i] per pair, their geometric mean,
  * and its 95% CI, found as the t interval of the mean of the log ratios and transformed back
