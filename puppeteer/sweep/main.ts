@@ -139,10 +139,12 @@ function listPlan(plan: Plan): void {
  * stays in the list, since where to measure is the caller's to say again (restarted, or
  * replaced by another).
  */
-function resumeCommandFor(runId: string, out: string, browsers: readonly string[] = []): string {
+function resumeCommandFor(runId: string, out: string, browsers: readonly string[], server: string): string {
   return resumeCommandLine('sweep', runId, [
     ['--out', out === SWEEP_FLAGS.out.default ? '' : out],
     ['--browser', browsers.join(',')],
+    // The server it measured against: a resumed sweep must not quietly start its own instead.
+    ['--server', server],
   ]);
 }
 
@@ -264,7 +266,7 @@ async function main(): Promise<number> {
       const kept = savedRepeats === null ? `${plan.file} keeps the report it had` : `${plan.file} keeps the ${savedRepeats} repeat(s) saved before`;
       const measured = repeatsIn(report);
       const lost = savedRepeats !== null && measured > savedRepeats ? `, ${measured - savedRepeats} measured since are not` : '';
-      throw new PushlabError('PUSHLAB_BAD_OUTPUT', `${err.message}; ${kept}${lost}; free space, then finish it: ${resumeCommandFor(report.runId, flags.out, endpoints.map((e) => e.given))}`);
+      throw new PushlabError('PUSHLAB_BAD_OUTPUT', `${err.message}; ${kept}${lost}; free space, then finish it: ${resumeCommandFor(report.runId, flags.out, endpoints.map((e) => e.given), flags.server)}`);
     };
     await save(report).catch(saveFailed);
 
@@ -325,7 +327,7 @@ async function main(): Promise<number> {
     recordLost();
     if (outcome !== 'done') {
       report.interrupted = true;
-      report.resumeCommand = resumeCommandFor(report.runId, flags.out, endpoints.map((e) => e.given));
+      report.resumeCommand = resumeCommandFor(report.runId, flags.out, endpoints.map((e) => e.given), flags.server);
       await save(report).catch(saveFailed);
       const why = outcome === 'browsers-lost' ? 'every browser was lost' : 'interrupted';
       log(`${why}: ${plan.file} keeps what was measured. To finish it:\n  ${report.resumeCommand}`);
