@@ -7,7 +7,6 @@
  * words last; stdout gets the report's path (or with --json the report). Ctrl-C stops after
  * saving what was measured and prints the command that goes on with the search.
  */
-import { rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import type { Advice } from '../../protocol/advice.js';
@@ -20,7 +19,7 @@ import { adviceText, machineWordsOf } from '../../results/advice-words.js';
 import { marginsText } from '../../protocol/margins.js';
 import { commandLineFlags, resumeCommandLine, runCommand } from '../../cli/command.js';
 import { readInputFile } from '../../cli/input-file.js';
-import { checkOutputDir, isNoSpace } from '../../cli/output.js';
+import { checkOutputDir } from '../../cli/output.js';
 import { ROOT } from '../../cli/root.js';
 import { CONFIRM_ROUNDS, CONFIRM_SCENARIOS, confirmScenarioFile } from './confirm.js';
 import { stopAfterSaving } from '../../cli/stop.js';
@@ -31,8 +30,9 @@ import { environmentOf, remoteEnvironment } from '../browser/environment.js';
 import { startServerAndBrowsers, type Children } from '../browser/start.js';
 import { RepeatMeasurer } from '../measure/repeat.js';
 import { connectServer } from '../measure/server-process.js';
-import { runIdFor, writeAtomically, writeReport } from '../report/file.js';
-import { reportFilesBytes, writeReportHtml } from '../report/html.js';
+import { runIdFor, writeAtomically } from '../report/file.js';
+import { reportFilesBytes } from '../report/html.js';
+import { reportSaver } from '../report/saver.js';
 import { durationText, repeatSec } from '../sweep/estimate.js';
 import { candidateSpace } from './candidates.js';
 import { BrowserAdviseMeasurer, CONFIRM_TIMING, probePoint } from './measurer.js';
@@ -169,31 +169,13 @@ async function main(): Promise<number> {
     report.interrupted = false;
     report.resumeCommand = null;
 
-    const runDir = path.dirname(plan.file);
-    const htmlFile = path.join(runDir, 'report.html');
-    let htmlOff = false;
     const resumeCommand = () => resumeCommandFor(report.runId, flags.out, endpoints.map((e) => e.given), flags.server);
-    // report.html is a view of report.json (`npm run report -- <run>` writes it again): it is
-    // said once when it cannot be written, and on a full disk it gives its space to report.json.
-    const save = async (r: Report) => {
-      try {
-        await writeReport(plan.file, r);
-      } catch (err) {
+    const saveReport = reportSaver(plan.file, log);
+    const save = (r: Report) =>
+      saveReport(r).catch((err: unknown) => {
         if (!(err instanceof PushlabError) || err.code !== 'PUSHLAB_BAD_OUTPUT') throw err;
-        if (isNoSpace(err.cause) && !htmlOff) {
-          htmlOff = true;
-          await rm(htmlFile, { force: true });
-          log(`${err.message}: removed report.html to keep report.json (write it again later: npm run report -- ${runDir})`);
-          return save(r);
-        }
         throw new PushlabError('PUSHLAB_BAD_OUTPUT', `${err.message}; ${plan.file} keeps the report saved before; free space, then go on: ${resumeCommand()}`);
-      }
-      if (htmlOff) return;
-      await writeReportHtml(runDir, r).catch((err: unknown) => {
-        log(`report.html not written: ${err instanceof Error ? err.message : String(err)}`);
-        htmlOff = true;
       });
-    };
     const record = new AdviseRecord(report, save);
     await record.save();
 

@@ -4,15 +4,14 @@
  * gets the report's path as its last line (or with --json the report itself). Ctrl-C stops
  * after saving what was measured and prints the command that finishes the sweep.
  */
-import { existsSync, rmdirSync } from 'node:fs';
-import { rm } from 'node:fs/promises';
+import { rmdirSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { EXIT, PushlabError } from '../../protocol/errors.js';
 import { readInputFile } from '../../cli/input-file.js';
 import { parseReportText } from '../../protocol/report-check.js';
 import { commandLineFlags, resumeCommandLine, runCommand, shellWord } from '../../cli/command.js';
-import { checkOutputDir, isNoSpace } from '../../cli/output.js';
+import { checkOutputDir } from '../../cli/output.js';
 import { stopAfterSaving } from '../../cli/stop.js';
 import { ROOT } from '../../cli/root.js';
 import { logLine, toStdout } from '../../cli/terminal.js';
@@ -30,8 +29,9 @@ import { DisplayBrowsers } from '../browser/display.js';
 import { checkSweepFlags, SWEEP_FLAGS, type SweepFlags } from '../options.js';
 import { Progress } from './progress.js';
 import { BrowserLost, RepeatMeasurer } from '../measure/repeat.js';
-import { runIdFor, writeReport } from '../report/file.js';
-import { reportFilesBytes, writeReportHtml } from '../report/html.js';
+import { runIdFor } from '../report/file.js';
+import { reportFilesBytes } from '../report/html.js';
+import { reportSaver } from '../report/saver.js';
 import { emptyResult, Runner, type Lane } from './runner.js';
 import { connectServer } from '../measure/server-process.js';
 import { startServerAndBrowsers, type Children } from '../browser/start.js';
@@ -220,35 +220,14 @@ async function main(): Promise<number> {
     report.hosts = [...(report.hosts ?? []).filter((h) => !hosts.some((n) => n.id === h.id)), ...hosts];
     report.interrupted = false;
     report.resumeCommand = null;
-    // report.html (the one-file viewer with this data) is rewritten beside report.json each
-    // time; a viewer that cannot be written is said once and never costs the measurements. On
-    // a full disk it even gives them its space: it is a view of report.json that
-    // `npm run report -- <run>` writes again, so it is removed, and not written again this run,
-    // to keep report.json.
+    // report.json, then report.html beside it, each time (report/saver.ts: the viewer never costs the report).
     const runDir = path.dirname(plan.file);
-    const htmlFile = path.join(runDir, 'report.html');
-    let htmlFailed = false;
-    let htmlOff = false;
     const repeatsIn = (r: Report) => r.points.reduce((a, p) => a + p.repeats.length, 0);
     let savedRepeats: number | null = null;
+    const saveReport = reportSaver(plan.file, log);
     const save = async (r: Report) => {
-      try {
-        await writeReport(plan.file, r);
-      } catch (err) {
-        if (!isNoSpace((err as Error).cause) || !existsSync(htmlFile)) throw err;
-        await rm(htmlFile, { force: true });
-        htmlOff = true;
-        log(`${(err as Error).message}: removed report.html to keep report.json (write it again later: npm run report -- ${runDir})`);
-        await writeReport(plan.file, r);
-      }
+      await saveReport(r);
       savedRepeats = repeatsIn(r);
-      if (htmlOff) return;
-      await writeReportHtml(runDir, r).catch((err: unknown) => {
-        if (!htmlFailed) log(`report.html not written: ${err instanceof Error ? err.message : String(err)}`);
-        htmlFailed = true;
-        // A full disk: the viewer's next copy would only take the space report.json needs.
-        if (isNoSpace((err as Error).cause)) htmlOff = true;
-      });
     };
     // A save that fails even so stops the sweep: the file keeps the report saved before,
     // which --resume finishes once there is space.
