@@ -13,6 +13,12 @@ import { constants, type Stats } from 'node:fs';
 import { open, type FileHandle } from 'node:fs/promises';
 import { PushlabError, type ErrorCode } from '../protocol/errors.js';
 
+/**
+ * The largest file read, bytes: about the longest string Node makes (2^29 − 24 characters); a
+ * larger one failed mid-read with "Cannot create a string longer than …" after taking its memory.
+ */
+export const MAX_INPUT_BYTES = 512 * 1024 * 1024;
+
 /** What a path that is not a regular file is, in words. */
 function kindOf(s: Stats): string {
   if (s.isDirectory()) return 'a directory';
@@ -22,6 +28,8 @@ function kindOf(s: Stats): string {
   if (s.isBlockDevice()) return 'a block device';
   return 'not a regular file';
 }
+
+const mib = (bytes: number) => `${Number((bytes / 1024 / 1024).toFixed(1))} MiB`;
 
 /** Why a path could not be opened, in words. */
 const OPEN_REASONS: Record<string, string> = {
@@ -40,7 +48,7 @@ const OPEN_REASONS: Record<string, string> = {
  * `code`, one line: `<label>: <what it is>, not a file pushlab reads; <allowed>`. `label` names
  * where the path came from (`--file scenarios.json`, `--resume 20261122-013000: reports/…`).
  */
-export async function readInputFile(file: string, label: string, code: ErrorCode, allowed = 'give a JSON file'): Promise<string> {
+export async function readInputFile(file: string, label: string, code: ErrorCode, allowed = 'give a JSON file', maxBytes = MAX_INPUT_BYTES): Promise<string> {
   const refuse = (what: string) => new PushlabError(code, `${label}: ${what}, not a file pushlab reads; ${allowed}`);
   let handle: FileHandle;
   try {
@@ -54,6 +62,7 @@ export async function readInputFile(file: string, label: string, code: ErrorCode
   try {
     const stats = await handle.stat();
     if (!stats.isFile()) throw refuse(kindOf(stats));
+    if (stats.size > maxBytes) throw new PushlabError(code, `${label}: ${stats.size} bytes, above the ${maxBytes} (${mib(maxBytes)}) pushlab reads; ${allowed}`);
     return await handle.readFile('utf8');
   } catch (err) {
     if (err instanceof PushlabError) throw err;

@@ -17,7 +17,8 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { readInputFile } from '../cli/input-file.js';
+import { MAX_INPUT_BYTES, readInputFile } from '../cli/input-file.js';
+import { open, rm } from 'node:fs/promises';
 import { EXIT, PushlabError } from '../protocol/errors.js';
 import { sourceAt } from '../protocol/json-text.js';
 import { parseReportText } from '../protocol/report-check.js';
@@ -192,6 +193,26 @@ describe('a path that is not a regular file is refused at once', () => {
       expect(await read(path.join(runs, 'base', 'report.json'))).toBe(FIXTURE);
     } finally {
       server.close();
+    }
+  });
+
+  it('refuses a file larger than pushlab reads before reading it, naming its size', async () => {
+    // Sparse: its size without its bytes, so the test writes nothing.
+    const big = path.join(dir, 'big.json');
+    const handle = await open(big, 'w');
+    await handle.truncate(MAX_INPUT_BYTES + 1);
+    await handle.close();
+    try {
+      const before = process.memoryUsage().rss;
+      await expect(readInputFile(big, `--file ${big}`, 'PUSHLAB_BAD_SCENARIO', 'give a scenario file (JSON)')).rejects.toThrow(
+        `--file ${big}: ${MAX_INPUT_BYTES + 1} bytes, above the ${MAX_INPUT_BYTES} (512 MiB) pushlab reads; give a scenario file (JSON)`,
+      );
+      // Refused from its size: nothing near 512 MiB was read into memory.
+      expect(process.memoryUsage().rss - before).toBeLessThan(64 * 1024 * 1024);
+      // The limit is a parameter, for files that ought to be small.
+      await expect(readInputFile(path.join(runs, 'base', 'report.json'), 'x', 'PUSHLAB_BAD_REPORT', 'give a JSON file', 1000)).rejects.toThrow(/^x: \d+ bytes, above the 1000 \(0 MiB\) pushlab reads/);
+    } finally {
+      await rm(big, { force: true });
     }
   });
 });
