@@ -14,11 +14,15 @@
  * - the file is resolved with realpath and must stay under the real root, so a symlink cannot
  *   lead out (a link that stays inside is fine);
  * - only regular `.json` files are served (not a directory, FIFO or device), and only the root
- *   is listed: the run directories that hold such a report.json.
+ *   is listed: the run directories that hold such a report.json;
+ * - the file served is the one opened, checked again on its descriptor (where it really is, by
+ *   /proc/self/fd on Linux): a directory swapped for a symlink between the check and the open
+ *   cannot lead out.
  * A refusal is null, never the reason: a server answers every one with the same 404, so a probe
  * learns nothing about what exists outside.
  */
-import { readdir, realpath, stat } from 'node:fs/promises';
+import { constants } from 'node:fs';
+import { open, readdir, readlink, realpath, stat, type FileHandle } from 'node:fs/promises';
 import path from 'node:path';
 
 /** Where both servers serve the reports directory (the viewer's LISTING_URL, web/src/report/load.ts). */
@@ -87,4 +91,33 @@ export async function servableFile(root: string, rawPath: string): Promise<strin
   } catch {
     return null;
   }
+}
+
+/** Where an open file really is (Linux: /proc/self/fd), or null where that cannot be read. */
+async function openedPath(handle: FileHandle): Promise<string | null> {
+  return readlink(`/proc/self/fd/${handle.fd}`).catch(() => null);
+}
+
+/**
+ * The file `rawPath` names, opened, when it may be served, with its size; else null. The caller
+ * reads it from the handle and closes it. What is served is what was opened: a regular file (no
+ * FIFO to block on, no symlink as its last part) that is, by its descriptor, inside the root.
+ */
+export async function openServableFile(root: string, rawPath: string): Promise<{ handle: FileHandle; size: number } | null> {
+  const file = await servableFile(root, rawPath);
+  if (file === null) return null;
+  let handle: FileHandle;
+  try {
+    handle = await open(file, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
+  } catch {
+    return null;
+  }
+  try {
+    const [info, where, realRoot] = await Promise.all([handle.stat(), openedPath(handle), realpath(root)]);
+    if (info.isFile() && (where === null || isInside(realRoot, where))) return { handle, size: info.size };
+  } catch {
+    // Gone or unreadable between the check and now: not servable.
+  }
+  await handle.close();
+  return null;
 }

@@ -10,10 +10,8 @@
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
-import { createReadStream } from 'node:fs';
-import { stat } from 'node:fs/promises';
 import path from 'node:path';
-import { REPORTS_PREFIX, servableFile, servableRuns } from '../cli/reports-dir.js';
+import { openServableFile, REPORTS_PREFIX, servableRuns } from '../cli/reports-dir.js';
 
 function notFound(reply: FastifyReply): FastifyReply {
   return reply.code(404).send({ error: 'not-found', message: `only ${REPORTS_PREFIX} and the .json files of runs under it are served` });
@@ -39,15 +37,15 @@ export default fp<{ root: string }>(
     app.get(`${REPORTS_PREFIX}*`, async (request, reply) => {
       const raw = rawPathOf(request);
       if (!raw.startsWith(REPORTS_PREFIX)) return notFound(reply);
-      const file = await servableFile(absRoot, raw.slice(REPORTS_PREFIX.length));
-      if (file === null) return notFound(reply);
-      const { size } = await stat(file);
+      const opened = await openServableFile(absRoot, raw.slice(REPORTS_PREFIX.length));
+      if (opened === null) return notFound(reply);
       // A sweep rewrites report.json after every point: never let a cache keep an old one.
+      // The stream reads the descriptor that was checked, and closes it when done.
       return reply
         .header('content-type', 'application/json; charset=utf-8')
-        .header('content-length', size)
+        .header('content-length', opened.size)
         .header('cache-control', 'no-store')
-        .send(createReadStream(file));
+        .send(opened.handle.createReadStream());
     });
   },
   { name: 'pushlab-reports' },

@@ -10,7 +10,9 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildServer, type PushlabServer } from '../server/app.js';
 import { loadOrCreateCert } from '../server/cert.js';
-import { safeSegments } from '../cli/reports-dir.js';
+import { openServableFile, safeSegments } from '../cli/reports-dir.js';
+import { spawn } from 'node:child_process';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { LISTING_URL, runNamesFromListing, runReportUrl } from '../web/src/report/load.js';
 import { h1get, h2get } from './h2-get.js';
 import { makeProbeTree, PROBES, SECRET } from './reports-probes.js';
@@ -88,4 +90,43 @@ describe('what the viewer depends on still works', () => {
     expect((await get('/reports')).status).toBe(200);
     expect((await get('/')).body).toContain('<title>lab</title>');
   });
+});
+
+describe('a directory swapped for a symlink while a file is served', () => {
+  it('never serves a file outside the root: what is served is what was opened, checked on its descriptor', async () => {
+    const base = await mkdtemp(path.join(os.tmpdir(), 'pushlab-swap-'));
+    const root = path.join(base, 'reports');
+    const outside = path.join(base, 'outside');
+    mkdirSync(path.join(root, 'run'), { recursive: true });
+    mkdirSync(outside);
+    writeFileSync(path.join(root, 'run', 'report.json'), '{"inside":true}');
+    writeFileSync(path.join(outside, 'report.json'), '{"outside":true}');
+    // Another process swaps reports/run between the real directory and a symlink out, as fast
+    // as it can, for at most 3 s (a bounded loop), while this one asks for run/report.json.
+    const swapper = spawn(process.execPath, [
+      '-e',
+      `const fs = require('fs'); const [run, real, out] = process.argv.slice(1); const end = Date.now() + 3000;
+       while (Date.now() < end) { fs.renameSync(run, real); fs.symlinkSync(out, run); fs.unlinkSync(run); fs.renameSync(real, run); }`,
+      path.join(root, 'run'),
+      path.join(root, 'run-real'),
+      outside,
+    ]);
+    const served = { inside: 0, outside: 0, refused: 0 };
+    try {
+      for (let i = 0; i < 3000 && swapper.exitCode === null; i++) {
+        const opened = await openServableFile(root, 'run/report.json');
+        if (opened === null) {
+          served.refused++;
+          continue;
+        }
+        const text = await opened.handle.readFile('utf8').finally(() => opened.handle.close());
+        served[text.includes('outside') ? 'outside' : 'inside']++;
+      }
+    } finally {
+      swapper.kill();
+      await rm(base, { recursive: true, force: true });
+    }
+    expect(served.outside, JSON.stringify(served)).toBe(0);
+    expect(served.inside).toBeGreaterThan(0);
+  }, 15_000);
 });

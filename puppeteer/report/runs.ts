@@ -7,7 +7,7 @@ import { readFile, stat } from 'node:fs/promises';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import path from 'node:path';
 import { readInputFile } from '../../cli/input-file.js';
-import { REPORTS_PREFIX, RUN_REPORT, servableFile, servableRuns } from '../../cli/reports-dir.js';
+import { openServableFile, REPORTS_PREFIX, RUN_REPORT, servableRuns } from '../../cli/reports-dir.js';
 import { PushlabError } from '../../protocol/errors.js';
 import type { FlagSpec } from '../../protocol/flags.js';
 import { parseReportText } from '../../protocol/report-check.js';
@@ -87,8 +87,8 @@ export async function serveReports(reportsDir: string, port: number): Promise<{ 
     if (raw === REPORTS_PREFIX) return send(res, 200, 'application/json', JSON.stringify(await listRuns(reportsDir)));
     // The rest of /reports/ by the rule the main server follows too (cli/reports-dir.ts): no
     // dot segments or dotfiles, no symlink out, regular .json files only.
-    const file = raw.startsWith(REPORTS_PREFIX) ? await servableFile(reportsDir, raw.slice(REPORTS_PREFIX.length)) : null;
-    const text = file === null ? null : await readFile(file, 'utf8').catch(() => null);
+    const opened = raw.startsWith(REPORTS_PREFIX) ? await openServableFile(reportsDir, raw.slice(REPORTS_PREFIX.length)) : null;
+    const text = opened === null ? null : await opened.handle.readFile('utf8').catch(() => null).finally(() => opened.handle.close());
     return text === null ? send(res, 404, 'text/plain', 'not found\n') : send(res, 200, 'application/json', text);
   };
   const server = createServer((req, res) => {
