@@ -1,15 +1,18 @@
 /**
  * Load clients for `npm run bench:server`, run as a separate process so their CPU is not
- * the server's. Opens N WS (HTTP/1.1) or SSE (one HTTP/2 session, as Chrome does) streams,
- * counts messages and bytes without parsing JSON, and reports when asked.
+ * the server's. Opens N WS (HTTP/1.1), SSE or fetch (NDJSON) streams (the HTTP/2 ones on one
+ * session, as Chrome does), counts messages and bytes without parsing JSON, and reports when
+ * asked. The other transports need what only a browser does here (RFC 8441 CONNECT, gRPC-web's
+ * framing, poll's request loop, a second origin): bench:server refuses them.
  *
- * argv: <ws|sse> <base-url> <batch> <interval> <connections> [stall]
+ * argv: <ws|sse|fetch> <base-url> <batch> <interval> <connections> [stall]
  * stdout: `open` once every stream is open; then, for each line `report` on stdin, one JSON
  * line of counters; `stall` pauses reading on every stream, `quit` exits.
  */
 import http2 from 'node:http2';
 import { createInterface } from 'node:readline';
 import WebSocket from 'ws';
+import { TRANSPORT_INFO, type Transport } from '../protocol/wire.js';
 
 const [transport, base, batch, interval, connections] = process.argv.slice(2);
 /**
@@ -19,7 +22,9 @@ const [transport, base, batch, interval, connections] = process.argv.slice(2);
  */
 const CHROME_CIPHERS = 'TLS_AES_128_GCM_SHA256:TLS_AES_256_GCM_SHA384:TLS_CHACHA20_POLY1305_SHA256';
 const n = Number(connections);
-const path = `/${transport}?batch=${batch}&interval=${interval}`;
+const path = `${TRANSPORT_INFO[transport as Transport].path}?batch=${batch}&interval=${interval}`;
+/** A message's last bytes: SSE events end with a blank line, NDJSON lines with a newline. */
+const endsWithBlankLine = transport === 'sse';
 let messages = 0;
 let bytes = 0;
 const pausers: (() => void)[] = [];
@@ -40,10 +45,15 @@ if (transport === 'ws') {
   // Chrome's windows: 6 MiB per stream, 15 MiB per session.
   session.once('connect', () => session.setLocalWindowSize(15 * 1024 * 1024));
   for (let i = 0; i < n; i++) {
-    const req = session.request({ ':path': path, accept: 'text/event-stream' });
+    const req = session.request({ ':path': path, accept: endsWithBlankLine ? 'text/event-stream' : 'application/x-ndjson' });
     let last = 0;
     req.on('data', (chunk: Buffer) => {
       bytes += chunk.length;
+      if (!endsWithBlankLine) {
+        // NDJSON: one message a line.
+        for (let k = chunk.indexOf(10); k !== -1; k = chunk.indexOf(10, k + 1)) messages++;
+        return;
+      }
       // Events end with a blank line; count "\n\n", including one split across chunks.
       if (last === 10 && chunk[0] === 10) messages++;
       for (let k = chunk.indexOf(10); k !== -1 && k < chunk.length - 1; k = chunk.indexOf(10, k + 1)) if (chunk[k + 1] === 10) messages++;

@@ -19,12 +19,15 @@ import { PushlabError } from '../protocol/errors.js';
 import type { FlagSpec } from '../protocol/flags.js';
 import type { ServerStats } from '../protocol/report.js';
 import { LIMITS } from '../protocol/limits.js';
-import { TRANSPORTS } from '../protocol/wire.js';
+import type { Transport } from '../protocol/wire.js';
 import { remoteServer, startServer, type ServerHandle } from '../puppeteer/measure/server-process.js';
 import { newestProfile, selfTimes } from './cpu-profile.js';
 
+/** What bench/clients.ts speaks: WS, and SSE and fetch's NDJSON over one HTTP/2 session. */
+const BENCH_TRANSPORTS = ['ws', 'sse', 'fetch'] as const satisfies readonly Transport[];
+
 const FLAGS = {
-  transport: { type: 'list', default: TRANSPORTS, choices: TRANSPORTS, help: 'transports' },
+  transport: { type: 'list', default: BENCH_TRANSPORTS, choices: BENCH_TRANSPORTS, help: 'transports the load clients speak (the others need a browser: npm run sweep)' },
   batch: { type: 'list', default: ['1', '50', '100', '400', '1000'], integers: LIMITS.batch, help: 'batch sizes' },
   connections: { type: 'list', default: ['1', '10', '100'], integers: { min: 1, max: 1000 }, help: 'connection counts' },
   seconds: { type: 'number', default: 4, min: 1, max: 120, help: 'measured window per cell' },
