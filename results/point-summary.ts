@@ -61,6 +61,9 @@ function summaryOf(measured: readonly MeasuredRepeat[]): PointSummary {
     eventsPerSec: over((r) => r.eventsPerSec),
     deliveredRatio: over((r) => r.deliveredRatio),
     ceilingRatio: overPresent((r) => r.ceilingRatio),
+    // Only where repeats carry it (reports before per-encoding ceilings do not): absent stays absent.
+    ...(measured.some((r) => r.jsonCeilingRatio !== undefined) ? { jsonCeilingRatio: overPresent((r) => r.jsonCeilingRatio ?? null) } : {}),
+    bytesPerEvent: overPresent((r) => (r.page.events ? r.page.bytes / r.page.events : null)),
     latencyP50Ms: overPresent((r) => r.latency.p50Ms),
     latencyP99Ms: overPresent((r) => r.latency.p99Ms),
     cpu: {

@@ -36,8 +36,10 @@ export interface SummaryMeta {
   settleSec: number;
   /** The window opened with a backlog (the settle wait ran out of time). */
   startedBehind: boolean;
-  /** The current round's in-page JSON.parse ceiling at this point's batch size, events/s. */
+  /** The current round's in-page decoding ceiling of this point's encoding at its batch size, events/s. */
   ceilingEventsPerSec: number | null;
+  /** The current round's best JSON.parse ceiling over its batch sizes, events/s; absent: not known. */
+  jsonCeilingEventsPerSec?: number | null;
   /** The browser the repeat ran in; recorded for points whose scenario names a `display`. */
   browser?: BrowserFigures;
 }
@@ -131,6 +133,9 @@ export function summarise(point: Point, a: Sample, b: Sample, meta: SummaryMeta)
     deliveredRatio: round(eventsPerSec / point.offeredEventsPerSec, 4),
     ceilingEventsPerSec: meta.ceilingEventsPerSec,
     ceilingRatio: meta.ceilingEventsPerSec ? round(eventsPerSec / meta.ceilingEventsPerSec, 4) : null,
+    ...(meta.jsonCeilingEventsPerSec !== undefined
+      ? { jsonCeilingEventsPerSec: meta.jsonCeilingEventsPerSec, jsonCeilingRatio: meta.jsonCeilingEventsPerSec ? round(eventsPerSec / meta.jsonCeilingEventsPerSec, 4) : null }
+      : {}),
     efficiency: efficiencyOf(eventsPerSec, { ...cpu, tabMainThread: mainThreads }),
     page: {
       events: sum(tabs.map((t) => t.events)),
