@@ -14,6 +14,8 @@ import { PushService } from '../protocol/gen/pushlab/v1/push_pb.js';
 import { parseStreamParams, ROW_COLUMNS, type Row } from '../protocol/wire.js';
 import { arrowBatches, ArrowStream } from '../server/arrow.js';
 import { RowPool } from '../server/rows.js';
+import { decodeFramed, FrameReader } from '../web/src/arrow-batch.js';
+import { createArrowStream } from '../web/src/arrow-decode.js';
 import { h1get, h2get } from './h2-get.js';
 import { startServerSession, type ServerSession } from './test-server.js';
 
@@ -95,6 +97,44 @@ describe('Arrow batches against the JSON pool', () => {
     stream.write(0, '1', pool, 100, () => 0);
     stream.write(1, '1', pool, 100, (head, body) => (sent.push(Buffer.concat([head, body])), 1));
     expect([...RecordBatchReader.from(ipcOf(sent))].map(rowsOf)).toEqual([jsonRows(pool, 1, 100)]);
+  });
+});
+
+describe("the page's decoder (web/src/arrow-decode.ts, arrow-batch.ts)", () => {
+  const pool = new RowPool(1000, undefined, 2);
+  /** Messages as a browser gets them: each its own 8-byte-aligned buffer. */
+  const own = (m: Buffer) => new Uint8Array(m).slice();
+
+  it('reads a stream one message at a time: count, seq, sentAt, the speed max and the rows, as the JSON pool has them', () => {
+    const messages = streamMessages(pool, 100, 25, 1000).map(own);
+    const decoder = createArrowStream();
+    messages.forEach((m, seq) => {
+      const b = decodeFramed(decoder, m);
+      const rows = jsonRows(pool, seq, 100);
+      expect([b.seq, b.sentAt, b.numRows]).toEqual([seq, 1_700_000_000_000 + seq + 0.125, 100]);
+      expect(b.maxSpeed(-Infinity)).toBe(Math.max(...rows.map((r) => r[7])));
+      expect([b.row(0), b.row(99)]).toEqual([rows[0], rows[99]]);
+    });
+  });
+
+  it('cuts a byte stream into messages wherever its chunks end', () => {
+    const stream = Buffer.concat(streamMessages(pool, 100, 12, 0));
+    for (const chunk of [1, 7, 333, 4096, stream.length]) {
+      const decoder = createArrowStream();
+      const seqs: number[] = [];
+      const frames = new FrameReader((m) => seqs.push(decodeFramed(decoder, m).seq));
+      for (let at = 0; at < stream.length; at += chunk) frames.push(new Uint8Array(stream.subarray(at, at + chunk)));
+      expect(seqs, `chunks of ${chunk}`).toEqual(Array.from({ length: 12 }, (_, k) => k));
+    }
+  });
+
+  it('a message cut short is an error, not a stream that silently ends', () => {
+    const [first, second] = streamMessages(pool, 100, 2, 0).map(own);
+    const decoder = createArrowStream();
+    decodeFramed(decoder, first);
+    const cut = second.slice(0, second.length - 64);
+    new DataView(cut.buffer).setUint32(0, cut.length - ARROW_HEAD_BYTES, true);
+    expect(() => decodeFramed(decoder, cut)).toThrow();
   });
 });
 

@@ -7,47 +7,44 @@
  * dictionaries stay in it, and each later message is one record batch read in place (its
  * buffers are views of the message, not copies, when they sit 8-byte aligned, as they do in a
  * WebSocket message). apache-arrow's readers pull bytes from a source; `Feed` is a source that
- * holds exactly the current message, so reading one record batch never waits for more.
+ * hands out exactly the current message, so reading one record batch never waits for more.
  */
-import { ByteStream, RecordBatchReader, type RecordBatch, type RecordBatchStreamReader } from 'apache-arrow';
+import { RecordBatchReader, type RecordBatch, type RecordBatchStreamReader } from 'apache-arrow';
 import { rowFromArrow } from '../../protocol/arrow.js';
 import { SPEED_COLUMN, type Row } from '../../protocol/wire.js';
 import type { ArrowBatch, ArrowStreamDecoder } from './arrow-batch.js';
 
-const DONE = { done: true, value: null } as const;
+const EMPTY = new Uint8Array(0);
 
-/** A byte source holding one message at a time. */
-class Feed extends ByteStream {
-  private bytes: Uint8Array = new Uint8Array(0);
-  private at = 0;
+/**
+ * The reader's byte source: an endless iterator handing out the current message once. The
+ * reader pulls only what a message holds (it stops after a record batch), but apache-arrow's
+ * buffering asks for one more chunk when a read takes exactly what it holds: that gets an empty
+ * chunk. Ending the iterator would end the stream for good, so a second ask with nothing to give
+ * (a message cut short) is thrown instead of looping.
+ */
+class Feed implements Iterator<Uint8Array>, Iterable<Uint8Array> {
+  private pending: Uint8Array | null = null;
+  private asked = false;
 
   set(bytes: Uint8Array): void {
-    this.bytes = bytes;
-    this.at = 0;
+    this.pending = bytes;
+    this.asked = false;
   }
 
-  override peek(size?: number | null): Uint8Array | null {
-    if (this.at >= this.bytes.byteLength) return null;
-    return this.bytes.subarray(this.at, size == null ? undefined : this.at + size);
+  next(): IteratorResult<Uint8Array> {
+    const value = this.pending;
+    if (value) {
+      this.pending = null;
+      return { done: false, value };
+    }
+    if (this.asked) throw new Error('Arrow message ended before its record batch');
+    this.asked = true;
+    return { done: false, value: EMPTY };
   }
 
-  override read(size?: number | null): Uint8Array | null {
-    const out = this.peek(size);
-    if (out) this.at += out.byteLength;
-    return out;
-  }
-
-  override next(): IteratorResult<Uint8Array> {
-    const value = this.read();
-    return value ? { done: false, value } : DONE;
-  }
-
-  override throw(): IteratorResult<Uint8Array> {
-    return DONE;
-  }
-
-  override return(): IteratorResult<Uint8Array> {
-    return DONE;
+  [Symbol.iterator](): Iterator<Uint8Array> {
+    return this;
   }
 }
 
