@@ -449,6 +449,8 @@ export interface RepeatFigures {
   jsonCeilingEventsPerSec?: number | null;
   /** eventsPerSec ÷ jsonCeilingEventsPerSec. Absent in reports written before per-encoding ceilings. */
   jsonCeilingRatio?: number | null;
+  /** The page's bytes over its events in the window (null without events); absent in reports written before it was kept. */
+  bytesPerEvent?: number | null;
   efficiency: Efficiency;
   page: PageFigures;
   latency: LatencySummary;
@@ -572,7 +574,7 @@ export interface PointSummary {
   ceilingRatio: Stat | null;
   /** Over the repeats' jsonCeilingRatio; absent in reports written before per-encoding ceilings. */
   jsonCeilingRatio?: Stat | null;
-  /** Bytes the page received per event (page bytes ÷ events); absent in reports written before it was kept. */
+  /** Over the repeats' bytesPerEvent; absent in reports written before it was kept. */
   bytesPerEvent?: Stat | null;
   latencyP50Ms: Stat | null;
   latencyP99Ms: Stat | null;

@@ -112,7 +112,6 @@ const stat = (
 ): StatColumn => ({ kind: 'stat', id, group, label, unit, title, terminal, stat: pick, repeatValue, format });
 
 const compact = (v: number): string => formatCompactCell(v);
-const bytesPerEvent = (rep: MeasuredRepeat): number | null => (rep.page.events ? rep.page.bytes / rep.page.events : null);
 const percent = (v: number): string => formatPercentValue(v);
 const ratio = (v: number): string => formatRatioValue(v);
 const ms = (v: number): string => formatSig3(v);
@@ -221,17 +220,20 @@ export const COLUMNS: readonly Column[] = [
     ),
     terminalWhen: (r) => r.point.compression !== undefined,
   },
-  stat(
-    'ceilingRatio',
-    THROUGHPUT,
-    'of ceiling %',
-    "% of the encoding's decoding ceiling",
-    "Received EPS ÷ the in-page decoding ceiling of the point's own encoding (JSON.parse for json) at this batch size, measured in the same round",
-    (s) => s.ceilingRatio,
-    (rep) => rep.ceilingRatio,
-    ratio,
-    false,
-  ),
+  {
+    ...stat(
+      'ceilingRatio',
+      THROUGHPUT,
+      'of ceiling %',
+      "% of the encoding's decoding ceiling",
+      "Received EPS ÷ the in-page decoding ceiling of the point's own encoding (JSON.parse for json) at this batch size, measured in the same round",
+      (s) => s.ceilingRatio,
+      (rep) => rep.ceilingRatio,
+      ratio,
+      false,
+    ),
+    terminalWhen: (r) => r.point.encoding !== undefined,
+  },
   {
     ...stat(
       'jsonCeilingRatio',
@@ -254,7 +256,7 @@ export const COLUMNS: readonly Column[] = [
       'bytes per event',
       "Bytes the page received per event (a message's bytes, framing and head included, over its rows; decompressed bytes for compressed points)",
       (s) => s.bytesPerEvent ?? null,
-      (rep) => bytesPerEvent(rep),
+      (rep) => rep.bytesPerEvent ?? null,
       ms,
       false,
     ),

@@ -63,7 +63,7 @@ function summaryOf(measured: readonly MeasuredRepeat[]): PointSummary {
     ceilingRatio: overPresent((r) => r.ceilingRatio),
     // Only where repeats carry it (reports before per-encoding ceilings do not): absent stays absent.
     ...(measured.some((r) => r.jsonCeilingRatio !== undefined) ? { jsonCeilingRatio: overPresent((r) => r.jsonCeilingRatio ?? null) } : {}),
-    bytesPerEvent: overPresent((r) => (r.page.events ? r.page.bytes / r.page.events : null)),
+    ...(measured.some((r) => r.bytesPerEvent !== undefined) ? { bytesPerEvent: overPresent((r) => r.bytesPerEvent ?? null) } : {}),
     latencyP50Ms: overPresent((r) => r.latency.p50Ms),
     latencyP99Ms: overPresent((r) => r.latency.p99Ms),
     cpu: {

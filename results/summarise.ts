@@ -124,6 +124,7 @@ export function summarise(point: Point, a: Sample, b: Sample, meta: SummaryMeta)
   if (meta.procfs === false) cpu.unavailable = ['tabThreads', 'host'];
   // Per CPU-second of the main threads: of all the tabs' main threads together.
   const mainThreads = multi ? round(sum(tabs.map((t) => t.mainThread))) : cpu.tabMainThread;
+  const pageEvents = sum(tabs.map((t) => t.events));
   const figures: RepeatFigures = {
     windowSec: round(windowSec, 3),
     settleSec: meta.settleSec,
@@ -133,6 +134,7 @@ export function summarise(point: Point, a: Sample, b: Sample, meta: SummaryMeta)
     deliveredRatio: round(eventsPerSec / point.offeredEventsPerSec, 4),
     ceilingEventsPerSec: meta.ceilingEventsPerSec,
     ceilingRatio: meta.ceilingEventsPerSec ? round(eventsPerSec / meta.ceilingEventsPerSec, 4) : null,
+    bytesPerEvent: pageEvents ? round(sum(tabs.map((t) => t.bytes)) / pageEvents, 1) : null,
     ...(meta.jsonCeilingEventsPerSec !== undefined
       ? { jsonCeilingEventsPerSec: meta.jsonCeilingEventsPerSec, jsonCeilingRatio: meta.jsonCeilingEventsPerSec ? round(eventsPerSec / meta.jsonCeilingEventsPerSec, 4) : null }
       : {}),
