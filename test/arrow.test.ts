@@ -14,7 +14,7 @@ import { PushService } from '../protocol/gen/pushlab/v1/push_pb.js';
 import { parseStreamParams, ROW_COLUMNS, type Row } from '../protocol/wire.js';
 import { arrowBatches, ArrowStream } from '../server/arrow.js';
 import { RowPool } from '../server/rows.js';
-import { decodeFramed, FrameReader } from '../web/src/arrow-batch.js';
+import { decodeFramed, deliverArrow, FrameReader } from '../web/src/arrow-batch.js';
 import { createArrowStream } from '../web/src/arrow-decode.js';
 import { h1get, h2get } from './h2-get.js';
 import { startServerSession, type ServerSession } from './test-server.js';
@@ -135,6 +135,11 @@ describe("the page's decoder (web/src/arrow-decode.ts, arrow-batch.ts)", () => {
     const cut = second.slice(0, second.length - 64);
     new DataView(cut.buffer).setUint32(0, cut.length - ARROW_HEAD_BYTES, true);
     expect(() => decodeFramed(decoder, cut)).toThrow();
+    // The page counts it as an error and carries on, as it does a message JSON.parse refuses.
+    const got = { batches: 0, errors: 0 };
+    deliverArrow(() => decodeFramed(createArrowStream(), cut), () => got.batches++, () => got.errors++);
+    deliverArrow(() => decodeFramed(createArrowStream(), first), () => got.batches++, () => got.errors++);
+    expect(got).toEqual({ batches: 1, errors: 1 });
   });
 });
 

@@ -57,6 +57,7 @@ const api: PushlabApi = {
         newestSentAt = b.sentAt;
         batches++;
       },
+      onUndecodable: () => undefined,
       onBytes: (n: number) => (bytes += n),
       onReconnect: () => undefined,
     };

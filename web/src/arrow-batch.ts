@@ -34,6 +34,21 @@ export function loadArrow(): Promise<ArrowStreamFactory> {
   return loading;
 }
 
+/**
+ * Decodes one message and hands it on; a message the decoder cannot read is counted as an
+ * error, as a JSON message JSON.parse refuses is, instead of escaping the socket's handler.
+ */
+export function deliverArrow(decode: () => ArrowBatch, onArrow: (b: ArrowBatch) => void, onUndecodable: () => void): void {
+  let b: ArrowBatch;
+  try {
+    b = decode();
+  } catch {
+    onUndecodable();
+    return;
+  }
+  onArrow(b);
+}
+
 /** Decodes one pushlab message: a head, then its IPC bytes (a WebSocket message, a piece of a `fetch` stream). */
 export function decodeFramed(decoder: ArrowStreamDecoder, message: Uint8Array): ArrowBatch {
   const view = new DataView(message.buffer, message.byteOffset, message.byteLength);

@@ -74,6 +74,7 @@ export class MainThreadSource implements Source {
             ingest.arrow(i, b);
             activity();
           },
+          onUndecodable: () => ingest.counters.errors++,
           onBytes: (n) => (ingest.counters.bytes += n),
           onReconnect: (seqRestarts) => ingest.counters.reconnected(i, seqRestarts),
         }, this.o.transportOptions, i),

@@ -53,6 +53,7 @@ self.onmessage = (e: MessageEvent<ToWorker>) => {
         onMessage: (data) => ing.message(local, data),
         onBatch: (msg) => ing.batch(local, msg, 0),
         onArrow: (b) => ing.arrow(local, b),
+        onUndecodable: () => ing.counters.errors++,
         onBytes: (n) => (ing.counters.bytes += n),
         onReconnect: (seqRestarts) => ing.counters.reconnected(local, seqRestarts),
       }, m.transportOptions, m.connections[local]),

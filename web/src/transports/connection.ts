@@ -22,6 +22,8 @@ export interface ConnectionHandlers {
   onBatch(msg: BatchMessage): void;
   /** An Arrow batch (`encoding: arrow`), decoded; its bytes come through `onBytes`. */
   onArrow(batch: ArrowBatch): void;
+  /** An Arrow message the page could not decode (counted in `errors`). */
+  onUndecodable(): void;
   /** Response bytes as they arrive, for transports whose messages are not text. */
   onBytes(n: number): void;
   /**

@@ -1,7 +1,7 @@
 /** `fetch`: one endless response per connection, NDJSON lines or msgpack batches back to back. */
 import { decodeMultiStream } from '@msgpack/msgpack';
 import type { BatchMessage, StreamParams } from '../../../protocol/wire.js';
-import { decodeFramed, FrameReader, loadArrow } from '../arrow-batch.js';
+import { decodeFramed, deliverArrow, FrameReader, loadArrow } from '../arrow-batch.js';
 import { answerText, LineReader, reconnecting, type Attempt, type ConnectionHandlers, type OpenConnection } from './connection.js';
 
 /** The chunks of a response body, counted as they pass. */
@@ -25,7 +25,7 @@ function fetchAttempt(url: Promise<string>, h: ConnectionHandlers, params: Strea
       up();
       const reader = r.body.getReader();
       if (arrow) {
-        const frames = new FrameReader((m) => h.onArrow(decodeFramed(arrow, m)));
+        const frames = new FrameReader((m) => deliverArrow(() => decodeFramed(arrow, m), h.onArrow, h.onUndecodable));
         for (;;) {
           const { done, value } = await reader.read();
           if (done) return down('the response ended');

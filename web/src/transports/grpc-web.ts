@@ -3,7 +3,7 @@ import { createClient } from '@connectrpc/connect';
 import { createGrpcWebTransport } from '@connectrpc/connect-web';
 import { PushService } from '../../../protocol/gen/pushlab/v1/push_pb.js';
 import type { Row, StreamParams } from '../../../protocol/wire.js';
-import { loadArrow } from '../arrow-batch.js';
+import { deliverArrow, loadArrow } from '../arrow-batch.js';
 import { reconnecting, type Attempt, type ConnectionHandlers, type OpenConnection } from './connection.js';
 
 /** A `fetch` that reports the response body's bytes as they arrive. */
@@ -40,7 +40,7 @@ function grpcAttempt(base: Promise<string>, params: StreamParams, h: ConnectionH
           up();
         }
         if (arrow) {
-          h.onArrow(arrow.decode(b.arrow, b.seq, b.sentAt));
+          deliverArrow(() => arrow.decode(b.arrow, b.seq, b.sentAt), h.onArrow, h.onUndecodable);
           continue;
         }
         const rows = new Array<Row>(b.rows.length);

@@ -1,7 +1,7 @@
 /** `ws`: a WebSocket over an HTTP/1.1 upgrade, reconnecting with backoff (ws-h2.ts opens the same way). */
 import { decode } from '@msgpack/msgpack';
 import type { BatchMessage, StreamParams } from '../../../protocol/wire.js';
-import { decodeFramed, loadArrow } from '../arrow-batch.js';
+import { decodeFramed, deliverArrow, loadArrow } from '../arrow-batch.js';
 import { reconnecting, type Attempt, type ConnectionHandlers, type OpenConnection } from './connection.js';
 
 /** The wss:// (or ws://) URL of an http(s) URL. */
@@ -35,7 +35,7 @@ export function wsAttempt(url: Promise<string>, params: StreamParams, h: Connect
         ws.onmessage = arrow
           ? (e: MessageEvent<ArrayBuffer>) => {
               h.onBytes(e.data.byteLength);
-              h.onArrow(decodeFramed(arrow, new Uint8Array(e.data)));
+              deliverArrow(() => decodeFramed(arrow, new Uint8Array(e.data)), h.onArrow, h.onUndecodable);
             }
           : (e: MessageEvent<string | ArrayBuffer>) => (typeof e.data === 'string' ? h.onMessage(e.data) : onMsgpack(h, new Uint8Array(e.data)));
       })
