@@ -6,9 +6,11 @@
  * set of dictionaries. A tick then writes a 16-byte head and a zero-copy slice of that buffer.
  *
  * Memory: at most `epochs × size` rows per batch size in use (30 × 10,000 = 300,000), about
- * 50 bytes a row in Arrow (see ARROW_COLUMN_TYPES), so ~15 MB per batch size, plus ~60 MB once
- * for the pool's columns while encoding (dropped after). The first stream of a batch size pays
- * the encoding (a few hundred ms on the development VM) before its first batch.
+ * 50 bytes a row in Arrow (see ARROW_COLUMN_TYPES): 15.5 MB at batch 400, 12 MB at 4,000, 15 MB
+ * at 10,000, plus the pool as one Arrow table (about 15 MB), kept for the next batch size. The
+ * first Arrow stream of the server pays about 1–2 s to build that table (JSON-parsing the
+ * pool's 300,000 rows, the string columns' builders) and each new batch size 20–110 ms more,
+ * before its first batch, on the development VM.
  */
 import {
   Dictionary,
@@ -17,6 +19,8 @@ import {
   Int16,
   Int32,
   Int8,
+  makeData,
+  makeVector,
   Message,
   RecordBatchStreamWriter,
   Table,
@@ -51,16 +55,48 @@ function arrowType(t: ArrowColumnType): DataType {
   }
 }
 
+/** Where a numeric column's values are gathered: its typed array, filled in place (no JS array per column). */
+function numericArray(t: ArrowColumnType, n: number): Int8Array | Int16Array | Int32Array | Float32Array | Float64Array | BigInt64Array | null {
+  switch (t) {
+    case 'int8':
+      return new Int8Array(n);
+    case 'int16':
+      return new Int16Array(n);
+    case 'int32':
+      return new Int32Array(n);
+    case 'float32':
+      return new Float32Array(n);
+    case 'float64':
+      return new Float64Array(n);
+    case 'timestamp-ms':
+      return new BigInt64Array(n);
+    default:
+      return null;
+  }
+}
+
 /** The pool's rows of every epoch (chain rows [0, epochs × size)) as one Arrow table of one record batch. */
 export function poolTable(pool: RowPool): Table {
   const n = pool.epochs * pool.size;
-  const columns = ROW_COLUMNS.map(() => new Array<string | number>(n));
+  const types = ROW_COLUMNS.map((name) => ARROW_COLUMN_TYPES[name]);
+  const numeric = types.map((t) => numericArray(t, n));
+  const text = types.map((_, c) => (numeric[c] ? null : new Array<string>(n)));
   for (let r = 0; r < n; r++) {
     const row = JSON.parse(pool.rowText(r)) as Row;
-    for (let c = 0; c < ROW_COLUMNS.length; c++) columns[c][r] = arrowValue(c, row[c]);
+    for (let c = 0; c < ROW_COLUMNS.length; c++) {
+      const v = arrowValue(c, row[c]);
+      const values = numeric[c];
+      if (values instanceof BigInt64Array) values[r] = BigInt(v);
+      else if (values) values[r] = Number(v);
+      else text[c]![r] = String(v);
+    }
   }
   const vectors: Record<string, Vector> = {};
-  ROW_COLUMNS.forEach((name, c) => (vectors[name] = vectorFromArray(columns[c], arrowType(ARROW_COLUMN_TYPES[name]))));
+  ROW_COLUMNS.forEach((name, c) => {
+    const type = arrowType(types[c]);
+    const values = numeric[c];
+    vectors[name] = values ? makeVector(makeData({ type, length: n, data: values } as Parameters<typeof makeData>[0])) : vectorFromArray(text[c]!, type);
+  });
   return new Table(vectors);
 }
 
