@@ -5,6 +5,10 @@ import { defineConfig } from 'vite';
 export default defineConfig({
   root: 'web',
   base: './',
+  // ES-module Workers (sources.ts opens them with type: 'module') can split chunks: the stream
+  // Worker then loads apache-arrow only for an Arrow stream, as the page does, instead of
+  // carrying it inlined (an iife Worker cannot split).
+  worker: { format: 'es' },
   build: {
     outDir: '../dist/web',
     emptyOutDir: true,
@@ -15,6 +19,8 @@ export default defineConfig({
         report: resolve(import.meta.dirname, 'web/report.html'),
         // The bare reference page for `npm run bench:page`.
         bare: resolve(import.meta.dirname, 'web/bench/bare.html'),
+        // The Arrow decoders side by side for `npm run bench:arrow`.
+        arrow: resolve(import.meta.dirname, 'web/bench/arrow.html'),
       },
     },
   },

@@ -8,6 +8,7 @@
 import { PushlabError } from './errors.js';
 import { describeJsonValue, parseJsonText, sourceAt, syntaxErrorText } from './json-text.js';
 import { ENGINES, SCHEMA_VERSION, type Report } from './report.js';
+import { ENCODINGS, type Encoding } from './wire.js';
 
 /**
  * Older versions this build reads, each with its step to the next version: a report of one of
@@ -41,6 +42,8 @@ const isObject = (v: unknown): v is Record<string, unknown> => v !== null && typ
 const isObjectOrNull: Check = (v) => v === null || isObject(v);
 const isEngine: Check = (v) => typeof v === 'string' && (ENGINES as readonly string[]).includes(v);
 const ENGINES_TEXT = `one of ${ENGINES.map((e) => `'${e}'`).join(', ')}`;
+const isEncoding = (v: unknown): v is Encoding => ENCODINGS.includes(v as Encoding);
+const ENCODINGS_TEXT = `one of ${ENCODINGS.map((e) => `'${e}'`).join(', ')}`;
 const orNull =
   (check: Check): Check =>
   (v) =>
@@ -123,6 +126,13 @@ export function parseReport(data: unknown, source: string, text?: string): Repor
     c.need(round, at, 'startedAt', isString, 'a string');
     c.need(round, at, 'finishedAt', orNull(isString), 'a string or null');
     c.need(round, at, 'parseCeilings', isArray, 'an array');
+    // The views relate points to these by batch size and encoding (absent: json).
+    ((Array.isArray(round.parseCeilings) ? round.parseCeilings : []) as unknown[]).forEach((x, k) => {
+      const cat = [...at, 'parseCeilings', String(k)];
+      const ceiling = c.object(x, cat);
+      for (const key of ['batch', 'eventsPerSec']) c.need(ceiling, cat, key, isNumber, 'a number');
+      if (ceiling.encoding !== undefined) c.need(ceiling, cat, 'encoding', isEncoding, ENCODINGS_TEXT);
+    });
   });
   (data.points as unknown[]).forEach((p, i) => {
     const at = ['points', String(i)];
@@ -141,6 +151,7 @@ export function parseReport(data: unknown, source: string, text?: string): Repor
       c.need(point, [...at, 'point'], key, isNumber, 'a number');
     }
     if (point.engine !== undefined) c.need(point, [...at, 'point'], 'engine', isEngine, ENGINES_TEXT);
+    if (point.encoding !== undefined) c.need(point, [...at, 'point'], 'encoding', (v) => isEncoding(v) && v !== 'json', `one of ${ENCODINGS.filter((e) => e !== 'json').join(', ')} (absent for json)`);
     c.need(result, at, 'repeats', isArray, 'an array');
     (result.repeats as unknown[]).forEach((r, j) => {
       const rat = [...at, 'repeats', String(j)];

@@ -184,10 +184,11 @@ export interface PushlabApi {
   /** Counters since start; `resetLatency` starts a fresh latency window after this one. */
   snapshot(options?: { resetLatency?: boolean }): Promise<PageSnapshot | null>;
   /**
-   * The in-page JSON.parse ceiling: fetches real messages of this batch size from the server,
-   * then parses them in a loop on the main thread for `durationMs`, with no network.
+   * The in-page decoding ceiling of `encoding` (default json: the JSON.parse ceiling): fetches
+   * real messages of this batch size from the server, then decodes them in a loop on the main
+   * thread for `durationMs`, with no network, counting rows and reading `sentAt`.
    */
-  parseCeiling(batch: number, durationMs: number): Promise<ParseCeiling>;
+  parseCeiling(batch: number, durationMs: number, encoding?: Encoding): Promise<ParseCeiling>;
   /**
    * The lab page only, under `npm run lab`: the driver calls this about once a second with CPU
    * it read from CDP and procfs (a page cannot read its own CPU).
@@ -236,9 +237,14 @@ export interface RecordedPoint {
   line: string;
 }
 
-/** What one core can parse in this browser, on the server's own bytes: the ceiling for EPS. */
+/**
+ * What one core can decode in this browser, on the server's own bytes: the ceiling for EPS.
+ * A round holds one per batch size and encoding its points use.
+ */
 export interface ParseCeiling {
   batch: number;
+  /** The encoding decoded; absent: json (JSON.parse), as in every report before encodings had ceilings. */
+  encoding?: Encoding;
   eventsPerSec: number;
   /** Distinct messages parsed round-robin, and their mean size. */
   messages: number;
@@ -429,10 +435,22 @@ export interface RepeatFigures {
   batchesPerSec: number;
   megabytesPerSec: number;
   deliveredRatio: number;
-  /** The in-page JSON.parse ceiling measured in this repeat's round, at this batch size. */
+  /**
+   * The in-page decoding ceiling of this point's encoding (JSON.parse for json) measured in this
+   * repeat's round, at this batch size.
+   */
   ceilingEventsPerSec: number | null;
   /** eventsPerSec ÷ ceilingEventsPerSec. */
   ceilingRatio: number | null;
+  /**
+   * The best JSON.parse ceiling of this repeat's round, over its batch sizes: the bar every
+   * encoding is read against. Absent in reports written before per-encoding ceilings.
+   */
+  jsonCeilingEventsPerSec?: number | null;
+  /** eventsPerSec ÷ jsonCeilingEventsPerSec. Absent in reports written before per-encoding ceilings. */
+  jsonCeilingRatio?: number | null;
+  /** The page's bytes over its events in the window (null without events); absent in reports written before it was kept. */
+  bytesPerEvent?: number | null;
   efficiency: Efficiency;
   page: PageFigures;
   latency: LatencySummary;
@@ -554,6 +572,10 @@ export interface PointSummary {
   eventsPerSec: Stat;
   deliveredRatio: Stat;
   ceilingRatio: Stat | null;
+  /** Over the repeats' jsonCeilingRatio; absent in reports written before per-encoding ceilings. */
+  jsonCeilingRatio?: Stat | null;
+  /** Over the repeats' bytesPerEvent; absent in reports written before it was kept. */
+  bytesPerEvent?: Stat | null;
   latencyP50Ms: Stat | null;
   latencyP99Ms: Stat | null;
   cpu: {

@@ -10,15 +10,17 @@ import { LIMITS, MAX_SWEEP_POINTS } from './limits.js';
 import { DEFAULT_MARGINS, parseMargins } from './margins.js';
 import type { Engine, Margins } from './report.js';
 import {
-  BINARY_TRANSPORTS,
+  carries,
   CLASSIC_TRANSPORTS,
   compressionOf,
   DEFAULT_POLL_MS,
   offeredEventsPerSec,
   streamsOf,
   TRANSPORT_INFO,
+  type BinaryEncoding,
   type Compression,
   type DisplayMode,
+  type Encoding,
   type ParseMode,
   type RenderMode,
   type StreamCompression,
@@ -74,8 +76,8 @@ export interface Point {
   pollMs?: number;
   /** Origins the connections are spread over, when more than 1 (main-origin transports only). */
   origins?: number;
-  /** `msgpack` for MessagePack batches (BINARY_TRANSPORTS only); absent for JSON. */
-  encoding?: 'msgpack';
+  /** `msgpack` or `arrow` for binary batches (transports that carry it, TransportInfo.encodings); absent for JSON. */
+  encoding?: BinaryEncoding;
   /** `network` when the CDP Network domain was on during the point; absent when off. */
   devtools?: 'network';
   /** Tabs streaming the point at once in one browser, when more than 1: EPS and offered are their totals. */
@@ -258,10 +260,13 @@ export function pointId(
   p: Pick<Point, 'scenario' | 'transport' | 'batch' | 'concurrency' | 'intervalMs' | 'render' | 'parse' | 'workers' | 'pollMs' | 'origins' | 'encoding' | 'devtools' | 'tabs' | 'display' | 'compression'>,
 ): string {
   const extra =
-    `${p.pollMs !== undefined ? `-p${p.pollMs}` : ''}${p.origins !== undefined ? `-o${p.origins}` : ''}${p.encoding ? '-mp' : ''}${p.devtools ? '-dt' : ''}` +
+    `${p.pollMs !== undefined ? `-p${p.pollMs}` : ''}${p.origins !== undefined ? `-o${p.origins}` : ''}${p.encoding ? `-${ENCODING_TAGS[p.encoding]}` : ''}${p.devtools ? '-dt' : ''}` +
     `${p.tabs !== undefined ? `-t${p.tabs}` : ''}${p.display === 'headful' ? '-hf' : ''}${p.compression ? `-${p.compression}` : ''}`;
   return `${p.scenario}/${p.transport}-b${p.batch}-c${p.concurrency}-i${p.intervalMs}-${p.render}${p.parse === 'worker' ? `-w${p.workers}` : ''}${extra}`;
 }
+
+/** A binary encoding's part of a point id: `-mp` (msgpack, as ids have always said), `-ar` (arrow). */
+const ENCODING_TAGS: Record<BinaryEncoding, string> = { msgpack: 'mp', arrow: 'ar' };
 
 /** Whether a transport connects to the main origin, which the `origins` factor replicates. */
 function onMainOrigin(t: Transport): boolean {
@@ -277,6 +282,15 @@ const many = <T>(v: OneOrMany<T>): T[] => (Array.isArray(v) ? v : [v]);
 function compressionsFor(t: Transport, listed: OneOrMany<Compression>): Compression[] {
   const fits = many(listed).filter((c) => c === 'off' || c === compressionOf(t));
   return fits.length ? fits : ['off'];
+}
+
+/**
+ * The listed encodings a transport carries (TransportInfo.encodings); a list naming none it
+ * carries (`msgpack` for `sse`) leaves it JSON.
+ */
+function encodingsFor(t: Transport, listed: OneOrMany<Encoding>): Encoding[] {
+  const fits = many(listed).filter((e) => carries(t, e));
+  return fits.length ? fits : ['json'];
 }
 
 /** Expands one scenario to its points: the cross product of every array-valued field. */
@@ -296,7 +310,7 @@ export function expandScenario(s: ScenarioInput, defaults: ScenarioFields = {}):
   const transports = many(f.transport).flatMap((transport) =>
     (transport === 'poll' ? many(f.pollMs) : [undefined]).flatMap((pollMs) =>
       (onMainOrigin(transport) ? many(f.origins) : [1]).flatMap((origins) =>
-        (BINARY_TRANSPORTS.includes(transport) ? many(f.encoding) : (['json'] as const)).flatMap((encoding) =>
+        encodingsFor(transport, f.encoding).flatMap((encoding) =>
           many(f.devtools).flatMap((devtools) =>
             many(f.tabs).flatMap((tabs) =>
               (f.display === undefined ? [undefined] : many(f.display)).flatMap((display) =>
@@ -304,7 +318,7 @@ export function expandScenario(s: ScenarioInput, defaults: ScenarioFields = {}):
                   transport,
                   ...(pollMs !== undefined ? { pollMs } : {}),
                   ...(origins > 1 ? { origins } : {}),
-                  ...(encoding === 'msgpack' ? { encoding: 'msgpack' as const } : {}),
+                  ...(encoding !== 'json' ? { encoding } : {}),
                   ...(devtools === 'network' ? { devtools } : {}),
                   ...(tabs > 1 ? { tabs } : {}),
                   ...(display !== undefined ? { display } : {}),
@@ -351,7 +365,7 @@ export function pointCount(s: ScenarioInput, defaults: ScenarioFields = {}): num
   const n = (v: OneOrMany<unknown> | undefined) => (v === undefined ? 1 : many(v).length);
   const transports = many(f.transport).reduce(
     (a, t) =>
-      a + (t === 'poll' ? n(f.pollMs) : 1) * (onMainOrigin(t) ? n(f.origins) : 1) * (BINARY_TRANSPORTS.includes(t) ? n(f.encoding) : 1) * compressionsFor(t, f.compression).length,
+      a + (t === 'poll' ? n(f.pollMs) : 1) * (onMainOrigin(t) ? n(f.origins) : 1) * encodingsFor(t, f.encoding).length * compressionsFor(t, f.compression).length,
     0,
   );
   return transports * n(f.devtools) * n(f.tabs) * n(f.display) * parses * n(f.render) * n(f.intervalMs) * n(f.concurrency) * n(f.batch);

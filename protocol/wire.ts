@@ -47,8 +47,11 @@ export interface TransportInfo {
    * short requests, and Connect's gRPC-web client in a browser cannot ask for a compressed stream).
    */
   compression?: StreamCompression;
-  /** True when it carries `encoding: msgpack` (binary WebSocket frames, a byte stream); see BINARY_TRANSPORTS. */
-  msgpack?: true;
+  /**
+   * The encodings beyond `json` it carries (binary WebSocket frames, a byte stream, a protobuf
+   * `bytes` field); absent: JSON text only. carries() and transportsCarrying() read this.
+   */
+  encodings?: readonly BinaryEncoding[];
   /**
    * The viewer's colours: its hue first, then further shades of it for further lines of the same
    * transport (another concurrency, say), so colour alone still says which transport a line is.
@@ -66,7 +69,7 @@ const TRANSPORT_DEFINITIONS = {
     http: 'h1',
     about: 'WebSocket over an HTTP/1.1 upgrade, one TCP connection per socket',
     compression: 'deflate',
-    msgpack: true,
+    encodings: ['msgpack', 'arrow'],
     shades: ['#1f5fbf', '#5b9be6', '#0e3470', '#9cc3f2'],
   },
   'ws-h2': {
@@ -76,7 +79,7 @@ const TRANSPORT_DEFINITIONS = {
     http: 'h2',
     about: 'WebSocket over HTTP/2 (RFC 8441 extended CONNECT), streams of one TCP connection',
     compression: 'deflate',
-    msgpack: true,
+    encodings: ['msgpack', 'arrow'],
     shades: ['#6a3fb5', '#a385d9', '#3b1f6e', '#cdbdec'],
   },
   sse: {
@@ -105,7 +108,7 @@ const TRANSPORT_DEFINITIONS = {
     http: 'h2',
     about: 'NDJSON read with fetch() and response.body.getReader(), over HTTP/2',
     compression: 'gzip',
-    msgpack: true,
+    encodings: ['msgpack', 'arrow'],
     shades: ['#0f8a8a', '#52c2c2', '#074d4d', '#a3e0e0'],
   },
   'grpc-web': {
@@ -114,6 +117,7 @@ const TRANSPORT_DEFINITIONS = {
     path: '/pushlab.v1.PushService/Stream',
     http: 'h2',
     about: 'gRPC-web server streaming with Connect, the same rows as protobuf messages, over HTTP/2',
+    encodings: ['arrow'],
     shades: ['#a0306e', '#d77aa9', '#5c1a3e', '#eec1d8'],
   },
   poll: {
@@ -142,14 +146,29 @@ export const DEVTOOLS_MODES = ['off', 'network'] as const;
 export type DevtoolsMode = (typeof DEVTOOLS_MODES)[number];
 
 /**
- * How a batch is encoded: JSON text, or MessagePack (WS binary frames, a `fetch` byte stream),
- * decoded in the page with @msgpack/msgpack. `grpc-web` is protobuf and SSE text by nature.
+ * How a batch is encoded: JSON text; MessagePack (WS binary frames, a `fetch` byte stream),
+ * decoded in the page with @msgpack/msgpack; or Apache Arrow IPC record batches (protocol/arrow.ts),
+ * decoded in the page with apache-arrow. `grpc-web` is protobuf rows for `json` and carries
+ * Arrow in a `bytes` field; SSE is text by nature. Which transport carries which:
+ * TransportInfo.encodings.
  */
-export const ENCODINGS = ['json', 'msgpack'] as const;
+export const ENCODINGS = ['json', 'msgpack', 'arrow'] as const;
 export type Encoding = (typeof ENCODINGS)[number];
+/** The encodings that need a binary transport. */
+export type BinaryEncoding = Exclude<Encoding, 'json'>;
 
-/** The transports that carry `encoding: msgpack` (TransportInfo.msgpack). */
-export const BINARY_TRANSPORTS: readonly Transport[] = TRANSPORTS.filter((t) => TRANSPORT_INFO[t].msgpack);
+/** Whether `t` carries `encoding` (every transport carries json). */
+export function carries(t: Transport, encoding: Encoding): boolean {
+  return encoding === 'json' || (TRANSPORT_INFO[t].encodings ?? []).includes(encoding);
+}
+
+/** The transports that carry `encoding` (TransportInfo.encodings). */
+export function transportsCarrying(encoding: Encoding): readonly Transport[] {
+  return TRANSPORTS.filter((t) => carries(t, encoding));
+}
+
+/** The transports that carry `encoding: msgpack`. */
+export const BINARY_TRANSPORTS: readonly Transport[] = transportsCarrying('msgpack');
 
 /**
  * Compression of a stream: `off`, `deflate` (permessage-deflate, RFC 7692, on WebSocket
@@ -289,8 +308,8 @@ export interface StreamParams {
    * most 64): the lab page tags its connections with its run, to count what was shed for it alone.
    */
   client?: string;
-  /** `msgpack` for MessagePack batches (BINARY_TRANSPORTS only); absent for JSON. */
-  encoding?: 'msgpack';
+  /** `msgpack` or `arrow` for binary batches (where TransportInfo.encodings has it); absent for JSON. */
+  encoding?: BinaryEncoding;
   /**
    * `deflate` or `gzip`: compress the stream (the route refuses the kind its transport does not
    * carry, see TRANSPORT_INFO); absent (or `off` in the query) for none.
@@ -389,7 +408,7 @@ export function parseStreamParams(
       const allowed = ENCODINGS.join(' or ');
       return { ok: false, error: paramError('encoding', text, allowed, (v) => `encoding must be ${allowed}; got '${v}'`) };
     }
-    if (text === 'msgpack') out.encoding = 'msgpack';
+    if (text !== 'json') out.encoding = text as BinaryEncoding;
   }
   if (query.compression !== undefined) {
     const text = String(query.compression);

@@ -58,6 +58,9 @@ function summaryOf(measured: readonly MeasuredRepeat[]): PointSummary {
     eventsPerSec: over((r) => r.eventsPerSec),
     deliveredRatio: over((r) => r.deliveredRatio),
     ceilingRatio: overPresent((r) => r.ceilingRatio),
+    // Only where repeats carry it (reports before per-encoding ceilings do not): absent stays absent.
+    ...(measured.some((r) => r.jsonCeilingRatio !== undefined) ? { jsonCeilingRatio: overPresent((r) => r.jsonCeilingRatio ?? null) } : {}),
+    ...(measured.some((r) => r.bytesPerEvent !== undefined) ? { bytesPerEvent: overPresent((r) => r.bytesPerEvent ?? null) } : {}),
     latencyP50Ms: overPresent((r) => r.latency.p50Ms),
     latencyP99Ms: overPresent((r) => r.latency.p99Ms),
     cpu: {

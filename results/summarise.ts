@@ -36,8 +36,10 @@ export interface SummaryMeta {
   settleSec: number;
   /** The window opened with a backlog (the settle wait ran out of time). */
   startedBehind: boolean;
-  /** The current round's in-page JSON.parse ceiling at this point's batch size, events/s. */
+  /** The current round's in-page decoding ceiling of this point's encoding at its batch size, events/s. */
   ceilingEventsPerSec: number | null;
+  /** The current round's best JSON.parse ceiling over its batch sizes, events/s; absent: not known. */
+  jsonCeilingEventsPerSec?: number | null;
   /** The browser the repeat ran in; recorded for points whose scenario names a `display`. */
   browser?: BrowserFigures;
 }
@@ -122,6 +124,7 @@ export function summarise(point: Point, a: Sample, b: Sample, meta: SummaryMeta)
   if (meta.procfs === false) cpu.unavailable = ['tabThreads', 'host'];
   // Per CPU-second of the main threads: of all the tabs' main threads together.
   const mainThreads = multi ? round(sum(tabs.map((t) => t.mainThread))) : cpu.tabMainThread;
+  const pageEvents = sum(tabs.map((t) => t.events));
   const figures: RepeatFigures = {
     windowSec: round(windowSec, 3),
     settleSec: meta.settleSec,
@@ -131,6 +134,10 @@ export function summarise(point: Point, a: Sample, b: Sample, meta: SummaryMeta)
     deliveredRatio: round(eventsPerSec / point.offeredEventsPerSec, 4),
     ceilingEventsPerSec: meta.ceilingEventsPerSec,
     ceilingRatio: meta.ceilingEventsPerSec ? round(eventsPerSec / meta.ceilingEventsPerSec, 4) : null,
+    bytesPerEvent: pageEvents ? round(sum(tabs.map((t) => t.bytes)) / pageEvents, 1) : null,
+    ...(meta.jsonCeilingEventsPerSec !== undefined
+      ? { jsonCeilingEventsPerSec: meta.jsonCeilingEventsPerSec, jsonCeilingRatio: meta.jsonCeilingEventsPerSec ? round(eventsPerSec / meta.jsonCeilingEventsPerSec, 4) : null }
+      : {}),
     efficiency: efficiencyOf(eventsPerSec, { ...cpu, tabMainThread: mainThreads }),
     page: {
       events: sum(tabs.map((t) => t.events)),

@@ -1,5 +1,5 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { BINARY_TRANSPORTS, compressionMismatch, paramError, parseStreamParams, type ParamError, type StreamParams, type Transport } from '../protocol/wire.js';
+import { carries, compressionMismatch, ENCODINGS, paramError, parseStreamParams, transportsCarrying, type BinaryEncoding, type ParamError, type StreamParams, type Transport } from '../protocol/wire.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -20,17 +20,22 @@ export async function validateStreamQuery(request: FastifyRequest, reply: Fastif
   request.stream = parsed.value;
 }
 
-/** The refusal of `encoding=msgpack` on a route that speaks only JSON text, naming where it works. */
-export function textOnlyEncoding(value: string): ParamError {
-  const allowed = `json here; msgpack on ${BINARY_TRANSPORTS.join(', ')}`;
+/** The refusal of an encoding a route does not carry (`msgpack` on `/sse`), naming where it works. */
+export function encodingNotCarried(transport: Transport, value: BinaryEncoding): ParamError {
+  const others = ENCODINGS.filter((e) => e !== 'json').map((e) => `${e} on ${transportsCarrying(e).join(', ')}`);
+  const own = ENCODINGS.filter((e) => carries(transport, e));
+  const allowed = `${own.join(' or ')} here; ${others.join('; ')}`;
   return paramError('encoding', value, allowed, () => `encoding must be ${allowed}`);
 }
 
-/** preValidation for routes that only speak JSON text (`/sse`). */
-export async function validateTextStreamQuery(request: FastifyRequest, reply: FastifyReply): Promise<void> {
-  await validateStreamQuery(request, reply);
-  if (reply.sent || request.stream?.encoding === undefined) return;
-  await reply.code(400).send({ error: 'bad-parameter', ...textOnlyEncoding(request.stream.encoding) });
+/** preValidation for a route whose transport does not carry every encoding: the others get a 400 naming where they work. */
+export function withEncodingsOf(transport: Transport): PreValidation {
+  return async (request, reply) => {
+    await validateStreamQuery(request, reply);
+    const encoding = request.stream?.encoding;
+    if (reply.sent || encoding === undefined || carries(transport, encoding)) return;
+    await reply.code(400).send({ error: 'bad-parameter', ...encodingNotCarried(transport, encoding) });
+  };
 }
 
 type PreValidation = (request: FastifyRequest, reply: FastifyReply) => Promise<void>;

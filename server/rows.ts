@@ -89,6 +89,11 @@ export class RowPool {
     this.base = (Math.floor(epochMs / 1000) % this.epochs) * this.size;
   }
 
+  /** The current epoch (useEpochAt), from 0. */
+  get epoch(): number {
+    return this.base / this.size;
+  }
+
   /** The chain row batch `seq` at size `batch` starts at, in the current epoch; its rows are [first, first + batch). */
   firstRow(seq: number, batch: number): number {
     return this.base + ((seq * batch) % this.size);

@@ -86,11 +86,14 @@ function fullPoint(): PointResult {
   r.browsers = ['local'];
   r.notes = ['a note'];
   r.unsteady = [{ kind: 'outlier', rounds: [0], message: 'an outlier' }];
-  Object.assign(r.summary!, { tabEventsPerSecMin: stat(1), tabEventsPerSecMax: stat(2), wireMegabytesPerSec: stat(3), compressionRatio: stat(0.5), wire: { http: { h1: 1, h2: 0 }, tcpConnections: 1, stalled: 0 } });
+  Object.assign(r.summary!, { tabEventsPerSecMin: stat(1), tabEventsPerSecMax: stat(2), wireMegabytesPerSec: stat(3), compressionRatio: stat(0.5), jsonCeilingRatio: stat(0.4), bytesPerEvent: stat(50), wire: { http: { h1: 1, h2: 0 }, tcpConnections: 1, stalled: 0 } });
   for (const rep of r.repeats as MeasuredRepeat[]) {
     Object.assign(rep, {
       browserId: 'local',
       notes: ['a repeat note'],
+      jsonCeilingEventsPerSec: 3_000_000,
+      jsonCeilingRatio: 0.4,
+      bytesPerEvent: 50,
       wire: { http: { h1: 0, h2: 2 }, tcpConnections: 1, stalled: 1 },
       perTabEventsPerSec: { min: 1, median: 2, max: 3 },
       compression: { kind: 'deflate', streams: 2, compressedStreams: 2, wireBytes: 10, wireMegabytesPerSec: 1, inputBytes: 20, outputBytes: 10, ratio: 0.5 },

@@ -44,8 +44,8 @@ class FakeSource extends EventEmitter<RepeatEvents> implements RepeatSource {
   }
 }
 
-const ceilings = async (batches: readonly number[]): Promise<ParseCeiling[]> =>
-  [...new Set(batches)].map((batch) => ({ batch, eventsPerSec: 1_000_000 + batch, messages: 200, bytesPerMessage: 100, durationMs: 1000 }));
+const ceilings = async (needs: readonly { batch: number }[]): Promise<ParseCeiling[]> =>
+  needs.map(({ batch }) => ({ batch, eventsPerSec: 1_000_000 + batch, messages: 200, bytesPerMessage: 100, durationMs: 1000 }));
 
 function freshReport(points: Point[], options: Partial<Report['options']> = {}): Report {
   return reportOf(points.map(emptyResult), { finishedAt: null, options: { repeats: 3, seed: 42, auto: false, maxRepeats: 10, timeBudgetSec: null, findMax: false, retries: 0, file: 'scenarios.json', ...options } });

@@ -3,7 +3,8 @@ import { describe, expect, it } from 'vitest';
 import { makeRow, TRANSPORTS, type Row } from '../protocol/wire.js';
 import { validatePageConfig } from '../web/src/config.js';
 import { Counters } from '../web/src/counters.js';
-import { fitCell, formatCell, formatLine, formatRow, RowRing } from '../web/src/table.js';
+import { fitCell, formatCell, formatLine, formatRow } from '../web/src/row-format.js';
+import { RowRing } from '../web/src/table.js';
 import { Throttle, type Clock } from '../web/src/throttle.js';
 
 describe('Counters', () => {

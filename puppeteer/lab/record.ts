@@ -10,6 +10,7 @@ import type { PageConfig, PointResult, RecordedPoint, Report } from '../../proto
 import { SCHEMA_VERSION } from '../../protocol/report.js';
 import { expandScenario, type Point } from '../../protocol/scenario.js';
 import { measureCeilings } from '../measure/ceiling.js';
+import { bestJsonCeiling, ceilingNeeds, ceilingOf } from '../../results/ceilings.js';
 import { pairedComparisons, summarisePoint } from '../../results/point-summary.js';
 import { knobComparisons } from '../../results/knobs.js';
 import { RepeatMeasurer, type BrowserSlot } from '../measure/repeat.js';
@@ -109,10 +110,14 @@ export class LabRecorder {
           order: [point.id],
           startedAt: new Date().toISOString(),
           finishedAt: null as string | null,
-          parseCeilings: await measureCeilings(this.o.browser.browser(), this.o.server.url, [point.batch]),
+          parseCeilings: await measureCeilings(this.o.browser.browser(), this.o.server.url, ceilingNeeds([point])),
         };
         this.report.rounds.push(round);
-        const repeat = await this.measurer.measure(point, { round: round.index, ceilingEventsPerSec: round.parseCeilings[0]?.eventsPerSec ?? null });
+        const repeat = await this.measurer.measure(point, {
+          round: round.index,
+          ceilingEventsPerSec: ceilingOf(round.parseCeilings, point.batch, point.encoding),
+          jsonCeilingEventsPerSec: bestJsonCeiling(round.parseCeilings),
+        });
         if (!repeat) throw new Error('the measurement was interrupted');
         round.finishedAt = new Date().toISOString();
         result.repeats.push(repeat);

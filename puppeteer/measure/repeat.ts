@@ -92,8 +92,10 @@ export interface RepeatOptions {
 
 export interface RepeatContext {
   round: number;
-  /** The current round's in-page JSON.parse ceiling at this point's batch size, events/s. */
+  /** The current round's in-page decoding ceiling of this point's encoding at its batch size, events/s. */
   ceilingEventsPerSec: number | null;
+  /** The current round's best JSON.parse ceiling over its batch sizes, events/s. */
+  jsonCeilingEventsPerSec?: number | null;
   /** Aborting it (Ctrl-C) stops the repeat at once; it is then not recorded. */
   signal?: AbortSignal;
 }
@@ -286,6 +288,7 @@ export class RepeatMeasurer extends EventEmitter<RepeatEvents> {
       settleSec: Math.round(settled.waitedMs) / 1000,
       startedBehind: !settled.settled,
       ceilingEventsPerSec: ctx.ceilingEventsPerSec,
+      ...(ctx.jsonCeilingEventsPerSec !== undefined ? { jsonCeilingEventsPerSec: ctx.jsonCeilingEventsPerSec } : {}),
       ...(point.display !== undefined && slot.about ? { browser: slot.about() } : {}),
     });
     if (!settled.settled) repeat.notes.push(unsettledNote(settled));

@@ -4,6 +4,7 @@
  * The costs below were timed on the 2-core development VM; they are estimates, not promises.
  */
 import type { Point } from '../../protocol/scenario.js';
+import { ceilingNeeds } from '../../results/ceilings.js';
 import { CEILING_MS } from '../measure/ceiling.js';
 import { MIN_WARMUP_MS } from '../measure/repeat.js';
 
@@ -34,8 +35,8 @@ export function repeatSec(p: Point): number {
 }
 
 /** The per-round JSON.parse ceiling at these batch sizes, s. */
-export function ceilingSec(batches: readonly number[]): number {
-  const distinct = new Set(batches).size;
+export function ceilingSec(points: readonly Pick<Point, 'batch' | 'encoding'>[]): number {
+  const distinct = ceilingNeeds(points).length;
   return distinct ? PAGE_SEC + distinct * (CEILING_MS / 1000 + 0.15) : 0;
 }
 
@@ -44,7 +45,7 @@ export function roundsSec(points: readonly Point[], from: number, to: number): n
   let s = 0;
   for (let r = from; r < to; r++) {
     const inRound = points.filter((p) => p.repeats > r);
-    s += inRound.reduce((a, p) => a + repeatSec(p), 0) + ceilingSec(inRound.map((p) => p.batch));
+    s += inRound.reduce((a, p) => a + repeatSec(p), 0) + ceilingSec(inRound);
   }
   return s;
 }

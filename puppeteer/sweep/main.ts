@@ -266,9 +266,9 @@ async function main(): Promise<number> {
           notes: note ? [note] : [],
           retries: report.options.retries,
         }),
-        ceilings: async (batches, signal) => {
+        ceilings: async (needs, signal) => {
           try {
-            return await measureCeilings(slot, srv.url, batches, signal);
+            return await measureCeilings(slot, srv.url, needs, signal);
           } finally {
             if (!slot.browser().connected && !signal?.aborted) {
               // A remote browser that is gone stays gone: its lane ends, its points move on.

@@ -16,6 +16,7 @@ import { EventEmitter } from 'node:events';
 import type { MeasuredRepeat, ParseCeiling, PointResult, Repeat, Report, Round, SaturationResult } from '../../protocol/report.js';
 import { searchPoint, type Point, type SearchSpec } from '../../protocol/scenario.js';
 import { describe } from '../../results/stats.js';
+import { bestJsonCeiling, ceilingNeeds, ceilingOf, missingCeilings, type CeilingNeed } from '../../results/ceilings.js';
 import { ceilingSec, repeatSec, roundsSec, searchRepeats, searchSec } from './estimate.js';
 import { pointSustains, reasonText, SUSTAINS_DELIVERED_RATIO } from '../../results/sustains.js';
 import { findMax, type Confirmation, type ProbeResult } from './find-max.js';
@@ -57,8 +58,8 @@ export interface Lane {
   /** Its id in `report.hosts`, recorded on its repeats; absent for a sweep's single browser in tests. */
   id?: string;
   repeats: RepeatSource;
-  /** The in-page JSON.parse ceiling at these batch sizes, in this browser (ceiling.ts). */
-  ceilings(batches: readonly number[], signal?: AbortSignal): Promise<ParseCeiling[]>;
+  /** The in-page decoding ceilings of these encodings at these batch sizes, in this browser (ceiling.ts). */
+  ceilings(needs: readonly CeilingNeed[], signal?: AbortSignal): Promise<ParseCeiling[]>;
   /** False once its browser is lost for good: its repeats go to the others. */
   alive(): boolean;
 }
@@ -68,8 +69,8 @@ export interface RunnerOptions {
   lanes?: Lane[];
   /** Measures one repeat (repeat.ts's RepeatMeasurer, or a fake in tests): the one-browser form. */
   repeats?: RepeatSource;
-  /** The in-page JSON.parse ceiling at these batch sizes (ceiling.ts): the one-browser form. */
-  ceilings?(batches: readonly number[], signal?: AbortSignal): Promise<ParseCeiling[]>;
+  /** The in-page decoding ceilings (ceiling.ts): the one-browser form. */
+  ceilings?(needs: readonly CeilingNeed[], signal?: AbortSignal): Promise<ParseCeiling[]>;
   /** Writes the report (atomically); called after every change worth keeping, never twice at once. */
   save(report: Report): Promise<void>;
 }
@@ -167,7 +168,7 @@ export class Runner extends EventEmitter<RunnerEvents> {
     let s = 0;
     for (const round of report.rounds.filter((r) => r.finishedAt === null)) {
       const missing = round.order.filter((id) => !this.measuredIn(report, id, round.index)).map((id) => byId.get(id)!);
-      s += missing.reduce((a, p) => a + repeatSec(p), 0) + (round.parseCeilings.length ? 0 : ceilingSec(missing.map((p) => p.batch)));
+      s += missing.reduce((a, p) => a + repeatSec(p), 0) + (round.parseCeilings.length ? 0 : ceilingSec(missing));
     }
     s += roundsSec(points, report.rounds.length, report.options.repeats);
     // Sharded rounds run on every browser at once (ceilings too, each its own).
@@ -183,7 +184,7 @@ export class Runner extends EventEmitter<RunnerEvents> {
   }
 
   private roundEstimateSec(points: readonly Point[]): number {
-    return (points.reduce((a, p) => a + repeatSec(p), 0) + ceilingSec(points.map((p) => p.batch))) / Math.max(1, this.lanes.filter((l) => l.alive()).length);
+    return (points.reduce((a, p) => a + repeatSec(p), 0) + ceilingSec(points)) / Math.max(1, this.lanes.filter((l) => l.alive()).length);
   }
 
   /** `--time-budget`: no round starts that would end past it (this session's time). */
@@ -237,7 +238,7 @@ export class Runner extends EventEmitter<RunnerEvents> {
     this.emit('round-start', round, report.options.repeats);
     if (!this.sharded && !round.parseCeilings.length && todo.length) {
       try {
-        round.parseCeilings = await this.lanes[0].ceilings(todo.map((id) => results.get(id)!.point.batch), signal);
+        round.parseCeilings = await this.lanes[0].ceilings(ceilingNeeds(todo.map((id) => results.get(id)!.point)), signal);
       } catch (err) {
         if (signal?.aborted) return 'interrupted';
         // Without a ceiling the round's repeats carry no ceilingRatio; the EPS still counts.
@@ -247,34 +248,40 @@ export class Runner extends EventEmitter<RunnerEvents> {
     }
     const taken = new Set<string>();
     let interrupted = false;
-    /** Batch sizes whose ceiling a browser tried this round (sharded): each is measured at most once. */
-    const tried = new Map<Lane, Set<number>>();
+    /** Ceilings (`encoding/batch`) a browser tried this round (sharded): each is measured at most once. */
+    const tried = new Map<Lane, Set<string>>();
+    type Ceilings = Pick<RepeatContext, 'ceilingEventsPerSec' | 'jsonCeilingEventsPerSec'>;
+    const read = (list: readonly ParseCeiling[], point: Point): Ceilings => ({
+      ceilingEventsPerSec: ceilingOf(list, point.batch, point.encoding),
+      jsonCeilingEventsPerSec: bestJsonCeiling(list),
+    });
+    const needKey = (n: CeilingNeed) => `${n.encoding}/${n.batch}`;
 
-    const ceilingFor = async (lane: Lane, batch: number): Promise<number | null> => {
-      if (!this.sharded) return round.parseCeilings.find((c) => c.batch === batch)?.eventsPerSec ?? null;
+    const ceilingFor = async (lane: Lane, point: Point): Promise<Ceilings> => {
+      if (!this.sharded) return read(round.parseCeilings, point);
       const id = lane.id ?? '';
       round.hostCeilings ??= [];
       let entry = round.hostCeilings.find((h) => h.browser === id);
-      const known = () => entry?.parseCeilings.find((c) => c.batch === batch)?.eventsPerSec ?? null;
-      const seen = tried.get(lane) ?? new Set<number>();
+      const seen = tried.get(lane) ?? new Set<string>();
       tried.set(lane, seen);
-      if (known() !== null || seen.has(batch)) return known();
-      // This browser's own ceiling, at every batch size it is to run this round (a resumed
-      // round keeps what was recorded).
-      const mine = todo.filter((t) => !taken.has(t) && this.homeOf(report, t, round.index) === lane).map((t) => results.get(t)!.point.batch);
-      const batches = [...new Set([batch, ...mine])].filter((b) => !seen.has(b) && !entry?.parseCeilings.some((c) => c.batch === b));
-      for (const b of batches) seen.add(b);
+      const unmet = (points: Point[]) => missingCeilings(ceilingNeeds(points), entry?.parseCeilings ?? []).filter((n) => !seen.has(needKey(n)));
+      if (!unmet([point]).length) return read(entry?.parseCeilings ?? [], point);
+      // This browser's own ceilings, for every point it is to run this round (a resumed round
+      // keeps what was recorded): JSON at each batch size, and each other encoding's.
+      const mine = todo.filter((t) => !taken.has(t) && this.homeOf(report, t, round.index) === lane).map((t) => results.get(t)!.point);
+      const needs = unmet([point, ...mine]);
+      for (const n of needs) seen.add(needKey(n));
       try {
-        const measured = await lane.ceilings(batches, signal);
+        const measured = await lane.ceilings(needs, signal);
         if (!entry) round.hostCeilings.push((entry = { browser: id, parseCeilings: [] }));
         entry.parseCeilings.push(...measured);
         entry.parseCeilings.sort((x, y) => x.batch - y.batch);
       } catch (err) {
-        if (signal?.aborted) return null;
+        if (signal?.aborted) return { ceilingEventsPerSec: null };
         this.emit('ceiling-failed', round, err instanceof Error ? err : new Error(String(err)));
       }
       await this.save(report);
-      return known();
+      return read(entry?.parseCeilings ?? [], point);
     };
 
     const worker = async (lane: Lane): Promise<void> => {
@@ -285,7 +292,7 @@ export class Runner extends EventEmitter<RunnerEvents> {
         taken.add(id);
         const result = results.get(id)!;
         const point = result.point;
-        const ceiling = await ceilingFor(lane, point.batch);
+        const ceilings = await ceilingFor(lane, point);
         if (signal?.aborted) {
           interrupted = true;
           return;
@@ -297,7 +304,7 @@ export class Runner extends EventEmitter<RunnerEvents> {
         }
         this.emit('repeat-start', point, round.index, round.order.indexOf(point.id), round.order.length);
         const t0 = performance.now();
-        const repeat = await lane.repeats.measure(point, { round: round.index, ceilingEventsPerSec: ceiling, signal });
+        const repeat = await lane.repeats.measure(point, { round: round.index, ...ceilings, signal });
         if (!repeat) {
           interrupted = true;
           return;

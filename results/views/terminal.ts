@@ -59,6 +59,9 @@ export const CI_GIVEN_UP: readonly string[] = ['latencyP99Ms', 'cpuTabMainThread
 export const MORE_COLUMNS: readonly string[] = [
   'repeats',
   'offeredEventsPerSec',
+  'jsonCeilingRatio',
+  'ceilingRatio',
+  'bytesPerEvent',
   'tabs',
   'display',
   'compression',

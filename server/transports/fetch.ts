@@ -9,7 +9,7 @@ import fp from 'fastify-plugin';
 import type { ServerResponse } from 'node:http';
 import http2, { type Http2ServerResponse } from 'node:http2';
 import type { Writable } from 'node:stream';
-import { MESSAGE_TAIL, messageHead } from '../../protocol/wire.js';
+import { MESSAGE_TAIL, messageHead, type BinaryEncoding, type Encoding } from '../../protocol/wire.js';
 import type { Hub, Sink } from '../hub.js';
 import { watchHttp2Session, type Heartbeat } from '../liveness.js';
 import { validateStreamQuery, withCompressionOf } from '../params.js';
@@ -17,10 +17,13 @@ import { GZIP_HEADER, MessageCompressor } from '../compress.js';
 import type { RowPool } from '../rows.js';
 import { socketId } from '../sockets.js';
 import { msgpackHead, msgpackRows } from '../msgpack.js';
+import { ArrowStream } from '../arrow.js';
 import { writeMessage } from '../write-message.js';
 
 const TAIL = Buffer.from(`${MESSAGE_TAIL}\n`, 'latin1');
 const NO_TAIL = Buffer.alloc(0);
+/** Arrow's is pushlab's own framing of IPC messages (protocol/arrow.ts), not a bare IPC stream. */
+const CONTENT_TYPES: Record<Encoding, string> = { json: 'application/x-ndjson', msgpack: 'application/vnd.msgpack', arrow: 'application/vnd.pushlab.arrow-frames' };
 
 /** Where a response's bytes go: the HTTP/2 stream, or the HTTP/1.1 response. */
 export interface ResponseOut {
@@ -64,7 +67,7 @@ class NdjsonSink implements Sink {
 
   constructor(
     private readonly o: ResponseOut,
-    private readonly msgpack: boolean,
+    private readonly encoding: BinaryEncoding | undefined,
     /** Set for `compression=gzip`: every batch is written compressed (compress.ts). */
     readonly compressor: MessageCompressor | null,
   ) {
@@ -74,6 +77,8 @@ class NdjsonSink implements Sink {
     this.isGone = o.isGone;
   }
 
+  private readonly arrow = new ArrowStream();
+
   bufferedBytes(): number {
     return this.o.out.writableLength;
   }
@@ -82,7 +87,9 @@ class NdjsonSink implements Sink {
     // A destroyed stream keeps its writableLength: without this it would be shed for good.
     if (this.o.out.destroyed) throw new Error('NDJSON response destroyed');
     // MessagePack is self-delimiting: the batches follow one another with nothing between.
-    if (this.msgpack) return writeMessage(this.o.out, msgpackHead(seq, Number(sentAt), batch), msgpackRows(pool, seq, batch), NO_TAIL, undefined, this.compressor);
+    if (this.encoding === 'msgpack') return writeMessage(this.o.out, msgpackHead(seq, Number(sentAt), batch), msgpackRows(pool, seq, batch), NO_TAIL, undefined, this.compressor);
+    // Arrow: each head says how many IPC bytes follow it, so the page cuts the stream into messages.
+    if (this.encoding === 'arrow') return this.arrow.write(seq, sentAt, pool, batch, (head, body) => writeMessage(this.o.out, head, body, NO_TAIL, undefined, this.compressor));
     return writeMessage(this.o.out, messageHead(seq, sentAt), pool.rows(seq, batch), TAIL, undefined, this.compressor);
   }
 }
@@ -94,16 +101,16 @@ export default fp<{ hub: Hub; heartbeat: Heartbeat }>(
       const res = reply.raw as ServerResponse | Http2ServerResponse;
       const o = responseOut(res);
       // no-transform: a proxy that buffers to compress would hold the stream back.
-      const msgpack = request.stream.encoding === 'msgpack';
+      const encoding = request.stream.encoding;
       const gzip = request.stream.compression === 'gzip';
       res.writeHead(200, {
-        'content-type': msgpack ? 'application/vnd.msgpack' : 'application/x-ndjson',
+        'content-type': CONTENT_TYPES[encoding ?? 'json'],
         'cache-control': 'no-store, no-transform',
         ...(gzip ? { 'content-encoding': 'gzip' } : {}),
       });
       if (gzip) o.out.write(GZIP_HEADER);
       if (o.isGone()) return;
-      const stream = hub.open(new NdjsonSink(o, msgpack, gzip ? new MessageCompressor('gzip') : null), request.stream);
+      const stream = hub.open(new NdjsonSink(o, encoding, gzip ? new MessageCompressor('gzip') : null), request.stream);
       o.out.once('close', stream.close);
       o.out.once('error', stream.close);
       if (o.h2session) watchHttp2Session(o.h2session, heartbeat);

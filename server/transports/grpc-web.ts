@@ -18,7 +18,9 @@ import fp from 'fastify-plugin';
 import type { IncomingMessage } from 'node:http';
 import type { Http2ServerRequest } from 'node:http2';
 import { EncodedBatchSchema, PushService, RowSchema, type StreamRequest, type StreamRequestSchema } from '../../protocol/gen/pushlab/v1/push_pb.js';
-import { parseStreamParams, type Row } from '../../protocol/wire.js';
+import { carries, parseStreamParams, type BinaryEncoding, type Row } from '../../protocol/wire.js';
+import { ArrowStream } from '../arrow.js';
+import { encodingNotCarried } from '../params.js';
 import type { Hub, Sink } from '../hub.js';
 import type { RowPool } from '../rows.js';
 import { socketId } from '../sockets.js';
@@ -59,6 +61,8 @@ class GrpcSink implements Sink {
     readonly http: string,
     readonly socket: number,
     private readonly signal: AbortSignal,
+    /** `arrow`: each message's `arrow` field carries the stream's next IPC message(s) instead of rows. */
+    private readonly arrow: ArrowStream | null,
   ) {
     signal.addEventListener('abort', () => this.close(), { once: true });
   }
@@ -68,6 +72,7 @@ class GrpcSink implements Sink {
   }
 
   write(seq: number, sentAt: string, pool: RowPool, batch: number): number {
+    if (this.arrow) return this.arrow.write(seq, sentAt, pool, batch, (_head, body) => this.enqueue({ seq, sentAt: Number(sentAt), arrow: body }, body.length + MESSAGE_OVERHEAD));
     let cache = encodedRows.get(pool);
     if (!cache) encodedRows.set(pool, (cache = []));
     const first = pool.firstRow(seq, batch);
@@ -78,7 +83,11 @@ class GrpcSink implements Sink {
       rows[i] = row;
       bytes += row.length + ROW_OVERHEAD;
     }
-    this.queue.push({ message: { seq, sentAt: Number(sentAt), rows }, bytes });
+    return this.enqueue({ seq, sentAt: Number(sentAt), rows }, bytes);
+  }
+
+  private enqueue(message: MessageInitShape<typeof EncodedBatchSchema>, bytes: number): number {
+    this.queue.push({ message, bytes });
     this.queuedBytes += bytes;
     this.wake?.();
     return bytes;
@@ -118,9 +127,16 @@ function connectionOf(raw: IncomingMessage | Http2ServerRequest): { http: string
 }
 
 function streamParams(req: StreamRequest) {
-  // proto3 has no "absent" number: 0 means not given, and the interval then takes its default.
-  const parsed = parseStreamParams({ batch: String(req.batch), interval: req.intervalMs === 0 ? undefined : String(req.intervalMs), client: req.client || undefined });
+  // proto3 has no "absent" number or string: 0 and "" mean not given, and take the defaults.
+  const parsed = parseStreamParams({
+    batch: String(req.batch),
+    interval: req.intervalMs === 0 ? undefined : String(req.intervalMs),
+    client: req.client || undefined,
+    encoding: req.encoding || undefined,
+  });
   if (!parsed.ok) throw new ConnectError(parsed.error.message, Code.InvalidArgument);
+  const encoding: BinaryEncoding | undefined = parsed.value.encoding;
+  if (encoding && !carries('grpc-web', encoding)) throw new ConnectError(encodingNotCarried('grpc-web', encoding).message, Code.InvalidArgument);
   return parsed.value;
 }
 
@@ -131,7 +147,7 @@ export default fp<{ hub: Hub }>(
         async *stream(req: StreamRequest, ctx: HandlerContext) {
           const params = streamParams(req);
           const { http, socket } = ctx.values.get(CONNECTION);
-          const sink = new GrpcSink(http, socket, ctx.signal);
+          const sink = new GrpcSink(http, socket, ctx.signal, params.encoding === 'arrow' ? new ArrowStream() : null);
           const handle = hub.open(sink, params);
           try {
             for (let m = await sink.next(); m; m = await sink.next()) yield m;

@@ -14,7 +14,7 @@ import type { Http2ServerResponse } from 'node:http2';
 import { compressionMismatch, MESSAGE_TAIL, messageHead, paramError, parseStreamParams, POLL_ID_HEADER, type ParamError } from '../../protocol/wire.js';
 import type { Hub, Sink } from '../hub.js';
 import type { RowPool } from '../rows.js';
-import { textOnlyEncoding } from '../params.js';
+import { encodingNotCarried } from '../params.js';
 import { socketId } from '../sockets.js';
 
 const TAIL = Buffer.from(`${MESSAGE_TAIL}\n`, 'latin1');
@@ -89,7 +89,7 @@ export default fp<{ hub: Hub }>(
       if (query.id === undefined) {
         const parsed = parseStreamParams(query);
         if (!parsed.ok) return badParameter(reply, parsed.error);
-        if (parsed.value.encoding) return badParameter(reply, textOnlyEncoding(parsed.value.encoding));
+        if (parsed.value.encoding) return badParameter(reply, encodingNotCarried('poll', parsed.value.encoding));
         const mismatch = compressionMismatch('poll', parsed.value.compression);
         if (mismatch) return badParameter(reply, mismatch);
         const id = nextId++;

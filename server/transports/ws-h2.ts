@@ -6,13 +6,14 @@
  * `ws` (ws-frame.ts), and of what the client sends only Close and Ping are acted on.
  */
 import type { IncomingHttpHeaders, ServerHttp2Stream } from 'node:http2';
-import { compressionMismatch, MESSAGE_TAIL, messageHead, parseStreamParams } from '../../protocol/wire.js';
+import { compressionMismatch, MESSAGE_TAIL, messageHead, parseStreamParams, type BinaryEncoding } from '../../protocol/wire.js';
 import type { Sink } from '../hub.js';
 import { watchHttp2Session } from '../liveness.js';
 import type { RowPool } from '../rows.js';
 import { socketId } from '../sockets.js';
 import { sendBinaryFrame, sendTextFrame } from '../ws-frame.js';
 import { msgpackHead, msgpackRows } from '../msgpack.js';
+import { ArrowStream } from '../arrow.js';
 import { MessageCompressor } from '../compress.js';
 import type { ConnectTransport, TransportDeps } from './deps.js';
 
@@ -32,11 +33,13 @@ class WsH2Sink implements Sink {
 
   constructor(
     private readonly stream: ServerHttp2Stream,
-    private readonly msgpack: boolean,
+    private readonly encoding: BinaryEncoding | undefined,
     readonly compressor: MessageCompressor | null,
   ) {
     this.socket = socketId(stream.session?.socket);
   }
+
+  private readonly arrow = new ArrowStream();
 
   bufferedBytes(): number {
     return this.stream.writableLength;
@@ -53,7 +56,8 @@ class WsH2Sink implements Sink {
 
   write(seq: number, sentAt: string, pool: RowPool, batch: number): number {
     if (this.isGone()) throw new Error('WebSocket-over-HTTP/2 stream closed');
-    if (this.msgpack) return sendBinaryFrame(this.stream, msgpackHead(seq, Number(sentAt), batch), msgpackRows(pool, seq, batch), this.compressor);
+    if (this.encoding === 'msgpack') return sendBinaryFrame(this.stream, msgpackHead(seq, Number(sentAt), batch), msgpackRows(pool, seq, batch), this.compressor);
+    if (this.encoding === 'arrow') return this.arrow.write(seq, sentAt, pool, batch, (head, body) => sendBinaryFrame(this.stream, head, body, this.compressor));
     return sendTextFrame(this.stream, messageHead(seq, sentAt), pool.rows(seq, batch), TAIL, this.compressor);
   }
 }
@@ -128,7 +132,7 @@ function handleWsConnect(stream: ServerHttp2Stream, headers: IncomingHttpHeaders
     .some((e) => e.split(';')[0].trim() === 'permessage-deflate');
   const deflate = parsed.value.compression === 'deflate' && offered;
   stream.respond({ ':status': 200, ...(deflate ? { 'sec-websocket-extensions': PERMESSAGE_DEFLATE_RESPONSE } : {}) });
-  const handle = hub.open(new WsH2Sink(stream, parsed.value.encoding === 'msgpack', deflate ? new MessageCompressor('deflate') : null), parsed.value);
+  const handle = hub.open(new WsH2Sink(stream, parsed.value.encoding, deflate ? new MessageCompressor('deflate') : null), parsed.value);
   const end = (code: number) => {
     handle.close();
     if (!stream.destroyed && stream.writable) {

@@ -6,7 +6,7 @@ import { createRequire } from 'node:module';
 import type { Duplex } from 'node:stream';
 import type { WebSocket } from 'ws';
 import { PushlabError } from '../../protocol/errors.js';
-import { MESSAGE_TAIL, messageHead } from '../../protocol/wire.js';
+import { MESSAGE_TAIL, messageHead, type BinaryEncoding } from '../../protocol/wire.js';
 import type { Hub, Sink } from '../hub.js';
 import type { RowPool } from '../rows.js';
 import { watchWebSocket, type Heartbeat } from '../liveness.js';
@@ -14,6 +14,7 @@ import { validateStreamQuery, withCompressionOf } from '../params.js';
 import { socketId } from '../sockets.js';
 import { sendBinaryFrame, sendTextFrame } from '../ws-frame.js';
 import { msgpackHead, msgpackRows } from '../msgpack.js';
+import { ArrowStream } from '../arrow.js';
 import { MessageCompressor } from '../compress.js';
 
 const TAIL = Buffer.from(MESSAGE_TAIL, 'latin1');
@@ -50,7 +51,7 @@ class WsSink implements Sink {
 
   constructor(
     private readonly ws: WebSocket,
-    private readonly msgpack: boolean,
+    private readonly encoding: BinaryEncoding | undefined,
   ) {
     const raw = (ws as unknown as { _socket?: Duplex })._socket;
     if (!raw) throw missingSocket();
@@ -58,6 +59,8 @@ class WsSink implements Sink {
     this.socket = socketId(raw);
     this.compressor = ws.extensions.split(',').includes('permessage-deflate') ? new MessageCompressor('deflate') : null;
   }
+
+  private readonly arrow = new ArrowStream();
 
   bufferedBytes(): number {
     return this.ws.bufferedAmount;
@@ -75,7 +78,8 @@ class WsSink implements Sink {
     // Never interleave with a closing handshake: ws owns the socket once it is not OPEN.
     if (this.ws.readyState !== this.ws.OPEN) return 0;
     if (this.raw.destroyed) throw new Error('WebSocket socket destroyed');
-    if (this.msgpack) return sendBinaryFrame(this.raw, msgpackHead(seq, Number(sentAt), batch), msgpackRows(pool, seq, batch), this.compressor);
+    if (this.encoding === 'msgpack') return sendBinaryFrame(this.raw, msgpackHead(seq, Number(sentAt), batch), msgpackRows(pool, seq, batch), this.compressor);
+    if (this.encoding === 'arrow') return this.arrow.write(seq, sentAt, pool, batch, (head, body) => sendBinaryFrame(this.raw, head, body, this.compressor));
     return sendTextFrame(this.raw, messageHead(seq, sentAt), pool.rows(seq, batch), TAIL, this.compressor);
   }
 }
@@ -114,7 +118,7 @@ export default fp<{ hub: Hub; heartbeat: Heartbeat }>(
         });
       },
       wsHandler: (socket, request) => {
-        const stream = hub.open(new WsSink(socket, request.stream.encoding === 'msgpack'), request.stream);
+        const stream = hub.open(new WsSink(socket, request.stream.encoding), request.stream);
         socket.on('close', stream.close);
         watchWebSocket(socket, heartbeat);
         socket.on('error', stream.close);

@@ -7,6 +7,7 @@
 import { Histogram } from '../../protocol/histogram.js';
 import type { PageConfig, PageSnapshot, PushlabApi } from '../../protocol/report.js';
 import { DEFAULT_POLL_MS, type BatchMessage } from '../../protocol/wire.js';
+import type { ArrowBatch } from '../src/arrow-batch.js';
 import { openConnection, type Connection } from '../src/transports/index.js';
 
 let sockets: Connection[] = [];
@@ -48,9 +49,20 @@ const api: PushlabApi = {
     newestSentAt = Number.NaN;
     // The same transport code as the lab page: what differs between the pages is only what
     // they do with a message.
-    const handlers = { onMessage: count, onBatch: countBatch, onBytes: (n: number) => (bytes += n), onReconnect: () => undefined };
+    const handlers = {
+      onMessage: count,
+      onBatch: countBatch,
+      onArrow: (b: ArrowBatch) => {
+        events += b.numRows;
+        newestSentAt = b.sentAt;
+        batches++;
+      },
+      onUndecodable: () => undefined,
+      onBytes: (n: number) => (bytes += n),
+      onReconnect: () => undefined,
+    };
     for (let i = 0; i < c.concurrency; i++) {
-      const params = { batch: c.batch, interval: c.intervalMs, ...(c.encoding === 'msgpack' ? { encoding: c.encoding } : {}) };
+      const params = { batch: c.batch, interval: c.intervalMs, ...(c.encoding && c.encoding !== 'json' ? { encoding: c.encoding } : {}) };
       sockets.push(openConnection(c.transport, params, handlers, { pollMs: c.pollMs ?? DEFAULT_POLL_MS, origins: c.origins ?? 1 }, i));
     }
     const opened = sockets.map((s) => s.opened);

@@ -1,21 +1,27 @@
 /**
- * The in-page JSON.parse ceiling: how many events per second this tab's main thread can
- * parse when nothing else happens, on the server's own bytes. EPS over the network divided
- * by it says how much of the parse budget the transport and page leave.
+ * The in-page decoding ceiling of an encoding: how many events per second this tab's main
+ * thread can decode when nothing else happens, on the server's own bytes, doing per batch what
+ * the count-only page does (decode, row count, `sentAt`), in every encoding alike. EPS over
+ * the network divided by it says how much of the decoding budget the transport and page leave;
+ * `json`'s is the JSON.parse ceiling every point has always been related to.
  */
+import { decode } from '@msgpack/msgpack';
 import type { ParseCeiling } from '../../protocol/report.js';
-import { streamPath } from '../../protocol/wire.js';
+import { streamPath, type Encoding } from '../../protocol/wire.js';
+import { decodeFramed, loadArrow } from './arrow-batch.js';
 import { wsUrl } from './transports/index.js';
 
 const SAMPLE_MESSAGES = 200;
 
-function fetchMessages(batch: number, count: number): Promise<string[]> {
+/** `count` messages of a `ws` stream: text for json, bytes otherwise. */
+function fetchMessages(batch: number, count: number, encoding: Encoding): Promise<(string | ArrayBuffer)[]> {
   return new Promise((resolve, reject) => {
-    const path = streamPath('ws', { batch, interval: 1 });
+    const path = streamPath('ws', { batch, interval: 1, ...(encoding !== 'json' ? { encoding } : {}) });
     const ws = new WebSocket(wsUrl(path));
-    const got: string[] = [];
+    ws.binaryType = 'arraybuffer';
+    const got: (string | ArrayBuffer)[] = [];
     const timer = setTimeout(() => (ws.close(), reject(new Error(`got ${got.length} of ${count} messages in 10 s`))), 10_000);
-    ws.onmessage = (e: MessageEvent<string>) => {
+    ws.onmessage = (e: MessageEvent<string | ArrayBuffer>) => {
       got.push(e.data);
       if (got.length === count) {
         clearTimeout(timer);
@@ -27,23 +33,68 @@ function fetchMessages(batch: number, count: number): Promise<string[]> {
   });
 }
 
-export async function parseCeiling(batch: number, durationMs: number): Promise<ParseCeiling> {
-  const messages = await fetchMessages(batch, SAMPLE_MESSAGES);
+/**
+ * One pass over the messages as the count-only page takes them: rows counted, `sentAt` read
+ * (summed into `sink` so no engine can drop the read). Returns the rows.
+ */
+type Pass = (messages: (string | ArrayBuffer)[], sink: { sentAt: number }) => number;
+
+async function passOf(encoding: Encoding): Promise<Pass> {
+  if (encoding === 'json') {
+    return (messages, sink) => {
+      let events = 0;
+      for (const m of messages) {
+        const msg = JSON.parse(m as string) as { sentAt: number; rows: unknown[] };
+        events += msg.rows.length;
+        sink.sentAt += msg.sentAt;
+      }
+      return events;
+    };
+  }
+  if (encoding === 'msgpack') {
+    return (messages, sink) => {
+      let events = 0;
+      for (const m of messages) {
+        const msg = decode(new Uint8Array(m as ArrayBuffer)) as { sentAt: number; rows: unknown[] };
+        events += msg.rows.length;
+        sink.sentAt += msg.sentAt;
+      }
+      return events;
+    };
+  }
+  const createStream = await loadArrow();
+  return (messages, sink) => {
+    // The messages are one stream from its start (the first holds the schema): a fresh reader per pass.
+    const decoder = createStream();
+    let events = 0;
+    for (const m of messages) {
+      const b = decodeFramed(decoder, new Uint8Array(m as ArrayBuffer));
+      events += b.numRows;
+      sink.sentAt += b.sentAt;
+    }
+    return events;
+  };
+}
+
+export async function parseCeiling(batch: number, durationMs: number, encoding: Encoding = 'json'): Promise<ParseCeiling> {
+  const messages = await fetchMessages(batch, SAMPLE_MESSAGES, encoding);
+  const pass = await passOf(encoding);
+  const sink = { sentAt: 0 };
+  // Warm the decoder up (JIT, string tables) outside the timed loop.
+  pass(messages, sink);
   let events = 0;
-  // Warm the parser up (JIT, string tables) outside the timed loop.
-  for (const m of messages) events += (JSON.parse(m) as { rows: unknown[] }).rows.length;
-  events = 0;
   const t0 = performance.now();
   let elapsed = 0;
   while (elapsed < durationMs) {
-    for (const m of messages) events += (JSON.parse(m) as { rows: unknown[] }).rows.length;
+    events += pass(messages, sink);
     elapsed = performance.now() - t0;
   }
   return {
     batch,
+    ...(encoding !== 'json' ? { encoding } : {}),
     eventsPerSec: Math.round((events * 1000) / elapsed),
     messages: messages.length,
-    bytesPerMessage: Math.round(messages.reduce((n, m) => n + m.length, 0) / messages.length),
+    bytesPerMessage: Math.round(messages.reduce((n, m) => n + (typeof m === 'string' ? m.length : m.byteLength), 0) / messages.length),
     durationMs: Math.round(elapsed),
   };
 }

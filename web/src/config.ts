@@ -1,7 +1,7 @@
 /** Validates `pushlab.start()` config and URL parameters: errors name the field, value and range. */
 import { inRange, LIMITS, parseDecimal, rangeText, type Range } from '../../protocol/limits.js';
 import type { PageConfig } from '../../protocol/report.js';
-import { BINARY_TRANSPORTS, COMPRESSIONS, compressionMismatch, DEFAULT_POLL_MS, ENCODINGS, PARSE_MODES, RENDER_MODES, TRANSPORTS, type Compression, type Encoding, type Transport } from '../../protocol/wire.js';
+import { carries, COMPRESSIONS, compressionMismatch, DEFAULT_POLL_MS, ENCODINGS, PARSE_MODES, RENDER_MODES, TRANSPORTS, transportsCarrying, type Compression, type Encoding, type Transport } from '../../protocol/wire.js';
 
 export const DEFAULT_RENDER_EVERY_MS = 200;
 export const DEFAULT_TABLE_ROWS = 1000;
@@ -26,10 +26,10 @@ function oneOf<T extends string>(field: string, v: unknown, allowed: readonly T[
   return v as T;
 }
 
-/** msgpack only where a transport can carry it (BINARY_TRANSPORTS). */
+/** A binary encoding only where the transport carries it (TransportInfo.encodings). */
 function binaryEncoding(transport: unknown, encoding: Encoding): Encoding {
-  if (encoding === 'msgpack' && !BINARY_TRANSPORTS.includes(transport as never)) {
-    throw new Error(`encoding msgpack needs transport ${BINARY_TRANSPORTS.join(', ')}; got ${JSON.stringify(transport)}`);
+  if (TRANSPORTS.includes(transport as Transport) && !carries(transport as Transport, encoding)) {
+    throw new Error(`encoding ${encoding} needs transport ${transportsCarrying(encoding).join(', ')}; got ${JSON.stringify(transport)}`);
   }
   return encoding;
 }

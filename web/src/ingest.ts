@@ -6,6 +6,7 @@
 import { Histogram } from '../../protocol/histogram.js';
 import { SPEED_COLUMN, type BatchMessage } from '../../protocol/wire.js';
 import { Counters } from './counters.js';
+import type { ArrowBatch } from './arrow-batch.js';
 import { RowRing } from './table.js';
 
 export interface IngestOptions {
@@ -14,6 +15,8 @@ export interface IngestOptions {
   keepRows: number;
   /** Fold the chart's aggregates (recent latency, max speed per second). */
   aggregate: boolean;
+  /** The stream is Arrow: the table keeps rows by reference to their batch (RowRing columnar). */
+  columnar?: boolean;
 }
 
 /** Max of the speed column per 1 s tumbling window, keyed by epoch second of receipt. */
@@ -39,7 +42,7 @@ export class Ingest {
 
   constructor(readonly options: IngestOptions) {
     this.counters = new Counters(options.connections);
-    this.ring = options.keepRows > 0 ? new RowRing(options.keepRows) : null;
+    this.ring = options.keepRows > 0 ? new RowRing(options.keepRows, options.columnar) : null;
     this.recent = options.aggregate ? new Histogram() : null;
   }
 
@@ -76,6 +79,27 @@ export class Ingest {
       let max = this.window.max;
       for (let i = 0; i < rows.length; i++) if (rows[i][SPEED_COLUMN] > max) max = rows[i][SPEED_COLUMN];
       this.window.max = max;
+    }
+  }
+
+  /**
+   * Handles one decoded Arrow batch (its bytes were counted as they arrived): the same as
+   * batch(), with the aggregate read from the speed column and the rows kept by reference.
+   */
+  arrow(conn: number, b: ArrowBatch): void {
+    const now = epochNow();
+    const latencyUs = (now - b.sentAt) * 1000;
+    this.counters.batch(conn, b.seq, b.numRows, 0, latencyUs);
+    if (b.sentAt > this.newestSentAtMs) this.newestSentAtMs = b.sentAt;
+    this.ring?.pushArrow(b);
+    if (this.recent) {
+      this.recent.record(latencyUs);
+      const second = Math.floor(now / 1000);
+      if (second !== this.window.second) {
+        if (this.window.second >= 0) this.closed.push(this.window);
+        this.window = { second, max: -Infinity };
+      }
+      this.window.max = b.maxSpeed(this.window.max);
     }
   }
 

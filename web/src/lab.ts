@@ -64,7 +64,7 @@ export class Lab {
         batch: c.batch,
         interval: c.intervalMs,
         client: this.client,
-        ...(c.encoding === 'msgpack' ? { encoding: c.encoding } : {}),
+        ...(c.encoding !== 'json' ? { encoding: c.encoding } : {}),
         ...(c.compression ? { compression: c.compression } : {}),
       },
       concurrency: c.concurrency,

@@ -51,7 +51,7 @@ export class MainThreadSource implements Source {
   readonly recent: Histogram | null;
 
   constructor(private readonly o: SourceOptions) {
-    this.ingest = new Ingest({ connections: o.concurrency, keepRows: o.keepRows, aggregate: o.aggregate });
+    this.ingest = new Ingest({ connections: o.concurrency, keepRows: o.keepRows, aggregate: o.aggregate, columnar: o.params.encoding === 'arrow' });
     this.ring = this.ingest.ring;
     this.recent = this.ingest.recent;
   }
@@ -70,6 +70,11 @@ export class MainThreadSource implements Source {
             ingest.batch(i, msg, 0);
             activity();
           },
+          onArrow: (b) => {
+            ingest.arrow(i, b);
+            activity();
+          },
+          onUndecodable: () => ingest.counters.errors++,
           onBytes: (n) => (ingest.counters.bytes += n),
           onReconnect: (seqRestarts) => ingest.counters.reconnected(i, seqRestarts),
         }, this.o.transportOptions, i),

@@ -4,14 +4,42 @@
  * (the render loop throttles that), so a million rows a second cost one `push` per batch.
  */
 import { ROW_COLUMNS, type Row } from '../../protocol/wire.js';
+import type { ArrowBatch } from './arrow-batch.js';
+import { formatLine, formatRow, HEADINGS } from './row-format.js';
 
 export class RowRing {
   private readonly slots: (Row | undefined)[];
+  /**
+   * Arrow rows not made into JSON rows yet: the batch and the row's index in it. A row is made
+   * when it is first read (newest()), so only the rows in view ever are; then it stays in `slots`.
+   */
+  private readonly lazyBatch: (ArrowBatch | undefined)[] | null;
+  private readonly lazyIndex: Uint32Array | null;
   /** Rows ever pushed; the newest row sits at (total - 1) % capacity. */
   total = 0;
 
-  constructor(readonly capacity: number) {
+  constructor(
+    readonly capacity: number,
+    columnar = false,
+  ) {
     this.slots = new Array<Row | undefined>(capacity);
+    this.lazyBatch = columnar ? new Array<ArrowBatch | undefined>(capacity) : null;
+    this.lazyIndex = columnar ? new Uint32Array(capacity) : null;
+  }
+
+  /** Keeps the Arrow batch's last `capacity` rows by reference (a ring made with `columnar`). */
+  pushArrow(batch: ArrowBatch): void {
+    const n = batch.numRows;
+    const from = n > this.capacity ? n - this.capacity : 0;
+    this.total += from;
+    const lazyBatch = this.lazyBatch!;
+    const lazyIndex = this.lazyIndex!;
+    for (let i = from; i < n; i++) {
+      const k = this.total++ % this.capacity;
+      this.slots[k] = undefined;
+      lazyBatch[k] = batch;
+      lazyIndex[k] = i;
+    }
   }
 
   /** Keeps references to the batch's last `capacity` rows; earlier ones are never touched. */
@@ -29,77 +57,23 @@ export class RowRing {
   /** The i-th newest row (0 = newest), or undefined past the end. */
   newest(i: number): Row | undefined {
     if (i < 0 || i >= this.size) return undefined;
-    return this.slots[(this.total - 1 - i) % this.capacity];
+    const k = (this.total - 1 - i) % this.capacity;
+    const lazy = this.lazyBatch?.[k];
+    if (lazy) {
+      this.slots[k] = lazy.row(this.lazyIndex![k]);
+      this.lazyBatch![k] = undefined;
+    }
+    return this.slots[k];
   }
 
   clear(): void {
     this.slots.fill(undefined);
+    this.lazyBatch?.fill(undefined);
     this.total = 0;
   }
 }
 
 const ROW_HEIGHT_PX = 22;
-
-/**
- * Formats one cell for display; the raw JSON values stay untouched in the ring. Plain string
- * work only: a redraw formats every visible cell, and Intl formatters and Date.parse cost
- * microseconds each on the main thread that also parses every message.
- */
-export function formatCell(column: number, value: Row[number]): string {
-  switch (ROW_COLUMNS[column]) {
-    case 'time':
-    case 'since': {
-      // ISO 8601 in UTC, as the server writes it: show HH:MM:SS.mmm.
-      const text = String(value);
-      return text.length >= 23 && text[10] === 'T' ? text.slice(11, 23) : text;
-    }
-    case 'lon':
-    case 'lat':
-      return Number(value).toFixed(5);
-    default:
-      return String(value);
-  }
-}
-
-/** The column titles, with the unit or time zone where the cell alone does not say. */
-const HEADINGS: Partial<Record<(typeof ROW_COLUMNS)[number], string>> = { time: 'time (UTC)', since: 'since (UTC)', speed: 'speed km/h' };
-
-/**
- * Each column's width in characters of the monospace font: the widest value the row pool
- * writes (see makeRow), or its heading. A longer value is cut and ends in '…'.
- */
-const WIDTHS: Record<(typeof ROW_COLUMNS)[number], number> = {
-  id: 6,
-  time: 12,
-  lane: 4,
-  lon: 9,
-  lat: 8,
-  gas: 4,
-  device: 6,
-  speed: 10,
-  temperature: 11,
-  since: 20,
-  note: 10,
-  extra: 13,
-};
-const GUTTER = '  ';
-
-/** Pads or cuts `text` to exactly `width` characters. */
-export function fitCell(text: string, width: number): string {
-  return text.length <= width ? text.padEnd(width) : `${text.slice(0, width - 1)}…`;
-}
-
-/** One table line: column c's text from `cell(c)`, fitted to its width, the gutter between. */
-export function formatLine(cell: (column: number) => string): string {
-  let line = '';
-  for (let c = 0; c < ROW_COLUMNS.length; c++) line += (c ? GUTTER : '') + fitCell(cell(c), WIDTHS[ROW_COLUMNS[c]]);
-  return line;
-}
-
-/** A row's line; the heading is drawn by the same function, so the columns line up. */
-export function formatRow(row: Row): string {
-  return formatLine((c) => formatCell(c, row[c]));
-}
 
 /**
  * The table draws each row as one line of monospace text in its own block, not as a <table>

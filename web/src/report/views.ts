@@ -8,6 +8,7 @@ import { cellDetail, cellText, COLUMNS, hasBrowserColumn, sortValue, type Column
 import { formatBytes, formatCount, formatDuration, formatEps, formatMs, formatTimestamp, hostWords, MISSING, type HostWords } from '../../../results/format.js';
 import { REFERENCE_FIGURES, type ReferenceFigure } from '../../../results/reference.js';
 import type { PairedComparison, PointResult, Report, Stat, Verdict } from '../../../protocol/report.js';
+import { ENCODINGS, type Encoding } from '../../../protocol/wire.js';
 import { adviceText, machineWordsOf } from '../../../results/advice-words.js';
 
 type Point = PointResult['point'];
@@ -78,22 +79,29 @@ export interface RunHeader {
 }
 
 /**
- * `batch 20: 1.11 M – 1.23 M EPS` over the rounds: the ceiling moves between rounds. With
- * `browser`, that browser's own (a sharded sweep's `hostCeilings`).
+ * `batch 20: 1.11 M – 1.23 M EPS` over the rounds: the ceiling moves between rounds; other
+ * encodings' ceilings after JSON's, named (`arrow batch 4,000: …`). With `browser`, that
+ * browser's own (a sharded sweep's `hostCeilings`).
  */
 function ceilingText(report: Report, browser?: string): string {
-  const byBatch = new Map<number, number[]>();
+  const byKey = new Map<string, { encoding: Encoding; batch: number; xs: number[] }>();
   for (const round of report.rounds) {
     const ceilings = browser === undefined ? round.parseCeilings : (round.hostCeilings?.find((c) => c.browser === browser)?.parseCeilings ?? []);
-    for (const c of ceilings) byBatch.set(c.batch, [...(byBatch.get(c.batch) ?? []), c.eventsPerSec]);
+    for (const c of ceilings) {
+      const encoding = c.encoding ?? 'json';
+      const key = `${encoding}/${c.batch}`;
+      const entry = byKey.get(key) ?? { encoding, batch: c.batch, xs: [] };
+      entry.xs.push(c.eventsPerSec);
+      byKey.set(key, entry);
+    }
   }
-  if (byBatch.size === 0) return MISSING;
-  return [...byBatch]
-    .sort((a, b) => a[0] - b[0])
-    .map(([batch, xs]) => {
+  if (byKey.size === 0) return MISSING;
+  return [...byKey.values()]
+    .sort((a, b) => ENCODINGS.indexOf(a.encoding) - ENCODINGS.indexOf(b.encoding) || a.batch - b.batch)
+    .map(({ encoding, batch, xs }) => {
       const lo = Math.min(...xs);
       const hi = Math.max(...xs);
-      return `batch ${formatCount(batch)}: ${lo === hi ? formatEps(lo) : `${formatEps(lo).replace(' EPS', '')} – ${formatEps(hi)}`}`;
+      return `${encoding === 'json' ? '' : `${encoding} `}batch ${formatCount(batch)}: ${lo === hi ? formatEps(lo) : `${formatEps(lo).replace(' EPS', '')} – ${formatEps(hi)}`}`;
     })
     .join(' · ');
 }

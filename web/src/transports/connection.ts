@@ -6,6 +6,7 @@
  * named in index.ts. Here: the shape, and what several of them share.
  */
 import type { BatchMessage, OriginKind, ServerOrigins, StreamParams } from '../../../protocol/wire.js';
+import type { ArrowBatch } from '../arrow-batch.js';
 import { WS_BACKOFF, wsBackoffMs } from '../backoff.js';
 
 export interface Connection {
@@ -19,6 +20,10 @@ export interface ConnectionHandlers {
   onMessage(data: string): void;
   /** A batch a binary transport (`grpc-web`) decoded itself; its bytes come through `onBytes`. */
   onBatch(msg: BatchMessage): void;
+  /** An Arrow batch (`encoding: arrow`), decoded; its bytes come through `onBytes`. */
+  onArrow(batch: ArrowBatch): void;
+  /** An Arrow message the page could not decode (counted in `errors`). */
+  onUndecodable(): void;
   /** Response bytes as they arrive, for transports whose messages are not text. */
   onBytes(n: number): void;
   /**

@@ -3,6 +3,7 @@ import { createClient } from '@connectrpc/connect';
 import { createGrpcWebTransport } from '@connectrpc/connect-web';
 import { PushService } from '../../../protocol/gen/pushlab/v1/push_pb.js';
 import type { Row, StreamParams } from '../../../protocol/wire.js';
+import { deliverArrow, loadArrow } from '../arrow-batch.js';
 import { reconnecting, type Attempt, type ConnectionHandlers, type OpenConnection } from './connection.js';
 
 /** A `fetch` that reports the response body's bytes as they arrive. */
@@ -29,12 +30,18 @@ function grpcAttempt(base: Promise<string>, params: StreamParams, h: ConnectionH
     const run = async () => {
       const transport = createGrpcWebTransport({ baseUrl: await base, useBinaryFormat: true, fetch: countingFetch(h.onBytes) });
       const client = createClient(PushService, transport);
-      const stream = client.stream({ batch: params.batch, intervalMs: params.interval, client: params.client ?? '' }, { signal: abort.signal });
+      // Arrow: the IPC bytes come in each message's `arrow` field, seq and sentAt in its own fields.
+      const arrow = params.encoding === 'arrow' ? (await loadArrow())() : null;
+      const stream = client.stream({ batch: params.batch, intervalMs: params.interval, client: params.client ?? '', encoding: params.encoding ?? '' }, { signal: abort.signal });
       let opened = false;
       for await (const b of stream) {
         if (!opened) {
           opened = true;
           up();
+        }
+        if (arrow) {
+          deliverArrow(() => arrow.decode(b.arrow, b.seq, b.sentAt), h.onArrow, h.onUndecodable);
+          continue;
         }
         const rows = new Array<Row>(b.rows.length);
         for (let i = 0; i < rows.length; i++) {

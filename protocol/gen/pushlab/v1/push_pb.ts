@@ -13,7 +13,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file pushlab/v1/push.proto.
  */
 export const file_pushlab_v1_push: GenFile = /*@__PURE__*/
-  fileDesc("ChVwdXNobGFiL3YxL3B1c2gucHJvdG8SCnB1c2hsYWIudjEitAEKA1JvdxIKCgJpZBgBIAEoBRIMCgR0aW1lGAIgASgJEgwKBGxhbmUYAyABKAUSCwoDbG9uGAQgASgBEgsKA2xhdBgFIAEoARILCgNnYXMYBiABKAUSDgoGZGV2aWNlGAcgASgJEg0KBXNwZWVkGAggASgFEhMKC3RlbXBlcmF0dXJlGAkgASgJEg0KBXNpbmNlGAogASgJEgwKBG5vdGUYCyABKAkSDQoFZXh0cmEYDCABKAkiRAoFQmF0Y2gSCwoDc2VxGAEgASgBEg8KB3NlbnRfYXQYAiABKAESHQoEcm93cxgDIAMoCzIPLnB1c2hsYWIudjEuUm93IjoKDEVuY29kZWRCYXRjaBILCgNzZXEYASABKAESDwoHc2VudF9hdBgCIAEoARIMCgRyb3dzGAMgAygMIkMKDVN0cmVhbVJlcXVlc3QSDQoFYmF0Y2gYASABKAUSEwoLaW50ZXJ2YWxfbXMYAiABKAESDgoGY2xpZW50GAMgASgJMkcKC1B1c2hTZXJ2aWNlEjgKBlN0cmVhbRIZLnB1c2hsYWIudjEuU3RyZWFtUmVxdWVzdBoRLnB1c2hsYWIudjEuQmF0Y2gwAWIGcHJvdG8z");
+  fileDesc("ChVwdXNobGFiL3YxL3B1c2gucHJvdG8SCnB1c2hsYWIudjEitAEKA1JvdxIKCgJpZBgBIAEoBRIMCgR0aW1lGAIgASgJEgwKBGxhbmUYAyABKAUSCwoDbG9uGAQgASgBEgsKA2xhdBgFIAEoARILCgNnYXMYBiABKAUSDgoGZGV2aWNlGAcgASgJEg0KBXNwZWVkGAggASgFEhMKC3RlbXBlcmF0dXJlGAkgASgJEg0KBXNpbmNlGAogASgJEgwKBG5vdGUYCyABKAkSDQoFZXh0cmEYDCABKAkiUwoFQmF0Y2gSCwoDc2VxGAEgASgBEg8KB3NlbnRfYXQYAiABKAESHQoEcm93cxgDIAMoCzIPLnB1c2hsYWIudjEuUm93Eg0KBWFycm93GAQgASgMIkkKDEVuY29kZWRCYXRjaBILCgNzZXEYASABKAESDwoHc2VudF9hdBgCIAEoARIMCgRyb3dzGAMgAygMEg0KBWFycm93GAQgASgMIlUKDVN0cmVhbVJlcXVlc3QSDQoFYmF0Y2gYASABKAUSEwoLaW50ZXJ2YWxfbXMYAiABKAESDgoGY2xpZW50GAMgASgJEhAKCGVuY29kaW5nGAQgASgJMkcKC1B1c2hTZXJ2aWNlEjgKBlN0cmVhbRIZLnB1c2hsYWIudjEuU3RyZWFtUmVxdWVzdBoRLnB1c2hsYWIudjEuQmF0Y2gwAWIGcHJvdG8z");
 
 /**
  * One row: the reference's 12 columns, in order.
@@ -114,6 +114,14 @@ export type Batch = Message<"pushlab.v1.Batch"> & {
    * @generated from field: repeated pushlab.v1.Row rows = 3;
    */
   rows: Row[];
+
+  /**
+   * `encoding: arrow` only (rows then empty): the stream's next Arrow IPC message(s), a record
+   * batch, after the schema and dictionaries in the stream's first (protocol/arrow.ts).
+   *
+   * @generated from field: bytes arrow = 4;
+   */
+  arrow: Uint8Array;
 };
 
 /**
@@ -146,6 +154,11 @@ export type EncodedBatch = Message<"pushlab.v1.EncodedBatch"> & {
    * @generated from field: repeated bytes rows = 3;
    */
   rows: Uint8Array[];
+
+  /**
+   * @generated from field: bytes arrow = 4;
+   */
+  arrow: Uint8Array;
 };
 
 /**
@@ -175,6 +188,14 @@ export type StreamRequest = Message<"pushlab.v1.StreamRequest"> & {
    * @generated from field: string client = 3;
    */
   client: string;
+
+  /**
+   * The stream query's `encoding`: "" or "json" for protobuf rows, "arrow" for Arrow IPC in
+   * Batch.arrow; "msgpack" is refused (InvalidArgument), as gRPC-web has protobuf for that.
+   *
+   * @generated from field: string encoding = 4;
+   */
+  encoding: string;
 };
 
 /**

@@ -1,0 +1,105 @@
+/**
+ * `encoding: arrow`, as every side sees it without an Arrow library: which Arrow type each
+ * column of the row has, how a decoded row turns back into the JSON row, and pushlab's frame
+ * around each IPC message. The server (server/arrow.ts) encodes with apache-arrow; the page
+ * (web/src/arrow-decode.ts) decodes with it. No Node or DOM imports.
+ *
+ * A stream is an Arrow IPC stream cut into pushlab messages: the first message carries the
+ * schema and the dictionaries before its record batch, every later one a record batch alone.
+ * Each message starts with a 16-byte head (ARROW_HEAD_BYTES): `seq` and `sentAt` travel there,
+ * outside the batch, so they cost 16 bytes per message and nothing per row, and the record
+ * batches can be encoded once at start-up although every send has its own `seq` and `sentAt`.
+ */
+import { ROW_COLUMNS, type Row } from './wire.js';
+
+/**
+ * The Arrow type of each column: numbers as numbers (the narrowest integer that holds the row
+ * pool's values; `temperature`, JSON text with 2 decimals, as a float32, which holds 2 decimals
+ * under 2^16 exactly enough to print them back), `time` as a timestamp in ms, and the columns
+ * whose value repeats (`since`, `note`, `extra`: one value in the whole pool) dictionary-encoded
+ * with int8 indices. `device` differs on every row of the pool, so a dictionary would only add.
+ */
+export const ARROW_COLUMN_TYPES = {
+  id: 'int32',
+  time: 'timestamp-ms',
+  lane: 'int8',
+  lon: 'float64',
+  lat: 'float64',
+  gas: 'int16',
+  device: 'utf8',
+  speed: 'int16',
+  temperature: 'float32',
+  since: 'dictionary-utf8',
+  note: 'dictionary-utf8',
+  extra: 'dictionary-utf8',
+} as const satisfies Record<(typeof ROW_COLUMNS)[number], string>;
+export type ArrowColumnType = (typeof ARROW_COLUMN_TYPES)[keyof typeof ARROW_COLUMN_TYPES];
+
+/** Decimals `temperature` has in the JSON row (makeRow's toFixed(2)). */
+const TEMPERATURE_DECIMALS = 2;
+
+/**
+ * A JSON row's value as the Arrow column holds it (the server encodes with this): ISO time to
+ * epoch ms, `temperature`'s text to its number.
+ */
+export function arrowValue(column: number, value: Row[number]): string | number {
+  switch (ROW_COLUMNS[column]) {
+    case 'time':
+      return Date.parse(String(value));
+    case 'temperature':
+      return Number(value);
+    default:
+      return value;
+  }
+}
+
+/**
+ * The JSON row from its decoded values (`value(c)`: column c's value as the Arrow library gives
+ * it), so the table shows exactly what the JSON page shows. Only for the rows in view, never per event.
+ */
+export function rowFromArrow(value: (column: number) => unknown): Row {
+  const v = value;
+  return [
+    Number(v(0)),
+    new Date(Number(v(1))).toISOString(),
+    Number(v(2)),
+    Number(v(3)),
+    Number(v(4)),
+    Number(v(5)),
+    String(v(6)),
+    Number(v(7)),
+    Number(v(8)).toFixed(TEMPERATURE_DECIMALS),
+    String(v(9)),
+    String(v(10)),
+    String(v(11)),
+  ];
+}
+
+/**
+ * The head before each message's IPC bytes, little-endian like Arrow: u32 the IPC bytes that
+ * follow (so a byte stream, `fetch`, can be cut into messages), u32 `seq`, f64 `sentAt` (epoch ms).
+ */
+export const ARROW_HEAD_BYTES = 16;
+
+/** Writes a head into `view` at `at`. */
+export function writeArrowHead(view: DataView, at: number, ipcBytes: number, seq: number, sentAtMs: number): void {
+  view.setUint32(at, ipcBytes, true);
+  view.setUint32(at + 4, seq, true);
+  view.setFloat64(at + 8, sentAtMs, true);
+}
+
+/** The head's fields, read where they are (no object per message). */
+export const arrowIpcBytes = (view: DataView, at: number): number => view.getUint32(at, true);
+export const arrowSeq = (view: DataView, at: number): number => view.getUint32(at + 4, true);
+export const arrowSentAt = (view: DataView, at: number): number => view.getFloat64(at + 8, true);
+
+/**
+ * Where batch `seq` of `batch` rows starts in an epoch of `poolSize` rows. A record batch cannot
+ * be cut at any row the way the JSON pool is, so an Arrow stream sends whole batches from the
+ * `floor(poolSize / batch)` that tile each epoch, in turn: every one is encoded once, at most
+ * the pool's rows per epoch (see server/arrow.ts for the memory). Where `batch` divides the
+ * pool (every batch size of the scenarios), these are exactly the JSON stream's rows.
+ */
+export function arrowBatchStart(seq: number, batch: number, poolSize: number): number {
+  return (seq % Math.floor(poolSize / batch)) * batch;
+}
