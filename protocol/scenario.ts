@@ -14,6 +14,7 @@ import {
   CLASSIC_TRANSPORTS,
   compressionOf,
   DEFAULT_POLL_MS,
+  ENCODING_TAGS,
   offeredEventsPerSec,
   streamsOf,
   TRANSPORT_INFO,
@@ -265,8 +266,6 @@ export function pointId(
   return `${p.scenario}/${p.transport}-b${p.batch}-c${p.concurrency}-i${p.intervalMs}-${p.render}${p.parse === 'worker' ? `-w${p.workers}` : ''}${extra}`;
 }
 
-/** A binary encoding's part of a point id: `-mp` (msgpack, as ids have always said), `-ar` (arrow). */
-const ENCODING_TAGS: Record<BinaryEncoding, string> = { msgpack: 'mp', arrow: 'ar' };
 
 /** Whether a transport connects to the main origin, which the `origins` factor replicates. */
 function onMainOrigin(t: Transport): boolean {

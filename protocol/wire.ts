@@ -156,6 +156,10 @@ export const ENCODINGS = ['json', 'msgpack', 'arrow'] as const;
 export type Encoding = (typeof ENCODINGS)[number];
 /** The encodings that need a binary transport. */
 export type BinaryEncoding = Exclude<Encoding, 'json'>;
+/** An encoding in words, as the advice and the knob comparisons name it. */
+export const ENCODING_LABELS: Record<Encoding, string> = { json: 'JSON', msgpack: 'MessagePack', arrow: 'Arrow IPC' };
+/** A binary encoding's part of a point id: `-mp` (msgpack, as ids have always said), `-ar` (arrow). */
+export const ENCODING_TAGS: Record<BinaryEncoding, string> = { msgpack: 'mp', arrow: 'ar' };
 
 /** Whether `t` carries `encoding` (every transport carries json). */
 export function carries(t: Transport, encoding: Encoding): boolean {

@@ -6,7 +6,7 @@ import type { Advice, Candidate, CandidateFigures, CpuComparison, Knob, TriedCan
 import { LIMITS } from '../protocol/limits.js';
 import type { Environment } from '../protocol/report.js';
 import { rateText } from '../protocol/target.js';
-import { TRANSPORT_INFO } from '../protocol/wire.js';
+import { ENCODING_LABELS, TRANSPORT_INFO } from '../protocol/wire.js';
 
 const plural = (n: number, one: string) => `${n} ${one}${n === 1 ? '' : 's'}`;
 const parsingWords = (c: Candidate) => (c.parse === 'worker' ? `parsing in ${plural(c.workers, 'Worker')}` : 'parsing on the main thread');
@@ -14,7 +14,7 @@ const parsingWords = (c: Candidate) => (c.parse === 'worker' ? `parsing in ${plu
 /** `sse over HTTP/2, 300 rows every 1 ms per connection on 1 connection, parsing on the main thread`. */
 export function candidateWords(c: Candidate): string {
   const http = TRANSPORT_INFO[c.transport].http === 'h2' ? 'HTTP/2' : 'HTTP/1.1';
-  const extra = [c.encoding === 'msgpack' ? 'MessagePack' : '', c.origins > 1 ? `spread over ${c.origins} origins` : '', c.pollMs !== undefined ? `polling every ${c.pollMs} ms` : ''].filter(Boolean);
+  const extra = [c.encoding !== 'json' ? ENCODING_LABELS[c.encoding] : '', c.origins > 1 ? `spread over ${c.origins} origins` : '', c.pollMs !== undefined ? `polling every ${c.pollMs} ms` : ''].filter(Boolean);
   return [`${c.transport} over ${http}, ${plural(c.batch, 'row')} every ${c.intervalMs} ms per connection on ${plural(c.concurrency, 'connection')}`, parsingWords(c), ...extra].join(', ');
 }
 
@@ -30,7 +30,7 @@ export function changeWords(knob: Knob, from: Candidate, to: Candidate): string 
     case 'origins':
       return `${plural(to.origins, 'origin')} instead of ${from.origins}`;
     case 'encoding':
-      return `${to.encoding === 'msgpack' ? 'MessagePack' : 'JSON'} instead of ${from.encoding === 'msgpack' ? 'MessagePack' : 'JSON'}`;
+      return `${ENCODING_LABELS[to.encoding]} instead of ${ENCODING_LABELS[from.encoding]}`;
   }
 }
 

@@ -7,7 +7,7 @@ import type { Candidate, Knob } from '../../protocol/advice.js';
 import { LIMITS } from '../../protocol/limits.js';
 import { pointId, type Point } from '../../protocol/scenario.js';
 import { ADVISE_CONNECTIONS, ADVISE_TICKS_MS, type Target } from '../../protocol/target.js';
-import { carries, DEFAULT_POLL_MS, TRANSPORT_INFO, type Encoding, type RenderMode, type Transport } from '../../protocol/wire.js';
+import { carries, DEFAULT_POLL_MS, ENCODING_TAGS, ENCODINGS, TRANSPORT_INFO, type Encoding, type RenderMode, type Transport } from '../../protocol/wire.js';
 
 /** What the space spans besides transports; the defaults are protocol/target.ts's ticks and connections. */
 export interface CandidateSpace {
@@ -28,7 +28,8 @@ export const DEFAULT_SPACE: CandidateSpace = {
   origins: [1, 2],
   // Arrow is not in the advisor's space yet: its candidates would need its own ceilings and
   // ids (issue 26 measures it through the `fastest` scenarios first).
-  encodings: ['json', 'msgpack'],
+  // Every encoding the build has: the search measures which one pays on this machine.
+  encodings: ENCODINGS,
 };
 
 /** A candidate's message size may overshoot the rate by at most this share (a batch is whole rows). */
@@ -67,7 +68,7 @@ export function originsMatter(t: Transport): boolean {
 function candidateId(c: Omit<Candidate, 'id' | 'offeredEventsPerSec'>): string {
   return (
     `${c.transport}-b${c.batch}-c${c.concurrency}-i${c.intervalMs}` +
-    `${c.parse === 'worker' ? `-w${c.workers}` : ''}${c.origins > 1 ? `-o${c.origins}` : ''}${c.encoding === 'msgpack' ? '-mp' : ''}${c.pollMs !== undefined ? `-p${c.pollMs}` : ''}`
+    `${c.parse === 'worker' ? `-w${c.workers}` : ''}${c.origins > 1 ? `-o${c.origins}` : ''}${c.encoding !== 'json' ? `-${ENCODING_TAGS[c.encoding]}` : ''}${c.pollMs !== undefined ? `-p${c.pollMs}` : ''}`
   );
 }
 
@@ -143,7 +144,7 @@ export function candidatePoint(c: Candidate, render: RenderMode, timing: { warmu
     workers: c.workers,
     ...(c.pollMs !== undefined ? { pollMs: c.pollMs } : {}),
     ...(c.origins > 1 ? { origins: c.origins } : {}),
-    ...(c.encoding === 'msgpack' ? { encoding: 'msgpack' as const } : {}),
+    ...(c.encoding !== 'json' ? { encoding: c.encoding } : {}),
   };
   return { ...fields, id: pointId(fields), ...timing, offeredEventsPerSec: c.offeredEventsPerSec };
 }
