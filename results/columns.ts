@@ -139,6 +139,10 @@ export const COLUMNS: readonly Column[] = [
   pointText('render', 'render', 'What the page drew: full (table + chart), chart, none', (r) => r.point.render),
   pointText('parse', 'parse', 'Where the page parsed: main thread, or w<k> = k dedicated Workers', (r) => (r.point.parse === 'worker' ? `w${r.point.workers}` : 'main')),
   {
+    ...pointText('encoding', 'encoding', 'How batches travel: json (text), msgpack or arrow (binary, on the transports that carry them)', (r) => r.point.encoding ?? 'json'),
+    terminalWhen: (r) => r.point.encoding !== undefined,
+  },
+  {
     ...pointNumber('tabs', 'tabs', 'tabs', 'Tabs of one browser streaming the point at once; EPS, offered and renderer CPU are their totals', (r) => r.point.tabs ?? 1, count),
     terminalWhen: (r) => r.point.tabs !== undefined,
   },

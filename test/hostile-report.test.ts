@@ -82,7 +82,7 @@ const stat = (v: number): Stat => ({ n: 3, mean: v, median: v, min: v, max: v, s
  */
 function fullPoint(): PointResult {
   const r = structuredClone(fixture.points[0]);
-  Object.assign(r.point, { display: 'headful', compression: 'deflate', tabs: 2, pollMs: 50, parse: 'worker', workers: 2 });
+  Object.assign(r.point, { display: 'headful', compression: 'deflate', tabs: 2, pollMs: 50, parse: 'worker', workers: 2, encoding: 'arrow' });
   r.browsers = ['local'];
   r.notes = ['a note'];
   r.unsteady = [{ kind: 'outlier', rounds: [0], message: 'an outlier' }];

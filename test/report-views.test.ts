@@ -405,6 +405,20 @@ describe('the browsers of a sharded sweep', () => {
     return r;
   }
 
+  it("heads a run with JSON.parse's ceiling per batch size and another encoding's as one range", () => {
+    const r = load();
+    r.rounds = r.rounds.map((round, i) => ({
+      ...round,
+      parseCeilings: [
+        { batch: 400, eventsPerSec: 4_000_000 + i * 100_000, messages: 64, bytesPerMessage: 53_000, durationMs: 1000 },
+        { batch: 4000, eventsPerSec: 190_000_000 + i, messages: 64, bytesPerMessage: 200_000, durationMs: 1000, encoding: 'arrow' as const },
+        { batch: 10000, eventsPerSec: 520_000_000, messages: 64, bytesPerMessage: 500_000, durationMs: 1000, encoding: 'arrow' as const },
+      ],
+    }));
+    const value = runHeader(r).fields.find((f) => f.label === 'JSON.parse ceiling')!.value;
+    expect(value).toMatch(/^batch 400: 4 M – 4\.\d+ M EPS · arrow 190 M – 520 M EPS$/);
+  });
+
   it('lists each browser with its endpoint, what could not be read, whom it competed with, its own ceiling and its points', () => {
     const r = sharded();
     const rows = browserRows(r);

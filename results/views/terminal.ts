@@ -62,6 +62,7 @@ export const MORE_COLUMNS: readonly string[] = [
   'jsonCeilingRatio',
   'ceilingRatio',
   'bytesPerEvent',
+  'encoding',
   'tabs',
   'display',
   'compression',

@@ -96,14 +96,19 @@ function ceilingText(report: Report, browser?: string): string {
     }
   }
   if (byKey.size === 0) return MISSING;
-  return [...byKey.values()]
-    .sort((a, b) => ENCODINGS.indexOf(a.encoding) - ENCODINGS.indexOf(b.encoding) || a.batch - b.batch)
-    .map(({ encoding, batch, xs }) => {
-      const lo = Math.min(...xs);
-      const hi = Math.max(...xs);
-      return `${encoding === 'json' ? '' : `${encoding} `}batch ${formatCount(batch)}: ${lo === hi ? formatEps(lo) : `${formatEps(lo).replace(' EPS', '')} – ${formatEps(hi)}`}`;
-    })
-    .join(' · ');
+  const range = (xs: readonly number[]) => {
+    const [lo, hi] = [Math.min(...xs), Math.max(...xs)];
+    return lo === hi ? formatEps(lo) : `${formatEps(lo).replace(' EPS', '')} – ${formatEps(hi)}`;
+  };
+  const entries = [...byKey.values()].sort((a, b) => ENCODINGS.indexOf(a.encoding) - ENCODINGS.indexOf(b.encoding) || a.batch - b.batch);
+  // JSON.parse's per batch size (what every ratio is read against); another encoding's as one
+  // range over its batch sizes, so a run with Arrow does not turn the field into a paragraph.
+  const json = entries.filter((e) => e.encoding === 'json').map(({ batch, xs }) => `batch ${formatCount(batch)}: ${range(xs)}`);
+  const others = ENCODINGS.filter((e) => e !== 'json')
+    .map((encoding) => entries.filter((e) => e.encoding === encoding))
+    .filter((es) => es.length)
+    .map((es) => `${es[0].encoding} ${range(es.flatMap((e) => e.xs))}`);
+  return [...json, ...others].join(' · ');
 }
 
 /** One browser of a sweep that ran on several, or on a remote one: what the Browsers table shows. */
