@@ -186,6 +186,16 @@ describe('CSV', () => {
 describe('chart datasets', () => {
   const views = () => scenarioViews(load());
 
+  it("leaves out the main thread's events per CPU-second where parsing ran in Workers (it dwarfed every other bar)", () => {
+    const r = load();
+    const worker = r.points.find((p) => p.point.transport === 'ws')!;
+    worker.point = { ...worker.point, parse: 'worker', workers: 2 };
+    const view = scenarioViews(r).find((v) => v.scenario === worker.point.scenario)!;
+    const at = (metric: string) => view.efficiency.filter((s) => s.metric === metric).flatMap((s) => s.values).find((v) => v.pointId === worker.point.id)!;
+    expect(at('main thread').y).toBeNull();
+    expect(at('tab renderer process').y).toBe(worker.summary!.efficiency.eventsPerCpuSecRenderer!.mean);
+  });
+
   it('EPS against the varied factor: one line per transport, the mean of the repeats, whiskers at the CI', () => {
     const r = load();
     const view = views().find((v) => v.kind === 'line')!;

@@ -343,7 +343,7 @@ function scenarioSection(view: ScenarioView, boxes: LatencyBox[]): ScenarioSecti
   const against = view.kind === 'line' ? ` against ${view.xFactor === 'intervalMs' ? 'interval' : view.xFactor}` : ' per point';
   const whisk = 'mean of the repeats; whiskers: 95% CI of the mean';
   const eps = chartBox(`Throughput: events/s received by the tab${against}`, whisk);
-  const eff = chartBox(`Efficiency: events per CPU-second${against}`, `CPU of the tab's renderer process, all threads (solid), and of its main thread alone (dashed); ${whisk}`);
+  const eff = chartBox(`Efficiency: events per CPU-second${against}`, `CPU of the tab's renderer process, all threads (solid), and of its main thread alone (dashed; not drawn for points parsed in Workers, where it does almost nothing); ${whisk}`);
   const cpu = chartBox('Where the CPU went: % of one core by process', "tab renderer process (all threads), Chrome's network service, browser and GPU processes, the pushlab server; means of the repeats, stacked");
   const info = h('p', { class: 'fixed' }, view.fixed ? `Fixed: ${view.fixed}` : 'Nothing fixed');
   if (view.failed) info.append(h('span', { class: 'failed-count' }, ` · ${view.failed} of ${view.pointIds.length} points never measured`));

@@ -507,7 +507,9 @@ export function scenarioViews(report: Report): ScenarioView[] {
       });
       eps.push(line(key, 'events/s', false, (r) => r.summary?.eventsPerSec));
       efficiency.push(line(`${key} · tab renderer process`, 'tab renderer process', false, (r) => r.summary?.efficiency.eventsPerCpuSecRenderer));
-      efficiency.push(line(`${key} · main thread`, 'main thread', true, (r) => r.summary?.efficiency.eventsPerCpuSecMainThread));
+      // Parsed in Workers, the main thread does almost nothing per event: its hundreds of millions
+      // of events per CPU-second say nothing and flattened every other bar to zero.
+      efficiency.push(line(`${key} · main thread`, 'main thread', true, (r) => (r.point.parse === 'worker' ? null : r.summary?.efficiency.eventsPerCpuSecMainThread)));
     }
     const cpu = ordered.map(
       (r): CpuStack => ({
