@@ -95,8 +95,8 @@ describe('sweep flags', () => {
   });
 
   it('leaves repeats and seed to the scenario and the clock unless given, and checks them', () => {
-    expect(check()).toEqual({ repeats: null, seed: null, timeBudgetSec: null, resume: null });
-    expect(check('--repeats', '5', '--seed', '0', '--time-budget', '2m')).toEqual({ repeats: 5, seed: 0, timeBudgetSec: 120, resume: null });
+    expect(check()).toEqual({ repeats: null, seed: null, timeBudgetSec: null, resume: null, margins: null });
+    expect(check('--repeats', '5', '--seed', '0', '--time-budget', '2m')).toEqual({ repeats: 5, seed: 0, timeBudgetSec: 120, resume: null, margins: null });
     fails(['--repeats', '0'], "--repeats must be an integer from 1 to 50; got '0'");
     fails(['--seed', '-1'], "--seed must be an integer from 0 to 4294967295; got '-1'");
   });
