@@ -3,7 +3,7 @@ import { PushlabError } from '../protocol/errors.js';
 import { BENCHMARK_ACTION_FORMATS } from '../results/views/benchmark-action.js';
 import { rangeFlag, type Flags, type FlagSpec } from '../protocol/flags.js';
 import { inRange, LIMITS, rangeText } from '../protocol/limits.js';
-import { isRunId, RUN_ID_ALLOWED } from '../protocol/report.js';
+import { ENGINES, isRunId, RUN_ID_ALLOWED, type Engine } from '../protocol/report.js';
 import { BUILTIN_DEFAULTS } from '../protocol/scenario.js';
 import { PARSE_MODES, RENDER_MODES, TRANSPORTS } from '../protocol/wire.js';
 
@@ -12,6 +12,13 @@ export const SWEEP_FLAGS = {
   file: { type: 'string', default: 'scenarios.json', help: 'scenario file' },
   out: { type: 'string', default: 'reports', help: 'directory that receives <run-id>/report.json' },
   headful: { type: 'boolean', default: false, help: 'show the browser window (headless otherwise)' },
+  engine: {
+    type: 'string',
+    default: '',
+    choices: ENGINES,
+    help: "run every selected scenario in this browser engine (firefox: a Firefox launched over WebDriver BiDi, its CPU read from /proc), whatever the scenarios' own `engine`",
+    defaultText: "each scenario's `engine`, else chrome",
+  },
   browser: {
     type: 'list',
     default: [],
@@ -41,6 +48,8 @@ export interface SweepFlags {
   seed: number | null;
   timeBudgetSec: number | null;
   resume: string | null;
+  /** `--engine`; null: each scenario's own. */
+  engine: Engine | null;
 }
 
 const MAX_SEED = 2 ** 32 - 1;
@@ -69,12 +78,13 @@ export function checkSweepFlags(flags: Flags<typeof SWEEP_FLAGS>): SweepFlags {
     seed: flags.seed === '' ? null : integer('seed', flags.seed, { min: 0, max: MAX_SEED }),
     timeBudgetSec: flags['time-budget'] === '' ? null : parseDuration('time-budget', flags['time-budget']),
     resume: flags.resume === '' ? null : flags.resume,
+    engine: flags.engine === '' ? null : (flags.engine as Engine),
   };
   if (out.resume !== null) {
     // `..` or `a/b` would read a report outside --out (`<out>/../report.json`).
     if (!isRunId(out.resume)) throw badFlag(`--resume takes a run id, ${RUN_ID_ALLOWED} (here --out); got '${out.resume}'`);
     // A resumed sweep finishes what was planned: it takes its plan from the report, not from flags.
-    const planFlags = ['scenario', 'file', 'repeats', 'seed', 'auto', 'max-repeats', 'time-budget', 'find-max', 'list', 'spread-repeats'] as const;
+    const planFlags = ['scenario', 'file', 'repeats', 'seed', 'auto', 'max-repeats', 'time-budget', 'find-max', 'list', 'spread-repeats', 'engine'] as const;
     const given = planFlags.filter((f) => JSON.stringify(flags[f]) !== JSON.stringify(SWEEP_FLAGS[f].default));
     if (given.length) throw badFlag(`--resume finishes the recorded sweep with its own plan; drop ${given.map((f) => `--${f}`).join(', ')}`);
   }
@@ -96,7 +106,8 @@ export const LAB_FLAGS = {
   parse: { type: 'string', default: 'main', choices: PARSE_MODES, help: 'parse on the main thread or in Workers' },
   workers: rangeFlag(LIMITS.workers, 1, 'Workers for --parse worker'),
   autostart: { type: 'boolean', default: false, help: 'start streaming as soon as the page loads' },
-  headless: { type: 'boolean', default: false, help: 'run Chrome headless (for machines without a display)' },
+  headless: { type: 'boolean', default: false, help: 'run the browser headless (for machines without a display)' },
+  engine: { type: 'string', default: 'chrome', choices: ENGINES, help: 'the browser to open the lab in: chrome, or firefox (live CPU readings from /proc)' },
   server: { type: 'string', default: '', help: 'URL of a running pushlab server', defaultText: 'start one' },
   out: { type: 'string', default: 'reports', help: '"Record this point" appends to <out>/lab-<run-id>/report.json' },
   'warmup-sec': rangeFlag(LIMITS.warmupSec, BUILTIN_DEFAULTS.warmupSec, "a recorded point's warm-up, s (a sweep point's)"),

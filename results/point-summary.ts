@@ -64,12 +64,13 @@ function summaryOf(measured: readonly MeasuredRepeat[]): PointSummary {
     latencyP50Ms: overPresent((r) => r.latency.p50Ms),
     latencyP99Ms: overPresent((r) => r.latency.p99Ms),
     cpu: {
-      tabProcess: over((r) => r.cpu.tabProcess),
-      tabMainThread: over((r) => r.cpu.tabMainThread),
-      chromeTotal: over((r) => r.cpu.chrome.total),
-      browser: over((r) => r.cpu.chrome.browser),
-      network: over((r) => r.cpu.chrome.network),
-      gpu: over((r) => r.cpu.chrome.gpu),
+      // Over the repeats that read each one (null in a repeat is unread, never 0).
+      tabProcess: overPresent((r) => r.cpu.tabProcess),
+      tabMainThread: overPresent((r) => r.cpu.tabMainThread),
+      chromeTotal: overPresent((r) => r.cpu.chrome.total),
+      browser: overPresent((r) => r.cpu.chrome.browser),
+      network: overPresent((r) => r.cpu.chrome.network),
+      gpu: overPresent((r) => r.cpu.chrome.gpu),
       server: over((r) => r.cpu.server),
       host: overPresent((r) => r.cpu.host),
     },
@@ -278,6 +279,15 @@ export type HostKindOf = (browserId: string | undefined) => string;
 /** The host-kind lookup for a report's browsers. */
 export function hostKinds(hosts: readonly BrowserHost[] = []): HostKindOf {
   return (id) => (id === undefined ? '' : (hosts.find((h) => h.id === id)?.kind ?? id));
+}
+
+/**
+ * The machine lookup for a report's browsers (`BrowserHost.host`): what two engines' points pair
+ * on, since their browser builds make them two kinds. An id the report does not describe (a
+ * sweep's single browser in older reports) is this machine, like every launched browser.
+ */
+export function hostMachines(hosts: readonly BrowserHost[] = []): HostKindOf {
+  return (id) => (id === undefined ? 'localhost' : (hosts.find((h) => h.id === id)?.host ?? id));
 }
 
 /**

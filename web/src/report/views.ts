@@ -474,7 +474,8 @@ export function scenarioViews(report: Report): ScenarioView[] {
         pointId: r.point.id,
         transport: r.point.transport,
         verdict: r.verdict,
-        values: CPU_PROCESSES.map((p) => r.summary?.cpu[p.key].mean ?? null),
+        // A process no repeat could read (a Firefox with no socket process) is no bar, not a 0.
+        values: CPU_PROCESSES.map((p) => r.summary?.cpu[p.key]?.mean ?? null),
       }),
     );
     const ids = new Set(points.map((p) => p.id));
