@@ -244,6 +244,8 @@ export function summarise(point: Point, a: Sample, b: Sample, meta: SummaryMeta)
   if (meta.browser) figures.browser = meta.browser;
   if (point.compression) figures.compression = compressionFigures(point, tabs.map((t) => t.end.client ?? null), a.server, b.server, serverWallSec);
   const { verdict, notes } = judgeRepeat(point, figures, sum(tabs.map((t) => t.end.open)), meta.cores);
+  const fellBack = rfc8441FallbackNote(point, figures.wire ?? null);
+  if (fellBack) notes.push(fellBack);
   return {
     status: 'ok',
     round: meta.round,
@@ -254,6 +256,16 @@ export function summarise(point: Point, a: Sample, b: Sample, meta: SummaryMeta)
     notes,
     ...figures,
   };
+}
+
+/**
+ * `ws-h2` is a WebSocket over HTTP/2 (RFC 8441) only when the browser speaks it: one that
+ * does not (an engine without extended CONNECT) opens it over HTTP/1.1, and the point then
+ * measured a plain WebSocket. Said in words, from the server's view of the streams.
+ */
+export function rfc8441FallbackNote(point: Pick<Point, 'transport' | 'engine'>, wire: WireFigures | null): string | null {
+  if (point.transport !== 'ws-h2' || !wire || wire.http.h1 === 0) return null;
+  return `ws-h2: ${wire.http.h1} of ${wire.http.h1 + wire.http.h2} WebSocket(s) arrived over HTTP/1.1: ${point.engine ?? 'chrome'} did not speak RFC 8441 (WebSockets over HTTP/2) here, so this point measured WebSockets over HTTP/1.1`;
 }
 
 /** One tab of a multi-tab point: its own rates, counters, latency, CPU and streams. */

@@ -14,6 +14,7 @@ import { EventEmitter } from 'node:events';
 import { setTimeout as sleepFor } from 'node:timers/promises';
 import type { Browser, CDPSession, Page } from 'puppeteer-core';
 import type { BrowserFigures, Engine, FailedRepeat, MeasuredRepeat, PageConfig, Repeat } from '../../protocol/report.js';
+import { PushlabError } from '../../protocol/errors.js';
 import { streamsOf, type Point } from '../../protocol/scenario.js';
 import { takeSample, type SampleSources, type TabSource } from './sampler.js';
 import { settle, settleBudgetMs, unsettledNote, type SettleProbe } from './settle.js';
@@ -162,7 +163,8 @@ export class RepeatMeasurer extends EventEmitter<RepeatEvents> {
       } catch (err) {
         if (ctx.signal?.aborted) return null;
         last = err instanceof Error ? err : new Error(String(err));
-        cause = last instanceof Stopped ? last.kind : undefined;
+        // A coded refusal (no Firefox to run this point) keeps its code as the cause.
+        cause = last instanceof Stopped ? last.kind : last instanceof PushlabError ? last.code : undefined;
         if (cause === undefined && slot?.engine === 'firefox' && lostFirefoxTab(last)) {
           cause = 'renderer crashed';
           last = new Error(`Firefox tab lost (its content process went away: ${last.message.split('\n')[0]})`);
