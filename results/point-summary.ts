@@ -198,9 +198,29 @@ export function summarisePoint(
     summary: pooled.length ? summaryOf(pooled) : null,
     verdict: majorityVerdict(pooled),
     unsteady,
-    notes: [...mergedNotes(repeats), ...wireDisagreement(pooled)],
+    notes: [...mergedNotes(repeats), ...wireDisagreement(pooled), ...cpuSourceNotes(pooled)],
     ...(browsers.length ? { browsers } : {}),
   };
+}
+
+/**
+ * Where an engine's CPU came from, when it is not Chrome's CDP (CpuFigures.sources): the
+ * figures it could not read, each with why, so a dash in a table is never read as 0; and that
+ * its main-thread figure is CPU time, not Chrome's busy time.
+ */
+function cpuSourceNotes(measured: readonly MeasuredRepeat[]): string[] {
+  const sources = measured.at(-1)?.cpu.sources;
+  if (!sources) return [];
+  const unread = [...new Set(measured.flatMap((r) => r.cpu.unavailable ?? []))];
+  // Figures unread for one reason are named together (a remote Firefox: all of them, once).
+  const byReason = new Map<string, string[]>();
+  for (const k of unread) {
+    const why = (sources[k] ?? "unavailable: this machine's /proc is not the browser's host's").replace(/^unavailable: /, '');
+    byReason.set(why, [...(byReason.get(why) ?? []), k]);
+  }
+  const why = [...byReason].map(([reason, figures]) => `${figures.join(', ')} (${reason})`);
+  const tab = unread.includes('tabProcess') ? 'no CPU figure of the browser could be read' : `CPU from /proc, not CDP: the tab is ${sources.tabProcess?.replace(/^\/proc: /, '')}; its main thread is CPU time, not busy time`;
+  return [`${tab}${why.length ? `; unread, so null (never 0): ${why.join('; ')}` : ''}`];
 }
 
 /** The summary shows one repeat's connections; say so when the repeats did not all see the same. */

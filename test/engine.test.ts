@@ -141,6 +141,9 @@ describe('a Firefox repeat, CPU from /proc', () => {
     expect(r.cpu.sources?.tabProcess).toMatch(/content process/);
     expect(r.cpu.sources?.network).toMatch(/no Socket Process ran.*in the parent/);
     expect(r.efficiency.rendererCpuMsPerMillionEvents).toBeCloseTo(3000, 6);
+    expect(summarisePoint(ffPoint, [r]).notes).toContain(
+      "CPU from /proc, not CDP: the tab is the tab's content process (the Web Content process that used the most CPU in the window); its main thread is CPU time, not busy time; unread, so null (never 0): network (no Socket Process ran; in Firefox 153 ESR the network work is in the parent (browser)); gpu (no GPU Process ran (headless, or compositing in the parent))",
+    );
   });
 
   it('a socket process fills the network figure', () => {
@@ -162,6 +165,9 @@ describe('a Firefox repeat, CPU from /proc', () => {
     expect(s.cpu.tabProcess).toBeNull();
     expect(s.cpu.network).toBeNull();
     expect(s.eventsPerSec.median).toBe(200_000);
+    expect(summarisePoint(ffPoint, [r]).notes).toContain(
+      "no CPU figure of the browser could be read; unread, so null (never 0): tabMainThread, tabProcess, browser, renderers, network, gpu, other, total (a remote Firefox has no CDP, and its /proc is not this machine's); tabThreads, host (this machine's /proc is not the browser's host's)",
+    );
   });
 
   it('ws-h2 that arrived over HTTP/1.1 says so in words', () => {

@@ -7,7 +7,7 @@
  * once with the coded error and what to install, measures the Chrome ones, and leaves no
  * process; and `npm run lab -- --engine firefox` shows the live readings it can read.
  */
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -29,6 +29,9 @@ const hasFirefox = (() => {
     return false;
   }
 })();
+
+/** sysstat's pidstat, the independent reading (`.ci/run` installs it with Firefox). */
+const hasPidstat = spawnSync('pidstat', ['-V']).status === 0;
 
 /** The window both readings cover, s: pidstat reports its average over this many 1 s intervals. */
 const WINDOW_SEC = 5;
@@ -52,7 +55,7 @@ async function pidstat(pids: readonly number[], seconds: number): Promise<Map<nu
   return byPid;
 }
 
-describe.skipIf(!hasFirefox)("Firefox's CPU from /proc against pidstat", () => {
+describe.skipIf(!hasFirefox || !hasPidstat)("Firefox's CPU from /proc against pidstat", () => {
   let server: ServerHandle;
   let firefox: LocalFirefox;
 

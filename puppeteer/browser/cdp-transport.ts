@@ -48,11 +48,14 @@ export class CdpTransport implements ConnectionTransport {
   /** The endpoint answered in WebDriver BiDi: a Firefox, which remote.ts drives over BiDi instead. */
   speaksBidi = false;
 
-  private constructor(private readonly ws: WebSocket) {
+  private constructor(
+    private readonly ws: WebSocket,
+    private readonly cdpOnly: boolean,
+  ) {
     ws.on('message', (data: WebSocket.RawData, isBinary: boolean) => {
       if (this.problem !== null) return;
       const text = Buffer.isBuffer(data) ? data.toString('utf8') : Array.isArray(data) ? Buffer.concat(data).toString('utf8') : Buffer.from(data).toString('utf8');
-      const why = isBinary ? 'it sent a binary message, and CDP messages are text' : notCdpBecause(text);
+      const why = isBinary ? 'it sent a binary message, and CDP messages are text' : this.cdpOnly ? notCdpBecause(text) : null;
       if (why !== null) {
         this.speaksBidi = why === SPEAKS_BIDI;
         this.problem = `not a Chrome DevTools (CDP) endpoint: ${why}`;
@@ -66,8 +69,12 @@ export class CdpTransport implements ConnectionTransport {
     ws.on('error', () => undefined);
   }
 
-  /** Opens the WebSocket; rejects with the cause in words (certificate, refused, HTTP answer, timeout). */
-  static open(url: string, timeoutMs: number): Promise<CdpTransport> {
+  /**
+   * Opens the WebSocket; rejects with the cause in words (certificate, refused, HTTP answer,
+   * timeout). `cdpOnly` false: a WebDriver BiDi connection (a Firefox), whose messages Puppeteer's
+   * BiDi layer reads; it is ours so that a connect that never finishes can be closed.
+   */
+  static open(url: string, timeoutMs: number, cdpOnly = true): Promise<CdpTransport> {
     return new Promise((resolve, reject) => {
       const ws = new WebSocket(url, [], {
         followRedirects: true,
@@ -85,7 +92,7 @@ export class CdpTransport implements ConnectionTransport {
       };
       ws.once('open', () => {
         ws.removeAllListeners();
-        resolve(new CdpTransport(ws));
+        resolve(new CdpTransport(ws, cdpOnly));
       });
       ws.once('unexpected-response', (_req, res) => fail(`it answered HTTP ${res.statusCode}${res.statusMessage ? ` ${res.statusMessage}` : ''} instead of opening a WebSocket`));
       ws.once('error', (err) => fail(connectFailureText(err)));

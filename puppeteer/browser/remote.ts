@@ -33,11 +33,16 @@ interface Connection {
 
 /** A Firefox's BiDi endpoint, once CDP was refused in BiDi's words. */
 async function connectBidi(ws: string): Promise<Connection> {
+  // Our transport, so that a session that never comes can be closed rather than left open.
+  const transport = await CdpTransport.open(ws, CONNECT_TIMEOUT_MS, false);
   const browser = await withTimeout(
-    puppeteer.connect({ browserWSEndpoint: ws, protocol: 'webDriverBiDi', acceptInsecureCerts: true, defaultViewport: MEASURED_VIEWPORT, protocolTimeout: 120_000 }),
+    puppeteer.connect({ transport, protocol: 'webDriverBiDi', acceptInsecureCerts: true, defaultViewport: MEASURED_VIEWPORT, protocolTimeout: 120_000 }),
     CONNECT_TIMEOUT_MS,
-    `connecting to ${safeUrl(ws)} over WebDriver BiDi`,
-  );
+    `${safeUrl(ws)} answered in WebDriver BiDi, so it was taken for a Firefox, and a BiDi session`,
+  ).catch((err: unknown) => {
+    transport.close();
+    throw err;
+  });
   try {
     const context = await browser.createBrowserContext().catch(() => null);
     return { browser, context, cdp: null, engine: 'firefox' };

@@ -304,11 +304,12 @@ export function sortRows(rows: readonly TableRow[], columnIndex: number, directi
 export const X_FACTORS = ['batch', 'concurrency', 'intervalMs'] as const;
 export type XFactor = (typeof X_FACTORS)[number];
 
-type Factor = 'transport' | XFactor | 'render' | 'parse' | 'tabs' | 'display' | 'compression';
-const FACTORS: readonly Factor[] = ['transport', 'batch', 'concurrency', 'intervalMs', 'render', 'parse', 'tabs', 'display', 'compression'];
+type Factor = 'transport' | 'engine' | XFactor | 'render' | 'parse' | 'tabs' | 'display' | 'compression';
+// The engine right after the transport: in a run with two, every line and bar says its engine.
+const FACTORS: readonly Factor[] = ['transport', 'engine', 'batch', 'concurrency', 'intervalMs', 'render', 'parse', 'tabs', 'display', 'compression'];
 
 /** Factors a point only carries when its scenario sets them. */
-const OPTIONAL_FACTORS: readonly Factor[] = ['tabs', 'display', 'compression'];
+const OPTIONAL_FACTORS: readonly Factor[] = ['engine', 'tabs', 'display', 'compression'];
 
 const FACTOR_LABEL: Record<XFactor, string> = {
   batch: 'batch (events per message)',
@@ -320,6 +321,8 @@ function factorValue(p: Point, f: Factor): string {
   switch (f) {
     case 'transport':
       return `transport ${p.transport}`;
+    case 'engine':
+      return p.engine ?? 'chrome';
     case 'batch':
       return `batch ${p.batch}`;
     case 'concurrency':
@@ -371,6 +374,8 @@ export interface Series {
   metric: string;
   /** Solid (the headline CPU) or dashed (the main thread alone). */
   dashed: boolean;
+  /** Set where the scenario ran in two engines: Firefox's points are drawn as triangles, Chrome's as circles. */
+  engine?: 'chrome' | 'firefox';
   values: PlotValue[];
 }
 
@@ -462,6 +467,7 @@ export function scenarioViews(report: Report): ScenarioView[] {
         shade,
         metric,
         dashed,
+        ...(varying.includes('engine') ? { engine: rs[0].point.engine ?? 'chrome' } : {}),
         values: sorted(rs).map((r) => plotValue(r, xOf(r), pick(r))),
       });
       eps.push(line(key, 'events/s', false, (r) => r.summary?.eventsPerSec));
