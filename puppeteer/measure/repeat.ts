@@ -120,11 +120,13 @@ class Stopped extends Error {
 
 /**
  * A Firefox tab lost under the driver: over WebDriver BiDi a content process that went away
- * shows as its browsing context closing ("Target closed"), not as a page `error` event. Recorded
- * like a crashed Chrome renderer (pitfalls 20: at SSE 50 × 10 the tab closed within 8 s).
+ * shows as its browsing context closing ("Target closed"), or as the tab showing Firefox's own
+ * crash page, which lives in the parent process, so the next script call into it is refused;
+ * not as a page `error` event. Recorded like a crashed Chrome renderer (pitfalls 20: at SSE
+ * 50 × 10 the tab closed within 8 s).
  */
 export function lostFirefoxTab(err: Error): boolean {
-  return /Target closed|browsing ?context.*(closed|discarded|destroyed)|no such frame|Session closed/i.test(err.message);
+  return /Target closed|browsing ?context.*(closed|discarded|destroyed)|no such frame|Session closed|not supported for parent process browsing contexts/i.test(err.message);
 }
 
 /** Whether a failed attempt was a page load that failed in Chrome's network stack. */
@@ -167,7 +169,8 @@ export class RepeatMeasurer extends EventEmitter<RepeatEvents> {
         cause = last instanceof Stopped ? last.kind : last instanceof PushlabError ? last.code : undefined;
         if (cause === undefined && slot?.engine === 'firefox' && lostFirefoxTab(last)) {
           cause = 'renderer crashed';
-          last = new Error(`Firefox tab lost (its content process went away: ${last.message.split('\n')[0]})`);
+          // Firefox's text ends in its own stack (`RemoteError@chrome://…`): the words before it say it.
+          last = new Error(`Firefox tab lost (its content process went away: ${last.message.split('\n')[0].replace(/\s*\w*Error@\S.*$/, '')})`);
         }
         this.emit('attempt-failed', point, attempt, last, cause);
         // A page that could not load (net::ERR_…) met a broken connection to the server: Chrome
