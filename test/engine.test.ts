@@ -11,6 +11,7 @@ import { parseReport } from '../protocol/report-check.js';
 import type { BrowserHost, PageSnapshot, Report, ServerStats } from '../protocol/report.js';
 import { expandScenario, parseScenarioFile, pointCount } from '../protocol/scenario.js';
 import { firefoxProcessType } from '../results/cpu.js';
+import { roundOrder } from '../results/rounds.js';
 import { knobComparisons } from '../results/knobs.js';
 import { summarisePoint } from '../results/point-summary.js';
 import type { Sample } from '../results/samples.js';
@@ -49,6 +50,22 @@ describe('the engine factor in a scenario', () => {
     expect(points.filter((p) => p.engine === 'firefox')).toHaveLength(points.length / 2);
     expect(new Set(points.map((p) => p.batch))).toEqual(new Set([20, 400]));
     expect(points.every((p) => p.repeats === 3)).toBe(true);
+  });
+});
+
+describe('the round order with two engines', () => {
+  it("puts a point's two engines back to back (after its transports), the engine first rotating by round", () => {
+    const points = expandScenario({ id: 'e', transport: ['ws', 'sse'], batch: [20, 400], concurrency: 10, engine: ['chrome', 'firefox'] });
+    for (let round = 0; round < 4; round++) {
+      const order = roundOrder(points, round, 7).map((p) => p.id);
+      expect(new Set(order).size).toBe(points.length);
+      // Each load's four points (2 transports × 2 engines) are consecutive.
+      for (const batch of [20, 400]) {
+        const at = order.map((id, i) => (id.includes(`-b${batch}-`) ? i : -1)).filter((i) => i >= 0);
+        expect(at[3] - at[0], `${order.join(' ')}`).toBe(3);
+      }
+      expect(order[0].endsWith('-ff')).toBe(round % 2 === 1);
+    }
   });
 });
 

@@ -81,10 +81,15 @@ export interface RunHeader {
  * `batch 20: 1.11 M – 1.23 M EPS` over the rounds: the ceiling moves between rounds. With
  * `browser`, that browser's own (a sharded sweep's `hostCeilings`).
  */
-function ceilingText(report: Report, browser?: string): string {
+function ceilingText(report: Report, browser?: string, engine?: 'firefox'): string {
   const byBatch = new Map<number, number[]>();
   for (const round of report.rounds) {
-    const ceilings = browser === undefined ? round.parseCeilings : (round.hostCeilings?.find((c) => c.browser === browser)?.parseCeilings ?? []);
+    const ceilings =
+      engine !== undefined
+        ? (round.engineCeilings?.find((c) => c.engine === engine)?.parseCeilings ?? [])
+        : browser === undefined
+          ? round.parseCeilings
+          : (round.hostCeilings?.find((c) => c.browser === browser)?.parseCeilings ?? []);
     for (const c of ceilings) byBatch.set(c.batch, [...(byBatch.get(c.batch) ?? []), c.eventsPerSec]);
   }
   if (byBatch.size === 0) return MISSING;
@@ -145,7 +150,9 @@ export function runHeader(report: Report): RunHeader {
     { label: 'Duration', value: formatDuration(finished - started) },
     { label: 'Scenarios', value: report.scenarios.length ? report.scenarios.join(', ') : MISSING },
     { label: 'Repeats', value: `${formatCount(o.repeats)}${o.auto ? ` (auto, up to ${formatCount(o.maxRepeats)})` : ''} · ${formatCount(report.rounds.length)} rounds · seed ${o.seed}` },
-    { label: 'Chrome', value: env.chromeVersion || MISSING },
+    // The engine block: a lab run in Firefox names Firefox here; a sweep that also ran Firefox adds its build.
+    { label: env.engine === 'firefox' ? 'Firefox' : 'Chrome', value: env.chromeVersion || MISSING },
+    ...(env.firefox && env.engine !== 'firefox' ? [{ label: 'Firefox', value: `${env.firefox.version} (${env.firefox.path}${env.firefox.headless ? ', headless' : ''})` }] : []),
     { label: 'Node', value: env.nodeVersion || MISSING },
     { label: 'Platform', value: env.platform || MISSING },
     { label: 'CPU', value: env.cpuModel || MISSING },
@@ -160,6 +167,8 @@ export function runHeader(report: Report): RunHeader {
       label: 'JSON.parse ceiling',
       value: ceilingText(report) === MISSING && report.rounds.some((r) => r.hostCeilings?.length) ? 'per browser (Browsers, below)' : ceilingText(report),
     },
+    // Firefox's own, measured in Firefox: its points' ceiling ratios are to these.
+    ...(report.rounds.some((r) => r.engineCeilings?.length) ? [{ label: 'JSON.parse ceiling, Firefox', value: ceilingText(report, undefined, 'firefox') }] : []),
   ];
   return { runId: report.runId, fields, launchArgs: env.launchArgs };
 }
