@@ -48,7 +48,7 @@ describe('the engine factor in a scenario', () => {
     const points = expandScenario(file.scenarios.find((s) => s.id === 'engines')!, file.defaults);
     expect(new Set(points.map((p) => p.transport))).toEqual(new Set(['ws', 'sse', 'fetch']));
     expect(points.filter((p) => p.engine === 'firefox')).toHaveLength(points.length / 2);
-    expect(new Set(points.map((p) => p.batch))).toEqual(new Set([20, 400]));
+    expect(new Set(points.map((p) => p.batch))).toEqual(new Set([20, 100]));
     expect(points.every((p) => p.repeats === 3)).toBe(true);
   });
 });

@@ -35,6 +35,16 @@ export const MIN_WARMUP_MS = 1000;
 export const TICK_MS = 1000;
 
 /**
+ * A Firefox page streaming that answers no driver call for this long is given up, ms. Past its
+ * saturation (SSE at 100 × 10 here) Firefox's tab stopped answering WebDriver BiDi script
+ * calls altogether, where a swamped Chrome tab answers late; without this the repeat waited
+ * out its whole timeout (a minute past its window) per attempt. Once streaming, progress ticks
+ * at least every TICK_MS and each settle probe lasts well under a second, so 20 s of silence is
+ * a page that will not answer.
+ */
+export const FIREFOX_UNRESPONSIVE_MS = 20_000;
+
+/**
  * Where repeats run: the current browser, replaced after a crash by `relaunch()`. A launched
  * Chrome (local-browser.ts) and one connected to (remote-browser.ts) are the same to a repeat.
  */
@@ -111,7 +121,7 @@ export interface RepeatContext {
 class Stopped extends Error {
   override name = 'Stopped';
   constructor(
-    readonly kind: 'interrupted' | 'timeout' | 'renderer crashed' | 'browser crashed',
+    readonly kind: 'interrupted' | 'timeout' | 'renderer crashed' | 'browser crashed' | 'page unresponsive',
     message: string,
   ) {
     super(message);
@@ -243,7 +253,30 @@ export class RepeatMeasurer extends EventEmitter<RepeatEvents> {
         // Over BiDi a lost Firefox tab closes its browsing context instead.
         if (slot.engine === 'firefox') page.once('close', () => stop.abort(new Stopped('renderer crashed', 'Firefox tab lost (Target closed: its browsing context closed)')));
       }
-      const measured = this.run(pages, slot, point, ctx, startedAt, attempt, stop.signal);
+      // Firefox only: once its page streams (from the warm-up on), a stall in the driver's calls to it ends the attempt.
+      let lastProgress = performance.now();
+      let streaming = false;
+      const onPhase = (_p: Point, phase: Phase) => {
+        lastProgress = performance.now();
+        if (phase === 'warm-up') streaming = true;
+      };
+      this.on('phase', onPhase);
+      const watchdog =
+        slot.engine === 'firefox'
+          ? setInterval(() => {
+              if (streaming && performance.now() - lastProgress > FIREFOX_UNRESPONSIVE_MS) {
+                stop.abort(new Stopped('page unresponsive', `the Firefox page answered no driver call for ${FIREFOX_UNRESPONSIVE_MS / 1000} s while streaming: its tab could not take this load`));
+              }
+            }, 1000)
+          : null;
+      stop.signal.addEventListener('abort', () => {
+        if (watchdog) clearInterval(watchdog);
+        this.off('phase', onPhase);
+      }, { once: true });
+      const measured = this.run(pages, slot, point, ctx, startedAt, attempt, stop.signal).finally(() => {
+        if (watchdog) clearInterval(watchdog);
+        this.off('phase', onPhase);
+      });
       // Once stopped, the pages are closed under the run, which then rejects: nothing to report.
       measured.catch(() => undefined);
       return await Promise.race([measured, rejectOnAbort(stop.signal)]);
