@@ -70,7 +70,8 @@ export function findFirefox(env: NodeJS.ProcessEnv = process.env, lookup: Pick<C
  * - HTTP/3 off: QUIC would bypass the TLS/TCP path under test (Chrome's `--disable-quic`);
  * - background timers and rendering of an unfocused or hidden window not throttled (headful lab runs);
  * - no safe-browsing and no captive-portal probes: connections a closed network refuses, and
- *   CPU in the middle of a measurement.
+ *   CPU in the middle of a measurement;
+ * - the page's clock at full precision (below).
  */
 export const FIREFOX_PREFS: Record<string, unknown> = {
   'network.http.http3.enable': false,
@@ -80,6 +81,10 @@ export const FIREFOX_PREFS: Record<string, unknown> = {
   'browser.safebrowsing.phishing.enabled': false,
   'network.captive-portal-service.enabled': false,
   'network.connectivity-service.enabled': false,
+  // Firefox rounds performance.now() to 1 ms (with jitter) in a page that is not cross-origin
+  // isolated, which put sub-millisecond latencies at 0; Chrome's is 0.1 ms. Full precision, as
+  // a lab instrument needs (the page's latency is receive time − the server's sentAt).
+  'privacy.reduceTimerPrecision': false,
 };
 
 export interface LaunchedFirefox {

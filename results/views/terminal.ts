@@ -61,6 +61,7 @@ export const MORE_COLUMNS: readonly string[] = [
   'offeredEventsPerSec',
   'tabs',
   'display',
+  'engine',
   'compression',
   'tabEventsPerSecMin',
   'tabEventsPerSecMax',

@@ -128,8 +128,13 @@ export function browserRows(report: Report): BrowserRow[] {
     version: `${b.version}${b.headless ? ' (headless)' : ''}`,
     cores: b.cores === null ? MISSING : formatCount(b.cores),
     cpu: b.cpuModel ?? b.machineModel ?? 'none over CDP',
-    // A sharded sweep's browsers each measure their own; an unsharded one has the round's.
-    ceiling: ceilingText(report, b.id) !== MISSING ? ceilingText(report, b.id) : ceilingText(report),
+    // A sharded sweep's browsers each measure their own; an unsharded one has the round's (a launched Firefox: Firefox's own).
+    ceiling:
+      ceilingText(report, b.id) !== MISSING
+        ? ceilingText(report, b.id)
+        : b.engine === 'firefox' && b.origin === 'launched'
+          ? ceilingText(report, undefined, 'firefox')
+          : ceilingText(report),
     points: pointsOn(b.id),
   }));
 }
