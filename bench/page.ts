@@ -105,7 +105,8 @@ async function once(measurer: RepeatMeasurer, point: Point, round: number): Prom
   if (res?.status !== 'ok') throw new Error(`${point.id}: ${res?.error ?? 'interrupted'}`);
   const r: MeasuredRepeat = res;
   const eps = r.eventsPerSec;
-  const perMillion = (pct: number) => ((pct / 100) * 1e9) / eps;
+  // The bench runs Chrome, whose CPU figures are always read; a null would be a NaN here.
+  const perMillion = (pct: number | null) => (((pct ?? Number.NaN) / 100) * 1e9) / eps;
   return {
     eps,
     cpuMsPerMillion: perMillion(r.cpu.tabProcess),
@@ -114,7 +115,7 @@ async function once(measurer: RepeatMeasurer, point: Point, round: number): Prom
     networkCpuMsPerMillion: perMillion(r.cpu.chrome.network),
     serverCpuMsPerMillion: perMillion(r.cpu.server),
     host: r.cpu.host ?? Number.NaN,
-    main: r.cpu.tabMainThread,
+    main: r.cpu.tabMainThread ?? Number.NaN,
     mainKernel: r.cpu.tabThreads?.main ?? Number.NaN,
     mainBusyMsPerMillion: perMillion(r.cpu.tabMainThread),
     shed: r.server.batchesShed,

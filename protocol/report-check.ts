@@ -164,7 +164,13 @@ export function parseReport(data: unknown, source: string, text?: string): Repor
       else {
         c.need(repeat, rat, 'eventsPerSec', isNumber, 'a number');
         for (const key of ['efficiency', 'page', 'latency', 'cpu', 'server']) c.need(repeat, rat, key, isObject, 'an object');
-        c.need(repeat.cpu as Record<string, unknown>, [...rat, 'cpu'], 'chrome', isObject, 'an object');
+        const cpu = repeat.cpu as Record<string, unknown>;
+        c.need(cpu, [...rat, 'cpu'], 'chrome', isObject, 'an object');
+        // Null where the engine or host could not read it (a remote Firefox), never a made-up 0.
+        for (const key of ['tabProcess', 'tabMainThread']) c.need(cpu, [...rat, 'cpu'], key, orNull(isNumber), 'a number or null');
+        const chrome = cpu.chrome as Record<string, unknown>;
+        for (const key of ['browser', 'renderers', 'network', 'gpu', 'other', 'total']) c.need(chrome, [...rat, 'cpu', 'chrome'], key, orNull(isNumber), 'a number or null');
+        if (cpu.unavailable !== undefined) c.need(cpu, [...rat, 'cpu'], 'unavailable', isStringArray, 'an array of figure names');
       }
     });
   });

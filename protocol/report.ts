@@ -217,11 +217,12 @@ export interface CpuReading {
   mainThreadBusy: number | null;
   /** The tab's renderer by thread (procfs CPU time: main, each parsing Worker, …); null off Linux. */
   threads: TabThreadsCpu | null;
-  network: number;
-  browser: number;
-  gpu: number;
-  /** Every other Chrome process (other renderers, utilities). */
-  otherChrome: number;
+  /** Null where the engine cannot give it (Firefox with no socket or GPU process). */
+  network: number | null;
+  browser: number | null;
+  gpu: number | null;
+  /** Every other browser process (other renderers, utilities). */
+  otherChrome: number | null;
   server: number | null;
   /** Every process on the host (/proc/stat), ≤ 100 × cores. */
   host: number | null;
@@ -252,16 +253,22 @@ export interface ParseCeiling {
   durationMs: number;
 }
 
-/** CPU over a window, in % of one core (a process can exceed 100 on a multi-core host). */
+/**
+ * The browser's CPU over a window by process kind, in % of one core (a process can exceed 100 on
+ * a multi-core host). Chrome's comes from CDP (SystemInfo.getProcessInfo); Firefox's from /proc
+ * (CpuFigures.sources says which process fills each). Null where the engine or the host cannot
+ * give it (a remote Firefox: no CDP and no /proc here; Firefox with no GPU or socket process);
+ * reports before version 3 always have numbers.
+ */
 export interface ChromeCpu {
-  browser: number;
-  /** Every renderer process, the tab's and any other. */
-  renderers: number;
-  network: number;
-  gpu: number;
+  browser: number | null;
+  /** Every renderer (Firefox: content) process, the tab's and any other. */
+  renderers: number | null;
+  network: number | null;
+  gpu: number | null;
   /** Other utility processes (storage, audio, …). */
-  other: number;
-  total: number;
+  other: number | null;
+  total: number | null;
 }
 
 /**
@@ -290,13 +297,23 @@ export interface PageFigures extends PageCounters {
   perConnectionBatchesPerSec: { min: number; median: number; max: number };
 }
 
+/** A figure of CpuFigures that a repeat may be unable to read (then null, and listed in `unavailable`). */
+export type CpuFigure = 'tabProcess' | 'tabMainThread' | 'tabThreads' | 'host' | 'browser' | 'renderers' | 'network' | 'gpu' | 'other' | 'total';
+
 /** CPU over one window, % of one core each. */
 export interface CpuFigures {
   chrome: ChromeCpu;
-  /** The tab's renderer process (Performance.getMetrics ProcessTime), % of one core. */
-  tabProcess: number;
-  /** The tab's main thread busy time (Performance.getMetrics TaskDuration), % of one core, ≤ 100. */
-  tabMainThread: number;
+  /**
+   * The tab's renderer process, % of one core: Chrome's Performance.getMetrics ProcessTime;
+   * Firefox's tab content process from /proc. Null where it cannot be read (a remote Firefox).
+   */
+  tabProcess: number | null;
+  /**
+   * The tab's main thread, % of one core, ≤ 100: Chrome's busy time (Performance.getMetrics
+   * TaskDuration); Firefox's main thread CPU time from /proc (`sources` says which). Null where
+   * it cannot be read.
+   */
+  tabMainThread: number | null;
   /** The tab's renderer CPU by thread; null where the host does not expose threads. */
   tabThreads: TabThreadsCpu | null;
   server: number;
@@ -305,9 +322,15 @@ export interface CpuFigures {
   /**
    * Figures this repeat could not read, which are therefore null (never 0): a remote browser's
    * host has no procfs here, so its per-thread CPU (`tabThreads`) and its host CPU (`host`)
-   * are unavailable. Absent when everything was readable, and in older reports.
+   * are unavailable; a remote Firefox gives no CPU at all (no CDP). Absent when everything was
+   * readable, and in older reports.
    */
-  unavailable?: ('tabThreads' | 'host')[];
+  unavailable?: CpuFigure[];
+  /**
+   * Where each figure came from, in words, when the engine is not Chrome (Firefox: which
+   * process in /proc, or why it is null). Absent for Chrome (CDP, as the column notes say).
+   */
+  sources?: Partial<Record<CpuFigure, string>>;
 }
 
 /** What the server did over one window. */
@@ -344,6 +367,12 @@ export interface Environment {
   serverUrl: string;
   /** The engine of the sweep's own browser. Absent: `chrome` (a version 2 report is read with `chrome` here). */
   engine?: Engine;
+  /**
+   * The Firefox the sweep launched for its `engine: firefox` points (or the lab's), once one
+   * started: its version as it reports itself, its binary, and where it was found. Absent when
+   * no point ran in Firefox.
+   */
+  firefox?: { version: string; path: string; source: string; headless: boolean };
 }
 
 /**
@@ -356,6 +385,8 @@ export interface BrowserHost {
   id: string;
   /** `launched`: a Chrome this sweep started; `remote`: one it connected to. */
   origin: 'launched' | 'remote';
+  /** Its engine: a remote endpoint speaking CDP is Chrome, one speaking WebDriver BiDi Firefox. Absent: chrome. */
+  engine?: Engine;
   /** The endpoint connected to, without credentials or query (tokens); null when launched. */
   endpoint: string | null;
   /**
@@ -485,14 +516,16 @@ export interface TabFigures {
   page: PageFigures;
   latency: LatencySummary;
   /** The tab's renderer process and its main thread busy time (Performance.getMetrics on its own page), % of one core. */
-  cpu: { tabProcess: number; tabMainThread: number };
+  cpu: { tabProcess: number | null; tabMainThread: number | null };
   wire: WireFigures | null;
 }
 
 /** The browser one repeat ran in. */
 export interface BrowserFigures {
-  /** `Chrome/156.0.8078.79` or `HeadlessChrome/…`, as the browser reports itself. */
+  /** `Chrome/156.0.8078.79` or `HeadlessChrome/…` (`firefox/153.7.0`), as the browser reports itself. */
   version: string;
+  /** Its engine; absent: chrome. */
+  engine?: Engine;
   headless: boolean;
   /** The X display a headful browser drew on (`:0`, or the Xvfb the sweep started); null when headless. */
   display: string | null;
@@ -578,13 +611,14 @@ export interface PointSummary {
   bytesPerEvent?: Stat | null;
   latencyP50Ms: Stat | null;
   latencyP99Ms: Stat | null;
+  /** Each over the repeats that could read it; null when none could (CpuFigures: never 0 for unreadable). */
   cpu: {
-    tabProcess: Stat;
-    tabMainThread: Stat;
-    chromeTotal: Stat;
-    browser: Stat;
-    network: Stat;
-    gpu: Stat;
+    tabProcess: Stat | null;
+    tabMainThread: Stat | null;
+    chromeTotal: Stat | null;
+    browser: Stat | null;
+    network: Stat | null;
+    gpu: Stat | null;
     server: Stat;
     host: Stat | null;
   };
@@ -641,6 +675,12 @@ export interface Round {
    * round, before its first repeat of the round. Absent in unsharded sweeps and older reports.
    */
   hostCeilings?: { browser: string; parseCeilings: ParseCeiling[] }[];
+  /**
+   * An unsharded sweep's ceilings measured in another engine than Chrome, in that engine's own
+   * browser (Firefox's JSON.parse is not Chrome's): its points' ceiling ratios are to these.
+   * `parseCeilings` above are Chrome's. Absent when no point of another engine ran.
+   */
+  engineCeilings?: { engine: Engine; parseCeilings: ParseCeiling[] }[];
 }
 
 /**

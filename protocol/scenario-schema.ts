@@ -8,6 +8,7 @@
  */
 import { Type, type Static, type TSchema } from 'typebox';
 import { LIMITS, P99_BOUND_MS, type Range } from './limits.js';
+import { ENGINES } from './report.js';
 import { transportsCarrying, COMPRESSIONS, compressionOf, DEVTOOLS_MODES, DISPLAY_MODES, ENCODINGS, PARSE_MODES, RENDER_MODES, TRANSPORTS } from './wire.js';
 
 const numberIn = (r: Range) => (r.integer ? Type.Integer({ minimum: r.min, maximum: r.max }) : Type.Number({ minimum: r.min, maximum: r.max }));
@@ -37,6 +38,11 @@ const fieldProperties = {
   display: oneOrMany(
     Type.Enum(DISPLAY_MODES),
     'headless: the sweep\'s headless Chrome; headful: a Chrome with a window, launched on first use (under an Xvfb the sweep starts when there is no DISPLAY).',
+    true,
+  ),
+  engine: oneOrMany(
+    Type.Enum(ENGINES),
+    "chrome: the sweep's Chrome (over CDP); firefox: a Firefox the sweep launches on first use (over WebDriver BiDi; its CPU from /proc). --engine overrides it.",
     true,
   ),
   compression: oneOrMany(

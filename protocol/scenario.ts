@@ -37,7 +37,7 @@ type OneOrMany<T> = T | T[];
  * Built-in values under the file's `defaults`: the reference's two transports and 1 ms interval.
  * `display` has none: a point runs in the sweep's own browser unless its scenario names one.
  */
-export const BUILTIN_DEFAULTS: Required<Omit<ScenarioFields, 'batch' | 'concurrency' | 'findMax' | 'display'>> = {
+export const BUILTIN_DEFAULTS: Required<Omit<ScenarioFields, 'batch' | 'concurrency' | 'findMax' | 'display' | 'engine'>> & { engine: Engine } = {
   transport: [...CLASSIC_TRANSPORTS],
   intervalMs: 1,
   render: 'full',
@@ -49,6 +49,7 @@ export const BUILTIN_DEFAULTS: Required<Omit<ScenarioFields, 'batch' | 'concurre
   devtools: 'off',
   tabs: 1,
   compression: 'off',
+  engine: 'chrome',
   warmupSec: 2,
   measureSec: 5,
   repeats: 3,
@@ -60,7 +61,7 @@ export const DEFAULT_P99_BOUND_MS = 50;
 /** One measured configuration: a single value for every factor. */
 export interface Point {
   /**
-   * `<scenario>/<transport>-b<batch>-c<concurrency>-i<intervalMs>-<render>[-w<workers>][-p<pollMs>][-o<origins>][-mp][-dt][-t<tabs>][-hf][-deflate|-gzip]`:
+   * `<scenario>/<transport>-b<batch>-c<concurrency>-i<intervalMs>-<render>[-w<workers>][-p<pollMs>][-o<origins>][-mp][-dt][-t<tabs>][-hf][-deflate|-gzip][-ff]`:
    * stable.
    */
   id: string;
@@ -88,7 +89,11 @@ export interface Point {
    * absent: the sweep's own browser. Its repeats then record the browser's build and mode.
    */
   display?: DisplayMode;
-  /** The browser engine it runs in (issue 25). Absent: `chrome`, as in every report before version 3. */
+  /**
+   * `firefox` when the point runs in Firefox (`-ff` in the id); absent (or `chrome`): Chrome,
+   * as in every report before version 3. A sweep leaves it out for Chrome, so a Chrome point's
+   * id stays what it was.
+   */
   engine?: Engine;
   /** `deflate` or `gzip` when the stream is compressed (the kind its transport carries); absent when off. */
   compression?: StreamCompression;
@@ -226,6 +231,7 @@ function checkReferences(data: ScenarioFile, source: string): ScenarioFile {
       }
     }
     if (s.findMax) checkFindMax(s.findMax, merged, `${source}: scenarios[${i}].findMax`);
+    if (many(merged.engine ?? 'chrome').includes('firefox')) checkFirefoxFields(merged, `${source}: scenarios[${i}] ('${s.id}')`);
   });
   for (const [group, members] of Object.entries(data.groups ?? {})) {
     if (ids.has(group)) throw badScenario(`${source}: groups.${group} has the id of a scenario; give the group another name`);
@@ -242,13 +248,27 @@ function checkReferences(data: ScenarioFile, source: string): ScenarioFile {
   return data;
 }
 
+/**
+ * The factors a Firefox point cannot have, refused when the file is read rather than failing
+ * every repeat: `devtools: network` is Chrome's CDP Network domain; `tabs` > 1 needs each
+ * tab's own CPU, and Firefox runs the tabs of one site in one content process; `display`
+ * launches the other mode's Chrome.
+ */
+export function checkFirefoxFields(f: ScenarioFields, where: string): void {
+  const why = (field: string, value: unknown, reason: string) =>
+    badScenario(`${where} runs in firefox, so ${field} must be ${reason}, got ${JSON.stringify(value)}; put the Chrome-only values in a scenario of their own`);
+  if (f.devtools !== undefined && many(f.devtools).includes('network')) throw why('devtools', f.devtools, "'off' (the Network domain is Chrome's CDP)");
+  if (f.tabs !== undefined && many(f.tabs).some((t) => t > 1)) throw why('tabs', f.tabs, '1 (Firefox runs the tabs of one site in one content process, so per-tab CPU cannot be told apart)');
+  if (f.display !== undefined) throw why('display', f.display, "left out (the display factor launches a Chrome of the other mode; --headful shows Firefox's window)");
+}
+
 function checkFindMax(f: FindMaxSpec, merged: ScenarioFields, where: string): void {
   if (f.min > f.max) throw badScenario(`${where}.min must be ≤ max, got min ${f.min} and max ${f.max}`);
   const limit = LIMITS[f.vary].max;
   if (f.max > limit) throw badScenario(`${where}.max must be ≤ ${limit} for vary '${f.vary}', got ${f.max}`);
   // One search per transport: every other factor must be a single value, or the search is ambiguous.
   const fixed = f.vary === 'batch' ? 'concurrency' : 'batch';
-  for (const field of [fixed, 'intervalMs', 'render', 'parse', 'workers', 'pollMs', 'origins', 'encoding', 'devtools', 'tabs', 'display', 'compression'] as const) {
+  for (const field of [fixed, 'intervalMs', 'render', 'parse', 'workers', 'pollMs', 'origins', 'encoding', 'devtools', 'tabs', 'display', 'compression', 'engine'] as const) {
     const v = merged[field];
     if (Array.isArray(v) && v.length > 1) {
       throw badScenario(`${where} searches ${f.vary}, so ${field} must be one value, got ${JSON.stringify(v)}`);
@@ -258,11 +278,11 @@ function checkFindMax(f: FindMaxSpec, merged: ScenarioFields, where: string): vo
 
 /** A point's stable id (see `Point.id`). */
 export function pointId(
-  p: Pick<Point, 'scenario' | 'transport' | 'batch' | 'concurrency' | 'intervalMs' | 'render' | 'parse' | 'workers' | 'pollMs' | 'origins' | 'encoding' | 'devtools' | 'tabs' | 'display' | 'compression'>,
+  p: Pick<Point, 'scenario' | 'transport' | 'batch' | 'concurrency' | 'intervalMs' | 'render' | 'parse' | 'workers' | 'pollMs' | 'origins' | 'encoding' | 'devtools' | 'tabs' | 'display' | 'compression' | 'engine'>,
 ): string {
   const extra =
     `${p.pollMs !== undefined ? `-p${p.pollMs}` : ''}${p.origins !== undefined ? `-o${p.origins}` : ''}${p.encoding ? `-${ENCODING_TAGS[p.encoding]}` : ''}${p.devtools ? '-dt' : ''}` +
-    `${p.tabs !== undefined ? `-t${p.tabs}` : ''}${p.display === 'headful' ? '-hf' : ''}${p.compression ? `-${p.compression}` : ''}`;
+    `${p.tabs !== undefined ? `-t${p.tabs}` : ''}${p.display === 'headful' ? '-hf' : ''}${p.compression ? `-${p.compression}` : ''}${p.engine === 'firefox' ? '-ff' : ''}`;
   return `${p.scenario}/${p.transport}-b${p.batch}-c${p.concurrency}-i${p.intervalMs}-${p.render}${p.parse === 'worker' ? `-w${p.workers}` : ''}${extra}`;
 }
 
@@ -313,6 +333,7 @@ export function expandScenario(s: ScenarioInput, defaults: ScenarioFields = {}):
           many(f.devtools).flatMap((devtools) =>
             many(f.tabs).flatMap((tabs) =>
               (f.display === undefined ? [undefined] : many(f.display)).flatMap((display) =>
+                many(f.engine).flatMap((engine) =>
                 compressionsFor(transport, f.compression).map((compression) => ({
                   transport,
                   ...(pollMs !== undefined ? { pollMs } : {}),
@@ -322,7 +343,9 @@ export function expandScenario(s: ScenarioInput, defaults: ScenarioFields = {}):
                   ...(tabs > 1 ? { tabs } : {}),
                   ...(display !== undefined ? { display } : {}),
                   ...(compression !== 'off' ? { compression } : {}),
+                  ...(engine === 'firefox' ? { engine } : {}),
                 })),
+                ),
               ),
             ),
           ),
@@ -367,7 +390,7 @@ export function pointCount(s: ScenarioInput, defaults: ScenarioFields = {}): num
       a + (t === 'poll' ? n(f.pollMs) : 1) * (onMainOrigin(t) ? n(f.origins) : 1) * encodingsFor(t, f.encoding).length * compressionsFor(t, f.compression).length,
     0,
   );
-  return transports * n(f.devtools) * n(f.tabs) * n(f.display) * parses * n(f.render) * n(f.intervalMs) * n(f.concurrency) * n(f.batch);
+  return transports * n(f.devtools) * n(f.tabs) * n(f.display) * n(f.engine) * parses * n(f.render) * n(f.intervalMs) * n(f.concurrency) * n(f.batch);
 }
 
 /**

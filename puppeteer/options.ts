@@ -4,7 +4,7 @@ import { BENCHMARK_ACTION_FORMATS } from '../results/views/benchmark-action.js';
 import { rangeFlag, type Flags, type FlagSpec } from '../protocol/flags.js';
 import { inRange, LIMITS, rangeText } from '../protocol/limits.js';
 import { DEFAULT_MARGINS, marginsText, parseMargins } from '../protocol/margins.js';
-import { isRunId, RUN_ID_ALLOWED, type Margins } from '../protocol/report.js';
+import { ENGINES, isRunId, RUN_ID_ALLOWED, type Engine, type Margins } from '../protocol/report.js';
 import { BUILTIN_DEFAULTS } from '../protocol/scenario.js';
 import { PARSE_MODES, RENDER_MODES, TRANSPORTS } from '../protocol/wire.js';
 
@@ -26,6 +26,13 @@ export const SWEEP_FLAGS = {
   file: { type: 'string', default: 'scenarios.json', help: 'scenario file' },
   out: { type: 'string', default: 'reports', help: 'directory that receives <run-id>/report.json' },
   headful: { type: 'boolean', default: false, help: 'show the browser window (headless otherwise)' },
+  engine: {
+    type: 'string',
+    default: '',
+    choices: ENGINES,
+    help: "run every selected scenario in this browser engine (firefox: a Firefox launched over WebDriver BiDi, its CPU read from /proc), whatever the scenarios' own `engine`",
+    defaultText: "each scenario's `engine`, else chrome",
+  },
   browser: {
     type: 'list',
     default: [],
@@ -58,6 +65,8 @@ export interface SweepFlags {
   resume: string | null;
   /** Null: the scenario file's `defaults.margin`, else the defaults. */
   margins: Margins | null;
+  /** `--engine`; null: each scenario's own. */
+  engine: Engine | null;
 }
 
 const MAX_SEED = 2 ** 32 - 1;
@@ -87,12 +96,13 @@ export function checkSweepFlags(flags: Flags<typeof SWEEP_FLAGS>): SweepFlags {
     timeBudgetSec: flags['time-budget'] === '' ? null : parseDuration('time-budget', flags['time-budget']),
     resume: flags.resume === '' ? null : flags.resume,
     margins: checkMarginFlag(flags.margin),
+    engine: flags.engine === '' ? null : (flags.engine as Engine),
   };
   if (out.resume !== null) {
     // `..` or `a/b` would read a report outside --out (`<out>/../report.json`).
     if (!isRunId(out.resume)) throw badFlag(`--resume takes a run id, ${RUN_ID_ALLOWED} (here --out); got '${out.resume}'`);
     // A resumed sweep finishes what was planned: it takes its plan from the report, not from flags.
-    const planFlags = ['scenario', 'file', 'repeats', 'seed', 'auto', 'max-repeats', 'time-budget', 'find-max', 'list', 'spread-repeats', 'margin'] as const;
+    const planFlags = ['scenario', 'file', 'repeats', 'seed', 'auto', 'max-repeats', 'time-budget', 'find-max', 'list', 'spread-repeats', 'margin', 'engine'] as const;
     const given = planFlags.filter((f) => JSON.stringify(flags[f]) !== JSON.stringify(SWEEP_FLAGS[f].default));
     if (given.length) throw badFlag(`--resume finishes the recorded sweep with its own plan; drop ${given.map((f) => `--${f}`).join(', ')}`);
   }
@@ -114,7 +124,8 @@ export const LAB_FLAGS = {
   parse: { type: 'string', default: 'main', choices: PARSE_MODES, help: 'parse on the main thread or in Workers' },
   workers: rangeFlag(LIMITS.workers, 1, 'Workers for --parse worker'),
   autostart: { type: 'boolean', default: false, help: 'start streaming as soon as the page loads' },
-  headless: { type: 'boolean', default: false, help: 'run Chrome headless (for machines without a display)' },
+  headless: { type: 'boolean', default: false, help: 'run the browser headless (for machines without a display)' },
+  engine: { type: 'string', default: 'chrome', choices: ENGINES, help: 'the browser to open the lab in: chrome, or firefox (live CPU readings from /proc)' },
   server: { type: 'string', default: '', help: 'URL of a running pushlab server', defaultText: 'start one' },
   out: { type: 'string', default: 'reports', help: '"Record this point" appends to <out>/lab-<run-id>/report.json' },
   'warmup-sec': rangeFlag(LIMITS.warmupSec, BUILTIN_DEFAULTS.warmupSec, "a recorded point's warm-up, s (a sweep point's)"),

@@ -151,6 +151,10 @@ export const COLUMNS: readonly Column[] = [
     terminalWhen: (r) => r.point.display !== undefined,
   },
   {
+    ...pointText('engine', 'engine', 'The browser engine the point ran in: chrome (over CDP), or firefox (over WebDriver BiDi, its CPU from /proc)', (r) => r.point.engine ?? 'chrome'),
+    terminalWhen: (r) => r.point.engine !== undefined,
+  },
+  {
     ...pointText('compression', 'compression', 'off, deflate (permessage-deflate on WebSockets) or gzip (Content-Encoding on SSE and fetch)', (r) => r.point.compression ?? 'off'),
     terminalWhen: (r) => r.point.compression !== undefined,
   },

@@ -1,7 +1,8 @@
 /**
  * What each knob bought: points of one run with the same transport, connections and offered
  * load that differ in exactly one knob (how rows are parsed, how large the messages are, how
- * many origins, the encoding, DevTools, the render mode, the display, compression) are compared like transports, on EPS
+ * many origins, the encoding, DevTools, the render mode, the display, compression, the browser
+ * engine) are compared like transports, on EPS
  * and renderer CPU per event, paired by round. A `fastest` run then says in words, with CIs,
  * that two Workers bought 5% here and a second origin 12% there, instead of leaving the reader
  * to subtract medians of different rounds.
@@ -10,7 +11,7 @@ import type { BrowserHost, KnobComparison, PointResult } from '../protocol/repor
 import type { Point } from '../protocol/scenario.js';
 import type { Margins } from '../protocol/report.js';
 import { DEFAULT_MARGINS } from '../protocol/margins.js';
-import { compare, hostKinds, METRICS, type Metric } from './point-summary.js';
+import { compare, hostKinds, hostMachines, METRICS, type Metric } from './point-summary.js';
 
 interface Knob {
   name: string;
@@ -50,6 +51,8 @@ export const KNOBS: readonly Knob[] = [
   // A point without `display` runs in the sweep's own browser (headless unless --headful).
   { name: 'display', value: (p) => p.display ?? 'sweep', label: (p) => p.display ?? "the sweep's display", rank: (p) => (p.display === 'headful' ? 1 : 0), usual: 'sweep' },
   { name: 'compression', value: (p) => p.compression ?? 'off', label: (p) => (p.compression ? `${p.compression} compression` : 'no compression'), rank: (p) => (p.compression ? 1 : 0), usual: 'off' },
+  // Chrome is A, so the sentence reads "firefox ÷ chrome" (issue 25).
+  { name: 'engine', value: (p) => p.engine ?? 'chrome', label: (p) => p.engine ?? 'chrome', rank: (p) => (p.engine === 'firefox' ? 1 : 0), usual: 'chrome' },
 ];
 
 /** What must be equal for two points to be compared at all: the load and the way it travels. */
@@ -74,6 +77,9 @@ export function knobBetween(a: Point, b: Point): Knob | null {
  */
 export function knobComparisons(points: readonly PointResult[], hosts?: readonly BrowserHost[], margins: Margins = DEFAULT_MARGINS): KnobComparison[] {
   const kindOf = hostKinds(hosts);
+  // Two engines are two browser builds, so two host kinds: their rounds pair by machine instead
+  // (each point's own repeats are still pooled within one kind, so one engine's never with the other's).
+  const machineOf = hostMachines(hosts);
   const out: KnobComparison[] = [];
   for (let i = 0; i < points.length; i++) {
     for (let j = i + 1; j < points.length; j++) {
@@ -82,7 +88,7 @@ export function knobComparisons(points: readonly PointResult[], hosts?: readonly
       const [a, b] = knob.rank(points[i].point) <= knob.rank(points[j].point) ? [points[i], points[j]] : [points[j], points[i]];
       const names = { a: knob.label(a.point), b: knob.label(b.point) };
       for (const metric of Object.keys(METRICS) as Metric[]) {
-        const c = compare(a, b, metric, names, kindOf, margins);
+        const c = compare(a, b, metric, names, knob.name === 'engine' ? machineOf : kindOf, margins);
         if (c) out.push({ ...c, knob: knob.name, from: names.a, to: names.b, context: context(a.point, knob) });
       }
     }

@@ -12,7 +12,6 @@ import type {
   PointResult,
   PointSummary,
   Repeat,
-  Stat,
   UnsteadyFlag,
   Verdict,
 } from '../protocol/report.js';
@@ -64,12 +63,13 @@ function summaryOf(measured: readonly MeasuredRepeat[]): PointSummary {
     latencyP50Ms: overPresent((r) => r.latency.p50Ms),
     latencyP99Ms: overPresent((r) => r.latency.p99Ms),
     cpu: {
-      tabProcess: over((r) => r.cpu.tabProcess),
-      tabMainThread: over((r) => r.cpu.tabMainThread),
-      chromeTotal: over((r) => r.cpu.chrome.total),
-      browser: over((r) => r.cpu.chrome.browser),
-      network: over((r) => r.cpu.chrome.network),
-      gpu: over((r) => r.cpu.chrome.gpu),
+      // Over the repeats that read each one (null in a repeat is unread, never 0).
+      tabProcess: overPresent((r) => r.cpu.tabProcess),
+      tabMainThread: overPresent((r) => r.cpu.tabMainThread),
+      chromeTotal: overPresent((r) => r.cpu.chrome.total),
+      browser: overPresent((r) => r.cpu.chrome.browser),
+      network: overPresent((r) => r.cpu.chrome.network),
+      gpu: overPresent((r) => r.cpu.chrome.gpu),
       server: over((r) => r.cpu.server),
       host: overPresent((r) => r.cpu.host),
     },
@@ -197,9 +197,29 @@ export function summarisePoint(
     summary: pooled.length ? summaryOf(pooled) : null,
     verdict: majorityVerdict(pooled),
     unsteady,
-    notes: [...mergedNotes(repeats), ...wireDisagreement(pooled)],
+    notes: [...mergedNotes(repeats), ...wireDisagreement(pooled), ...cpuSourceNotes(pooled)],
     ...(browsers.length ? { browsers } : {}),
   };
+}
+
+/**
+ * Where an engine's CPU came from, when it is not Chrome's CDP (CpuFigures.sources): the
+ * figures it could not read, each with why, so a dash in a table is never read as 0; and that
+ * its main-thread figure is CPU time, not Chrome's busy time.
+ */
+function cpuSourceNotes(measured: readonly MeasuredRepeat[]): string[] {
+  const sources = measured.at(-1)?.cpu.sources;
+  if (!sources) return [];
+  const unread = [...new Set(measured.flatMap((r) => r.cpu.unavailable ?? []))];
+  // Figures unread for one reason are named together (a remote Firefox: all of them, once).
+  const byReason = new Map<string, string[]>();
+  for (const k of unread) {
+    const why = (sources[k] ?? "unavailable: this machine's /proc is not the browser's host's").replace(/^unavailable: /, '');
+    byReason.set(why, [...(byReason.get(why) ?? []), k]);
+  }
+  const why = [...byReason].map(([reason, figures]) => `${figures.join(', ')} (${reason})`);
+  const tab = unread.includes('tabProcess') ? 'no CPU figure of the browser could be read' : `CPU from /proc, not CDP: the tab is ${sources.tabProcess?.replace(/^\/proc: /, '')}; its main thread is CPU time, not busy time`;
+  return [`${tab}${why.length ? `; unread, so null (never 0): ${why.join('; ')}` : ''}`];
 }
 
 /** The summary shows one repeat's connections; say so when the repeats did not all see the same. */
@@ -278,6 +298,15 @@ export type HostKindOf = (browserId: string | undefined) => string;
 /** The host-kind lookup for a report's browsers. */
 export function hostKinds(hosts: readonly BrowserHost[] = []): HostKindOf {
   return (id) => (id === undefined ? '' : (hosts.find((h) => h.id === id)?.kind ?? id));
+}
+
+/**
+ * The machine lookup for a report's browsers (`BrowserHost.host`): what two engines' points pair
+ * on, since their browser builds make them two kinds. An id the report does not describe (a
+ * sweep's single browser in older reports) is this machine, like every launched browser.
+ */
+export function hostMachines(hosts: readonly BrowserHost[] = []): HostKindOf {
+  return (id) => (id === undefined ? 'localhost' : (hosts.find((h) => h.id === id)?.host ?? id));
 }
 
 /**

@@ -68,6 +68,13 @@ function groupOrder(groupCount: number, round: number, seed: number): number[] {
  */
 export function roundOrder<P extends { id: string; transport: string }>(points: readonly P[], round: number, seed: number): P[] {
   if (!Number.isInteger(round) || round < 0) throw new RangeError(`round must be an integer ≥ 0, got ${round}`);
-  const groups = pairGroups(points);
-  return groupOrder(groups.length, round, seed).flatMap((g) => rotate(groups[g], round % groups[g].length));
+  // Groups that differ only in engine go back to back too, the engine first rotating by round:
+  // an engine pair then also sees one machine state. Without engines each group is its own.
+  const byEngineFree = new Map<string, P[][]>();
+  for (const g of pairGroups(points)) {
+    const key = pairKey({ ...g[0], engine: undefined });
+    byEngineFree.set(key, [...(byEngineFree.get(key) ?? []), g]);
+  }
+  const supers = [...byEngineFree.values()];
+  return groupOrder(supers.length, round, seed).flatMap((s) => rotate(supers[s], round % supers[s].length).flatMap((g) => rotate(g, round % g.length)));
 }

@@ -15,16 +15,25 @@ export interface TabMetrics {
 /** One tab's own readings: its page's counters and its renderer's metrics. */
 export interface TabSample {
   page: PageSnapshot;
-  tab: TabMetrics;
+  tab: TabMetrics | null;
 }
 
 export interface Sample {
-  /** The (first) tab's counters and renderer metrics. */
+  /** The (first) tab's counters and renderer metrics; null where there is no CDP (Firefox). */
   page: PageSnapshot;
-  tab: TabMetrics;
+  tab: TabMetrics | null;
   /** A multi-tab point's other tabs, in the order opened; absent for one tab. */
   moreTabs?: TabSample[];
-  chrome: ChromeProcess[];
+  /**
+   * Every browser process's CPU: Chrome's from CDP; Firefox's from /proc, each given the kind
+   * it fills (results/cpu.ts `firefoxProcessType`). Null where nothing can read them (a
+   * remote Firefox: no CDP, and its /proc is not this machine's).
+   */
+  chrome: ChromeProcess[] | null;
+  /** Firefox only: this machine's monotonic clock when its /proc was read, s (the CPU figures' wall time). */
+  procAtSec?: number;
+  /** The engine sampled; absent: chrome. */
+  engine?: 'firefox';
   /** Per-thread CPU of every renderer process, by pid (empty where procfs is missing). */
   rendererThreads: Map<number, ThreadCpu[]>;
   server: ServerStats;

@@ -4,7 +4,10 @@
  */
 import type {
   BrowserFigures,
+  ChromeCpu,
   CompressionFigures,
+  CpuFigure,
+  CpuFigures,
   MeasuredRepeat,
   PageFigures,
   PageSnapshot,
@@ -17,7 +20,7 @@ import { streamsOf, type Point } from '../protocol/scenario.js';
 import type { LatencySummary } from '../protocol/histogram.js';
 import { judgeRepeat, stalledBehindCap } from './verdict.js';
 import { median } from './stats.js';
-import { chromeCpu, efficiencyOf, hostCpu, percentOfCore } from './cpu.js';
+import { chromeCpu, efficiencyOf, FIREFOX_CPU_SOURCES, hostCpu, kindsPresent, percentOfCore, type ChromeProcessKind } from './cpu.js';
 import type { Sample, TabSample } from './samples.js';
 import { threadsCpu } from './threads.js';
 
@@ -55,14 +58,14 @@ interface TabWindow {
   /** Batches/s of each of its connections. */
   perConn: number[];
   eventsPerSec: number;
-  /** % of one core. */
-  process: number;
-  mainThread: number;
+  /** % of one core; null where the tab's own metrics cannot be read (Firefox: see firefoxTab). */
+  process: number | null;
+  mainThread: number | null;
 }
 
 function tabWindow(a: TabSample, b: TabSample): TabWindow {
   const windowSec = (b.page.atMs - a.page.atMs) / 1000;
-  const tabWall = b.tab.timestamp - a.tab.timestamp;
+  const metrics = a.tab && b.tab ? { a: a.tab, b: b.tab, wall: b.tab.timestamp - a.tab.timestamp } : null;
   const delta = (k: keyof PageSnapshot['counters']) => b.page.counters[k] - a.page.counters[k];
   const events = delta('events');
   return {
@@ -74,9 +77,92 @@ function tabWindow(a: TabSample, b: TabSample): TabWindow {
     counters: { gaps: delta('gaps'), duplicates: delta('duplicates'), reconnects: delta('reconnects'), errors: delta('errors') },
     perConn: b.page.batchesPerConnection.map((n, i) => (n - (a.page.batchesPerConnection[i] ?? 0)) / windowSec),
     eventsPerSec: events / windowSec,
-    process: percentOfCore(b.tab.processTime - a.tab.processTime, tabWall),
-    mainThread: Math.min(100, percentOfCore(b.tab.taskDuration - a.tab.taskDuration, tabWall)),
+    process: metrics && percentOfCore(metrics.b.processTime - metrics.a.processTime, metrics.wall),
+    mainThread: metrics && Math.min(100, percentOfCore(metrics.b.taskDuration - metrics.a.taskDuration, metrics.wall)),
   };
+}
+
+/**
+ * Firefox's tab from /proc: no CDP says which content process is the tab's, so it is the one
+ * that used the most CPU over the window (the page under load; the idle preallocated one uses
+ * next to none), and its main thread is the thread whose id is the process id.
+ */
+function firefoxTab(a: Sample, b: Sample, wallSeconds: number): { process: number; mainThread: number | null } | null {
+  if (!a.chrome || !b.chrome) return null;
+  const before = new Map(a.chrome.map((p) => [p.id, p.cpuTime]));
+  const busiest = b.chrome
+    .filter((p) => p.type === 'renderer')
+    .map((p) => ({ pid: p.id, used: p.cpuTime - (before.get(p.id) ?? 0) }))
+    .sort((x, y) => y.used - x.used)[0];
+  if (!busiest) return null;
+  const main = (s: Sample) => s.rendererThreads.get(busiest.pid)?.find((t) => t.tid === busiest.pid)?.cpuSeconds;
+  const [m0, m1] = [main(a) ?? 0, main(b)];
+  return {
+    process: percentOfCore(Math.max(0, busiest.used), wallSeconds),
+    mainThread: m1 === undefined ? null : Math.min(100, percentOfCore(Math.max(0, m1 - m0), wallSeconds)),
+  };
+}
+
+const CHROME_KINDS: readonly ChromeProcessKind[] = ['browser', 'renderers', 'network', 'gpu', 'other'];
+
+/**
+ * The repeat's CPU figures. Chrome: CDP for processes and the tab, procfs for threads and the
+ * host. Firefox: /proc for all of it (FIREFOX_CPU_SOURCES, said per figure in `sources`); a
+ * kind with no process (no socket or GPU process) is null, and a remote Firefox gives none.
+ * Every null figure is listed in `unavailable`.
+ */
+function cpuFigures(a: Sample, b: Sample, tabs: readonly TabWindow[], windowSec: number, meta: SummaryMeta, serverCpu: number): CpuFigures {
+  const firefox = b.engine === 'firefox';
+  const unavailable: CpuFigure[] = [];
+  const procWall = firefox && a.procAtSec !== undefined && b.procAtSec !== undefined ? b.procAtSec - a.procAtSec : windowSec;
+  let chrome: ChromeCpu = { browser: null, renderers: null, network: null, gpu: null, other: null, total: null };
+  if (a.chrome && b.chrome) {
+    const measured = roundAll(chromeCpu(a.chrome, b.chrome, procWall));
+    const present = kindsPresent(b.chrome);
+    // Chrome's CDP lists every kind it has; a Firefox kind without a process is not 0% but unread.
+    chrome = { ...measured, ...Object.fromEntries(CHROME_KINDS.filter((k) => firefox && k !== 'other' && !present.has(k)).map((k) => [k, null])) };
+  }
+  for (const k of [...CHROME_KINDS, 'total'] as const) if (chrome[k] === null) unavailable.push(k);
+  let tabProcess: number | null;
+  let tabMainThread: number | null;
+  if (firefox) {
+    const tab = firefoxTab(a, b, procWall);
+    tabProcess = tab && round(tab.process);
+    tabMainThread = tab?.mainThread == null ? null : round(tab.mainThread);
+  } else {
+    // Several tabs: their renderers summed; the busiest tab's main thread (≤ 100, what the verdict reads).
+    tabProcess = tabs.some((t) => t.process === null) ? null : round(sum(tabs.map((t) => t.process!)));
+    tabMainThread = tabs.some((t) => t.mainThread === null) ? null : round(Math.max(...tabs.map((t) => t.mainThread!)));
+  }
+  if (tabProcess === null) unavailable.unshift('tabProcess');
+  if (tabMainThread === null) unavailable.unshift('tabMainThread');
+  const cpu: CpuFigures = {
+    chrome,
+    tabProcess,
+    tabMainThread,
+    tabThreads: tabThreads(a, b, windowSec),
+    server: serverCpu,
+    host: a.host && b.host ? round(hostCpu(a.host, b.host)) : null,
+  };
+  // A remote browser's threads and host cannot be read from here: null, and said so, never 0.
+  if (meta.procfs === false) unavailable.push('tabThreads', 'host');
+  if (unavailable.length) cpu.unavailable = unavailable;
+  if (firefox) {
+    const sources: NonNullable<CpuFigures['sources']> = {};
+    for (const k of ['tabProcess', 'tabMainThread', ...CHROME_KINDS, 'total'] as const) {
+      sources[k] = unavailable.includes(k)
+        ? meta.procfs === false
+          ? 'unavailable: a remote Firefox has no CDP, and its /proc is not this machine\'s'
+          : k === 'network'
+            ? 'unavailable: no Socket Process ran; in Firefox 153 ESR the network work is in the parent (browser)'
+            : k === 'gpu'
+              ? 'unavailable: no GPU Process ran (headless, or compositing in the parent)'
+              : 'unavailable: the process could not be read from /proc'
+        : FIREFOX_CPU_SOURCES[k];
+    }
+    cpu.sources = sources;
+  }
+  return cpu;
 }
 
 const tabsOf = (s: Sample): TabSample[] => [{ page: s.page, tab: s.tab }, ...(s.moreTabs ?? [])];
@@ -111,19 +197,9 @@ export function summarise(point: Point, a: Sample, b: Sample, meta: SummaryMeta)
   const perConn = tabs.flatMap((t) => t.perConn);
   const counter = (k: keyof TabWindow['counters']) => sum(tabs.map((t) => t.counters[k]));
 
-  const cpu: RepeatFigures['cpu'] = {
-    chrome: roundAll(chromeCpu(a.chrome, b.chrome, windowSec)),
-    // Several tabs: their renderers summed; the busiest tab's main thread (≤ 100, what the verdict reads).
-    tabProcess: round(sum(tabs.map((t) => t.process))),
-    tabMainThread: round(Math.max(...tabs.map((t) => t.mainThread))),
-    tabThreads: tabThreads(a, b, windowSec),
-    server: round(percentOfCore(serverCpuSec, serverWallSec)),
-    host: a.host && b.host ? round(hostCpu(a.host, b.host)) : null,
-  };
-  // A remote browser's threads and host cannot be read from here: null, and said so, never 0.
-  if (meta.procfs === false) cpu.unavailable = ['tabThreads', 'host'];
+  const cpu = cpuFigures(a, b, tabs, windowSec, meta, round(percentOfCore(serverCpuSec, serverWallSec)));
   // Per CPU-second of the main threads: of all the tabs' main threads together.
-  const mainThreads = multi ? round(sum(tabs.map((t) => t.mainThread))) : cpu.tabMainThread;
+  const mainThreads = multi && cpu.tabMainThread !== null ? round(sum(tabs.map((t) => t.mainThread ?? 0))) : cpu.tabMainThread;
   const pageEvents = sum(tabs.map((t) => t.events));
   const figures: RepeatFigures = {
     windowSec: round(windowSec, 3),
@@ -175,6 +251,8 @@ export function summarise(point: Point, a: Sample, b: Sample, meta: SummaryMeta)
   if (meta.browser) figures.browser = meta.browser;
   if (point.compression) figures.compression = compressionFigures(point, tabs.map((t) => t.end.client ?? null), a.server, b.server, serverWallSec);
   const { verdict, notes } = judgeRepeat(point, figures, sum(tabs.map((t) => t.end.open)), meta.cores);
+  const fellBack = rfc8441FallbackNote(point, figures.wire ?? null);
+  if (fellBack) notes.push(fellBack);
   return {
     status: 'ok',
     round: meta.round,
@@ -185,6 +263,16 @@ export function summarise(point: Point, a: Sample, b: Sample, meta: SummaryMeta)
     notes,
     ...figures,
   };
+}
+
+/**
+ * `ws-h2` is a WebSocket over HTTP/2 (RFC 8441) only when the browser speaks it: one that
+ * does not (an engine without extended CONNECT) opens it over HTTP/1.1, and the point then
+ * measured a plain WebSocket. Said in words, from the server's view of the streams.
+ */
+export function rfc8441FallbackNote(point: Pick<Point, 'transport' | 'engine'>, wire: WireFigures | null): string | null {
+  if (point.transport !== 'ws-h2' || !wire || wire.http.h1 === 0) return null;
+  return `ws-h2: ${wire.http.h1} of ${wire.http.h1 + wire.http.h2} WebSocket(s) arrived over HTTP/1.1: ${point.engine ?? 'chrome'} did not speak RFC 8441 (WebSockets over HTTP/2) here, so this point measured WebSockets over HTTP/1.1`;
 }
 
 /** One tab of a multi-tab point: its own rates, counters, latency, CPU and streams. */
@@ -198,7 +286,7 @@ function tabFigures(point: Point, t: TabWindow, server: Sample['server'], tabCou
     deliveredRatio: round(t.eventsPerSec / (point.offeredEventsPerSec / tabCount), 4),
     page: { events: t.events, batches: t.batches, bytes: t.bytes, ...t.counters, perConnectionBatchesPerSec: spread(t.perConn) },
     latency: t.end.latency,
-    cpu: { tabProcess: round(t.process), tabMainThread: round(t.mainThread) },
+    cpu: { tabProcess: t.process === null ? null : round(t.process), tabMainThread: t.mainThread === null ? null : round(t.mainThread) },
     wire: wireFigures([t.end], server, point.concurrency),
   };
 }
@@ -253,6 +341,7 @@ export function wireFigures(ends: readonly Pick<PageSnapshot, 'client' | 'open'>
 
 /** The tab's renderer is the one that burned the most CPU in the window: the page under load. */
 function tabThreads(a: Sample, b: Sample, wallSeconds: number): TabThreadsCpu | null {
+  if (!a.chrome || !b.chrome) return null;
   const before = new Map(a.chrome.map((p) => [p.id, p.cpuTime]));
   const busiest = b.chrome
     .filter((p) => p.type === 'renderer' && b.rendererThreads.get(p.id)?.length)

@@ -36,8 +36,9 @@ type Kind = Exclude<keyof TabThreadsCpu, 'workers'> | 'worker';
 
 function threadKind(t: ThreadCpu, pid: number): Kind {
   if (t.tid === pid) return 'main';
-  if (t.name.startsWith('DedicatedWorker')) return 'worker';
-  if (t.name.startsWith('Chrome_ChildIO')) return 'io';
+  // Chrome's names, then Firefox's (a content process's `DOM Worker`s and its `IPC I/O Child`).
+  if (t.name.startsWith('DedicatedWorker') || t.name.startsWith('DOM Worker')) return 'worker';
+  if (t.name.startsWith('Chrome_ChildIO') || t.name.startsWith('IPC I/O Child')) return 'io';
   if (t.name.startsWith('Compositor')) return 'compositor';
   if (t.name.startsWith('ThreadPool')) return 'pool';
   return 'other';

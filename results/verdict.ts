@@ -27,7 +27,10 @@ export const SATURATED = 0.9;
  */
 export function stalledBehindCap(transport: Transport, streams: number, open: number): LimitInput['stalled'] {
   const cap = TRANSPORT_INFO[transport].perHostCap;
-  return cap !== undefined && open >= cap && open < streams ? { connections: streams - open, of: streams, cap } : null;
+  // The cap said is the one measured, what this browser opened (Chrome's and Firefox's are both
+  // 6 by default, but a Firefox preference can change its own); the usual 6 only tells a cap
+  // from connections that failed.
+  return cap !== undefined && open >= cap && open < streams ? { connections: streams - open, of: streams, cap: open } : null;
 }
 
 /** What the decision looks at; CPU figures in % of one core, null where unknown. */

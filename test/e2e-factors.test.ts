@@ -82,8 +82,8 @@ describe('tabs, display and compression, smoke load, Chromium', () => {
     expect(Math.abs(r.eventsPerSec - tabs.reduce((a, x) => a + x.eventsPerSec, 0))).toBeLessThanOrEqual(TABS);
     expect(r.perTabEventsPerSec!.min).toBe(Math.min(...tabs.map((x) => x.eventsPerSec)));
     expect(r.perTabEventsPerSec!.max).toBe(Math.max(...tabs.map((x) => x.eventsPerSec)));
-    expect(r.cpu.tabProcess).toBeCloseTo(tabs.reduce((a, x) => a + x.cpu.tabProcess, 0), 0);
-    expect(r.cpu.tabMainThread).toBe(Math.max(...tabs.map((x) => x.cpu.tabMainThread)));
+    expect(r.cpu.tabProcess).toBeCloseTo(tabs.reduce((a, x) => a + x.cpu.tabProcess!, 0), 0);
+    expect(r.cpu.tabMainThread).toBe(Math.max(...tabs.map((x) => x.cpu.tabMainThread!)));
     // A timing figure from a short window on a shared 2-core host: held loosely.
     expect(r.eventsPerSec / p.point.offeredEventsPerSec, p.point.id).toBeGreaterThan(0.5);
     expect(p.summary!.tabEventsPerSecMin!.n).toBe(1);

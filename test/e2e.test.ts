@@ -110,7 +110,7 @@ describe('smoke sweep in headless Chromium, two rounds, --json', () => {
       const ceiling = report.rounds[r.round].parseCeilings.find((c) => c.batch === p.point.batch)!.eventsPerSec;
       expect(r.ceilingEventsPerSec).toBe(ceiling);
       expect(r.ceilingRatio).toBeCloseTo(r.eventsPerSec / ceiling, 3);
-      expect(r.efficiency.eventsPerCpuSecRenderer).toBeCloseTo(r.eventsPerSec / (r.cpu.tabProcess / 100), -2);
+      expect(r.efficiency.eventsPerCpuSecRenderer).toBeCloseTo(r.eventsPerSec / (r.cpu.tabProcess! / 100), -2);
     }
   });
 
@@ -155,7 +155,7 @@ describe('smoke sweep in headless Chromium, two rounds, --json', () => {
         expect(t.main, p.point.id).toBeGreaterThan(0);
         expect(t.workers).toEqual([]);
         const sum = t.main + t.io + t.compositor + t.pool + t.other;
-        expect(Math.abs(sum - c.tabProcess), `${p.point.id}: threads ${sum} vs process ${c.tabProcess}`).toBeLessThan(0.2 * c.tabProcess + 5);
+        expect(Math.abs(sum - c.tabProcess!), `${p.point.id}: threads ${sum} vs process ${c.tabProcess}`).toBeLessThan(0.2 * c.tabProcess! + 5);
       }
       // A page streaming 80k events/s keeps its renderer and the server visibly busy.
       expect(c.tabProcess).toBeGreaterThan(0);

@@ -76,13 +76,13 @@ function parseCsv(text: string): string[][] {
 const stat = (v: number): Stat => ({ n: 3, mean: v, median: v, min: v, max: v, sd: 0, ciLow: v, ciHigh: v }) as Stat;
 
 /**
- * The fixture's first point with every optional field the columns read (display, compression,
+ * The fixture's first point with every optional field the columns read (display, engine, compression,
  * tabs, poll interval, Workers, browsers, wire, per-tab and compression figures, the browser a repeat ran
  * in), plus a failed repeat, so every column of both CSVs has a field behind it.
  */
 function fullPoint(): PointResult {
   const r = structuredClone(fixture.points[0]);
-  Object.assign(r.point, { display: 'headful', compression: 'deflate', tabs: 2, pollMs: 50, parse: 'worker', workers: 2, encoding: 'arrow' });
+  Object.assign(r.point, { display: 'headful', compression: 'deflate', tabs: 2, pollMs: 50, parse: 'worker', workers: 2, encoding: 'arrow', engine: 'firefox' });
   r.browsers = ['local'];
   r.notes = ['a note'];
   r.unsteady = [{ kind: 'outlier', rounds: [0], message: 'an outlier' }];

@@ -95,8 +95,9 @@ describe('sweep flags', () => {
   });
 
   it('leaves repeats and seed to the scenario and the clock unless given, and checks them', () => {
-    expect(check()).toEqual({ repeats: null, seed: null, timeBudgetSec: null, resume: null, margins: null });
-    expect(check('--repeats', '5', '--seed', '0', '--time-budget', '2m')).toEqual({ repeats: 5, seed: 0, timeBudgetSec: 120, resume: null, margins: null });
+    expect(check()).toEqual({ repeats: null, seed: null, timeBudgetSec: null, resume: null, margins: null, engine: null });
+    expect(check('--repeats', '5', '--seed', '0', '--time-budget', '2m')).toEqual({ repeats: 5, seed: 0, timeBudgetSec: 120, resume: null, margins: null, engine: null });
+    expect(check('--engine', 'firefox').engine).toBe('firefox');
     fails(['--repeats', '0'], "--repeats must be an integer from 1 to 50; got '0'");
     fails(['--seed', '-1'], "--seed must be an integer from 0 to 4294967295; got '-1'");
   });
@@ -105,6 +106,7 @@ describe('sweep flags', () => {
     fails(['--max-repeats', '5'], '--max-repeats only applies with --auto');
     fails(['--auto', '--repeats', '12'], '--repeats 12 is above --max-repeats 10: --auto could never add a round');
     fails(['--resume', '20261123-141500', '--repeats', '2'], '--resume finishes the recorded sweep with its own plan; drop --repeats');
+    fails(['--resume', '20261123-141500', '--engine', 'firefox'], '--resume finishes the recorded sweep with its own plan; drop --engine');
     fails(['--resume', '../x'], "--resume takes a run id, one directory name directly under the reports directory: a letter or digit, then letters, digits, ., _ or -, at most 100 (no / or \\, not . or ..), e.g. 20261123-141500 (here --out); got '../x'");
     expect(check('--resume', '20261123-141500', '--json').resume).toBe('20261123-141500');
   });

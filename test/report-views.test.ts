@@ -251,7 +251,7 @@ describe('chart datasets', () => {
     expect(config.data.datasets.map((d) => d.label)).toEqual(['tab renderer (all threads)', 'network service', 'browser process', 'GPU process', 'pushlab server']);
     expect(config.data.datasets.every((d) => d.stack === 'cpu')).toBe(true);
     const ws = r.points.find((p) => p.point.id === 'smoke/ws-b20-c4-i1-full')!.summary!.cpu;
-    expect(config.data.datasets.map((d) => d.data[0])).toEqual([ws.tabProcess.mean, ws.network.mean, ws.browser.mean, ws.gpu.mean, ws.server.mean]);
+    expect(config.data.datasets.map((d) => d.data[0])).toEqual([ws.tabProcess!.mean, ws.network!.mean, ws.browser!.mean, ws.gpu!.mean, ws.server.mean]);
   });
 
   it('puts the run’s paired WS/SSE verdicts, in words, on their scenario', () => {

@@ -2,6 +2,7 @@
 import os from 'node:os';
 import type { BrowserHost, Environment } from '../../protocol/report.js';
 import type { LaunchedChrome } from './chrome.js';
+import type { LocalFirefox } from './firefox.js';
 import type { ServerHandle } from '../measure/server-process.js';
 
 export function environmentOf(chrome: LaunchedChrome, server: ServerHandle): Environment {
@@ -18,8 +19,30 @@ export function environmentOf(chrome: LaunchedChrome, server: ServerHandle): Env
     launchArgs: chrome.args,
     networkEnabled: chrome.networkEnabled,
     serverUrl: server.url,
-    // The only browser this build launches (issue 25 adds Firefox).
+    // The sweep's own browser; a Firefox it launches for engine firefox points is added as `firefox`.
     engine: 'chrome',
+  };
+}
+
+/** The lab's environment when it runs in Firefox: its build in `firefox`, and `engine` firefox. */
+export function firefoxEnvironment(ff: LocalFirefox, server: ServerHandle): Environment {
+  const cpus = os.cpus();
+  const l = ff.launched;
+  return {
+    // No Chrome ran; the field every reader needs says which browser did.
+    chromeVersion: l.version,
+    chromePath: l.path,
+    nodeVersion: process.version,
+    platform: `${os.platform()} ${os.release()} ${os.arch()}`,
+    cpuModel: cpus[0]?.model ?? 'unknown',
+    cores: cpus.length,
+    memoryBytes: os.totalmem(),
+    headless: l.headless,
+    launchArgs: [],
+    networkEnabled: false,
+    serverUrl: server.url,
+    engine: 'firefox',
+    firefox: { version: l.version, path: l.path, source: l.source, headless: l.headless },
   };
 }
 
@@ -42,7 +65,7 @@ export function remoteEnvironment(hosts: readonly BrowserHost[], server: ServerH
     launchArgs: [],
     networkEnabled: false,
     serverUrl: server.url,
-    // A remote endpoint this build drives speaks CDP, so it is a Chrome.
-    engine: 'chrome',
+    // The first browser's engine: a CDP endpoint is a Chrome, a WebDriver BiDi one a Firefox.
+    engine: hosts[0]?.engine ?? 'chrome',
   };
 }

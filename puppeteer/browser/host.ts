@@ -76,10 +76,8 @@ export async function describeBrowser(slot: BrowserSlot, from: BrowserOrigin, id
   const [version, userAgent, info] = await Promise.all([
     browser.version(),
     browser.userAgent(),
-    slot
-      .session()
-      .send('SystemInfo.getInfo')
-      .catch(() => null),
+    // Firefox has no CDP, and no SystemInfo: its machine model stays unknown.
+    slot.session()?.send('SystemInfo.getInfo').catch(() => null) ?? null,
   ]);
   const facts = await pageFacts(slot, server, id);
   const model = [info?.modelName, info?.modelVersion].filter(Boolean).join(' ').trim();
@@ -108,6 +106,7 @@ export async function describeBrowser(slot: BrowserSlot, from: BrowserOrigin, id
   return {
     id,
     origin: from.origin,
+    ...(slot.engine === 'firefox' ? { engine: 'firefox' as const } : {}),
     endpoint: remote ? safeUrl(from.endpoint.url) : null,
     host,
     headless: /Headless/.test(version) || /Headless/.test(userAgent),

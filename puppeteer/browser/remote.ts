@@ -1,7 +1,9 @@
 /**
  * A browser someone else runs (`--browser`): browserless, a Selenium Grid 4 session's CDP
- * endpoint, or any Chrome started with `--remote-debugging-port`. The sweep connects over
- * CDP instead of launching, measures in a browser context of its own (the browser's other
+ * endpoint, or any Chrome started with `--remote-debugging-port`; or a Firefox started with
+ * `--remote-debugging-port`, whose `ws://host:port/session` speaks WebDriver BiDi. The sweep
+ * tries CDP first; an endpoint that answers in BiDi is a Firefox, driven over BiDi, with no
+ * CPU figures (no CDP, and its /proc is not this machine's). The sweep connects instead of launching, measures in a browser context of its own (the browser's other
  * tabs are not ours to touch, and a new context is a new connection pool to the server), and
  * disconnects at the end, leaving the browser running.
  *
@@ -12,6 +14,7 @@
  */
 import puppeteer, { type Browser, type BrowserContext, type CDPSession, type Page } from 'puppeteer-core';
 import { PushlabError } from '../../protocol/errors.js';
+import type { Engine } from '../../protocol/report.js';
 import { resolveEndpoint, safeUrl, type BrowserEndpoint } from './endpoint.js';
 import { CdpTransport } from './cdp-transport.js';
 import { MEASURED_VIEWPORT } from './chrome.js';
@@ -23,7 +26,30 @@ export const CONNECT_TIMEOUT_MS = 15_000;
 interface Connection {
   browser: Browser;
   context: BrowserContext | null;
-  cdp: CDPSession;
+  /** Null for a Firefox (BiDi). */
+  cdp: CDPSession | null;
+  engine: Engine;
+}
+
+/** A Firefox's BiDi endpoint, once CDP was refused in BiDi's words. */
+async function connectBidi(ws: string): Promise<Connection> {
+  // Our transport, so that a session that never comes can be closed rather than left open.
+  const transport = await CdpTransport.open(ws, CONNECT_TIMEOUT_MS, false);
+  const browser = await withTimeout(
+    puppeteer.connect({ transport, protocol: 'webDriverBiDi', acceptInsecureCerts: true, defaultViewport: MEASURED_VIEWPORT, protocolTimeout: 120_000 }),
+    CONNECT_TIMEOUT_MS,
+    `${safeUrl(ws)} answered in WebDriver BiDi, so it was taken for a Firefox, and a BiDi session`,
+  ).catch((err: unknown) => {
+    transport.close();
+    throw err;
+  });
+  try {
+    const context = await browser.createBrowserContext().catch(() => null);
+    return { browser, context, cdp: null, engine: 'firefox' };
+  } catch (err) {
+    await browser.disconnect().catch(() => undefined);
+    throw err;
+  }
 }
 
 async function connect(endpoint: BrowserEndpoint): Promise<Connection> {
@@ -47,11 +73,16 @@ async function connect(endpoint: BrowserEndpoint): Promise<Connection> {
     transport.close();
     // The endpoint answered, but not in CDP: that, rather than the closed connection it caused.
     throw transport.problem !== null ? new Error(transport.problem) : err;
+  }).catch((err: unknown) => {
+    // A browser that answered in WebDriver BiDi is a Firefox: connected to again, over BiDi.
+    if (transport.speaksBidi) return null;
+    throw err;
   });
+  if (browser === null) return connectBidi(ws);
   try {
     // A context of our own; a CDP proxy that refuses to make one leaves the default context.
     const context = await browser.createBrowserContext().catch(() => null);
-    return { browser, context, cdp: await browser.target().createCDPSession() };
+    return { browser, context, cdp: await browser.target().createCDPSession(), engine: 'chrome' };
   } catch (err) {
     await browser.disconnect().catch(() => undefined);
     throw err;
@@ -81,8 +112,13 @@ export class RemoteBrowser implements BrowserSlot {
     return this.c.browser;
   }
 
-  session(): CDPSession {
+  session(): CDPSession | null {
     return this.c.cdp;
+  }
+
+  /** A remote endpoint that speaks CDP is Chrome; one that speaks WebDriver BiDi is Firefox. */
+  get engine(): Engine {
+    return this.c.engine;
   }
 
   newPage(): Promise<Page> {

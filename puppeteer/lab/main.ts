@@ -15,11 +15,12 @@ import { ROOT } from '../../cli/root.js';
 import { logLine } from '../../cli/terminal.js';
 import { EXIT, PushlabError } from '../../protocol/errors.js';
 import type { CpuReading, PageConfig, PushlabApi } from '../../protocol/report.js';
-import { environmentOf } from '../browser/environment.js';
+import { environmentOf, firefoxEnvironment } from '../browser/environment.js';
 import { LabCpuReader, readingLine } from './cpu-readings.js';
 import { LabRecorder } from './record.js';
 import { findChrome } from '../browser/chrome.js';
 import { LocalBrowser } from '../browser/local.js';
+import { findFirefox, LocalFirefox } from '../browser/firefox.js';
 import { LAB_FLAGS } from '../options.js';
 import { connectServer, startServer, type ServerHandle } from '../measure/server-process.js';
 
@@ -30,7 +31,7 @@ const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 runCommand('lab', async () => {
   const flags = commandLineFlags(LAB_FLAGS, 'lab');
   let server: ServerHandle | null = null;
-  let browser: LocalBrowser | null = null;
+  let browser: LocalBrowser | LocalFirefox | null = null;
   let recorder: LabRecorder | null = null;
   let stopping = false;
   const stop = async (code: number) => {
@@ -55,18 +56,22 @@ runCommand('lab', async () => {
     },
   });
   if (!flags.headless && process.platform === 'linux' && !process.env.DISPLAY && !process.env.WAYLAND_DISPLAY) {
-    throw new PushlabError('PUSHLAB_NO_DISPLAY', 'no display for a headful Chrome (DISPLAY is unset): run under a desktop, use `xvfb-run npm run lab`, or pass --headless');
+    throw new PushlabError('PUSHLAB_NO_DISPLAY', `no display for a headful ${flags.engine === 'firefox' ? 'Firefox' : 'Chrome'} (DISPLAY is unset): run under a desktop, use \`xvfb-run npm run lab\`, or pass --headless`);
   }
+  const firefox = flags.engine === 'firefox';
   // Before anything is launched: where recorded points go must take files, a --server must
-  // answer, and there must be a Chrome to run.
+  // answer, and there must be a browser to run.
   const outDir = path.resolve(ROOT, flags.out);
   checkOutputDir('--out', outDir);
   const remote = flags.server ? await connectServer('--server', flags.server) : null;
-  await findChrome(log);
+  if (firefox) findFirefox();
+  else await findChrome(log);
   try {
     server = remote ?? (await startServer());
     // PUSHLAB_LAB_DEVTOOLS=1 (the lab's test): a DevTools port to attach to, printed below.
-    browser = await LocalBrowser.launch(flags.headless, log, { extraArgs: process.env.PUSHLAB_LAB_DEVTOOLS ? ['--remote-debugging-port=0'] : [], fitWindow: true });
+    browser = firefox
+      ? await LocalFirefox.launch({ headless: flags.headless, log, fitWindow: true })
+      : await LocalBrowser.launch(flags.headless, log, { extraArgs: process.env.PUSHLAB_LAB_DEVTOOLS ? ['--remote-debugging-port=0'] : [], fitWindow: true });
   } catch (err) {
     await browser?.close();
     await server?.stop();
@@ -89,7 +94,7 @@ runCommand('lab', async () => {
   const lab = (recorder = new LabRecorder({
     browser: chrome,
     server: srv,
-    environment: environmentOf(chrome.launched, srv),
+    environment: chrome instanceof LocalFirefox ? firefoxEnvironment(chrome, srv) : environmentOf(chrome.launched, srv),
     outDir,
     cores: os.cpus().length,
     warmupSec: flags['warmup-sec'],
@@ -110,14 +115,21 @@ runCommand('lab', async () => {
       cpu.reset();
     }
   });
-  const pageSession = await page.createCDPSession();
-  await pageSession.send('Performance.enable');
+  // Firefox has no CDP: its readings come from /proc (cpu-readings.ts), the main thread's busy time excepted.
+  const pageSession = chrome instanceof LocalFirefox ? null : await page.createCDPSession();
+  await pageSession?.send('Performance.enable');
   await page.goto(url);
-  log(`pushlab lab: ${url}\nChrome ${chrome.launched.version}; close the window or press Ctrl-C to stop.`);
-  if (chrome.launched.devtools) log(`devtools: ${chrome.launched.devtools}`);
+  log(`pushlab lab: ${url}\n${chrome instanceof LocalFirefox ? 'Firefox' : 'Chrome'} ${chrome.launched.version}; close the window or press Ctrl-C to stop.`);
+  if (chrome instanceof LocalBrowser && chrome.launched.devtools) log(`devtools: ${chrome.launched.devtools}`);
   chrome.browser().on('disconnected', () => void stop(0));
 
-  const cpu = new LabCpuReader({ browserSession: chrome.session(), pageSession, serverStats: () => srv.stats(), cores: os.cpus().length });
+  const cpu = new LabCpuReader({
+    browserSession: chrome.session(),
+    pageSession,
+    ...(chrome instanceof LocalFirefox ? { firefoxPid: chrome.pid() } : {}),
+    serverStats: () => srv.stats(),
+    cores: os.cpus().length,
+  });
   void pushReadings(page, cpu, flags.headless, () => recording || stopping);
   return undefined;
 });

@@ -74,6 +74,7 @@ export class LabRecorder {
       ...(c.origins !== undefined ? { origins: c.origins } : {}),
       ...(c.encoding !== undefined ? { encoding: c.encoding } : {}),
       ...(c.compression !== undefined ? { compression: c.compression } : {}),
+      ...(this.o.browser.engine === 'firefox' ? { engine: 'firefox' as const } : {}),
       warmupSec: this.o.warmupSec,
       measureSec: this.o.measureSec,
       repeats: this.o.repeats,
@@ -147,10 +148,12 @@ export function pointLine(r: PointResult): string {
     return `${r.point.id}: failed${failed?.status === 'failed' ? ` (${failed.error})` : ''}`;
   }
   const m = (x: number) => Math.round(x).toLocaleString('en-US');
+  // A figure no repeat could read (a Firefox's main-thread busy time) is a dash, not 0%.
+  const pct = (st: { median: number } | null) => (st ? `${Math.round(st.median)}%` : '–');
   const p50 = s.latencyP50Ms ? `${s.latencyP50Ms.median.toFixed(1)} ms` : '–';
   const p99 = s.latencyP99Ms ? `${s.latencyP99Ms.median.toFixed(1)} ms` : '–';
   return (
     `${r.verdict}: ${m(s.eventsPerSec.median)} events/s (${(s.deliveredRatio.median * 100).toFixed(1)}% of offered), ` +
-    `main thread ${Math.round(s.cpu.tabMainThread.median)}% busy, renderer ${Math.round(s.cpu.tabProcess.median)}%, latency p50 ${p50} p99 ${p99}, ${s.n} repeat(s)`
+    `main thread ${pct(s.cpu.tabMainThread)} busy, renderer ${pct(s.cpu.tabProcess)}, latency p50 ${p50} p99 ${p99}, ${s.n} repeat(s)`
   );
 }

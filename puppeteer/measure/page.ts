@@ -13,7 +13,8 @@ export async function openLabPage(page: Page, url: string): Promise<LabApi> {
   // With the Network domain off, goto() resolves to null instead of a response, so success
   // is judged by the page itself: its control surface appears.
   const res = await page.goto(url, { waitUntil: 'load', timeout: 30_000 });
-  if (res && !res.ok()) throw new Error(`loading ${url} gave HTTP ${res.status()}`);
+  // Over WebDriver BiDi (Firefox) a page loaded before comes back as 304 from its cache: loaded all the same.
+  if (res && !res.ok() && res.status() !== 304) throw new Error(`loading ${url} gave HTTP ${res.status()}`);
   // The one place the driver names the page's global: a function given to evaluate() runs in
   // the page and cannot import a helper, so callers get this handle instead.
   const handle = await page

@@ -13,7 +13,8 @@
 import { EventEmitter } from 'node:events';
 import { setTimeout as sleepFor } from 'node:timers/promises';
 import type { Browser, CDPSession, Page } from 'puppeteer-core';
-import type { BrowserFigures, FailedRepeat, MeasuredRepeat, PageConfig, Repeat } from '../../protocol/report.js';
+import type { BrowserFigures, Engine, FailedRepeat, MeasuredRepeat, PageConfig, Repeat } from '../../protocol/report.js';
+import { PushlabError } from '../../protocol/errors.js';
 import { streamsOf, type Point } from '../../protocol/scenario.js';
 import { takeSample, type SampleSources, type TabSource } from './sampler.js';
 import { settle, settleBudgetMs, unsettledNote, type SettleProbe } from './settle.js';
@@ -34,13 +35,29 @@ export const MIN_WARMUP_MS = 1000;
 export const TICK_MS = 1000;
 
 /**
+ * A Firefox page streaming that answers no driver call for this long is given up, ms. Past its
+ * saturation (SSE at 100 × 10 here) Firefox's tab stopped answering WebDriver BiDi script
+ * calls altogether, where a swamped Chrome tab answers late; without this the repeat waited
+ * out its whole timeout (a minute past its window) per attempt. Once streaming, progress ticks
+ * at least every TICK_MS and each settle probe lasts well under a second, so 20 s of silence is
+ * a page that will not answer.
+ */
+export const FIREFOX_UNRESPONSIVE_MS = 20_000;
+
+/**
  * Where repeats run: the current browser, replaced after a crash by `relaunch()`. A launched
  * Chrome (local-browser.ts) and one connected to (remote-browser.ts) are the same to a repeat.
  */
 export interface BrowserSlot {
   browser(): Browser;
-  /** Browser-level CDP session: SystemInfo lives there, not on page sessions. */
-  session(): CDPSession;
+  /** Browser-level CDP session: SystemInfo lives there, not on page sessions. Null for Firefox (WebDriver BiDi, no CDP). */
+  session(): CDPSession | null;
+  /** Its engine; absent: chrome. */
+  readonly engine?: Engine;
+  /** The report's `hosts` id its repeats carry, when it is not the lane's own browser (the sweep's Firefox). */
+  readonly hostId?: string;
+  /** A launched Firefox's parent pid: its processes are read from /proc. Absent: none to read (Chrome, or remote). */
+  pid?(): number;
   /** A new tab, in the browser context this slot measures in. */
   newPage(): Promise<Page>;
   /**
@@ -80,6 +97,8 @@ export interface RepeatOptions {
   procfs?: boolean;
   /** The browser's id in the report's `hosts`, recorded on every repeat. */
   browserId?: string;
+  /** The id a Firefox point's failed repeat carries when no Firefox could be had (its slot never came). */
+  firefoxHostId?: string;
   /** Notes every repeat in this browser carries (it shared its host with another browser). */
   notes?: readonly string[];
   /** Extra tries for a failed repeat before it is recorded as failed. */
@@ -104,11 +123,22 @@ export interface RepeatContext {
 class Stopped extends Error {
   override name = 'Stopped';
   constructor(
-    readonly kind: 'interrupted' | 'timeout' | 'renderer crashed' | 'browser crashed',
+    readonly kind: 'interrupted' | 'timeout' | 'renderer crashed' | 'browser crashed' | 'page unresponsive',
     message: string,
   ) {
     super(message);
   }
+}
+
+/**
+ * A Firefox tab lost under the driver: over WebDriver BiDi a content process that went away
+ * shows as its browsing context closing ("Target closed"), or as the tab showing Firefox's own
+ * crash page, which lives in the parent process, so the next script call into it is refused;
+ * not as a page `error` event. Recorded like a crashed Chrome renderer (pitfalls 20: at SSE
+ * 50 × 10 the tab closed within 8 s).
+ */
+export function lostFirefoxTab(err: Error): boolean {
+  return /Target closed|browsing ?context.*(closed|discarded|destroyed)|no such frame|Session closed|not supported for parent process browsing contexts/i.test(err.message);
 }
 
 /** Whether a failed attempt was a page load that failed in Chrome's network stack. */
@@ -135,13 +165,20 @@ export class RepeatMeasurer extends EventEmitter<RepeatEvents> {
         // A browser that cannot be had (no display for a headful one) fails the attempt like any other cause.
         slot = await this.slotFor(point);
         const repeat = await this.attempt(slot, point, ctx, startedAt, attempt);
-        if (this.o.browserId !== undefined) repeat.browserId = this.o.browserId;
+        const id = slot.hostId ?? this.o.browserId;
+        if (id !== undefined) repeat.browserId = id;
         repeat.notes.push(...(this.o.notes ?? []));
         return repeat;
       } catch (err) {
         if (ctx.signal?.aborted) return null;
         last = err instanceof Error ? err : new Error(String(err));
-        cause = last instanceof Stopped ? last.kind : undefined;
+        // A coded refusal (no Firefox to run this point) keeps its code as the cause.
+        cause = last instanceof Stopped ? last.kind : last instanceof PushlabError ? last.code : undefined;
+        if (cause === undefined && slot?.engine === 'firefox' && lostFirefoxTab(last)) {
+          cause = 'renderer crashed';
+          // Firefox's text ends in its own stack (`RemoteError@chrome://…`): the words before it say it.
+          last = new Error(`Firefox tab lost (its content process went away: ${last.message.split('\n')[0].replace(/\s*\w*Error@\S.*$/, '')})`);
+        }
         this.emit('attempt-failed', point, attempt, last, cause);
         // A page that could not load (net::ERR_…) met a broken connection to the server: Chrome
         // would reuse it for the retry (it keeps one HTTP/2 session per origin for every tab),
@@ -169,7 +206,8 @@ export class RepeatMeasurer extends EventEmitter<RepeatEvents> {
       error: last.message,
     };
     if (cause !== undefined) failed.cause = cause;
-    if (this.o.browserId !== undefined) failed.browserId = this.o.browserId;
+    const id = point.engine === 'firefox' && this.o.firefoxHostId !== undefined ? this.o.firefoxHostId : this.o.browserId;
+    if (id !== undefined) failed.browserId = id;
     return failed;
   }
 
@@ -178,9 +216,15 @@ export class RepeatMeasurer extends EventEmitter<RepeatEvents> {
     return (point.warmupSec + point.measureSec) * 1000 + settleBudgetMs(point.warmupSec) + (this.o.slackMs ?? 60_000);
   }
 
-  /** The browser this point runs in: the sweep's, or the one its `display` asks for. */
+  /** The browser this point runs in: the sweep's, or the one its `display` or `engine` asks for. */
   private async slotFor(point: Point): Promise<BrowserSlot> {
-    return (point.display !== undefined && this.o.browserFor ? await this.o.browserFor(point) : null) ?? this.o.browser;
+    const other = point.display !== undefined || point.engine === 'firefox';
+    const slot = (other && this.o.browserFor ? await this.o.browserFor(point) : null) ?? this.o.browser;
+    const engine = point.engine ?? 'chrome';
+    if ((slot.engine ?? 'chrome') !== engine) {
+      throw new Error(`engine ${engine}: this browser is ${slot.engine ?? 'chrome'}, and no ${engine} was given for this point`);
+    }
+    return slot;
   }
 
   private async attempt(slot: BrowserSlot, point: Point, ctx: RepeatContext, startedAt: string, attempt: number): Promise<MeasuredRepeat> {
@@ -203,8 +247,33 @@ export class RepeatMeasurer extends EventEmitter<RepeatEvents> {
         pages.push(page);
         // The page's `error` event is a renderer crash (or a kill): stop now, not at the timeout.
         page.once('error', (err) => stop.abort(new Stopped('renderer crashed', `renderer crashed (${err.message})`)));
+        // Over BiDi a lost Firefox tab closes its browsing context instead.
+        if (slot.engine === 'firefox') page.once('close', () => stop.abort(new Stopped('renderer crashed', 'Firefox tab lost (Target closed: its browsing context closed)')));
       }
-      const measured = this.run(pages, slot, point, ctx, startedAt, attempt, stop.signal);
+      // Firefox only: once its page streams (from the warm-up on), a stall in the driver's calls to it ends the attempt.
+      let lastProgress = performance.now();
+      let streaming = false;
+      const onPhase = (_p: Point, phase: Phase) => {
+        lastProgress = performance.now();
+        if (phase === 'warm-up') streaming = true;
+      };
+      this.on('phase', onPhase);
+      const watchdog =
+        slot.engine === 'firefox'
+          ? setInterval(() => {
+              if (streaming && performance.now() - lastProgress > FIREFOX_UNRESPONSIVE_MS) {
+                stop.abort(new Stopped('page unresponsive', `the Firefox page answered no driver call for ${FIREFOX_UNRESPONSIVE_MS / 1000} s while streaming: its tab could not take this load`));
+              }
+            }, 1000)
+          : null;
+      stop.signal.addEventListener('abort', () => {
+        if (watchdog) clearInterval(watchdog);
+        this.off('phase', onPhase);
+      }, { once: true });
+      const measured = this.run(pages, slot, point, ctx, startedAt, attempt, stop.signal).finally(() => {
+        if (watchdog) clearInterval(watchdog);
+        this.off('phase', onPhase);
+      });
       // Once stopped, the pages are closed under the run, which then rejects: nothing to report.
       measured.catch(() => undefined);
       return await Promise.race([measured, rejectOnAbort(stop.signal)]);
@@ -216,13 +285,16 @@ export class RepeatMeasurer extends EventEmitter<RepeatEvents> {
     }
   }
 
-  /** Loads the lab page in one tab, with the CDP session its renderer metrics come from. */
-  private async openTab(page: Page, point: Point): Promise<TabSource> {
-    const pageSession = await page.createCDPSession();
-    await pageSession.send('Performance.enable');
-    // What DevTools costs while open: its Network domain ships every request, frame and event
-    // to the client (here this driver), which parses them like DevTools' front end would.
-    if (point.devtools === 'network') await pageSession.send('Network.enable');
+  /** Loads the lab page in one tab, with the CDP session its renderer metrics come from (none in Firefox). */
+  private async openTab(page: Page, point: Point, slot: BrowserSlot): Promise<TabSource> {
+    let pageSession: CDPSession | null = null;
+    if (slot.engine !== 'firefox') {
+      pageSession = await page.createCDPSession();
+      await pageSession.send('Performance.enable');
+      // What DevTools costs while open: its Network domain ships every request, frame and event
+      // to the client (here this driver), which parses them like DevTools' front end would.
+      if (point.devtools === 'network') await pageSession.send('Network.enable');
+    }
     const api = await openLabPage(page, new URL(this.o.pagePath ?? '', this.o.server.url).href);
     return { api, pageSession };
   }
@@ -233,7 +305,7 @@ export class RepeatMeasurer extends EventEmitter<RepeatEvents> {
       this.emit('phase', point, name, elapsedMs, plannedMs);
     };
     phase('load');
-    const tabs = await Promise.all(pages.map((page) => this.openTab(page, point)));
+    const tabs = await Promise.all(pages.map((page) => this.openTab(page, point, slot)));
     const apis = tabs.map((t) => t.api);
     phase('open');
     const config: PageConfig = {
@@ -271,6 +343,7 @@ export class RepeatMeasurer extends EventEmitter<RepeatEvents> {
       browserSession: slot.session(),
       serverStats: (reset) => this.o.server.stats(reset),
       procfs,
+      ...(slot.engine === 'firefox' ? { firefoxPid: slot.pid?.() ?? null } : {}),
     };
     const windowMs = point.measureSec * 1000;
     phase('window', 0, windowMs);
@@ -289,7 +362,7 @@ export class RepeatMeasurer extends EventEmitter<RepeatEvents> {
       startedBehind: !settled.settled,
       ceilingEventsPerSec: ctx.ceilingEventsPerSec,
       ...(ctx.jsonCeilingEventsPerSec !== undefined ? { jsonCeilingEventsPerSec: ctx.jsonCeilingEventsPerSec } : {}),
-      ...(point.display !== undefined && slot.about ? { browser: slot.about() } : {}),
+      ...((point.display !== undefined || slot.engine === 'firefox') && slot.about ? { browser: slot.about() } : {}),
     });
     if (!settled.settled) repeat.notes.push(unsettledNote(settled));
     return repeat;

@@ -11,19 +11,25 @@ import { parseProcStat, type ChromeProcess, type HostCpuSample } from '../../res
 import type { LabApi } from './page.js';
 import type { Sample, TabMetrics, TabSample } from '../../results/samples.js';
 import { readThreads } from './threads.js';
+import { firefoxProcessTree } from './firefox-procs.js';
 
-/** Where one tab's readings come from. */
+/** Where one tab's readings come from: its page, and its CDP session (none in Firefox). */
 export interface TabSource {
   api: LabApi;
-  pageSession: CDPSession;
+  pageSession: CDPSession | null;
 }
 
 export interface SampleSources {
   api: LabApi;
-  pageSession: CDPSession;
+  pageSession: CDPSession | null;
   /** A multi-tab point's other tabs, sampled with the first, at the same moment. */
   moreTabs?: TabSource[];
-  browserSession: CDPSession;
+  browserSession: CDPSession | null;
+  /**
+   * Firefox only: its parent's pid, whose process tree is read from /proc (firefox-procs.ts);
+   * null for a Firefox whose processes are not on this machine (remote): its CPU is unavailable.
+   */
+  firefoxPid?: number | null;
   /** `reset` starts a new server lateness window, as `resetLatency` does for the page. */
   serverStats: (reset: boolean) => Promise<ServerStats>;
   /**
@@ -61,16 +67,17 @@ function snapshotOf(api: LabApi, resetLatency: boolean): Promise<PageSnapshot | 
 }
 
 async function tabSample(t: TabSource, resetLatency: boolean): Promise<TabSample> {
-  const [page, tab] = await Promise.all([snapshotOf(t.api, resetLatency), tabMetrics(t.pageSession)]);
+  const [page, tab] = await Promise.all([snapshotOf(t.api, resetLatency), t.pageSession ? tabMetrics(t.pageSession) : null]);
   if (!page) throw new Error('the page has no run to snapshot');
   return { page, tab };
 }
 
 export async function takeSample(src: SampleSources, resetLatency: boolean): Promise<Sample> {
+  if (src.firefoxPid !== undefined) return takeFirefoxSample(src, src.firefoxPid, resetLatency);
   const [page, tab, chrome, server, host, moreTabs] = await Promise.all([
     snapshotOf(src.api, resetLatency),
-    tabMetrics(src.pageSession),
-    chromeProcesses(src.browserSession),
+    tabMetrics(src.pageSession!),
+    chromeProcesses(src.browserSession!),
     src.serverStats(resetLatency),
     src.procfs === false ? null : hostSample(),
     // Every tab is read in the same Promise.all as the first, so all windows cover the same time.
@@ -81,4 +88,22 @@ export async function takeSample(src: SampleSources, resetLatency: boolean): Pro
   const renderers = src.procfs === false ? [] : chrome.filter((p) => p.type === 'renderer').map((p) => p.id);
   const rendererThreads = new Map(await Promise.all(renderers.map(async (pid) => [pid, await readThreads(pid)] as const)));
   return { page, tab, chrome, rendererThreads, server, host, ...(moreTabs ? { moreTabs } : {}) };
+}
+
+/**
+ * Firefox's sample: no CDP, so every process's CPU (and the content processes' threads) from
+ * /proc, read in the same Promise.all as the page's counters; summarise.ts picks the tab's
+ * content process from two of them. A remote Firefox (no pid here) gives no CPU at all.
+ */
+async function takeFirefoxSample(src: SampleSources, pid: number | null, resetLatency: boolean): Promise<Sample> {
+  const [page, server, host, procs] = await Promise.all([
+    snapshotOf(src.api, resetLatency),
+    src.serverStats(resetLatency),
+    src.procfs === false ? null : hostSample(),
+    pid === null ? null : firefoxProcessTree(pid),
+  ]);
+  if (!page) throw new Error('the page has no run to snapshot');
+  const renderers = (procs?.processes ?? []).filter((p) => p.type === 'renderer').map((p) => p.id);
+  const rendererThreads = new Map(await Promise.all(renderers.map(async (id) => [id, await readThreads(id)] as const)));
+  return { page, tab: null, chrome: procs?.processes ?? null, ...(procs ? { procAtSec: procs.atSec } : {}), engine: 'firefox', rendererThreads, server, host };
 }

@@ -20,12 +20,29 @@ import { environmentOf, remoteEnvironment } from '../browser/environment.js';
 import { parseBrowserList } from '../browser/endpoint.js';
 import { markSharedHosts, sharedHostNote } from '../browser/host.js';
 import { RemoteBrowser } from '../browser/remote.js';
-import { BUILTIN_DEFAULTS, checkPointCount, expandScenario, parseScenarioText, scenarioMargins, searchesFor, selectScenarios, type Point, type ScenarioFile, type SearchSpec } from '../../protocol/scenario.js';
+import {
+  BUILTIN_DEFAULTS,
+  checkFirefoxFields,
+  checkPointCount,
+  expandScenario,
+  parseScenarioText,
+  scenarioMargins,
+  searchesFor,
+  selectScenarios,
+  type Point,
+  type ScenarioFile,
+  type ScenarioInput,
+  type SearchSpec,
+} from '../../protocol/scenario.js';
 import { measureCeilings } from '../measure/ceiling.js';
 import { durationText, repeatSec, roundsSec, searchSec, SETUP_SEC } from './estimate.js';
 import { formatTable, tableWidth, type TableLayout } from '../../results/views/terminal.js';
 import { findChrome } from '../browser/chrome.js';
 import { DisplayBrowsers } from '../browser/display.js';
+import { FirefoxBrowsers } from '../browser/engines.js';
+import { FIREFOX_HOST_ID } from '../browser/firefox.js';
+import { describeBrowser } from '../browser/host.js';
+import type { Engine } from '../../protocol/report.js';
 import { checkSweepFlags, SWEEP_FLAGS, type SweepFlags } from '../options.js';
 import { Progress } from './progress.js';
 import { BrowserLost, RepeatMeasurer } from '../measure/repeat.js';
@@ -57,7 +74,7 @@ interface Plan {
 /** A new sweep: the scenarios' points, every one with its repeats, in a report with no rounds yet. */
 async function newPlan(flags: ReturnType<typeof commandLineFlags<typeof SWEEP_FLAGS>>, checked: SweepFlags, out: string): Promise<Plan> {
   const scenarioFile = await loadScenarioFile(flags.file);
-  const scenarios = selectScenarios(scenarioFile, flags.scenario);
+  const scenarios = withEngine(selectScenarios(scenarioFile, flags.scenario), checked.engine);
   checkPointCount(scenarios, scenarioFile.defaults, flags.file);
   const points = scenarios
     .flatMap((s) => expandScenario(s, scenarioFile.defaults))
@@ -93,6 +110,18 @@ async function newPlan(flags: ReturnType<typeof commandLineFlags<typeof SWEEP_FL
     saturation: [],
   };
   return { report, searches, file: path.join(out, runId, 'report.json') };
+}
+
+/**
+ * `--engine`: every selected scenario in that one engine, whatever its own `engine` says (a
+ * scenario that cannot run in Firefox is refused as the file's own `engine` would be).
+ */
+function withEngine(scenarios: ScenarioInput[], engine: Engine | null): ScenarioInput[] {
+  if (engine === null) return scenarios;
+  return scenarios.map((s) => {
+    if (engine === 'firefox') checkFirefoxFields(s, `--engine firefox: scenario '${s.id}'`);
+    return { ...s, engine };
+  });
 }
 
 /** `--resume <run-id>`: the recorded report, and its searches from the scenario file it names. */
@@ -164,9 +193,12 @@ async function main(): Promise<number> {
   const children: Children = { server: null, local: null, remotes: [] };
   // The other display mode's browser (and an Xvfb), launched when a point first asks for it (launched Chrome only).
   let displays: DisplayBrowsers | null = null;
+  // The Firefox of the engine firefox points, launched when one first asks for it (a launched Chrome's sweep only).
+  let firefox: FirefoxBrowsers | null = null;
   let launched = false;
   const killChildren = () => {
     displays?.kill();
+    firefox?.kill();
     children.local?.kill();
     // stop() signals the server synchronously; its promise only waits for the exit.
     void children.server?.stop();
@@ -249,6 +281,19 @@ async function main(): Promise<number> {
     };
     await save(report).catch(saveFailed);
 
+    if (local) {
+      firefox = new FirefoxBrowsers({
+        headless: !flags.headful,
+        log: (line) => progress.line(line),
+        onLaunch: async (ff) => {
+          const host = { ...(await describeBrowser(ff, { origin: 'launched' }, FIREFOX_HOST_ID, { url: srv.url, startedHere: remote === null })), engine: 'firefox' as const };
+          report.hosts = [...(report.hosts ?? []).filter((h) => h.id !== host.id), host];
+          const l = ff.launched;
+          report.environment.firefox = { version: l.version, path: l.path, source: l.source, headless: l.headless };
+          await save(report).catch(saveFailed);
+        },
+      });
+    }
     const lanes = slots.map(({ slot, host }): Lane => {
       const note = sharedHostNote(host);
       const alive = () => !(slot instanceof RemoteBrowser && slot.lost !== null);
@@ -257,8 +302,9 @@ async function main(): Promise<number> {
         alive,
         repeats: new RepeatMeasurer({
           browser: slot,
-          // A launched Chrome can start the other display mode's; a remote browser runs in the mode it was started in.
-          browserFor: others ? (point) => others.for(point) : (point) => remoteDisplay(point, host),
+          // A launched Chrome can start the other display mode's, and Firefox; a remote browser runs in the mode and engine it was started in.
+          browserFor: (point) => (point.engine === 'firefox' && firefox ? firefox.for() : others ? others.for(point) : remoteDisplay(point, host)),
+          ...(local ? { firefoxHostId: FIREFOX_HOST_ID } : {}),
           server: srv,
           cores: host.cores ?? os.cpus().length,
           procfs: host.procfs,
@@ -266,7 +312,10 @@ async function main(): Promise<number> {
           notes: note ? [note] : [],
           retries: report.options.retries,
         }),
-        ceilings: async (needs, signal) => {
+        engines: local ? ['chrome', 'firefox'] : [slot.engine ?? 'chrome'],
+        ceilings: async (needs, signal, engine) => {
+          // Firefox's ceiling in Firefox: a ratio to Chrome's JSON.parse would mix the engines.
+          if (engine === 'firefox' && firefox) return measureCeilings(await firefox.for(), srv.url, needs, signal);
           try {
             return await measureCeilings(slot, srv.url, needs, signal);
           } finally {
@@ -321,6 +370,7 @@ async function main(): Promise<number> {
     const failed = report.points.some((p) => p.repeats.some((r) => r.status === 'failed'));
     return failed ? EXIT.failed : EXIT.ok;
   } finally {
+    await firefox?.close();
     await displays?.close();
     await children.local?.close();
     await Promise.all(children.remotes.map((r) => r.close()));

@@ -13,7 +13,7 @@
  * measured and `--resume` finishes exactly the repeats that are missing.
  */
 import { EventEmitter } from 'node:events';
-import type { MeasuredRepeat, ParseCeiling, PointResult, Repeat, Report, Round, SaturationResult } from '../../protocol/report.js';
+import type { Engine, MeasuredRepeat, ParseCeiling, PointResult, Repeat, Report, Round, SaturationResult } from '../../protocol/report.js';
 import { searchPoint, type Point, type SearchSpec } from '../../protocol/scenario.js';
 import { describe } from '../../results/stats.js';
 import { bestJsonCeiling, ceilingNeeds, ceilingOf, missingCeilings, type CeilingNeed } from '../../results/ceilings.js';
@@ -58,10 +58,15 @@ export interface Lane {
   /** Its id in `report.hosts`, recorded on its repeats; absent for a sweep's single browser in tests. */
   id?: string;
   repeats: RepeatSource;
-  /** The in-page decoding ceilings of these encodings at these batch sizes, in this browser (ceiling.ts). */
-  ceilings(needs: readonly CeilingNeed[], signal?: AbortSignal): Promise<ParseCeiling[]>;
+  /**
+   * The in-page decoding ceilings of these encodings at these batch sizes, in this browser
+   * (ceiling.ts); with `engine` firefox, in the lane's Firefox (its own: ratios stay per engine).
+   */
+  ceilings(needs: readonly CeilingNeed[], signal?: AbortSignal, engine?: Engine): Promise<ParseCeiling[]>;
   /** False once its browser is lost for good: its repeats go to the others. */
   alive(): boolean;
+  /** The engines it runs points of (a launched Chrome's lane also launches Firefox); absent: every one. */
+  engines?: readonly Engine[];
 }
 
 export interface RunnerOptions {
@@ -70,7 +75,7 @@ export interface RunnerOptions {
   /** Measures one repeat (repeat.ts's RepeatMeasurer, or a fake in tests): the one-browser form. */
   repeats?: RepeatSource;
   /** The in-page decoding ceilings (ceiling.ts): the one-browser form. */
-  ceilings?(needs: readonly CeilingNeed[], signal?: AbortSignal): Promise<ParseCeiling[]>;
+  ceilings?(needs: readonly CeilingNeed[], signal?: AbortSignal, engine?: Engine): Promise<ParseCeiling[]>;
   /** Writes the report (atomically); called after every change worth keeping, never twice at once. */
   save(report: Report): Promise<void>;
 }
@@ -218,15 +223,21 @@ export class Runner extends EventEmitter<RunnerEvents> {
    * are dealt over the browsers left. Null when none is left.
    */
   private homeOf(report: Report, id: string, round: number): Lane | null {
-    const alive = this.lanes.filter((l) => l.alive());
-    if (!alive.length) return null;
+    const living = this.lanes.filter((l) => l.alive());
+    if (!living.length) return null;
+    // A point goes to the browsers of its engine (a remote Firefox for `engine: firefox`); with
+    // none, to any, where it fails saying so.
+    const engine = report.points.find((p) => p.point.id === id)?.point.engine ?? 'chrome';
+    const fits = (l: Lane) => !l.engines || l.engines.includes(engine);
+    const lanes = this.lanes.some(fits) ? this.lanes.filter(fits) : this.lanes;
+    const alive = living.some(fits) ? living.filter(fits) : living;
     if (this.groupIndex?.report !== report) {
       const index = new Map<string, number>();
       pairGroups(report.points.map((p) => p.point)).forEach((members, g) => members.forEach((p) => index.set(p.id, g)));
       this.groupIndex = { report, index };
     }
     const slot = this.groupIndex.index.get(id)! + (report.options.spreadRepeats ? round : 0);
-    const first = this.lanes[slot % this.lanes.length];
+    const first = lanes[slot % lanes.length];
     return first.alive() ? first : alive[slot % alive.length];
   }
 
@@ -236,12 +247,26 @@ export class Runner extends EventEmitter<RunnerEvents> {
     const results = new Map(report.points.map((p) => [p.point.id, p]));
     const todo = round.order.filter((id) => !this.measuredIn(report, id, round.index));
     this.emit('round-start', round, report.options.repeats);
-    if (!this.sharded && !round.parseCeilings.length && todo.length) {
+    const engineOf = (id: string): Engine => results.get(id)!.point.engine ?? 'chrome';
+    const chromeTodo = todo.filter((id) => engineOf(id) === 'chrome');
+    if (!this.sharded && !round.parseCeilings.length && chromeTodo.length) {
       try {
-        round.parseCeilings = await this.lanes[0].ceilings(ceilingNeeds(todo.map((id) => results.get(id)!.point)), signal);
+        round.parseCeilings = await this.lanes[0].ceilings(ceilingNeeds(chromeTodo.map((id) => results.get(id)!.point)), signal);
       } catch (err) {
         if (signal?.aborted) return 'interrupted';
         // Without a ceiling the round's repeats carry no ceilingRatio; the EPS still counts.
+        this.emit('ceiling-failed', round, err instanceof Error ? err : new Error(String(err)));
+      }
+      await this.save(report);
+    }
+    // Firefox's own ceiling, measured in Firefox, once a round (unsharded: a sharded lane's is its own browser's).
+    const firefoxTodo = todo.filter((id) => engineOf(id) === 'firefox');
+    if (!this.sharded && firefoxTodo.length && !round.engineCeilings?.some((e) => e.engine === 'firefox')) {
+      try {
+        const measured = await this.lanes[0].ceilings(ceilingNeeds(firefoxTodo.map((id) => results.get(id)!.point)), signal, 'firefox');
+        (round.engineCeilings ??= []).push({ engine: 'firefox', parseCeilings: measured });
+      } catch (err) {
+        if (signal?.aborted) return 'interrupted';
         this.emit('ceiling-failed', round, err instanceof Error ? err : new Error(String(err)));
       }
       await this.save(report);
@@ -258,7 +283,10 @@ export class Runner extends EventEmitter<RunnerEvents> {
     const needKey = (n: CeilingNeed) => `${n.encoding}/${n.batch}`;
 
     const ceilingFor = async (lane: Lane, point: Point): Promise<Ceilings> => {
-      if (!this.sharded) return read(round.parseCeilings, point);
+      if (!this.sharded) {
+        const engine = point.engine ?? 'chrome';
+        return read(engine === 'chrome' ? round.parseCeilings : (round.engineCeilings?.find((e) => e.engine === engine)?.parseCeilings ?? []), point);
+      }
       const id = lane.id ?? '';
       round.hostCeilings ??= [];
       let entry = round.hostCeilings.find((h) => h.browser === id);

@@ -65,6 +65,7 @@ export const MORE_COLUMNS: readonly string[] = [
   'encoding',
   'tabs',
   'display',
+  'engine',
   'compression',
   'tabEventsPerSecMin',
   'tabEventsPerSecMax',
@@ -266,6 +267,7 @@ const LABEL_FIELDS: readonly { field: keyof Point; text: (p: Point) => string }[
   { field: 'tabs', text: (p) => plural(p.tabs ?? 1, 'tab') },
   { field: 'display', text: (p) => p.display ?? 'the sweep\'s browser' },
   { field: 'compression', text: (p) => (p.compression ? 'compressed' : 'uncompressed') },
+  { field: 'engine', text: (p) => p.engine ?? 'chrome' },
   { field: 'warmupSec', text: (p) => `warm-up ${p.warmupSec}s` },
   { field: 'measureSec', text: (p) => `window ${p.measureSec}s` },
 ];

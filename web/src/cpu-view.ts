@@ -46,9 +46,10 @@ export class CpuView {
     // server, and whatever else the host ran (never below 0: the sources are read at slightly different instants).
     const renderer = r.renderer ?? 0;
     const main = t ? Math.min(t.main, renderer) : renderer;
-    const parts = [main, renderer - main, r.network, r.browser, r.gpu, r.server ?? 0];
+    // A process the engine has not (a Firefox's socket or GPU process) draws nothing: its work is in another's.
+    const parts = [main, renderer - main, r.network ?? 0, r.browser ?? 0, r.gpu ?? 0, r.server ?? 0];
     const known = parts.reduce((a, b) => a + b, 0);
-    const rest = r.host === null ? r.otherChrome : Math.max(0, r.host - known);
+    const rest = r.host === null ? (r.otherChrome ?? 0) : Math.max(0, r.host - known);
     const at = performance.now() / 1000;
     void this.charts().then((charts) => {
       charts.addCpu(at, [...parts, rest]);

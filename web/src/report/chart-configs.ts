@@ -44,7 +44,8 @@ function seriesDataset(s: Series): LineDataset {
     pointBorderWidth: 2.5,
     pointBackgroundColor: color,
     pointBorderColor: s.values.map((v) => VERDICT_COLORS[v.verdict]),
-    pointStyle: s.dashed ? 'rect' : 'circle',
+    // The main thread's line has squares; Firefox's points (a run in two engines) triangles.
+    pointStyle: s.dashed ? 'rect' : s.engine === 'firefox' ? 'triangle' : 'circle',
     tension: 0,
   };
 }

@@ -83,10 +83,15 @@ export interface RunHeader {
  * encodings' ceilings after JSON's, named (`arrow batch 4,000: …`). With `browser`, that
  * browser's own (a sharded sweep's `hostCeilings`).
  */
-function ceilingText(report: Report, browser?: string): string {
+function ceilingText(report: Report, browser?: string, engine?: 'firefox'): string {
   const byKey = new Map<string, { encoding: Encoding; batch: number; xs: number[] }>();
   for (const round of report.rounds) {
-    const ceilings = browser === undefined ? round.parseCeilings : (round.hostCeilings?.find((c) => c.browser === browser)?.parseCeilings ?? []);
+    const ceilings =
+      engine !== undefined
+        ? (round.engineCeilings?.find((c) => c.engine === engine)?.parseCeilings ?? [])
+        : browser === undefined
+          ? round.parseCeilings
+          : (round.hostCeilings?.find((c) => c.browser === browser)?.parseCeilings ?? []);
     for (const c of ceilings) {
       const encoding = c.encoding ?? 'json';
       const key = `${encoding}/${c.batch}`;
@@ -136,8 +141,13 @@ export function browserRows(report: Report): BrowserRow[] {
     version: `${b.version}${b.headless ? ' (headless)' : ''}`,
     cores: b.cores === null ? MISSING : formatCount(b.cores),
     cpu: b.cpuModel ?? b.machineModel ?? 'none over CDP',
-    // A sharded sweep's browsers each measure their own; an unsharded one has the round's.
-    ceiling: ceilingText(report, b.id) !== MISSING ? ceilingText(report, b.id) : ceilingText(report),
+    // A sharded sweep's browsers each measure their own; an unsharded one has the round's (a launched Firefox: Firefox's own).
+    ceiling:
+      ceilingText(report, b.id) !== MISSING
+        ? ceilingText(report, b.id)
+        : b.engine === 'firefox' && b.origin === 'launched'
+          ? ceilingText(report, undefined, 'firefox')
+          : ceilingText(report),
     points: pointsOn(b.id),
   }));
 }
@@ -164,7 +174,9 @@ export function runHeader(report: Report): RunHeader {
         ? `${formatCount(report.rounds.length)} measurements (a probe, or a confirmation round of the finalists) · seed ${o.seed}`
         : `${formatCount(o.repeats)}${o.auto ? ` (auto, up to ${formatCount(o.maxRepeats)})` : ''} · ${formatCount(report.rounds.length)} rounds · seed ${o.seed}`,
     },
-    { label: 'Chrome', value: env.chromeVersion || MISSING },
+    // The engine block: a lab run in Firefox names Firefox here; a sweep that also ran Firefox adds its build.
+    { label: env.engine === 'firefox' ? 'Firefox' : 'Chrome', value: env.chromeVersion || MISSING },
+    ...(env.firefox && env.engine !== 'firefox' ? [{ label: 'Firefox', value: `${env.firefox.version} (${env.firefox.path}${env.firefox.headless ? ', headless' : ''})` }] : []),
     { label: 'Node', value: env.nodeVersion || MISSING },
     { label: 'Platform', value: env.platform || MISSING },
     { label: 'CPU', value: env.cpuModel || MISSING },
@@ -187,6 +199,8 @@ export function runHeader(report: Report): RunHeader {
               ? 'not measured by advise'
               : MISSING,
     },
+    // Firefox's own, measured in Firefox: its points' ceiling ratios are to these.
+    ...(report.rounds.some((r) => r.engineCeilings?.length) ? [{ label: 'JSON.parse ceiling, Firefox', value: ceilingText(report, undefined, 'firefox') }] : []),
   ];
   return { runId: report.runId, fields, launchArgs: env.launchArgs };
 }
@@ -345,11 +359,12 @@ export function sortRows(rows: readonly TableRow[], columnIndex: number, directi
 export const X_FACTORS = ['batch', 'concurrency', 'intervalMs'] as const;
 export type XFactor = (typeof X_FACTORS)[number];
 
-type Factor = 'transport' | XFactor | 'render' | 'parse' | 'tabs' | 'display' | 'compression';
-const FACTORS: readonly Factor[] = ['transport', 'batch', 'concurrency', 'intervalMs', 'render', 'parse', 'tabs', 'display', 'compression'];
+type Factor = 'transport' | 'engine' | XFactor | 'render' | 'parse' | 'tabs' | 'display' | 'compression';
+// The engine right after the transport: in a run with two, every line and bar says its engine.
+const FACTORS: readonly Factor[] = ['transport', 'engine', 'batch', 'concurrency', 'intervalMs', 'render', 'parse', 'tabs', 'display', 'compression'];
 
 /** Factors a point only carries when its scenario sets them. */
-const OPTIONAL_FACTORS: readonly Factor[] = ['tabs', 'display', 'compression'];
+const OPTIONAL_FACTORS: readonly Factor[] = ['engine', 'tabs', 'display', 'compression'];
 
 const FACTOR_LABEL: Record<XFactor, string> = {
   batch: 'batch (events per message)',
@@ -361,6 +376,8 @@ function factorValue(p: Point, f: Factor): string {
   switch (f) {
     case 'transport':
       return `transport ${p.transport}`;
+    case 'engine':
+      return p.engine ?? 'chrome';
     case 'batch':
       return `batch ${p.batch}`;
     case 'concurrency':
@@ -412,6 +429,8 @@ export interface Series {
   metric: string;
   /** Solid (the headline CPU) or dashed (the main thread alone). */
   dashed: boolean;
+  /** Set where the scenario ran in two engines: Firefox's points are drawn as triangles, Chrome's as circles. */
+  engine?: 'chrome' | 'firefox';
   values: PlotValue[];
 }
 
@@ -503,6 +522,7 @@ export function scenarioViews(report: Report): ScenarioView[] {
         shade,
         metric,
         dashed,
+        ...(varying.includes('engine') ? { engine: rs[0].point.engine ?? 'chrome' } : {}),
         values: sorted(rs).map((r) => plotValue(r, xOf(r), pick(r))),
       });
       eps.push(line(key, 'events/s', false, (r) => r.summary?.eventsPerSec));
@@ -517,7 +537,8 @@ export function scenarioViews(report: Report): ScenarioView[] {
         pointId: r.point.id,
         transport: r.point.transport,
         verdict: r.verdict,
-        values: CPU_PROCESSES.map((p) => r.summary?.cpu[p.key].mean ?? null),
+        // A process no repeat could read (a Firefox with no socket process) is no bar, not a 0.
+        values: CPU_PROCESSES.map((p) => r.summary?.cpu[p.key]?.mean ?? null),
       }),
     );
     const ids = new Set(points.map((p) => p.id));
