@@ -384,6 +384,8 @@ export interface BrowserHost {
   sharesHostWith: string[];
   /** Set when the browser was lost mid-sweep (disconnected and could not be reached again). */
   lost?: { at: string; error: string };
+  /** A `--grid` session's Grid node (its id and URI from the Grid's /status): `host` is that node's machine. */
+  gridNode?: { id: string; uri: string };
 }
 
 // ---------------------------------------------------------------------------------------------

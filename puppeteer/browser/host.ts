@@ -100,7 +100,9 @@ export async function describeBrowser(slot: BrowserSlot, from: BrowserOrigin, id
     host = 'localhost';
     serverSharesHost = server.startedHere || isThisMachine(new URL(server.url).hostname);
   } else {
-    const machine = machineOf(from.endpoint.url);
+    // A Grid session runs on its node; the se:cdp URL names the hub.
+    const node = from.endpoint.gridNode;
+    const machine = machineOf(node ? new URL(node.uri) : from.endpoint.url);
     host = from.endpoint.machine ?? from.endpoint.label ?? machine;
     // A labelled loopback endpoint is most likely a tunnel to another machine: cannot tell.
     serverSharesHost = host !== machine && machine === 'localhost' ? null : machine === serverMachine;
@@ -116,6 +118,7 @@ export async function describeBrowser(slot: BrowserSlot, from: BrowserOrigin, id
     procfs: !remote,
     serverSharesHost,
     sharesHostWith: [],
+    ...(remote && from.endpoint.gridNode ? { gridNode: from.endpoint.gridNode } : {}),
   };
 }
 
