@@ -192,16 +192,20 @@ export class GridSessions {
     await Promise.all(this.sessions.map((s) => this.request('GET', `session/${encodeURIComponent(s.id)}/timeouts`, 'keep-alive', GRID_REQUEST_TIMEOUT_MS).catch(() => undefined)));
   }
 
-  /** Deletes every session (a failure is logged: the Grid's session timeout ends it later). */
+  /**
+   * Deletes every session (a failure is logged: the Grid's session timeout ends it later). Each
+   * stays listed until the Grid answered, so a second signal meanwhile (closeDetached) deletes
+   * it again rather than lose it with this process.
+   */
   async close(): Promise<void> {
     if (this.keepalive) clearInterval(this.keepalive);
-    const all = this.sessions.splice(0);
     await Promise.all(
-      all.map((s) =>
-        this.request('DELETE', `session/${encodeURIComponent(s.id)}`, `ending session ${s.id}`, GRID_REQUEST_TIMEOUT_MS).catch((err: unknown) =>
+      [...this.sessions].map(async (s) => {
+        await this.request('DELETE', `session/${encodeURIComponent(s.id)}`, `ending session ${s.id}`, GRID_REQUEST_TIMEOUT_MS).catch((err: unknown) =>
           this.log(`${err instanceof Error ? err.message : String(err)}; the Grid ends it after its session timeout`),
-        ),
-      ),
+        );
+        this.sessions.splice(this.sessions.indexOf(s), 1);
+      }),
     );
   }
 
