@@ -11,6 +11,7 @@
  * Skipped, with the reason, where Java, chromedriver or the jar is missing (.ci/run installs them).
  */
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { createServer, type Socket } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -170,6 +171,22 @@ describe.skipIf(missing !== null)(`a sweep on a Selenium Grid${missing ? ` (skip
 it.runIf(process.env.PUSHLAB_GRID_REQUIRED === '1')('the Grid test runs (PUSHLAB_GRID_REQUIRED)', () => {
   expect(missing).toBeNull();
 });
+
+it('a Grid that accepts the connection and never answers: PUSHLAB_BAD_GRID, no answer within 10 s', async () => {
+  // A real socket that takes the request and says nothing, as a hung hub does.
+  const held: Socket[] = [];
+  const silent = createServer((s) => held.push(s));
+  await new Promise<void>((r) => silent.listen(0, '127.0.0.1', r));
+  try {
+    const { port } = silent.address() as { port: number };
+    const err = await new GridSessions(parseGridUrl(`http://127.0.0.1:${port}`), () => undefined).open(1, null).catch((e: unknown) => e);
+    expect((err as PushlabError).code).toBe('PUSHLAB_BAD_GRID');
+    expect((err as Error).message).toMatch(/reading \/status: no answer within 10 s/);
+  } finally {
+    for (const s of held) s.destroy();
+    await new Promise((r) => silent.close(r));
+  }
+}, 30_000);
 
 describe('--grid flags', () => {
   it('refuses a URL that is not http(s), and --grid beside --browser', async () => {
