@@ -12,7 +12,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { parseReport } from '../protocol/report-check.js';
-import type { MeasuredRepeat } from '../protocol/report.js';
+import type { MeasuredRepeat, PointResult } from '../protocol/report.js';
+import { cellDetail, cellText, COLUMNS, latencyComparable, latencyUncertaintyMs } from '../results/columns.js';
+import { summarisePoint } from '../results/point-summary.js';
+import { formatTable } from '../results/views/terminal.js';
+import { measured, point, report, result } from './v2-fixture.js';
 import { launchChrome } from '../puppeteer/browser/chrome.js';
 import { applyClockOffset, clockOffset, shiftLatency } from '../puppeteer/measure/clock-offset.js';
 import { startServer, type ServerHandle } from '../puppeteer/measure/server-process.js';
@@ -81,5 +85,34 @@ describe('the report check', () => {
     const badHost = fixture();
     badHost.hosts = [{ id: 'a', clock: { offsetMs: 1, uncertaintyMs: -1 } }];
     expect(() => parseReport(badHost, 'r.json')).toThrow('hosts[0].clock.uncertaintyMs must be a number of ms, 0 or more, got -1');
+  });
+});
+
+describe('a latency known less well than its p50 is shown as not comparable', () => {
+  // The fixture's repeats have a p50 of 1 ms.
+  const pointOf = (uncertaintyMs: number | null): PointResult => {
+    const p = point('ws', 20);
+    const repeats = [0, 1].map((round) => ({ ...measured(p, { round, eps: 80_000 }), ...(uncertaintyMs === null ? {} : { clock: { offsetMs: 4, uncertaintyMs } }) }));
+    return { ...result(p, repeats), ...summarisePoint(p, repeats) };
+  };
+  const p50 = COLUMNS.find((c) => c.id === 'latencyP50Ms')!;
+  const p99 = COLUMNS.find((c) => c.id === 'latencyP99Ms')!;
+
+  it('in the cells (terminal and viewer alike) and their detail, and in a line under the terminal table', () => {
+    const far = pointOf(2.5);
+    expect(latencyUncertaintyMs(far)).toBe(2.5);
+    expect(latencyComparable(far)).toBe(false);
+    expect(cellText(p50, far)).toMatch(/ n\/c$/);
+    expect(cellText(p99, far, false)).toMatch(/ n\/c$/);
+    expect(cellDetail(p50, far)).toContain('not comparable (n/c): the page\'s clock against the server\'s is known only to ±2.5 ms');
+    expect(formatTable(report([far]), { wide: true })).toContain(`${far.point.id}: latency n/c (not comparable)`);
+  });
+
+  it('not when the uncertainty is within the p50, nor without a clock (one host, or an older report)', () => {
+    for (const r of [pointOf(0.4), pointOf(null)]) {
+      expect(latencyComparable(r)).toBe(true);
+      expect(cellText(p50, r)).not.toContain('n/c');
+      expect(formatTable(report([r]), { wide: true })).not.toContain('n/c');
+    }
   });
 });
