@@ -22,13 +22,14 @@ export async function clockOffset(page: Page, exchanges = CLOCK_EXCHANGES): Prom
   // Runs in the page: the clock the page stamps receive times with (web/src/ingest.ts).
   return page.evaluate(async (n: number) => {
     const g = globalThis as unknown as { performance: { timeOrigin: number; now(): number }; fetch(u: string, o: object): Promise<{ ok: boolean; json(): Promise<unknown> }> };
-    const now = () => g.performance.timeOrigin + g.performance.now();
+    // No named function in here: tsx (esbuild keepNames) would wrap it in a `__name` helper the page lacks.
+    const p = g.performance;
     let best: { offsetMs: number; uncertaintyMs: number } | null = null;
     for (let i = 0; i < n; i++) {
-      const t0 = now();
+      const t0 = p.timeOrigin + p.now();
       const res = await g.fetch('/clock', { cache: 'no-store' }).catch(() => null);
       const body = res && res.ok ? ((await res.json().catch(() => null)) as { nowMs?: unknown } | null) : null;
-      const t1 = now();
+      const t1 = p.timeOrigin + p.now();
       if (typeof body?.nowMs !== 'number') return null;
       const rtt = t1 - t0;
       if (best === null || rtt / 2 < best.uncertaintyMs) best = { offsetMs: (t0 + t1) / 2 - body.nowMs, uncertaintyMs: rtt / 2 };
