@@ -79,6 +79,12 @@ export interface RepeatOptions {
    * host CPU (default true). False for a remote browser: those figures are then unavailable.
    */
   procfs?: boolean;
+  /**
+   * The browser and the server read one clock (one machine; default true): latency needs no
+   * correction, and an estimate there would only add its own noise (± about 1 ms). Otherwise
+   * each repeat measures the page's clock offset and takes it off (clock-offset.ts).
+   */
+  sameClock?: boolean;
   /** The browser's id in the report's `hosts`, recorded on every repeat. */
   browserId?: string;
   /** Notes every repeat in this browser carries (it shared its host with another browser). */
@@ -240,7 +246,7 @@ export class RepeatMeasurer extends EventEmitter<RepeatEvents> {
     const tabs = await Promise.all(pages.map((page) => this.openTab(page, point)));
     const apis = tabs.map((t) => t.api);
     // Before streaming: the exchanges then meet an idle page and server (the smallest round trip).
-    const clock = await clockOffset(pages[0]);
+    const clock = this.o.sameClock === false ? await clockOffset(pages[0]) : null;
     phase('open');
     const config: PageConfig = {
       transport: point.transport,

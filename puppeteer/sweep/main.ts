@@ -298,6 +298,8 @@ async function main(): Promise<number> {
           server: srv,
           cores: host.cores ?? os.cpus().length,
           procfs: host.procfs,
+          // A browser not known to share the server's machine may read another clock.
+          sameClock: host.serverSharesHost === true,
           browserId: host.id,
           notes: note ? [note] : [],
           retries: report.options.retries,
