@@ -171,9 +171,17 @@ export function parseReport(data: unknown, source: string, text?: string): Repor
         const chrome = cpu.chrome as Record<string, unknown>;
         for (const key of ['browser', 'renderers', 'network', 'gpu', 'other', 'total']) c.need(chrome, [...rat, 'cpu', 'chrome'], key, orNull(isNumber), 'a number or null');
         if (cpu.unavailable !== undefined) c.need(cpu, [...rat, 'cpu'], 'unavailable', isStringArray, 'an array of figure names');
+        if (repeat.clock !== undefined) checkClock(c, repeat, rat);
       }
     });
   });
+  if (data.hosts !== undefined) {
+    c.need(data, [], 'hosts', isArray, 'an array');
+    (data.hosts as unknown[]).forEach((h, i) => {
+      const host = c.object(h, ['hosts', String(i)]);
+      if (host.clock !== undefined) checkClock(c, host, ['hosts', String(i)]);
+    });
+  }
   (data.comparisons as unknown[]).forEach((x, i) => {
     const at = ['comparisons', String(i)];
     const cmp = c.object(x, at);
@@ -191,4 +199,13 @@ export function parseReport(data: unknown, source: string, text?: string): Repor
   let current: Record<string, unknown> = data;
   for (let v = version; v < SCHEMA_VERSION; v++) current = UPGRADES[v](current);
   return current as unknown as Report;
+}
+
+/** An optional `clock` (ClockOffset): a finite offset and an uncertainty of 0 or more, in ms. */
+function checkClock(c: Checker, owner: Record<string, unknown>, at: string[]): void {
+  c.need(owner, at, 'clock', isObject, 'an object { offsetMs, uncertaintyMs }');
+  const clock = owner.clock as Record<string, unknown>;
+  if (!isObject(clock)) return;
+  c.need(clock, [...at, 'clock'], 'offsetMs', isNumber, 'a number of ms');
+  c.need(clock, [...at, 'clock'], 'uncertaintyMs', (v) => isNumber(v) && (v as number) >= 0, 'a number of ms, 0 or more');
 }

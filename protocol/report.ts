@@ -421,6 +421,10 @@ export interface BrowserHost {
   sharesHostWith: string[];
   /** Set when the browser was lost mid-sweep (disconnected and could not be reached again). */
   lost?: { at: string; error: string };
+  /** The browser's clock against the server's, measured when the sweep described it (absent in older reports). */
+  clock?: ClockOffset;
+  /** A `--grid` session's Grid node (its id and URI from the Grid's /status): `host` is that node's machine. */
+  gridNode?: { id: string; uri: string };
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -578,6 +582,19 @@ export interface MeasuredRepeat extends RepeatBase, RepeatFigures {
   verdict: Exclude<Verdict, 'failed'>;
   /** The window opened before page and server had caught up (settle ran out of budget). */
   startedBehind?: boolean;
+  /** The page's clock against the server's, measured before this repeat and taken off its latency (absent in older reports). */
+  clock?: ClockOffset;
+}
+
+/**
+ * The page's clock minus the server's, from request/response exchanges against the server's
+ * `/clock` (the one with the smallest round trip): latency figures have it taken off.
+ */
+export interface ClockOffset {
+  /** Page minus server, ms (positive: the page's clock is ahead). */
+  offsetMs: number;
+  /** ± this much, ms: half the round trip of the exchange kept. */
+  uncertaintyMs: number;
 }
 
 export interface FailedRepeat extends RepeatBase {

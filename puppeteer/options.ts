@@ -39,6 +39,9 @@ export const SWEEP_FLAGS = {
     help: "connect to running browsers instead of launching one: [label=]url items, each a CDP ws:// endpoint (browserless, a Selenium Grid session's se:cdp) or a DevTools http://host:port; several shard the sweep",
     defaultText: 'launch one',
   },
+  grid: { type: 'string', default: '', help: 'a Selenium Grid 4 (http://host:4444): the sweep opens --grid-sessions Chrome sessions there, shards over them, and ends them', defaultText: 'none' },
+  'grid-sessions': { type: 'integer', default: 1, min: 1, max: 16, help: 'with --grid: how many Chrome sessions to open and shard over' },
+  'grid-binary': { type: 'string', default: '', help: "with --grid: the Chrome binary on the Grid's nodes (goog:chromeOptions.binary; Debian's chromedriver needs /usr/bin/chromium)", defaultText: "the node's own" },
   'spread-repeats': { type: 'boolean', default: false, help: "with several --browser: a point's repeats go to a different browser each round (else each point stays on one)" },
   server: { type: 'string', default: '', help: 'URL of a running pushlab server', defaultText: 'start one' },
   retries: { type: 'integer', default: 1, min: 0, max: 5, help: 'extra attempts for a failed repeat' },
@@ -108,7 +111,13 @@ export function checkSweepFlags(flags: Flags<typeof SWEEP_FLAGS>): SweepFlags {
   }
   if (flags['max-repeats'] !== SWEEP_FLAGS['max-repeats'].default && !flags.auto) throw badFlag('--max-repeats only applies with --auto');
   if (flags.headful && flags.browser.length) throw badFlag('--headful shows a browser this sweep launches; --browser connects to running ones: give one or the other');
-  if (flags['spread-repeats'] && flags.browser.length < 2) throw badFlag('--spread-repeats deals repeats over several browsers: give at least two with --browser');
+  if (flags.grid && flags.browser.length) throw badFlag('--grid opens sessions on a Grid; --browser connects to browsers given by hand (a Grid session\'s se:cdp too): give one or the other');
+  if (flags.grid && flags.headful) throw badFlag('--headful shows a browser this sweep launches; --grid asks a Grid for headless sessions: give one or the other');
+  for (const f of ['grid-sessions', 'grid-binary'] as const) {
+    if (!flags.grid && JSON.stringify(flags[f]) !== JSON.stringify(SWEEP_FLAGS[f].default)) throw badFlag(`--${f} only applies with --grid`);
+  }
+  const browsers = flags.grid ? flags['grid-sessions'] : flags.browser.length;
+  if (flags['spread-repeats'] && browsers < 2) throw badFlag('--spread-repeats deals repeats over several browsers: give at least two with --browser (or --grid-sessions 2)');
   if (out.repeats !== null && flags.auto && out.repeats > flags['max-repeats']) {
     throw badFlag(`--repeats ${out.repeats} is above --max-repeats ${flags['max-repeats']}: --auto could never add a round`);
   }

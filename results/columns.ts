@@ -381,6 +381,31 @@ function statOf(c: StatColumn, r: PointResult): Stat | null {
   return r.summary ? c.stat(r.summary) : null;
 }
 
+/** The latency columns: what the page's clock offset against the server's corrects. */
+const CLOCK_COLUMNS: ReadonlySet<string> = new Set(['latencyP50Ms', 'latencyP99Ms']);
+
+/** The mark a latency cell gets when the clock offset's uncertainty exceeds its p50. */
+export const NOT_COMPARABLE = 'n/c';
+
+/**
+ * How well a point's latency is known: the largest clock-offset uncertainty (± ms) among its
+ * measured repeats, or null when none carries one (one clock, or a report from before).
+ */
+export function latencyUncertaintyMs(r: PointResult): number | null {
+  const u = r.repeats.flatMap((x) => (x.status === 'ok' && x.clock ? [x.clock.uncertaintyMs] : []));
+  return u.length ? Math.max(...u) : null;
+}
+
+/**
+ * Whether a point's latency can be compared with others': not when the clock offset taken off
+ * it is known less well (± half the exchange's round trip) than the p50 itself is large.
+ */
+export function latencyComparable(r: PointResult): boolean {
+  const u = latencyUncertaintyMs(r);
+  const p50 = r.summary?.latencyP50Ms?.median ?? null;
+  return u === null || p50 === null || u <= p50;
+}
+
 /**
  * A cell's text: `80.3 k ±1.2 %` for a Stat, the formatted number, or the text. `ci: false`: a
  * Stat's median alone (`80.3 k`), for a terminal table that must give up CIs to fit.
@@ -397,7 +422,8 @@ export function cellText(c: Column, r: PointResult, ci = true): string {
       const s = statOf(c, r);
       if (!s) return MISSING;
       const noise = ci ? relativeHalfWidth(s) : null;
-      return noise === null ? c.format(s.median) : `${c.format(s.median)} ${formatPlusMinusPercent(noise)}`;
+      const text = noise === null ? c.format(s.median) : `${c.format(s.median)} ${formatPlusMinusPercent(noise)}`;
+      return CLOCK_COLUMNS.has(c.id) && !latencyComparable(r) ? `${text} ${NOT_COMPARABLE}` : text;
     }
   }
 }
@@ -409,7 +435,8 @@ export function cellDetail(c: Column, r: PointResult): string | undefined {
   if (!s) return undefined;
   const unit = c.unit ? ` (${c.unit})` : '';
   const ci = s.ciLow === null || s.ciHigh === null ? 'no CI (fewer than 2 repeats)' : `95% CI of the mean ${c.format(s.ciLow)} – ${c.format(s.ciHigh)}`;
-  return `${c.label}${unit}: median ${c.format(s.median)}, mean ${c.format(s.mean)}, ${ci}; n ${s.n}, range ${c.format(s.min)} – ${c.format(s.max)}`;
+  const clock = CLOCK_COLUMNS.has(c.id) && !latencyComparable(r) ? `; not comparable (${NOT_COMPARABLE}): the page's clock against the server's is known only to ±${c.format(latencyUncertaintyMs(r)!)} ms, more than the p50` : '';
+  return `${c.label}${unit}: median ${c.format(s.median)}, mean ${c.format(s.mean)}, ${ci}; n ${s.n}, range ${c.format(s.min)} – ${c.format(s.max)}${clock}`;
 }
 
 /** What the viewer sorts by: the number (a Stat's median), or the text; null sorts last. */

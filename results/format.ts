@@ -162,6 +162,8 @@ export interface HostWords {
   procfs: string;
   /** When and why it was lost mid-sweep; empty if it was not. */
   lost: string;
+  /** Its clock against the server's (`+0.12 ms ±0.3`), taken off its latency; — when not measured. */
+  clock: string;
 }
 
 export function hostWords(h: BrowserHost): HostWords {
@@ -171,5 +173,6 @@ export function hostWords(h: BrowserHost): HostWords {
     competesWith: h.sharesHostWith.join(', '),
     procfs: h.procfs ? 'yes' : 'no: shown as —',
     lost: h.lost ? `${formatTimestamp(h.lost.at)}: ${h.lost.error}` : '',
+    clock: h.clock ? `${h.clock.offsetMs >= 0 ? '+' : ''}${formatSig3(h.clock.offsetMs)} ms ±${formatSig3(h.clock.uncertaintyMs)}` : MISSING,
   };
 }

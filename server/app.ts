@@ -127,6 +127,8 @@ export async function buildServer(options: ServerOptions) {
     const on = (url: string | null) => (url === null || asked === null ? url : withHost(url, asked));
     return { h1: on(origins.urls.h1), connect: on(origins.urls.connect), replicas: origins.urls.replicas.map((u) => on(u)!), errors: origins.errors };
   });
+  // The clock `sentAt` is stamped with (hub.ts): pages estimate their offset against it (puppeteer/measure/clock-offset.ts).
+  app.get('/clock', async () => ({ nowMs: performance.timeOrigin + performance.now() }));
   app.get('/stats', async (request, reply): Promise<ServerStats | undefined> => {
     const { reset } = request.query as { reset?: unknown };
     if (reset !== undefined && reset !== 'lateness') {

@@ -25,7 +25,8 @@ export interface RemoteChrome {
   kill(): Promise<void>;
 }
 
-export async function startRemoteChrome(): Promise<RemoteChrome> {
+/** `wrap`: a command the browser runs under (`ip netns exec <ns>`: a browser in a network namespace of its own). */
+export async function startRemoteChrome(wrap: readonly string[] = []): Promise<RemoteChrome> {
   const found = await findSystemChrome();
   if (!found) throw new Error('no Chromium found for the remote-browser tests');
   const profile = await mkdtemp(path.join(os.tmpdir(), 'pushlab-remote-chrome-'));
@@ -39,7 +40,7 @@ export async function startRemoteChrome(): Promise<RemoteChrome> {
     `--user-data-dir=${profile}`,
     'about:blank',
   ];
-  const child: ChildProcess = spawn(found.path, args, { stdio: 'ignore', detached: true });
+  const child: ChildProcess = wrap.length ? spawn(wrap[0], [...wrap.slice(1), found.path, ...args], { stdio: 'ignore', detached: true }) : spawn(found.path, args, { stdio: 'ignore', detached: true });
   const kill = async () => {
     try {
       process.kill(-child.pid!, 'SIGKILL');

@@ -23,6 +23,8 @@ export interface BrowserEndpoint {
   /** The URL with any credentials and query: what is connected to. */
   url: URL;
   kind: 'ws' | 'http';
+  /** A `--grid` session's node (puppeteer/browser/grid.ts): the machine the browser runs on; absent otherwise. */
+  gridNode?: { id: string; uri: string } | null;
 }
 
 const bad = (message: string) => new PushlabError('PUSHLAB_BAD_FLAG', message);

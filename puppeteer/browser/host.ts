@@ -5,7 +5,8 @@
  * Chrome's host can say, from this machine's OS.
  */
 import os from 'node:os';
-import type { BrowserHost } from '../../protocol/report.js';
+import type { BrowserHost, ClockOffset } from '../../protocol/report.js';
+import { clockOffset } from '../measure/clock-offset.js';
 import { PushlabError } from '../../protocol/errors.js';
 import { isThisMachine, machineOf, safeUrl, type BrowserEndpoint } from './endpoint.js';
 import type { BrowserSlot } from '../measure/repeat.js';
@@ -24,6 +25,7 @@ export type BrowserOrigin = { origin: 'launched' } | { origin: 'remote'; endpoin
 interface PageFacts {
   cores: number | null;
   architecture: string | null;
+  clock: ClockOffset | null;
 }
 
 /**
@@ -43,8 +45,10 @@ async function pageFacts(slot: BrowserSlot, server: ServerPlace, name: string): 
         `browser ${name} cannot load the server at ${server.url} (${why}): a browser on another host needs a server it can reach (--server, see docs/remote.md, "Outgrowing one machine")`,
       );
     }
+    // The page is the server's: its clock against the server's, as the sweep first meets it.
+    const clock = await clockOffset(page).catch(() => null);
     // Runs in the page; this project's Node tsconfig has no DOM types, hence the shape spelled out.
-    return await page.evaluate(async () => {
+    const facts = await page.evaluate(async () => {
       type Nav = { hardwareConcurrency?: number; userAgentData?: { getHighEntropyValues(h: string[]): Promise<{ architecture?: string; bitness?: string }> } };
       const nav = (globalThis as unknown as { navigator: Nav }).navigator;
       const high = nav.userAgentData ? await nav.userAgentData.getHighEntropyValues(['architecture', 'bitness']).catch(() => null) : null;
@@ -53,6 +57,7 @@ async function pageFacts(slot: BrowserSlot, server: ServerPlace, name: string): 
         architecture: high?.architecture ? `${high.architecture}${high.bitness ? `-${high.bitness}` : ''}` : null,
       };
     });
+    return { ...facts, clock };
   } finally {
     await page.close().catch(() => undefined);
   }
@@ -98,7 +103,9 @@ export async function describeBrowser(slot: BrowserSlot, from: BrowserOrigin, id
     host = 'localhost';
     serverSharesHost = server.startedHere || isThisMachine(new URL(server.url).hostname);
   } else {
-    const machine = machineOf(from.endpoint.url);
+    // A Grid session runs on its node; the se:cdp URL names the hub.
+    const node = from.endpoint.gridNode;
+    const machine = machineOf(node ? new URL(node.uri) : from.endpoint.url);
     host = from.endpoint.machine ?? from.endpoint.label ?? machine;
     // A labelled loopback endpoint is most likely a tunnel to another machine: cannot tell.
     serverSharesHost = host !== machine && machine === 'localhost' ? null : machine === serverMachine;
@@ -115,6 +122,8 @@ export async function describeBrowser(slot: BrowserSlot, from: BrowserOrigin, id
     procfs: !remote,
     serverSharesHost,
     sharesHostWith: [],
+    ...(remote && from.endpoint.gridNode ? { gridNode: from.endpoint.gridNode } : {}),
+    ...(facts.clock ? { clock: { offsetMs: Math.round(facts.clock.offsetMs * 1000) / 1000, uncertaintyMs: Math.round(facts.clock.uncertaintyMs * 1000) / 1000 } } : {}),
   };
 }
 

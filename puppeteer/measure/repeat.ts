@@ -10,6 +10,7 @@
  * crashes, and at once when the caller's signal aborts (Ctrl-C): an aborted repeat is not
  * recorded at all, so a resumed sweep measures it again.
  */
+import { applyClockOffset, clockOffset } from './clock-offset.js';
 import { EventEmitter } from 'node:events';
 import { setTimeout as sleepFor } from 'node:timers/promises';
 import type { Browser, CDPSession, Page } from 'puppeteer-core';
@@ -95,6 +96,12 @@ export interface RepeatOptions {
    * host CPU (default true). False for a remote browser: those figures are then unavailable.
    */
   procfs?: boolean;
+  /**
+   * The browser and the server read one clock (one machine; default true): latency needs no
+   * correction, and an estimate there would only add its own noise (± about 1 ms). Otherwise
+   * each repeat measures the page's clock offset and takes it off (clock-offset.ts).
+   */
+  sameClock?: boolean;
   /** The browser's id in the report's `hosts`, recorded on every repeat. */
   browserId?: string;
   /** The id a Firefox point's failed repeat carries when no Firefox could be had (its slot never came). */
@@ -307,6 +314,8 @@ export class RepeatMeasurer extends EventEmitter<RepeatEvents> {
     phase('load');
     const tabs = await Promise.all(pages.map((page) => this.openTab(page, point, slot)));
     const apis = tabs.map((t) => t.api);
+    // Before streaming: the exchanges then meet an idle page and server (the smallest round trip).
+    const clock = this.o.sameClock === false ? await clockOffset(pages[0]) : null;
     phase('open');
     const config: PageConfig = {
       transport: point.transport,
@@ -328,7 +337,7 @@ export class RepeatMeasurer extends EventEmitter<RepeatEvents> {
     const minWarmupMs = Math.min(MIN_WARMUP_MS, point.warmupSec * 1000);
     phase('warm-up', 0, minWarmupMs);
     await ticking(minWarmupMs, signal, (t) => phase('warm-up', t, minWarmupMs));
-    const settled = await settle((ms) => this.probe(apis, ms, signal, () => phase('warm-up', Math.round(performance.now() - warmStart), null)), {
+    const settled = await settle((ms) => this.probe(apis, ms, signal, clock?.offsetMs ?? 0, () => phase('warm-up', Math.round(performance.now() - warmStart), null)), {
       intervalMs: point.intervalMs,
       concurrency: streamsOf(point),
       // The scenario's warm-up is the longest one: what the minimum did not use goes to settling.
@@ -365,6 +374,7 @@ export class RepeatMeasurer extends EventEmitter<RepeatEvents> {
       ...((point.display !== undefined || slot.engine === 'firefox') && slot.about ? { browser: slot.about() } : {}),
     });
     if (!settled.settled) repeat.notes.push(unsettledNote(settled));
+    applyClockOffset(repeat, clock);
     return repeat;
   }
 
@@ -372,13 +382,14 @@ export class RepeatMeasurer extends EventEmitter<RepeatEvents> {
    * Page latency over the next `ms` (with several tabs, the slowest tab's p50), and the server's
    * pacing debt at its end.
    */
-  private async probe(apis: readonly LabApi[], ms: number, signal: AbortSignal, tick: () => void): Promise<SettleProbe> {
+  private async probe(apis: readonly LabApi[], ms: number, signal: AbortSignal, offsetMs: number, tick: () => void): Promise<SettleProbe> {
     const snapshot = (api: LabApi, reset: boolean) => api.evaluate((p, r) => p.snapshot({ resetLatency: r }), reset);
     await Promise.all(apis.map((api) => snapshot(api, true)));
     await sleepFor(ms, undefined, { signal });
     tick();
     const [snapshots, server] = await Promise.all([Promise.all(apis.map((api) => snapshot(api, true))), this.o.server.stats(false)]);
-    const p50s = snapshots.map((s) => s?.latency.p50Ms ?? null);
+    // Backlog is read on the server's clock: the page's offset is taken off.
+    const p50s = snapshots.map((s) => (s?.latency.p50Ms == null ? null : s.latency.p50Ms - offsetMs));
     return { p50Ms: p50s.includes(null) ? null : Math.max(...(p50s as number[])), batchesBehind: server.batchesBehind };
   }
 }

@@ -17,7 +17,8 @@ import { ROOT } from '../../cli/root.js';
 import { logLine, toStdout } from '../../cli/terminal.js';
 import { SCHEMA_VERSION, type BrowserHost, type Environment, type Report } from '../../protocol/report.js';
 import { environmentOf, remoteEnvironment } from '../browser/environment.js';
-import { parseBrowserList } from '../browser/endpoint.js';
+import { parseBrowserList, type BrowserEndpoint } from '../browser/endpoint.js';
+import { GridSessions, parseGridUrl } from '../browser/grid.js';
 import { markSharedHosts, sharedHostNote } from '../browser/host.js';
 import { RemoteBrowser } from '../browser/remote.js';
 import {
@@ -168,13 +169,18 @@ function listPlan(plan: Plan): void {
  * stays in the list, since where to measure is the caller's to say again (restarted, or
  * replaced by another).
  */
-function resumeCommandFor(runId: string, out: string, browsers: readonly string[], server: string): string {
-  return resumeCommandLine('sweep', runId, [
-    ['--out', out === SWEEP_FLAGS.out.default ? '' : out],
-    ['--browser', browsers.join(',')],
-    // The server it measured against: a resumed sweep must not quietly start its own instead.
-    ['--server', server],
-  ]);
+function resumeCommandFor(runId: string, out: string, browsers: readonly string[], server: string, grid: GridSessions | null = null, flags?: { 'grid-sessions': number; 'grid-binary': string }): string {
+  // A Grid's sessions end with this sweep: the resumed one opens new ones.
+  const where: [string, string][] =
+    grid && flags
+      ? [
+          ['--grid', grid.given],
+          ['--grid-sessions', String(flags['grid-sessions'])],
+          ['--grid-binary', flags['grid-binary']],
+        ]
+      : [['--browser', browsers.join(',')]];
+  // The server it measured against: a resumed sweep must not quietly start its own instead.
+  return resumeCommandLine('sweep', runId, [['--out', out === SWEEP_FLAGS.out.default ? '' : out], ...where, ['--server', server]]);
 }
 
 /**
@@ -196,7 +202,10 @@ async function main(): Promise<number> {
   // The Firefox of the engine firefox points, launched when one first asks for it (a launched Chrome's sweep only).
   let firefox: FirefoxBrowsers | null = null;
   let launched = false;
+  // Sessions opened on --grid: ours to end, whichever way the sweep ends.
+  let grid: GridSessions | null = null;
   const killChildren = () => {
+    grid?.closeDetached();
     displays?.kill();
     firefox?.kill();
     children.local?.kill();
@@ -216,19 +225,26 @@ async function main(): Promise<number> {
   // Before anything is launched: where the report goes must take files, a --server must
   // answer, and there must be a Chrome to run (or browsers to connect to).
   checkOutputDir('--out', checked.resume ? path.dirname(plan.file) : out, await reportSpaceFor(plan));
-  const endpoints = parseBrowserList(flags.browser);
+  let endpoints: BrowserEndpoint[] = parseBrowserList(flags.browser);
+  const gridUrl = flags.grid ? parseGridUrl(flags.grid) : null;
   const remote = flags.server ? await connectServer('--server', flags.server) : null;
-  if (!endpoints.length) await findChrome(log);
+  if (!endpoints.length && !gridUrl) await findChrome(log);
+  const browserCount = gridUrl ? flags['grid-sessions'] : endpoints.length;
   const done = draft.points.reduce((a, p) => a + p.repeats.length, 0);
   log(
     checked.resume
       ? `pushlab sweep: resuming ${draft.runId} (${done} repeats measured, ${draft.rounds.length} rounds started), seed ${draft.options.seed}`
-      : `pushlab sweep: ${draft.scenarios.join(', ')}: ${draft.points.length} points × ${draft.options.repeats} rounds${plan.searches.length ? ` + ${plan.searches.length} find-max searches` : ''}, seed ${draft.options.seed}, about ${durationText(planSec(plan))}${endpoints.length > 1 ? `, sharded over ${endpoints.length} browsers` : ''}`,
+      : `pushlab sweep: ${draft.scenarios.join(', ')}: ${draft.points.length} points × ${draft.options.repeats} rounds${plan.searches.length ? ` + ${plan.searches.length} find-max searches` : ''}, seed ${draft.options.seed}, about ${durationText(planSec(plan))}${browserCount > 1 ? `, sharded over ${browserCount} browsers` : ''}`,
   );
   launched = true;
   // However the process ends (an uncaught error, process.exit), it takes its children along.
   process.once('exit', killChildren);
   try {
+    if (gridUrl) {
+      grid = new GridSessions(gridUrl, log);
+      endpoints = await grid.open(flags['grid-sessions'], flags['grid-binary'] || null);
+      log(`--grid ${grid.given}: ${grid.sessions.length} Chrome session(s): ${endpoints.map((e) => `${e.label} on ${e.gridNode?.uri ?? e.machine}`).join(', ')}`);
+    }
     const { server: srv, slots } = await startServerAndBrowsers(children, { remoteServer: remote, endpoints, headless: !flags.headful, log });
     const { local, remotes } = children;
     const hosts = slots.map((x) => x.host);
@@ -277,7 +293,7 @@ async function main(): Promise<number> {
       const kept = savedRepeats === null ? `${plan.file} keeps the report it had` : `${plan.file} keeps the ${savedRepeats} repeat(s) saved before`;
       const measured = repeatsIn(report);
       const lost = savedRepeats !== null && measured > savedRepeats ? `, ${measured - savedRepeats} measured since are not` : '';
-      throw new PushlabError('PUSHLAB_BAD_OUTPUT', `${err.message}; ${kept}${lost}; free space, then finish it: ${resumeCommandFor(report.runId, flags.out, endpoints.map((e) => e.given), flags.server)}`);
+      throw new PushlabError('PUSHLAB_BAD_OUTPUT', `${err.message}; ${kept}${lost}; free space, then finish it: ${resumeCommandFor(report.runId, flags.out, endpoints.map((e) => e.given), flags.server, grid, flags)}`);
     };
     await save(report).catch(saveFailed);
 
@@ -308,6 +324,8 @@ async function main(): Promise<number> {
           server: srv,
           cores: host.cores ?? os.cpus().length,
           procfs: host.procfs,
+          // A browser not known to share the server's machine may read another clock.
+          sameClock: host.serverSharesHost === true,
           browserId: host.id,
           notes: note ? [note] : [],
           retries: report.options.retries,
@@ -355,7 +373,7 @@ async function main(): Promise<number> {
     recordLost();
     if (outcome !== 'done') {
       report.interrupted = true;
-      report.resumeCommand = resumeCommandFor(report.runId, flags.out, endpoints.map((e) => e.given), flags.server);
+      report.resumeCommand = resumeCommandFor(report.runId, flags.out, endpoints.map((e) => e.given), flags.server, grid, flags);
       await save(report).catch(saveFailed);
       const why = outcome === 'browsers-lost' ? 'every browser was lost' : 'interrupted';
       log(`${why}: ${plan.file} keeps what was measured. To finish it:\n  ${report.resumeCommand}`);
@@ -374,6 +392,7 @@ async function main(): Promise<number> {
     await displays?.close();
     await children.local?.close();
     await Promise.all(children.remotes.map((r) => r.close()));
+    await grid?.close();
     await children.server?.stop();
   }
 }

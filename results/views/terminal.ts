@@ -5,7 +5,7 @@
  * a comparison of two runs. The summaries (results/point-summary.ts, results/knobs.ts) give
  * data; every terminal sentence made of them is made here.
  */
-import { cellText, hasBrowserColumn, terminalColumnsFor, type Column } from '../columns.js';
+import { cellText, hasBrowserColumn, latencyComparable, latencyUncertaintyMs, NOT_COMPARABLE, terminalColumnsFor, type Column } from '../columns.js';
 import { formatRatioWithCi, VERDICT_WORDS, type Comparison } from '../compare.js';
 import { marginsText } from '../../protocol/margins.js';
 import { formatCompactCell, formatCount, formatPercent, formatPlusMinusPercent, formatSig3, hostWords } from '../format.js';
@@ -172,6 +172,9 @@ export function formatTable(report: Report, layout: TableLayout): string {
       '',
       ...(hasBrowserColumn(report) ? browserLines(report) : []),
       ...report.points.flatMap((r) => r.unsteady.map((u) => `unsteady: ${r.point.id}: ${u.message}`)),
+      ...report.points
+        .filter((r) => !latencyComparable(r))
+        .map((r) => `${r.point.id}: latency ${NOT_COMPARABLE} (not comparable): the page's clock against the server's is known only to ±${formatSig3(latencyUncertaintyMs(r))} ms, more than its p50`),
       ...report.points.filter((r) => r.notes.length).map((r) => `${r.point.id}: ${r.notes.join('; ')}`),
       ...sectionOf('', saturationLines(report)),
       ...sectionOf('Transports compared, paired by round (95% CI):', verdictLines(report)),
@@ -210,7 +213,7 @@ export function browserLines(report: Report): string[] {
       return (
         `browser ${h.id}: ${w.where}, ${h.version}, host ${h.host} (${h.kind}), server on its host: ${w.serverSharesHost}` +
         `${w.competesWith ? `, shared its host with ${w.competesWith} (they competed for CPU)` : ''}` +
-        `${h.procfs ? '' : '; per-thread and host CPU unavailable (—)'}${w.lost ? `; LOST at ${w.lost}` : ''}`
+        `${h.procfs ? '' : '; per-thread and host CPU unavailable (—)'}${h.clock ? `; clock ${w.clock} against the server's` : ''}${w.lost ? `; LOST at ${w.lost}` : ''}`
       );
     }),
     '',

@@ -129,7 +129,7 @@ function failuresSection(report: Report): HTMLElement | null {
 function browsersSection(report: Report): HTMLElement | null {
   const rows = browserRows(report);
   if (!rows.length) return null;
-  const heads = ['browser', 'endpoint', 'host', 'version', 'cores', 'CPU', 'per-thread and host CPU', 'server on its host', 'competed with', 'JSON.parse ceiling', 'points'];
+  const heads = ['browser', 'endpoint', 'host', 'version', 'cores', 'CPU', 'per-thread and host CPU', 'server on its host', 'clock vs server', 'competed with', 'JSON.parse ceiling', 'points'];
   const body = rows.map((b) => {
     const tr = h(
       'tr',
@@ -142,6 +142,7 @@ function browsersSection(report: Report): HTMLElement | null {
       h('td', {}, b.cpu),
       h('td', {}, b.procfs),
       h('td', {}, b.serverSharesHost),
+      h('td', { title: "The browser's clock minus the server's, ± half the smallest round trip: taken off its latency figures" }, b.clock),
       h('td', b.competesWith ? { class: 'warning', title: 'Browsers on one host compete for its CPU: their figures are lower than either would measure alone' } : {}, b.competesWith || 'none'),
       h('td', {}, b.ceiling),
       h('td', { class: 'num' }, String(b.points)),
