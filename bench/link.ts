@@ -15,8 +15,9 @@ import { readFileSync } from 'node:fs';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { parseArgs } from 'node:util';
-import { reportErrorsAs } from '../cli/command.js';
+import { commandLineFlags, reportErrorsAs } from '../cli/command.js';
+import { PushlabError } from '../protocol/errors.js';
+import type { FlagSpec } from '../protocol/flags.js';
 import { exitOnStopRequest } from '../cli/stop.js';
 import { parseReportText } from '../protocol/report-check.js';
 import { startRemoteChrome, type RemoteChrome } from '../test/remote-chrome.js';
@@ -25,14 +26,17 @@ import { createLink, netnsMissing, type Link } from './netns.js';
 reportErrorsAs('bench:link');
 const ROOT = path.resolve(import.meta.dirname, '..');
 const PORT = 8443;
-const { values } = parseArgs({ options: { repeats: { type: 'string', default: '3' }, rate: { type: 'string', default: '100mbit' }, 'measure-sec': { type: 'string', default: '5' } } });
-const repeats = Number(values.repeats);
-const measureSec = Number(values['measure-sec']);
-if (!(Number.isInteger(repeats) && repeats >= 1 && repeats <= 20)) throw new Error(`--repeats must be 1…20; got '${values.repeats}'`);
-if (!(measureSec >= 1 && measureSec <= 60)) throw new Error(`--measure-sec must be 1…60; got '${values['measure-sec']}'`);
-if (!/^\d+(\.\d+)?[kmg]?bit$/.test(values.rate)) throw new Error(`--rate must be a tc rate such as 100mbit; got '${values.rate}'`);
+const FLAGS = {
+  repeats: { type: 'integer', default: 3, min: 1, max: 20, help: 'rounds per link' },
+  rate: { type: 'string', default: '100mbit', help: "the limited link's rate, as tc takes it (100mbit, 500kbit, 1gbit)" },
+  'measure-sec': { type: 'integer', default: 5, min: 1, max: 60, help: "each repeat's window, s" },
+} as const satisfies Record<string, FlagSpec>;
+const values = commandLineFlags(FLAGS, 'bench:link');
+const repeats = values.repeats;
+const measureSec = values['measure-sec'];
+if (!/^\d+(\.\d+)?[kmg]?bit$/.test(values.rate)) throw new PushlabError('PUSHLAB_BAD_FLAG', `--rate must be a tc rate: digits, then kbit, mbit, gbit or bit (100mbit); got '${values.rate}'`);
 const missing = netnsMissing();
-if (missing) throw new Error(`bench:link needs network namespaces: ${missing}`);
+if (missing) throw new PushlabError('PUSHLAB_NO_NETNS', `bench:link needs network namespaces (root, ip netns, tc): ${missing}`);
 
 let link: Link | null = null;
 let server: ChildProcess | null = null;

@@ -28,6 +28,7 @@ export const ERROR_CODES = {
   PUSHLAB_BAD_BROWSER: 'a browser named by --browser does not answer, is not a Chrome DevTools endpoint, is behind a certificate not trusted here, or cannot load the server',
   PUSHLAB_NO_FIREFOX: 'a point asked for engine firefox and no Firefox was found (or the one named by FIREFOX_PATH is not an executable file, or does not start)',
   PUSHLAB_BAD_GRID: 'the Selenium Grid named by --grid does not answer, is not ready, has no free Chrome slot, refuses a session or does not start one in time (its own message is quoted)',
+  PUSHLAB_NO_NETNS: 'bench:link needs network namespaces and tc (root, iproute2) and this machine cannot make them',
   PUSHLAB_NO_DISPLAY: 'a headful Chrome was asked for on a machine with no display (and, for a sweep, no Xvfb to start)',
   PUSHLAB_BAD_DEPENDENCY: 'an installed package lacks what pushlab relies on (ws\'s private socket field)',
 } as const;
