@@ -64,21 +64,13 @@ export class Ingest {
    */
   batch(conn: number, msg: BatchMessage, bytes: number): void {
     const rows = msg.rows;
-    const now = epochNow();
-    const latencyUs = (now - msg.sentAt) * 1000;
-    this.counters.batch(conn, msg.seq, rows.length, bytes, latencyUs);
-    if (msg.sentAt > this.newestSentAtMs) this.newestSentAtMs = msg.sentAt;
+    const now = this.arrived(conn, msg.seq, rows.length, bytes, msg.sentAt);
     this.ring?.push(rows);
     if (this.recent) {
-      this.recent.record(latencyUs);
-      const second = Math.floor(now / 1000);
-      if (second !== this.window.second) {
-        if (this.window.second >= 0) this.closed.push(this.window);
-        this.window = { second, max: -Infinity };
-      }
-      let max = this.window.max;
+      const window = this.windowAt(now);
+      let max = window.max;
       for (let i = 0; i < rows.length; i++) if (rows[i][SPEED_COLUMN] > max) max = rows[i][SPEED_COLUMN];
-      this.window.max = max;
+      window.max = max;
     }
   }
 
@@ -87,20 +79,32 @@ export class Ingest {
    * batch(), with the aggregate read from the speed column and the rows kept by reference.
    */
   arrow(conn: number, b: ArrowBatch): void {
-    const now = epochNow();
-    const latencyUs = (now - b.sentAt) * 1000;
-    this.counters.batch(conn, b.seq, b.numRows, 0, latencyUs);
-    if (b.sentAt > this.newestSentAtMs) this.newestSentAtMs = b.sentAt;
+    const now = this.arrived(conn, b.seq, b.numRows, 0, b.sentAt);
     this.ring?.pushArrow(b);
     if (this.recent) {
-      this.recent.record(latencyUs);
-      const second = Math.floor(now / 1000);
-      if (second !== this.window.second) {
-        if (this.window.second >= 0) this.closed.push(this.window);
-        this.window = { second, max: -Infinity };
-      }
-      this.window.max = b.maxSpeed(this.window.max);
+      const window = this.windowAt(now);
+      window.max = b.maxSpeed(window.max);
     }
+  }
+
+  /** Counts a batch and its latency (and the recent latency, when drawing); returns the receive time, ms since the epoch. */
+  private arrived(conn: number, seq: number, rows: number, bytes: number, sentAt: number): number {
+    const now = epochNow();
+    const latencyUs = (now - sentAt) * 1000;
+    this.counters.batch(conn, seq, rows, bytes, latencyUs);
+    if (sentAt > this.newestSentAtMs) this.newestSentAtMs = sentAt;
+    this.recent?.record(latencyUs);
+    return now;
+  }
+
+  /** The chart's per-second window `now` falls in, closing the last one once its second has passed. */
+  private windowAt(now: number): SpeedWindow {
+    const second = Math.floor(now / 1000);
+    if (second !== this.window.second) {
+      if (this.window.second >= 0) this.closed.push(this.window);
+      this.window = { second, max: -Infinity };
+    }
+    return this.window;
   }
 
   takeClosedWindows(): SpeedWindow[] {
