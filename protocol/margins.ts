@@ -4,8 +4,15 @@
  * share (`eps=3%,cpu=5%`). Input parsing, so it lives here with the other inputs' checks.
  * Pure, no Node or DOM.
  */
-import type { Margins } from './report.js';
 import { paramError, type ParamError } from './wire.js';
+
+/** Practical margins as shares (0.03 = ±3%): results/equivalence.ts reads differences against them. */
+export interface Margins {
+  /** Events per second. */
+  eventsPerSec: number;
+  /** Renderer CPU per event (ms per million events). */
+  cpuPerEvent: number;
+}
 
 /** ±3% on EPS, ±5% on CPU per event: about the spread of repeats on an idle 2-core machine. */
 export const DEFAULT_MARGINS: Margins = { eventsPerSec: 0.03, cpuPerEvent: 0.05 };

@@ -3,6 +3,7 @@
  * the report a sweep writes. Every view of a result (terminal table, report viewer) is a
  * pure function of these shapes.
  */
+import type { Margins } from './margins.js';
 import type { Advice } from './advice.js';
 import type { LatencySummary } from './histogram.js';
 import type { Point } from './scenario.js';
@@ -831,13 +832,7 @@ export interface Report {
   advice?: Advice;
 }
 
-/** Practical margins of a run's comparisons (results/equivalence.ts reads differences against them). */
-/** Practical margins as shares (0.03 = ±3%). */
-export interface Margins {
-  /** Events per second. */
-  eventsPerSec: number;
-  /** Renderer CPU per event (ms per million events). */
-  cpuPerEvent: number;
-}
+/** Practical margins of a run's comparisons, as shares (protocol/margins.ts, where they are parsed). */
+export type { Margins };
 
 export type EquivalenceKind = 'both-kept-up' | 'equivalent' | 'different' | 'unclear';
