@@ -12,7 +12,7 @@ import path from 'node:path';
 import type { Advice } from '../../protocol/advice.js';
 import { EXIT, PushlabError } from '../../protocol/errors.js';
 import { parseReportText } from '../../protocol/report-check.js';
-import { SCHEMA_VERSION, type Environment, type Report } from '../../protocol/report.js';
+import type { Report } from '../../protocol/report.js';
 import { rateText, type Target } from '../../protocol/target.js';
 import type { Transport } from '../../protocol/wire.js';
 import { adviceText, machineWordsOf } from '../../results/advice-words.js';
@@ -30,7 +30,7 @@ import { environmentOf, remoteEnvironment } from '../browser/environment.js';
 import { startServerAndBrowsers, type Children } from '../browser/start.js';
 import { RepeatMeasurer } from '../measure/repeat.js';
 import { connectServer } from '../measure/server-process.js';
-import { runIdFor, writeAtomically } from '../report/file.js';
+import { newReportDraft, runIdFor, writeAtomically, type ReportDraft } from '../report/file.js';
 import { reportFilesBytes } from '../report/html.js';
 import { reportSaver } from '../report/saver.js';
 import { durationText, repeatSec } from '../sweep/estimate.js';
@@ -46,7 +46,7 @@ const log = logLine;
 const COMMAND = 'advise';
 
 /** A report before the browser has started: a new search's has no environment yet. */
-type Draft = Omit<Report, 'environment'> & { environment?: Environment; advice: Advice };
+type Draft = ReportDraft & { advice: Advice };
 
 interface Plan {
   report: Draft;
@@ -67,15 +67,7 @@ function newPlan(req: AdviseRequest & { target: Target }, out: string): Plan {
   if (!advice.notTried.length) {
     throw new PushlabError('PUSHLAB_BAD_FLAG', `--rate ${req.target.eventsPerSec}: no configuration of ${req.transports.join(', ')} offers that rate within the server's limits`);
   }
-  const report: Draft = {
-    schemaVersion: SCHEMA_VERSION,
-    runId,
-    startedAt: started.toISOString(),
-    finishedAt: null,
-    interrupted: false,
-    resumeCommand: null,
-    scenarios: [],
-    options: {
+  const options: Report['options'] = {
       // A confirmation's paired rounds, and at most this many while a CPU comparison is unclear.
       repeats: CONFIRM_TIMING.repeats,
       seed: req.seed ?? Date.now() % 2 ** 32,
@@ -86,13 +78,8 @@ function newPlan(req: AdviseRequest & { target: Target }, out: string): Plan {
       retries: 1,
       file: '',
       margins: req.margins,
-    },
-    rounds: [],
-    points: [],
-    comparisons: [],
-    saturation: [],
-    advice,
-  };
+    };
+  const report: Draft = { ...newReportDraft(runId, started, [], options), advice };
   return { report, target: req.target, transports: req.transports, budgetSec, file: path.join(out, runId, 'report.json'), recordedRounds: 0 };
 }
 

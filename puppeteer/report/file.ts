@@ -6,7 +6,7 @@
 import { mkdir, readdir, rename, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { writeError } from '../../cli/output.js';
-import type { Report } from '../../protocol/report.js';
+import { SCHEMA_VERSION, type Environment, type Report } from '../../protocol/report.js';
 
 export async function writeReport(file: string, report: Report): Promise<void> {
   await writeAtomically(file, `${JSON.stringify(report, null, 2)}\n`);
@@ -59,4 +59,25 @@ export function reportBytesFor(repeats: number): number {
 export function runIdFor(date: Date): string {
   const p = (n: number) => String(n).padStart(2, '0');
   return `${date.getFullYear()}${p(date.getMonth() + 1)}${p(date.getDate())}-${p(date.getHours())}${p(date.getMinutes())}${p(date.getSeconds())}`;
+}
+
+/** A report before its browser has started: a new run's has no environment yet. */
+export type ReportDraft = Omit<Report, 'environment'> & { environment?: Environment };
+
+/** A new run's report, nothing measured yet: the one header the sweep and advise both write. */
+export function newReportDraft(runId: string, started: Date, scenarios: string[], options: Report['options']): ReportDraft {
+  return {
+    schemaVersion: SCHEMA_VERSION,
+    runId,
+    startedAt: started.toISOString(),
+    finishedAt: null,
+    interrupted: false,
+    resumeCommand: null,
+    scenarios,
+    options,
+    rounds: [],
+    points: [],
+    comparisons: [],
+    saturation: [],
+  };
 }

@@ -15,7 +15,7 @@ import { checkOutputDir } from '../../cli/output.js';
 import { stopAfterSaving } from '../../cli/stop.js';
 import { ROOT } from '../../cli/root.js';
 import { logLine, toStdout } from '../../cli/terminal.js';
-import { SCHEMA_VERSION, type BrowserHost, type Environment, type Report } from '../../protocol/report.js';
+import type { BrowserHost, Report } from '../../protocol/report.js';
 import { environmentOf, remoteEnvironment } from '../browser/environment.js';
 import { parseBrowserList, type BrowserEndpoint } from '../browser/endpoint.js';
 import { GridSessions, parseGridUrl } from '../browser/grid.js';
@@ -47,7 +47,7 @@ import type { Engine } from '../../protocol/report.js';
 import { checkSweepFlags, SWEEP_FLAGS, type SweepFlags } from '../options.js';
 import { Progress } from './progress.js';
 import { BrowserLost, RepeatMeasurer } from '../measure/repeat.js';
-import { runIdFor } from '../report/file.js';
+import { newReportDraft, runIdFor, type ReportDraft } from '../report/file.js';
 import { reportFilesBytes } from '../report/html.js';
 import { reportSaver } from '../report/saver.js';
 import { emptyResult, Runner, type Lane } from './runner.js';
@@ -63,7 +63,7 @@ async function loadScenarioFile(file: string, label = `--file ${file}`): Promise
 }
 
 /** A report before Chrome has started: a new sweep's has no environment yet. */
-type Draft = Omit<Report, 'environment'> & { environment?: Environment };
+type Draft = ReportDraft;
 
 interface Plan {
   report: Draft;
@@ -84,15 +84,7 @@ async function newPlan(flags: ReturnType<typeof commandLineFlags<typeof SWEEP_FL
   if (!points.length && !searches.length) throw new PushlabError('PUSHLAB_BAD_SCENARIO', `--scenario ${flags.scenario.join(',')}: no points and no searches to run`);
   const started = new Date();
   const runId = runIdFor(started);
-  const report: Draft = {
-    schemaVersion: SCHEMA_VERSION,
-    runId,
-    startedAt: started.toISOString(),
-    finishedAt: null,
-    interrupted: false,
-    resumeCommand: null,
-    scenarios: scenarios.map((s) => s.id),
-    options: {
+  const options: Report['options'] = {
       // The fixed rounds; a search alone confirms with this many repeats too.
       repeats: points.length ? Math.max(...points.map((p) => p.repeats)) : (checked.repeats ?? BUILTIN_DEFAULTS.repeats),
       seed: checked.seed ?? Date.now() % 2 ** 32,
@@ -104,12 +96,8 @@ async function newPlan(flags: ReturnType<typeof commandLineFlags<typeof SWEEP_FL
       file: flags.file,
       ...(flags['spread-repeats'] ? { spreadRepeats: true } : {}),
       margins: checked.margins ?? scenarioMargins(scenarioFile),
-    },
-    rounds: [],
-    points: points.map(emptyResult),
-    comparisons: [],
-    saturation: [],
-  };
+    };
+  const report: Draft = { ...newReportDraft(runId, started, scenarios.map((s) => s.id), options), points: points.map(emptyResult) };
   return { report, searches, file: path.join(out, runId, 'report.json') };
 }
 
