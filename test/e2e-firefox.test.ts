@@ -12,7 +12,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Report } from '../protocol/report.js';
 import { TRANSPORT_INFO, TRANSPORTS, type Transport } from '../protocol/wire.js';
-import { findFirefox } from '../puppeteer/browser/firefox.js';
+import { firefoxFound } from '../puppeteer/browser/firefox.js';
 import { firstMeasured, runSweep } from './sweep-process.js';
 
 const CONCURRENCY = 4;
@@ -20,14 +20,7 @@ const OVER_CAP = 8;
 const expectedTcp = (t: Transport, open: number) => (TRANSPORT_INFO[t].http === 'h1' ? open : 1);
 
 /** `.ci/run` installs firefox-esr; a machine without it skips this file, and says so. */
-const hasFirefox = (() => {
-  try {
-    findFirefox();
-    return true;
-  } catch {
-    return false;
-  }
-})();
+const hasFirefox = firefoxFound();
 
 describe.skipIf(!hasFirefox)('every transport, smoke load, headless Firefox', () => {
   let dir: string;

@@ -15,20 +15,13 @@ import { EXIT } from '../protocol/errors.js';
 import type { PageConfig, Report } from '../protocol/report.js';
 import { expandScenario } from '../protocol/scenario.js';
 import { summarise } from '../results/summarise.js';
-import { findFirefox, LocalFirefox } from '../puppeteer/browser/firefox.js';
+import { firefoxFound, LocalFirefox } from '../puppeteer/browser/firefox.js';
 import { openLabPage } from '../puppeteer/measure/page.js';
 import { takeSample, type SampleSources } from '../puppeteer/measure/sampler.js';
 import { startServer, type ServerHandle } from '../puppeteer/measure/server-process.js';
 import { leftRunning, sleep, startFaultRun } from './fault-run.js';
 
-const hasFirefox = (() => {
-  try {
-    findFirefox();
-    return true;
-  } catch {
-    return false;
-  }
-})();
+const hasFirefox = firefoxFound();
 
 /** sysstat's pidstat, the independent reading (`.ci/run` installs it with Firefox). */
 const hasPidstat = spawnSync('pidstat', ['-V']).status === 0;

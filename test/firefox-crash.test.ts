@@ -11,17 +11,10 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EXIT } from '../protocol/errors.js';
 import type { FailedRepeat, Report } from '../protocol/report.js';
-import { findFirefox } from '../puppeteer/browser/firefox.js';
+import { firefoxFound } from '../puppeteer/browser/firefox.js';
 import { descendants, startSweep } from './sweep-process.js';
 
-const hasFirefox = (() => {
-  try {
-    findFirefox();
-    return true;
-  } catch {
-    return false;
-  }
-})();
+const hasFirefox = firefoxFound();
 
 const comm = (pid: number) => {
   try {

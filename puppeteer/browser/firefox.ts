@@ -64,6 +64,16 @@ export function findFirefox(env: NodeJS.ProcessEnv = process.env, lookup: Pick<C
   throw noFirefox(`No Firefox found (FIREFOX_PATH unset, no ${FIREFOX_COMMANDS.join(' or ')} on PATH, none at the known install paths).`);
 }
 
+/** Whether a Firefox is found here (findFirefox does not throw): what tests that need one skip on. */
+export function firefoxFound(): boolean {
+  try {
+    findFirefox();
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 /**
  * Preferences every launch gets, beside Puppeteer's own automation ones (no updates, no
  * telemetry, no first-run pages), and why:
