@@ -20,7 +20,7 @@ import { PushlabError } from '../protocol/errors.js';
 import type { FlagSpec } from '../protocol/flags.js';
 import { exitOnStopRequest } from '../cli/stop.js';
 import { parseReportText } from '../protocol/report-check.js';
-import { startRemoteChrome, type RemoteChrome } from '../test/remote-chrome.js';
+import { startRemoteChrome, type RemoteChrome } from './remote-chrome.js';
 import { createLink, netnsMissing, type Link } from './netns.js';
 
 reportErrorsAs('bench:link');

@@ -19,7 +19,7 @@ import { EXIT } from '../protocol/errors.js';
 import { parseReportText } from '../protocol/report-check.js';
 import type { MeasuredRepeat, Report } from '../protocol/report.js';
 import { createLink, netnsMissing, type Link } from '../bench/netns.js';
-import { startRemoteChrome, type RemoteChrome } from './remote-chrome.js';
+import { startRemoteChrome, type RemoteChrome } from '../bench/remote-chrome.js';
 import { ROOT } from './sweep-process.js';
 
 const missing = netnsMissing();

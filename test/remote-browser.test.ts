@@ -21,7 +21,7 @@ import { parseReportText } from '../protocol/report-check.js';
 import type { FailedRepeat, MeasuredRepeat, Report } from '../protocol/report.js';
 import { pairKey } from '../results/rounds.js';
 import { DEFAULT_TABLE_WIDTH, formatTable } from '../results/views/terminal.js';
-import { startRemoteChrome, type RemoteChrome } from './remote-chrome.js';
+import { startRemoteChrome, type RemoteChrome } from '../bench/remote-chrome.js';
 import { runSweep, startSweep } from './sweep-process.js';
 
 const chromes: RemoteChrome[] = [];
