@@ -164,6 +164,8 @@ export interface HostWords {
   lost: string;
   /** Its clock against the server's (`+0.12 ms ±0.3`), taken off its latency; — when not measured. */
   clock: string;
+  /** The Grid node that ran it (`Grid node http://10.0.0.7:5555, id 1b2c3d4e`), its machine; empty off a Grid. */
+  gridNode: string;
 }
 
 export function hostWords(h: BrowserHost): HostWords {
@@ -173,6 +175,11 @@ export function hostWords(h: BrowserHost): HostWords {
     competesWith: h.sharesHostWith.join(', '),
     procfs: h.procfs ? 'yes' : 'no: shown as —',
     lost: h.lost ? `${formatTimestamp(h.lost.at)}: ${h.lost.error}` : '',
-    clock: h.clock ? `${h.clock.offsetMs >= 0 ? '+' : ''}${formatSig3(h.clock.offsetMs)} ms ±${formatSig3(h.clock.uncertaintyMs)}` : MISSING,
+    // On the server's machine the estimate is recorded but not taken off: one machine is one clock.
+    clock: h.clock
+      ? `${h.clock.offsetMs >= 0 ? '+' : ''}${formatSig3(h.clock.offsetMs)} ms ±${formatSig3(h.clock.uncertaintyMs)}${h.serverSharesHost === true ? ' (not applied: one machine, one clock)' : ''}`
+      : MISSING,
+    // The se:cdp URL in `where` names the hub; the node is where the browser really ran.
+    gridNode: h.gridNode ? `Grid node ${h.gridNode.uri}, id ${h.gridNode.id.slice(0, 8)}` : '',
   };
 }

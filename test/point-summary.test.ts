@@ -164,7 +164,7 @@ describe('pairedComparisons', () => {
     // Kept up by the median round with one round short (a Grid run: sse 64.5% in round 2): the
     // short round is named, so the quotient below 1 is not left unexplained.
     const [shortRound] = pairedComparisons([full(ws, [1, 1, 1]), full(sse, [1, 0.645, 1])]);
-    expect(shortRound.equivalence.kind).toBe('both-kept-up');
+    expect(shortRound.equivalence?.kind).toBe('both-kept-up');
     expect(shortRound.text).toBe('EPS: both kept up in the median round (each delivered ≥ 99% of offered), not a race (sse ÷ ws 0.86, 3 rounds; below 99% in round 2 (sse 64.5%))');
     // Below the offered rate, ratios 1.01, 1.005, 1.015: the CI is inside ±3%, equivalent.
     const part = (p: typeof ws, eps: number[], tab: number[]) => result(p, eps.map((e, round) => measured(p, { round, eps: e, tab: tab[round] })));

@@ -25,6 +25,7 @@ import {
   MORE_COLUMNS,
   tableWidth,
   wrapLine,
+  browserLines,
 } from '../results/views/terminal.js';
 import { reportHtml, scriptSafeJson } from '../puppeteer/report/html.js';
 import { cpuChart, efficiencyChart, epsChart, type BarConfig, type LineConfig } from '../web/src/report/chart-configs.js';
@@ -440,6 +441,18 @@ describe('the browsers of a sharded sweep', () => {
     expect(rows[0].ceiling).not.toBe(rows[1].ceiling);
     expect(rows[1].lost).toMatch(/Target closed$/);
     expect(runHeader(r).fields.find((f) => f.label === 'JSON.parse ceiling')!.value).toBe('per browser (Browsers, below)');
+  });
+
+  it('names the Grid node a session ran on (its machine, not the hub in se:cdp), and a clock on the server\'s machine as not applied', () => {
+    const r = sharded();
+    r.hosts![0] = { ...r.hosts![0], gridNode: { id: 'df0ae9af-adb8-476f-b542-bab79bd67259', uri: 'http://10.0.0.7:5555' }, clock: { offsetMs: 1.928, uncertaintyMs: 3.3 } };
+    r.hosts![1] = { ...r.hosts![1], serverSharesHost: false, clock: { offsetMs: -0.4, uncertaintyMs: 0.8 } };
+    const [onGrid, apart] = browserRows(r);
+    expect(onGrid.gridNode).toBe('Grid node http://10.0.0.7:5555, id df0ae9af');
+    expect(onGrid.clock).toBe('+1.93 ms ±3.3 (not applied: one machine, one clock)');
+    expect(apart.gridNode).toBe('');
+    expect(apart.clock).toBe('-0.4 ms ±0.8');
+    expect(browserLines(r)[0]).toContain('host localhost (Grid node http://10.0.0.7:5555, id df0ae9af) (');
   });
 
   it('has no browsers table for a sweep on its own launched Chrome', () => {

@@ -211,7 +211,7 @@ export function browserLines(report: Report): string[] {
     ...(report.hosts ?? []).map((h) => {
       const w = hostWords(h);
       return (
-        `browser ${h.id}: ${w.where}, ${h.version}, host ${h.host} (${h.kind}), server on its host: ${w.serverSharesHost}` +
+        `browser ${h.id}: ${w.where}, ${h.version}, host ${h.host}${w.gridNode ? ` (${w.gridNode})` : ''} (${h.kind}), server on its host: ${w.serverSharesHost}` +
         `${w.competesWith ? `, shared its host with ${w.competesWith} (they competed for CPU)` : ''}` +
         `${h.procfs ? '' : '; per-thread and host CPU unavailable (—)'}${h.clock ? `; clock ${w.clock} against the server's` : ''}${w.lost ? `; LOST at ${w.lost}` : ''}`
       );
