@@ -9,6 +9,7 @@ import { cellText, hasBrowserColumn, latencyComparable, latencyUncertaintyMs, NO
 import { formatRatioWithCi, VERDICT_WORDS, type Comparison } from '../compare.js';
 import { marginsText } from '../../protocol/margins.js';
 import { formatCompactCell, formatCount, formatPercent, formatPlusMinusPercent, formatSig3, hostWords } from '../format.js';
+import { speedChangeText, speedChanges } from '../machine-speed.js';
 import { printable } from '../printable.js';
 import type { KnobComparison, Repeat, Report } from '../../protocol/report.js';
 import type { Point } from '../../protocol/scenario.js';
@@ -171,6 +172,7 @@ export function formatTable(report: Report, layout: TableLayout): string {
     ...prose([
       '',
       ...(hasBrowserColumn(report) ? browserLines(report) : []),
+      ...speedChanges(report.rounds).map(speedChangeText),
       ...report.points.flatMap((r) => r.unsteady.map((u) => `unsteady: ${r.point.id}: ${u.message}`)),
       ...report.points
         .filter((r) => !latencyComparable(r))

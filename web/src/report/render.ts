@@ -18,6 +18,7 @@ import {
 } from 'chart.js';
 import { formatRatioWithCi, VERDICT_WORDS, type Comparison } from '../../../results/compare.js';
 import { formatEps, formatMsShort } from '../../../results/format.js';
+import { speedChangeText, speedChanges } from '../../../results/machine-speed.js';
 import type { KnobComparison, Report, Verdict } from '../../../protocol/report.js';
 import { cpuChart, efficiencyChart, epsChart, type ChartOptions } from './chart-configs.js';
 import { transportColor, VERDICT_COLORS, VERDICT_MEANING } from './palette.js';
@@ -90,6 +91,7 @@ function headerSection(report: Report): HTMLElement {
   args.append(h('ul', {}, ...header.launchArgs.map((a) => h('li', {}, h('code', {}, a)))));
   const section = h('section', { class: 'run-header' }, h('h2', {}, 'Run ', h('code', {}, header.runId)), line);
   if (report.interrupted) section.append(h('p', { class: 'warning-box' }, `Interrupted before it finished${report.resumeCommand ? `; finish it with ${report.resumeCommand}` : ''}.`));
+  for (const c of speedChanges(report.rounds)) section.append(h('p', { class: 'warning-box' }, `${speedChangeText(c).replace(/^u/, 'U')}.`));
   section.append(fields, args);
   return section;
 }

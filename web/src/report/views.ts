@@ -6,6 +6,7 @@
  */
 import { cellDetail, cellText, COLUMNS, hasBrowserColumn, sortValue, type Column } from '../../../results/columns.js';
 import { formatBytes, formatCount, formatDuration, formatEps, formatMs, formatTimestamp, hostWords, MISSING, type HostWords } from '../../../results/format.js';
+import { speedChangeText, speedChanges } from '../../../results/machine-speed.js';
 import { REFERENCE_FIGURES, type ReferenceFigure } from '../../../results/reference.js';
 import type { PairedComparison, PointResult, Report, Stat, Verdict } from '../../../protocol/report.js';
 import { ENCODINGS, type Encoding } from '../../../protocol/wire.js';
@@ -189,6 +190,8 @@ export function runHeader(report: Report): RunHeader {
     { label: 'Server', value: env.serverUrl || MISSING },
     {
       label: 'JSON.parse ceiling',
+      // The yardstick moving between rounds says the machine changed speed mid-run.
+      ...(speedChanges(report.rounds).length ? { warning: speedChanges(report.rounds).map((c) => speedChangeText(c)).join('; ') } : {}),
       value:
         ceilingText(report) !== MISSING
           ? ceilingText(report)

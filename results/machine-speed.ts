@@ -1,0 +1,88 @@
+/**
+ * Whether the machine kept one speed through a run. Every round measures the in-page decoding
+ * ceiling: the same messages decoded in a fresh tab, no network, the same work every round. When
+ * that yardstick moves between rounds at one batch size and encoding, the tab's machine ran at
+ * different speeds in different rounds (other load on a shared host, CPU throttling, or the
+ * previous point's work not yet finished). On 2026-11-27 this VM's default sweep saw its batch-20
+ * ceiling fall from 2.13 M to 1.03 M events/s between round 1 and round 3, while a run two days
+ * earlier held 3.95–4.25 M through every round. Verdicts paired by round compare within a round
+ * and still hold; a median over rounds mixes a faster machine with a slower one, and the run
+ * should say so rather than leave the reader to find it in the header's ranges.
+ *
+ * Pure, no Node or DOM: the terminal and the viewer both read it.
+ */
+import type { Encoding } from '../protocol/wire.js';
+import type { ParseCeiling, Round } from '../protocol/report.js';
+import { formatCompactCell } from './format.js';
+
+/** A ceiling this many times another of the same batch size and encoding, rounds apart, is a changed machine. */
+export const SPEED_CHANGE_RATIO = 1.25;
+
+export interface SpeedChange {
+  /** Whose ceilings: `null` the run's own browser, else a sharded browser's id, or `Firefox`. */
+  source: string | null;
+  encoding: Encoding;
+  batch: number;
+  fast: { round: number; eventsPerSec: number };
+  slow: { round: number; eventsPerSec: number };
+  /** fast ÷ slow. */
+  ratio: number;
+}
+
+/** Each source's ceilings per round: the run's browser, each sharded browser, each other engine. */
+function sources(rounds: readonly Round[]): Map<string | null, { round: number; ceilings: readonly ParseCeiling[] }[]> {
+  const out = new Map<string | null, { round: number; ceilings: readonly ParseCeiling[] }[]>();
+  const add = (source: string | null, round: number, ceilings: readonly ParseCeiling[]) => {
+    if (ceilings.length) out.set(source, [...(out.get(source) ?? []), { round, ceilings }]);
+  };
+  for (const r of rounds) {
+    add(null, r.index, r.parseCeilings);
+    for (const h of r.hostCeilings ?? []) add(h.browser, r.index, h.parseCeilings);
+    for (const e of r.engineCeilings ?? []) add(e.engine === 'firefox' ? 'Firefox' : e.engine, r.index, e.parseCeilings);
+  }
+  return out;
+}
+
+/**
+ * The largest move of one ceiling between rounds, per source, where the fastest round's is at
+ * least SPEED_CHANGE_RATIO times the slowest's; empty when every yardstick held.
+ */
+export function speedChanges(rounds: readonly Round[]): SpeedChange[] {
+  const out: SpeedChange[] = [];
+  for (const [source, byRound] of sources(rounds)) {
+    const series = new Map<string, { encoding: Encoding; batch: number; xs: { round: number; eventsPerSec: number }[] }>();
+    for (const { round, ceilings } of byRound) {
+      for (const c of ceilings) {
+        if (!(c.eventsPerSec > 0)) continue;
+        const encoding = c.encoding ?? 'json';
+        const key = `${encoding}/${c.batch}`;
+        const s = series.get(key) ?? { encoding, batch: c.batch, xs: [] };
+        s.xs.push({ round, eventsPerSec: c.eventsPerSec });
+        series.set(key, s);
+      }
+    }
+    let worst: SpeedChange | null = null;
+    for (const { encoding, batch, xs } of series.values()) {
+      if (xs.length < 2) continue;
+      const fast = xs.reduce((a, b) => (b.eventsPerSec > a.eventsPerSec ? b : a));
+      const slow = xs.reduce((a, b) => (b.eventsPerSec < a.eventsPerSec ? b : a));
+      const ratio = fast.eventsPerSec / slow.eventsPerSec;
+      if (ratio >= SPEED_CHANGE_RATIO && (!worst || ratio > worst.ratio)) worst = { source, encoding, batch, fast, slow, ratio };
+    }
+    if (worst) out.push(worst);
+  }
+  return out;
+}
+
+const DECODER: Record<Encoding, string> = { json: 'JSON.parse', msgpack: 'MessagePack', arrow: 'Arrow' };
+
+/** One sentence per change (`unsteady machine: …`), for the terminal's notes and the viewer's header. */
+export function speedChangeText(c: SpeedChange): string {
+  const where = c.source === null ? '' : ` (${c.source === 'Firefox' ? 'in Firefox' : `browser ${c.source}`})`;
+  const eps = (x: number) => `${formatCompactCell(x)} events/s`;
+  return (
+    `unsteady machine${where}: the in-page ${DECODER[c.encoding]} ceiling at batch ${c.batch} (no network, the same work every round) ` +
+    `was ${eps(c.fast.eventsPerSec)} in round ${c.fast.round + 1} and ${eps(c.slow.eventsPerSec)} in round ${c.slow.round + 1} (${Math.round((1 - 1 / c.ratio) * 100)}% lower): it did not keep one speed; ` +
+    `verdicts paired by round still hold, but medians over rounds mix a faster machine with a slower one: rerun on a quiet machine before quoting them`
+  );
+}
