@@ -23,6 +23,8 @@ interface World {
   cost: Partial<Record<Transport, number>>;
   /** MessagePack's factor on that cost, where the transport carries it. */
   msgpack?: Partial<Record<Transport, number>>;
+  /** Arrow's factor on that cost, where the transport carries it. */
+  arrow?: Partial<Record<Transport, number>>;
   /** Latency p99 with an idle page, ms. */
   p99: Partial<Record<Transport, number>>;
 }
@@ -39,6 +41,7 @@ function truth(w: World, c: Candidate) {
     w.cost[c.transport]! *
     (1 + 30 / c.batch) *
     (c.encoding === 'msgpack' ? (w.msgpack?.[c.transport] ?? 1) : 1) *
+    (c.encoding === 'arrow' ? (w.arrow?.[c.transport] ?? 1) : 1) *
     (1 + 0.12 * c.workers) *
     (1 + 0.03 * (c.concurrency - 1)) *
     (1 + 0.02 * (c.origins - 1));
@@ -194,6 +197,25 @@ describe('advise: a target several transports sustain', () => {
       expect(pointOf(id)).toEqual(want);
     }
     expect(confirmScenarioFile({ ...a, runnerUp: null })).toBeNull();
+  });
+
+  it('tries the cheapest setting found on every transport that can take it, before calling a transport dear', async () => {
+    // Arrow cuts every binary transport's cost 5×. grpc-web, the dearest on JSON, carries no
+    // MessagePack, so its first encoding move reaches Arrow while ws and fetch try MessagePack:
+    // on 2026-11-27 the search then called ws and fetch "dear" against grpc-web's Arrow (their
+    // JSON costs), never tried them with Arrow, and advised grpc-web.
+    const world: World = { ...WORLD, msgpack: { ws: 0.95, fetch: 0.95, 'ws-h2': 0.95 }, arrow: { ws: 0.2, 'ws-h2': 0.2, fetch: 0.2, 'grpc-web': 0.2 } };
+    const transports = Object.keys(world.cost) as Transport[];
+    for (const seed of [1, 2, 3, 4, 5]) {
+      const { options } = synthetic(world, seed, { budgetSec: 600, target: target300k, transports });
+      const a = await advise(options);
+      const w = a.winner!.candidate;
+      expect(w.encoding, `seed ${seed}: ${w.id}`).toBe('arrow');
+      // ws and fetch with Arrow were measured, and the winner is one of them, or tied with it.
+      const arrowTried = new Set(a.tried.filter((t) => t.candidate.encoding === 'arrow').map((t) => t.candidate.transport));
+      for (const t of ['ws', 'fetch', 'grpc-web'] as const) expect(arrowTried.has(t), `seed ${seed}: ${t} with Arrow`).toBe(true);
+      expect(truth(world, w).cost, `seed ${seed}: ${w.id}`).toBeLessThanOrEqual(expected(world, target300k, transports).cheapest * 1.07);
+    }
   });
 
   it('never prefers one over another on noise: equal CPU per event goes to the lower latency', async () => {

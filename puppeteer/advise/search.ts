@@ -8,7 +8,8 @@
  *    informs: every transport's basic shape at each tick first (one connection, main thread,
  *    JSON), middle tick first, transports interleaved; then, pass after pass, each transport's
  *    best so far (the cheapest that sustained, else the closest) moves one setting at a time
- *    (encoding, tick, connections, origins, parsing), in an order its measured limit suggests.
+ *    (encoding, tick, connections, origins, parsing), in an order its measured limit suggests;
+ *    first, though, it tries the cheapest setting found so far on any transport, where it can.
  *    A probe that clearly cannot sustain (advise-figures.ts) is dropped. A transport whose best
  *    came nowhere near while others sustained, or costs far more than the cheapest, stops being
  *    explored.
@@ -302,6 +303,14 @@ export async function advise(o: AdviseOptions): Promise<Advice> {
     return true;
   };
 
+  /** The candidate of transport `t` with `c`'s settings (origins as near as `t` has them); none when `t` cannot take them. */
+  const twinOf = (c: Candidate, t: Transport): Candidate | undefined =>
+    t === c.transport
+      ? undefined
+      : all
+          .filter((x) => x.transport === t && knobsBetween(c, x).every((k) => k === 'origins'))
+          .sort((a, b) => Math.abs(a.origins - c.origins) - Math.abs(b.origins - c.origins))[0];
+
   // 1a. Every transport's basic shape at each tick: main thread, JSON, one origin, on the fewest
   // connections that offer the rate at that tick in whole rows.
   const plain = (c: Candidate) => c.parse === 'main' && c.origins === 1 && c.encoding === 'json';
@@ -326,8 +335,20 @@ export async function advise(o: AdviseOptions): Promise<Advice> {
         .filter((r): r is Rec => r !== undefined)
         .sort(better);
       const cheapest = Math.min(...kept().map((r) => cost(r.probeFigures)));
+      const leader = kept().sort(better)[0];
       let moved = false;
       for (const best of bests) {
+        // The cheapest setting found so far, tried on this transport too, before it can be called
+        // dear: a saving that came from a setting (an encoding, a tick, Workers) is the setting's,
+        // not the transport's. (On 2026-11-27 grpc-web reached Arrow first, ws and fetch were
+        // called dear on their JSON costs, and ws with Arrow was never measured.)
+        const twin = leader ? twinOf(leader.candidate, best.candidate.transport) : undefined;
+        if (twin && !recs.get(twin.id)?.probe) {
+          skipped.delete(twin.id);
+          if (!(await probe(twin))) break screen;
+          moved = true;
+          continue;
+        }
         const f = best.probeFigures;
         const neighbours = all.filter((c) => c.transport === best.candidate.transport && !recs.get(c.id)?.probe && knobsBetween(best.candidate, c).length === 1);
         if (!neighbours.length) continue;
