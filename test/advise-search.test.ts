@@ -155,6 +155,17 @@ describe('advise: a target several transports sustain', () => {
     for (const r of a.rejected) expect(r.reason).not.toBe('');
     expect(a.rejected.map((r) => r.candidateId)).not.toContain(w.id);
     expect(a.rejected.map((r) => r.candidateId)).not.toContain(a.runnerUp!.candidate.id);
+    // A transport's first rejected entry (the one the words name) is its best attempt: its
+    // finalist, else its cheapest probe that sustained, not its first, plain probe.
+    const firstOf = new Map<string, string>();
+    for (const r of a.rejected) if (!firstOf.has(r.transport)) firstOf.set(r.transport, r.candidateId);
+    const probeCost = (t: Advice['tried'][number]) => t.probe?.cpuMsPerMillionEvents?.median ?? Number.POSITIVE_INFINITY;
+    for (const [transport, id] of firstOf) {
+      const mine = a.tried.filter((t) => t.candidate.transport === transport && t.outcome !== 'winner' && t.outcome !== 'runner-up');
+      if (mine.some((t) => t.confirmed)) continue;
+      const best = mine.filter((t) => t.probe?.sustains.sustains).sort((x, y) => probeCost(x) - probeCost(y))[0];
+      if (best) expect(id, transport).toBe(best.candidate.id);
+    }
     // Every transport was screened, poll (the dearest) included.
     expect(new Set(a.tried.map((t) => t.candidate.transport))).toEqual(new Set(Object.keys(WORLD.cost)));
     // Headroom: the true knee of the winner's tick and connections is where the main thread

@@ -566,8 +566,11 @@ export async function advise(o: AdviseOptions): Promise<Advice> {
   function answer(headroomNow: Headroom | null, stoppedNow: Advice['stopped']): Advice {
     // When nothing sustained: the closest, what limited it, what the measurements say would help.
     const closest = winner ? null : closestOf([...recs.values()]);
-    // Every candidate measured and not chosen: the finalists first (the runner-up is not rejected).
-    const rejectedOrder = [...confirmedRecs, ...[...recs.values()].filter((r) => !confirmedRecs.includes(r))].filter((r) => r !== winner && r !== runnerUp);
+    // Every candidate measured and not chosen: the finalists first (the runner-up is not rejected),
+    // then the rest best first, so a transport's first entry is its best attempt (the words name
+    // that one; in the order measured it was the transport's first, plain JSON probe).
+    const rest = [...recs.values()].filter((r) => !confirmedRecs.includes(r)).sort(better);
+    const rejectedOrder = [...confirmedRecs, ...rest].filter((r) => r !== winner && r !== runnerUp);
     return {
       target,
       transports: [...transports],
