@@ -29,18 +29,36 @@ export interface SpeedChange {
   ratio: number;
 }
 
-/** Each source's ceilings per round: the run's browser, each sharded browser, each other engine. */
-function sources(rounds: readonly Round[]): Map<string | null, { round: number; ceilings: readonly ParseCeiling[] }[]> {
-  const out = new Map<string | null, { round: number; ceilings: readonly ParseCeiling[] }[]>();
-  const add = (source: string | null, round: number, ceilings: readonly ParseCeiling[]) => {
-    if (ceilings.length) out.set(source, [...(out.get(source) ?? []), { round, ceilings }]);
-  };
-  for (const r of rounds) {
-    add(null, r.index, r.parseCeilings);
-    for (const h of r.hostCeilings ?? []) add(h.browser, r.index, h.parseCeilings);
-    for (const e of r.engineCeilings ?? []) add(e.engine === 'firefox' ? 'Firefox' : e.engine, r.index, e.parseCeilings);
+/** Whose ceilings: `null` the run's own browser (Chrome's), else a sharded browser's id, or an engine's (`firefox`). */
+export type CeilingSource = { browser: string } | { engine: 'firefox' } | null;
+
+/** One round's ceilings of one source. */
+export function ceilingsOf(round: Round, source: CeilingSource): readonly ParseCeiling[] {
+  if (source === null) return round.parseCeilings;
+  if ('engine' in source) return round.engineCeilings?.find((c) => c.engine === source.engine)?.parseCeilings ?? [];
+  return round.hostCeilings?.find((c) => c.browser === source.browser)?.parseCeilings ?? [];
+}
+
+/** A source's ceilings over the rounds, one series per encoding and batch size, in round order. */
+export function ceilingSeries(rounds: readonly Round[], source: CeilingSource): { encoding: Encoding; batch: number; xs: { round: number; eventsPerSec: number }[] }[] {
+  const series = new Map<string, { encoding: Encoding; batch: number; xs: { round: number; eventsPerSec: number }[] }>();
+  for (const round of rounds) {
+    for (const c of ceilingsOf(round, source)) {
+      const encoding = c.encoding ?? 'json';
+      const key = `${encoding}/${c.batch}`;
+      const s = series.get(key) ?? { encoding, batch: c.batch, xs: [] };
+      s.xs.push({ round: round.index, eventsPerSec: c.eventsPerSec });
+      series.set(key, s);
+    }
   }
-  return out;
+  return [...series.values()];
+}
+
+/** Every source the rounds have ceilings of: the run's browser, each sharded browser, each other engine. */
+function sources(rounds: readonly Round[]): CeilingSource[] {
+  const browsers = new Set(rounds.flatMap((r) => (r.hostCeilings ?? []).map((h) => h.browser)));
+  const engines = new Set(rounds.flatMap((r) => (r.engineCeilings ?? []).map((e) => e.engine)));
+  return [null, ...[...browsers].map((browser) => ({ browser })), ...[...engines].filter((e) => e === 'firefox').map((engine) => ({ engine }))];
 }
 
 /**
@@ -49,25 +67,16 @@ function sources(rounds: readonly Round[]): Map<string | null, { round: number; 
  */
 export function speedChanges(rounds: readonly Round[]): SpeedChange[] {
   const out: SpeedChange[] = [];
-  for (const [source, byRound] of sources(rounds)) {
-    const series = new Map<string, { encoding: Encoding; batch: number; xs: { round: number; eventsPerSec: number }[] }>();
-    for (const { round, ceilings } of byRound) {
-      for (const c of ceilings) {
-        if (!(c.eventsPerSec > 0)) continue;
-        const encoding = c.encoding ?? 'json';
-        const key = `${encoding}/${c.batch}`;
-        const s = series.get(key) ?? { encoding, batch: c.batch, xs: [] };
-        s.xs.push({ round, eventsPerSec: c.eventsPerSec });
-        series.set(key, s);
-      }
-    }
+  for (const source of sources(rounds)) {
+    const series = ceilingSeries(rounds, source);
     let worst: SpeedChange | null = null;
-    for (const { encoding, batch, xs } of series.values()) {
+    for (const { encoding, batch, xs: all } of series) {
+      const xs = all.filter((x) => x.eventsPerSec > 0);
       if (xs.length < 2) continue;
       const fast = xs.reduce((a, b) => (b.eventsPerSec > a.eventsPerSec ? b : a));
       const slow = xs.reduce((a, b) => (b.eventsPerSec < a.eventsPerSec ? b : a));
       const ratio = fast.eventsPerSec / slow.eventsPerSec;
-      if (ratio >= SPEED_CHANGE_RATIO && (!worst || ratio > worst.ratio)) worst = { source, encoding, batch, fast, slow, ratio };
+      if (ratio >= SPEED_CHANGE_RATIO && (!worst || ratio > worst.ratio)) worst = { source: source === null ? null : 'engine' in source ? 'Firefox' : source.browser, encoding, batch, fast, slow, ratio };
     }
     if (worst) out.push(worst);
   }

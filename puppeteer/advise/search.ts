@@ -335,7 +335,8 @@ export async function advise(o: AdviseOptions): Promise<Advice> {
         .filter((r): r is Rec => r !== undefined)
         .sort(better);
       const cheapest = Math.min(...kept().map((r) => cost(r.probeFigures)));
-      const leader = kept().sort(better)[0];
+      // The cheapest that sustained anywhere: `better` ranks sustaining first, so it heads `bests`.
+      const leader = bests[0]?.probeFigures?.sustains.sustains ? bests[0] : undefined;
       let moved = false;
       for (const best of bests) {
         // The cheapest setting found so far, tried on this transport too, before it can be called

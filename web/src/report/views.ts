@@ -6,7 +6,7 @@
  */
 import { cellDetail, cellText, COLUMNS, hasBrowserColumn, sortValue, type Column } from '../../../results/columns.js';
 import { formatBytes, formatCount, formatDuration, formatEps, formatMs, formatTimestamp, hostWords, MISSING, type HostWords } from '../../../results/format.js';
-import { speedChangeText, speedChanges } from '../../../results/machine-speed.js';
+import { ceilingSeries, speedChangeText, speedChanges } from '../../../results/machine-speed.js';
 import { REFERENCE_FIGURES, type ReferenceFigure } from '../../../results/reference.js';
 import type { PairedComparison, PointResult, Report, Stat, Verdict } from '../../../protocol/report.js';
 import { ENCODINGS, type Encoding } from '../../../protocol/wire.js';
@@ -85,28 +85,17 @@ export interface RunHeader {
  * browser's own (a sharded sweep's `hostCeilings`).
  */
 function ceilingText(report: Report, browser?: string, engine?: 'firefox'): string {
-  const byKey = new Map<string, { encoding: Encoding; batch: number; xs: number[] }>();
-  for (const round of report.rounds) {
-    const ceilings =
-      engine !== undefined
-        ? (round.engineCeilings?.find((c) => c.engine === engine)?.parseCeilings ?? [])
-        : browser === undefined
-          ? round.parseCeilings
-          : (round.hostCeilings?.find((c) => c.browser === browser)?.parseCeilings ?? []);
-    for (const c of ceilings) {
-      const encoding = c.encoding ?? 'json';
-      const key = `${encoding}/${c.batch}`;
-      const entry = byKey.get(key) ?? { encoding, batch: c.batch, xs: [] };
-      entry.xs.push(c.eventsPerSec);
-      byKey.set(key, entry);
-    }
-  }
-  if (byKey.size === 0) return MISSING;
+  const series = ceilingSeries(report.rounds, engine !== undefined ? { engine } : browser !== undefined ? { browser } : null).map(({ encoding, batch, xs }) => ({
+    encoding,
+    batch,
+    xs: xs.map((x) => x.eventsPerSec),
+  }));
+  if (series.length === 0) return MISSING;
   const range = (xs: readonly number[]) => {
     const [lo, hi] = [Math.min(...xs), Math.max(...xs)];
     return lo === hi ? formatEps(lo) : `${formatEps(lo).replace(' EPS', '')} – ${formatEps(hi)}`;
   };
-  const entries = [...byKey.values()].sort((a, b) => ENCODINGS.indexOf(a.encoding) - ENCODINGS.indexOf(b.encoding) || a.batch - b.batch);
+  const entries = series.sort((a, b) => ENCODINGS.indexOf(a.encoding) - ENCODINGS.indexOf(b.encoding) || a.batch - b.batch);
   // JSON.parse's per batch size (what every ratio is read against); another encoding's as one
   // range over its batch sizes, so a run with Arrow does not turn the field into a paragraph.
   const json = entries.filter((e) => e.encoding === 'json').map(({ batch, xs }) => `batch ${formatCount(batch)}: ${range(xs)}`);
@@ -163,6 +152,7 @@ export function runHeader(report: Report): RunHeader {
     : report.finishedAt === null
       ? { label: 'Finished', value: 'not finished', warning: 'The sweep had not finished when this report was written; points may be missing.' }
       : { label: 'Finished', value: formatTimestamp(report.finishedAt) };
+  const changes = speedChanges(report.rounds);
   const fields: HeaderField[] = [
     { label: 'Started', value: formatTimestamp(report.startedAt) },
     finishedField,
@@ -191,7 +181,7 @@ export function runHeader(report: Report): RunHeader {
     {
       label: 'JSON.parse ceiling',
       // The yardstick moving between rounds says the machine changed speed mid-run.
-      ...(speedChanges(report.rounds).length ? { warning: speedChanges(report.rounds).map((c) => speedChangeText(c)).join('; ') } : {}),
+      ...(changes.length ? { warning: changes.map(speedChangeText).join('; ') } : {}),
       value:
         ceilingText(report) !== MISSING
           ? ceilingText(report)
