@@ -39,9 +39,13 @@ describe('the clock offset on one host', () => {
     const page = await browser.newPage();
     try {
       await page.goto(new URL('stats', server.url).href);
-      const clock = await clockOffset(page);
+      // 32 exchanges rather than the sweep's 8, to find a short round trip. The estimate is off
+      // by at most half its shortest round trip (its uncertainty): within ±0.5 ms of 0 on a quiet
+      // machine (every run alone here), but under CI's load on 2 cores even 32 exchanges found
+      // none under 4 ms (0.66 ms ±2.2 and 0.56 ms ±3.25 seen), so the bound is the larger of the two.
+      const clock = await clockOffset(page, 32);
       expect(clock).not.toBeNull();
-      expect(Math.abs(clock!.offsetMs), JSON.stringify(clock)).toBeLessThanOrEqual(0.5);
+      expect(Math.abs(clock!.offsetMs), JSON.stringify(clock)).toBeLessThanOrEqual(Math.max(0.5, clock!.uncertaintyMs));
       expect(clock!.uncertaintyMs).toBeGreaterThan(0);
       // Loopback over an open HTTP/2 connection: a round trip of a few ms at most.
       expect(clock!.uncertaintyMs).toBeLessThan(10);
