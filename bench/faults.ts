@@ -10,6 +10,8 @@
  *   server's V8 inspector, bench/inspector.ts) with a verdict: within 10% passes.
  * - `stall`: clients that stop reading (WS, SSE) beside clients that keep reading: the
  *   server's RSS, the shedding it counts, and the rate the readers still get.
+ * - `foreign`: what a page on another origin gets (bench/foreign.ts): CORS, the bytes its
+ *   WebSocket pulls, its stream starts and CONNECT, someone else's poll id.
  */
 import { execFileSync } from 'node:child_process';
 import { commandLineFlags, reportErrorsAs } from '../cli/command.js';
@@ -20,8 +22,9 @@ import { startServer, type ServerHandle } from '../puppeteer/measure/server-proc
 import { attachInspector, freePort, type Inspector } from './inspector.js';
 import { runChurn } from './churn.js';
 import { describeStall, runStall } from './stall.js';
+import { describeForeign, runForeign } from './foreign.js';
 
-const SECTIONS = ['churn', 'stall'] as const;
+const SECTIONS = ['churn', 'stall', 'foreign'] as const;
 
 const FLAGS = {
   only: { type: 'list', default: [...SECTIONS], choices: SECTIONS, help: 'sections to run' },
@@ -122,6 +125,7 @@ const inspector = inspectPort ? await attachInspector(inspectPort) : null;
 try {
   if (inspector) await churn(server, inspector, flags);
   if (flags.only.includes('stall')) process.stdout.write(`${describeStall(await runStall(server.url, { seconds: flags['stall-seconds'], stats: () => server.stats() }))}\n`);
+  if (flags.only.includes('foreign')) process.stdout.write(`${describeForeign(await runForeign(server.url, 3))}\n`);
 } finally {
   inspector?.close();
   await server.stop();

@@ -18,9 +18,10 @@ import type { TlsFiles } from './cert.js';
 import type { ClockKind } from './clock.js';
 import { H2_LISTENER_OPTIONS, SERVER_DEFAULTS } from './defaults.js';
 import { Hub } from './hub.js';
-import allowCrossOrigin from './cors.js';
+import allowOwnOrigins from './cors.js';
 import { DEFAULT_HEARTBEAT, type Heartbeat } from './liveness.js';
 import { ExtraOrigins } from './origins.js';
+import { OwnOrigins } from './own-origins.js';
 import reportsRoute from './reports.js';
 import type { TransportDeps } from './transports/deps.js';
 import { connectHandlers, routePlugins } from './transports/index.js';
@@ -96,16 +97,19 @@ export async function buildServer(options: ServerOptions) {
     return reply.code(404).send({ error: 'not-found', message: `${request.method} ${url}: no such route or file` });
   });
 
-  await app.register(allowCrossOrigin);
+  // Every origin of this server adds its port as it listens; every door asks it (own-origins.ts).
+  const own = new OwnOrigins();
+  await app.register(allowOwnOrigins, { own });
   const deps: TransportDeps = { hub, heartbeat: options.heartbeat ?? DEFAULT_HEARTBEAT, sseWriter: options.sseWriter ?? SERVER_DEFAULTS.sseWriter };
   // Every transport (transports/index.ts), each plugin once.
   for (const plugin of routePlugins()) await app.register(plugin, deps);
 
-  const origins = new ExtraOrigins(options.tls, connectHandlers(deps), maxStreams);
+  const origins = new ExtraOrigins(options.tls, connectHandlers(deps), maxStreams, own);
   let originsListening: Promise<void> = Promise.resolve();
   app.addHook('onListen', async () => {
     const addr = app.server.address();
     if (typeof addr !== 'object' || !addr) return;
+    own.addPort(addr.port);
     // allowHTTP1 already hands the app HTTP/1.1 requests; its types name only HTTP/2's.
     const route = (req: IncomingMessage | Http2ServerRequest, res: ServerResponse | Http2ServerResponse) => app.routing(req as Http2ServerRequest, res as Http2ServerResponse);
     const upgrade = (req: IncomingMessage, socket: Duplex, head: Buffer) => app.server.emit('upgrade', req, socket, head);

@@ -23,8 +23,8 @@ import { LIMITS } from '../protocol/limits.js';
 import type { ServerOrigins } from '../protocol/wire.js';
 import type { Duplex } from 'node:stream';
 import type { TlsFiles } from './cert.js';
-import { ANY_ORIGIN } from './cors.js';
 import { H2_LISTENER_OPTIONS } from './defaults.js';
+import { foreignRefusal, type OwnOrigins } from './own-origins.js';
 import type { ConnectHandler } from './transports/deps.js';
 
 type Listener = https.Server | Http2SecureServer;
@@ -45,6 +45,8 @@ export class ExtraOrigins {
     /** Extended CONNECT handlers by `:protocol` (transports/index.ts connectHandlers). */
     private readonly connects: ReadonlyMap<string, ConnectHandler>,
     private readonly maxStreamsPerSession: number,
+    /** The rule every origin of this server judges a page by (own-origins.ts); each port is added as it listens. */
+    private readonly own: OwnOrigins,
   ) {}
 
   /**
@@ -66,14 +68,21 @@ export class ExtraOrigins {
       s.once('close', () => this.sessions.delete(s));
     });
     connect.on('stream', (stream, headers) => {
+      // A foreign page opens no WebSocket here and gets no CORS grant: refused before any
+      // handler runs (a browser always sends Origin with a WebSocket, over HTTP/2 too).
+      const verdict = this.own.judge(headers);
+      if (verdict.kind === 'foreign') {
+        stream.respond({ ':status': 403, 'content-type': 'application/json; charset=utf-8', vary: 'origin' });
+        stream.end(JSON.stringify(foreignRefusal(verdict.why)));
+        return;
+      }
       const open = headers[':method'] === 'CONNECT' ? this.connects.get(String(headers[':protocol'])) : undefined;
       if (open) return open(stream, headers);
       // Anything else (the page's warm-up fetch) gets an empty answer. That fetch carries
       // credentials, to open the connection in the pool WebSockets use, so CORS must name the
-      // page's origin rather than `*`.
-      const origin = headers.origin;
-      const cors = origin ? { 'access-control-allow-origin': origin, 'access-control-allow-credentials': 'true', vary: 'origin' } : ANY_ORIGIN;
-      stream.respond({ ':status': headers[':method'] === 'GET' || headers[':method'] === 'HEAD' ? 204 : 405, ...cors });
+      // page's origin (never `*`), and only an own page's.
+      const cors = verdict.kind === 'own' ? { 'access-control-allow-origin': verdict.origin, 'access-control-allow-credentials': 'true' } : {};
+      stream.respond({ ':status': headers[':method'] === 'GET' || headers[':method'] === 'HEAD' ? 204 : 405, vary: 'origin', ...cors });
       stream.end();
     });
     const hostText = host.includes(':') ? `[${host}]` : host;
@@ -111,6 +120,7 @@ export class ExtraOrigins {
           });
         });
         this.servers.push(server);
+        this.own.addPort((server.address() as AddressInfo).port);
         found(`https://${hostText}:${(server.address() as AddressInfo).port}/`);
       } catch (err) {
         this.errors[kind] = listenErrorText(err, host, port);

@@ -104,7 +104,7 @@ describe('poll: /poll', () => {
       req.on('end', () => resolve({ id, body }));
       req.on('error', reject);
     });
-    expect(first.id).toMatch(/^[1-9][0-9]*$/);
+    expect(first.id).toMatch(/^[A-Za-z0-9_-]{24}$/);
     expect(first.body).toBe('');
     const lines: string[] = [];
     for (let i = 0; i < 4; i++) {
@@ -140,16 +140,16 @@ describe('poll: /poll', () => {
     expect(await del(`/poll?id=${id}`)).toBe(204);
     // Gone from the hub now, not POLL_IDLE_MS later.
     expect((await stats()).connections.some((c) => c.client === 'poll-delete')).toBe(false);
-    expect((await h2get(session, `/poll?id=${id}`)).status).toBe(410);
-    expect(await del(`/poll?id=${id}`)).toBe(410);
+    expect((await h2get(session, `/poll?id=${id}`)).status).toBe(404);
+    expect(await del(`/poll?id=${id}`)).toBe(404);
     expect(await del('/poll?id=abc')).toBe(400);
   });
 
-  it('answers an unknown id with 410, and refuses a malformed id or one mixed with stream parameters', async () => {
-    const gone = await h2get(session, '/poll?id=999999');
-    expect(gone.status).toBe(410);
-    expect(JSON.parse(gone.body)).toMatchObject({ error: 'poll-gone' });
-    for (const [q, param] of [['id=1e3', 'id'], ['id=-1', 'id'], ['id=1&batch=3', 'batch'], ['id=1&id=2', 'id']] as const) {
+  it('answers an unknown id with 404, and refuses a malformed id or one mixed with stream parameters', async () => {
+    const gone = await h2get(session, `/poll?id=${'A'.repeat(24)}`);
+    expect(gone.status).toBe(404);
+    expect(JSON.parse(gone.body)).toMatchObject({ error: 'poll-not-found' });
+    for (const [q, param] of [['id=1e3', 'id'], ['id=-1', 'id'], ['id=1', 'id'], [`id=${'A'.repeat(23)}.`, 'id'], [`id=${'A'.repeat(25)}`, 'id'], ['id=1&batch=3', 'batch'], ['id=1&id=2', 'id']] as const) {
       const r = await h2get(session, `/poll?${q}`);
       expect(r.status, q).toBe(400);
       expect(JSON.parse(r.body), q).toMatchObject({ error: 'bad-parameter', param });
@@ -159,11 +159,11 @@ describe('poll: /poll', () => {
 });
 
 describe('sse-h1: /sse on the h1 origin', () => {
-  it('offers only HTTP/1.1 (ALPN), allows any origin to read, and streams events', async () => {
+  it('offers only HTTP/1.1 (ALPN), lets the page on the main origin read it, and streams events', async () => {
     const url = new URL('/sse?batch=2&interval=1&client=h1-test', origins.h1!);
     const { alpn, status, cors, text } = await new Promise<{ alpn: string | false | null; status: number; cors: unknown; text: string }>((resolve, reject) => {
       // Offer h2 first, as Chrome does: the origin must still pick HTTP/1.1.
-      const options: https.RequestOptions & { ALPNProtocols: string[] } = { rejectUnauthorized: false, ALPNProtocols: ['h2', 'http/1.1'] };
+      const options: https.RequestOptions & { ALPNProtocols: string[] } = { rejectUnauthorized: false, ALPNProtocols: ['h2', 'http/1.1'], headers: { origin: `https://127.0.0.1:${server.port}` } };
       const req = https.get(url, options, (res) => {
         let body = '';
         res.setEncoding('utf8');
@@ -178,7 +178,7 @@ describe('sse-h1: /sse on the h1 origin', () => {
     });
     expect(alpn).toBe('http/1.1');
     expect(status).toBe(200);
-    expect(cors).toBe('*');
+    expect(cors).toBe(`https://127.0.0.1:${server.port}`);
     const data = text.split('\n').filter((l) => l.startsWith('data: ')).map((l) => l.slice(6));
     expect(data.length).toBeGreaterThan(10);
     expectBatches(data, 2);

@@ -7,6 +7,7 @@ import { readFile, stat } from 'node:fs/promises';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import path from 'node:path';
 import { readInputFile } from '../../cli/input-file.js';
+import { hostnameOf, isLoopbackName, judgeOrigin } from '../../cli/local-origins.js';
 import { openServableFile, REPORTS_PREFIX, RUN_REPORT, servableRuns } from '../../cli/reports-dir.js';
 import { PushlabError } from '../../protocol/errors.js';
 import type { FlagSpec } from '../../protocol/flags.js';
@@ -67,6 +68,12 @@ export async function readReport(file: string): Promise<Report> {
  * the main server's /reports/ route follows (cli/reports-dir.ts). Chosen over the
  * main server's route because it needs no TLS certificate, no build of the lab page and no
  * stream endpoints, and serves nothing but those three things.
+ *
+ * Plain HTTP on loopback is reachable from any page the user's browser opens, and after a DNS
+ * rebinding such a page's own origin is this server. So it answers only requests addressed to
+ * a loopback name (`Host`: localhost, 127.x.y.z, [::1]: names no DNS answer can give a foreign
+ * page), others 421; and a request a foreign page made (a foreign `Origin`, or a cross-site
+ * request that is not a navigation; cli/local-origins.ts) 403.
  */
 export async function serveReports(reportsDir: string, port: number): Promise<{ url: string; close(): Promise<void> }> {
   const template = await readFile(VIEWER_TEMPLATE, 'utf8').catch(() => {
@@ -76,7 +83,15 @@ export async function serveReports(reportsDir: string, port: number): Promise<{ 
     res.writeHead(code, { 'content-type': type, 'cache-control': 'no-store', 'x-content-type-options': 'nosniff' });
     res.end(body);
   };
+  let bound = port;
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
+    const host = hostnameOf(req.headers.host);
+    if (host === null || !isLoopbackName(host)) {
+      const given = String(req.headers.host ?? '');
+      return send(res, 421, 'text/plain', `misdirected: this viewer answers only loopback host names (localhost, 127.x.y.z, [::1]); got host '${given.length > 80 ? `${given.slice(0, 80)}…` : given}'\n`);
+    }
+    const verdict = judgeOrigin(req.headers, 'http', (p) => p === bound);
+    if (verdict.kind === 'foreign') return send(res, 403, 'text/plain', `refused: ${verdict.why}; this viewer answers only its own page\n`);
     // Routed on the raw path, never a normalised one (`/reports/../` is not `/`), as the main
     // server routes: a segment is decoded once, by the rule below.
     const raw = (req.url ?? '/').split('?')[0];
@@ -99,7 +114,7 @@ export async function serveReports(reportsDir: string, port: number): Promise<{ 
     server.listen(port, '127.0.0.1', () => resolve());
   });
   const address = server.address();
-  const bound = typeof address === 'object' && address ? address.port : port;
+  bound = typeof address === 'object' && address ? address.port : port;
   return {
     url: `http://127.0.0.1:${bound}/report.html`,
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
