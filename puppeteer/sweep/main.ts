@@ -47,7 +47,7 @@ import type { Engine } from '../../protocol/report.js';
 import { checkSweepFlags, SWEEP_FLAGS, type SweepFlags } from '../options.js';
 import { Progress } from './progress.js';
 import { BrowserLost, RepeatMeasurer } from '../measure/repeat.js';
-import { newReportDraft, runIdFor, type ReportDraft } from '../report/file.js';
+import { createRunDir, newReportDraft, runIdFor, type ReportDraft } from '../report/file.js';
 import { reportFilesBytes } from '../report/html.js';
 import { reportSaver } from '../report/saver.js';
 import { emptyResult, Runner, type Lane } from './runner.js';
@@ -213,6 +213,12 @@ async function main(): Promise<number> {
   // Before anything is launched: where the report goes must take files, a --server must
   // answer, and there must be a Chrome to run (or browsers to connect to).
   checkOutputDir('--out', checked.resume ? path.dirname(plan.file) : out, await reportSpaceFor(plan));
+  if (!checked.resume) {
+    // The directory is this run's alone; its id gains a suffix when another run took the second.
+    const run = await createRunDir(out, '', new Date(draft.startedAt));
+    draft.runId = run.runId;
+    plan.file = run.file;
+  }
   let endpoints: BrowserEndpoint[] = parseBrowserList(flags.browser);
   const gridUrl = flags.grid ? parseGridUrl(flags.grid) : null;
   const remote = flags.server ? await connectServer('--server', flags.server) : null;
