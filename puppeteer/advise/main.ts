@@ -134,15 +134,16 @@ async function main(): Promise<number> {
   const { target, transports, budgetSec } = plan;
   const draft = plan.report;
   checkOutputDir('--out', req.resume !== null ? path.dirname(plan.file) : out, await reportSpaceFor(plan));
+  const endpoints = parseBrowserList(flags.browser);
+  const remoteServer = flags.server ? await connectServer('--server', flags.server) : null;
+  if (!endpoints.length) await findChrome(log);
   if (req.resume === null) {
-    // The directory is this run's alone; its id gains a suffix when another run took the second.
+    // The directory is this run's alone, made once every check has passed; its id gains a
+    // suffix when another run took the second.
     const run = await createRunDir(out, RUN_PREFIX, new Date(draft.startedAt));
     draft.runId = run.runId;
     plan.file = run.file;
   }
-  const endpoints = parseBrowserList(flags.browser);
-  const remoteServer = flags.server ? await connectServer('--server', flags.server) : null;
-  if (!endpoints.length) await findChrome(log);
   const space = candidateSpace(target, transports).length;
   const asked = `${rateText(target.eventsPerSec)} with p99 ≤ ${target.p99BoundMs} ms (render ${target.render})`;
   log(

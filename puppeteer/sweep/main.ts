@@ -213,16 +213,17 @@ async function main(): Promise<number> {
   // Before anything is launched: where the report goes must take files, a --server must
   // answer, and there must be a Chrome to run (or browsers to connect to).
   checkOutputDir('--out', checked.resume ? path.dirname(plan.file) : out, await reportSpaceFor(plan));
-  if (!checked.resume) {
-    // The directory is this run's alone; its id gains a suffix when another run took the second.
-    const run = await createRunDir(out, '', new Date(draft.startedAt));
-    draft.runId = run.runId;
-    plan.file = run.file;
-  }
   let endpoints: BrowserEndpoint[] = parseBrowserList(flags.browser);
   const gridUrl = flags.grid ? parseGridUrl(flags.grid) : null;
   const remote = flags.server ? await connectServer('--server', flags.server) : null;
   if (!endpoints.length && !gridUrl) await findChrome(log);
+  if (!checked.resume) {
+    // The directory is this run's alone, made once every check has passed; its id gains a
+    // suffix when another run took the second.
+    const run = await createRunDir(out, '', new Date(draft.startedAt));
+    draft.runId = run.runId;
+    plan.file = run.file;
+  }
   const browserCount = gridUrl ? flags['grid-sessions'] : endpoints.length;
   const done = draft.points.reduce((a, p) => a + p.repeats.length, 0);
   log(
