@@ -35,7 +35,9 @@ afterAll(async () => {
 /** A command (or `npm …`) to its end: its exit code and output; killed after `timeoutMs`. */
 function run(cmd: string, args: string[], timeoutMs: number, env: NodeJS.ProcessEnv = {}): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
-    const child = spawn(cmd, args, { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...env } });
+    // As from a shell: vitest sets NODE_ENV=test, which Vite would build with (a page unlike npm test's).
+    const { NODE_ENV: _test, ...shell } = process.env;
+    const child = spawn(cmd, args, { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'], env: { ...shell, ...env } });
     let stdout = '';
     let stderr = '';
     child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
