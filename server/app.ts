@@ -12,6 +12,7 @@ import type { Duplex } from 'node:stream';
 import type { Http2ServerRequest, Http2ServerResponse, ServerHttp2Session } from 'node:http2';
 import path from 'node:path';
 import type { TLSSocket } from 'node:tls';
+import { PushlabError } from '../protocol/errors.js';
 import type { ServerStats } from '../protocol/report.js';
 import { echoValue, paramError, type ServerOrigins } from '../protocol/wire.js';
 import type { TlsFiles } from './cert.js';
@@ -145,7 +146,7 @@ export async function buildServer(options: ServerOptions) {
 
   if (options.webRoot) {
     if (!existsSync(path.join(options.webRoot, 'index.html'))) {
-      throw new Error(`the page is not built: ${options.webRoot}/index.html is missing; run \`npm run build\``);
+      throw new PushlabError('PUSHLAB_NOT_BUILT', `the page is not built: ${options.webRoot}/index.html is missing; run \`npm run build\``);
     }
     await app.register(fastifyStatic, { root: options.webRoot, prefix: '/' });
   }

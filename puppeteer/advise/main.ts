@@ -30,7 +30,7 @@ import { environmentOf, remoteEnvironment } from '../browser/environment.js';
 import { startServerAndBrowsers, type Children } from '../browser/start.js';
 import { RepeatMeasurer } from '../measure/repeat.js';
 import { connectServer } from '../measure/server-process.js';
-import { newReportDraft, runIdFor, writeAtomically, type ReportDraft } from '../report/file.js';
+import { createRunDir, newReportDraft, runIdFor, writeAtomically, type ReportDraft } from '../report/file.js';
 import { reportFilesBytes } from '../report/html.js';
 import { reportSaver } from '../report/saver.js';
 import { durationText, repeatSec } from '../sweep/estimate.js';
@@ -44,6 +44,8 @@ import { advise, adviceBeforeSearch, DEFAULT_MAX_CONFIRM_ROUNDS } from './search
 
 const log = logLine;
 const COMMAND = 'advise';
+/** An advise run's directory is `advise-<run id>`. */
+const RUN_PREFIX = 'advise-';
 
 /** A report before the browser has started: a new search's has no environment yet. */
 type Draft = ReportDraft & { advice: Advice };
@@ -61,7 +63,7 @@ interface Plan {
 /** A new search: the request as the report's first answer (nothing measured), so a resume knows what was asked. */
 function newPlan(req: AdviseRequest & { target: Target }, out: string): Plan {
   const started = new Date();
-  const runId = `advise-${runIdFor(started)}`;
+  const runId = `${RUN_PREFIX}${runIdFor(started)}`;
   const budgetSec = req.budgetSec!;
   const advice = adviceBeforeSearch({ target: req.target, transports: req.transports, margins: req.margins, budgetSec });
   if (!advice.notTried.length) {
@@ -135,6 +137,13 @@ async function main(): Promise<number> {
   const endpoints = parseBrowserList(flags.browser);
   const remoteServer = flags.server ? await connectServer('--server', flags.server) : null;
   if (!endpoints.length) await findChrome(log);
+  if (req.resume === null) {
+    // The directory is this run's alone, made once every check has passed; its id gains a
+    // suffix when another run took the second.
+    const run = await createRunDir(out, RUN_PREFIX, new Date(draft.startedAt));
+    draft.runId = run.runId;
+    plan.file = run.file;
+  }
   const space = candidateSpace(target, transports).length;
   const asked = `${rateText(target.eventsPerSec)} with p99 ≤ ${target.p99BoundMs} ms (render ${target.render})`;
   log(

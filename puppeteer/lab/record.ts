@@ -14,7 +14,7 @@ import { bestJsonCeiling, ceilingNeeds, ceilingOf } from '../../results/ceilings
 import { pairedComparisons, summarisePoint } from '../../results/point-summary.js';
 import { knobComparisons } from '../../results/knobs.js';
 import { RepeatMeasurer, type BrowserSlot } from '../measure/repeat.js';
-import { runIdFor, writeReport } from '../report/file.js';
+import { createRunDir, runIdFor, writeReport } from '../report/file.js';
 import type { ServerHandle } from '../measure/server-process.js';
 import type { Environment } from '../../protocol/report.js';
 
@@ -32,20 +32,24 @@ export interface RecorderOptions {
 
 const SCENARIO = 'lab';
 
+/** A lab session's run directory is `lab-<run id>`. */
+const RUN_PREFIX = 'lab-';
+
 export class LabRecorder {
   readonly report: Report;
-  readonly file: string;
+  private readonly started = new Date();
+  /** report.json, once the first recorded point has made the run's directory (createRunDir). */
+  private file: string | null = null;
   private readonly measurer: RepeatMeasurer;
   private busy = false;
 
   constructor(private readonly o: RecorderOptions) {
-    const runId = `lab-${runIdFor(new Date())}`;
-    this.file = path.join(o.outDir, runId, 'report.json');
     this.measurer = new RepeatMeasurer({ browser: o.browser, server: o.server, cores: o.cores, retries: 0 });
     this.report = {
       schemaVersion: SCHEMA_VERSION,
-      runId,
-      startedAt: new Date().toISOString(),
+      // Until the directory is made: createRunDir adds a suffix when another run took the second.
+      runId: `${RUN_PREFIX}${runIdFor(this.started)}`,
+      startedAt: this.started.toISOString(),
       finishedAt: null,
       interrupted: false,
       resumeCommand: null,
@@ -91,7 +95,21 @@ export class LabRecorder {
     this.report.rounds = this.report.rounds.filter((r) => r.finishedAt !== null);
     this.report.points = this.report.points.filter((p) => p.repeats.length > 0);
     this.report.interrupted = true;
+    await this.save();
+  }
+
+  /**
+   * Writes the report into the session's own directory, made (exclusively, with the sweep's and
+   * advise's rule) at the first save: a lab session that records nothing leaves no directory.
+   */
+  private async save(): Promise<string> {
+    if (this.file === null) {
+      const run = await createRunDir(this.o.outDir, RUN_PREFIX, this.started);
+      this.report.runId = run.runId;
+      this.file = run.file;
+    }
     await writeReport(this.file, this.report);
+    return this.file;
   }
 
   async record(config: PageConfig): Promise<RecordedPoint> {
@@ -99,6 +117,7 @@ export class LabRecorder {
     this.busy = true;
     try {
       const point = this.pointOf(config);
+      let file = this.file ?? '';
       let result = this.report.points.find((p) => p.point.id === point.id);
       if (!result) {
         result = { point, repeats: [], summary: null, verdict: 'failed', unsteady: [], notes: [] };
@@ -126,10 +145,10 @@ export class LabRecorder {
         this.report.comparisons = pairedComparisons(this.report.points, undefined, this.report.options.margins);
         this.report.knobs = knobComparisons(this.report.points, undefined, this.report.options.margins);
         this.report.finishedAt = round.finishedAt;
-        await writeReport(this.file, this.report);
+        file = await this.save();
       }
       return {
-        reportPath: path.relative(process.cwd(), this.file),
+        reportPath: path.relative(process.cwd(), file),
         viewerUrl: new URL(`report.html?report=/reports/${this.report.runId}/report.json`, this.o.server.url).href,
         pointId: point.id,
         line: pointLine(result),

@@ -47,7 +47,7 @@ import type { Engine } from '../../protocol/report.js';
 import { checkSweepFlags, SWEEP_FLAGS, type SweepFlags } from '../options.js';
 import { Progress } from './progress.js';
 import { BrowserLost, RepeatMeasurer } from '../measure/repeat.js';
-import { newReportDraft, runIdFor, type ReportDraft } from '../report/file.js';
+import { createRunDir, newReportDraft, runIdFor, type ReportDraft } from '../report/file.js';
 import { reportFilesBytes } from '../report/html.js';
 import { reportSaver } from '../report/saver.js';
 import { emptyResult, Runner, type Lane } from './runner.js';
@@ -217,6 +217,13 @@ async function main(): Promise<number> {
   const gridUrl = flags.grid ? parseGridUrl(flags.grid) : null;
   const remote = flags.server ? await connectServer('--server', flags.server) : null;
   if (!endpoints.length && !gridUrl) await findChrome(log);
+  if (!checked.resume) {
+    // The directory is this run's alone, made once every check has passed; its id gains a
+    // suffix when another run took the second.
+    const run = await createRunDir(out, '', new Date(draft.startedAt));
+    draft.runId = run.runId;
+    plan.file = run.file;
+  }
   const browserCount = gridUrl ? flags['grid-sessions'] : endpoints.length;
   const done = draft.points.reduce((a, p) => a + p.repeats.length, 0);
   log(
