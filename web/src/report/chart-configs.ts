@@ -7,7 +7,8 @@ import type { ChartConfiguration, ChartDataset, TooltipItem } from 'chart.js';
 import { formatCompact, formatPercent } from '../../../results/format.js';
 import type { ReferenceFigure } from '../../../results/reference.js';
 import { CPU_COLORS, GRID_COLOR, REFERENCE_COLOR, transportColor, VERDICT_COLORS } from './palette.js';
-import { CPU_PROCESSES, referenceLabel, type ScenarioView, type Series } from './views.js';
+import { inert } from './inert.js';
+import { CPU_PROCESSES, maxOf, minOf, referenceLabel, type ScenarioView, type Series } from './views.js';
 import { highestWhisker, whiskers, type Range } from './whiskers.js';
 
 export interface ChartOptions {
@@ -33,7 +34,7 @@ function rangesOf(s: Series): Range[] {
 function seriesDataset(s: Series): LineDataset {
   const color = transportColor(s.transport, s.shade);
   return {
-    label: s.label,
+    label: inert(s.label),
     data: s.values.map((v) => ({ x: v.x, y: v.y ?? Number.NaN })),
     borderColor: color,
     backgroundColor: color,
@@ -52,7 +53,7 @@ function seriesDataset(s: Series): LineDataset {
 
 function xRange(view: ScenarioView, refs: readonly ReferenceFigure[]): [number, number] {
   const xs = [...view.eps.flatMap((s) => s.values.map((v) => v.x)), ...refs.flatMap((r) => (r.x === null ? [] : [r.x]))];
-  return [Math.min(...xs), Math.max(...xs)];
+  return [minOf(xs), maxOf(xs)];
 }
 
 /**
@@ -145,7 +146,7 @@ function barConfig(
   return {
     type: 'bar',
     // Multi-line category labels (`ws` over `batch 50`) so neighbours never run together.
-    data: { labels: labels.map((l) => l.split(' · ')), datasets },
+    data: { labels: labels.map((l) => inert(l).split(' · ')), datasets },
     plugins: [whiskers(ranges)],
     options: {
       responsive: true,

@@ -49,16 +49,71 @@ export function sortRunsNewestFirst(names: readonly string[]): string[] {
   return [...stamped, ...named];
 }
 
-/** The JSON a self-contained report.html carries, or null for a served viewer (empty element). */
-export function embeddedReport(text: string | null | undefined): Report | null {
-  if (text === null || text === undefined || text.trim() === '') return null;
-  let data: unknown;
+/**
+ * A report the viewer can show: the checked one, or, when the check refuses the file, what it
+ * holds, with why (`refused`). The CLI views stop at a refusal; the viewer shows what it can
+ * read, as each part draws on its own (render.ts), and says what it could not. Only data that is
+ * no report at all (not an object) is refused outright.
+ */
+export interface Readable {
+  report: Report;
+  /** Why the check refused the file; null when it passed. */
+  refused: string | null;
+}
+
+const isObject = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === 'object' && !Array.isArray(v);
+
+export function readableReport(data: unknown, source: string): Readable {
   try {
-    data = JSON.parse(text);
-  } catch (err) {
-    throw new Error(`the report embedded in this file is not JSON (${err instanceof Error ? err.message : String(err)})`);
+    return { report: parseReport(data, source), refused: null };
+  } catch (error) {
+    const why = error instanceof Error ? error.message : String(error);
+    if (!isObject(data)) throw error;
+    return { report: salvaged(data), refused: why };
   }
-  return parseReport(data, 'the report embedded in this file');
+}
+
+/**
+ * A refused report's data, typed as a Report for the parts that can still draw it: the lists every
+ * part walks are made lists (and their items objects), so one bad field costs its own part
+ * and not all of them. Nothing else is trusted: each part that reads further is guarded.
+ */
+function salvaged(data: Record<string, unknown>): Report {
+  const list = (v: unknown): unknown[] => (Array.isArray(v) ? v : []);
+  const objects = (v: unknown): Record<string, unknown>[] => list(v).filter(isObject);
+  const points = objects(data.points).filter((p) => isObject(p.point) && isObject(p) && Array.isArray(p.repeats));
+  return {
+    ...data,
+    runId: typeof data.runId === 'string' ? data.runId : '(no runId)',
+    scenarios: list(data.scenarios).filter((x): x is string => typeof x === 'string'),
+    rounds: objects(data.rounds),
+    points,
+    comparisons: objects(data.comparisons),
+  } as unknown as Report;
+}
+
+const EMBEDDED = 'the report embedded in this file';
+
+/** The JSON a self-contained report.html carries, or null for a served viewer (empty element). */
+function embeddedData(text: string | null | undefined): { data: unknown } | null {
+  if (text === null || text === undefined || text.trim() === '') return null;
+  try {
+    return { data: JSON.parse(text) };
+  } catch (err) {
+    throw new Error(`${EMBEDDED} is not JSON (${err instanceof Error ? err.message : String(err)})`);
+  }
+}
+
+/** The embedded report through the one check (what the CLI views would read), or null for a served viewer. */
+export function embeddedReport(text: string | null | undefined): Report | null {
+  const embedded = embeddedData(text);
+  return embedded && parseReport(embedded.data, EMBEDDED);
+}
+
+/** The embedded report as the viewer shows it: checked, or as far as it reads (readableReport); null for a served viewer. */
+export function embeddedReadable(text: string | null | undefined): Readable | null {
+  const embedded = embeddedData(text);
+  return embedded && readableReport(embedded.data, EMBEDDED);
 }
 
 /** One line of the runs index: what a run was, where, and its headline figures. */
@@ -74,32 +129,51 @@ export interface RunEntry {
   headline: string;
 }
 
+/**
+ * One line of the index. A run the check refused but that holds a report is listed with why and
+ * can still be opened (the viewer shows what it can read); each field that cannot be read is
+ * missing and said in `error`. Never an exception: one once hid every other run.
+ */
 export function runEntry(name: string, report: Report | null, error: string | null = null): RunEntry {
   if (!report) return { name, report: null, error, date: MISSING, scenarios: MISSING, chrome: MISSING, machine: MISSING, headline: MISSING };
-  const env = report.environment;
-  const best = new Map<string, number>();
-  for (const p of report.points) {
-    const eps = p.summary?.eventsPerSec.median;
-    if (eps !== undefined && eps > (best.get(p.point.transport) ?? -1)) best.set(p.point.transport, eps);
-  }
-  const failed = report.points.filter((p) => p.summary === null).length;
-  const headline = [
-    pointsAndRepeats(report),
-    ...(report.advice ? [adviceHeadline(report.advice)] : [...best].map(([t, eps]) => `best ${t} ${formatEps(eps)}`)),
-    ...(failed ? [`${failed} failed`] : []),
-    ...(report.interrupted ? ['interrupted'] : []),
-  ].join(' · ');
+  const problems: string[] = error === null ? [] : [error];
+  const field = (what: string, read: () => string): string => {
+    try {
+      return read();
+    } catch (e) {
+      problems.push(`${what}: ${e instanceof Error ? e.message : String(e)}`);
+      return MISSING;
+    }
+  };
+  const env = (typeof report.environment === 'object' && report.environment !== null ? report.environment : {}) as Partial<Record<string, unknown>>;
+  const headline = field('points', () => {
+    const best = new Map<string, number>();
+    for (const p of report.points) {
+      const eps = p.summary?.eventsPerSec.median;
+      if (eps !== undefined && eps > (best.get(p.point.transport) ?? -1)) best.set(p.point.transport, eps);
+    }
+    const failed = report.points.filter((p) => p.summary === null).length;
+    return [
+      pointsAndRepeats(report),
+      ...(report.advice ? [field('advice', () => adviceHeadline(report.advice!))] : [...best].map(([t, eps]) => `best ${t} ${formatEps(eps)}`)),
+      ...(failed ? [`${failed} failed`] : []),
+      ...(report.interrupted ? ['interrupted'] : []),
+    ].join(' · ');
+  });
   return {
     name,
     report,
-    error: null,
-    date: formatTimestamp(report.startedAt),
-    scenarios: report.scenarios.join(', '),
-    chrome: env.chromeVersion,
-    machine: `${env.cpuModel}, ${env.cores} cores, ${env.platform}`,
+    date: field('startedAt', () => formatTimestamp(report.startedAt)),
+    scenarios: field('scenarios', () => report.scenarios.join(', ')),
+    // A refused report's environment may be anything: a field it lacks reads as missing, not 'undefined'.
+    chrome: known(env.chromeVersion),
+    machine: `${known(env.cpuModel)}, ${known(env.cores)} cores, ${known(env.platform)}`,
     headline,
+    error: problems.length ? `partly readable: ${problems.join('; ')}` : null,
   };
 }
+
+const known = (v: unknown): string => ((typeof v === 'string' && v !== '') || typeof v === 'number' ? String(v) : MISSING);
 
 /** `?run=A&compare=B&scenarios=x,y`: what the served viewer shows. */
 export interface ViewRequest {

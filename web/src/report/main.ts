@@ -9,11 +9,13 @@
  */
 import { compareReports, compareScenarios, type Comparison } from '../../../results/compare.js';
 import { pointsCsv, repeatsCsv } from '../../../results/views/csv.js';
-import { parseReport, parseReportText } from '../../../protocol/report-check.js';
+import { parseReportText } from '../../../protocol/report-check.js';
+import { parseJsonText } from '../../../protocol/json-text.js';
 import type { Report } from '../../../protocol/report.js';
 import type { ChartOptions } from './chart-configs.js';
-import { embeddedReport, LISTING_URL, runEntry, runNamesFromListing, runReportUrl, viewRequest, type RunEntry } from './load.js';
-import { comparisonSection, h, renderReport, type Rendered } from './render.js';
+import { inert } from './inert.js';
+import { embeddedReadable, LISTING_URL, readableReport, runEntry, runNamesFromListing, runReportUrl, viewRequest, type Readable, type RunEntry } from './load.js';
+import { appendAll, comparisonSection, h, renderReport, unreadableNote, type Rendered } from './render.js';
 
 function byId<T extends HTMLElement>(id: string, type: new () => T): T {
   const node = document.getElementById(id);
@@ -40,7 +42,8 @@ let current: Report | null = null;
 const message = (error: unknown): string => (error instanceof Error ? error.message : String(error));
 
 function showStatus(text: string, kind: 'info' | 'error'): void {
-  ui.status.textContent = text;
+  // Error messages quote the file (an id, a value): inert, as every report string is.
+  ui.status.textContent = inert(text);
   ui.status.className = `status ${kind}`;
   ui.status.hidden = false;
   ui.status.setAttribute('role', kind === 'error' ? 'alert' : 'status');
@@ -60,16 +63,32 @@ function setReportControls(enabled: boolean): void {
 }
 
 function showComparison(cmp: Comparison | null): void {
-  ui.comparison.replaceChildren(...(cmp ? [comparisonSection(cmp)] : []));
+  ui.comparison.replaceChildren();
+  if (!cmp) return;
+  try {
+    ui.comparison.append(comparisonSection(cmp));
+  } catch (error) {
+    ui.comparison.append(unreadableNote('the comparison', error));
+  }
 }
 
-function show(report: Report, comparison: Comparison | null = null): void {
+/** Compares, or says in place of the comparison why it could not: the report itself is still shown. */
+function comparing(make: () => Comparison | null): Comparison | null {
+  try {
+    return make();
+  } catch (error) {
+    ui.comparison.replaceChildren(unreadableNote('the comparison', error));
+    return null;
+  }
+}
+
+function show({ report, refused }: Readable, comparison: Comparison | null = null): void {
   rendered?.destroy();
   clearStatus();
   current = report;
-  document.title = `pushlab report · ${report.runId}`;
-  showComparison(comparison);
-  rendered = renderReport(ui.report, report, chartOptions());
+  document.title = inert(`pushlab report · ${report.runId}`, 200);
+  if (comparison || !refused) showComparison(comparison);
+  rendered = renderReport(ui.report, report, chartOptions(), refused);
   setReportControls(true);
 }
 
@@ -96,9 +115,9 @@ async function fetchJson(url: string): Promise<unknown> {
   }
 }
 
-async function fetchRun(name: string): Promise<Report> {
+async function fetchRun(name: string): Promise<Readable> {
   const url = runReportUrl(name);
-  return parseReport(await fetchJson(url), url);
+  return readableReport(await fetchJson(url), url);
 }
 
 function download(name: string, text: string): void {
@@ -130,6 +149,7 @@ function showIndex(entries: RunEntry[]): void {
     location.search = `?${new URLSearchParams({ run: b, compare: a }).toString()}`;
   });
   const body = h('tbody');
+  const rows: HTMLElement[] = [];
   for (const e of entries) {
     const tick = h('input');
     tick.type = 'checkbox';
@@ -142,9 +162,13 @@ function showIndex(entries: RunEntry[]): void {
     const link = h('a', {}, e.name);
     link.href = `?${new URLSearchParams({ run: e.name }).toString()}`;
     const tr = h('tr', {}, h('td', {}, tick), h('td', { class: 'col-pointId', title: e.name }, e.report ? link : e.name), h('td', {}, e.date), h('td', { title: e.scenarios }, e.scenarios), h('td', {}, e.chrome), h('td', { title: e.machine }, e.machine));
-    tr.append(e.error ? h('td', { class: 'error', title: e.error }, e.error) : h('td', { title: e.headline }, e.headline));
-    body.append(tr);
+    // A run that cannot be read is listed with why; it never hides the others.
+    const why = e.report ? e.error : `unreadable: ${e.error ?? 'no report'}`;
+    tr.append(why ? h('td', { class: 'error', title: why }, why) : h('td', { title: e.headline }, e.headline));
+    if (e.report && e.error) tr.classList.add('partly-readable');
+    rows.push(tr);
   }
+  appendAll(body, rows);
   const head = h('tr', {}, h('th'), h('th', {}, 'run'), h('th', {}, 'started'), h('th', {}, 'scenarios'), h('th', {}, 'Chrome'), h('th', {}, 'machine'), h('th', {}, 'headline'));
   ui.report.replaceChildren(
     h('section', {}, h('h2', {}, `Runs in ${LISTING_URL} (${entries.length})`), h('p', { class: 'muted' }, 'Open a run, or tick two and compare them (the older one is the baseline A).'), compareButton, h('div', { class: 'table-wrap' }, h('table', { class: 'points runs' }, h('thead', {}, head), body))),
@@ -157,22 +181,34 @@ async function startServed(): Promise<void> {
   if (req.run === null) {
     showStatus(`Loading ${LISTING_URL} …`, 'info');
     const names = runNamesFromListing(await fetchJson(LISTING_URL));
-    const entries = await Promise.all(names.map((n) => fetchRun(n).then((r) => runEntry(n, r), (err: unknown) => runEntry(n, null, message(err)))));
+    // Each run on its own: one that cannot be fetched, parsed or listed is an entry saying why.
+    const entries = await Promise.all(names.map((n) => fetchRun(n).then((r) => runEntry(n, r.report, r.refused), (err: unknown) => runEntry(n, null, message(err)))));
     clearStatus();
     if (!entries.length) showStatus(`${LISTING_URL} lists no runs yet. Run a sweep, or open a report.json with the file button.`, 'info');
     showIndex(entries);
     return;
   }
   showStatus(`Loading run ${req.run} …`, 'info');
-  const report = await fetchRun(req.run);
-  let cmp: Comparison | null = scenarioComparison(report, req.scenarios);
-  if (req.compare !== null) cmp = compareReports(await fetchRun(req.compare), report);
-  show(report, cmp);
+  const shown = await fetchRun(req.run);
+  let cmp = comparing(() => scenarioComparison(shown.report, req.scenarios));
+  if (req.compare !== null) {
+    const base = await fetchRun(req.compare);
+    cmp = comparing(() => compareReports(base.report, shown.report));
+  }
+  show(shown, cmp);
 }
 
-/** A report.json the user picked: the one check, with syntax errors by line and values as written. */
-async function readFile(file: File): Promise<Report> {
-  return parseReportText(await file.text(), file.name);
+/** A report.json the user picked: the one check, with syntax errors by line and values as written; a refused one shown as far as it reads. */
+async function readFile(file: File): Promise<Readable> {
+  const text = await file.text();
+  try {
+    return { report: parseReportText(text, file.name), refused: null };
+  } catch (error) {
+    // Not JSON: the check's words (the line and column) are the answer.
+    const json = parseJsonText(text);
+    if (!json.ok) throw error;
+    return readableReport(json.value, file.name);
+  }
 }
 
 ui.file.addEventListener('change', () => {
@@ -185,7 +221,7 @@ ui.compareFile.addEventListener('change', () => {
   const file = ui.compareFile.files?.[0];
   ui.compareFile.value = '';
   const shown = current;
-  if (file && shown) readFile(file).then((base) => showComparison(compareReports(base, shown)), (error: unknown) => showStatus(`Could not compare: ${message(error)}`, 'error'));
+  if (file && shown) readFile(file).then((base) => showComparison(comparing(() => compareReports(base.report, shown))), (error: unknown) => showStatus(`Could not compare: ${message(error)}`, 'error'));
 });
 
 ui.csvPoints.addEventListener('click', () => current && download(`${current.runId}-points.csv`, pointsCsv(current)));
@@ -196,9 +232,9 @@ for (const toggle of [ui.reference, ui.logX]) toggle.addEventListener('change', 
 function start(): void {
   setReportControls(false);
   try {
-    const embedded = embeddedReport(document.getElementById('report-data')?.textContent);
+    const embedded = embeddedReadable(document.getElementById('report-data')?.textContent);
     if (embedded) {
-      show(embedded, scenarioComparison(embedded, viewRequest(location.search).scenarios));
+      show(embedded, comparing(() => scenarioComparison(embedded.report, viewRequest(location.search).scenarios)));
       return;
     }
   } catch (error) {

@@ -3,9 +3,12 @@ import type { Verdict } from '../../../protocol/report.js';
 import { TRANSPORT_INFO } from '../../../protocol/wire.js';
 import type { Transport } from './views.js';
 
+/** A transport this build does not know (a newer build's, or an edited report): grey, still drawn. */
+export const UNKNOWN_TRANSPORT_COLOR = '#8a8f98';
+
 /** Line `shade` of a transport: its hue first, then shades of it (TransportInfo.shades in protocol/wire.ts). */
 export function transportColor(t: Transport, shade = 0): string {
-  const shades = TRANSPORT_INFO[t].shades;
+  const shades = Object.hasOwn(TRANSPORT_INFO, t) ? TRANSPORT_INFO[t].shades : [UNKNOWN_TRANSPORT_COLOR];
   return shades[shade % shades.length];
 }
 

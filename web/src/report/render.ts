@@ -1,6 +1,15 @@
 /**
  * Turns the views into DOM. Text from a report (ids, notes, errors, verdict lines) only ever
- * goes in through textContent and attribute setters, so a report cannot inject markup.
+ * goes in through text nodes and attribute setters, never parsed as HTML, so a report cannot
+ * inject markup (test/viewer-hostile.test.ts checks that no file here uses it); and through `inert`
+ * (inert.ts), so it cannot reorder itself or run layout for seconds.
+ *
+ * Each part of a report is drawn on its own (`guarded`): a part this build cannot read (an
+ * edited report, a newer build's field) is replaced by a note naming it and why, and the rest
+ * is shown. Every view is linear in the number of points, and what grows with them is bounded
+ * on the page: the table is paged (TABLE_PAGE rows), lists show their first LIST_LIMIT items,
+ * a scenario draws its first CHART_POINTS points and the report its first SCENARIO_LIMIT
+ * scenarios, each saying so; the CSV buttons still give every row.
  */
 import {
   BarController,
@@ -21,6 +30,7 @@ import { formatEps, formatMsShort } from '../../../results/format.js';
 import { speedChangeText, speedChanges } from '../../../results/machine-speed.js';
 import type { KnobComparison, Report, Verdict } from '../../../protocol/report.js';
 import { cpuChart, efficiencyChart, epsChart, type ChartOptions } from './chart-configs.js';
+import { inert } from './inert.js';
 import { transportColor, VERDICT_COLORS, VERDICT_MEANING } from './palette.js';
 import {
   adviceView,
@@ -36,25 +46,82 @@ import {
   pointsAndRepeats,
   runSummary,
   scenarioViews,
-  sortRows,
+  compareSortValues,
+  pointsByScenario,
+  scenarioIds,
+  scenarioView,
   TABLE_COLUMNS,
-  tableRows,
+  tableRow,
   type LatencyBox,
   type ScenarioView,
   type TableRow,
 } from './views.js';
+import { formatCount } from '../../../results/format.js';
+import { sortValue } from '../../../results/columns.js';
+import type { PointResult } from '../../../protocol/report.js';
 
 // Only what the charts use, so the one-file report stays small.
 Chart.register(LineController, BarController, LineElement, PointElement, BarElement, LinearScale, LogarithmicScale, CategoryScale, Legend, Tooltip);
 
+/** Rows of the points table on one page. */
+export const TABLE_PAGE = 200;
+/** Items a list (failures, notes, candidates, launch args, browsers, knobs) shows before saying how many more. */
+export const LIST_LIMIT = 200;
+/**
+ * Points a scenario's charts and latency plot draw: more is a blur of bars and labels, and
+ * chart.js measures every category label (300 points took seconds a chart).
+ */
+export const CHART_POINTS = 100;
+/** Scenario sections drawn, each with three charts. */
+export const SCENARIO_LIMIT = 30;
+/** Rows of a comparison of two runs. */
+export const COMPARISON_ROWS = 1_000;
+
 type Child = Node | string;
 
+/** An element; its string children and title pass through `inert`. Children are appended one by one: never spread (see minOf). */
 export function h<K extends keyof HTMLElementTagNameMap>(tag: K, props: { class?: string; title?: string } = {}, ...children: Child[]): HTMLElementTagNameMap[K] {
   const node = document.createElement(tag);
   if (props.class) node.className = props.class;
-  if (props.title) node.title = props.title;
-  node.append(...children);
+  if (props.title) node.title = inert(props.title);
+  appendAll(node, children);
   return node;
+}
+
+/** Appends `children` without spreading them into one call's arguments (100,000 rows overflowed the stack). */
+export function appendAll(parent: Node, children: Iterable<Child>): void {
+  for (const c of children) parent.appendChild(typeof c === 'string' ? document.createTextNode(inert(c)) : c);
+}
+
+/** An element holding `children`, for lists that grow with the report: no spread. */
+function hAll<K extends keyof HTMLElementTagNameMap>(tag: K, props: { class?: string; title?: string }, children: Iterable<Child>): HTMLElementTagNameMap[K] {
+  const node = h(tag, props);
+  appendAll(node, children);
+  return node;
+}
+
+const message = (error: unknown): string => (error instanceof Error ? error.message : String(error));
+
+/** The note that stands where a part could not be shown: which part, and why. */
+export function unreadableNote(part: string, error: unknown): HTMLElement {
+  const note = h('section', { class: 'unreadable' }, h('b', {}, `Could not show ${part}: `), message(error));
+  note.setAttribute('role', 'note');
+  return note;
+}
+
+/** A part drawn on its own: if it throws, its note stands in its place and the other parts are drawn. */
+function guarded<T extends HTMLElement | null>(part: string, make: () => T): T | HTMLElement {
+  try {
+    return make();
+  } catch (error) {
+    return unreadableNote(part, error);
+  }
+}
+
+/** The first `limit` of `items`, and the line that says how many there are when that is not all. */
+function firstOf<T>(items: readonly T[], limit: number, what: string): { shown: readonly T[]; more: HTMLElement | null } {
+  if (items.length <= limit) return { shown: items, more: null };
+  return { shown: items.slice(0, limit), more: h('p', { class: 'muted too-large' }, `${formatCount(items.length)} ${what}; showing the first ${formatCount(limit)} (the CSV buttons give every one).`) };
 }
 
 const SVG_NS = 'http://www.w3.org/2000/svg';
@@ -62,7 +129,7 @@ const SVG_NS = 'http://www.w3.org/2000/svg';
 function s<K extends keyof SVGElementTagNameMap>(tag: K, attrs: Record<string, string | number>, text?: string): SVGElementTagNameMap[K] {
   const node = document.createElementNS(SVG_NS, tag);
   for (const [k, v] of Object.entries(attrs)) node.setAttribute(k, String(v));
-  if (text !== undefined) node.textContent = text;
+  if (text !== undefined) node.textContent = inert(text);
   return node;
 }
 
@@ -87,8 +154,9 @@ function headerSection(report: Report): HTMLElement {
     // An advise run's answer is its headline; the best probe per transport would read as a rival one.
     best && !report.advice ? ` · best median: ${best}` : '',
   );
-  const args = h('details', { class: 'launch-args' }, h('summary', {}, `Chrome launch args (${header.launchArgs.length})`));
-  args.append(h('ul', {}, ...header.launchArgs.map((a) => h('li', {}, h('code', {}, a)))));
+  const args = h('details', { class: 'launch-args' }, h('summary', {}, `Chrome launch args (${formatCount(header.launchArgs.length)})`));
+  const launch = firstOf(header.launchArgs, LIST_LIMIT, 'launch args');
+  args.append(hAll('ul', {}, launch.shown.map((a) => h('li', {}, h('code', {}, a)))), ...(launch.more ? [launch.more] : []));
   const section = h('section', { class: 'run-header' }, h('h2', {}, 'Run ', h('code', {}, header.runId)), line);
   if (report.interrupted) section.append(h('p', { class: 'warning-box' }, `Interrupted before it finished${report.resumeCommand ? `; finish it with ${report.resumeCommand}` : ''}.`));
   for (const c of speedChanges(report.rounds)) section.append(h('p', { class: 'warning-box' }, `${speedChangeText(c).replace(/^u/, 'U')}.`));
@@ -103,12 +171,14 @@ function adviceSection(report: Report): HTMLElement | null {
   const section = h('section', { class: `advice advice-${v.state}` }, h('h2', {}, 'Advice'));
   if (v.caveat) section.append(h('p', { class: 'warning-box' }, v.caveat));
   section.append(h('p', { class: 'advice-headline' }, v.headline));
-  if (v.details.length) section.append(h('ul', { class: 'advice-details' }, ...v.details.map((d) => h('li', {}, d))));
+  const details = firstOf(v.details, LIST_LIMIT, 'lines');
+  if (v.details.length) section.append(hAll('ul', { class: 'advice-details' }, details.shown.map((d) => h('li', {}, d))), ...(details.more ? [details.more] : []));
   if (v.machine) section.append(h('p', { class: 'muted' }, v.machine));
   if (v.tried.length) {
-    const rows = v.tried.map((t) => h('tr', { class: `outcome-${t.outcome}` }, h('td', {}, h('code', {}, t.id)), h('td', {}, t.outcome), h('td', {}, t.why)));
-    const table = h('table', { class: 'points advice-tried' }, h('thead', {}, h('tr', {}, h('th', {}, 'candidate'), h('th', {}, 'outcome'), h('th', {}, 'why'))), h('tbody', {}, ...rows));
-    section.append(h('details', {}, h('summary', {}, `Every candidate measured (${v.tried.length}); their repeats are the points below`), h('div', { class: 'table-wrap' }, table)));
+    const tried = firstOf(v.tried, LIST_LIMIT, 'candidates');
+    const rows = tried.shown.map((t) => h('tr', { class: `outcome-${t.outcome}` }, h('td', {}, h('code', {}, t.id)), h('td', {}, t.outcome), h('td', {}, t.why)));
+    const table = h('table', { class: 'points advice-tried' }, h('thead', {}, h('tr', {}, h('th', {}, 'candidate'), h('th', {}, 'outcome'), h('th', {}, 'why'))), hAll('tbody', {}, rows));
+    section.append(h('details', {}, h('summary', {}, `Every candidate measured (${formatCount(v.tried.length)}); their repeats are the points below`), h('div', { class: 'table-wrap' }, table), ...(tried.more ? [tried.more] : [])));
   }
   return section;
 }
@@ -116,11 +186,13 @@ function adviceSection(report: Report): HTMLElement | null {
 function failuresSection(report: Report): HTMLElement | null {
   const list = failures(report);
   if (!list.length) return null;
+  const { shown, more } = firstOf(list, LIST_LIMIT, 'failed repeats');
   return h(
     'section',
     { class: 'failures' },
-    h('h2', {}, `Failures (${list.length})`),
-    h('ul', {}, ...list.map((f) => h('li', {}, h('code', {}, f.pointId), ` round ${f.round}, ${f.attempts} attempt${f.attempts === 1 ? '' : 's'}: `, f.text))),
+    h('h2', {}, `Failures (${formatCount(list.length)})`),
+    hAll('ul', {}, shown.map((f) => h('li', {}, h('code', {}, f.pointId), ` round ${f.round}, ${f.attempts} attempt${f.attempts === 1 ? '' : 's'}: `, f.text))),
+    ...(more ? [more] : []),
   );
 }
 
@@ -129,8 +201,9 @@ function failuresSection(report: Report): HTMLElement | null {
  * figures come from, and what could not be read there (their CPU cells show —, never 0).
  */
 function browsersSection(report: Report): HTMLElement | null {
-  const rows = browserRows(report);
-  if (!rows.length) return null;
+  const all = browserRows(report);
+  if (!all.length) return null;
+  const { shown: rows, more } = firstOf(all, LIST_LIMIT, 'browsers');
   const heads = ['browser', 'endpoint', 'host', 'version', 'cores', 'CPU', 'per-thread and host CPU', 'server on its host', 'clock vs server', 'competed with', 'JSON.parse ceiling', 'points'];
   const body = rows.map((b) => {
     const tr = h(
@@ -155,9 +228,10 @@ function browsersSection(report: Report): HTMLElement | null {
   return h(
     'section',
     { class: 'browsers' },
-    h('h2', {}, `Browsers (${rows.length})`),
+    h('h2', {}, `Browsers (${formatCount(all.length)})`),
     h('p', { class: 'muted' }, "Each point's repeats ran on the browser in its host column; repeats from different kinds of host are never pooled in one figure."),
-    h('div', { class: 'table-wrap' }, h('table', { class: 'points browser-table' }, h('thead', {}, h('tr', {}, ...heads.map((t, i) => h('th', { class: i === 4 || i === 10 ? 'num' : '' }, t)))), h('tbody', {}, ...body))),
+    h('div', { class: 'table-wrap' }, h('table', { class: 'points browser-table' }, h('thead', {}, h('tr', {}, ...heads.map((t, i) => h('th', { class: i === 4 || i === 10 ? 'num' : '' }, t)))), hAll('tbody', {}, body))),
+    ...(more ? [more] : []),
     ...lost.map((b) => h('p', { class: 'warning-box' }, `Browser ${b.id} was lost mid-sweep (${b.lost}); its remaining points went to the others.`)),
   );
 }
@@ -174,7 +248,8 @@ function knobsSection(report: Report): HTMLElement | null {
     const ci = c.ciLow === null || c.ciHigh === null ? '1 round' : `CI ${c.ciLow.toFixed(2)}–${c.ciHigh.toFixed(2)}`;
     return h('td', { class: `num cmp-${c.better === 'b' ? 'better' : c.better === 'a' ? 'worse' : 'same'}`, title: c.text }, `${c.ratio.toFixed(2)} (${ci})`);
   };
-  const rows = [...byPair.values()].map((pair) => {
+  const pairs = firstOf([...byPair.values()], LIST_LIMIT, 'pairs of points');
+  const rows = pairs.shown.map((pair) => {
     const [first] = pair;
     return h(
       'tr',
@@ -192,14 +267,16 @@ function knobsSection(report: Report): HTMLElement | null {
     { class: 'knobs' },
     h('h2', {}, 'What each knob bought'),
     h('p', { class: 'muted' }, 'Points of this run with the same transport, connections and offered load that differ in one setting only, paired by round: geometric mean of the per-round ratios with its 95% CI. Green: the change helped beyond the noise; red: it hurt.'),
-    h('div', { class: 'table-wrap' }, h('table', { class: 'points knob-table' }, h('thead', {}, head), h('tbody', {}, ...rows))),
+    h('div', { class: 'table-wrap' }, h('table', { class: 'points knob-table' }, h('thead', {}, head), hAll('tbody', {}, rows))),
+    ...(pairs.more ? [pairs.more] : []),
   );
 }
 
 function notesSection(report: Report): HTMLElement | null {
   const lines = noteLines(report);
   if (!lines.length) return null;
-  return h('section', { class: 'notes' }, h('h2', {}, 'Notes'), h('ul', {}, ...lines.map((n) => h('li', {}, h('code', {}, n.pointId), ': ', n.text))));
+  const { shown, more } = firstOf(lines, LIST_LIMIT, 'notes');
+  return h('section', { class: 'notes' }, h('h2', {}, 'Notes'), hAll('ul', {}, shown.map((n) => h('li', {}, h('code', {}, n.pointId), ': ', n.text))), ...(more ? [more] : []));
 }
 
 function detailsRow(row: TableRow, span: number): HTMLTableRowElement {
@@ -208,7 +285,9 @@ function detailsRow(row: TableRow, span: number): HTMLTableRowElement {
   if (row.details.unsteady.length) box.append(h('p', { class: 'unsteady' }, h('b', {}, 'Unsteady: '), row.details.unsteady.join('; ')));
   const head = h('tr', {}, h('th', {}, 'round'), h('th', {}, 'verdict'), ...REPEAT_TABLE_COLUMNS.map((c) => h('th', { class: 'num', title: c.title }, c.label)), h('th', {}, 'notes'));
   const body = h('tbody');
-  for (const rep of row.details.repeats) {
+  const repeats = firstOf(row.details.repeats, LIST_LIMIT, 'repeats');
+  if (repeats.more) box.append(repeats.more);
+  for (const rep of repeats.shown) {
     const cells =
       rep.status === 'ok'
         ? rep.cells.map((t) => h('td', { class: 'num' }, t))
@@ -222,10 +301,38 @@ function detailsRow(row: TableRow, span: number): HTMLTableRowElement {
   return h('tr', { class: 'details-row' }, td);
 }
 
+/** A point's row, or, if this build cannot read the point, a row that says which point and why. */
+function pointRow(r: PointResult, index: number): TableRow | Error {
+  try {
+    return tableRow(r);
+  } catch (error) {
+    const id = typeof r?.point?.id === 'string' ? r.point.id : `#${index + 1}`;
+    return new Error(`point ${id}: ${message(error)}`);
+  }
+}
+
+/** A column's sort value for every point, in one pass: sorting 100,000 rows needs no row made. */
+function sortKeys(report: Report, column: number): TableCell['sort'][] {
+  const c = TABLE_COLUMNS[column];
+  return report.points.map((r) => {
+    try {
+      return sortValue(c, r);
+    } catch {
+      return null;
+    }
+  });
+}
+
+type TableCell = TableRow['cells'][number];
+
 function tableSection(report: Report): HTMLElement {
   const columns = TABLE_COLUMNS;
-  const rows = tableRows(report);
-  const open = new Set<string>();
+  const count = report.points.length;
+  // Rows are made for the page shown only: 100,000 points × every column froze the page.
+  let order: number[] = report.points.map((_, i) => i);
+  let page = 0;
+  const pages = Math.max(1, Math.ceil(count / TABLE_PAGE));
+  const open = new Set<number>();
   let sortBy: { index: number; direction: 'asc' | 'desc' } | null = null;
   const groupRow = h('tr', { class: 'groups' }, h('th'));
   for (let i = 0; i < columns.length; ) {
@@ -238,20 +345,49 @@ function tableSection(report: Report): HTMLElement {
   }
   const labelRow = h('tr', {}, h('th', { class: 'toggle-col', title: 'Show a point’s notes and raw repeats' }));
   const body = h('tbody');
+  const pager = h('p', { class: 'pager' });
+  const pagerText = h('span');
+  const button = (cls: string, text: string, to: () => number) => {
+    const b = h('button', { class: cls }, text);
+    b.type = 'button';
+    b.addEventListener('click', () => {
+      page = Math.min(pages - 1, Math.max(0, to()));
+      draw();
+    });
+    return b;
+  };
+  const first = button('first', '⏮ first', () => 0);
+  const prev = button('prev', '◀ previous', () => page - 1);
+  const next = button('next', 'next ▶', () => page + 1);
+  const last = button('last', 'last ⏭', () => pages - 1);
+  pager.append(first, prev, pagerText, next, last);
+  pager.hidden = count <= TABLE_PAGE;
   const draw = (): void => {
-    const shown = sortBy ? sortRows(rows, sortBy.index, sortBy.direction) : rows;
     body.replaceChildren();
-    for (const row of shown) {
-      const toggle = h('button', { class: 'toggle', title: 'Details: notes, unsteady flags, raw repeats' }, open.has(row.pointId) ? '▾' : '▸');
+    const from = page * TABLE_PAGE;
+    const to = Math.min(count, from + TABLE_PAGE);
+    pagerText.textContent = ` rows ${formatCount(from + 1)}–${formatCount(to)} of ${formatCount(count)} `;
+    for (const b of [first, prev]) b.disabled = page === 0;
+    for (const b of [next, last]) b.disabled = page >= pages - 1;
+    for (let k = from; k < to; k++) {
+      const index = order[k];
+      const row = pointRow(report.points[index], index);
+      if (row instanceof Error) {
+        const td = h('td', { class: 'error' }, `Could not show ${row.message}`);
+        td.colSpan = columns.length + 1;
+        body.append(h('tr', { class: 'point-row failed unreadable-row' }, td));
+        continue;
+      }
+      const toggle = h('button', { class: 'toggle', title: 'Details: notes, unsteady flags, raw repeats' }, open.has(index) ? '▾' : '▸');
       toggle.type = 'button';
-      toggle.setAttribute('aria-expanded', String(open.has(row.pointId)));
+      toggle.setAttribute('aria-expanded', String(open.has(index)));
       toggle.addEventListener('click', () => {
-        if (open.has(row.pointId)) open.delete(row.pointId);
-        else open.add(row.pointId);
+        if (open.has(index)) open.delete(index);
+        else open.add(index);
         draw();
       });
       const tr = h('tr', { class: row.measured ? 'point-row' : 'point-row failed' }, h('td', { class: 'toggle-col' }, toggle));
-      tr.dataset.pointId = row.pointId;
+      tr.dataset.pointId = inert(row.pointId, 200);
       columns.forEach((c, i) => {
         const cell = row.cells[i];
         const numeric = c.kind !== 'text';
@@ -263,15 +399,20 @@ function tableSection(report: Report): HTMLElement {
         tr.append(h('td', { class: classes, title: cell.title ?? cell.text }, ...content));
       });
       body.append(tr);
-      if (open.has(row.pointId)) body.append(detailsRow(row, columns.length + 1));
+      if (open.has(index)) body.append(guarded(`the details of point ${row.pointId}`, () => detailsRow(row, columns.length + 1)));
     }
   };
   columns.forEach((c, i) => {
     const th = h('th', { class: `col-${c.id}${c.kind !== 'text' ? ' num' : ''} sortable`, title: `${c.title}${c.unit ? ` (${c.unit})` : ''}. Click to sort.` }, c.label);
     th.addEventListener('click', () => {
       sortBy = sortBy?.index === i ? { index: i, direction: sortBy.direction === 'asc' ? 'desc' : 'asc' } : { index: i, direction: c.kind === 'text' ? 'asc' : 'desc' };
+      const d = sortBy.direction;
+      const keys = sortKeys(report, i);
+      // A stable sort of indices by one column's keys: n log n, whatever the page.
+      order = report.points.map((_, k) => k).sort((a, b) => compareSortValues(keys[a], keys[b], d));
+      page = 0;
       for (const other of labelRow.querySelectorAll('th')) other.removeAttribute('aria-sort');
-      th.setAttribute('aria-sort', sortBy.direction === 'asc' ? 'ascending' : 'descending');
+      th.setAttribute('aria-sort', d === 'asc' ? 'ascending' : 'descending');
       draw();
     });
     labelRow.append(th);
@@ -283,7 +424,7 @@ function tableSection(report: Report): HTMLElement {
     { class: 'muted legend-line' },
     'Figures are medians over the repeats; ±x % is half the 95% CI of the mean as a share of the median. Hover a cell for mean, CI, n and range. Click a header to sort, ▸ for details.',
   );
-  return h('section', { class: 'table-section' }, h('h2', {}, 'Points'), legend, h('div', { class: 'table-wrap' }, table));
+  return h('section', { class: 'table-section' }, h('h2', {}, `Points (${formatCount(count)})`), legend, pager, h('div', { class: 'table-wrap' }, table));
 }
 
 // Latency plot geometry, in SVG user units; the SVG scales to its container's width.
@@ -342,7 +483,7 @@ interface ScenarioSection {
   draw(options: ChartOptions): Chart[];
 }
 
-function scenarioSection(view: ScenarioView, boxes: LatencyBox[]): ScenarioSection {
+function scenarioSection(view: ScenarioView, boxes: LatencyBox[], drawnOf: number): ScenarioSection {
   const against = view.kind === 'line' ? ` against ${view.xFactor === 'intervalMs' ? 'interval' : view.xFactor}` : ' per point';
   const whisk = 'mean of the repeats; whiskers: 95% CI of the mean';
   const eps = chartBox(`Throughput: events/s received by the tab${against}`, whisk);
@@ -350,11 +491,12 @@ function scenarioSection(view: ScenarioView, boxes: LatencyBox[]): ScenarioSecti
   const cpu = chartBox('Where the CPU went: % of one core by process', "tab renderer process (all threads), Chrome's network service, browser and GPU processes, the pushlab server; means of the repeats, stacked");
   const info = h('p', { class: 'fixed' }, view.fixed ? `Fixed: ${view.fixed}` : 'Nothing fixed');
   if (view.failed) info.append(h('span', { class: 'failed-count' }, ` · ${view.failed} of ${view.pointIds.length} points never measured`));
+  const pairs = firstOf(view.verdicts, LIST_LIMIT, 'paired verdicts');
   const verdicts = view.verdicts.length
-    ? h(
+    ? hAll(
         'ul',
         { class: 'paired' },
-        ...view.verdicts.map(({ about, comparison: c }) =>
+        pairs.shown.map(({ about, comparison: c }) =>
           h('li', { class: c.better === 'none' ? 'same' : 'decided', title: `${c.a} vs ${c.b}, paired by round (${c.rounds.length} rounds)` }, about ? h('span', { class: 'about' }, `${about}: `) : '', c.text),
         ),
       )
@@ -371,16 +513,33 @@ function scenarioSection(view: ScenarioView, boxes: LatencyBox[]): ScenarioSecti
     'section',
     { class: 'scenario' },
     h('h2', {}, 'Scenario ', h('code', {}, view.scenario)),
+    // More points than a chart can show apart: the first CHART_POINTS are drawn, and it says so.
+    ...(drawnOf > view.pointIds.length
+      ? [h('p', { class: 'warning-box too-large' }, `Too many to draw: ${formatCount(drawnOf)} points; showing the first ${formatCount(view.pointIds.length)} in the charts and the latency plot (the table lists every one).`)]
+      : []),
     verdicts,
+    ...(pairs.more ? [pairs.more] : []),
     info,
     h('div', { class: 'charts' }, eps.figure, eff.figure, cpu.figure),
     verdictLegend(),
     latency,
   );
-  element.id = `scenario-${view.scenario}`;
-  const make = (canvas: HTMLCanvasElement, config: ChartConfiguration<'line', { x: number; y: number }[]> | ChartConfiguration<'bar', (number | null)[], string[]>): Chart =>
-    new Chart(canvas, config as ChartConfiguration);
-  const draw = (options: ChartOptions): Chart[] => [make(eps.canvas, epsChart(view, options)), make(eff.canvas, efficiencyChart(view, options)), make(cpu.canvas, cpuChart(view))];
+  element.id = inert(`scenario-${view.scenario}`, 200);
+  type Config = ChartConfiguration<'line', { x: number; y: number }[]> | ChartConfiguration<'bar', (number | null)[], string[]>;
+  // Each chart on its own: one this build cannot draw is replaced by a note, and the others drawn.
+  const make = (box: { figure: HTMLElement; canvas: HTMLCanvasElement }, what: string, config: () => Config): Chart[] => {
+    try {
+      return [new Chart(box.canvas, config() as ChartConfiguration)];
+    } catch (error) {
+      box.figure.replaceChildren(unreadableNote(`the ${what} chart of scenario ${view.scenario}`, error));
+      return [];
+    }
+  };
+  const draw = (options: ChartOptions): Chart[] => [
+    ...make(eps, 'throughput', () => epsChart(view, options)),
+    ...make(eff, 'efficiency', () => efficiencyChart(view, options)),
+    ...make(cpu, 'CPU', () => cpuChart(view)),
+  ];
   return { element, draw };
 }
 
@@ -390,11 +549,51 @@ export interface Rendered {
   destroy(): void;
 }
 
-export function renderReport(container: HTMLElement, report: Report, options: ChartOptions): Rendered {
-  const boxes = latencyBoxes(report);
-  const sections = scenarioViews(report).map((v) => scenarioSection(v, boxes.filter((b) => b.scenario === v.scenario)));
-  const parts = [adviceSection(report), headerSection(report), browsersSection(report), failuresSection(report), tableSection(report), knobsSection(report), ...sections.map((x) => x.element), notesSection(report)];
-  container.replaceChildren(...parts.filter((p): p is HTMLElement => p !== null));
+/**
+ * Draws `report` into `container`, each part on its own. `refused`, when set, is why the report
+ * check refused the file: the parts are drawn from what it holds, and a note at the top says so.
+ */
+export function renderReport(container: HTMLElement, report: Report, options: ChartOptions, refused: string | null = null): Rendered {
+  const parts: (HTMLElement | null)[] = [];
+  if (refused) {
+    const note = h('section', { class: 'unreadable refused' }, h('b', {}, 'This report does not pass the check: '), refused, h('br'), 'What could be read is shown below; each part that could not be read says so.');
+    note.setAttribute('role', 'note');
+    parts.push(note);
+  }
+  parts.push(
+    guarded('the advice (advice)', () => adviceSection(report)),
+    guarded('the run header (runId, environment, options, rounds)', () => headerSection(report)),
+    guarded('the browsers (hosts)', () => browsersSection(report)),
+    guarded('the failures (points[].repeats)', () => failuresSection(report)),
+    guarded('the points table (points)', () => tableSection(report)),
+    guarded('what each knob bought (knobs)', () => knobsSection(report)),
+  );
+  const sections: ScenarioSection[] = [];
+  try {
+    const by = pointsByScenario(report);
+    const ids = scenarioIds(report, by);
+    const { shown, more } = firstOf(ids, SCENARIO_LIMIT, 'scenarios');
+    for (const scenario of shown) {
+      const results = by.get(scenario) ?? [];
+      const drawn = results.length > CHART_POINTS ? results.slice(0, CHART_POINTS) : results;
+      try {
+        const section = scenarioSection(scenarioView(report, scenario, drawn), latencyBoxes(report, drawn), results.length);
+        sections.push(section);
+        parts.push(section.element);
+      } catch (error) {
+        parts.push(unreadableNote(`scenario ${scenario}`, error));
+      }
+    }
+    if (more) parts.push(more);
+  } catch (error) {
+    parts.push(unreadableNote('the scenarios (points[].point.scenario)', error));
+  }
+  parts.push(guarded('the notes (points[].notes, points[].unsteady)', () => notesSection(report)));
+  container.replaceChildren();
+  appendAll(
+    container,
+    parts.filter((p): p is HTMLElement => p !== null),
+  );
   // Charts measure their canvas, so they are created only once the sections are in the document.
   let charts = sections.flatMap((x) => x.draw(options));
   return {
@@ -420,7 +619,8 @@ export function comparisonSection(cmp: Comparison): HTMLElement {
     h('th', {}, 'verdict'),
   );
   const body = h('tbody');
-  for (const p of cmp.points) {
+  const rows = firstOf(cmp.points, COMPARISON_ROWS, 'common points');
+  for (const p of rows.shown) {
     const tr = h('tr', { class: `cmp-${p.verdict}` }, h('td', { class: 'col-pointId', title: p.key }, p.key));
     for (const m of p.metrics) tr.append(h('td', { class: `num cmp-${m.verdict}`, title: VERDICT_WORDS[m.verdict] }, formatRatioWithCi(m)));
     tr.append(h('td', { class: `cmp-${p.verdict}` }, VERDICT_WORDS[p.verdict]));
@@ -436,7 +636,10 @@ export function comparisonSection(cmp: Comparison): HTMLElement {
     ' beyond the noise. Ratios are of means over repeats, with a 95% CI (unpaired: the runs differ).',
   );
   const section = h('section', { class: 'comparison' }, h('h2', {}, 'Comparison'), summary, h('div', { class: 'table-wrap' }, h('table', { class: 'points compare' }, h('thead', {}, head), body)));
-  if (cmp.onlyA.length) section.append(h('p', { class: 'muted' }, `Only in A: ${cmp.onlyA.join(', ')}`));
-  if (cmp.onlyB.length) section.append(h('p', { class: 'muted' }, `Only in B: ${cmp.onlyB.join(', ')}`));
+  if (rows.more) section.append(rows.more);
+  // Named up to LIST_LIMIT, then counted: two large runs may share few points.
+  const named = (ids: readonly string[]) => `${ids.slice(0, LIST_LIMIT).join(', ')}${ids.length > LIST_LIMIT ? `, and ${formatCount(ids.length - LIST_LIMIT)} more` : ''}`;
+  if (cmp.onlyA.length) section.append(h('p', { class: 'muted' }, `Only in A: ${named(cmp.onlyA)}`));
+  if (cmp.onlyB.length) section.append(h('p', { class: 'muted' }, `Only in B: ${named(cmp.onlyB)}`));
   return section;
 }

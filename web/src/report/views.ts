@@ -15,6 +15,33 @@ import { adviceText, machineWordsOf } from '../../../results/advice-words.js';
 type Point = PointResult['point'];
 export type Transport = Point['transport'];
 
+/**
+ * The least and greatest of `xs` in one pass; ±Infinity for none. Never `Math.min(...xs)`: a
+ * spread passes every value as an argument, and 20,000 points overflowed the stack.
+ */
+export function minOf(xs: readonly number[]): number {
+  let m = Number.POSITIVE_INFINITY;
+  for (const x of xs) if (x < m) m = x;
+  return m;
+}
+
+export function maxOf(xs: readonly number[]): number {
+  let m = Number.NEGATIVE_INFINITY;
+  for (const x of xs) if (x > m) m = x;
+  return m;
+}
+
+/** Each scenario's points, in the report's order, in one pass (a filter per scenario was quadratic when every point had its own). */
+export function pointsByScenario(report: Pick<Report, 'points'>): Map<string, PointResult[]> {
+  const by = new Map<string, PointResult[]>();
+  for (const r of report.points) {
+    const list = by.get(r.point.scenario);
+    if (list) list.push(r);
+    else by.set(r.point.scenario, [r]);
+  }
+  return by;
+}
+
 /** A legend label that carries the conditions, since a reader may compare against a different sweep. */
 export function referenceLabel(f: ReferenceFigure): string {
   const where = f.x === null ? 'max' : `@ ${f.factor} ${f.x}`;
@@ -92,7 +119,7 @@ function ceilingText(report: Report, browser?: string, engine?: 'firefox'): stri
   }));
   if (series.length === 0) return MISSING;
   const range = (xs: readonly number[]) => {
-    const [lo, hi] = [Math.min(...xs), Math.max(...xs)];
+    const [lo, hi] = [minOf(xs), maxOf(xs)];
     return lo === hi ? formatEps(lo) : `${formatEps(lo).replace(' EPS', '')} – ${formatEps(hi)}`;
   };
   const entries = series.sort((a, b) => ENCODINGS.indexOf(a.encoding) - ENCODINGS.indexOf(b.encoding) || a.batch - b.batch);
@@ -123,7 +150,10 @@ export interface BrowserRow extends HostWords {
 export function browserRows(report: Report): BrowserRow[] {
   const hosts = report.hosts ?? [];
   if (!hasBrowserColumn(report)) return [];
-  const pointsOn = (id: string) => report.points.filter((p) => p.repeats.some((r) => r.browserId === id)).length;
+  // Counted in one pass over the points, not one pass per browser.
+  const counts = new Map<string, number>();
+  for (const p of report.points) for (const id of new Set(p.repeats.map((r) => r.browserId))) if (id !== undefined) counts.set(id, (counts.get(id) ?? 0) + 1);
+  const pointsOn = (id: string) => counts.get(id) ?? 0;
   return hosts.map((b) => ({
     id: b.id,
     ...hostWords(b),
@@ -237,7 +267,7 @@ export function pointsAndRepeats(report: Pick<Report, 'points' | 'options'>): st
   const points = `${counts.length} point${counts.length === 1 ? '' : 's'}`;
   if (counts.every((n) => n === report.options.repeats)) return `${points} × ${report.options.repeats} repeats`;
   const total = counts.reduce((a, b) => a + b, 0);
-  const [lo, hi] = [Math.min(...counts), Math.max(...counts)];
+  const [lo, hi] = [minOf(counts), maxOf(counts)];
   return `${points}, ${total} repeat${total === 1 ? '' : 's'}${counts.length ? ` (${lo === hi ? lo : `${lo}–${hi}`} a point)` : ''}`;
 }
 
@@ -300,49 +330,53 @@ export const REPEAT_TABLE_COLUMNS: readonly Column[] = COLUMNS.filter((c) =>
 );
 
 export function tableRows(report: Report): TableRow[] {
-  return report.points.map((r): TableRow => {
-    const cells = TABLE_COLUMNS.map((c): TableCell => {
-      const title = cellDetail(c, r);
-      const cell: TableCell = { text: cellText(c, r), sort: sortValue(c, r) };
-      return title === undefined ? cell : { ...cell, title };
-    });
-    const repeats = r.repeats.map(
-      (rep): RepeatRow => ({
-        round: rep.round,
-        status: rep.status,
-        verdict: rep.verdict,
-        cells:
-          rep.status === 'ok'
-            ? REPEAT_TABLE_COLUMNS.map((c) => {
-                if (c.kind === 'text') return c.repeatText?.(r, rep) ?? MISSING;
-                const v = c.kind === 'stat' ? c.repeatValue(rep) : (c.repeatValue?.(r, rep) ?? null);
-                return v === null ? MISSING : c.format(v);
-              })
-            : [rep.cause ? `${rep.cause}: ${rep.error}` : rep.error],
-        notes: rep.notes.join('; '),
-      }),
-    );
-    return {
-      pointId: r.point.id,
-      scenario: r.point.scenario,
-      verdict: r.verdict,
-      measured: r.summary !== null,
-      cells,
-      details: { notes: r.notes, unsteady: r.unsteady.map((u) => `${u.kind}: ${u.message}`), repeats },
-    };
+  return report.points.map(tableRow);
+}
+
+/** One point's row; the viewer makes only the rows of the page it shows (a 100,000-point table is paged). */
+export function tableRow(r: PointResult): TableRow {
+  const cells = TABLE_COLUMNS.map((c): TableCell => {
+    const title = cellDetail(c, r);
+    const cell: TableCell = { text: cellText(c, r), sort: sortValue(c, r) };
+    return title === undefined ? cell : { ...cell, title };
   });
+  const repeats = r.repeats.map(
+    (rep): RepeatRow => ({
+      round: rep.round,
+      status: rep.status,
+      verdict: rep.verdict,
+      cells:
+        rep.status === 'ok'
+          ? REPEAT_TABLE_COLUMNS.map((c) => {
+              if (c.kind === 'text') return c.repeatText?.(r, rep) ?? MISSING;
+              const v = c.kind === 'stat' ? c.repeatValue(rep) : (c.repeatValue?.(r, rep) ?? null);
+              return v === null ? MISSING : c.format(v);
+            })
+          : [rep.cause ? `${rep.cause}: ${rep.error}` : rep.error],
+      notes: rep.notes.join('; '),
+    }),
+  );
+  return {
+    pointId: r.point.id,
+    scenario: r.point.scenario,
+    verdict: r.verdict,
+    measured: r.summary !== null,
+    cells,
+    details: { notes: r.notes, unsteady: r.unsteady.map((u) => `${u.kind}: ${u.message}`), repeats },
+  };
 }
 
 /** Sorts rows by one column; missing values last whichever the direction. */
 export function sortRows(rows: readonly TableRow[], columnIndex: number, direction: 'asc' | 'desc'): TableRow[] {
+  return [...rows].sort((a, b) => compareSortValues(a.cells[columnIndex].sort, b.cells[columnIndex].sort, direction));
+}
+
+/** The order of two cells' sort values; missing values last whichever the direction. */
+export function compareSortValues(x: TableCell['sort'], y: TableCell['sort'], direction: 'asc' | 'desc'): number {
   const sign = direction === 'asc' ? 1 : -1;
-  return [...rows].sort((a, b) => {
-    const x = a.cells[columnIndex].sort;
-    const y = b.cells[columnIndex].sort;
-    if (x === null || y === null) return x === y ? 0 : x === null ? 1 : -1;
-    if (typeof x === 'number' && typeof y === 'number') return sign * (x - y);
-    return sign * String(x).localeCompare(String(y), 'en', { numeric: true });
-  });
+  if (x === null || y === null) return x === y ? 0 : x === null ? 1 : -1;
+  if (typeof x === 'number' && typeof y === 'number') return sign * (x - y);
+  return sign * String(x).localeCompare(String(y), 'en', { numeric: true });
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -470,10 +504,10 @@ export interface ScenarioView {
 }
 
 /** Scenario ids in the report's order, plus any that only appear in the points. */
-export function scenarioIds(report: Report): string[] {
-  const ids = [...report.scenarios];
-  for (const r of report.points) if (!ids.includes(r.point.scenario)) ids.push(r.point.scenario);
-  return ids.filter((id) => report.points.some((r) => r.point.scenario === id));
+export function scenarioIds(report: Report, by: Map<string, PointResult[]> = pointsByScenario(report)): string[] {
+  const ids = new Set(report.scenarios.filter((id) => by.has(id)));
+  for (const id of by.keys()) ids.add(id);
+  return [...ids];
 }
 
 function plotValue(r: PointResult, x: number, stat: Stat | null | undefined): PlotValue {
@@ -482,81 +516,92 @@ function plotValue(r: PointResult, x: number, stat: Stat | null | undefined): Pl
 }
 
 export function scenarioViews(report: Report): ScenarioView[] {
-  return scenarioIds(report).map((scenario): ScenarioView => {
-    const results = report.points.filter((r) => r.point.scenario === scenario);
-    const points = results.map((r) => r.point);
-    const varying = varyingFactors(points);
-    // The newer factors are named only where a point has them, so older scenarios read as before.
-    const fixed = FACTORS.filter((f) => !varying.includes(f) && (!OPTIONAL_FACTORS.includes(f) || points[0][f as keyof Point] !== undefined))
-      .map((f) => factorValue(points[0], f))
-      .join(' · ');
-    const xFactor = X_FACTORS.find((f) => varying.includes(f)) ?? null;
-    // Lines: one per transport and per value of every other varying factor.
-    const lineFactors = varying.filter((f) => f !== xFactor);
-    const groups = new Map<string, PointResult[]>();
-    for (const r of results) {
-      const key = xFactor === null ? r.point.transport : pointLabel(r.point, lineFactors);
-      groups.set(key, [...(groups.get(key) ?? []), r]);
-    }
-    const sorted = (rs: PointResult[]) => (xFactor === null ? rs : [...rs].sort((a, b) => a.point[xFactor] - b.point[xFactor]));
-    const ordered = [...groups.values()].flatMap(sorted);
-    const categories = xFactor === null ? results.map((r) => pointLabel(r.point, varying)) : [];
-    const xOf = (r: PointResult) => (xFactor === null ? results.indexOf(r) : r.point[xFactor]);
-    const shades = new Map<Transport, number>();
-    const eps: Series[] = [];
-    const efficiency: Series[] = [];
-    for (const [key, rs] of groups) {
-      const t = rs[0].point.transport;
-      const shade = shades.get(t) ?? 0;
-      shades.set(t, shade + 1);
-      const line = (label: string, metric: string, dashed: boolean, pick: (r: PointResult) => Stat | null | undefined): Series => ({
-        label,
-        transport: t,
-        shade,
-        metric,
-        dashed,
-        ...(varying.includes('engine') ? { engine: rs[0].point.engine ?? 'chrome' } : {}),
-        values: sorted(rs).map((r) => plotValue(r, xOf(r), pick(r))),
-      });
-      eps.push(line(key, 'events/s', false, (r) => r.summary?.eventsPerSec));
-      efficiency.push(line(`${key} · tab renderer process`, 'tab renderer process', false, (r) => r.summary?.efficiency.eventsPerCpuSecRenderer));
-      // Parsed in Workers, the main thread does almost nothing per event: its hundreds of millions
-      // of events per CPU-second say nothing and flattened every other bar to zero.
-      efficiency.push(line(`${key} · main thread`, 'main thread', true, (r) => (r.point.parse === 'worker' ? null : r.summary?.efficiency.eventsPerCpuSecMainThread)));
-    }
-    const cpu = ordered.map(
-      (r): CpuStack => ({
-        label: pointLabel(r.point, varying),
-        pointId: r.point.id,
-        transport: r.point.transport,
-        verdict: r.verdict,
-        // A process no repeat could read (a Firefox with no socket process) is no bar, not a 0.
-        values: CPU_PROCESSES.map((p) => r.summary?.cpu[p.key]?.mean ?? null),
+  const by = pointsByScenario(report);
+  return scenarioIds(report, by).map((scenario) => scenarioView(report, scenario, by.get(scenario) ?? []));
+}
+
+/**
+ * One scenario's charts from `results`, its points (all of them, or the first of a scenario too
+ * large to draw): linear in their number, so one scenario with 100,000 points costs no more than
+ * 100,000 points spread over many.
+ */
+export function scenarioView(report: Report, scenario: string, results: readonly PointResult[]): ScenarioView {
+  const points = results.map((r) => r.point);
+  const varying = varyingFactors(points);
+  // The newer factors are named only where a point has them, so older scenarios read as before.
+  const fixed = FACTORS.filter((f) => !varying.includes(f) && (!OPTIONAL_FACTORS.includes(f) || points[0][f as keyof Point] !== undefined))
+    .map((f) => factorValue(points[0], f))
+    .join(' · ');
+  const xFactor = X_FACTORS.find((f) => varying.includes(f)) ?? null;
+  // Lines: one per transport and per value of every other varying factor.
+  const lineFactors = varying.filter((f) => f !== xFactor);
+  const groups = new Map<string, PointResult[]>();
+  for (const r of results) {
+    const key = xFactor === null ? r.point.transport : pointLabel(r.point, lineFactors);
+    const group = groups.get(key);
+    if (group) group.push(r);
+    else groups.set(key, [r]);
+  }
+  const sorted = (rs: PointResult[]) => (xFactor === null ? rs : [...rs].sort((a, b) => a.point[xFactor] - b.point[xFactor]));
+  const ordered = [...groups.values()].flatMap(sorted);
+  const categories = xFactor === null ? results.map((r) => pointLabel(r.point, varying)) : [];
+  // A bar's x is its index among the scenario's points: looked up, not searched for (indexOf per point was quadratic).
+  const index = new Map(results.map((r, i) => [r, i]));
+  const xOf = (r: PointResult) => (xFactor === null ? (index.get(r) ?? 0) : r.point[xFactor]);
+  const shades = new Map<Transport, number>();
+  const eps: Series[] = [];
+  const efficiency: Series[] = [];
+  for (const [key, rs] of groups) {
+    const t = rs[0].point.transport;
+    const shade = shades.get(t) ?? 0;
+    shades.set(t, shade + 1);
+    const line = (label: string, metric: string, dashed: boolean, pick: (r: PointResult) => Stat | null | undefined): Series => ({
+      label,
+      transport: t,
+      shade,
+      metric,
+      dashed,
+      ...(varying.includes('engine') ? { engine: rs[0].point.engine ?? 'chrome' } : {}),
+      values: sorted(rs).map((r) => plotValue(r, xOf(r), pick(r))),
+    });
+    eps.push(line(key, 'events/s', false, (r) => r.summary?.eventsPerSec));
+    efficiency.push(line(`${key} · tab renderer process`, 'tab renderer process', false, (r) => r.summary?.efficiency.eventsPerCpuSecRenderer));
+    // Parsed in Workers, the main thread does almost nothing per event: its hundreds of millions
+    // of events per CPU-second say nothing and flattened every other bar to zero.
+    efficiency.push(line(`${key} · main thread`, 'main thread', true, (r) => (r.point.parse === 'worker' ? null : r.summary?.efficiency.eventsPerCpuSecMainThread)));
+  }
+  const cpu = ordered.map(
+    (r): CpuStack => ({
+      label: pointLabel(r.point, varying),
+      pointId: r.point.id,
+      transport: r.point.transport,
+      verdict: r.verdict,
+      // A process no repeat could read (a Firefox with no socket process) is no bar, not a 0.
+      values: CPU_PROCESSES.map((p) => r.summary?.cpu[p.key]?.mean ?? null),
+    }),
+  );
+  const byId = new Map(results.map((r) => [r.point.id, r]));
+  return {
+    scenario,
+    kind: xFactor === null ? 'bar' : 'line',
+    xFactor,
+    xLabel: xFactor === null ? '' : FACTOR_LABEL[xFactor],
+    categories,
+    fixed,
+    pointIds: points.map((p) => p.id),
+    failed: results.filter((r) => r.summary === null).length,
+    eps,
+    efficiency,
+    cpu,
+    verdicts: report.comparisons
+      .filter((c) => byId.has(c.a))
+      .map((comparison) => {
+        const a = byId.get(comparison.a);
+        const about = a ? varying.filter((f) => f !== 'transport').map((f) => factorValue(a.point, f)).join(' · ') : '';
+        return { about, comparison };
       }),
-    );
-    const ids = new Set(points.map((p) => p.id));
-    return {
-      scenario,
-      kind: xFactor === null ? 'bar' : 'line',
-      xFactor,
-      xLabel: xFactor === null ? '' : FACTOR_LABEL[xFactor],
-      categories,
-      fixed,
-      pointIds: points.map((p) => p.id),
-      failed: results.filter((r) => r.summary === null).length,
-      eps,
-      efficiency,
-      cpu,
-      verdicts: report.comparisons
-        .filter((c) => ids.has(c.a))
-        .map((comparison) => {
-          const a = results.find((r) => r.point.id === comparison.a);
-          const about = a ? varying.filter((f) => f !== 'transport').map((f) => factorValue(a.point, f)).join(' · ') : '';
-          return { about, comparison };
-        }),
-      reference: xFactor === null ? [] : REFERENCE_FIGURES.filter((f) => f.factor === xFactor),
-    };
-  });
+    reference: xFactor === null ? [] : REFERENCE_FIGURES.filter((f) => f.factor === xFactor),
+  };
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -592,10 +637,11 @@ function medianOf(xs: readonly number[]): number {
  * highest maximum of any repeat. Repeats without a complete summary are left out rather
  * than drawn with invented whiskers.
  */
-export function latencyBoxes(report: Report): LatencyBox[] {
-  const varyingIn = new Map(scenarioIds(report).map((s) => [s, varyingFactors(report.points.filter((r) => r.point.scenario === s).map((r) => r.point))]));
+export function latencyBoxes(report: Report, points: readonly PointResult[] = report.points): LatencyBox[] {
+  const by = pointsByScenario({ points: [...points] });
+  const varyingIn = new Map([...by].map(([s, rs]) => [s, varyingFactors(rs.map((r) => r.point))]));
   const boxes: LatencyBox[] = [];
-  for (const r of report.points) {
+  for (const r of points) {
     const ls = r.repeats.flatMap((rep) => {
       if (rep.status !== 'ok' || rep.latency.count === 0) return [];
       const { minMs, p25Ms, p50Ms, p75Ms, p95Ms, p99Ms, maxMs } = rep.latency;
@@ -611,13 +657,13 @@ export function latencyBoxes(report: Report): LatencyBox[] {
       verdict: r.verdict,
       repeats: ls.length,
       count: ls.reduce((s, l) => s + l.count, 0),
-      minMs: Math.min(...ls.map((l) => l.minMs)),
+      minMs: minOf(ls.map((l) => l.minMs)),
       p25Ms: medianOf(ls.map((l) => l.p25Ms)),
       p50Ms: medianOf(ls.map((l) => l.p50Ms)),
       p75Ms: medianOf(ls.map((l) => l.p75Ms)),
       p95Ms: medianOf(ls.map((l) => l.p95Ms)),
       p99Ms: medianOf(ls.map((l) => l.p99Ms)),
-      maxMs: Math.max(...ls.map((l) => l.maxMs)),
+      maxMs: maxOf(ls.map((l) => l.maxMs)),
     });
   }
   return boxes;
@@ -640,8 +686,8 @@ export interface LogAxis {
  */
 export function logAxis(values: readonly number[], maxTicks = 8): LogAxis {
   const positive = values.filter((v) => Number.isFinite(v) && v > 0);
-  const lo = Math.max(0.001, positive.length ? Math.min(...positive) : 0.1);
-  const hi = Math.max(lo * 10, positive.length ? Math.max(...positive) : 1);
+  const lo = Math.max(0.001, positive.length ? minOf(positive) : 0.1);
+  const hi = Math.max(lo * 10, positive.length ? maxOf(positive) : 1);
   const min = 10 ** Math.floor(Math.log10(lo));
   const max = 10 ** Math.ceil(Math.log10(hi));
   const decades = Math.round(Math.log10(max / min));
