@@ -75,10 +75,12 @@ export const COMPRESSION_LEVEL = 1;
  *   used size that no stream uses. When every held size is in use (or was used in the last
  *   pinMs), a new size is refused with a 503 rather than grow past the budget.
  * - pinMs: a size asked for this recently is not evicted, so the stream that waited for it
- *   starts (a WebSocket upgrades between the build and its first batch).
+ *   starts (a WebSocket upgrades between the build and its first batch). Short, so a sweep
+ *   that measures the parse ceilings of five Arrow sizes one after another (a second or more
+ *   each) evicts the oldest instead of being refused.
  * - sliceMs: the build runs on the event loop in slices of this long, each followed by a
  *   setImmediate, so other streams' ticks wait at most about this long (a whole build took the
  *   loop for 31 s at batch 1 and 1-4 s at other sizes). The pool's Arrow table, built once
  *   before the first size (about 15 MB, kept), is built the same way.
  */
-export const ARROW_CACHE = { maxSizes: 4, maxBytes: 128 * MIB, pinMs: 10_000, sliceMs: 8 } as const;
+export const ARROW_CACHE = { maxSizes: 4, maxBytes: 128 * MIB, pinMs: 2000, sliceMs: 8 } as const;

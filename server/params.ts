@@ -87,7 +87,7 @@ export function withStreamReady(hub: Hub, validate: PreValidation): PreValidatio
     if (reply.sent) return;
     const refusal = await prepareStream(hub, request.stream);
     if (!refusal) return;
-    // A size is in use for as long as its streams last; 10 s is the pin (ARROW_CACHE.pinMs).
+    // Every size held is in use, or being built (each build takes seconds): try again later.
     if (refusal.status === 503) void reply.header('retry-after', '10');
     await reply.code(refusal.status).send(refusal.body);
   };
