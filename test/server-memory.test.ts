@@ -8,11 +8,15 @@
  * The server runs in this process, so the stall probe (a 10 ms interval's longest gap) and RSS
  * are the server's own (and the client's, which holds little: it reads one message per stream).
  */
+import { Code, createClient, type ConnectError } from '@connectrpc/connect';
+import { createGrpcWebTransport } from '@connectrpc/connect-node';
 import http2 from 'node:http2';
 import { performance } from 'node:perf_hooks';
 import { afterAll, afterEach, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
 import type { ServerStats } from '../protocol/report.js';
-import { ARROW_BATCH, type StreamParams, type Transport } from '../protocol/wire.js';
+import WebSocket from 'ws';
+import { PushService } from '../protocol/gen/pushlab/v1/push_pb.js';
+import { ARROW_BATCH, type ServerOrigins, type StreamParams, type Transport } from '../protocol/wire.js';
 import { ARROW_CACHE, MIB, SERVER_DEFAULTS } from '../server/defaults.js';
 import { Hub, type Sink } from '../server/hub.js';
 import type { RowPool } from '../server/rows.js';
@@ -91,6 +95,49 @@ describe('Arrow batch sizes a client names', () => {
     }
     // The same batch without Arrow is fine.
     expect((await firstChunk(session, '/ndjson?batch=1', 10_000)).status).toBe(200);
+  }, 120_000);
+
+  it('every route that carries Arrow refuses a batch below the minimum, before any stream or upgrade', async () => {
+    const origins = JSON.parse((await h2get(session, '/origins')).body) as ServerOrigins;
+    const main = `https://127.0.0.1:${server.port}`;
+    const query = `?batch=${ARROW_BATCH.min - 1}&encoding=arrow`;
+    // ws: an HTTP/1.1 upgrade on the main origin.
+    const ws = await new Promise<{ status: number; body: string }>((resolve, reject) => {
+      const socket = new WebSocket(`${main.replace('https:', 'wss:')}/ws${query}`, { rejectUnauthorized: false });
+      socket.on('unexpected-response', (_req, res) => {
+        let body = '';
+        res.on('data', (d: Buffer) => (body += d.toString()));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
+      });
+      socket.on('open', () => reject(new Error('/ws opened')));
+      socket.on('error', reject);
+    });
+    // ws-h2: an extended CONNECT on the connect origin.
+    const connect = http2.connect(origins.connect!, { rejectUnauthorized: false });
+    await new Promise((resolve) => connect.once('remoteSettings', resolve));
+    const stream = connect.request({ ':method': 'CONNECT', ':protocol': 'websocket', ':path': `/ws${query}`, 'sec-websocket-version': '13' });
+    const h2status = await new Promise<number>((resolve) => stream.once('response', (h) => resolve(Number(h[':status']))));
+    let h2body = '';
+    stream.setEncoding('utf8');
+    stream.on('data', (d: string) => (h2body += d));
+    await new Promise((resolve) => stream.once('close', resolve));
+    connect.close();
+    for (const [route, r] of [['ws', ws], ['ws-h2', { status: h2status, body: h2body }]] as const) {
+      expect(r.status, route).toBe(400);
+      expect(JSON.parse(r.body), route).toMatchObject({ error: 'bad-parameter', param: 'batch', value: String(ARROW_BATCH.min - 1) });
+    }
+    // grpc-web: InvalidArgument naming batch.
+    const client = createClient(PushService, createGrpcWebTransport({ baseUrl: main, httpVersion: '2', nodeOptions: { rejectUnauthorized: false } }));
+    const refusal = await (async () => {
+      try {
+        for await (const _ of client.stream({ batch: ARROW_BATCH.min - 1, intervalMs: 1, encoding: 'arrow' })) return null;
+      } catch (e) {
+        return e as ConnectError;
+      }
+      return null;
+    })();
+    expect(refusal?.code).toBe(Code.InvalidArgument);
+    expect(refusal?.rawMessage).toContain('batch must be');
   }, 120_000);
 
   it('many new sizes: RSS and the longest event-loop stall stay bounded, other streams keep flowing, and what does not fit gets a 503', async () => {
