@@ -12,6 +12,10 @@
  *   server's RSS, the shedding it counts, and the rate the readers still get.
  * - `foreign`: what a page on another origin gets (bench/foreign.ts): CORS, the bytes its
  *   WebSocket pulls, its stream starts and CONNECT, someone else's poll id.
+ * - `arrow`: many new Arrow batch sizes (bench/memory.ts): the server's RSS and its longest
+ *   event-loop stall, and how many sizes were served, refused or busy.
+ * - `zero-window`: many streams on one HTTP/2 connection that never open their window
+ *   (bench/memory.ts): the bytes queued for them, the server's RSS, what was shed.
  */
 import { execFileSync } from 'node:child_process';
 import { commandLineFlags, reportErrorsAs } from '../cli/command.js';
@@ -23,8 +27,9 @@ import { attachInspector, freePort, type Inspector } from './inspector.js';
 import { runChurn } from './churn.js';
 import { describeStall, runStall } from './stall.js';
 import { describeForeign, runForeign } from './foreign.js';
+import { arrowSizes, zeroWindow } from './memory.js';
 
-const SECTIONS = ['churn', 'stall', 'foreign'] as const;
+const SECTIONS = ['churn', 'stall', 'foreign', 'arrow', 'zero-window'] as const;
 
 const FLAGS = {
   only: { type: 'list', default: [...SECTIONS], choices: SECTIONS, help: 'sections to run' },
@@ -33,6 +38,9 @@ const FLAGS = {
   seed: { type: 'integer', default: 1, min: 0, max: 2 ** 31, help: 'seeds the mix of transports, endings and hold times' },
   'settle-sec': { type: 'number', default: 3, min: 0, max: 120, help: 'wait after the last cycle before counting what is left open' },
   'stall-seconds': { type: 'number', default: 20, min: 2, max: 600, help: 'how long the stalled clients stop reading' },
+  'arrow-sizes': { type: 'integer', default: 12, min: 1, max: 1000, help: 'new Arrow batch sizes asked for, from the Arrow minimum (16) up in steps of 3' },
+  'zero-window-streams': { type: 'integer', default: 250, min: 1, max: 1000, help: 'zero-window streams on one HTTP/2 connection' },
+  'zero-window-batch': { type: 'integer', default: 10, min: 1, max: 10_000, help: "their batch: below about 15 rows each message is its own copy (write-message.ts), so what is queued is the server's memory" },
   'server-args': { type: 'string', default: '', help: 'extra flags for the server, space-separated' },
 } as const satisfies Record<string, FlagSpec>;
 
@@ -126,6 +134,8 @@ try {
   if (inspector) await churn(server, inspector, flags);
   if (flags.only.includes('stall')) process.stdout.write(`${describeStall(await runStall(server.url, { seconds: flags['stall-seconds'], stats: () => server.stats() }))}\n`);
   if (flags.only.includes('foreign')) process.stdout.write(`${describeForeign(await runForeign(server.url, 3))}\n`);
+  if (flags.only.includes('arrow')) process.stdout.write(`${await arrowSizes(server.url, Array.from({ length: flags['arrow-sizes'] }, (_, i) => 16 + 3 * i))}\n`);
+  if (flags.only.includes('zero-window')) process.stdout.write(`${await zeroWindow(server.url, flags['zero-window-streams'], flags['zero-window-batch'], flags['stall-seconds'])}\n`);
 } finally {
   inspector?.close();
   await server.stop();

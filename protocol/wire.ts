@@ -3,7 +3,7 @@
  * stream query parameters and their limits. No Node or DOM imports, so the server,
  * the page, the driver and the report viewer all import this one file.
  */
-import { inRange, LIMITS, parseDecimal, rangeText } from './limits.js';
+import { inRange, LIMITS, parseDecimal, rangeText, type Range } from './limits.js';
 
 /**
  * The server's origins. `main` serves the page (HTTP/2, HTTP/1.1 allowed for WebSocket
@@ -301,6 +301,24 @@ export const MESSAGE_TAIL = ']}';
 
 /** Limits of the stream query parameters (named as in the query); the server and the page validate against these. */
 export const STREAM_LIMITS = { batch: LIMITS.batch, interval: LIMITS.intervalMs } as const;
+
+/**
+ * Rows per batch with `encoding=arrow`. Every record batch message carries about 720 bytes of
+ * metadata (its flatbuffer header: a node and buffers for each of the 12 columns, measured on
+ * the row pool) against about 51 bytes per row, so below 15 rows a message is more metadata than
+ * rows, and at batch 1 the server's encoded batches of one size take 300,000 messages: 230 MB
+ * and half a minute to build (issue 31). At 16 the rows outweigh the metadata. The lab's own
+ * Arrow sizes (scenarios.json: 400, 4,000, 10,000) are far above it; the advisor leaves Arrow
+ * out where its batch would be smaller (puppeteer/advise/candidates.ts).
+ */
+export const ARROW_BATCH: Range = { min: 16, max: LIMITS.batch.max, integer: true };
+
+/** The refusal of a `batch` too small for `encoding=arrow` (ARROW_BATCH); null when it fits or the encoding is not Arrow. */
+export function arrowBatchMismatch(p: Pick<StreamParams, 'batch' | 'encoding'>): ParamError | null {
+  if (p.encoding !== 'arrow' || inRange(p.batch, ARROW_BATCH)) return null;
+  const allowed = `${rangeText(ARROW_BATCH)} with encoding=arrow (smaller batches are mostly Arrow metadata); any batch from ${LIMITS.batch.min} with json or msgpack`;
+  return paramError('batch', String(p.batch), allowed, (v) => `batch must be ${allowed}; got '${v}'`);
+}
 
 export interface StreamParams {
   /** Rows per batch. */

@@ -17,9 +17,32 @@ export const MIB = 1024 * 1024;
  */
 export const H2_LISTENER_OPTIONS = { noDelay: true, maxSessionMemory: 1024 } as const;
 
-export const SERVER_DEFAULTS: { sendBufferLimitBytes: number; clock: ClockKind; sseWriter: SseWriter; maxStreamsPerSession: number } = {
+export const SERVER_DEFAULTS: {
+  sendBufferLimitBytes: number;
+  connectionBufferLimitBytes: number;
+  processBufferLimitBytes: number;
+  clock: ClockKind;
+  sseWriter: SseWriter;
+  maxStreamsPerSession: number;
+} = {
   /** Shed batches for a client once this much is queued for it. */
   sendBufferLimitBytes: 4 * MIB,
+  /**
+   * Shed batches for every stream of one TCP connection (an HTTP/2 session's streams, a
+   * WebSocket's socket) once this much is queued on it in all: 32 streams at the per-stream
+   * bound. A page that keeps up holds a message or two per stream (at most about 2 MB at batch
+   * 10,000), so the heaviest lab page on one session (30 connections of scenarios.json's
+   * headline-connections) stays under it even with every stream a whole message behind; only a
+   * page already shedding per stream reaches it. Without it, 250 zero-window streams on one
+   * connection held 1.4 GB (issue 31).
+   */
+  connectionBufferLimitBytes: 128 * MIB,
+  /**
+   * Shed batches for every stream once this much is queued in the whole server: the
+   * connection bound of 4 connections. Many connections that each stay under their own bound
+   * must not add up to the machine's memory; past it every stream with more queued sheds.
+   */
+  processBufferLimitBytes: 512 * MIB,
   /** Node timers: the cheaper wake-up (see clock.ts). */
   clock: 'timer',
   /** Pre-encoded bytes measured fastest (see transports/sse.ts). */
@@ -40,3 +63,24 @@ export const SERVER_DEFAULTS: { sendBufferLimitBytes: number; clock: ClockKind; 
  * so the level buys little ratio here and costs the server per batch.
  */
 export const COMPRESSION_LEVEL = 1;
+
+/**
+ * The Arrow batches the server keeps encoded (server/arrow.ts), a least-recently-used cache of
+ * batch sizes: every size in use costs its rows once more (300,000 rows at about 51 bytes) and
+ * 720 bytes per record batch, 15 MB at batch 400 and 28 MB at the smallest Arrow batch (16,
+ * protocol/wire.ts ARROW_BATCH). A sweep or advise probe uses one size at a time, and
+ * scenarios.json three in all (400, 4,000, 10,000).
+ * - maxSizes: 4 sizes, the lab's three and one more.
+ * - maxBytes: 4 of the largest (28 MB each, 114 MB) fit; a fifth size evicts the least recently
+ *   used size that no stream uses. When every held size is in use (or was used in the last
+ *   pinMs), a new size is refused with a 503 rather than grow past the budget.
+ * - pinMs: a size asked for this recently is not evicted, so the stream that waited for it
+ *   starts (a WebSocket upgrades between the build and its first batch). Short, so a sweep
+ *   that measures the parse ceilings of five Arrow sizes one after another (a second or more
+ *   each) evicts the oldest instead of being refused.
+ * - sliceMs: the build runs on the event loop in slices of this long, each followed by a
+ *   setImmediate, so other streams' ticks wait at most about this long (a whole build took the
+ *   loop for 31 s at batch 1 and 1-4 s at other sizes). The pool's Arrow table, built once
+ *   before the first size (about 15 MB, kept), is built the same way.
+ */
+export const ARROW_CACHE = { maxSizes: 4, maxBytes: 128 * MIB, pinMs: 2000, sliceMs: 8 } as const;

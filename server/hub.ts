@@ -2,6 +2,11 @@
  * The hub owns every open stream and one timer that paces them all. Transports only
  * provide a Sink (how to write one batch, how much is queued); the hub decides when to
  * write, when to shed, and keeps the counters `/stats` reports.
+ *
+ * A batch is shed when its stream's queue is over `sendBufferLimitBytes`, or its TCP
+ * connection's (every stream of an HTTP/2 session shares one) is over
+ * `connectionBufferLimitBytes`, or the whole hub's is over `processBufferLimitBytes`: many
+ * zero-window streams on one session, or many sessions, add up to no more than these.
  */
 import { performance } from 'node:perf_hooks';
 import { Histogram } from '../protocol/histogram.js';
@@ -12,6 +17,8 @@ import { batchesDue, batchesThisTick, nextDueMs, shouldShed } from './pacer.js';
 import { createClock, type ClockKind, type WakeClock } from './clock.js';
 import { deadPeers } from './liveness.js';
 import { RowPool } from './rows.js';
+import { arrowCache, type ArrowCache } from './arrow.js';
+import { SERVER_DEFAULTS } from './defaults.js';
 import type { MessageCompressor } from './compress.js';
 
 export interface Sink {
@@ -42,6 +49,10 @@ export interface Sink {
 export interface HubOptions {
   /** Shed batches for a client once this many bytes are queued for it. */
   sendBufferLimitBytes: number;
+  /** Shed batches for every stream of a TCP connection (Sink.socket) once this many bytes are queued on it in all; default SERVER_DEFAULTS'. */
+  connectionBufferLimitBytes?: number;
+  /** Shed batches for every stream once this many bytes are queued in the whole hub; default SERVER_DEFAULTS'. */
+  processBufferLimitBytes?: number;
   /** What wakes the pacing loop (see clock.ts); default `timer`, which fake timers in tests also drive. */
   clock?: ClockKind;
 }
@@ -80,8 +91,28 @@ export class Hub {
   private readonly totals = { batchesSent: 0, eventsSent: 0, bytesSent: 0, batchesShed: 0, connections: 0, writeErrors: 0, goneDropped: 0, badLastEventIds: 0 };
   private lastWriteError: string | null = null;
 
+  /** Bytes queued per TCP connection (Sink.socket) at this tick, kept up to date as the tick writes. */
+  private readonly queuedOn = new Map<number, number>();
+  private readonly connectionLimit: number;
+  private readonly processLimit: number;
+  /** The Arrow batches of this hub's pool (arrow.ts): a size is built before a stream of it opens (`prepare`). */
+  private readonly arrow: ArrowCache;
+
   constructor(readonly options: HubOptions) {
     this.clock = createClock(options.clock ?? 'timer', this.tick);
+    this.connectionLimit = options.connectionBufferLimitBytes ?? SERVER_DEFAULTS.connectionBufferLimitBytes;
+    this.processLimit = options.processBufferLimitBytes ?? SERVER_DEFAULTS.processBufferLimitBytes;
+    this.arrow = arrowCache(this.pool);
+    this.arrow.inUse = () => new Set([...this.streams].filter((s) => s.params.encoding === 'arrow').map((s) => s.params.batch));
+  }
+
+  /**
+   * What a stream needs before it opens: for `encoding=arrow`, its size's batches, built (in
+   * slices, sharing a build under way) when not held. Rejects with ArrowCacheFull when the size
+   * does not fit the cache beside the sizes in use; the route answers 503.
+   */
+  async prepare(params: StreamParams): Promise<void> {
+    if (params.encoding === 'arrow') await this.arrow.load(params.batch);
   }
 
   /** Starts pacing a stream; `firstSeq` lets an SSE reconnect continue its sequence. */
@@ -134,6 +165,16 @@ export class Hub {
     const origin = performance.timeOrigin;
     let nextDue = Infinity;
     this.pool.useEpochAt(origin + performance.now());
+    // What is queued per connection and in all, read once per tick and then kept up to date
+    // with what the tick writes, so the shed decision costs a map lookup per batch.
+    const queuedOn = this.queuedOn;
+    queuedOn.clear();
+    let queued = 0;
+    for (const s of this.streams) {
+      const b = s.sink.bufferedBytes();
+      queuedOn.set(s.sink.socket, (queuedOn.get(s.sink.socket) ?? 0) + b);
+      queued += b;
+    }
     for (const s of this.streams) {
       if (this.dropIfGone(s)) continue;
       const { batch, interval } = s.params;
@@ -145,7 +186,8 @@ export class Hub {
       for (let k = 0; k < n; k++) {
         const seq = s.generated++;
         s.lateness.record((now - (s.t0 + seq * interval)) * 1000);
-        if (shouldShed(s.sink.bufferedBytes(), limit)) {
+        const onConnection = queuedOn.get(s.sink.socket) ?? 0;
+        if (shouldShed(s.sink.bufferedBytes(), limit) || shouldShed(onConnection, this.connectionLimit) || shouldShed(queued, this.processLimit)) {
           s.shed++;
           this.totals.batchesShed++;
           continue;
@@ -161,6 +203,8 @@ export class Hub {
           this.lastWriteError = err instanceof Error ? err.message : String(err);
           break;
         }
+        queuedOn.set(s.sink.socket, onConnection + written);
+        queued += written;
         s.sent++;
         s.bytes += written;
         this.totals.batchesSent++;

@@ -1,5 +1,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { carries, compressionMismatch, ENCODINGS, paramError, parseStreamParams, transportsCarrying, type BinaryEncoding, type ParamError, type StreamParams, type Transport } from '../protocol/wire.js';
+import { arrowBatchMismatch, carries, compressionMismatch, ENCODINGS, paramError, parseStreamParams, transportsCarrying, type BinaryEncoding, type ParamError, type StreamParams, type Transport } from '../protocol/wire.js';
+import { ArrowCacheFull } from './arrow.js';
+import type { Hub } from './hub.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -50,5 +52,43 @@ export function withCompressionOf(transport: Transport, validate: PreValidation)
     if (reply.sent) return;
     const mismatch = compressionMismatch(transport, request.stream.compression);
     if (mismatch) await reply.code(400).send({ error: 'bad-parameter', ...mismatch });
+  };
+}
+
+/** Why a stream cannot open yet, as the route answers it: a status and a body naming the parameter. */
+export interface StreamRefusal {
+  status: number;
+  body: { error: string } & ParamError;
+}
+
+/**
+ * What a stream waits for before it opens: for `encoding=arrow`, a batch of at least
+ * ARROW_BATCH rows (else a 400 naming `batch`) and its size's batches built (hub.prepare: other
+ * streams keep flowing meanwhile). A size that does not fit the Arrow cache beside the sizes in
+ * use gets a 503. Null when the stream may open.
+ */
+export async function prepareStream(hub: Hub, params: StreamParams): Promise<StreamRefusal | null> {
+  const small = arrowBatchMismatch(params);
+  if (small) return { status: 400, body: { error: 'bad-parameter', ...small } };
+  try {
+    await hub.prepare(params);
+    return null;
+  } catch (err) {
+    if (!(err instanceof ArrowCacheFull)) throw err;
+    const allowed = `one of the Arrow sizes in use (${err.held.join(', ')}) until a stream of another size ends`;
+    return { status: 503, body: { error: 'busy', ...paramError('batch', String(params.batch), allowed, () => err.message) } };
+  }
+}
+
+/** preValidation: `validate`, then prepareStream (the Arrow batch's minimum, and its batches built). */
+export function withStreamReady(hub: Hub, validate: PreValidation): PreValidation {
+  return async (request, reply) => {
+    await validate(request, reply);
+    if (reply.sent) return;
+    const refusal = await prepareStream(hub, request.stream);
+    if (!refusal) return;
+    // Every size held is in use, or being built (each build takes seconds): try again later.
+    if (refusal.status === 503) void reply.header('retry-after', '10');
+    await reply.code(refusal.status).send(refusal.body);
   };
 }

@@ -12,7 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ARROW_HEAD_BYTES, ARROW_COLUMN_TYPES, arrowIpcBytes, arrowSentAt, arrowSeq, rowFromArrow } from '../protocol/arrow.js';
 import { PushService } from '../protocol/gen/pushlab/v1/push_pb.js';
 import { parseStreamParams, ROW_COLUMNS, type Row } from '../protocol/wire.js';
-import { arrowBatches, ArrowStream } from '../server/arrow.js';
+import { arrowCache, ArrowStream } from '../server/arrow.js';
 import { RowPool } from '../server/rows.js';
 import { decodeFramed, deliverArrow, FrameReader } from '../web/src/arrow-batch.js';
 import { createArrowStream } from '../web/src/arrow-decode.js';
@@ -47,6 +47,10 @@ function ipcOf(messages: Buffer[]): Buffer {
 describe('Arrow batches against the JSON pool', () => {
   // A small pool (1,000 rows, 3 epochs) so every batch of every epoch is read back.
   const pool = new RowPool(1000, undefined, 3);
+  // A stream's batches are built before it opens (the hub's prepare): here, every size the tests send.
+  beforeAll(async () => {
+    for (const batch of [100, 250, 1000, 300]) await arrowCache(pool).load(batch);
+  });
 
   it.each([
     [100, 10],
@@ -83,7 +87,7 @@ describe('Arrow batches against the JSON pool', () => {
     expect(types).toEqual(['Int32', 'Timestamp<MILLISECOND>', 'Int8', 'Float64', 'Float64', 'Int16', 'Utf8', 'Int16', 'Float32', 'Dictionary<Int8, Utf8>', 'Dictionary<Int8, Utf8>', 'Dictionary<Int8, Utf8>']);
     expect(Object.keys(ARROW_COLUMN_TYPES)).toEqual([...ROW_COLUMNS]);
     // Later messages are a record batch alone: far smaller than the first, which carries the schema and dictionaries.
-    const preamble = arrowBatches(pool, 100).preamble.byteLength;
+    const preamble = arrowCache(pool).get(100)!.preamble.byteLength;
     expect(preamble).toBeGreaterThan(100);
     expect(messages[0].byteLength - messages[1].byteLength).toBe(preamble);
     // About 50 bytes a row in Arrow against about 130 in JSON.
@@ -102,6 +106,7 @@ describe('Arrow batches against the JSON pool', () => {
 
 describe("the page's decoder (web/src/arrow-decode.ts, arrow-batch.ts)", () => {
   const pool = new RowPool(1000, undefined, 2);
+  beforeAll(() => arrowCache(pool).load(100));
   /** Messages as a browser gets them: each its own 8-byte-aligned buffer. */
   const own = (m: Buffer) => new Uint8Array(m).slice();
 

@@ -7,7 +7,7 @@ import type { Candidate, Knob } from '../../protocol/advice.js';
 import { LIMITS } from '../../protocol/limits.js';
 import { pointId, type Point } from '../../protocol/scenario.js';
 import { ADVISE_CONNECTIONS, ADVISE_TICKS_MS, type Target } from '../../protocol/target.js';
-import { carries, DEFAULT_POLL_MS, ENCODING_TAGS, ENCODINGS, TRANSPORT_INFO, type Encoding, type RenderMode, type Transport } from '../../protocol/wire.js';
+import { arrowBatchMismatch, carries, DEFAULT_POLL_MS, ENCODING_TAGS, ENCODINGS, TRANSPORT_INFO, type Encoding, type RenderMode, type Transport } from '../../protocol/wire.js';
 
 /** What the space spans besides transports; the defaults are protocol/target.ts's ticks and connections. */
 export interface CandidateSpace {
@@ -117,7 +117,8 @@ export function candidateSpace(target: Pick<Target, 'eventsPerSec' | 'p99BoundMs
       for (const { intervalMs, batch } of shapes) {
         const parses = [{ parse: 'main' as const, workers: 0 }, ...space.workers.map((workers) => ({ parse: 'worker' as const, workers }))];
         const origins = originsMatter(transport) ? space.origins.filter((o) => o <= concurrency) : [1];
-        const carried = space.encodings.filter((e) => carries(transport, e));
+        // Arrow only from its minimum batch (ARROW_BATCH): below it the server refuses it, and a message is mostly Arrow metadata.
+        const carried = space.encodings.filter((e) => carries(transport, e) && arrowBatchMismatch({ batch, encoding: e === 'json' ? undefined : e }) === null);
         const encodings = carried.length ? carried : (['json'] as const);
         for (const p of parses)
           for (const o of origins.length ? origins : [1])

@@ -12,7 +12,7 @@ import type { Writable } from 'node:stream';
 import { MESSAGE_TAIL, messageHead, type BinaryEncoding, type Encoding } from '../../protocol/wire.js';
 import type { Hub, Sink } from '../hub.js';
 import { watchHttp2Session, type Heartbeat } from '../liveness.js';
-import { validateStreamQuery, withCompressionOf } from '../params.js';
+import { validateStreamQuery, withCompressionOf, withStreamReady } from '../params.js';
 import { GZIP_HEADER, MessageCompressor } from '../compress.js';
 import type { RowPool } from '../rows.js';
 import { socketId } from '../sockets.js';
@@ -96,7 +96,7 @@ class NdjsonSink implements Sink {
 
 export default fp<{ hub: Hub; heartbeat: Heartbeat }>(
   async function ndjsonTransport(app: FastifyInstance, { hub, heartbeat }) {
-    app.get('/ndjson', { preValidation: withCompressionOf('fetch', validateStreamQuery) }, async (request, reply) => {
+    app.get('/ndjson', { preValidation: withStreamReady(hub, withCompressionOf('fetch', validateStreamQuery)) }, async (request, reply) => {
       reply.hijack();
       const res = reply.raw as ServerResponse | Http2ServerResponse;
       const o = responseOut(res);

@@ -20,7 +20,7 @@ import type { Http2ServerRequest } from 'node:http2';
 import { EncodedBatchSchema, PushService, RowSchema, type StreamRequest, type StreamRequestSchema } from '../../protocol/gen/pushlab/v1/push_pb.js';
 import { carries, parseStreamParams, type BinaryEncoding, type Row } from '../../protocol/wire.js';
 import { ArrowStream } from '../arrow.js';
-import { encodingNotCarried } from '../params.js';
+import { encodingNotCarried, prepareStream } from '../params.js';
 import type { Hub, Sink } from '../hub.js';
 import type { RowPool } from '../rows.js';
 import { socketId } from '../sockets.js';
@@ -146,6 +146,9 @@ export default fp<{ hub: Hub }>(
       router.service(ENCODED_SERVICE, {
         async *stream(req: StreamRequest, ctx: HandlerContext) {
           const params = streamParams(req);
+          // The Arrow batch's minimum, and its size's batches built before the stream opens.
+          const refusal = await prepareStream(hub, params);
+          if (refusal) throw new ConnectError(refusal.body.message, refusal.status === 503 ? Code.Unavailable : Code.InvalidArgument);
           const { http, socket } = ctx.values.get(CONNECTION);
           const sink = new GrpcSink(http, socket, ctx.signal, params.encoding === 'arrow' ? new ArrowStream() : null);
           const handle = hub.open(sink, params);

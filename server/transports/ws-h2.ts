@@ -6,7 +6,8 @@
  * `ws` (ws-frame.ts), and of what the client sends only Close and Ping are acted on.
  */
 import type { IncomingHttpHeaders, ServerHttp2Stream } from 'node:http2';
-import { compressionMismatch, MESSAGE_TAIL, messageHead, parseStreamParams, type BinaryEncoding } from '../../protocol/wire.js';
+import { compressionMismatch, MESSAGE_TAIL, messageHead, parseStreamParams, type BinaryEncoding, type StreamParams } from '../../protocol/wire.js';
+import { prepareStream } from '../params.js';
 import type { Sink } from '../hub.js';
 import { watchHttp2Session } from '../liveness.js';
 import type { RowPool } from '../rows.js';
@@ -131,8 +132,23 @@ function handleWsConnect(stream: ServerHttp2Stream, headers: IncomingHttpHeaders
     .split(',')
     .some((e) => e.split(';')[0].trim() === 'permessage-deflate');
   const deflate = parsed.value.compression === 'deflate' && offered;
+  // An Arrow size is built before the stream opens (other streams keep flowing meanwhile).
+  void prepareStream(hub, parsed.value).then(
+    (refusal) => {
+      if (stream.destroyed || stream.closed) return;
+      if (refusal) return refuse(refusal.status, refusal.body);
+      openWsStream(stream, parsed.value, deflate, { hub, heartbeat });
+    },
+    (err: unknown) => {
+      if (!stream.destroyed && !stream.closed) refuse(500, { error: 'internal', message: `the Arrow batches could not be built: ${err instanceof Error ? err.message : String(err)}` });
+    },
+  );
+}
+
+/** Answers an accepted CONNECT with 200 and streams on it until either side closes. */
+function openWsStream(stream: ServerHttp2Stream, params: StreamParams, deflate: boolean, { hub, heartbeat }: Pick<TransportDeps, 'hub' | 'heartbeat'>): void {
   stream.respond({ ':status': 200, ...(deflate ? { 'sec-websocket-extensions': PERMESSAGE_DEFLATE_RESPONSE } : {}) });
-  const handle = hub.open(new WsH2Sink(stream, parsed.value.encoding, deflate ? new MessageCompressor('deflate') : null), parsed.value);
+  const handle = hub.open(new WsH2Sink(stream, params.encoding, deflate ? new MessageCompressor('deflate') : null), params);
   const end = (code: number) => {
     handle.close();
     if (!stream.destroyed && stream.writable) {

@@ -10,7 +10,7 @@ import { MESSAGE_TAIL, messageHead, type BinaryEncoding } from '../../protocol/w
 import type { Hub, Sink } from '../hub.js';
 import type { RowPool } from '../rows.js';
 import { watchWebSocket, type Heartbeat } from '../liveness.js';
-import { validateStreamQuery, withCompressionOf } from '../params.js';
+import { validateStreamQuery, withCompressionOf, withStreamReady } from '../params.js';
 import { socketId } from '../sockets.js';
 import { sendBinaryFrame, sendTextFrame } from '../ws-frame.js';
 import { msgpackHead, msgpackRows } from '../msgpack.js';
@@ -107,7 +107,7 @@ export default fp<{ hub: Hub; heartbeat: Heartbeat }>(
     app.route({
       method: 'GET',
       url: '/ws',
-      preValidation: validateWsQuery,
+      preValidation: withStreamReady(hub, validateWsQuery),
       // A plain GET (no Upgrade): say what this endpoint is instead of an empty 404.
       handler: async (request, reply) => {
         // Upgrade is a connection-specific header, which HTTP/2 forbids in a response.
