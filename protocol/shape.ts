@@ -66,7 +66,7 @@ export const numIn = (min: number, max: number, integer = false): Shape<number> 
 /** One of the given values. */
 export function lit<const V extends readonly (string | number)[]>(...values: V): Shape<V[number]> {
   const words = values.map((x) => (typeof x === 'string' ? `'${x}'` : String(x)));
-  const allowed = words.length === 1 ? words[0] : words.length === 2 ? `${words[0]} or ${words[1]}` : `one of ${words.join(', ')}`;
+  const allowed = words.length === 1 ? words[0] : `one of ${words.join(', ')}`;
   return shape(allowed, (v) => values.includes(v as V[number]));
 }
 
