@@ -176,7 +176,9 @@ export function formatTable(report: Report, layout: TableLayout): string {
   const noCi = shown.filter((s) => s.column.kind === 'stat' && !s.ci).map((s) => s.column.label);
   const head = noCi.length ? `${CI_LINE} To fit, no CI on ${noCi.join(', ')}.` : CI_LINE;
   const left = fitted?.left.length ? [elsewhereLine(fitted.left.length, ('run' in layout ? layout.run : undefined) ?? report.runId)] : [];
-  const prose = (lines: readonly string[]) => ('width' in layout ? lines.flatMap((l) => (l === '' ? [l] : wrapLine(printable(l), layout.width))) : lines);
+  // Ids and notes from the file are inert in either layout (bidi overrides shown as \u202e …),
+  // whatever prints the table afterwards.
+  const prose = (lines: readonly string[]) => ('width' in layout ? lines.flatMap((l) => (l === '' ? [l] : wrapLine(printable(l), layout.width))) : lines.map((l) => printable(l)));
   // A find-max-only run keeps its points in its searches: no empty table, just the searches.
   const points = report.points.length ? [...prose([head]), table, ...prose(left)] : [];
   return [
