@@ -17,7 +17,7 @@ import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { EXIT, PushlabError } from '../protocol/errors.js';
 import { mulberry32 } from '../protocol/random.js';
-import { parseReportText, REPORT_BOUNDS } from '../protocol/report-check.js';
+import { parseReportText } from '../protocol/report-check.js';
 import type { Report } from '../protocol/report.js';
 import { adviceText, machineWordsOf } from '../results/advice-words.js';
 import { compareReports } from '../results/compare.js';
@@ -122,7 +122,7 @@ describe('edited reports through every reader: refused with the path, or read wh
     ['a target p99 of -1 ms', () => JSON.stringify({ ...advise(), advice: { ...advise().advice, target: { ...advise().advice.target, p99BoundMs: -1 } } }), /advice\.target\.p99BoundMs must be a latency from 1 ms to 60 s.*got -1/],
     ['a target of 1e12 events/s', () => JSON.stringify({ ...advise(), advice: { ...advise().advice, target: { ...advise().advice.target, eventsPerSec: 1e12 } } }), /advice\.target\.eventsPerSec must be events per second/],
     ['an unknown transport in advice', () => JSON.stringify({ ...advise(), advice: { ...advise().advice, transports: ['sse', 'pigeon'] } }), /advice\.transports\[1\] must be one of/],
-    ['10,000 levels in an unknown field', () => SWEEP_TEXT.replace('"runId":', `"x": ${'['.repeat(10_000)}${']'.repeat(10_000)}, "runId":`), new RegExp(`^r\\.json: x(\\[0\\])+ nests deeper than ${REPORT_BOUNDS.maxDepth} levels`)],
+    ['10,000 levels in an unknown field', () => SWEEP_TEXT.replace('"runId":', `"x": ${'['.repeat(10_000)}${']'.repeat(10_000)}, "runId":`), /^r\.json: x(\[0\])+ nests deeper than \d+ levels/],
     ['10,000 levels in an optional field', () => SWEEP_TEXT.replace('"interrupted":', `"knobs": ${'{"a":'.repeat(10_000)}1${'}'.repeat(10_000)}, "interrupted":`), /^r\.json: knobs(\.a)+ nests deeper than/],
     ['10,000 levels, not closed', () => `{"schemaVersion": 3, "x": ${'['.repeat(10_000)}`, /^r\.json: not valid JSON/],
     ['a 200,000-character note', () => JSON.stringify({ ...sweep(), points: sweep().points.map((p, i) => (i === 1 ? { ...p, notes: ['n'.repeat(200_000)] } : p)) }), /points\[1\]\.notes\[0\] is a string of 200000 characters; a report's strings are at most 100000/],
