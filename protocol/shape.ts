@@ -76,7 +76,14 @@ export const oneOf = <T extends string>(values: readonly T[]): Shape<T> => lit(.
 export const nullable = <T>(s: Shape<T>): Shape<T | null> => ({
   allowed: `${s.allowed} or null`,
   check: (v, at) => {
-    if (v !== null) s.check(v, at);
+    if (v === null) return;
+    try {
+      s.check(v, at);
+    } catch (err) {
+      // Refused here, not deeper down: null was allowed too.
+      if (err instanceof ShapeRefusal && err.path.length === at.length) throw new ShapeRefusal(err.path, err.value, `${err.allowed} or null`);
+      throw err;
+    }
   },
 });
 
