@@ -90,7 +90,8 @@ export const nullable = <T>(s: Shape<T>): Shape<T | null> => ({
 export const opt = <T>(s: Shape<T>): Opt<T> => ({ optional: s });
 
 export const arr = <T>(s: Shape<T>): Shape<T[]> => ({
-  allowed: `an array of ${s.allowed.replace(/^an? /, '')}s`.replace(/ss$/, 'ses'),
+  // `an array of strings`; of objects, just `an array` (a refusal inside names the item).
+  allowed: s.allowed === 'an object' ? 'an array' : `an array of ${s.allowed.replace(/^an? /, '')}s`.replace(/ss$/, 'ses'),
   check(v, at) {
     if (!Array.isArray(v)) refuse(at, v, this.allowed);
     const items = v as unknown[];
@@ -137,7 +138,7 @@ export const obj =
           at.push(key);
           if ('optional' in p) {
             if (value !== undefined) p.optional.check(value, at);
-          } else if (value === undefined) refuse(at, value, `${p.allowed} (it is required)`);
+          } else if (value === undefined) refuse(at, value, p.allowed);
           else p.check(value, at);
           at.pop();
         }

@@ -116,7 +116,7 @@ describe('edited reports through every reader: refused with the path, or read wh
     ['an unknown transport', () => JSON.stringify({ ...sweep(), points: sweep().points.map((p, i) => (i === 2 ? { ...p, point: { ...(p.point as Json), transport: 'carrier-pigeon' } } : p)) }), /points\[2\]\.point\.transport must be one of 'ws'.*got "carrier-pigeon"/],
     ['an Infinity-like figure (1e999)', () => SWEEP_TEXT.replace(/"eventsPerSec": [\d.]+/, '"eventsPerSec": 1e999'), /must be a number, got 1e999/],
     ['"NaN" as a median', () => SWEEP_TEXT.replace(/"median": [\d.]+/, '"median": "NaN"'), /\.median must be a number, got "NaN"/],
-    ['advice: {}', () => JSON.stringify({ ...advise(), advice: {} }), /advice\.target must be an object \(it is required\), got nothing/],
+    ['advice: {}', () => JSON.stringify({ ...advise(), advice: {} }), /advice\.target must be an object, got nothing/],
     ['a tried candidate of the wrong type', () => JSON.stringify({ ...advise(), advice: { ...advise().advice, tried: [7] } }), /advice\.tried\[0\] must be an object, got 7/],
     ['a target of -5 events/s', () => JSON.stringify({ ...advise(), advice: { ...advise().advice, target: { ...advise().advice.target, eventsPerSec: -5 } } }), /advice\.target\.eventsPerSec must be events per second from 1 to .*got -5/],
     ['a target p99 of -1 ms', () => JSON.stringify({ ...advise(), advice: { ...advise().advice, target: { ...advise().advice.target, p99BoundMs: -1 } } }), /advice\.target\.p99BoundMs must be a latency from 1 ms to 60 s.*got -1/],
