@@ -250,6 +250,46 @@ export function sourceAt(text: string, path: readonly string[]): string | undefi
 export function describeJsonValue(v: unknown, written?: string, max = 60): string {
   if (v === undefined) return 'nothing';
   const scalar = v === null || typeof v !== 'object';
-  const text = written !== undefined && scalar ? written : typeof v === 'number' ? String(v) : JSON.stringify(v);
+  const text = written !== undefined && scalar ? written.slice(0, max + 1) : typeof v === 'number' ? String(v) : briefJson(v, max + 1);
   return text.length > max ? `${text.slice(0, max - 3)}...` : text;
+}
+
+/**
+ * Compact JSON of `v`, cut once it passes `budget` characters: a refused value may be a whole
+ * 500 MB document, or nested 10,000 deep (JSON.stringify would overflow the stack), and a
+ * message shows its first few dozen characters only. Descends at most `budget` levels, since
+ * each level writes at least one character.
+ */
+function briefJson(v: unknown, budget: number): string {
+  let out = '';
+  const write = (x: unknown): void => {
+    if (out.length >= budget) return;
+    if (x === null || typeof x !== 'object') {
+      const s = typeof x === 'string' ? JSON.stringify(x.slice(0, budget)) : typeof x === 'number' ? String(x) : (JSON.stringify(x) ?? 'null');
+      out += s;
+      return;
+    }
+    if (Array.isArray(x)) {
+      out += '[';
+      for (let i = 0; i < x.length && out.length < budget; i++) {
+        if (i) out += ',';
+        write(x[i]);
+      }
+      out += ']';
+      return;
+    }
+    out += '{';
+    let first = true;
+    for (const key in x) {
+      if (out.length >= budget) return;
+      if (!Object.hasOwn(x, key)) continue;
+      if (!first) out += ',';
+      first = false;
+      out += `${JSON.stringify(key.slice(0, budget))}:`;
+      write((x as Record<string, unknown>)[key]);
+    }
+    out += '}';
+  };
+  write(v);
+  return out;
 }

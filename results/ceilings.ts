@@ -7,6 +7,7 @@
 import type { ParseCeiling } from '../protocol/report.js';
 import type { Point } from '../protocol/scenario.js';
 import { ENCODINGS, type Encoding } from '../protocol/wire.js';
+import { maxOf } from './stats.js';
 
 /** One ceiling to measure: an encoding at a batch size. */
 export interface CeilingNeed {
@@ -39,5 +40,5 @@ export function ceilingOf(ceilings: readonly ParseCeiling[], batch: number, enco
 /** The best JSON.parse ceiling among these (a round's, over its batch sizes); null when none. */
 export function bestJsonCeiling(ceilings: readonly ParseCeiling[]): number | null {
   const json = ceilings.filter((c) => encodingOf(c) === 'json').map((c) => c.eventsPerSec);
-  return json.length ? Math.max(...json) : null;
+  return json.length ? maxOf(json) : null;
 }

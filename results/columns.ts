@@ -19,7 +19,7 @@ import {
   wireCell,
 } from './format.js';
 import type { MeasuredRepeat, PointResult, PointSummary, Report, Stat } from '../protocol/report.js';
-import { relativeHalfWidth } from './stats.js';
+import { maxOf, relativeHalfWidth } from './stats.js';
 import { TRANSPORTS } from '../protocol/wire.js';
 
 interface ColumnBase {
@@ -393,7 +393,7 @@ export const NOT_COMPARABLE = 'n/c';
  */
 export function latencyUncertaintyMs(r: PointResult): number | null {
   const u = r.repeats.flatMap((x) => (x.status === 'ok' && x.clock ? [x.clock.uncertaintyMs] : []));
-  return u.length ? Math.max(...u) : null;
+  return u.length ? maxOf(u) : null;
 }
 
 /**

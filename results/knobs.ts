@@ -71,26 +71,61 @@ export function knobBetween(a: Point, b: Point): Knob | null {
 }
 
 /**
+ * A knob with more settings than this at one load and every other knob alike is compared
+ * setting by setting against its baseline (the lowest rank) only, as transports are against a
+ * scenario's first: every pair of n settings is n(n − 1)/2 lines, past reading at 10, and
+ * quadratic in a large run (20,000 points held 25 million pairs).
+ */
+export const KNOB_ALL_PAIRS_MAX = 8;
+
+/** What must be equal for two points to be compared, as text: sameLoad's fields. */
+const loadKey = (p: Point) => `${p.transport}|${p.concurrency}|${p.tabs ?? 1}|${p.offeredEventsPerSec}|${p.pollMs}`;
+
+/**
  * Every pair of points differing in one knob, baseline first, on each metric, read against the
  * practical margins; `hosts` (a sharded sweep's browsers): only rounds where both were measured
- * on the same kind of host are paired.
+ * on the same kind of host are paired. Pairs are found through a key per knob (the load and
+ * every other knob's setting), so the work is linear in the points and the pairs, in the order
+ * of the points (A's index, then B's).
  */
 export function knobComparisons(points: readonly PointResult[], hosts?: readonly BrowserHost[], margins: Margins = DEFAULT_MARGINS): KnobComparison[] {
   const kindOf = hostKinds(hosts);
   // Two engines are two browser builds, so two host kinds: their rounds pair by machine instead
   // (each point's own repeats are still pooled within one kind, so one engine's never with the other's).
   const machineOf = hostMachines(hosts);
-  const out: KnobComparison[] = [];
-  for (let i = 0; i < points.length; i++) {
-    for (let j = i + 1; j < points.length; j++) {
-      const knob = knobBetween(points[i].point, points[j].point);
-      if (!knob) continue;
-      const [a, b] = knob.rank(points[i].point) <= knob.rank(points[j].point) ? [points[i], points[j]] : [points[j], points[i]];
-      const names = { a: knob.label(a.point), b: knob.label(b.point) };
-      for (const metric of Object.keys(METRICS) as Metric[]) {
-        const c = compare(a, b, metric, names, knob.name === 'engine' ? machineOf : kindOf, margins);
-        if (c) out.push({ ...c, knob: knob.name, from: names.a, to: names.b, context: context(a.point, knob) });
+  const pairs: [number, number, Knob][] = [];
+  for (const knob of KNOBS) {
+    const groups = new Map<string, number[]>();
+    points.forEach((r, i) => {
+      const key = [loadKey(r.point), ...KNOBS.map((k) => (k === knob ? '' : k.value(r.point)))].join('\n');
+      const group = groups.get(key);
+      if (group) group.push(i);
+      else groups.set(key, [i]);
+    });
+    for (const group of groups.values()) {
+      if (group.length < 2) continue;
+      if (group.length <= KNOB_ALL_PAIRS_MAX) {
+        for (let x = 0; x < group.length; x++) {
+          for (let y = x + 1; y < group.length; y++) {
+            if (knobBetween(points[group[x]].point, points[group[y]].point) === knob) pairs.push([group[x], group[y], knob]);
+          }
+        }
+        continue;
       }
+      const base = group.reduce((a, i) => (knob.rank(points[i].point) < knob.rank(points[a].point) ? i : a), group[0]);
+      for (const i of group) {
+        if (i !== base && knobBetween(points[base].point, points[i].point) === knob) pairs.push(base < i ? [base, i, knob] : [i, base, knob]);
+      }
+    }
+  }
+  pairs.sort((x, y) => x[0] - y[0] || x[1] - y[1]);
+  const out: KnobComparison[] = [];
+  for (const [i, j, knob] of pairs) {
+    const [a, b] = knob.rank(points[i].point) <= knob.rank(points[j].point) ? [points[i], points[j]] : [points[j], points[i]];
+    const names = { a: knob.label(a.point), b: knob.label(b.point) };
+    for (const metric of Object.keys(METRICS) as Metric[]) {
+      const c = compare(a, b, metric, names, knob.name === 'engine' ? machineOf : kindOf, margins);
+      if (c) out.push({ ...c, knob: knob.name, from: names.a, to: names.b, context: context(a.point, knob) });
     }
   }
   return out;

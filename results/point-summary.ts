@@ -16,7 +16,7 @@ import type {
   Verdict,
 } from '../protocol/report.js';
 import type { Point } from '../protocol/scenario.js';
-import { describe, describePresent, median, pairedRatio, relativeHalfWidth } from './stats.js';
+import { describe, describePresent, maxOf, median, pairedRatio, relativeHalfWidth } from './stats.js';
 import { wireCell } from './format.js';
 import type { Margins } from '../protocol/report.js';
 import { bothKeptUp, judgeRatio, marginText, type Equivalence } from './equivalence.js';
@@ -108,7 +108,7 @@ function unsteadyFlags(repeats: readonly Repeat[], measured: readonly MeasuredRe
   const flags: UnsteadyFlag[] = [];
   const over = measured.filter((r) => r.deliveredRatio > OVER_DELIVERY_RATIO);
   if (over.length) {
-    const top = Math.max(...over.map((r) => r.deliveredRatio));
+    const top = maxOf(over.map((r) => r.deliveredRatio));
     flags.push({
       kind: 'over-delivery',
       rounds: over.map((r) => r.round),
@@ -171,7 +171,7 @@ export function poolableRepeats(measured: readonly MeasuredRepeat[], hosts: read
   const counts = new Map<string, number>();
   for (const r of measured) counts.set(kindOf(r), (counts.get(kindOf(r)) ?? 0) + 1);
   if (counts.size <= 1) return { pooled: [...measured], left: [] };
-  const most = Math.max(...counts.values());
+  const most = maxOf(counts.values());
   // Map iteration follows insertion, i.e. the order measured: the first kind with `most` wins a tie.
   const kind = [...counts].find(([, n]) => n === most)![0];
   return { pooled: measured.filter((r) => kindOf(r) === kind), left: measured.filter((r) => kindOf(r) !== kind) };
@@ -216,7 +216,9 @@ function cpuSourceNotes(measured: readonly MeasuredRepeat[]): string[] {
   const byReason = new Map<string, string[]>();
   for (const k of unread) {
     const why = (sources[k] ?? "unavailable: this machine's /proc is not the browser's host's").replace(/^unavailable: /, '');
-    byReason.set(why, [...(byReason.get(why) ?? []), k]);
+    const figures = byReason.get(why);
+    if (figures) figures.push(k);
+    else byReason.set(why, [k]);
   }
   const why = [...byReason].map(([reason, figures]) => `${figures.join(', ')} (${reason})`);
   const tab = unread.includes('tabProcess') ? 'no CPU figure of the browser could be read' : `CPU from /proc, not CDP: the tab is ${sources.tabProcess?.replace(/^\/proc: /, '')}; its main thread is CPU time, not busy time`;
@@ -382,7 +384,9 @@ export function pairedComparisons(points: readonly PointResult[], hosts?: readon
   const groups = new Map<string, PointResult[]>();
   for (const p of points) {
     const key = pairKey(p.point);
-    groups.set(key, [...(groups.get(key) ?? []), p]);
+    const group = groups.get(key);
+    if (group) group.push(p);
+    else groups.set(key, [p]);
   }
   const out: PairedComparison[] = [];
   // Each transport against the group's first (the scenario's first transport): n − 1 lines for

@@ -73,7 +73,9 @@ export function roundOrder<P extends { id: string; transport: string }>(points: 
   const byEngineFree = new Map<string, P[][]>();
   for (const g of pairGroups(points)) {
     const key = pairKey({ ...g[0], engine: undefined });
-    byEngineFree.set(key, [...(byEngineFree.get(key) ?? []), g]);
+    const groups = byEngineFree.get(key);
+    if (groups) groups.push(g);
+    else byEngineFree.set(key, [g]);
   }
   const supers = [...byEngineFree.values()];
   return groupOrder(supers.length, round, seed).flatMap((s) => rotate(supers[s], round % supers[s].length).flatMap((g) => rotate(g, round % g.length)));

@@ -119,6 +119,23 @@ export function tQuantile975(df: number): number {
 }
 
 /**
+ * The largest and the smallest of `xs` (-Infinity and Infinity for none), by a loop:
+ * `Math.max(...xs)` passes every value as an argument and overflows the stack past about
+ * 100,000 of them, which a report of that many repeats or points holds.
+ */
+export function maxOf(xs: Iterable<number>): number {
+  let m = -Infinity;
+  for (const x of xs) if (x > m) m = x;
+  return m;
+}
+
+export function minOf(xs: Iterable<number>): number {
+  let m = Infinity;
+  for (const x of xs) if (x < m) m = x;
+  return m;
+}
+
+/**
  * Summary of one figure over repeats: order statistics, mean, sample sd, and the 95% CI of
  * the mean, mean ± t(0.975, n − 1) × sd / √n (null below two values). Throws on an empty
  * list or a non-finite value: callers drop missing figures first.
@@ -134,8 +151,8 @@ export function describe(xs: readonly number[]): Stat {
     n,
     median: median(xs),
     mean: m,
-    min: Math.min(...xs),
-    max: Math.max(...xs),
+    min: minOf(xs),
+    max: maxOf(xs),
     sd,
     ciLow: half === null ? null : m - half,
     ciHigh: half === null ? null : m + half,

@@ -19,7 +19,7 @@ import type {
 import { streamsOf, type Point } from '../protocol/scenario.js';
 import type { LatencySummary } from '../protocol/histogram.js';
 import { judgeRepeat, stalledBehindCap } from './verdict.js';
-import { median } from './stats.js';
+import { maxOf, median, minOf } from './stats.js';
 import { chromeCpu, efficiencyOf, FIREFOX_CPU_SOURCES, hostCpu, kindsPresent, percentOfCore, type ChromeProcessKind } from './cpu.js';
 import type { Sample, TabSample } from './samples.js';
 import { threadsCpu } from './threads.js';
@@ -132,7 +132,7 @@ function cpuFigures(a: Sample, b: Sample, tabs: readonly TabWindow[], windowSec:
   } else {
     // Several tabs: their renderers summed; the busiest tab's main thread (≤ 100, what the verdict reads).
     tabProcess = tabs.some((t) => t.process === null) ? null : round(sum(tabs.map((t) => t.process!)));
-    tabMainThread = tabs.some((t) => t.mainThread === null) ? null : round(Math.max(...tabs.map((t) => t.mainThread!)));
+    tabMainThread = tabs.some((t) => t.mainThread === null) ? null : round(maxOf(tabs.map((t) => t.mainThread!)));
   }
   if (tabProcess === null) unavailable.unshift('tabProcess');
   if (tabMainThread === null) unavailable.unshift('tabMainThread');
@@ -169,7 +169,7 @@ const tabsOf = (s: Sample): TabSample[] => [{ page: s.page, tab: s.tab }, ...(s.
 const sum = (xs: readonly number[]) => xs.reduce((a, x) => a + x, 0);
 
 function spread(xs: readonly number[]): { min: number; median: number; max: number } {
-  return { min: round(Math.min(...xs)), median: round(median(xs)), max: round(Math.max(...xs)) };
+  return { min: round(minOf(xs)), median: round(median(xs)), max: round(maxOf(xs)) };
 }
 
 /** The latency to show for several tabs: the tab whose p99 is highest (the one that fell furthest behind). */

@@ -12,6 +12,7 @@ import type { MeasuredRepeat, RepeatFigures, TabThreadsCpu, Verdict } from '../p
 import type { Point } from '../protocol/scenario.js';
 import { maxBurst } from '../protocol/pacing.js';
 import { streamsOf, TRANSPORT_INFO, type ParseMode, type Transport } from '../protocol/wire.js';
+import { maxOf } from './stats.js';
 
 /** Delivered below this share of the offered rate, a point did not keep up. */
 export const KEPT_UP_RATIO = 0.97;
@@ -124,7 +125,7 @@ export function findLimit(i: LimitInput): Limit {
   // one core: judged by their own CPU where the kernel exposes threads, else by the process.
   if (i.parse === 'worker') {
     const workers = cpu.tabThreads?.workers ?? [];
-    if (workers.length && Math.max(...workers) >= SATURATED * 100) {
+    if (workers.length && maxOf(workers) >= SATURATED * 100) {
       const list = workers.map((w) => `${w}%`).join(', ');
       return { verdict: 'client-bound', note: `parsing Workers at ${list} of a core: the Workers could not take more`, why: `parsing Workers at ${list} of a core` };
     }
@@ -250,7 +251,7 @@ export function majorityVerdict(measured: readonly Pick<MeasuredRepeat, 'verdict
   if (!measured.length) return 'failed';
   const counts = new Map<Verdict, number>();
   for (const r of measured) counts.set(r.verdict, (counts.get(r.verdict) ?? 0) + 1);
-  const most = Math.max(...counts.values());
+  const most = maxOf(counts.values());
   return [...VERDICT_SEVERITY].reverse().find((v) => counts.get(v) === most)!;
 }
 

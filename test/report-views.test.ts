@@ -468,7 +468,7 @@ describe('the one check and the file that travels', () => {
     expect(() => parseReportText('{', 'x.json')).toThrow("x.json: not valid JSON: line 1, column 2: expected a property name in double quotes, found the end of the text");
     const broken = JSON.parse(fixtureText);
     broken.points[2].point.batch = 'many';
-    expect(() => parseReport(broken, 'b.json')).toThrow("b.json: points[2].point.batch must be a number, got \"many\"");
+    expect(() => parseReport(broken, 'b.json')).toThrow("b.json: points[2].point.batch must be an integer from 1 to 10000, got \"many\"");
   });
 
   it('embeds the report so no string can close the script element', () => {

@@ -25,7 +25,9 @@
  *   unsteady flags, the run id (to find its report).
  *
  * A point with no measured repeat, or a figure it did not measure (no latency), has no entry:
- * `skipped` says which, for the command to tell on stderr. Pure: no Node, no DOM.
+ * `skipped` says which, for the command to tell on stderr. Left out, not given a value: the
+ * action's `value` is a number it charts and alerts on, and any stand-in (0, the last value)
+ * would draw a figure nobody measured. Pure: no Node, no DOM.
  */
 import { COMPARED_METRICS, type ComparedMetric } from '../compare.js';
 import { formatSig3 } from '../format.js';
@@ -79,8 +81,11 @@ export function benchmarkActionView(report: Report, direction: BenchmarkDirectio
     for (const m of metricsOf(direction)) {
       const name = printable(`${r.point.id} ${m.column.id}`);
       const s = r.summary ? m.column.stat(r.summary) : null;
-      if (!s) {
-        skipped.push(`${name}: ${r.summary ? 'not measured' : `no measured repeat (${r.verdict})`}`);
+      // The action's schema wants a number: a figure that is not one has no entry, rather than
+      // a made-up 0 a chart would draw or a "NaN" string the action refuses (parseReport
+      // refuses a report holding such a figure, so this is the second line only).
+      if (!s || !Number.isFinite(s.median)) {
+        skipped.push(`${name}: ${!r.summary ? `no measured repeat (${printable(r.verdict)})` : s ? 'not a finite number' : 'not measured'}`);
         continue;
       }
       const unit = m.column.unit;

@@ -69,7 +69,9 @@ function sweepOf(points: readonly PointResult[], factor: Factor, where: (p: Poin
   const groups = new Map<string, PointResult[]>();
   for (const r of points.filter((r) => where(r.point))) {
     const key = pairKey({ ...r.point, [factor]: 0 });
-    groups.set(key, [...(groups.get(key) ?? []), r]);
+    const group = groups.get(key);
+    if (group) group.push(r);
+    else groups.set(key, [r]);
   }
   const distinct = (g: PointResult[]) => new Set(g.map((r) => r.point[factor])).size;
   return [...groups.values()].sort((x, y) => distinct(y) - distinct(x))[0] ?? [];

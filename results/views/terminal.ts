@@ -102,7 +102,19 @@ const lineWidth = (widths: readonly number[]): number => widths.reduce((a, w) =>
  */
 export function fitColumns(report: Pick<Report, 'points' | 'hosts'>, width: number): { shown: ShownColumn[]; left: Column[] } {
   const all = terminalColumnsFor(report.points, report.hosts);
-  const cellWidth = (c: Column, ci: boolean) => Math.max(printable(c.label).length, ...report.points.map((r) => printable(cellText(c, r, ci)).length));
+  // Each column's width is measured once (with and without its CI), not once per layout tried;
+  // a loop, not Math.max(...widths), which overflows the stack past about 100,000 points.
+  const widths = new Map<string, number>();
+  const cellWidth = (c: Column, ci: boolean) => {
+    const key = `${c.id}\n${ci}`;
+    let w = widths.get(key);
+    if (w === undefined) {
+      w = printable(c.label).length;
+      for (const r of report.points) w = Math.max(w, printable(cellText(c, r, ci)).length);
+      widths.set(key, w);
+    }
+    return w;
+  };
   const widthOf = (cols: readonly ShownColumn[]) => lineWidth(cols.map((s) => cellWidth(s.column, s.ci)));
   const inOrder = (cols: readonly ShownColumn[]) => all.flatMap((c) => cols.filter((s) => s.column === c));
   let shown: ShownColumn[] = all.filter((c) => ANSWER_COLUMNS.includes(c.id)).map((column) => ({ column, ci: column.kind === 'stat' }));
@@ -164,7 +176,9 @@ export function formatTable(report: Report, layout: TableLayout): string {
   const noCi = shown.filter((s) => s.column.kind === 'stat' && !s.ci).map((s) => s.column.label);
   const head = noCi.length ? `${CI_LINE} To fit, no CI on ${noCi.join(', ')}.` : CI_LINE;
   const left = fitted?.left.length ? [elsewhereLine(fitted.left.length, ('run' in layout ? layout.run : undefined) ?? report.runId)] : [];
-  const prose = (lines: readonly string[]) => ('width' in layout ? lines.flatMap((l) => (l === '' ? [l] : wrapLine(printable(l), layout.width))) : lines);
+  // Ids and notes from the file are inert in either layout (bidi overrides shown as \u202e …),
+  // whatever prints the table afterwards.
+  const prose = (lines: readonly string[]) => ('width' in layout ? lines.flatMap((l) => (l === '' ? [l] : wrapLine(printable(l), layout.width))) : lines.map((l) => printable(l)));
   // A find-max-only run keeps its points in its searches: no empty table, just the searches.
   const points = report.points.length ? [...prose([head]), table, ...prose(left)] : [];
   return [
@@ -260,7 +274,11 @@ export function formatComparison(cmp: Comparison): string {
 const plural = (n: number, one: string) => `${n} ${one}${n === 1 ? '' : 's'}`;
 
 /** Point fields a pair's label shows when they vary within the pair's scenario. */
-const LABEL_FIELDS: readonly { field: keyof Point; text: (p: Point) => string }[] = [
+interface LabelField {
+  field: keyof Point;
+  text: (p: Point) => string;
+}
+const LABEL_FIELDS: readonly LabelField[] = [
   { field: 'intervalMs', text: (p) => `i${p.intervalMs}ms` },
   { field: 'render', text: (p) => `render ${p.render}` },
   // Parsing in words: `main thread` or `2 Workers` (workers alone, when only their number varies).
@@ -281,12 +299,22 @@ const LABEL_FIELDS: readonly { field: keyof Point; text: (p: Point) => string }[
  * `test1-batch b400 c10`, plus whatever else tells this pair from its scenario's other points
  * (the scenario is named, so a field only another scenario varies would say nothing).
  */
-function pairLabel(p: Point, all: readonly Point[]): string {
-  const mates = all.filter((q) => q.scenario === p.scenario);
-  const varying = LABEL_FIELDS.filter(({ field }) => new Set(mates.map((q) => q[field])).size > 1);
+function pairLabel(p: Point, varyingIn: ReadonlyMap<string, readonly LabelField[]>): string {
+  const varying = varyingIn.get(p.scenario) ?? [];
   // One text once: parse and workers both vary when a scenario sets Workers; say `2 Workers` once.
   const extra = [...new Set(varying.map(({ text }) => text(p)).filter(Boolean))];
   return [p.scenario, `b${p.batch}`, `c${p.concurrency}`, ...extra].join(' ');
+}
+
+/** The label fields each scenario's points vary in: one pass over the points, not one per pair. */
+function varyingFields(all: readonly Point[]): Map<string, LabelField[]> {
+  const seen = new Map<string, Map<LabelField, Set<unknown>>>();
+  for (const q of all) {
+    let fields = seen.get(q.scenario);
+    if (!fields) seen.set(q.scenario, (fields = new Map(LABEL_FIELDS.map((f) => [f, new Set<unknown>()]))));
+    for (const [f, values] of fields) if (values.size < 2) values.add(q[f.field]);
+  }
+  return new Map([...seen].map(([scenario, fields]) => [scenario, LABEL_FIELDS.filter((f) => fields.get(f)!.size > 1)]));
 }
 
 /**
@@ -295,15 +323,17 @@ function pairLabel(p: Point, all: readonly Point[]): string {
  */
 export function verdictLines(report: Report): string[] {
   const points = new Map(report.points.map((p) => [p.point.id, p.point]));
-  const all = [...points.values()];
+  const varying = varyingFields([...points.values()]);
   const lines = new Map<string, string[]>();
   for (const c of report.comparisons) {
     const key = `${c.a}\n${c.b}`;
-    lines.set(key, [...(lines.get(key) ?? []), c.text]);
+    const texts = lines.get(key);
+    if (texts) texts.push(c.text);
+    else lines.set(key, [c.text]);
   }
   return [...lines].map(([key, texts]) => {
     const a = points.get(key.split('\n')[0]);
-    return `${a ? pairLabel(a, all) : key.replace('\n', ' vs ')}: ${texts.join('; ')}`;
+    return `${a ? pairLabel(a, varying) : key.replace('\n', ' vs ')}: ${texts.join('; ')}`;
   });
 }
 
@@ -315,7 +345,9 @@ export function knobLines(report: { knobs?: readonly KnobComparison[] }): string
   const lines = new Map<string, string[]>();
   for (const c of report.knobs ?? []) {
     const key = `${c.knob}, ${c.context}`;
-    lines.set(key, [...(lines.get(key) ?? []), c.text]);
+    const texts = lines.get(key);
+    if (texts) texts.push(c.text);
+    else lines.set(key, [c.text]);
   }
   return [...lines].map(([key, texts]) => `${key}: ${texts.join('; ')}`);
 }

@@ -1,0 +1,504 @@
+/**
+ * The whole of report.json as checked shapes (protocol/shape.ts), one per type of
+ * protocol/report.ts and protocol/advice.ts: every field every reader touches, nested ones too,
+ * so the check (protocol/report-check.ts) accepts exactly what the readers' types promise.
+ * Each `obj<T>()` names every key of T (a compile error otherwise), so a field added to a type
+ * must be added here.
+ *
+ * Beyond the types, the rules a reader relies on: the factors of a point are in the ranges a
+ * scenario may give them (protocol/limits.ts: a resumed sweep measures them), rounds are
+ * indices, and an advise target is what `--rate` and `--p99` would accept (protocol/target.ts).
+ */
+import type { Advice, Candidate, CandidateFigures, Closest, CpuComparison, Headroom, Sustains, SustainsFigures, TriedCandidate } from './advice.js';
+import type { LatencySummary } from './histogram.js';
+import { LIMITS, type Range } from './limits.js';
+import type { Margins } from './margins.js';
+import {
+  ENGINES,
+  type BrowserFigures,
+  type BrowserHost,
+  type ChromeCpu,
+  type ClockOffset,
+  type CompressionFigures,
+  type CpuFigure,
+  type CpuFigures,
+  type Efficiency,
+  type Environment,
+  type FailedRepeat,
+  type KnobComparison,
+  type MeasuredRepeat,
+  type PageFigures,
+  type PairedComparison,
+  type ParseCeiling,
+  type PointResult,
+  type PointSummary,
+  type Repeat,
+  type Report,
+  type Round,
+  type SaturationResult,
+  type ServerFigures,
+  type Stat,
+  type SweepOptions,
+  type TabFigures,
+  type TabThreadsCpu,
+  type UnsteadyFlag,
+  type WireFigures,
+} from './report.js';
+import type { Point } from './scenario.js';
+import { parseP99, parseRate, type Target } from './target.js';
+import { COMPRESSIONS, DISPLAY_MODES, ENCODINGS, PARSE_MODES, RENDER_MODES, TRANSPORTS, type BinaryEncoding, type StreamCompression } from './wire.js';
+import { arr, bool, byKey, lit, nullable, num, numIn, obj, oneOf, opt, refine, str, type Shape } from './shape.js';
+
+const inRange = (r: Range) => numIn(r.min, r.max, r.integer);
+/** A count or an index: an integer, 0 or more. */
+const count = numIn(0, Number.MAX_SAFE_INTEGER, true);
+const strings = arr(str);
+const numOrNull = nullable(num);
+const transport = oneOf(TRANSPORTS);
+const encoding = oneOf(ENCODINGS);
+const binaryEncoding = oneOf(ENCODINGS.filter((e): e is BinaryEncoding => e !== 'json'));
+const streamCompression = oneOf(COMPRESSIONS.filter((c): c is StreamCompression => c !== 'off'));
+const engine = oneOf(ENGINES);
+const verdict = lit('ok', 'client-bound', 'server-bound', 'host-bound', 'failed');
+const equivalenceKind = lit('both-kept-up', 'equivalent', 'different', 'unclear');
+const spread = obj<{ min: number; median: number; max: number }>()({ min: num, median: num, max: num });
+const lateness = obj<{ p50: number | null; p99: number | null; max: number | null }>()({ p50: numOrNull, p99: numOrNull, max: numOrNull });
+
+const stat = obj<Stat>()({ n: count, median: num, mean: num, min: num, max: num, sd: num, ciLow: numOrNull, ciHigh: numOrNull });
+const statOrNull = nullable(stat);
+
+const margins = obj<Margins>()({ eventsPerSec: numIn(0, 1e6), cpuPerEvent: numIn(0, 1e6) });
+
+const latency = obj<LatencySummary>()({
+  count: num,
+  minMs: numOrNull,
+  p25Ms: numOrNull,
+  p50Ms: numOrNull,
+  p75Ms: numOrNull,
+  p95Ms: numOrNull,
+  p99Ms: numOrNull,
+  maxMs: numOrNull,
+  meanMs: numOrNull,
+});
+
+const point = obj<Point>()({
+  id: str,
+  scenario: str,
+  transport,
+  batch: inRange(LIMITS.batch),
+  concurrency: inRange(LIMITS.concurrency),
+  intervalMs: inRange(LIMITS.intervalMs),
+  render: oneOf(RENDER_MODES),
+  parse: oneOf(PARSE_MODES),
+  // 0 on the main thread.
+  workers: numIn(0, LIMITS.workers.max, true),
+  pollMs: opt(inRange(LIMITS.pollMs)),
+  origins: opt(inRange(LIMITS.origins)),
+  encoding: opt(binaryEncoding),
+  devtools: opt(lit('network')),
+  tabs: opt(inRange(LIMITS.tabs)),
+  display: opt(oneOf(DISPLAY_MODES)),
+  engine: opt(engine),
+  compression: opt(streamCompression),
+  warmupSec: inRange(LIMITS.warmupSec),
+  measureSec: inRange(LIMITS.measureSec),
+  repeats: inRange(LIMITS.repeats),
+  offeredEventsPerSec: num,
+});
+
+const efficiency = obj<Efficiency>()({
+  eventsPerCpuSecRenderer: numOrNull,
+  eventsPerCpuSecMainThread: numOrNull,
+  eventsPerCpuSecChrome: numOrNull,
+  rendererCpuMsPerMillionEvents: numOrNull,
+});
+
+const pageFigures = obj<PageFigures>()({
+  events: num,
+  batches: num,
+  bytes: num,
+  gaps: num,
+  duplicates: num,
+  reconnects: num,
+  errors: num,
+  perConnectionBatchesPerSec: spread,
+});
+
+const chromeCpu = obj<ChromeCpu>()({ browser: numOrNull, renderers: numOrNull, network: numOrNull, gpu: numOrNull, other: numOrNull, total: numOrNull });
+const tabThreads = obj<TabThreadsCpu>()({ main: num, workers: arr(num), io: num, compositor: num, pool: num, other: num });
+const cpuFigure = lit('tabProcess', 'tabMainThread', 'tabThreads', 'host', 'browser', 'renderers', 'network', 'gpu', 'other', 'total');
+const cpuFigures = obj<CpuFigures>()({
+  chrome: chromeCpu,
+  tabProcess: numOrNull,
+  tabMainThread: numOrNull,
+  tabThreads: nullable(tabThreads),
+  server: num,
+  host: numOrNull,
+  unavailable: opt(arr(cpuFigure)),
+  sources: opt(
+    obj<Partial<Record<CpuFigure, string>>>()({
+      tabProcess: opt(str),
+      tabMainThread: opt(str),
+      tabThreads: opt(str),
+      host: opt(str),
+      browser: opt(str),
+      renderers: opt(str),
+      network: opt(str),
+      gpu: opt(str),
+      other: opt(str),
+      total: opt(str),
+    }),
+  ),
+});
+
+const serverFigures = obj<ServerFigures>()({
+  eventsSent: num,
+  batchesSent: num,
+  batchesShed: num,
+  eventsPerSec: num,
+  pacingRatio: num,
+  batchesBehind: num,
+  eventLoopUtilization: num,
+  latenessMs: lateness,
+  rssBytes: num,
+});
+
+const wireFigures = obj<WireFigures>()({ http: obj<{ h1: number; h2: number }>()({ h1: count, h2: count }), tcpConnections: count, stalled: count });
+
+const tabFigures = obj<TabFigures>()({
+  client: nullable(str),
+  windowSec: num,
+  eventsPerSec: num,
+  batchesPerSec: num,
+  megabytesPerSec: num,
+  deliveredRatio: num,
+  page: pageFigures,
+  latency,
+  cpu: obj<{ tabProcess: number | null; tabMainThread: number | null }>()({ tabProcess: numOrNull, tabMainThread: numOrNull }),
+  wire: nullable(wireFigures),
+});
+
+const browserFigures = obj<BrowserFigures>()({ version: str, engine: opt(engine), headless: bool, display: nullable(str), xvfb: bool });
+
+const compressionFigures = obj<CompressionFigures>()({
+  kind: streamCompression,
+  streams: count,
+  compressedStreams: count,
+  wireBytes: num,
+  wireMegabytesPerSec: num,
+  inputBytes: num,
+  outputBytes: num,
+  ratio: numOrNull,
+});
+
+const clock = obj<ClockOffset>()({ offsetMs: num, uncertaintyMs: numIn(0, Number.MAX_VALUE) });
+
+const measuredRepeat = obj<MeasuredRepeat>()({
+  status: lit('ok'),
+  verdict: lit('ok', 'client-bound', 'server-bound', 'host-bound'),
+  round: count,
+  startedAt: str,
+  attempts: count,
+  notes: strings,
+  browserId: opt(str),
+  startedBehind: opt(bool),
+  clock: opt(clock),
+  windowSec: num,
+  settleSec: num,
+  eventsPerSec: num,
+  batchesPerSec: num,
+  megabytesPerSec: num,
+  deliveredRatio: num,
+  ceilingEventsPerSec: numOrNull,
+  ceilingRatio: numOrNull,
+  jsonCeilingEventsPerSec: opt(numOrNull),
+  jsonCeilingRatio: opt(numOrNull),
+  bytesPerEvent: opt(numOrNull),
+  efficiency,
+  page: pageFigures,
+  latency,
+  cpu: cpuFigures,
+  server: serverFigures,
+  wire: opt(nullable(wireFigures)),
+  tabs: opt(arr(tabFigures)),
+  perTabEventsPerSec: opt(spread),
+  browser: opt(browserFigures),
+  compression: opt(compressionFigures),
+});
+
+const failedRepeat = obj<FailedRepeat>()({
+  status: lit('failed'),
+  verdict: lit('failed'),
+  round: count,
+  startedAt: str,
+  attempts: count,
+  notes: strings,
+  browserId: opt(str),
+  error: str,
+  cause: opt(str),
+});
+
+const repeat: Shape<Repeat> = byKey<Repeat, 'status'>('status')({ ok: measuredRepeat, failed: failedRepeat });
+
+const unsteadyFlag = obj<UnsteadyFlag>()({ kind: lit('over-delivery', 'backlog', 'outlier', 'failed-repeats', 'mixed-hosts'), rounds: arr(count), message: str });
+
+const pointSummary = obj<PointSummary>()({
+  n: count,
+  eventsPerSec: stat,
+  deliveredRatio: stat,
+  ceilingRatio: statOrNull,
+  jsonCeilingRatio: opt(statOrNull),
+  bytesPerEvent: opt(statOrNull),
+  latencyP50Ms: statOrNull,
+  latencyP99Ms: statOrNull,
+  cpu: obj<PointSummary['cpu']>()({
+    tabProcess: statOrNull,
+    tabMainThread: statOrNull,
+    chromeTotal: statOrNull,
+    browser: statOrNull,
+    network: statOrNull,
+    gpu: statOrNull,
+    server: stat,
+    host: statOrNull,
+  }),
+  efficiency: obj<PointSummary['efficiency']>()({
+    eventsPerCpuSecRenderer: statOrNull,
+    eventsPerCpuSecMainThread: statOrNull,
+    eventsPerCpuSecChrome: statOrNull,
+    rendererCpuMsPerMillionEvents: statOrNull,
+  }),
+  gaps: num,
+  shed: num,
+  wire: opt(nullable(wireFigures)),
+  tabEventsPerSecMin: opt(stat),
+  tabEventsPerSecMax: opt(stat),
+  wireMegabytesPerSec: opt(stat),
+  compressionRatio: opt(statOrNull),
+});
+
+const pointResult = obj<PointResult>()({
+  point,
+  repeats: arr(repeat),
+  summary: nullable(pointSummary),
+  verdict,
+  unsteady: arr(unsteadyFlag),
+  notes: strings,
+  browsers: opt(strings),
+});
+
+const parseCeiling = obj<ParseCeiling>()({ batch: inRange(LIMITS.batch), encoding: opt(encoding), eventsPerSec: num, messages: num, bytesPerMessage: num, durationMs: num });
+const parseCeilings = arr(parseCeiling);
+
+const round = obj<Round>()({
+  index: count,
+  seed: num,
+  order: strings,
+  startedAt: str,
+  finishedAt: nullable(str),
+  parseCeilings,
+  hostCeilings: opt(arr(obj<{ browser: string; parseCeilings: ParseCeiling[] }>()({ browser: str, parseCeilings }))),
+  engineCeilings: opt(arr(obj<{ engine: (typeof ENGINES)[number]; parseCeilings: ParseCeiling[] }>()({ engine, parseCeilings }))),
+});
+
+const pairedProps = {
+  a: str,
+  b: str,
+  metric: lit('eventsPerSec', 'rendererCpuMsPerMillionEvents'),
+  rounds: arr(count),
+  ratios: arr(num),
+  ratio: num,
+  ciLow: numOrNull,
+  ciHigh: numOrNull,
+  better: lit('a', 'b', 'none'),
+  equivalence: opt(obj<NonNullable<PairedComparison['equivalence']>>()({ kind: equivalenceKind, margin: num })),
+  text: str,
+};
+const pairedComparison = obj<PairedComparison>()(pairedProps);
+const knobComparison = obj<KnobComparison>()({ ...pairedProps, knob: str, from: str, to: str, context: str });
+
+const saturationResult = obj<SaturationResult>()({
+  scenario: str,
+  transport,
+  varied: lit('batch', 'concurrency'),
+  fixed: obj<{ batch?: number; concurrency?: number }>()({ batch: opt(num), concurrency: opt(num) }),
+  range: obj<{ min: number; max: number }>()({ min: num, max: num }),
+  criteria: obj<{ deliveredRatio: number; shed: 0; p99BoundMs: number }>()({ deliveredRatio: num, shed: lit(0), p99BoundMs: num }),
+  probes: arr(
+    obj<SaturationResult['probes'][number]>()({ value: num, pointId: str, sustainable: bool, eventsPerSec: numOrNull, reason: str }),
+  ),
+  confirmations: opt(arr(obj<NonNullable<SaturationResult['confirmations']>[number]>()({ value: num, pointId: str, sustainable: bool, reason: str }))),
+  knee: nullable(obj<NonNullable<SaturationResult['knee']>>()({ value: num, pointId: str, eventsPerSec: stat })),
+  firstPast: nullable(obj<NonNullable<SaturationResult['firstPast']>>()({ value: num, pointId: str, reason: str })),
+  repeats: opt(arr(obj<NonNullable<SaturationResult['repeats']>[number]>()({ pointId: str, purpose: lit('probe', 'confirm'), repeat }))),
+});
+
+const sweepOptions = obj<SweepOptions>()({
+  repeats: inRange(LIMITS.repeats),
+  seed: numIn(0, 2 ** 32 - 1, true),
+  auto: bool,
+  maxRepeats: numIn(0, LIMITS.repeats.max, true),
+  timeBudgetSec: nullable(numIn(0, Number.MAX_VALUE)),
+  findMax: bool,
+  retries: numIn(0, 5, true),
+  file: str,
+  spreadRepeats: opt(bool),
+  margins: opt(margins),
+});
+
+const environment = obj<Environment>()({
+  chromeVersion: str,
+  chromePath: str,
+  nodeVersion: str,
+  platform: str,
+  cpuModel: str,
+  cores: num,
+  memoryBytes: num,
+  headless: bool,
+  launchArgs: strings,
+  networkEnabled: bool,
+  serverUrl: str,
+  engine: opt(engine),
+  firefox: opt(obj<NonNullable<Environment['firefox']>>()({ version: str, path: str, source: str, headless: bool })),
+});
+
+const browserHost = obj<BrowserHost>()({
+  id: str,
+  origin: lit('launched', 'remote'),
+  engine: opt(engine),
+  endpoint: nullable(str),
+  host: str,
+  version: str,
+  userAgent: str,
+  headless: bool,
+  cores: numOrNull,
+  cpuModel: nullable(str),
+  machineModel: nullable(str),
+  architecture: nullable(str),
+  kind: str,
+  procfs: bool,
+  serverSharesHost: nullable(bool),
+  sharesHostWith: strings,
+  lost: opt(obj<{ at: string; error: string }>()({ at: str, error: str })),
+  clock: opt(clock),
+  gridNode: opt(obj<{ id: string; uri: string }>()({ id: str, uri: str })),
+});
+
+// ---- advice (protocol/advice.ts)
+
+/** A recorded rate or bound, read by the very parser of `--rate` or `--p99`: one rule for both. */
+const byParser = (parse: typeof parseRate, field: string): Shape<number> =>
+  refine(num, (v) => {
+    const parsed = parse(String(v), field);
+    return parsed.ok ? null : parsed.error.allowed;
+  });
+
+const target = obj<Target>()({
+  eventsPerSec: byParser(parseRate, 'advice.target.eventsPerSec'),
+  p99BoundMs: byParser(parseP99, 'advice.target.p99BoundMs'),
+  render: oneOf(RENDER_MODES),
+});
+
+const candidate = obj<Candidate>()({
+  id: str,
+  transport,
+  batch: inRange(LIMITS.batch),
+  intervalMs: inRange(LIMITS.intervalMs),
+  concurrency: inRange(LIMITS.concurrency),
+  parse: oneOf(PARSE_MODES),
+  workers: numIn(0, LIMITS.workers.max, true),
+  origins: inRange(LIMITS.origins),
+  encoding,
+  pollMs: opt(inRange(LIMITS.pollMs)),
+  offeredEventsPerSec: num,
+});
+
+const sustainsFigures = obj<SustainsFigures>()({
+  repeats: count,
+  failed: count,
+  deliveredRatio: num,
+  shedRepeats: count,
+  shedBatches: num,
+  p99Ms: nullable(obj<NonNullable<SustainsFigures['p99Ms']>>()({ median: num, low: num, high: numOrNull, confidence: num })),
+  stalledRepeats: count,
+  notOpen: num,
+  streams: numOrNull,
+  cap: numOrNull,
+});
+
+const sustains = obj<Sustains>()({ sustains: bool, reasons: strings, figures: sustainsFigures });
+
+const candidateFigures = obj<CandidateFigures>()({
+  sustains,
+  cpuMsPerMillionEvents: statOrNull,
+  rendererPercent: statOrNull,
+  mainThreadPercent: statOrNull,
+  eventsPerSec: statOrNull,
+  deliveredRatio: statOrNull,
+  latencyP99Ms: statOrNull,
+  verdict,
+  limit: nullable(str),
+  closeness: num,
+});
+
+const cpuComparison = obj<CpuComparison>()({ of: str, against: str, ratio: num, ciLow: numOrNull, ciHigh: numOrNull, rounds: count, kind: equivalenceKind, margin: num });
+const purpose = lit('probe', 'confirm');
+
+const triedCandidate = obj<TriedCandidate>()({
+  candidate,
+  outcome: lit('kept', 'marginal', 'dropped', 'finalist', 'winner', 'runner-up'),
+  why: str,
+  probe: nullable(candidateFigures),
+  confirmed: nullable(candidateFigures),
+  cpuVsWinner: nullable(cpuComparison),
+  lostOn: opt(lit('cpu', 'median-cpu', 'p99')),
+  repeats: arr(obj<TriedCandidate['repeats'][number]>()({ purpose, round: nullable(count), repeat })),
+});
+
+const headroom = obj<Headroom>()({
+  batch: inRange(LIMITS.batch),
+  eventsPerSec: num,
+  atLeast: bool,
+  firstPast: nullable(obj<NonNullable<Headroom['firstPast']>>()({ batch: num, eventsPerSec: num, reason: str })),
+  probes: count,
+  confirmations: count,
+  stopped: nullable(lit('budget', 'confirmations')),
+  repeats: arr(obj<Headroom['repeats'][number]>()({ batch: num, purpose, repeat })),
+});
+
+const closest = obj<Closest>()({ candidate, figures: candidateFigures, limit: str, helps: strings });
+
+const advice = obj<Advice>()({
+  target,
+  transports: arr(transport),
+  margins,
+  budgetSec: numIn(0, Number.MAX_VALUE),
+  elapsedSec: numIn(0, Number.MAX_VALUE),
+  stopped: nullable(lit('budget', 'interrupted')),
+  winner: nullable(obj<NonNullable<Advice['winner']>>()({ candidate, figures: candidateFigures })),
+  runnerUp: nullable(obj<NonNullable<Advice['runnerUp']>>()({ candidate, figures: candidateFigures, cpuVsWinner: nullable(cpuComparison) })),
+  headroom: nullable(headroom),
+  rejected: arr(obj<Advice['rejected'][number]>()({ candidateId: str, transport, reason: str })),
+  tried: arr(triedCandidate),
+  notTried: arr(obj<Advice['notTried'][number]>()({ candidate, why: str })),
+  closest: nullable(closest),
+});
+
+/** A current (schemaVersion 3) report, whole. */
+export const REPORT: Shape<Report> = obj<Report>()({
+  schemaVersion: lit(3),
+  runId: str,
+  startedAt: str,
+  finishedAt: nullable(str),
+  interrupted: bool,
+  resumeCommand: nullable(str),
+  scenarios: strings,
+  environment,
+  hosts: opt(arr(browserHost)),
+  options: sweepOptions,
+  rounds: arr(round),
+  points: arr(pointResult),
+  comparisons: arr(pairedComparison),
+  knobs: opt(arr(knobComparison)),
+  saturation: arr(saturationResult),
+  advice: opt(advice),
+});
