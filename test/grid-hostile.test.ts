@@ -204,8 +204,13 @@ describe('a session the Grid grants after the wait gave up', () => {
 
   it('close() right after the refusal waits for it, and deletes it before it returns', async () => {
     const sessions = new GridSessions(parseGridUrl(grid.url), () => undefined, 300);
-    await sessions.open(1, null).catch(() => undefined);
+    const err = await sessions.open(1, null).then(
+      () => null,
+      (e: unknown) => e,
+    );
+    expect((err as Error).message).toMatch(/new Chrome session: no answer within 0\.3 s/);
     const seen = deleted().length;
+    expect(deleted().slice(seen)).toEqual([]);
     await sessions.close();
     expect(deleted().slice(seen)).toEqual([`DELETE /session/late-${granted}`]);
   }, 30_000);

@@ -192,7 +192,7 @@ export class GridSessions {
     if (!res.ok) {
       const v = value as { error?: unknown; message?: unknown } | null;
       const message = typeof v?.message === 'string' ? v.message.split('\n')[0] : text;
-      throw fail(`the Grid refused (HTTP ${res.status}${typeof v?.error === 'string' ? `, ${quoted(v.error)}` : ''}): ${quoted(message)}`);
+      throw fail(`the Grid refused (HTTP ${res.status}${typeof v?.error === 'string' ? `, ${shown(v.error)}` : ''}): ${shown(message)}`);
     }
     return value;
   }
