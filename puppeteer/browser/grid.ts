@@ -33,7 +33,7 @@ const KEEPALIVE_MS = 60_000;
  */
 export const MAX_GRID_ANSWER_BYTES = 4 * 1024 * 1024;
 /** The most of a Grid's text a message quotes, characters. */
-const QUOTE_CHARS = 200;
+const QUOTE_CHARS = 500;
 /**
  * How long a new-session request is kept after its wait gave up, ms: the Grid's own default
  * `--session-request-timeout` (300 s), after which it drops a queued request itself. A session it
