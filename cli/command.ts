@@ -6,6 +6,7 @@
 import { exitCodeOf, PushlabError } from '../protocol/errors.js';
 import { helpText, parseFlags, type Flags, type FlagSpec } from '../protocol/flags.js';
 import { printable } from '../results/printable.js';
+import { npmCommand } from '../protocol/shell.js';
 import { tolerateLostOutput } from './stop.js';
 
 /**
@@ -23,13 +24,20 @@ export function commandLineFlags<T extends Record<string, FlagSpec>>(specs: T, c
   return flags;
 }
 
+/** What the line of an error that is not a PushlabError says before its stack: it is pushlab's fault, not the input's. */
+export const BUG_PREFIX = 'internal error (a bug in pushlab, please report it with this text)';
+
 /**
- * The one line a failed command prints: the message of a PushlabError, the stack of a bug.
- * Printable (results/printable.ts): a message quotes what was refused, from a file or the network.
+ * The one line a failed command prints: `pushlab <command>: <CODE>: <message>` for a
+ * PushlabError (its code is the one docs/reliability.md's table lists, as fastify prints its
+ * `FST_` codes), and `pushlab <command>: internal error (…): <stack>` for anything else, a bug,
+ * whose stack is kept for the report. Printable (results/printable.ts): a message quotes what was
+ * refused, from a file or the network; its line breaks too are escaped, so it stays one line.
  */
 export function errorLine(command: string, err: unknown): string {
-  const text = err instanceof PushlabError ? err.message : err instanceof Error ? (err.stack ?? err.message) : String(err);
-  return printable(`pushlab ${command}: ${text}`, true);
+  if (err instanceof PushlabError) return printable(`pushlab ${command}: ${err.code}: ${err.message}`);
+  const text = err instanceof Error ? (err.stack ?? err.message) : String(err);
+  return printable(`pushlab ${command}: ${BUG_PREFIX}: ${text}`, true);
 }
 
 /** Exits once stdout has taken everything written to it: where a pipe is asynchronous (macOS), process.exit alone cuts it short. */
@@ -68,18 +76,10 @@ export function reportErrorsAs(command: string): void {
   });
 }
 
-/** `s` as one shell word: as is when it is plain, else single-quoted. */
-export function shellWord(s: string): string {
-  return /^[\w./:@=,-]+$/.test(s) ? s : `'${s.replaceAll("'", `'\\''`)}'`;
-}
-
 /**
  * The command that goes on with a saved run: `npm run <command> -- --resume <run-id>` and each
- * of `flags` that has a value (empty: left out), as shell words.
+ * of `flags` that has a value (empty: left out), as shell words (protocol/shell.ts).
  */
 export function resumeCommandLine(command: string, runId: string, flags: readonly (readonly [flag: string, value: string])[]): string {
-  return `npm run ${command} -- --resume ${runId}${flags
-    .filter(([, v]) => v)
-    .map(([f, v]) => ` ${f} ${shellWord(v)}`)
-    .join('')}`;
+  return npmCommand(command, ['--resume', runId, ...flags.filter(([, v]) => v).flat()]);
 }

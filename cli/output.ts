@@ -57,9 +57,17 @@ export function writeError(file: string, err: unknown): PushlabError {
 export const PROBE_BYTES = 64 * 1024;
 
 /**
+ * The most a probe file writes, whatever the need: statfs is asked about the whole need, and the
+ * probe finds what statfs does not see (a quota, a disk that fills) at this size. A probe of the
+ * whole need would be one Buffer of a report's size, which Node refuses past 2 GiB
+ * (ERR_OUT_OF_RANGE, which reached the user blamed on --out), and gigabytes written for nothing.
+ */
+export const MAX_PROBE_BYTES = 16 * 1024 * 1024;
+
+/**
  * Makes sure `dir` is a directory this process can write `needBytes` into: creates what is
  * missing one level at a time, asks the file system how much space is free (statfs), then
- * writes a probe file of that size and removes it (an empty probe succeeds on a full disk, and
+ * writes a probe file of that size (at most MAX_PROBE_BYTES) and removes it (an empty probe succeeds on a full disk, and
  * statfs does not see quotas). Throws PUSHLAB_BAD_OUTPUT naming the flag, the path and the
  * reason (`no space left on <dir>` with what is free and what is needed); directories it
  * created before failing are removed again.
@@ -68,6 +76,9 @@ export const PROBE_BYTES = 64 * 1024;
  * recursive mkdir loops forever on a parent that answers ENOENT to mkdir (anything under /proc).
  */
 export function checkOutputDir(flag: string, dir: string, needBytes = PROBE_BYTES): void {
+  // A caller's estimate, never input: a bad one is a bug, said as one (not Node's Buffer error blamed on the flag).
+  if (!Number.isSafeInteger(needBytes) || needBytes < 0) throw new RangeError(`checkOutputDir: needBytes must be a whole number of bytes; got ${needBytes}`);
+  const probeBytes = Math.min(needBytes, MAX_PROBE_BYTES);
   const abs = path.resolve(dir);
   const fail = (what: string, err: unknown): never => {
     throw new PushlabError('PUSHLAB_BAD_OUTPUT', `${flag} ${dir}: ${what}: ${reasonOf(err)}`);
@@ -132,9 +143,9 @@ export function checkOutputDir(flag: string, dir: string, needBytes = PROBE_BYTE
     try {
       writeFileSync(probe, '', { flag: 'wx' });
       probeMade = true;
-      writeFileSync(probe, Buffer.alloc(needBytes));
+      writeFileSync(probe, Buffer.alloc(probeBytes));
     } catch (err) {
-      if (isNoSpace(err)) noSpace(`a ${sizeText(needBytes)} test file did not fit (${errnoOf(err)})`);
+      if (isNoSpace(err)) noSpace(`a ${sizeText(probeBytes)} test file did not fit (${errnoOf(err)})`);
       fail('cannot write a file in it', err);
     }
   } catch (err) {

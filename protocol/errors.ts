@@ -1,7 +1,8 @@
 /**
  * pushlab's errors: one class with a stable code, like fastify's `FST_…` codes, so a test or a
  * script can tell them apart without parsing messages. Every entry point catches once, prints
- * `pushlab <command>: <message>` (no stack for a PushlabError) and exits with `exitCodeOf`.
+ * `pushlab <command>: <CODE>: <message>` (no stack for a PushlabError; a bug says so and keeps
+ * its stack, see cli/command.ts errorLine) and exits with `exitCodeOf`.
  */
 
 /** Exit codes, the same for every command: documented in full in docs/reliability.md ("Exit codes and error codes"). */

@@ -45,6 +45,20 @@ export const LIMITS = {
  */
 export const MAX_SWEEP_POINTS = 2000;
 
+/**
+ * The most repeats one run's report holds (points × repeats, with --auto's max-repeats): a
+ * repeat is about 6 KB of report.json, which is written whole at every save, so 20,000 make
+ * about 120 MB (and 55 hours at the defaults). The largest plan the other limits allow, 2,000
+ * points × 50 repeats, would make a report.json past what one JSON string can hold.
+ */
+export const MAX_REPORT_REPEATS = 20_000;
+
+/**
+ * `--time-budget`, s: above 0 and at most a week. Bounded where it is read, so no later
+ * arithmetic (the disk space its repeats need, a timer) meets a value Node refuses.
+ */
+export const TIME_BUDGET_SEC = { min: 0, max: 7 * 24 * 3600 } as const;
+
 /** Latency p99 bound of a sustainable load in a find-max search (scenario `findMax.p99BoundMs`), ms. */
 export const P99_BOUND_MS: Range = { min: 1, max: 60_000, integer: false };
 

@@ -421,7 +421,8 @@ export function selectScenarios(file: ScenarioFile, ids?: readonly string[]): Sc
     const members = Object.hasOwn(groups, id) ? groups[id] : [id];
     for (const m of members) {
       const s = byId.get(m);
-      if (!s) throw badScenario(`--scenario names '${id}', which is neither a scenario nor a group in the scenario file; known: ${[...byId.keys(), ...Object.keys(groups)].join(', ')}`);
+      // A flag naming what the file lacks: the flag is wrong, as docs/reliability.md's table says.
+      if (!s) throw new PushlabError('PUSHLAB_BAD_FLAG', `--scenario names '${id}', which is neither a scenario nor a group in the scenario file; known: ${[...byId.keys(), ...Object.keys(groups)].join(', ')}`);
       out.set(m, s);
     }
   }

@@ -2,7 +2,7 @@
 import { PushlabError } from '../protocol/errors.js';
 import { BENCHMARK_ACTION_FORMATS } from '../results/views/benchmark-action.js';
 import { rangeFlag, type Flags, type FlagSpec } from '../protocol/flags.js';
-import { inRange, LIMITS, rangeText } from '../protocol/limits.js';
+import { inRange, LIMITS, rangeText, TIME_BUDGET_SEC } from '../protocol/limits.js';
 import { DEFAULT_MARGINS, marginsText, parseMargins } from '../protocol/margins.js';
 import { ENGINES, isRunId, RUN_ID_ALLOWED, type Engine, type Margins } from '../protocol/report.js';
 import { BUILTIN_DEFAULTS } from '../protocol/scenario.js';
@@ -78,11 +78,16 @@ function badFlag(message: string): PushlabError {
   return new PushlabError('PUSHLAB_BAD_FLAG', message);
 }
 
-/** `90`, `90s`, `10m`, `1.5h` → seconds. */
+/** `90`, `90s`, `10m`, `1.5h` → seconds, above 0 and at most TIME_BUDGET_SEC.max (a week). */
 export function parseDuration(flag: string, raw: string): number {
   const m = /^(\d+(?:\.\d+)?)(s|m|h)?$/.exec(raw.trim());
   const sec = m ? Number(m[1]) * { s: 1, m: 60, h: 3600 }[m[2] as 's' | 'm' | 'h' | undefined ?? 's'] : Number.NaN;
-  if (!(sec > 0)) throw badFlag(`--${flag} must be a duration above 0: seconds, or a number with s, m or h (90, 90s, 10m, 1.5h); got '${raw}'`);
+  const max = TIME_BUDGET_SEC.max;
+  if (!(sec > TIME_BUDGET_SEC.min && sec <= max)) {
+    // The value as written, cut: a 400-digit number is refused, not echoed whole.
+    const shown = raw.length > 64 ? `${raw.slice(0, 64)}… (${raw.length} characters)` : raw;
+    throw badFlag(`--${flag} must be a duration above 0 and at most ${max / 3600}h (${max} s): seconds, or a number with s, m or h (90, 90s, 10m, 1.5h); got '${shown}'`);
+  }
   return sec;
 }
 

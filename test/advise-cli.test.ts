@@ -56,7 +56,7 @@ describe('npm run advise refuses a bad target', () => {
     expect(r.stdout).toBe('');
     const lines = r.stderr.trimEnd().split('\n');
     expect(lines, r.stderr).toHaveLength(1);
-    expect(lines[0]).toMatch(/^pushlab advise: /);
+    expect(lines[0]).toMatch(/^pushlab advise: PUSHLAB_[A-Z_]+: /);
     expect(r.stderr).not.toMatch(/\n\s+at /);
     for (const s of REFUSED[name].says) expect(lines[0]).toContain(s);
   });

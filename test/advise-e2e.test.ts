@@ -10,7 +10,8 @@
  * Figures measured here are beside whatever else the machine runs: this checks the command,
  * not the numbers.
  */
-import { existsSync, readFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -22,6 +23,7 @@ import { ROOT } from '../cli/root.js';
 import type { Repeat, Report } from '../protocol/report.js';
 import { adviceText, machineWordsOf } from '../results/advice-words.js';
 import { VIEWER_TEMPLATE } from '../puppeteer/report/html.js';
+import { shellWord } from '../protocol/shell.js';
 import { descendants, startCommand, waitGone, type SweepRun } from './sweep-process.js';
 
 const ENTRY = 'puppeteer/advise/main.ts';
@@ -46,13 +48,33 @@ function expectRepeatsInPoints(report: Report): void {
   for (const r of judged) expect(all).toContain(JSON.stringify(r));
 }
 
+/**
+ * `--out` is a directory whose name a shell would act on: the commands advise prints for
+ * pasting (its check, its resume command) must hand it over as one argument and run nothing.
+ */
+const HOSTILE_OUT = "o; touch x 'q' \"d\" $(touch y) `touch z`\nline";
+let base: string;
 let out: string;
 beforeAll(async () => {
-  out = await mkdtemp(path.join(os.tmpdir(), 'pushlab-advise-'));
+  base = await mkdtemp(path.join(os.tmpdir(), 'pushlab-advise-'));
+  out = path.join(base, HOSTILE_OUT);
 });
 afterAll(async () => {
-  if (out) await rm(out, { recursive: true, force: true });
+  if (base) await rm(base, { recursive: true, force: true });
 });
+
+/** The arguments a printed `npm run <script> -- …` line passes, run through bash (in `base`) with a printer of argv for npm. */
+function pastedArgs(line: string, script: string): string[] {
+  const prefix = `npm run ${script} -- `;
+  expect(line.startsWith(prefix), line).toBe(true);
+  const argv = execFileSync('bash', ['-c', `printf '%s\\0' ${line.slice(prefix.length)}`], { cwd: base, encoding: 'utf8' }).split('\0').slice(0, -1);
+  // Nothing the name spells was run: no x, y or z beside it.
+  expect(readdirSync(base).filter((f) => f.length === 1)).toEqual([]);
+  return argv;
+}
+
+/** The report path, the one line on stdout (the path itself may hold a line break). */
+const reportPathOf = (stdout: string) => stdout.replace(/\n$/, '');
 
 describe('npm run advise: a small target', () => {
   let ran: { code: number | null; stdout: string; stderr: string };
@@ -61,7 +83,7 @@ describe('npm run advise: a small target', () => {
 
   beforeAll(async () => {
     ran = await finish(startCommand(ENTRY, [...TARGET, '--time-budget', '75s', '--out', out]), 150_000);
-    file = ran.stdout.trim().split('\n').at(-1)!;
+    file = reportPathOf(ran.stdout);
     report = readReport(file);
   }, 160_000);
 
@@ -123,7 +145,8 @@ describe('npm run advise: a small target', () => {
       ['runner-up', report.advice!.runnerUp.candidate.transport, report.advice!.runnerUp.candidate.batch],
       ['advised', report.advice!.winner!.candidate.transport, report.advice!.winner!.candidate.batch],
     ]);
-    expect(ran.stderr).toContain(`--file ${confirm.startsWith(ROOT + path.sep) ? path.relative(ROOT, confirm) : confirm} --repeats 5`);
+    const check = /^ {2}(npm run sweep -- --file .*)$/m.exec(ran.stderr)?.[1] ?? '';
+    expect(pastedArgs(check, 'sweep')).toEqual(['--file', confirm.startsWith(ROOT + path.sep) ? path.relative(ROOT, confirm) : confirm, '--repeats', '5']);
     expect(ran.stderr).toContain('--scenarios runner-up,advised');
   });
 });
@@ -146,9 +169,10 @@ describe('npm run advise: Ctrl-C, then --resume', () => {
     run.child.kill('SIGINT');
     first = await finish(run, 60_000);
     leftovers = await waitGone(children, 10_000);
-    file = first.stdout.trim().split('\n').at(-1)!;
+    file = reportPathOf(first.stdout);
     interrupted = readReport(file);
-    const command = /npm run advise -- (--resume \S+ --out \S+)\n*$/.exec(first.stderr)?.[1].split(' ') ?? [];
+    // The command as printed, through bash: what a person pasting it runs.
+    const command = pastedArgs(/To go on with the search:\n {2}(npm run advise -- .*)\n*$/.exec(first.stderr)?.[1] ?? '', 'advise');
     resumed = await finish(startCommand(ENTRY, command), 120_000);
     finished = readReport(file);
   }, 300_000);
@@ -158,7 +182,8 @@ describe('npm run advise: Ctrl-C, then --resume', () => {
     expect(leftovers).toEqual([]);
     expect(interrupted.interrupted).toBe(true);
     expect(interrupted.finishedAt).toBeNull();
-    expect(interrupted.resumeCommand).toBe(`npm run advise -- --resume ${interrupted.runId} --out ${out}`);
+    expect(interrupted.resumeCommand).toBe(`npm run advise -- --resume ${interrupted.runId} --out ${shellWord(out)}`);
+    expect(pastedArgs(interrupted.resumeCommand!, 'advise')).toEqual(['--resume', interrupted.runId, '--out', out]);
     expect(first.stderr).toContain(`To go on with the search:\n  ${interrupted.resumeCommand}`);
     const a = interrupted.advice!;
     expect(a.stopped).toBe('interrupted');

@@ -105,7 +105,7 @@ describe('a --browser that is not a DevTools endpoint', () => {
       const { code } = await r.exit;
       expect(code, r.output()).toBe(EXIT.badInput);
       const lines = r.output().trimEnd().split('\n');
-      expect(lines.at(-1)).toBe(`pushlab sweep: --browser ws://127.0.0.1:${ports.junk}/: cannot connect (not a Chrome DevTools (CDP) endpoint: it sent 'hello there, not json', which is not JSON)`);
+      expect(lines.at(-1)).toBe(`pushlab sweep: PUSHLAB_BAD_BROWSER: --browser ws://127.0.0.1:${ports.junk}/: cannot connect (not a Chrome DevTools (CDP) endpoint: it sent 'hello there, not json', which is not JSON)`);
       expect(r.output()).not.toMatch(/SyntaxError|\n\s+at /);
       expect(await leftRunning(r.dir, 15_000)).toEqual([]);
     } finally {

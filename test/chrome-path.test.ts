@@ -44,7 +44,7 @@ describe('CHROME_PATH', () => {
     const { r, code, launched, line } = await sweepWith('{dir}/chrome-dir', (dir) => mkdirSync(path.join(dir, 'chrome-dir')));
     try {
       expect(code, r.output()).toBe(EXIT.badInput);
-      expect(line).toMatch(/^pushlab sweep: CHROME_PATH is set to '.*chrome-dir', which is not an executable file \(it is a directory\)\. Install Chrome/);
+      expect(line).toMatch(/^pushlab sweep: PUSHLAB_NO_CHROME: CHROME_PATH is set to '.*chrome-dir', which is not an executable file \(it is a directory\)\. Install Chrome/);
       expect(r.output()).not.toMatch(/\n\s+at |EACCES/);
       expect(launched, 'launched before refusing').toEqual([]);
       expect(filesUnder(r.dir).filter((f) => /chrome.*profile|pushlab-chrome-/.test(f))).toEqual([]);
@@ -57,7 +57,7 @@ describe('CHROME_PATH', () => {
     const { r, code, line } = await sweepWith('/bin/false');
     try {
       expect(code, r.output()).toBe(EXIT.badInput);
-      expect(line).toMatch(/^pushlab sweep: Chrome at '\/bin\/false' \(CHROME_PATH\) did not start: /);
+      expect(line).toMatch(/^pushlab sweep: PUSHLAB_NO_CHROME: Chrome at '\/bin\/false' \(CHROME_PATH\) did not start: /);
       expect(r.output()).not.toMatch(/\n\s+at /);
       expect(filesUnder(r.dir).filter((f) => /chrome.*profile|pushlab-chrome-/.test(f))).toEqual([]);
       expect(await leftRunning(r.dir, 15_000)).toEqual([]);

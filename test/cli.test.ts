@@ -28,7 +28,7 @@ function run(script: string, args: string[]): Promise<Ran> {
 function oneLine(stderr: string, command: string): string {
   const lines = stderr.trimEnd().split('\n');
   expect(lines, stderr).toHaveLength(1);
-  expect(lines[0]).toMatch(new RegExp(`^pushlab ${command}: `));
+  expect(lines[0]).toMatch(new RegExp(`^pushlab ${command}: PUSHLAB_[A-Z_]+: `));
   expect(stderr).not.toMatch(/\n\s+at /);
   return lines[0];
 }
@@ -50,14 +50,14 @@ describe('npm run sweep', () => {
   it('exits 2 on a bad flag, with one line on stderr and nothing on stdout', () => {
     const r = ran.badFlag;
     expect(r.code).toBe(EXIT.badInput);
-    expect(oneLine(r.stderr, 'sweep')).toBe("pushlab sweep: --retries must be an integer from 0 to 5; got '9'");
+    expect(oneLine(r.stderr, 'sweep')).toBe("pushlab sweep: PUSHLAB_BAD_FLAG: --retries must be an integer from 0 to 5; got '9'");
     expect(r.stdout).toBe('');
   });
 
   it('exits 2 on an unknown scenario, naming the known ones', () => {
     const r = ran.unknownScenario;
     expect(r.code).toBe(EXIT.badInput);
-    expect(oneLine(r.stderr, 'sweep')).toContain("--scenario names 'no-such', which is neither a scenario nor a group in the scenario file; known: smoke");
+    expect(oneLine(r.stderr, 'sweep')).toContain("pushlab sweep: PUSHLAB_BAD_FLAG: --scenario names 'no-such', which is neither a scenario nor a group in the scenario file; known: smoke");
   });
 
   it('prints --help on stdout and exits 0', () => {
@@ -82,6 +82,6 @@ describe('npm run server', () => {
   it('exits 2 on a non-loopback --host, with one line and no stack', () => {
     const r = ran.badHost;
     expect(r.code).toBe(EXIT.badInput);
-    expect(oneLine(r.stderr, 'server')).toBe("pushlab server: --host must be a loopback address (127.0.0.1, ::1, localhost) unless --allow-remote is given; got '0.0.0.0'");
+    expect(oneLine(r.stderr, 'server')).toBe("pushlab server: PUSHLAB_BAD_HOST: --host must be a loopback address (127.0.0.1, ::1, localhost) unless --allow-remote is given; got '0.0.0.0'");
   });
 });

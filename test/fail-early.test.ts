@@ -48,11 +48,11 @@ function run(script: string, args: string[], options: { env?: NodeJS.ProcessEnv;
   });
 }
 
-/** One line on stderr, `pushlab <command>: …`, with no stack trace; returns it. */
+/** One line on stderr, `pushlab <command>: <CODE>: …`, with no stack trace; returns it. */
 function oneLine(r: Ran, command: string): string {
   const lines = r.stderr.trimEnd().split('\n');
   expect(lines, r.stderr).toHaveLength(1);
-  expect(lines[0]).toMatch(new RegExp(`^pushlab ${command}: `));
+  expect(lines[0]).toMatch(new RegExp(`^pushlab ${command}: PUSHLAB_[A-Z_]+: `));
   expect(r.stderr).not.toMatch(/\n\s+at /);
   return lines[0];
 }
@@ -116,36 +116,36 @@ afterAll(() => {
 
 describe('unusable output locations: refused before anything is launched', () => {
   it('--out under /proc (where Node 20\'s recursive mkdir spins forever)', () => {
-    expect(refusedBeforeLaunch(ran.outProc, 'sweep')).toBe('pushlab sweep: --out /proc/pushlab: cannot create it: this file system does not allow creating it (ENOENT)');
+    expect(refusedBeforeLaunch(ran.outProc, 'sweep')).toBe('pushlab sweep: PUSHLAB_BAD_OUTPUT: --out /proc/pushlab: cannot create it: this file system does not allow creating it (ENOENT)');
     expect(existsSync('/proc/pushlab')).toBe(false);
   });
 
   it('--out naming a file, or a path under one', () => {
-    expect(refusedBeforeLaunch(ran.outIsFile, 'sweep')).toBe(`pushlab sweep: --out ${aFile}: ${aFile} exists and is not a directory`);
-    expect(refusedBeforeLaunch(ran.outUnderFile, 'sweep')).toBe(`pushlab sweep: --out ${aFile}/reports: ${aFile} exists and is not a directory`);
+    expect(refusedBeforeLaunch(ran.outIsFile, 'sweep')).toBe(`pushlab sweep: PUSHLAB_BAD_OUTPUT: --out ${aFile}: ${aFile} exists and is not a directory`);
+    expect(refusedBeforeLaunch(ran.outUnderFile, 'sweep')).toBe(`pushlab sweep: PUSHLAB_BAD_OUTPUT: --out ${aFile}/reports: ${aFile} exists and is not a directory`);
   });
 
   it.runIf(canTestReadOnly)('--out a read-only directory, or a path to be created under one (and nothing is left created)', () => {
-    expect(refusedBeforeLaunch(ran.outReadOnly, 'sweep')).toBe(`pushlab sweep: --out ${readOnly}: cannot write a file in it: permission denied (EACCES)`);
-    expect(refusedBeforeLaunch(ran.outUnderReadOnly, 'sweep')).toBe(`pushlab sweep: --out ${readOnly}/a/b: cannot create ${readOnly}/a: permission denied (EACCES)`);
+    expect(refusedBeforeLaunch(ran.outReadOnly, 'sweep')).toBe(`pushlab sweep: PUSHLAB_BAD_OUTPUT: --out ${readOnly}: cannot write a file in it: permission denied (EACCES)`);
+    expect(refusedBeforeLaunch(ran.outUnderReadOnly, 'sweep')).toBe(`pushlab sweep: PUSHLAB_BAD_OUTPUT: --out ${readOnly}/a/b: cannot create ${readOnly}/a: permission denied (EACCES)`);
     expect(existsSync(path.join(readOnly, 'a'))).toBe(false);
   });
 
   it('lab --out and bench:server --cpu-prof', () => {
-    expect(refusedBeforeLaunch(ran.labOut, 'lab')).toBe('pushlab lab: --out /proc/pushlab: cannot create it: this file system does not allow creating it (ENOENT)');
-    expect(refusedBeforeLaunch(ran.cpuProf, 'bench:server')).toBe('pushlab bench:server: --cpu-prof /proc/pushlab: cannot create it: this file system does not allow creating it (ENOENT)');
+    expect(refusedBeforeLaunch(ran.labOut, 'lab')).toBe('pushlab lab: PUSHLAB_BAD_OUTPUT: --out /proc/pushlab: cannot create it: this file system does not allow creating it (ENOENT)');
+    expect(refusedBeforeLaunch(ran.cpuProf, 'bench:server')).toBe('pushlab bench:server: PUSHLAB_BAD_OUTPUT: --cpu-prof /proc/pushlab: cannot create it: this file system does not allow creating it (ENOENT)');
   });
 });
 
 describe('--server that is not a pushlab server: one line, before Chrome', () => {
   it('not a URL', () => {
-    expect(refusedBeforeLaunch(ran.serverNotUrl, 'sweep')).toBe("pushlab sweep: --server must be an https:// URL (the pushlab server serves TLS only); got 'localhost:8443'");
+    expect(refusedBeforeLaunch(ran.serverNotUrl, 'sweep')).toBe("pushlab sweep: PUSHLAB_BAD_SERVER: --server must be an https:// URL (the pushlab server serves TLS only); got 'localhost:8443'");
   });
 
   it('nothing listening, in sweep and lab', () => {
     const line = 'no answer from https://127.0.0.1:1/stats (nothing is listening there)';
-    expect(refusedBeforeLaunch(ran.serverNobody, 'sweep')).toBe(`pushlab sweep: --server https://127.0.0.1:1/: ${line}`);
-    expect(refusedBeforeLaunch(ran.labServerNobody, 'lab')).toBe(`pushlab lab: --server https://127.0.0.1:1/: ${line}`);
+    expect(refusedBeforeLaunch(ran.serverNobody, 'sweep')).toBe(`pushlab sweep: PUSHLAB_BAD_SERVER: --server https://127.0.0.1:1/: ${line}`);
+    expect(refusedBeforeLaunch(ran.labServerNobody, 'lab')).toBe(`pushlab lab: PUSHLAB_BAD_SERVER: --server https://127.0.0.1:1/: ${line}`);
   });
 });
 
@@ -153,19 +153,19 @@ describe('no Chrome: PUSHLAB_NO_CHROME, and no server started', () => {
   it.each(['labNoChrome', 'sweepNoChrome'] as const)('%s', (name) => {
     const command = name === 'labNoChrome' ? 'lab' : 'sweep';
     expect(refusedBeforeLaunch(ran[name], command)).toBe(
-      `pushlab ${command}: CHROME_PATH is set to '/nonexistent', which is not an executable file (it does not exist). Install Chrome or Chromium (Debian/Ubuntu: \`apt-get install -y chromium\`), or point CHROME_PATH at a Chrome binary.`,
+      `pushlab ${command}: PUSHLAB_NO_CHROME: CHROME_PATH is set to '/nonexistent', which is not an executable file (it does not exist). Install Chrome or Chromium (Debian/Ubuntu: \`apt-get install -y chromium\`), or point CHROME_PATH at a Chrome binary.`,
     );
   });
 });
 
 describe('JSON syntax errors: line and column', () => {
   it('in a scenario file', () => {
-    expect(refusedBeforeLaunch(ran.scenarioSyntax, 'sweep')).toBe(`pushlab sweep: ${dir}/syntax.json: not valid JSON: line 3, column 29: expected ',' or '}' after a property value, found "\\""`);
+    expect(refusedBeforeLaunch(ran.scenarioSyntax, 'sweep')).toBe(`pushlab sweep: PUSHLAB_BAD_SCENARIO: ${dir}/syntax.json: not valid JSON: line 3, column 29: expected ',' or '}' after a property value, found "\\""`);
   });
 
   it('in the report --resume reads', () => {
     expect(refusedBeforeLaunch(ran.resumeSyntax, 'sweep')).toBe(
-      `pushlab sweep: ${dir}/runs/20260101-000000/report.json: not valid JSON: line 4, column 1: a comma before '}' (JSON allows no trailing comma)`,
+      `pushlab sweep: PUSHLAB_BAD_REPORT: ${dir}/runs/20260101-000000/report.json: not valid JSON: line 4, column 1: a comma before '}' (JSON allows no trailing comma)`,
     );
   });
 });
@@ -174,7 +174,7 @@ describe('a scenario file past the point limit', () => {
   it('is refused, saying how many points and the limit', () => {
     expect(MAX_SWEEP_POINTS).toBe(2000);
     expect(refusedBeforeLaunch(ran.tooManyPoints, 'sweep')).toBe(
-      `pushlab sweep: ${dir}/huge.json: the selected scenarios expand to 2,200 points (wide 2,000, small 200); a sweep runs at most 2,000: select fewer with --scenario, or shorten the arrays (each one multiplies the others)`,
+      `pushlab sweep: PUSHLAB_BAD_SCENARIO: ${dir}/huge.json: the selected scenarios expand to 2,200 points (wide 2,000, small 200); a sweep runs at most 2,000: select fewer with --scenario, or shorten the arrays (each one multiplies the others)`,
     );
   });
 });

@@ -152,7 +152,7 @@ describe.skipIf(missing !== null)(`a sweep on a Selenium Grid${missing ? ` (skip
     expect((err as Error).message).toMatch(/the Grid refused \(HTTP 500, session not created\): .*\/nonexistent\/chromium/);
     const r = await runSweep(['--scenario', 'smoke', '--repeats', '1', '--grid', grid.url, '--grid-binary', '/nonexistent/chromium', '--out', dir], 60_000);
     expect(r.code, r.stderr).toBe(EXIT.badInput);
-    expect(r.stderr).toMatch(/^pushlab sweep: --grid http:\/\/127\.0\.0\.1:\d+\/: new Chrome session: the Grid refused/m);
+    expect(r.stderr).toMatch(/^pushlab sweep: PUSHLAB_BAD_GRID: --grid http:\/\/127\.0\.0\.1:\d+\/: new Chrome session: the Grid refused/m);
     expect(r.stderr).not.toMatch(/\n\s+at /);
     expect(await gridEmpty()).toEqual({ sessions: [], browsers: [] });
   }, 90_000);

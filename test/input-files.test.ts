@@ -19,7 +19,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MAX_INPUT_BYTES, readInputFile } from '../cli/input-file.js';
 import { open, rm } from 'node:fs/promises';
-import { EXIT, PushlabError } from '../protocol/errors.js';
+import { EXIT, PushlabError, type ErrorCode } from '../protocol/errors.js';
 import { sourceAt } from '../protocol/json-text.js';
 import { parseReportText } from '../protocol/report-check.js';
 import { parseScenarioText } from '../protocol/scenario.js';
@@ -61,15 +61,15 @@ function run(script: string, args: string[]): Promise<Ran> {
 const sweep = (...args: string[]) => run('puppeteer/sweep/main.ts', args);
 const report = (...args: string[]) => run('puppeteer/report/main.ts', ['--reports', runs, ...args]);
 
-/** Exit 2 at once, and one line `pushlab <command>: …` with no stack; returns the message after the prefix. */
-function refused(r: Ran, command: string): string {
+/** Exit 2 at once, and one line `pushlab <command>: <code>: …` with no stack; returns the message after the prefix. */
+function refused(r: Ran, command: string, code: ErrorCode): string {
   expect(r.hung, `hung: ${r.stderr}`).toBe(false);
   expect(r.code, r.stderr).toBe(EXIT.badInput);
   const lines = r.stderr.trimEnd().split('\n');
   expect(lines, r.stderr).toHaveLength(1);
   expect(r.stderr).not.toMatch(/TypeError|\n\s+at /);
-  expect(lines[0]).toMatch(new RegExp(`^pushlab ${command}: `));
-  return lines[0].slice(`pushlab ${command}: `.length);
+  expect(lines[0].startsWith(`pushlab ${command}: ${code}: `), lines[0]).toBe(true);
+  return lines[0].slice(`pushlab ${command}: ${code}: `.length);
 }
 
 /** A run directory under `runs` holding `text` as its report.json. */
@@ -118,7 +118,7 @@ describe('a run id names one directory directly under --out', () => {
   it('--resume .. reads nothing outside --out', async () => {
     // A report just outside --out: read, it would answer "that sweep finished".
     writeFileSync(path.join(dir, 'report.json'), FIXTURE);
-    const message = refused(await sweep('--resume', '..', '--out', runs), 'sweep');
+    const message = refused(await sweep('--resume', '..', '--out', runs), 'sweep', 'PUSHLAB_BAD_FLAG');
     expect(message).toMatch(/^--resume takes a run id, .* got '\.\.'$/);
   });
 });
@@ -135,8 +135,8 @@ describe('every reader of a report makes the one check', () => {
   it.each(broken)('%s: --resume and npm run report refuse it alike', async (name, edit, what) => {
     const file = runWith(name, interruptedReport(edit));
     const [fromSweep, fromReport] = await Promise.all([sweep('--resume', name, '--out', runs), report('--csv', name)]);
-    expect(refused(fromSweep, 'sweep')).toBe(`${file}: ${what}`);
-    expect(refused(fromReport, 'report')).toBe(`${file}: ${what}`);
+    expect(refused(fromSweep, 'sweep', 'PUSHLAB_BAD_REPORT')).toBe(`${file}: ${what}`);
+    expect(refused(fromReport, 'report', 'PUSHLAB_BAD_REPORT')).toBe(`${file}: ${what}`);
   });
 });
 
@@ -158,14 +158,14 @@ describe('a path that is not a regular file is refused at once', () => {
 
   it('the scenario file (--file)', async () => {
     const [f, d] = await Promise.all([sweep('--file', fifo, '--list'), sweep('--file', aDir, '--list')]);
-    expect(refused(f, 'sweep')).toBe(`--file ${fifo}: ${FIFO}; give a scenario file (JSON)`);
-    expect(refused(d, 'sweep')).toBe(`--file ${aDir}: ${DIR}; give a scenario file (JSON)`);
+    expect(refused(f, 'sweep', 'PUSHLAB_BAD_SCENARIO')).toBe(`--file ${fifo}: ${FIFO}; give a scenario file (JSON)`);
+    expect(refused(d, 'sweep', 'PUSHLAB_BAD_SCENARIO')).toBe(`--file ${aDir}: ${DIR}; give a scenario file (JSON)`);
   }, 60_000);
 
   it('the report --resume reads', async () => {
     const [f, d] = await Promise.all([sweep('--resume', 'fifo-run', '--out', runs), sweep('--resume', 'dir-run', '--out', runs)]);
-    expect(refused(f, 'sweep')).toMatch(new RegExp(`^--resume fifo-run: .*/fifo-run/report\\.json: ${FIFO.replace(/[()]/g, '\\$&')}; `));
-    expect(refused(d, 'sweep')).toMatch(new RegExp(`^--resume dir-run: .*/dir-run/report\\.json: ${DIR}; `));
+    expect(refused(f, 'sweep', 'PUSHLAB_BAD_REPORT')).toMatch(new RegExp(`^--resume fifo-run: .*/fifo-run/report\\.json: ${FIFO.replace(/[()]/g, '\\$&')}; `));
+    expect(refused(d, 'sweep', 'PUSHLAB_BAD_REPORT')).toMatch(new RegExp(`^--resume dir-run: .*/dir-run/report\\.json: ${DIR}; `));
   }, 60_000);
 
   it.each([
@@ -176,7 +176,7 @@ describe('a path that is not a regular file is refused at once', () => {
     ['--reference', fifo],
     ['fifo-run'],
   ].map((args) => ({ name: args.join(' '), args })))('npm run report $name', async ({ args }) => {
-    expect(refused(await report(...args), 'report')).toMatch(new RegExp(`: (${FIFO.replace(/[()]/g, '\\$&')}|${DIR}); give a run id, a run directory or a report\\.json$`));
+    expect(refused(await report(...args), 'report', 'PUSHLAB_BAD_REPORT')).toMatch(new RegExp(`: (${FIFO.replace(/[()]/g, '\\$&')}|${DIR}); give a run id, a run directory or a report\\.json$`));
   }, 60_000);
 
   it('readInputFile names what the path is: FIFO, directory, socket, device; and a missing file', async () => {
@@ -221,13 +221,13 @@ describe('a value is shown as written', () => {
   it('batch: 1e999 in a scenario file', async () => {
     const file = path.join(dir, 'huge-batch.json');
     writeFileSync(file, '{ "scenarios": [ { "id": "a", "batch": 1e999, "concurrency": 1 } ] }\n');
-    expect(refused(await sweep('--file', file, '--list'), 'sweep')).toBe(`${file}: scenarios[0].batch must be ≤ 10000, got 1e999`);
+    expect(refused(await sweep('--file', file, '--list'), 'sweep', 'PUSHLAB_BAD_SCENARIO')).toBe(`${file}: scenarios[0].batch must be ≤ 10000, got 1e999`);
     expect(() => parseScenarioText('{ "scenarios": [ { "id": "a", "batch": [1, -2.50e+3], "concurrency": 1 } ] }', 's.json')).toThrow('s.json: scenarios[0].batch[1] must be ≥ 1, got -2.50e+3');
   });
 
   it('a report number past the largest double', async () => {
     const file = runWith('huge-cores', FIXTURE.replace(/"cores": \d+/, '"cores": 1e999'));
-    expect(refused(await report('--csv', 'huge-cores'), 'report')).toBe(`${file}: environment.cores must be a number, got 1e999`);
+    expect(refused(await report('--csv', 'huge-cores'), 'report', 'PUSHLAB_BAD_REPORT')).toBe(`${file}: environment.cores must be a number, got 1e999`);
     expect(() => parseReportText('{"schemaVersion": 2e0, "runId": -0.0e5}', 'r.json')).toThrow('r.json: runId must be a string, got -0.0e5');
   });
 

@@ -74,7 +74,7 @@ describe.skipIf(!canMount)('--out on a full disk', () => {
       expect(serversAndChromes(seen), 'launched before refusing').toEqual([]);
       const lines = r.output().trimEnd().split('\n');
       expect(lines).toHaveLength(1);
-      expect(lines[0]).toMatch(new RegExp(`^pushlab sweep: --out ${disk}: no space left on ${disk}: \\d+ KiB free, and a report here needs about \\d+ KiB$`));
+      expect(lines[0]).toMatch(new RegExp(`^pushlab sweep: PUSHLAB_BAD_OUTPUT: --out ${disk}: no space left on ${disk}: \\d+ KiB free, and a report here needs about \\d+ KiB$`));
       expect(filesUnder(disk)).toEqual([]);
     } finally {
       r.cleanUp();
@@ -109,7 +109,7 @@ describe.skipIf(!canMount)('--out on a full disk', () => {
       expect(code, r.output()).toBe(EXIT.badInput);
       expect(await leftRunning(r.dir, 15_000)).toEqual([]);
       const last = r.output().trimEnd().split('\n').at(-1)!;
-      expect(last).toMatch(/^pushlab sweep: no space left on \S+ \(ENOSPC\): cannot write report\.json; \S+report\.json keeps the \d+ repeat\(s\) saved before/);
+      expect(last).toMatch(/^pushlab sweep: PUSHLAB_BAD_OUTPUT: no space left on \S+ \(ENOSPC\): cannot write report\.json; \S+report\.json keeps the \d+ repeat\(s\) saved before/);
       expect(last).toMatch(/free space, then finish it: npm run sweep -- --resume \d{8}-\d{6} --out /);
       expect(r.output()).not.toMatch(/\n\s+at /);
       expect(r.output()).toMatch(/no space left on \S+ \(ENOSPC\): cannot write report\.json: removed report\.html to keep report\.json \(write it again later: npm run report -- /);

@@ -53,7 +53,7 @@ describe('a port in use', () => {
     const port = (await hold(0))!;
     const r = await runToEnd(['server/main.ts', '--port', String(port)]);
     expect(r.code).toBe(EXIT.badInput);
-    expect(r.lines).toEqual([`pushlab server: --port ${port}: port ${port} on 127.0.0.1 is in use (EADDRINUSE); stop what holds it or pick another --port (0 takes a free one)`]);
+    expect(r.lines).toEqual([`pushlab server: PUSHLAB_CANNOT_LISTEN: --port ${port}: port ${port} on 127.0.0.1 is in use (EADDRINUSE); stop what holds it or pick another --port (0 takes a free one)`]);
     expect(r.left).toEqual([]);
   }, 60_000);
 
@@ -72,7 +72,7 @@ describe('a port in use', () => {
     const r = await runToEnd(['server/main.ts', '--port', String(main)]);
     expect(r.code).toBe(EXIT.badInput);
     expect(r.lines).toEqual([
-      `pushlab server: the h1 origin cannot listen: port ${main + 1} on 127.0.0.1 is in use (EADDRINUSE); the server takes --port ${main} and the ${EXTRA_ORIGIN_PORTS} ports after it (${main}–${main + EXTRA_ORIGIN_PORTS}): free them or pick another --port (0 takes free ones)`,
+      `pushlab server: PUSHLAB_CANNOT_LISTEN: the h1 origin cannot listen: port ${main + 1} on 127.0.0.1 is in use (EADDRINUSE); the server takes --port ${main} and the ${EXTRA_ORIGIN_PORTS} ports after it (${main}–${main + EXTRA_ORIGIN_PORTS}): free them or pick another --port (0 takes free ones)`,
     ]);
     expect(r.left).toEqual([]);
   }, 60_000);
@@ -81,6 +81,6 @@ describe('a port in use', () => {
     const port = (await hold(0))!;
     const r = await runToEnd(['puppeteer/report/main.ts', '--serve', '--port', String(port)]);
     expect(r.code).toBe(EXIT.badInput);
-    expect(r.lines).toEqual([`pushlab report: --port ${port}: port ${port} on 127.0.0.1 is in use (EADDRINUSE); stop what holds it or pick another --port (0 takes a free one)`]);
+    expect(r.lines).toEqual([`pushlab report: PUSHLAB_CANNOT_LISTEN: --port ${port}: port ${port} on 127.0.0.1 is in use (EADDRINUSE); stop what holds it or pick another --port (0 takes a free one)`]);
   }, 60_000);
 });

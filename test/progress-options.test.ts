@@ -90,7 +90,7 @@ describe('sweep flags', () => {
     expect(parseDuration('time-budget', '90s')).toBe(90);
     expect(parseDuration('time-budget', '10m')).toBe(600);
     expect(parseDuration('time-budget', '1.5h')).toBe(5400);
-    expect(() => parseDuration('time-budget', '0')).toThrow("--time-budget must be a duration above 0: seconds, or a number with s, m or h (90, 90s, 10m, 1.5h); got '0'");
+    expect(() => parseDuration('time-budget', '0')).toThrow("--time-budget must be a duration above 0 and at most 168h (604800 s): seconds, or a number with s, m or h (90, 90s, 10m, 1.5h); got '0'");
     expect(() => parseDuration('time-budget', '10 min')).toThrow(PushlabError);
   });
 

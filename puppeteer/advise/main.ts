@@ -17,6 +17,8 @@ import { rateText, type Target } from '../../protocol/target.js';
 import type { Transport } from '../../protocol/wire.js';
 import { adviceText, machineWordsOf } from '../../results/advice-words.js';
 import { marginsText } from '../../protocol/margins.js';
+import { npmCommand } from '../../protocol/shell.js';
+import { MAX_REPORT_REPEATS } from '../../protocol/limits.js';
 import { commandLineFlags, resumeCommandLine, runCommand } from '../../cli/command.js';
 import { readInputFile } from '../../cli/input-file.js';
 import { checkOutputDir } from '../../cli/output.js';
@@ -90,7 +92,7 @@ async function resumePlan(runId: string, out: string, budgetSec: number | null):
   const file = path.join(out, runId, 'report.json');
   const report = parseReportText(await readInputFile(file, `--resume ${runId}: ${file}`, 'PUSHLAB_BAD_REPORT', 'give the run id of an advise run under --out'), file);
   const advice = report.advice;
-  if (!advice) throw new PushlabError('PUSHLAB_BAD_REPORT', `${file}: not an advise run (it has no advice); a sweep resumes with npm run sweep -- --resume ${runId}`);
+  if (!advice) throw new PushlabError('PUSHLAB_BAD_REPORT', `${file}: not an advise run (it has no advice); a sweep resumes with ${npmCommand('sweep', ['--resume', runId])}`);
   if (report.finishedAt !== null && !report.interrupted) throw new PushlabError('PUSHLAB_BAD_REPORT', `${file}: that search finished at ${report.finishedAt}; nothing to resume (ask again: npm run advise -- --rate … --p99 …)`);
   const dropped = dropUnfinishedRounds(report);
   if (dropped) log(`${file}: the round the last session left unfinished is measured again (${dropped} repeat(s) of it dropped)`);
@@ -104,7 +106,9 @@ function reportSpaceFor(plan: Plan): Promise<number> {
   // Probes are the shortest measurements: the budget holds at most this many more repeats.
   const probeSec = Math.min(...candidateSpace(plan.target, plan.transports).map((c) => repeatSec(probePoint(c, plan.target.render))));
   const repeats = plan.report.points.reduce((a, p) => a + p.repeats.length, 0) + Math.ceil(plan.budgetSec / probeSec);
-  return reportFilesBytes(repeats);
+  // A search stops long before a week's budget of probes (it probes each candidate once and
+  // confirms a few): past what a report holds, the estimate would only refuse a disk that fits.
+  return reportFilesBytes(Math.min(repeats, MAX_REPORT_REPEATS));
 }
 
 /** The command that goes on with this search: where it measured (without credentials) and where it writes. */
@@ -234,7 +238,8 @@ async function main(): Promise<number> {
       // npm runs the sweep from the project root: a path under it reads shorter, one outside it stays absolute.
       const rel = confirmFile.startsWith(ROOT + path.sep) ? path.relative(ROOT, confirmFile) : confirmFile;
       log(`\nTo check the answer in a plain sweep (${CONFIRM_ROUNDS} paired rounds of the advised setup and the runner-up), then read one against the other:`);
-      log(`  npm run sweep -- --file ${rel} --repeats ${CONFIRM_ROUNDS}`);
+      log(`  ${npmCommand('sweep', ['--file', rel, '--repeats', String(CONFIRM_ROUNDS)])}`);
+      // Constants only, and `<that run>` for the person to fill in with the run id the sweep prints.
       log(`  npm run report -- --compare <that run> --scenarios ${CONFIRM_SCENARIOS.runnerUp},${CONFIRM_SCENARIOS.advised}`);
     }
     log(`\n${answer}`);

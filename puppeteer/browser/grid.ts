@@ -15,6 +15,7 @@
  */
 import { spawn } from 'node:child_process';
 import { PushlabError } from '../../protocol/errors.js';
+import { printable } from '../../results/printable.js';
 import { CHROME_ARGS } from './chrome.js';
 import { connectFailureText, machineOf, parseBrowserItem, safeUrl, type BrowserEndpoint } from './endpoint.js';
 
@@ -24,6 +25,23 @@ export const GRID_SESSION_TIMEOUT_MS = 60_000;
 const GRID_REQUEST_TIMEOUT_MS = 10_000;
 /** Well under the Grid's default 300 s session timeout. */
 const KEEPALIVE_MS = 60_000;
+/**
+ * The most a Grid answer may be, bytes. A `/status` is about 1 KB a slot (a 100-node Grid of 16
+ * slots each is under 2 MB); a new session's answer is its capabilities. Read as a stream and
+ * refused past this, so a Grid (or whatever answers at its URL) cannot fill the driver's memory:
+ * a 400 MB `/status` took it to 2.5 GB.
+ */
+export const MAX_GRID_ANSWER_BYTES = 4 * 1024 * 1024;
+/** The most of a Grid's text a message quotes, characters. */
+const QUOTE_CHARS = 500;
+/**
+ * How long a new-session request is kept after its wait gave up, ms: the Grid's own default
+ * `--session-request-timeout` (300 s), after which it drops a queued request itself. A session it
+ * grants meanwhile is deleted as soon as it arrives.
+ */
+const LATE_SESSION_MS = 300_000;
+/** How long close() waits for such late answers, so that a session granted now is deleted, ms. */
+const LATE_WAIT_ON_CLOSE_MS = 15_000;
 
 /** One session pushlab opened. */
 export interface GridSession {
@@ -31,6 +49,43 @@ export interface GridSession {
 }
 
 const gridError = (message: string) => new PushlabError('PUSHLAB_BAD_GRID', message);
+
+/** At most QUOTE_CHARS of `text` from the Grid, printable, one line, saying how long the whole was. */
+function shown(text: string): string {
+  return printable(text.length > QUOTE_CHARS ? `${text.slice(0, QUOTE_CHARS)}… (${text.length} characters)` : text);
+}
+
+/** `shown(text)` as a quoted string. */
+export function quoted(text: string): string {
+  return JSON.stringify(shown(text));
+}
+
+/**
+ * The body of `res` as text, read as a stream and refused past `limit` bytes (the request's
+ * abort signal bounds its time): never buffered whole before its size is known.
+ */
+async function boundedText(res: Response, limit: number, refuse: (what: string) => Error): Promise<string> {
+  const declared = Number(res.headers.get('content-length'));
+  if (Number.isFinite(declared) && declared > limit) {
+    await res.body?.cancel().catch(() => undefined);
+    throw refuse(`its answer is ${declared} bytes (content-length), more than the ${limit} a Grid answer may be`);
+  }
+  if (!res.body) return '';
+  const reader = res.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    size += value.byteLength;
+    if (size > limit) {
+      await reader.cancel().catch(() => undefined);
+      throw refuse(`its answer is more than the ${limit} bytes a Grid answer may be (stopped reading at ${size})`);
+    }
+    chunks.push(value);
+  }
+  return Buffer.concat(chunks).toString('utf8');
+}
 
 /** Checks `--grid`: an http(s) URL of a Grid (hub or standalone). */
 export function parseGridUrl(raw: string): URL {
@@ -79,6 +134,8 @@ export class GridSessions {
   constructor(
     readonly grid: URL,
     private readonly log: (line: string) => void,
+    /** How long a new session is waited for (GRID_SESSION_TIMEOUT_MS; shorter in tests). */
+    private readonly sessionWaitMs = GRID_SESSION_TIMEOUT_MS,
   ) {}
 
   /** The Grid URL as it may be written down (no credentials or query). */
@@ -103,38 +160,49 @@ export class GridSessions {
     return u;
   }
 
-  /** One request to the Grid; its JSON `value`, or a coded error with the Grid's own message. */
+  /**
+   * One request to the Grid; its JSON `value`, or a coded error with the Grid's own message (cut
+   * to QUOTE_CHARS, printable). The answer is read up to MAX_GRID_ANSWER_BYTES; `timeoutMs` bounds
+   * the whole exchange.
+   */
   private async request(method: string, pathname: string, what: string, timeoutMs: number, body?: unknown): Promise<unknown> {
+    const fail = (why: string) => gridError(`--grid ${this.given}: ${what}: ${why}`);
+    const timedOut = (err: unknown) => (err as { name?: unknown } | null)?.name === 'TimeoutError';
+    const noAnswer = () =>
+      fail(`no answer within ${timeoutMs / 1000} s${method === 'POST' ? ' (a Grid queues a request it has no free slot for: are its Chrome slots busy, or does no node offer Chrome?)' : ''}`);
     let res: Response;
+    let text: string;
     try {
       res = await fetch(this.at(pathname), { method, headers: this.headers(), body: body === undefined ? undefined : JSON.stringify(body), signal: AbortSignal.timeout(timeoutMs) });
     } catch (err) {
-      const name = (err as { name?: unknown } | null)?.name;
-      if (name === 'TimeoutError') {
-        throw gridError(`--grid ${this.given}: ${what}: no answer within ${timeoutMs / 1000} s${method === 'POST' ? ' (a Grid queues a request it has no free slot for: are its Chrome slots busy, or does no node offer Chrome?)' : ''}`);
-      }
-      throw gridError(`--grid ${this.given}: ${what}: ${connectFailureText(err)}`);
+      throw timedOut(err) ? noAnswer() : fail(connectFailureText(err));
     }
-    const text = await res.text().catch(() => '');
+    try {
+      text = await boundedText(res, MAX_GRID_ANSWER_BYTES, fail);
+    } catch (err) {
+      if (err instanceof PushlabError) throw err;
+      throw timedOut(err) ? noAnswer() : fail(`its answer broke off (HTTP ${res.status})`);
+    }
     let value: unknown;
     try {
-      value = (JSON.parse(text) as { value?: unknown }).value;
+      value = (JSON.parse(text) as { value?: unknown } | null)?.value;
     } catch {
-      throw gridError(`--grid ${this.given}: ${what}: HTTP ${res.status}, not a WebDriver answer (${JSON.stringify(text.slice(0, 120))}): is it a Selenium Grid 4?`);
+      throw fail(`HTTP ${res.status}, not a WebDriver answer (${quoted(text)}): is it a Selenium Grid 4?`);
     }
     if (!res.ok) {
       const v = value as { error?: unknown; message?: unknown } | null;
-      const message = typeof v?.message === 'string' ? v.message.split('\n')[0] : text.slice(0, 200);
-      throw gridError(`--grid ${this.given}: ${what}: the Grid refused (HTTP ${res.status}${typeof v?.error === 'string' ? `, ${v.error}` : ''}): ${message}`);
+      const message = typeof v?.message === 'string' ? v.message.split('\n')[0] : text;
+      throw fail(`the Grid refused (HTTP ${res.status}${typeof v?.error === 'string' ? `, ${shown(v.error)}` : ''}): ${shown(message)}`);
     }
     return value;
   }
 
-  /** The Grid's nodes as `/status` lists them. */
+  /** The Grid's nodes as `/status` lists them, its shape checked (parseGridStatus). */
   private async status(): Promise<GridStatus> {
-    const v = (await this.request('GET', 'status', 'reading /status', GRID_REQUEST_TIMEOUT_MS)) as Partial<GridStatus> | null;
-    if (!v || typeof v.ready !== 'boolean' || !Array.isArray(v.nodes)) throw gridError(`--grid ${this.given}: /status is not a Selenium Grid 4 status (no ready, no nodes)`);
-    return v as GridStatus;
+    const v = await this.request('GET', 'status', 'reading /status', GRID_REQUEST_TIMEOUT_MS);
+    const checked = parseGridStatus(v);
+    if (typeof checked === 'string') throw gridError(`--grid ${this.given}: /status is not a Selenium Grid 4 status: ${checked}`);
+    return checked;
   }
 
   /**
@@ -144,20 +212,21 @@ export class GridSessions {
    */
   async open(n: number, binary: string | null): Promise<BrowserEndpoint[]> {
     const before = await this.status();
-    if (!before.ready) throw gridError(`--grid ${this.given}: the Grid is not ready: ${before.message ?? 'no message'}`);
+    if (!before.ready) throw gridError(`--grid ${this.given}: the Grid is not ready: ${before.message !== undefined ? quoted(before.message) : 'no message'}`);
     const free = freeChromeSlots(before);
     if (free < n) {
-      throw gridError(`--grid ${this.given}: no free slot: --grid-sessions ${n} asks for ${n} Chrome session(s), the Grid has ${free} free Chrome slot(s) (${before.message ?? 'no message'})`);
+      throw gridError(`--grid ${this.given}: no free slot: --grid-sessions ${n} asks for ${n} Chrome session(s), the Grid has ${free} free Chrome slot(s) (${before.message !== undefined ? printable(before.message.slice(0, QUOTE_CHARS)) : 'no message'})`);
     }
     const settled = await Promise.allSettled(
       Array.from({ length: n }, async () => {
-        const v = (await this.request('POST', 'session', 'new Chrome session', GRID_SESSION_TIMEOUT_MS, newSessionBody(binary))) as { sessionId?: unknown; capabilities?: Record<string, unknown> } | null;
-        const id = typeof v?.sessionId === 'string' ? v.sessionId : null;
+        const v = (await this.newSession(binary)) as { sessionId?: unknown; capabilities?: unknown } | null;
+        const id = sessionIdOf(v);
         if (id === null) throw gridError(`--grid ${this.given}: new Chrome session: the answer has no sessionId`);
-        const cdp = v?.capabilities?.['se:cdp'];
         // Recorded before anything else can fail: from here on it is ours to delete.
         this.sessions.push({ id });
-        if (typeof cdp !== 'string') throw gridError(`--grid ${this.given}: session ${id} has no se:cdp capability (is CDP off on this Grid, or is the browser not Chrome?)`);
+        const caps = v?.capabilities;
+        const cdp = caps && typeof caps === 'object' ? (caps as Record<string, unknown>)['se:cdp'] : undefined;
+        if (typeof cdp !== 'string') throw gridError(`--grid ${this.given}: session ${quoted(id)} has no se:cdp capability (is CDP off on this Grid, or is the browser not Chrome?)`);
         return { id, cdp };
       }),
     );
@@ -175,6 +244,62 @@ export class GridSessions {
     this.keepalive = setInterval(() => void this.touch(), KEEPALIVE_MS);
     this.keepalive.unref();
     return endpoints;
+  }
+
+  /**
+   * A new-session request, waited for GRID_SESSION_TIMEOUT_MS. The request itself is not
+   * aborted then: a Grid that queued it may still grant the session, which nobody would end.
+   * It goes on (up to LATE_SESSION_MS, in `late`), and a session that arrives after the wait
+   * gave up is deleted at once.
+   */
+  private newSession(binary: string | null): Promise<unknown> {
+    const asked = this.request('POST', 'session', 'new Chrome session', LATE_SESSION_MS, newSessionBody(binary));
+    let timer: NodeJS.Timeout | undefined;
+    let waitEnded = false;
+    const gaveUp = new Promise<never>((_, reject) => {
+      timer = setTimeout(
+        () => {
+          waitEnded = true;
+          reject(
+            gridError(
+              `--grid ${this.given}: new Chrome session: no answer within ${this.sessionWaitMs / 1000} s (a Grid queues a request it has no free slot for: are its Chrome slots busy, or does no node offer Chrome?)`,
+            ),
+          );
+        },
+        this.sessionWaitMs,
+      );
+    });
+    return Promise.race([asked, gaveUp]).then(
+      (v) => {
+        clearTimeout(timer);
+        return v;
+      },
+      (err: unknown) => {
+        clearTimeout(timer);
+        // The wait gave up, not the request: end whatever the Grid grants later.
+        if (waitEnded) this.deleteWhenGranted(asked);
+        throw err;
+      },
+    );
+  }
+
+  /** Requests still out whose wait gave up; close() lets them land (for a while) to delete what they bring. */
+  private readonly late = new Set<Promise<void>>();
+
+  private deleteWhenGranted(asked: Promise<unknown>): void {
+    const landing = asked.then(
+      async (v) => {
+        const id = sessionIdOf(v);
+        if (id === null) return;
+        this.log(`--grid ${this.given}: the Grid granted session ${quoted(id)} after the ${this.sessionWaitMs / 1000} s wait gave up: ending it`);
+        await this.request('DELETE', `session/${encodeURIComponent(id)}`, `ending late session ${id}`, GRID_REQUEST_TIMEOUT_MS).catch((err: unknown) =>
+          this.log(`${err instanceof Error ? err.message : String(err)}; the Grid ends it after its session timeout`),
+        );
+      },
+      () => undefined,
+    );
+    this.late.add(landing);
+    void landing.finally(() => this.late.delete(landing));
   }
 
   /** `se:cdp` names the hub as it sees itself; the host, port and credentials given are kept (tunnels, proxies), the path is the Grid's. */
@@ -199,6 +324,11 @@ export class GridSessions {
    */
   async close(): Promise<void> {
     if (this.keepalive) clearInterval(this.keepalive);
+    if (this.late.size) {
+      // A session the Grid grants in this while is deleted by the request's own handler.
+      this.log(`--grid ${this.given}: waiting up to ${LATE_WAIT_ON_CLOSE_MS / 1000} s for ${this.late.size} session request(s) the Grid has not answered, to end what it grants`);
+      await Promise.race([Promise.all(this.late), new Promise((r) => setTimeout(r, LATE_WAIT_ON_CLOSE_MS).unref())]);
+    }
     await Promise.all(
       [...this.sessions].map(async (s) => {
         await this.request('DELETE', `session/${encodeURIComponent(s.id)}`, `ending session ${s.id}`, GRID_REQUEST_TIMEOUT_MS).catch((err: unknown) =>
@@ -225,6 +355,48 @@ export class GridSessions {
       // Nothing more to do on the way out: the Grid's session timeout ends them.
     }
   }
+}
+
+/** A WebDriver answer's `sessionId`, when it is a non-empty string of a sane length. */
+function sessionIdOf(v: unknown): string | null {
+  const id = v && typeof v === 'object' ? (v as { sessionId?: unknown }).sessionId : undefined;
+  return typeof id === 'string' && id !== '' && id.length <= 256 ? id : null;
+}
+
+/**
+ * `/status`'s `value` checked for what pushlab reads: the status, or what is wrong with it,
+ * naming the field (`nodes[2] must be an object, got null`). A Grid is a peer pushlab does not
+ * control; a null node gave a TypeError stack.
+ */
+export function parseGridStatus(v: unknown): GridStatus | string {
+  const got = (x: unknown) => (x === undefined ? 'nothing' : shown(JSON.stringify(x) ?? String(x)));
+  const isObject = (x: unknown): x is Record<string, unknown> => typeof x === 'object' && x !== null && !Array.isArray(x);
+  if (!isObject(v)) return `value must be an object, got ${got(v)}`;
+  if (typeof v.ready !== 'boolean') return `value.ready must be true or false, got ${got(v.ready)}`;
+  if (v.message !== undefined && typeof v.message !== 'string') return `value.message must be a string, got ${got(v.message)}`;
+  if (!Array.isArray(v.nodes)) return `value.nodes must be an array, got ${got(v.nodes)}`;
+  for (const [i, n] of v.nodes.entries()) {
+    const at = `value.nodes[${i}]`;
+    if (!isObject(n)) return `${at} must be an object, got ${got(n)}`;
+    for (const f of ['id', 'uri', 'availability'] as const) if (n[f] !== undefined && typeof n[f] !== 'string') return `${at}.${f} must be a string, got ${got(n[f])}`;
+    if (typeof n.uri === 'string' && !URL.canParse(n.uri)) return `${at}.uri must be a URL, got ${got(n.uri)}`;
+    if (n.slots === undefined) continue;
+    if (!Array.isArray(n.slots)) return `${at}.slots must be an array, got ${got(n.slots)}`;
+    for (const [j, slot] of n.slots.entries()) {
+      const sat = `${at}.slots[${j}]`;
+      if (!isObject(slot)) return `${sat} must be an object, got ${got(slot)}`;
+      if (slot.session !== undefined && slot.session !== null) {
+        if (!isObject(slot.session)) return `${sat}.session must be an object or null, got ${got(slot.session)}`;
+        if (slot.session.sessionId !== undefined && typeof slot.session.sessionId !== 'string') return `${sat}.session.sessionId must be a string, got ${got(slot.session.sessionId)}`;
+      }
+      if (slot.stereotype !== undefined) {
+        if (!isObject(slot.stereotype)) return `${sat}.stereotype must be an object, got ${got(slot.stereotype)}`;
+        const b = slot.stereotype.browserName;
+        if (b !== undefined && typeof b !== 'string') return `${sat}.stereotype.browserName must be a string, got ${got(b)}`;
+      }
+    }
+  }
+  return v as unknown as GridStatus;
 }
 
 /** What `/status` says, as far as pushlab reads it. */

@@ -6,6 +6,7 @@
  * written again this run). A save that fails even so throws writeReport's PUSHLAB_BAD_OUTPUT,
  * which each command words with what it kept and how to go on.
  */
+import { npmCommand } from '../../protocol/shell.js';
 import { existsSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import path from 'node:path';
@@ -26,7 +27,7 @@ export function reportSaver(file: string, log: (line: string) => void): (report:
       if (!isNoSpace((err as Error).cause) || !existsSync(htmlFile)) throw err;
       await rm(htmlFile, { force: true });
       htmlOff = true;
-      log(`${(err as Error).message}: removed report.html to keep report.json (write it again later: npm run report -- ${runDir})`);
+      log(`${(err as Error).message}: removed report.html to keep report.json (write it again later: ${npmCommand('report', [runDir])})`);
       await writeReport(file, report);
     }
     if (htmlOff) return;

@@ -8,9 +8,10 @@ import { rmdirSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { EXIT, PushlabError } from '../../protocol/errors.js';
+import { MAX_REPORT_REPEATS } from '../../protocol/limits.js';
 import { readInputFile } from '../../cli/input-file.js';
 import { parseReportText } from '../../protocol/report-check.js';
-import { commandLineFlags, resumeCommandLine, runCommand, shellWord } from '../../cli/command.js';
+import { commandLineFlags, resumeCommandLine, runCommand } from '../../cli/command.js';
 import { checkOutputDir } from '../../cli/output.js';
 import { stopAfterSaving } from '../../cli/stop.js';
 import { ROOT } from '../../cli/root.js';
@@ -80,6 +81,7 @@ async function newPlan(flags: ReturnType<typeof commandLineFlags<typeof SWEEP_FL
   const points = scenarios
     .flatMap((s) => expandScenario(s, scenarioFile.defaults))
     .map((p): Point => ({ ...p, repeats: checked.repeats ?? p.repeats }));
+  checkRepeatCount(points, flags, checked, flags.file);
   const searches = searchesFor(scenarioFile, scenarios, flags['find-max']);
   if (!points.length && !searches.length) throw new PushlabError('PUSHLAB_BAD_SCENARIO', `--scenario ${flags.scenario.join(',')}: no points and no searches to run`);
   const started = new Date();
@@ -99,6 +101,26 @@ async function newPlan(flags: ReturnType<typeof commandLineFlags<typeof SWEEP_FL
     };
   const report: Draft = { ...newReportDraft(runId, started, scenarios.map((s) => s.id), options), points: points.map(emptyResult) };
   return { report, searches, file: path.join(out, runId, 'report.json') };
+}
+
+/** The repeats a point may get: its own, or with --auto up to --max-repeats. */
+function plannedRepeats(p: Point, auto: boolean, maxRepeats: number): number {
+  return auto ? Math.max(p.repeats, maxRepeats) : p.repeats;
+}
+
+/**
+ * Refuses a plan whose report would hold more than MAX_REPORT_REPEATS repeats, before anything
+ * runs: the flag that sets the repeats when one was given, else the scenario file.
+ */
+function checkRepeatCount(points: readonly Point[], flags: ReturnType<typeof commandLineFlags<typeof SWEEP_FLAGS>>, checked: SweepFlags, source: string): void {
+  const total = points.reduce((a, p) => a + plannedRepeats(p, flags.auto, flags['max-repeats']), 0);
+  if (total <= MAX_REPORT_REPEATS) return;
+  const n = (x: number) => x.toLocaleString('en-US');
+  const by = flags.auto ? `--max-repeats ${flags['max-repeats']}` : checked.repeats !== null ? `--repeats ${checked.repeats}` : `${source}'s repeats`;
+  throw new PushlabError(
+    flags.auto || checked.repeats !== null ? 'PUSHLAB_BAD_FLAG' : 'PUSHLAB_BAD_SCENARIO',
+    `${by}: ${n(points.length)} points would measure up to ${n(total)} repeats; a sweep's report holds at most ${n(MAX_REPORT_REPEATS)}: give fewer repeats, or select fewer points with --scenario`,
+  );
 }
 
 /**
@@ -127,7 +149,8 @@ async function resumePlan(runId: string, out: string): Promise<Plan> {
 
 /** Disk space the sweep's files need at the plan's full size, bytes. */
 function reportSpaceFor(plan: Plan): Promise<number> {
-  return reportFilesBytes(plan.report.points.reduce((a, p) => a + p.point.repeats, 0));
+  const { auto, maxRepeats } = plan.report.options;
+  return reportFilesBytes(plan.report.points.reduce((a, p) => a + plannedRepeats(p.point, auto, maxRepeats), 0));
 }
 
 /** The estimated time of the whole plan, s. */
@@ -177,7 +200,7 @@ function resumeCommandFor(runId: string, out: string, browsers: readonly string[
  */
 function tableLayout(wide: boolean, runId: string, out: string): TableLayout {
   if (wide) return { wide: true };
-  const run = out === SWEEP_FLAGS.out.default ? runId : shellWord(path.join(out, runId));
+  const run = out === SWEEP_FLAGS.out.default ? runId : path.join(out, runId);
   return { width: tableWidth({ isTTY: process.stderr.isTTY === true, columns: process.stderr.columns }), run };
 }
 

@@ -5,6 +5,7 @@
  * a comparison of two runs. The summaries (results/point-summary.ts, results/knobs.ts) give
  * data; every terminal sentence made of them is made here.
  */
+import { npmCommand } from '../../protocol/shell.js';
 import { cellText, hasBrowserColumn, latencyComparable, latencyUncertaintyMs, NOT_COMPARABLE, terminalColumnsFor, type Column } from '../columns.js';
 import { formatRatioWithCi, VERDICT_WORDS, type Comparison } from '../compare.js';
 import { marginsText } from '../../protocol/margins.js';
@@ -203,7 +204,7 @@ export function formatTable(report: Report, layout: TableLayout): string {
 
 /** Where the columns the fitted table left out are: the viewer, the wide table and the CSV, the JSON. */
 function elsewhereLine(count: number, run: string): string {
-  return `${count} more column${count === 1 ? '' : 's'}: report.html, npm run report -- --wide ${run} (or --csv), the sweep's --json.`;
+  return `${count} more column${count === 1 ? '' : 's'}: report.html, ${npmCommand('report', ['--wide', run])} (or --csv), the sweep's --json.`;
 }
 
 /** A blank line and a heading before `lines`, or nothing when there are none. */
