@@ -7,7 +7,7 @@ import https from 'node:https';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
 import { ROOT } from '../../cli/root.js';
-import { PushlabError } from '../../protocol/errors.js';
+import { ERROR_CODES, PushlabError, type ErrorCode } from '../../protocol/errors.js';
 import type { ServerStats } from '../../protocol/report.js';
 
 // The certificate is self-signed and the server is on loopback: nothing to verify.
@@ -116,7 +116,7 @@ export async function startServer(extraArgs: string[] = [], timeoutMs = 30_000, 
     });
     child.once('exit', (code) => {
       clearTimeout(timer);
-      reject(new Error(`the server exited with code ${code} before listening: ${stderr.trim()}`));
+      reject(serverStartError(code, stderr));
     });
   });
   const handle = remoteServer(url);
@@ -138,4 +138,15 @@ export async function startServer(extraArgs: string[] = [], timeoutMs = 30_000, 
         setTimeout(() => child.kill('SIGKILL'), 5000).unref();
       }),
   };
+}
+
+/**
+ * Why a server that exited before listening did: its own coded line (`pushlab server: CODE:
+ * message`, a port in use, the page not built) is the caller's error with that code, so the
+ * user sees one line and not a stack around it; anything else is a bug and keeps its text.
+ */
+export function serverStartError(code: number | null, stderr: string): Error {
+  const m = /pushlab server: (PUSHLAB_[A-Z_]+): (.*)/.exec(stderr);
+  if (m && Object.hasOwn(ERROR_CODES, m[1])) return new PushlabError(m[1] as ErrorCode, m[2]);
+  return new Error(`the server exited with code ${code} before listening: ${stderr.trim()}`);
 }
