@@ -47,7 +47,7 @@ import {
 import type { Point } from './scenario.js';
 import { parseP99, parseRate, type Target } from './target.js';
 import { COMPRESSIONS, DISPLAY_MODES, ENCODINGS, PARSE_MODES, RENDER_MODES, TRANSPORTS, type BinaryEncoding, type StreamCompression } from './wire.js';
-import { arr, bool, byKey, lit, nullable, num, numIn, obj, oneOf, opt, refine, str, type Shape } from './shape.js';
+import { arr, bool, byKey, lit, named, nullable, num, numIn, obj, oneOf, opt, refine, str, type Shape } from './shape.js';
 
 const inRange = (r: Range) => numIn(r.min, r.max, r.integer);
 /** A count or an index: an integer, 0 or more. */
@@ -191,7 +191,11 @@ const compressionFigures = obj<CompressionFigures>()({
   ratio: numOrNull,
 });
 
-const clock = obj<ClockOffset>()({ offsetMs: num, uncertaintyMs: numIn(0, Number.MAX_VALUE) });
+// Named with their unit, as the hand check said them: an offset can be negative, its uncertainty cannot.
+const clock = obj<ClockOffset>()({
+  offsetMs: named(num, 'a number of ms'),
+  uncertaintyMs: named(numIn(0, Number.MAX_VALUE), 'a number of ms, 0 or more'),
+});
 
 const measuredRepeat = obj<MeasuredRepeat>()({
   status: lit('ok'),

@@ -63,6 +63,19 @@ export const bool: Shape<boolean> = shape('true or false', (v) => typeof v === '
 export const numIn = (min: number, max: number, integer = false): Shape<number> =>
   shape(`${integer ? 'an integer' : 'a number'} from ${min} to ${max}`, (v) => typeof v === 'number' && Number.isFinite(v) && v >= min && v <= max && (!integer || Number.isInteger(v)));
 
+/** `s` with its refusal worded as `allowed` (a unit, a range in words). */
+export const named = <T>(s: Shape<T>, allowed: string): Shape<T> => ({
+  allowed,
+  check: (v, at) => {
+    try {
+      s.check(v, at);
+    } catch (err) {
+      if (err instanceof ShapeRefusal && err.path.length === at.length) refuse(at, v, allowed);
+      throw err;
+    }
+  },
+});
+
 /** One of the given values. */
 export function lit<const V extends readonly (string | number)[]>(...values: V): Shape<V[number]> {
   const words = values.map((x) => (typeof x === 'string' ? `'${x}'` : String(x)));

@@ -87,7 +87,9 @@ describe('the report check', () => {
     bad.points[0].repeats[0].clock = { offsetMs: 'soon', uncertaintyMs: -1 };
     expect(() => parseReport(bad, 'r.json')).toThrow('points[0].repeats[0].clock.offsetMs must be a number of ms, got "soon"');
     const badHost = fixture();
-    badHost.hosts = [{ id: 'a', clock: { offsetMs: 1, uncertaintyMs: -1 } }];
+    // A whole host record, so that the clock is the one thing wrong in it.
+    const host = { id: 'a', origin: 'remote', endpoint: 'http://127.0.0.1:9222/', host: 'b', version: 'Chrome/1', userAgent: 'x', headless: true, cores: 2, cpuModel: null, machineModel: null, architecture: null, kind: 'cdp', procfs: false, serverSharesHost: false, sharesHostWith: [] };
+    badHost.hosts = [{ ...host, clock: { offsetMs: 1, uncertaintyMs: -1 } }];
     expect(() => parseReport(badHost, 'r.json')).toThrow('hosts[0].clock.uncertaintyMs must be a number of ms, 0 or more, got -1');
   });
 });
