@@ -10,6 +10,7 @@ import { LIMITS, MAX_SWEEP_POINTS } from './limits.js';
 import { DEFAULT_MARGINS, parseMargins } from './margins.js';
 import type { Engine, Margins } from './report.js';
 import {
+  arrowBatchMismatch,
   carries,
   CLASSIC_TRANSPORTS,
   compressionOf,
@@ -231,6 +232,7 @@ function checkReferences(data: ScenarioFile, source: string): ScenarioFile {
       }
     }
     if (s.findMax) checkFindMax(s.findMax, merged, `${source}: scenarios[${i}].findMax`);
+    checkArrowBatches(merged, `${source}: scenarios[${i}] ('${s.id}')`);
     if (many(merged.engine ?? 'chrome').includes('firefox')) checkFirefoxFields(merged, `${source}: scenarios[${i}] ('${s.id}')`);
   });
   for (const [group, members] of Object.entries(data.groups ?? {})) {
@@ -254,6 +256,20 @@ function checkReferences(data: ScenarioFile, source: string): ScenarioFile {
  * tab's own CPU, and Firefox runs the tabs of one site in one content process; `display`
  * launches the other mode's Chrome.
  */
+/**
+ * An Arrow point whose batch the server would refuse (ARROW_BATCH, protocol/wire.ts) is refused
+ * with the file, before anything starts, rather than failing each of its points at run time.
+ * Only where a listed transport carries Arrow: `encoding` leaves the others JSON.
+ */
+function checkArrowBatches(f: ScenarioFields, where: string): void {
+  if (f.batch === undefined || !many(f.encoding ?? 'json').includes('arrow')) return;
+  if (!many(f.transport ?? BUILTIN_DEFAULTS.transport).some((t) => carries(t, 'arrow'))) return;
+  for (const batch of many(f.batch)) {
+    const refused = arrowBatchMismatch({ batch, encoding: 'arrow' });
+    if (refused) throw badScenario(`${where}: ${refused.message}`);
+  }
+}
+
 export function checkFirefoxFields(f: ScenarioFields, where: string): void {
   const why = (field: string, value: unknown, reason: string) =>
     badScenario(`${where} runs in firefox, so ${field} must be ${reason}, got ${JSON.stringify(value)}; put the Chrome-only values in a scenario of their own`);
