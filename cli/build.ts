@@ -25,6 +25,7 @@ import { lstat, mkdir, readdir, readFile, readlink, rename, rm, stat, symlink, w
 import path from 'node:path';
 import { commandLineFlags, runCommand } from './command.js';
 import { ROOT } from './root.js';
+import { pidRuns } from './pid.js';
 import type { FlagSpec } from '../protocol/flags.js';
 
 /** What the page and the viewer are built from: directories (all their files) and files, relative to the root. */
@@ -136,14 +137,6 @@ async function ensureFixedLinks(dist: string): Promise<void> {
   }
 }
 
-function pidRuns(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
 
 /**
  * Removes builds no one needs: not the current one, none younger than GRACE_MS (a reader may

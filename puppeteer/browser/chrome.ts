@@ -13,6 +13,7 @@ import path from 'node:path';
 import puppeteer, { type Browser } from 'puppeteer-core';
 // The browser builds this puppeteer-core was released with; the `puppeteer` package reads them from here too.
 import { PUPPETEER_REVISIONS } from 'puppeteer-core/internal/revisions.js';
+import { pidRuns } from '../../cli/pid.js';
 import { PushlabError } from '../../protocol/errors.js';
 
 /** Commands looked up on PATH, in order. */
@@ -181,14 +182,6 @@ function removeProfile(dir: string): void {
   }
 }
 
-function pidAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
 
 /**
  * A fresh profile directory, `<tmp>/pushlab-chrome-<pid>-XXXXXX`, owned here rather than by
@@ -207,7 +200,7 @@ function newProfile(): string {
   }
   for (const name of names) {
     const m = new RegExp(`^${PROFILE_PREFIX}(\\d+)-`).exec(name);
-    if (m && !pidAlive(Number(m[1]))) removeProfile(path.join(tmp, name));
+    if (m && !pidRuns(Number(m[1]))) removeProfile(path.join(tmp, name));
   }
   if (!exitHooked) process.once('exit', () => [...liveProfiles].forEach(removeProfile));
   exitHooked = true;

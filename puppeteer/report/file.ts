@@ -7,6 +7,7 @@ import { rmdirSync } from 'node:fs';
 import { mkdir, readdir, rename, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { writeError } from '../../cli/output.js';
+import { pidRuns } from '../../cli/pid.js';
 import { PushlabError } from '../../protocol/errors.js';
 import { SCHEMA_VERSION, type Environment, type Report } from '../../protocol/report.js';
 
@@ -40,14 +41,6 @@ async function removeStaleTemps(file: string): Promise<void> {
   }
 }
 
-function pidRuns(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
 
 /**
  * Bytes a report of `repeats` repeats takes, about: a repeat was 5.2 KB in reports/example
