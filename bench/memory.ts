@@ -8,23 +8,11 @@
  */
 import http2 from 'node:http2';
 import { performance } from 'node:perf_hooks';
+import { h2get } from '../cli/h2-get.js';
 import type { ServerStats } from '../protocol/report.js';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const mib = (n: number) => (n / 2 ** 20).toFixed(0);
-
-function get(session: http2.ClientHttp2Session, path: string): Promise<{ status: number; body: string }> {
-  return new Promise((resolve, reject) => {
-    const req = session.request({ ':path': path });
-    let status = 0;
-    let body = '';
-    req.setEncoding('utf8');
-    req.on('response', (h) => (status = Number(h[':status'])));
-    req.on('data', (d: string) => (body += d));
-    req.on('end', () => resolve({ status, body }));
-    req.on('error', reject);
-  });
-}
 
 /** GET /stats one after another until stop(): the longest round trip, and the highest RSS the server reported. */
 function stallProbe(session: { get(path: string): Promise<{ status: number; body: string }> }): { stop(): Promise<{ longestMs: number; peakRssBytes: number }> } {
@@ -75,7 +63,7 @@ class Watcher {
   }
   get(path: string): Promise<{ status: number; body: string }> {
     if (this.session.closed || this.session.destroyed) this.session = this.open();
-    return get(this.session, path);
+    return h2get(this.session, path);
   }
   close(): void {
     this.session.close();
