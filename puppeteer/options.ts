@@ -4,7 +4,9 @@ import { BENCHMARK_ACTION_FORMATS } from '../results/views/benchmark-action.js';
 import { rangeFlag, type Flags, type FlagSpec } from '../protocol/flags.js';
 import { inRange, LIMITS, rangeText, TIME_BUDGET_SEC } from '../protocol/limits.js';
 import { DEFAULT_MARGINS, marginsText, parseMargins } from '../protocol/margins.js';
-import { ENGINES, isRunId, RUN_ID_ALLOWED, type Engine, type Margins } from '../protocol/report.js';
+import { ENGINES, type Engine } from '../protocol/engine.js';
+import type { Margins } from '../protocol/margins.js';
+import { isRunId, RUN_ID_ALLOWED } from '../protocol/report.js';
 import { BUILTIN_DEFAULTS } from '../protocol/scenario.js';
 import { PARSE_MODES, RENDER_MODES, TRANSPORTS } from '../protocol/wire.js';
 

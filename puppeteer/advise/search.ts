@@ -30,11 +30,11 @@
  * what the measurements say would help.
  */
 import type { Advice, Candidate, CandidateFigures, Closest, CpuComparison, Headroom, TriedCandidate } from '../../protocol/advice.js';
-import type { Margins } from '../../protocol/report.js';
+import type { Margins } from '../../protocol/margins.js';
 import { judgeRatio } from '../../results/equivalence.js';
 import { DEFAULT_MARGINS } from '../../protocol/margins.js';
 import { LIMITS } from '../../protocol/limits.js';
-import type { MeasuredRepeat, Repeat } from '../../protocol/report.js';
+import type { MeasuredRepeat, Repeat } from '../../protocol/repeat-figures.js';
 import { describe, pairedRatio } from '../../results/stats.js';
 import { reasonText } from '../../results/sustains.js';
 import type { Target } from '../../protocol/target.js';

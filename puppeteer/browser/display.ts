@@ -14,7 +14,7 @@ import { accessSync, constants } from 'node:fs';
 import path from 'node:path';
 import type { Readable } from 'node:stream';
 import { PushlabError } from '../../protocol/errors.js';
-import type { BrowserFigures } from '../../protocol/report.js';
+import type { BrowserFigures } from '../../protocol/repeat-figures.js';
 import type { Point } from '../../protocol/scenario.js';
 import type { DisplayMode } from '../../protocol/wire.js';
 import { LocalBrowser } from './local.js';

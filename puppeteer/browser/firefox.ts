@@ -15,7 +15,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
 import puppeteer, { type Browser, type Page } from 'puppeteer-core';
 import { PushlabError } from '../../protocol/errors.js';
-import type { BrowserFigures } from '../../protocol/report.js';
+import type { BrowserFigures } from '../../protocol/repeat-figures.js';
 import { BrowserLost, type BrowserSlot } from '../measure/repeat.js';
 import { MEASURED_VIEWPORT, notExecutableBecause, type ChromeLookup } from './chrome.js';
 

@@ -5,7 +5,8 @@
  * Chrome's host can say, from this machine's OS.
  */
 import os from 'node:os';
-import type { BrowserHost, ClockOffset } from '../../protocol/report.js';
+import type { ClockOffset } from '../../protocol/repeat-figures.js';
+import type { BrowserHost } from '../../protocol/report.js';
 import { clockOffset } from '../measure/clock-offset.js';
 import { PushlabError } from '../../protocol/errors.js';
 import { isThisMachine, machineOf, safeUrl, type BrowserEndpoint } from './endpoint.js';

@@ -14,7 +14,7 @@
  */
 import puppeteer, { type Browser, type BrowserContext, type CDPSession, type Page } from 'puppeteer-core';
 import { PushlabError } from '../../protocol/errors.js';
-import type { Engine } from '../../protocol/report.js';
+import type { Engine } from '../../protocol/engine.js';
 import { resolveEndpoint, safeUrl, type BrowserEndpoint } from './endpoint.js';
 import { CdpTransport } from './cdp-transport.js';
 import { MEASURED_VIEWPORT } from './chrome.js';

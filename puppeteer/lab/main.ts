@@ -14,7 +14,7 @@ import { onStopRequest } from '../../cli/stop.js';
 import { ROOT } from '../../cli/root.js';
 import { logLine } from '../../cli/terminal.js';
 import { EXIT, PushlabError } from '../../protocol/errors.js';
-import type { CpuReading, PageConfig, PushlabApi } from '../../protocol/report.js';
+import type { CpuReading, PageConfig, PushlabApi } from '../../protocol/page-api.js';
 import { environmentOf, firefoxEnvironment } from '../browser/environment.js';
 import { LabCpuReader, readingLine } from './cpu-readings.js';
 import { LabRecorder } from './record.js';

@@ -6,7 +6,8 @@
  * every sweep's, written atomically), which the report viewer lists like any run.
  */
 import path from 'node:path';
-import type { PageConfig, PointResult, RecordedPoint, Report } from '../../protocol/report.js';
+import type { PageConfig, RecordedPoint } from '../../protocol/page-api.js';
+import type { PointResult, Report } from '../../protocol/report.js';
 import { SCHEMA_VERSION } from '../../protocol/report.js';
 import { expandScenario, type Point } from '../../protocol/scenario.js';
 import { measureCeilings } from '../measure/ceiling.js';

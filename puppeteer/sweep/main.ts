@@ -44,7 +44,7 @@ import { DisplayBrowsers } from '../browser/display.js';
 import { FirefoxBrowsers } from '../browser/engines.js';
 import { FIREFOX_HOST_ID } from '../browser/firefox.js';
 import { describeBrowser } from '../browser/host.js';
-import type { Engine } from '../../protocol/report.js';
+import type { Engine } from '../../protocol/engine.js';
 import { checkSweepFlags, SWEEP_FLAGS, type SweepFlags } from '../options.js';
 import { Progress } from './progress.js';
 import { BrowserLost, RepeatMeasurer } from '../measure/repeat.js';
