@@ -26,7 +26,7 @@ import { OwnOrigins } from './own-origins.js';
 import reportsRoute from './reports.js';
 import type { TransportDeps } from './transports/deps.js';
 import { connectHandlers, routePlugins } from './transports/index.js';
-import type { SseWriter } from './transports/sse.js';
+import type { SseWriter } from './defaults.js';
 
 export interface ServerOptions {
   tls: TlsFiles;
