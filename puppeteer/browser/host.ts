@@ -10,7 +10,7 @@ import type { BrowserHost } from '../../protocol/report.js';
 import { clockOffset } from '../measure/clock-offset.js';
 import { PushlabError } from '../../protocol/errors.js';
 import { isThisMachine, machineOf, safeUrl, type BrowserEndpoint } from './endpoint.js';
-import type { BrowserSlot } from '../measure/repeat.js';
+import type { BrowserSlot } from './slot.js';
 
 /** Where the server runs, as far as the driver can tell. */
 export interface ServerPlace {
