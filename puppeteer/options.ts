@@ -149,7 +149,7 @@ export const LAB_FLAGS = {
   repeats: rangeFlag(LIMITS.repeats, BUILTIN_DEFAULTS.repeats, 'repeats of a recorded point, one round each (a sweep point\'s)'),
 } as const satisfies Record<string, FlagSpec>;
 
-/** `npm run report`: positional runs come besides these (see report-cli.ts). */
+/** `npm run report`: positional runs come besides these (see report/main.ts). */
 export const REPORT_FLAGS = {
   serve: { type: 'boolean', default: false, help: 'serve the viewer on 127.0.0.1: every run under --reports, or run A, or run B compared against A' },
   port: { type: 'integer', default: 0, min: 0, max: 65535, help: 'port for --serve (0 picks a free one)' },

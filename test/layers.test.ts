@@ -2,8 +2,9 @@
  * The layers, as imports: protocol/ (the shapes the sides exchange) and results/ (pure: repeat
  * figures to summaries, verdicts and views) import neither Node nor the DOM's packages, nor any
  * side; the driver (puppeteer/) and the server do not import each other; protocol/ does not
- * import results/. The web tsconfig compiles protocol/ and results/ whole without Node's types,
- * which catches a Node global; this catches an import.
+ * import results/; and no files import each other round a circle (but one named pair). The web
+ * tsconfig compiles protocol/ and results/ whole without Node's types, which catches a Node
+ * global; this catches an import.
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';

@@ -3,7 +3,7 @@
  * Flags pre-fill the page's form; --autostart starts streaming at once. Once a second it reads
  * CPU from Chrome and the OS and pushes it into the page (`pushlab.cpuReadings`), or with
  * --headless prints it to stderr; the page's "Record this point" measures through this
- * process, as a sweep does (lab-record.ts). Runs until the browser window closes or Ctrl-C.
+ * process, as a sweep does (lab/record.ts). Runs until the browser window closes or Ctrl-C.
  */
 import os from 'node:os';
 import path from 'node:path';
