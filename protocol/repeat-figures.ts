@@ -8,6 +8,7 @@ import type { LatencySummary } from './histogram.js';
 import type { PageCounters, TabThreadsCpu } from './page-api.js';
 import type { StreamCompression } from './wire.js';
 
+/** What held a repeat back, as results/verdict.ts reads its figures ('failed': it measured nothing). */
 export type Verdict = 'ok' | 'client-bound' | 'server-bound' | 'host-bound' | 'failed';
 
 /** What the page counted over one window. */
