@@ -21,7 +21,7 @@ import { execFileSync } from 'node:child_process';
 import { commandLineFlags, reportErrorsAs } from '../cli/command.js';
 import { exitOnStopRequest } from '../cli/stop.js';
 import type { FlagSpec } from '../protocol/flags.js';
-import type { ServerStats } from '../protocol/report.js';
+import type { ServerStats } from '../protocol/server-stats.js';
 import { startServer, type ServerHandle } from '../puppeteer/measure/server-process.js';
 import { attachInspector, freePort, type Inspector } from './inspector.js';
 import { runChurn } from './churn.js';

@@ -9,7 +9,7 @@
 import http2 from 'node:http2';
 import { performance } from 'node:perf_hooks';
 import { h2get } from '../cli/h2-get.js';
-import type { ServerStats } from '../protocol/report.js';
+import type { ServerStats } from '../protocol/server-stats.js';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const mib = (n: number) => (n / 2 ** 20).toFixed(0);

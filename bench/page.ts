@@ -20,7 +20,7 @@ import { commandLineFlags, reportErrorsAs } from '../cli/command.js';
 import { exitOnStopRequest } from '../cli/stop.js';
 import { rangeFlag, type FlagSpec } from '../protocol/flags.js';
 import { LIMITS } from '../protocol/limits.js';
-import type { MeasuredRepeat } from '../protocol/report.js';
+import type { MeasuredRepeat } from '../protocol/repeat-figures.js';
 import { expandScenario, type Point } from '../protocol/scenario.js';
 import { median } from '../results/stats.js';
 import { CLASSIC_TRANSPORTS, RENDER_MODES, TRANSPORTS, type Transport } from '../protocol/wire.js';

@@ -20,7 +20,7 @@ import path from 'node:path';
 import type { Socket } from 'node:net';
 import { parseArgs } from 'node:util';
 import { ROOT } from '../cli/root.js';
-import type { ServerStats } from '../protocol/report.js';
+import type { ServerStats } from '../protocol/server-stats.js';
 import { MESSAGE_TAIL, messageHead, parseStreamParams, SentAtFormatter, type StreamParams } from '../protocol/wire.js';
 import { loadOrCreateCert } from '../server/cert.js';
 import { RowPool } from '../server/rows.js';

@@ -17,7 +17,7 @@ import { checkOutputDir } from '../cli/output.js';
 import { ROOT } from '../cli/root.js';
 import { PushlabError } from '../protocol/errors.js';
 import type { FlagSpec } from '../protocol/flags.js';
-import type { ServerStats } from '../protocol/report.js';
+import type { ServerStats } from '../protocol/server-stats.js';
 import { LIMITS } from '../protocol/limits.js';
 import type { Transport } from '../protocol/wire.js';
 import { remoteServer, startServer, type ServerHandle } from '../puppeteer/measure/server-process.js';

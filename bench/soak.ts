@@ -10,7 +10,7 @@ import { commandLineFlags, reportErrorsAs } from '../cli/command.js';
 import { exitOnStopRequest } from '../cli/stop.js';
 import { rangeFlag, type FlagSpec } from '../protocol/flags.js';
 import { LIMITS } from '../protocol/limits.js';
-import type { PageConfig, PageSnapshot } from '../protocol/report.js';
+import type { PageConfig, PageSnapshot } from '../protocol/page-api.js';
 import { PARSE_MODES, RENDER_MODES, TRANSPORTS } from '../protocol/wire.js';
 import { launchChrome } from '../puppeteer/browser/chrome.js';
 import { openLabPage } from '../puppeteer/measure/page.js';

@@ -9,7 +9,7 @@
  */
 import http2 from 'node:http2';
 import WebSocket from 'ws';
-import type { ServerStats } from '../protocol/report.js';
+import type { ServerStats } from '../protocol/server-stats.js';
 
 export interface StallOptions {
   seconds: number;

@@ -5,7 +5,8 @@
  * `advice` and, with `--json`, to stdout; the words are a pure function of it
  * (results/advice-words.ts). Pure types, no Node or DOM.
  */
-import type { EquivalenceKind, Margins, Repeat, Stat, Verdict } from './report.js';
+import type { EquivalenceKind, Margins } from './margins.js';
+import type { Repeat, Stat, Verdict } from './repeat-figures.js';
 import type { Target } from './target.js';
 import type { Encoding, ParseMode, Transport } from './wire.js';
 

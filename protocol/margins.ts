@@ -52,3 +52,6 @@ export function parseMargins(text: string, defaults: Margins = DEFAULT_MARGINS, 
   }
   return { ok: true, value: out };
 }
+
+/** How a comparison reads against its margin; results/equivalence.ts decides it. */
+export type EquivalenceKind = 'both-kept-up' | 'equivalent' | 'different' | 'unclear';

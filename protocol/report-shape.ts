@@ -1,9 +1,9 @@
 /**
  * The whole of report.json as checked shapes (protocol/shape.ts), one per type of
- * protocol/report.ts and protocol/advice.ts: every field every reader touches, nested ones too,
- * so the check (protocol/report-check.ts) accepts exactly what the readers' types promise.
- * Each `obj<T>()` names every key of T (a compile error otherwise), so a field added to a type
- * must be added here.
+ * protocol/report.ts, protocol/repeat-figures.ts and protocol/advice.ts: every field every
+ * reader touches, nested ones too, so the check (protocol/report-check.ts) accepts exactly what
+ * the readers' types promise. Each `obj<T>()` names every key of T (a compile error otherwise),
+ * so a field added to a type must be added here.
  *
  * Beyond the types, the rules a reader relies on: the factors of a point are in the ranges a
  * scenario may give them (protocol/limits.ts: a resumed sweep measures them), rounds are
@@ -13,36 +13,37 @@ import type { Advice, Candidate, CandidateFigures, Closest, CpuComparison, Headr
 import type { LatencySummary } from './histogram.js';
 import { LIMITS, type Range } from './limits.js';
 import type { Margins } from './margins.js';
-import {
-  ENGINES,
-  type BrowserFigures,
-  type BrowserHost,
-  type ChromeCpu,
-  type ClockOffset,
-  type CompressionFigures,
-  type CpuFigure,
-  type CpuFigures,
-  type Efficiency,
-  type Environment,
-  type FailedRepeat,
-  type KnobComparison,
-  type MeasuredRepeat,
-  type PageFigures,
-  type PairedComparison,
-  type ParseCeiling,
-  type PointResult,
-  type PointSummary,
-  type Repeat,
-  type Report,
-  type Round,
-  type SaturationResult,
-  type ServerFigures,
-  type Stat,
-  type SweepOptions,
-  type TabFigures,
-  type TabThreadsCpu,
-  type UnsteadyFlag,
-  type WireFigures,
+import { ENGINES } from './engine.js';
+import type { ParseCeiling, TabThreadsCpu } from './page-api.js';
+import type {
+  BrowserFigures,
+  ChromeCpu,
+  ClockOffset,
+  CompressionFigures,
+  CpuFigure,
+  CpuFigures,
+  Efficiency,
+  FailedRepeat,
+  MeasuredRepeat,
+  PageFigures,
+  Repeat,
+  ServerFigures,
+  Stat,
+  TabFigures,
+  WireFigures,
+} from './repeat-figures.js';
+import type {
+  BrowserHost,
+  Environment,
+  KnobComparison,
+  PairedComparison,
+  PointResult,
+  PointSummary,
+  Report,
+  Round,
+  SaturationResult,
+  SweepOptions,
+  UnsteadyFlag,
 } from './report.js';
 import type { Point } from './scenario.js';
 import { parseP99, parseRate, type Target } from './target.js';

@@ -8,8 +8,9 @@
  */
 import { Type, type Static, type TSchema } from 'typebox';
 import { LIMITS, P99_BOUND_MS, type Range } from './limits.js';
-import { ENGINES } from './report.js';
+import { ENGINES } from './engine.js';
 import { transportsCarrying, COMPRESSIONS, compressionOf, DEVTOOLS_MODES, DISPLAY_MODES, ENCODINGS, PARSE_MODES, RENDER_MODES, TRANSPORTS } from './wire.js';
+import { TRANSPORT_INFO } from './wire.js';
 
 const numberIn = (r: Range) => (r.integer ? Type.Integer({ minimum: r.min, maximum: r.max }) : Type.Number({ minimum: r.min, maximum: r.max }));
 
@@ -27,7 +28,7 @@ const fieldProperties = {
   workers: oneOrMany(numberIn(LIMITS.workers), 'Workers for parse mode worker (connections are dealt round-robin).'),
   origins: oneOrMany(
     numberIn(LIMITS.origins),
-    "Origins (server ports) the page spreads its connections over, connection i on origin i mod k: over HTTP/2 that is k TCP connections instead of one. Only transports on the main origin (ws, sse, fetch, grpc-web, poll) are multiplied by it.",
+    `Origins (server ports) the page spreads its connections over, connection i on origin i mod k: over HTTP/2 that is k TCP connections instead of one. Only transports on the main origin (${TRANSPORTS.filter((t) => TRANSPORT_INFO[t].origin === 'main').join(', ')}) are multiplied by it.`,
   ),
   encoding: oneOrMany(Type.Enum(ENCODINGS), `json; msgpack: MessagePack batches decoded in the page (${transportsCarrying('msgpack').join(', ')}); arrow: Apache Arrow IPC record batches decoded in the page (${transportsCarrying('arrow').join(', ')}). A transport is multiplied by the listed encodings it carries; by none, it runs json.`, true),
   devtools: oneOrMany(Type.Enum(DEVTOOLS_MODES), "off, or network: the CDP Network domain enabled on the tab during the point, as DevTools does while open.", true),

@@ -8,7 +8,8 @@ import { describeJsonValue, parseJsonText, sourceAt, syntaxErrorText } from './j
 import { SCENARIO_FILE_SCHEMA, type FindMaxSpec, type ScenarioFields, type ScenarioFile, type ScenarioInput } from './scenario-schema.js';
 import { LIMITS, MAX_SWEEP_POINTS } from './limits.js';
 import { DEFAULT_MARGINS, parseMargins } from './margins.js';
-import type { Engine, Margins } from './report.js';
+import type { Engine } from './engine.js';
+import type { Margins } from './margins.js';
 import {
   arrowBatchMismatch,
   carries,

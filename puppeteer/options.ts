@@ -4,7 +4,9 @@ import { BENCHMARK_ACTION_FORMATS } from '../results/views/benchmark-action.js';
 import { rangeFlag, type Flags, type FlagSpec } from '../protocol/flags.js';
 import { inRange, LIMITS, rangeText, TIME_BUDGET_SEC } from '../protocol/limits.js';
 import { DEFAULT_MARGINS, marginsText, parseMargins } from '../protocol/margins.js';
-import { ENGINES, isRunId, RUN_ID_ALLOWED, type Engine, type Margins } from '../protocol/report.js';
+import { ENGINES, type Engine } from '../protocol/engine.js';
+import type { Margins } from '../protocol/margins.js';
+import { isRunId, RUN_ID_ALLOWED } from '../protocol/report.js';
 import { BUILTIN_DEFAULTS } from '../protocol/scenario.js';
 import { PARSE_MODES, RENDER_MODES, TRANSPORTS } from '../protocol/wire.js';
 
@@ -147,7 +149,7 @@ export const LAB_FLAGS = {
   repeats: rangeFlag(LIMITS.repeats, BUILTIN_DEFAULTS.repeats, 'repeats of a recorded point, one round each (a sweep point\'s)'),
 } as const satisfies Record<string, FlagSpec>;
 
-/** `npm run report`: positional runs come besides these (see report-cli.ts). */
+/** `npm run report`: positional runs come besides these (see report/main.ts). */
 export const REPORT_FLAGS = {
   serve: { type: 'boolean', default: false, help: 'serve the viewer on 127.0.0.1: every run under --reports, or run A, or run B compared against A' },
   port: { type: 'integer', default: 0, min: 0, max: 65535, help: 'port for --serve (0 picks a free one)' },

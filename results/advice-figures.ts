@@ -3,7 +3,7 @@
  * per event), what limited it, and how near the target it came. Pure.
  */
 import type { Candidate, CandidateFigures } from '../protocol/advice.js';
-import type { MeasuredRepeat, Repeat } from '../protocol/report.js';
+import type { MeasuredRepeat, Repeat } from '../protocol/repeat-figures.js';
 import { describePresent } from './stats.js';
 import { pointSustains, SUSTAINS_DELIVERED_RATIO } from './sustains.js';
 import { majorityVerdict, SATURATED } from './verdict.js';

@@ -4,7 +4,7 @@
  * is read against: the best of them) and, for each other encoding its points use, that
  * encoding's ceiling at their batch sizes. Pure: no I/O.
  */
-import type { ParseCeiling } from '../protocol/report.js';
+import type { ParseCeiling } from '../protocol/page-api.js';
 import type { Point } from '../protocol/scenario.js';
 import { ENCODINGS, type Encoding } from '../protocol/wire.js';
 import { maxOf } from './stats.js';

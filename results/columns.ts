@@ -18,7 +18,8 @@ import {
   MISSING,
   wireCell,
 } from './format.js';
-import type { MeasuredRepeat, PointResult, PointSummary, Report, Stat } from '../protocol/report.js';
+import type { MeasuredRepeat, Stat } from '../protocol/repeat-figures.js';
+import type { PointResult, PointSummary, Report } from '../protocol/report.js';
 import { maxOf, relativeHalfWidth } from './stats.js';
 import { TRANSPORTS } from '../protocol/wire.js';
 

@@ -2,7 +2,7 @@
  * CPU arithmetic. Every source reports cumulative CPU time; a figure over a window is the
  * difference of two samples divided by the wall time between them, in % of one core.
  */
-import type { ChromeCpu, Efficiency } from '../protocol/report.js';
+import type { ChromeCpu, Efficiency } from '../protocol/repeat-figures.js';
 
 /** One Chrome process from CDP `SystemInfo.getProcessInfo` (cpuTime in seconds). */
 export interface ChromeProcess {

@@ -16,7 +16,7 @@
  * of 0 is the plain significance call: never `equivalent`, `different` when the CI excludes 1.
  * Pure, no Node or DOM.
  */
-import type { EquivalenceKind } from '../protocol/report.js';
+import type { EquivalenceKind } from '../protocol/margins.js';
 import { SUSTAINS_DELIVERED_RATIO } from './sustains.js';
 
 export interface Equivalence {

@@ -7,7 +7,8 @@
 /** Shown wherever a value is missing (failed point, metric not measured). */
 export const MISSING = '—';
 
-import type { BrowserHost, WireFigures } from '../protocol/report.js';
+import type { WireFigures } from '../protocol/repeat-figures.js';
+import type { BrowserHost } from '../protocol/report.js';
 
 const isNum = (v: number | null | undefined): v is number => typeof v === 'number' && Number.isFinite(v);
 

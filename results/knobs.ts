@@ -9,7 +9,7 @@
  */
 import type { BrowserHost, KnobComparison, PointResult } from '../protocol/report.js';
 import type { Point } from '../protocol/scenario.js';
-import type { Margins } from '../protocol/report.js';
+import type { Margins } from '../protocol/margins.js';
 import { DEFAULT_MARGINS } from '../protocol/margins.js';
 import { compare, hostKinds, hostMachines, METRICS, type Metric } from './point-summary.js';
 

@@ -12,7 +12,8 @@
  * Pure, no Node or DOM: the terminal and the viewer both read it.
  */
 import type { Encoding } from '../protocol/wire.js';
-import type { ParseCeiling, Round } from '../protocol/report.js';
+import type { ParseCeiling } from '../protocol/page-api.js';
+import type { Round } from '../protocol/report.js';
 import { formatCompactCell } from './format.js';
 
 /** A ceiling this many times another of the same batch size and encoding, rounds apart, is a changed machine. */

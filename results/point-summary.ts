@@ -4,21 +4,12 @@
  * of points that differ only in transport, the paired verdict ("sse faster than ws by 23%").
  * Pure: repeats in, summaries out. docs/method.md ("Statistics") describes the method.
  */
-import type {
-  BrowserHost,
-  FailedRepeat,
-  MeasuredRepeat,
-  PairedComparison,
-  PointResult,
-  PointSummary,
-  Repeat,
-  UnsteadyFlag,
-  Verdict,
-} from '../protocol/report.js';
+import type { FailedRepeat, MeasuredRepeat, Repeat, Verdict } from '../protocol/repeat-figures.js';
+import type { BrowserHost, PairedComparison, PointResult, PointSummary, UnsteadyFlag } from '../protocol/report.js';
 import type { Point } from '../protocol/scenario.js';
 import { describe, describePresent, maxOf, median, pairedRatio, relativeHalfWidth } from './stats.js';
 import { wireCell } from './format.js';
-import type { Margins } from '../protocol/report.js';
+import type { Margins } from '../protocol/margins.js';
 import { bothKeptUp, judgeRatio, marginText, type Equivalence } from './equivalence.js';
 import { SUSTAINS_DELIVERED_RATIO } from './sustains.js';
 import { DEFAULT_MARGINS } from '../protocol/margins.js';

@@ -1,5 +1,6 @@
 /** What one sample of a point holds (puppeteer/measure/sampler.ts takes them; summarise.ts reads them). */
-import type { PageSnapshot, ServerStats } from '../protocol/report.js';
+import type { PageSnapshot } from '../protocol/page-api.js';
+import type { ServerStats } from '../protocol/server-stats.js';
 import type { ChromeProcess, HostCpuSample } from './cpu.js';
 import type { ThreadCpu } from './threads.js';
 

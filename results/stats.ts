@@ -3,7 +3,7 @@
  * interval of the mean by Student's t, and the paired ratio of two points measured in the same
  * rounds. Pure functions; docs/method.md ("Statistics") describes the method.
  */
-import type { Stat } from '../protocol/report.js';
+import type { Stat } from '../protocol/repeat-figures.js';
 
 /** The confidence level of every interval pushlab reports. */
 export const CONFIDENCE = 0.95;

@@ -2,6 +2,7 @@
  * Turns the samples at both ends of a measured window into one repeat's figures, judged by
  * results/verdict.ts. Pure: recorded samples in, MeasuredRepeat out.
  */
+import type { PageSnapshot, TabThreadsCpu } from '../protocol/page-api.js';
 import type {
   BrowserFigures,
   ChromeCpu,
@@ -10,12 +11,10 @@ import type {
   CpuFigures,
   MeasuredRepeat,
   PageFigures,
-  PageSnapshot,
   RepeatFigures,
   TabFigures,
-  TabThreadsCpu,
   WireFigures,
-} from '../protocol/report.js';
+} from '../protocol/repeat-figures.js';
 import { streamsOf, type Point } from '../protocol/scenario.js';
 import type { LatencySummary } from '../protocol/histogram.js';
 import { judgeRepeat, stalledBehindCap } from './verdict.js';

@@ -30,7 +30,7 @@
  * decides.
  */
 import type { Sustains, SustainsFigures } from '../protocol/advice.js';
-import type { Repeat } from '../protocol/report.js';
+import type { Repeat } from '../protocol/repeat-figures.js';
 import type { Point } from '../protocol/scenario.js';
 import { median, medianInterval } from './stats.js';
 import { stalledBehindCap } from './verdict.js';

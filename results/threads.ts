@@ -3,7 +3,7 @@
  * process only, which cannot say whether a tab's Workers ran on their own cores or how much
  * went to GC helper threads; the kernel's per-thread counters can.
  */
-import type { TabThreadsCpu } from '../protocol/report.js';
+import type { TabThreadsCpu } from '../protocol/page-api.js';
 import { percentOfCore } from './cpu.js';
 
 /** /proc times are in USER_HZ, which Linux fixes at 100 for this interface on every architecture. */

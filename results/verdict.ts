@@ -8,7 +8,8 @@
  *
  * Pure, no Node or DOM: the lab page imports it.
  */
-import type { MeasuredRepeat, RepeatFigures, TabThreadsCpu, Verdict } from '../protocol/report.js';
+import type { TabThreadsCpu } from '../protocol/page-api.js';
+import type { MeasuredRepeat, RepeatFigures, Verdict } from '../protocol/repeat-figures.js';
 import type { Point } from '../protocol/scenario.js';
 import { maxBurst } from '../protocol/pacing.js';
 import { streamsOf, TRANSPORT_INFO, type ParseMode, type Transport } from '../protocol/wire.js';

@@ -13,7 +13,7 @@ import type { Http2ServerRequest, Http2ServerResponse, ServerHttp2Session } from
 import path from 'node:path';
 import type { TLSSocket } from 'node:tls';
 import { PushlabError } from '../protocol/errors.js';
-import type { ServerStats } from '../protocol/report.js';
+import type { ServerStats } from '../protocol/server-stats.js';
 import { echoValue, paramError, type ServerOrigins } from '../protocol/wire.js';
 import type { TlsFiles } from './cert.js';
 import type { ClockKind } from './clock.js';
@@ -26,7 +26,7 @@ import { OwnOrigins } from './own-origins.js';
 import reportsRoute from './reports.js';
 import type { TransportDeps } from './transports/deps.js';
 import { connectHandlers, routePlugins } from './transports/index.js';
-import type { SseWriter } from './transports/sse.js';
+import type { SseWriter } from './defaults.js';
 
 export interface ServerOptions {
   tls: TlsFiles;

@@ -20,7 +20,7 @@
  * behind other connections' work and add its own latency to every batch.
  */
 import zlib from 'node:zlib';
-import type { StreamCompressionStats } from '../protocol/report.js';
+import type { StreamCompressionStats } from '../protocol/server-stats.js';
 import type { StreamCompression } from '../protocol/wire.js';
 import { COMPRESSION_LEVEL } from './defaults.js';
 

@@ -1,8 +1,15 @@
 /** The server's defaults: buildServer (tests, benches) and `npm run server`'s flags both take them from here. */
 import type { ClockKind } from './clock.js';
-import type { SseWriter } from './transports/sse.js';
 
 export const MIB = 1024 * 1024;
+
+/**
+ * How the SSE transport writes a batch (transports/sse.ts says how each works). Here, beside the
+ * default, so that the defaults, the flags and the transport all read it from one file that
+ * imports no transport.
+ */
+export const SSE_WRITERS = ['bytes', 'push', 'batch'] as const;
+export type SseWriter = (typeof SSE_WRITERS)[number];
 
 /**
  * Options every HTTP/2 listener shares (the main origin, the connect origin, the replicas):

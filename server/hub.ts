@@ -10,7 +10,7 @@
  */
 import { performance } from 'node:perf_hooks';
 import { Histogram } from '../protocol/histogram.js';
-import type { ServerConnectionStats, ServerStats } from '../protocol/report.js';
+import type { ServerConnectionStats, ServerStats } from '../protocol/server-stats.js';
 import { SentAtFormatter, type StreamParams, type Transport } from '../protocol/wire.js';
 import { maxBurst } from '../protocol/pacing.js';
 import { batchesDue, batchesThisTick, nextDueMs, shouldShed } from './pacer.js';

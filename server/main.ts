@@ -11,7 +11,7 @@ import type { ClockKind } from './clock.js';
 import { MIB } from './defaults.js';
 import { checkListenHost, SERVER_FLAGS } from './options.js';
 import { EXTRA_ORIGIN_PORTS } from './origins.js';
-import type { SseWriter } from './transports/sse.js';
+import type { SseWriter } from './defaults.js';
 
 runCommand('server', async () => {
   const flags = commandLineFlags(SERVER_FLAGS, 'server');

@@ -6,7 +6,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import type { Advice, Candidate } from '../protocol/advice.js';
-import type { MeasuredRepeat } from '../protocol/report.js';
+import type { MeasuredRepeat } from '../protocol/repeat-figures.js';
 import { mulberry32 } from '../protocol/random.js';
 import type { Target } from '../protocol/target.js';
 import type { Transport } from '../protocol/wire.js';

@@ -10,7 +10,7 @@ import https from 'node:https';
 import zlib from 'node:zlib';
 import WebSocket from 'ws';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { ServerConnectionStats, ServerStats } from '../protocol/report.js';
+import type { ServerConnectionStats, ServerStats } from '../protocol/server-stats.js';
 import type { BatchMessage, ServerOrigins } from '../protocol/wire.js';
 import { PERMESSAGE_DEFLATE_RESPONSE } from '../server/transports/ws-h2.js';
 import { h2get } from './h2-get.js';

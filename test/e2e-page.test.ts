@@ -7,7 +7,7 @@ import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import type { Browser } from 'puppeteer-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { PageConfig, PageSnapshot } from '../protocol/report.js';
+import type { PageConfig, PageSnapshot } from '../protocol/page-api.js';
 import { launchChrome } from '../puppeteer/browser/chrome.js';
 import { openLabPage, type LabApi } from '../puppeteer/measure/page.js';
 import { startServer, type ServerHandle } from '../puppeteer/measure/server-process.js';

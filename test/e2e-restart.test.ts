@@ -9,7 +9,7 @@ import os from 'node:os';
 import path from 'node:path';
 import type { Browser, Page } from 'puppeteer-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { PageSnapshot } from '../protocol/report.js';
+import type { PageSnapshot } from '../protocol/page-api.js';
 import type { Transport } from '../protocol/wire.js';
 import { launchChrome } from '../puppeteer/browser/chrome.js';
 import { openLabPage, type LabApi } from '../puppeteer/measure/page.js';

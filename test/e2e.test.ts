@@ -9,7 +9,8 @@ import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { MeasuredRepeat, Report } from '../protocol/report.js';
+import type { MeasuredRepeat } from '../protocol/repeat-figures.js';
+import type { Report } from '../protocol/report.js';
 import { pairKey, roundOrder, roundSeed } from '../results/rounds.js';
 import { runSweep } from './sweep-process.js';
 

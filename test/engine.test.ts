@@ -8,7 +8,9 @@
 import { describe, expect, it } from 'vitest';
 import { PushlabError } from '../protocol/errors.js';
 import { parseReport } from '../protocol/report-check.js';
-import type { BrowserHost, PageSnapshot, Report, ServerStats } from '../protocol/report.js';
+import type { PageSnapshot } from '../protocol/page-api.js';
+import type { BrowserHost, Report } from '../protocol/report.js';
+import type { ServerStats } from '../protocol/server-stats.js';
 import { expandScenario, parseScenarioFile, pointCount } from '../protocol/scenario.js';
 import { firefoxProcessType } from '../results/cpu.js';
 import { roundOrder } from '../results/rounds.js';

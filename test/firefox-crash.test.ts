@@ -10,7 +10,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EXIT } from '../protocol/errors.js';
-import type { FailedRepeat, Report } from '../protocol/report.js';
+import type { FailedRepeat } from '../protocol/repeat-figures.js';
+import type { Report } from '../protocol/report.js';
 import { firefoxFound } from '../puppeteer/browser/firefox.js';
 import { descendants, startSweep } from './sweep-process.js';
 

@@ -20,7 +20,7 @@ import path from 'node:path';
 import type { Browser } from 'puppeteer-core';
 import NodeWebSocket from 'ws';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { ServerStats } from '../protocol/report.js';
+import type { ServerStats } from '../protocol/server-stats.js';
 import { POLL_ID_HEADER, type ServerOrigins } from '../protocol/wire.js';
 import { launchChrome } from '../puppeteer/browser/chrome.js';
 import { serveReports } from '../puppeteer/report/runs.js';

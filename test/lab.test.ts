@@ -11,7 +11,8 @@ import os from 'node:os';
 import path from 'node:path';
 import puppeteer, { type Browser, type Page } from 'puppeteer-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Report, ServerStats } from '../protocol/report.js';
+import type { Report } from '../protocol/report.js';
+import type { ServerStats } from '../protocol/server-stats.js';
 import { getJson } from '../puppeteer/measure/server-process.js';
 
 const ROOT = path.resolve(import.meta.dirname, '..');

@@ -1,6 +1,7 @@
 /** The run's own yardstick: an in-page ceiling that moves between rounds says the machine changed speed. */
 import { describe, expect, it } from 'vitest';
-import type { ParseCeiling, Round } from '../protocol/report.js';
+import type { ParseCeiling } from '../protocol/page-api.js';
+import type { Round } from '../protocol/report.js';
 import { SPEED_CHANGE_RATIO, speedChanges, speedChangeText } from '../results/machine-speed.js';
 
 const ceiling = (batch: number, eventsPerSec: number, encoding?: 'arrow'): ParseCeiling => ({ batch, eventsPerSec, messages: 64, bytesPerMessage: 1000, durationMs: 1000, ...(encoding ? { encoding } : {}) });

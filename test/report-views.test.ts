@@ -13,7 +13,8 @@ import { pointsCsv, repeatsCsv } from '../results/views/csv.js';
 import { PushlabError } from '../protocol/errors.js';
 import { formatMsShort, formatPlusMinusPercent } from '../results/format.js';
 import { parseReport, parseReportText } from '../protocol/report-check.js';
-import type { MeasuredRepeat, Report } from '../protocol/report.js';
+import type { MeasuredRepeat } from '../protocol/repeat-figures.js';
+import type { Report } from '../protocol/report.js';
 import { describe as describeStat, median, relativeHalfWidth } from '../results/stats.js';
 import {
   ANSWER_COLUMNS,

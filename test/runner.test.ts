@@ -6,7 +6,9 @@
 import { EventEmitter } from 'node:events';
 import { describe, expect, it } from 'vitest';
 import { DEFAULT_TABLE_WIDTH, formatTable } from '../results/views/terminal.js';
-import type { ParseCeiling, Repeat, Report } from '../protocol/report.js';
+import type { ParseCeiling } from '../protocol/page-api.js';
+import type { Repeat } from '../protocol/repeat-figures.js';
+import type { Report } from '../protocol/report.js';
 import { expandScenario, searchesFor, type Point, type ScenarioFile } from '../protocol/scenario.js';
 import type { RepeatContext, RepeatEvents } from '../puppeteer/measure/repeat.js';
 import { roundOrder, roundSeed } from '../results/rounds.js';

@@ -13,7 +13,7 @@ import { createGrpcWebTransport } from '@connectrpc/connect-node';
 import http2 from 'node:http2';
 import { performance } from 'node:perf_hooks';
 import { afterAll, afterEach, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
-import type { ServerStats } from '../protocol/report.js';
+import type { ServerStats } from '../protocol/server-stats.js';
 import WebSocket from 'ws';
 import { PushService } from '../protocol/gen/pushlab/v1/push_pb.js';
 import { ARROW_BATCH, type ServerOrigins, type StreamParams, type Transport } from '../protocol/wire.js';

@@ -1,6 +1,7 @@
 /** From two samples to a point's result, and the verdict on where the limit was. */
 import { describe, expect, it } from 'vitest';
-import type { PageSnapshot, ServerStats } from '../protocol/report.js';
+import type { PageSnapshot } from '../protocol/page-api.js';
+import type { ServerStats } from '../protocol/server-stats.js';
 import { expandScenario } from '../protocol/scenario.js';
 import type { Sample } from '../results/samples.js';
 import { summarise } from '../results/summarise.js';

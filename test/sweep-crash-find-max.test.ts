@@ -13,7 +13,8 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EXIT } from '../protocol/errors.js';
 import { parseReportText } from '../protocol/report-check.js';
-import type { FailedRepeat, Report } from '../protocol/report.js';
+import type { FailedRepeat } from '../protocol/repeat-figures.js';
+import type { Report } from '../protocol/report.js';
 import { cmdline, descendants, runSweep, startSweep } from './sweep-process.js';
 
 let dir: string;

@@ -5,7 +5,8 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
-import type { MeasuredRepeat, PointResult } from '../protocol/report.js';
+import type { MeasuredRepeat } from '../protocol/repeat-figures.js';
+import type { PointResult } from '../protocol/report.js';
 
 export const ROOT = path.resolve(import.meta.dirname, '..');
 

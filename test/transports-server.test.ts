@@ -5,7 +5,7 @@
 import http2 from 'node:http2';
 import https from 'node:https';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { ServerStats } from '../protocol/report.js';
+import type { ServerStats } from '../protocol/server-stats.js';
 import { POLL_ID_HEADER, TRANSPORT_INFO, TRANSPORTS, type BatchMessage, type ServerOrigins } from '../protocol/wire.js';
 import { routePlugins, SERVER_TRANSPORTS } from '../server/transports/index.js';
 import { ClientFrames } from '../server/transports/ws-h2.js';

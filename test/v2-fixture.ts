@@ -3,7 +3,8 @@
  * writes it: SCHEMA_VERSION) with figures chosen by the test, so expected statistics can be
  * computed by hand. Not a test file itself.
  */
-import { SCHEMA_VERSION, type FailedRepeat, type MeasuredRepeat, type PointResult, type Report } from '../protocol/report.js';
+import type { FailedRepeat, MeasuredRepeat } from '../protocol/repeat-figures.js';
+import { SCHEMA_VERSION, type PointResult, type Report } from '../protocol/report.js';
 import type { Point } from '../protocol/scenario.js';
 import { efficiencyOf } from '../results/cpu.js';
 import { describe as describeStat } from '../results/stats.js';

@@ -1,6 +1,7 @@
 /** The lab page's live "keeping up?" judgement: the sweep's verdict decision on the last seconds. */
 import { describe, expect, it } from 'vitest';
-import type { CpuReading, ServerStats } from '../protocol/report.js';
+import type { CpuReading } from '../protocol/page-api.js';
+import type { ServerStats } from '../protocol/server-stats.js';
 import { judgeHealth, RunServerTally, type HealthInput, type RunServer } from '../web/src/health.js';
 
 const NOW = 1_700_000_000_000;

@@ -10,7 +10,7 @@
  */
 import { EventEmitter } from 'node:events';
 import type { Candidate } from '../../protocol/advice.js';
-import type { Repeat } from '../../protocol/report.js';
+import type { Repeat } from '../../protocol/repeat-figures.js';
 import { BUILTIN_DEFAULTS, type Point } from '../../protocol/scenario.js';
 import type { RenderMode } from '../../protocol/wire.js';
 import { roundOrder } from '../../results/rounds.js';

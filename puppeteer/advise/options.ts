@@ -6,7 +6,8 @@
  */
 import { PushlabError } from '../../protocol/errors.js';
 import type { FlagSpec, Flags } from '../../protocol/flags.js';
-import { isRunId, RUN_ID_ALLOWED, type Margins } from '../../protocol/report.js';
+import type { Margins } from '../../protocol/margins.js';
+import { isRunId, RUN_ID_ALLOWED } from '../../protocol/report.js';
 import { parseP99, parseRate, type Target } from '../../protocol/target.js';
 import { RENDER_MODES, TRANSPORTS, type RenderMode, type Transport } from '../../protocol/wire.js';
 import { DEFAULT_MARGINS } from '../../protocol/margins.js';

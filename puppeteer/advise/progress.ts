@@ -8,7 +8,7 @@
  * its budget says stop. So the count is of measurements made, and the ETA is the most the budget
  * leaves (`ETA ≤ 4 min 10 s`), never a figure frozen at its first estimate.
  */
-import type { Repeat } from '../../protocol/report.js';
+import type { Repeat } from '../../protocol/repeat-figures.js';
 import type { Point } from '../../protocol/scenario.js';
 import { printable } from '../../results/printable.js';
 import type { Phase } from '../measure/repeat.js';

@@ -8,7 +8,8 @@
  */
 import type { Advice } from '../../protocol/advice.js';
 import type { AdviseOptions } from './search.js';
-import type { PointResult, Repeat, Report, Round } from '../../protocol/report.js';
+import type { Repeat } from '../../protocol/repeat-figures.js';
+import type { PointResult, Report, Round } from '../../protocol/report.js';
 import type { Point } from '../../protocol/scenario.js';
 import { knobComparisons } from '../../results/knobs.js';
 import { pairedComparisons, summarisePoint } from '../../results/point-summary.js';

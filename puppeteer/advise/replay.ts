@@ -10,7 +10,8 @@
  * another path (a new --time-budget) reuses every recorded window that it asks for again. A
  * confirmation round is reused whole or not at all: its repeats are paired with each other.
  */
-import type { Repeat, Report } from '../../protocol/report.js';
+import type { Repeat } from '../../protocol/repeat-figures.js';
+import type { Report } from '../../protocol/report.js';
 
 interface Recorded {
   /** The round's point ids, sorted: what it measured. */

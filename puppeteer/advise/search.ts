@@ -10,7 +10,7 @@
  *    best so far (the cheapest that sustained, else the closest) moves one setting at a time
  *    (encoding, tick, connections, origins, parsing), in an order its measured limit suggests;
  *    first, though, it tries the cheapest setting found so far on any transport, where it can.
- *    A probe that clearly cannot sustain (advise-figures.ts) is dropped. A transport whose best
+ *    A probe that clearly cannot sustain (results/advice-figures.ts) is dropped. A transport whose best
  *    came nowhere near while others sustained, or costs far more than the cheapest, stops being
  *    explored.
  * 2. **Confirm.** The cheapest few that sustained in their probe (at most two per transport; the
@@ -30,11 +30,11 @@
  * what the measurements say would help.
  */
 import type { Advice, Candidate, CandidateFigures, Closest, CpuComparison, Headroom, TriedCandidate } from '../../protocol/advice.js';
-import type { Margins } from '../../protocol/report.js';
+import type { Margins } from '../../protocol/margins.js';
 import { judgeRatio } from '../../results/equivalence.js';
 import { DEFAULT_MARGINS } from '../../protocol/margins.js';
 import { LIMITS } from '../../protocol/limits.js';
-import type { MeasuredRepeat, Repeat } from '../../protocol/report.js';
+import type { MeasuredRepeat, Repeat } from '../../protocol/repeat-figures.js';
 import { describe, pairedRatio } from '../../results/stats.js';
 import { reasonText } from '../../results/sustains.js';
 import type { Target } from '../../protocol/target.js';

@@ -14,11 +14,11 @@ import { accessSync, constants } from 'node:fs';
 import path from 'node:path';
 import type { Readable } from 'node:stream';
 import { PushlabError } from '../../protocol/errors.js';
-import type { BrowserFigures } from '../../protocol/report.js';
+import type { BrowserFigures } from '../../protocol/repeat-figures.js';
 import type { Point } from '../../protocol/scenario.js';
 import type { DisplayMode } from '../../protocol/wire.js';
 import { LocalBrowser } from './local.js';
-import type { BrowserSlot } from '../measure/repeat.js';
+import type { BrowserSlot } from './slot.js';
 
 /** The screen an Xvfb gets: the lab page's layout fits it, and 24-bit depth is what Chrome expects. */
 export const XVFB_SCREEN = '1280x800x24';

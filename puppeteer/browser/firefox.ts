@@ -15,8 +15,8 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
 import puppeteer, { type Browser, type Page } from 'puppeteer-core';
 import { PushlabError } from '../../protocol/errors.js';
-import type { BrowserFigures } from '../../protocol/report.js';
-import { BrowserLost, type BrowserSlot } from '../measure/repeat.js';
+import type { BrowserFigures } from '../../protocol/repeat-figures.js';
+import { BrowserLost, type BrowserSlot } from './slot.js';
 import { MEASURED_VIEWPORT, notExecutableBecause, type ChromeLookup } from './chrome.js';
 
 /** Commands looked up on PATH, in order: Debian's ESR first, as pitfalls 20 measured it. */

@@ -5,11 +5,12 @@
  * Chrome's host can say, from this machine's OS.
  */
 import os from 'node:os';
-import type { BrowserHost, ClockOffset } from '../../protocol/report.js';
+import type { ClockOffset } from '../../protocol/repeat-figures.js';
+import type { BrowserHost } from '../../protocol/report.js';
 import { clockOffset } from '../measure/clock-offset.js';
 import { PushlabError } from '../../protocol/errors.js';
 import { isThisMachine, machineOf, safeUrl, type BrowserEndpoint } from './endpoint.js';
-import type { BrowserSlot } from '../measure/repeat.js';
+import type { BrowserSlot } from './slot.js';
 
 /** Where the server runs, as far as the driver can tell. */
 export interface ServerPlace {

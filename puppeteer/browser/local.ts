@@ -4,7 +4,7 @@
  */
 import type { Browser, CDPSession, Page } from 'puppeteer-core';
 import { launchChrome, type LaunchedChrome } from './chrome.js';
-import type { BrowserSlot } from '../measure/repeat.js';
+import type { BrowserSlot } from './slot.js';
 
 /**
  * `extraArgs`: more Chrome flags; `display`: the X display of a headful browser (default: this

@@ -14,11 +14,11 @@
  */
 import puppeteer, { type Browser, type BrowserContext, type CDPSession, type Page } from 'puppeteer-core';
 import { PushlabError } from '../../protocol/errors.js';
-import type { Engine } from '../../protocol/report.js';
+import type { Engine } from '../../protocol/engine.js';
 import { resolveEndpoint, safeUrl, type BrowserEndpoint } from './endpoint.js';
 import { CdpTransport } from './cdp-transport.js';
 import { MEASURED_VIEWPORT } from './chrome.js';
-import { BrowserLost, type BrowserSlot } from '../measure/repeat.js';
+import { BrowserLost, type BrowserSlot } from './slot.js';
 
 /** How long connecting (and reconnecting) may take, ms. */
 export const CONNECT_TIMEOUT_MS = 15_000;

@@ -4,7 +4,7 @@
  * caller's `Children` at once, so a failure of another still leaves it to be stopped.
  */
 import type { BrowserHost } from '../../protocol/report.js';
-import type { BrowserSlot } from '../measure/repeat.js';
+import type { BrowserSlot } from './slot.js';
 import { startServer, type ServerHandle } from '../measure/server-process.js';
 import type { BrowserEndpoint } from './endpoint.js';
 import { browserIds, describeBrowser } from './host.js';

@@ -7,7 +7,8 @@
  * about a second apart, with the sweep's arithmetic (cpu.ts, threads.ts).
  */
 import type { CDPSession } from 'puppeteer-core';
-import type { CpuReading, ServerStats } from '../../protocol/report.js';
+import type { CpuReading } from '../../protocol/page-api.js';
+import type { ServerStats } from '../../protocol/server-stats.js';
 import { chromeCpu, hostCpu, percentOfCore, processKind, type ChromeProcess, type ChromeProcessKind, type HostCpuSample } from '../../results/cpu.js';
 import { firefoxProcessTree } from '../measure/firefox-procs.js';
 import type { TabMetrics } from '../../results/samples.js';

@@ -3,7 +3,7 @@
  * Flags pre-fill the page's form; --autostart starts streaming at once. Once a second it reads
  * CPU from Chrome and the OS and pushes it into the page (`pushlab.cpuReadings`), or with
  * --headless prints it to stderr; the page's "Record this point" measures through this
- * process, as a sweep does (lab-record.ts). Runs until the browser window closes or Ctrl-C.
+ * process, as a sweep does (lab/record.ts). Runs until the browser window closes or Ctrl-C.
  */
 import os from 'node:os';
 import path from 'node:path';
@@ -14,7 +14,7 @@ import { onStopRequest } from '../../cli/stop.js';
 import { ROOT } from '../../cli/root.js';
 import { logLine } from '../../cli/terminal.js';
 import { EXIT, PushlabError } from '../../protocol/errors.js';
-import type { CpuReading, PageConfig, PushlabApi } from '../../protocol/report.js';
+import type { CpuReading, PageConfig, PushlabApi } from '../../protocol/page-api.js';
 import { environmentOf, firefoxEnvironment } from '../browser/environment.js';
 import { LabCpuReader, readingLine } from './cpu-readings.js';
 import { LabRecorder } from './record.js';

@@ -6,14 +6,16 @@
  * every sweep's, written atomically), which the report viewer lists like any run.
  */
 import path from 'node:path';
-import type { PageConfig, PointResult, RecordedPoint, Report } from '../../protocol/report.js';
+import type { PageConfig, RecordedPoint } from '../../protocol/page-api.js';
+import type { PointResult, Report } from '../../protocol/report.js';
 import { SCHEMA_VERSION } from '../../protocol/report.js';
 import { expandScenario, type Point } from '../../protocol/scenario.js';
 import { measureCeilings } from '../measure/ceiling.js';
 import { bestJsonCeiling, ceilingNeeds, ceilingOf } from '../../results/ceilings.js';
 import { pairedComparisons, summarisePoint } from '../../results/point-summary.js';
 import { knobComparisons } from '../../results/knobs.js';
-import { RepeatMeasurer, type BrowserSlot } from '../measure/repeat.js';
+import { RepeatMeasurer } from '../measure/repeat.js';
+import type { BrowserSlot } from '../browser/slot.js';
 import { createRunDir, runIdFor, writeReport } from '../report/file.js';
 import type { ServerHandle } from '../measure/server-process.js';
 import type { Environment } from '../../protocol/report.js';

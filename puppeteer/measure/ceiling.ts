@@ -5,7 +5,7 @@
  * every repeat is related to the ceiling of its round.
  */
 import type { Page } from 'puppeteer-core';
-import type { ParseCeiling } from '../../protocol/report.js';
+import type { ParseCeiling } from '../../protocol/page-api.js';
 import type { CeilingNeed } from '../../results/ceilings.js';
 import { openLabPage } from './page.js';
 

@@ -9,7 +9,7 @@
  */
 import type { Page } from 'puppeteer-core';
 import type { LatencySummary } from '../../protocol/histogram.js';
-import type { ClockOffset, MeasuredRepeat } from '../../protocol/report.js';
+import type { ClockOffset, MeasuredRepeat } from '../../protocol/repeat-figures.js';
 
 /** Exchanges per estimate: the first may open the connection; the rest find a short round trip. */
 export const CLOCK_EXCHANGES = 8;

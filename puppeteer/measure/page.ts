@@ -3,7 +3,7 @@
  * `window.pushlab`. Serves the runner, the parse ceiling, the soak bench and the tests.
  */
 import type { JSHandle, Page } from 'puppeteer-core';
-import type { PushlabApi } from '../../protocol/report.js';
+import type { PushlabApi } from '../../protocol/page-api.js';
 
 /** `window.pushlab` as seen from the driver: run a function on it with `api.evaluate((p, …) => p.start(…), …)`. */
 export type LabApi = JSHandle<PushlabApi>;

@@ -13,8 +13,10 @@
 import { applyClockOffset, clockOffset } from './clock-offset.js';
 import { EventEmitter } from 'node:events';
 import { setTimeout as sleepFor } from 'node:timers/promises';
-import type { Browser, CDPSession, Page } from 'puppeteer-core';
-import type { BrowserFigures, Engine, FailedRepeat, MeasuredRepeat, PageConfig, Repeat } from '../../protocol/report.js';
+import type { CDPSession, Page } from 'puppeteer-core';
+import { BrowserLost, type BrowserSlot } from '../browser/slot.js';
+import type { PageConfig } from '../../protocol/page-api.js';
+import type { FailedRepeat, MeasuredRepeat, Repeat } from '../../protocol/repeat-figures.js';
 import { PushlabError } from '../../protocol/errors.js';
 import { streamsOf, type Point } from '../../protocol/scenario.js';
 import { takeSample, type SampleSources, type TabSource } from './sampler.js';
@@ -44,36 +46,6 @@ export const TICK_MS = 1000;
  * a page that will not answer.
  */
 export const FIREFOX_UNRESPONSIVE_MS = 20_000;
-
-/**
- * Where repeats run: the current browser, replaced after a crash by `relaunch()`. A launched
- * Chrome (local-browser.ts) and one connected to (remote-browser.ts) are the same to a repeat.
- */
-export interface BrowserSlot {
-  browser(): Browser;
-  /** Browser-level CDP session: SystemInfo lives there, not on page sessions. Null for Firefox (WebDriver BiDi, no CDP). */
-  session(): CDPSession | null;
-  /** Its engine; absent: chrome. */
-  readonly engine?: Engine;
-  /** The report's `hosts` id its repeats carry, when it is not the lane's own browser (the sweep's Firefox). */
-  readonly hostId?: string;
-  /** A launched Firefox's parent pid: its processes are read from /proc. Absent: none to read (Chrome, or remote). */
-  pid?(): number;
-  /** A new tab, in the browser context this slot measures in. */
-  newPage(): Promise<Page>;
-  /**
-   * Replaces a browser that crashed or disconnected, or gives it a fresh connection to the
-   * server. Throws BrowserLost when the browser cannot be had again (a remote one that is gone).
-   */
-  relaunch(): Promise<void>;
-  /** Its build and mode, recorded with the repeats of points that name a `display`. */
-  about?(): BrowserFigures;
-}
-
-/** A browser that cannot be reached again: its repeats go elsewhere (runner.ts). */
-export class BrowserLost extends Error {
-  override name = 'BrowserLost';
-}
 
 export interface RepeatEvents {
   phase: [point: Point, phase: Phase, elapsedMs: number, plannedMs: number | null];

@@ -6,7 +6,8 @@
 import { readFile } from 'node:fs/promises';
 import os from 'node:os';
 import type { CDPSession } from 'puppeteer-core';
-import type { PageSnapshot, ServerStats } from '../../protocol/report.js';
+import type { PageSnapshot } from '../../protocol/page-api.js';
+import type { ServerStats } from '../../protocol/server-stats.js';
 import { parseProcStat, type ChromeProcess, type HostCpuSample } from '../../results/cpu.js';
 import type { LabApi } from './page.js';
 import type { Sample, TabMetrics, TabSample } from '../../results/samples.js';

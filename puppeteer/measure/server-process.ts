@@ -8,7 +8,7 @@ import path from 'node:path';
 import { createInterface } from 'node:readline';
 import { ROOT } from '../../cli/root.js';
 import { ERROR_CODES, PushlabError, type ErrorCode } from '../../protocol/errors.js';
-import type { ServerStats } from '../../protocol/report.js';
+import type { ServerStats } from '../../protocol/server-stats.js';
 
 // The certificate is self-signed and the server is on loopback: nothing to verify.
 const agent = new https.Agent({ rejectUnauthorized: false, keepAlive: true });

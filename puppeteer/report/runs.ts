@@ -1,7 +1,7 @@
 /**
  * The runs under reports/ and the small server `npm run report -- --serve` uses: finding a
  * run by id or path, reading its report.json through the one check, listing runs, serving
- * the one-file viewer. Kept apart from report-cli.ts so the tests can use them.
+ * the one-file viewer. Kept apart from main.ts so the tests can use them.
  */
 import { readFile, stat } from 'node:fs/promises';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';

@@ -10,7 +10,8 @@ import { benchmarkActionJson, type BenchmarkActionFormat } from '../../results/v
 import { compareReports, compareScenarios } from '../../results/compare.js';
 import { pointsCsv, repeatsCsv } from '../../results/views/csv.js';
 import { EXIT, PushlabError } from '../../protocol/errors.js';
-import type { Margins, Report } from '../../protocol/report.js';
+import type { Margins } from '../../protocol/margins.js';
+import type { Report } from '../../protocol/report.js';
 import { formatComparison, formatTable } from '../../results/views/terminal.js';
 import { knobComparisons } from '../../results/knobs.js';
 import { referenceTable } from '../../results/views/reference-table.js';

@@ -12,7 +12,7 @@
  * until the two are within the bracket ratio. So the search ends at the highest value that held,
  * as far down as the minimum, within `maxConfirms` confirmations and whatever `canStart` allows.
  */
-import type { Stat } from '../../protocol/report.js';
+import type { Stat } from '../../protocol/repeat-figures.js';
 
 /** Bisection stops once the bracket's upper end is within this factor of its lower end. */
 export const DEFAULT_BRACKET_RATIO = 1.15;

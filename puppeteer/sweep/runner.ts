@@ -13,7 +13,10 @@
  * measured and `--resume` finishes exactly the repeats that are missing.
  */
 import { EventEmitter } from 'node:events';
-import type { Engine, MeasuredRepeat, ParseCeiling, PointResult, Repeat, Report, Round, SaturationResult } from '../../protocol/report.js';
+import type { Engine } from '../../protocol/engine.js';
+import type { ParseCeiling } from '../../protocol/page-api.js';
+import type { MeasuredRepeat, Repeat } from '../../protocol/repeat-figures.js';
+import type { PointResult, Report, Round, SaturationResult } from '../../protocol/report.js';
 import { searchPoint, type Point, type SearchSpec } from '../../protocol/scenario.js';
 import { describe } from '../../results/stats.js';
 import { bestJsonCeiling, ceilingNeeds, ceilingOf, missingCeilings, type CeilingNeed } from '../../results/ceilings.js';

@@ -18,7 +18,8 @@
  */
 import { COLUMNS, type Column } from '../columns.js';
 import { printable } from '../printable.js';
-import type { PointResult, Report, Repeat } from '../../protocol/report.js';
+import type { Repeat } from '../../protocol/repeat-figures.js';
+import type { PointResult, Report } from '../../protocol/report.js';
 
 /** A cell before it is written: text, a number, or nothing. */
 export type CsvValue = string | number | null | undefined;

@@ -7,7 +7,8 @@
 import { MISSING } from '../format.js';
 import { printable } from '../printable.js';
 import { REFERENCE_FIGURES, REFERENCE_FINDINGS } from '../reference.js';
-import type { PairedComparison, PointResult, Report, SaturationResult, Stat } from '../../protocol/report.js';
+import type { Stat } from '../../protocol/repeat-figures.js';
+import type { PairedComparison, PointResult, Report, SaturationResult } from '../../protocol/report.js';
 import type { Point } from '../../protocol/scenario.js';
 import type { Transport } from '../../protocol/wire.js';
 import { pairedComparisons } from '../point-summary.js';

@@ -12,7 +12,8 @@ import { marginsText } from '../../protocol/margins.js';
 import { formatCompactCell, formatCount, formatPercent, formatPlusMinusPercent, formatSig3, hostWords } from '../format.js';
 import { speedChangeText, speedChanges } from '../machine-speed.js';
 import { printable } from '../printable.js';
-import type { KnobComparison, Repeat, Report } from '../../protocol/report.js';
+import type { Repeat } from '../../protocol/repeat-figures.js';
+import type { KnobComparison, Report } from '../../protocol/report.js';
 import type { Point } from '../../protocol/scenario.js';
 import { relativeHalfWidth } from '../stats.js';
 

@@ -5,7 +5,7 @@
 import type { IncomingHttpHeaders, ServerHttp2Stream } from 'node:http2';
 import type { Hub } from '../hub.js';
 import type { Heartbeat } from '../liveness.js';
-import type { SseWriter } from './sse.js';
+import type { SseWriter } from '../defaults.js';
 
 /** What every transport is given; each takes the part it needs. */
 export interface TransportDeps {

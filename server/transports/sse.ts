@@ -26,9 +26,7 @@ import { watchHttp2Session, type Heartbeat } from '../liveness.js';
 import type { RowPool } from '../rows.js';
 import { socketId } from '../sockets.js';
 import { writeMessage } from '../write-message.js';
-
-export const SSE_WRITERS = ['bytes', 'push', 'batch'] as const;
-export type SseWriter = (typeof SSE_WRITERS)[number];
+import type { SseWriter } from '../defaults.js';
 
 const TAIL = Buffer.from(`${MESSAGE_TAIL}\n\n`, 'latin1');
 const asIs = (data: unknown) => data as string;

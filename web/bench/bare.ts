@@ -5,7 +5,7 @@
  * reach at least 97% of this page's EPS.
  */
 import { Histogram } from '../../protocol/histogram.js';
-import type { PageConfig, PageSnapshot, PushlabApi } from '../../protocol/report.js';
+import type { PageConfig, PageSnapshot, PushlabApi } from '../../protocol/page-api.js';
 import { DEFAULT_POLL_MS, type BatchMessage } from '../../protocol/wire.js';
 import type { ArrowBatch } from '../src/arrow-batch.js';
 import { openConnection, type Connection } from '../src/transports/index.js';

@@ -1,6 +1,6 @@
 /**
  * The page's Arrow decoding (`encoding: arrow`, protocol/arrow.ts) with apache-arrow. Loaded
- * with a dynamic import only when a page streams Arrow (arrow-load.ts), so the JSON page does
+ * with a dynamic import only when a page streams Arrow (arrow-batch.ts), so the JSON page does
  * not carry the library.
  *
  * One reader per stream, kept across its messages: the first message's schema and

@@ -6,7 +6,7 @@
  * `json`'s is the JSON.parse ceiling every point has always been related to.
  */
 import { decode } from '@msgpack/msgpack';
-import type { ParseCeiling } from '../../protocol/report.js';
+import type { ParseCeiling } from '../../protocol/page-api.js';
 import { streamPath, type Encoding } from '../../protocol/wire.js';
 import { decodeFramed, loadArrow } from './arrow-batch.js';
 import { wsUrl } from './transports/index.js';

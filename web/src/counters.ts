@@ -3,7 +3,7 @@
  * arithmetic on preallocated arrays and allocates nothing.
  */
 import { Histogram } from '../../protocol/histogram.js';
-import type { PageCounters } from '../../protocol/report.js';
+import type { PageCounters } from '../../protocol/page-api.js';
 
 export class Counters implements PageCounters {
   events = 0;

@@ -3,7 +3,7 @@
  * its own CPU): shown as numbers and fed to the stacked CPU chart. Opened any other way, the
  * page says where the readings come from.
  */
-import type { CpuReading } from '../../protocol/report.js';
+import type { CpuReading } from '../../protocol/page-api.js';
 import type { LiveCharts } from './chart.js';
 
 const pct = (x: number | null | undefined) => (x === null || x === undefined ? '–' : `${Math.round(x)}%`);

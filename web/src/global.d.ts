@@ -1,5 +1,5 @@
 /** `window.pushlab`, the control surface every page that the driver measures exposes (lab page, bare bench page). */
-import type { PageConfig, PushlabApi, RecordedPoint } from '../../protocol/report.js';
+import type { PageConfig, PushlabApi, RecordedPoint } from '../../protocol/page-api.js';
 
 declare global {
   interface Window {

@@ -5,7 +5,8 @@
  * readings `npm run lab` pushes when there are any. The judgement itself is the sweep's
  * (results/verdict.ts, judgeLiveWindow); this file gathers its figures and words the line.
  */
-import type { CpuReading, ServerConnectionStats, ServerStats } from '../../protocol/report.js';
+import type { CpuReading } from '../../protocol/page-api.js';
+import type { ServerConnectionStats, ServerStats } from '../../protocol/server-stats.js';
 import { judgeLiveWindow, type Limit, type LimitInput } from '../../results/verdict.js';
 import type { ParseMode } from '../../protocol/wire.js';
 

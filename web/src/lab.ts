@@ -4,7 +4,8 @@
  * charts redrawn at most every `renderEveryMs`. The driver and the console use it through
  * `window.pushlab`.
  */
-import type { CpuReading, PageConfig, PageSnapshot, ServerStats } from '../../protocol/report.js';
+import type { CpuReading, PageConfig, PageSnapshot } from '../../protocol/page-api.js';
+import type { ServerStats } from '../../protocol/server-stats.js';
 import { offeredEventsPerSec, TRANSPORT_INFO } from '../../protocol/wire.js';
 import type { LiveCharts } from './chart.js';
 import { validatePageConfig } from './config.js';

@@ -4,7 +4,7 @@
  * URL parameters (`?transport=sse&batch=50&concurrency=10&intervalMs=1&render=full&autostart=1`)
  * pre-fill the form and can start a run on load.
  */
-import type { CpuReading, PageConfig, PushlabApi, RecordedPoint } from '../../protocol/report.js';
+import type { CpuReading, PageConfig, PushlabApi, RecordedPoint } from '../../protocol/page-api.js';
 import type { LiveCharts } from './chart.js';
 import { CpuView } from './cpu-view.js';
 import { validatePageConfig } from './config.js';

@@ -4,7 +4,7 @@
  * request, and between draws the rows and aggregates the views need.
  */
 import { Histogram } from '../../protocol/histogram.js';
-import type { PageCounters, PageSnapshot } from '../../protocol/report.js';
+import type { PageCounters, PageSnapshot } from '../../protocol/page-api.js';
 import type { StreamParams, Transport } from '../../protocol/wire.js';
 import { Ingest, type SpeedWindow } from './ingest.js';
 import { RowRing } from './table.js';

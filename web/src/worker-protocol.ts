@@ -1,6 +1,6 @@
 /** Messages between the lab page and its stream Workers (parse mode `worker`). */
 import type { HistogramData } from '../../protocol/histogram.js';
-import type { PageCounters } from '../../protocol/report.js';
+import type { PageCounters } from '../../protocol/page-api.js';
 import type { Row, StreamParams, Transport } from '../../protocol/wire.js';
 import type { SpeedWindow } from './ingest.js';
 import type { TransportOptions } from './transports/index.js';

@@ -1,5 +1,5 @@
 /** The viewer's colours: each transport's (TransportInfo.shades in protocol/wire.ts), one per verdict, one per CPU process. */
-import type { Verdict } from '../../../protocol/report.js';
+import type { Verdict } from '../../../protocol/repeat-figures.js';
 import { TRANSPORT_INFO } from '../../../protocol/wire.js';
 import type { Transport } from './views.js';
 

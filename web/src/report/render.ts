@@ -28,7 +28,8 @@ import {
 import { formatRatioWithCi, VERDICT_WORDS, type Comparison } from '../../../results/compare.js';
 import { formatEps, formatMsShort } from '../../../results/format.js';
 import { speedChangeText, speedChanges } from '../../../results/machine-speed.js';
-import type { KnobComparison, Report, Verdict } from '../../../protocol/report.js';
+import type { Verdict } from '../../../protocol/repeat-figures.js';
+import type { KnobComparison, Report } from '../../../protocol/report.js';
 import { cpuChart, efficiencyChart, epsChart, type ChartOptions } from './chart-configs.js';
 import { inert } from './inert.js';
 import { transportColor, VERDICT_COLORS, VERDICT_MEANING } from './palette.js';

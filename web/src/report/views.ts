@@ -8,7 +8,8 @@ import { cellDetail, cellText, COLUMNS, hasBrowserColumn, sortValue, type Column
 import { formatBytes, formatCount, formatDuration, formatEps, formatMs, formatTimestamp, hostWords, MISSING, type HostWords } from '../../../results/format.js';
 import { ceilingSeries, speedChangeText, speedChanges } from '../../../results/machine-speed.js';
 import { REFERENCE_FIGURES, type ReferenceFigure } from '../../../results/reference.js';
-import type { PairedComparison, PointResult, Report, Stat, Verdict } from '../../../protocol/report.js';
+import type { Stat, Verdict } from '../../../protocol/repeat-figures.js';
+import type { PairedComparison, PointResult, Report } from '../../../protocol/report.js';
 import { ENCODINGS, type Encoding } from '../../../protocol/wire.js';
 import { adviceText, machineWordsOf } from '../../../results/advice-words.js';
 

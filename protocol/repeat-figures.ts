@@ -1,0 +1,267 @@
+/**
+ * What one measured window of one point gives (a repeat): the page's, the server's and the
+ * browser's figures over it, and `Stat`, one such figure over a point's repeats. The report
+ * (protocol/report.ts) keeps every repeat raw beside the summary results/ makes of them.
+ */
+import type { Engine } from './engine.js';
+import type { LatencySummary } from './histogram.js';
+import type { PageCounters, TabThreadsCpu } from './page-api.js';
+import type { StreamCompression } from './wire.js';
+
+/** What held a repeat back, as results/verdict.ts reads its figures ('failed': it measured nothing). */
+export type Verdict = 'ok' | 'client-bound' | 'server-bound' | 'host-bound' | 'failed';
+
+/** What the page counted over one window. */
+export interface PageFigures extends PageCounters {
+  /** Batches/s per connection over the window: spread shows unfair multiplexing. */
+  perConnectionBatchesPerSec: { min: number; median: number; max: number };
+}
+
+/** A figure of CpuFigures that a repeat may be unable to read (then null, and listed in `unavailable`). */
+export type CpuFigure = 'tabProcess' | 'tabMainThread' | 'tabThreads' | 'host' | 'browser' | 'renderers' | 'network' | 'gpu' | 'other' | 'total';
+
+/** CPU over one window, % of one core each. */
+export interface CpuFigures {
+  chrome: ChromeCpu;
+  /**
+   * The tab's renderer process, % of one core: Chrome's Performance.getMetrics ProcessTime;
+   * Firefox's tab content process from /proc. Null where it cannot be read (a remote Firefox).
+   */
+  tabProcess: number | null;
+  /**
+   * The tab's main thread, % of one core, ≤ 100: Chrome's busy time (Performance.getMetrics
+   * TaskDuration); Firefox's main thread CPU time from /proc (`sources` says which). Null where
+   * it cannot be read.
+   */
+  tabMainThread: number | null;
+  /** The tab's renderer CPU by thread; null where the host does not expose threads. */
+  tabThreads: TabThreadsCpu | null;
+  server: number;
+  /** All processes on the host (/proc/stat), % of one core: at most 100 × cores. */
+  host: number | null;
+  /**
+   * Figures this repeat could not read, which are therefore null (never 0): a remote browser's
+   * host has no procfs here, so its per-thread CPU (`tabThreads`) and its host CPU (`host`)
+   * are unavailable; a remote Firefox gives no CPU at all (no CDP). Absent when everything was
+   * readable, and in older reports.
+   */
+  unavailable?: CpuFigure[];
+  /**
+   * Where each figure came from, in words, when the engine is not Chrome (Firefox: which
+   * process in /proc, or why it is null). Absent for Chrome (CDP, as the column notes say).
+   */
+  sources?: Partial<Record<CpuFigure, string>>;
+}
+
+/**
+ * The browser's CPU over a window by process kind, in % of one core (a process can exceed 100 on
+ * a multi-core host). Chrome's comes from CDP (SystemInfo.getProcessInfo); Firefox's from /proc
+ * (CpuFigures.sources says which process fills each). Null where the engine or the host cannot
+ * give it (a remote Firefox: no CDP and no /proc here; Firefox with no GPU or socket process);
+ * reports before version 3 always have numbers.
+ */
+export interface ChromeCpu {
+  browser: number | null;
+  /** Every renderer (Firefox: content) process, the tab's and any other. */
+  renderers: number | null;
+  network: number | null;
+  gpu: number | null;
+  /** Other utility processes (storage, audio, …). */
+  other: number | null;
+  total: number | null;
+}
+
+/** What the server did over one window. */
+export interface ServerFigures {
+  eventsSent: number;
+  batchesSent: number;
+  batchesShed: number;
+  eventsPerSec: number;
+  /**
+   * Batches generated / batches falling due, over the window. Below 1: the server fell
+   * behind its schedule; above 1: it was catching up on a backlog from before the window.
+   */
+  pacingRatio: number;
+  /** Batches due but not yet generated at the end of the window, over all connections. */
+  batchesBehind: number;
+  eventLoopUtilization: number;
+  /** How late the server wrote batches relative to their schedule, over the window, ms. */
+  latenessMs: { p50: number | null; p99: number | null; max: number | null };
+  rssBytes: number;
+}
+
+/**
+ * One figure over a point's measured repeats. The interval is a 95% confidence interval of
+ * the MEAN (Student's t on n − 1 degrees of freedom; null below 2 repeats); median, min and
+ * max are plain order statistics. docs/method.md ("Statistics") documents the method.
+ */
+export interface Stat {
+  /** Measured repeats the figure comes from. */
+  n: number;
+  median: number;
+  mean: number;
+  min: number;
+  max: number;
+  /** Sample standard deviation (n − 1); 0 for one repeat. */
+  sd: number;
+  /** 95% CI of the mean; null when n < 2. */
+  ciLow: number | null;
+  ciHigh: number | null;
+}
+
+/** Events per CPU-second: the figure that stays comparable across machines and days. */
+export interface Efficiency {
+  /** eventsPerSec ÷ (tab renderer process CPU, cores). */
+  eventsPerCpuSecRenderer: number | null;
+  /** eventsPerSec ÷ (tab main-thread busy time, cores). */
+  eventsPerCpuSecMainThread: number | null;
+  /** eventsPerSec ÷ (every Chrome process's CPU, cores). */
+  eventsPerCpuSecChrome: number | null;
+  /** Renderer CPU per million events, ms: the inverse view, for comparisons. */
+  rendererCpuMsPerMillionEvents: number | null;
+}
+
+/** What one measured window of one point gives. */
+export interface RepeatFigures {
+  windowSec: number;
+  settleSec: number;
+  eventsPerSec: number;
+  batchesPerSec: number;
+  megabytesPerSec: number;
+  deliveredRatio: number;
+  /**
+   * The in-page decoding ceiling of this point's encoding (JSON.parse for json) measured in this
+   * repeat's round, at this batch size.
+   */
+  ceilingEventsPerSec: number | null;
+  /** eventsPerSec ÷ ceilingEventsPerSec. */
+  ceilingRatio: number | null;
+  /**
+   * The best JSON.parse ceiling of this repeat's round, over its batch sizes: the bar every
+   * encoding is read against. Absent in reports written before per-encoding ceilings.
+   */
+  jsonCeilingEventsPerSec?: number | null;
+  /** eventsPerSec ÷ jsonCeilingEventsPerSec. Absent in reports written before per-encoding ceilings. */
+  jsonCeilingRatio?: number | null;
+  /** The page's bytes over its events in the window (null without events); absent in reports written before it was kept. */
+  bytesPerEvent?: number | null;
+  efficiency: Efficiency;
+  page: PageFigures;
+  latency: LatencySummary;
+  cpu: CpuFigures;
+  server: ServerFigures;
+  /** How the page's connections reached the server; null when the page tags none (the bare page). Absent in older reports. */
+  wire?: WireFigures | null;
+  /**
+   * Points with `tabs` > 1 only: each tab's own figures, in the order the tabs were opened. The
+   * figures above are their totals (events, EPS, bytes, gaps summed; `latency` is the tab with
+   * the highest p99's; CPU as CpuFigures says).
+   */
+  tabs?: TabFigures[];
+  /** Points with `tabs` > 1 only: the spread of the tabs' EPS. */
+  perTabEventsPerSec?: { min: number; median: number; max: number };
+  /** Points whose scenario names a `display` only: the browser the repeat ran in. */
+  browser?: BrowserFigures;
+  /** Compressed points only: what compression did to the page's streams over the window, from the server's counts. */
+  compression?: CompressionFigures;
+}
+
+/** One tab of a multi-tab point over the window. */
+export interface TabFigures {
+  /** The tab's `client` tag, which its streams carry in `/stats`. */
+  client: string | null;
+  windowSec: number;
+  eventsPerSec: number;
+  batchesPerSec: number;
+  megabytesPerSec: number;
+  /** EPS ÷ the tab's own offered rate (the point's ÷ tabs). */
+  deliveredRatio: number;
+  page: PageFigures;
+  latency: LatencySummary;
+  /** The tab's renderer process and its main thread busy time (Performance.getMetrics on its own page), % of one core. */
+  cpu: { tabProcess: number | null; tabMainThread: number | null };
+  wire: WireFigures | null;
+}
+
+/** The browser one repeat ran in. */
+export interface BrowserFigures {
+  /** `Chrome/156.0.8078.79` or `HeadlessChrome/…` (`firefox/153.7.0`), as the browser reports itself. */
+  version: string;
+  /** Its engine; absent: chrome. */
+  engine?: Engine;
+  headless: boolean;
+  /** The X display a headful browser drew on (`:0`, or the Xvfb the sweep started); null when headless. */
+  display: string | null;
+  /** True when that display was an Xvfb the sweep started. */
+  xvfb: boolean;
+}
+
+/** What compression did to a point's streams over one window, as the server counted it. */
+export interface CompressionFigures {
+  kind: StreamCompression;
+  /** The page's streams, and how many of them were compressed (the browser must negotiate permessage-deflate). */
+  streams: number;
+  compressedStreams: number;
+  /** Bytes written to the page's streams (after compression, framing included), and per second in MB. */
+  wireBytes: number;
+  wireMegabytesPerSec: number;
+  /** The compressed streams' message bytes before and after compression. */
+  inputBytes: number;
+  outputBytes: number;
+  /** outputBytes ÷ inputBytes; null when nothing was compressed. */
+  ratio: number | null;
+}
+
+/**
+ * The negotiated protocol and TCP connections of a point's connections, as the server saw them
+ * at the end of the window (its streams tagged with the page's client tag, in `/stats`).
+ */
+export interface WireFigures {
+  /** Streams open for the page, by the HTTP version they arrived on. */
+  http: { h1: number; h2: number };
+  /** Distinct TCP connections carrying them: 1 for any number of HTTP/2 streams of one session. */
+  tcpConnections: number;
+  /** Connections the page asked for that never opened (waiting behind a per-host cap). */
+  stalled: number;
+}
+
+interface RepeatBase {
+  /** Round this repeat was measured in (0-based). */
+  round: number;
+  startedAt: string;
+  /** Tries this repeat took (1 unless a try failed). */
+  attempts: number;
+  notes: string[];
+  /** The browser host (`Report.hosts[].id`) that measured it. Absent in older reports. (`browser` is the display factor's BrowserFigures.) */
+  browserId?: string;
+}
+
+export interface MeasuredRepeat extends RepeatBase, RepeatFigures {
+  status: 'ok';
+  verdict: Exclude<Verdict, 'failed'>;
+  /** The window opened before page and server had caught up (settle ran out of budget). */
+  startedBehind?: boolean;
+  /** The page's clock against the server's, measured before this repeat and taken off its latency (absent in older reports). */
+  clock?: ClockOffset;
+}
+
+/**
+ * The page's clock minus the server's, from request/response exchanges against the server's
+ * `/clock` (the one with the smallest round trip): latency figures have it taken off.
+ */
+export interface ClockOffset {
+  /** Page minus server, ms (positive: the page's clock is ahead). */
+  offsetMs: number;
+  /** ± this much, ms: half the round trip of the exchange kept. */
+  uncertaintyMs: number;
+}
+
+export interface FailedRepeat extends RepeatBase {
+  status: 'failed';
+  verdict: 'failed';
+  error: string;
+  /** What failed, when known: 'renderer crashed', 'browser crashed', 'timeout', 'interrupted'. */
+  cause?: string;
+}
+
+export type Repeat = MeasuredRepeat | FailedRepeat;
