@@ -32,7 +32,7 @@ beforeAll(async () => {
   const file = {
     scenarios: [
       { id: 'pair2', transport: ['ws', 'sse'], batch: [5, 10], concurrency: 2, warmupSec: 1, measureSec: 2 },
-      { id: 'pair3', transport: ['ws', 'sse'], batch: [5, 10, 15], concurrency: 2, warmupSec: 1, measureSec: 3 },
+      { id: 'pair3', transport: ['ws', 'sse'], batch: [5, 10, 15], concurrency: 2, warmupSec: 1, measureSec: 2 },
     ],
   };
   await writeFile(path.join(dir, 'scenarios.json'), JSON.stringify(file));
