@@ -10,7 +10,7 @@
  */
 /** A throughput, CPU or pacing assertion needs both cores: run alone. */
 export const MEASURES = [
-  'remote-browser',
+  'remote-browser-smoke',
   'advise-e2e',
   'e2e-transports',
   'grid',
@@ -27,9 +27,11 @@ export const MEASURES = [
 
 /** Start servers, processes or browsers; hold beside another file. Slowest first: they start in this order. */
 export const BEHAVIOUR = [
+  'remote-browser',
   'signals',
   'report-readers',
   'sweep-crash-find-max',
+  'advise-interrupt',
   'ownership',
   'concurrent-runs',
   'lab',
