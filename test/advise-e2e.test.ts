@@ -2,58 +2,29 @@
  * `npm run advise` end to end, in headless Chromium with the real server: a small target
  * (20 k events/s under 200 ms over sse and ws, drawing nothing) gets an answer within its time
  * budget: `advice` in report.json with every repeat it judged kept as the report's points, the
- * same answer in words last on stderr, the report's path on stdout, exit 0. Then Ctrl-C in the
- * middle of a search: a valid report marked interrupted, with the answer so far and the command
- * that goes on, exit 130, nothing left running; that command replays what was measured and
- * finishes the search.
+ * same answer in words last on stderr, the report's path on stdout, exit 0. Ctrl-C in the
+ * middle of a search and --resume are test/advise-interrupt.test.ts: finding an answer needs the
+ * machine to itself (the `measures` project), stopping and going on does not.
  *
  * Figures measured here are beside whatever else the machine runs: this checks the command,
  * not the numbers.
  */
-import { execFileSync } from 'node:child_process';
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EXIT } from '../protocol/errors.js';
-import { parseReportText } from '../protocol/report-check.js';
 import { parseScenarioText } from '../protocol/scenario.js';
 import { ROOT } from '../cli/root.js';
 import type { Repeat } from '../protocol/repeat-figures.js';
 import type { Report } from '../protocol/report.js';
 import { adviceText, machineWordsOf } from '../results/advice-words.js';
 import { VIEWER_TEMPLATE } from '../puppeteer/report/html.js';
-import { shellWord } from '../protocol/shell.js';
-import { descendants, startCommand, waitGone, type SweepRun } from './sweep-process.js';
+import { startCommand } from './sweep-process.js';
+import { ENTRY, expectRepeatsInPoints, finish, HOSTILE_OUT, pastedArgs, readReport, reportPathOf, TARGET } from './advise-process.js';
 
-const ENTRY = 'puppeteer/advise/main.ts';
-const TARGET = ['--rate', '20k', '--p99', '200ms', '--transports', 'sse,ws', '--render', 'none', '--seed', '5'];
-
-async function finish(run: SweepRun, timeoutMs: number): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  const timer = setTimeout(() => run.child.kill('SIGKILL'), timeoutMs);
-  const { code } = await run.exit;
-  clearTimeout(timer);
-  return { code, stdout: run.stdout(), stderr: run.stderr() };
-}
-
-function readReport(file: string): Report {
-  return parseReportText(readFileSync(file, 'utf8'), file);
-}
-
-/** Every repeat the answer judged by is one of the report's points' repeats, as measured. */
-function expectRepeatsInPoints(report: Report): void {
-  const all = report.points.flatMap((p) => p.repeats.map((r) => JSON.stringify(r)));
-  const judged: Repeat[] = [...report.advice!.tried.flatMap((t) => t.repeats.map((x) => x.repeat)), ...(report.advice!.headroom?.repeats.map((x) => x.repeat) ?? [])];
-  expect(judged.length).toBeGreaterThan(0);
-  for (const r of judged) expect(all).toContain(JSON.stringify(r));
-}
-
-/**
- * `--out` is a directory whose name a shell would act on: the commands advise prints for
- * pasting (its check, its resume command) must hand it over as one argument and run nothing.
- */
-const HOSTILE_OUT = "o; touch x 'q' \"d\" $(touch y) `touch z`\nline";
+/** `out` (HOSTILE_OUT, a name a shell would act on) in a scratch directory `base` of this file's own. */
 let base: string;
 let out: string;
 beforeAll(async () => {
@@ -63,19 +34,6 @@ beforeAll(async () => {
 afterAll(async () => {
   if (base) await rm(base, { recursive: true, force: true });
 });
-
-/** The arguments a printed `npm run <script> -- …` line passes, run through bash (in `base`) with a printer of argv for npm. */
-function pastedArgs(line: string, script: string): string[] {
-  const prefix = `npm run ${script} -- `;
-  expect(line.startsWith(prefix), line).toBe(true);
-  const argv = execFileSync('bash', ['-c', `printf '%s\\0' ${line.slice(prefix.length)}`], { cwd: base, encoding: 'utf8' }).split('\0').slice(0, -1);
-  // Nothing the name spells was run: no x, y or z beside it.
-  expect(readdirSync(base).filter((f) => f.length === 1)).toEqual([]);
-  return argv;
-}
-
-/** The report path, the one line on stdout (the path itself may hold a line break). */
-const reportPathOf = (stdout: string) => stdout.replace(/\n$/, '');
 
 describe('npm run advise: a small target', () => {
   let ran: { code: number | null; stdout: string; stderr: string };
@@ -147,67 +105,7 @@ describe('npm run advise: a small target', () => {
       ['advised', report.advice!.winner!.candidate.transport, report.advice!.winner!.candidate.batch],
     ]);
     const check = /^ {2}(npm run sweep -- --file .*)$/m.exec(ran.stderr)?.[1] ?? '';
-    expect(pastedArgs(check, 'sweep')).toEqual(['--file', confirm.startsWith(ROOT + path.sep) ? path.relative(ROOT, confirm) : confirm, '--repeats', '5']);
+    expect(pastedArgs(base, check, 'sweep')).toEqual(['--file', confirm.startsWith(ROOT + path.sep) ? path.relative(ROOT, confirm) : confirm, '--repeats', '5']);
     expect(ran.stderr).toContain('--scenarios runner-up,advised');
-  });
-});
-
-describe('npm run advise: Ctrl-C, then --resume', () => {
-  let first: { code: number | null; stdout: string; stderr: string };
-  let interrupted: Report;
-  let leftovers: number[];
-  let resumed: { code: number | null; stdout: string; stderr: string };
-  let finished: Report;
-  let file: string;
-
-  beforeAll(async () => {
-    const run = startCommand(ENTRY, [...TARGET, '--time-budget', '60s', '--out', out]);
-    // Once the first probe was saved, in the middle of the next measurement.
-    await run.waitForStderr(/\n {2}probe \S+: /, 90_000);
-    await run.waitForStderr(/\[1 measured\][^\n]* · started/, 30_000);
-    await new Promise((r) => setTimeout(r, 1500));
-    const children = descendants(run.child.pid!);
-    run.child.kill('SIGINT');
-    first = await finish(run, 60_000);
-    leftovers = await waitGone(children, 10_000);
-    file = reportPathOf(first.stdout);
-    interrupted = readReport(file);
-    // The command as printed, through bash: what a person pasting it runs.
-    const command = pastedArgs(/To go on with the search:\n {2}(npm run advise -- .*)\n*$/.exec(first.stderr)?.[1] ?? '', 'advise');
-    resumed = await finish(startCommand(ENTRY, command), 120_000);
-    finished = readReport(file);
-  }, 300_000);
-
-  it('saves a valid report marked interrupted, with the answer so far and the command that goes on; exit 130; nothing left running', () => {
-    expect(first.code, first.stderr).toBe(EXIT.interrupted);
-    expect(leftovers).toEqual([]);
-    expect(interrupted.interrupted).toBe(true);
-    expect(interrupted.finishedAt).toBeNull();
-    expect(interrupted.resumeCommand).toBe(`npm run advise -- --resume ${interrupted.runId} --out ${shellWord(out)}`);
-    expect(pastedArgs(interrupted.resumeCommand!, 'advise')).toEqual(['--resume', interrupted.runId, '--out', out]);
-    expect(first.stderr).toContain(`To go on with the search:\n  ${interrupted.resumeCommand}`);
-    const a = interrupted.advice!;
-    expect(a.stopped).toBe('interrupted');
-    expect(a.tried.length).toBeGreaterThanOrEqual(1);
-    expectRepeatsInPoints(interrupted);
-    // The interrupted measurement left nothing: every round in the report has its repeats.
-    expect(new Set(interrupted.points.flatMap((p) => p.repeats.map((r) => r.round))).size).toBe(interrupted.rounds.length);
-  });
-
-  it('--resume replays what was measured, then finishes the search: exit 0, an answer, the first session\'s repeats kept', () => {
-    expect(resumed.code, resumed.stderr).toBe(EXIT.ok);
-    const recorded = interrupted.rounds.filter((r) => r.finishedAt !== null).length;
-    expect(resumed.stderr).toContain(`resuming ${interrupted.runId}`);
-    expect(resumed.stderr).toMatch(new RegExp(`replayed ${recorded} of ${recorded} recorded measurements`));
-    expect(finished.finishedAt).not.toBeNull();
-    expect(finished.interrupted).toBe(false);
-    expect(finished.advice!.stopped).not.toBe('interrupted');
-    expectRepeatsInPoints(finished);
-    // What the first session measured is in the answer as it was measured, not again.
-    const before = interrupted.advice!.tried.filter((t) => t.probe).map((t) => JSON.stringify(t.repeats[0].repeat));
-    const after = finished.advice!.tried.flatMap((t) => t.repeats.map((x) => JSON.stringify(x.repeat)));
-    for (const r of before) expect(after).toContain(r);
-    const words = adviceText(finished.advice!, machineWordsOf(finished.environment)).join('\n');
-    expect(resumed.stderr.endsWith(`\n${words}\n`), resumed.stderr).toBe(true);
   });
 });

@@ -25,7 +25,7 @@ describe('tabs, display and compression, smoke load, Chromium', () => {
 
   beforeAll(async () => {
     dir = await mkdtemp(path.join(os.tmpdir(), 'pushlab-factors-'));
-    const base = { batch: 20, warmupSec: 1, measureSec: 3, repeats: 1 };
+    const base = { batch: 20, warmupSec: 1, measureSec: 2, repeats: 1 };
     const file = {
       scenarios: [
         { id: 'tabs', description: 'two tabs at once', transport: ['sse', 'ws'], concurrency: CONCURRENCY, tabs: TABS, ...base },

@@ -32,7 +32,7 @@ describe.skipIf(!hasFirefox)('every transport, smoke load, headless Firefox', ()
 
   beforeAll(async () => {
     dir = await mkdtemp(path.join(os.tmpdir(), 'pushlab-firefox-'));
-    const base = { batch: 20, warmupSec: 1, measureSec: 3, repeats: 1 };
+    const base = { batch: 20, warmupSec: 1, measureSec: 2, repeats: 1 };
     const file = {
       scenarios: [
         { id: 'every', transport: [...TRANSPORTS], concurrency: CONCURRENCY, engine: 'firefox', ...base },

@@ -28,7 +28,7 @@ describe('every transport, smoke load, headless Chromium', () => {
 
   beforeAll(async () => {
     dir = await mkdtemp(path.join(os.tmpdir(), 'pushlab-transports-'));
-    const base = { batch: 20, warmupSec: 1, measureSec: 3, repeats: 1 };
+    const base = { batch: 20, warmupSec: 1, measureSec: 2, repeats: 1 };
     const file = {
       scenarios: [
         { id: 'every', description: 'every transport at the smoke load', transport: [...TRANSPORTS], concurrency: CONCURRENCY, ...base },
