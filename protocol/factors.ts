@@ -138,7 +138,7 @@ export interface KnobInfo {
 
 /** A factor's column in the points table and both CSVs (results/columns.ts). */
 export type ColumnInfo = {
-  /** Where it stands among the factor columns (lowest first). */
+  /** Where it stands among the factor columns (lowest first; 4 is results/columns.ts's connections). */
   order: number;
   label: string;
   title: string;
