@@ -27,12 +27,10 @@ interface Knob {
 }
 
 /** Each knob once, from the factor registry (a factor's `knob`), in the knobs' order. */
-export const KNOBS: readonly Knob[] = FACTOR_NAMES.flatMap((name): (KnobInfo & { words(p: Point): string })[] => {
-  const { knob, words } = FACTORS[name];
-  return knob === null ? [] : [{ words, ...knob }];
-})
-  .sort((a, b) => a.order - b.order)
-  .map(({ name, value, rank, usual, words }) => ({ name, value, label: words, rank, ...(usual !== undefined ? { usual } : {}) }));
+export const KNOBS: readonly Knob[] = FACTOR_NAMES.flatMap((name) => {
+  const { knob, words } = FACTORS[name] as { knob: KnobInfo | null; words(p: Point): string };
+  return knob === null ? [] : [{ ...knob, label: knob.words ?? words }];
+}).sort((a, b) => a.order - b.order);
 
 /** What must be equal for two points to be compared at all: the load and the way it travels. */
 const sameLoad = (a: Point, b: Point) =>

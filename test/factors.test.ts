@@ -10,6 +10,9 @@ import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { expandScenario, parseScenarioText, pointCount, pointId, type ScenarioFields, type ScenarioInput } from '../protocol/scenario.js';
 import { TRANSPORTS } from '../protocol/wire.js';
+import { FACTORS } from '../protocol/factors.js';
+import { KNOBS } from '../results/knobs.js';
+import { pointLabel, varyingFactors } from '../web/src/report/views.js';
 
 interface Baseline {
   count: number;
@@ -78,5 +81,15 @@ describe('pointId', () => {
     expect(pointId({ ...base, parse: 'worker', workers: 1, transport: 'poll', pollMs: 2.5, origins: 4, encoding: 'msgpack', devtools: 'network', tabs: 2, display: 'headful', compression: 'gzip', engine: 'firefox' })).toBe(
       's/poll-b400-c10-i1-full-w1-p2.5-o4-mp-dt-t2-hf-gzip-ff',
     );
+  });
+});
+
+describe('one vocabulary', () => {
+  it('the knobs and the viewer say a setting in its factor words', () => {
+    const [off, gzip] = expandScenario({ id: 's', transport: 'sse', batch: 10, concurrency: 1, compression: ['off', 'gzip'] });
+    const knob = KNOBS.find((k) => k.name === 'compression')!;
+    expect([knob.label(off), knob.label(gzip)]).toEqual(['no compression', 'gzip compression']);
+    expect([off, gzip].map((p) => pointLabel(p, varyingFactors([off, gzip])))).toEqual(['sse · no compression', 'sse · gzip compression']);
+    expect(FACTORS.compression.words(gzip)).toBe('gzip compression');
   });
 });
