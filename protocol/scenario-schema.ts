@@ -1,16 +1,14 @@
 /**
  * The scenario file's schema, written once with TypeBox: it is both the JSON Schema that
  * validates scenarios.json and, through `Static`, the TypeScript types of what it accepts.
- * Ranges and enums come from protocol/limits.ts and protocol/wire.ts, so a new transport or
- * a changed limit needs no edit here. `npm run gen:schema` writes it to
- * protocol/scenarios.schema.json (for editors, via the file's `$schema`); a test fails when
- * that file is stale.
+ * Each factor's field comes from its entry in protocol/factors.ts (its range from
+ * protocol/limits.ts, or its enum), so a new factor, transport or a changed limit needs no
+ * edit here. `npm run gen:schema` writes it to protocol/scenarios.schema.json (for editors,
+ * via the file's `$schema`); a test fails when that file is stale.
  */
-import { Type, type Static, type TSchema } from 'typebox';
+import { Type, type Static, type TOptional, type TSchema, type TUnsafe } from 'typebox';
+import { FACTOR_NAMES, FACTORS, type FactorName, type FactorValues, type FactorInfo } from './factors.js';
 import { LIMITS, P99_BOUND_MS, type Range } from './limits.js';
-import { ENGINES } from './engine.js';
-import { transportsCarrying, COMPRESSIONS, compressionOf, DEVTOOLS_MODES, DISPLAY_MODES, ENCODINGS, PARSE_MODES, RENDER_MODES, TRANSPORTS } from './wire.js';
-import { TRANSPORT_INFO } from './wire.js';
 
 const numberIn = (r: Range) => (r.integer ? Type.Integer({ minimum: r.min, maximum: r.max }) : Type.Number({ minimum: r.min, maximum: r.max }));
 
@@ -18,40 +16,20 @@ const numberIn = (r: Range) => (r.integer ? Type.Integer({ minimum: r.min, maxim
 const oneOrMany = <T extends TSchema>(item: T, description: string, unique = false) =>
   Type.Optional(Type.Union([item, Type.Array(item, { minItems: 1, ...(unique ? { uniqueItems: true } : {}) })], { description }));
 
+/** A factor's field: one value of its enum (each listed once) or range, or a list of them. */
+function factorField<K extends FactorName>(f: FactorInfo<K>) {
+  return 'values' in f.schema
+    ? oneOrMany(Type.Enum([...f.schema.values] as string[]), f.schema.description, true)
+    : oneOrMany(numberIn(f.schema.range), f.schema.description);
+}
+
+// Built from the registry at run time; typed here, since a loop's schema has no static type of its own.
+const factorProperties = Object.fromEntries(FACTOR_NAMES.map((name) => [name, factorField(FACTORS[name] as FactorInfo<FactorName>)])) as unknown as {
+  [K in FactorName]: TOptional<TUnsafe<FactorValues[K] | FactorValues[K][]>>;
+};
+
 const fieldProperties = {
-  transport: oneOrMany(Type.Enum(TRANSPORTS), `Transports to measure: ${TRANSPORTS.join(', ')}.`, true),
-  batch: oneOrMany(numberIn(LIMITS.batch), 'Rows per batch.'),
-  concurrency: oneOrMany(numberIn(LIMITS.concurrency), 'Connections the page opens at once.'),
-  intervalMs: oneOrMany(numberIn(LIMITS.intervalMs), 'Milliseconds between batches on one connection.'),
-  render: oneOrMany(Type.Enum(RENDER_MODES), 'full: table and chart; chart: chart only; none: counting only.', true),
-  parse: oneOrMany(Type.Enum(PARSE_MODES), 'main: parse on the page\'s main thread; worker: in `workers` dedicated Workers.', true),
-  workers: oneOrMany(numberIn(LIMITS.workers), 'Workers for parse mode worker (connections are dealt round-robin).'),
-  origins: oneOrMany(
-    numberIn(LIMITS.origins),
-    `Origins (server ports) the page spreads its connections over, connection i on origin i mod k: over HTTP/2 that is k TCP connections instead of one. Only transports on the main origin (${TRANSPORTS.filter((t) => TRANSPORT_INFO[t].origin === 'main').join(', ')}) are multiplied by it.`,
-  ),
-  encoding: oneOrMany(Type.Enum(ENCODINGS), `json; msgpack: MessagePack batches decoded in the page (${transportsCarrying('msgpack').join(', ')}); arrow: Apache Arrow IPC record batches decoded in the page (${transportsCarrying('arrow').join(', ')}). A transport is multiplied by the listed encodings it carries; by none, it runs json.`, true),
-  devtools: oneOrMany(Type.Enum(DEVTOOLS_MODES), "off, or network: the CDP Network domain enabled on the tab during the point, as DevTools does while open.", true),
-  tabs: oneOrMany(
-    numberIn(LIMITS.tabs),
-    "Tabs of the one browser streaming the point at once, each its own renderer, all sharing the browser's network service: the point's EPS is their total (offered = tabs × batch × concurrency × 1000 / intervalMs).",
-  ),
-  display: oneOrMany(
-    Type.Enum(DISPLAY_MODES),
-    'headless: the sweep\'s headless Chrome; headful: a Chrome with a window, launched on first use (under an Xvfb the sweep starts when there is no DISPLAY).',
-    true,
-  ),
-  engine: oneOrMany(
-    Type.Enum(ENGINES),
-    "chrome: the sweep's Chrome (over CDP); firefox: a Firefox the sweep launches on first use (over WebDriver BiDi; its CPU from /proc). --engine overrides it.",
-    true,
-  ),
-  compression: oneOrMany(
-    Type.Enum(COMPRESSIONS),
-    `off; deflate: permessage-deflate on ${TRANSPORTS.filter((t) => compressionOf(t) === 'deflate').join(', ')}; gzip: Content-Encoding on ${TRANSPORTS.filter((t) => compressionOf(t) === 'gzip').join(', ')} (each transport is multiplied only by the values it carries).`,
-    true,
-  ),
-  pollMs: oneOrMany(numberIn(LIMITS.pollMs), 'Milliseconds between the starts of two requests of the poll transport (only poll points are multiplied by it).'),
+  ...factorProperties,
   warmupSec: Type.Optional(Type.Number({ minimum: LIMITS.warmupSec.min, maximum: LIMITS.warmupSec.max, description: 'Seconds streamed before the measured window.' })),
   measureSec: Type.Optional(Type.Number({ minimum: LIMITS.measureSec.min, maximum: LIMITS.measureSec.max, description: 'Length of the measured window in seconds.' })),
   repeats: Type.Optional(Type.Integer({ minimum: LIMITS.repeats.min, maximum: LIMITS.repeats.max, description: 'Times every point is measured, one round each (--repeats overrides it).' })),

@@ -10,48 +10,30 @@ import { LIMITS, MAX_SWEEP_POINTS } from './limits.js';
 import { DEFAULT_MARGINS, parseMargins } from './margins.js';
 import type { Engine } from './engine.js';
 import type { Margins } from './margins.js';
-import {
-  arrowBatchMismatch,
-  carries,
-  CLASSIC_TRANSPORTS,
-  compressionOf,
-  DEFAULT_POLL_MS,
-  ENCODING_TAGS,
-  offeredEventsPerSec,
-  streamsOf,
-  TRANSPORT_INFO,
-  type BinaryEncoding,
-  type Compression,
-  type DisplayMode,
-  type Encoding,
-  type ParseMode,
-  type RenderMode,
-  type StreamCompression,
-  type Transport,
-} from './wire.js';
+import { arrowBatchMismatch, carries, offeredEventsPerSec, streamsOf, type Transport } from './wire.js';
+import { crossProduct, crossProductSize, FACTOR_NAMES, FACTORS, pointFactors, pointId, type Listed, type Point } from './factors.js';
 
 export { RENDER_MODES, type RenderMode } from './wire.js';
 export type { FindMaxSpec, ScenarioFields, ScenarioFile, ScenarioInput } from './scenario-schema.js';
 
 type OneOrMany<T> = T | T[];
 
+export { pointId, type Point } from './factors.js';
+
+type BuiltinDefaults = Required<Omit<ScenarioFields, 'batch' | 'concurrency' | 'findMax' | 'display' | 'engine'>> & { engine: Engine };
+
+/** Each factor's default that is a value (FactorInfo.default; batch, concurrency and display have none). */
+const FACTOR_DEFAULTS = Object.fromEntries(
+  FACTOR_NAMES.flatMap((name) => (FACTORS[name].default === undefined ? [] : [[name, FACTORS[name].default]])),
+) as unknown as Omit<BuiltinDefaults, 'warmupSec' | 'measureSec' | 'repeats'>;
+
 /**
- * Built-in values under the file's `defaults`: the reference's two transports and 1 ms interval.
- * `display` has none: a point runs in the sweep's own browser unless its scenario names one.
+ * Built-in values under the file's `defaults`: each factor's (the reference's two transports
+ * and 1 ms interval), and the timing. `display` has none: a point runs in the sweep's own
+ * browser unless its scenario names one.
  */
-export const BUILTIN_DEFAULTS: Required<Omit<ScenarioFields, 'batch' | 'concurrency' | 'findMax' | 'display' | 'engine'>> & { engine: Engine } = {
-  transport: [...CLASSIC_TRANSPORTS],
-  intervalMs: 1,
-  render: 'full',
-  parse: 'main',
-  workers: 1,
-  pollMs: DEFAULT_POLL_MS,
-  origins: 1,
-  encoding: 'json',
-  devtools: 'off',
-  tabs: 1,
-  compression: 'off',
-  engine: 'chrome',
+export const BUILTIN_DEFAULTS: BuiltinDefaults = {
+  ...FACTOR_DEFAULTS,
   warmupSec: 2,
   measureSec: 5,
   repeats: 3,
@@ -59,54 +41,6 @@ export const BUILTIN_DEFAULTS: Required<Omit<ScenarioFields, 'batch' | 'concurre
 
 /** The reference's latency goal (Test III): the default bound for a sustainable load, ms. */
 export const DEFAULT_P99_BOUND_MS = 50;
-
-/** One measured configuration: a single value for every factor. */
-export interface Point {
-  /**
-   * `<scenario>/<transport>-b<batch>-c<concurrency>-i<intervalMs>-<render>[-w<workers>][-p<pollMs>][-o<origins>][-mp][-dt][-t<tabs>][-hf][-deflate|-gzip][-ff]`:
-   * stable.
-   */
-  id: string;
-  scenario: string;
-  transport: Transport;
-  batch: number;
-  concurrency: number;
-  intervalMs: number;
-  render: RenderMode;
-  parse: ParseMode;
-  /** Workers parsing (parse mode worker); 0 on the main thread. */
-  workers: number;
-  /** `poll` points only: ms between the starts of two requests. */
-  pollMs?: number;
-  /** Origins the connections are spread over, when more than 1 (main-origin transports only). */
-  origins?: number;
-  /** `msgpack` or `arrow` for binary batches (transports that carry it, TransportInfo.encodings); absent for JSON. */
-  encoding?: BinaryEncoding;
-  /** `network` when the CDP Network domain was on during the point; absent when off. */
-  devtools?: 'network';
-  /** Tabs streaming the point at once in one browser, when more than 1: EPS and offered are their totals. */
-  tabs?: number;
-  /**
-   * The browser the point runs in, when its scenario names one (`headful`: `-hf` in the id);
-   * absent: the sweep's own browser. Its repeats then record the browser's build and mode.
-   */
-  display?: DisplayMode;
-  /**
-   * `firefox` when the point runs in Firefox (`-ff` in the id); absent (or `chrome`): Chrome,
-   * as in every report before version 3. A sweep leaves it out for Chrome, so a Chrome point's
-   * id stays what it was.
-   */
-  engine?: Engine;
-  /** `deflate` or `gzip` when the stream is compressed (the kind its transport carries); absent when off. */
-  compression?: StreamCompression;
-  /** The longest warm-up, s: the window opens once both ends caught up, after at least 1 s. */
-  warmupSec: number;
-  measureSec: number;
-  /** Times this point is measured (one repeat per round). */
-  repeats: number;
-  /** batch × concurrency × tabs × 1000 / intervalMs. */
-  offeredEventsPerSec: number;
-}
 
 // streamsOf lives in wire.ts, so pure readers of results (the report viewer through
 // sustains.ts) need not load this file and its schema validator.
@@ -252,12 +186,6 @@ function checkReferences(data: ScenarioFile, source: string): ScenarioFile {
 }
 
 /**
- * The factors a Firefox point cannot have, refused when the file is read rather than failing
- * every repeat: `devtools: network` is Chrome's CDP Network domain; `tabs` > 1 needs each
- * tab's own CPU, and Firefox runs the tabs of one site in one content process; `display`
- * launches the other mode's Chrome.
- */
-/**
  * An Arrow point whose batch the server would refuse (ARROW_BATCH, protocol/wire.ts) is refused
  * with the file, before anything starts, rather than failing each of its points at run time.
  * Only where a listed transport carries Arrow: `encoding` leaves the others JSON.
@@ -271,12 +199,20 @@ function checkArrowBatches(f: ScenarioFields, where: string): void {
   }
 }
 
+/**
+ * The factors a Firefox point cannot have, refused when the file is read rather than failing
+ * every repeat: `devtools: network` is Chrome's CDP Network domain; `tabs` > 1 needs each
+ * tab's own CPU, and Firefox runs the tabs of one site in one content process; `display`
+ * launches the other mode's Chrome.
+ * Each factor's `firefox` rule (protocol/factors.ts) says which.
+ */
 export function checkFirefoxFields(f: ScenarioFields, where: string): void {
-  const why = (field: string, value: unknown, reason: string) =>
-    badScenario(`${where} runs in firefox, so ${field} must be ${reason}, got ${JSON.stringify(value)}; put the Chrome-only values in a scenario of their own`);
-  if (f.devtools !== undefined && many(f.devtools).includes('network')) throw why('devtools', f.devtools, "'off' (the Network domain is Chrome's CDP)");
-  if (f.tabs !== undefined && many(f.tabs).some((t) => t > 1)) throw why('tabs', f.tabs, '1 (Firefox runs the tabs of one site in one content process, so per-tab CPU cannot be told apart)');
-  if (f.display !== undefined) throw why('display', f.display, "left out (the display factor launches a Chrome of the other mode; --headful shows Firefox's window)");
+  for (const name of FACTOR_NAMES) {
+    const rule = FACTORS[name].firefox as { refuses(listed: readonly unknown[]): boolean; mustBe: string } | null;
+    const value = f[name];
+    if (rule === null || value === undefined || !rule.refuses(many<unknown>(value))) continue;
+    throw badScenario(`${where} runs in firefox, so ${name} must be ${rule.mustBe}, got ${JSON.stringify(value)}; put the Chrome-only values in a scenario of their own`);
+  }
 }
 
 function checkFindMax(f: FindMaxSpec, merged: ScenarioFields, where: string): void {
@@ -284,8 +220,8 @@ function checkFindMax(f: FindMaxSpec, merged: ScenarioFields, where: string): vo
   const limit = LIMITS[f.vary].max;
   if (f.max > limit) throw badScenario(`${where}.max must be ≤ ${limit} for vary '${f.vary}', got ${f.max}`);
   // One search per transport: every other factor must be a single value, or the search is ambiguous.
-  const fixed = f.vary === 'batch' ? 'concurrency' : 'batch';
-  for (const field of [fixed, 'intervalMs', 'render', 'parse', 'workers', 'pollMs', 'origins', 'encoding', 'devtools', 'tabs', 'display', 'compression', 'engine'] as const) {
+  for (const field of FACTOR_NAMES) {
+    if (field === f.vary || FACTORS[field].findMax === 'one search each') continue;
     const v = merged[field];
     if (Array.isArray(v) && v.length > 1) {
       throw badScenario(`${where} searches ${f.vary}, so ${field} must be one value, got ${JSON.stringify(v)}`);
@@ -293,121 +229,46 @@ function checkFindMax(f: FindMaxSpec, merged: ScenarioFields, where: string): vo
   }
 }
 
-/** A point's stable id (see `Point.id`). */
-export function pointId(
-  p: Pick<Point, 'scenario' | 'transport' | 'batch' | 'concurrency' | 'intervalMs' | 'render' | 'parse' | 'workers' | 'pollMs' | 'origins' | 'encoding' | 'devtools' | 'tabs' | 'display' | 'compression' | 'engine'>,
-): string {
-  const extra =
-    `${p.pollMs !== undefined ? `-p${p.pollMs}` : ''}${p.origins !== undefined ? `-o${p.origins}` : ''}${p.encoding ? `-${ENCODING_TAGS[p.encoding]}` : ''}${p.devtools ? '-dt' : ''}` +
-    `${p.tabs !== undefined ? `-t${p.tabs}` : ''}${p.display === 'headful' ? '-hf' : ''}${p.compression ? `-${p.compression}` : ''}${p.engine === 'firefox' ? '-ff' : ''}`;
-  return `${p.scenario}/${p.transport}-b${p.batch}-c${p.concurrency}-i${p.intervalMs}-${p.render}${p.parse === 'worker' ? `-w${p.workers}` : ''}${extra}`;
-}
-
-
-/** Whether a transport connects to the main origin, which the `origins` factor replicates. */
-function onMainOrigin(t: Transport): boolean {
-  return TRANSPORT_INFO[t].origin === 'main';
-}
-
 const many = <T>(v: OneOrMany<T>): T[] => (Array.isArray(v) ? v : [v]);
 
-/**
- * The listed compressions a transport carries: `off`, and its own kind (TRANSPORT_INFO); a
- * list naming neither (`gzip` for `ws`) leaves it uncompressed, as `encoding` leaves SSE JSON.
- */
-function compressionsFor(t: Transport, listed: OneOrMany<Compression>): Compression[] {
-  const fits = many(listed).filter((c) => c === 'off' || c === compressionOf(t));
-  return fits.length ? fits : ['off'];
-}
-
-/**
- * The listed encodings a transport carries (TransportInfo.encodings); a list naming none it
- * carries (`msgpack` for `sse`) leaves it JSON.
- */
-function encodingsFor(t: Transport, listed: OneOrMany<Encoding>): Encoding[] {
-  const fits = many(listed).filter((e) => carries(t, e));
-  return fits.length ? fits : ['json'];
-}
-
-/** Expands one scenario to its points: the cross product of every array-valued field. */
-export function expandScenario(s: ScenarioInput, defaults: ScenarioFields = {}): Point[] {
+/** A scenario's factors, merged over the file's defaults and the built-in ones, as lists. */
+function listedOf(s: ScenarioInput, defaults: ScenarioFields) {
   const f = { ...BUILTIN_DEFAULTS, ...defaults, ...s };
+  return f satisfies Listed;
+}
+
+/**
+ * Expands one scenario to its points: the cross product of every array-valued field, in the
+ * registry's expansion order (transports outermost, batch innermost). A factor that does not
+ * apply to a transport (pollMs but for poll, origins off the main origin, encodings and
+ * compressions it does not carry) does not multiply its points; defaults are left out of the
+ * point, so its id and older reports stay as they were.
+ */
+export function expandScenario(s: ScenarioInput, defaults: ScenarioFields = {}): Point[] {
+  const f = listedOf(s, defaults);
   if (f.batch === undefined && s.findMax?.vary === 'batch') return [];
   if (f.batch === undefined || f.concurrency === undefined) {
     throw badScenario(`scenario '${s.id}' needs batch and concurrency`);
   }
-  const points: Point[] = [];
-  // Worker counts only matter in parse mode worker: main-thread points are not multiplied by them.
-  const parses = many(f.parse).flatMap((parse): { parse: ParseMode; workers: number }[] =>
-    parse === 'worker' ? many(f.workers).map((workers) => ({ parse, workers })) : [{ parse, workers: 0 }],
-  );
-  // Likewise the poll interval (poll points only) and origins (main-origin transports only).
-  // Defaults are left out of the point, so its id and older reports stay as they were.
-  const transports = many(f.transport).flatMap((transport) =>
-    (transport === 'poll' ? many(f.pollMs) : [undefined]).flatMap((pollMs) =>
-      (onMainOrigin(transport) ? many(f.origins) : [1]).flatMap((origins) =>
-        encodingsFor(transport, f.encoding).flatMap((encoding) =>
-          many(f.devtools).flatMap((devtools) =>
-            many(f.tabs).flatMap((tabs) =>
-              (f.display === undefined ? [undefined] : many(f.display)).flatMap((display) =>
-                many(f.engine).flatMap((engine) =>
-                compressionsFor(transport, f.compression).map((compression) => ({
-                  transport,
-                  ...(pollMs !== undefined ? { pollMs } : {}),
-                  ...(origins > 1 ? { origins } : {}),
-                  ...(encoding !== 'json' ? { encoding } : {}),
-                  ...(devtools === 'network' ? { devtools } : {}),
-                  ...(tabs > 1 ? { tabs } : {}),
-                  ...(display !== undefined ? { display } : {}),
-                  ...(compression !== 'off' ? { compression } : {}),
-                  ...(engine === 'firefox' ? { engine } : {}),
-                })),
-                ),
-              ),
-            ),
-          ),
-        ),
-      ),
-    ),
-  );
-  for (const { transport, ...setup } of transports)
-    for (const { parse, workers } of parses)
-    for (const render of many(f.render))
-      for (const intervalMs of many(f.intervalMs))
-        for (const concurrency of many(f.concurrency))
-          for (const batch of many(f.batch)) {
-            points.push({
-              id: pointId({ scenario: s.id, transport, batch, concurrency, intervalMs, render, parse, workers, ...setup }),
-              scenario: s.id,
-              transport,
-              batch,
-              concurrency,
-              intervalMs,
-              render,
-              parse,
-              workers,
-              ...setup,
-              warmupSec: f.warmupSec,
-              measureSec: f.measureSec,
-              repeats: f.repeats,
-              offeredEventsPerSec: offeredEventsPerSec({ batch, interval: intervalMs }) * streamsOf({ concurrency, tabs: setup.tabs }),
-            });
-          }
-  return points;
+  return crossProduct(f).map((values) => {
+    const factors = pointFactors(values);
+    return {
+      id: pointId({ scenario: s.id, ...factors }),
+      scenario: s.id,
+      ...factors,
+      warmupSec: f.warmupSec,
+      measureSec: f.measureSec,
+      repeats: f.repeats,
+      offeredEventsPerSec: offeredEventsPerSec({ batch: factors.batch, interval: factors.intervalMs }) * streamsOf({ concurrency: factors.concurrency, tabs: factors.tabs }),
+    };
+  });
 }
 
-/** How many points `expandScenario` makes of `s`, counted without making them. */
+/** How many points `expandScenario` makes of `s`, counted by the same cross product without making them. */
 export function pointCount(s: ScenarioInput, defaults: ScenarioFields = {}): number {
-  const f = { ...BUILTIN_DEFAULTS, ...defaults, ...s };
+  const f = listedOf(s, defaults);
   if (f.batch === undefined && s.findMax?.vary === 'batch') return 0;
-  const parses = many(f.parse).reduce((a, parse) => a + (parse === 'worker' ? many(f.workers).length : 1), 0);
-  const n = (v: OneOrMany<unknown> | undefined) => (v === undefined ? 1 : many(v).length);
-  const transports = many(f.transport).reduce(
-    (a, t) =>
-      a + (t === 'poll' ? n(f.pollMs) : 1) * (onMainOrigin(t) ? n(f.origins) : 1) * encodingsFor(t, f.encoding).length * compressionsFor(t, f.compression).length,
-    0,
-  );
-  return transports * n(f.devtools) * n(f.tabs) * n(f.display) * n(f.engine) * parses * n(f.render) * n(f.intervalMs) * n(f.concurrency) * n(f.batch);
+  return crossProductSize(f);
 }
 
 /**

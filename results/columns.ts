@@ -21,7 +21,7 @@ import {
 import type { MeasuredRepeat, Stat } from '../protocol/repeat-figures.js';
 import type { PointResult, PointSummary, Report } from '../protocol/report.js';
 import { maxOf, relativeHalfWidth } from './stats.js';
-import { TRANSPORTS } from '../protocol/wire.js';
+import { FACTOR_NAMES, FACTORS, type ColumnInfo } from '../protocol/factors.js';
 
 interface ColumnBase {
   /** Stable key: the CSV header (with its unit in the name), the HTML sort key. */
@@ -118,14 +118,35 @@ const ratio = (v: number): string => formatRatioValue(v);
 const ms = (v: number): string => formatSig3(v);
 const count = (v: number): string => formatCount(v);
 
+const FORMATS: Record<'count' | 'ms', (v: number) => string> = { count, ms };
+
+/**
+ * Where the connections column stands among the factors' (FactorInfo.column.order): after the
+ * load's (transport, batch, concurrency, interval), before how the page took it.
+ */
+const CONNECTIONS_ORDER = 4;
+
+/** The factors' columns (protocol/factors.ts) whose order `where` takes, in their order. */
+function factorColumns(where: (order: number) => boolean): Column[] {
+  return FACTOR_NAMES.flatMap((name) => {
+    const c = FACTORS[name].column as ColumnInfo | null;
+    return c !== null && where(c.order) ? [{ name, c }] : [];
+  })
+    .sort((x, y) => x.c.order - y.c.order)
+    .map(({ name, c }) => {
+      const column: Column =
+        c.kind === 'text'
+          ? pointText(name, c.label, c.title, (r) => c.text(r.point))
+          : pointNumber(name, c.label, c.unit, c.title, (r) => c.value(r.point), FORMATS[c.format]);
+      return c.terminal === 'when set' ? { ...column, terminalWhen: (r: PointResult) => r.point[name] !== undefined } : column;
+    });
+}
+
 /** Every column, in the order the tables show them. */
 export const COLUMNS: readonly Column[] = [
   pointText('pointId', 'point', 'Point id: <scenario>/<transport>-b<batch>-c<concurrency>-i<interval>-<render>', (r) => r.point.id, true),
   pointText('scenario', 'scenario', 'Scenario id', (r) => r.point.scenario),
-  pointText('transport', 'transport', `${TRANSPORTS.join(', ')} (poll: p<ms> = its request interval)`, (r) => r.point.transport + (r.point.pollMs !== undefined ? ` p${r.point.pollMs}` : '')),
-  pointNumber('batch', 'batch', 'events per message', 'Events per message', (r) => r.point.batch, count),
-  pointNumber('concurrency', 'conc.', 'connections', 'Connections the tab opened', (r) => r.point.concurrency, count),
-  pointNumber('intervalMs', 'interval ms', 'ms', 'Milliseconds between batches, per connection', (r) => r.point.intervalMs, ms),
+  ...factorColumns((order) => order < CONNECTIONS_ORDER),
   {
     kind: 'text',
     id: 'connections',
@@ -137,28 +158,7 @@ export const COLUMNS: readonly Column[] = [
     text: (r) => wireCell(r.summary?.wire),
     repeatText: (_r, rep) => wireCell(rep.wire),
   },
-  pointText('render', 'render', 'What the page drew: full (table + chart), chart, none', (r) => r.point.render),
-  pointText('parse', 'parse', 'Where the page parsed: main thread, or w<k> = k dedicated Workers', (r) => (r.point.parse === 'worker' ? `w${r.point.workers}` : 'main')),
-  {
-    ...pointText('encoding', 'encoding', 'How batches travel: json (text), msgpack or arrow (binary, on the transports that carry them)', (r) => r.point.encoding ?? 'json'),
-    terminalWhen: (r) => r.point.encoding !== undefined,
-  },
-  {
-    ...pointNumber('tabs', 'tabs', 'tabs', 'Tabs of one browser streaming the point at once; EPS, offered and renderer CPU are their totals', (r) => r.point.tabs ?? 1, count),
-    terminalWhen: (r) => r.point.tabs !== undefined,
-  },
-  {
-    ...pointText('display', 'display', "The browser the point ran in: headless, or headful (under Xvfb without a display); empty: the sweep's own", (r) => r.point.display ?? ''),
-    terminalWhen: (r) => r.point.display !== undefined,
-  },
-  {
-    ...pointText('engine', 'engine', 'The browser engine the point ran in: chrome (over CDP), or firefox (over WebDriver BiDi, its CPU from /proc)', (r) => r.point.engine ?? 'chrome'),
-    terminalWhen: (r) => r.point.engine !== undefined,
-  },
-  {
-    ...pointText('compression', 'compression', 'off, deflate (permessage-deflate on WebSockets) or gzip (Content-Encoding on SSE and fetch)', (r) => r.point.compression ?? 'off'),
-    terminalWhen: (r) => r.point.compression !== undefined,
-  },
+  ...factorColumns((order) => order > CONNECTIONS_ORDER),
   pointNumber('offeredEventsPerSec', 'offered', 'events/s', 'Events per second the server was asked to send (batch × concurrency × 1000 / interval)', (r) => r.point.offeredEventsPerSec, compact, true),
   {
     kind: 'number',

@@ -11,13 +11,14 @@ import type { BrowserHost, KnobComparison, PointResult } from '../protocol/repor
 import type { Point } from '../protocol/scenario.js';
 import type { Margins } from '../protocol/margins.js';
 import { DEFAULT_MARGINS } from '../protocol/margins.js';
+import { FACTOR_NAMES, FACTORS, type KnobInfo } from '../protocol/factors.js';
 import { compare, hostKinds, hostMachines, METRICS, type Metric } from './point-summary.js';
 
 interface Knob {
   name: string;
   /** The knob's setting; points differing only here are compared. */
   value(p: Point): string;
-  /** How the sentence names a setting. */
+  /** How the sentence names a setting: the factor's words (protocol/factors.ts). */
   label(p: Point): string;
   /** The baseline (A) is the lower rank: main thread before Workers, 1 origin before 2. */
   rank(p: Point): number;
@@ -25,35 +26,11 @@ interface Knob {
   usual?: string;
 }
 
-const plural = (n: number, one: string) => `${n} ${one}${n === 1 ? '' : 's'}`;
-const RENDER_RANK: Record<Point['render'], number> = { none: 0, chart: 1, full: 2 };
-
-/** Each knob once; a new scenario factor that is a knob (not a load) gets a line here. */
-export const KNOBS: readonly Knob[] = [
-  {
-    name: 'parsing',
-    value: (p) => (p.parse === 'worker' ? `worker ${p.workers}` : 'main'),
-    label: (p) => (p.parse === 'worker' ? plural(p.workers, 'Worker') : 'main thread'),
-    rank: (p) => (p.parse === 'worker' ? p.workers : 0),
-    usual: 'main',
-  },
-  {
-    // Batch and interval move together at one offered rate (that is checked apart): fewer, larger messages.
-    name: 'message size',
-    value: (p) => `${p.batch}/${p.intervalMs}`,
-    label: (p) => `${p.batch} rows every ${p.intervalMs} ms`,
-    rank: (p) => p.batch,
-  },
-  { name: 'origins', value: (p) => String(p.origins ?? 1), label: (p) => plural(p.origins ?? 1, 'origin'), rank: (p) => p.origins ?? 1, usual: '1' },
-  { name: 'encoding', value: (p) => p.encoding ?? 'json', label: (p) => p.encoding ?? 'JSON', rank: (p) => (p.encoding ? 1 : 0), usual: 'json' },
-  { name: 'DevTools', value: (p) => p.devtools ?? 'off', label: (p) => (p.devtools ? 'DevTools Network on' : 'DevTools off'), rank: (p) => (p.devtools ? 1 : 0), usual: 'off' },
-  { name: 'render', value: (p) => p.render, label: (p) => `render ${p.render}`, rank: (p) => RENDER_RANK[p.render], usual: 'full' },
-  // A point without `display` runs in the sweep's own browser (headless unless --headful).
-  { name: 'display', value: (p) => p.display ?? 'sweep', label: (p) => p.display ?? "the sweep's display", rank: (p) => (p.display === 'headful' ? 1 : 0), usual: 'sweep' },
-  { name: 'compression', value: (p) => p.compression ?? 'off', label: (p) => (p.compression ? `${p.compression} compression` : 'no compression'), rank: (p) => (p.compression ? 1 : 0), usual: 'off' },
-  // Chrome is A, so the sentence reads "firefox ÷ chrome" (issue 25).
-  { name: 'engine', value: (p) => p.engine ?? 'chrome', label: (p) => p.engine ?? 'chrome', rank: (p) => (p.engine === 'firefox' ? 1 : 0), usual: 'chrome' },
-];
+/** Each knob once, from the factor registry (a factor's `knob`), in the knobs' order. */
+export const KNOBS: readonly Knob[] = FACTOR_NAMES.flatMap((name) => {
+  const { knob, words } = FACTORS[name] as { knob: KnobInfo | null; words(p: Point): string };
+  return knob === null ? [] : [{ ...knob, label: knob.words ?? words }];
+}).sort((a, b) => a.order - b.order);
 
 /** What must be equal for two points to be compared at all: the load and the way it travels. */
 const sameLoad = (a: Point, b: Point) =>

@@ -7,7 +7,8 @@ import { execFileSync } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 import { expect } from 'vitest';
 import { parseReportText } from '../protocol/report-check.js';
-import type { Repeat, Report } from '../protocol/report.js';
+import type { Repeat } from '../protocol/repeat-figures.js';
+import type { Report } from '../protocol/report.js';
 import type { SweepRun } from './sweep-process.js';
 
 export const ENTRY = 'puppeteer/advise/main.ts';

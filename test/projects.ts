@@ -92,6 +92,8 @@ export const PURE = [
   'json-text',
   'knobs',
   'layers',
+  'factors',
+  'comment-paths',
   'machine-speed',
   'msgpack',
   'pacer',

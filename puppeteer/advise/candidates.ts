@@ -6,6 +6,7 @@
 import type { Candidate, Knob } from '../../protocol/advice.js';
 import { LIMITS } from '../../protocol/limits.js';
 import { pointId, type Point } from '../../protocol/scenario.js';
+import { pointFactors } from '../../protocol/factors.js';
 import { ADVISE_CONNECTIONS, ADVISE_TICKS_MS, type Target } from '../../protocol/target.js';
 import { arrowBatchMismatch, carries, DEFAULT_POLL_MS, ENCODING_TAGS, ENCODINGS, TRANSPORT_INFO, type Encoding, type RenderMode, type Transport } from '../../protocol/wire.js';
 
@@ -133,18 +134,7 @@ export function candidateSpace(target: Pick<Target, 'eventsPerSec' | 'p99BoundMs
 
 /** A candidate as a sweep point (for the repeat measurer): `advise/<id>` with the target's render mode and the given timing. */
 export function candidatePoint(c: Candidate, render: RenderMode, timing: { warmupSec: number; measureSec: number; repeats: number }, scenario = 'advise'): Point {
-  const fields = {
-    scenario,
-    transport: c.transport,
-    batch: c.batch,
-    concurrency: c.concurrency,
-    intervalMs: c.intervalMs,
-    render,
-    parse: c.parse,
-    workers: c.workers,
-    ...(c.pollMs !== undefined ? { pollMs: c.pollMs } : {}),
-    ...(c.origins > 1 ? { origins: c.origins } : {}),
-    ...(c.encoding !== 'json' ? { encoding: c.encoding } : {}),
-  };
+  // A candidate's settings are scenario values (origins 1, encoding json): the point keeps what a sweep's would.
+  const fields = { scenario, ...pointFactors({ ...c, render }) };
   return { ...fields, id: pointId(fields), ...timing, offeredEventsPerSec: c.offeredEventsPerSec };
 }

@@ -10,6 +10,7 @@ import type { PageConfig, RecordedPoint } from '../../protocol/page-api.js';
 import type { PointResult, Report } from '../../protocol/report.js';
 import { SCHEMA_VERSION } from '../../protocol/report.js';
 import { expandScenario, type Point } from '../../protocol/scenario.js';
+import { FACTOR_NAMES, FACTORS, type PageFactor } from '../../protocol/factors.js';
 import { measureCeilings } from '../measure/ceiling.js';
 import { bestJsonCeiling, ceilingNeeds, ceilingOf } from '../../results/ceilings.js';
 import { pairedComparisons, summarisePoint } from '../../results/point-summary.js';
@@ -67,19 +68,11 @@ export class LabRecorder {
 
   /** The point these page settings make, with the lab's warm-up, window and repeats. */
   pointOf(c: PageConfig): Point {
+    // The page's settings are the scenario's: each factor the page applies (absent: its default).
+    const applied = FACTOR_NAMES.filter((name): name is PageFactor => FACTORS[name].applied === 'page' && c[name as PageFactor] !== undefined);
     return expandScenario({
       id: SCENARIO,
-      transport: c.transport,
-      batch: c.batch,
-      concurrency: c.concurrency,
-      intervalMs: c.intervalMs,
-      render: c.render,
-      parse: c.parse ?? 'main',
-      workers: c.workers ?? 1,
-      ...(c.pollMs !== undefined ? { pollMs: c.pollMs } : {}),
-      ...(c.origins !== undefined ? { origins: c.origins } : {}),
-      ...(c.encoding !== undefined ? { encoding: c.encoding } : {}),
-      ...(c.compression !== undefined ? { compression: c.compression } : {}),
+      ...(Object.fromEntries(applied.map((name) => [name, c[name]])) as Partial<Pick<PageConfig, PageFactor>>),
       ...(this.o.browser.engine === 'firefox' ? { engine: 'firefox' as const } : {}),
       warmupSec: this.o.warmupSec,
       measureSec: this.o.measureSec,

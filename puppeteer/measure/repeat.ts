@@ -19,6 +19,7 @@ import type { PageConfig } from '../../protocol/page-api.js';
 import type { FailedRepeat, MeasuredRepeat, Repeat } from '../../protocol/repeat-figures.js';
 import { PushlabError } from '../../protocol/errors.js';
 import { streamsOf, type Point } from '../../protocol/scenario.js';
+import { pageFactors, type PageFactor } from '../../protocol/factors.js';
 import { takeSample, type SampleSources, type TabSource } from './sampler.js';
 import { settle, settleBudgetMs, unsettledNote, type SettleProbe } from './settle.js';
 import type { ServerHandle } from './server-process.js';
@@ -290,17 +291,10 @@ export class RepeatMeasurer extends EventEmitter<RepeatEvents> {
     const clock = this.o.sameClock === false ? await clockOffset(pages[0]) : null;
     phase('open');
     const config: PageConfig = {
-      transport: point.transport,
-      batch: point.batch,
-      intervalMs: point.intervalMs,
-      concurrency: point.concurrency,
-      render: point.render,
-      parse: point.parse,
+      // The factors the page applies (FactorInfo.applied); one PageConfig lacks does not compile.
+      ...(pageFactors(point) satisfies Pick<PageConfig, PageFactor>),
+      // A main-thread point has 0 Workers, below what the page's config takes (it uses none then).
       workers: Math.max(1, point.workers),
-      ...(point.pollMs !== undefined ? { pollMs: point.pollMs } : {}),
-      ...(point.origins !== undefined ? { origins: point.origins } : {}),
-      ...(point.encoding !== undefined ? { encoding: point.encoding } : {}),
-      ...(point.compression !== undefined ? { compression: point.compression } : {}),
     };
     // Functions passed to evaluate() run in the page: they cannot close over anything here.
     // Several tabs start together, so all of them stream through the warm-up and the window.

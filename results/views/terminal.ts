@@ -15,6 +15,7 @@ import { printable } from '../printable.js';
 import type { Repeat } from '../../protocol/repeat-figures.js';
 import type { KnobComparison, Report } from '../../protocol/report.js';
 import type { Point } from '../../protocol/scenario.js';
+import { FACTOR_NAMES, FACTORS, type FactorName } from '../../protocol/factors.js';
 import { relativeHalfWidth } from '../stats.js';
 
 /**
@@ -273,26 +274,18 @@ export function formatComparison(cmp: Comparison): string {
 // ----------------------------------------------------------------------------------------------
 // Comparisons in words
 
-const plural = (n: number, one: string) => `${n} ${one}${n === 1 ? '' : 's'}`;
-
 /** Point fields a pair's label shows when they vary within the pair's scenario. */
 interface LabelField {
   field: keyof Point;
   text: (p: Point) => string;
 }
+
+/** Factors a pair's label never adds: the pair compares transports, and names batch and concurrency itself (`b400 c10`). */
+const SAID_BY_PAIR: readonly FactorName[] = ['transport', 'batch', 'concurrency'];
+
+/** Every other factor in its words (protocol/factors.ts), then the timing. */
 const LABEL_FIELDS: readonly LabelField[] = [
-  { field: 'intervalMs', text: (p) => `i${p.intervalMs}ms` },
-  { field: 'render', text: (p) => `render ${p.render}` },
-  // Parsing in words: `main thread` or `2 Workers` (workers alone, when only their number varies).
-  { field: 'parse', text: (p) => (p.parse === 'worker' ? plural(p.workers, 'Worker') : 'main thread') },
-  { field: 'workers', text: (p) => (p.parse === 'worker' ? plural(p.workers, 'Worker') : '') },
-  { field: 'origins', text: (p) => plural(p.origins ?? 1, 'origin') },
-  { field: 'encoding', text: (p) => p.encoding ?? 'json' },
-  { field: 'devtools', text: (p) => (p.devtools ? 'DevTools Network on' : 'DevTools off') },
-  { field: 'tabs', text: (p) => plural(p.tabs ?? 1, 'tab') },
-  { field: 'display', text: (p) => p.display ?? 'the sweep\'s browser' },
-  { field: 'compression', text: (p) => (p.compression ? 'compressed' : 'uncompressed') },
-  { field: 'engine', text: (p) => p.engine ?? 'chrome' },
+  ...FACTOR_NAMES.filter((name) => !SAID_BY_PAIR.includes(name)).map((name) => ({ field: name, text: FACTORS[name].words })),
   { field: 'warmupSec', text: (p) => `warm-up ${p.warmupSec}s` },
   { field: 'measureSec', text: (p) => `window ${p.measureSec}s` },
 ];

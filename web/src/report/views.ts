@@ -12,6 +12,7 @@ import type { Stat, Verdict } from '../../../protocol/repeat-figures.js';
 import type { PairedComparison, PointResult, Report } from '../../../protocol/report.js';
 import { ENCODINGS, type Encoding } from '../../../protocol/wire.js';
 import { adviceText, machineWordsOf } from '../../../results/advice-words.js';
+import { FACTOR_NAMES, FACTORS as FACTOR_INFO, type FactorName } from '../../../protocol/factors.js';
 
 type Point = PointResult['point'];
 export type Transport = Point['transport'];
@@ -387,12 +388,10 @@ export function compareSortValues(x: TableCell['sort'], y: TableCell['sort'], di
 export const X_FACTORS = ['batch', 'concurrency', 'intervalMs'] as const;
 export type XFactor = (typeof X_FACTORS)[number];
 
-type Factor = 'transport' | 'engine' | XFactor | 'render' | 'parse' | 'tabs' | 'display' | 'compression';
-// The engine right after the transport: in a run with two, every line and bar says its engine.
-const FACTORS: readonly Factor[] = ['transport', 'engine', 'batch', 'concurrency', 'intervalMs', 'render', 'parse', 'tabs', 'display', 'compression'];
-
-/** Factors a point only carries when its scenario sets them. */
-const OPTIONAL_FACTORS: readonly Factor[] = ['engine', 'tabs', 'display', 'compression'];
+type Factor = FactorName;
+// Every factor of the registry, in its words (protocol/factors.ts); the engine right after the
+// transport: in a run with two, every line and bar says its engine.
+const FACTORS: readonly Factor[] = ['transport', 'engine', ...FACTOR_NAMES.filter((f) => f !== 'transport' && f !== 'engine')];
 
 const FACTOR_LABEL: Record<XFactor, string> = {
   batch: 'batch (events per message)',
@@ -401,28 +400,12 @@ const FACTOR_LABEL: Record<XFactor, string> = {
 };
 
 function factorValue(p: Point, f: Factor): string {
-  switch (f) {
-    case 'transport':
-      return `transport ${p.transport}`;
-    case 'engine':
-      return p.engine ?? 'chrome';
-    case 'batch':
-      return `batch ${p.batch}`;
-    case 'concurrency':
-      return `concurrency ${p.concurrency}`;
-    case 'intervalMs':
-      return `interval ${p.intervalMs} ms`;
-    case 'render':
-      return `render ${p.render}`;
-    case 'parse':
-      return p.parse === 'worker' ? `parse in ${p.workers} worker${p.workers === 1 ? '' : 's'}` : 'parse main';
-    case 'tabs':
-      return `${p.tabs ?? 1} tab${(p.tabs ?? 1) === 1 ? '' : 's'}`;
-    case 'display':
-      return p.display ?? "the sweep's browser";
-    case 'compression':
-      return p.compression ? 'compressed' : 'uncompressed';
-  }
+  return FACTOR_INFO[f].words(p);
+}
+
+/** The words of these factors of `p`, each once: one factor's words may say another's (`2 Workers`: parse and workers), or nothing. */
+function factorWords(p: Point, factors: readonly Factor[]): string[] {
+  return [...new Set(factors.map((f) => factorValue(p, f)).filter((w) => w !== ''))];
 }
 
 /** The factors that take more than one value among these points. */
@@ -432,7 +415,7 @@ export function varyingFactors(points: readonly Point[]): Factor[] {
 
 /** `sse · batch 400`: the transport plus whatever else varies, so labels within a scenario are distinct. */
 export function pointLabel(p: Point, varying: readonly Factor[]): string {
-  return [p.transport, ...varying.filter((f) => f !== 'transport').map((f) => factorValue(p, f))].join(' · ');
+  return [p.transport, ...factorWords(p, varying.filter((f) => f !== 'transport'))].join(' · ');
 }
 
 /** One plotted value: the mean over the point's repeats and its 95% CI. */
@@ -529,10 +512,11 @@ export function scenarioViews(report: Report): ScenarioView[] {
 export function scenarioView(report: Report, scenario: string, results: readonly PointResult[]): ScenarioView {
   const points = results.map((r) => r.point);
   const varying = varyingFactors(points);
-  // The newer factors are named only where a point has them, so older scenarios read as before.
-  const fixed = FACTORS.filter((f) => !varying.includes(f) && (!OPTIONAL_FACTORS.includes(f) || points[0][f as keyof Point] !== undefined))
-    .map((f) => factorValue(points[0], f))
-    .join(' · ');
+  // A factor a point carries only when it is set (FactorInfo.onPoint) is named only where it is, so older scenarios read as before.
+  const fixed = factorWords(
+    points[0],
+    FACTORS.filter((f) => !varying.includes(f) && points[0][f] !== undefined),
+  ).join(' · ');
   const xFactor = X_FACTORS.find((f) => varying.includes(f)) ?? null;
   // Lines: one per transport and per value of every other varying factor.
   const lineFactors = varying.filter((f) => f !== xFactor);
@@ -598,7 +582,7 @@ export function scenarioView(report: Report, scenario: string, results: readonly
       .filter((c) => byId.has(c.a))
       .map((comparison) => {
         const a = byId.get(comparison.a);
-        const about = a ? varying.filter((f) => f !== 'transport').map((f) => factorValue(a.point, f)).join(' · ') : '';
+        const about = a ? factorWords(a.point, varying.filter((f) => f !== 'transport')).join(' · ') : '';
         return { about, comparison };
       }),
     reference: xFactor === null ? [] : REFERENCE_FIGURES.filter((f) => f.factor === xFactor),
