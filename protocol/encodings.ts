@@ -23,6 +23,8 @@ export type Carriage = 'frames' | 'stream' | 'envelope' | 'events' | 'lines';
 export interface EncodingInfo {
   /** The encoding in words, as the advice and the knob comparisons name it. */
   label: string;
+  /** What the page decodes it with, in words (`the in-page JSON.parse ceiling`). */
+  decoder: string;
   /** Its part of a point id (`-mp`); null for the default, which adds nothing to an id. */
   tag: string | null;
   /** The carriages it fits (Carriage); a transport carries it when its own carriage is one of them (carries()). */
@@ -51,6 +53,7 @@ const ENCODING_DEFINITIONS = {
   /** JSON text, the default: one JSON document per batch (protocol/wire.ts BatchMessage). */
   json: {
     label: 'JSON',
+    decoder: 'JSON.parse',
     tag: null,
     carriages: ['frames', 'stream', 'envelope', 'events', 'lines'],
     text: true,
@@ -59,6 +62,7 @@ const ENCODING_DEFINITIONS = {
   /** MessagePack: a map `{seq, sentAt, rows}`, self-delimiting, so a byte stream needs nothing between batches. */
   msgpack: {
     label: 'MessagePack',
+    decoder: 'MessagePack',
     tag: 'mp',
     carriages: ['frames', 'stream'],
     text: false,
@@ -70,6 +74,7 @@ const ENCODING_DEFINITIONS = {
    */
   arrow: {
     label: 'Arrow IPC',
+    decoder: 'Arrow',
     tag: 'ar',
     carriages: ['frames', 'stream', 'envelope'],
     text: false,
