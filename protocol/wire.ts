@@ -3,7 +3,8 @@
  * stream query parameters and their limits. No Node or DOM imports, so the server,
  * the page, the driver and the report viewer all import this one file.
  */
-import { inRange, LIMITS, parseDecimal, rangeText, type Range } from './limits.js';
+import { inRange, LIMITS, parseDecimal, rangeText } from './limits.js';
+import { ARROW_BATCH, DEFAULT_ENCODING, ENCODING_INFO, ENCODING_NAMES, type Carriage, type EncodingName, type NamedEncoding } from './encodings.js';
 
 /**
  * The server's origins. `main` serves the page (HTTP/2, HTTP/1.1 allowed for WebSocket
@@ -48,10 +49,11 @@ export interface TransportInfo {
    */
   compression?: StreamCompression;
   /**
-   * The encodings beyond `json` it carries (binary WebSocket frames, a byte stream, a protobuf
-   * `bytes` field); absent: JSON text only. carries() and transportsCarrying() read this.
+   * How it carries a batch (protocol/encodings.ts Carriage): WebSocket frames, a byte stream, a
+   * protobuf envelope, EventSource events or poll lines. The encodings it carries are those whose
+   * EncodingInfo.carriages list it; carries() and transportsCarrying() read this.
    */
-  encodings?: readonly BinaryEncoding[];
+  carriage: Carriage;
   /**
    * The viewer's colours: its hue first, then further shades of it for further lines of the same
    * transport (another concurrency, say), so colour alone still says which transport a line is.
@@ -64,26 +66,27 @@ export interface TransportInfo {
 const TRANSPORT_DEFINITIONS = {
   ws: {
     label: 'WebSocket',
+    carriage: 'frames',
     origin: 'main',
     path: '/ws',
     http: 'h1',
     about: 'WebSocket over an HTTP/1.1 upgrade, one TCP connection per socket',
     compression: 'deflate',
-    encodings: ['msgpack', 'arrow'],
     shades: ['#1f5fbf', '#5b9be6', '#0e3470', '#9cc3f2'],
   },
   'ws-h2': {
     label: 'WebSocket over HTTP/2',
+    carriage: 'frames',
     origin: 'connect',
     path: '/ws',
     http: 'h2',
     about: 'WebSocket over HTTP/2 (RFC 8441 extended CONNECT), streams of one TCP connection',
     compression: 'deflate',
-    encodings: ['msgpack', 'arrow'],
     shades: ['#6a3fb5', '#a385d9', '#3b1f6e', '#cdbdec'],
   },
   sse: {
     label: 'EventSource',
+    carriage: 'events',
     origin: 'main',
     path: '/sse',
     http: 'h2',
@@ -93,6 +96,7 @@ const TRANSPORT_DEFINITIONS = {
   },
   'sse-h1': {
     label: 'EventSource over HTTP/1.1',
+    carriage: 'events',
     origin: 'h1',
     path: '/sse',
     http: 'h1',
@@ -103,25 +107,26 @@ const TRANSPORT_DEFINITIONS = {
   },
   fetch: {
     label: 'fetch',
+    carriage: 'stream',
     origin: 'main',
     path: '/ndjson',
     http: 'h2',
     about: 'NDJSON read with fetch() and response.body.getReader(), over HTTP/2',
     compression: 'gzip',
-    encodings: ['msgpack', 'arrow'],
     shades: ['#0f8a8a', '#52c2c2', '#074d4d', '#a3e0e0'],
   },
   'grpc-web': {
     label: 'gRPC-web',
+    carriage: 'envelope',
     origin: 'main',
     path: '/pushlab.v1.PushService/Stream',
     http: 'h2',
     about: 'gRPC-web server streaming with Connect, the same rows as protobuf messages, over HTTP/2',
-    encodings: ['arrow'],
     shades: ['#a0306e', '#d77aa9', '#5c1a3e', '#eec1d8'],
   },
   poll: {
     label: 'poll',
+    carriage: 'lines',
     origin: 'main',
     path: '/poll',
     http: 'h2',
@@ -146,27 +151,25 @@ export const DEVTOOLS_MODES = ['off', 'network'] as const;
 export type DevtoolsMode = (typeof DEVTOOLS_MODES)[number];
 
 /**
- * How a batch is encoded: JSON text; MessagePack (WS binary frames, a `fetch` byte stream),
- * decoded in the page with @msgpack/msgpack; or Apache Arrow IPC record batches (protocol/arrow.ts),
- * decoded in the page with apache-arrow. `grpc-web` is protobuf rows for `json` and carries
- * Arrow in a `bytes` field; SSE is text by nature. Which transport carries which:
- * TransportInfo.encodings.
+ * How a batch is encoded: JSON text; MessagePack, decoded in the page with @msgpack/msgpack; or
+ * Apache Arrow IPC record batches (protocol/arrow.ts), decoded in the page with apache-arrow.
+ * What each is and which transport carries which: protocol/encodings.ts.
  */
-export const ENCODINGS = ['json', 'msgpack', 'arrow'] as const;
-export type Encoding = (typeof ENCODINGS)[number];
-/** The encodings that need a binary transport. */
-export type BinaryEncoding = Exclude<Encoding, 'json'>;
+export const ENCODINGS = ENCODING_NAMES;
+export type Encoding = EncodingName;
+/** The encodings a stream query names: all but the default (json). */
+export type BinaryEncoding = NamedEncoding;
 /** An encoding in words, as the advice and the knob comparisons name it. */
-export const ENCODING_LABELS: Record<Encoding, string> = { json: 'JSON', msgpack: 'MessagePack', arrow: 'Arrow IPC' };
-/** A binary encoding's part of a point id: `-mp` (msgpack, as ids have always said), `-ar` (arrow). */
-export const ENCODING_TAGS: Record<BinaryEncoding, string> = { msgpack: 'mp', arrow: 'ar' };
+export const ENCODING_LABELS: Record<Encoding, string> = Object.fromEntries(ENCODINGS.map((e) => [e, ENCODING_INFO[e].label])) as Record<Encoding, string>;
+/** A named encoding's part of a point id: `-mp` (msgpack, as ids have always said), `-ar` (arrow). */
+export const ENCODING_TAGS: Record<BinaryEncoding, string> = Object.fromEntries(ENCODINGS.flatMap((e) => (ENCODING_INFO[e].tag === null ? [] : [[e, ENCODING_INFO[e].tag]]))) as Record<BinaryEncoding, string>;
 
-/** Whether `t` carries `encoding` (every transport carries json). */
+/** Whether `t` carries `encoding` (its carriage is one the encoding fits; every transport carries json). */
 export function carries(t: Transport, encoding: Encoding): boolean {
-  return encoding === 'json' || (TRANSPORT_INFO[t].encodings ?? []).includes(encoding);
+  return ENCODING_INFO[encoding].carriages.includes(TRANSPORT_INFO[t].carriage);
 }
 
-/** The transports that carry `encoding` (TransportInfo.encodings). */
+/** The transports that carry `encoding`. */
 export function transportsCarrying(encoding: Encoding): readonly Transport[] {
   return TRANSPORTS.filter((t) => carries(t, encoding));
 }
@@ -302,23 +305,23 @@ export const MESSAGE_TAIL = ']}';
 /** Limits of the stream query parameters (named as in the query); the server and the page validate against these. */
 export const STREAM_LIMITS = { batch: LIMITS.batch, interval: LIMITS.intervalMs } as const;
 
-/**
- * Rows per batch with `encoding=arrow`. Every record batch message carries about 720 bytes of
- * metadata (its flatbuffer header: a node and buffers for each of the 12 columns, measured on
- * the row pool) against about 51 bytes per row, so below 15 rows a message is more metadata than
- * rows, and at batch 1 the server's encoded batches of one size take 300,000 messages: 230 MB
- * and half a minute to build (issue 31). At 16 the rows outweigh the metadata. The lab's own
- * Arrow sizes (scenarios.json: 400, 4,000, 10,000) are far above it; the advisor leaves Arrow
- * out where its batch would be smaller (puppeteer/advise/candidates.ts).
- */
-export const ARROW_BATCH: Range = { min: 16, max: LIMITS.batch.max, integer: true };
+export { ARROW_BATCH };
 
-/** The refusal of a `batch` too small for `encoding=arrow` (ARROW_BATCH); null when it fits or the encoding is not Arrow. */
-export function arrowBatchMismatch(p: Pick<StreamParams, 'batch' | 'encoding'>): ParamError | null {
-  if (p.encoding !== 'arrow' || inRange(p.batch, ARROW_BATCH)) return null;
-  const allowed = `${rangeText(ARROW_BATCH)} with encoding=arrow (smaller batches are mostly Arrow metadata); any batch from ${LIMITS.batch.min} with json or msgpack`;
+/**
+ * The refusal of a `batch` too small for its encoding (EncodingInfo.minBatch: Arrow's
+ * ARROW_BATCH); null when it fits or the encoding has no minimum of its own.
+ */
+export function encodingBatchMismatch(p: Pick<StreamParams, 'batch' | 'encoding'>): ParamError | null {
+  const encoding = p.encoding ?? DEFAULT_ENCODING;
+  const min = ENCODING_INFO[encoding].minBatch;
+  if (!min || inRange(p.batch, min.range)) return null;
+  const others = ENCODINGS.filter((e) => !ENCODING_INFO[e].minBatch).join(' or ');
+  const allowed = `${rangeText(min.range)} with encoding=${encoding} (${min.why}); any batch from ${LIMITS.batch.min} with ${others}`;
   return paramError('batch', String(p.batch), allowed, (v) => `batch must be ${allowed}; got '${v}'`);
 }
+
+/** encodingBatchMismatch, by the name its first callers (Arrow's minimum) gave it. */
+export const arrowBatchMismatch = encodingBatchMismatch;
 
 export interface StreamParams {
   /** Rows per batch. */
@@ -330,7 +333,7 @@ export interface StreamParams {
    * most 64): the lab page tags its connections with its run, to count what was shed for it alone.
    */
   client?: string;
-  /** `msgpack` or `arrow` for binary batches (where TransportInfo.encodings has it); absent for JSON. */
+  /** A named encoding (`msgpack`, `arrow`: protocol/encodings.ts) where the transport carries it; absent for JSON. */
   encoding?: BinaryEncoding;
   /**
    * `deflate` or `gzip`: compress the stream (the route refuses the kind its transport does not
@@ -430,7 +433,7 @@ export function parseStreamParams(
       const allowed = ENCODINGS.join(' or ');
       return { ok: false, error: paramError('encoding', text, allowed, (v) => `encoding must be ${allowed}; got '${v}'`) };
     }
-    if (text !== 'json') out.encoding = text as BinaryEncoding;
+    if (text !== DEFAULT_ENCODING) out.encoding = text as BinaryEncoding;
   }
   if (query.compression !== undefined) {
     const text = String(query.compression);

@@ -15,6 +15,7 @@ import type { Encoding } from '../protocol/wire.js';
 import type { ParseCeiling } from '../protocol/page-api.js';
 import type { Round } from '../protocol/report.js';
 import { formatCompactCell } from './format.js';
+import { ENCODING_INFO } from '../protocol/encodings.js';
 
 /** A ceiling this many times another of the same batch size and encoding, rounds apart, is a changed machine. */
 export const SPEED_CHANGE_RATIO = 1.25;
@@ -84,14 +85,12 @@ export function speedChanges(rounds: readonly Round[]): SpeedChange[] {
   return out;
 }
 
-const DECODER: Record<Encoding, string> = { json: 'JSON.parse', msgpack: 'MessagePack', arrow: 'Arrow' };
-
 /** One sentence per change (`unsteady machine: …`), for the terminal's notes and the viewer's header. */
 export function speedChangeText(c: SpeedChange): string {
   const where = c.source === null ? '' : ` (${c.source === 'Firefox' ? 'in Firefox' : `browser ${c.source}`})`;
   const eps = (x: number) => `${formatCompactCell(x)} events/s`;
   return (
-    `unsteady machine${where}: the in-page ${DECODER[c.encoding]} ceiling at batch ${c.batch} (no network, the same work every round) ` +
+    `unsteady machine${where}: the in-page ${ENCODING_INFO[c.encoding].decoder} ceiling at batch ${c.batch} (no network, the same work every round) ` +
     `was ${eps(c.fast.eventsPerSec)} in round ${c.fast.round + 1} and ${eps(c.slow.eventsPerSec)} in round ${c.slow.round + 1} (${Math.round((1 - 1 / c.ratio) * 100)}% lower): it did not keep one speed; ` +
     `verdicts paired by round still hold, but medians over rounds mix a faster machine with a slower one: rerun on a quiet machine before quoting them`
   );

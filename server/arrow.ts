@@ -38,6 +38,7 @@ import {
 import { ARROW_COLUMN_TYPES, ARROW_HEAD_BYTES, arrowBatchStart, arrowValue, writeArrowHead, type ArrowColumnType } from '../protocol/arrow.js';
 import { ROW_COLUMNS, type Row } from '../protocol/wire.js';
 import { ARROW_CACHE } from './defaults.js';
+import { StreamBusy } from './codecs/codec.js';
 import type { RowPool } from './rows.js';
 
 function arrowType(t: ArrowColumnType): DataType {
@@ -313,7 +314,7 @@ export interface ArrowCacheLimits {
 }
 
 /** A new Arrow size that does not fit: every size held is in use. The routes answer it with a 503. */
-export class ArrowCacheFull extends Error {
+export class ArrowCacheFull extends StreamBusy {
   constructor(
     readonly batch: number,
     readonly held: readonly number[],
@@ -321,6 +322,7 @@ export class ArrowCacheFull extends Error {
   ) {
     super(
       `batch ${batch} with encoding=arrow: the server holds the Arrow batches of at most ${limits.maxSizes} sizes (${Math.round(limits.maxBytes / 2 ** 20)} MiB), and every size held is in use (${held.join(', ')}); use one of those, or retry when a stream of another size has ended`,
+      `one of the Arrow sizes in use (${held.join(', ')}) until a stream of another size ends`,
     );
   }
 }

@@ -17,7 +17,8 @@ import { batchesDue, batchesThisTick, nextDueMs, shouldShed } from './pacer.js';
 import { createClock, type ClockKind, type WakeClock } from './clock.js';
 import { deadPeers } from './liveness.js';
 import { RowPool } from './rows.js';
-import { arrowCache, type ArrowCache } from './arrow.js';
+import { SERVER_CODECS } from './codecs/index.js';
+import { encodingOf } from '../protocol/encodings.js';
 import { SERVER_DEFAULTS } from './defaults.js';
 import type { MessageCompressor } from './compress.js';
 
@@ -95,24 +96,22 @@ export class Hub {
   private readonly queuedOn = new Map<number, number>();
   private readonly connectionLimit: number;
   private readonly processLimit: number;
-  /** The Arrow batches of this hub's pool (arrow.ts): a size is built before a stream of it opens (`prepare`). */
-  private readonly arrow: ArrowCache;
 
   constructor(readonly options: HubOptions) {
     this.clock = createClock(options.clock ?? 'timer', this.tick);
     this.connectionLimit = options.connectionBufferLimitBytes ?? SERVER_DEFAULTS.connectionBufferLimitBytes;
     this.processLimit = options.processBufferLimitBytes ?? SERVER_DEFAULTS.processBufferLimitBytes;
-    this.arrow = arrowCache(this.pool);
-    this.arrow.inUse = () => new Set([...this.streams].filter((s) => s.params.encoding === 'arrow').map((s) => s.params.batch));
   }
 
   /**
-   * What a stream needs before it opens: for `encoding=arrow`, its size's batches, built (in
-   * slices, sharing a build under way) when not held. Rejects with ArrowCacheFull when the size
-   * does not fit the cache beside the sizes in use; the route answers 503.
+   * What a stream needs before it opens: whatever its encoding's codec prepares (for
+   * `encoding=arrow`, its size's batches, built in slices, sharing a build under way, when not
+   * held). Rejects with StreamBusy when the codec cannot serve it now; the route answers 503.
    */
   async prepare(params: StreamParams): Promise<void> {
-    if (params.encoding === 'arrow') await this.arrow.load(params.batch);
+    const encoding = encodingOf(params);
+    const sizesInUse = () => new Set([...this.streams].filter((s) => encodingOf(s.params) === encoding).map((s) => s.params.batch));
+    await SERVER_CODECS[encoding].prepare?.(this.pool, params.batch, sizesInUse);
   }
 
   /** Starts pacing a stream; `firstSeq` lets an SSE reconnect continue its sequence. */

@@ -1,6 +1,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { arrowBatchMismatch, carries, compressionMismatch, ENCODINGS, paramError, parseStreamParams, transportsCarrying, type BinaryEncoding, type ParamError, type StreamParams, type Transport } from '../protocol/wire.js';
-import { ArrowCacheFull } from './arrow.js';
+import { carries, compressionMismatch, encodingBatchMismatch, ENCODINGS, paramError, parseStreamParams, transportsCarrying, type BinaryEncoding, type ParamError, type StreamParams, type Transport } from '../protocol/wire.js';
+import { StreamBusy } from './codecs/index.js';
+import { DEFAULT_ENCODING } from '../protocol/encodings.js';
 import type { Hub } from './hub.js';
 
 declare module 'fastify' {
@@ -24,7 +25,7 @@ export async function validateStreamQuery(request: FastifyRequest, reply: Fastif
 
 /** The refusal of an encoding a route does not carry (`msgpack` on `/sse`), naming where it works. */
 export function encodingNotCarried(transport: Transport, value: BinaryEncoding): ParamError {
-  const others = ENCODINGS.filter((e) => e !== 'json').map((e) => `${e} on ${transportsCarrying(e).join(', ')}`);
+  const others = ENCODINGS.filter((e) => e !== DEFAULT_ENCODING).map((e) => `${e} on ${transportsCarrying(e).join(', ')}`);
   const own = ENCODINGS.filter((e) => carries(transport, e));
   const allowed = `${own.join(' or ')} here; ${others.join('; ')}`;
   return paramError('encoding', value, allowed, () => `encoding must be ${allowed}`);
@@ -62,25 +63,25 @@ export interface StreamRefusal {
 }
 
 /**
- * What a stream waits for before it opens: for `encoding=arrow`, a batch of at least
- * ARROW_BATCH rows (else a 400 naming `batch`) and its size's batches built (hub.prepare: other
- * streams keep flowing meanwhile). A size that does not fit the Arrow cache beside the sizes in
- * use gets a 503. Null when the stream may open.
+ * What a stream waits for before it opens: a batch of at least its encoding's minimum
+ * (EncodingInfo.minBatch: ARROW_BATCH for `encoding=arrow`; else a 400 naming `batch`) and what
+ * its codec prepares (hub.prepare: Arrow builds its size's batches while other streams keep
+ * flowing). A codec that cannot serve it now (StreamBusy: a size that does not fit the Arrow
+ * cache beside the sizes in use) gets a 503. Null when the stream may open.
  */
 export async function prepareStream(hub: Hub, params: StreamParams): Promise<StreamRefusal | null> {
-  const small = arrowBatchMismatch(params);
+  const small = encodingBatchMismatch(params);
   if (small) return { status: 400, body: { error: 'bad-parameter', ...small } };
   try {
     await hub.prepare(params);
     return null;
   } catch (err) {
-    if (!(err instanceof ArrowCacheFull)) throw err;
-    const allowed = `one of the Arrow sizes in use (${err.held.join(', ')}) until a stream of another size ends`;
-    return { status: 503, body: { error: 'busy', ...paramError('batch', String(params.batch), allowed, () => err.message) } };
+    if (!(err instanceof StreamBusy)) throw err;
+    return { status: 503, body: { error: 'busy', ...paramError('batch', String(params.batch), err.allowed, () => err.message) } };
   }
 }
 
-/** preValidation: `validate`, then prepareStream (the Arrow batch's minimum, and its batches built). */
+/** preValidation: `validate`, then prepareStream (the encoding's minimum batch, and what its codec prepares). */
 export function withStreamReady(hub: Hub, validate: PreValidation): PreValidation {
   return async (request, reply) => {
     await validate(request, reply);

@@ -73,3 +73,13 @@ export function sendBinaryFrame(socket: Duplex, head: Buffer, rows: Buffer, comp
 export function sendTextFrame(socket: Duplex, head: string, rows: Buffer, tail: Buffer, compressor?: MessageCompressor | null): number {
   return writeMessage(socket, head, rows, tail, compressor ? COMPRESSED_TEXT_FRAME : TEXT_FRAME, compressor);
 }
+
+/**
+ * Sends `head + body + tail` as one frame, text or binary as its encoding's messages are
+ * (EncodingInfo.text), compressed with permessage-deflate (RSV1 set) when the socket negotiated
+ * it. Returns the bytes written, frame header included.
+ */
+export function sendFrame(socket: Duplex, text: boolean, head: string | Buffer, body: Buffer, tail: Buffer, compressor?: MessageCompressor | null): number {
+  const framing = text ? (compressor ? COMPRESSED_TEXT_FRAME : TEXT_FRAME) : compressor ? COMPRESSED_BINARY_FRAME : BINARY_FRAME;
+  return writeMessage(socket, head, body, tail, framing, compressor);
+}

@@ -10,6 +10,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ROOT } from '../cli/root.js';
+import { ENCODING_NAMES } from '../protocol/encodings.js';
 
 function tsFiles(dir: string): string[] {
   return readdirSync(path.join(ROOT, dir), { withFileTypes: true }).flatMap((e) => {
@@ -90,6 +91,26 @@ describe('layers', () => {
     expect(circles).toEqual([]);
     // The exception is still a circle, seen through its import(): else it is stale, delete it.
     expect(circlesOf(graph).filter(allowed)).toEqual(ALLOWED_CIRCLES);
+  });
+
+  it('no transport names an encoding: they carry what the codecs (server/codecs/, web/src/codecs/) encode and decode', () => {
+    const transports = [...tsFiles('server/transports'), ...tsFiles('web/src/transports')];
+    expect(transports.length).toBeGreaterThan(10);
+    const offending = transports.flatMap((f) => {
+      // Comments may say what a transport carries; code may not choose by it.
+      const code = readFileSync(path.join(ROOT, f), 'utf8')
+        .replace(/\/\*[\s\S]*?\*\//g, '')
+        .replace(/(^|[^:])\/\/.*$/gm, '$1');
+      return ENCODING_NAMES.flatMap((name) => {
+        const literal = new RegExp(`(['"\`])${name}\\1`).test(code) ? [`${f} has the literal '${name}'`] : [];
+        // An encoding's own module (server/msgpack.ts, web/src/arrow-batch.ts, a codec file) or library (@msgpack/msgpack, apache-arrow).
+        const imports = importsOf(f)
+          .filter((spec) => spec.toLowerCase().split('/').some((part) => part.includes(name)))
+          .map((spec) => `${f} imports ${spec}`);
+        return [...literal, ...imports];
+      });
+    });
+    expect(offending).toEqual([]);
   });
 });
 

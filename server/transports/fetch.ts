@@ -1,29 +1,23 @@
 /**
- * `GET /ndjson`: the `fetch` transport. One response per connection that never ends, one JSON
- * document per line per batch (NDJSON), read by the page with `fetch()` and
- * `response.body.getReader()`. No event framing and no ids: the cheapest thing a browser can
- * stream over HTTP, and what EventSource adds is measured against it.
+ * `GET /ndjson`: the `fetch` transport. One response per connection that never ends, read by the
+ * page with `fetch()` and `response.body.getReader()`: one JSON document per line per batch
+ * (NDJSON), or another encoding's messages back to back (each says where it ends). No event
+ * framing and no ids: the cheapest thing a browser can stream over HTTP, and what EventSource
+ * adds is measured against it.
  */
 import type { FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
 import type { ServerResponse } from 'node:http';
 import http2, { type Http2ServerResponse } from 'node:http2';
 import type { Writable } from 'node:stream';
-import { MESSAGE_TAIL, messageHead, type BinaryEncoding, type Encoding } from '../../protocol/wire.js';
 import type { Hub, Sink } from '../hub.js';
 import { watchHttp2Session, type Heartbeat } from '../liveness.js';
 import { validateStreamQuery, withCompressionOf, withStreamReady } from '../params.js';
 import { GZIP_HEADER, MessageCompressor } from '../compress.js';
 import type { RowPool } from '../rows.js';
 import { socketId } from '../sockets.js';
-import { msgpackHead, msgpackRows } from '../msgpack.js';
-import { ArrowStream } from '../arrow.js';
 import { writeMessage } from '../write-message.js';
-
-const TAIL = Buffer.from(`${MESSAGE_TAIL}\n`, 'latin1');
-const NO_TAIL = Buffer.alloc(0);
-/** Arrow's is pushlab's own framing of IPC messages (protocol/arrow.ts), not a bare IPC stream. */
-const CONTENT_TYPES: Record<Encoding, string> = { json: 'application/x-ndjson', msgpack: 'application/vnd.msgpack', arrow: 'application/vnd.pushlab.arrow-frames' };
+import { streamEncoder, type SendMessage, type StreamEncoder } from '../codecs/index.js';
 
 /** Where a response's bytes go: the HTTP/2 stream, or the HTTP/1.1 response. */
 export interface ResponseOut {
@@ -65,9 +59,12 @@ class NdjsonSink implements Sink {
   readonly close: () => void;
   readonly isGone: () => boolean;
 
+  private readonly send: SendMessage;
+
   constructor(
     private readonly o: ResponseOut,
-    private readonly encoding: BinaryEncoding | undefined,
+    /** The stream's encoder (codecs/), for a byte stream: its messages say where they end. */
+    private readonly encoder: StreamEncoder,
     /** Set for `compression=gzip`: every batch is written compressed (compress.ts). */
     readonly compressor: MessageCompressor | null,
   ) {
@@ -75,9 +72,8 @@ class NdjsonSink implements Sink {
     this.socket = o.socket;
     this.close = o.close;
     this.isGone = o.isGone;
+    this.send = (head, body, tail) => writeMessage(o.out, head, body, tail, undefined, compressor);
   }
-
-  private readonly arrow = new ArrowStream();
 
   bufferedBytes(): number {
     return this.o.out.writableLength;
@@ -86,11 +82,7 @@ class NdjsonSink implements Sink {
   write(seq: number, sentAt: string, pool: RowPool, batch: number): number {
     // A destroyed stream keeps its writableLength: without this it would be shed for good.
     if (this.o.out.destroyed) throw new Error('NDJSON response destroyed');
-    // MessagePack is self-delimiting: the batches follow one another with nothing between.
-    if (this.encoding === 'msgpack') return writeMessage(this.o.out, msgpackHead(seq, Number(sentAt), batch), msgpackRows(pool, seq, batch), NO_TAIL, undefined, this.compressor);
-    // Arrow: each head says how many IPC bytes follow it, so the page cuts the stream into messages.
-    if (this.encoding === 'arrow') return this.arrow.write(seq, sentAt, pool, batch, (head, body) => writeMessage(this.o.out, head, body, NO_TAIL, undefined, this.compressor));
-    return writeMessage(this.o.out, messageHead(seq, sentAt), pool.rows(seq, batch), TAIL, undefined, this.compressor);
+    return this.encoder.write(seq, sentAt, pool, batch, this.send);
   }
 }
 
@@ -101,16 +93,16 @@ export default fp<{ hub: Hub; heartbeat: Heartbeat }>(
       const res = reply.raw as ServerResponse | Http2ServerResponse;
       const o = responseOut(res);
       // no-transform: a proxy that buffers to compress would hold the stream back.
-      const encoding = request.stream.encoding;
+      const encoder = streamEncoder(request.stream, 'stream');
       const gzip = request.stream.compression === 'gzip';
       res.writeHead(200, {
-        'content-type': CONTENT_TYPES[encoding ?? 'json'],
+        'content-type': encoder.info.contentType,
         'cache-control': 'no-store, no-transform',
         ...(gzip ? { 'content-encoding': 'gzip' } : {}),
       });
       if (gzip) o.out.write(GZIP_HEADER);
       if (o.isGone()) return;
-      const stream = hub.open(new NdjsonSink(o, encoding, gzip ? new MessageCompressor('gzip') : null), request.stream);
+      const stream = hub.open(new NdjsonSink(o, encoder, gzip ? new MessageCompressor('gzip') : null), request.stream);
       o.out.once('close', stream.close);
       o.out.once('error', stream.close);
       if (o.h2session) watchHttp2Session(o.h2session, heartbeat);

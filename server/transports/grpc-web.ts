@@ -19,11 +19,11 @@ import type { IncomingMessage } from 'node:http';
 import type { Http2ServerRequest } from 'node:http2';
 import { EncodedBatchSchema, PushService, RowSchema, type StreamRequest, type StreamRequestSchema } from '../../protocol/gen/pushlab/v1/push_pb.js';
 import { carries, parseStreamParams, type BinaryEncoding, type Row } from '../../protocol/wire.js';
-import { ArrowStream } from '../arrow.js';
 import { encodingNotCarried, prepareStream } from '../params.js';
 import type { Hub, Sink } from '../hub.js';
 import type { RowPool } from '../rows.js';
 import { socketId } from '../sockets.js';
+import { streamEncoder, type StreamEncoder } from '../codecs/index.js';
 
 /** PushService with its one method's output read as EncodedBatch: the same path and the same bytes. */
 const ENCODED_SERVICE = {
@@ -61,8 +61,12 @@ class GrpcSink implements Sink {
     readonly http: string,
     readonly socket: number,
     private readonly signal: AbortSignal,
-    /** `arrow`: each message's `arrow` field carries the stream's next IPC message(s) instead of rows. */
-    private readonly arrow: ArrowStream | null,
+    /**
+     * A named encoding's encoder (codecs/, its `envelope` form: the batch without its head): each
+     * message's bytes field (`arrow`, named for the first encoding it carried) holds the batch
+     * instead of rows. Null for the default, which travels as the envelope's own protobuf rows.
+     */
+    private readonly encoder: StreamEncoder | null,
   ) {
     signal.addEventListener('abort', () => this.close(), { once: true });
   }
@@ -72,7 +76,7 @@ class GrpcSink implements Sink {
   }
 
   write(seq: number, sentAt: string, pool: RowPool, batch: number): number {
-    if (this.arrow) return this.arrow.write(seq, sentAt, pool, batch, (_head, body) => this.enqueue({ seq, sentAt: Number(sentAt), arrow: body }, body.length + MESSAGE_OVERHEAD));
+    if (this.encoder) return this.encoder.write(seq, sentAt, pool, batch, (_head, body) => this.enqueue({ seq, sentAt: Number(sentAt), arrow: body }, body.length + MESSAGE_OVERHEAD));
     let cache = encodedRows.get(pool);
     if (!cache) encodedRows.set(pool, (cache = []));
     const first = pool.firstRow(seq, batch);
@@ -146,11 +150,11 @@ export default fp<{ hub: Hub }>(
       router.service(ENCODED_SERVICE, {
         async *stream(req: StreamRequest, ctx: HandlerContext) {
           const params = streamParams(req);
-          // The Arrow batch's minimum, and its size's batches built before the stream opens.
+          // The encoding's minimum batch, and what its codec prepares (an Arrow size's batches), before the stream opens.
           const refusal = await prepareStream(hub, params);
           if (refusal) throw new ConnectError(refusal.body.message, refusal.status === 503 ? Code.Unavailable : Code.InvalidArgument);
           const { http, socket } = ctx.values.get(CONNECTION);
-          const sink = new GrpcSink(http, socket, ctx.signal, params.encoding === 'arrow' ? new ArrowStream() : null);
+          const sink = new GrpcSink(http, socket, ctx.signal, params.encoding ? streamEncoder(params, 'envelope') : null);
           const handle = hub.open(sink, params);
           try {
             for (let m = await sink.next(); m; m = await sink.next()) yield m;

@@ -22,13 +22,12 @@ import fp from 'fastify-plugin';
 import type { ServerResponse } from 'node:http';
 import { randomBytes } from 'node:crypto';
 import type { Http2ServerResponse } from 'node:http2';
-import { compressionMismatch, echoValue, MESSAGE_TAIL, messageHead, paramError, parseStreamParams, POLL_ID_HEADER, type ParamError } from '../../protocol/wire.js';
+import { compressionMismatch, echoValue, paramError, parseStreamParams, POLL_ID_HEADER, type ParamError, type StreamParams } from '../../protocol/wire.js';
 import type { Hub, Sink } from '../hub.js';
 import type { RowPool } from '../rows.js';
 import { encodingNotCarried } from '../params.js';
 import { socketId } from '../sockets.js';
-
-const TAIL = Buffer.from(`${MESSAGE_TAIL}\n`, 'latin1');
+import { streamEncoder, type SendMessage, type StreamEncoder } from '../codecs/index.js';
 
 /** A poll stream nobody asked for in this long is gone: its page closed or stopped polling. */
 export const POLL_IDLE_MS = 10_000;
@@ -42,20 +41,31 @@ class PollSink implements Sink {
   private lastPollMs = performance.now();
   private closed = false;
 
-  constructor(private readonly forget: () => void) {}
+  /** The stream's encoder (codecs/), as lines: only the default encoding fits (TRANSPORT_INFO.poll.carriage). */
+  private readonly encoder: StreamEncoder;
+
+  constructor(
+    private readonly forget: () => void,
+    params: StreamParams,
+  ) {
+    this.encoder = streamEncoder(params, 'lines');
+  }
+
+  /** The pool's bytes never change, so a batch waits as three references, not a copy. */
+  private readonly keep: SendMessage = (head, body, tail) => {
+    const h = typeof head === 'string' ? Buffer.from(head, 'latin1') : head;
+    this.parts.push(h, body, tail);
+    const n = h.length + body.length + tail.length;
+    this.bytes += n;
+    return n;
+  };
 
   bufferedBytes(): number {
     return this.bytes;
   }
 
   write(seq: number, sentAt: string, pool: RowPool, batch: number): number {
-    // The pool's bytes never change, so a batch waits as three references, not a copy.
-    const head = Buffer.from(messageHead(seq, sentAt), 'latin1');
-    const rows = pool.rows(seq, batch);
-    this.parts.push(head, rows, TAIL);
-    const n = head.length + rows.length + TAIL.length;
-    this.bytes += n;
-    return n;
+    return this.encoder.write(seq, sentAt, pool, batch, this.keep);
   }
 
   /** Everything waiting, as one body; the request's connection becomes the stream's. */
@@ -124,7 +134,7 @@ export default fp<{ hub: Hub }>(
         if (mismatch) return badParameter(reply, mismatch);
         const id = randomBytes(POLL_ID_BYTES).toString('base64url');
         const conn = connectionOf(reply.raw);
-        const sink = new PollSink(() => polls.delete(id));
+        const sink = new PollSink(() => polls.delete(id), parsed.value);
         polls.set(id, { sink, owner: conn });
         hub.open(sink, parsed.value);
         sink.take(conn.http, conn.socket);

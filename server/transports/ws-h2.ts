@@ -6,19 +6,16 @@
  * `ws` (ws-frame.ts), and of what the client sends only Close and Ping are acted on.
  */
 import type { IncomingHttpHeaders, ServerHttp2Stream } from 'node:http2';
-import { compressionMismatch, MESSAGE_TAIL, messageHead, parseStreamParams, type BinaryEncoding, type StreamParams } from '../../protocol/wire.js';
+import { compressionMismatch, parseStreamParams, type StreamParams } from '../../protocol/wire.js';
 import { prepareStream } from '../params.js';
 import type { Sink } from '../hub.js';
 import { watchHttp2Session } from '../liveness.js';
 import type { RowPool } from '../rows.js';
 import { socketId } from '../sockets.js';
-import { sendBinaryFrame, sendTextFrame } from '../ws-frame.js';
-import { msgpackHead, msgpackRows } from '../msgpack.js';
-import { ArrowStream } from '../arrow.js';
+import { sendFrame } from '../ws-frame.js';
 import { MessageCompressor } from '../compress.js';
 import type { ConnectTransport, TransportDeps } from './deps.js';
-
-const TAIL = Buffer.from(MESSAGE_TAIL, 'latin1');
+import { streamEncoder, type SendMessage, type StreamEncoder } from '../codecs/index.js';
 /** What the server answers a permessage-deflate offer with: every message compressed on its own (compress.ts). */
 export const PERMESSAGE_DEFLATE_RESPONSE = 'permessage-deflate; server_no_context_takeover';
 const OP_CLOSE = 0x8;
@@ -32,15 +29,20 @@ class WsH2Sink implements Sink {
   readonly http = 'h2';
   readonly socket: number;
 
+  /** The stream's encoder (codecs/): a text frame or a binary one per batch, as its encoding's messages are. */
+  private readonly encoder: StreamEncoder;
+  private readonly send: SendMessage;
+
   constructor(
     private readonly stream: ServerHttp2Stream,
-    private readonly encoding: BinaryEncoding | undefined,
+    params: StreamParams,
     readonly compressor: MessageCompressor | null,
   ) {
     this.socket = socketId(stream.session?.socket);
+    const encoder = streamEncoder(params, 'frames');
+    this.encoder = encoder;
+    this.send = (head, body, tail) => sendFrame(stream, encoder.info.text, head, body, tail, compressor);
   }
-
-  private readonly arrow = new ArrowStream();
 
   bufferedBytes(): number {
     return this.stream.writableLength;
@@ -57,9 +59,7 @@ class WsH2Sink implements Sink {
 
   write(seq: number, sentAt: string, pool: RowPool, batch: number): number {
     if (this.isGone()) throw new Error('WebSocket-over-HTTP/2 stream closed');
-    if (this.encoding === 'msgpack') return sendBinaryFrame(this.stream, msgpackHead(seq, Number(sentAt), batch), msgpackRows(pool, seq, batch), this.compressor);
-    if (this.encoding === 'arrow') return this.arrow.write(seq, sentAt, pool, batch, (head, body) => sendBinaryFrame(this.stream, head, body, this.compressor));
-    return sendTextFrame(this.stream, messageHead(seq, sentAt), pool.rows(seq, batch), TAIL, this.compressor);
+    return this.encoder.write(seq, sentAt, pool, batch, this.send);
   }
 }
 
@@ -132,7 +132,7 @@ function handleWsConnect(stream: ServerHttp2Stream, headers: IncomingHttpHeaders
     .split(',')
     .some((e) => e.split(';')[0].trim() === 'permessage-deflate');
   const deflate = parsed.value.compression === 'deflate' && offered;
-  // An Arrow size is built before the stream opens (other streams keep flowing meanwhile).
+  // What the encoding prepares (an Arrow size's batches) is ready before the stream opens; other streams keep flowing meanwhile.
   void prepareStream(hub, parsed.value).then(
     (refusal) => {
       if (stream.destroyed || stream.closed) return;
@@ -140,7 +140,7 @@ function handleWsConnect(stream: ServerHttp2Stream, headers: IncomingHttpHeaders
       openWsStream(stream, parsed.value, deflate, { hub, heartbeat });
     },
     (err: unknown) => {
-      if (!stream.destroyed && !stream.closed) refuse(500, { error: 'internal', message: `the Arrow batches could not be built: ${err instanceof Error ? err.message : String(err)}` });
+      if (!stream.destroyed && !stream.closed) refuse(500, { error: 'internal', message: `the stream's encoded batches could not be built: ${err instanceof Error ? err.message : String(err)}` });
     },
   );
 }
@@ -148,7 +148,7 @@ function handleWsConnect(stream: ServerHttp2Stream, headers: IncomingHttpHeaders
 /** Answers an accepted CONNECT with 200 and streams on it until either side closes. */
 function openWsStream(stream: ServerHttp2Stream, params: StreamParams, deflate: boolean, { hub, heartbeat }: Pick<TransportDeps, 'hub' | 'heartbeat'>): void {
   stream.respond({ ':status': 200, ...(deflate ? { 'sec-websocket-extensions': PERMESSAGE_DEFLATE_RESPONSE } : {}) });
-  const handle = hub.open(new WsH2Sink(stream, params.encoding, deflate ? new MessageCompressor('deflate') : null), params);
+  const handle = hub.open(new WsH2Sink(stream, params, deflate ? new MessageCompressor('deflate') : null), params);
   const end = (code: number) => {
     handle.close();
     if (!stream.destroyed && stream.writable) {

@@ -1,4 +1,4 @@
-/** `GET /ws`: one WebSocket (HTTP/1.1 upgrade over TLS) per connection, one text frame per batch. */
+/** `GET /ws`: one WebSocket (HTTP/1.1 upgrade over TLS) per connection, one frame per batch (text or binary as its encoding is). */
 import websocket from '@fastify/websocket';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
@@ -6,18 +6,15 @@ import { createRequire } from 'node:module';
 import type { Duplex } from 'node:stream';
 import type { WebSocket } from 'ws';
 import { PushlabError } from '../../protocol/errors.js';
-import { MESSAGE_TAIL, messageHead, type BinaryEncoding } from '../../protocol/wire.js';
+import type { StreamParams } from '../../protocol/wire.js';
 import type { Hub, Sink } from '../hub.js';
 import type { RowPool } from '../rows.js';
 import { watchWebSocket, type Heartbeat } from '../liveness.js';
 import { validateStreamQuery, withCompressionOf, withStreamReady } from '../params.js';
 import { socketId } from '../sockets.js';
-import { sendBinaryFrame, sendTextFrame } from '../ws-frame.js';
-import { msgpackHead, msgpackRows } from '../msgpack.js';
-import { ArrowStream } from '../arrow.js';
+import { sendFrame } from '../ws-frame.js';
 import { MessageCompressor } from '../compress.js';
-
-const TAIL = Buffer.from(MESSAGE_TAIL, 'latin1');
+import { streamEncoder, type SendMessage, type StreamEncoder } from '../codecs/index.js';
 
 /**
  * Frames go straight to ws's private `_socket` (measured cheaper than ws.send, see
@@ -49,18 +46,23 @@ class WsSink implements Sink {
   /** Set when permessage-deflate was negotiated (only for `compression=deflate`, see the route). */
   readonly compressor: MessageCompressor | null;
 
+  /** The stream's encoder (codecs/): a text frame or a binary one per batch, as its encoding's messages are. */
+  private readonly encoder: StreamEncoder;
+  private readonly send: SendMessage;
+
   constructor(
     private readonly ws: WebSocket,
-    private readonly encoding: BinaryEncoding | undefined,
+    params: StreamParams,
   ) {
     const raw = (ws as unknown as { _socket?: Duplex })._socket;
     if (!raw) throw missingSocket();
     this.raw = raw;
     this.socket = socketId(raw);
     this.compressor = ws.extensions.split(',').includes('permessage-deflate') ? new MessageCompressor('deflate') : null;
+    const encoder = streamEncoder(params, 'frames');
+    this.encoder = encoder;
+    this.send = (head, body, tail) => sendFrame(raw, encoder.info.text, head, body, tail, this.compressor);
   }
-
-  private readonly arrow = new ArrowStream();
 
   bufferedBytes(): number {
     return this.ws.bufferedAmount;
@@ -78,9 +80,7 @@ class WsSink implements Sink {
     // Never interleave with a closing handshake: ws owns the socket once it is not OPEN.
     if (this.ws.readyState !== this.ws.OPEN) return 0;
     if (this.raw.destroyed) throw new Error('WebSocket socket destroyed');
-    if (this.encoding === 'msgpack') return sendBinaryFrame(this.raw, msgpackHead(seq, Number(sentAt), batch), msgpackRows(pool, seq, batch), this.compressor);
-    if (this.encoding === 'arrow') return this.arrow.write(seq, sentAt, pool, batch, (head, body) => sendBinaryFrame(this.raw, head, body, this.compressor));
-    return sendTextFrame(this.raw, messageHead(seq, sentAt), pool.rows(seq, batch), TAIL, this.compressor);
+    return this.encoder.write(seq, sentAt, pool, batch, this.send);
   }
 }
 
@@ -118,7 +118,7 @@ export default fp<{ hub: Hub; heartbeat: Heartbeat }>(
         });
       },
       wsHandler: (socket, request) => {
-        const stream = hub.open(new WsSink(socket, request.stream.encoding), request.stream);
+        const stream = hub.open(new WsSink(socket, request.stream), request.stream);
         socket.on('close', stream.close);
         watchWebSocket(socket, heartbeat);
         socket.on('error', stream.close);

@@ -6,9 +6,10 @@
  */
 import { Histogram } from '../../protocol/histogram.js';
 import type { PageConfig, PageSnapshot, PushlabApi } from '../../protocol/page-api.js';
-import { DEFAULT_POLL_MS, type BatchMessage } from '../../protocol/wire.js';
-import type { ArrowBatch } from '../src/arrow-batch.js';
+import { DEFAULT_POLL_MS } from '../../protocol/wire.js';
+import { DEFAULT_ENCODING } from '../../protocol/encodings.js';
 import { openConnection, type Connection } from '../src/transports/index.js';
+import { loadCodec, type AnyPageCodec } from '../src/codecs/index.js';
 
 let sockets: Connection[] = [];
 let events = 0;
@@ -18,15 +19,10 @@ let config: PageConfig | null = null;
 /** `sentAt` of the newest batch: one store per message, so the driver can see a backlog. */
 let newestSentAt = Number.NaN;
 
-function count(data: string): void {
-  countBatch(JSON.parse(data) as BatchMessage);
-  bytes += data.length;
-}
-
-/** A batch a binary transport decoded (its bytes are counted as they arrive). */
-function countBatch(m: BatchMessage): void {
-  events += m.rows.length;
-  newestSentAt = m.sentAt;
+/** A decoded batch, counted (its bytes are counted as its encoding and transport count them). */
+function countBatch(codec: AnyPageCodec, b: unknown): void {
+  events += codec.count(b);
+  newestSentAt = codec.sentAt(b);
   batches++;
 }
 
@@ -47,22 +43,16 @@ const api: PushlabApi = {
     config = c;
     events = batches = bytes = 0;
     newestSentAt = Number.NaN;
-    // The same transport code as the lab page: what differs between the pages is only what
-    // they do with a message.
-    const handlers = {
-      onMessage: count,
-      onBatch: countBatch,
-      onArrow: (b: ArrowBatch) => {
-        events += b.numRows;
-        newestSentAt = b.sentAt;
-        batches++;
-      },
-      onUndecodable: () => undefined,
-      onBytes: (n: number) => (bytes += n),
-      onReconnect: () => undefined,
-    };
+    // The same transport and decoding code as the lab page: what differs between the pages is
+    // only what they do with a batch.
+    const countBytes = (n: number) => (bytes += n);
     for (let i = 0; i < c.concurrency; i++) {
-      const params = { batch: c.batch, interval: c.intervalMs, ...(c.encoding && c.encoding !== 'json' ? { encoding: c.encoding } : {}) };
+      const params = { batch: c.batch, interval: c.intervalMs, ...(c.encoding && c.encoding !== DEFAULT_ENCODING ? { encoding: c.encoding } : {}) };
+      const handlers = {
+        decoder: () => loadCodec(params).then((codec) => codec.open({ batch: (b) => countBatch(codec, b), bytes: countBytes, undecodable: () => undefined })),
+        onBytes: countBytes,
+        onReconnect: () => undefined,
+      };
       sockets.push(openConnection(c.transport, params, handlers, { pollMs: c.pollMs ?? DEFAULT_POLL_MS, origins: c.origins ?? 1 }, i));
     }
     const opened = sockets.map((s) => s.opened);

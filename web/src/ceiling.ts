@@ -5,18 +5,21 @@
  * the network divided by it says how much of the decoding budget the transport and page leave;
  * `json`'s is the JSON.parse ceiling every point has always been related to.
  */
-import { decode } from '@msgpack/msgpack';
 import type { ParseCeiling } from '../../protocol/page-api.js';
 import { streamPath, type Encoding } from '../../protocol/wire.js';
-import { decodeFramed, loadArrow } from './arrow-batch.js';
+import { DEFAULT_ENCODING } from '../../protocol/encodings.js';
 import { wsUrl } from './transports/index.js';
+import { PAGE_CODECS } from './codecs/index.js';
 
 const SAMPLE_MESSAGES = 200;
 
-/** `count` messages of a `ws` stream: text for json, bytes otherwise. */
+/** The stream query's `encoding`: absent for the default. */
+const named = (encoding: Encoding) => (encoding === DEFAULT_ENCODING ? {} : { encoding });
+
+/** `count` messages of a `ws` stream: text for a text encoding, bytes otherwise. */
 function fetchMessages(batch: number, count: number, encoding: Encoding): Promise<(string | ArrayBuffer)[]> {
   return new Promise((resolve, reject) => {
-    const path = streamPath('ws', { batch, interval: 1, ...(encoding !== 'json' ? { encoding } : {}) });
+    const path = streamPath('ws', { batch, interval: 1, ...named(encoding) });
     const ws = new WebSocket(wsUrl(path));
     ws.binaryType = 'arraybuffer';
     const got: (string | ArrayBuffer)[] = [];
@@ -40,38 +43,19 @@ function fetchMessages(batch: number, count: number, encoding: Encoding): Promis
 type Pass = (messages: (string | ArrayBuffer)[], sink: { sentAt: number }) => number;
 
 async function passOf(encoding: Encoding): Promise<Pass> {
-  if (encoding === 'json') {
-    return (messages, sink) => {
-      let events = 0;
-      for (const m of messages) {
-        const msg = JSON.parse(m as string) as { sentAt: number; rows: unknown[] };
-        events += msg.rows.length;
-        sink.sentAt += msg.sentAt;
-      }
-      return events;
-    };
-  }
-  if (encoding === 'msgpack') {
-    return (messages, sink) => {
-      let events = 0;
-      for (const m of messages) {
-        const msg = decode(new Uint8Array(m as ArrayBuffer)) as { sentAt: number; rows: unknown[] };
-        events += msg.rows.length;
-        sink.sentAt += msg.sentAt;
-      }
-      return events;
-    };
-  }
-  const createStream = await loadArrow();
+  const codec = await PAGE_CODECS[encoding]();
   return (messages, sink) => {
-    // The messages are one stream from its start (the first holds the schema): a fresh reader per pass.
-    const decoder = createStream();
     let events = 0;
-    for (const m of messages) {
-      const b = decodeFramed(decoder, new Uint8Array(m as ArrayBuffer));
-      events += b.numRows;
-      sink.sentAt += b.sentAt;
-    }
+    // The messages are one stream from its start (Arrow's first holds the schema): a fresh decoder per pass.
+    const decoder = codec.open({
+      batch: (b) => {
+        events += codec.count(b);
+        sink.sentAt += codec.sentAt(b);
+      },
+      bytes: () => undefined,
+      undecodable: () => undefined,
+    });
+    for (const m of messages) decoder.message(m);
     return events;
   };
 }
@@ -91,7 +75,7 @@ export async function parseCeiling(batch: number, durationMs: number, encoding: 
   }
   return {
     batch,
-    ...(encoding !== 'json' ? { encoding } : {}),
+    ...named(encoding),
     eventsPerSec: Math.round((events * 1000) / elapsed),
     messages: messages.length,
     bytesPerMessage: Math.round(messages.reduce((n, m) => n + (typeof m === 'string' ? m.length : m.byteLength), 0) / messages.length),

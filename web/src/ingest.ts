@@ -1,13 +1,15 @@
 /**
- * The per-message path, the same on the main thread and in a Worker: parse, count, keep the
- * rows the table may show, fold the chart's aggregates. Nothing else runs per message, and
- * nothing here allocates beyond what JSON.parse returns.
+ * The per-message path, the same on the main thread and in a Worker, and for every encoding:
+ * decode (the stream's codec, codecs/), count, keep the rows the table may show, fold the chart's
+ * aggregates. Nothing else runs per message, and nothing here allocates beyond what the decoder
+ * returns.
  */
 import { Histogram } from '../../protocol/histogram.js';
-import { SPEED_COLUMN, type BatchMessage } from '../../protocol/wire.js';
+import type { StreamParams } from '../../protocol/wire.js';
 import { Counters } from './counters.js';
-import type { ArrowBatch } from './arrow-batch.js';
 import { RowRing } from './table.js';
+import { loadCodec, type AnyPageCodec, type BatchSink } from './codecs/index.js';
+import type { ConnectionHandlers } from './transports/index.js';
 
 export interface IngestOptions {
   connections: number;
@@ -15,8 +17,6 @@ export interface IngestOptions {
   keepRows: number;
   /** Fold the chart's aggregates (recent latency, max speed per second). */
   aggregate: boolean;
-  /** The stream is Arrow: the table keeps rows by reference to their batch (RowRing columnar). */
-  columnar?: boolean;
 }
 
 /** Max of the speed column per 1 s tumbling window, keyed by epoch second of receipt. */
@@ -42,56 +42,53 @@ export class Ingest {
 
   constructor(readonly options: IngestOptions) {
     this.counters = new Counters(options.connections);
-    this.ring = options.keepRows > 0 ? new RowRing(options.keepRows, options.columnar) : null;
+    this.ring = options.keepRows > 0 ? new RowRing(options.keepRows) : null;
     this.recent = options.aggregate ? new Histogram() : null;
   }
 
-  /** Handles one message's text from connection `conn`. */
-  message(conn: number, data: string): void {
-    let msg: BatchMessage;
-    try {
-      msg = JSON.parse(data) as BatchMessage;
-    } catch {
-      this.counters.errors++;
-      return;
-    }
-    this.batch(conn, msg, data.length);
+  /**
+   * What connection `conn` is given: a decoder per stream (codecs/, by `params.encoding`) whose
+   * batches come here, and the counters its transport keeps. `activity` runs after each batch.
+   */
+  handlers(conn: number, params: Pick<StreamParams, 'encoding'>, activity?: () => void): ConnectionHandlers {
+    return {
+      decoder: () => loadCodec(params).then((codec) => codec.open(this.sink(conn, codec, activity))),
+      onBytes: (n) => (this.counters.bytes += n),
+      onReconnect: (seqRestarts) => this.counters.reconnected(conn, seqRestarts),
+    };
   }
 
-  /**
-   * Handles one batch a binary transport decoded (`grpc-web`); `bytes` is its size on the wire
-   * when the transport knows it per message, else 0 and the bytes are counted as they arrive.
-   */
-  batch(conn: number, msg: BatchMessage, bytes: number): void {
-    const rows = msg.rows;
-    const now = this.arrived(conn, msg.seq, rows.length, bytes, msg.sentAt);
-    this.ring?.push(rows);
-    if (this.recent) {
-      const window = this.windowAt(now);
-      let max = window.max;
-      for (let i = 0; i < rows.length; i++) if (rows[i][SPEED_COLUMN] > max) max = rows[i][SPEED_COLUMN];
-      window.max = max;
-    }
+  /** Where connection `conn`'s decoded batches go. */
+  private sink(conn: number, codec: AnyPageCodec, activity?: () => void): BatchSink<unknown> {
+    const counters = this.counters;
+    return {
+      batch: activity
+        ? (b) => {
+            this.batch(conn, codec, b);
+            activity();
+          }
+        : (b) => this.batch(conn, codec, b),
+      bytes: (n) => (counters.bytes += n),
+      undecodable: () => counters.errors++,
+    };
   }
 
-  /**
-   * Handles one decoded Arrow batch (its bytes were counted as they arrived): the same as
-   * batch(), with the aggregate read from the speed column and the rows kept by reference.
-   */
-  arrow(conn: number, b: ArrowBatch): void {
-    const now = this.arrived(conn, b.seq, b.numRows, 0, b.sentAt);
-    this.ring?.pushArrow(b);
+  /** Handles one decoded batch: counted, its rows kept for the table, the chart's aggregate folded. */
+  batch(conn: number, codec: AnyPageCodec, b: unknown): void {
+    const now = this.arrived(conn, codec.seq(b), codec.count(b), codec.sentAt(b));
+    if (this.ring) codec.keep(this.ring, b);
     if (this.recent) {
       const window = this.windowAt(now);
-      window.max = b.maxSpeed(window.max);
+      window.max = codec.maxSpeed(b, window.max);
     }
   }
 
   /** Counts a batch and its latency (and the recent latency, when drawing); returns the receive time, ms since the epoch. */
-  private arrived(conn: number, seq: number, rows: number, bytes: number, sentAt: number): number {
+  private arrived(conn: number, seq: number, rows: number, sentAt: number): number {
     const now = epochNow();
     const latencyUs = (now - sentAt) * 1000;
-    this.counters.batch(conn, seq, rows, bytes, latencyUs);
+    // Bytes are counted apart (BatchSink.bytes), as the encoding and the transport count them.
+    this.counters.batch(conn, seq, rows, 0, latencyUs);
     if (sentAt > this.newestSentAtMs) this.newestSentAtMs = sentAt;
     this.recent?.record(latencyUs);
     return now;

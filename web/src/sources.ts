@@ -51,7 +51,7 @@ export class MainThreadSource implements Source {
   readonly recent: Histogram | null;
 
   constructor(private readonly o: SourceOptions) {
-    this.ingest = new Ingest({ connections: o.concurrency, keepRows: o.keepRows, aggregate: o.aggregate, columnar: o.params.encoding === 'arrow' });
+    this.ingest = new Ingest({ connections: o.concurrency, keepRows: o.keepRows, aggregate: o.aggregate });
     this.ring = this.ingest.ring;
     this.recent = this.ingest.recent;
   }
@@ -61,23 +61,7 @@ export class MainThreadSource implements Source {
     const activity = this.o.onActivity;
     for (let i = 0; i < this.o.concurrency; i++) {
       this.conns.push(
-        openConnection(this.o.transport, this.o.params, {
-          onMessage: (data) => {
-            ingest.message(i, data);
-            activity();
-          },
-          onBatch: (msg) => {
-            ingest.batch(i, msg, 0);
-            activity();
-          },
-          onArrow: (b) => {
-            ingest.arrow(i, b);
-            activity();
-          },
-          onUndecodable: () => ingest.counters.errors++,
-          onBytes: (n) => (ingest.counters.bytes += n),
-          onReconnect: (seqRestarts) => ingest.counters.reconnected(i, seqRestarts),
-        }, this.o.transportOptions, i),
+        openConnection(this.o.transport, this.o.params, ingest.handlers(i, this.o.params, activity), this.o.transportOptions, i),
       );
     }
     await Promise.all(this.conns.map((c) => c.opened));

@@ -46,17 +46,10 @@ function update(): void {
 self.onmessage = (e: MessageEvent<ToWorker>) => {
   const m = e.data;
   if (m.type === 'start') {
-    ingest = new Ingest({ connections: m.connections.length, keepRows: m.keepRows, aggregate: m.aggregate, columnar: m.params.encoding === 'arrow' });
+    ingest = new Ingest({ connections: m.connections.length, keepRows: m.keepRows, aggregate: m.aggregate });
     const ing = ingest;
     conns = m.connections.map((_global, local) =>
-      openConnection(m.transport, m.params, {
-        onMessage: (data) => ing.message(local, data),
-        onBatch: (msg) => ing.batch(local, msg, 0),
-        onArrow: (b) => ing.arrow(local, b),
-        onUndecodable: () => ing.counters.errors++,
-        onBytes: (n) => (ing.counters.bytes += n),
-        onReconnect: (seqRestarts) => ing.counters.reconnected(local, seqRestarts),
-      }, m.transportOptions, m.connections[local]),
+      openConnection(m.transport, m.params, ing.handlers(local, m.params), m.transportOptions, m.connections[local]),
     );
     Promise.all(conns.map((c) => c.opened)).then(
       () => post({ type: 'opened' }),

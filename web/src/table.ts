@@ -4,36 +4,38 @@
  * (the render loop throttles that), so a million rows a second cost one `push` per batch.
  */
 import { ROW_COLUMNS, type Row } from '../../protocol/wire.js';
-import type { ArrowBatch } from './arrow-batch.js';
 import { formatLine, formatRow, HEADINGS } from './row-format.js';
+
+/** A batch whose rows are columns (Arrow's record batch): a row is made only when asked for. */
+export interface ColumnBatch {
+  readonly numRows: number;
+  /** Row `i` as the JSON row. */
+  row(i: number): Row;
+}
 
 export class RowRing {
   private readonly slots: (Row | undefined)[];
   /**
-   * Arrow rows not made into JSON rows yet: the batch and the row's index in it. A row is made
-   * when it is first read (newest()), so only the rows in view ever are; then it stays in `slots`.
+   * Rows of column batches not made into JSON rows yet: the batch and the row's index in it. A
+   * row is made when it is first read (newest()), so only the rows in view ever are; then it
+   * stays in `slots`. Made on the first pushColumns, so a ring of JSON rows never has them.
    */
-  private readonly lazyBatch: (ArrowBatch | undefined)[] | null;
-  private readonly lazyIndex: Uint32Array | null;
+  private lazyBatch: (ColumnBatch | undefined)[] | null = null;
+  private lazyIndex: Uint32Array | null = null;
   /** Rows ever pushed; the newest row sits at (total - 1) % capacity. */
   total = 0;
 
-  constructor(
-    readonly capacity: number,
-    columnar = false,
-  ) {
+  constructor(readonly capacity: number) {
     this.slots = new Array<Row | undefined>(capacity);
-    this.lazyBatch = columnar ? new Array<ArrowBatch | undefined>(capacity) : null;
-    this.lazyIndex = columnar ? new Uint32Array(capacity) : null;
   }
 
-  /** Keeps the Arrow batch's last `capacity` rows by reference (a ring made with `columnar`). */
-  pushArrow(batch: ArrowBatch): void {
+  /** Keeps the column batch's last `capacity` rows by reference. */
+  pushColumns(batch: ColumnBatch): void {
     const n = batch.numRows;
     const from = n > this.capacity ? n - this.capacity : 0;
     this.total += from;
-    const lazyBatch = this.lazyBatch!;
-    const lazyIndex = this.lazyIndex!;
+    const lazyBatch = (this.lazyBatch ??= new Array<ColumnBatch | undefined>(this.capacity));
+    const lazyIndex = (this.lazyIndex ??= new Uint32Array(this.capacity));
     for (let i = from; i < n; i++) {
       const k = this.total++ % this.capacity;
       this.slots[k] = undefined;
@@ -47,7 +49,12 @@ export class RowRing {
     const n = rows.length;
     const from = n > this.capacity ? n - this.capacity : 0;
     this.total += from;
-    for (let i = from; i < n; i++) this.slots[this.total++ % this.capacity] = rows[i];
+    const lazyBatch = this.lazyBatch;
+    for (let i = from; i < n; i++) {
+      const k = this.total++ % this.capacity;
+      this.slots[k] = rows[i];
+      if (lazyBatch) lazyBatch[k] = undefined;
+    }
   }
 
   get size(): number {

@@ -1,12 +1,13 @@
 /**
- * Every push transport (and polling) behind one shape: open N connections, call `onMessage`
- * with the raw text of each message. Parsing and counting are the caller's, so every transport
- * costs the page exactly the same above the browser's own transport work. What each one is:
+ * Every push transport (and polling) behind one shape: open N connections, hand each message to
+ * the stream's decoder as it arrives. Decoding (the encoding's codec, codecs/) and counting are
+ * the caller's, so every transport costs the page exactly the same above the browser's own
+ * transport work, and no transport names an encoding. What each one is:
  * TRANSPORT_INFO in protocol/wire.ts; how the page opens it: one file each beside this one,
  * named in index.ts. Here: the shape, and what several of them share.
  */
-import type { BatchMessage, OriginKind, ServerOrigins, StreamParams } from '../../../protocol/wire.js';
-import type { ArrowBatch } from '../arrow-batch.js';
+import type { OriginKind, ServerOrigins, StreamParams } from '../../../protocol/wire.js';
+import type { StreamDecoder } from '../codecs/index.js';
 import { WS_BACKOFF, wsBackoffMs } from '../backoff.js';
 
 export interface Connection {
@@ -17,14 +18,12 @@ export interface Connection {
 }
 
 export interface ConnectionHandlers {
-  onMessage(data: string): void;
-  /** A batch a binary transport (`grpc-web`) decoded itself; its bytes come through `onBytes`. */
-  onBatch(msg: BatchMessage): void;
-  /** An Arrow batch (`encoding: arrow`), decoded; its bytes come through `onBytes`. */
-  onArrow(batch: ArrowBatch): void;
-  /** An Arrow message the page could not decode (counted in `errors`). */
-  onUndecodable(): void;
-  /** Response bytes as they arrive, for transports whose messages are not text. */
+  /**
+   * A new stream's decoder (codecs/), asked for on each attempt: a new socket is a new stream
+   * (Arrow's first message holds the schema again). It may load its library first.
+   */
+  decoder(): Promise<StreamDecoder>;
+  /** Response bytes as they arrive, for a transport that counts them itself (`grpc-web`). */
   onBytes(n: number): void;
   /**
    * The connection was re-established after it had been open. `seqRestarts`: the new stream
@@ -140,20 +139,11 @@ export async function answerText(r: Response): Promise<string> {
   }
 }
 
-/** Splits a byte stream of lines into messages, across chunk boundaries. */
-export class LineReader {
-  private readonly decoder = new TextDecoder();
-  private rest = '';
-
-  constructor(private readonly onLine: (line: string) => void) {}
-
-  push(chunk: Uint8Array): void {
-    const text = this.rest + this.decoder.decode(chunk, { stream: true });
-    let from = 0;
-    for (let nl = text.indexOf('\n'); nl !== -1; nl = text.indexOf('\n', from)) {
-      if (nl > from) this.onLine(text.slice(from, nl));
-      from = nl + 1;
-    }
-    this.rest = text.slice(from);
+/** The chunks of a response body as they arrive. */
+export async function* bodyChunks(reader: ReadableStreamDefaultReader<Uint8Array>): AsyncGenerator<Uint8Array> {
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) return;
+    yield value;
   }
 }

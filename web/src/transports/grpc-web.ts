@@ -3,7 +3,6 @@ import { createClient } from '@connectrpc/connect';
 import { createGrpcWebTransport } from '@connectrpc/connect-web';
 import { PushService } from '../../../protocol/gen/pushlab/v1/push_pb.js';
 import type { Row, StreamParams } from '../../../protocol/wire.js';
-import { deliverArrow, loadArrow } from '../arrow-batch.js';
 import { reconnecting, type Attempt, type ConnectionHandlers, type OpenConnection } from './connection.js';
 
 /** A `fetch` that reports the response body's bytes as they arrive. */
@@ -23,15 +22,19 @@ function countingFetch(onBytes: (n: number) => void): typeof fetch {
   };
 }
 
-/** `grpc-web`: Connect's gRPC-web client, server streaming; each message decoded from protobuf to the JSON message's shape. */
+/**
+ * `grpc-web`: Connect's gRPC-web client, server streaming. A message's protobuf rows (the
+ * default encoding) become the JSON message's shape; a named encoding's bytes come in its bytes
+ * field (`arrow`, named for the first encoding it carried), with seq and sentAt in its own fields.
+ */
 function grpcAttempt(base: Promise<string>, params: StreamParams, h: ConnectionHandlers): Attempt {
   return (up, down) => {
     const abort = new AbortController();
     const run = async () => {
       const transport = createGrpcWebTransport({ baseUrl: await base, useBinaryFormat: true, fetch: countingFetch(h.onBytes) });
       const client = createClient(PushService, transport);
-      // Arrow: the IPC bytes come in each message's `arrow` field, seq and sentAt in its own fields.
-      const arrow = params.encoding === 'arrow' ? (await loadArrow())() : null;
+      // The decoders of the encodings a gRPC-web stream carries (their carriages: `envelope`) have the method it calls.
+      const decoder = await h.decoder();
       const stream = client.stream({ batch: params.batch, intervalMs: params.interval, client: params.client ?? '', encoding: params.encoding ?? '' }, { signal: abort.signal });
       let opened = false;
       for await (const b of stream) {
@@ -39,8 +42,8 @@ function grpcAttempt(base: Promise<string>, params: StreamParams, h: ConnectionH
           opened = true;
           up();
         }
-        if (arrow) {
-          deliverArrow(() => arrow.decode(b.arrow, b.seq, b.sentAt), h.onArrow, h.onUndecodable);
+        if (params.encoding) {
+          decoder.envelope?.(b.arrow, b.seq, b.sentAt);
           continue;
         }
         const rows = new Array<Row>(b.rows.length);
@@ -48,7 +51,7 @@ function grpcAttempt(base: Promise<string>, params: StreamParams, h: ConnectionH
           const r = b.rows[i];
           rows[i] = [r.id, r.time, r.lane, r.lon, r.lat, r.gas, r.device, r.speed, r.temperature, r.since, r.note, r.extra];
         }
-        h.onBatch({ seq: b.seq, sentAt: b.sentAt, rows });
+        decoder.rows?.({ seq: b.seq, sentAt: b.sentAt, rows });
       }
       down('the stream ended');
     };

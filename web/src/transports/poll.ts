@@ -1,6 +1,11 @@
 /** `poll`: HTTP polling, the pull model push replaces. */
 import { POLL_ID_HEADER } from '../../../protocol/wire.js';
-import { answerText, LineReader, reconnecting, type Attempt, type ConnectionHandlers, type OpenConnection } from './connection.js';
+import { answerText, reconnecting, type Attempt, type ConnectionHandlers, type OpenConnection } from './connection.js';
+
+/** One chunk, as a stream. */
+async function* once(chunk: Uint8Array): AsyncGenerator<Uint8Array> {
+  yield chunk;
+}
 
 /** `poll`: a first request names the stream, then one request every `pollMs` takes what is due. */
 function pollAttempt(url: Promise<string>, h: ConnectionHandlers, pollMs: number): Attempt {
@@ -13,6 +18,7 @@ function pollAttempt(url: Promise<string>, h: ConnectionHandlers, pollMs: number
       const id = first.headers.get(POLL_ID_HEADER);
       if (!first.ok || !id) return down(first.ok ? `no ${POLL_ID_HEADER} header in the answer` : await answerText(first));
       await first.arrayBuffer();
+      const decoder = await h.decoder();
       up();
       const next = new URL(`/poll?id=${id}`, await url).href;
       stream = next;
@@ -23,8 +29,8 @@ function pollAttempt(url: Promise<string>, h: ConnectionHandlers, pollMs: number
         await new Promise((resolve) => (timer = setTimeout(resolve, due - performance.now())));
         const r = await fetch(next, { signal: abort.signal, cache: 'no-store' });
         if (!r.ok) return down(await answerText(r));
-        const lines = new LineReader(h.onMessage);
-        lines.push(new Uint8Array(await r.arrayBuffer()));
+        // An answer is whole lines: a piece of the stream the decoder cuts into messages.
+        await decoder.stream(once(new Uint8Array(await r.arrayBuffer())));
       }
     };
     run().catch((err: unknown) => down(err instanceof Error ? err.message : String(err)));

@@ -9,8 +9,8 @@ function eventSource(url: Promise<string>, name: string, h: ConnectionHandlers):
   let closed = false;
   let open = false;
   let everOpened = false;
-  const opened = url.then(
-    (u) =>
+  const opened = Promise.all([url, h.decoder()]).then(
+    ([u, decoder]) =>
       new Promise<void>((resolve, reject) => {
         if (closed) return reject(new Error(`${name}: closed before opening`));
         const source = new EventSource(u);
@@ -25,7 +25,7 @@ function eventSource(url: Promise<string>, name: string, h: ConnectionHandlers):
           // CLOSED means the browser gave up (e.g. a 400); CONNECTING means it will retry.
           if (source.readyState === EventSource.CLOSED) reject(new Error(`${name} failed to open`));
         };
-        source.onmessage = (e: MessageEvent<string>) => h.onMessage(e.data);
+        source.onmessage = (e: MessageEvent<string>) => decoder.message(e.data);
       }),
   );
   return {
