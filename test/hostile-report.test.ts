@@ -23,7 +23,8 @@ import { parseReportText } from '../protocol/report-check.js';
 import type { FailedRepeat, MeasuredRepeat, PointResult, Report, Stat } from '../protocol/report.js';
 import { expandScenario } from '../protocol/scenario.js';
 import { Progress } from '../puppeteer/sweep/progress.js';
-import { emptyResult, type Runner, type RunnerEvents } from '../puppeteer/sweep/runner.js';
+import { type Runner, type RunnerEvents } from '../puppeteer/sweep/runner.js';
+import { emptyResult } from '../puppeteer/report/recorder.js';
 import { report as reportOf } from './v2-fixture.js';
 
 const ROOT = path.resolve(import.meta.dirname, '..');
