@@ -58,8 +58,6 @@ interface Plan {
   transports: Transport[];
   budgetSec: number;
   file: string;
-  /** The run's id, once its directory is made (a suffix when another run took the second). */
-  runId: string;
   /** Measurements recorded by the sessions before (a resume). */
   recordedRounds: number;
 }
@@ -86,7 +84,7 @@ function newPlan(req: AdviseRequest & { target: Target }, out: string): Plan {
       margins: req.margins,
     };
   const report: Draft = { ...newReportDraft(runId, started, [], options), advice };
-  return { report, target: req.target, transports: req.transports, budgetSec, file: path.join(out, runId, 'report.json'), runId, recordedRounds: 0 };
+  return { report, target: req.target, transports: req.transports, budgetSec, file: path.join(out, runId, 'report.json'), recordedRounds: 0 };
 }
 
 /** `--resume <run-id>`: the recorded search, its request from its answer (the last one saved). */
@@ -105,7 +103,6 @@ async function resumePlan(runId: string, out: string, budgetSec: number | null):
     transports: advice.transports,
     budgetSec: budget,
     file,
-    runId: report.runId,
     recordedRounds: report.rounds.length,
   };
 }
@@ -150,18 +147,20 @@ async function main(): Promise<number> {
   const endpoints = parseBrowserList(flags.browser);
   const remoteServer = flags.server ? await connectServer('--server', flags.server) : null;
   if (!endpoints.length) await findChrome(log);
+  // The run's id: its directory's, once made (a suffix when another run took the second).
+  let runId = draft.runId;
   if (req.resume === null) {
     // The directory is this run's alone, made once every check has passed; its id gains a
     // suffix when another run took the second.
     const run = await createRunDir(out, RUN_PREFIX, new Date(draft.startedAt));
-    plan.runId = run.runId;
+    runId = run.runId;
     plan.file = run.file;
   }
   const space = candidateSpace(target, transports).length;
   const asked = `${rateText(target.eventsPerSec)} with p99 ≤ ${target.p99BoundMs} ms (render ${target.render})`;
   log(
     req.resume !== null
-      ? `pushlab advise: resuming ${plan.runId}: ${asked}, ${plan.recordedRounds} measurements to replay, budget ${durationText(budgetSec)} for the whole search`
+      ? `pushlab advise: resuming ${runId}: ${asked}, ${plan.recordedRounds} measurements to replay, budget ${durationText(budgetSec)} for the whole search`
       : `pushlab advise: ${asked} over ${transports.join(', ')}: ${space} candidates, budget ${durationText(budgetSec)}, margins ${marginsText(draft.options.margins!)}, seed ${draft.options.seed}`,
   );
   launched = true;
@@ -174,9 +173,9 @@ async function main(): Promise<number> {
     const remote = children.remotes[0] ?? null;
     log(local ? `server ${srv.url}, Chrome ${local.launched.version} (${local.launched.path}, ${local.launched.source})` : `server ${srv.url}; browser ${host.id}: ${host.version} on ${host.host}`);
     const environment = draft.environment ?? (local ? environmentOf(local.launched, srv) : remoteEnvironment([host], srv));
-    const resumeCommand = () => resumeCommandFor(plan.runId, flags.out, endpoints.map((e) => e.given), flags.server);
+    const resumeCommand = () => resumeCommandFor(runId, flags.out, endpoints.map((e) => e.given), flags.server);
     const recorder = ReportRecorder.toFile(
-      { ...draft, runId: plan.runId, environment, interrupted: false, resumeCommand: null },
+      { ...draft, runId, environment, interrupted: false, resumeCommand: null },
       {
         file: plan.file,
         log,

@@ -71,8 +71,6 @@ interface Plan {
   searches: SearchSpec[];
   /** Where report.json goes. */
   file: string;
-  /** The run's id, once its directory is made (a suffix when another run took the second). */
-  runId: string;
 }
 
 /** A new sweep: the scenarios' points, every one with its repeats, in a report with no rounds yet. */
@@ -102,7 +100,7 @@ async function newPlan(flags: ReturnType<typeof commandLineFlags<typeof SWEEP_FL
       margins: checked.margins ?? scenarioMargins(scenarioFile),
     };
   const report: Draft = { ...newReportDraft(runId, started, scenarios.map((s) => s.id), options), points: points.map(emptyResult) };
-  return { report, searches, file: path.join(out, runId, 'report.json'), runId };
+  return { report, searches, file: path.join(out, runId, 'report.json') };
 }
 
 /** The repeats a point may get: its own, or with --auto up to --max-repeats. */
@@ -146,7 +144,7 @@ async function resumePlan(runId: string, out: string): Promise<Plan> {
   if (report.finishedAt !== null && !report.interrupted) throw new PushlabError('PUSHLAB_BAD_REPORT', `${file}: that sweep finished at ${report.finishedAt}; nothing to resume`);
   const scenarioFile = await loadScenarioFile(report.options.file, `${file}: options.file ${report.options.file}`);
   const searches = searchesFor(scenarioFile, selectScenarios(scenarioFile, report.scenarios), report.options.findMax);
-  return { report, searches, file, runId: report.runId };
+  return { report, searches, file };
 }
 
 /** Disk space the sweep's files need at the plan's full size, bytes. */
@@ -242,18 +240,20 @@ async function main(): Promise<number> {
   const gridUrl = flags.grid ? parseGridUrl(flags.grid) : null;
   const remote = flags.server ? await connectServer('--server', flags.server) : null;
   if (!endpoints.length && !gridUrl) await findChrome(log);
+  // The run's id: its directory's, once made (a suffix when another run took the second).
+  let runId = draft.runId;
   if (!checked.resume) {
     // The directory is this run's alone, made once every check has passed; its id gains a
     // suffix when another run took the second.
     const run = await createRunDir(out, '', new Date(draft.startedAt));
-    plan.runId = run.runId;
+    runId = run.runId;
     plan.file = run.file;
   }
   const browserCount = gridUrl ? flags['grid-sessions'] : endpoints.length;
   const done = draft.points.reduce((a, p) => a + p.repeats.length, 0);
   log(
     checked.resume
-      ? `pushlab sweep: resuming ${plan.runId} (${done} repeats measured, ${draft.rounds.length} rounds started), seed ${draft.options.seed}`
+      ? `pushlab sweep: resuming ${runId} (${done} repeats measured, ${draft.rounds.length} rounds started), seed ${draft.options.seed}`
       : `pushlab sweep: ${draft.scenarios.join(', ')}: ${draft.points.length} points × ${draft.options.repeats} rounds${plan.searches.length ? ` + ${plan.searches.length} find-max searches` : ''}, seed ${draft.options.seed}, about ${durationText(planSec(plan))}${browserCount > 1 ? `, sharded over ${browserCount} browsers` : ''}`,
   );
   launched = true;
@@ -285,7 +285,7 @@ async function main(): Promise<number> {
     }
     const environment = draft.environment ?? (local ? environmentOf(local.launched, srv) : remoteEnvironment(hosts, srv));
     // report.json, then report.html beside it, each time (report/saver.ts: the viewer never costs the report).
-    const record = ReportRecorder.toFile({ ...draft, runId: plan.runId, environment, interrupted: false, resumeCommand: null }, { file: plan.file, log });
+    const record = ReportRecorder.toFile({ ...draft, runId, environment, interrupted: false, resumeCommand: null }, { file: plan.file, log });
     const { report } = record;
     // A resumed sweep keeps the browsers it measured in before, beside today's.
     record.putHosts(hosts);
