@@ -18,7 +18,8 @@ import type { Target } from '../protocol/target.js';
 import type { RepeatContext, RepeatEvents } from '../puppeteer/measure/repeat.js';
 import { BrowserAdviseMeasurer, CONFIRM_SCENARIO, PROBE_SCENARIO } from '../puppeteer/advise/measurer.js';
 import { nextStage } from '../puppeteer/advise/progress.js';
-import { AdviseRecord, dropUnfinishedRounds } from '../puppeteer/advise/record.js';
+import { AdviseRecord } from '../puppeteer/advise/record.js';
+import { dropUnfinishedRounds, ReportRecorder } from '../puppeteer/report/recorder.js';
 import { Replay } from '../puppeteer/advise/replay.js';
 import { advise, adviceBeforeSearch } from '../puppeteer/advise/search.js';
 import type { RepeatSource } from '../puppeteer/sweep/runner.js';
@@ -73,9 +74,11 @@ async function session(report: Report, stopAfter: number | null, replay: Replay 
   const controller = new AbortController();
   const source = new Synthetic({ after: stopAfter, controller });
   const saved: Advice[] = [];
-  const record = new AdviseRecord(report, async (r) => {
-    saved.push(structuredClone(r.advice!));
-  });
+  const record = new AdviseRecord(
+    new ReportRecorder(report, async (r) => {
+      saved.push(structuredClone(r.advice!));
+    }),
+  );
   const measurer = new BrowserAdviseMeasurer({ repeats: source, render: TARGET.render, record, replay, signal: controller.signal, alive: () => true });
   const t0 = performance.now();
   let judged = 0;
@@ -179,7 +182,7 @@ describe('advise in a report: the measurer, the record and --resume', () => {
     const recorded = replay.size;
     // A smaller budget takes another path; what it asks again is not measured again.
     const controller = new AbortController();
-    const record = new AdviseRecord(resumed, async () => undefined);
+    const record = new AdviseRecord(new ReportRecorder(resumed, async () => undefined));
     const source = new Synthetic({ after: null, controller });
     const measurer = new BrowserAdviseMeasurer({ repeats: source, render: TARGET.render, record, replay, signal: controller.signal, alive: () => true });
     const t0 = performance.now();
@@ -196,7 +199,7 @@ describe('a lost browser or server', () => {
     const report = freshReport();
     const controller = new AbortController();
     const source = new Synthetic({ after: null, controller });
-    const record = new AdviseRecord(report, async () => undefined);
+    const record = new AdviseRecord(new ReportRecorder(report, async () => undefined));
     // The server ends after the third repeat.
     const measurer = new BrowserAdviseMeasurer({ repeats: source, render: TARGET.render, record, replay: null, signal: controller.signal, alive: () => source.measuredCount < 3 });
     const t0 = performance.now();

@@ -24,7 +24,8 @@ import type { FailedRepeat, MeasuredRepeat, Stat } from '../protocol/repeat-figu
 import type { PointResult, Report } from '../protocol/report.js';
 import { expandScenario } from '../protocol/scenario.js';
 import { Progress } from '../puppeteer/sweep/progress.js';
-import { emptyResult, type Runner, type RunnerEvents } from '../puppeteer/sweep/runner.js';
+import { type Runner, type RunnerEvents } from '../puppeteer/sweep/runner.js';
+import { emptyResult } from '../puppeteer/report/recorder.js';
 import { report as reportOf } from './v2-fixture.js';
 
 const ROOT = path.resolve(import.meta.dirname, '..');

@@ -64,6 +64,34 @@ describe('layers', () => {
     expect(deciding).toEqual([]);
   });
 
+  it('only the recorder writes a report: no other driver or cli file changes its fields or saves it', () => {
+    // Each command hands its report to puppeteer/report/recorder.ts and reads it back read-only;
+    // saver.ts and file.ts are the recorder's own writers. A report (or one of its rounds, points
+    // or hosts) changed anywhere else is a second writer: the sweep's main once changed
+    // report.hosts from a runner event and from Firefox's onLaunch, and advise kept its own queue.
+    const writers = new Set(['puppeteer/report/recorder.ts', 'puppeteer/report/saver.ts', 'puppeteer/report/file.ts']);
+    const fields = 'rounds|points|comparisons|knobs|saturation|hosts|environment|interrupted|resumeCommand|finishedAt|startedAt|advice|runId|scenarios|options|parseCeilings|engineCeilings|hostCeilings|repeats|summary|verdict|unsteady|lost';
+    const changes = [
+      // `x.points = …`, `round.finishedAt ??= …`, `report.options.timeBudgetSec = …` (a class's own `this.lost` is not a report's)
+      new RegExp(`(?<!\\bthis)\\.(?:${fields})\\b(?:\\.\\w+|\\[[^\\]]*\\])*\\s*(?:[-+*/]|\\?\\?|\\|\\||&&)?=(?![=>])`),
+      // `report.rounds.push(…)`, `result.repeats.push(…)`
+      new RegExp(`\\.(?:${fields})\\.(?:push|pop|splice|shift|unshift|sort|reverse|fill)\\(`),
+      // a point re-summarised in place
+      /Object\.assign\([^,]*,\s*summarisePoint\(/,
+      // a report file written
+      /\b(?:writeReport|reportSaver)\(/,
+    ];
+    const offending = ['puppeteer', 'cli']
+      .flatMap((d) => tsFiles(d))
+      .filter((f) => !writers.has(f))
+      .flatMap((f) =>
+        readFileSync(path.join(ROOT, f), 'utf8')
+          .split('\n')
+          .flatMap((line, i) => (!/^\s*(\/\/|\*)/.test(line) && changes.some((re) => re.test(line)) ? [`${f}:${i + 1}: ${line.trim()}`] : [])),
+      );
+    expect(offending).toEqual([]);
+  });
+
   it('the driver does not import the server, and the server does not import the driver', () => {
     const driver = tsFiles('puppeteer').flatMap((f) => importsOf(f).filter((s) => s.startsWith('server/')).map((s) => `${f} imports ${s}`));
     const server = tsFiles('server').flatMap((f) => importsOf(f).filter((s) => s.startsWith('puppeteer/')).map((s) => `${f} imports ${s}`));

@@ -6,7 +6,8 @@ import { parseFlags } from '../protocol/flags.js';
 import { expandScenario } from '../protocol/scenario.js';
 import { checkSweepFlags, parseDuration, SWEEP_FLAGS } from '../puppeteer/options.js';
 import { Progress, repeatCounts } from '../puppeteer/sweep/progress.js';
-import { emptyResult, type Runner, type RunnerEvents } from '../puppeteer/sweep/runner.js';
+import { type Runner, type RunnerEvents } from '../puppeteer/sweep/runner.js';
+import { emptyResult } from '../puppeteer/report/recorder.js';
 import { measured, report as reportOf } from './v2-fixture.js';
 
 const points = expandScenario({ id: 'p', batch: 20, concurrency: 4, repeats: 2 });

@@ -12,7 +12,8 @@ import type { Report } from '../protocol/report.js';
 import { expandScenario, searchesFor, type Point, type ScenarioFile } from '../protocol/scenario.js';
 import type { RepeatContext, RepeatEvents } from '../puppeteer/measure/repeat.js';
 import { roundOrder, roundSeed } from '../results/rounds.js';
-import { emptyResult, Runner, type Lane, type RepeatSource } from '../puppeteer/sweep/runner.js';
+import { Runner, type Lane, type RepeatSource } from '../puppeteer/sweep/runner.js';
+import { emptyResult, ReportRecorder } from '../puppeteer/report/recorder.js';
 import { failed, measured, report as reportOf } from './v2-fixture.js';
 
 const POINTS: Point[] = [
@@ -57,8 +58,8 @@ const steady: Figure = (p) => p.offeredEventsPerSec * 0.9;
 
 async function run(report: Report, source: FakeSource, signal?: AbortSignal, searches: Parameters<Runner['run']>[1]['searches'] = []) {
   const saved: string[] = [];
-  const runner = new Runner({ repeats: source, ceilings, save: async (r) => void saved.push(JSON.stringify(r)) });
-  const outcome = await runner.run(report, { searches, signal });
+  const runner = new Runner({ repeats: source, ceilings });
+  const outcome = await runner.run(new ReportRecorder(report, async (r) => void saved.push(JSON.stringify(r))), { searches, signal });
   return { outcome, saved };
 }
 
@@ -231,12 +232,12 @@ describe('Runner find-max wiring', () => {
     const searches = searchesFor(file, file.scenarios, false);
     const report = freshReport([], { repeats: 2 });
     const source = new FakeSource((p) => (p.batch <= LIMIT ? p.offeredEventsPerSec : p.offeredEventsPerSec * 0.8), { p99: (p) => (p.batch <= LIMIT ? 5 : 900) });
-    const runner = new Runner({ repeats: source, ceilings, save: async () => undefined });
+    const runner = new Runner({ repeats: source, ceilings });
     const seen: { done: number; planned: number; remainingSec: number }[] = [];
     let planned0 = 0;
     runner.on('search-start', (_s, planned) => (planned0 = planned));
     runner.on('search-repeat-done', (_s, _p, _r, t) => seen.push(t));
-    expect(await runner.run(report, { searches })).toBe('done');
+    expect(await runner.run(new ReportRecorder(report, async () => undefined), { searches })).toBe('done');
     expect(planned0).toBeGreaterThan(0);
     expect(seen.map((t) => t.done)).toEqual(source.calls.map((_, i) => i + 1));
     for (const t of seen) expect(t.planned).toBeGreaterThanOrEqual(t.done);
@@ -250,8 +251,8 @@ describe('Runner lanes: several browsers (sharded)', () => {
 
   it('deals pair groups over the browsers, each point on one browser every round, each browser with its own ceilings', async () => {
     const report = freshReport(POINTS);
-    const runner = new Runner({ lanes: [lane('A', new FakeSource(steady)), lane('B', new FakeSource(steady))], save: async () => undefined });
-    expect(await runner.run(report, { searches: [] })).toBe('done');
+    const runner = new Runner({ lanes: [lane('A', new FakeSource(steady)), lane('B', new FakeSource(steady))] });
+    expect(await runner.run(new ReportRecorder(report, async () => undefined), { searches: [] })).toBe('done');
     expect(repeatSet(report)).toEqual(POINTS.flatMap((p) => [0, 1, 2].map((r) => `${p.id}@${r}`)).sort());
     const on = browsersOf(report);
     for (const ids of on.values()) expect(ids).toHaveLength(1);
@@ -263,8 +264,8 @@ describe('Runner lanes: several browsers (sharded)', () => {
 
   it('--spread-repeats moves each point to the other browser every round', async () => {
     const report = freshReport(POINTS, { spreadRepeats: true });
-    const runner = new Runner({ lanes: [lane('A', new FakeSource(steady)), lane('B', new FakeSource(steady))], save: async () => undefined });
-    expect(await runner.run(report, { searches: [] })).toBe('done');
+    const runner = new Runner({ lanes: [lane('A', new FakeSource(steady)), lane('B', new FakeSource(steady))] });
+    expect(await runner.run(new ReportRecorder(report, async () => undefined), { searches: [] })).toBe('done');
     for (const p of report.points) {
       const byRound = [...p.repeats].sort((x, y) => x.round - y.round).map((x) => x.browserId);
       expect(byRound[0]).not.toBe(byRound[1]);
@@ -277,8 +278,8 @@ describe('Runner lanes: several browsers (sharded)', () => {
     let bAlive = true;
     // B's first repeat fails as a browser lost mid-repeat does, and B is gone from then on.
     const b = new FakeSource(steady, { fail: () => !(bAlive = false) });
-    const runner = new Runner({ lanes: [lane('A', new FakeSource(steady)), lane('B', b, () => bAlive)], save: async () => undefined });
-    expect(await runner.run(report, { searches: [] })).toBe('done');
+    const runner = new Runner({ lanes: [lane('A', new FakeSource(steady)), lane('B', b, () => bAlive)] });
+    expect(await runner.run(new ReportRecorder(report, async () => undefined), { searches: [] })).toBe('done');
     expect(repeatSet(report)).toEqual(POINTS.flatMap((p) => [0, 1, 2].map((r) => `${p.id}@${r}`)).sort());
     const repeats = report.points.flatMap((p) => p.repeats);
     expect(repeats.filter((r) => r.status === 'failed').map((r) => r.browserId)).toEqual(['B']);
@@ -290,8 +291,8 @@ describe('Runner lanes: several browsers (sharded)', () => {
     let alive = true;
     const dying = new FakeSource(steady, { fail: (_p, round) => round === 1 && !(alive = false) });
     const saved: string[] = [];
-    const runner = new Runner({ lanes: [lane('A', dying, () => alive)], save: async (r) => void saved.push(JSON.stringify(r)) });
-    expect(await runner.run(report, { searches: [] })).toBe('browsers-lost');
+    const runner = new Runner({ lanes: [lane('A', dying, () => alive)] });
+    expect(await runner.run(new ReportRecorder(report, async (r) => void saved.push(JSON.stringify(r))), { searches: [] })).toBe('browsers-lost');
     const repeats = report.points.flatMap((p) => p.repeats);
     expect(repeats.filter((r) => r.round === 0 && r.status === 'ok')).toHaveLength(POINTS.length);
     expect(repeats.filter((r) => r.status === 'failed')).toHaveLength(1);

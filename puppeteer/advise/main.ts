@@ -34,13 +34,13 @@ import { RepeatMeasurer } from '../measure/repeat.js';
 import { connectServer } from '../measure/server-process.js';
 import { createRunDir, newReportDraft, runIdFor, writeAtomically, type ReportDraft } from '../report/file.js';
 import { reportFilesBytes } from '../report/html.js';
-import { reportSaver } from '../report/saver.js';
+import { dropUnfinishedRounds, ReportRecorder } from '../report/recorder.js';
 import { durationText, repeatSec } from '../sweep/estimate.js';
 import { candidateSpace } from './candidates.js';
 import { BrowserAdviseMeasurer, CONFIRM_TIMING, probePoint } from './measurer.js';
 import { ADVISE_FLAGS, checkAdviseFlags, type AdviseRequest } from './options.js';
 import { AdviseProgress } from './progress.js';
-import { AdviseRecord, dropUnfinishedRounds } from './record.js';
+import { AdviseRecord } from './record.js';
 import { Replay } from './replay.js';
 import { advise, adviceBeforeSearch, DEFAULT_MAX_CONFIRM_ROUNDS } from './search.js';
 
@@ -97,8 +97,14 @@ async function resumePlan(runId: string, out: string, budgetSec: number | null):
   const dropped = dropUnfinishedRounds(report);
   if (dropped) log(`${file}: the round the last session left unfinished is measured again (${dropped} repeat(s) of it dropped)`);
   const budget = budgetSec ?? report.options.timeBudgetSec ?? advice.budgetSec;
-  report.options.timeBudgetSec = budget;
-  return { report: { ...report, advice }, target: advice.target, transports: advice.transports, budgetSec: budget, file, recordedRounds: report.rounds.length };
+  return {
+    report: { ...report, options: { ...report.options, timeBudgetSec: budget }, advice },
+    target: advice.target,
+    transports: advice.transports,
+    budgetSec: budget,
+    file,
+    recordedRounds: report.rounds.length,
+  };
 }
 
 /** Disk space the run's files need at about the most repeats the budget allows, bytes. */
@@ -141,18 +147,20 @@ async function main(): Promise<number> {
   const endpoints = parseBrowserList(flags.browser);
   const remoteServer = flags.server ? await connectServer('--server', flags.server) : null;
   if (!endpoints.length) await findChrome(log);
+  // The run's id: its directory's, once made (a suffix when another run took the second).
+  let runId = draft.runId;
   if (req.resume === null) {
     // The directory is this run's alone, made once every check has passed; its id gains a
     // suffix when another run took the second.
     const run = await createRunDir(out, RUN_PREFIX, new Date(draft.startedAt));
-    draft.runId = run.runId;
+    runId = run.runId;
     plan.file = run.file;
   }
   const space = candidateSpace(target, transports).length;
   const asked = `${rateText(target.eventsPerSec)} with p99 ≤ ${target.p99BoundMs} ms (render ${target.render})`;
   log(
     req.resume !== null
-      ? `pushlab advise: resuming ${draft.runId}: ${asked}, ${plan.recordedRounds} measurements to replay, budget ${durationText(budgetSec)} for the whole search`
+      ? `pushlab advise: resuming ${runId}: ${asked}, ${plan.recordedRounds} measurements to replay, budget ${durationText(budgetSec)} for the whole search`
       : `pushlab advise: ${asked} over ${transports.join(', ')}: ${space} candidates, budget ${durationText(budgetSec)}, margins ${marginsText(draft.options.margins!)}, seed ${draft.options.seed}`,
   );
   launched = true;
@@ -164,19 +172,22 @@ async function main(): Promise<number> {
     const { local } = children;
     const remote = children.remotes[0] ?? null;
     log(local ? `server ${srv.url}, Chrome ${local.launched.version} (${local.launched.path}, ${local.launched.source})` : `server ${srv.url}; browser ${host.id}: ${host.version} on ${host.host}`);
-    const report: Report = { ...draft, environment: draft.environment ?? (local ? environmentOf(local.launched, srv) : remoteEnvironment([host], srv)) };
-    report.hosts = [...(report.hosts ?? []).filter((h) => h.id !== host.id), host];
-    report.interrupted = false;
-    report.resumeCommand = null;
-
-    const resumeCommand = () => resumeCommandFor(report.runId, flags.out, endpoints.map((e) => e.given), flags.server);
-    const saveReport = reportSaver(plan.file, log);
-    const save = (r: Report) =>
-      saveReport(r).catch((err: unknown) => {
-        if (!(err instanceof PushlabError) || err.code !== 'PUSHLAB_BAD_OUTPUT') throw err;
-        throw new PushlabError('PUSHLAB_BAD_OUTPUT', `${err.message}; ${plan.file} keeps the report saved before; free space, then go on: ${resumeCommand()}`);
-      });
-    const record = new AdviseRecord(report, save);
+    const environment = draft.environment ?? (local ? environmentOf(local.launched, srv) : remoteEnvironment([host], srv));
+    const resumeCommand = () => resumeCommandFor(runId, flags.out, endpoints.map((e) => e.given), flags.server);
+    const recorder = ReportRecorder.toFile(
+      { ...draft, runId, environment, interrupted: false, resumeCommand: null },
+      {
+        file: plan.file,
+        log,
+        failed: (err) => {
+          if (!(err instanceof PushlabError) || err.code !== 'PUSHLAB_BAD_OUTPUT') throw err;
+          throw new PushlabError('PUSHLAB_BAD_OUTPUT', `${err.message}; ${plan.file} keeps the report saved before; free space, then go on: ${resumeCommand()}`);
+        },
+      },
+    );
+    recorder.putHosts([host]);
+    const { report } = recorder;
+    const record = new AdviseRecord(recorder);
     await record.save();
 
     const replay = plan.recordedRounds ? new Replay(report) : null;
@@ -214,21 +225,20 @@ async function main(): Promise<number> {
         }
       },
     }).finally(() => progress.close());
-    report.advice = advice;
+    recorder.setAdvice(advice);
     record.snapshot = null;
     if (replay) log(`replayed ${replayed} of ${replay.size} recorded measurements`);
     const answer = adviceText(advice, machineWordsOf(report.environment)).join('\n');
     // Cut off by Ctrl-C or a lost browser (a signal after the search ended changes nothing: it is done).
     if (advice.stopped === 'interrupted') {
-      report.interrupted = true;
-      report.resumeCommand = resumeCommand();
+      recorder.interrupt(resumeCommand());
       await record.save();
       const why = !measurer.lost ? 'interrupted' : (srv.gone?.() ?? `the browser was lost (${remote?.lost ?? 'disconnected'})`);
       log(`\n${answer}\n\n${why}: ${plan.file} keeps what was measured. To go on with the search:\n  ${report.resumeCommand}`);
       toStdout(flags.json ? `${JSON.stringify(report, null, 2)}\n` : `${plan.file}\n`);
       return measurer.lost ? EXIT.failed : EXIT.interrupted;
     }
-    report.finishedAt = new Date().toISOString();
+    recorder.finish();
     await record.save();
     // The claim, as a sweep can check it: before the answer, which stays the last thing said.
     const confirm = confirmScenarioFile(advice);

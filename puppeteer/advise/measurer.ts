@@ -131,7 +131,7 @@ export class BrowserAdviseMeasurer extends EventEmitter<AdviseMeasurerEvents> im
       if (!this.o.alive()) this.lost = true;
       if (!repeat || this.lost) {
         // Nothing of an aborted repeat is kept; a round with no repeat is not a round.
-        if (!got.size) record.report.rounds.pop();
+        if (!got.size) record.discardRound(round);
         return null;
       }
       got.set(point.id, repeat);

@@ -233,245 +233,330 @@ function clearlyFaster(a: Rec, b: Rec): boolean {
   return r !== null && judgeRatio(r, 0, false).better === 'b';
 }
 
+/**
+ * One search as it runs: what it was asked, every candidate's record, and what it has decided so
+ * far. The stages below each take it and move it on; the answer is read from it (answerOf).
+ */
+interface Search {
+  o: AdviseOptions;
+  target: Target;
+  margins: Margins;
+  space: CandidateSpace;
+  transports: readonly Transport[];
+  /** Every candidate the search may measure. */
+  all: Candidate[];
+  finalistCount: number;
+  /** Paired rounds of a confirmation, and at most this many while a CPU comparison is unclear. */
+  rounds: number;
+  maxRounds: number;
+  bound: number;
+  recs: Map<string, Rec>;
+  /** Why a candidate was not measured, where the search decided it (else: not reached). */
+  skipped: Map<string, string>;
+  stopped: Advice['stopped'];
+  /** Why the screen ended early, which is why a candidate went unmeasured (the headroom's own stop is not). */
+  screenStopped: Advice['stopped'];
+  /** The next confirming round's index. */
+  round: number;
+  /** The finalists confirmed, group after group. */
+  confirmed: Rec[];
+  /** The sustaining finalists in order (rank), the winner first. */
+  ranked: Rec[];
+  winner: Rec | null;
+  /** Set once the pick is made (choose): from then on a snapshot is the answer without its headroom. */
+  picked: boolean;
+  headroom: Headroom | null;
+}
+
+/**
+ * The search, stage by stage: screen every candidate worth a probe, confirm the cheapest in
+ * paired rounds, choose among them, then the winner's headroom. Each stage stops early on the
+ * budget or an interruption (`stopped`), and the answer says what it measured either way.
+ */
 export async function advise(o: AdviseOptions): Promise<Advice> {
-  const { target } = o;
-  const margins = o.margins ?? DEFAULT_MARGINS;
+  const s = newSearch(o);
+  o.onStart?.(() => snapshot(s));
+  await screen(s);
+  s.screenStopped = s.stopped;
+  await confirm(s);
+  choose(s);
+  await headroom(s);
+  return answerOf(s, s.headroom, s.stopped);
+}
+
+function newSearch(o: AdviseOptions): Search {
   const space: CandidateSpace = { ...DEFAULT_SPACE, ...o.space };
   const transports = o.transports ?? TRANSPORTS;
-  const all = candidateSpace(target, transports, space);
-  const finalistCount = o.finalists ?? DEFAULT_FINALISTS;
   const rounds = o.confirmRounds ?? DEFAULT_CONFIRM_ROUNDS;
-  const maxRounds = Math.max(rounds, o.maxConfirmRounds ?? DEFAULT_MAX_CONFIRM_ROUNDS);
-  const bound = target.p99BoundMs;
-  const recs = new Map<string, Rec>();
-  /** Why a candidate was not measured, where the search decided it (else: not reached). */
-  const skipped = new Map<string, string>();
-  let stopped: Advice['stopped'] = null;
-  /** Why the screen ended early, which is why a candidate went unmeasured (the headroom's own stop is not). */
-  let screenStopped: Advice['stopped'] = null;
-  let round = 0;
-
-  const fits = (sec: number) => o.now() + sec <= o.budgetSec;
-  const kept = () => [...recs.values()].filter((r) => r.probeFigures?.sustains.sustains);
-  /**
-   * Time the screen leaves for what comes after it, estimated at the candidate about to be
-   * probed: confirming the finalists it would have now (at least one) for the minimum rounds, and
-   * a short headroom search (two probes and a confirmation), of which no more than 15% of the
-   * budget: the answer comes before its headroom.
-   */
-  const reserveSec = (c: Candidate) => {
-    const k = Math.min(finalistCount, Math.max(1, kept().length));
-    return k * rounds * o.estimate.repeatSec(c) + Math.min(headroomReserve(c), 0.15 * o.budgetSec);
+  return {
+    o,
+    target: o.target,
+    margins: o.margins ?? DEFAULT_MARGINS,
+    space,
+    transports,
+    all: candidateSpace(o.target, transports, space),
+    finalistCount: o.finalists ?? DEFAULT_FINALISTS,
+    rounds,
+    maxRounds: Math.max(rounds, o.maxConfirmRounds ?? DEFAULT_MAX_CONFIRM_ROUNDS),
+    bound: o.target.p99BoundMs,
+    recs: new Map(),
+    skipped: new Map(),
+    stopped: null,
+    screenStopped: null,
+    round: 0,
+    confirmed: [],
+    ranked: [],
+    winner: null,
+    picked: false,
+    headroom: null,
   };
-  const note = (stage: 'screen' | 'confirm' | 'headroom', cs: readonly Candidate[]) => o.onMeasured?.({ stage, candidates: cs, elapsedSec: o.now() });
-  /** Set once the pick is made (step 3): from then on a snapshot is the answer without its headroom. */
-  let picked: ((headroom: Headroom | null, stopped: Advice['stopped']) => Advice) | null = null;
-  o.onStart?.(() => {
-    if (picked) return picked(null, 'interrupted');
-    // Before the pick: a candidate under confirmation is not yet confirmed (its figures so far are not a verdict).
-    const tried = [...recs.values()].map((r) => triedOf(r, r.outcome === 'kept' || r.outcome === 'marginal' ? null : r.confirmed));
-    const notTried = all.filter((c) => !recs.has(c.id)).map((c) => ({ candidate: c, why: skipped.get(c.id) ?? INTERRUPTED_WHY }));
-    return cutOff({ target, transports, margins, budgetSec: o.budgetSec, elapsedSec: o.now() }, tried, notTried);
-  });
+}
 
-  const rec = (c: Candidate): Rec => {
-    let r = recs.get(c.id);
-    if (!r) recs.set(c.id, (r = { candidate: c, probe: null, probeFigures: null, confirm: [], confirmed: null, outcome: 'dropped', why: '', cpuVsWinner: null }));
-    return r;
-  };
+/** The answer as it would be were the search cut off now: what a report saved between two measurements holds. */
+function snapshot(s: Search): Advice {
+  if (s.picked) return answerOf(s, null, 'interrupted');
+  // Before the pick: a candidate under confirmation is not yet confirmed (its figures so far are not a verdict).
+  const tried = [...s.recs.values()].map((r) => triedOf(r, r.outcome === 'kept' || r.outcome === 'marginal' ? null : r.confirmed));
+  const notTried = s.all.filter((c) => !s.recs.has(c.id)).map((c) => ({ candidate: c, why: s.skipped.get(c.id) ?? INTERRUPTED_WHY }));
+  return cutOff({ target: s.target, transports: s.transports, margins: s.margins, budgetSec: s.o.budgetSec, elapsedSec: s.o.now() }, tried, notTried);
+}
 
-  /** One probe; false when the budget or an interruption ends the screen. */
-  const probe = async (c: Candidate): Promise<boolean> => {
-    if (recs.get(c.id)?.probe) return true;
-    if (!fits(o.estimate.probeSec(c) + reserveSec(c))) {
-      stopped = 'budget';
-      return false;
-    }
-    const repeat = await o.measurer.probe(c);
-    if (!repeat) {
-      stopped = 'interrupted';
-      return false;
-    }
-    const r = rec(c);
-    r.probe = repeat;
-    r.probeFigures = figuresOf(c, [repeat], bound);
-    const words = reasonText(r.probeFigures.sustains);
-    if (r.probeFigures.sustains.sustains) [r.outcome, r.why] = ['kept', `sustained in its probe: ${words}`];
-    else if (clearlyCannot(r.probeFigures, bound)) [r.outcome, r.why] = ['dropped', `clearly cannot sustain: ${words}`];
-    else [r.outcome, r.why] = ['marginal', `did not sustain in its probe, but not clearly: ${words}`];
-    note('screen', [c]);
-    return true;
-  };
+/** Whether a measurement of `sec` ends within the budget. */
+const fits = (s: Search, sec: number) => s.o.now() + sec <= s.o.budgetSec;
+const keptOf = (s: Search) => [...s.recs.values()].filter((r) => r.probeFigures?.sustains.sustains);
+const note = (s: Search, stage: 'screen' | 'confirm' | 'headroom', cs: readonly Candidate[]) => s.o.onMeasured?.({ stage, candidates: cs, elapsedSec: s.o.now() });
 
-  /** The candidate of transport `t` with `c`'s settings (origins as near as `t` has them); none when `t` cannot take them. */
-  const twinOf = (c: Candidate, t: Transport): Candidate | undefined =>
-    t === c.transport
-      ? undefined
-      : all
-          .filter((x) => x.transport === t && knobsBetween(c, x).every((k) => k === 'origins'))
-          .sort((a, b) => Math.abs(a.origins - c.origins) - Math.abs(b.origins - c.origins))[0];
+/** Time a headroom search needs at least: two probes and one confirmation. */
+function headroomReserve(s: Search, c: Candidate): number {
+  return 2 * s.o.estimate.probeSec(c) + s.rounds * s.o.estimate.repeatSec(c);
+}
 
-  // 1a. Every transport's basic shape at each tick: main thread, JSON, one origin, on the fewest
-  // connections that offer the rate at that tick in whole rows.
+/**
+ * Time the screen leaves for what comes after it, estimated at the candidate about to be
+ * probed: confirming the finalists it would have now (at least one) for the minimum rounds, and
+ * a short headroom search (two probes and a confirmation), of which no more than 15% of the
+ * budget: the answer comes before its headroom.
+ */
+function reserveSec(s: Search, c: Candidate): number {
+  const k = Math.min(s.finalistCount, Math.max(1, keptOf(s).length));
+  return k * s.rounds * s.o.estimate.repeatSec(c) + Math.min(headroomReserve(s, c), 0.15 * s.o.budgetSec);
+}
+
+function recOf(s: Search, c: Candidate): Rec {
+  let r = s.recs.get(c.id);
+  if (!r) s.recs.set(c.id, (r = { candidate: c, probe: null, probeFigures: null, confirm: [], confirmed: null, outcome: 'dropped', why: '', cpuVsWinner: null }));
+  return r;
+}
+
+/** One probe; false when the budget or an interruption ends the screen. */
+async function probe(s: Search, c: Candidate): Promise<boolean> {
+  if (s.recs.get(c.id)?.probe) return true;
+  if (!fits(s, s.o.estimate.probeSec(c) + reserveSec(s, c))) {
+    s.stopped = 'budget';
+    return false;
+  }
+  const repeat = await s.o.measurer.probe(c);
+  if (!repeat) {
+    s.stopped = 'interrupted';
+    return false;
+  }
+  const r = recOf(s, c);
+  r.probe = repeat;
+  r.probeFigures = figuresOf(c, [repeat], s.bound);
+  const words = reasonText(r.probeFigures.sustains);
+  if (r.probeFigures.sustains.sustains) [r.outcome, r.why] = ['kept', `sustained in its probe: ${words}`];
+  else if (clearlyCannot(r.probeFigures, s.bound)) [r.outcome, r.why] = ['dropped', `clearly cannot sustain: ${words}`];
+  else [r.outcome, r.why] = ['marginal', `did not sustain in its probe, but not clearly: ${words}`];
+  note(s, 'screen', [c]);
+  return true;
+}
+
+/** 1. Screen: the basic shapes, then passes of one-setting moves, until nothing moves or the screen ends. */
+async function screen(s: Search): Promise<void> {
+  if (await screenBasics(s)) await explore(s);
+}
+
+/**
+ * 1a. Every transport's basic shape at each tick: main thread, JSON, one origin, on the fewest
+ * connections that offer the rate at that tick in whole rows. False when the screen ended.
+ */
+async function screenBasics(s: Search): Promise<boolean> {
   const plain = (c: Candidate) => c.parse === 'main' && c.origins === 1 && c.encoding === 'json';
-  const basicAt = (t: Transport, tick: number) => all.filter((x) => x.transport === t && x.intervalMs === tick && plain(x)).sort((a, b) => a.concurrency - b.concurrency)[0];
-  screen: {
-    for (const tick of byMiddleFirst(space.ticksMs)) {
-      for (const t of transports) {
-        const c = basicAt(t, tick);
-        if (c && !(await probe(c))) break screen;
-      }
-    }
-    // Rates too low for whole rows at any tick offer one row per message at a tick of their own.
-    for (const t of transports) {
-      const own = [...new Set(all.filter((x) => x.transport === t && !space.ticksMs.includes(x.intervalMs)).map((x) => x.intervalMs))];
-      for (const tick of own) if (!(await probe(basicAt(t, tick)))) break screen;
-    }
-
-    // 1b. Passes: each transport's best moves one setting, in the order its limit suggests.
-    for (;;) {
-      const bests = transports
-        .map((t) => [...recs.values()].filter((r) => r.candidate.transport === t && r.probe).sort(better)[0])
-        .filter((r): r is Rec => r !== undefined)
-        .sort(better);
-      const cheapest = Math.min(...kept().map((r) => cost(r.probeFigures)));
-      // The cheapest that sustained anywhere: `better` ranks sustaining first, so it heads `bests`.
-      const leader = bests[0]?.probeFigures?.sustains.sustains ? bests[0] : undefined;
-      let moved = false;
-      for (const best of bests) {
-        // The cheapest setting found so far, tried on this transport too, before it can be called
-        // dear: a saving that came from a setting (an encoding, a tick, Workers) is the setting's,
-        // not the transport's. (On 2026-11-27 grpc-web reached Arrow first, ws and fetch were
-        // called dear on their JSON costs, and ws with Arrow was never measured.)
-        const twin = leader ? twinOf(leader.candidate, best.candidate.transport) : undefined;
-        if (twin && !recs.get(twin.id)?.probe) {
-          skipped.delete(twin.id);
-          if (!(await probe(twin))) break screen;
-          moved = true;
-          continue;
-        }
-        const f = best.probeFigures;
-        const neighbours = all.filter((c) => c.transport === best.candidate.transport && !recs.get(c.id)?.probe && knobsBetween(best.candidate, c).length === 1);
-        if (!neighbours.length) continue;
-        // Not worth the budget: nowhere near while others sustain, or far dearer than the cheapest.
-        const hopeless = Number.isFinite(cheapest) && f && !f.sustains.sustains && clearlyCannot(f, bound);
-        const dear = Number.isFinite(cheapest) && f?.sustains.sustains && cost(f) > EXPLORE_COST_RATIO * cheapest;
-        if (hopeless || dear) {
-          const why = hopeless
-            ? `not explored: ${best.candidate.transport}'s best came nowhere near (${reasonText(f!.sustains)}) while other transports sustained`
-            : `not explored: ${best.candidate.transport}'s best costs ${Math.round((cost(f) / cheapest - 1) * 100)}% more renderer CPU per event than the cheapest that sustained`;
-          for (const c of neighbours) if (!skipped.has(c.id)) skipped.set(c.id, why);
-          continue;
-        }
-        const order = knobOrder(f);
-        const next = neighbours.sort((a, b) => order.indexOf(knobsBetween(best.candidate, a)[0]) - order.indexOf(knobsBetween(best.candidate, b)[0]))[0];
-        skipped.delete(next.id);
-        if (!(await probe(next))) break screen;
-        moved = true;
-      }
-      if (!moved) break;
+  const basicAt = (t: Transport, tick: number) => s.all.filter((x) => x.transport === t && x.intervalMs === tick && plain(x)).sort((a, b) => a.concurrency - b.concurrency)[0];
+  for (const tick of byMiddleFirst(s.space.ticksMs)) {
+    for (const t of s.transports) {
+      const c = basicAt(t, tick);
+      if (c && !(await probe(s, c))) return false;
     }
   }
-  screenStopped = stopped;
+  // Rates too low for whole rows at any tick offer one row per message at a tick of their own.
+  for (const t of s.transports) {
+    const own = [...new Set(s.all.filter((x) => x.transport === t && !s.space.ticksMs.includes(x.intervalMs)).map((x) => x.intervalMs))];
+    for (const tick of own) if (!(await probe(s, basicAt(t, tick)))) return false;
+  }
+  return true;
+}
 
-  // 2. Confirm the cheapest that sustained (the closest that did not, when too few did), in paired rounds.
-  const confirmedRecs: Rec[] = [];
-  let winner: Rec | null = null;
-  let ranked: Rec[] = [];
-  const pickGroup = (): Rec[] => {
-    const pool = [...recs.values()].filter((r) => r.probe && !r.confirmed && (r.outcome === 'kept' || r.outcome === 'marginal'));
-    const order = [...pool.filter((r) => r.outcome === 'kept').sort(better), ...pool.filter((r) => r.outcome === 'marginal').sort(better)];
-    const group: Rec[] = [];
-    for (const r of order) {
-      if (group.length >= finalistCount) break;
-      if (group.filter((g) => g.candidate.transport === r.candidate.transport).length >= PER_TRANSPORT && order.length > finalistCount) continue;
-      group.push(r);
+/** 1b. Passes: each transport's best moves one setting, in the order its limit suggests, until a pass moves none. */
+async function explore(s: Search): Promise<void> {
+  for (;;) {
+    const bests = s.transports
+      .map((t) => [...s.recs.values()].filter((r) => r.candidate.transport === t && r.probe).sort(better)[0])
+      .filter((r): r is Rec => r !== undefined)
+      .sort(better);
+    const cheapest = Math.min(...keptOf(s).map((r) => cost(r.probeFigures)));
+    // The cheapest that sustained anywhere: `better` ranks sustaining first, so it heads `bests`.
+    const leader = bests[0]?.probeFigures?.sustains.sustains ? bests[0] : undefined;
+    let moved = false;
+    for (const best of bests) {
+      const next = nextMove(s, best, leader, cheapest);
+      if (!next) continue;
+      s.skipped.delete(next.id);
+      if (!(await probe(s, next))) return;
+      moved = true;
     }
-    // Fewer finalists rather than fewer rounds: a confirmation needs its rounds for a CI.
-    while (group.length > 1 && !fits(rounds * group.reduce((a, r) => a + o.estimate.repeatSec(r.candidate), 0))) group.pop();
-    return group;
-  };
-  while (!winner && stopped !== 'interrupted') {
-    const group = pickGroup();
+    if (!moved) return;
+  }
+}
+
+/** The candidate of transport `t` with `c`'s settings (origins as near as `t` has them); none when `t` cannot take them. */
+function twinOf(s: Search, c: Candidate, t: Transport): Candidate | undefined {
+  return t === c.transport
+    ? undefined
+    : s.all
+        .filter((x) => x.transport === t && knobsBetween(c, x).every((k) => k === 'origins'))
+        .sort((a, b) => Math.abs(a.origins - c.origins) - Math.abs(b.origins - c.origins))[0];
+}
+
+/**
+ * Where a transport's best moves next in this pass: the leader's setting on its transport, else
+ * its one-setting neighbour its limit suggests; none when it has none left or is not worth the
+ * budget (said in `skipped`).
+ */
+function nextMove(s: Search, best: Rec, leader: Rec | undefined, cheapest: number): Candidate | null {
+  // The cheapest setting found so far, tried on this transport too, before it can be called
+  // dear: a saving that came from a setting (an encoding, a tick, Workers) is the setting's,
+  // not the transport's. (On 2026-11-27 grpc-web reached Arrow first, ws and fetch were
+  // called dear on their JSON costs, and ws with Arrow was never measured.)
+  const twin = leader ? twinOf(s, leader.candidate, best.candidate.transport) : undefined;
+  if (twin && !s.recs.get(twin.id)?.probe) return twin;
+  const f = best.probeFigures;
+  const neighbours = s.all.filter((c) => c.transport === best.candidate.transport && !s.recs.get(c.id)?.probe && knobsBetween(best.candidate, c).length === 1);
+  if (!neighbours.length) return null;
+  // Not worth the budget: nowhere near while others sustain, or far dearer than the cheapest.
+  const hopeless = Number.isFinite(cheapest) && f && !f.sustains.sustains && clearlyCannot(f, s.bound);
+  const dear = Number.isFinite(cheapest) && f?.sustains.sustains && cost(f) > EXPLORE_COST_RATIO * cheapest;
+  if (hopeless || dear) {
+    const why = hopeless
+      ? `not explored: ${best.candidate.transport}'s best came nowhere near (${reasonText(f!.sustains)}) while other transports sustained`
+      : `not explored: ${best.candidate.transport}'s best costs ${Math.round((cost(f) / cheapest - 1) * 100)}% more renderer CPU per event than the cheapest that sustained`;
+    for (const c of neighbours) if (!s.skipped.has(c.id)) s.skipped.set(c.id, why);
+    return null;
+  }
+  const order = knobOrder(f);
+  return neighbours.sort((a, b) => order.indexOf(knobsBetween(best.candidate, a)[0]) - order.indexOf(knobsBetween(best.candidate, b)[0]))[0];
+}
+
+/** 2. Confirm the cheapest that sustained (the closest that did not, when too few did), in paired rounds, group after group until one has a winner. */
+async function confirm(s: Search): Promise<void> {
+  while (!s.winner && s.stopped !== 'interrupted') {
+    const group = pickGroup(s);
     if (!group.length) break;
-    const roundSec = group.reduce((a, r) => a + o.estimate.repeatSec(r.candidate), 0);
-    let measuredRounds = 0;
-    for (;;) {
-      const more = measuredRounds < rounds || (measuredRounds < maxRounds && unclear(group) && fits(roundSec + headroomReserve(group[0].candidate)));
-      if (!more) break;
-      if (!fits(roundSec)) {
-        stopped = 'budget';
-        break;
-      }
-      const repeats = await o.measurer.confirm(
-        group.map((r) => r.candidate),
-        round,
-      );
-      if (!repeats) {
-        stopped = 'interrupted';
-        break;
-      }
-      group.forEach((r, i) => r.confirm.push({ round, repeat: repeats[i] }));
-      round++;
-      measuredRounds++;
-      for (const r of group) r.confirmed = figuresOf(r.candidate, r.confirm.map((x) => x.repeat), bound);
-      note('confirm', group.map((r) => r.candidate));
-    }
-    if (!measuredRounds) break;
-    confirmedRecs.push(...group);
+    if (!(await confirmGroup(s, group))) break;
+    s.confirmed.push(...group);
     for (const r of group) [r.outcome, r.why] = ['finalist', r.confirmed!.sustains.sustains ? 'sustained over its repeats' : `not sustained over its repeats: ${reasonText(r.confirmed!.sustains)}`];
-    ranked = rank(confirmedRecs.filter((r) => r.confirmed?.sustains.sustains));
-    winner = ranked[0] ?? null;
-    if (stopped) break;
+    s.ranked = rank(s, s.confirmed.filter((r) => r.confirmed?.sustains.sustains));
+    s.winner = s.ranked[0] ?? null;
+    if (s.stopped) break;
   }
+}
 
-  /** The sustaining finalists in order: the cheapest (none clearly cheaper), its ties by p99, then the rest by cost. */
-  function rank(sustaining: Rec[]): Rec[] {
-    if (!sustaining.length) return [];
-    const byCost = [...sustaining].sort((a, b) => cost(a.confirmed) - cost(b.confirmed));
-    let cheapest = byCost[0];
-    // The median may disagree with the paired rounds: a candidate clearly cheaper than it, paired, takes its place.
-    const vs = (r: Rec) => cpuComparison(cheapest, r, margins.cpuPerEvent);
-    for (let moves = 0; moves < byCost.length; moves++) {
-      const clearer = byCost.find((r) => r !== cheapest && vs(r)?.kind === 'different' && vs(r)!.ratio < 1);
-      if (!clearer) break;
-      cheapest = clearer;
+/** The next finalists: the cheapest few probed and not yet confirmed, at most PER_TRANSPORT a transport, as many as the budget confirms. */
+function pickGroup(s: Search): Rec[] {
+  const pool = [...s.recs.values()].filter((r) => r.probe && !r.confirmed && (r.outcome === 'kept' || r.outcome === 'marginal'));
+  const order = [...pool.filter((r) => r.outcome === 'kept').sort(better), ...pool.filter((r) => r.outcome === 'marginal').sort(better)];
+  const group: Rec[] = [];
+  for (const r of order) {
+    if (group.length >= s.finalistCount) break;
+    if (group.filter((g) => g.candidate.transport === r.candidate.transport).length >= PER_TRANSPORT && order.length > s.finalistCount) continue;
+    group.push(r);
+  }
+  // Fewer finalists rather than fewer rounds: a confirmation needs its rounds for a CI.
+  while (group.length > 1 && !fits(s, s.rounds * group.reduce((a, r) => a + s.o.estimate.repeatSec(r.candidate), 0))) group.pop();
+  return group;
+}
+
+/** The group's paired rounds: the minimum, then more while a CPU comparison is unclear and the budget allows. Returns the rounds measured. */
+async function confirmGroup(s: Search, group: Rec[]): Promise<number> {
+  const roundSec = group.reduce((a, r) => a + s.o.estimate.repeatSec(r.candidate), 0);
+  let measuredRounds = 0;
+  for (;;) {
+    const more = measuredRounds < s.rounds || (measuredRounds < s.maxRounds && unclear(s, group) && fits(s, roundSec + headroomReserve(s, group[0].candidate)));
+    if (!more) break;
+    if (!fits(s, roundSec)) {
+      s.stopped = 'budget';
+      break;
     }
-    // Finalists of one group share their rounds (a later group is confirmed only when no earlier
-    // one sustained), so every comparison here is paired.
-    const tied = byCost.filter((r) => r === cheapest || vs(r)?.kind !== 'different');
-    const rest = byCost.filter((r) => !tied.includes(r));
-    // A tie on CPU goes to latency only where latency clearly differs: the one with the lowest
-    // median p99 among those whose paired p99 is clearly below the cheapest's; else the cheapest.
-    const faster = tied.filter((r) => r !== cheapest && clearlyFaster(cheapest, r)).sort((a, b) => p99(a.confirmed) - p99(b.confirmed));
-    const first = faster[0] ?? cheapest;
-    return [first, ...tied.filter((r) => r !== first), ...rest];
+    const repeats = await s.o.measurer.confirm(
+      group.map((r) => r.candidate),
+      s.round,
+    );
+    if (!repeats) {
+      s.stopped = 'interrupted';
+      break;
+    }
+    group.forEach((r, i) => r.confirm.push({ round: s.round, repeat: repeats[i] }));
+    s.round++;
+    measuredRounds++;
+    for (const r of group) r.confirmed = figuresOf(r.candidate, r.confirm.map((x) => x.repeat), s.bound);
+    note(s, 'confirm', group.map((r) => r.candidate));
   }
+  return measuredRounds;
+}
 
-  /** Whether a sustaining finalist's CPU against the cheapest is still unclear: more rounds could settle it. */
-  function unclear(group: Rec[]): boolean {
-    const s = rank(group.filter((r) => r.confirmed?.sustains.sustains));
-    return s.slice(1).some((r) => cpuComparison(s[0], r, margins.cpuPerEvent)?.kind === 'unclear');
+/** The sustaining finalists in order: the cheapest (none clearly cheaper), its ties by p99, then the rest by cost. */
+function rank(s: Search, sustaining: Rec[]): Rec[] {
+  if (!sustaining.length) return [];
+  const byCost = [...sustaining].sort((a, b) => cost(a.confirmed) - cost(b.confirmed));
+  let cheapest = byCost[0];
+  // The median may disagree with the paired rounds: a candidate clearly cheaper than it, paired, takes its place.
+  const vs = (r: Rec) => cpuComparison(cheapest, r, s.margins.cpuPerEvent);
+  for (let moves = 0; moves < byCost.length; moves++) {
+    const clearer = byCost.find((r) => r !== cheapest && vs(r)?.kind === 'different' && vs(r)!.ratio < 1);
+    if (!clearer) break;
+    cheapest = clearer;
   }
+  // Finalists of one group share their rounds (a later group is confirmed only when no earlier
+  // one sustained), so every comparison here is paired.
+  const tied = byCost.filter((r) => r === cheapest || vs(r)?.kind !== 'different');
+  const rest = byCost.filter((r) => !tied.includes(r));
+  // A tie on CPU goes to latency only where latency clearly differs: the one with the lowest
+  // median p99 among those whose paired p99 is clearly below the cheapest's; else the cheapest.
+  const faster = tied.filter((r) => r !== cheapest && clearlyFaster(cheapest, r)).sort((a, b) => p99(a.confirmed) - p99(b.confirmed));
+  const first = faster[0] ?? cheapest;
+  return [first, ...tied.filter((r) => r !== first), ...rest];
+}
 
-  /** Time a headroom search needs at least: two probes and one confirmation. */
-  function headroomReserve(c: Candidate): number {
-    return 2 * o.estimate.probeSec(c) + rounds * o.estimate.repeatSec(c);
-  }
+/** Whether a sustaining finalist's CPU against the cheapest is still unclear: more rounds could settle it. */
+function unclear(s: Search, group: Rec[]): boolean {
+  const ranked = rank(s, group.filter((r) => r.confirmed?.sustains.sustains));
+  return ranked.slice(1).some((r) => cpuComparison(ranked[0], r, s.margins.cpuPerEvent)?.kind === 'unclear');
+}
 
-  // 3. The winner, the runner-up and why the others were not chosen.
-  const runnerUp = ranked[1] ?? null;
-  if (winner) {
-    const w = winner;
-    for (const r of confirmedRecs) if (r !== w && r.confirmed) r.cpuVsWinner = cpuComparison(w, r, margins.cpuPerEvent);
-    const byLatency = ranked.some((r) => r !== w && r.cpuVsWinner?.kind !== 'different' && cost(r.confirmed) < cost(w.confirmed));
+/** 3. The winner, the runner-up and why the others were not chosen; from here a snapshot is the answer. */
+function choose(s: Search): void {
+  const runnerUp = s.ranked[1] ?? null;
+  const w = s.winner;
+  if (w) {
+    for (const r of s.confirmed) if (r !== w && r.confirmed) r.cpuVsWinner = cpuComparison(w, r, s.margins.cpuPerEvent);
+    const byLatency = s.ranked.some((r) => r !== w && r.cpuVsWinner?.kind !== 'different' && cost(r.confirmed) < cost(w.confirmed));
     [w.outcome, w.why] = [
       'winner',
       byLatency
         ? 'sustained over its repeats; tied on renderer CPU per event within the margin with a cheaper median, and a clearly lower p99'
         : 'sustained over its repeats at the lowest renderer CPU per event',
     ];
-    for (const r of ranked.slice(1)) {
+    for (const r of s.ranked.slice(1)) {
       const c = r.cpuVsWinner;
       const tiedWithWinner = c !== null && c.kind !== 'different';
       // A tie goes to the winner on latency when the winner was picked for its p99 (byLatency),
@@ -485,139 +570,140 @@ export async function advise(o: AdviseOptions): Promise<Advice> {
     }
     if (runnerUp) runnerUp.outcome = 'runner-up';
   }
-  for (const r of recs.values()) {
+  for (const r of s.recs.values()) {
     if (r.outcome !== 'kept') continue;
     r.outcome = 'dropped';
-    r.why = winner
-      ? `sustained in its probe, but not among the ${finalistCount} cheapest confirmed (${Math.round(cost(r.probeFigures))} ms of renderer CPU per million events in one window)`
+    r.why = w
+      ? `sustained in its probe, but not among the ${s.finalistCount} cheapest confirmed (${Math.round(cost(r.probeFigures))} ms of renderer CPU per million events in one window)`
       : 'sustained in its probe, not confirmed: the time budget ran out';
   }
+  s.picked = true;
+}
 
-  picked = answer;
+/** 4. Headroom: the winner's highest batch at the same tick and connections. */
+async function headroom(s: Search): Promise<void> {
+  if (s.winner && s.stopped !== 'interrupted') s.headroom = await headroomOf(s, s.winner.candidate);
+}
 
-  // 4. Headroom: the winner's highest batch at the same tick and connections.
-  let headroom: Headroom | null = null;
-  if (winner && stopped !== 'interrupted') headroom = await headroomOf(winner.candidate);
-
-  async function headroomOf(w: Candidate): Promise<Headroom | null> {
-    const max = Math.min(LIMITS.batch.max, w.batch * (o.headroomFactor ?? DEFAULT_HEADROOM_FACTOR));
-    if (max <= w.batch) return null;
-    const repeats: Headroom['repeats'] = [];
-    let interrupted = false;
-    const out = await findMax({
-      min: w.batch,
-      max,
-      integer: true,
-      maxProbes: 6,
-      maxConfirms: 3,
-      // A probe is worth starting only with room for the confirmation it may lead to.
-      canStart: (kind, value) => {
-        const c = withBatch(w, value);
-        return !interrupted && fits((kind === 'probe' ? o.estimate.probeSec(c) : 0) + rounds * o.estimate.repeatSec(c));
-      },
-      probe: async (batch) => {
-        const c = withBatch(w, batch);
-        const repeat = await o.measurer.probe(c);
-        if (!repeat) {
-          interrupted = true;
-          return { sustainable: false, eventsPerSec: null, reason: 'interrupted' };
+async function headroomOf(s: Search, w: Candidate): Promise<Headroom | null> {
+  const { o, rounds, bound } = s;
+  const max = Math.min(LIMITS.batch.max, w.batch * (o.headroomFactor ?? DEFAULT_HEADROOM_FACTOR));
+  if (max <= w.batch) return null;
+  const repeats: Headroom['repeats'] = [];
+  let interrupted = false;
+  const out = await findMax({
+    min: w.batch,
+    max,
+    integer: true,
+    maxProbes: 6,
+    maxConfirms: 3,
+    // A probe is worth starting only with room for the confirmation it may lead to.
+    canStart: (kind, value) => {
+      const c = withBatch(w, value);
+      return !interrupted && fits(s, (kind === 'probe' ? o.estimate.probeSec(c) : 0) + rounds * o.estimate.repeatSec(c));
+    },
+    probe: async (batch) => {
+      const c = withBatch(w, batch);
+      const repeat = await o.measurer.probe(c);
+      if (!repeat) {
+        interrupted = true;
+        return { sustainable: false, eventsPerSec: null, reason: 'interrupted' };
+      }
+      repeats.push({ batch, purpose: 'probe', repeat });
+      note(s, 'headroom', [c]);
+      const f = figuresOf(c, [repeat], bound);
+      return { sustainable: f.sustains.sustains, eventsPerSec: f.eventsPerSec?.median ?? null, reason: reasonText(f.sustains) };
+    },
+    confirm: async (batch) => {
+      const c = withBatch(w, batch);
+      const got: Repeat[] = [];
+      for (let i = 0; i < rounds && !interrupted; i++) {
+        const r = await o.measurer.confirm([c], s.round++);
+        if (!r) interrupted = true;
+        else {
+          got.push(r[0]);
+          repeats.push({ batch, purpose: 'confirm', repeat: r[0] });
         }
-        repeats.push({ batch, purpose: 'probe', repeat });
-        note('headroom', [c]);
-        const f = figuresOf(c, [repeat], bound);
-        return { sustainable: f.sustains.sustains, eventsPerSec: f.eventsPerSec?.median ?? null, reason: reasonText(f.sustains) };
-      },
-      confirm: async (batch) => {
-        const c = withBatch(w, batch);
-        const got: Repeat[] = [];
-        for (let i = 0; i < rounds && !interrupted; i++) {
-          const r = await o.measurer.confirm([c], round++);
-          if (!r) interrupted = true;
-          else {
-            got.push(r[0]);
-            repeats.push({ batch, purpose: 'confirm', repeat: r[0] });
-          }
-        }
-        note('headroom', [c]);
-        if (interrupted || !got.length) return { sustainable: false, eventsPerSec: describe([0]), reason: 'interrupted' };
-        const f = figuresOf(c, got, bound);
-        return { sustainable: f.sustains.sustains, eventsPerSec: f.eventsPerSec ?? describe([0]), reason: reasonText(f.sustains) };
-      },
-    });
-    if (interrupted) stopped = 'interrupted';
-    else if (out.stopped === 'budget') stopped ??= 'budget';
-    // The winner's own batch was confirmed already: the knee is at least that.
-    const knee = out.knee?.value ?? w.batch;
-    const at = withBatch(w, knee);
-    return {
-      batch: knee,
-      eventsPerSec: at.offeredEventsPerSec,
-      atLeast: knee === max,
-      firstPast: out.firstPast && { batch: out.firstPast.value, eventsPerSec: withBatch(w, out.firstPast.value).offeredEventsPerSec, reason: out.firstPast.reason },
-      probes: out.probes.length,
-      confirmations: out.confirmations.length,
-      stopped: out.stopped,
-      repeats,
-    };
-  }
+      }
+      note(s, 'headroom', [c]);
+      if (interrupted || !got.length) return { sustainable: false, eventsPerSec: describe([0]), reason: 'interrupted' };
+      const f = figuresOf(c, got, bound);
+      return { sustainable: f.sustains.sustains, eventsPerSec: f.eventsPerSec ?? describe([0]), reason: reasonText(f.sustains) };
+    },
+  });
+  if (interrupted) s.stopped = 'interrupted';
+  else if (out.stopped === 'budget') s.stopped ??= 'budget';
+  // The winner's own batch was confirmed already: the knee is at least that.
+  const knee = out.knee?.value ?? w.batch;
+  const at = withBatch(w, knee);
+  return {
+    batch: knee,
+    eventsPerSec: at.offeredEventsPerSec,
+    atLeast: knee === max,
+    firstPast: out.firstPast && { batch: out.firstPast.value, eventsPerSec: withBatch(w, out.firstPast.value).offeredEventsPerSec, reason: out.firstPast.reason },
+    probes: out.probes.length,
+    confirmations: out.confirmations.length,
+    stopped: out.stopped,
+    repeats,
+  };
+}
 
-  return answer(headroom, stopped);
+/** The answer from the records as they stand, with this headroom and reason to have stopped. Decides nothing. */
+function answerOf(s: Search, headroomNow: Headroom | null, stoppedNow: Advice['stopped']): Advice {
+  const { winner } = s;
+  const runnerUp = s.ranked[1] ?? null;
+  // When nothing sustained: the closest, what limited it, what the measurements say would help.
+  const closest = winner ? null : closestOf(s, [...s.recs.values()]);
+  // Every candidate measured and not chosen: the finalists first (the runner-up is not rejected),
+  // then the rest best first, so a transport's first entry is its best attempt (the words name
+  // that one; in the order measured it was the transport's first, plain JSON probe).
+  const rest = [...s.recs.values()].filter((r) => !s.confirmed.includes(r)).sort(better);
+  const rejectedOrder = [...s.confirmed, ...rest].filter((r) => r !== winner && r !== runnerUp);
+  return {
+    target: s.target,
+    transports: [...s.transports],
+    margins: s.margins,
+    budgetSec: s.o.budgetSec,
+    elapsedSec: s.o.now(),
+    stopped: stoppedNow,
+    winner: winner && { candidate: winner.candidate, figures: winner.confirmed! },
+    runnerUp: runnerUp && { candidate: runnerUp.candidate, figures: runnerUp.confirmed!, cpuVsWinner: runnerUp.cpuVsWinner },
+    headroom: headroomNow,
+    rejected: rejectedOrder.map((r) => ({ candidateId: r.candidate.id, transport: r.candidate.transport, reason: r.why })),
+    tried: [...s.recs.values()].map((r) => triedOf(r, r.confirmed)),
+    notTried: s.all.filter((c) => !s.recs.has(c.id)).map((c) => ({ candidate: c, why: s.skipped.get(c.id) ?? notTriedWhy(s) })),
+    closest,
+  };
+}
 
-  /** The answer from the records as they stand, with this headroom and reason to have stopped. Decides nothing. */
-  function answer(headroomNow: Headroom | null, stoppedNow: Advice['stopped']): Advice {
-    // When nothing sustained: the closest, what limited it, what the measurements say would help.
-    const closest = winner ? null : closestOf([...recs.values()]);
-    // Every candidate measured and not chosen: the finalists first (the runner-up is not rejected),
-    // then the rest best first, so a transport's first entry is its best attempt (the words name
-    // that one; in the order measured it was the transport's first, plain JSON probe).
-    const rest = [...recs.values()].filter((r) => !confirmedRecs.includes(r)).sort(better);
-    const rejectedOrder = [...confirmedRecs, ...rest].filter((r) => r !== winner && r !== runnerUp);
-    return {
-      target,
-      transports: [...transports],
-      margins,
-      budgetSec: o.budgetSec,
-      elapsedSec: o.now(),
-      stopped: stoppedNow,
-      winner: winner && { candidate: winner.candidate, figures: winner.confirmed! },
-      runnerUp: runnerUp && { candidate: runnerUp.candidate, figures: runnerUp.confirmed!, cpuVsWinner: runnerUp.cpuVsWinner },
-      headroom: headroomNow,
-      rejected: rejectedOrder.map((r) => ({ candidateId: r.candidate.id, transport: r.candidate.transport, reason: r.why })),
-      tried: [...recs.values()].map((r) => triedOf(r, r.confirmed)),
-      notTried: all.filter((c) => !recs.has(c.id)).map((c) => ({ candidate: c, why: skipped.get(c.id) ?? notTriedWhy() })),
-      closest,
-    };
-  }
+/** Why the candidates nobody decided against went unmeasured: the screen's reason to stop, or the search's order. */
+function notTriedWhy(s: Search): string {
+  return s.screenStopped === 'interrupted'
+    ? INTERRUPTED_WHY
+    : s.screenStopped === 'budget'
+      ? 'the time budget ran out before it was measured'
+      : "not reached: the search moves one setting at a time from each transport's best, and no measured neighbour led here";
+}
 
-  /** Why the candidates nobody decided against went unmeasured: the screen's reason to stop, or the search's order. */
-  function notTriedWhy(): string {
-    return screenStopped === 'interrupted'
-      ? INTERRUPTED_WHY
-      : screenStopped === 'budget'
-        ? 'the time budget ran out before it was measured'
-        : "not reached: the search moves one setting at a time from each transport's best, and no measured neighbour led here";
+function closestOf(s: Search, list: Rec[]): Closest | null {
+  const measured = list.filter((r) => figuresFor(r));
+  if (!measured.length) return null;
+  const best = [...measured].sort(better)[0];
+  const f = figuresFor(best)!;
+  const helps: string[] = [];
+  // Settings that got further than their one-setting neighbours: the direction that helped.
+  for (const n of measured) {
+    if (n === best || n.candidate.transport !== best.candidate.transport) continue;
+    const knobs = knobsBetween(n.candidate, best.candidate);
+    const fn = figuresFor(n)!;
+    if (knobs.length !== 1 || fn.closeness >= f.closeness - 0.01) continue;
+    helps.push(`${changeWords(knobs[0], n.candidate, best.candidate)} got further: ${reachText(f)} against ${reachText(fn)}`);
   }
-
-  function closestOf(list: Rec[]): Closest | null {
-    const measured = list.filter((r) => figuresFor(r));
-    if (!measured.length) return null;
-    const best = [...measured].sort(better)[0];
-    const f = figuresFor(best)!;
-    const helps: string[] = [];
-    // Settings that got further than their one-setting neighbours: the direction that helped.
-    for (const n of measured) {
-      if (n === best || n.candidate.transport !== best.candidate.transport) continue;
-      const knobs = knobsBetween(n.candidate, best.candidate);
-      const fn = figuresFor(n)!;
-      if (knobs.length !== 1 || fn.closeness >= f.closeness - 0.01) continue;
-      helps.push(`${changeWords(knobs[0], n.candidate, best.candidate)} got further: ${reachText(f)} against ${reachText(fn)}`);
-    }
-    // Another transport that came next.
-    const other = measured.filter((r) => r.candidate.transport !== best.candidate.transport).sort(better)[0];
-    if (other) helps.push(`the closest other transport: ${candidateWords(other.candidate)}, ${reachText(figuresFor(other)!)}`);
-    const untried = all.filter((c) => c.transport === best.candidate.transport && !recs.has(c.id) && knobsBetween(best.candidate, c).length === 1);
-    const why = notTriedWhy();
-    if (untried.length) helps.push(`not measured (${why.startsWith('not reached') ? 'not reached' : why}): ${untried.map((c) => changeWords(knobsBetween(best.candidate, c)[0], best.candidate, c)).join('; ')}`);
-    return { candidate: best.candidate, figures: f, limit: f.limit ?? reasonText(f.sustains), helps };
-  }
+  // Another transport that came next.
+  const other = measured.filter((r) => r.candidate.transport !== best.candidate.transport).sort(better)[0];
+  if (other) helps.push(`the closest other transport: ${candidateWords(other.candidate)}, ${reachText(figuresFor(other)!)}`);
+  const untried = s.all.filter((c) => c.transport === best.candidate.transport && !s.recs.has(c.id) && knobsBetween(best.candidate, c).length === 1);
+  const why = notTriedWhy(s);
+  if (untried.length) helps.push(`not measured (${why.startsWith('not reached') ? 'not reached' : why}): ${untried.map((c) => changeWords(knobsBetween(best.candidate, c)[0], best.candidate, c)).join('; ')}`);
+  return { candidate: best.candidate, figures: f, limit: f.limit ?? reasonText(f.sustains), helps };
 }

@@ -3,7 +3,8 @@
  * sweep measures a point — the round's in-page JSON.parse ceiling, then `repeats` repeats by
  * the sweep's own RepeatMeasurer (fresh tab, connections open first, warm-up, settle, one
  * window) — and appends the result to the session's lab report (scenario `lab`, schema as
- * every sweep's, written atomically), which the report viewer lists like any run.
+ * every sweep's, written atomically by its recorder, report/recorder.ts), which the report
+ * viewer lists like any run.
  */
 import path from 'node:path';
 import type { PageConfig, RecordedPoint } from '../../protocol/page-api.js';
@@ -13,11 +14,10 @@ import { expandScenario, type Point } from '../../protocol/scenario.js';
 import { FACTOR_NAMES, FACTORS, type PageFactor } from '../../protocol/factors.js';
 import { measureCeilings } from '../measure/ceiling.js';
 import { bestJsonCeiling, ceilingNeeds, ceilingOf } from '../../results/ceilings.js';
-import { pairedComparisons, summarisePoint } from '../../results/point-summary.js';
-import { knobComparisons } from '../../results/knobs.js';
 import { RepeatMeasurer } from '../measure/repeat.js';
 import type { BrowserSlot } from '../browser/slot.js';
-import { createRunDir, runIdFor, writeReport } from '../report/file.js';
+import { runIdFor } from '../report/file.js';
+import { ReportRecorder } from '../report/recorder.js';
 import type { ServerHandle } from '../measure/server-process.js';
 import type { Environment } from '../../protocol/report.js';
 
@@ -39,16 +39,15 @@ const SCENARIO = 'lab';
 const RUN_PREFIX = 'lab-';
 
 export class LabRecorder {
-  readonly report: Report;
+  /** Writes the session's report, into its own directory made (exclusively, with the sweep's and advise's rule) at the first save. */
+  private readonly recorder: ReportRecorder;
   private readonly started = new Date();
-  /** report.json, once the first recorded point has made the run's directory (createRunDir). */
-  private file: string | null = null;
   private readonly measurer: RepeatMeasurer;
   private busy = false;
 
   constructor(private readonly o: RecorderOptions) {
     this.measurer = new RepeatMeasurer({ browser: o.browser, server: o.server, cores: o.cores, retries: 0 });
-    this.report = {
+    const report: Report = {
       schemaVersion: SCHEMA_VERSION,
       // Until the directory is made: createRunDir adds a suffix when another run took the second.
       runId: `${RUN_PREFIX}${runIdFor(this.started)}`,
@@ -64,6 +63,11 @@ export class LabRecorder {
       comparisons: [],
       saturation: [],
     };
+    this.recorder = ReportRecorder.toNewRunDir(report, o.outDir, RUN_PREFIX, this.started);
+  }
+
+  get report(): Readonly<Report> {
+    return this.recorder.report;
   }
 
   /** The point these page settings make, with the lab's warm-up, window and repeats. */
@@ -87,24 +91,10 @@ export class LabRecorder {
    */
   async interrupt(): Promise<void> {
     if (!this.busy) return;
-    this.report.rounds = this.report.rounds.filter((r) => r.finishedAt !== null);
-    this.report.points = this.report.points.filter((p) => p.repeats.length > 0);
-    this.report.interrupted = true;
-    await this.save();
-  }
-
-  /**
-   * Writes the report into the session's own directory, made (exclusively, with the sweep's and
-   * advise's rule) at the first save: a lab session that records nothing leaves no directory.
-   */
-  private async save(): Promise<string> {
-    if (this.file === null) {
-      const run = await createRunDir(this.o.outDir, RUN_PREFIX, this.started);
-      this.report.runId = run.runId;
-      this.file = run.file;
-    }
-    await writeReport(this.file, this.report);
-    return this.file;
+    this.recorder.dropOpenRounds();
+    // A lab session is not resumed: its report is whole as it is, marked interrupted.
+    this.recorder.interrupt(null);
+    await this.recorder.save();
   }
 
   async record(config: PageConfig): Promise<RecordedPoint> {
@@ -112,38 +102,25 @@ export class LabRecorder {
     this.busy = true;
     try {
       const point = this.pointOf(config);
-      let file = this.file ?? '';
-      let result = this.report.points.find((p) => p.point.id === point.id);
-      if (!result) {
-        result = { point, repeats: [], summary: null, verdict: 'failed', unsteady: [], notes: [] };
-        this.report.points.push(result);
-      }
+      const { recorder } = this;
+      let result = recorder.resultOf(point);
       for (let r = 0; r < this.o.repeats; r++) {
-        const round = {
-          index: this.report.rounds.length,
-          seed: 0,
-          order: [point.id],
-          startedAt: new Date().toISOString(),
-          finishedAt: null as string | null,
-          parseCeilings: await measureCeilings(this.o.browser.browser(), this.o.server.url, ceilingNeeds([point])),
-        };
-        this.report.rounds.push(round);
+        const startedAt = new Date().toISOString();
+        const parseCeilings = await measureCeilings(this.o.browser.browser(), this.o.server.url, ceilingNeeds([point]));
+        const round = recorder.startRound([point.id], { seed: 0, startedAt, parseCeilings });
         const repeat = await this.measurer.measure(point, {
           round: round.index,
           ceilingEventsPerSec: ceilingOf(round.parseCeilings, point.batch, point.encoding),
           jsonCeilingEventsPerSec: bestJsonCeiling(round.parseCeilings),
         });
         if (!repeat) throw new Error('the measurement was interrupted');
-        round.finishedAt = new Date().toISOString();
-        result.repeats.push(repeat);
-        Object.assign(result, summarisePoint(point, result.repeats));
-        this.report.comparisons = pairedComparisons(this.report.points, undefined, this.report.options.margins);
-        this.report.knobs = knobComparisons(this.report.points, undefined, this.report.options.margins);
-        this.report.finishedAt = round.finishedAt;
-        file = await this.save();
+        recorder.finishRound(round);
+        result = recorder.addRepeat(point.id, repeat);
+        recorder.finish(round.finishedAt!);
+        await recorder.save();
       }
       return {
-        reportPath: path.relative(process.cwd(), file),
+        reportPath: path.relative(process.cwd(), recorder.file ?? ''),
         viewerUrl: new URL(`report.html?report=/reports/${this.report.runId}/report.json`, this.o.server.url).href,
         pointId: point.id,
         line: pointLine(result),

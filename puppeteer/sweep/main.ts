@@ -51,8 +51,8 @@ import { RepeatMeasurer } from '../measure/repeat.js';
 import { BrowserLost } from '../browser/slot.js';
 import { createRunDir, newReportDraft, runIdFor, type ReportDraft } from '../report/file.js';
 import { reportFilesBytes } from '../report/html.js';
-import { reportSaver } from '../report/saver.js';
-import { emptyResult, Runner, type Lane } from './runner.js';
+import { emptyResult, ReportRecorder } from '../report/recorder.js';
+import { Runner, type Lane } from './runner.js';
 import { connectServer } from '../measure/server-process.js';
 import { startServerAndBrowsers, type Children } from '../browser/start.js';
 
@@ -241,18 +241,20 @@ async function main(): Promise<number> {
   const gridUrl = flags.grid ? parseGridUrl(flags.grid) : null;
   const remote = flags.server ? await connectServer('--server', flags.server) : null;
   if (!endpoints.length && !gridUrl) await findChrome(log);
+  // The run's id: its directory's, once made (a suffix when another run took the second).
+  let runId = draft.runId;
   if (!checked.resume) {
     // The directory is this run's alone, made once every check has passed; its id gains a
     // suffix when another run took the second.
     const run = await createRunDir(out, '', new Date(draft.startedAt));
-    draft.runId = run.runId;
+    runId = run.runId;
     plan.file = run.file;
   }
   const browserCount = gridUrl ? flags['grid-sessions'] : endpoints.length;
   const done = draft.points.reduce((a, p) => a + p.repeats.length, 0);
   log(
     checked.resume
-      ? `pushlab sweep: resuming ${draft.runId} (${done} repeats measured, ${draft.rounds.length} rounds started), seed ${draft.options.seed}`
+      ? `pushlab sweep: resuming ${runId} (${done} repeats measured, ${draft.rounds.length} rounds started), seed ${draft.options.seed}`
       : `pushlab sweep: ${draft.scenarios.join(', ')}: ${draft.points.length} points × ${draft.options.repeats} rounds${plan.searches.length ? ` + ${plan.searches.length} find-max searches` : ''}, seed ${draft.options.seed}, about ${durationText(planSec(plan))}${browserCount > 1 ? `, sharded over ${browserCount} browsers` : ''}`,
   );
   launched = true;
@@ -282,24 +284,19 @@ async function main(): Promise<number> {
         log(`warning: browsers ${[h.id, ...h.sharesHostWith].join(' and ')} are on the same host (${h.host}): sharded points will compete for its CPU; the report marks their repeats`);
       }
     }
-    const report: Report = { ...draft, environment: draft.environment ?? (local ? environmentOf(local.launched, srv) : remoteEnvironment(hosts, srv)) };
-    // A resumed sweep keeps the browsers it measured in before, beside today's.
-    report.hosts = [...(report.hosts ?? []).filter((h) => !hosts.some((n) => n.id === h.id)), ...hosts];
-    report.interrupted = false;
-    report.resumeCommand = null;
+    const environment = draft.environment ?? (local ? environmentOf(local.launched, srv) : remoteEnvironment(hosts, srv));
     // report.json, then report.html beside it, each time (report/saver.ts: the viewer never costs the report).
+    const record = ReportRecorder.toFile({ ...draft, runId, environment, interrupted: false, resumeCommand: null }, { file: plan.file, log });
+    const { report } = record;
+    // A resumed sweep keeps the browsers it measured in before, beside today's.
+    record.putHosts(hosts);
     const runDir = path.dirname(plan.file);
-    const repeatsIn = (r: Report) => r.points.reduce((a, p) => a + p.repeats.length, 0);
-    let savedRepeats: number | null = null;
-    const saveReport = reportSaver(plan.file, log);
-    const save = async (r: Report) => {
-      await saveReport(r);
-      savedRepeats = repeatsIn(r);
-    };
+    const repeatsIn = (r: Readonly<Report>) => r.points.reduce((a, p) => a + p.repeats.length, 0);
     // A save that fails even so stops the sweep: the file keeps the report saved before,
     // which --resume finishes once there is space.
     const saveFailed = (err: unknown): never => {
       if (!(err instanceof PushlabError) || err.code !== 'PUSHLAB_BAD_OUTPUT') throw err;
+      const savedRepeats = record.savedRepeats;
       if (savedRepeats === null && !checked.resume) {
         try {
           // The run's directory, made for the report that never fitted (empty, or rmdir refuses).
@@ -314,7 +311,7 @@ async function main(): Promise<number> {
       const lost = savedRepeats !== null && measured > savedRepeats ? `, ${measured - savedRepeats} measured since are not` : '';
       throw new PushlabError('PUSHLAB_BAD_OUTPUT', `${err.message}; ${kept}${lost}; free space, then finish it: ${resumeCommandFor(report.runId, flags.out, endpoints.map((e) => e.given), flags.server, grid, flags)}`);
     };
-    await save(report).catch(saveFailed);
+    await record.save().catch(saveFailed);
 
     if (local) {
       firefox = new FirefoxBrowsers({
@@ -322,10 +319,10 @@ async function main(): Promise<number> {
         log: (line) => progress.line(line),
         onLaunch: async (ff) => {
           const host = { ...(await describeBrowser(ff, { origin: 'launched' }, FIREFOX_HOST_ID, { url: srv.url, startedHere: remote === null })), engine: 'firefox' as const };
-          report.hosts = [...(report.hosts ?? []).filter((h) => h.id !== host.id), host];
+          record.putHosts([host]);
           const l = ff.launched;
-          report.environment.firefox = { version: l.version, path: l.path, source: l.source, headless: l.headless };
-          await save(report).catch(saveFailed);
+          record.setEnvironment({ ...report.environment, firefox: { version: l.version, path: l.path, source: l.source, headless: l.headless } });
+          await record.save().catch(saveFailed);
         },
       });
     }
@@ -366,7 +363,7 @@ async function main(): Promise<number> {
         },
       };
     });
-    const runner = new Runner({ lanes, save });
+    const runner = new Runner({ lanes });
     const progress = new Progress(runner, report, {
       // Raw: Progress makes its text printable and adds only its own redraw sequence.
       write: (text) => process.stderr.write(text),
@@ -378,7 +375,7 @@ async function main(): Promise<number> {
       for (const r of remotes) {
         const h = report.hosts!.find((x) => x.id === hosts[remotes.indexOf(r)].id)!;
         if (r.lost !== null && !h.lost) {
-          h.lost = { at: new Date().toISOString(), error: r.lost };
+          record.hostLost(h.id, r.lost);
           progress.line(`browser ${h.id} lost: ${r.lost}${lanes.some((l) => l.alive()) ? '; its points go to the other browsers' : ''}`);
         }
       }
@@ -386,22 +383,21 @@ async function main(): Promise<number> {
     runner.on('repeat-done', recordLost);
     runner.on('ceiling-failed', recordLost);
     const outcome = await runner
-      .run(report, { searches: plan.searches, signal: controller.signal })
+      .run(record, { searches: plan.searches, signal: controller.signal })
       .catch(saveFailed)
       .finally(() => progress.close());
     recordLost();
     if (outcome !== 'done') {
-      report.interrupted = true;
-      report.resumeCommand = resumeCommandFor(report.runId, flags.out, endpoints.map((e) => e.given), flags.server, grid, flags);
-      await save(report).catch(saveFailed);
+      record.interrupt(resumeCommandFor(report.runId, flags.out, endpoints.map((e) => e.given), flags.server, grid, flags));
+      await record.save().catch(saveFailed);
       const why = outcome === 'browsers-lost' ? 'every browser was lost' : 'interrupted';
       log(`${why}: ${plan.file} keeps what was measured. To finish it:\n  ${report.resumeCommand}`);
       if (outcome === 'browsers-lost') log(`\n${formatTable(report, tableLayout(flags.wide, report.runId, flags.out))}\n`);
       toStdout(flags.json ? `${JSON.stringify(report, null, 2)}\n` : `${plan.file}\n`);
       return outcome === 'interrupted' ? EXIT.interrupted : EXIT.failed;
     }
-    report.finishedAt = new Date().toISOString();
-    await save(report).catch(saveFailed);
+    record.finish();
+    await record.save().catch(saveFailed);
     log(`\n${formatTable(report, tableLayout(flags.wide, report.runId, flags.out))}\n`);
     toStdout(flags.json ? `${JSON.stringify(report, null, 2)}\n` : `${plan.file}\n`);
     const failed = report.points.some((p) => p.repeats.some((r) => r.status === 'failed'));

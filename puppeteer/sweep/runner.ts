@@ -8,25 +8,26 @@
  * in-page JSON.parse ceiling, since that drifts as well. After the fixed rounds, `--auto`
  * adds rounds of the points whose EPS interval is still wide; then the saturation searches run.
  *
- * The report is the runner's state: after every repeat the point's summary and the paired
- * comparisons are recomputed and the report is saved, so an interrupted sweep keeps what it
- * measured and `--resume` finishes exactly the repeats that are missing.
+ * The report is the runner's state, written through its recorder (report/recorder.ts): after
+ * every repeat the point's summary and the paired comparisons are recomputed and the report is
+ * saved, so an interrupted sweep keeps what it measured and `--resume` finishes exactly the
+ * repeats that are missing.
  */
 import { EventEmitter } from 'node:events';
 import type { Engine } from '../../protocol/engine.js';
 import type { ParseCeiling } from '../../protocol/page-api.js';
 import type { MeasuredRepeat, Repeat } from '../../protocol/repeat-figures.js';
 import type { PointResult, Report, Round, SaturationResult } from '../../protocol/report.js';
+import type { ReportRecorder } from '../report/recorder.js';
 import { searchPoint, type Point, type SearchSpec } from '../../protocol/scenario.js';
 import { describe } from '../../results/stats.js';
 import { bestJsonCeiling, ceilingNeeds, ceilingOf, missingCeilings, type CeilingNeed } from '../../results/ceilings.js';
 import { ceilingSec, repeatSec, roundsSec, searchRepeats, searchSec } from './estimate.js';
 import { pointSustains, reasonText, SUSTAINS_DELIVERED_RATIO } from '../../results/sustains.js';
 import { findMax, type Confirmation, type ProbeResult } from './find-max.js';
-import { needsMoreRepeats, pairedComparisons, summarisePoint } from '../../results/point-summary.js';
-import { knobComparisons } from '../../results/knobs.js';
+import { needsMoreRepeats } from '../../results/point-summary.js';
 import type { RepeatContext, RepeatEvents } from '../measure/repeat.js';
-import { pairGroups, roundOrder, roundSeed } from '../../results/rounds.js';
+import { pairGroups, roundOrder } from '../../results/rounds.js';
 
 export interface RunnerEvents {
   'round-start': [round: Round, fixedRounds: number];
@@ -35,7 +36,7 @@ export interface RunnerEvents {
   phase: RepeatEvents['phase'];
   'attempt-failed': RepeatEvents['attempt-failed'];
   /** `estimateSec`: what estimate.ts expected this repeat to take; `remainingSec`: the rest of the plan, estimated. */
-  'repeat-done': [point: Point, repeat: Repeat, result: PointResult, timing: { tookSec: number; estimateSec: number; remainingSec: number }];
+  'repeat-done': [point: Point, repeat: Repeat, result: Readonly<PointResult>, timing: { tookSec: number; estimateSec: number; remainingSec: number }];
   'round-done': [round: Round];
   'search-start': [search: SearchSpec, planned: number];
   /**
@@ -79,8 +80,6 @@ export interface RunnerOptions {
   repeats?: RepeatSource;
   /** The in-page decoding ceilings (ceiling.ts): the one-browser form. */
   ceilings?(needs: readonly CeilingNeed[], signal?: AbortSignal, engine?: Engine): Promise<ParseCeiling[]>;
-  /** Writes the report (atomically); called after every change worth keeping, never twice at once. */
-  save(report: Report): Promise<void>;
 }
 
 /** What the runner was asked to do beyond the report's points: the saturation searches. */
@@ -101,10 +100,8 @@ const elapsedSec = (since: number) => (performance.now() - since) / 1000;
 export class Runner extends EventEmitter<RunnerEvents> {
   private readonly lanes: Lane[];
   private sessionStart = performance.now();
-  /** Saves in the order asked: two browsers may finish a repeat at the same moment. */
-  private saving: Promise<void> = Promise.resolve();
   /** Each point's pair group, by its place in the report's points (homeOf). */
-  private groupIndex: { report: Report; index: Map<string, number> } | null = null;
+  private groupIndex: { report: Readonly<Report>; index: Map<string, number> } | null = null;
   /** The search under way: its repeats measured, and planned so far. */
   private searching: { search: SearchSpec; done: number; planned: number } | null = null;
 
@@ -123,33 +120,28 @@ export class Runner extends EventEmitter<RunnerEvents> {
     return this.lanes.length > 1;
   }
 
-  private save(report: Report): Promise<void> {
-    const next = this.saving.then(() => this.o.save(report));
-    this.saving = next.catch(() => undefined);
-    return next;
-  }
-
-  /** Finishes what `report` still lacks; see RunOutcome. */
-  async run(report: Report, plan: RunPlan): Promise<RunOutcome> {
+  /** Finishes what the recorder's report still lacks, writing through it; see RunOutcome. */
+  async run(record: ReportRecorder, plan: RunPlan): Promise<RunOutcome> {
     this.sessionStart = performance.now();
+    const { report } = record;
     const { signal } = plan;
     const fixed = report.options.repeats;
     // A round the last session left unfinished is completed first, with its recorded order and ceiling.
     for (const round of report.rounds) {
       if (round.finishedAt === null) {
-        const out = await this.runRound(report, round, plan);
+        const out = await this.runRound(record, round, plan);
         if (out !== 'done') return out;
       }
     }
     for (let r = report.rounds.length; r < fixed; r++) {
       const points = report.points.map((p) => p.point).filter((p) => p.repeats > r);
-      const out = await this.runRound(report, this.newRound(report, r, points), plan);
+      const out = await this.runRound(record, this.newRound(record, points), plan);
       if (out !== 'done') return out;
     }
     while (report.options.auto) {
       const wanted = report.points.filter((p) => p.repeats.length < report.options.maxRepeats && needsMoreRepeats(p)).map((p) => p.point);
       if (!wanted.length || this.overBudget(report, this.roundEstimateSec(wanted))) break;
-      const out = await this.runRound(report, this.newRound(report, report.rounds.length, wanted), plan);
+      const out = await this.runRound(record, this.newRound(record, wanted), plan);
       if (out !== 'done') return out;
     }
     for (const search of plan.searches) {
@@ -162,15 +154,15 @@ export class Runner extends EventEmitter<RunnerEvents> {
         throw err;
       }
       if (!result) return 'interrupted';
-      report.saturation.push(result);
-      await this.save(report);
+      record.addSaturation(result);
+      await record.save();
       this.emit('search-done', result);
     }
     return signal?.aborted ? 'interrupted' : 'done';
   }
 
   /** What is left of the plan, estimated: unfinished rounds, later fixed rounds, the searches not done. */
-  remainingSec(report: Report, searches: readonly SearchSpec[]): number {
+  remainingSec(report: Readonly<Report>, searches: readonly SearchSpec[]): number {
     const points = report.points.map((p) => p.point);
     const byId = new Map(points.map((p) => [p.id, p]));
     let s = 0;
@@ -196,25 +188,18 @@ export class Runner extends EventEmitter<RunnerEvents> {
   }
 
   /** `--time-budget`: no round starts that would end past it (this session's time). */
-  private overBudget(report: Report, nextSec: number): boolean {
+  private overBudget(report: Readonly<Report>, nextSec: number): boolean {
     const budget = report.options.timeBudgetSec;
     return budget !== null && elapsedSec(this.sessionStart) + nextSec > budget;
   }
 
-  private newRound(report: Report, index: number, points: readonly Point[]): Round {
-    const round: Round = {
-      index,
-      seed: roundSeed(report.options.seed, index),
-      order: roundOrder(points, index, report.options.seed).map((p) => p.id),
-      startedAt: new Date().toISOString(),
-      finishedAt: null,
-      parseCeilings: [],
-    };
-    report.rounds.push(round);
-    return round;
+  /** The next round of these points, in the round's seeded order. */
+  private newRound(record: ReportRecorder, points: readonly Point[]): Round {
+    const index = record.report.rounds.length;
+    return record.startRound(roundOrder(points, index, record.report.options.seed).map((p) => p.id));
   }
 
-  private measuredIn(report: Report, id: string, round: number): boolean {
+  private measuredIn(report: Readonly<Report>, id: string, round: number): boolean {
     return report.points.find((p) => p.point.id === id)!.repeats.some((r) => r.round === round);
   }
 
@@ -225,7 +210,7 @@ export class Runner extends EventEmitter<RunnerEvents> {
    * round; `spreadRepeats` moves each group on by one browser per round. A lost browser's groups
    * are dealt over the browsers left. Null when none is left.
    */
-  private homeOf(report: Report, id: string, round: number): Lane | null {
+  private homeOf(report: Readonly<Report>, id: string, round: number): Lane | null {
     const living = this.lanes.filter((l) => l.alive());
     if (!living.length) return null;
     // A point goes to the browsers of its engine (a remote Firefox for `engine: firefox`); with
@@ -245,8 +230,9 @@ export class Runner extends EventEmitter<RunnerEvents> {
   }
 
   /** Measures the round's missing repeats, each browser one at a time, side by side. */
-  private async runRound(report: Report, round: Round, plan: RunPlan): Promise<RunOutcome> {
+  private async runRound(record: ReportRecorder, round: Round, plan: RunPlan): Promise<RunOutcome> {
     const { signal } = plan;
+    const { report } = record;
     const results = new Map(report.points.map((p) => [p.point.id, p]));
     const todo = round.order.filter((id) => !this.measuredIn(report, id, round.index));
     this.emit('round-start', round, report.options.repeats);
@@ -254,25 +240,25 @@ export class Runner extends EventEmitter<RunnerEvents> {
     const chromeTodo = todo.filter((id) => engineOf(id) === 'chrome');
     if (!this.sharded && !round.parseCeilings.length && chromeTodo.length) {
       try {
-        round.parseCeilings = await this.lanes[0].ceilings(ceilingNeeds(chromeTodo.map((id) => results.get(id)!.point)), signal);
+        record.setCeilings(round, await this.lanes[0].ceilings(ceilingNeeds(chromeTodo.map((id) => results.get(id)!.point)), signal));
       } catch (err) {
         if (signal?.aborted) return 'interrupted';
         // Without a ceiling the round's repeats carry no ceilingRatio; the EPS still counts.
         this.emit('ceiling-failed', round, err instanceof Error ? err : new Error(String(err)));
       }
-      await this.save(report);
+      await record.save();
     }
     // Firefox's own ceiling, measured in Firefox, once a round (unsharded: a sharded lane's is its own browser's).
     const firefoxTodo = todo.filter((id) => engineOf(id) === 'firefox');
     if (!this.sharded && firefoxTodo.length && !round.engineCeilings?.some((e) => e.engine === 'firefox')) {
       try {
         const measured = await this.lanes[0].ceilings(ceilingNeeds(firefoxTodo.map((id) => results.get(id)!.point)), signal, 'firefox');
-        (round.engineCeilings ??= []).push({ engine: 'firefox', parseCeilings: measured });
+        record.addEngineCeilings(round, 'firefox', measured);
       } catch (err) {
         if (signal?.aborted) return 'interrupted';
         this.emit('ceiling-failed', round, err instanceof Error ? err : new Error(String(err)));
       }
-      await this.save(report);
+      await record.save();
     }
     const taken = new Set<string>();
     let interrupted = false;
@@ -291,8 +277,8 @@ export class Runner extends EventEmitter<RunnerEvents> {
         return read(engine === 'chrome' ? round.parseCeilings : (round.engineCeilings?.find((e) => e.engine === engine)?.parseCeilings ?? []), point);
       }
       const id = lane.id ?? '';
-      round.hostCeilings ??= [];
-      let entry = round.hostCeilings.find((h) => h.browser === id);
+      record.addHostCeilings(round, id);
+      let entry = round.hostCeilings?.find((h) => h.browser === id);
       const seen = tried.get(lane) ?? new Set<string>();
       tried.set(lane, seen);
       const unmet = (points: Point[]) => missingCeilings(ceilingNeeds(points), entry?.parseCeilings ?? []).filter((n) => !seen.has(needKey(n)));
@@ -303,15 +289,13 @@ export class Runner extends EventEmitter<RunnerEvents> {
       const needs = unmet([point, ...mine]);
       for (const n of needs) seen.add(needKey(n));
       try {
-        const measured = await lane.ceilings(needs, signal);
-        if (!entry) round.hostCeilings.push((entry = { browser: id, parseCeilings: [] }));
-        entry.parseCeilings.push(...measured);
-        entry.parseCeilings.sort((x, y) => x.batch - y.batch);
+        record.addHostCeilings(round, id, await lane.ceilings(needs, signal));
+        entry = round.hostCeilings?.find((h) => h.browser === id);
       } catch (err) {
         if (signal?.aborted) return { ceilingEventsPerSec: null };
         this.emit('ceiling-failed', round, err instanceof Error ? err : new Error(String(err)));
       }
-      await this.save(report);
+      await record.save();
       return read(entry?.parseCeilings ?? [], point);
     };
 
@@ -321,8 +305,7 @@ export class Runner extends EventEmitter<RunnerEvents> {
         const id = todo.find((t) => !taken.has(t) && this.homeOf(report, t, round.index) === lane);
         if (id === undefined) return;
         taken.add(id);
-        const result = results.get(id)!;
-        const point = result.point;
+        const point = results.get(id)!.point;
         const ceilings = await ceilingFor(lane, point);
         if (signal?.aborted) {
           interrupted = true;
@@ -341,9 +324,8 @@ export class Runner extends EventEmitter<RunnerEvents> {
           return;
         }
         if (lane.id !== undefined) repeat.browserId ??= lane.id;
-        result.repeats.push(repeat);
-        resummarise(report, result);
-        await this.save(report);
+        const result = record.addRepeat(id, repeat);
+        await record.save();
         this.emit('repeat-done', point, repeat, result, { tookSec: elapsedSec(t0), estimateSec: repeatSec(point), remainingSec: this.remainingSec(report, plan.searches) });
       }
     };
@@ -355,18 +337,18 @@ export class Runner extends EventEmitter<RunnerEvents> {
       if (interrupted || signal?.aborted) return 'interrupted';
       if (todo.every((t) => taken.has(t))) break;
       if (!this.lanes.some((l) => l.alive())) {
-        await this.save(report);
+        await record.save();
         return 'browsers-lost';
       }
     }
-    round.finishedAt = new Date().toISOString();
-    await this.save(report);
+    record.finishRound(round);
+    await record.save();
     this.emit('round-done', round);
     return 'done';
   }
 
   /** One saturation search; null when interrupted (a resumed sweep runs it again). */
-  private async search(report: Report, search: SearchSpec, plan: RunPlan): Promise<SaturationResult | null> {
+  private async search(report: Readonly<Report>, search: SearchSpec, plan: RunPlan): Promise<SaturationResult | null> {
     const { signal } = plan;
     const repeats = report.options.repeats;
     const progress = { search, done: 0, planned: searchRepeats(search, repeats) };
@@ -456,16 +438,4 @@ class Interrupted extends Error {
 /** Every browser was lost before a search finished. */
 class NoBrowser extends Error {
   override name = 'NoBrowser';
-}
-
-/** The report's figures after `result` got a repeat: its summary, and the paired and knob comparisons. */
-export function resummarise(report: Report, result: PointResult): void {
-  Object.assign(result, summarisePoint(result.point, result.repeats, report.hosts));
-  report.comparisons = pairedComparisons(report.points, report.hosts, report.options.margins);
-  report.knobs = knobComparisons(report.points, report.hosts, report.options.margins);
-}
-
-/** A point's entry before its first repeat. */
-export function emptyResult(point: Point): PointResult {
-  return { point, repeats: [], summary: null, verdict: 'failed', unsteady: [], notes: [] };
 }
