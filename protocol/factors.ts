@@ -3,9 +3,10 @@
  * (wire.ts TRANSPORT_INFO). An entry carries what the rest of the code used to spell out in
  * its own list: the scenario file's schema and default, how a scenario's list becomes a
  * point's values (and to which transports it applies), the point id's tag, the words that
- * name a setting, the knob it is, its column, and whether Firefox can have it. The scenario
- * schema, the point expansion, point ids, find-max's checks, knobs, the terminal's and the
- * viewer's labels and the report columns derive from it.
+ * name a setting, the knob it is, its column, whether Firefox can have it, and what a recorded
+ * point may hold for it. The scenario schema, the point expansion, point ids, find-max's
+ * checks, knobs, the terminal's and the viewer's labels, the report columns and the report
+ * reader's check of a point (report-shape.ts) derive from it.
  *
  * A new factor is a field of `FactorValues` and of `Point` and an entry here (the compiler
  * refuses an entry with a part missing, and a factor without an entry), plus the line that
@@ -146,6 +147,16 @@ export type ColumnInfo = {
   terminal: 'never' | 'when set';
 } & ({ kind: 'text'; text(p: Point): string } | { kind: 'number'; unit: string; value(p: Point): number; format: 'count' | 'ms' });
 
+/**
+ * What a point in report.json may hold for a factor, as the report reader checks it
+ * (protocol/report-shape.ts): what `onPoint` keeps, and what older reports kept (`engine:
+ * 'chrome'`, `origins: 1`). A number: a range of protocol/limits.ts; else the values allowed.
+ */
+export type Recorded<K extends FactorName> = {
+  /** Absent at its default (`onPoint` leaves it out): exactly when `Point` has it optional. */
+  optional: undefined extends Point[K] ? true : false;
+} & (Exclude<Point[K], undefined> extends number ? { range: Range } : { values: readonly Exclude<Point[K], undefined>[] });
+
 export interface FactorInfo<K extends FactorName> {
   /**
    * One value in the scenario file (a list of them is crossed with every other factor): an
@@ -166,6 +177,8 @@ export interface FactorInfo<K extends FactorName> {
   dependsOn: readonly FactorName[];
   /** The value a point keeps; undefined leaves the field out, so ids and older reports stay as they were. */
   onPoint(v: FactorValues[K] | undefined): Point[K];
+  /** What a point read from a report may hold for it. */
+  recorded: Recorded<K>;
   /** Its part of the point id ('' when it adds none): the tags in the registry's order. */
   tag(p: PointFactors): string;
   /** The one way a setting is said, by the terminal, the viewer and the knobs; '' when another factor's words say it. */
@@ -200,6 +213,7 @@ export const FACTORS = {
     values: listedValues,
     dependsOn: [],
     onPoint: (v) => v!,
+    recorded: { optional: false, values: TRANSPORTS },
     tag: (p) => p.transport,
     words: (p) => `transport ${p.transport}`,
     firefox: null,
@@ -222,6 +236,7 @@ export const FACTORS = {
     values: listedValues,
     dependsOn: [],
     onPoint: (v) => v!,
+    recorded: { optional: false, range: LIMITS.batch },
     tag: (p) => `-b${p.batch}`,
     words: (p) => `batch ${p.batch}`,
     firefox: null,
@@ -238,6 +253,7 @@ export const FACTORS = {
     values: listedValues,
     dependsOn: [],
     onPoint: (v) => v!,
+    recorded: { optional: false, range: LIMITS.concurrency },
     tag: (p) => `-c${p.concurrency}`,
     words: (p) => `concurrency ${p.concurrency}`,
     firefox: null,
@@ -253,6 +269,7 @@ export const FACTORS = {
     values: listedValues,
     dependsOn: [],
     onPoint: (v) => v!,
+    recorded: { optional: false, range: LIMITS.intervalMs },
     tag: (p) => `-i${p.intervalMs}`,
     words: (p) => `interval ${p.intervalMs} ms`,
     firefox: null,
@@ -269,6 +286,7 @@ export const FACTORS = {
     values: listedValues,
     dependsOn: [],
     onPoint: (v) => v!,
+    recorded: { optional: false, values: RENDER_MODES },
     tag: (p) => `-${p.render}`,
     words: (p) => `render ${p.render}`,
     firefox: null,
@@ -284,6 +302,7 @@ export const FACTORS = {
     values: listedValues,
     dependsOn: [],
     onPoint: (v) => v!,
+    recorded: { optional: false, values: PARSE_MODES },
     // Said by workers' tag.
     tag: () => '',
     // Parsing in words: `main thread` or `2 Workers`.
@@ -302,6 +321,8 @@ export const FACTORS = {
     values: (listed, at) => (at.parse === 'worker' ? listedValues(listed) : [0]),
     dependsOn: ['parse'],
     onPoint: (v) => v!,
+    // 0 on the main thread.
+    recorded: { optional: false, range: { ...LIMITS.workers, min: 0 } },
     tag: (p) => (p.parse === 'worker' ? `-w${p.workers}` : ''),
     // `2 Workers` alone, when only their number varies; parse's words say it otherwise.
     words: (p) => (p.parse === 'worker' ? parseWords(p) : ''),
@@ -318,6 +339,7 @@ export const FACTORS = {
     values: (listed, at) => (at.transport === 'poll' ? listedValues(listed) : [undefined]),
     dependsOn: ['transport'],
     onPoint: (v) => v,
+    recorded: { optional: true, range: LIMITS.pollMs },
     tag: (p) => (p.pollMs !== undefined ? `-p${p.pollMs}` : ''),
     words: (p) => (p.pollMs !== undefined ? `poll every ${p.pollMs} ms` : ''),
     firefox: null,
@@ -338,6 +360,7 @@ export const FACTORS = {
     values: (listed, at) => (onMainOrigin(at.transport) ? listedValues(listed) : [1]),
     dependsOn: ['transport'],
     onPoint: (v) => (v !== undefined && v > 1 ? v : undefined),
+    recorded: { optional: true, range: LIMITS.origins },
     tag: (p) => (p.origins !== undefined ? `-o${p.origins}` : ''),
     words: (p) => plural(p.origins ?? 1, 'origin'),
     firefox: null,
@@ -360,6 +383,8 @@ export const FACTORS = {
     },
     dependsOn: ['transport'],
     onPoint: (v) => (v !== undefined && v !== 'json' ? v : undefined),
+    // JSON is left out.
+    recorded: { optional: true, values: ENCODINGS.filter((e): e is BinaryEncoding => e !== 'json') },
     tag: (p) => (p.encoding ? `-${ENCODING_TAGS[p.encoding]}` : ''),
     words: (p) => p.encoding ?? 'json',
     firefox: null,
@@ -382,6 +407,7 @@ export const FACTORS = {
     values: listedValues,
     dependsOn: [],
     onPoint: (v) => (v === 'network' ? v : undefined),
+    recorded: { optional: true, values: ['network'] },
     tag: (p) => (p.devtools ? '-dt' : ''),
     words: (p) => (p.devtools ? 'DevTools Network on' : 'DevTools off'),
     firefox: { refuses: (listed) => listed.includes('network'), mustBe: "'off' (the Network domain is Chrome's CDP)" },
@@ -401,6 +427,7 @@ export const FACTORS = {
     values: listedValues,
     dependsOn: [],
     onPoint: (v) => (v !== undefined && v > 1 ? v : undefined),
+    recorded: { optional: true, range: LIMITS.tabs },
     tag: (p) => (p.tabs !== undefined ? `-t${p.tabs}` : ''),
     words: (p) => plural(p.tabs ?? 1, 'tab'),
     firefox: {
@@ -433,6 +460,7 @@ export const FACTORS = {
     values: listedValues,
     dependsOn: [],
     onPoint: (v) => v,
+    recorded: { optional: true, values: DISPLAY_MODES },
     tag: (p) => (p.display === 'headful' ? '-hf' : ''),
     words: (p) => p.display ?? "the sweep's browser",
     firefox: { refuses: () => true, mustBe: "left out (the display factor launches a Chrome of the other mode; --headful shows Firefox's window)" },
@@ -463,6 +491,8 @@ export const FACTORS = {
     },
     dependsOn: ['transport'],
     onPoint: (v) => (v !== undefined && v !== 'off' ? v : undefined),
+    // Off is left out.
+    recorded: { optional: true, values: COMPRESSIONS.filter((c): c is StreamCompression => c !== 'off') },
     tag: (p) => (p.compression ? `-${p.compression}` : ''),
     words: (p) => (p.compression ? `${p.compression} compression` : 'no compression'),
     firefox: null,
@@ -488,6 +518,8 @@ export const FACTORS = {
     values: listedValues,
     dependsOn: [],
     onPoint: (v) => (v === 'firefox' ? v : undefined),
+    // `chrome` too: a point may name it (a sweep leaves it out).
+    recorded: { optional: true, values: ENGINES },
     tag: (p) => (p.engine === 'firefox' ? '-ff' : ''),
     words: (p) => p.engine ?? 'chrome',
     firefox: null,

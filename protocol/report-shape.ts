@@ -5,8 +5,9 @@
  * the readers' types promise. Each `obj<T>()` names every key of T (a compile error otherwise),
  * so a field added to a type must be added here.
  *
- * Beyond the types, the rules a reader relies on: the factors of a point are in the ranges a
- * scenario may give them (protocol/limits.ts: a resumed sweep measures them), rounds are
+ * Beyond the types, the rules a reader relies on: the factors of a point hold what their registry
+ * entries say a point records (protocol/factors.ts `recorded`: the ranges of protocol/limits.ts a
+ * scenario may give them, as a resumed sweep measures them, and each enum's kept values), rounds are
  * indices, and an advise target is what `--rate` and `--p99` would accept (protocol/target.ts).
  */
 import type { Advice, Candidate, CandidateFigures, Closest, CpuComparison, Headroom, Sustains, SustainsFigures, TriedCandidate } from './advice.js';
@@ -47,8 +48,10 @@ import type {
 } from './report.js';
 import type { Point } from './scenario.js';
 import { parseP99, parseRate, type Target } from './target.js';
-import { COMPRESSIONS, DISPLAY_MODES, ENCODINGS, PARSE_MODES, RENDER_MODES, TRANSPORTS, type BinaryEncoding, type StreamCompression } from './wire.js';
+import { COMPRESSIONS, ENCODINGS, PARSE_MODES, RENDER_MODES, TRANSPORTS, type StreamCompression } from './wire.js';
 import { arr, bool, byKey, lit, named, nullable, num, numIn, obj, oneOf, opt, refine, str, type Shape } from './shape.js';
+import type { Props } from './shape.js';
+import { FACTOR_NAMES, FACTORS, type FactorName } from './factors.js';
 
 const inRange = (r: Range) => numIn(r.min, r.max, r.integer);
 /** A count or an index: an integer, 0 or more. */
@@ -57,7 +60,6 @@ const strings = arr(str);
 const numOrNull = nullable(num);
 const transport = oneOf(TRANSPORTS);
 const encoding = oneOf(ENCODINGS);
-const binaryEncoding = oneOf(ENCODINGS.filter((e): e is BinaryEncoding => e !== 'json'));
 const streamCompression = oneOf(COMPRESSIONS.filter((c): c is StreamCompression => c !== 'off'));
 const engine = oneOf(ENGINES);
 const verdict = lit('ok', 'client-bound', 'server-bound', 'host-bound', 'failed');
@@ -82,25 +84,19 @@ const latency = obj<LatencySummary>()({
   meanMs: numOrNull,
 });
 
+/** A factor's field of a point, as its registry entry says a point records it (FactorInfo.recorded). */
+function recordedField(r: { optional: boolean } & ({ range: Range } | { values: readonly (string | number)[] })) {
+  const field = <T>(s: Shape<T>) => (r.optional ? opt(s) : s);
+  return 'range' in r ? field(inRange(r.range)) : field(lit(...r.values));
+}
+
+/** Every factor's field, in the registry's order; each entry's `recorded` is typed by its field of `Point`. */
+const factorFields = Object.fromEntries(FACTOR_NAMES.map((name) => [name, recordedField(FACTORS[name].recorded)])) as Props<Pick<Point, FactorName>>;
+
 const point = obj<Point>()({
   id: str,
   scenario: str,
-  transport,
-  batch: inRange(LIMITS.batch),
-  concurrency: inRange(LIMITS.concurrency),
-  intervalMs: inRange(LIMITS.intervalMs),
-  render: oneOf(RENDER_MODES),
-  parse: oneOf(PARSE_MODES),
-  // 0 on the main thread.
-  workers: numIn(0, LIMITS.workers.max, true),
-  pollMs: opt(inRange(LIMITS.pollMs)),
-  origins: opt(inRange(LIMITS.origins)),
-  encoding: opt(binaryEncoding),
-  devtools: opt(lit('network')),
-  tabs: opt(inRange(LIMITS.tabs)),
-  display: opt(oneOf(DISPLAY_MODES)),
-  engine: opt(engine),
-  compression: opt(streamCompression),
+  ...factorFields,
   warmupSec: inRange(LIMITS.warmupSec),
   measureSec: inRange(LIMITS.measureSec),
   repeats: inRange(LIMITS.repeats),
