@@ -84,7 +84,7 @@ export interface Point {
   pollMs?: number;
   /** Origins the connections are spread over, when more than 1 (main-origin transports only). */
   origins?: number;
-  /** `msgpack` or `arrow` for binary batches (transports that carry it, TransportInfo.encodings); absent for JSON. */
+  /** `msgpack` or `arrow` for binary batches (transports that carry it, its carriage, protocol/encodings.ts); absent for JSON. */
   encoding?: BinaryEncoding;
   /** `network` when the CDP Network domain was on during the point; absent when off. */
   devtools?: 'network';
@@ -376,7 +376,7 @@ export const FACTORS = {
     },
     default: 'json',
     expansion: 3,
-    // The listed encodings the transport carries (TransportInfo.encodings); a list naming none it carries (`msgpack` for `sse`) leaves it JSON.
+    // The listed encodings the transport carries (the encoding's carriages against the transport's, protocol/encodings.ts); a list naming none it carries (`msgpack` for `sse`) leaves it JSON.
     values: (listed, at) => {
       const fits = (listed ?? []).filter((e) => at.transport !== undefined && carries(at.transport, e));
       return fits.length ? fits : ['json'];

@@ -18,7 +18,7 @@ export interface CandidateSpace {
   workers: readonly number[];
   /** Origin counts tried where they matter (HTTP/2 on the main origin, with at least that many connections). */
   origins: readonly number[];
-  /** Encodings tried where the transport carries them (TransportInfo.encodings). */
+  /** Encodings tried where the transport carries them (the encoding's carriages, protocol/encodings.ts). */
   encodings: readonly Encoding[];
 }
 
