@@ -1,5 +1,5 @@
 /**
- * The viewer's Advice section as data (web/src/report/views.ts `adviceView`): an advise run's
+ * The viewer's Advice section as data (web/report/views.ts `adviceView`): an advise run's
  * report opens with the answer in the same words the command printed, says when the search did
  * not finish, and lists every candidate measured; a report without advice has no such section.
  * And the machine line's words from a report's environment.
@@ -11,8 +11,8 @@ import type { Target } from '../protocol/target.js';
 import { candidatePoint } from '../puppeteer/advise/candidates.js';
 import { advise, adviceBeforeSearch } from '../puppeteer/advise/search.js';
 import { adviceText, machineWordsOf } from '../results/advice-words.js';
-import { adviceView, pointsAndRepeats, runHeader } from '../web/src/report/views.js';
-import { runEntry } from '../web/src/report/load.js';
+import { adviceView, pointsAndRepeats, runHeader } from '../web/report/views.js';
+import { runEntry } from '../web/report/load.js';
 import { summarisePoint } from '../results/point-summary.js';
 import { measured, report as reportOf, result as pointResult } from './v2-fixture.js';
 

@@ -14,8 +14,8 @@ import { PushService } from '../protocol/gen/pushlab/v1/push_pb.js';
 import { parseStreamParams, ROW_COLUMNS, type Row } from '../protocol/wire.js';
 import { arrowCache, ArrowStream } from '../server/arrow.js';
 import { RowPool } from '../server/rows.js';
-import { decodeFramed, deliverArrow, FrameReader } from '../web/src/arrow-batch.js';
-import { createArrowStream } from '../web/src/arrow-decode.js';
+import { decodeFramed, deliverArrow, FrameReader } from '../web/lab/arrow-batch.js';
+import { createArrowStream } from '../web/lab/arrow-decode.js';
 import { h1get, h2get } from './h2-get.js';
 import { startServerSession, type ServerSession } from './test-server.js';
 
@@ -104,7 +104,7 @@ describe('Arrow batches against the JSON pool', () => {
   });
 });
 
-describe("the page's decoder (web/src/arrow-decode.ts, arrow-batch.ts)", () => {
+describe("the page's decoder (web/lab/arrow-decode.ts, arrow-batch.ts)", () => {
   const pool = new RowPool(1000, undefined, 2);
   beforeAll(() => arrowCache(pool).load(100));
   /** Messages as a browser gets them: each its own 8-byte-aligned buffer. */

@@ -17,7 +17,7 @@ import { launchChrome } from '../puppeteer/browser/chrome.js';
 import { openLabPage, type LabApi } from '../puppeteer/measure/page.js';
 import { startServer, type ServerHandle } from '../puppeteer/measure/server-process.js';
 import { RowPool } from '../server/rows.js';
-import { formatRow } from '../web/src/row-format.js';
+import { formatRow } from '../web/lab/row-format.js';
 import { firstMeasured, runSweep } from './sweep-process.js';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));

@@ -12,7 +12,7 @@ import { expandScenario, parseScenarioText, pointCount, pointId, type ScenarioFi
 import { TRANSPORTS } from '../protocol/wire.js';
 import { FACTORS } from '../protocol/factors.js';
 import { KNOBS } from '../results/knobs.js';
-import { pointLabel, varyingFactors } from '../web/src/report/views.js';
+import { pointLabel, varyingFactors } from '../web/report/views.js';
 
 interface Baseline {
   count: number;

@@ -107,6 +107,13 @@ describe('layers', () => {
     expect(offending).toEqual([]);
   });
 
+  it('the lab page (web/lab/) and the report viewer (web/report/) import nothing from each other', () => {
+    const across = (from: string, to: string) => tsFiles(from).flatMap((f) => importsOf(f).filter((s) => s.startsWith(`${to}/`)).map((s) => `${f} imports ${s}`));
+    expect(tsFiles('web/lab').length).toBeGreaterThan(10);
+    expect(tsFiles('web/report').length).toBeGreaterThan(5);
+    expect([...across('web/lab', 'web/report'), ...across('web/report', 'web/lab')]).toEqual([]);
+  });
+
   it('no import circle in the source, type-only imports and import() counted, but the lazy Arrow pair', () => {
     const files = SOURCE_DIRS.flatMap((d) => tsFiles(d));
     const known = new Set(files);
@@ -121,8 +128,8 @@ describe('layers', () => {
     expect(circlesOf(graph).filter(allowed)).toEqual(ALLOWED_CIRCLES);
   });
 
-  it('no transport names an encoding: they carry what the codecs (server/codecs/, web/src/codecs/) encode and decode', () => {
-    const transports = [...tsFiles('server/transports'), ...tsFiles('web/src/transports')];
+  it('no transport names an encoding: they carry what the codecs (server/codecs/, web/lab/codecs/) encode and decode', () => {
+    const transports = [...tsFiles('server/transports'), ...tsFiles('web/lab/transports')];
     expect(transports.length).toBeGreaterThan(10);
     const offending = transports.flatMap((f) => {
       // Comments may say what a transport carries; code may not choose by it.
@@ -131,7 +138,7 @@ describe('layers', () => {
         .replace(/(^|[^:])\/\/.*$/gm, '$1');
       return ENCODING_NAMES.flatMap((name) => {
         const literal = new RegExp(`(['"\`])${name}\\1`).test(code) ? [`${f} has the literal '${name}'`] : [];
-        // An encoding's own module (server/msgpack.ts, web/src/arrow-batch.ts, a codec file) or library (@msgpack/msgpack, apache-arrow).
+        // An encoding's own module (server/msgpack.ts, web/lab/arrow-batch.ts, a codec file) or library (@msgpack/msgpack, apache-arrow).
         const imports = importsOf(f)
           .filter((spec) => spec.toLowerCase().split('/').some((part) => part.includes(name)))
           .map((spec) => `${f} imports ${spec}`);
@@ -146,12 +153,12 @@ describe('layers', () => {
 const SOURCE_DIRS = ['protocol', 'results', 'server', 'web', 'puppeteer', 'cli', 'bench'];
 
 /**
- * The one circle allowed: web/src/arrow-batch.ts declares what the page needs of an Arrow batch
- * and loads its implementation, web/src/arrow-decode.ts (which imports those interfaces back),
+ * The one circle allowed: web/lab/arrow-batch.ts declares what the page needs of an Arrow batch
+ * and loads its implementation, web/lab/arrow-decode.ts (which imports those interfaces back),
  * lazily with import(), so the JSON page's bundle does not carry apache-arrow. An interface
  * with a lazily loaded implementation; any other circle is a layer to cut.
  */
-const ALLOWED_CIRCLES = [['web/src/arrow-batch.ts', 'web/src/arrow-decode.ts']];
+const ALLOWED_CIRCLES = [['web/lab/arrow-batch.ts', 'web/lab/arrow-decode.ts']];
 
 /** The strongly connected components of more than one file (Tarjan), each sorted: every import circle. */
 function circlesOf(graph: Map<string, string[]>): string[][] {

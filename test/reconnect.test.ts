@@ -1,7 +1,7 @@
 /** The page's WebSocket reconnect backoff and how a reconnect is counted. */
 import { describe, expect, it } from 'vitest';
-import { Counters } from '../web/src/counters.js';
-import { WS_BACKOFF, wsBackoffMs } from '../web/src/backoff.js';
+import { Counters } from '../web/lab/counters.js';
+import { WS_BACKOFF, wsBackoffMs } from '../web/lab/backoff.js';
 
 describe('WebSocket reconnect backoff', () => {
   it('doubles from 100 ms and stops growing at 5 s', () => {

@@ -15,7 +15,7 @@ import { PushlabError } from '../protocol/errors.js';
 import { parseReport, parseReportText, READABLE_SCHEMA_VERSIONS } from '../protocol/report-check.js';
 import { SCHEMA_VERSION, type Report } from '../protocol/report.js';
 import { formatComparison, formatTable } from '../results/views/terminal.js';
-import { embeddedReport } from '../web/src/report/load.js';
+import { embeddedReport } from '../web/report/load.js';
 import { scaledReport } from './v2-fixture.js';
 
 const ROOT = path.resolve(import.meta.dirname, '..');

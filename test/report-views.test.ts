@@ -29,9 +29,9 @@ import {
   browserLines,
 } from '../results/views/terminal.js';
 import { reportHtml, scriptSafeJson } from '../puppeteer/report/html.js';
-import { cpuChart, efficiencyChart, epsChart, type BarConfig, type LineConfig } from '../web/src/report/chart-configs.js';
-import { embeddedReport, runEntry, runNamesFromListing, viewRequest } from '../web/src/report/load.js';
-import { browserRows, latencyBoxes, logAxis, runHeader, scenarioViews, sortRows, TABLE_COLUMNS, tableRows } from '../web/src/report/views.js';
+import { cpuChart, efficiencyChart, epsChart, type BarConfig, type LineConfig } from '../web/report/chart-configs.js';
+import { embeddedReport, runEntry, runNamesFromListing, viewRequest } from '../web/report/load.js';
+import { browserRows, latencyBoxes, logAxis, runHeader, scenarioViews, sortRows, TABLE_COLUMNS, tableRows } from '../web/report/views.js';
 import { pairedComparisons, summarisePoint } from '../results/point-summary.js';
 import { expandScenario, parseScenarioText, selectScenarios } from '../protocol/scenario.js';
 import * as v2 from './v2-fixture.js';

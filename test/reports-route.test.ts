@@ -13,7 +13,7 @@ import { loadOrCreateCert } from '../server/cert.js';
 import { openServableFile, safeSegments } from '../cli/reports-dir.js';
 import { spawn } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
-import { LISTING_URL, runNamesFromListing, runReportUrl } from '../web/src/report/load.js';
+import { LISTING_URL, runNamesFromListing, runReportUrl } from '../web/report/load.js';
 import { h1get, h2get } from './h2-get.js';
 import { makeProbeTree, PROBES, SECRET } from './reports-probes.js';
 

@@ -21,7 +21,7 @@ import type { Report } from '../protocol/report.js';
 import { launchChrome } from '../puppeteer/browser/chrome.js';
 import { reportHtml, VIEWER_TEMPLATE } from '../puppeteer/report/html.js';
 import { serveReports } from '../puppeteer/report/runs.js';
-import { inert, SHOWN_CHARS } from '../web/src/report/inert.js';
+import { inert, SHOWN_CHARS } from '../web/report/inert.js';
 import { exampleData, largeReport, type Data } from './viewer-inputs.js';
 
 /** Page globals used inside evaluated callbacks (this project's tsconfig has no DOM lib); erased before the callback is sent. */
@@ -157,7 +157,7 @@ describe('the viewer on a report it can partly read', () => {
 
 describe('strings from a report are shown inert', () => {
   it('no viewer source parses markup: report strings reach the page as text only', async () => {
-    const dir = path.resolve(import.meta.dirname, '..', 'web', 'src', 'report');
+    const dir = path.resolve(import.meta.dirname, '..', 'web', 'report');
     for (const name of await readdir(dir)) {
       const source = await readFile(path.join(dir, name), 'utf8');
       expect(source, name).not.toMatch(/\b(innerHTML|outerHTML|insertAdjacentHTML|createContextualFragment|DOMParser)\b|document\.write/);

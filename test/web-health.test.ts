@@ -2,7 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import type { CpuReading } from '../protocol/page-api.js';
 import type { ServerStats } from '../protocol/server-stats.js';
-import { judgeHealth, RunServerTally, type HealthInput, type RunServer } from '../web/src/health.js';
+import { judgeHealth, RunServerTally, type HealthInput, type RunServer } from '../web/lab/health.js';
 
 const NOW = 1_700_000_000_000;
 const server = (generated: number, shed: number, atMs: number): RunServer => ({ atMs, generated, shed, behind: 0, duePerSec: 10_000, cpuUs: atMs * 300 });

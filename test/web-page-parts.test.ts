@@ -1,11 +1,11 @@
 /** The lab page's per-message parts, which must stay exact: counters, the row ring, the throttle. */
 import { describe, expect, it } from 'vitest';
 import { makeRow, TRANSPORTS, type Row } from '../protocol/wire.js';
-import { validatePageConfig } from '../web/src/config.js';
-import { Counters } from '../web/src/counters.js';
-import { fitCell, formatCell, formatLine, formatRow } from '../web/src/row-format.js';
-import { RowRing } from '../web/src/table.js';
-import { Throttle, type Clock } from '../web/src/throttle.js';
+import { validatePageConfig } from '../web/lab/config.js';
+import { Counters } from '../web/lab/counters.js';
+import { fitCell, formatCell, formatLine, formatRow } from '../web/lab/row-format.js';
+import { RowRing } from '../web/lab/table.js';
+import { Throttle, type Clock } from '../web/lab/throttle.js';
 
 describe('Counters', () => {
   it('counts events, batches and bytes exactly', () => {

@@ -1,5 +1,5 @@
 /**
- * `npm run bench:arrow`'s page: apache-arrow (the page's decoder, web/src/arrow-decode.ts) and
+ * `npm run bench:arrow`'s page: apache-arrow (the page's decoder, web/lab/arrow-decode.ts) and
  * @uwdata/flechette side by side, on the same 200 Arrow messages of the server's, each doing
  * what the count-only page does per batch plus the chart's aggregate: decode, row count,
  * `sentAt`, max of the speed column. Each library through its public API: apache-arrow keeps
@@ -11,9 +11,9 @@ import { tableFromIPC } from '@uwdata/flechette';
 import { Message } from 'apache-arrow';
 import { ARROW_HEAD_BYTES, arrowIpcBytes, arrowSentAt } from '../../protocol/arrow.js';
 import { SPEED_COLUMN, streamPath, ROW_COLUMNS } from '../../protocol/wire.js';
-import { decodeFramed } from '../src/arrow-batch.js';
-import { createArrowStream } from '../src/arrow-decode.js';
-import { wsUrl } from '../src/transports/index.js';
+import { decodeFramed } from '../lab/arrow-batch.js';
+import { createArrowStream } from '../lab/arrow-decode.js';
+import { wsUrl } from '../lab/transports/index.js';
 
 const SAMPLE_MESSAGES = 200;
 

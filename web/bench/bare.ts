@@ -8,8 +8,8 @@ import { Histogram } from '../../protocol/histogram.js';
 import type { PageConfig, PageSnapshot, PushlabApi } from '../../protocol/page-api.js';
 import { DEFAULT_POLL_MS } from '../../protocol/wire.js';
 import { DEFAULT_ENCODING } from '../../protocol/encodings.js';
-import { openConnection, type Connection } from '../src/transports/index.js';
-import { loadCodec, type AnyPageCodec } from '../src/codecs/index.js';
+import { openConnection, type Connection } from '../lab/transports/index.js';
+import { loadCodec, type AnyPageCodec } from '../lab/codecs/index.js';
 
 let sockets: Connection[] = [];
 let events = 0;

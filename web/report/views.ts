@@ -4,15 +4,15 @@
  * the latency boxes. No DOM and no chart.js here, so the unit tests read exactly what the page
  * will show; render.ts and chart-configs.ts only turn these values into elements.
  */
-import { cellDetail, cellText, COLUMNS, hasBrowserColumn, sortValue, type Column } from '../../../results/columns.js';
-import { formatBytes, formatCount, formatDuration, formatEps, formatMs, formatTimestamp, hostWords, MISSING, type HostWords } from '../../../results/format.js';
-import { ceilingSeries, speedChangeText, speedChanges } from '../../../results/machine-speed.js';
-import { REFERENCE_FIGURES, type ReferenceFigure } from '../../../results/reference.js';
-import type { Stat, Verdict } from '../../../protocol/repeat-figures.js';
-import type { PairedComparison, PointResult, Report } from '../../../protocol/report.js';
-import { ENCODINGS, type Encoding } from '../../../protocol/wire.js';
-import { adviceText, machineWordsOf } from '../../../results/advice-words.js';
-import { FACTOR_NAMES, FACTORS as FACTOR_INFO, type FactorName } from '../../../protocol/factors.js';
+import { cellDetail, cellText, COLUMNS, hasBrowserColumn, sortValue, type Column } from '../../results/columns.js';
+import { formatBytes, formatCount, formatDuration, formatEps, formatMs, formatTimestamp, hostWords, MISSING, type HostWords } from '../../results/format.js';
+import { ceilingSeries, speedChangeText, speedChanges } from '../../results/machine-speed.js';
+import { REFERENCE_FIGURES, type ReferenceFigure } from '../../results/reference.js';
+import type { Stat, Verdict } from '../../protocol/repeat-figures.js';
+import type { PairedComparison, PointResult, Report } from '../../protocol/report.js';
+import { ENCODINGS, type Encoding } from '../../protocol/wire.js';
+import { adviceText, machineWordsOf } from '../../results/advice-words.js';
+import { FACTOR_NAMES, FACTORS as FACTOR_INFO, type FactorName } from '../../protocol/factors.js';
 
 type Point = PointResult['point'];
 export type Transport = Point['transport'];

@@ -3,11 +3,11 @@
  * self-contained report.html, or, when served, the `/reports/` listing of run directories and
  * each run's report.json. main.ts does the I/O and hands the bytes here.
  */
-import { formatEps, formatTimestamp, MISSING } from '../../../results/format.js';
-import { describeJsonValue } from '../../../protocol/json-text.js';
-import { parseReport } from '../../../protocol/report-check.js';
-import type { Report } from '../../../protocol/report.js';
-import { adviceHeadline } from '../../../results/advice-words.js';
+import { formatEps, formatTimestamp, MISSING } from '../../results/format.js';
+import { describeJsonValue } from '../../protocol/json-text.js';
+import { parseReport } from '../../protocol/report-check.js';
+import type { Report } from '../../protocol/report.js';
+import { adviceHeadline } from '../../results/advice-words.js';
 import { pointsAndRepeats } from './views.js';
 
 /** The served listing of run directories: the main server's /reports/ route, or `npm run report -- --serve`. */

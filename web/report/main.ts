@@ -7,11 +7,11 @@
  *   under /reports/ and opens `?run=A`, or `?run=B&compare=A` for two runs compared.
  * Either way `?scenarios=a,b` adds the comparison of two scenarios of the shown run.
  */
-import { compareReports, compareScenarios, type Comparison } from '../../../results/compare.js';
-import { pointsCsv, repeatsCsv } from '../../../results/views/csv.js';
-import { parseReportText } from '../../../protocol/report-check.js';
-import { parseJsonText } from '../../../protocol/json-text.js';
-import type { Report } from '../../../protocol/report.js';
+import { compareReports, compareScenarios, type Comparison } from '../../results/compare.js';
+import { pointsCsv, repeatsCsv } from '../../results/views/csv.js';
+import { parseReportText } from '../../protocol/report-check.js';
+import { parseJsonText } from '../../protocol/json-text.js';
+import type { Report } from '../../protocol/report.js';
 import type { ChartOptions } from './chart-configs.js';
 import { inert } from './inert.js';
 import { embeddedReadable, LISTING_URL, readableReport, runEntry, runNamesFromListing, runReportUrl, viewRequest, type Readable, type RunEntry } from './load.js';

@@ -11,8 +11,8 @@
  * - a 10 MB unbroken string hung layout (and as a tooltip, the page). A string is shown to
  *   SHOWN_CHARS characters, with its full length said; the CSV buttons keep every character.
  */
-import { formatCount } from '../../../results/format.js';
-import { printable } from '../../../results/printable.js';
+import { formatCount } from '../../results/format.js';
+import { printable } from '../../results/printable.js';
 
 /** The longest report string shown whole: a long error or note reads in full; a 10 MB one does not reach layout. */
 export const SHOWN_CHARS = 2_000;

@@ -4,8 +4,8 @@
  * unit tests can read the exact values a chart will draw. render.ts hands them to `new Chart`.
  */
 import type { ChartConfiguration, ChartDataset, TooltipItem } from 'chart.js';
-import { formatCompact, formatPercent } from '../../../results/format.js';
-import type { ReferenceFigure } from '../../../results/reference.js';
+import { formatCompact, formatPercent } from '../../results/format.js';
+import type { ReferenceFigure } from '../../results/reference.js';
 import { CPU_COLORS, GRID_COLOR, REFERENCE_COLOR, transportColor, VERDICT_COLORS } from './palette.js';
 import { inert } from './inert.js';
 import { CPU_PROCESSES, maxOf, minOf, referenceLabel, type ScenarioView, type Series } from './views.js';

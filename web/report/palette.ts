@@ -1,6 +1,6 @@
 /** The viewer's colours: each transport's (TransportInfo.shades in protocol/wire.ts), one per verdict, one per CPU process. */
-import type { Verdict } from '../../../protocol/repeat-figures.js';
-import { TRANSPORT_INFO } from '../../../protocol/wire.js';
+import type { Verdict } from '../../protocol/repeat-figures.js';
+import { TRANSPORT_INFO } from '../../protocol/wire.js';
 import type { Transport } from './views.js';
 
 /** A transport this build does not know (a newer build's, or an edited report): grey, still drawn. */
