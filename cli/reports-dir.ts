@@ -6,7 +6,7 @@
  * import each other. Before it was shared, the viewer's server followed a symlink inside
  * reports/ to a file outside it that the main server refused.
  *
- * The viewer needs two things (web/src/report/load.ts): the names of the runs, and the `.json`
+ * The viewer needs two things (web/report/load.ts): the names of the runs, and the `.json`
  * files of a run (`<run>/report.json`). So exactly that is served, from the raw request path:
  * - the path is split on '/' BEFORE decoding, and each segment is decoded exactly once; a
  *   segment that decodes to '', '.', '..', a dotfile, or anything holding '/', '\', '%' (a
@@ -25,7 +25,7 @@ import { constants } from 'node:fs';
 import { open, readdir, readlink, realpath, stat, type FileHandle } from 'node:fs/promises';
 import path from 'node:path';
 
-/** Where both servers serve the reports directory (the viewer's LISTING_URL, web/src/report/load.ts). */
+/** Where both servers serve the reports directory (the viewer's LISTING_URL, web/report/load.ts). */
 export const REPORTS_PREFIX = '/reports/';
 
 /** The one file name a run directory must hold to be listed. */

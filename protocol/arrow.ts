@@ -2,7 +2,7 @@
  * `encoding: arrow`, as every side sees it without an Arrow library: which Arrow type each
  * column of the row has, how a decoded row turns back into the JSON row, and pushlab's frame
  * around each IPC message. The server (server/arrow.ts) encodes with apache-arrow; the page
- * (web/src/arrow-decode.ts) decodes with it. No Node or DOM imports.
+ * (web/lab/arrow-decode.ts) decodes with it. No Node or DOM imports.
  *
  * A stream is an Arrow IPC stream cut into pushlab messages: the first message carries the
  * schema and the dictionaries before its record batch, every later one a record batch alone.

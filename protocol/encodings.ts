@@ -1,7 +1,7 @@
 /**
  * What an encoding is, for every side: its words, its part of a point id, how a transport can
  * carry it, and the facts of its framing both sides must agree on. An encoding is one entry of
- * ENCODING_DEFINITIONS; the server (server/codecs/index.ts) and the page (web/src/codecs/index.ts)
+ * ENCODING_DEFINITIONS; the server (server/codecs/index.ts) and the page (web/lab/codecs/index.ts)
  * each hold a Record<EncodingName, …> of codecs, so the compiler refuses an encoding one side
  * cannot encode or decode. Transports never name an encoding: they carry a codec's bytes the way
  * their carriage says (test/layers.test.ts keeps them so). No Node or DOM imports.

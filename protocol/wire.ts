@@ -25,7 +25,7 @@ export type ServerOrigins = Record<Exclude<OriginKind, 'main'>, string | null> &
 /**
  * What a transport is, for every side: where the page opens it, what it carries, and how people
  * and the viewer name and draw it. A transport is one entry of TRANSPORT_DEFINITIONS; the server
- * (server/transports/index.ts) and the page (web/src/transports/index.ts) each hold a
+ * (server/transports/index.ts) and the page (web/lab/transports/index.ts) each hold a
  * Record<Transport, …>, so the compiler refuses a transport one side does not serve.
  */
 export interface TransportInfo {
@@ -57,7 +57,7 @@ export interface TransportInfo {
   /**
    * The viewer's colours: its hue first, then further shades of it for further lines of the same
    * transport (another concurrency, say), so colour alone still says which transport a line is.
-   * Hues stay apart from one another and from the verdicts' (web/src/report/palette.ts).
+   * Hues stay apart from one another and from the verdicts' (web/report/palette.ts).
    */
   shades: readonly [string, string, string, string];
 }

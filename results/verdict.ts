@@ -4,7 +4,7 @@
  *
  * - one repeat's measured window (`judgeRepeat`; results/summarise.ts);
  * - a point over its repeats (`majorityVerdict`; results/point-summary.ts, results/advice-figures.ts);
- * - the lab page's live window of the last seconds (`judgeLiveWindow`; web/src/health.ts).
+ * - the lab page's live window of the last seconds (`judgeLiveWindow`; web/lab/health.ts).
  *
  * Pure, no Node or DOM: the lab page imports it.
  */

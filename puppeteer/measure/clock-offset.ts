@@ -19,7 +19,7 @@ export const CLOCK_EXCHANGES = 8;
  * Null when the page cannot reach `/clock` (an older server): latency is then left as read.
  */
 export async function clockOffset(page: Page, exchanges = CLOCK_EXCHANGES): Promise<ClockOffset | null> {
-  // Runs in the page: the clock the page stamps receive times with (web/src/ingest.ts).
+  // Runs in the page: the clock the page stamps receive times with (web/lab/ingest.ts).
   return page.evaluate(async (n: number) => {
     const g = globalThis as unknown as { performance: { timeOrigin: number; now(): number }; fetch(u: string, o: object): Promise<{ ok: boolean; json(): Promise<unknown> }> };
     // No named function in here: tsx (esbuild keepNames) would wrap it in a `__name` helper the page lacks.
