@@ -3,7 +3,7 @@
  * over HTTP/2 (streams sharing sessions, as Chrome shares one per origin) and SSE over
  * HTTP/1.1, each ended by a clean close, a cancel, a dropped connection, a TCP reset, or an
  * abort before the response. Used by `npm run bench:faults` (1,000 cycles, server in its own
- * process) and by test/faults.test.ts (a short run against an in-process server).
+ * process) and by test/server/faults.test.ts (a short run against an in-process server).
  *
  * Every socket is made here (`net.connect`, then TLS over it) so a cycle can reset the TCP
  * connection itself: `resetAndDestroy()` needs the TCP handle, which a TLS socket hides.

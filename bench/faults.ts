@@ -1,5 +1,5 @@
 /**
- * `npm run bench:faults`: the fault suite at full length, with figures. test/faults.test.ts
+ * `npm run bench:faults`: the fault suite at full length, with figures. test/server/faults.test.ts
  * runs short versions of the same faults and asserts their outcome; this prints what they
  * cost, against a server in its own process (so its CPU and RSS are its own).
  *

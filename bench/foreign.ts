@@ -4,7 +4,7 @@
  * CONNECT start a stream, and what another connection gets for someone's poll id (by counting,
  * as ids once were 1, 2, 3, …, and by the id itself). Node clients on loopback that send the
  * headers a foreign page's browser sends (`Origin: https://evil.example`). Used by
- * `npm run bench:faults -- --only foreign`; test/foreign-origin.test.ts asserts the outcomes.
+ * `npm run bench:faults -- --only foreign`; test/browser/foreign-origin.test.ts asserts the outcomes.
  */
 import http2 from 'node:http2';
 import WebSocket from 'ws';

@@ -3,7 +3,7 @@
  * their own (10.77.0.1 and 10.77.0.2), for the tests and the link bench that put the server on
  * one side and the browser on the other. Root only. Only the namespaces and devices made here
  * are touched, and `teardown()` removes them (deleting a namespace removes its end of the pair).
- * Used by test/netns.test.ts and bench/link.ts.
+ * Used by test/browser/netns.test.ts and bench/link.ts.
  */
 import { execFileSync } from 'node:child_process';
 

@@ -1,7 +1,7 @@
 /**
  * Clients that stop reading beside clients that keep reading, on one server: what the stalled
  * ones cost the server (RSS, batches shed) and whether the readers still get every batch.
- * Used by `npm run bench:faults` (full length, figures) and test/faults.test.ts (short, asserted).
+ * Used by `npm run bench:faults` (full length, figures) and test/server/faults.test.ts (short, asserted).
  *
  * Stalled streams ask for big batches (400 rows, ~55 KB each, every 1 ms) so their queues reach
  * the shedding bound within a second; readers ask for small ones, the rate a busy page keeps up

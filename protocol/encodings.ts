@@ -4,7 +4,7 @@
  * ENCODING_DEFINITIONS; the server (server/codecs/index.ts) and the page (web/lab/codecs/index.ts)
  * each hold a Record<EncodingName, …> of codecs, so the compiler refuses an encoding one side
  * cannot encode or decode. Transports never name an encoding: they carry a codec's bytes the way
- * their carriage says (test/layers.test.ts keeps them so). No Node or DOM imports.
+ * their carriage says (test/unit/layers.test.ts keeps them so). No Node or DOM imports.
  */
 import { LIMITS, type Range } from './limits.js';
 

@@ -1,4 +1,4 @@
-/** The driver's command-line flags, declared once: they drive parsing, --help and the docs test (test/readme.test.ts). */
+/** The driver's command-line flags, declared once: they drive parsing, --help and the docs test (test/unit/readme.test.ts). */
 import { PushlabError } from '../protocol/errors.js';
 import { BENCHMARK_ACTION_FORMATS } from '../results/views/benchmark-action.js';
 import { rangeFlag, type Flags, type FlagSpec } from '../protocol/flags.js';

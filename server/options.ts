@@ -1,4 +1,4 @@
-/** The server's command-line flags, declared once: they drive parsing, --help and the docs test (test/readme.test.ts). */
+/** The server's command-line flags, declared once: they drive parsing, --help and the docs test (test/unit/readme.test.ts). */
 import { PushlabError } from '../protocol/errors.js';
 import type { FlagSpec } from '../protocol/flags.js';
 import { CLOCKS } from './clock.js';

@@ -3,7 +3,7 @@
  * this point" each hand their report to a ReportRecorder and change it only through its methods —
  * a round started and finished, a repeat added and its point re-summarised (with the paired and
  * knob comparisons), the hosts, the environment, the answer, the end — and save it through its one
- * queue. Everyone else reads `report`, a read-only view of the same document (test/layers.test.ts
+ * queue. Everyone else reads `report`, a read-only view of the same document (test/unit/layers.test.ts
  * keeps it so). tachometer makes its results once and hands them to every output; a report that
  * three commands, a runner, its listeners and a browser callback each changed in their own way
  * was three documents that happened to share a file.

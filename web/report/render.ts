@@ -1,7 +1,7 @@
 /**
  * Turns the views into DOM. Text from a report (ids, notes, errors, verdict lines) only ever
  * goes in through text nodes and attribute setters, never parsed as HTML, so a report cannot
- * inject markup (test/viewer-hostile.test.ts checks that no file here uses it); and through `inert`
+ * inject markup (test/browser/viewer-hostile.test.ts checks that no file here uses it); and through `inert`
  * (inert.ts), so it cannot reorder itself or run layout for seconds.
  *
  * Each part of a report is drawn on its own (`guarded`): a part this build cannot read (an

@@ -1,0 +1,111 @@
+/**
+ * `npm run advise` end to end, in headless Chromium with the real server: a small target
+ * (20 k events/s under 200 ms over sse and ws, drawing nothing) gets an answer within its time
+ * budget: `advice` in report.json with every repeat it judged kept as the report's points, the
+ * same answer in words last on stderr, the report's path on stdout, exit 0. Ctrl-C in the
+ * middle of a search and --resume are test/browser/advise-interrupt.test.ts: finding an answer needs the
+ * machine to itself (the `measures` project), stopping and going on does not.
+ *
+ * Figures measured here are beside whatever else the machine runs: this checks the command,
+ * not the numbers.
+ */
+import { existsSync, readFileSync } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { EXIT } from '../../protocol/errors.js';
+import { parseScenarioText } from '../../protocol/scenario.js';
+import { ROOT } from '../../cli/root.js';
+import type { Repeat } from '../../protocol/repeat-figures.js';
+import type { Report } from '../../protocol/report.js';
+import { adviceText, machineWordsOf } from '../../results/advice-words.js';
+import { VIEWER_TEMPLATE } from '../../puppeteer/report/html.js';
+import { startCommand } from '../helpers/sweep-process.js';
+import { ENTRY, expectRepeatsInPoints, finish, HOSTILE_OUT, pastedArgs, readReport, reportPathOf, TARGET } from '../helpers/advise-process.js';
+
+/** `out` (HOSTILE_OUT, a name a shell would act on) in a scratch directory `base` of this file's own. */
+let base: string;
+let out: string;
+beforeAll(async () => {
+  base = await mkdtemp(path.join(os.tmpdir(), 'pushlab-advise-'));
+  out = path.join(base, HOSTILE_OUT);
+});
+afterAll(async () => {
+  if (base) await rm(base, { recursive: true, force: true });
+});
+
+describe('npm run advise: a small target', () => {
+  let ran: { code: number | null; stdout: string; stderr: string };
+  let report: Report;
+  let file: string;
+
+  beforeAll(async () => {
+    ran = await finish(startCommand(ENTRY, [...TARGET, '--time-budget', '75s', '--out', out]), 150_000);
+    file = reportPathOf(ran.stdout);
+    report = readReport(file);
+  }, 160_000);
+
+  it('exits 0 with the report path on stdout, under <out>/advise-<run-id>/', () => {
+    expect(ran.code, ran.stderr).toBe(EXIT.ok);
+    expect(file).toBe(path.join(out, report.runId, 'report.json'));
+    expect(report.runId).toMatch(/^advise-\d{8}-\d{6}$/);
+    expect(report.finishedAt).not.toBeNull();
+    expect(report.interrupted).toBe(false);
+  });
+
+  it('answers: a configuration that sustained over its confirming repeats, within the budget', () => {
+    const a = report.advice!;
+    expect(a.target).toEqual({ eventsPerSec: 20_000, p99BoundMs: 200, render: 'none' });
+    expect(a.transports).toEqual(['sse', 'ws']);
+    expect(a.winner, ran.stderr).not.toBeNull();
+    expect(['sse', 'ws']).toContain(a.winner!.candidate.transport);
+    expect(a.winner!.figures.sustains.sustains).toBe(true);
+    expect(a.winner!.figures.sustains.figures.repeats).toBeGreaterThanOrEqual(3);
+    // No measurement starts that its estimate says would end past the budget; estimates miss by seconds.
+    expect(a.budgetSec).toBe(75);
+    expect(a.elapsedSec).toBeLessThan(75 * 1.25);
+    // Every candidate of the space is accounted for, tried or not.
+    expect(a.tried.length).toBeGreaterThanOrEqual(2);
+    for (const t of a.tried) expect(t.why).not.toBe('');
+  });
+
+  it('keeps every repeat it judged by as points, probes and confirmations apart, with rounds', () => {
+    expectRepeatsInPoints(report);
+    expect(report.scenarios).toEqual(['advise-probe', 'advise']);
+    const confirm = report.points.filter((p) => p.point.scenario === 'advise');
+    expect(confirm.length).toBeGreaterThan(0);
+    for (const p of confirm) expect(p.summary).not.toBeNull();
+    // Each measurement is a round of its own; a confirmation round holds every finalist once.
+    for (const r of report.rounds) expect(r.finishedAt).not.toBeNull();
+    expect(new Set(report.points.flatMap((p) => p.repeats.map((r) => r.round))).size).toBe(report.rounds.length);
+    expect(report.options.margins).toEqual({ eventsPerSec: 0.03, cpuPerEvent: 0.05 });
+    if (existsSync(VIEWER_TEMPLATE)) expect(existsSync(path.join(path.dirname(file), 'report.html'))).toBe(true);
+  });
+
+  it('prints the answer last on stderr, in the words report.json gives', () => {
+    const words = adviceText(report.advice!, machineWordsOf(report.environment)).join('\n');
+    expect(words).toMatch(/^Use (sse|ws) over HTTP\/(2|1\.1), /);
+    expect(ran.stderr.endsWith(`\n${words}\n`), ran.stderr).toBe(true);
+    // The progress: every measurement has its line, the search's judgement of each probe too.
+    expect(ran.stderr).toMatch(/ {2}probe (sse|ws)-b\d+-c\d-i[\d.]+-none: [\d.]+k of 20\.0k EPS/);
+    expect(ran.stderr).toMatch(/ {4}kept: sustained in its probe/);
+    expect(ran.stderr).toMatch(/ETA ≤ /);
+  });
+
+  it('with a runner-up, writes confirm.json beside the report and says how to check the answer with it', () => {
+    const confirm = path.join(path.dirname(file), 'confirm.json');
+    if (!report.advice!.runnerUp) {
+      expect(existsSync(confirm)).toBe(false);
+      return;
+    }
+    const scenarios = parseScenarioText(readFileSync(confirm, 'utf8'), confirm);
+    expect(scenarios.scenarios.map((s) => [s.id, s.transport, s.batch])).toEqual([
+      ['runner-up', report.advice!.runnerUp.candidate.transport, report.advice!.runnerUp.candidate.batch],
+      ['advised', report.advice!.winner!.candidate.transport, report.advice!.winner!.candidate.batch],
+    ]);
+    const check = /^ {2}(npm run sweep -- --file .*)$/m.exec(ran.stderr)?.[1] ?? '';
+    expect(pastedArgs(base, check, 'sweep')).toEqual(['--file', confirm.startsWith(ROOT + path.sep) ? path.relative(ROOT, confirm) : confirm, '--repeats', '5']);
+    expect(ran.stderr).toContain('--scenarios runner-up,advised');
+  });
+});

@@ -1,0 +1,123 @@
+/**
+ * Every entry point owns its children: however it ends, its server, its Chrome and (for
+ * bench:server) its load clients end with it. The real commands run here with real servers
+ * and headless Chromium; each is ended the hard way (SIGKILL: no handler runs, so only the
+ * children's own watch of their owner can end them), or by SIGINT at awkward moments, and
+ * every process that was under it must be gone afterwards. (SIGINT in the middle of a sweep,
+ * with the report saved and resumed, is test/browser/sweep-resume.test.ts.)
+ */
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { EXIT } from '../../protocol/errors.js';
+import { findXvfb } from '../../puppeteer/browser/display.js';
+import { cmdline, descendants, startCommand, startSweep, waitGone, type SweepRun } from '../helpers/sweep-process.js';
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+let dir: string;
+let scenarios: string;
+let headful: string;
+
+beforeAll(async () => {
+  dir = await mkdtemp(path.join(os.tmpdir(), 'pushlab-ownership-'));
+  scenarios = path.join(dir, 'scenarios.json');
+  await writeFile(scenarios, JSON.stringify({ scenarios: [{ id: 'tiny', transport: 'sse', batch: 5, concurrency: 2, warmupSec: 1, measureSec: 6 }] }));
+  headful = path.join(dir, 'headful.json');
+  await writeFile(headful, JSON.stringify({ scenarios: [{ id: 'tiny-hf', transport: 'sse', batch: 5, concurrency: 2, warmupSec: 1, measureSec: 6, display: 'headful' }] }));
+});
+
+afterAll(async () => {
+  if (dir) await rm(dir, { recursive: true, force: true });
+});
+
+/** Waits until the processes under `run` include every kind named, and returns them all. */
+async function childrenOnceRunning(run: SweepRun, kinds: RegExp[], ms: number): Promise<number[]> {
+  const until = Date.now() + ms;
+  for (;;) {
+    const pids = descendants(run.child.pid!);
+    const lines = pids.map(cmdline);
+    if (kinds.every((k) => lines.some((l) => k.test(l)))) return pids;
+    if (Date.now() > until || run.child.exitCode !== null) throw new Error(`not all of ${kinds.join(', ')} started; under the command: ${lines.join('\n')}\n${run.stderr()}`);
+    await sleep(100);
+  }
+}
+
+const SERVER = /server\/main\.ts/;
+const CHROME = /chrom(e|ium)/;
+const left = (pids: number[]) => pids.map((pid) => `${pid}: ${cmdline(pid)}`);
+
+describe('a sweep killed with SIGKILL mid-repeat', () => {
+  it('takes its server and every Chrome process with it', async () => {
+    const run = startSweep(['--file', scenarios, '--repeats', '1', '--retries', '0', '--out', dir]);
+    await run.waitForStderr(/\[1\/1\][^\n]* · started/, 90_000);
+    await sleep(1500);
+    const pids = await childrenOnceRunning(run, [SERVER, CHROME], 10_000);
+    run.child.kill('SIGKILL');
+    await run.exit;
+    expect(left(await waitGone(pids, 15_000))).toEqual([]);
+  }, 150_000);
+});
+
+// Without a DISPLAY the sweep starts an Xvfb of its own for a headful point: it must go too.
+describe.skipIf(Boolean(process.env.DISPLAY) || !findXvfb())('a sweep with a headful point killed with SIGKILL mid-repeat', () => {
+  it('takes its server, both Chromes and its Xvfb with it', async () => {
+    const run = startSweep(['--file', headful, '--repeats', '1', '--retries', '0', '--out', dir]);
+    await run.waitForStderr(/\[1\/1\][^\n]* · started/, 90_000);
+    const first = await childrenOnceRunning(run, [SERVER, CHROME, /Xvfb/], 30_000);
+    // The headful Chrome launches once Xvfb is ready: give it time to be among the processes.
+    await sleep(3000);
+    const pids = [...new Set([...first, ...descendants(run.child.pid!)])];
+    run.child.kill('SIGKILL');
+    await run.exit;
+    expect(left(await waitGone(pids, 15_000))).toEqual([]);
+  }, 150_000);
+});
+
+describe('a sweep stopped by SIGINT while it starts', () => {
+  it('exits 130 with nothing left behind, even with the server and Chrome still starting', async () => {
+    const run = startSweep(['--file', scenarios, '--repeats', '1', '--retries', '0', '--out', dir]);
+    // As soon as the server process exists: it has not printed its URL yet, and Chrome is launching beside it.
+    const pids = await childrenOnceRunning(run, [SERVER], 30_000);
+    run.child.kill('SIGINT');
+    const { code } = await run.exit;
+    expect(code, run.stderr()).toBe(EXIT.interrupted);
+    expect(left(await waitGone([...new Set([...pids, ...descendants(run.child.pid!)])], 15_000))).toEqual([]);
+  }, 120_000);
+
+  it('a second SIGINT stops at once, still ending both', async () => {
+    const run = startSweep(['--file', scenarios, '--repeats', '1', '--retries', '0', '--out', dir]);
+    await run.waitForStderr(/\[1\/1\][^\n]* · started/, 90_000);
+    const pids = await childrenOnceRunning(run, [SERVER, CHROME], 10_000);
+    run.child.kill('SIGINT');
+    await run.waitForStderr(/SIGINT: stopping after saving/, 10_000);
+    // A repeat within 0.5 s is the same request (npm forwards the Ctrl-C the sweep also got).
+    await sleep(700);
+    run.child.kill('SIGINT');
+    const { code } = await run.exit;
+    expect(code, run.stderr()).toBe(EXIT.interrupted);
+    expect(left(await waitGone(pids, 15_000))).toEqual([]);
+  }, 150_000);
+});
+
+describe('the lab killed with SIGKILL', () => {
+  it('takes its server and Chrome with it', async () => {
+    const run = startCommand('puppeteer/lab/main.ts', ['--headless', '--batch', '5', '--concurrency', '2', '--autostart', '--out', dir]);
+    await run.waitForStderr(/pushlab lab: https:\/\//, 90_000);
+    const pids = await childrenOnceRunning(run, [SERVER, CHROME], 10_000);
+    run.child.kill('SIGKILL');
+    await run.exit;
+    expect(left(await waitGone(pids, 15_000))).toEqual([]);
+  }, 120_000);
+});
+
+describe('bench:server killed with SIGKILL', () => {
+  it('takes its server and its load clients with it', async () => {
+    const run = startCommand('bench/server.ts', ['--transport', 'sse', '--batch', '1', '--connections', '1', '--seconds', '30', '--stall-seconds', '0']);
+    const pids = await childrenOnceRunning(run, [SERVER, /bench\/clients\.ts/], 60_000);
+    run.child.kill('SIGKILL');
+    await run.exit;
+    expect(left(await waitGone(pids, 15_000))).toEqual([]);
+  }, 90_000);
+});

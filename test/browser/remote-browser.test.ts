@@ -1,0 +1,180 @@
+/**
+ * Remote browsers and sharding, end to end and on loopback only: Chromiums started here with
+ * `--remote-debugging-port` on 127.0.0.1 stand in for browsers on other hosts (browserless, a
+ * Selenium Grid node, a Chrome on another machine all hand out the same kind of endpoint).
+ * The smoke sweep in one of them, whose delivered ratio needs the machine to itself, is
+ * test/browser/remote-browser-smoke.test.ts; nothing here depends on speed.
+ * - Two of them shard a small scenario: every point is measured once per round, each on one
+ *   browser, pairs together; the sweep warns that both share one host and the report says so.
+ * - One of the two killed mid-sweep: its repeat is recorded failed with the cause, the rest is
+ *   measured on the other, and the report passes the schema check.
+ */
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { EXIT } from '../../protocol/errors.js';
+import { parseReportText } from '../../protocol/report-check.js';
+import type { FailedRepeat, MeasuredRepeat } from '../../protocol/repeat-figures.js';
+import type { Report } from '../../protocol/report.js';
+import { pairKey } from '../../results/rounds.js';
+import { DEFAULT_TABLE_WIDTH, formatTable } from '../../results/views/terminal.js';
+import { startRemoteChrome, type RemoteChrome } from '../../bench/remote-chrome.js';
+import { runSweep, startSweep } from '../helpers/sweep-process.js';
+
+const chromes: RemoteChrome[] = [];
+let dir: string;
+
+beforeAll(async () => {
+  dir = await mkdtemp(path.join(os.tmpdir(), 'pushlab-remote-'));
+  const file = {
+    scenarios: [
+      { id: 'pair2', transport: ['ws', 'sse'], batch: [5, 10], concurrency: 2, warmupSec: 1, measureSec: 2 },
+      { id: 'pair3', transport: ['ws', 'sse'], batch: [5, 10, 15], concurrency: 2, warmupSec: 1, measureSec: 2 },
+    ],
+  };
+  await writeFile(path.join(dir, 'scenarios.json'), JSON.stringify(file));
+  chromes.push(await startRemoteChrome(), await startRemoteChrome());
+}, 60_000);
+
+afterAll(async () => {
+  // Every Chromium this file started ends here, whatever happened above.
+  await Promise.all(chromes.map((c) => c.kill()));
+  if (dir) await rm(dir, { recursive: true, force: true });
+});
+
+const measuredOf = (r: Report) => r.points.flatMap((p) => p.repeats.filter((x): x is MeasuredRepeat => x.status === 'ok'));
+const readReport = async (stdout: string) => parseReportText(await readFile(stdout.trim().split('\n').at(-1)!, 'utf8'), 'report.json');
+
+describe('two remote browsers shard a sweep', () => {
+  let report: Report;
+  let code: number | null;
+  let stderr: string;
+
+  beforeAll(async () => {
+    let stdout: string;
+    // One through its WebSocket endpoint as Puppeteer's browserWSEndpoint, one through its
+    // DevTools HTTP endpoint. Unlabelled, both are named by their loopback address: one host.
+    ({ code, stdout, stderr } = await runSweep(
+      ['--file', path.join(dir, 'scenarios.json'), '--scenario', 'pair2', '--repeats', '2', '--retries', '0', '--browser', `${chromes[0].ws},${chromes[1].http}`, '--out', dir],
+      180_000,
+    ));
+    report = await readReport(stdout);
+  }, 200_000);
+
+  it('measures every point once per round, each point on one browser, pairs together', () => {
+    expect(code, stderr).toBe(EXIT.ok);
+    const ids = report.hosts!.map((h) => h.id);
+    expect(ids).toEqual([`127.0.0.1:${chromes[0].port}`, `127.0.0.1:${chromes[1].port}`]);
+    expect(report.points).toHaveLength(4);
+    for (const p of report.points) {
+      expect(p.repeats.map((r) => r.round).sort()).toEqual([0, 1]);
+      expect(new Set(p.repeats.map((r) => r.browserId)).size).toBe(1);
+      expect(p.browsers).toEqual([p.repeats[0].browserId]);
+    }
+    // Points that differ only in transport share a browser; the two pairs went to the two browsers.
+    const byPair = new Map<string, Set<string>>();
+    for (const p of report.points) byPair.set(pairKey(p.point), new Set([...(byPair.get(pairKey(p.point)) ?? []), ...p.browsers!]));
+    expect([...byPair.values()].map((s) => s.size)).toEqual([1, 1]);
+    expect(new Set([...byPair.values()].flatMap((s) => [...s]))).toEqual(new Set(ids));
+    // Each browser measured its own JSON.parse ceiling every round.
+    for (const round of report.rounds) expect(round.hostCeilings!.map((h) => h.browser).sort()).toEqual([...ids].sort());
+  });
+
+  it('warns that both browsers share one host, and marks it in the report', () => {
+    expect(stderr).toMatch(/warning: browsers \S+ and \S+ are on the same host \(localhost\)/);
+    const [a, b] = report.hosts!;
+    expect(a.sharesHostWith).toEqual([b.id]);
+    expect(b.sharesHostWith).toEqual([a.id]);
+    for (const p of report.points) expect(p.notes.join(' ')).toMatch(/shared its host \(localhost\) with/);
+    // The terminal table has a host column naming each point's browser.
+    const table = formatTable(report, { width: DEFAULT_TABLE_WIDTH });
+    expect(table).toMatch(/\|\s+host \|/);
+    for (const p of report.points) expect(table).toContain(p.browsers![0]);
+  });
+});
+
+describe('a remote browser killed mid-sweep', () => {
+  let report: Report;
+  let code: number | null;
+  let stderr: string;
+  let victim: string;
+
+  beforeAll(async () => {
+    const [a, b] = [await startRemoteChrome(), await startRemoteChrome()];
+    chromes.push(a, b);
+    victim = 'victim';
+    const run = startSweep(['--file', path.join(dir, 'scenarios.json'), '--scenario', 'pair3', '--repeats', '2', '--retries', '0', '--browser', `keeper=${a.http},victim=${b.http}`, '--out', dir]);
+    // Once the victim has finished a repeat, it is into its next one: kill its browser there.
+    await run.waitForStderr(/round 1 \[victim\]: /, 120_000);
+    await new Promise((r) => setTimeout(r, 1500));
+    b.crash();
+    ({ code } = await run.exit);
+    stderr = run.stderr();
+    report = await readReport(run.stdout());
+  }, 240_000);
+
+  it('records the repeat in progress as failed with the cause, and says the browser was lost', () => {
+    expect(code, stderr).toBe(EXIT.failed);
+    const failed = report.points.flatMap((p) => p.repeats.filter((r): r is FailedRepeat => r.status === 'failed'));
+    expect(failed).toHaveLength(1);
+    expect(failed[0]).toMatchObject({ browserId: victim, cause: 'browser lost' });
+    expect(failed[0].error).toMatch(/browser crashed .*reconnecting to victim=http:\/\/127\.0\.0\.1:\d+\/ failed/);
+    // Labelled loopback endpoints read as tunnels to other machines: named by label, the server's place unknown.
+    expect(report.hosts!.map((h) => [h.id, h.host, h.serverSharesHost, h.sharesHostWith])).toEqual([
+      ['keeper', 'keeper', null, []],
+      ['victim', 'victim', null, []],
+    ]);
+    const lost = report.hosts!.find((h) => h.id === victim)!;
+    expect(lost.lost?.error).toMatch(/reconnecting/);
+    expect(stderr).toMatch(/browser victim lost: .*its points go to the other browsers/);
+  });
+
+  it('measures every other repeat on the other browser, in a valid, finished report', () => {
+    expect(report.finishedAt).not.toBeNull();
+    expect(report.interrupted).toBe(false);
+    const all = report.points.flatMap((p) => p.repeats.map((r) => `${p.point.id}@${r.round}`)).sort();
+    expect(all).toEqual(report.points.flatMap((p) => [0, 1].map((round) => `${p.point.id}@${round}`)).sort());
+    const failedAt = report.points.flatMap((p) => p.repeats.filter((r) => r.status === 'failed').map((r) => r.startedAt))[0];
+    // Everything that started after the failure ran on the keeper.
+    const later = report.points.flatMap((p) => p.repeats).filter((r) => r.startedAt > failedAt);
+    expect(later.length).toBeGreaterThan(0);
+    for (const r of later) expect(r.browserId).toBe('keeper');
+    for (const r of measuredOf(report)) expect(r.browserId === 'keeper' || r.startedAt < failedAt).toBe(true);
+  });
+});
+
+describe('the only remote browser killed mid-sweep', () => {
+  let report: Report;
+  let code: number | null;
+  let stderr: string;
+
+  beforeAll(async () => {
+    const only = await startRemoteChrome();
+    chromes.push(only);
+    const run = startSweep(['--file', path.join(dir, 'scenarios.json'), '--scenario', 'pair2', '--repeats', '1', '--retries', '0', '--browser', `lonely=${only.http}`, '--out', dir]);
+    await run.waitForStderr(/round 1 \[lonely\]: /, 120_000);
+    await new Promise((r) => setTimeout(r, 1500));
+    only.crash();
+    ({ code } = await run.exit);
+    stderr = run.stderr();
+    report = await readReport(run.stdout());
+  }, 180_000);
+
+  it('stops cleanly: a valid report with what was measured, the lost repeat failed with the cause, and how to finish', () => {
+    expect(code, stderr).toBe(EXIT.failed);
+    // readReport ran the schema check; the sweep says why it stopped and how to go on.
+    expect(report.interrupted).toBe(true);
+    expect(report.finishedAt).toBeNull();
+    expect(report.resumeCommand).toMatch(/^npm run sweep -- --resume \S+ --out \S+ --browser lonely=http:\/\/127\.0\.0\.1:\d+\/$/);
+    expect(stderr).toContain('every browser was lost');
+    const repeats = report.points.flatMap((p) => p.repeats);
+    expect(measuredOf(report).length).toBeGreaterThanOrEqual(1);
+    const failed = repeats.filter((r): r is FailedRepeat => r.status === 'failed');
+    expect(failed).toHaveLength(1);
+    expect(failed[0]).toMatchObject({ browserId: 'lonely', cause: 'browser lost' });
+    // Points not reached are left unmeasured (no repeat at all), for a resume to measure.
+    expect(repeats.length).toBeLessThan(report.points.length);
+    expect(report.hosts![0].lost?.error).toMatch(/reconnecting to lonely=http:\/\/127\.0\.0\.1:\d+\/ failed/);
+  });
+});

@@ -1,0 +1,87 @@
+/**
+ * `npm run advise` refuses a target it cannot search for before it launches anything: one line
+ * on stderr naming the flag, the value as given and what is allowed (PUSHLAB_BAD_FLAG, exit 2),
+ * nothing on stdout, no stack. Each is the real entry point in a child process, all at once; no
+ * browser and no server start (a refusal comes before either).
+ */
+import { execFile } from 'node:child_process';
+import path from 'node:path';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { EXIT, PushlabError } from '../../protocol/errors.js';
+import { parseFlags } from '../../protocol/flags.js';
+import { ADVISE_FLAGS, checkAdviseFlags } from '../../puppeteer/advise/options.js';
+
+const ROOT = path.resolve(import.meta.dirname, '..', '..');
+
+interface Ran {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+function run(args: string[]): Promise<Ran> {
+  return new Promise((resolve) => {
+    execFile(process.execPath, ['--import', 'tsx', path.join(ROOT, 'puppeteer/advise/main.ts'), ...args], { cwd: ROOT, timeout: 30_000 }, (err, stdout, stderr) => {
+      resolve({ code: err ? (typeof err.code === 'number' ? err.code : -1) : 0, stdout, stderr });
+    });
+  });
+}
+
+/** Each refused target: the flag, the value as given, and words of what is allowed the line must hold. */
+const REFUSED = {
+  'rate 0': { args: ['--rate', '0', '--p99', '100ms'], says: ["--rate must be above 0", "got '0'", 'events per second from 1 to 40M'] },
+  'negative rate': { args: ['--rate', '-300k', '--p99', '100ms'], says: ['--rate must be above 0', "got '-300k'", 'events per second from 1 to 40M'] },
+  'rate above the server': { args: ['--rate', '50M', '--p99', '100ms'], says: ['--rate is above what the server can send (10000 rows every 1 ms on 4 connections)', "got '50M'"] },
+  'p99 below 1 ms': { args: ['--rate', '300k', '--p99', '0.5ms'], says: ['--p99 must be at least 1 ms', "got '0.5ms'", 'a latency from 1 ms to 60 s'] },
+  'p99 0': { args: ['--rate', '300k', '--p99', '0'], says: ['--p99 must be above 0', "got '0'"] },
+  'no rate': { args: ['--p99', '100ms'], says: ['--rate is required', 'e.g. --rate 300k'] },
+  'no p99': { args: ['--rate', '300k'], says: ['--p99 is required', 'e.g. --p99 100ms'] },
+  'a margin past 50%': { args: ['--rate', '300k', '--p99', '100ms', '--margin', 'cpu=80%'], says: ['--margin cpu must be from 0 to 50%', "got 'cpu=80%'"] },
+  'an unknown transport': { args: ['--rate', '300k', '--p99', '100ms', '--transports', 'sse,wss'], says: ["--transports takes a comma-separated list of ws, ws-h2, sse, sse-h1, fetch, grpc-web, poll; got 'wss'"] },
+  '--headful beside --browser': { args: ['--rate', '300k', '--p99', '100ms', '--headful', '--browser', 'http://127.0.0.1:9222'], says: ['--headful shows a browser advise launches; --browser connects to a running one'] },
+  'a target beside --resume': { args: ['--resume', 'advise-20261125-101500', '--rate', '300k'], says: ['--resume goes on with the recorded search', 'drop --rate'] },
+} as const;
+
+const ran = {} as Record<keyof typeof REFUSED | 'help', Ran>;
+
+beforeAll(async () => {
+  const runs = Object.entries(REFUSED).map(async ([name, r]) => (ran[name as keyof typeof REFUSED] = await run([...r.args])));
+  await Promise.all([...runs, run(['--help']).then((r) => (ran.help = r))]);
+}, 60_000);
+
+describe('npm run advise refuses a bad target', () => {
+  it.each(Object.keys(REFUSED) as (keyof typeof REFUSED)[])('%s: exit 2, one line naming the flag, the value and what is allowed', (name) => {
+    const r = ran[name];
+    expect(r.code, r.stderr).toBe(EXIT.badInput);
+    expect(r.stdout).toBe('');
+    const lines = r.stderr.trimEnd().split('\n');
+    expect(lines, r.stderr).toHaveLength(1);
+    expect(lines[0]).toMatch(/^pushlab advise: PUSHLAB_[A-Z_]+: /);
+    expect(r.stderr).not.toMatch(/\n\s+at /);
+    for (const s of REFUSED[name].says) expect(lines[0]).toContain(s);
+  });
+
+  it('the refusals are PUSHLAB_BAD_FLAG', () => {
+    for (const r of Object.values(REFUSED)) {
+      let caught: unknown = null;
+      try {
+        // The unknown transport is refused by the flag table itself, the rest by checkAdviseFlags.
+        checkAdviseFlags(parseFlags(ADVISE_FLAGS, r.args, 'npm run advise --'));
+      } catch (err) {
+        caught = err;
+      }
+      expect(caught, r.args.join(' ')).toBeInstanceOf(PushlabError);
+      expect((caught as PushlabError).code).toBe('PUSHLAB_BAD_FLAG');
+    }
+  });
+
+  it('--help lists every flag on stdout', () => {
+    expect(ran.help.code).toBe(EXIT.ok);
+    for (const name of Object.keys(ADVISE_FLAGS)) expect(ran.help.stdout).toContain(`--${name}`);
+  });
+
+  it('a good target is read as asked: rate, bound, render, transports, budget, margins', () => {
+    const req = checkAdviseFlags(parseFlags(ADVISE_FLAGS, ['--rate', '1.5M', '--p99', '0.5s', '--render', 'none', '--transports', 'ws,sse,ws', '--time-budget', '90s', '--margin', 'cpu=4%'], ''));
+    expect(req).toMatchObject({ target: { eventsPerSec: 1_500_000, p99BoundMs: 500, render: 'none' }, transports: ['ws', 'sse'], budgetSec: 90, margins: { eventsPerSec: 0.03, cpuPerEvent: 0.04 } });
+  });
+});

@@ -1,0 +1,107 @@
+/**
+ * The viewer's Advice section as data (web/report/views.ts `adviceView`): an advise run's
+ * report opens with the answer in the same words the command printed, says when the search did
+ * not finish, and lists every candidate measured; a report without advice has no such section.
+ * And the machine line's words from a report's environment.
+ */
+import { describe, expect, it } from 'vitest';
+import type { Advice, Candidate } from '../../protocol/advice.js';
+import type { Report } from '../../protocol/report.js';
+import type { Target } from '../../protocol/target.js';
+import { candidatePoint } from '../../puppeteer/advise/candidates.js';
+import { advise, adviceBeforeSearch } from '../../puppeteer/advise/search.js';
+import { adviceText, machineWordsOf } from '../../results/advice-words.js';
+import { adviceView, pointsAndRepeats, runHeader } from '../../web/report/views.js';
+import { runEntry } from '../../web/report/load.js';
+import { summarisePoint } from '../../results/point-summary.js';
+import { measured, report as reportOf, result as pointResult } from '../helpers/v2-fixture.js';
+
+const TARGET: Target = { eventsPerSec: 20_000, p99BoundMs: 200, render: 'none' };
+
+/** A machine on which everything sustains, sse a little cheaper than ws. */
+async function answer(): Promise<Advice> {
+  let clock = 0;
+  const window = (c: Candidate, round: number) => {
+    const tab = (c.transport === 'sse' ? 5 : 5.5) * (1 + 0.01 * (round % 3));
+    return measured(candidatePoint(c, TARGET.render, { warmupSec: 1, measureSec: 2, repeats: 1 }), { round, eps: c.offeredEventsPerSec, tab, p99: 10 + (c.transport === 'sse' ? 0 : 2) });
+  };
+  return advise({
+    target: TARGET,
+    transports: ['sse', 'ws'],
+    space: { ticksMs: [10], connections: [1], workers: [], origins: [1], encodings: ['json'] },
+    budgetSec: 200,
+    now: () => clock,
+    estimate: { probeSec: () => 6, repeatSec: () => 9 },
+    measurer: {
+      probe: async (c) => ((clock += 6), window(c, -1)),
+      confirm: async (cs, round) => ((clock += 9 * cs.length), cs.map((c) => window(c, round))),
+    },
+  });
+}
+
+const ENV = { chromeVersion: 'HeadlessChrome/156.0.8078.79', chromePath: '/usr/bin/chromium', cpuModel: 'AMD EPYC 7B13', cores: 2, headless: true };
+
+function withAdvice(advice: Advice, extra: Partial<Report> = {}): Report {
+  const r = reportOf([], { runId: 'advise-20261125-101500', scenarios: [], ...extra });
+  r.environment = { ...r.environment, ...ENV };
+  r.advice = advice;
+  return r;
+}
+
+describe('the Advice section', () => {
+  it('opens a finished run with the words the command printed, and every candidate measured', async () => {
+    const a = await answer();
+    const v = adviceView(withAdvice(a))!;
+    const words = adviceText(a, machineWordsOf(withAdvice(a).environment));
+    expect(v.state).toBe('finished');
+    expect(v.caveat).toBeNull();
+    expect(v.headline).toBe(words[0]);
+    expect(v.headline).toMatch(/^Use sse over HTTP\/2, 200 rows every 10 ms per connection on 1 connection, parsing on the main thread\.$/);
+    expect(v.details).toEqual(words.slice(1, -1).map((l) => l.trim()));
+    expect(v.details[0]).toMatch(/^Sustains 20 k events\/s: p99 10 ms/);
+    expect(v.machine).toBe('Machine: 2 cores AMD EPYC 7B13, Chromium 156 headless; these figures hold for this machine and browser.');
+    expect(v.tried.map((t) => t.outcome).sort()).toEqual(['runner-up', 'winner']);
+    for (const t of v.tried) expect(t.why).not.toBe('');
+  });
+
+  it("heads the run with its points' own repeat counts, the answer instead of a best median, and says advise measured no ceiling", async () => {
+    const a = await answer();
+    // A probe (1 repeat) beside a confirmation (3): not "2 points × 3 repeats".
+    const p = candidatePoint(a.winner!.candidate, TARGET.render, { warmupSec: 1, measureSec: 2, repeats: 3 });
+    const q = candidatePoint(a.runnerUp!.candidate, TARGET.render, { warmupSec: 1, measureSec: 2, repeats: 3 }, 'advise-probe');
+    const summarised = (pt: typeof p, reps: ReturnType<typeof measured>[]) => ({ ...pointResult(pt, reps), ...summarisePoint(pt, reps) });
+    const points = [summarised(p, [0, 1, 2].map((round) => measured(p, { round, eps: p.offeredEventsPerSec }))), summarised(q, [measured(q, { round: 3, eps: q.offeredEventsPerSec })])];
+    const r = withAdvice(a, { points, options: { ...withAdvice(a).options, repeats: 3 } });
+    expect(pointsAndRepeats(r)).toBe('2 points, 4 repeats (1–3 a point)');
+    expect(pointsAndRepeats({ ...r, points: [points[0]] })).toBe('1 point × 3 repeats');
+    const fields = new Map(runHeader(r).fields.map((f) => [f.label, f.value]));
+    expect(fields.get('JSON.parse ceiling')).toBe('not measured by advise');
+    expect(fields.get('Repeats')).toMatch(/^\d+ measurements \(a probe, or a confirmation round of the finalists\) · seed \d+$/);
+    expect(runEntry('advise-20261125-101500', r).headline).toBe('2 points, 4 repeats (1–3 a point) · answer for 20 k events/s: sse, 200 rows every 10 ms ×1');
+  });
+
+  it('says when the search was interrupted, with the command that goes on', async () => {
+    const v = adviceView(withAdvice(await answer(), { interrupted: true, finishedAt: null, resumeCommand: 'npm run advise -- --resume advise-20261125-101500' }))!;
+    expect(v.state).toBe('interrupted');
+    expect(v.caveat).toBe('The search was stopped before it finished: this is its answer so far. Go on with: npm run advise -- --resume advise-20261125-101500');
+  });
+
+  it('says when the report was saved mid-search, and that nothing was measured yet', () => {
+    const v = adviceView(withAdvice(adviceBeforeSearch({ target: TARGET, transports: ['sse'], budgetSec: 60 }), { finishedAt: null }))!;
+    expect(v.state).toBe('unfinished');
+    expect(v.caveat).toMatch(/^The search had not finished when this report was saved/);
+    expect(v.headline).toBe('No answer for 20 k events/s with p99 ≤ 200 ms (render none): interrupted before anything was measured.');
+    expect(v.tried).toEqual([]);
+  });
+
+  it('is absent from a sweep', () => {
+    expect(adviceView(reportOf([]))).toBeNull();
+  });
+});
+
+describe('machineWordsOf', () => {
+  it('names the browser, headless or not, and leaves out what is unknown', () => {
+    expect(machineWordsOf(ENV)).toEqual({ cores: 2, cpuModel: 'AMD EPYC 7B13', browser: 'Chromium 156 headless' });
+    expect(machineWordsOf({ ...ENV, chromeVersion: 'Chrome/155.0.1.2', chromePath: '/opt/google/chrome/chrome', headless: false, cpuModel: 'unknown' })).toEqual({ cores: 2, cpuModel: null, browser: 'Chrome 155' });
+  });
+});

@@ -1,0 +1,80 @@
+import { describe, expect, it } from 'vitest';
+import { isSettled, probeMs, settle, settleBudgetMs, SETTLED_MS, settledBehind, unsettledNote, type SettleProbe } from '../../puppeteer/measure/settle.js';
+
+describe('isSettled', () => {
+  it('needs a page and a server each at most 50 ms behind', () => {
+    expect(isSettled({ p50Ms: 3, batchesBehind: 0 }, 1, 10)).toBe(true);
+    expect(isSettled({ p50Ms: SETTLED_MS, batchesBehind: 500 }, 1, 10)).toBe(true);
+    expect(isSettled({ p50Ms: SETTLED_MS + 1, batchesBehind: 0 }, 1, 10)).toBe(false);
+    expect(isSettled({ p50Ms: 3, batchesBehind: 501 }, 1, 10)).toBe(false);
+  });
+
+  it('lets a slow-interval server be a batch or two behind at any instant', () => {
+    expect(settledBehind(50, 20)).toBe(40);
+    expect(settledBehind(0.5, 1)).toBe(100);
+  });
+
+  it('counts a probe without batches as caught up: the interval outlasted it', () => {
+    expect(isSettled({ p50Ms: null, batchesBehind: 0 }, 60_000, 1)).toBe(true);
+  });
+});
+
+describe('probe length and budget', () => {
+  it('sees a few batches per probe and stays bounded', () => {
+    expect(probeMs(1)).toBe(250);
+    expect(probeMs(200)).toBe(600);
+    expect(probeMs(60_000)).toBe(2000);
+    expect(settleBudgetMs(1)).toBe(2000);
+    expect(settleBudgetMs(5)).toBe(5000);
+  });
+});
+
+describe('settle', () => {
+  const scripted = (probes: SettleProbe[]) => {
+    const asked: number[] = [];
+    return {
+      asked,
+      probe: async (ms: number) => {
+        asked.push(ms);
+        return probes[Math.min(asked.length - 1, probes.length - 1)];
+      },
+    };
+  };
+
+  it('returns at the first settled probe', async () => {
+    const s = scripted([{ p50Ms: 400, batchesBehind: 0 }, { p50Ms: 120, batchesBehind: 0 }, { p50Ms: 2, batchesBehind: 1 }, { p50Ms: 900, batchesBehind: 0 }]);
+    const o = await settle(s.probe, { intervalMs: 1, concurrency: 4, budgetMs: 10_000 });
+    expect(o.settled).toBe(true);
+    expect(s.asked).toEqual([250, 250, 250]);
+    expect(o.last.p50Ms).toBe(2);
+  });
+
+  it('gives up early on an overloaded point whose backlog does not drain', async () => {
+    const s = scripted([{ p50Ms: 80, batchesBehind: 0 }, { p50Ms: 60, batchesBehind: 0 }, { p50Ms: 200, batchesBehind: 0 }, { p50Ms: 190, batchesBehind: 0 }, { p50Ms: 700, batchesBehind: 0 }]);
+    const o = await settle(s.probe, { intervalMs: 1, concurrency: 4, budgetMs: 60_000 });
+    expect(o).toMatchObject({ settled: false, diverging: true });
+    // 80 → 60 fell by a quarter (draining), so the stuck run is 200, 190 (−5%), 700: probes 3–5.
+    expect(s.asked).toHaveLength(5);
+    expect(unsettledNote(o)).toMatch(/page latency p50 700 ms\): its backlog was not draining: overloaded$/);
+  });
+
+  it('keeps waiting while a backlog drains, however slowly it started', async () => {
+    const s = scripted([{ p50Ms: 900, batchesBehind: 0 }, { p50Ms: 600, batchesBehind: 0 }, { p50Ms: 300, batchesBehind: 0 }, { p50Ms: 120, batchesBehind: 0 }, { p50Ms: 20, batchesBehind: 0 }]);
+    const o = await settle(s.probe, { intervalMs: 1, concurrency: 4, budgetMs: 60_000 });
+    expect(o).toMatchObject({ settled: true, diverging: false });
+    expect(s.asked).toHaveLength(5);
+  });
+
+  it('gives up within its budget on a point that never catches up, and says how far behind it was', async () => {
+    const s = scripted([{ p50Ms: 3000, batchesBehind: 400 }]);
+    const probe = async (ms: number) => {
+      await new Promise((r) => setTimeout(r, 20));
+      return s.probe(ms);
+    };
+    const o = await settle(probe, { intervalMs: 1, concurrency: 4, budgetMs: 300 });
+    expect(o.settled).toBe(false);
+    // A probe is 250 ms long, so the next one would have overrun the 300 ms budget.
+    expect(s.asked.length).toBeLessThanOrEqual(3);
+    expect(unsettledNote(o)).toMatch(/page latency p50 3000 ms, server 400 batches behind/);
+  });
+});
