@@ -42,7 +42,11 @@ try {
     for (const batch of flags.batch.map(Number)) {
       const runs: DecoderFigures[] = [];
       for (let r = 0; r < flags.repeats; r++) {
-        const run = await page.evaluate((b, ms) => (globalThis as unknown as { arrowBench(b: number, ms: number): Promise<DecoderFigures[]> }).arrowBench(b, ms), batch, flags['run-ms']);
+        const run = await page.evaluate(
+          (b, ms) => (globalThis as unknown as { arrowBench(b: number, ms: number): Promise<DecoderFigures[]> }).arrowBench(b, ms),
+          batch,
+          flags['run-ms'],
+        );
         // Each run decodes its own messages (their speeds depend on the second they were sent in): the libraries must agree within it.
         const checks = new Set(run.map((x) => x.check));
         if (checks.size !== 1) throw new Error(`batch ${batch}: the libraries disagree on the speed aggregate (${[...checks].join(', ')})`);
@@ -51,7 +55,9 @@ try {
       const libraries = [...new Set(runs.map((x) => x.library))];
       for (const library of libraries) {
         const rps = runs.filter((x) => x.library === library).map((x) => x.rowsPerSec);
-        rows.push(`${String(batch).padStart(6)}  ${library.padEnd(13)} ${(median(rps) / 1e6).toFixed(2).padStart(7)} M rows/s  (runs: ${rps.map((v) => (v / 1e6).toFixed(2)).join(', ')})`);
+        rows.push(
+          `${String(batch).padStart(6)}  ${library.padEnd(13)} ${(median(rps) / 1e6).toFixed(2).padStart(7)} M rows/s  (runs: ${rps.map((v) => (v / 1e6).toFixed(2)).join(', ')})`,
+        );
       }
     }
     console.log(` batch  library       rows/s (median of ${flags.repeats}, ${flags['run-ms']} ms each)`);

@@ -32,7 +32,11 @@ const opened: Promise<void>[] = [];
 
 if (transport === 'ws') {
   for (let i = 0; i < n; i++) {
-    const ws = new WebSocket(`${base.replace(/^https/, 'wss').replace(/\/$/, '')}${path}`, { rejectUnauthorized: false, perMessageDeflate: false, ciphers: CHROME_CIPHERS });
+    const ws = new WebSocket(`${base.replace(/^https/, 'wss').replace(/\/$/, '')}${path}`, {
+      rejectUnauthorized: false,
+      perMessageDeflate: false,
+      ciphers: CHROME_CIPHERS,
+    });
     ws.on('message', (data: Buffer) => {
       messages++;
       bytes += data.length;
@@ -67,13 +71,15 @@ if (transport === 'ws') {
 await Promise.all(opened);
 process.stdout.write('open\n');
 const t0 = performance.now();
-createInterface({ input: process.stdin }).on('line', (line) => {
-  if (line === 'report') {
-    const cpu = process.cpuUsage();
-    process.stdout.write(`${JSON.stringify({ messages, bytes, cpuUs: cpu.user + cpu.system, atMs: performance.now() - t0 })}\n`);
-  } else if (line === 'stall') {
-    for (const p of pausers) p();
-  } else if (line === 'quit') {
-    process.exit(0);
-  }
-}).on('close', () => process.exit(0)); // bench:server is gone (stdin closed however it ended): so are its clients
+createInterface({ input: process.stdin })
+  .on('line', (line) => {
+    if (line === 'report') {
+      const cpu = process.cpuUsage();
+      process.stdout.write(`${JSON.stringify({ messages, bytes, cpuUs: cpu.user + cpu.system, atMs: performance.now() - t0 })}\n`);
+    } else if (line === 'stall') {
+      for (const p of pausers) p();
+    } else if (line === 'quit') {
+      process.exit(0);
+    }
+  })
+  .on('close', () => process.exit(0)); // bench:server is gone (stdin closed however it ended): so are its clients

@@ -38,9 +38,7 @@ export function selfTimes(profile: CpuProfile): { busyMs: number; top: SelfTime[
   }
   byFrame.delete(IDLE);
   const busyUs = [...byFrame.values()].reduce((a, b) => a + b, 0);
-  const top = [...byFrame]
-    .sort((a, b) => b[1] - a[1])
-    .map(([frame, us]) => ({ frame, ms: us / 1000, share: busyUs ? us / busyUs : 0 }));
+  const top = [...byFrame].sort((a, b) => b[1] - a[1]).map(([frame, us]) => ({ frame, ms: us / 1000, share: busyUs ? us / busyUs : 0 }));
   return { busyMs: busyUs / 1000, top };
 }
 

@@ -40,7 +40,13 @@ const FLAGS = {
   'stall-seconds': { type: 'number', default: 20, min: 2, max: 600, help: 'how long the stalled clients stop reading' },
   'arrow-sizes': { type: 'integer', default: 12, min: 1, max: 1000, help: 'new Arrow batch sizes asked for, from the Arrow minimum (16) up in steps of 3' },
   'zero-window-streams': { type: 'integer', default: 250, min: 1, max: 1000, help: 'zero-window streams on one HTTP/2 connection' },
-  'zero-window-batch': { type: 'integer', default: 10, min: 1, max: 10_000, help: "their batch: below about 15 rows each message is its own copy (write-message.ts), so what is queued is the server's memory" },
+  'zero-window-batch': {
+    type: 'integer',
+    default: 10,
+    min: 1,
+    max: 10_000,
+    help: "their batch: below about 15 rows each message is its own copy (write-message.ts), so what is queued is the server's memory",
+  },
   'server-args': { type: 'string', default: '', help: 'extra flags for the server, space-separated' },
 } as const satisfies Record<string, FlagSpec>;
 
@@ -85,7 +91,11 @@ async function settledMemory(server: ServerHandle, inspector: Inspector): Promis
 /** RSS may grow by this much over a churn round and still count as returned. */
 const RSS_BOUND = 0.1;
 
-async function churn(server: ServerHandle, inspector: Inspector, flags: { cycles: number; parallel: number; seed: number; 'settle-sec': number }): Promise<void> {
+async function churn(
+  server: ServerHandle,
+  inspector: Inspector,
+  flags: { cycles: number; parallel: number; seed: number; 'settle-sec': number },
+): Promise<void> {
   const port = new URL(server.url).port;
   const out = process.stdout;
   const cold = await server.stats();
@@ -97,7 +107,9 @@ async function churn(server: ServerHandle, inspector: Inspector, flags: { cycles
   const before = await server.stats();
   const cpuBefore = await idleCpu(server, 5000);
   const memBefore = await settledMemory(server, inspector);
-  out.write(`churn warm-up round: ${flags.cycles} cycles; 20 s later streams open ${before.connectionsOpen}; RSS ${mib(cold.rssBytes)} MiB cold, ${mib(before.rssBytes)} MiB after it\n`);
+  out.write(
+    `churn warm-up round: ${flags.cycles} cycles; 20 s later streams open ${before.connectionsOpen}; RSS ${mib(cold.rssBytes)} MiB cold, ${mib(before.rssBytes)} MiB after it\n`,
+  );
 
   const r = await runChurn({ base: server.url, cycles: flags.cycles, parallel: flags.parallel, seed: flags.seed });
   await sleep(flags['settle-sec'] * 1000);
@@ -111,12 +123,27 @@ async function churn(server: ServerHandle, inspector: Inspector, flags: { cycles
   const cpuEnd = await idleCpu(server, 5000);
   const memEnd = await settledMemory(server, inspector);
   const pct = (a: number, b: number) => `${(((b - a) / a) * 100).toFixed(1)}%`;
-  out.write(`churn: ${r.cycles} cycles, ${flags.parallel} in parallel, seed ${flags.seed}, in ${(r.wallMs / 1000).toFixed(1)} s (${r.streamed} saw events, ${r.failed} did not stream: a reset or a session another cycle ended can beat the first event)\n`);
-  out.write(`  mix: ${Object.entries(r.byKind).sort().map(([k, n]) => `${k} ${n}`).join(', ')}\n`);
-  out.write(`  ${flags['settle-sec']} s after the last cycle: streams open ${after.connectionsOpen}${after.connectionsOpen ? ` (${openBy(after)})` : ''}, batches behind ${after.batchesBehind}, sockets in CLOSE-WAIT ${closeWaitAfter ?? 'n/a'}; idle server CPU over the next 5 s ${cpuAfter.toFixed(1)}% of a core\n`);
-  out.write(`  20 s after the last cycle: streams open ${end.connectionsOpen}${end.connectionsOpen ? ` (${openBy(end)})` : ''}, batches behind ${end.batchesBehind}, sockets in CLOSE-WAIT ${closeWaitEnd ?? 'n/a'}; idle server CPU over the next 5 s ${cpuEnd.toFixed(1)}% of a core (${cpuBefore.toFixed(1)}% before the round)\n`);
-  out.write(`  dropped: write errors ${end.writeErrors - before.writeErrors}, by heartbeat ${end.deadPeersDropped - before.deadPeersDropped}, found gone ${(end.goneStreamsDropped ?? 0) - (before.goneStreamsDropped ?? 0)}\n`);
-  out.write(`  server RSS: ${mib(before.rssBytes)} MiB before the round, ${mib(end.rssBytes)} MiB 20 s after (${pct(before.rssBytes, end.rssBytes)}; ${pct(cold.rssBytes, end.rssBytes)} against the cold server)\n`);
+  out.write(
+    `churn: ${r.cycles} cycles, ${flags.parallel} in parallel, seed ${flags.seed}, in ${(r.wallMs / 1000).toFixed(1)} s (${r.streamed} saw events, ${r.failed} did not stream: a reset or a session another cycle ended can beat the first event)\n`,
+  );
+  out.write(
+    `  mix: ${Object.entries(r.byKind)
+      .sort()
+      .map(([k, n]) => `${k} ${n}`)
+      .join(', ')}\n`,
+  );
+  out.write(
+    `  ${flags['settle-sec']} s after the last cycle: streams open ${after.connectionsOpen}${after.connectionsOpen ? ` (${openBy(after)})` : ''}, batches behind ${after.batchesBehind}, sockets in CLOSE-WAIT ${closeWaitAfter ?? 'n/a'}; idle server CPU over the next 5 s ${cpuAfter.toFixed(1)}% of a core\n`,
+  );
+  out.write(
+    `  20 s after the last cycle: streams open ${end.connectionsOpen}${end.connectionsOpen ? ` (${openBy(end)})` : ''}, batches behind ${end.batchesBehind}, sockets in CLOSE-WAIT ${closeWaitEnd ?? 'n/a'}; idle server CPU over the next 5 s ${cpuEnd.toFixed(1)}% of a core (${cpuBefore.toFixed(1)}% before the round)\n`,
+  );
+  out.write(
+    `  dropped: write errors ${end.writeErrors - before.writeErrors}, by heartbeat ${end.deadPeersDropped - before.deadPeersDropped}, found gone ${(end.goneStreamsDropped ?? 0) - (before.goneStreamsDropped ?? 0)}\n`,
+  );
+  out.write(
+    `  server RSS: ${mib(before.rssBytes)} MiB before the round, ${mib(end.rssBytes)} MiB 20 s after (${pct(before.rssBytes, end.rssBytes)}; ${pct(cold.rssBytes, end.rssBytes)} against the cold server)\n`,
+  );
   const rssChange = (memEnd.rssBytes - memBefore.rssBytes) / memBefore.rssBytes;
   out.write(
     `  after a forced full GC: server RSS ${mib(memBefore.rssBytes)} → ${mib(memEnd.rssBytes)} MiB (${pct(memBefore.rssBytes, memEnd.rssBytes)}), V8 heap used ${mib(memBefore.heapBytes)} → ${mib(memEnd.heapBytes)} MiB (${pct(memBefore.heapBytes, memEnd.heapBytes)}); RSS within ${RSS_BOUND * 100}%: ${Math.abs(rssChange) <= RSS_BOUND ? 'pass' : 'fail'}\n`,
@@ -132,10 +159,18 @@ const server = await startServer(flags['server-args'].split(' ').filter(Boolean)
 const inspector = inspectPort ? await attachInspector(inspectPort) : null;
 try {
   if (inspector) await churn(server, inspector, flags);
-  if (flags.only.includes('stall')) process.stdout.write(`${describeStall(await runStall(server.url, { seconds: flags['stall-seconds'], stats: () => server.stats() }))}\n`);
+  if (flags.only.includes('stall'))
+    process.stdout.write(`${describeStall(await runStall(server.url, { seconds: flags['stall-seconds'], stats: () => server.stats() }))}\n`);
   if (flags.only.includes('foreign')) process.stdout.write(`${describeForeign(await runForeign(server.url, 3))}\n`);
-  if (flags.only.includes('arrow')) process.stdout.write(`${await arrowSizes(server.url, Array.from({ length: flags['arrow-sizes'] }, (_, i) => 16 + 3 * i))}\n`);
-  if (flags.only.includes('zero-window')) process.stdout.write(`${await zeroWindow(server.url, flags['zero-window-streams'], flags['zero-window-batch'], flags['stall-seconds'])}\n`);
+  if (flags.only.includes('arrow'))
+    process.stdout.write(
+      `${await arrowSizes(
+        server.url,
+        Array.from({ length: flags['arrow-sizes'] }, (_, i) => 16 + 3 * i),
+      )}\n`,
+    );
+  if (flags.only.includes('zero-window'))
+    process.stdout.write(`${await zeroWindow(server.url, flags['zero-window-streams'], flags['zero-window-batch'], flags['stall-seconds'])}\n`);
 } finally {
   inspector?.close();
   await server.stop();

@@ -26,7 +26,10 @@ export interface ForeignResult {
   otherConnection: { id: string; method: string; status: number; bytes: number }[];
 }
 
-function request(session: http2.ClientHttp2Session, headers: http2.OutgoingHttpHeaders): Promise<{ status: number; headers: http2.IncomingHttpHeaders; bytes: number }> {
+function request(
+  session: http2.ClientHttp2Session,
+  headers: http2.OutgoingHttpHeaders,
+): Promise<{ status: number; headers: http2.IncomingHttpHeaders; bytes: number }> {
   return new Promise((resolve, reject) => {
     const req = session.request(headers);
     let status = 0;
@@ -74,11 +77,17 @@ export async function runForeign(serverUrl: string, seconds: number): Promise<Fo
   const main = http2.connect(serverUrl, { rejectUnauthorized: false });
   const other = http2.connect(serverUrl, { rejectUnauthorized: false });
   try {
-    const origins = JSON.parse(await new Promise<string>((resolve, reject) => {
-      const req = main.request({ ':path': '/origins' });
-      let body = '';
-      req.setEncoding('utf8').on('data', (d: string) => (body += d)).on('end', () => resolve(body)).on('error', reject);
-    })) as ServerOrigins;
+    const origins = JSON.parse(
+      await new Promise<string>((resolve, reject) => {
+        const req = main.request({ ':path': '/origins' });
+        let body = '';
+        req
+          .setEncoding('utf8')
+          .on('data', (d: string) => (body += d))
+          .on('end', () => resolve(body))
+          .on('error', reject);
+      }),
+    ) as ServerOrigins;
     const cors = await request(main, { ':path': '/stats', origin: FOREIGN });
     const ws = await foreignWs(new URL(`/ws?batch=2000&interval=1&client=foreign-ws`, serverUrl.replace('https:', 'wss:')).href, seconds);
     const pollStart = await request(main, { ':path': '/poll?batch=2&client=foreign-poll', origin: FOREIGN });
@@ -87,7 +96,15 @@ export async function runForeign(serverUrl: string, seconds: number): Promise<Fo
       const connect = http2.connect(origins.connect, { rejectUnauthorized: false });
       try {
         await new Promise((resolve) => connect.once('remoteSettings', resolve));
-        connectStatus = (await request(connect, { ':method': 'CONNECT', ':protocol': 'websocket', ':path': '/ws?batch=2&interval=1', 'sec-websocket-version': '13', origin: FOREIGN })).status;
+        connectStatus = (
+          await request(connect, {
+            ':method': 'CONNECT',
+            ':protocol': 'websocket',
+            ':path': '/ws?batch=2&interval=1',
+            'sec-websocket-version': '13',
+            origin: FOREIGN,
+          })
+        ).status;
       } finally {
         connect.close();
       }

@@ -34,7 +34,8 @@ const FLAGS = {
 const values = commandLineFlags(FLAGS, 'bench:link');
 const repeats = values.repeats;
 const measureSec = values['measure-sec'];
-if (!/^\d+(\.\d+)?[kmg]?bit$/.test(values.rate)) throw new PushlabError('PUSHLAB_BAD_FLAG', `--rate must be a tc rate: digits, then kbit, mbit, gbit or bit (100mbit); got '${values.rate}'`);
+if (!/^\d+(\.\d+)?[kmg]?bit$/.test(values.rate))
+  throw new PushlabError('PUSHLAB_BAD_FLAG', `--rate must be a tc rate: digits, then kbit, mbit, gbit or bit (100mbit); got '${values.rate}'`);
 const missing = netnsMissing();
 if (missing) throw new PushlabError('PUSHLAB_NO_NETNS', `bench:link needs network namespaces (root, ip netns, tc): ${missing}`);
 
@@ -52,10 +53,26 @@ exitOnStopRequest('bench:link');
 const dir = await mkdtemp(path.join(os.tmpdir(), 'pushlab-link-'));
 try {
   link = createLink();
-  server = spawn(link.exec(link.server.ns)[0], [...link.exec(link.server.ns).slice(1), process.execPath, '--import', 'tsx', 'server/main.ts', '--host', link.server.addr, '--allow-remote', '--port', String(PORT), '--exit-with-stdin'], { cwd: ROOT, stdio: ['pipe', 'pipe', 'inherit'] });
+  server = spawn(
+    link.exec(link.server.ns)[0],
+    [
+      ...link.exec(link.server.ns).slice(1),
+      process.execPath,
+      '--import',
+      'tsx',
+      'server/main.ts',
+      '--host',
+      link.server.addr,
+      '--allow-remote',
+      '--port',
+      String(PORT),
+      '--exit-with-stdin',
+    ],
+    { cwd: ROOT, stdio: ['pipe', 'pipe', 'inherit'] },
+  );
   let out = '';
   server.stdout!.setEncoding('utf8').on('data', (d: string) => (out += d));
-  for (const until = Date.now() + 30_000; !out.includes('listening on'); ) {
+  for (const until = Date.now() + 30_000; !out.includes('listening on');) {
     if (server.exitCode !== null || Date.now() > until) throw new Error('the server did not start in its namespace');
     await new Promise((r) => setTimeout(r, 100));
   }
@@ -65,11 +82,28 @@ try {
     link.limit(rate);
     const id = rate === null ? 'link-unlimited' : `link-tbf-${rate}`;
     const file = path.join(dir, `${id}.json`);
-    await writeFile(file, JSON.stringify({ scenarios: [{ id, transport: ['ws', 'sse'], batch: 20, concurrency: [4, 10], warmupSec: 2, measureSec, repeats }] }));
+    await writeFile(
+      file,
+      JSON.stringify({ scenarios: [{ id, transport: ['ws', 'sse'], batch: 20, concurrency: [4, 10], warmupSec: 2, measureSec, repeats }] }),
+    );
     process.stderr.write(`bench:link: ${link.describe()}: ${id}, ${repeats} round(s)\n`);
     const reportFile = execFileSync(
       link.exec(link.browser.ns)[0],
-      [...link.exec(link.browser.ns).slice(1), process.execPath, '--import', 'tsx', 'puppeteer/sweep/main.ts', '--file', file, '--scenario', id, '--server', `https://${link.server.addr}:${PORT}/`, '--browser', `far=${chrome.http}`],
+      [
+        ...link.exec(link.browser.ns).slice(1),
+        process.execPath,
+        '--import',
+        'tsx',
+        'puppeteer/sweep/main.ts',
+        '--file',
+        file,
+        '--scenario',
+        id,
+        '--server',
+        `https://${link.server.addr}:${PORT}/`,
+        '--browser',
+        `far=${chrome.http}`,
+      ],
       { cwd: ROOT, encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] },
     )
       .trim()
@@ -78,7 +112,15 @@ try {
     const report = parseReportText(readFileSync(reportFile, 'utf8'), reportFile);
     for (const p of report.points) {
       const s = p.summary;
-      rows.push([link.describe(), p.point.id, String(p.point.offeredEventsPerSec), s ? String(Math.round(s.eventsPerSec.median)) : '—', s ? `${(s.deliveredRatio.median * 100).toFixed(1)}%` : '—', s?.latencyP99Ms ? s.latencyP99Ms.median.toFixed(1) : '—', p.verdict]);
+      rows.push([
+        link.describe(),
+        p.point.id,
+        String(p.point.offeredEventsPerSec),
+        s ? String(Math.round(s.eventsPerSec.median)) : '—',
+        s ? `${(s.deliveredRatio.median * 100).toFixed(1)}%` : '—',
+        s?.latencyP99Ms ? s.latencyP99Ms.median.toFixed(1) : '—',
+        p.verdict,
+      ]);
     }
     process.stderr.write(`bench:link: report ${reportFile}\n`);
   }

@@ -15,7 +15,9 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const mib = (n: number) => (n / 2 ** 20).toFixed(0);
 
 /** GET /stats one after another until stop(): the longest round trip, and the highest RSS the server reported. */
-function stallProbe(session: { get(path: string): Promise<{ status: number; body: string }> }): { stop(): Promise<{ longestMs: number; peakRssBytes: number }> } {
+function stallProbe(session: { get(path: string): Promise<{ status: number; body: string }> }): {
+  stop(): Promise<{ longestMs: number; peakRssBytes: number }>;
+} {
   let running = true;
   let longestMs = 0;
   let peakRssBytes = 0;
@@ -124,7 +126,10 @@ export async function zeroWindow(url: string, streams: number, batch: number, se
     for (let t = 0; t < seconds * 2; t++) {
       await sleep(500);
       const s = JSON.parse((await watcher.get('/stats')).body) as ServerStats;
-      queued = Math.max(queued, s.connections.filter((c) => c.client === 'zero-window').reduce((n, c) => n + c.bufferedBytes, 0));
+      queued = Math.max(
+        queued,
+        s.connections.filter((c) => c.client === 'zero-window').reduce((n, c) => n + c.bufferedBytes, 0),
+      );
     }
     const { longestMs, peakRssBytes } = await probe.stop();
     const after = JSON.parse((await watcher.get('/stats')).body) as ServerStats;

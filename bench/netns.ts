@@ -76,7 +76,25 @@ export function createLink(tag = String(process.pid)): Link {
           // none yet
         }
         // tbf: the burst must hold at least one rate-interval's bytes (rate / HZ); 256 kbit is ample at 100 Mbit/s.
-        if (r !== null) execFileSync('ip', ['netns', 'exec', side.ns, 'tc', 'qdisc', 'add', 'dev', side.dev, 'root', 'tbf', 'rate', r, 'burst', '256kbit', 'latency', '50ms']);
+        if (r !== null)
+          execFileSync('ip', [
+            'netns',
+            'exec',
+            side.ns,
+            'tc',
+            'qdisc',
+            'add',
+            'dev',
+            side.dev,
+            'root',
+            'tbf',
+            'rate',
+            r,
+            'burst',
+            '256kbit',
+            'latency',
+            '50ms',
+          ]);
       }
       rate = r;
     },

@@ -177,9 +177,29 @@ function output(): string {
 }
 
 const transports = flags.transport as Transport[];
-const describe = transports.map((t) => `${t}: ${setupsFor(t).map((s) => s.name).join(', ')}`).join('; ');
+const describe = transports
+  .map(
+    (t) =>
+      `${t}: ${setupsFor(t)
+        .map((s) => s.name)
+        .join(', ')}`,
+  )
+  .join('; ');
 const repeatsToRun = transports.reduce((n, t) => n + setupsFor(t).length, 0) * flags.batch.length * flags.repeats;
-const aboutSec = repeatsToRun * repeatSec(expandScenario({ id: 'estimate', transport: 'ws', batch: 400, concurrency: flags.concurrency, intervalMs: flags['interval-ms'], render: 'none', warmupSec: flags['warmup-sec'], measureSec: flags['measure-sec'] })[0]);
+const aboutSec =
+  repeatsToRun *
+  repeatSec(
+    expandScenario({
+      id: 'estimate',
+      transport: 'ws',
+      batch: 400,
+      concurrency: flags.concurrency,
+      intervalMs: flags['interval-ms'],
+      render: 'none',
+      warmupSec: flags['warmup-sec'],
+      measureSec: flags['measure-sec'],
+    })[0],
+  );
 process.stderr.write(
   `bench:page — Chrome ${chrome.version}, ${os.cpus().length} cores, ${flags.repeats} rounds of [${describe}] (order reverses every round), ` +
     `warm-up ≥ 1 s and ≤ ${flags['warmup-sec']} s + settle, ${flags['measure-sec']} s windows, ${flags.batch.join('/')} rows × ${flags.concurrency} connections every ${flags['interval-ms']} ms` +
@@ -207,7 +227,9 @@ try {
         for (const s of order) {
           const run = await once(s.measurer, point(s), r);
           runs.get(s.name)!.push(run);
-          process.stderr.write(`  ${transport} ${batch} × ${flags.concurrency} round ${r + 1}/${flags.repeats} ${s.name}: ${meps(run.eps)} M events/s, renderer ${ms(run.cpuMsPerMillion)} ms / 1M events\n`);
+          process.stderr.write(
+            `  ${transport} ${batch} × ${flags.concurrency} round ${r + 1}/${flags.repeats} ${s.name}: ${meps(run.eps)} M events/s, renderer ${ms(run.cpuMsPerMillion)} ms / 1M events\n`,
+          );
         }
       }
       const at = `${batch} × ${flags.concurrency} × ${flags['interval-ms']} ms`;
@@ -237,7 +259,8 @@ try {
         tax('page', labName, 'bare@pushlab', `lab (render ${render}) ÷ bare, on pushlab's server`);
       }
       tax('server', 'bare@pushlab', 'bare@plain', "bare on pushlab's server ÷ bare on the plain server");
-      for (const render of renders) tax('total', `lab-${render}@pushlab`, 'bare@plain', `lab (render ${render}) on pushlab's server ÷ bare on the plain server`, render === 'none');
+      for (const render of renders)
+        tax('total', `lab-${render}@pushlab`, 'bare@plain', `lab (render ${render}) on pushlab's server ÷ bare on the plain server`, render === 'none');
       if (withCost) {
         for (const render of renders.filter((r) => r !== 'none')) {
           const name = `lab-${render}@pushlab`;

@@ -42,22 +42,25 @@ function pace(batch: number, interval: number, queued: () => number, send: (seq:
   let seq = 0;
   const stream = { behind: () => Math.max(0, Math.floor((performance.now() - t0) / interval) + 1 - seq) };
   streams.add(stream);
-  const timer = setInterval(() => {
-    const now = performance.now();
-    pool.useEpochAt(performance.timeOrigin + now);
-    const sentAt = stamp.format(performance.timeOrigin + now);
-    for (let n = Math.min(stream.behind(), MAX_CATCH_UP); n > 0; n--, seq++) {
-      if (queued() > QUEUE_LIMIT) {
-        totals.shed++;
-        continue;
+  const timer = setInterval(
+    () => {
+      const now = performance.now();
+      pool.useEpochAt(performance.timeOrigin + now);
+      const sentAt = stamp.format(performance.timeOrigin + now);
+      for (let n = Math.min(stream.behind(), MAX_CATCH_UP); n > 0; n--, seq++) {
+        if (queued() > QUEUE_LIMIT) {
+          totals.shed++;
+          continue;
+        }
+        const text = messageHead(seq, sentAt) + pool.rowsText(seq, batch) + MESSAGE_TAIL;
+        send(seq, text);
+        totals.sent++;
+        totals.events += batch;
+        totals.bytes += text.length;
       }
-      const text = messageHead(seq, sentAt) + pool.rowsText(seq, batch) + MESSAGE_TAIL;
-      send(seq, text);
-      totals.sent++;
-      totals.events += batch;
-      totals.bytes += text.length;
-    }
-  }, Math.max(1, Math.floor(interval)));
+    },
+    Math.max(1, Math.floor(interval)),
+  );
   return () => (clearInterval(timer), streams.delete(stream));
 }
 
@@ -69,7 +72,13 @@ async function validateQuery(req: { query: unknown }, reply: { code(status: numb
   const { encoding, compression } = parsed.value;
   if (encoding || compression) {
     const param = encoding ? 'encoding' : 'compression';
-    return void (await reply.code(400).send({ error: 'bad-parameter', param, value: encoding ?? compression, allowed: 'absent', message: `the plain server sends uncompressed JSON only; drop ${param}` }));
+    return void (await reply.code(400).send({
+      error: 'bad-parameter',
+      param,
+      value: encoding ?? compression,
+      allowed: 'absent',
+      message: `the plain server sends uncompressed JSON only; drop ${param}`,
+    }));
   }
   streamOf.set(req, parsed.value);
 }
@@ -80,7 +89,12 @@ app.server.on('secureConnection', (s: Socket) => s.setNoDelay(true));
 await app.register(websocket);
 app.get('/ws', { websocket: true, preValidation: validateQuery }, (ws, req) => {
   const { batch, interval } = query(req);
-  const stop = pace(batch, interval, () => ws.bufferedAmount, (_, text) => ws.send(Buffer.from(text, 'latin1'), { binary: false }));
+  const stop = pace(
+    batch,
+    interval,
+    () => ws.bufferedAmount,
+    (_, text) => ws.send(Buffer.from(text, 'latin1'), { binary: false }),
+  );
   ws.on('close', stop);
 });
 app.get('/sse', { preValidation: validateQuery }, async (req, reply) => {
@@ -89,7 +103,12 @@ app.get('/sse', { preValidation: validateQuery }, async (req, reply) => {
   const res = reply.raw as Http2ServerResponse;
   // HTTP/2 forbids connection-specific headers (pitfall 5).
   const session = await createSession(req.raw, res, { headers: { Connection: undefined }, serializer: (d) => d as string, sanitizer: (d) => d });
-  const stop = pace(batch, interval, () => res.stream.writableLength, (seq, text) => void session.batch((b) => void b.push(text, 'message', String(seq))));
+  const stop = pace(
+    batch,
+    interval,
+    () => res.stream.writableLength,
+    (seq, text) => void session.batch((b) => void b.push(text, 'message', String(seq))),
+  );
   session.once('disconnected', stop);
 });
 app.get('/stats', async (): Promise<Partial<ServerStats>> => {

@@ -40,7 +40,9 @@ export async function startRemoteChrome(wrap: readonly string[] = []): Promise<R
     `--user-data-dir=${profile}`,
     'about:blank',
   ];
-  const child: ChildProcess = wrap.length ? spawn(wrap[0], [...wrap.slice(1), found.path, ...args], { stdio: 'ignore', detached: true }) : spawn(found.path, args, { stdio: 'ignore', detached: true });
+  const child: ChildProcess = wrap.length
+    ? spawn(wrap[0], [...wrap.slice(1), found.path, ...args], { stdio: 'ignore', detached: true })
+    : spawn(found.path, args, { stdio: 'ignore', detached: true });
   const kill = async () => {
     try {
       process.kill(-child.pid!, 'SIGKILL');

@@ -70,7 +70,13 @@ function renderWork(events: TraceEvent[], seconds: number): RenderWork {
 }
 
 const server = await startServer();
-const query = new URLSearchParams({ transport: flags.transport, batch: String(flags.batch), concurrency: String(flags.concurrency), intervalMs: String(flags['interval-ms']), autostart: '1' });
+const query = new URLSearchParams({
+  transport: flags.transport,
+  batch: String(flags.batch),
+  concurrency: String(flags.concurrency),
+  intervalMs: String(flags['interval-ms']),
+  autostart: '1',
+});
 
 async function once(render: string): Promise<RenderWork> {
   const chrome = await launchChrome({ headless: true });
@@ -100,7 +106,9 @@ try {
     for (const mode of r % 2 ? [...modes].reverse() : modes) {
       const w = await once(mode);
       runs.get(mode)!.push(w);
-      process.stderr.write(`  repeat ${r + 1} ${mode}: ${w.frames.toFixed(1)} frames/s, timers ${w.timersMs.toFixed(1)} + frames ${w.frameMs.toFixed(1)} ms CPU/s, main thread ${w.allTasksMs.toFixed(0)} ms CPU/s\n`);
+      process.stderr.write(
+        `  repeat ${r + 1} ${mode}: ${w.frames.toFixed(1)} frames/s, timers ${w.timersMs.toFixed(1)} + frames ${w.frameMs.toFixed(1)} ms CPU/s, main thread ${w.allTasksMs.toFixed(0)} ms CPU/s\n`,
+      );
     }
   }
 } finally {
@@ -121,8 +129,26 @@ const lines = [
   '|---|---:|---:|---:|---:|---:|---:|',
   ...modes.map((mode) => {
     const ws = runs.get(mode)!;
-    const minusNone = none && mode !== 'none' ? stat(ws.map((w, i) => work(w) - work(none[i])), pp) : '–';
-    return `| ${mode} | ${stat(ws.map((w) => w.frames), f1)} | ${stat(ws.map((w) => w.timersMs), f1)} | ${stat(ws.map((w) => w.frameMs), f1)} | ${stat(ws.map(work), f1)} | ${minusNone} | ${stat(ws.map((w) => w.allTasksMs / 10), f1)} |`;
+    const minusNone =
+      none && mode !== 'none'
+        ? stat(
+            ws.map((w, i) => work(w) - work(none[i])),
+            pp,
+          )
+        : '–';
+    return `| ${mode} | ${stat(
+      ws.map((w) => w.frames),
+      f1,
+    )} | ${stat(
+      ws.map((w) => w.timersMs),
+      f1,
+    )} | ${stat(
+      ws.map((w) => w.frameMs),
+      f1,
+    )} | ${stat(ws.map(work), f1)} | ${minusNone} | ${stat(
+      ws.map((w) => w.allTasksMs / 10),
+      f1,
+    )} |`;
   }),
 ];
 process.stdout.write(`${lines.join('\n')}\n`);

@@ -27,7 +27,12 @@ import { newestProfile, selfTimes } from './cpu-profile.js';
 const BENCH_TRANSPORTS = ['ws', 'sse', 'fetch'] as const satisfies readonly Transport[];
 
 const FLAGS = {
-  transport: { type: 'list', default: BENCH_TRANSPORTS, choices: BENCH_TRANSPORTS, help: 'transports the load clients speak (the others need a browser: npm run sweep)' },
+  transport: {
+    type: 'list',
+    default: BENCH_TRANSPORTS,
+    choices: BENCH_TRANSPORTS,
+    help: 'transports the load clients speak (the others need a browser: npm run sweep)',
+  },
   batch: { type: 'list', default: ['1', '50', '100', '400', '1000'], integers: LIMITS.batch, help: 'batch sizes' },
   connections: { type: 'list', default: ['1', '10', '100'], integers: { min: 1, max: 1000 }, help: 'connection counts' },
   seconds: { type: 'number', default: 4, min: 1, max: 120, help: 'measured window per cell' },
@@ -93,7 +98,8 @@ async function waitUntilIdle(server: ServerHandle, timeoutMs = 30_000): Promise<
   for (;;) {
     const s = await server.stats();
     if (s.connectionsOpen === 0) {
-      if (s.deadPeersDropped > deadSeen) process.stderr.write(`note: the server dropped ${s.deadPeersDropped - deadSeen} dead peer(s) by heartbeat after a cell\n`);
+      if (s.deadPeersDropped > deadSeen)
+        process.stderr.write(`note: the server dropped ${s.deadPeersDropped - deadSeen} dead peer(s) by heartbeat after a cell\n`);
       deadSeen = s.deadPeersDropped;
       return;
     }
@@ -131,7 +137,7 @@ async function cell(server: ServerHandle, transport: string, batch: number, conn
       fmtM(sent / wall),
       fmtM(received),
       String(b.batchesShed - a.batchesShed),
-      `${((cpuMs / wall) / 10).toFixed(0)}% (${(sysShare * 100).toFixed(0)}% kernel)`,
+      `${(cpuMs / wall / 10).toFixed(0)}% (${(sysShare * 100).toFixed(0)}% kernel)`,
       sent ? (cpuMs / (sent / 1e6)).toFixed(0) : '–',
       batchesSent ? ((cpuMs * 1000) / batchesSent).toFixed(2) : '–',
       `${b.latenessMs.p99?.toFixed(2)} / ${maxOf(ownConns.map((c) => c.latenessMs.p99)).toFixed(2)}`,
@@ -179,7 +185,22 @@ const profileDir = flags['cpu-prof'] ? path.resolve(flags['cpu-prof']) : '';
 if (profileDir) checkOutputDir('--cpu-prof', profileDir);
 const nodeArgs = profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : [];
 const server = flags.server ? remoteServer(flags.server) : await startServer(flags['server-args'].split(' ').filter(Boolean), 30_000, nodeArgs);
-const header = ['transport', 'batch', 'conns', 'offered EPS', 'pacing', 'sent EPS', 'received EPS', 'shed', 'server CPU (kernel share)', 'CPU ms / 1M events', 'CPU µs / batch', 'lateness p99 ms (all / worst conn)', 'RSS MiB', 'clients CPU'];
+const header = [
+  'transport',
+  'batch',
+  'conns',
+  'offered EPS',
+  'pacing',
+  'sent EPS',
+  'received EPS',
+  'shed',
+  'server CPU (kernel share)',
+  'CPU ms / 1M events',
+  'CPU µs / batch',
+  'lateness p99 ms (all / worst conn)',
+  'RSS MiB',
+  'clients CPU',
+];
 process.stdout.write(`| ${header.join(' | ')} |\n|${header.map(() => '---').join('|')}|\n`);
 try {
   for (const transport of flags['stall-only'] ? [] : flags.transport)

@@ -87,12 +87,21 @@ const samples: SoakSample[] = [];
 try {
   await session.send('Performance.enable');
   const api = await openLabPage(page, server.url);
-  const config: PageConfig = { transport: flags.transport as PageConfig['transport'], batch: flags.batch, intervalMs: 1, concurrency: flags.concurrency, render: flags.render as PageConfig['render'], parse: flags.parse as PageConfig['parse'] };
+  const config: PageConfig = {
+    transport: flags.transport as PageConfig['transport'],
+    batch: flags.batch,
+    intervalMs: 1,
+    concurrency: flags.concurrency,
+    render: flags.render as PageConfig['render'],
+    parse: flags.parse as PageConfig['parse'],
+  };
   await api.evaluate((p, c) => p.start(c).then(() => undefined), config);
   const renderer = await busiestRenderer(browserSession, 1000);
   const offered = flags.batch * flags.concurrency * 1000;
   // The table is the data (stdout); what it is and what it shows are for people (stderr).
-  process.stderr.write(`soak: ${flags.transport} ${flags.batch} × ${flags.concurrency} (${offered.toLocaleString()} EPS offered), render ${flags.render}, parse ${flags.parse}, ${flags.minutes} min, Chrome ${chrome.version}\n\n`);
+  process.stderr.write(
+    `soak: ${flags.transport} ${flags.batch} × ${flags.concurrency} (${offered.toLocaleString()} EPS offered), render ${flags.render}, parse ${flags.parse}, ${flags.minutes} min, Chrome ${chrome.version}\n\n`,
+  );
   process.stdout.write(
     '| t (min) | EPS | p50 ms | p99 ms | gaps | shed | main-thread JS heap after GC, MB | renderer RSS MiB | DOM nodes | server RSS MiB |\n|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n',
   );
@@ -145,8 +154,33 @@ if (steady.length >= 3) {
   const line = (name: string, unit: string, ys: number[]) =>
     `${name}: ${ys[0].toFixed(1)} → ${ys.at(-1)!.toFixed(1)} ${unit} (min ${Math.min(...ys).toFixed(1)}, max ${Math.max(...ys).toFixed(1)}), trend ${slopePerHour(xs, ys).toFixed(2)} ${unit}/h`;
   process.stderr.write(`\ndrift over ${(xs.at(-1)! - xs[0]).toFixed(1)} min (least-squares trend):\n`);
-  process.stderr.write(`${line('main-thread JS heap after GC', 'MB', steady.map((s) => s.heapMb))}\n`);
-  if (steady.every((s) => s.rendererRssMib !== null)) process.stderr.write(`${line('renderer RSS', 'MiB', steady.map((s) => s.rendererRssMib!))}\n`);
-  process.stderr.write(`${line('DOM nodes', 'nodes', steady.map((s) => s.domNodes))}\n`);
-  process.stderr.write(`${line('server RSS', 'MiB', steady.map((s) => s.serverRssMib))}\n`);
+  process.stderr.write(
+    `${line(
+      'main-thread JS heap after GC',
+      'MB',
+      steady.map((s) => s.heapMb),
+    )}\n`,
+  );
+  if (steady.every((s) => s.rendererRssMib !== null))
+    process.stderr.write(
+      `${line(
+        'renderer RSS',
+        'MiB',
+        steady.map((s) => s.rendererRssMib!),
+      )}\n`,
+    );
+  process.stderr.write(
+    `${line(
+      'DOM nodes',
+      'nodes',
+      steady.map((s) => s.domNodes),
+    )}\n`,
+  );
+  process.stderr.write(
+    `${line(
+      'server RSS',
+      'MiB',
+      steady.map((s) => s.serverRssMib),
+    )}\n`,
+  );
 }

@@ -144,7 +144,12 @@ export async function runStall(base: string, options: StallOptions): Promise<Sta
     shedReaders,
     maxQueuedBytes: maxQueued,
     boundBytes: end.sendBufferLimitBytes,
-    readers: readerCounters.map((r, i) => ({ transport: r.transport, batches: r.c.batches, gaps: r.c.gaps, batchesPerSec: (r.c.batches - startBatches[i]!) / seconds })),
+    readers: readerCounters.map((r, i) => ({
+      transport: r.transport,
+      batches: r.c.batches,
+      gaps: r.c.gaps,
+      batchesPerSec: (r.c.batches - startBatches[i]!) / seconds,
+    })),
     seconds,
   };
 }

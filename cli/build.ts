@@ -29,7 +29,17 @@ import { pidRuns } from './pid.js';
 import type { FlagSpec } from '../protocol/flags.js';
 
 /** What the page and the viewer are built from: directories (all their files) and files, relative to the root. */
-const INPUTS = ['web', 'protocol', 'results', 'vite.config.ts', 'vite.report.config.ts', 'package.json', 'package-lock.json', 'tsconfig.base.json', 'cli/build.ts'];
+const INPUTS = [
+  'web',
+  'protocol',
+  'results',
+  'vite.config.ts',
+  'vite.report.config.ts',
+  'package.json',
+  'package-lock.json',
+  'tsconfig.base.json',
+  'cli/build.ts',
+];
 
 /** How long a replaced build is kept for a reader that is still in it, ms. */
 const GRACE_MS = 10 * 60_000;
@@ -136,7 +146,6 @@ async function ensureFixedLinks(dist: string): Promise<void> {
     if ((await readlink(link).catch(() => null)) !== target) await swapLink(dist, link, target);
   }
 }
-
 
 /**
  * Removes builds no one needs: not the current one, none younger than GRACE_MS (a reader may

@@ -62,7 +62,8 @@ export async function readInputFile(file: string, label: string, code: ErrorCode
   try {
     const stats = await handle.stat();
     if (!stats.isFile()) throw refuse(kindOf(stats));
-    if (stats.size > maxBytes) throw new PushlabError(code, `${label}: ${stats.size} bytes, above the ${maxBytes} (${mib(maxBytes)}) pushlab reads; ${allowed}`);
+    if (stats.size > maxBytes)
+      throw new PushlabError(code, `${label}: ${stats.size} bytes, above the ${maxBytes} (${mib(maxBytes)}) pushlab reads; ${allowed}`);
     return await handle.readFile('utf8');
   } catch (err) {
     if (err instanceof PushlabError) throw err;

@@ -28,6 +28,9 @@ export async function listenOr<T>(flag: string, host: string, port: number, list
     return await listen();
   } catch (err) {
     if (!isListenError(err)) throw err;
-    throw new PushlabError('PUSHLAB_CANNOT_LISTEN', `${flag} ${port}: ${listenErrorText(err, host, port)}; stop what holds it or pick another ${flag} (0 takes a free one)`);
+    throw new PushlabError(
+      'PUSHLAB_CANNOT_LISTEN',
+      `${flag} ${port}: ${listenErrorText(err, host, port)}; stop what holds it or pick another ${flag} (0 takes a free one)`,
+    );
   }
 }

@@ -20,19 +20,23 @@ export const EXIT = {
 export const ERROR_CODES = {
   PUSHLAB_BAD_FLAG: 'a command-line flag is unknown, missing its value, or out of range',
   PUSHLAB_BAD_SCENARIO: 'the scenario file is unreadable, not a regular file, not JSON, or breaks its schema',
-  PUSHLAB_BAD_REPORT: 'a report.json is unreadable, not a regular file, not JSON, of a schemaVersion this build does not read, or lacks a field its readers need',
+  PUSHLAB_BAD_REPORT:
+    'a report.json is unreadable, not a regular file, not JSON, of a schemaVersion this build does not read, or lacks a field its readers need',
   PUSHLAB_BAD_OUTPUT: 'an output location cannot be created or written, or has no space left',
   PUSHLAB_NO_CHROME: 'no Chrome or Chromium was found (or the one named is not an executable file, or does not start), and none could be downloaded',
   PUSHLAB_BAD_SERVER: 'the pushlab server named by --server is not a valid URL or does not answer',
   PUSHLAB_BAD_HOST: 'the server was asked to listen on an address that is not loopback, without --allow-remote',
-  PUSHLAB_CANNOT_LISTEN: 'a port a server was asked to listen on is in use (or not open to this user, or its address is not this machine\'s)',
-  PUSHLAB_BAD_BROWSER: 'a browser named by --browser does not answer, is not a Chrome DevTools endpoint, is behind a certificate not trusted here, or cannot load the server',
-  PUSHLAB_NO_FIREFOX: 'a point asked for engine firefox and no Firefox was found (or the one named by FIREFOX_PATH is not an executable file, or does not start)',
-  PUSHLAB_BAD_GRID: 'the Selenium Grid named by --grid does not answer, is not ready, has no free Chrome slot, refuses a session or does not start one in time (its own message is quoted)',
+  PUSHLAB_CANNOT_LISTEN: "a port a server was asked to listen on is in use (or not open to this user, or its address is not this machine's)",
+  PUSHLAB_BAD_BROWSER:
+    'a browser named by --browser does not answer, is not a Chrome DevTools endpoint, is behind a certificate not trusted here, or cannot load the server',
+  PUSHLAB_NO_FIREFOX:
+    'a point asked for engine firefox and no Firefox was found (or the one named by FIREFOX_PATH is not an executable file, or does not start)',
+  PUSHLAB_BAD_GRID:
+    'the Selenium Grid named by --grid does not answer, is not ready, has no free Chrome slot, refuses a session or does not start one in time (its own message is quoted)',
   PUSHLAB_NO_NETNS: 'bench:link needs network namespaces and tc (root, iproute2) and this machine cannot make them',
   PUSHLAB_NO_DISPLAY: 'a headful Chrome was asked for on a machine with no display (and, for a sweep, no Xvfb to start)',
   PUSHLAB_NOT_BUILT: 'the lab page is not built (dist/web/index.html is missing): run npm run build',
-  PUSHLAB_BAD_DEPENDENCY: 'an installed package lacks what pushlab relies on (ws\'s private socket field)',
+  PUSHLAB_BAD_DEPENDENCY: "an installed package lacks what pushlab relies on (ws's private socket field)",
 } as const;
 
 export type ErrorCode = keyof typeof ERROR_CODES;

@@ -243,8 +243,23 @@ export const FACTORS = {
     findMax: 'one value',
     applied: 'page',
     // Batch and interval move together at one offered rate (that is checked apart): fewer, larger messages.
-    knob: { name: 'message size', order: 1, value: (p) => `${p.batch}/${p.intervalMs}`, rank: (p) => p.batch, words: (p) => `${p.batch} rows every ${p.intervalMs} ms` },
-    column: { order: 1, kind: 'number', label: 'batch', unit: 'events per message', title: 'Events per message', terminal: 'never', value: (p) => p.batch, format: 'count' },
+    knob: {
+      name: 'message size',
+      order: 1,
+      value: (p) => `${p.batch}/${p.intervalMs}`,
+      rank: (p) => p.batch,
+      words: (p) => `${p.batch} rows every ${p.intervalMs} ms`,
+    },
+    column: {
+      order: 1,
+      kind: 'number',
+      label: 'batch',
+      unit: 'events per message',
+      title: 'Events per message',
+      terminal: 'never',
+      value: (p) => p.batch,
+      format: 'count',
+    },
   },
   concurrency: {
     schema: { range: LIMITS.concurrency, description: 'Connections the page opens at once.' },
@@ -260,7 +275,16 @@ export const FACTORS = {
     findMax: 'one value',
     applied: 'page',
     knob: null,
-    column: { order: 2, kind: 'number', label: 'conc.', unit: 'connections', title: 'Connections the tab opened', terminal: 'never', value: (p) => p.concurrency, format: 'count' },
+    column: {
+      order: 2,
+      kind: 'number',
+      label: 'conc.',
+      unit: 'connections',
+      title: 'Connections the tab opened',
+      terminal: 'never',
+      value: (p) => p.concurrency,
+      format: 'count',
+    },
   },
   intervalMs: {
     schema: { range: LIMITS.intervalMs, description: 'Milliseconds between batches on one connection.' },
@@ -277,7 +301,16 @@ export const FACTORS = {
     applied: 'page',
     // Its knob is batch's message size.
     knob: null,
-    column: { order: 3, kind: 'number', label: 'interval ms', unit: 'ms', title: 'Milliseconds between batches, per connection', terminal: 'never', value: (p) => p.intervalMs, format: 'ms' },
+    column: {
+      order: 3,
+      kind: 'number',
+      label: 'interval ms',
+      unit: 'ms',
+      title: 'Milliseconds between batches, per connection',
+      terminal: 'never',
+      value: (p) => p.intervalMs,
+      format: 'ms',
+    },
   },
   render: {
     schema: { values: RENDER_MODES, description: 'full: table and chart; chart: chart only; none: counting only.' },
@@ -293,7 +326,14 @@ export const FACTORS = {
     findMax: 'one value',
     applied: 'page',
     knob: { name: 'render', order: 5, value: (p) => p.render, rank: (p) => RENDER_RANK[p.render], usual: 'full' },
-    column: { order: 5, kind: 'text', label: 'render', title: 'What the page drew: full (table + chart), chart, none', terminal: 'never', text: (p) => p.render },
+    column: {
+      order: 5,
+      kind: 'text',
+      label: 'render',
+      title: 'What the page drew: full (table + chart), chart, none',
+      terminal: 'never',
+      text: (p) => p.render,
+    },
   },
   parse: {
     schema: { values: PARSE_MODES, description: "main: parse on the page's main thread; worker: in `workers` dedicated Workers." },
@@ -310,8 +350,21 @@ export const FACTORS = {
     firefox: null,
     findMax: 'one value',
     applied: 'page',
-    knob: { name: 'parsing', order: 0, value: (p) => (p.parse === 'worker' ? `worker ${p.workers}` : 'main'), rank: (p) => (p.parse === 'worker' ? p.workers : 0), usual: 'main' },
-    column: { order: 6, kind: 'text', label: 'parse', title: 'Where the page parsed: main thread, or w<k> = k dedicated Workers', terminal: 'never', text: (p) => (p.parse === 'worker' ? `w${p.workers}` : 'main') },
+    knob: {
+      name: 'parsing',
+      order: 0,
+      value: (p) => (p.parse === 'worker' ? `worker ${p.workers}` : 'main'),
+      rank: (p) => (p.parse === 'worker' ? p.workers : 0),
+      usual: 'main',
+    },
+    column: {
+      order: 6,
+      kind: 'text',
+      label: 'parse',
+      title: 'Where the page parsed: main thread, or w<k> = k dedicated Workers',
+      terminal: 'never',
+      text: (p) => (p.parse === 'worker' ? `w${p.workers}` : 'main'),
+    },
   },
   workers: {
     schema: { range: LIMITS.workers, description: 'Workers for parse mode worker (connections are dealt round-robin).' },
@@ -333,7 +386,10 @@ export const FACTORS = {
     column: null,
   },
   pollMs: {
-    schema: { range: LIMITS.pollMs, description: 'Milliseconds between the starts of two requests of the poll transport (only poll points are multiplied by it).' },
+    schema: {
+      range: LIMITS.pollMs,
+      description: 'Milliseconds between the starts of two requests of the poll transport (only poll points are multiplied by it).',
+    },
     default: DEFAULT_POLL_MS,
     expansion: 1,
     values: (listed, at) => (at.transport === 'poll' ? listedValues(listed) : [undefined]),
@@ -352,8 +408,7 @@ export const FACTORS = {
   origins: {
     schema: {
       range: LIMITS.origins,
-      description:
-        `Origins (server ports) the page spreads its connections over, connection i on origin i mod k: over HTTP/2 that is k TCP connections instead of one. Only transports on the main origin (${TRANSPORTS.filter((t) => TRANSPORT_INFO[t].origin === 'main').join(', ')}) are multiplied by it.`,
+      description: `Origins (server ports) the page spreads its connections over, connection i on origin i mod k: over HTTP/2 that is k TCP connections instead of one. Only transports on the main origin (${TRANSPORTS.filter((t) => TRANSPORT_INFO[t].origin === 'main').join(', ')}) are multiplied by it.`,
     },
     default: 1,
     expansion: 2,
@@ -401,7 +456,10 @@ export const FACTORS = {
     },
   },
   devtools: {
-    schema: { values: DEVTOOLS_MODES, description: 'off, or network: the CDP Network domain enabled on the tab during the point, as DevTools does while open.' },
+    schema: {
+      values: DEVTOOLS_MODES,
+      description: 'off, or network: the CDP Network domain enabled on the tab during the point, as DevTools does while open.',
+    },
     default: 'off',
     expansion: 4,
     values: listedValues,
@@ -511,7 +569,8 @@ export const FACTORS = {
   engine: {
     schema: {
       values: ENGINES,
-      description: "chrome: the sweep's Chrome (over CDP); firefox: a Firefox the sweep launches on first use (over WebDriver BiDi; its CPU from /proc). --engine overrides it.",
+      description:
+        "chrome: the sweep's Chrome (over CDP); firefox: a Firefox the sweep launches on first use (over WebDriver BiDi; its CPU from /proc). --engine overrides it.",
     },
     default: 'chrome',
     expansion: 7,
@@ -569,7 +628,8 @@ export function pageFactors(p: Pick<Point, FactorName>): Pick<Point, PageFactor>
 /** A factor's listed values in a scenario: its list, its one value as a list, or undefined when unset. */
 export type Listed = { [K in FactorName]?: FactorValues[K] | readonly FactorValues[K][] };
 
-const asList = <T>(v: T | readonly T[] | undefined): readonly T[] | undefined => (v === undefined ? undefined : Array.isArray(v) ? (v as readonly T[]) : [v as T]);
+const asList = <T>(v: T | readonly T[] | undefined): readonly T[] | undefined =>
+  v === undefined ? undefined : Array.isArray(v) ? (v as readonly T[]) : [v as T];
 
 /** The factors in the cross product's order, outermost first. */
 const EXPANSION = [...FACTOR_NAMES].sort((a, b) => FACTORS[a].expansion - FACTORS[b].expansion);

@@ -39,7 +39,11 @@ type ValueOf<S extends FlagSpec> = S extends { type: 'string' }
 export type Flags<T extends Record<string, FlagSpec>> = { [K in keyof T]: ValueOf<T[K]> } & { help: boolean };
 
 /** A numeric flag whose range is one of protocol/limits.ts's, so the two cannot drift. */
-export function rangeFlag(range: Range, defaultValue: number, help: string): { type: 'integer' | 'number'; default: number; help: string; min: number; max: number } {
+export function rangeFlag(
+  range: Range,
+  defaultValue: number,
+  help: string,
+): { type: 'integer' | 'number'; default: number; help: string; min: number; max: number } {
   return { type: range.integer ? 'integer' : 'number', default: defaultValue, help, min: range.min, max: range.max };
 }
 
@@ -50,8 +54,10 @@ export function helpText<T extends Record<string, FlagSpec>>(specs: T, usage: st
     const arg = s.type === 'boolean' ? '' : s.type === 'list' ? ' <a,b,…>' : ` <${s.type}>`;
     const described = s.type === 'string' || s.type === 'list' ? s.defaultText : undefined;
     const def = described ?? (s.type === 'list' ? (s.default.length ? s.default.join(',') : 'none') : s.default === '' ? 'none' : String(s.default));
-    const range = s.type === 'integer' || s.type === 'number' ? `, ${s.min}…${s.max}` : s.type === 'list' && s.integers ? `, each ${s.integers.min}…${s.integers.max}` : '';
-    const choices = (s.type === 'string' || s.type === 'list') && s.choices ? `, ${s.type === 'list' ? 'each' : ''} one of ${s.choices.join(', ')}`.replace(',  ', ', ') : '';
+    const range =
+      s.type === 'integer' || s.type === 'number' ? `, ${s.min}…${s.max}` : s.type === 'list' && s.integers ? `, each ${s.integers.min}…${s.integers.max}` : '';
+    const choices =
+      (s.type === 'string' || s.type === 'list') && s.choices ? `, ${s.type === 'list' ? 'each' : ''} one of ${s.choices.join(', ')}`.replace(',  ', ', ') : '';
     return `  --${name}${arg}\n      ${s.help} (default: ${def}${range}${choices})`;
   });
   return `usage: ${usage} [flags]\n\n${lines.join('\n')}\n  --help\n      print this help\n`;
@@ -71,7 +77,11 @@ export function parseFlags<T extends Record<string, FlagSpec>>(specs: T, argv: r
     const name = m[1];
     const spec = Object.hasOwn(specs, name) ? specs[name] : undefined;
     if (!spec) {
-      throw badFlag(`unknown flag --${name}; known flags: ${Object.keys(specs).map((k) => `--${k}`).join(', ')}`);
+      throw badFlag(
+        `unknown flag --${name}; known flags: ${Object.keys(specs)
+          .map((k) => `--${k}`)
+          .join(', ')}`,
+      );
     }
     if (spec.type === 'boolean') {
       if (m[2] === undefined) out[name] = true;
@@ -89,7 +99,10 @@ export function parseFlags<T extends Record<string, FlagSpec>>(specs: T, argv: r
       }
       out[name] = raw;
     } else if (spec.type === 'list') {
-      const items = raw.split(',').map((x) => x.trim()).filter(Boolean);
+      const items = raw
+        .split(',')
+        .map((x) => x.trim())
+        .filter(Boolean);
       if (!items.length) throw badFlag(`--${name} needs at least one value; got '${raw}'`);
       for (const item of items) {
         if (spec.choices && !spec.choices.includes(item)) {

@@ -53,7 +53,8 @@ class Stop {
 /** The first syntax error in `text` by the JSON grammar, or null if there is none. */
 export function firstSyntaxError(text: string): { offset: number; message: string } | null {
   let i = 0;
-  const what = (at: number) => (at >= text.length ? 'the end of the text' : text[at] === '\uFEFF' ? 'a byte-order mark (save the file as UTF-8 without one)' : JSON.stringify(text[at]));
+  const what = (at: number) =>
+    at >= text.length ? 'the end of the text' : text[at] === '\uFEFF' ? 'a byte-order mark (save the file as UTF-8 without one)' : JSON.stringify(text[at]);
   const stop = (message: string): never => {
     throw new Stop(i, message);
   };
@@ -124,7 +125,8 @@ export function firstSyntaxError(text: string): { offset: number; message: strin
     }
     for (;;) {
       ws();
-      if (text[i] !== '"') stop(text[i] === '}' ? "a comma before '}' (JSON allows no trailing comma)" : `expected a property name in double quotes, found ${what(i)}`);
+      if (text[i] !== '"')
+        stop(text[i] === '}' ? "a comma before '}' (JSON allows no trailing comma)" : `expected a property name in double quotes, found ${what(i)}`);
       string();
       ws();
       if (text[i] !== ':') stop(`expected ':' after a property name, found ${what(i)}`);

@@ -33,8 +33,15 @@ const MARGIN_ALLOWED = `eps=<p>%,cpu=<p>% (either or both, each once), p a numbe
  * percentage from 0 to 50 with or without `%`. Refusals name the flag, the value and what is
  * allowed (ParamError, as the server's refusals are).
  */
-export function parseMargins(text: string, defaults: Margins = DEFAULT_MARGINS, flag = '--margin'): { ok: true; value: Margins } | { ok: false; error: ParamError } {
-  const refuse = (why: string) => ({ ok: false as const, error: paramError(flag, text, MARGIN_ALLOWED, (v, p) => `${p} ${why}; it takes ${MARGIN_ALLOWED}; got '${v}'`) });
+export function parseMargins(
+  text: string,
+  defaults: Margins = DEFAULT_MARGINS,
+  flag = '--margin',
+): { ok: true; value: Margins } | { ok: false; error: ParamError } {
+  const refuse = (why: string) => ({
+    ok: false as const,
+    error: paramError(flag, text, MARGIN_ALLOWED, (v, p) => `${p} ${why}; it takes ${MARGIN_ALLOWED}; got '${v}'`),
+  });
   const out: Margins = { ...defaults };
   const seen = new Set<string>();
   const parts = text.split(',').map((p) => p.trim());

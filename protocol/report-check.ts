@@ -70,7 +70,10 @@ function boundsBroken(data: unknown): { path: (string | number)[]; why: string }
     return path.reverse();
   };
   const stack: Frame[] = [{ value: data, depth: 1, parent: null, key: null }];
-  const longString = (s: string, f: Frame) => ({ path: pathOf(f), why: `is a string of ${s.length} characters; a report's strings are at most ${REPORT_BOUNDS.maxStringChars}` });
+  const longString = (s: string, f: Frame) => ({
+    path: pathOf(f),
+    why: `is a string of ${s.length} characters; a report's strings are at most ${REPORT_BOUNDS.maxStringChars}`,
+  });
   while (stack.length) {
     const f = stack.pop()!;
     const v = f.value;
@@ -79,7 +82,8 @@ function boundsBroken(data: unknown): { path: (string | number)[]; why: string }
       continue;
     }
     if (v === null || typeof v !== 'object') continue;
-    if (f.depth > REPORT_BOUNDS.maxDepth) return { path: pathOf(f), why: `nests deeper than ${REPORT_BOUNDS.maxDepth} levels of objects and arrays, which no report field does` };
+    if (f.depth > REPORT_BOUNDS.maxDepth)
+      return { path: pathOf(f), why: `nests deeper than ${REPORT_BOUNDS.maxDepth} levels of objects and arrays, which no report field does` };
     if (Array.isArray(v)) {
       for (let i = v.length - 1; i >= 0; i--) {
         const x: unknown = v[i];
@@ -92,7 +96,8 @@ function boundsBroken(data: unknown): { path: (string | number)[]; why: string }
     for (const key in v) {
       if (!Object.hasOwn(v, key)) continue;
       const child: Frame = { value: (v as Record<string, unknown>)[key], depth: f.depth + 1, parent: f, key };
-      if (key.length > REPORT_BOUNDS.maxStringChars) return { path: pathOf(f), why: `has a key of ${key.length} characters; a report's strings are at most ${REPORT_BOUNDS.maxStringChars}` };
+      if (key.length > REPORT_BOUNDS.maxStringChars)
+        return { path: pathOf(f), why: `has a key of ${key.length} characters; a report's strings are at most ${REPORT_BOUNDS.maxStringChars}` };
       const x = child.value;
       if (typeof x === 'string' && x.length > REPORT_BOUNDS.maxStringChars) return longString(x, child);
       if (x !== null && typeof x === 'object') stack.push(child);

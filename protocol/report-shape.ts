@@ -241,7 +241,11 @@ const failedRepeat = obj<FailedRepeat>()({
 
 const repeat: Shape<Repeat> = byKey<Repeat, 'status'>('status')({ ok: measuredRepeat, failed: failedRepeat });
 
-const unsteadyFlag = obj<UnsteadyFlag>()({ kind: lit('over-delivery', 'backlog', 'outlier', 'failed-repeats', 'mixed-hosts'), rounds: arr(count), message: str });
+const unsteadyFlag = obj<UnsteadyFlag>()({
+  kind: lit('over-delivery', 'backlog', 'outlier', 'failed-repeats', 'mixed-hosts'),
+  rounds: arr(count),
+  message: str,
+});
 
 const pointSummary = obj<PointSummary>()({
   n: count,
@@ -287,7 +291,14 @@ const pointResult = obj<PointResult>()({
   browsers: opt(strings),
 });
 
-const parseCeiling = obj<ParseCeiling>()({ batch: inRange(LIMITS.batch), encoding: opt(encoding), eventsPerSec: num, messages: num, bytesPerMessage: num, durationMs: num });
+const parseCeiling = obj<ParseCeiling>()({
+  batch: inRange(LIMITS.batch),
+  encoding: opt(encoding),
+  eventsPerSec: num,
+  messages: num,
+  bytesPerMessage: num,
+  durationMs: num,
+});
 const parseCeilings = arr(parseCeiling);
 
 const round = obj<Round>()({
@@ -324,9 +335,7 @@ const saturationResult = obj<SaturationResult>()({
   fixed: obj<{ batch?: number; concurrency?: number }>()({ batch: opt(num), concurrency: opt(num) }),
   range: obj<{ min: number; max: number }>()({ min: num, max: num }),
   criteria: obj<{ deliveredRatio: number; shed: 0; p99BoundMs: number }>()({ deliveredRatio: num, shed: lit(0), p99BoundMs: num }),
-  probes: arr(
-    obj<SaturationResult['probes'][number]>()({ value: num, pointId: str, sustainable: bool, eventsPerSec: numOrNull, reason: str }),
-  ),
+  probes: arr(obj<SaturationResult['probes'][number]>()({ value: num, pointId: str, sustainable: bool, eventsPerSec: numOrNull, reason: str })),
   confirmations: opt(arr(obj<NonNullable<SaturationResult['confirmations']>[number]>()({ value: num, pointId: str, sustainable: bool, reason: str }))),
   knee: nullable(obj<NonNullable<SaturationResult['knee']>>()({ value: num, pointId: str, eventsPerSec: stat })),
   firstPast: nullable(obj<NonNullable<SaturationResult['firstPast']>>()({ value: num, pointId: str, reason: str })),
@@ -441,7 +450,16 @@ const candidateFigures = obj<CandidateFigures>()({
   closeness: num,
 });
 
-const cpuComparison = obj<CpuComparison>()({ of: str, against: str, ratio: num, ciLow: numOrNull, ciHigh: numOrNull, rounds: count, kind: equivalenceKind, margin: num });
+const cpuComparison = obj<CpuComparison>()({
+  of: str,
+  against: str,
+  ratio: num,
+  ciLow: numOrNull,
+  ciHigh: numOrNull,
+  rounds: count,
+  kind: equivalenceKind,
+  margin: num,
+});
 const purpose = lit('probe', 'confirm');
 
 const triedCandidate = obj<TriedCandidate>()({

@@ -32,7 +32,8 @@ export const SCHEMA_VERSION = 3;
  */
 export const RUN_ID_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$/;
 /** RUN_ID_PATTERN in words, for a refusal. */
-export const RUN_ID_ALLOWED = 'one directory name directly under the reports directory: a letter or digit, then letters, digits, ., _ or -, at most 100 (no / or \\, not . or ..), e.g. 20261123-141500';
+export const RUN_ID_ALLOWED =
+  'one directory name directly under the reports directory: a letter or digit, then letters, digits, ., _ or -, at most 100 (no / or \\, not . or ..), e.g. 20261123-141500';
 
 /** Whether `name` is a run id (RUN_ID_PATTERN). */
 export const isRunId = (name: string): boolean => RUN_ID_PATTERN.test(name);

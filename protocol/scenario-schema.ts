@@ -30,25 +30,40 @@ const factorProperties = Object.fromEntries(FACTOR_NAMES.map((name) => [name, fa
 
 const fieldProperties = {
   ...factorProperties,
-  warmupSec: Type.Optional(Type.Number({ minimum: LIMITS.warmupSec.min, maximum: LIMITS.warmupSec.max, description: 'Seconds streamed before the measured window.' })),
-  measureSec: Type.Optional(Type.Number({ minimum: LIMITS.measureSec.min, maximum: LIMITS.measureSec.max, description: 'Length of the measured window in seconds.' })),
-  repeats: Type.Optional(Type.Integer({ minimum: LIMITS.repeats.min, maximum: LIMITS.repeats.max, description: 'Times every point is measured, one round each (--repeats overrides it).' })),
+  warmupSec: Type.Optional(
+    Type.Number({ minimum: LIMITS.warmupSec.min, maximum: LIMITS.warmupSec.max, description: 'Seconds streamed before the measured window.' }),
+  ),
+  measureSec: Type.Optional(
+    Type.Number({ minimum: LIMITS.measureSec.min, maximum: LIMITS.measureSec.max, description: 'Length of the measured window in seconds.' }),
+  ),
+  repeats: Type.Optional(
+    Type.Integer({
+      minimum: LIMITS.repeats.min,
+      maximum: LIMITS.repeats.max,
+      description: 'Times every point is measured, one round each (--repeats overrides it).',
+    }),
+  ),
 };
 
 /** Search `vary` in [min, max] for the highest sustainable EPS, the other factor held at the scenario's. */
 const FindMax = Type.Object(
   {
-    vary: Type.Enum(['batch', 'concurrency'], { description: 'The factor searched; the other one is the scenario\'s.' }),
+    vary: Type.Enum(['batch', 'concurrency'], { description: "The factor searched; the other one is the scenario's." }),
     // Each bound is checked against the limits of the factor searched when the file is read.
     min: Type.Integer({ minimum: 1, maximum: Math.max(LIMITS.batch.max, LIMITS.concurrency.max), description: 'Lowest value searched.' }),
     max: Type.Integer({ minimum: 1, maximum: Math.max(LIMITS.batch.max, LIMITS.concurrency.max), description: 'Highest value searched.' }),
     p99BoundMs: Type.Optional(
-      Type.Number({ minimum: P99_BOUND_MS.min, maximum: P99_BOUND_MS.max, description: 'Latency p99 bound of a sustainable load, ms (default 50, the reference\'s goal).' }),
+      Type.Number({
+        minimum: P99_BOUND_MS.min,
+        maximum: P99_BOUND_MS.max,
+        description: "Latency p99 bound of a sustainable load, ms (default 50, the reference's goal).",
+      }),
     ),
   },
   {
     additionalProperties: false,
-    description: 'Search one factor for the highest sustainable EPS of each transport (delivered ≥ 99%, nothing shed, latency p99 ≤ p99BoundMs); every other factor holds one value.',
+    description:
+      'Search one factor for the highest sustainable EPS of each transport (delivered ≥ 99%, nothing shed, latency p99 ≤ p99BoundMs); every other factor holds one value.',
   },
 );
 
@@ -92,7 +107,7 @@ export const SCENARIO_FILE_SCHEMA = Type.Object(
     default: Type.Optional(Type.Array(Type.String(), { minItems: 1, description: 'Scenario or group ids run when --scenario is not given.' })),
     groups: Type.Optional(
       Type.Record(Type.String({ pattern: '^[a-z0-9][a-z0-9-]*$' }), Type.Array(Type.String(), { minItems: 1, uniqueItems: true }), {
-        description: 'Named lists of scenario ids: `--scenario <group>` runs them all (timeplus: the reference\'s three tests).',
+        description: "Named lists of scenario ids: `--scenario <group>` runs them all (timeplus: the reference's three tests).",
       }),
     ),
     defaults: Type.Optional(Defaults),

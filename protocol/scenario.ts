@@ -211,7 +211,9 @@ export function checkFirefoxFields(f: ScenarioFields, where: string): void {
     const rule = FACTORS[name].firefox as { refuses(listed: readonly unknown[]): boolean; mustBe: string } | null;
     const value = f[name];
     if (rule === null || value === undefined || !rule.refuses(many<unknown>(value))) continue;
-    throw badScenario(`${where} runs in firefox, so ${name} must be ${rule.mustBe}, got ${JSON.stringify(value)}; put the Chrome-only values in a scenario of their own`);
+    throw badScenario(
+      `${where} runs in firefox, so ${name} must be ${rule.mustBe}, got ${JSON.stringify(value)}; put the Chrome-only values in a scenario of their own`,
+    );
   }
 }
 
@@ -259,7 +261,8 @@ export function expandScenario(s: ScenarioInput, defaults: ScenarioFields = {}):
       warmupSec: f.warmupSec,
       measureSec: f.measureSec,
       repeats: f.repeats,
-      offeredEventsPerSec: offeredEventsPerSec({ batch: factors.batch, interval: factors.intervalMs }) * streamsOf({ concurrency: factors.concurrency, tabs: factors.tabs }),
+      offeredEventsPerSec:
+        offeredEventsPerSec({ batch: factors.batch, interval: factors.intervalMs }) * streamsOf({ concurrency: factors.concurrency, tabs: factors.tabs }),
     };
   });
 }
@@ -280,7 +283,10 @@ export function checkPointCount(scenarios: readonly ScenarioInput[], defaults: S
   const total = counts.reduce((a, c) => a + c.n, 0);
   if (total <= MAX_SWEEP_POINTS) return;
   const n = (x: number) => x.toLocaleString('en-US');
-  const largest = [...counts].sort((a, b) => b.n - a.n).slice(0, 3).map((c) => `${c.id} ${n(c.n)}`);
+  const largest = [...counts]
+    .sort((a, b) => b.n - a.n)
+    .slice(0, 3)
+    .map((c) => `${c.id} ${n(c.n)}`);
   throw badScenario(
     `${source}: the selected scenarios expand to ${n(total)} points (${largest.join(', ')}${counts.length > 3 ? ', …' : ''}); a sweep runs at most ${n(MAX_SWEEP_POINTS)}: select fewer with --scenario, or shorten the arrays (each one multiplies the others)`,
   );
@@ -300,7 +306,11 @@ export function selectScenarios(file: ScenarioFile, ids?: readonly string[]): Sc
     for (const m of members) {
       const s = byId.get(m);
       // A flag naming what the file lacks: the flag is wrong, as docs/reliability.md's table says.
-      if (!s) throw new PushlabError('PUSHLAB_BAD_FLAG', `--scenario names '${id}', which is neither a scenario nor a group in the scenario file; known: ${[...byId.keys(), ...Object.keys(groups)].join(', ')}`);
+      if (!s)
+        throw new PushlabError(
+          'PUSHLAB_BAD_FLAG',
+          `--scenario names '${id}', which is neither a scenario nor a group in the scenario file; known: ${[...byId.keys(), ...Object.keys(groups)].join(', ')}`,
+        );
       out.set(m, s);
     }
   }

@@ -61,7 +61,10 @@ export const bool: Shape<boolean> = shape('true or false', (v) => typeof v === '
 
 /** A number in [min, max], whole when `integer`: for figures readers index with or plan from. */
 export const numIn = (min: number, max: number, integer = false): Shape<number> =>
-  shape(`${integer ? 'an integer' : 'a number'} from ${min} to ${max}`, (v) => typeof v === 'number' && Number.isFinite(v) && v >= min && v <= max && (!integer || Number.isInteger(v)));
+  shape(
+    `${integer ? 'an integer' : 'a number'} from ${min} to ${max}`,
+    (v) => typeof v === 'number' && Number.isFinite(v) && v >= min && v <= max && (!integer || Number.isInteger(v)),
+  );
 
 /** `s` with its refusal worded as `allowed` (a unit, a range in words). */
 export const named = <T>(s: Shape<T>, allowed: string): Shape<T> => ({

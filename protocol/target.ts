@@ -39,7 +39,10 @@ const RATE_ALLOWED = `events per second from ${RATE_EVENTS_PER_SEC.min} to ${RAT
 
 /** `--rate 300k`: events/s, a plain number with an optional `k`/`K` or `M` suffix (lower-case `m` is refused: milli or mega?). */
 export function parseRate(text: string, flag = '--rate'): Parsed {
-  const refuse = (why: string) => ({ ok: false as const, error: paramError(flag, text, RATE_ALLOWED, (v, p) => `${p} ${why}; it takes ${RATE_ALLOWED}; got '${v}'`) });
+  const refuse = (why: string) => ({
+    ok: false as const,
+    error: paramError(flag, text, RATE_ALLOWED, (v, p) => `${p} ${why}; it takes ${RATE_ALLOWED}; got '${v}'`),
+  });
   const m = /^\s*([^\s/kKmM]+)\s*([kKmM]?)\s*(?:(?:events|ev)?\/s)?\s*$/.exec(text);
   if (!m) return refuse('is not a rate');
   if (m[2] === 'm') return refuse('uses m, which could mean milli: write M for millions');
@@ -48,7 +51,10 @@ export function parseRate(text: string, flag = '--rate'): Parsed {
   const rate = n * SUFFIX[m[2]];
   if (rate <= 0) return refuse('must be above 0');
   if (rate < RATE_EVENTS_PER_SEC.min) return refuse(`must be at least ${RATE_EVENTS_PER_SEC.min} event/s`);
-  if (rate > RATE_EVENTS_PER_SEC.max) return refuse(`is above what the server can send (${LIMITS.batch.max} rows every ${Math.min(...ADVISE_TICKS_MS)} ms on ${Math.max(...ADVISE_CONNECTIONS)} connections)`);
+  if (rate > RATE_EVENTS_PER_SEC.max)
+    return refuse(
+      `is above what the server can send (${LIMITS.batch.max} rows every ${Math.min(...ADVISE_TICKS_MS)} ms on ${Math.max(...ADVISE_CONNECTIONS)} connections)`,
+    );
   return { ok: true, value: rate };
 }
 
@@ -56,7 +62,10 @@ const P99_ALLOWED = `a latency from ${P99_BOUND_MS.min} ms to ${P99_BOUND_MS.max
 
 /** `--p99 100ms`: the latency bound in ms or s (a bare number is ms), from 1 ms to 60 s (protocol/limits.ts P99_BOUND_MS). */
 export function parseP99(text: string, flag = '--p99'): Parsed {
-  const refuse = (why: string) => ({ ok: false as const, error: paramError(flag, text, P99_ALLOWED, (v, p) => `${p} ${why}; it takes ${P99_ALLOWED}; got '${v}'`) });
+  const refuse = (why: string) => ({
+    ok: false as const,
+    error: paramError(flag, text, P99_ALLOWED, (v, p) => `${p} ${why}; it takes ${P99_ALLOWED}; got '${v}'`),
+  });
   const m = /^\s*([^\s a-zA-Z]+)\s*(ms|s)?\s*$/.exec(text);
   if (!m) return refuse('is not a latency');
   const n = parseDecimal(m[1]);

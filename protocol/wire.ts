@@ -162,7 +162,9 @@ export type BinaryEncoding = NamedEncoding;
 /** An encoding in words, as the advice and the knob comparisons name it. */
 export const ENCODING_LABELS: Record<Encoding, string> = Object.fromEntries(ENCODINGS.map((e) => [e, ENCODING_INFO[e].label])) as Record<Encoding, string>;
 /** A named encoding's part of a point id: `-mp` (msgpack, as ids have always said), `-ar` (arrow). */
-export const ENCODING_TAGS: Record<BinaryEncoding, string> = Object.fromEntries(ENCODINGS.flatMap((e) => (ENCODING_INFO[e].tag === null ? [] : [[e, ENCODING_INFO[e].tag]]))) as Record<BinaryEncoding, string>;
+export const ENCODING_TAGS: Record<BinaryEncoding, string> = Object.fromEntries(
+  ENCODINGS.flatMap((e) => (ENCODING_INFO[e].tag === null ? [] : [[e, ENCODING_INFO[e].tag]])),
+) as Record<BinaryEncoding, string>;
 
 /** Whether `t` carries `encoding` (its carriage is one the encoding fits; every transport carries json). */
 export function carries(t: Transport, encoding: Encoding): boolean {
@@ -208,20 +210,7 @@ export type ParseMode = (typeof PARSE_MODES)[number];
  * `[0, "2022-03-29T20:35:56.581Z", 1, 116.9232297, 40.676318, 4745, "c00070", 78,
  *   "32.07", "1970-01-01T00:00:00Z", "column 1", "another field"]` (about 120 bytes).
  */
-export const ROW_COLUMNS = [
-  'id',
-  'time',
-  'lane',
-  'lon',
-  'lat',
-  'gas',
-  'device',
-  'speed',
-  'temperature',
-  'since',
-  'note',
-  'extra',
-] as const;
+export const ROW_COLUMNS = ['id', 'time', 'lane', 'lon', 'lat', 'gas', 'device', 'speed', 'temperature', 'since', 'note', 'extra'] as const;
 
 export type Row = [
   id: number,
@@ -399,9 +388,7 @@ export function compressionMismatch(transport: Transport, compression: StreamCom
  * error. A parameter given twice is refused: taking either one silently would run a point
  * nobody asked for.
  */
-export function parseStreamParams(
-  query: Record<string, unknown>,
-): { ok: true; value: StreamParams } | { ok: false; error: ParamError } {
+export function parseStreamParams(query: Record<string, unknown>): { ok: true; value: StreamParams } | { ok: false; error: ParamError } {
   const out: Partial<StreamParams> = {};
   for (const name of ['batch', 'interval', 'encoding', 'compression', 'client'] as const) {
     const given = query[name];

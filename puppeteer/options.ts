@@ -41,23 +41,58 @@ export const SWEEP_FLAGS = {
     help: "connect to running browsers instead of launching one: [label=]url items, each a CDP ws:// endpoint (browserless, a Selenium Grid session's se:cdp) or a DevTools http://host:port; several shard the sweep",
     defaultText: 'launch one',
   },
-  grid: { type: 'string', default: '', help: 'a Selenium Grid 4 (http://host:4444): the sweep opens --grid-sessions Chrome sessions there, shards over them, and ends them', defaultText: 'none' },
+  grid: {
+    type: 'string',
+    default: '',
+    help: 'a Selenium Grid 4 (http://host:4444): the sweep opens --grid-sessions Chrome sessions there, shards over them, and ends them',
+    defaultText: 'none',
+  },
   'grid-sessions': { type: 'integer', default: 1, min: 1, max: 16, help: 'with --grid: how many Chrome sessions to open and shard over' },
-  'grid-binary': { type: 'string', default: '', help: "with --grid: the Chrome binary on the Grid's nodes (goog:chromeOptions.binary; Debian's chromedriver needs /usr/bin/chromium)", defaultText: "the node's own" },
-  'spread-repeats': { type: 'boolean', default: false, help: "with several --browser: a point's repeats go to a different browser each round (else each point stays on one)" },
+  'grid-binary': {
+    type: 'string',
+    default: '',
+    help: "with --grid: the Chrome binary on the Grid's nodes (goog:chromeOptions.binary; Debian's chromedriver needs /usr/bin/chromium)",
+    defaultText: "the node's own",
+  },
+  'spread-repeats': {
+    type: 'boolean',
+    default: false,
+    help: "with several --browser: a point's repeats go to a different browser each round (else each point stays on one)",
+  },
   server: { type: 'string', default: '', help: 'URL of a running pushlab server', defaultText: 'start one' },
   retries: { type: 'integer', default: 1, min: 0, max: 5, help: 'extra attempts for a failed repeat' },
   list: { type: 'boolean', default: false, help: 'print the points the sweep would run and its estimated time, and exit' },
-  repeats: { type: 'string', default: '', help: `times every point is measured, one round each (${LIMITS.repeats.min}…${LIMITS.repeats.max})`, defaultText: "the scenario's `repeats`, else 3" },
-  seed: { type: 'string', default: '', help: 'seed of the rounds\' order (0…4294967295)', defaultText: 'from the clock; recorded in the report' },
+  repeats: {
+    type: 'string',
+    default: '',
+    help: `times every point is measured, one round each (${LIMITS.repeats.min}…${LIMITS.repeats.max})`,
+    defaultText: "the scenario's `repeats`, else 3",
+  },
+  seed: { type: 'string', default: '', help: "seed of the rounds' order (0…4294967295)", defaultText: 'from the clock; recorded in the report' },
   auto: { type: 'boolean', default: false, help: 'after the fixed rounds, add rounds for points whose EPS 95% CI is wider than ±5% of the median' },
   'max-repeats': { type: 'integer', default: 10, min: 2, max: LIMITS.repeats.max, help: 'most repeats a point gets with --auto' },
-  'time-budget': { type: 'string', default: '', help: 'no --auto round starts that would end past this much time: seconds, or 90s, 10m, 1h', defaultText: 'none' },
-  'find-max': { type: 'boolean', default: false, help: "search every selected scenario for each transport's highest sustainable batch (scenarios with a findMax field always search)" },
+  'time-budget': {
+    type: 'string',
+    default: '',
+    help: 'no --auto round starts that would end past this much time: seconds, or 90s, 10m, 1h',
+    defaultText: 'none',
+  },
+  'find-max': {
+    type: 'boolean',
+    default: false,
+    help: "search every selected scenario for each transport's highest sustainable batch (scenarios with a findMax field always search)",
+  },
   json: { type: 'boolean', default: false, help: 'print the report document on stdout instead of its path' },
-  wide: { type: 'boolean', default: false, help: 'print the summary table with every column and CI (else it fits the terminal, or 120 columns off a terminal)' },
+  wide: {
+    type: 'boolean',
+    default: false,
+    help: 'print the summary table with every column and CI (else it fits the terminal, or 120 columns off a terminal)',
+  },
   resume: { type: 'string', default: '', help: 'finish the sweep <out>/<run-id>/report.json: measure only the repeats it lacks', defaultText: 'none' },
-  margin: marginFlag('practical margins the paired verdicts and knob comparisons read differences against', `the file's defaults.margin, else ${marginsText(DEFAULT_MARGINS)}`),
+  margin: marginFlag(
+    'practical margins the paired verdicts and knob comparisons read differences against',
+    `the file's defaults.margin, else ${marginsText(DEFAULT_MARGINS)}`,
+  ),
 } as const satisfies Record<string, FlagSpec>;
 
 /** The sweep's flags after the checks a flag table cannot express. */
@@ -83,12 +118,14 @@ function badFlag(message: string): PushlabError {
 /** `90`, `90s`, `10m`, `1.5h` → seconds, above 0 and at most TIME_BUDGET_SEC.max (a week). */
 export function parseDuration(flag: string, raw: string): number {
   const m = /^(\d+(?:\.\d+)?)(s|m|h)?$/.exec(raw.trim());
-  const sec = m ? Number(m[1]) * { s: 1, m: 60, h: 3600 }[m[2] as 's' | 'm' | 'h' | undefined ?? 's'] : Number.NaN;
+  const sec = m ? Number(m[1]) * { s: 1, m: 60, h: 3600 }[(m[2] as 's' | 'm' | 'h' | undefined) ?? 's'] : Number.NaN;
   const max = TIME_BUDGET_SEC.max;
   if (!(sec > TIME_BUDGET_SEC.min && sec <= max)) {
     // The value as written, cut: a 400-digit number is refused, not echoed whole.
     const shown = raw.length > 64 ? `${raw.slice(0, 64)}… (${raw.length} characters)` : raw;
-    throw badFlag(`--${flag} must be a duration above 0 and at most ${max / 3600}h (${max} s): seconds, or a number with s, m or h (90, 90s, 10m, 1.5h); got '${shown}'`);
+    throw badFlag(
+      `--${flag} must be a duration above 0 and at most ${max / 3600}h (${max} s): seconds, or a number with s, m or h (90, 90s, 10m, 1.5h); got '${shown}'`,
+    );
   }
   return sec;
 }
@@ -112,19 +149,36 @@ export function checkSweepFlags(flags: Flags<typeof SWEEP_FLAGS>): SweepFlags {
     // `..` or `a/b` would read a report outside --out (`<out>/../report.json`).
     if (!isRunId(out.resume)) throw badFlag(`--resume takes a run id, ${RUN_ID_ALLOWED} (here --out); got '${out.resume}'`);
     // A resumed sweep finishes what was planned: it takes its plan from the report, not from flags.
-    const planFlags = ['scenario', 'file', 'repeats', 'seed', 'auto', 'max-repeats', 'time-budget', 'find-max', 'list', 'spread-repeats', 'margin', 'engine'] as const;
+    const planFlags = [
+      'scenario',
+      'file',
+      'repeats',
+      'seed',
+      'auto',
+      'max-repeats',
+      'time-budget',
+      'find-max',
+      'list',
+      'spread-repeats',
+      'margin',
+      'engine',
+    ] as const;
     const given = planFlags.filter((f) => JSON.stringify(flags[f]) !== JSON.stringify(SWEEP_FLAGS[f].default));
     if (given.length) throw badFlag(`--resume finishes the recorded sweep with its own plan; drop ${given.map((f) => `--${f}`).join(', ')}`);
   }
   if (flags['max-repeats'] !== SWEEP_FLAGS['max-repeats'].default && !flags.auto) throw badFlag('--max-repeats only applies with --auto');
-  if (flags.headful && flags.browser.length) throw badFlag('--headful shows a browser this sweep launches; --browser connects to running ones: give one or the other');
-  if (flags.grid && flags.browser.length) throw badFlag('--grid opens sessions on a Grid; --browser connects to browsers given by hand (a Grid session\'s se:cdp too): give one or the other');
-  if (flags.grid && flags.headful) throw badFlag('--headful shows a browser this sweep launches; --grid asks a Grid for headless sessions: give one or the other');
+  if (flags.headful && flags.browser.length)
+    throw badFlag('--headful shows a browser this sweep launches; --browser connects to running ones: give one or the other');
+  if (flags.grid && flags.browser.length)
+    throw badFlag("--grid opens sessions on a Grid; --browser connects to browsers given by hand (a Grid session's se:cdp too): give one or the other");
+  if (flags.grid && flags.headful)
+    throw badFlag('--headful shows a browser this sweep launches; --grid asks a Grid for headless sessions: give one or the other');
   for (const f of ['grid-sessions', 'grid-binary'] as const) {
     if (!flags.grid && JSON.stringify(flags[f]) !== JSON.stringify(SWEEP_FLAGS[f].default)) throw badFlag(`--${f} only applies with --grid`);
   }
   const browsers = flags.grid ? flags['grid-sessions'] : flags.browser.length;
-  if (flags['spread-repeats'] && browsers < 2) throw badFlag('--spread-repeats deals repeats over several browsers: give at least two with --browser (or --grid-sessions 2)');
+  if (flags['spread-repeats'] && browsers < 2)
+    throw badFlag('--spread-repeats deals repeats over several browsers: give at least two with --browser (or --grid-sessions 2)');
   if (out.repeats !== null && flags.auto && out.repeats > flags['max-repeats']) {
     throw badFlag(`--repeats ${out.repeats} is above --max-repeats ${flags['max-repeats']}: --auto could never add a round`);
   }
@@ -146,7 +200,7 @@ export const LAB_FLAGS = {
   out: { type: 'string', default: 'reports', help: '"Record this point" appends to <out>/lab-<run-id>/report.json' },
   'warmup-sec': rangeFlag(LIMITS.warmupSec, BUILTIN_DEFAULTS.warmupSec, "a recorded point's warm-up, s (a sweep point's)"),
   'measure-sec': rangeFlag(LIMITS.measureSec, BUILTIN_DEFAULTS.measureSec, "a recorded point's window, s (a sweep point's)"),
-  repeats: rangeFlag(LIMITS.repeats, BUILTIN_DEFAULTS.repeats, 'repeats of a recorded point, one round each (a sweep point\'s)'),
+  repeats: rangeFlag(LIMITS.repeats, BUILTIN_DEFAULTS.repeats, "repeats of a recorded point, one round each (a sweep point's)"),
 } as const satisfies Record<string, FlagSpec>;
 
 /** `npm run report`: positional runs come besides these (see report/main.ts). */

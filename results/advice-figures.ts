@@ -92,5 +92,12 @@ export function figuresOf(c: Candidate, repeats: readonly Repeat[], p99BoundMs: 
 /** A probe that came nowhere near: not worth confirming (see CLEARLY_BELOW_DELIVERED). */
 export function clearlyCannot(f: CandidateFigures, p99BoundMs: number): boolean {
   const s = f.sustains.figures;
-  return s.failed > 0 || s.notOpen > 0 || s.shedBatches > 0 || s.deliveredRatio < CLEARLY_BELOW_DELIVERED || s.p99Ms === null || s.p99Ms.median > CLEARLY_OVER_P99 * p99BoundMs;
+  return (
+    s.failed > 0 ||
+    s.notOpen > 0 ||
+    s.shedBatches > 0 ||
+    s.deliveredRatio < CLEARLY_BELOW_DELIVERED ||
+    s.p99Ms === null ||
+    s.p99Ms.median > CLEARLY_OVER_P99 * p99BoundMs
+  );
 }

@@ -14,8 +14,16 @@ const parsingWords = (c: Candidate) => (c.parse === 'worker' ? `parsing in ${plu
 /** `sse over HTTP/2, 300 rows every 1 ms per connection on 1 connection, parsing on the main thread`. */
 export function candidateWords(c: Candidate): string {
   const http = TRANSPORT_INFO[c.transport].http === 'h2' ? 'HTTP/2' : 'HTTP/1.1';
-  const extra = [c.encoding !== 'json' ? ENCODING_LABELS[c.encoding] : '', c.origins > 1 ? `spread over ${c.origins} origins` : '', c.pollMs !== undefined ? `polling every ${c.pollMs} ms` : ''].filter(Boolean);
-  return [`${c.transport} over ${http}, ${plural(c.batch, 'row')} every ${c.intervalMs} ms per connection on ${plural(c.concurrency, 'connection')}`, parsingWords(c), ...extra].join(', ');
+  const extra = [
+    c.encoding !== 'json' ? ENCODING_LABELS[c.encoding] : '',
+    c.origins > 1 ? `spread over ${c.origins} origins` : '',
+    c.pollMs !== undefined ? `polling every ${c.pollMs} ms` : '',
+  ].filter(Boolean);
+  return [
+    `${c.transport} over ${http}, ${plural(c.batch, 'row')} every ${c.intervalMs} ms per connection on ${plural(c.concurrency, 'connection')}`,
+    parsingWords(c),
+    ...extra,
+  ].join(', ');
 }
 
 /** One setting changed from `from` to `to`, in words: `parsing in 2 Workers instead of on the main thread`. */
@@ -72,7 +80,12 @@ const moreOrLess = (ratio: number) => (ratio >= 1 ? `${Math.round((ratio - 1) * 
 export function cpuWords(c: CpuComparison, style: 'paren' | 'comma' = 'paren'): string {
   let span: string | null = null;
   if (c.ciLow !== null && c.ciHigh !== null) {
-    span = c.ciLow >= 1 ? `${Math.round((c.ciLow - 1) * 100)}–${Math.round((c.ciHigh - 1) * 100)}%` : c.ciHigh <= 1 ? `${Math.round((1 - c.ciHigh) * 100)}–${Math.round((1 - c.ciLow) * 100)}% less` : `${moreOrLess(c.ciLow)} to ${moreOrLess(c.ciHigh)}`;
+    span =
+      c.ciLow >= 1
+        ? `${Math.round((c.ciLow - 1) * 100)}–${Math.round((c.ciHigh - 1) * 100)}%`
+        : c.ciHigh <= 1
+          ? `${Math.round((1 - c.ciHigh) * 100)}–${Math.round((1 - c.ciLow) * 100)}% less`
+          : `${moreOrLess(c.ciLow)} to ${moreOrLess(c.ciHigh)}`;
   }
   const ci = span === null ? '' : style === 'paren' ? ` (CI ${span})` : `, CI ${span}`;
   const margin = `±${Math.round(c.margin * 100)}%`;
@@ -136,22 +149,30 @@ export function adviceText(a: Advice, machine?: MachineWords): string[] {
   if (a.winner) {
     const { candidate: w, figures: f } = a.winner;
     lines.push(`Use ${candidateWords(w)}.`);
-    lines.push(`  Sustains ${rateText(a.target.eventsPerSec)}: ${p99Text(f)}, delivered ${deliveredText(f.sustains.figures.deliveredRatio)}; ${rendererText(f)}.`);
+    lines.push(
+      `  Sustains ${rateText(a.target.eventsPerSec)}: ${p99Text(f)}, delivered ${deliveredText(f.sustains.figures.deliveredRatio)}; ${rendererText(f)}.`,
+    );
     const h = a.headroom;
     if (!h) lines.push(`  Headroom: not measured${a.stopped ? ` (${a.stopped === 'budget' ? 'the time budget ran out' : 'interrupted'})` : ''}.`);
     else if (h.stopped !== null) {
       // Cut short: it confirmed only what it reached, and says where it stopped looking.
       const past = h.firstPast ? `; ${rateText(h.firstPast.eventsPerSec)} did not sustain (${h.firstPast.reason})` : '';
       const why = h.stopped === 'budget' ? 'the time budget' : 'its confirmations';
-      lines.push(`  Headroom: keeps up to at least ${rateText(h.eventsPerSec)} with the same tick and connections (${h.batch} rows every ${w.intervalMs} ms)${past}; ${why} stopped the search there.`);
+      lines.push(
+        `  Headroom: keeps up to at least ${rateText(h.eventsPerSec)} with the same tick and connections (${h.batch} rows every ${w.intervalMs} ms)${past}; ${why} stopped the search there.`,
+      );
     } else {
       // At the top of its range the search could not look further: say which limit that was.
       const top = !h.atLeast ? '' : h.batch >= LIMITS.batch.max ? ', the most rows per message the server sends' : ', the largest message the search tried';
-      lines.push(`  Headroom: keeps up to ${h.atLeast ? 'at least ' : ''}${rateText(h.eventsPerSec)} with the same tick and connections (${h.batch} rows every ${w.intervalMs} ms${top}).`);
+      lines.push(
+        `  Headroom: keeps up to ${h.atLeast ? 'at least ' : ''}${rateText(h.eventsPerSec)} with the same tick and connections (${h.batch} rows every ${w.intervalMs} ms${top}).`,
+      );
     }
     if (a.runnerUp) {
       const t = tried.get(a.runnerUp.candidate.id);
-      lines.push(`  Runner-up: ${candidateWords(a.runnerUp.candidate)}, ${a.runnerUp.cpuVsWinner ? cpuWords(a.runnerUp.cpuVsWinner) : 'CPU not compared'}${t ? decidedWords(t, f) : ''}.`);
+      lines.push(
+        `  Runner-up: ${candidateWords(a.runnerUp.candidate)}, ${a.runnerUp.cpuVsWinner ? cpuWords(a.runnerUp.cpuVsWinner) : 'CPU not compared'}${t ? decidedWords(t, f) : ''}.`,
+      );
     }
     // One entry per other transport: its best attempt and why it lost.
     const shown = new Set([w.transport, a.runnerUp?.candidate.transport]);
@@ -165,7 +186,8 @@ export function adviceText(a: Advice, machine?: MachineWords): string[] {
       const own = f?.cpuMsPerMillionEvents?.median ?? null;
       if (t?.cpuVsWinner && f?.sustains.sustains) rejected.push(`${r.transport} (${cpuWords(t.cpuVsWinner, 'comma')}${decidedWords(t, a.winner.figures)})`);
       else if (f && !f.sustains.sustains) rejected.push(`${r.transport} (not sustained: ${reachText(f)}${f.limit ? `; ${f.limit}` : ''})`);
-      else if (f && !t?.confirmed && own !== null && winnerCost !== null) rejected.push(`${r.transport} (sustained in its probe at ${moreOrLess(own / winnerCost)} renderer CPU per event in that one window; not confirmed)`);
+      else if (f && !t?.confirmed && own !== null && winnerCost !== null)
+        rejected.push(`${r.transport} (sustained in its probe at ${moreOrLess(own / winnerCost)} renderer CPU per event in that one window; not confirmed)`);
       else rejected.push(`${r.transport} (${r.reason})`);
     }
     if (rejected.length) lines.push(`  Rejected: ${rejected.join('; ')}.`);
@@ -174,9 +196,16 @@ export function adviceText(a: Advice, machine?: MachineWords): string[] {
     const cost = (t: Advice['tried'][number]) => t.probe?.cpuMsPerMillionEvents?.median ?? Number.POSITIVE_INFINITY;
     const promising = a.tried.filter((t) => t.probe?.sustains.sustains && !t.confirmed).sort((x, y) => cost(x) - cost(y));
     lines.push(`No confirmed answer for ${target}: ${a.stopped === 'interrupted' ? 'interrupted' : 'the time budget ran out'} before a confirmation.`);
-    lines.push(`  Sustained in one probe window, not confirmed (cheapest first): ${promising.slice(0, 3).map((t) => candidateWords(t.candidate)).join('; ')}.`);
+    lines.push(
+      `  Sustained in one probe window, not confirmed (cheapest first): ${promising
+        .slice(0, 3)
+        .map((t) => candidateWords(t.candidate))
+        .join('; ')}.`,
+    );
   } else if (!a.tried.length) {
-    lines.push(`No answer for ${target}: ${a.stopped === 'interrupted' ? 'interrupted before anything was measured' : `the time budget of ${Math.round(a.budgetSec)} s leaves no room for one probe and its confirmation`}.`);
+    lines.push(
+      `No answer for ${target}: ${a.stopped === 'interrupted' ? 'interrupted before anything was measured' : `the time budget of ${Math.round(a.budgetSec)} s leaves no room for one probe and its confirmation`}.`,
+    );
   } else {
     lines.push(`Nothing sustained ${target} on this machine${a.stopped === 'interrupted' ? ' before the search was interrupted' : ''}.`);
     if (a.closest) {
@@ -186,7 +215,9 @@ export function adviceText(a: Advice, machine?: MachineWords): string[] {
   }
   if (a.notTried.length) {
     const budget = a.notTried.filter((n) => n.why.startsWith('the time budget')).length;
-    lines.push(`  Not measured: ${plural(a.notTried.length, 'candidate')}${budget ? ` (${budget} for the time budget of ${Math.round(a.budgetSec)} s)` : ''}; every one is listed in the report.`);
+    lines.push(
+      `  Not measured: ${plural(a.notTried.length, 'candidate')}${budget ? ` (${budget} for the time budget of ${Math.round(a.budgetSec)} s)` : ''}; every one is listed in the report.`,
+    );
   }
   if (machine) {
     const parts = [machine.cores !== null ? `${machine.cores} cores` : '', machine.cpuModel ?? ''].filter(Boolean).join(' ');

@@ -22,7 +22,8 @@ const encodingOf = (c: ParseCeiling): Encoding => c.encoding ?? 'json';
 export function ceilingNeeds(points: readonly Pick<Point, 'batch' | 'encoding'>[]): CeilingNeed[] {
   const out = new Map<string, CeilingNeed>();
   for (const p of points) {
-    for (const encoding of p.encoding ? (['json', p.encoding] as const) : (['json'] as const)) out.set(key({ batch: p.batch, encoding }), { batch: p.batch, encoding });
+    for (const encoding of p.encoding ? (['json', p.encoding] as const) : (['json'] as const))
+      out.set(key({ batch: p.batch, encoding }), { batch: p.batch, encoding });
   }
   return [...out.values()].sort((a, b) => ENCODINGS.indexOf(a.encoding) - ENCODINGS.indexOf(b.encoding) || a.batch - b.batch);
 }

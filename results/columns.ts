@@ -8,16 +8,7 @@
  * share of the median (how noisy the figure is; nothing when fewer than 2 repeats measured).
  * The CSV keeps median, mean and both CI bounds.
  */
-import {
-  formatCompactCell,
-  formatCount,
-  formatPercentValue,
-  formatPlusMinusPercent,
-  formatRatioValue,
-  formatSig3,
-  MISSING,
-  wireCell,
-} from './format.js';
+import { formatCompactCell, formatCount, formatPercentValue, formatPlusMinusPercent, formatRatioValue, formatSig3, MISSING, wireCell } from './format.js';
 import type { MeasuredRepeat, Stat } from '../protocol/repeat-figures.js';
 import type { PointResult, PointSummary, Report } from '../protocol/report.js';
 import { maxOf, relativeHalfWidth } from './stats.js';
@@ -88,7 +79,15 @@ const pointText = (id: string, label: string, title: string, text: (r: PointResu
   text,
 });
 
-const pointNumber = (id: string, label: string, unit: string, title: string, value: (r: PointResult) => number, format: (v: number) => string, terminal = false): NumberColumn => ({
+const pointNumber = (
+  id: string,
+  label: string,
+  unit: string,
+  title: string,
+  value: (r: PointResult) => number,
+  format: (v: number) => string,
+  terminal = false,
+): NumberColumn => ({
   kind: 'number',
   id,
   label,
@@ -159,7 +158,15 @@ export const COLUMNS: readonly Column[] = [
     repeatText: (_r, rep) => wireCell(rep.wire),
   },
   ...factorColumns((order) => order > CONNECTIONS_ORDER),
-  pointNumber('offeredEventsPerSec', 'offered', 'events/s', 'Events per second the server was asked to send (batch × concurrency × 1000 / interval)', (r) => r.point.offeredEventsPerSec, compact, true),
+  pointNumber(
+    'offeredEventsPerSec',
+    'offered',
+    'events/s',
+    'Events per second the server was asked to send (batch × concurrency × 1000 / interval)',
+    (r) => r.point.offeredEventsPerSec,
+    compact,
+    true,
+  ),
   {
     kind: 'number',
     id: 'repeats',
@@ -171,8 +178,26 @@ export const COLUMNS: readonly Column[] = [
     value: (r) => r.summary?.n ?? 0,
     format: count,
   },
-  stat('eventsPerSec', THROUGHPUT, 'EPS', 'events/s', 'Events per second the page received over the measured window', (s) => s.eventsPerSec, (rep) => rep.eventsPerSec, compact),
-  stat('deliveredRatio', THROUGHPUT, 'delivered %', '% of offered', 'Received EPS ÷ offered EPS', (s) => s.deliveredRatio, (rep) => rep.deliveredRatio, ratio),
+  stat(
+    'eventsPerSec',
+    THROUGHPUT,
+    'EPS',
+    'events/s',
+    'Events per second the page received over the measured window',
+    (s) => s.eventsPerSec,
+    (rep) => rep.eventsPerSec,
+    compact,
+  ),
+  stat(
+    'deliveredRatio',
+    THROUGHPUT,
+    'delivered %',
+    '% of offered',
+    'Received EPS ÷ offered EPS',
+    (s) => s.deliveredRatio,
+    (rep) => rep.deliveredRatio,
+    ratio,
+  ),
   {
     ...stat(
       'tabEventsPerSecMin',
@@ -292,15 +317,98 @@ export const COLUMNS: readonly Column[] = [
     compact,
     false,
   ),
-  stat('cpuTabMainThread', CPU, 'tab main %', '% of one core, ≤ 100', "The tab's renderer main thread, busy time (Performance.getMetrics TaskDuration), ≤ 100 %", (s) => s.cpu.tabMainThread, (rep) => rep.cpu.tabMainThread, percent),
-  stat('cpuTabProcess', CPU, 'tab proc %', '% of one core', "The tab's renderer process, all threads (Performance.getMetrics ProcessTime)", (s) => s.cpu.tabProcess, (rep) => rep.cpu.tabProcess, percent),
-  stat('cpuBrowser', CPU, 'browser %', '% of one core', 'Chrome browser process (SystemInfo.getProcessInfo)', (s) => s.cpu.browser, (rep) => rep.cpu.chrome.browser, percent, false),
-  stat('cpuNetwork', CPU, 'network %', '% of one core', 'Chrome network service process (shared by every tab)', (s) => s.cpu.network, (rep) => rep.cpu.chrome.network, percent),
-  stat('cpuGpu', CPU, 'GPU %', '% of one core', 'Chrome GPU process', (s) => s.cpu.gpu, (rep) => rep.cpu.chrome.gpu, percent, false),
-  stat('cpuServer', CPU, 'server %', '% of one core', 'The pushlab server process (process.cpuUsage())', (s) => s.cpu.server, (rep) => rep.cpu.server, percent),
-  stat('cpuHost', CPU, 'host %', '% of one core, ≤ 100 × cores', 'Every process on the host (/proc/stat); at most 100 % × cores', (s) => s.cpu.host, (rep) => rep.cpu.host, percent),
-  stat('latencyP50Ms', LATENCY, 'p50 ms', 'ms', 'Send-to-receive latency, median over the window, ms', (s) => s.latencyP50Ms, (rep) => rep.latency.p50Ms, ms),
-  stat('latencyP99Ms', LATENCY, 'p99 ms', 'ms', 'Send-to-receive latency, 99th percentile over the window, ms', (s) => s.latencyP99Ms, (rep) => rep.latency.p99Ms, ms),
+  stat(
+    'cpuTabMainThread',
+    CPU,
+    'tab main %',
+    '% of one core, ≤ 100',
+    "The tab's renderer main thread, busy time (Performance.getMetrics TaskDuration), ≤ 100 %",
+    (s) => s.cpu.tabMainThread,
+    (rep) => rep.cpu.tabMainThread,
+    percent,
+  ),
+  stat(
+    'cpuTabProcess',
+    CPU,
+    'tab proc %',
+    '% of one core',
+    "The tab's renderer process, all threads (Performance.getMetrics ProcessTime)",
+    (s) => s.cpu.tabProcess,
+    (rep) => rep.cpu.tabProcess,
+    percent,
+  ),
+  stat(
+    'cpuBrowser',
+    CPU,
+    'browser %',
+    '% of one core',
+    'Chrome browser process (SystemInfo.getProcessInfo)',
+    (s) => s.cpu.browser,
+    (rep) => rep.cpu.chrome.browser,
+    percent,
+    false,
+  ),
+  stat(
+    'cpuNetwork',
+    CPU,
+    'network %',
+    '% of one core',
+    'Chrome network service process (shared by every tab)',
+    (s) => s.cpu.network,
+    (rep) => rep.cpu.chrome.network,
+    percent,
+  ),
+  stat(
+    'cpuGpu',
+    CPU,
+    'GPU %',
+    '% of one core',
+    'Chrome GPU process',
+    (s) => s.cpu.gpu,
+    (rep) => rep.cpu.chrome.gpu,
+    percent,
+    false,
+  ),
+  stat(
+    'cpuServer',
+    CPU,
+    'server %',
+    '% of one core',
+    'The pushlab server process (process.cpuUsage())',
+    (s) => s.cpu.server,
+    (rep) => rep.cpu.server,
+    percent,
+  ),
+  stat(
+    'cpuHost',
+    CPU,
+    'host %',
+    '% of one core, ≤ 100 × cores',
+    'Every process on the host (/proc/stat); at most 100 % × cores',
+    (s) => s.cpu.host,
+    (rep) => rep.cpu.host,
+    percent,
+  ),
+  stat(
+    'latencyP50Ms',
+    LATENCY,
+    'p50 ms',
+    'ms',
+    'Send-to-receive latency, median over the window, ms',
+    (s) => s.latencyP50Ms,
+    (rep) => rep.latency.p50Ms,
+    ms,
+  ),
+  stat(
+    'latencyP99Ms',
+    LATENCY,
+    'p99 ms',
+    'ms',
+    'Send-to-receive latency, 99th percentile over the window, ms',
+    (s) => s.latencyP99Ms,
+    (rep) => rep.latency.p99Ms,
+    ms,
+  ),
   {
     kind: 'number',
     id: 'gaps',
@@ -352,7 +460,8 @@ export const COLUMNS: readonly Column[] = [
     label: 'host',
     unit: '',
     group: RESULT,
-    title: "The browser the figures come from (the report's hosts: its endpoint, host, version and cores); a sharded sweep deals points over several, and never pools repeats from different kinds of host",
+    title:
+      "The browser the figures come from (the report's hosts: its endpoint, host, version and cores); a sharded sweep deals points over several, and never pools repeats from different kinds of host",
     // Shown in the terminal only when the report has several browsers or a remote one (terminalColumnsFor).
     terminal: false,
     text: (r) => (r.browsers ?? []).join(' + '),
@@ -436,7 +545,10 @@ export function cellDetail(c: Column, r: PointResult): string | undefined {
   if (!s) return undefined;
   const unit = c.unit ? ` (${c.unit})` : '';
   const ci = s.ciLow === null || s.ciHigh === null ? 'no CI (fewer than 2 repeats)' : `95% CI of the mean ${c.format(s.ciLow)} – ${c.format(s.ciHigh)}`;
-  const clock = CLOCK_COLUMNS.has(c.id) && !latencyComparable(r) ? `; not comparable (${NOT_COMPARABLE}): the page's clock against the server's is known only to ±${c.format(latencyUncertaintyMs(r)!)} ms, more than the p50` : '';
+  const clock =
+    CLOCK_COLUMNS.has(c.id) && !latencyComparable(r)
+      ? `; not comparable (${NOT_COMPARABLE}): the page's clock against the server's is known only to ±${c.format(latencyUncertaintyMs(r)!)} ms, more than the p50`
+      : '';
   return `${c.label}${unit}: median ${c.format(s.median)}, mean ${c.format(s.mean)}, ${ci}; n ${s.n}, range ${c.format(s.min)} – ${c.format(s.max)}${clock}`;
 }
 

@@ -121,7 +121,8 @@ export function compareMetric(metric: ComparedMetric, a: PointResult, b: PointRe
   const r = sa && sb ? ratioOfMeans(sa, sb) : null;
   const margin = metric.margin(margins);
   if (!r) return { metric, a: sa, b: sb, ratio: null, ciLow: null, ciHigh: null, margin, verdict: 'missing' };
-  const keptUp = metric.column.id === 'eventsPerSec' && !!a.summary && !!b.summary && bothKeptUp(a.summary.deliveredRatio.median, b.summary.deliveredRatio.median);
+  const keptUp =
+    metric.column.id === 'eventsPerSec' && !!a.summary && !!b.summary && bothKeptUp(a.summary.deliveredRatio.median, b.summary.deliveredRatio.median);
   const e = judgeRatio(r, margin, metric.better === 'higher', keptUp);
   let verdict: MetricVerdict;
   if (e.kind === 'both-kept-up') verdict = 'kept-up';
@@ -145,7 +146,14 @@ function pointVerdict(metrics: readonly MetricComparison[]): PointVerdict {
   return has('no-ci') ? 'no-ci' : 'missing';
 }
 
-function comparePoints(labelA: string, labelB: string, a: Map<string, PointResult>, b: Map<string, PointResult>, margins: Margins, sameRun: boolean): Comparison {
+function comparePoints(
+  labelA: string,
+  labelB: string,
+  a: Map<string, PointResult>,
+  b: Map<string, PointResult>,
+  margins: Margins,
+  sameRun: boolean,
+): Comparison {
   const points: PointComparison[] = [];
   for (const [key, pa] of a) {
     const pb = b.get(key);
@@ -192,7 +200,14 @@ export function compareScenarios(report: Report, scenarioA: string, scenarioB: s
   const single = a.length === 1 && b.length === 1 && pointKeyInScenario(a[0]) !== pointKeyInScenario(b[0]);
   const key = single ? () => `${pointKeyInScenario(b[0])} ÷ ${pointKeyInScenario(a[0])}` : pointKeyInScenario;
   const of = (ps: PointResult[]) => new Map(ps.map((p) => [key(p), p]));
-  return comparePoints(`${report.runId} · ${scenarioA}`, `${report.runId} · ${scenarioB}`, of(a), of(b), margins ?? report.options.margins ?? DEFAULT_MARGINS, true);
+  return comparePoints(
+    `${report.runId} · ${scenarioA}`,
+    `${report.runId} · ${scenarioB}`,
+    of(a),
+    of(b),
+    margins ?? report.options.margins ?? DEFAULT_MARGINS,
+    true,
+  );
 }
 
 /** `0.80× (0.74–0.86)`, `1.02×` without a CI, `—` when missing. */

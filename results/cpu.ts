@@ -102,13 +102,17 @@ export function hostCpu(a: HostCpuSample, b: HostCpuSample): number {
  * renderer's CPU per million events in ms. CPU figures are % of one core (100 = one core
  * busy for the whole window); null where that CPU was 0 (or no event arrived).
  */
-export function efficiencyOf(eventsPerSec: number, cpu: { tabProcess: number | null; tabMainThread: number | null; chrome: { total: number | null } }): Efficiency {
+export function efficiencyOf(
+  eventsPerSec: number,
+  cpu: { tabProcess: number | null; tabMainThread: number | null; chrome: { total: number | null } },
+): Efficiency {
   const perCpuSecond = (percent: number | null) => (percent !== null && percent > 0 ? eventsPerSec / (percent / 100) : null);
   return {
     eventsPerCpuSecRenderer: perCpuSecond(cpu.tabProcess),
     eventsPerCpuSecMainThread: perCpuSecond(cpu.tabMainThread),
     eventsPerCpuSecChrome: perCpuSecond(cpu.chrome.total),
     // (cores × 1000 ms per second) per (events per second), scaled to a million events.
-    rendererCpuMsPerMillionEvents: eventsPerSec > 0 && cpu.tabProcess !== null && cpu.tabProcess > 0 ? (((cpu.tabProcess / 100) * 1000) / eventsPerSec) * 1e6 : null,
+    rendererCpuMsPerMillionEvents:
+      eventsPerSec > 0 && cpu.tabProcess !== null && cpu.tabProcess > 0 ? (((cpu.tabProcess / 100) * 1000) / eventsPerSec) * 1e6 : null,
   };
 }

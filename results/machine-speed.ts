@@ -42,7 +42,10 @@ export function ceilingsOf(round: Round, source: CeilingSource): readonly ParseC
 }
 
 /** A source's ceilings over the rounds, one series per encoding and batch size, in round order. */
-export function ceilingSeries(rounds: readonly Round[], source: CeilingSource): { encoding: Encoding; batch: number; xs: { round: number; eventsPerSec: number }[] }[] {
+export function ceilingSeries(
+  rounds: readonly Round[],
+  source: CeilingSource,
+): { encoding: Encoding; batch: number; xs: { round: number; eventsPerSec: number }[] }[] {
   const series = new Map<string, { encoding: Encoding; batch: number; xs: { round: number; eventsPerSec: number }[] }>();
   for (const round of rounds) {
     for (const c of ceilingsOf(round, source)) {
@@ -78,7 +81,8 @@ export function speedChanges(rounds: readonly Round[]): SpeedChange[] {
       const fast = xs.reduce((a, b) => (b.eventsPerSec > a.eventsPerSec ? b : a));
       const slow = xs.reduce((a, b) => (b.eventsPerSec < a.eventsPerSec ? b : a));
       const ratio = fast.eventsPerSec / slow.eventsPerSec;
-      if (ratio >= SPEED_CHANGE_RATIO && (!worst || ratio > worst.ratio)) worst = { source: source === null ? null : 'engine' in source ? 'Firefox' : source.browser, encoding, batch, fast, slow, ratio };
+      if (ratio >= SPEED_CHANGE_RATIO && (!worst || ratio > worst.ratio))
+        worst = { source: source === null ? null : 'engine' in source ? 'Firefox' : source.browser, encoding, batch, fast, slow, ratio };
     }
     if (worst) out.push(worst);
   }

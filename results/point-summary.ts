@@ -212,7 +212,9 @@ function cpuSourceNotes(measured: readonly MeasuredRepeat[]): string[] {
     else byReason.set(why, [k]);
   }
   const why = [...byReason].map(([reason, figures]) => `${figures.join(', ')} (${reason})`);
-  const tab = unread.includes('tabProcess') ? 'no CPU figure of the browser could be read' : `CPU from /proc, not CDP: the tab is ${sources.tabProcess?.replace(/^\/proc: /, '')}; its main thread is CPU time, not busy time`;
+  const tab = unread.includes('tabProcess')
+    ? 'no CPU figure of the browser could be read'
+    : `CPU from /proc, not CDP: the tab is ${sources.tabProcess?.replace(/^\/proc: /, '')}; its main thread is CPU time, not busy time`;
   return [`${tab}${why.length ? `; unread, so null (never 0): ${why.join('; ')}` : ''}`];
 }
 
@@ -271,7 +273,8 @@ function comparisonText(
   const hi = r.ciHigh;
   const ci = `CI ${lo.toFixed(2)}–${hi.toFixed(2)}`;
   if (e.kind === 'equivalent') return `${what} equivalent within ${marginText(e.margin)} (${quotient}, ${ci}, ${rounds(r.n)})`;
-  if (e.kind === 'unclear') return `no clear ${metric === 'eventsPerSec' ? 'EPS difference' : 'difference in renderer CPU per event'} (${quotient}, ${ci}, ${rounds(r.n)}; margin ${marginText(e.margin)})`;
+  if (e.kind === 'unclear')
+    return `no clear ${metric === 'eventsPerSec' ? 'EPS difference' : 'difference in renderer CPU per event'} (${quotient}, ${ci}, ${rounds(r.n)}; margin ${marginText(e.margin)})`;
   if (metric === 'eventsPerSec') {
     // B ÷ A above 1 means B faster; otherwise A is faster by the reciprocal.
     return e.better === 'b'

@@ -40,8 +40,10 @@ export const REFERENCE_FIGURES: readonly ReferenceFigure[] = [
 
 /** What each test found, in their words (paraphrased), for the places their figures leave out. */
 export const REFERENCE_FINDINGS = {
-  testI: 'both transports linear in batch size from 1 to 400; SSE ≈ 3.0 M EPS at batch 400 with the tab at 100% of a core, larger batches no help; WS used slightly less tab CPU than SSE at the same batch',
-  testII: 'SSE linear up to 60 connections, where the tab reaches 100% of a core, max ≈ 2.7 M EPS; WS the same as SSE up to 50 with lower tab CPU, not linear beyond 50, max ≈ 2.4 M EPS',
+  testI:
+    'both transports linear in batch size from 1 to 400; SSE ≈ 3.0 M EPS at batch 400 with the tab at 100% of a core, larger batches no help; WS used slightly less tab CPU than SSE at the same batch',
+  testII:
+    'SSE linear up to 60 connections, where the tab reaches 100% of a core, max ≈ 2.7 M EPS; WS the same as SSE up to 50 with lower tab CPU, not linear beyond 50, max ≈ 2.4 M EPS',
   testIII: 'no figures published: both transports "close enough" at 100,000 EPS within the 50 ms latency goal',
   cpu: 'WS used less tab CPU than SSE',
 } as const;

@@ -40,4 +40,3 @@ export interface Sample {
   server: ServerStats;
   host: HostCpuSample | null;
 }
-

@@ -32,8 +32,8 @@ function sampleSd(xs: readonly number[], m: number): number {
 
 // Lanczos approximation (g = 7, 9 terms), relative error below 1e-15 for x > 0.
 const LANCZOS = [
-  0.99999999999980993, 676.5203681218851, -1259.1392167224028, 771.32342877765313, -176.61502916214059, 12.507343278686905,
-  -0.13857109526572012, 9.9843695780195716e-6, 1.5056327351493116e-7,
+  0.99999999999980993, 676.5203681218851, -1259.1392167224028, 771.32342877765313, -176.61502916214059, 12.507343278686905, -0.13857109526572012,
+  9.9843695780195716e-6, 1.5056327351493116e-7,
 ];
 
 /** ln Γ(x) for x > 0. */
@@ -171,10 +171,7 @@ export function describePresent(values: readonly (number | null | undefined)[]):
  * (so it is asymmetric around the ratio, and B ÷ A and A ÷ B give reciprocal intervals).
  * CI null below two pairs. Every value must be finite and > 0.
  */
-export function pairedRatio(
-  a: readonly number[],
-  b: readonly number[],
-): { ratio: number; ciLow: number | null; ciHigh: number | null; ratios: number[] } {
+export function pairedRatio(a: readonly number[], b: readonly number[]): { ratio: number; ciLow: number | null; ciHigh: number | null; ratios: number[] } {
   if (a.length !== b.length) throw new RangeError(`paired values must have equal lengths, got ${a.length} and ${b.length}`);
   if (a.length === 0) throw new RangeError('pairedRatio() needs at least one pair');
   checkFinite(a, 'a');

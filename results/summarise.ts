@@ -151,7 +151,7 @@ function cpuFigures(a: Sample, b: Sample, tabs: readonly TabWindow[], windowSec:
     for (const k of ['tabProcess', 'tabMainThread', ...CHROME_KINDS, 'total'] as const) {
       sources[k] = unavailable.includes(k)
         ? meta.procfs === false
-          ? 'unavailable: a remote Firefox has no CDP, and its /proc is not this machine\'s'
+          ? "unavailable: a remote Firefox has no CDP, and its /proc is not this machine's"
           : k === 'network'
             ? 'unavailable: no Socket Process ran; in Firefox 153 ESR the network work is in the parent (browser)'
             : k === 'gpu'
@@ -211,7 +211,10 @@ export function summarise(point: Point, a: Sample, b: Sample, meta: SummaryMeta)
     ceilingRatio: meta.ceilingEventsPerSec ? round(eventsPerSec / meta.ceilingEventsPerSec, 4) : null,
     bytesPerEvent: pageEvents ? round(sum(tabs.map((t) => t.bytes)) / pageEvents, 1) : null,
     ...(meta.jsonCeilingEventsPerSec !== undefined
-      ? { jsonCeilingEventsPerSec: meta.jsonCeilingEventsPerSec, jsonCeilingRatio: meta.jsonCeilingEventsPerSec ? round(eventsPerSec / meta.jsonCeilingEventsPerSec, 4) : null }
+      ? {
+          jsonCeilingEventsPerSec: meta.jsonCeilingEventsPerSec,
+          jsonCeilingRatio: meta.jsonCeilingEventsPerSec ? round(eventsPerSec / meta.jsonCeilingEventsPerSec, 4) : null,
+        }
       : {}),
     efficiency: efficiencyOf(eventsPerSec, { ...cpu, tabMainThread: mainThreads }),
     page: {
@@ -248,7 +251,14 @@ export function summarise(point: Point, a: Sample, b: Sample, meta: SummaryMeta)
     figures.perTabEventsPerSec = spread(figures.tabs.map((t) => t.eventsPerSec));
   }
   if (meta.browser) figures.browser = meta.browser;
-  if (point.compression) figures.compression = compressionFigures(point, tabs.map((t) => t.end.client ?? null), a.server, b.server, serverWallSec);
+  if (point.compression)
+    figures.compression = compressionFigures(
+      point,
+      tabs.map((t) => t.end.client ?? null),
+      a.server,
+      b.server,
+      serverWallSec,
+    );
   const { verdict, notes } = judgeRepeat(point, figures, sum(tabs.map((t) => t.end.open)), meta.cores);
   const fellBack = rfc8441FallbackNote(point, figures.wire ?? null);
   if (fellBack) notes.push(fellBack);

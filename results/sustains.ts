@@ -106,8 +106,10 @@ export function sustains(repeats: readonly SustainsRepeat[], target: SustainsTar
 
   const failures: string[] = [];
   const med = one ? '' : 'median ';
-  if (failed.length) failures.push(one ? `failed: ${failed[0].failed}` : `${failed.length} of ${n} repeats failed (${[...new Set(failed.map((f) => f.failed))].join('; ')})`);
-  if (delivered < SUSTAINS_DELIVERED_RATIO && !(one && failed.length)) failures.push(`${med}delivered ${percent(delivered)} < ${Math.round(SUSTAINS_DELIVERED_RATIO * 100)}%`);
+  if (failed.length)
+    failures.push(one ? `failed: ${failed[0].failed}` : `${failed.length} of ${n} repeats failed (${[...new Set(failed.map((f) => f.failed))].join('; ')})`);
+  if (delivered < SUSTAINS_DELIVERED_RATIO && !(one && failed.length))
+    failures.push(`${med}delivered ${percent(delivered)} < ${Math.round(SUSTAINS_DELIVERED_RATIO * 100)}%`);
   if (shedding.length) {
     const batches = `${figures.shedBatches} batch${figures.shedBatches === 1 ? '' : 'es'}`;
     failures.push(one ? `shed ${batches}` : `shed ${batches} in ${shedding.length} of ${n} repeats`);

@@ -22,7 +22,10 @@ export function parseTaskStat(text: string): ThreadCpu | null {
   const open = text.indexOf('(');
   const close = text.lastIndexOf(')');
   if (open < 0 || close < open) return null;
-  const fields = text.slice(close + 2).trim().split(/\s+/);
+  const fields = text
+    .slice(close + 2)
+    .trim()
+    .split(/\s+/);
   // After the name: state(0) ppid … utime is field 14 of the line, 11 of these; stime 12.
   const utime = Number(fields[11]);
   const stime = Number(fields[12]);
@@ -30,7 +33,6 @@ export function parseTaskStat(text: string): ThreadCpu | null {
   if (!Number.isInteger(tid) || !Number.isFinite(utime) || !Number.isFinite(stime)) return null;
   return { tid, name: text.slice(open + 1, close), cpuSeconds: (utime + stime) / USER_HZ };
 }
-
 
 type Kind = Exclude<keyof TabThreadsCpu, 'workers'> | 'worker';
 

@@ -128,7 +128,11 @@ export function findLimit(i: LimitInput): Limit {
     const workers = cpu.tabThreads?.workers ?? [];
     if (workers.length && maxOf(workers) >= SATURATED * 100) {
       const list = workers.map((w) => `${w}%`).join(', ');
-      return { verdict: 'client-bound', note: `parsing Workers at ${list} of a core: the Workers could not take more`, why: `parsing Workers at ${list} of a core` };
+      return {
+        verdict: 'client-bound',
+        note: `parsing Workers at ${list} of a core: the Workers could not take more`,
+        why: `parsing Workers at ${list} of a core`,
+      };
     }
     if (!cpu.tabThreads && cpu.tabProcess !== null && cpu.tabProcess >= SATURATED * 100 * Math.min(i.workers, i.cores) && !host) {
       return {
@@ -195,12 +199,16 @@ export function judgeRepeat(point: Point, r: RepeatFigures, open: number, cores:
   }
   const c = r.compression;
   if (c && c.compressedStreams < c.streams) {
-    notes.push(`compression ${c.kind} was asked for, but the server compressed ${c.compressedStreams} of the page's ${c.streams} streams (the browser did not negotiate it on the others)`);
+    notes.push(
+      `compression ${c.kind} was asked for, but the server compressed ${c.compressedStreams} of the page's ${c.streams} streams (the browser did not negotiate it on the others)`,
+    );
   }
   const wire = r.wire;
   const expected = TRANSPORT_INFO[point.transport].http;
   if (wire && wire.http[expected === 'h1' ? 'h2' : 'h1'] > 0) {
-    notes.push(`${point.transport} is expected over ${expected === 'h1' ? 'HTTP/1.1' : 'HTTP/2'}, but the server saw ${wire.http.h1} stream(s) over HTTP/1.1 and ${wire.http.h2} over HTTP/2`);
+    notes.push(
+      `${point.transport} is expected over ${expected === 'h1' ? 'HTTP/1.1' : 'HTTP/2'}, but the server saw ${wire.http.h1} stream(s) over HTTP/1.1 and ${wire.http.h2} over HTTP/2`,
+    );
   }
   if (page.reconnects > 0) notes.push(`${page.reconnects} reconnect(s) during the point: its connections were interrupted`);
   if (page.duplicates > 0) notes.push(`${page.duplicates} duplicate batches`);

@@ -63,7 +63,10 @@ export async function buildServer(options: ServerOptions) {
     },
     logger: options.logger ?? false,
   });
-  const hub = new Hub({ sendBufferLimitBytes: options.sendBufferLimitBytes ?? SERVER_DEFAULTS.sendBufferLimitBytes, clock: options.clock ?? SERVER_DEFAULTS.clock });
+  const hub = new Hub({
+    sendBufferLimitBytes: options.sendBufferLimitBytes ?? SERVER_DEFAULTS.sendBufferLimitBytes,
+    clock: options.clock ?? SERVER_DEFAULTS.clock,
+  });
   app.decorate('hub', hub);
   // Streams never end by themselves, and a session whose client stopped reading never
   // drains; closing gracefully would wait forever. End streams, sessions and every TLS socket
@@ -112,7 +115,8 @@ export async function buildServer(options: ServerOptions) {
     if (typeof addr !== 'object' || !addr) return;
     own.addPort(addr.port);
     // allowHTTP1 already hands the app HTTP/1.1 requests; its types name only HTTP/2's.
-    const route = (req: IncomingMessage | Http2ServerRequest, res: ServerResponse | Http2ServerResponse) => app.routing(req as Http2ServerRequest, res as Http2ServerResponse);
+    const route = (req: IncomingMessage | Http2ServerRequest, res: ServerResponse | Http2ServerResponse) =>
+      app.routing(req as Http2ServerRequest, res as Http2ServerResponse);
     const upgrade = (req: IncomingMessage, socket: Duplex, head: Buffer) => app.server.emit('upgrade', req, socket, head);
     originsListening = origins.listen(route, upgrade, addr.address, addr.port, options.originPorts === 'next');
     await originsListening;
@@ -137,7 +141,12 @@ export async function buildServer(options: ServerOptions) {
   app.get('/stats', async (request, reply): Promise<ServerStats | undefined> => {
     const { reset } = request.query as { reset?: unknown };
     if (reset !== undefined && reset !== 'lateness') {
-      const e = paramError('reset', Array.isArray(reset) ? reset.map(String).join(',') : String(reset), 'lateness', (v) => `reset must be 'lateness' (once); got '${v}'`);
+      const e = paramError(
+        'reset',
+        Array.isArray(reset) ? reset.map(String).join(',') : String(reset),
+        'lateness',
+        (v) => `reset must be 'lateness' (once); got '${v}'`,
+      );
       await reply.code(400).send({ error: 'bad-parameter', ...e });
       return undefined;
     }

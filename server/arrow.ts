@@ -186,7 +186,7 @@ type IpcMessage = { start: number; end: number; kind: 'schema' | 'dictionary' | 
 function splitMessages(bytes: Uint8Array): IpcMessage[] {
   const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   const out: IpcMessage[] = [];
-  for (let at = 0; at + 8 <= bytes.byteLength; ) {
+  for (let at = 0; at + 8 <= bytes.byteLength;) {
     // Encapsulated message: 0xFFFFFFFF, metadata length, metadata (padded), body.
     if (view.getUint32(at, true) !== 0xffffffff) throw new Error(`Arrow IPC: no continuation marker at byte ${at}`);
     const metaLength = view.getInt32(at + 4, true);
@@ -258,7 +258,9 @@ export class ArrowBatches {
         const last = parts[parts.length - 1];
         // Every batch shares the one table's dictionaries, so the writer sends them once, with the schema, before the first.
         if (last?.kind !== 'batch' || last.end !== written.byteLength || (preamble !== null && parts.length !== 1)) {
-          throw new Error(`Arrow IPC: write ${messages.length} gave ${parts.map((m) => m.kind).join(', ')}, expected ${preamble ? 'one record batch' : 'the schema and dictionaries, then a record batch'}`);
+          throw new Error(
+            `Arrow IPC: write ${messages.length} gave ${parts.map((m) => m.kind).join(', ')}, expected ${preamble ? 'one record batch' : 'the schema and dictionaries, then a record batch'}`,
+          );
         }
         preamble ??= written.subarray(0, last.start);
         messages.push(written.subarray(last.start));

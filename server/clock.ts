@@ -41,10 +41,13 @@ export class TimerClock implements WakeClock {
   wakeAt(atMs: number): void {
     this.cancel();
     // An early wake-up finds nothing due and asks again; Node turns a 0 ms delay into 1 ms.
-    this.timer = setTimeout(() => {
-      this.timer = null;
-      this.tick();
-    }, Math.max(0, Math.floor(atMs - performance.now())));
+    this.timer = setTimeout(
+      () => {
+        this.timer = null;
+        this.tick();
+      },
+      Math.max(0, Math.floor(atMs - performance.now())),
+    );
   }
 
   cancel(): void {

@@ -47,7 +47,10 @@ runCommand('server', async () => {
   const [missing] = Object.entries(await server.originErrors());
   if (missing) {
     await server.close();
-    const ports = flags.port === 0 ? '' : `; the server takes --port ${port} and the ${EXTRA_ORIGIN_PORTS} ports after it (${port}–${port + EXTRA_ORIGIN_PORTS}): free them or pick another --port (0 takes free ones)`;
+    const ports =
+      flags.port === 0
+        ? ''
+        : `; the server takes --port ${port} and the ${EXTRA_ORIGIN_PORTS} ports after it (${port}–${port + EXTRA_ORIGIN_PORTS}): free them or pick another --port (0 takes free ones)`;
     throw new PushlabError('PUSHLAB_CANNOT_LISTEN', `the ${missing[0]} origin cannot listen: ${missing[1]}${ports}`);
   }
   const host = flags.host.includes(':') ? `[${flags.host}]` : flags.host;

@@ -20,8 +20,18 @@ export const SERVER_FLAGS = {
     max: 1024,
     help: 'shed batches for a client once this many MiB are queued for it',
   },
-  clock: { type: 'string', default: SERVER_DEFAULTS.clock, choices: CLOCKS, help: 'what wakes the pacing loop: Node timers (whole ms), or a Worker on Atomics.wait (sub-ms, more CPU)' },
-  'sse-writer': { type: 'string', default: SERVER_DEFAULTS.sseWriter, choices: SSE_WRITERS, help: 'how SSE batches are written: pre-encoded bytes, or better-sse push or batch' },
+  clock: {
+    type: 'string',
+    default: SERVER_DEFAULTS.clock,
+    choices: CLOCKS,
+    help: 'what wakes the pacing loop: Node timers (whole ms), or a Worker on Atomics.wait (sub-ms, more CPU)',
+  },
+  'sse-writer': {
+    type: 'string',
+    default: SERVER_DEFAULTS.sseWriter,
+    choices: SSE_WRITERS,
+    help: 'how SSE batches are written: pre-encoded bytes, or better-sse push or batch',
+  },
   'exit-with-stdin': {
     type: 'boolean',
     default: false,

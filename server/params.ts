@@ -1,5 +1,17 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { carries, compressionMismatch, encodingBatchMismatch, ENCODINGS, paramError, parseStreamParams, transportsCarrying, type BinaryEncoding, type ParamError, type StreamParams, type Transport } from '../protocol/wire.js';
+import {
+  carries,
+  compressionMismatch,
+  encodingBatchMismatch,
+  ENCODINGS,
+  paramError,
+  parseStreamParams,
+  transportsCarrying,
+  type BinaryEncoding,
+  type ParamError,
+  type StreamParams,
+  type Transport,
+} from '../protocol/wire.js';
 import { StreamBusy } from './codecs/index.js';
 import { DEFAULT_ENCODING } from '../protocol/encodings.js';
 import type { Hub } from './hub.js';

@@ -25,7 +25,14 @@ export interface Framing {
  * string head is ASCII. With a `compressor`, what goes out is `[header] compressed(head rows
  * tail)` (the framing says how a compressed message is marked, e.g. RSV1 on a WebSocket frame).
  */
-export function writeMessage(out: Writable, head: string | Buffer, rows: Buffer, tail: Buffer, framing?: Framing, compressor?: MessageCompressor | null): number {
+export function writeMessage(
+  out: Writable,
+  head: string | Buffer,
+  rows: Buffer,
+  tail: Buffer,
+  framing?: Framing,
+  compressor?: MessageCompressor | null,
+): number {
   if (compressor) {
     // The compressed message is one fresh buffer already: unframed it goes out as it is.
     const payload = compressor.compress(head, rows, tail);

@@ -8,7 +8,17 @@ import { LIMITS } from '../../protocol/limits.js';
 import { pointId, type Point } from '../../protocol/scenario.js';
 import { pointFactors } from '../../protocol/factors.js';
 import { ADVISE_CONNECTIONS, ADVISE_TICKS_MS, type Target } from '../../protocol/target.js';
-import { arrowBatchMismatch, carries, DEFAULT_POLL_MS, ENCODING_TAGS, ENCODINGS, TRANSPORT_INFO, type Encoding, type RenderMode, type Transport } from '../../protocol/wire.js';
+import {
+  arrowBatchMismatch,
+  carries,
+  DEFAULT_POLL_MS,
+  ENCODING_TAGS,
+  ENCODINGS,
+  TRANSPORT_INFO,
+  type Encoding,
+  type RenderMode,
+  type Transport,
+} from '../../protocol/wire.js';
 
 /** What the space spans besides transports; the defaults are protocol/target.ts's ticks and connections. */
 export interface CandidateSpace {
@@ -100,7 +110,11 @@ export function batchFor(rate: number, tickMs: number, connections: number): num
  * row per message at the tick that offers the rate), then main thread or each Worker count, one
  * origin or more where origins matter, and each encoding the transport carries.
  */
-export function candidateSpace(target: Pick<Target, 'eventsPerSec' | 'p99BoundMs'>, transports: readonly Transport[], space: CandidateSpace = DEFAULT_SPACE): Candidate[] {
+export function candidateSpace(
+  target: Pick<Target, 'eventsPerSec' | 'p99BoundMs'>,
+  transports: readonly Transport[],
+  space: CandidateSpace = DEFAULT_SPACE,
+): Candidate[] {
   const out = new Map<string, Candidate>();
   const pollMs = advisePollMs(target.p99BoundMs);
   for (const transport of transports) {
@@ -133,7 +147,12 @@ export function candidateSpace(target: Pick<Target, 'eventsPerSec' | 'p99BoundMs
 }
 
 /** A candidate as a sweep point (for the repeat measurer): `advise/<id>` with the target's render mode and the given timing. */
-export function candidatePoint(c: Candidate, render: RenderMode, timing: { warmupSec: number; measureSec: number; repeats: number }, scenario = 'advise'): Point {
+export function candidatePoint(
+  c: Candidate,
+  render: RenderMode,
+  timing: { warmupSec: number; measureSec: number; repeats: number },
+  scenario = 'advise',
+): Point {
   // A candidate's settings are scenario values (origins 1, encoding json): the point keeps what a sweep's would.
   const fields = { scenario, ...pointFactors({ ...c, render }) };
   return { ...fields, id: pointId(fields), ...timing, offeredEventsPerSec: c.offeredEventsPerSec };

@@ -69,20 +69,23 @@ function newPlan(req: AdviseRequest & { target: Target }, out: string): Plan {
   const budgetSec = req.budgetSec!;
   const advice = adviceBeforeSearch({ target: req.target, transports: req.transports, margins: req.margins, budgetSec });
   if (!advice.notTried.length) {
-    throw new PushlabError('PUSHLAB_BAD_FLAG', `--rate ${req.target.eventsPerSec}: no configuration of ${req.transports.join(', ')} offers that rate within the server's limits`);
+    throw new PushlabError(
+      'PUSHLAB_BAD_FLAG',
+      `--rate ${req.target.eventsPerSec}: no configuration of ${req.transports.join(', ')} offers that rate within the server's limits`,
+    );
   }
   const options: Report['options'] = {
-      // A confirmation's paired rounds, and at most this many while a CPU comparison is unclear.
-      repeats: CONFIRM_TIMING.repeats,
-      seed: req.seed ?? Date.now() % 2 ** 32,
-      auto: false,
-      maxRepeats: DEFAULT_MAX_CONFIRM_ROUNDS,
-      timeBudgetSec: budgetSec,
-      findMax: false,
-      retries: 1,
-      file: '',
-      margins: req.margins,
-    };
+    // A confirmation's paired rounds, and at most this many while a CPU comparison is unclear.
+    repeats: CONFIRM_TIMING.repeats,
+    seed: req.seed ?? Date.now() % 2 ** 32,
+    auto: false,
+    maxRepeats: DEFAULT_MAX_CONFIRM_ROUNDS,
+    timeBudgetSec: budgetSec,
+    findMax: false,
+    retries: 1,
+    file: '',
+    margins: req.margins,
+  };
   const report: Draft = { ...newReportDraft(runId, started, [], options), advice };
   return { report, target: req.target, transports: req.transports, budgetSec, file: path.join(out, runId, 'report.json'), recordedRounds: 0 };
 }
@@ -90,10 +93,21 @@ function newPlan(req: AdviseRequest & { target: Target }, out: string): Plan {
 /** `--resume <run-id>`: the recorded search, its request from its answer (the last one saved). */
 async function resumePlan(runId: string, out: string, budgetSec: number | null): Promise<Plan> {
   const file = path.join(out, runId, 'report.json');
-  const report = parseReportText(await readInputFile(file, `--resume ${runId}: ${file}`, 'PUSHLAB_BAD_REPORT', 'give the run id of an advise run under --out'), file);
+  const report = parseReportText(
+    await readInputFile(file, `--resume ${runId}: ${file}`, 'PUSHLAB_BAD_REPORT', 'give the run id of an advise run under --out'),
+    file,
+  );
   const advice = report.advice;
-  if (!advice) throw new PushlabError('PUSHLAB_BAD_REPORT', `${file}: not an advise run (it has no advice); a sweep resumes with ${npmCommand('sweep', ['--resume', runId])}`);
-  if (report.finishedAt !== null && !report.interrupted) throw new PushlabError('PUSHLAB_BAD_REPORT', `${file}: that search finished at ${report.finishedAt}; nothing to resume (ask again: npm run advise -- --rate … --p99 …)`);
+  if (!advice)
+    throw new PushlabError(
+      'PUSHLAB_BAD_REPORT',
+      `${file}: not an advise run (it has no advice); a sweep resumes with ${npmCommand('sweep', ['--resume', runId])}`,
+    );
+  if (report.finishedAt !== null && !report.interrupted)
+    throw new PushlabError(
+      'PUSHLAB_BAD_REPORT',
+      `${file}: that search finished at ${report.finishedAt}; nothing to resume (ask again: npm run advise -- --rate … --p99 …)`,
+    );
   const dropped = dropUnfinishedRounds(report);
   if (dropped) log(`${file}: the round the last session left unfinished is measured again (${dropped} repeat(s) of it dropped)`);
   const budget = budgetSec ?? report.options.timeBudgetSec ?? advice.budgetSec;
@@ -171,9 +185,19 @@ async function main(): Promise<number> {
     const [{ slot, host }] = slots;
     const { local } = children;
     const remote = children.remotes[0] ?? null;
-    log(local ? `server ${srv.url}, Chrome ${local.launched.version} (${local.launched.path}, ${local.launched.source})` : `server ${srv.url}; browser ${host.id}: ${host.version} on ${host.host}`);
+    log(
+      local
+        ? `server ${srv.url}, Chrome ${local.launched.version} (${local.launched.path}, ${local.launched.source})`
+        : `server ${srv.url}; browser ${host.id}: ${host.version} on ${host.host}`,
+    );
     const environment = draft.environment ?? (local ? environmentOf(local.launched, srv) : remoteEnvironment([host], srv));
-    const resumeCommand = () => resumeCommandFor(runId, flags.out, endpoints.map((e) => e.given), flags.server);
+    const resumeCommand = () =>
+      resumeCommandFor(
+        runId,
+        flags.out,
+        endpoints.map((e) => e.given),
+        flags.server,
+      );
     const recorder = ReportRecorder.toFile(
       { ...draft, runId, environment, interrupted: false, resumeCommand: null },
       {
@@ -181,7 +205,10 @@ async function main(): Promise<number> {
         log,
         failed: (err) => {
           if (!(err instanceof PushlabError) || err.code !== 'PUSHLAB_BAD_OUTPUT') throw err;
-          throw new PushlabError('PUSHLAB_BAD_OUTPUT', `${err.message}; ${plan.file} keeps the report saved before; free space, then go on: ${resumeCommand()}`);
+          throw new PushlabError(
+            'PUSHLAB_BAD_OUTPUT',
+            `${err.message}; ${plan.file} keeps the report saved before; free space, then go on: ${resumeCommand()}`,
+          );
         },
       },
     );
@@ -191,11 +218,31 @@ async function main(): Promise<number> {
     await record.save();
 
     const replay = plan.recordedRounds ? new Replay(report) : null;
-    const repeats = new RepeatMeasurer({ browser: slot, server: srv, cores: host.cores ?? os.cpus().length, procfs: host.procfs, browserId: host.id, retries: report.options.retries });
-    const measurer = new BrowserAdviseMeasurer({ repeats, render: target.render, record, replay, signal: controller.signal, alive: () => (remote?.lost ?? null) === null && (srv.gone?.() ?? null) === null });
+    const repeats = new RepeatMeasurer({
+      browser: slot,
+      server: srv,
+      cores: host.cores ?? os.cpus().length,
+      procfs: host.procfs,
+      browserId: host.id,
+      retries: report.options.retries,
+    });
+    const measurer = new BrowserAdviseMeasurer({
+      repeats,
+      render: target.render,
+      record,
+      replay,
+      signal: controller.signal,
+      alive: () => (remote?.lost ?? null) === null && (srv.gone?.() ?? null) === null,
+    });
     // The whole command's clock, and the time the replayed measurements took when they were made.
     const now = () => (replay?.replayedSec ?? 0) + (performance.now() - commandStart) / 1000;
-    const progress = new AdviseProgress({ write: (text) => process.stderr.write(text), tty: process.stderr.isTTY === true, columns: process.stderr.columns, budgetSec, now });
+    const progress = new AdviseProgress({
+      write: (text) => process.stderr.write(text),
+      tty: process.stderr.isTTY === true,
+      columns: process.stderr.columns,
+      budgetSec,
+      now,
+    });
     repeats.on('phase', (point, phase, elapsedMs, plannedMs) => progress.phase(point, phase, elapsedMs, plannedMs));
     repeats.on('attempt-failed', (point, attempt, err) => progress.line(`  ${point.id}: attempt ${attempt} failed: ${err.message}`));
     measurer.on('repeat-start', (point, purpose, i, n) => progress.start(point, purpose, i, n));

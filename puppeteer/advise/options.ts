@@ -17,9 +17,19 @@ import { checkMarginFlag, marginFlag, parseDuration } from '../options.js';
 export const DEFAULT_BUDGET_SEC = 600;
 
 export const ADVISE_FLAGS = {
-  rate: { type: 'string', default: '', help: 'events per second the page must take, over all its connections: a number with k or M (300k, 1.5M)', defaultText: 'required' },
-  p99: { type: 'string', default: '', help: "latency bound the median repeat's p99 must keep: ms or s, a bare number is ms (100ms, 0.5s)", defaultText: 'required' },
-  render: { type: 'string', default: 'full', choices: RENDER_MODES, help: 'what the page draws while it takes the rate (full: the product\'s page renders)' },
+  rate: {
+    type: 'string',
+    default: '',
+    help: 'events per second the page must take, over all its connections: a number with k or M (300k, 1.5M)',
+    defaultText: 'required',
+  },
+  p99: {
+    type: 'string',
+    default: '',
+    help: "latency bound the median repeat's p99 must keep: ms or s, a bare number is ms (100ms, 0.5s)",
+    defaultText: 'required',
+  },
+  render: { type: 'string', default: 'full', choices: RENDER_MODES, help: "what the page draws while it takes the rate (full: the product's page renders)" },
   transports: { type: 'list', default: [], choices: TRANSPORTS, help: 'transports to search, comma-separated', defaultText: 'every transport' },
   'time-budget': {
     type: 'string',
@@ -28,7 +38,7 @@ export const ADVISE_FLAGS = {
     defaultText: '10m',
   },
   margin: marginFlag('practical margins the ranking reads paired differences against'),
-  headful: { type: 'boolean', default: false, help: 'show the browser window it launches (headless otherwise): its figures are then a headful Chrome\'s' },
+  headful: { type: 'boolean', default: false, help: "show the browser window it launches (headless otherwise): its figures are then a headful Chrome's" },
   browser: {
     type: 'list',
     default: [],
@@ -38,7 +48,12 @@ export const ADVISE_FLAGS = {
   server: { type: 'string', default: '', help: 'URL of a running pushlab server', defaultText: 'start one' },
   json: { type: 'boolean', default: false, help: 'print the report document on stdout instead of its path' },
   out: { type: 'string', default: 'reports', help: 'directory that receives advise-<run-id>/report.json' },
-  resume: { type: 'string', default: '', help: 'go on with the search <out>/<run-id>/report.json: its measurements are replayed, then it measures what is left within the budget', defaultText: 'none' },
+  resume: {
+    type: 'string',
+    default: '',
+    help: 'go on with the search <out>/<run-id>/report.json: its measurements are replayed, then it measures what is left within the budget',
+    defaultText: 'none',
+  },
   seed: { type: 'string', default: '', help: "seed of the confirmation rounds' order (0…4294967295)", defaultText: 'from the clock; recorded in the report' },
 } as const satisfies Record<string, FlagSpec>;
 
@@ -65,8 +80,13 @@ export function checkAdviseFlags(flags: AdviseFlags): AdviseRequest {
     // `..` or `a/b` would read a report outside --out.
     if (!isRunId(resume)) throw badFlag(`--resume takes a run id, ${RUN_ID_ALLOWED} (here --out); got '${resume}'`);
     // The search goes on with what it was asked: the report holds it.
-    const asked = (['rate', 'p99', 'render', 'transports', 'margin', 'seed'] as const).filter((f) => JSON.stringify(flags[f]) !== JSON.stringify(ADVISE_FLAGS[f].default));
-    if (asked.length) throw badFlag(`--resume goes on with the recorded search's target and settings; drop ${asked.map((f) => `--${f}`).join(', ')} (--time-budget may be given: a new budget for the whole search)`);
+    const asked = (['rate', 'p99', 'render', 'transports', 'margin', 'seed'] as const).filter(
+      (f) => JSON.stringify(flags[f]) !== JSON.stringify(ADVISE_FLAGS[f].default),
+    );
+    if (asked.length)
+      throw badFlag(
+        `--resume goes on with the recorded search's target and settings; drop ${asked.map((f) => `--${f}`).join(', ')} (--time-budget may be given: a new budget for the whole search)`,
+      );
   }
   const budgetSec = flags['time-budget'] === '' ? (resume === null ? DEFAULT_BUDGET_SEC : null) : parseDuration('time-budget', flags['time-budget']);
   let seed: number | null = null;
@@ -75,8 +95,12 @@ export function checkAdviseFlags(flags: AdviseFlags): AdviseRequest {
     seed = Number(flags.seed);
   }
   const margins = checkMarginFlag(flags.margin) ?? DEFAULT_MARGINS;
-  if (flags.headful && flags.browser.length) throw badFlag('--headful shows a browser advise launches; --browser connects to a running one: give one or the other');
-  if (flags.browser.length > 1) throw badFlag(`--browser takes one browser for advise (a search measures one candidate after another); got ${flags.browser.length}: ${flags.browser.join(',')}`);
+  if (flags.headful && flags.browser.length)
+    throw badFlag('--headful shows a browser advise launches; --browser connects to a running one: give one or the other');
+  if (flags.browser.length > 1)
+    throw badFlag(
+      `--browser takes one browser for advise (a search measures one candidate after another); got ${flags.browser.length}: ${flags.browser.join(',')}`,
+    );
   if (resume !== null) return { target: null, transports: [], budgetSec, margins, seed, resume };
   const need = (flag: 'rate' | 'p99', example: string) => {
     if (flags[flag] === '') throw badFlag(`--${flag} is required: ${ADVISE_FLAGS[flag].help}; e.g. ${example}`);
@@ -88,5 +112,12 @@ export function checkAdviseFlags(flags: AdviseFlags): AdviseRequest {
   const p99 = parseP99(flags.p99);
   if (!p99.ok) throw badFlag(p99.error.message);
   const transports = flags.transports.length ? [...new Set(flags.transports as Transport[])] : [...TRANSPORTS];
-  return { target: { eventsPerSec: rate.value, p99BoundMs: p99.value, render: flags.render as RenderMode }, transports, budgetSec, margins, seed, resume: null };
+  return {
+    target: { eventsPerSec: rate.value, p99BoundMs: p99.value, render: flags.render as RenderMode },
+    transports,
+    budgetSec,
+    margins,
+    seed,
+    resume: null,
+  };
 }

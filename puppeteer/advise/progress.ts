@@ -16,7 +16,6 @@ import { durationText } from '../sweep/estimate.js';
 import { epsText as eps, phaseText, StatusLine } from '../status-line.js';
 import type { Purpose } from './measurer.js';
 
-
 export type Stage = 'screen' | 'confirm' | 'headroom';
 
 /** What each stage does, said once as it begins. */

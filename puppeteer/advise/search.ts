@@ -127,7 +127,11 @@ const INTERRUPTED_WHY = 'interrupted before it was measured';
  * The answer of a search cut off before it picked (or before it measured anything): what it
  * measured, nothing decided.
  */
-function cutOff(o: { target: Target; transports: readonly Transport[]; margins: Margins; budgetSec: number; elapsedSec: number }, tried: TriedCandidate[], notTried: Advice['notTried']): Advice {
+function cutOff(
+  o: { target: Target; transports: readonly Transport[]; margins: Margins; budgetSec: number; elapsedSec: number },
+  tried: TriedCandidate[],
+  notTried: Advice['notTried'],
+): Advice {
   return {
     target: o.target,
     transports: [...o.transports],
@@ -162,7 +166,10 @@ function triedOf(r: Rec, confirmed: CandidateFigures | null): TriedCandidate {
     confirmed,
     cpuVsWinner: r.cpuVsWinner,
     ...(r.lostOn ? { lostOn: r.lostOn } : {}),
-    repeats: [...(r.probe ? [{ purpose: 'probe' as const, round: null, repeat: r.probe }] : []), ...r.confirm.map((x) => ({ purpose: 'confirm' as const, round: x.round, repeat: x.repeat }))],
+    repeats: [
+      ...(r.probe ? [{ purpose: 'probe' as const, round: null, repeat: r.probe }] : []),
+      ...r.confirm.map((x) => ({ purpose: 'confirm' as const, round: x.round, repeat: x.repeat })),
+    ],
   };
 }
 
@@ -324,7 +331,8 @@ function snapshot(s: Search): Advice {
 /** Whether a measurement of `sec` ends within the budget. */
 const fits = (s: Search, sec: number) => s.o.now() + sec <= s.o.budgetSec;
 const keptOf = (s: Search) => [...s.recs.values()].filter((r) => r.probeFigures?.sustains.sustains);
-const note = (s: Search, stage: 'screen' | 'confirm' | 'headroom', cs: readonly Candidate[]) => s.o.onMeasured?.({ stage, candidates: cs, elapsedSec: s.o.now() });
+const note = (s: Search, stage: 'screen' | 'confirm' | 'headroom', cs: readonly Candidate[]) =>
+  s.o.onMeasured?.({ stage, candidates: cs, elapsedSec: s.o.now() });
 
 /** Time a headroom search needs at least: two probes and one confirmation. */
 function headroomReserve(s: Search, c: Candidate): number {
@@ -344,7 +352,8 @@ function reserveSec(s: Search, c: Candidate): number {
 
 function recOf(s: Search, c: Candidate): Rec {
   let r = s.recs.get(c.id);
-  if (!r) s.recs.set(c.id, (r = { candidate: c, probe: null, probeFigures: null, confirm: [], confirmed: null, outcome: 'dropped', why: '', cpuVsWinner: null }));
+  if (!r)
+    s.recs.set(c.id, (r = { candidate: c, probe: null, probeFigures: null, confirm: [], confirmed: null, outcome: 'dropped', why: '', cpuVsWinner: null }));
   return r;
 }
 
@@ -382,7 +391,8 @@ async function screen(s: Search): Promise<void> {
  */
 async function screenBasics(s: Search): Promise<boolean> {
   const plain = (c: Candidate) => c.parse === 'main' && c.origins === 1 && c.encoding === 'json';
-  const basicAt = (t: Transport, tick: number) => s.all.filter((x) => x.transport === t && x.intervalMs === tick && plain(x)).sort((a, b) => a.concurrency - b.concurrency)[0];
+  const basicAt = (t: Transport, tick: number) =>
+    s.all.filter((x) => x.transport === t && x.intervalMs === tick && plain(x)).sort((a, b) => a.concurrency - b.concurrency)[0];
   for (const tick of byMiddleFirst(s.space.ticksMs)) {
     for (const t of s.transports) {
       const c = basicAt(t, tick);
@@ -464,8 +474,15 @@ async function confirm(s: Search): Promise<void> {
     if (!group.length) break;
     if (!(await confirmGroup(s, group))) break;
     s.confirmed.push(...group);
-    for (const r of group) [r.outcome, r.why] = ['finalist', r.confirmed!.sustains.sustains ? 'sustained over its repeats' : `not sustained over its repeats: ${reasonText(r.confirmed!.sustains)}`];
-    s.ranked = rank(s, s.confirmed.filter((r) => r.confirmed?.sustains.sustains));
+    for (const r of group)
+      [r.outcome, r.why] = [
+        'finalist',
+        r.confirmed!.sustains.sustains ? 'sustained over its repeats' : `not sustained over its repeats: ${reasonText(r.confirmed!.sustains)}`,
+      ];
+    s.ranked = rank(
+      s,
+      s.confirmed.filter((r) => r.confirmed?.sustains.sustains),
+    );
     s.winner = s.ranked[0] ?? null;
     if (s.stopped) break;
   }
@@ -508,8 +525,17 @@ async function confirmGroup(s: Search, group: Rec[]): Promise<number> {
     group.forEach((r, i) => r.confirm.push({ round: s.round, repeat: repeats[i] }));
     s.round++;
     measuredRounds++;
-    for (const r of group) r.confirmed = figuresOf(r.candidate, r.confirm.map((x) => x.repeat), s.bound);
-    note(s, 'confirm', group.map((r) => r.candidate));
+    for (const r of group)
+      r.confirmed = figuresOf(
+        r.candidate,
+        r.confirm.map((x) => x.repeat),
+        s.bound,
+      );
+    note(
+      s,
+      'confirm',
+      group.map((r) => r.candidate),
+    );
   }
   return measuredRounds;
 }
@@ -539,7 +565,10 @@ function rank(s: Search, sustaining: Rec[]): Rec[] {
 
 /** Whether a sustaining finalist's CPU against the cheapest is still unclear: more rounds could settle it. */
 function unclear(s: Search, group: Rec[]): boolean {
-  const ranked = rank(s, group.filter((r) => r.confirmed?.sustains.sustains));
+  const ranked = rank(
+    s,
+    group.filter((r) => r.confirmed?.sustains.sustains),
+  );
   return ranked.slice(1).some((r) => cpuComparison(ranked[0], r, s.margins.cpuPerEvent)?.kind === 'unclear');
 }
 
@@ -640,7 +669,11 @@ async function headroomOf(s: Search, w: Candidate): Promise<Headroom | null> {
     batch: knee,
     eventsPerSec: at.offeredEventsPerSec,
     atLeast: knee === max,
-    firstPast: out.firstPast && { batch: out.firstPast.value, eventsPerSec: withBatch(w, out.firstPast.value).offeredEventsPerSec, reason: out.firstPast.reason },
+    firstPast: out.firstPast && {
+      batch: out.firstPast.value,
+      eventsPerSec: withBatch(w, out.firstPast.value).offeredEventsPerSec,
+      reason: out.firstPast.reason,
+    },
     probes: out.probes.length,
     confirmations: out.confirmations.length,
     stopped: out.stopped,
@@ -704,6 +737,9 @@ function closestOf(s: Search, list: Rec[]): Closest | null {
   if (other) helps.push(`the closest other transport: ${candidateWords(other.candidate)}, ${reachText(figuresFor(other)!)}`);
   const untried = s.all.filter((c) => c.transport === best.candidate.transport && !s.recs.has(c.id) && knobsBetween(best.candidate, c).length === 1);
   const why = notTriedWhy(s);
-  if (untried.length) helps.push(`not measured (${why.startsWith('not reached') ? 'not reached' : why}): ${untried.map((c) => changeWords(knobsBetween(best.candidate, c)[0], best.candidate, c)).join('; ')}`);
+  if (untried.length)
+    helps.push(
+      `not measured (${why.startsWith('not reached') ? 'not reached' : why}): ${untried.map((c) => changeWords(knobsBetween(best.candidate, c)[0], best.candidate, c)).join('; ')}`,
+    );
   return { candidate: best.candidate, figures: f, limit: f.limit ?? reasonText(f.sustains), helps };
 }

@@ -54,7 +54,11 @@ export class CdpTransport implements ConnectionTransport {
   ) {
     ws.on('message', (data: WebSocket.RawData, isBinary: boolean) => {
       if (this.problem !== null) return;
-      const text = Buffer.isBuffer(data) ? data.toString('utf8') : Array.isArray(data) ? Buffer.concat(data).toString('utf8') : Buffer.from(data).toString('utf8');
+      const text = Buffer.isBuffer(data)
+        ? data.toString('utf8')
+        : Array.isArray(data)
+          ? Buffer.concat(data).toString('utf8')
+          : Buffer.from(data).toString('utf8');
       const why = isBinary ? 'it sent a binary message, and CDP messages are text' : this.cdpOnly ? notCdpBecause(text) : null;
       if (why !== null) {
         this.speaksBidi = why === SPEAKS_BIDI;
@@ -94,7 +98,9 @@ export class CdpTransport implements ConnectionTransport {
         ws.removeAllListeners();
         resolve(new CdpTransport(ws, cdpOnly));
       });
-      ws.once('unexpected-response', (_req, res) => fail(`it answered HTTP ${res.statusCode}${res.statusMessage ? ` ${res.statusMessage}` : ''} instead of opening a WebSocket`));
+      ws.once('unexpected-response', (_req, res) =>
+        fail(`it answered HTTP ${res.statusCode}${res.statusMessage ? ` ${res.statusMessage}` : ''} instead of opening a WebSocket`),
+      );
       ws.once('error', (err) => fail(connectFailureText(err)));
     });
   }

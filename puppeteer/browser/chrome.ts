@@ -31,8 +31,7 @@ export const KNOWN_CHROME_PATHS = [
   'C:\\Program Files\\Google\\Chrome\\Application\\chrome.exe',
 ];
 
-export const INSTALL_HINT =
-  'Install Chrome or Chromium (Debian/Ubuntu: `apt-get install -y chromium`), or point CHROME_PATH at a Chrome binary.';
+export const INSTALL_HINT = 'Install Chrome or Chromium (Debian/Ubuntu: `apt-get install -y chromium`), or point CHROME_PATH at a Chrome binary.';
 
 const noChrome = (message: string) => new PushlabError('PUSHLAB_NO_CHROME', `${message} ${INSTALL_HINT}`);
 
@@ -101,7 +100,9 @@ export async function findSystemChrome(env: NodeJS.ProcessEnv = process.env, loo
   }
   const known = KNOWN_CHROME_PATHS.find((p) => isExecutable(lookup, p));
   if (known) return { path: known, source: 'known path' };
-  const chromes = (await lookup.installedBrowsers(puppeteerCacheDir(env))).filter((b) => b.browser === BrowserKind.CHROME && isExecutable(lookup, b.executablePath));
+  const chromes = (await lookup.installedBrowsers(puppeteerCacheDir(env))).filter(
+    (b) => b.browser === BrowserKind.CHROME && isExecutable(lookup, b.executablePath),
+  );
   // The pinned build first: it is the one this Puppeteer was tested with.
   const cached = chromes.find((b) => b.buildId === PUPPETEER_REVISIONS.chrome) ?? chromes[0];
   return cached ? { path: cached.executablePath, source: 'puppeteer cache' } : null;
@@ -181,7 +182,6 @@ function removeProfile(dir: string): void {
     // Tried again when this process exits.
   }
 }
-
 
 /**
  * A fresh profile directory, `<tmp>/pushlab-chrome-<pid>-XXXXXX`, owned here rather than by

@@ -89,7 +89,10 @@ export class Xvfb {
       shell.stdin!.destroy();
       if (Number.isInteger(pid) && pid > 0) killQuietly(pid);
       const why = number === 'timeout' ? `not ready within ${XVFB_READY_MS / 1000} s` : 'it exited before it was ready';
-      throw new PushlabError('PUSHLAB_NO_DISPLAY', `could not start Xvfb for a headful Chrome (${why})${stderr.trim() ? `: ${stderr.trim().split('\n').slice(-3).join(' / ')}` : ''}`);
+      throw new PushlabError(
+        'PUSHLAB_NO_DISPLAY',
+        `could not start Xvfb for a headful Chrome (${why})${stderr.trim() ? `: ${stderr.trim().split('\n').slice(-3).join(' / ')}` : ''}`,
+      );
     }
     return new Xvfb(shell, pid, `:${number}`);
   }

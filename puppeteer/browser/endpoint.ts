@@ -59,11 +59,15 @@ export function parseBrowserItem(item: string): BrowserEndpoint {
   try {
     url = new URL(rest);
   } catch {
-    throw bad(`--browser takes [label=]url items, each a ws://, wss://, http:// or https:// URL of a running browser's DevTools endpoint; got '${redact(item)}'`);
+    throw bad(
+      `--browser takes [label=]url items, each a ws://, wss://, http:// or https:// URL of a running browser's DevTools endpoint; got '${redact(item)}'`,
+    );
   }
   for (const part of [label, machine]) {
     if (part !== null && !LABEL.test(part)) {
-      throw bad(`--browser label must be name=url or name@machine=url, each letters, digits, '.', '_' or '-' (at most 64, starting with a letter or digit); got '${fullLabel}'`);
+      throw bad(
+        `--browser label must be name=url or name@machine=url, each letters, digits, '.', '_' or '-' (at most 64, starting with a letter or digit); got '${fullLabel}'`,
+      );
     }
   }
   const kind = url.protocol === 'ws:' || url.protocol === 'wss:' ? 'ws' : url.protocol === 'http:' || url.protocol === 'https:' ? 'http' : null;
@@ -150,7 +154,11 @@ export async function resolveEndpoint(e: BrowserEndpoint, timeoutMs = 10_000): P
     throw new PushlabError('PUSHLAB_BAD_BROWSER', `--browser ${e.given}: no DevTools answer from ${safeUrl(versionUrl)} (${connectFailureText(err)})`);
   }
   const ws = (body as { webSocketDebuggerUrl?: unknown } | null)?.webSocketDebuggerUrl;
-  if (typeof ws !== 'string') throw new PushlabError('PUSHLAB_BAD_BROWSER', `--browser ${e.given}: ${safeUrl(versionUrl)} answered without a webSocketDebuggerUrl; is it a Chrome DevTools endpoint?`);
+  if (typeof ws !== 'string')
+    throw new PushlabError(
+      'PUSHLAB_BAD_BROWSER',
+      `--browser ${e.given}: ${safeUrl(versionUrl)} answered without a webSocketDebuggerUrl; is it a Chrome DevTools endpoint?`,
+    );
   const out = new URL(ws);
   out.protocol = e.url.protocol === 'https:' ? 'wss:' : 'ws:';
   out.host = e.url.host;

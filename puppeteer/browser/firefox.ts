@@ -117,7 +117,12 @@ function groupReaper(pid: number): ChildProcess {
   return shell;
 }
 
-export async function launchFirefox(options: { headless: boolean; log?: (line: string) => void; display?: string; fitWindow?: boolean }): Promise<LaunchedFirefox> {
+export async function launchFirefox(options: {
+  headless: boolean;
+  log?: (line: string) => void;
+  display?: string;
+  fitWindow?: boolean;
+}): Promise<LaunchedFirefox> {
   const found = findFirefox();
   let browser: Browser;
   try {

@@ -96,7 +96,10 @@ export function parseGridUrl(raw: string): URL {
     // said below
   }
   if (!url || (url.protocol !== 'http:' && url.protocol !== 'https:')) {
-    throw new PushlabError('PUSHLAB_BAD_FLAG', `--grid takes the http:// or https:// URL of a Selenium Grid 4 (hub or standalone, e.g. http://grid:4444); got '${raw.replace(/\/\/[^/@\s]*@/g, '//…@')}'`);
+    throw new PushlabError(
+      'PUSHLAB_BAD_FLAG',
+      `--grid takes the http:// or https:// URL of a Selenium Grid 4 (hub or standalone, e.g. http://grid:4444); got '${raw.replace(/\/\/[^/@\s]*@/g, '//…@')}'`,
+    );
   }
   if (!url.pathname.endsWith('/')) url.pathname += '/';
   return url;
@@ -169,11 +172,18 @@ export class GridSessions {
     const fail = (why: string) => gridError(`--grid ${this.given}: ${what}: ${why}`);
     const timedOut = (err: unknown) => (err as { name?: unknown } | null)?.name === 'TimeoutError';
     const noAnswer = () =>
-      fail(`no answer within ${timeoutMs / 1000} s${method === 'POST' ? ' (a Grid queues a request it has no free slot for: are its Chrome slots busy, or does no node offer Chrome?)' : ''}`);
+      fail(
+        `no answer within ${timeoutMs / 1000} s${method === 'POST' ? ' (a Grid queues a request it has no free slot for: are its Chrome slots busy, or does no node offer Chrome?)' : ''}`,
+      );
     let res: Response;
     let text: string;
     try {
-      res = await fetch(this.at(pathname), { method, headers: this.headers(), body: body === undefined ? undefined : JSON.stringify(body), signal: AbortSignal.timeout(timeoutMs) });
+      res = await fetch(this.at(pathname), {
+        method,
+        headers: this.headers(),
+        body: body === undefined ? undefined : JSON.stringify(body),
+        signal: AbortSignal.timeout(timeoutMs),
+      });
     } catch (err) {
       throw timedOut(err) ? noAnswer() : fail(connectFailureText(err));
     }
@@ -215,7 +225,9 @@ export class GridSessions {
     if (!before.ready) throw gridError(`--grid ${this.given}: the Grid is not ready: ${before.message !== undefined ? quoted(before.message) : 'no message'}`);
     const free = freeChromeSlots(before);
     if (free < n) {
-      throw gridError(`--grid ${this.given}: no free slot: --grid-sessions ${n} asks for ${n} Chrome session(s), the Grid has ${free} free Chrome slot(s) (${before.message !== undefined ? printable(before.message.slice(0, QUOTE_CHARS)) : 'no message'})`);
+      throw gridError(
+        `--grid ${this.given}: no free slot: --grid-sessions ${n} asks for ${n} Chrome session(s), the Grid has ${free} free Chrome slot(s) (${before.message !== undefined ? printable(before.message.slice(0, QUOTE_CHARS)) : 'no message'})`,
+      );
     }
     const settled = await Promise.allSettled(
       Array.from({ length: n }, async () => {
@@ -226,7 +238,8 @@ export class GridSessions {
         this.sessions.push({ id });
         const caps = v?.capabilities;
         const cdp = caps && typeof caps === 'object' ? (caps as Record<string, unknown>)['se:cdp'] : undefined;
-        if (typeof cdp !== 'string') throw gridError(`--grid ${this.given}: session ${quoted(id)} has no se:cdp capability (is CDP off on this Grid, or is the browser not Chrome?)`);
+        if (typeof cdp !== 'string')
+          throw gridError(`--grid ${this.given}: session ${quoted(id)} has no se:cdp capability (is CDP off on this Grid, or is the browser not Chrome?)`);
         return { id, cdp };
       }),
     );
@@ -257,17 +270,14 @@ export class GridSessions {
     let timer: NodeJS.Timeout | undefined;
     let waitEnded = false;
     const gaveUp = new Promise<never>((_, reject) => {
-      timer = setTimeout(
-        () => {
-          waitEnded = true;
-          reject(
-            gridError(
-              `--grid ${this.given}: new Chrome session: no answer within ${this.sessionWaitMs / 1000} s (a Grid queues a request it has no free slot for: are its Chrome slots busy, or does no node offer Chrome?)`,
-            ),
-          );
-        },
-        this.sessionWaitMs,
-      );
+      timer = setTimeout(() => {
+        waitEnded = true;
+        reject(
+          gridError(
+            `--grid ${this.given}: new Chrome session: no answer within ${this.sessionWaitMs / 1000} s (a Grid queues a request it has no free slot for: are its Chrome slots busy, or does no node offer Chrome?)`,
+          ),
+        );
+      }, this.sessionWaitMs);
     });
     return Promise.race([asked, gaveUp]).then(
       (v) => {
@@ -314,7 +324,11 @@ export class GridSessions {
 
   /** A WebDriver command to each session, so the Grid does not end it for idleness. */
   private async touch(): Promise<void> {
-    await Promise.all(this.sessions.map((s) => this.request('GET', `session/${encodeURIComponent(s.id)}/timeouts`, 'keep-alive', GRID_REQUEST_TIMEOUT_MS).catch(() => undefined)));
+    await Promise.all(
+      this.sessions.map((s) =>
+        this.request('GET', `session/${encodeURIComponent(s.id)}/timeouts`, 'keep-alive', GRID_REQUEST_TIMEOUT_MS).catch(() => undefined),
+      ),
+    );
   }
 
   /**
@@ -326,7 +340,9 @@ export class GridSessions {
     if (this.keepalive) clearInterval(this.keepalive);
     if (this.late.size) {
       // A session the Grid grants in this while is deleted by the request's own handler.
-      this.log(`--grid ${this.given}: waiting up to ${LATE_WAIT_ON_CLOSE_MS / 1000} s for ${this.late.size} session request(s) the Grid has not answered, to end what it grants`);
+      this.log(
+        `--grid ${this.given}: waiting up to ${LATE_WAIT_ON_CLOSE_MS / 1000} s for ${this.late.size} session request(s) the Grid has not answered, to end what it grants`,
+      );
       await Promise.race([Promise.all(this.late), new Promise((r) => setTimeout(r, LATE_WAIT_ON_CLOSE_MS).unref())]);
     }
     await Promise.all(
@@ -378,7 +394,8 @@ export function parseGridStatus(v: unknown): GridStatus | string {
   for (const [i, n] of v.nodes.entries()) {
     const at = `value.nodes[${i}]`;
     if (!isObject(n)) return `${at} must be an object, got ${got(n)}`;
-    for (const f of ['id', 'uri', 'availability'] as const) if (n[f] !== undefined && typeof n[f] !== 'string') return `${at}.${f} must be a string, got ${got(n[f])}`;
+    for (const f of ['id', 'uri', 'availability'] as const)
+      if (n[f] !== undefined && typeof n[f] !== 'string') return `${at}.${f} must be a string, got ${got(n[f])}`;
     if (typeof n.uri === 'string' && !URL.canParse(n.uri)) return `${at}.uri must be a URL, got ${got(n.uri)}`;
     if (n.slots === undefined) continue;
     if (!Array.isArray(n.slots)) return `${at}.slots must be an array, got ${got(n.slots)}`;
@@ -387,7 +404,8 @@ export function parseGridStatus(v: unknown): GridStatus | string {
       if (!isObject(slot)) return `${sat} must be an object, got ${got(slot)}`;
       if (slot.session !== undefined && slot.session !== null) {
         if (!isObject(slot.session)) return `${sat}.session must be an object or null, got ${got(slot.session)}`;
-        if (slot.session.sessionId !== undefined && typeof slot.session.sessionId !== 'string') return `${sat}.session.sessionId must be a string, got ${got(slot.session.sessionId)}`;
+        if (slot.session.sessionId !== undefined && typeof slot.session.sessionId !== 'string')
+          return `${sat}.session.sessionId must be a string, got ${got(slot.session.sessionId)}`;
       }
       if (slot.stereotype !== undefined) {
         if (!isObject(slot.stereotype)) return `${sat}.stereotype must be an object, got ${got(slot.stereotype)}`;

@@ -71,7 +71,14 @@ export function uaPlatform(userAgent: string): string {
 
 /** The kind of host: figures from two browsers of different kinds are never pooled. */
 export function hostKind(h: Pick<BrowserHost, 'userAgent' | 'architecture' | 'cores' | 'cpuModel' | 'machineModel' | 'version'>): string {
-  return [uaPlatform(h.userAgent), h.architecture ?? '', h.cores === null ? '? cores' : `${h.cores} cores`, h.cpuModel ?? '', h.machineModel ?? '', h.version.replace(/^HeadlessChrome/, 'Chrome')]
+  return [
+    uaPlatform(h.userAgent),
+    h.architecture ?? '',
+    h.cores === null ? '? cores' : `${h.cores} cores`,
+    h.cpuModel ?? '',
+    h.machineModel ?? '',
+    h.version.replace(/^HeadlessChrome/, 'Chrome'),
+  ]
     .filter(Boolean)
     .join(' · ');
 }
@@ -83,7 +90,10 @@ export async function describeBrowser(slot: BrowserSlot, from: BrowserOrigin, id
     browser.version(),
     browser.userAgent(),
     // Firefox has no CDP, and no SystemInfo: its machine model stays unknown.
-    slot.session()?.send('SystemInfo.getInfo').catch(() => null) ?? null,
+    slot
+      .session()
+      ?.send('SystemInfo.getInfo')
+      .catch(() => null) ?? null,
   ]);
   const facts = await pageFacts(slot, server, id);
   const model = [info?.modelName, info?.modelVersion].filter(Boolean).join(' ').trim();
@@ -124,7 +134,9 @@ export async function describeBrowser(slot: BrowserSlot, from: BrowserOrigin, id
     serverSharesHost,
     sharesHostWith: [],
     ...(remote && from.endpoint.gridNode ? { gridNode: from.endpoint.gridNode } : {}),
-    ...(facts.clock ? { clock: { offsetMs: Math.round(facts.clock.offsetMs * 1000) / 1000, uncertaintyMs: Math.round(facts.clock.uncertaintyMs * 1000) / 1000 } } : {}),
+    ...(facts.clock
+      ? { clock: { offsetMs: Math.round(facts.clock.offsetMs * 1000) / 1000, uncertaintyMs: Math.round(facts.clock.uncertaintyMs * 1000) / 1000 } }
+      : {}),
   };
 }
 

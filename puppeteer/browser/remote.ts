@@ -69,15 +69,17 @@ async function connect(endpoint: BrowserEndpoint): Promise<Connection> {
     }),
     CONNECT_TIMEOUT_MS,
     `connecting to ${safeUrl(ws)}`,
-  ).catch((err: unknown) => {
-    transport.close();
-    // The endpoint answered, but not in CDP: that, rather than the closed connection it caused.
-    throw transport.problem !== null ? new Error(transport.problem) : err;
-  }).catch((err: unknown) => {
-    // A browser that answered in WebDriver BiDi is a Firefox: connected to again, over BiDi.
-    if (transport.speaksBidi) return null;
-    throw err;
-  });
+  )
+    .catch((err: unknown) => {
+      transport.close();
+      // The endpoint answered, but not in CDP: that, rather than the closed connection it caused.
+      throw transport.problem !== null ? new Error(transport.problem) : err;
+    })
+    .catch((err: unknown) => {
+      // A browser that answered in WebDriver BiDi is a Firefox: connected to again, over BiDi.
+      if (transport.speaksBidi) return null;
+      throw err;
+    });
   if (browser === null) return connectBidi(ws);
   try {
     // A context of our own; a CDP proxy that refuses to make one leaves the default context.

@@ -39,7 +39,10 @@ export async function startServerAndBrowsers(
   const slots = local
     ? [{ slot: local as BrowserSlot, host: await describeBrowser(local, { origin: 'launched' }, 'local', place) }]
     : await Promise.all(
-        into.remotes.map(async (r, i) => ({ slot: r as BrowserSlot, host: await describeBrowser(r, { origin: 'remote', endpoint: r.endpoint }, browserIds(o.endpoints)[i], place) })),
+        into.remotes.map(async (r, i) => ({
+          slot: r as BrowserSlot,
+          host: await describeBrowser(r, { origin: 'remote', endpoint: r.endpoint }, browserIds(o.endpoints)[i], place),
+        })),
       );
   return { server, slots };
 }

@@ -56,7 +56,10 @@ runCommand('lab', async () => {
     },
   });
   if (!flags.headless && process.platform === 'linux' && !process.env.DISPLAY && !process.env.WAYLAND_DISPLAY) {
-    throw new PushlabError('PUSHLAB_NO_DISPLAY', `no display for a headful ${flags.engine === 'firefox' ? 'Firefox' : 'Chrome'} (DISPLAY is unset): run under a desktop, use \`xvfb-run npm run lab\`, or pass --headless`);
+    throw new PushlabError(
+      'PUSHLAB_NO_DISPLAY',
+      `no display for a headful ${flags.engine === 'firefox' ? 'Firefox' : 'Chrome'} (DISPLAY is unset): run under a desktop, use \`xvfb-run npm run lab\`, or pass --headless`,
+    );
   }
   const firefox = flags.engine === 'firefox';
   // Before anything is launched: where recorded points go must take files, a --server must

@@ -13,7 +13,12 @@ import { openLabPage } from './page.js';
 export const CEILING_MS = 1000;
 
 /** `browser`: a puppeteer Browser, or a BrowserSlot (which opens tabs in its own context). */
-export async function measureCeilings(browser: { newPage(): Promise<Page> }, serverUrl: string, needs: readonly CeilingNeed[], signal?: AbortSignal): Promise<ParseCeiling[]> {
+export async function measureCeilings(
+  browser: { newPage(): Promise<Page> },
+  serverUrl: string,
+  needs: readonly CeilingNeed[],
+  signal?: AbortSignal,
+): Promise<ParseCeiling[]> {
   const out: ParseCeiling[] = [];
   const page = await browser.newPage();
   try {

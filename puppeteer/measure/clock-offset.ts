@@ -21,7 +21,10 @@ export const CLOCK_EXCHANGES = 8;
 export async function clockOffset(page: Page, exchanges = CLOCK_EXCHANGES): Promise<ClockOffset | null> {
   // Runs in the page: the clock the page stamps receive times with (web/lab/ingest.ts).
   return page.evaluate(async (n: number) => {
-    const g = globalThis as unknown as { performance: { timeOrigin: number; now(): number }; fetch(u: string, o: object): Promise<{ ok: boolean; json(): Promise<unknown> }> };
+    const g = globalThis as unknown as {
+      performance: { timeOrigin: number; now(): number };
+      fetch(u: string, o: object): Promise<{ ok: boolean; json(): Promise<unknown> }>;
+    };
     // No named function in here: tsx (esbuild keepNames) would wrap it in a `__name` helper the page lacks.
     const p = g.performance;
     let best: { offsetMs: number; uncertaintyMs: number } | null = null;
@@ -41,7 +44,17 @@ export async function clockOffset(page: Page, exchanges = CLOCK_EXCHANGES): Prom
 /** A latency summary with `offsetMs` taken off every figure (the page's clock ran that far ahead). */
 export function shiftLatency(s: LatencySummary, offsetMs: number): LatencySummary {
   const shift = (v: number | null) => (v === null ? null : Math.round((v - offsetMs) * 1000) / 1000);
-  return { ...s, minMs: shift(s.minMs), p25Ms: shift(s.p25Ms), p50Ms: shift(s.p50Ms), p75Ms: shift(s.p75Ms), p95Ms: shift(s.p95Ms), p99Ms: shift(s.p99Ms), maxMs: shift(s.maxMs), meanMs: shift(s.meanMs) };
+  return {
+    ...s,
+    minMs: shift(s.minMs),
+    p25Ms: shift(s.p25Ms),
+    p50Ms: shift(s.p50Ms),
+    p75Ms: shift(s.p75Ms),
+    p95Ms: shift(s.p95Ms),
+    p99Ms: shift(s.p99Ms),
+    maxMs: shift(s.maxMs),
+    meanMs: shift(s.meanMs),
+  };
 }
 
 /** Corrects a repeat's latency (and each tab's) by the page's offset, and records it. */

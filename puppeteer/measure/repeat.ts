@@ -118,7 +118,9 @@ class Stopped extends Error {
  * 50 × 10 the tab closed within 8 s).
  */
 export function lostFirefoxTab(err: Error): boolean {
-  return /Target closed|browsing ?context.*(closed|discarded|destroyed)|no such frame|Session closed|not supported for parent process browsing contexts/i.test(err.message);
+  return /Target closed|browsing ?context.*(closed|discarded|destroyed)|no such frame|Session closed|not supported for parent process browsing contexts/i.test(
+    err.message,
+  );
 }
 
 /** Whether a failed attempt was a page load that failed in Chrome's network stack. */
@@ -228,7 +230,8 @@ export class RepeatMeasurer extends EventEmitter<RepeatEvents> {
         // The page's `error` event is a renderer crash (or a kill): stop now, not at the timeout.
         page.once('error', (err) => stop.abort(new Stopped('renderer crashed', `renderer crashed (${err.message})`)));
         // Over BiDi a lost Firefox tab closes its browsing context instead.
-        if (slot.engine === 'firefox') page.once('close', () => stop.abort(new Stopped('renderer crashed', 'Firefox tab lost (Target closed: its browsing context closed)')));
+        if (slot.engine === 'firefox')
+          page.once('close', () => stop.abort(new Stopped('renderer crashed', 'Firefox tab lost (Target closed: its browsing context closed)')));
       }
       // Firefox only: once its page streams (from the warm-up on), a stall in the driver's calls to it ends the attempt.
       let lastProgress = performance.now();
@@ -242,14 +245,23 @@ export class RepeatMeasurer extends EventEmitter<RepeatEvents> {
         slot.engine === 'firefox'
           ? setInterval(() => {
               if (streaming && performance.now() - lastProgress > FIREFOX_UNRESPONSIVE_MS) {
-                stop.abort(new Stopped('page unresponsive', `the Firefox page answered no driver call for ${FIREFOX_UNRESPONSIVE_MS / 1000} s while streaming: its tab could not take this load`));
+                stop.abort(
+                  new Stopped(
+                    'page unresponsive',
+                    `the Firefox page answered no driver call for ${FIREFOX_UNRESPONSIVE_MS / 1000} s while streaming: its tab could not take this load`,
+                  ),
+                );
               }
             }, 1000)
           : null;
-      stop.signal.addEventListener('abort', () => {
-        if (watchdog) clearInterval(watchdog);
-        this.off('phase', onPhase);
-      }, { once: true });
+      stop.signal.addEventListener(
+        'abort',
+        () => {
+          if (watchdog) clearInterval(watchdog);
+          this.off('phase', onPhase);
+        },
+        { once: true },
+      );
       const measured = this.run(pages, slot, point, ctx, startedAt, attempt, stop.signal).finally(() => {
         if (watchdog) clearInterval(watchdog);
         this.off('phase', onPhase);
@@ -279,7 +291,15 @@ export class RepeatMeasurer extends EventEmitter<RepeatEvents> {
     return { api, pageSession };
   }
 
-  private async run(pages: Page[], slot: BrowserSlot, point: Point, ctx: RepeatContext, startedAt: string, attempt: number, signal: AbortSignal): Promise<MeasuredRepeat> {
+  private async run(
+    pages: Page[],
+    slot: BrowserSlot,
+    point: Point,
+    ctx: RepeatContext,
+    startedAt: string,
+    attempt: number,
+    signal: AbortSignal,
+  ): Promise<MeasuredRepeat> {
     const phase = (name: Phase, elapsedMs = 0, plannedMs: number | null = null) => {
       signal.throwIfAborted();
       this.emit('phase', point, name, elapsedMs, plannedMs);
@@ -303,13 +323,16 @@ export class RepeatMeasurer extends EventEmitter<RepeatEvents> {
     const minWarmupMs = Math.min(MIN_WARMUP_MS, point.warmupSec * 1000);
     phase('warm-up', 0, minWarmupMs);
     await ticking(minWarmupMs, signal, (t) => phase('warm-up', t, minWarmupMs));
-    const settled = await settle((ms) => this.probe(apis, ms, signal, clock?.offsetMs ?? 0, () => phase('warm-up', Math.round(performance.now() - warmStart), null)), {
-      intervalMs: point.intervalMs,
-      concurrency: streamsOf(point),
-      // The scenario's warm-up is the longest one: what the minimum did not use goes to settling.
-      budgetMs: point.warmupSec * 1000 - minWarmupMs + settleBudgetMs(point.warmupSec),
-      floorMs: point.pollMs ?? 0,
-    });
+    const settled = await settle(
+      (ms) => this.probe(apis, ms, signal, clock?.offsetMs ?? 0, () => phase('warm-up', Math.round(performance.now() - warmStart), null)),
+      {
+        intervalMs: point.intervalMs,
+        concurrency: streamsOf(point),
+        // The scenario's warm-up is the longest one: what the minimum did not use goes to settling.
+        budgetMs: point.warmupSec * 1000 - minWarmupMs + settleBudgetMs(point.warmupSec),
+        floorMs: point.pollMs ?? 0,
+      },
+    );
     const procfs = this.o.procfs ?? true;
     const [first, ...moreTabs] = tabs;
     const src: SampleSources = {

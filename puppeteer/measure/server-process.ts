@@ -76,7 +76,10 @@ export async function connectServer(flag: string, url: string, timeoutMs = 5000)
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
     const why = err instanceof Error ? err.message.replace(/^GET \S+: /, '') : String(err);
-    throw new PushlabError('PUSHLAB_BAD_SERVER', `${flag} ${url}: no answer from ${handle.url}stats (${code === 'ECONNREFUSED' ? 'nothing is listening there' : why})`);
+    throw new PushlabError(
+      'PUSHLAB_BAD_SERVER',
+      `${flag} ${url}: no answer from ${handle.url}stats (${code === 'ECONNREFUSED' ? 'nothing is listening there' : why})`,
+    );
   }
   if (typeof stats?.nowMs !== 'number' || typeof stats.eventsSent !== 'number') {
     throw new PushlabError('PUSHLAB_BAD_SERVER', `${flag} ${url}: ${handle.url}stats answered, but not as a pushlab server does`);
@@ -95,11 +98,15 @@ export async function connectServer(flag: string, url: string, timeoutMs = 5000)
  * took the signal too would end under a repeat still measuring.
  */
 export async function startServer(extraArgs: string[] = [], timeoutMs = 30_000, nodeArgs: string[] = [], script = 'server/main.ts'): Promise<ServerHandle> {
-  const child: ChildProcess = spawn(process.execPath, [...nodeArgs, '--import', 'tsx', path.join(ROOT, script), '--port', '0', '--exit-with-stdin', ...extraArgs], {
-    cwd: ROOT,
-    stdio: ['pipe', 'pipe', 'pipe'],
-    detached: true,
-  });
+  const child: ChildProcess = spawn(
+    process.execPath,
+    [...nodeArgs, '--import', 'tsx', path.join(ROOT, script), '--port', '0', '--exit-with-stdin', ...extraArgs],
+    {
+      cwd: ROOT,
+      stdio: ['pipe', 'pipe', 'pipe'],
+      detached: true,
+    },
+  );
   let stderr = '';
   child.stderr?.setEncoding('utf8').on('data', (d: string) => (stderr = (stderr + d).slice(-4000)));
   const url = await new Promise<string>((resolve, reject) => {
@@ -124,7 +131,8 @@ export async function startServer(extraArgs: string[] = [], timeoutMs = 30_000, 
   let stopping = false;
   let gone: string | null = null;
   child.once('exit', (code, signal) => {
-    if (!stopping) gone = `the server exited on its own (${signal ?? `code ${code}`})${stderr.trim() ? `: ${stderr.trim().split('\n').slice(-3).join(' | ')}` : ''}`;
+    if (!stopping)
+      gone = `the server exited on its own (${signal ?? `code ${code}`})${stderr.trim() ? `: ${stderr.trim().split('\n').slice(-3).join(' | ')}` : ''}`;
   });
   return {
     ...handle,

@@ -68,7 +68,10 @@ export interface SettleOutcome {
 }
 
 /** Probes until settled or out of budget; `probe(ms)` looks at both ends over `ms`. */
-export async function settle(probe: (ms: number) => Promise<SettleProbe>, opts: { intervalMs: number; concurrency: number; budgetMs: number; floorMs?: number }): Promise<SettleOutcome> {
+export async function settle(
+  probe: (ms: number) => Promise<SettleProbe>,
+  opts: { intervalMs: number; concurrency: number; budgetMs: number; floorMs?: number },
+): Promise<SettleOutcome> {
   const floorMs = opts.floorMs ?? 0;
   const started = performance.now();
   const ms = probeMs(opts.intervalMs);

@@ -41,7 +41,6 @@ async function removeStaleTemps(file: string): Promise<void> {
   }
 }
 
-
 /**
  * Bytes a report of `repeats` repeats takes, about: a repeat was 5.2 KB in reports/example
  * (24 repeats, 125 KB, indented), plus the plan and environment.
@@ -101,7 +100,10 @@ export async function createRunDir(out: string, prefix: string, started: Date): 
     madeHere.add(dir);
     return { runId, dir, file: path.join(dir, 'report.json') };
   }
-  throw new PushlabError('PUSHLAB_BAD_OUTPUT', `cannot make a run directory in ${out}: ${base} and its ${RUNS_PER_SECOND - 1} suffixes (-02 … -${RUNS_PER_SECOND}) are all taken; start the run again in a second`);
+  throw new PushlabError(
+    'PUSHLAB_BAD_OUTPUT',
+    `cannot make a run directory in ${out}: ${base} and its ${RUNS_PER_SECOND - 1} suffixes (-02 … -${RUNS_PER_SECOND}) are all taken; start the run again in a second`,
+  );
 }
 
 function removeEmptyRunDirs(): void {

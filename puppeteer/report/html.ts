@@ -21,7 +21,10 @@ export const VIEWER_TEMPLATE = path.join(ROOT, 'dist/report/report.html');
  */
 export async function reportFilesBytes(repeats: number): Promise<number> {
   const json = reportBytesFor(repeats);
-  const viewer = await stat(VIEWER_TEMPLATE).then((s) => s.size, () => 0);
+  const viewer = await stat(VIEWER_TEMPLATE).then(
+    (s) => s.size,
+    () => 0,
+  );
   return 2 * (json + viewer + json);
 }
 

@@ -57,7 +57,12 @@ async function main(argv: readonly string[]): Promise<number> {
     }
     const served = new Promise<void>((resolve) => (serving = resolve));
     const server = await listenOr('--port', '127.0.0.1', flags.port, () => serveReports(reportsDir, flags.port));
-    const query = names.length === 2 ? `?${new URLSearchParams({ run: names[1], compare: names[0] })}` : names.length === 1 ? `?${new URLSearchParams({ run: names[0] })}` : '';
+    const query =
+      names.length === 2
+        ? `?${new URLSearchParams({ run: names[1], compare: names[0] })}`
+        : names.length === 1
+          ? `?${new URLSearchParams({ run: names[0] })}`
+          : '';
     log(`pushlab report: serving ${reportsDir} on 127.0.0.1 only; Ctrl-C stops it`);
     out(`${server.url}${query}`);
     await served;

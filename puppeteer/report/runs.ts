@@ -36,7 +36,10 @@ export function splitArgs(specs: Record<string, FlagSpec>, argv: readonly string
 /** Run ids under the reports directory that hold a report.json (the ones the viewer servers list), newest first. */
 export async function listRuns(reportsDir: string): Promise<string[]> {
   const runs = await servableRuns(reportsDir);
-  const stamped = runs.filter((n) => /^\d/.test(n)).sort().reverse();
+  const stamped = runs
+    .filter((n) => /^\d/.test(n))
+    .sort()
+    .reverse();
   return [...stamped, ...runs.filter((n) => !/^\d/.test(n))];
 }
 
@@ -88,7 +91,12 @@ export async function serveReports(reportsDir: string, port: number): Promise<{ 
     const host = hostnameOf(req.headers.host);
     if (host === null || !isLoopbackName(host)) {
       const given = String(req.headers.host ?? '');
-      return send(res, 421, 'text/plain', `misdirected: this viewer answers only loopback host names (localhost, 127.x.y.z, [::1]); got host '${given.length > 80 ? `${given.slice(0, 80)}…` : given}'\n`);
+      return send(
+        res,
+        421,
+        'text/plain',
+        `misdirected: this viewer answers only loopback host names (localhost, 127.x.y.z, [::1]); got host '${given.length > 80 ? `${given.slice(0, 80)}…` : given}'\n`,
+      );
     }
     const verdict = judgeOrigin(req.headers, 'http', (p) => p === bound);
     if (verdict.kind === 'foreign') return send(res, 403, 'text/plain', `refused: ${verdict.why}; this viewer answers only its own page\n`);
@@ -103,7 +111,13 @@ export async function serveReports(reportsDir: string, port: number): Promise<{ 
     // The rest of /reports/ by the rule the main server follows too (cli/reports-dir.ts): no
     // dot segments or dotfiles, no symlink out, regular .json files only.
     const opened = raw.startsWith(REPORTS_PREFIX) ? await openServableFile(reportsDir, raw.slice(REPORTS_PREFIX.length)) : null;
-    const text = opened === null ? null : await opened.handle.readFile('utf8').catch(() => null).finally(() => opened.handle.close());
+    const text =
+      opened === null
+        ? null
+        : await opened.handle
+            .readFile('utf8')
+            .catch(() => null)
+            .finally(() => opened.handle.close());
     return text === null ? send(res, 404, 'text/plain', 'not found\n') : send(res, 200, 'application/json', text);
   };
   const server = createServer((req, res) => {

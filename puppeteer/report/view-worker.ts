@@ -8,8 +8,7 @@ import { PushlabError } from '../../protocol/errors.js';
 import { renderView, type ViewRequest } from './views.js';
 
 export type ViewAnswer =
-  | { ok: true; stdout: string; stderr: string[]; exit: number }
-  | { ok: false; code: string | null; message: string; stack: string | undefined };
+  { ok: true; stdout: string; stderr: string[]; exit: number } | { ok: false; code: string | null; message: string; stack: string | undefined };
 
 renderView((workerData as { request: ViewRequest }).request).then(
   (result) => parentPort!.postMessage({ ok: true, ...result } satisfies ViewAnswer),

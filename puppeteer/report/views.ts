@@ -61,7 +61,8 @@ export async function renderView(req: ViewRequest): Promise<ViewResult> {
           want(1, '--compare --scenarios a,b takes one run');
           const report = await load(positionals[0]);
           for (const s of flags.scenarios) {
-            if (!report.points.some((p) => p.point.scenario === s)) throw badFlag(`--scenarios: run ${report.runId} has no scenario '${s}'; it has ${report.scenarios.join(', ')}`);
+            if (!report.points.some((p) => p.point.scenario === s))
+              throw badFlag(`--scenarios: run ${report.runId} has no scenario '${s}'; it has ${report.scenarios.join(', ')}`);
           }
           const cmp = compareScenarios(report, flags.scenarios[0], flags.scenarios[1], margins ?? undefined);
           out(formatComparison(cmp));
@@ -69,7 +70,8 @@ export async function renderView(req: ViewRequest): Promise<ViewResult> {
         }
         want(2, '--compare takes two runs, A (the baseline) then B');
         const cmp = compareReports(await load(positionals[0]), await load(positionals[1]), margins ?? undefined);
-        if (!cmp.points.length) throw new PushlabError('PUSHLAB_BAD_REPORT', `runs ${cmp.labelA} and ${cmp.labelB} have no point in common; nothing to compare`);
+        if (!cmp.points.length)
+          throw new PushlabError('PUSHLAB_BAD_REPORT', `runs ${cmp.labelA} and ${cmp.labelB} have no point in common; nothing to compare`);
         out(formatComparison(cmp));
         return cmp.regressions ? EXIT.failed : EXIT.ok;
       }

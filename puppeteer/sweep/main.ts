@@ -79,28 +79,35 @@ async function newPlan(flags: ReturnType<typeof commandLineFlags<typeof SWEEP_FL
   const scenarioFile = await loadScenarioFile(flags.file);
   const scenarios = withEngine(selectScenarios(scenarioFile, flags.scenario), checked.engine);
   checkPointCount(scenarios, scenarioFile.defaults, flags.file);
-  const points = scenarios
-    .flatMap((s) => expandScenario(s, scenarioFile.defaults))
-    .map((p): Point => ({ ...p, repeats: checked.repeats ?? p.repeats }));
+  const points = scenarios.flatMap((s) => expandScenario(s, scenarioFile.defaults)).map((p): Point => ({ ...p, repeats: checked.repeats ?? p.repeats }));
   checkRepeatCount(points, flags, checked, flags.file);
   const searches = searchesFor(scenarioFile, scenarios, flags['find-max']);
-  if (!points.length && !searches.length) throw new PushlabError('PUSHLAB_BAD_SCENARIO', `--scenario ${flags.scenario.join(',')}: no points and no searches to run`);
+  if (!points.length && !searches.length)
+    throw new PushlabError('PUSHLAB_BAD_SCENARIO', `--scenario ${flags.scenario.join(',')}: no points and no searches to run`);
   const started = new Date();
   const runId = runIdFor(started);
   const options: Report['options'] = {
-      // The fixed rounds; a search alone confirms with this many repeats too.
-      repeats: points.length ? Math.max(...points.map((p) => p.repeats)) : (checked.repeats ?? BUILTIN_DEFAULTS.repeats),
-      seed: checked.seed ?? Date.now() % 2 ** 32,
-      auto: flags.auto,
-      maxRepeats: flags['max-repeats'],
-      timeBudgetSec: checked.timeBudgetSec,
-      findMax: flags['find-max'],
-      retries: flags.retries,
-      file: flags.file,
-      ...(flags['spread-repeats'] ? { spreadRepeats: true } : {}),
-      margins: checked.margins ?? scenarioMargins(scenarioFile),
-    };
-  const report: Draft = { ...newReportDraft(runId, started, scenarios.map((s) => s.id), options), points: points.map(emptyResult) };
+    // The fixed rounds; a search alone confirms with this many repeats too.
+    repeats: points.length ? Math.max(...points.map((p) => p.repeats)) : (checked.repeats ?? BUILTIN_DEFAULTS.repeats),
+    seed: checked.seed ?? Date.now() % 2 ** 32,
+    auto: flags.auto,
+    maxRepeats: flags['max-repeats'],
+    timeBudgetSec: checked.timeBudgetSec,
+    findMax: flags['find-max'],
+    retries: flags.retries,
+    file: flags.file,
+    ...(flags['spread-repeats'] ? { spreadRepeats: true } : {}),
+    margins: checked.margins ?? scenarioMargins(scenarioFile),
+  };
+  const report: Draft = {
+    ...newReportDraft(
+      runId,
+      started,
+      scenarios.map((s) => s.id),
+      options,
+    ),
+    points: points.map(emptyResult),
+  };
   return { report, searches, file: path.join(out, runId, 'report.json') };
 }
 
@@ -142,7 +149,8 @@ async function resumePlan(runId: string, out: string): Promise<Plan> {
   // The same check every reader of a report makes (protocol/report-check.ts), so a report
   // missing its options or with points that are not a list is refused with its path, not a TypeError.
   const report = parseReportText(await readInputFile(file, `--resume ${runId}: ${file}`, 'PUSHLAB_BAD_REPORT', 'give the run id of a sweep under --out'), file);
-  if (report.finishedAt !== null && !report.interrupted) throw new PushlabError('PUSHLAB_BAD_REPORT', `${file}: that sweep finished at ${report.finishedAt}; nothing to resume`);
+  if (report.finishedAt !== null && !report.interrupted)
+    throw new PushlabError('PUSHLAB_BAD_REPORT', `${file}: that sweep finished at ${report.finishedAt}; nothing to resume`);
   const scenarioFile = await loadScenarioFile(report.options.file, `${file}: options.file ${report.options.file}`);
   const searches = searchesFor(scenarioFile, selectScenarios(scenarioFile, report.scenarios), report.options.findMax);
   return { report, searches, file };
@@ -157,7 +165,9 @@ function reportSpaceFor(plan: Plan): Promise<number> {
 /** The estimated time of the whole plan, s. */
 function planSec(plan: Plan): number {
   const points = plan.report.points.map((p) => p.point);
-  return SETUP_SEC + roundsSec(points, 0, plan.report.options.repeats) + plan.searches.reduce((a, q) => a + searchSec(q.base, q, plan.report.options.repeats), 0);
+  return (
+    SETUP_SEC + roundsSec(points, 0, plan.report.options.repeats) + plan.searches.reduce((a, q) => a + searchSec(q.base, q, plan.report.options.repeats), 0)
+  );
 }
 
 /** `--list`: one point (or search) a line on stdout, as data; the summary for people on stderr. */
@@ -167,7 +177,10 @@ function listPlan(plan: Plan): void {
     const p = r.point;
     write(`${p.id}\t${p.offeredEventsPerSec} EPS offered\t${p.repeats} × ~${repeatSec(p).toFixed(1)} s`);
   }
-  for (const q of plan.searches) write(`find-max ${q.scenario} ${q.transport}: ${q.vary} ${q.min}…${q.max}, p99 ≤ ${q.p99BoundMs} ms\t~${durationText(searchSec(q.base, q, plan.report.options.repeats))}`);
+  for (const q of plan.searches)
+    write(
+      `find-max ${q.scenario} ${q.transport}: ${q.vary} ${q.min}…${q.max}, p99 ≤ ${q.p99BoundMs} ms\t~${durationText(searchSec(q.base, q, plan.report.options.repeats))}`,
+    );
   const repeats = plan.report.points.reduce((a, r) => a + r.point.repeats, 0);
   const auto = plan.report.options.auto ? `; --auto may add rounds up to ${plan.report.options.maxRepeats} repeats a point` : '';
   log(
@@ -181,7 +194,14 @@ function listPlan(plan: Plan): void {
  * stays in the list, since where to measure is the caller's to say again (restarted, or
  * replaced by another).
  */
-function resumeCommandFor(runId: string, out: string, browsers: readonly string[], server: string, grid: GridSessions | null = null, flags?: { 'grid-sessions': number; 'grid-binary': string }): string {
+function resumeCommandFor(
+  runId: string,
+  out: string,
+  browsers: readonly string[],
+  server: string,
+  grid: GridSessions | null = null,
+  flags?: { 'grid-sessions': number; 'grid-binary': string },
+): string {
   // A Grid's sessions end with this sweep: the resumed one opens new ones.
   const where: [string, string][] =
     grid && flags
@@ -264,7 +284,9 @@ async function main(): Promise<number> {
     if (gridUrl) {
       grid = new GridSessions(gridUrl, log);
       endpoints = await grid.open(flags['grid-sessions'], flags['grid-binary'] || null);
-      log(`--grid ${grid.given}: ${grid.sessions.length} Chrome session(s): ${endpoints.map((e) => `${e.label} on ${e.gridNode?.uri ?? e.machine}`).join(', ')}`);
+      log(
+        `--grid ${grid.given}: ${grid.sessions.length} Chrome session(s): ${endpoints.map((e) => `${e.label} on ${e.gridNode?.uri ?? e.machine}`).join(', ')}`,
+      );
     }
     const { server: srv, slots } = await startServerAndBrowsers(children, { remoteServer: remote, endpoints, headless: !flags.headful, log });
     const { local, remotes } = children;
@@ -275,13 +297,20 @@ async function main(): Promise<number> {
     else {
       log(`server ${srv.url}`);
       for (const h of hosts) {
-        const shares = h.serverSharesHost === null ? 'unknown whether it shares the server\'s host' : h.serverSharesHost ? 'on the server\'s host' : 'not on the server\'s host';
+        const shares =
+          h.serverSharesHost === null
+            ? "unknown whether it shares the server's host"
+            : h.serverSharesHost
+              ? "on the server's host"
+              : "not on the server's host";
         log(`browser ${h.id}: ${h.version} on ${h.host}, ${h.cores ?? '?'} cores, ${shares}; per-thread and host CPU unavailable (remote)`);
       }
     }
     for (const h of hosts) {
       if (h.sharesHostWith.length && h.id < h.sharesHostWith[0]) {
-        log(`warning: browsers ${[h.id, ...h.sharesHostWith].join(' and ')} are on the same host (${h.host}): sharded points will compete for its CPU; the report marks their repeats`);
+        log(
+          `warning: browsers ${[h.id, ...h.sharesHostWith].join(' and ')} are on the same host (${h.host}): sharded points will compete for its CPU; the report marks their repeats`,
+        );
       }
     }
     const environment = draft.environment ?? (local ? environmentOf(local.launched, srv) : remoteEnvironment(hosts, srv));
@@ -309,7 +338,17 @@ async function main(): Promise<number> {
       const kept = savedRepeats === null ? `${plan.file} keeps the report it had` : `${plan.file} keeps the ${savedRepeats} repeat(s) saved before`;
       const measured = repeatsIn(report);
       const lost = savedRepeats !== null && measured > savedRepeats ? `, ${measured - savedRepeats} measured since are not` : '';
-      throw new PushlabError('PUSHLAB_BAD_OUTPUT', `${err.message}; ${kept}${lost}; free space, then finish it: ${resumeCommandFor(report.runId, flags.out, endpoints.map((e) => e.given), flags.server, grid, flags)}`);
+      throw new PushlabError(
+        'PUSHLAB_BAD_OUTPUT',
+        `${err.message}; ${kept}${lost}; free space, then finish it: ${resumeCommandFor(
+          report.runId,
+          flags.out,
+          endpoints.map((e) => e.given),
+          flags.server,
+          grid,
+          flags,
+        )}`,
+      );
     };
     await record.save().catch(saveFailed);
 
@@ -318,7 +357,10 @@ async function main(): Promise<number> {
         headless: !flags.headful,
         log: (line) => progress.line(line),
         onLaunch: async (ff) => {
-          const host = { ...(await describeBrowser(ff, { origin: 'launched' }, FIREFOX_HOST_ID, { url: srv.url, startedHere: remote === null })), engine: 'firefox' as const };
+          const host = {
+            ...(await describeBrowser(ff, { origin: 'launched' }, FIREFOX_HOST_ID, { url: srv.url, startedHere: remote === null })),
+            engine: 'firefox' as const,
+          };
           record.putHosts([host]);
           const l = ff.launched;
           record.setEnvironment({ ...report.environment, firefox: { version: l.version, path: l.path, source: l.source, headless: l.headless } });
@@ -388,7 +430,16 @@ async function main(): Promise<number> {
       .finally(() => progress.close());
     recordLost();
     if (outcome !== 'done') {
-      record.interrupt(resumeCommandFor(report.runId, flags.out, endpoints.map((e) => e.given), flags.server, grid, flags));
+      record.interrupt(
+        resumeCommandFor(
+          report.runId,
+          flags.out,
+          endpoints.map((e) => e.given),
+          flags.server,
+          grid,
+          flags,
+        ),
+      );
       await record.save().catch(saveFailed);
       const why = outcome === 'browsers-lost' ? 'every browser was lost' : 'interrupted';
       log(`${why}: ${plan.file} keeps what was measured. To finish it:\n  ${report.resumeCommand}`);
@@ -419,7 +470,9 @@ async function main(): Promise<number> {
 async function remoteDisplay(point: Point, host: BrowserHost): Promise<null> {
   const mode = host.headless ? 'headless' : 'headful';
   if (point.display !== undefined && point.display !== mode) {
-    throw new Error(`display ${point.display}: browser ${host.id} is a remote ${mode} browser, and pushlab launches the other mode only for a Chrome it starts itself`);
+    throw new Error(
+      `display ${point.display}: browser ${host.id} is a remote ${mode} browser, and pushlab launches the other mode only for a Chrome it starts itself`,
+    );
   }
   return null;
 }

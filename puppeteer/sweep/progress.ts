@@ -14,7 +14,6 @@ import { formatRepeatLine } from '../../results/views/terminal.js';
 import type { Phase } from '../measure/repeat.js';
 import type { Runner } from './runner.js';
 
-
 export interface ProgressOptions {
   /**
    * Where lines go (stderr), as they are: the lines carry point ids, browsers' errors and the
@@ -69,7 +68,9 @@ export class Progress {
       this.line(`${this.round}: ${round.order.length} points`);
       if (!round.parseCeilings.length) this.set(null, 'ceiling', 'measuring the JSON.parse ceiling');
     });
-    runner.on('ceiling-failed', (round, err) => this.line(`round ${round.index + 1}: the JSON.parse ceiling failed (${err.message}); this round's repeats carry no ceilingRatio`));
+    runner.on('ceiling-failed', (round, err) =>
+      this.line(`round ${round.index + 1}: the JSON.parse ceiling failed (${err.message}); this round's repeats carry no ceilingRatio`),
+    );
     runner.on('repeat-start', (point) => {
       // A log gets a line per repeat started: with the line per repeat done it shows where time went.
       if (!o.tty) this.o.write(`${printable(`${this.prefix()} · ${point.id} · started`)}\n`);
@@ -92,7 +93,9 @@ export class Progress {
       if (repeat.status === 'ok') this.lastEps = eps(repeat.eventsPerSec);
     });
     runner.on('probe-done', (search, point, outcome) =>
-      this.line(`  find-max ${search.scenario} ${search.transport} ${search.vary} ${search.vary === 'batch' ? point.batch : point.concurrency}: ${outcome.sustainable ? 'sustainable' : 'not sustainable'} (${outcome.reason})`),
+      this.line(
+        `  find-max ${search.scenario} ${search.transport} ${search.vary} ${search.vary === 'batch' ? point.batch : point.concurrency}: ${outcome.sustainable ? 'sustainable' : 'not sustainable'} (${outcome.reason})`,
+      ),
     );
     runner.on('search-start', (s, planned) => {
       this.search = { done: 0, planned };
@@ -101,7 +104,9 @@ export class Progress {
     });
     runner.on('search-done', (r) => {
       this.search = null;
-      this.line(`find-max ${r.scenario} ${r.transport}: ${r.knee ? `knee at ${r.varied} ${r.knee.value} (${eps(r.knee.eventsPerSec.median)} EPS)` : 'no sustainable value'}${r.firstPast ? `; ${r.varied} ${r.firstPast.value} was not (${r.firstPast.reason})` : ''}`);
+      this.line(
+        `find-max ${r.scenario} ${r.transport}: ${r.knee ? `knee at ${r.varied} ${r.knee.value} (${eps(r.knee.eventsPerSec.median)} EPS)` : 'no sustainable value'}${r.firstPast ? `; ${r.varied} ${r.firstPast.value} was not (${r.firstPast.reason})` : ''}`,
+      );
     });
     // Events alone can leave a gap (100 WebSockets take seconds to open): a timer fills it.
     this.timer = setInterval(() => this.draw(), this.statusLine.everyMs);

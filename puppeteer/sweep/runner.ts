@@ -44,7 +44,12 @@ export interface RunnerEvents {
    * `planned` (a search's length is known only as it goes: confirmations that fail add more), and
    * the rest of the plan estimated, as for 'repeat-done'.
    */
-  'search-repeat-done': [search: SearchSpec, point: Point, repeat: Repeat, timing: { done: number; planned: number; tookSec: number; estimateSec: number; remainingSec: number }];
+  'search-repeat-done': [
+    search: SearchSpec,
+    point: Point,
+    repeat: Repeat,
+    timing: { done: number; planned: number; tookSec: number; estimateSec: number; remainingSec: number },
+  ];
   'probe-done': [search: SearchSpec, point: Point, outcome: ProbeResult];
   'search-done': [result: SaturationResult];
 }
@@ -326,7 +331,11 @@ export class Runner extends EventEmitter<RunnerEvents> {
         if (lane.id !== undefined) repeat.browserId ??= lane.id;
         const result = record.addRepeat(id, repeat);
         await record.save();
-        this.emit('repeat-done', point, repeat, result, { tookSec: elapsedSec(t0), estimateSec: repeatSec(point), remainingSec: this.remainingSec(report, plan.searches) });
+        this.emit('repeat-done', point, repeat, result, {
+          tookSec: elapsedSec(t0),
+          estimateSec: repeatSec(point),
+          remainingSec: this.remainingSec(report, plan.searches),
+        });
       }
     };
 

@@ -61,7 +61,8 @@ export interface BenchmarkActionView {
   skipped: string[];
 }
 
-const metricsOf = (direction: BenchmarkDirection): readonly ComparedMetric[] => COMPARED_METRICS.filter((m) => (m.better === 'higher') === (direction === 'bigger'));
+const metricsOf = (direction: BenchmarkDirection): readonly ComparedMetric[] =>
+  COMPARED_METRICS.filter((m) => (m.better === 'higher') === (direction === 'bigger'));
 
 /** Three significant digits, plain (no separators), so the action can read `± h` back as a number. */
 const plain = (v: number): string => String(Number(v.toPrecision(3)));
@@ -75,7 +76,10 @@ export function benchmarkActionView(report: Report, direction: BenchmarkDirectio
     // A series is found by its name alone: two points of one id would be drawn as one.
     const first = seen.get(r.point.id);
     if (first !== undefined) {
-      throw new PushlabError('PUSHLAB_BAD_REPORT', `run ${printable(report.runId)}: points[${i}].point.id '${printable(r.point.id)}' is also points[${first}]'s; a benchmark needs one name per point`);
+      throw new PushlabError(
+        'PUSHLAB_BAD_REPORT',
+        `run ${printable(report.runId)}: points[${i}].point.id '${printable(r.point.id)}' is also points[${first}]'s; a benchmark needs one name per point`,
+      );
     }
     seen.set(r.point.id, i);
     for (const m of metricsOf(direction)) {
@@ -110,7 +114,10 @@ export function benchmarkActionJson(report: Report, format: BenchmarkActionForma
   const { direction, tool } = BENCHMARK_ACTION_FORMATS[format];
   const view = benchmarkActionView(report, direction);
   if (!view.entries.length) {
-    throw new PushlabError('PUSHLAB_BAD_REPORT', `run ${printable(report.runId)} has no measured figure for ${tool} (${view.skipped.length ? view.skipped.join('; ') : 'no points'}); nothing to chart`);
+    throw new PushlabError(
+      'PUSHLAB_BAD_REPORT',
+      `run ${printable(report.runId)} has no measured figure for ${tool} (${view.skipped.length ? view.skipped.join('; ') : 'no points'}); nothing to chart`,
+    );
   }
   return { text: `${JSON.stringify(view.entries, null, 2)}\n`, skipped: view.skipped };
 }

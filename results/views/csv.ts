@@ -89,7 +89,15 @@ function repeatFigureCell(c: Column, r: PointResult, rep: Repeat): CsvValue {
 }
 
 /** The column list of the per-repeat CSV. */
-export const REPEATS_CSV_HEADER: readonly string[] = [...REPEAT_POINT_COLUMNS.map((c) => c.id), 'round', 'status', 'attempts', ...REPEAT_FIGURE_COLUMNS.map((c) => c.id), 'error', 'notes'];
+export const REPEATS_CSV_HEADER: readonly string[] = [
+  ...REPEAT_POINT_COLUMNS.map((c) => c.id),
+  'round',
+  'status',
+  'attempts',
+  ...REPEAT_FIGURE_COLUMNS.map((c) => c.id),
+  'error',
+  'notes',
+];
 
 /** One row per repeat, failed ones included (their figures empty, their error given). */
 export function repeatsCsv(report: Report): string {

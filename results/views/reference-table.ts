@@ -36,7 +36,9 @@ function epsCell(s: Stat | null | undefined): string {
   if (!s) return MISSING;
   const scale = prefixFor(s.median);
   const n = (v: number) => `${Number((v / scale.div).toPrecision(3))}`;
-  return s.ciLow === null || s.ciHigh === null ? `${compact(s.median, scale)} (n = 1)` : `${compact(s.median, scale)} (CI ${n(s.ciLow)}–${n(s.ciHigh)}${scale.suffix})`;
+  return s.ciLow === null || s.ciHigh === null
+    ? `${compact(s.median, scale)} (n = 1)`
+    : `${compact(s.median, scale)} (CI ${n(s.ciLow)}–${n(s.ciHigh)}${scale.suffix})`;
 }
 
 /** `97%`: CPU as % of one core, median over the repeats. */
@@ -110,10 +112,7 @@ function sweepTable(sweep: readonly PointResult[], factor: Factor, lookup: Looku
       ratioCell(cpu.c, cpu.wsIsA),
     ];
   });
-  return table(
-    [factor, 'offered EPS', 'WS EPS', 'SSE EPS', 'WS tab CPU', 'SSE tab CPU', 'WS ÷ SSE EPS', 'WS ÷ SSE renderer CPU per event'],
-    rows,
-  );
+  return table([factor, 'offered EPS', 'WS EPS', 'SSE EPS', 'WS tab CPU', 'SSE tab CPU', 'WS ÷ SSE EPS', 'WS ÷ SSE renderer CPU per event'], rows);
 }
 
 /** Where a transport stops keeping up along a factor: from `--find-max` when it ran, else the sweep's points. */
@@ -129,16 +128,16 @@ function saturationCell(sweep: readonly PointResult[], factor: Factor, transport
   const sustained = mine.filter((r) => r.summary!.deliveredRatio.median >= SUSTAINS_DELIVERED_RATIO);
   const last = sustained.at(-1);
   const past = mine.find((r) => r.point[factor] > (last?.point[factor] ?? 0) && r.summary!.deliveredRatio.median < SUSTAINS_DELIVERED_RATIO);
-  const pastText = past ? `; ${factor} ${past.point[factor]} delivered ${(past.summary!.deliveredRatio.median * 100).toFixed(1)}%` : '; kept up at every value swept';
+  const pastText = past
+    ? `; ${factor} ${past.point[factor]} delivered ${(past.summary!.deliveredRatio.median * 100).toFixed(1)}%`
+    : '; kept up at every value swept';
   return last ? `${factor} ${last.point[factor]}: ${epsCell(last.summary!.eventsPerSec)}${pastText}` : `none kept up${pastText}`;
 }
 
 /** Each transport's peak EPS along a sweep, and the tab's CPU there. */
 function peakRows(test: string, sweep: readonly PointResult[], factor: Factor): string[][] {
   return TRANSPORTS.flatMap((t) => {
-    const peak = sweep
-      .filter((r) => r.point.transport === t && r.summary)
-      .sort((a, b) => b.summary!.eventsPerSec.median - a.summary!.eventsPerSec.median)[0];
+    const peak = sweep.filter((r) => r.point.transport === t && r.summary).sort((a, b) => b.summary!.eventsPerSec.median - a.summary!.eventsPerSec.median)[0];
     const ref = REFERENCE_FIGURES.find((f) => f.transport === t && f.factor === factor && f.test === test);
     const refText = ref
       ? `≈ ${compact(ref.eventsPerSec)} at ${ref.x === null ? 'its max' : `${factor} ${ref.x}`}, tab ${ref.tabCpuPercent === null ? 'not given' : `${ref.tabCpuPercent}%`}`
@@ -186,7 +185,9 @@ function testIIITable(points: readonly PointResult[], lookup: Lookup): string | 
  * compared. Sections with no matching points are left out.
  */
 export function referenceTable(report: Report): string {
-  const lookup: Lookup = { comparisons: report.comparisons.length ? report.comparisons : pairedComparisons(report.points, report.hosts, report.options.margins) };
+  const lookup: Lookup = {
+    comparisons: report.comparisons.length ? report.comparisons : pairedComparisons(report.points, report.hosts, report.options.margins),
+  };
   const testI = sweepOf(report.points, 'batch', (p) => p.concurrency === 10 && p.intervalMs === 1);
   const testII = sweepOf(report.points, 'concurrency', (p) => p.batch === 50 && p.intervalMs === 1);
   const env = report.environment;
@@ -200,19 +201,37 @@ export function referenceTable(report: Report): string {
       'ratios are WS ÷ SSE, the geometric mean of per-round ratios with its 95% CI; ✱ marks a CI that excludes 1.',
   ];
   if (testI.length) {
-    out.push('', '### Test I: EPS against batch size, 10 connections, 1 ms interval', '', sweepTable(testI, 'batch', lookup), '', `Reference: ${REFERENCE_FINDINGS.testI}.`);
+    out.push(
+      '',
+      '### Test I: EPS against batch size, 10 connections, 1 ms interval',
+      '',
+      sweepTable(testI, 'batch', lookup),
+      '',
+      `Reference: ${REFERENCE_FINDINGS.testI}.`,
+    );
   }
   if (testII.length) {
-    out.push('', '### Test II: EPS against concurrency, batch 50, 1 ms interval', '', sweepTable(testII, 'concurrency', lookup), '', `Reference: ${REFERENCE_FINDINGS.testII}.`);
+    out.push(
+      '',
+      '### Test II: EPS against concurrency, batch 50, 1 ms interval',
+      '',
+      sweepTable(testII, 'concurrency', lookup),
+      '',
+      `Reference: ${REFERENCE_FINDINGS.testII}.`,
+    );
   }
   const testIII = testIIITable(report.points, lookup);
-  if (testIII) out.push('', '### Test III: realistic loads, 100,000 EPS offered', '', testIII, '', `Reference: ${REFERENCE_FINDINGS.testIII}; ${REFERENCE_FINDINGS.cpu}.`);
+  if (testIII)
+    out.push('', '### Test III: realistic loads, 100,000 EPS offered', '', testIII, '', `Reference: ${REFERENCE_FINDINGS.testIII}; ${REFERENCE_FINDINGS.cpu}.`);
   if (testI.length || testII.length) {
     out.push(
       '',
       '### Tab CPU at each transport’s peak',
       '',
-      table(['test', 'transport', 'peak at', 'EPS', 'tab CPU', 'main thread', 'reference'], [...peakRows('Test I', testI, 'batch'), ...peakRows('Test II', testII, 'concurrency')]),
+      table(
+        ['test', 'transport', 'peak at', 'EPS', 'tab CPU', 'main thread', 'reference'],
+        [...peakRows('Test I', testI, 'batch'), ...peakRows('Test II', testII, 'concurrency')],
+      ),
       '',
       '### Where each transport saturates',
       '',

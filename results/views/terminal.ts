@@ -181,7 +181,8 @@ export function formatTable(report: Report, layout: TableLayout): string {
   const left = fitted?.left.length ? [elsewhereLine(fitted.left.length, ('run' in layout ? layout.run : undefined) ?? report.runId)] : [];
   // Ids and notes from the file are inert in either layout (bidi overrides shown as \u202e …),
   // whatever prints the table afterwards.
-  const prose = (lines: readonly string[]) => ('width' in layout ? lines.flatMap((l) => (l === '' ? [l] : wrapLine(printable(l), layout.width))) : lines.map((l) => printable(l)));
+  const prose = (lines: readonly string[]) =>
+    'width' in layout ? lines.flatMap((l) => (l === '' ? [l] : wrapLine(printable(l), layout.width))) : lines.map((l) => printable(l));
   // A find-max-only run keeps its points in its searches: no empty table, just the searches.
   const points = report.points.length ? [...prose([head]), table, ...prose(left)] : [];
   return [
@@ -193,7 +194,10 @@ export function formatTable(report: Report, layout: TableLayout): string {
       ...report.points.flatMap((r) => r.unsteady.map((u) => `unsteady: ${r.point.id}: ${u.message}`)),
       ...report.points
         .filter((r) => !latencyComparable(r))
-        .map((r) => `${r.point.id}: latency ${NOT_COMPARABLE} (not comparable): the page's clock against the server's is known only to ±${formatSig3(latencyUncertaintyMs(r))} ms, more than its p50`),
+        .map(
+          (r) =>
+            `${r.point.id}: latency ${NOT_COMPARABLE} (not comparable): the page's clock against the server's is known only to ±${formatSig3(latencyUncertaintyMs(r))} ms, more than its p50`,
+        ),
       ...report.points.filter((r) => r.notes.length).map((r) => `${r.point.id}: ${r.notes.join('; ')}`),
       ...sectionOf('', saturationLines(report)),
       ...sectionOf('Transports compared, paired by round (95% CI):', verdictLines(report)),

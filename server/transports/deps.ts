@@ -24,4 +24,3 @@ export interface ConnectTransport {
   protocol: string;
   open(stream: ServerHttp2Stream, headers: IncomingHttpHeaders, deps: TransportDeps): void;
 }
-

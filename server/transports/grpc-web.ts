@@ -76,7 +76,10 @@ class GrpcSink implements Sink {
   }
 
   write(seq: number, sentAt: string, pool: RowPool, batch: number): number {
-    if (this.encoder) return this.encoder.write(seq, sentAt, pool, batch, (_head, body) => this.enqueue({ seq, sentAt: Number(sentAt), arrow: body }, body.length + MESSAGE_OVERHEAD));
+    if (this.encoder)
+      return this.encoder.write(seq, sentAt, pool, batch, (_head, body) =>
+        this.enqueue({ seq, sentAt: Number(sentAt), arrow: body }, body.length + MESSAGE_OVERHEAD),
+      );
     let cache = encodedRows.get(pool);
     if (!cache) encodedRows.set(pool, (cache = []));
     const first = pool.firstRow(seq, batch);

@@ -13,7 +13,6 @@ import type { ConnectHandler, ConnectTransport, TransportDeps } from './deps.js'
 import { wsOverHttp2 } from './ws-h2.js';
 import wsTransport from './ws.js';
 
-
 export type ServerTransport =
   /**
    * Routes of the main app, which the h1 origin and the main origin's replicas route into too, so

@@ -114,7 +114,8 @@ function connectionOf(res: ServerResponse | Http2ServerResponse): Connection {
 /** 18 random bytes (144 bits) as base64url: 24 characters, nothing to count or guess. */
 const POLL_ID_BYTES = 18;
 const POLL_ID_FORM = /^[A-Za-z0-9_-]{24}$/;
-const POLL_ID_ALLOWED = 'the id this server gave in pushlab-poll-id (24 characters of A-Z, a-z, 0-9, - and _), alone; batch and interval belong to the first request';
+const POLL_ID_ALLOWED =
+  'the id this server gave in pushlab-poll-id (24 characters of A-Z, a-z, 0-9, - and _), alone; batch and interval belong to the first request';
 
 async function badParameter(reply: FastifyReply, e: ParamError): Promise<void> {
   await reply.code(400).send({ error: 'bad-parameter', ...e });
@@ -162,8 +163,16 @@ export default fp<{ hub: Hub }>(
     async function openSink(query: Record<string, unknown>, reply: FastifyReply): Promise<PollSink | null> {
       const text = Array.isArray(query.id) ? query.id.map(String).join(',') : String(query.id);
       const extra = Object.keys(query).find((k) => k !== 'id');
-      if (extra) return badParameter(reply, paramError(extra, String(query[extra]), POLL_ID_ALLOWED, (_v, name) => `${name} cannot be given with id: id must be ${POLL_ID_ALLOWED}`)).then(() => null);
-      if (!POLL_ID_FORM.test(text)) return badParameter(reply, paramError('id', text, POLL_ID_ALLOWED, (v) => `id must be ${POLL_ID_ALLOWED}; got '${v}'`)).then(() => null);
+      if (extra)
+        return badParameter(
+          reply,
+          paramError(extra, String(query[extra]), POLL_ID_ALLOWED, (_v, name) => `${name} cannot be given with id: id must be ${POLL_ID_ALLOWED}`),
+        ).then(() => null);
+      if (!POLL_ID_FORM.test(text))
+        return badParameter(
+          reply,
+          paramError('id', text, POLL_ID_ALLOWED, (v) => `id must be ${POLL_ID_ALLOWED}; got '${v}'`),
+        ).then(() => null);
       const entry = polls.get(text);
       const here = connectionOf(reply.raw);
       if (entry && here.owner !== null && entry.owner.owner !== here.owner && entry.owner.done()) entry.owner = here;

@@ -113,7 +113,12 @@ export default fp<{ hub: Hub; sseWriter: SseWriter; heartbeat: Heartbeat }>(
       out.once('close', onEnd);
       out.once('error', onEnd);
       const isGone = h2stream
-        ? () => h2stream.destroyed || h2stream.closed || h2stream.session === undefined || h2stream.session.destroyed || h2stream.session.socket?.destroyed !== false
+        ? () =>
+            h2stream.destroyed ||
+            h2stream.closed ||
+            h2stream.session === undefined ||
+            h2stream.session.destroyed ||
+            h2stream.session.socket?.destroyed !== false
         : () => out.destroyed || (res as ServerResponse).socket?.destroyed !== false;
       const socket = socketId(h2stream ? h2stream.session?.socket : (res as ServerResponse).socket);
       const close = h2stream ? () => h2stream.close(http2.constants.NGHTTP2_CANCEL) : () => (res as ServerResponse).destroy();
@@ -124,7 +129,11 @@ export default fp<{ hub: Hub; sseWriter: SseWriter; heartbeat: Heartbeat }>(
         res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache, no-transform', 'content-encoding': 'gzip' });
         out.write(GZIP_HEADER);
         if (closed || isGone()) return;
-        handle = hub.open(new SseSink(h2stream ? 'h2' : 'h1', socket, out, null, 'bytes', close, isGone, new MessageCompressor('gzip')), request.stream, resume);
+        handle = hub.open(
+          new SseSink(h2stream ? 'h2' : 'h1', socket, out, null, 'bytes', close, isGone, new MessageCompressor('gzip')),
+          request.stream,
+          resume,
+        );
         if (h2stream?.session) watchHttp2Session(h2stream.session, heartbeat);
         return;
       }

@@ -116,7 +116,13 @@ function handleWsConnect(stream: ServerHttp2Stream, headers: IncomingHttpHeaders
   };
   if (url.pathname !== '/ws') return refuse(404, { error: 'not-found', message: `${url.pathname}: the only WebSocket here is /ws` });
   if (headers['sec-websocket-version'] !== '13') {
-    return refuse(400, { error: 'bad-header', param: 'sec-websocket-version', value: String(headers['sec-websocket-version'] ?? ''), allowed: '13', message: 'sec-websocket-version must be 13' });
+    return refuse(400, {
+      error: 'bad-header',
+      param: 'sec-websocket-version',
+      value: String(headers['sec-websocket-version'] ?? ''),
+      allowed: '13',
+      message: 'sec-websocket-version must be 13',
+    });
   }
   const query: Record<string, string | string[]> = {};
   for (const [k, v] of url.searchParams) {
@@ -140,7 +146,8 @@ function handleWsConnect(stream: ServerHttp2Stream, headers: IncomingHttpHeaders
       openWsStream(stream, parsed.value, deflate, { hub, heartbeat });
     },
     (err: unknown) => {
-      if (!stream.destroyed && !stream.closed) refuse(500, { error: 'internal', message: `the stream's encoded batches could not be built: ${err instanceof Error ? err.message : String(err)}` });
+      if (!stream.destroyed && !stream.closed)
+        refuse(500, { error: 'internal', message: `the stream's encoded batches could not be built: ${err instanceof Error ? err.message : String(err)}` });
     },
   );
 }

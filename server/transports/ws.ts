@@ -27,7 +27,10 @@ const ws = requireFromPlugin('ws') as { WebSocket: new (address: null, protocols
 const WS_VERSION = (requireFromPlugin('ws/package.json') as { version: string }).version;
 
 function missingSocket(): PushlabError {
-  return new PushlabError('PUSHLAB_BAD_DEPENDENCY', `ws ${WS_VERSION} has no private _socket field, which server/transports/ws.ts writes WebSocket frames to; install the ws version package.json pins (npm ci)`);
+  return new PushlabError(
+    'PUSHLAB_BAD_DEPENDENCY',
+    `ws ${WS_VERSION} has no private _socket field, which server/transports/ws.ts writes WebSocket frames to; install the ws version package.json pins (npm ci)`,
+  );
 }
 
 /** Throws PUSHLAB_BAD_DEPENDENCY unless the installed ws has the private socket field. */
@@ -114,7 +117,8 @@ export default fp<{ hub: Hub; heartbeat: Heartbeat }>(
         if (request.raw.httpVersionMajor === 1) void reply.header('upgrade', 'websocket');
         return reply.code(426).send({
           error: 'upgrade-required',
-          message: '/ws is a WebSocket endpoint: open it with a WebSocket client over HTTP/1.1 (new WebSocket("wss://<host>/ws?batch=50")); for a plain HTTP stream use /sse',
+          message:
+            '/ws is a WebSocket endpoint: open it with a WebSocket client over HTTP/1.1 (new WebSocket("wss://<host>/ws?batch=50")); for a plain HTTP stream use /sse',
         });
       },
       wsHandler: (socket, request) => {

@@ -105,7 +105,12 @@ describe('npm run advise: a small target', () => {
       ['advised', report.advice!.winner!.candidate.transport, report.advice!.winner!.candidate.batch],
     ]);
     const check = /^ {2}(npm run sweep -- --file .*)$/m.exec(ran.stderr)?.[1] ?? '';
-    expect(pastedArgs(base, check, 'sweep')).toEqual(['--file', confirm.startsWith(ROOT + path.sep) ? path.relative(ROOT, confirm) : confirm, '--repeats', '5']);
+    expect(pastedArgs(base, check, 'sweep')).toEqual([
+      '--file',
+      confirm.startsWith(ROOT + path.sep) ? path.relative(ROOT, confirm) : confirm,
+      '--repeats',
+      '5',
+    ]);
     expect(ran.stderr).toContain('--scenarios runner-up,advised');
   });
 });

@@ -69,7 +69,7 @@ describe('npm run advise: Ctrl-C, then --resume', () => {
     expect(new Set(interrupted.points.flatMap((p) => p.repeats.map((r) => r.round))).size).toBe(interrupted.rounds.length);
   });
 
-  it('--resume replays what was measured, then finishes the search: exit 0, an answer, the first session\'s repeats kept', () => {
+  it("--resume replays what was measured, then finishes the search: exit 0, an answer, the first session's repeats kept", () => {
     expect(resumed.code, resumed.stderr).toBe(EXIT.ok);
     const recorded = interrupted.rounds.filter((r) => r.finishedAt !== null).length;
     expect(resumed.stderr).toContain(`resuming ${interrupted.runId}`);

@@ -61,15 +61,19 @@ async function watch(transport: Transport): Promise<Seen> {
 }
 
 describe('the protocol Chrome negotiated, from CDP', () => {
-  it.each(TRANSPORTS.map((t) => [t]))('%s', async (t) => {
-    const seen = await watch(t);
-    const route = TRANSPORT_INFO[t];
-    if (t === 'ws' || t === 'ws-h2') {
-      expect(seen.handshakes, t).toEqual(route.http === 'h2' ? [200, 200] : [101, 101]);
-    } else {
-      // poll makes a request every pollMs: many responses, every one on the expected protocol.
-      expect(seen.protocols.length, t).toBeGreaterThanOrEqual(2);
-      expect(new Set(seen.protocols), t).toEqual(new Set([route.http === 'h2' ? 'h2' : 'http/1.1']));
-    }
-  }, 60_000);
+  it.each(TRANSPORTS.map((t) => [t]))(
+    '%s',
+    async (t) => {
+      const seen = await watch(t);
+      const route = TRANSPORT_INFO[t];
+      if (t === 'ws' || t === 'ws-h2') {
+        expect(seen.handshakes, t).toEqual(route.http === 'h2' ? [200, 200] : [101, 101]);
+      } else {
+        // poll makes a request every pollMs: many responses, every one on the expected protocol.
+        expect(seen.protocols.length, t).toBeGreaterThanOrEqual(2);
+        expect(new Set(seen.protocols), t).toEqual(new Set([route.http === 'h2' ? 'h2' : 'http/1.1']));
+      }
+    },
+    60_000,
+  );
 });

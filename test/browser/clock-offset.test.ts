@@ -65,7 +65,7 @@ describe('the correction', () => {
     expect(shiftLatency(latency, -2).p99Ms).toBe(12);
   });
 
-  it("corrects a repeat and its tabs, and records the offset; no estimate leaves it as read", () => {
+  it('corrects a repeat and its tabs, and records the offset; no estimate leaves it as read', () => {
     const repeat = { latency: { ...latency }, tabs: [{ latency: { ...latency } }] } as unknown as MeasuredRepeat;
     applyClockOffset(repeat, null);
     expect(repeat.latency.p50Ms).toBe(7);
@@ -78,7 +78,11 @@ describe('the correction', () => {
 });
 
 describe('the report check', () => {
-  const fixture = () => JSON.parse(readFileSync(path.join(import.meta.dirname, '..', 'fixtures', 'report-v2.json'), 'utf8')) as { points: { repeats: Record<string, unknown>[] }[]; hosts?: unknown[] };
+  const fixture = () =>
+    JSON.parse(readFileSync(path.join(import.meta.dirname, '..', 'fixtures', 'report-v2.json'), 'utf8')) as {
+      points: { repeats: Record<string, unknown>[] }[];
+      hosts?: unknown[];
+    };
 
   it('reads a repeat clock and a host clock, and refuses one that is not a clock, naming where', () => {
     const good = fixture();
@@ -89,7 +93,23 @@ describe('the report check', () => {
     expect(() => parseReport(bad, 'r.json')).toThrow('points[0].repeats[0].clock.offsetMs must be a number of ms, got "soon"');
     const badHost = fixture();
     // A whole host record, so that the clock is the one thing wrong in it.
-    const host = { id: 'a', origin: 'remote', endpoint: 'http://127.0.0.1:9222/', host: 'b', version: 'Chrome/1', userAgent: 'x', headless: true, cores: 2, cpuModel: null, machineModel: null, architecture: null, kind: 'cdp', procfs: false, serverSharesHost: false, sharesHostWith: [] };
+    const host = {
+      id: 'a',
+      origin: 'remote',
+      endpoint: 'http://127.0.0.1:9222/',
+      host: 'b',
+      version: 'Chrome/1',
+      userAgent: 'x',
+      headless: true,
+      cores: 2,
+      cpuModel: null,
+      machineModel: null,
+      architecture: null,
+      kind: 'cdp',
+      procfs: false,
+      serverSharesHost: false,
+      sharesHostWith: [],
+    };
     badHost.hosts = [{ ...host, clock: { offsetMs: 1, uncertaintyMs: -1 } }];
     expect(() => parseReport(badHost, 'r.json')).toThrow('hosts[0].clock.uncertaintyMs must be a number of ms, 0 or more, got -1');
   });
@@ -99,7 +119,10 @@ describe('a latency known less well than its p50 is shown as not comparable', ()
   // The fixture's repeats have a p50 of 1 ms.
   const pointOf = (uncertaintyMs: number | null): PointResult => {
     const p = point('ws', 20);
-    const repeats = [0, 1].map((round) => ({ ...measured(p, { round, eps: 80_000 }), ...(uncertaintyMs === null ? {} : { clock: { offsetMs: 4, uncertaintyMs } }) }));
+    const repeats = [0, 1].map((round) => ({
+      ...measured(p, { round, eps: 80_000 }),
+      ...(uncertaintyMs === null ? {} : { clock: { offsetMs: 4, uncertaintyMs } }),
+    }));
     return { ...result(p, repeats), ...summarisePoint(p, repeats) };
   };
   const p50 = COLUMNS.find((c) => c.id === 'latencyP50Ms')!;
@@ -111,7 +134,7 @@ describe('a latency known less well than its p50 is shown as not comparable', ()
     expect(latencyComparable(far)).toBe(false);
     expect(cellText(p50, far)).toMatch(/ n\/c$/);
     expect(cellText(p99, far, false)).toMatch(/ n\/c$/);
-    expect(cellDetail(p50, far)).toContain('not comparable (n/c): the page\'s clock against the server\'s is known only to ±2.5 ms');
+    expect(cellDetail(p50, far)).toContain("not comparable (n/c): the page's clock against the server's is known only to ±2.5 ms");
     expect(formatTable(report([far]), { wide: true })).toContain(`${far.point.id}: latency n/c (not comparable)`);
   });
 

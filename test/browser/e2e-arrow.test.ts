@@ -80,18 +80,22 @@ describe('the lab page streaming Arrow', () => {
     ['json', 'main'],
     ['arrow', 'main'],
     ['arrow', 'worker'],
-  ] as const)('%s parsed on %s: the table shows batch 0 exactly as the JSON page formats the JSON pool rows', async (encoding, parse) => {
-    const { lines, arrowLoaded, snap } = await firstBatchLines({ encoding, parse, workers: 1 });
-    expect(snap.counters.batches).toBe(1);
-    expect(snap.counters.errors).toBe(0);
-    expect(lines.filter((l) => l.trim() !== '')).toHaveLength(BATCH);
-    const epochs = expectedLines();
-    const match = epochs.findIndex((expected) => expected.every((line, i) => lines[i] === line));
-    expect(match, `${lines[0]}\n${epochs[0][0]}`).toBeGreaterThanOrEqual(0);
-    // The JSON page never fetches the Arrow library; the Arrow page does (in the Worker, for worker parsing).
-    if (encoding === 'json') expect(arrowLoaded).toBe(false);
-    if (parse === 'main') expect(arrowLoaded).toBe(encoding === 'arrow');
-  }, 30_000);
+  ] as const)(
+    '%s parsed on %s: the table shows batch 0 exactly as the JSON page formats the JSON pool rows',
+    async (encoding, parse) => {
+      const { lines, arrowLoaded, snap } = await firstBatchLines({ encoding, parse, workers: 1 });
+      expect(snap.counters.batches).toBe(1);
+      expect(snap.counters.errors).toBe(0);
+      expect(lines.filter((l) => l.trim() !== '')).toHaveLength(BATCH);
+      const epochs = expectedLines();
+      const match = epochs.findIndex((expected) => expected.every((line, i) => lines[i] === line));
+      expect(match, `${lines[0]}\n${epochs[0][0]}`).toBeGreaterThanOrEqual(0);
+      // The JSON page never fetches the Arrow library; the Arrow page does (in the Worker, for worker parsing).
+      if (encoding === 'json') expect(arrowLoaded).toBe(false);
+      if (parse === 'main') expect(arrowLoaded).toBe(encoding === 'arrow');
+    },
+    30_000,
+  );
 });
 
 describe('every transport that carries Arrow, headless Chromium, through the sweep', () => {
@@ -103,7 +107,7 @@ describe('every transport that carries Arrow, headless Chromium, through the swe
 
   beforeAll(async () => {
     dir = await mkdtemp(path.join(os.tmpdir(), 'pushlab-arrow-'));
-    const base = { batch: 200, warmupSec: 1, measureSec: 2, repeats: 1, concurrency: 2, intervalMs: 5, render: "full" };
+    const base = { batch: 200, warmupSec: 1, measureSec: 2, repeats: 1, concurrency: 2, intervalMs: 5, render: 'full' };
     const file = {
       scenarios: [
         { id: 'arrow', description: 'Arrow and JSON over every transport that carries Arrow', transport: [...ARROW], encoding: ['json', 'arrow'], ...base },
@@ -112,7 +116,10 @@ describe('every transport that carries Arrow, headless Chromium, through the swe
     };
     await writeFile(path.join(dir, 'scenarios.json'), JSON.stringify(file));
     let stdout: string;
-    ({ code, stdout, stderr } = await runSweep(['--file', path.join(dir, 'scenarios.json'), '--scenario', 'arrow,workers', '--json', '--retries', '0', '--out', dir], 240_000));
+    ({ code, stdout, stderr } = await runSweep(
+      ['--file', path.join(dir, 'scenarios.json'), '--scenario', 'arrow,workers', '--json', '--retries', '0', '--out', dir],
+      240_000,
+    ));
     report = JSON.parse(stdout) as Report;
   }, 300_000);
 

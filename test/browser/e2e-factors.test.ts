@@ -30,12 +30,22 @@ describe('tabs, display and compression, smoke load, Chromium', () => {
       scenarios: [
         { id: 'tabs', description: 'two tabs at once', transport: ['sse', 'ws'], concurrency: CONCURRENCY, tabs: TABS, ...base },
         { id: 'display', description: 'headless vs headful', transport: 'sse', concurrency: CONCURRENCY, display: ['headless', 'headful'], ...base },
-        { id: 'compressed', description: 'every compressible transport, compressed', transport: [...COMPRESSIBLE], concurrency: 4, compression: ['deflate', 'gzip'], ...base },
+        {
+          id: 'compressed',
+          description: 'every compressible transport, compressed',
+          transport: [...COMPRESSIBLE],
+          concurrency: 4,
+          compression: ['deflate', 'gzip'],
+          ...base,
+        },
       ],
     };
     await writeFile(path.join(dir, 'scenarios.json'), JSON.stringify(file));
     let stdout: string;
-    ({ code, stdout, stderr } = await runSweep(['--file', path.join(dir, 'scenarios.json'), '--scenario', 'tabs,display,compressed', '--json', '--retries', '0', '--out', dir], 240_000));
+    ({ code, stdout, stderr } = await runSweep(
+      ['--file', path.join(dir, 'scenarios.json'), '--scenario', 'tabs,display,compressed', '--json', '--retries', '0', '--out', dir],
+      240_000,
+    ));
     report = JSON.parse(stdout) as Report;
   }, 300_000);
 
@@ -82,7 +92,10 @@ describe('tabs, display and compression, smoke load, Chromium', () => {
     expect(Math.abs(r.eventsPerSec - tabs.reduce((a, x) => a + x.eventsPerSec, 0))).toBeLessThanOrEqual(TABS);
     expect(r.perTabEventsPerSec!.min).toBe(Math.min(...tabs.map((x) => x.eventsPerSec)));
     expect(r.perTabEventsPerSec!.max).toBe(Math.max(...tabs.map((x) => x.eventsPerSec)));
-    expect(r.cpu.tabProcess).toBeCloseTo(tabs.reduce((a, x) => a + x.cpu.tabProcess!, 0), 0);
+    expect(r.cpu.tabProcess).toBeCloseTo(
+      tabs.reduce((a, x) => a + x.cpu.tabProcess!, 0),
+      0,
+    );
     expect(r.cpu.tabMainThread).toBe(Math.max(...tabs.map((x) => x.cpu.tabMainThread!)));
     // A timing figure from a short window on a shared 2-core host: held loosely.
     expect(r.eventsPerSec / p.point.offeredEventsPerSec, p.point.id).toBeGreaterThan(0.5);

@@ -52,7 +52,9 @@ describe.skipIf(!hasFirefox)('every transport, smoke load, headless Firefox', ()
 
   it('measures every point, the Firefox ones in the Firefox it launched', () => {
     expect(code, stderr).toBe(0);
-    expect(report.points.filter((p) => p.point.scenario === 'every').map((p) => p.point.id)).toEqual(TRANSPORTS.map((t) => expect.stringMatching(new RegExp(`^every/${t}-.*-ff$`))));
+    expect(report.points.filter((p) => p.point.scenario === 'every').map((p) => p.point.id)).toEqual(
+      TRANSPORTS.map((t) => expect.stringMatching(new RegExp(`^every/${t}-.*-ff$`))),
+    );
     const firefox = report.hosts!.find((h) => h.id === 'local-firefox')!;
     expect(firefox).toMatchObject({ engine: 'firefox', origin: 'launched', host: 'localhost' });
     expect(firefox.version).toMatch(/^firefox\/\d+/);
@@ -78,7 +80,11 @@ describe.skipIf(!hasFirefox)('every transport, smoke load, headless Firefox', ()
     const p = pointOf('every', t);
     const r = firstMeasured(p);
     const http = TRANSPORT_INFO[t].http;
-    expect(r.wire, p.point.id).toEqual({ http: { h1: http === 'h1' ? CONCURRENCY : 0, h2: http === 'h2' ? CONCURRENCY : 0 }, tcpConnections: expectedTcp(t, CONCURRENCY), stalled: 0 });
+    expect(r.wire, p.point.id).toEqual({
+      http: { h1: http === 'h1' ? CONCURRENCY : 0, h2: http === 'h2' ? CONCURRENCY : 0 },
+      tcpConnections: expectedTcp(t, CONCURRENCY),
+      stalled: 0,
+    });
     expect(r.notes.join('\n')).not.toMatch(/RFC 8441/);
   });
 
@@ -90,7 +96,9 @@ describe.skipIf(!hasFirefox)('every transport, smoke load, headless Firefox', ()
     expect(r.wire).toEqual({ http: { h1: open, h2: 0 }, tcpConnections: open, stalled: OVER_CAP - open });
     expect(r.page.gaps).toBe(0);
     // The notes in the message: a failure here (seen once in a full run, not alone) must say what they were.
-    expect(r.notes, JSON.stringify(r.notes)).toContain(`${OVER_CAP - open} of ${OVER_CAP} connections never opened: the browser allows ${open} per host over HTTP/1.1`);
+    expect(r.notes, JSON.stringify(r.notes)).toContain(
+      `${OVER_CAP - open} of ${OVER_CAP} connections never opened: the browser allows ${open} per host over HTTP/1.1`,
+    );
   });
 
   it('CPU from /proc: the tab, its main thread and the parent read, each saying where from; what cannot be read is null and listed', () => {

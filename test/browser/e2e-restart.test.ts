@@ -88,8 +88,18 @@ describe('the server restarts mid-stream', () => {
 
       // EventSource retries after better-sse's retry hint (2 s); the WS after its backoff.
       const after = {
-        sse: await until(sse, (s) => s.counters.reconnects >= CONNECTIONS && s.counters.batches > before.sse.counters.batches + 100, 15_000, 'SSE did not reconnect'),
-        ws: await until(ws, (s) => s.counters.reconnects >= CONNECTIONS && s.counters.batches > before.ws.counters.batches + 100, 15_000, 'WS did not reconnect'),
+        sse: await until(
+          sse,
+          (s) => s.counters.reconnects >= CONNECTIONS && s.counters.batches > before.sse.counters.batches + 100,
+          15_000,
+          'SSE did not reconnect',
+        ),
+        ws: await until(
+          ws,
+          (s) => s.counters.reconnects >= CONNECTIONS && s.counters.batches > before.ws.counters.batches + 100,
+          15_000,
+          'WS did not reconnect',
+        ),
       };
       for (const [transport, s] of Object.entries(after)) {
         expect(s.counters, transport).toMatchObject({ reconnects: CONNECTIONS, gaps: 0, duplicates: 0, errors: 0 });

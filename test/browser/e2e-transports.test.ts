@@ -40,7 +40,10 @@ describe('every transport, smoke load, headless Chromium', () => {
     };
     await writeFile(path.join(dir, 'scenarios.json'), JSON.stringify(file));
     let stdout: string;
-    ({ code, stdout, stderr } = await runSweep(['--file', path.join(dir, 'scenarios.json'), '--scenario', 'every,capped,spread,watched,binary', '--json', '--retries', '0', '--out', dir], 240_000));
+    ({ code, stdout, stderr } = await runSweep(
+      ['--file', path.join(dir, 'scenarios.json'), '--scenario', 'every,capped,spread,watched,binary', '--json', '--retries', '0', '--out', dir],
+      240_000,
+    ));
     report = JSON.parse(stdout) as Report;
   }, 300_000);
 

@@ -35,7 +35,7 @@ describe('smoke sweep in headless Chromium, two rounds, --json', () => {
 
   const repeats = () => report.points.flatMap((p) => p.repeats.filter((r): r is MeasuredRepeat => r.status === 'ok').map((r) => ({ p, r })));
 
-  it('puts exactly one JSON document on stdout, the report as written, and people\'s output on stderr', async () => {
+  it("puts exactly one JSON document on stdout, the report as written, and people's output on stderr", async () => {
     expect(code, stderr).toBe(0);
     expect(stdout.trimStart().startsWith('{')).toBe(true);
     expect(stdout.trimEnd().endsWith('}')).toBe(true);
@@ -53,7 +53,7 @@ describe('smoke sweep in headless Chromium, two rounds, --json', () => {
     expect(summary.replace(/\s+/g, ' ')).toMatch(/more columns?: report\.html, npm run report -- --wide \S+ \(or --csv\), the sweep's --json\./);
   });
 
-    it('records a finished version 3 report and the environment', () => {
+  it('records a finished version 3 report and the environment', () => {
     expect(report.schemaVersion).toBe(3);
     expect(report.finishedAt).not.toBeNull();
     expect(report.interrupted).toBe(false);
@@ -87,7 +87,10 @@ describe('smoke sweep in headless Chromium, two rounds, --json', () => {
   it('keeps every repeat with a summary per point and a paired comparison per metric', () => {
     expect(report.points.map((p) => p.point.transport).sort()).toEqual(['sse', 'ws']);
     for (const p of report.points) {
-      expect(p.repeats.map((r) => `${r.round}:${r.status}`), `${p.point.id}: ${JSON.stringify(p.repeats.map((r) => (r.status === 'failed' ? r.error : '')))}`).toEqual(['0:ok', '1:ok']);
+      expect(
+        p.repeats.map((r) => `${r.round}:${r.status}`),
+        `${p.point.id}: ${JSON.stringify(p.repeats.map((r) => (r.status === 'failed' ? r.error : '')))}`,
+      ).toEqual(['0:ok', '1:ok']);
       expect(p.summary?.n).toBe(2);
       expect(p.summary!.eventsPerSec.ciLow).not.toBeNull();
     }

@@ -33,13 +33,19 @@ const AGREE_PP = 5;
 
 /** `pidstat -u -p <pids> 1 <n>`'s Average lines: %CPU (of one core) by pid. */
 async function pidstat(pids: readonly number[], seconds: number): Promise<Map<number, number>> {
-  const child = spawn('pidstat', ['-u', '-p', pids.join(','), '1', String(seconds)], { env: { ...process.env, LC_ALL: 'C' }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn('pidstat', ['-u', '-p', pids.join(','), '1', String(seconds)], {
+    env: { ...process.env, LC_ALL: 'C' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let out = '';
   child.stdout.setEncoding('utf8').on('data', (d: string) => (out += d));
   const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));
   expect(code, out).toBe(0);
   const lines = out.split('\n').filter((l) => l.startsWith('Average:'));
-  const header = lines.find((l) => l.includes('%CPU'))!.trim().split(/\s+/);
+  const header = lines
+    .find((l) => l.includes('%CPU'))!
+    .trim()
+    .split(/\s+/);
   const [pidAt, cpuAt] = [header.indexOf('PID'), header.indexOf('%CPU')];
   const byPid = new Map<number, number>();
   for (const l of lines.filter((x) => !x.includes('%CPU'))) {
@@ -77,10 +83,20 @@ describe.skipIf(!hasFirefox || !hasPidstat)("Firefox's CPU from /proc against pi
     const b = await takeSample(src, true);
     await api.evaluate((p) => p.stop());
     await page.close();
-    const r = summarise(point, a, b, { round: 0, startedAt: new Date().toISOString(), attempts: 1, cores: 2, settleSec: 0, startedBehind: false, ceilingEventsPerSec: null });
+    const r = summarise(point, a, b, {
+      round: 0,
+      startedAt: new Date().toISOString(),
+      attempts: 1,
+      cores: 2,
+      settleSec: 0,
+      startedBehind: false,
+      ceilingEventsPerSec: null,
+    });
     // The tab is the content process that used the most CPU; pidstat names it by pid.
     const before = new Map(a.chrome!.map((p) => [p.id, p.cpuTime]));
-    const tabPid = b.chrome!.filter((p) => p.type === 'renderer').sort((x, y) => y.cpuTime - (before.get(y.id) ?? 0) - (x.cpuTime - (before.get(x.id) ?? 0)))[0].id;
+    const tabPid = b
+      .chrome!.filter((p) => p.type === 'renderer')
+      .sort((x, y) => y.cpuTime - (before.get(y.id) ?? 0) - (x.cpuTime - (before.get(x.id) ?? 0)))[0].id;
     const seen = `ours: tab ${r.cpu.tabProcess}%, browser ${r.cpu.chrome.browser}%; pidstat: ${JSON.stringify([...independent])}`;
     expect(r.eventsPerSec, seen).toBeGreaterThan(0);
     expect(r.cpu.tabProcess, seen).toBeGreaterThan(10);
@@ -94,7 +110,9 @@ describe.skipIf(!hasFirefox || !hasPidstat)("Firefox's CPU from /proc against pi
 
 describe('without a Firefox', () => {
   it('the sweep fails its Firefox points at once with PUSHLAB_NO_FIREFOX and what to install, measures the Chrome ones, and leaves nothing running', async () => {
-    const file = JSON.stringify({ scenarios: [{ id: 'nf', transport: 'ws', batch: 20, concurrency: 2, engine: ['chrome', 'firefox'], warmupSec: 1, measureSec: 2, repeats: 1 }] });
+    const file = JSON.stringify({
+      scenarios: [{ id: 'nf', transport: 'ws', batch: 20, concurrency: 2, engine: ['chrome', 'firefox'], warmupSec: 1, measureSec: 2, repeats: 1 }],
+    });
     const r = startFaultRun(
       [process.execPath, '--import', 'tsx', 'puppeteer/sweep/main.ts', '--file', '{dir}/s.json', '--out', '{dir}'],
       { FIREFOX_PATH: '{dir}/no-firefox-here' },
@@ -127,10 +145,29 @@ describe('without a Firefox', () => {
 
 describe.skipIf(!hasFirefox)('npm run lab -- --engine firefox', () => {
   it('opens the lab page in Firefox and prints the live readings it can read (no main-thread busy time: –)', async () => {
-    const r = startFaultRun([process.execPath, '--import', 'tsx', 'puppeteer/lab/main.ts', '--engine', 'firefox', '--headless', '--autostart', '--batch', '20', '--concurrency', '4', '--out', '{dir}']);
+    const r = startFaultRun([
+      process.execPath,
+      '--import',
+      'tsx',
+      'puppeteer/lab/main.ts',
+      '--engine',
+      'firefox',
+      '--headless',
+      '--autostart',
+      '--batch',
+      '20',
+      '--concurrency',
+      '4',
+      '--out',
+      '{dir}',
+    ]);
     try {
       await r.until('the Firefox banner', () => /Firefox firefox\/\d+/.test(r.output()), 60_000);
-      const line = await r.until('a CPU reading with the tab busy', () => /cpu \(% of one core[^\n]*renderer ([1-9]\d*)%[^\n]*\n/.exec(r.output())?.[0], 30_000);
+      const line = await r.until(
+        'a CPU reading with the tab busy',
+        () => /cpu \(% of one core[^\n]*renderer ([1-9]\d*)%[^\n]*\n/.exec(r.output())?.[0],
+        30_000,
+      );
       expect(line).toMatch(/main busy – main cpu \d+%/);
       expect(line).toMatch(/browser \d+%/);
       process.kill(-r.child.pid!, 'SIGINT');

@@ -35,7 +35,10 @@ describe.skipIf(!hasFirefox)('a Firefox tab lost mid-sweep', () => {
 
   beforeAll(async () => {
     dir = await mkdtemp(path.join(os.tmpdir(), 'pushlab-ff-crash-'));
-    await writeFile(path.join(dir, 'scenarios.json'), JSON.stringify({ scenarios: [{ id: 'one', transport: 'sse', batch: 5, concurrency: 2, engine: 'firefox', warmupSec: 1, measureSec: 6 }] }));
+    await writeFile(
+      path.join(dir, 'scenarios.json'),
+      JSON.stringify({ scenarios: [{ id: 'one', transport: 'sse', batch: 5, concurrency: 2, engine: 'firefox', warmupSec: 1, measureSec: 6 }] }),
+    );
     const run = startSweep(['--file', path.join(dir, 'scenarios.json'), '--repeats', '2', '--retries', '0', '--out', dir]);
     await run.waitForStderr(/\[1\/2\][^\n]*one\/sse-b5-c2-i1-full-ff · started/, 90_000);
     await new Promise((r) => setTimeout(r, 3000));
@@ -63,7 +66,7 @@ describe.skipIf(!hasFirefox)('a Firefox tab lost mid-sweep', () => {
     const [point] = report.points;
     expect(point.repeats.map((r) => `${r.round}:${r.status}`)).toEqual(['0:failed', '1:ok']);
     const failed = point.repeats[0] as FailedRepeat;
-    expect(failed.cause, failed.error).toBe("renderer crashed");
+    expect(failed.cause, failed.error).toBe('renderer crashed');
     expect(failed.error).toMatch(/^Firefox tab lost \(its content process went away: [^@]*\)$/);
   });
 });

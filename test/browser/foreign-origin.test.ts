@@ -40,17 +40,20 @@ interface Answer {
 /** One HTTP/1.1 request to 127.0.0.1:`port` with exactly these headers (Host included). */
 function h1(scheme: 'http' | 'https', port: number, p: string, headers: Record<string, string>, method = 'GET'): Promise<Answer> {
   return new Promise((resolve, reject) => {
-    const req = (scheme === 'https' ? https : http).request({ host: '127.0.0.1', port, path: p, method, headers, rejectUnauthorized: false, agent: false }, (res) => {
-      let body = '';
-      res.setEncoding('utf8');
-      res.on('data', (d: string) => (body += d.length < 4096 ? d : ''));
-      // A stream never ends: what came in 1 s is enough to tell. A refusal is read whole.
-      const timer = res.statusCode === 200 ? setTimeout(() => res.destroy(), 1000) : undefined;
-      res.on('close', () => {
-        clearTimeout(timer);
-        resolve({ status: res.statusCode ?? 0, headers: res.headers, body });
-      });
-    });
+    const req = (scheme === 'https' ? https : http).request(
+      { host: '127.0.0.1', port, path: p, method, headers, rejectUnauthorized: false, agent: false },
+      (res) => {
+        let body = '';
+        res.setEncoding('utf8');
+        res.on('data', (d: string) => (body += d.length < 4096 ? d : ''));
+        // A stream never ends: what came in 1 s is enough to tell. A refusal is read whole.
+        const timer = res.statusCode === 200 ? setTimeout(() => res.destroy(), 1000) : undefined;
+        res.on('close', () => {
+          clearTimeout(timer);
+          resolve({ status: res.statusCode ?? 0, headers: res.headers, body });
+        });
+      },
+    );
     req.on('error', reject);
     req.end();
   });
@@ -111,7 +114,17 @@ describe('the report viewer answers only loopback Host names and its own page', 
   });
 
   it('a foreign Host (a rebound name) gets 421 and nothing of the reports; loopback names get the reports', async () => {
-    for (const host of ['evil.example', 'rebind.127.0.0.1.nip.io', '127.0.0.1.evil.example', 'localhost.evil.example', '10.0.0.5', '0.0.0.0', '[::2]', 'localhost@evil.example', 'evil.example/x']) {
+    for (const host of [
+      'evil.example',
+      'rebind.127.0.0.1.nip.io',
+      '127.0.0.1.evil.example',
+      'localhost.evil.example',
+      '10.0.0.5',
+      '0.0.0.0',
+      '[::2]',
+      'localhost@evil.example',
+      'evil.example/x',
+    ]) {
       for (const p of ['/reports/', '/reports/example/report.json', '/report.html']) {
         const r = await h1('http', port, p, { host: `${host}:${port}` });
         expect([host, p, r.status]).toEqual([host, p, 421]);
@@ -167,7 +180,14 @@ describe('the main server: CORS, WebSockets, CONNECT and stream starts for its o
   const on = (url: string | URL) => http2.connect(url, { rejectUnauthorized: false });
 
   it('a foreign Origin gets no CORS grant (403, no access-control-allow-origin) on every route, main origin and replicas', async () => {
-    const foreigns = [FOREIGN, 'null', `http://127.0.0.1:${running.server.port}`, `https://127.0.0.1:1`, `https://evil.example:${running.server.port}`, `https://localhost.evil.example:${running.server.port}`];
+    const foreigns = [
+      FOREIGN,
+      'null',
+      `http://127.0.0.1:${running.server.port}`,
+      `https://127.0.0.1:1`,
+      `https://evil.example:${running.server.port}`,
+      `https://localhost.evil.example:${running.server.port}`,
+    ];
     const replicaSession = on(replica(0));
     try {
       for (const s of [session, replicaSession]) {
@@ -237,7 +257,14 @@ describe('the main server: CORS, WebSockets, CONNECT and stream starts for its o
     const connect = on(origins.connect!);
     try {
       await new Promise((resolve) => connect.once('remoteSettings', resolve));
-      const ws = (origin?: string) => h2(connect, { ':method': 'CONNECT', ':protocol': 'websocket', ':path': '/ws?batch=2&interval=1&client=foreign-wsh2', 'sec-websocket-version': '13', ...(origin ? { origin } : {}) });
+      const ws = (origin?: string) =>
+        h2(connect, {
+          ':method': 'CONNECT',
+          ':protocol': 'websocket',
+          ':path': '/ws?batch=2&interval=1&client=foreign-wsh2',
+          'sec-websocket-version': '13',
+          ...(origin ? { origin } : {}),
+        });
       for (const origin of [FOREIGN, 'null', `http://127.0.0.1:${running.server.port}`]) {
         const r = await ws(origin);
         expect([origin, r.status]).toEqual([origin, 403]);
@@ -269,7 +296,11 @@ describe('the main server: CORS, WebSockets, CONNECT and stream starts for its o
       expect([headers[':path'], r.status, r.headers[POLL_ID_HEADER]]).toEqual([headers[':path'], 403, undefined]);
     }
     // gRPC-web's POST, as a browser sends it (a 5-byte frame of an empty request).
-    const grpc = await h2(session, { ':method': 'POST', ':path': '/pushlab.v1.PushService/Stream', 'content-type': 'application/grpc-web+proto', 'x-grpc-web': '1', origin: FOREIGN }, Buffer.from([0, 0, 0, 0, 0]));
+    const grpc = await h2(
+      session,
+      { ':method': 'POST', ':path': '/pushlab.v1.PushService/Stream', 'content-type': 'application/grpc-web+proto', 'x-grpc-web': '1', origin: FOREIGN },
+      Buffer.from([0, 0, 0, 0, 0]),
+    );
     expect(grpc.status).toBe(403);
     const after = await stats();
     expect(after.connections.filter((c) => (c.client ?? '').startsWith('foreign-'))).toEqual([]);
@@ -397,7 +428,9 @@ describe('in headless Chromium: a foreign page gets nothing, the own page everyt
     try {
       // pushlab's Chrome runs without the Network domain, so goto() gives no status: the page says it.
       await page.goto(`http://evil.test:${viewerPort}/report.html`);
-      expect(await page.evaluate(() => (globalThis as unknown as { document: { body: { innerText: string } } }).document.body.innerText)).toMatch(/^misdirected: .*got host 'evil\.test:\d+'/);
+      expect(await page.evaluate(() => (globalThis as unknown as { document: { body: { innerText: string } } }).document.body.innerText)).toMatch(
+        /^misdirected: .*got host 'evil\.test:\d+'/,
+      );
       const read = await page.evaluate(async () => {
         const r = await fetch('/reports/example/report.json');
         return { status: r.status, text: await r.text() };
@@ -416,44 +449,48 @@ describe('in headless Chromium: a foreign page gets nothing, the own page everyt
     const page = await browser.newPage();
     try {
       await page.goto(`http://evil.test:${foreignPort}/`);
-      const tried = await page.evaluate(async (base: string, replica: string) => {
-        const g = globalThis as unknown as { document: { body: { appendChild(e: unknown): void }; createElement(t: string): { src: string } } };
-        const read = async (url: string) => {
-          try {
-            return `read ${(await (await fetch(url)).text()).length} bytes`;
-          } catch {
-            return 'refused';
-          }
-        };
-        const ws = (url: string) =>
-          new Promise<string>((resolve) => {
-            const s = new WebSocket(url);
-            let n = 0;
-            s.onmessage = () => n++;
-            s.onopen = () => setTimeout(() => (resolve(`opened, ${n} messages`), s.close()), 500);
-            s.onerror = () => resolve('refused');
-          });
-        const es = new EventSource(`${base}/sse?batch=2&interval=1&client=foreign-es`);
-        let events = 0;
-        es.onmessage = () => events++;
-        // No-cors subresources: the page cannot read them, but they must not start a stream either.
-        const img = g.document.createElement('img');
-        img.src = `${base}/sse?batch=2&interval=1&client=foreign-img`;
-        g.document.body.appendChild(img);
-        const out = {
-          stats: await read(`${base}/stats`),
-          reports: await read(`${base}/reports/`),
-          replicaStats: await read(`${replica}stats`),
-          poll: await read(`${base}/poll?batch=2&client=foreign-poll`),
-          ws: await ws(`${base.replace('https:', 'wss:')}/ws?batch=2&interval=1&client=foreign-ws`),
-          wsReplica: await ws(`${replica.replace('https:', 'wss:')}ws?batch=2&interval=1&client=foreign-ws-replica`),
-          events: 0,
-        };
-        await new Promise((r) => setTimeout(r, 300));
-        out.events = events;
-        es.close();
-        return out;
-      }, main, running.origins.replicas[0]);
+      const tried = await page.evaluate(
+        async (base: string, replica: string) => {
+          const g = globalThis as unknown as { document: { body: { appendChild(e: unknown): void }; createElement(t: string): { src: string } } };
+          const read = async (url: string) => {
+            try {
+              return `read ${(await (await fetch(url)).text()).length} bytes`;
+            } catch {
+              return 'refused';
+            }
+          };
+          const ws = (url: string) =>
+            new Promise<string>((resolve) => {
+              const s = new WebSocket(url);
+              let n = 0;
+              s.onmessage = () => n++;
+              s.onopen = () => setTimeout(() => (resolve(`opened, ${n} messages`), s.close()), 500);
+              s.onerror = () => resolve('refused');
+            });
+          const es = new EventSource(`${base}/sse?batch=2&interval=1&client=foreign-es`);
+          let events = 0;
+          es.onmessage = () => events++;
+          // No-cors subresources: the page cannot read them, but they must not start a stream either.
+          const img = g.document.createElement('img');
+          img.src = `${base}/sse?batch=2&interval=1&client=foreign-img`;
+          g.document.body.appendChild(img);
+          const out = {
+            stats: await read(`${base}/stats`),
+            reports: await read(`${base}/reports/`),
+            replicaStats: await read(`${replica}stats`),
+            poll: await read(`${base}/poll?batch=2&client=foreign-poll`),
+            ws: await ws(`${base.replace('https:', 'wss:')}/ws?batch=2&interval=1&client=foreign-ws`),
+            wsReplica: await ws(`${replica.replace('https:', 'wss:')}ws?batch=2&interval=1&client=foreign-ws-replica`),
+            events: 0,
+          };
+          await new Promise((r) => setTimeout(r, 300));
+          out.events = events;
+          es.close();
+          return out;
+        },
+        main,
+        running.origins.replicas[0],
+      );
       expect(tried).toEqual({ stats: 'refused', reports: 'refused', replicaStats: 'refused', poll: 'refused', ws: 'refused', wsReplica: 'refused', events: 0 });
       const connections = (JSON.parse((await h2get(running.session, '/stats')).body) as ServerStats).connections;
       expect(connections.filter((c) => (c.client ?? '').startsWith('foreign-'))).toEqual([]);

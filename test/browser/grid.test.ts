@@ -62,7 +62,10 @@ describe.skipIf(missing !== null)(`a sweep on a Selenium Grid${missing ? ` (skip
 
     beforeAll(async () => {
       let stdout: string;
-      ({ code, stdout, stderr } = await runSweep(['--scenario', 'smoke', '--repeats', '1', '--grid', grid.url, '--grid-sessions', '2', '--grid-binary', BINARY, '--out', dir], 150_000));
+      ({ code, stdout, stderr } = await runSweep(
+        ['--scenario', 'smoke', '--repeats', '1', '--grid', grid.url, '--grid-sessions', '2', '--grid-binary', BINARY, '--out', dir],
+        150_000,
+      ));
       report = await readReport(stdout);
     }, 180_000);
 
@@ -136,12 +139,16 @@ describe.skipIf(missing !== null)(`a sweep on a Selenium Grid${missing ? ` (skip
     }
   }, 150_000);
 
-  it('too few free Chrome slots: PUSHLAB_BAD_GRID with the Grid\'s own status message, before asking', async () => {
+  it("too few free Chrome slots: PUSHLAB_BAD_GRID with the Grid's own status message, before asking", async () => {
     const sessions = new GridSessions(parseGridUrl(grid.url), () => undefined);
     const err = await sessions.open(GRID_SLOTS + 1, BINARY).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(PushlabError);
     expect((err as PushlabError).code).toBe('PUSHLAB_BAD_GRID');
-    expect((err as Error).message).toMatch(new RegExp(`no free slot: --grid-sessions ${GRID_SLOTS + 1} asks for ${GRID_SLOTS + 1} Chrome session\\(s\\), the Grid has ${GRID_SLOTS} free Chrome slot\\(s\\) \\(Selenium Grid ready\\.\\)`));
+    expect((err as Error).message).toMatch(
+      new RegExp(
+        `no free slot: --grid-sessions ${GRID_SLOTS + 1} asks for ${GRID_SLOTS + 1} Chrome session\\(s\\), the Grid has ${GRID_SLOTS} free Chrome slot\\(s\\) \\(Selenium Grid ready\\.\\)`,
+      ),
+    );
     expect(sessions.sessions).toEqual([]);
   });
 

@@ -56,7 +56,26 @@ describe.skipIf(!hasXvfb)('npm run lab under Xvfb', () => {
     // detached: its own process group, so Ctrl-C (SIGINT) reaches xvfb-run and the lab as a terminal would send it.
     lab = spawn(
       'xvfb-run',
-      ['-a', 'npx', 'tsx', 'puppeteer/lab/main.ts', '--batch', '20', '--concurrency', '2', '--render', 'full', '--warmup-sec', '1', '--measure-sec', '1', '--repeats', '1', '--out', out],
+      [
+        '-a',
+        'npx',
+        'tsx',
+        'puppeteer/lab/main.ts',
+        '--batch',
+        '20',
+        '--concurrency',
+        '2',
+        '--render',
+        'full',
+        '--warmup-sec',
+        '1',
+        '--measure-sec',
+        '1',
+        '--repeats',
+        '1',
+        '--out',
+        out,
+      ],
       { cwd: ROOT, env: { ...process.env, PUSHLAB_LAB_DEVTOOLS: '1' }, stdio: ['ignore', 'ignore', 'pipe'], detached: true },
     );
     lab.stderr!.on('data', (d: Buffer) => (stderr += d.toString()));
@@ -84,10 +103,14 @@ describe.skipIf(!hasXvfb)('npm run lab under Xvfb', () => {
   it('starts a point from the form, and CPU readings arrive and are plausible', async () => {
     await page.click('#start');
     await waitFor('events on the page', async () => Number((await text('live-received')).replace(/\D/g, '')) > 0, 20_000);
-    const cpu = await waitFor('a CPU reading', async () => {
-      const t = await text('cpu-numbers');
-      return /tab renderer (\d+)%/.test(t) && t;
-    }, 20_000);
+    const cpu = await waitFor(
+      'a CPU reading',
+      async () => {
+        const t = await text('cpu-numbers');
+        return /tab renderer (\d+)%/.test(t) && t;
+      },
+      20_000,
+    );
     const cores = os.cpus().length;
     const figures = [...cpu.matchAll(/(\d+)%/g)].map((m) => Number(m[1]));
     expect(Number(/tab renderer (\d+)%/.exec(cpu)![1])).toBeGreaterThan(0);
@@ -99,10 +122,14 @@ describe.skipIf(!hasXvfb)('npm run lab under Xvfb', () => {
 
   it('records this point: a valid report point in <out>/lab-<run>/report.json', async () => {
     await page.click('#record');
-    const line = await waitFor('the recorded line', async () => {
-      const t = await text('recorded');
-      return (t.startsWith('recorded:') || t.startsWith('recording failed')) && t;
-    }, 90_000);
+    const line = await waitFor(
+      'the recorded line',
+      async () => {
+        const t = await text('recorded');
+        return (t.startsWith('recorded:') || t.startsWith('recording failed')) && t;
+      },
+      90_000,
+    );
     expect(line).toMatch(/^recorded: (ok|client-bound|server-bound|host-bound): [\d,]+ events\/s/);
     const [run] = await readdir(out);
     expect(run).toMatch(/^lab-\d{8}-\d{6}$/);
@@ -118,7 +145,8 @@ describe.skipIf(!hasXvfb)('npm run lab under Xvfb', () => {
   }, 120_000);
 
   it('says the page fell behind at an overloaded point, and not at an easy one', async () => {
-    const run = (c: object) => page.evaluate((cfg) => (globalThis as unknown as { pushlab: { start(c: object): Promise<unknown> } }).pushlab.start(cfg).then(() => undefined), c);
+    const run = (c: object) =>
+      page.evaluate((cfg) => (globalThis as unknown as { pushlab: { start(c: object): Promise<unknown> } }).pushlab.start(cfg).then(() => undefined), c);
     const behind = () => page.$eval('#live-verdict', (e) => e.classList.contains('behind'));
     await run({ transport: 'ws', batch: 2000, concurrency: 20, intervalMs: 1, render: 'full' });
     await waitFor('the behind-indicator', behind, 20_000);

@@ -59,7 +59,11 @@ describe.skipIf(missing !== null)(`a sweep across a veth link, the server in its
     dir = await mkdtemp(path.join(os.tmpdir(), 'pushlab-netns-'));
     link = createLink();
     // The server holds its stdin: it ends with this process however that ends.
-    server = await startIn(link.exec(link.server.ns), [process.execPath, '--import', 'tsx', 'server/main.ts', '--host', link.server.addr, '--allow-remote', '--port', String(PORT), '--exit-with-stdin'], /listening on/);
+    server = await startIn(
+      link.exec(link.server.ns),
+      [process.execPath, '--import', 'tsx', 'server/main.ts', '--host', link.server.addr, '--allow-remote', '--port', String(PORT), '--exit-with-stdin'],
+      /listening on/,
+    );
     chrome = await startRemoteChrome(link.exec(link.browser.ns));
   }, 60_000);
 
@@ -74,7 +78,22 @@ describe.skipIf(missing !== null)(`a sweep across a veth link, the server in its
     const before = txBytes(link!);
     const sweep = await startIn(
       link!.exec(link!.browser.ns),
-      [process.execPath, '--import', 'tsx', 'puppeteer/sweep/main.ts', '--scenario', 'smoke', '--repeats', '1', '--server', `https://${link!.server.addr}:${PORT}/`, '--browser', `far=${chrome!.http}`, '--out', dir],
+      [
+        process.execPath,
+        '--import',
+        'tsx',
+        'puppeteer/sweep/main.ts',
+        '--scenario',
+        'smoke',
+        '--repeats',
+        '1',
+        '--server',
+        `https://${link!.server.addr}:${PORT}/`,
+        '--browser',
+        `far=${chrome!.http}`,
+        '--out',
+        dir,
+      ],
       null,
     );
     const code = await new Promise<number | null>((r) => sweep.child.once('exit', (c) => r(c)));
@@ -103,6 +122,8 @@ describe.skipIf(missing !== null)(`a sweep across a veth link, the server in its
     expect(report.environment.serverUrl).toBe(`https://${link!.server.addr}:${PORT}/`);
     // The events went through the veth: 2 points × 3 s × 80 k events/s is tens of MB.
     expect(txBytes(link!) - before).toBeGreaterThan(5e6);
-    process.stderr.write(`netns: clock offsets ${measured.map((r) => `${r.clock!.offsetMs} ±${r.clock!.uncertaintyMs} ms`).join(', ')}; browser ${h.clock!.offsetMs} ±${h.clock!.uncertaintyMs} ms\n`);
+    process.stderr.write(
+      `netns: clock offsets ${measured.map((r) => `${r.clock!.offsetMs} ±${r.clock!.uncertaintyMs} ms`).join(', ')}; browser ${h.clock!.offsetMs} ±${h.clock!.uncertaintyMs} ms\n`,
+    );
   }, 180_000);
 });

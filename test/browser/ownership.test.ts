@@ -25,7 +25,10 @@ beforeAll(async () => {
   scenarios = path.join(dir, 'scenarios.json');
   await writeFile(scenarios, JSON.stringify({ scenarios: [{ id: 'tiny', transport: 'sse', batch: 5, concurrency: 2, warmupSec: 1, measureSec: 6 }] }));
   headful = path.join(dir, 'headful.json');
-  await writeFile(headful, JSON.stringify({ scenarios: [{ id: 'tiny-hf', transport: 'sse', batch: 5, concurrency: 2, warmupSec: 1, measureSec: 6, display: 'headful' }] }));
+  await writeFile(
+    headful,
+    JSON.stringify({ scenarios: [{ id: 'tiny-hf', transport: 'sse', batch: 5, concurrency: 2, warmupSec: 1, measureSec: 6, display: 'headful' }] }),
+  );
 });
 
 afterAll(async () => {
@@ -39,7 +42,8 @@ async function childrenOnceRunning(run: SweepRun, kinds: RegExp[], ms: number): 
     const pids = descendants(run.child.pid!);
     const lines = pids.map(cmdline);
     if (kinds.every((k) => lines.some((l) => k.test(l)))) return pids;
-    if (Date.now() > until || run.child.exitCode !== null) throw new Error(`not all of ${kinds.join(', ')} started; under the command: ${lines.join('\n')}\n${run.stderr()}`);
+    if (Date.now() > until || run.child.exitCode !== null)
+      throw new Error(`not all of ${kinds.join(', ')} started; under the command: ${lines.join('\n')}\n${run.stderr()}`);
     await sleep(100);
   }
 }

@@ -56,7 +56,20 @@ describe('two remote browsers shard a sweep', () => {
     // One through its WebSocket endpoint as Puppeteer's browserWSEndpoint, one through its
     // DevTools HTTP endpoint. Unlabelled, both are named by their loopback address: one host.
     ({ code, stdout, stderr } = await runSweep(
-      ['--file', path.join(dir, 'scenarios.json'), '--scenario', 'pair2', '--repeats', '2', '--retries', '0', '--browser', `${chromes[0].ws},${chromes[1].http}`, '--out', dir],
+      [
+        '--file',
+        path.join(dir, 'scenarios.json'),
+        '--scenario',
+        'pair2',
+        '--repeats',
+        '2',
+        '--retries',
+        '0',
+        '--browser',
+        `${chromes[0].ws},${chromes[1].http}`,
+        '--out',
+        dir,
+      ],
       180_000,
     ));
     report = await readReport(stdout);
@@ -104,7 +117,20 @@ describe('a remote browser killed mid-sweep', () => {
     const [a, b] = [await startRemoteChrome(), await startRemoteChrome()];
     chromes.push(a, b);
     victim = 'victim';
-    const run = startSweep(['--file', path.join(dir, 'scenarios.json'), '--scenario', 'pair3', '--repeats', '2', '--retries', '0', '--browser', `keeper=${a.http},victim=${b.http}`, '--out', dir]);
+    const run = startSweep([
+      '--file',
+      path.join(dir, 'scenarios.json'),
+      '--scenario',
+      'pair3',
+      '--repeats',
+      '2',
+      '--retries',
+      '0',
+      '--browser',
+      `keeper=${a.http},victim=${b.http}`,
+      '--out',
+      dir,
+    ]);
     // Once the victim has finished a repeat, it is into its next one: kill its browser there.
     await run.waitForStderr(/round 1 \[victim\]: /, 120_000);
     await new Promise((r) => setTimeout(r, 1500));
@@ -152,7 +178,20 @@ describe('the only remote browser killed mid-sweep', () => {
   beforeAll(async () => {
     const only = await startRemoteChrome();
     chromes.push(only);
-    const run = startSweep(['--file', path.join(dir, 'scenarios.json'), '--scenario', 'pair2', '--repeats', '1', '--retries', '0', '--browser', `lonely=${only.http}`, '--out', dir]);
+    const run = startSweep([
+      '--file',
+      path.join(dir, 'scenarios.json'),
+      '--scenario',
+      'pair2',
+      '--repeats',
+      '1',
+      '--retries',
+      '0',
+      '--browser',
+      `lonely=${only.http}`,
+      '--out',
+      dir,
+    ]);
     await run.waitForStderr(/round 1 \[lonely\]: /, 120_000);
     await new Promise((r) => setTimeout(r, 1500));
     only.crash();

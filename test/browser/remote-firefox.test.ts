@@ -33,7 +33,10 @@ describe.skipIf(firefoxPath === null)('a remote Firefox over WebDriver BiDi', ()
     dir = await mkdtemp(path.join(os.tmpdir(), 'pushlab-remote-firefox-'));
     await writeFile(path.join(dir, 'user.js'), 'user_pref("network.http.http3.enable", false);\n');
     // Its own process group, so the test ends it and every process it started.
-    firefox = spawn(firefoxPath!, ['--headless', '--no-remote', '--profile', dir, '--remote-debugging-port', '0'], { stdio: ['ignore', 'ignore', 'pipe'], detached: true });
+    firefox = spawn(firefoxPath!, ['--headless', '--no-remote', '--profile', dir, '--remote-debugging-port', '0'], {
+      stdio: ['ignore', 'ignore', 'pipe'],
+      detached: true,
+    });
     let log = '';
     firefox.stderr!.setEncoding('utf8').on('data', (d: string) => (log += d));
     const until = Date.now() + 30_000;
@@ -42,10 +45,15 @@ describe.skipIf(firefoxPath === null)('a remote Firefox over WebDriver BiDi', ()
     if (!url) throw new Error(`Firefox did not say where it listens:\n${log}`);
     await writeFile(
       path.join(dir, 'scenarios.json'),
-      JSON.stringify({ scenarios: [{ id: 'far', transport: ['ws', 'sse'], batch: 20, concurrency: 2, engine: 'firefox', warmupSec: 1, measureSec: 2, repeats: 1 }] }),
+      JSON.stringify({
+        scenarios: [{ id: 'far', transport: ['ws', 'sse'], batch: 20, concurrency: 2, engine: 'firefox', warmupSec: 1, measureSec: 2, repeats: 1 }],
+      }),
     );
     let stdout: string;
-    ({ code, stdout, stderr } = await runSweep(['--file', path.join(dir, 'scenarios.json'), '--json', '--retries', '0', '--out', dir, '--browser', `ff=${url}/session`], 120_000));
+    ({ code, stdout, stderr } = await runSweep(
+      ['--file', path.join(dir, 'scenarios.json'), '--json', '--retries', '0', '--out', dir, '--browser', `ff=${url}/session`],
+      120_000,
+    ));
     report = JSON.parse(stdout) as Report;
   }, 180_000);
 

@@ -83,7 +83,10 @@ describe('report.html from file:// with the network blocked', () => {
 
   it('the table has one row per point, none taller than twice a line', async () => {
     const rows = await page.$$eval('table.points:not(.compare) tbody tr.point-row', (trs) =>
-      trs.map((tr) => ({ height: tr.getBoundingClientRect().height, line: parseFloat((globalThis as unknown as PageGlobals).getComputedStyle(tr.querySelector('td')!).lineHeight) })),
+      trs.map((tr) => ({
+        height: tr.getBoundingClientRect().height,
+        line: parseFloat((globalThis as unknown as PageGlobals).getComputedStyle(tr.querySelector('td')!).lineHeight),
+      })),
     );
     expect(rows).toHaveLength(report.points.length);
     for (const r of rows) expect(r.height).toBeLessThanOrEqual(2 * r.line);

@@ -77,7 +77,11 @@ async function stopAndCheck(r: FaultRun, pid: number, signal: NodeJS.Signals): P
  */
 function reportIn(r: FaultRun, killed = false): Report {
   const files = filesUnder(r.dir);
-  if (!killed) expect(files.filter((f) => f.endsWith('.tmp')), 'temp files left').toEqual([]);
+  if (!killed)
+    expect(
+      files.filter((f) => f.endsWith('.tmp')),
+      'temp files left',
+    ).toEqual([]);
   const reports = files.filter((f) => f.endsWith('report.json'));
   expect(reports, r.output()).toHaveLength(1);
   return parseReportText(readFileSync(path.join(r.dir, reports[0]), 'utf8'), reports[0]);
@@ -168,9 +172,25 @@ describe('npm run advise', () => {
 });
 
 describe.skipIf(!hasXvfb)('npm run lab, headful under xvfb-run', () => {
-  const lab = () => npmRun('lab', ['--batch', '5', '--concurrency', '2', '--warmup-sec', '1', '--measure-sec', '2', '--repeats', '2', '--out', '{dir}/reports'], ['xvfb-run', '-a'], { PUSHLAB_LAB_DEVTOOLS: '1' });
+  const lab = () =>
+    npmRun(
+      'lab',
+      ['--batch', '5', '--concurrency', '2', '--warmup-sec', '1', '--measure-sec', '2', '--repeats', '2', '--out', '{dir}/reports'],
+      ['xvfb-run', '-a'],
+      { PUSHLAB_LAB_DEVTOOLS: '1' },
+    );
   /** npm under xvfb-run: the command's first process. */
-  const npmPid = (r: FaultRun) => r.until('npm', () => spawnSync('pgrep', ['-P', String(r.child.pid), '-f', '^npm'], { encoding: 'utf8' }).stdout.trim().split('\n')[0] || null, 30_000).then(Number);
+  const npmPid = (r: FaultRun) =>
+    r
+      .until(
+        'npm',
+        () =>
+          spawnSync('pgrep', ['-P', String(r.child.pid), '-f', '^npm'], { encoding: 'utf8' })
+            .stdout.trim()
+            .split('\n')[0] || null,
+        30_000,
+      )
+      .then(Number);
 
   it('SIGTERM to npm while a point is recorded: the lab report is saved marked interrupted; nothing left', async () => {
     const r = lab();
@@ -181,7 +201,9 @@ describe.skipIf(!hasXvfb)('npm run lab, headful under xvfb-run', () => {
       const target = await browser.waitForTarget((t) => t.type() === 'page' && t.url().startsWith('https://'), { timeout: 30_000 });
       const page = (await target.page())!;
       await page.waitForFunction(() => typeof (globalThis as { pushlab?: unknown }).pushlab === 'object', { timeout: 30_000 });
-      void page.evaluate(() => (globalThis as unknown as { pushlab: { record(): Promise<unknown> } }).pushlab.record().catch(() => undefined)).catch(() => undefined);
+      void page
+        .evaluate(() => (globalThis as unknown as { pushlab: { record(): Promise<unknown> } }).pushlab.record().catch(() => undefined))
+        .catch(() => undefined);
       await r.until('a recording', () => /recording lab\//.test(r.output()), 30_000);
       // Past the first repeat (warm-up 1 s, window 2 s), so the report has one to keep.
       await r.until('the first repeat written', () => filesUnder(r.dir).some((f) => f.endsWith('report.json')), 60_000);

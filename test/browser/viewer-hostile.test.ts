@@ -106,53 +106,71 @@ function edited(edit: (d: Data) => void): Data {
 }
 
 describe('the viewer on a report it can partly read', () => {
-  it('advice: {} — the run, its table and charts are shown, and a note names advice and why', async () => {
-    const { page, errors } = await openReport(edited((d) => (d.advice = {})), 30 * SECOND);
-    try {
-      expect(await shown(page)).toBe('shown');
-      expect(await text(page, '.run-header h2')).toEqual([`Run ${String(example.runId)}`]);
-      expect(await page.$$eval('tbody tr.point-row', (trs) => trs.length)).toBe(example.points.length);
-      expect(await page.$$eval('section.scenario canvas', (cs) => cs.length)).toBeGreaterThan(0);
-      const notes = await text(page, '.unreadable');
-      expect(notes.some((n) => /advice/.test(n) && /could not/i.test(n)), notes.join('\n')).toBe(true);
-      expect(errors).toEqual([]);
-    } finally {
-      await page.close();
-    }
-  }, 60 * SECOND);
+  it(
+    'advice: {} — the run, its table and charts are shown, and a note names advice and why',
+    async () => {
+      const { page, errors } = await openReport(
+        edited((d) => (d.advice = {})),
+        30 * SECOND,
+      );
+      try {
+        expect(await shown(page)).toBe('shown');
+        expect(await text(page, '.run-header h2')).toEqual([`Run ${String(example.runId)}`]);
+        expect(await page.$$eval('tbody tr.point-row', (trs) => trs.length)).toBe(example.points.length);
+        expect(await page.$$eval('section.scenario canvas', (cs) => cs.length)).toBeGreaterThan(0);
+        const notes = await text(page, '.unreadable');
+        expect(
+          notes.some((n) => /advice/.test(n) && /could not/i.test(n)),
+          notes.join('\n'),
+        ).toBe(true);
+        expect(errors).toEqual([]);
+      } finally {
+        await page.close();
+      }
+    },
+    60 * SECOND,
+  );
 
-  it('a transport it does not know — every point listed, the point named, the rest drawn', async () => {
-    const { page, errors } = await openReport(
-      edited((d) => {
-        (d.points[0].point as Record<string, unknown>).transport = 'carrier-pigeon';
-      }),
-      30 * SECOND,
-    );
-    try {
-      expect(await shown(page)).toBe('shown');
-      expect(await page.$$eval('tbody tr.point-row', (trs) => trs.length)).toBe(example.points.length);
-      expect((await text(page, 'tbody tr.point-row')).join('\n')).toContain('carrier-pigeon');
-      // Both scenarios have their section, the one with the bad point drawn or replaced by a note.
-      expect(await page.$$eval('section.scenario', (ss) => ss.length)).toBe(2);
-      expect(await page.$$eval('section.scenario canvas', (cs) => cs.length)).toBeGreaterThan(0);
-      expect(errors).toEqual([]);
-    } finally {
-      await page.close();
-    }
-  }, 60 * SECOND);
+  it(
+    'a transport it does not know — every point listed, the point named, the rest drawn',
+    async () => {
+      const { page, errors } = await openReport(
+        edited((d) => {
+          (d.points[0].point as Record<string, unknown>).transport = 'carrier-pigeon';
+        }),
+        30 * SECOND,
+      );
+      try {
+        expect(await shown(page)).toBe('shown');
+        expect(await page.$$eval('tbody tr.point-row', (trs) => trs.length)).toBe(example.points.length);
+        expect((await text(page, 'tbody tr.point-row')).join('\n')).toContain('carrier-pigeon');
+        // Both scenarios have their section, the one with the bad point drawn or replaced by a note.
+        expect(await page.$$eval('section.scenario', (ss) => ss.length)).toBe(2);
+        expect(await page.$$eval('section.scenario canvas', (cs) => cs.length)).toBeGreaterThan(0);
+        expect(errors).toEqual([]);
+      } finally {
+        await page.close();
+      }
+    },
+    60 * SECOND,
+  );
 
-  it('a report that is not a report at all — a note says why, and nothing is blank without a reason', async () => {
-    const { page } = await openReport({ schemaVersion: 3, runId: 'x', points: 'none' }, 30 * SECOND);
-    try {
-      expect(await shown(page)).toBe('shown');
-      // The check's refusal, naming the first field it could not read, and the parts shown or noted.
-      const notes = await text(page, '.unreadable, #status');
-      expect(notes.join('\n')).toMatch(/does not pass the check: .*report\.json|does not pass the check/);
-      expect(notes.join('\n')).toMatch(/must be|is missing|expected/);
-    } finally {
-      await page.close();
-    }
-  }, 60 * SECOND);
+  it(
+    'a report that is not a report at all — a note says why, and nothing is blank without a reason',
+    async () => {
+      const { page } = await openReport({ schemaVersion: 3, runId: 'x', points: 'none' }, 30 * SECOND);
+      try {
+        expect(await shown(page)).toBe('shown');
+        // The check's refusal, naming the first field it could not read, and the parts shown or noted.
+        const notes = await text(page, '.unreadable, #status');
+        expect(notes.join('\n')).toMatch(/does not pass the check: .*report\.json|does not pass the check/);
+        expect(notes.join('\n')).toMatch(/must be|is missing|expected/);
+      } finally {
+        await page.close();
+      }
+    },
+    60 * SECOND,
+  );
 });
 
 describe('strings from a report are shown inert', () => {
@@ -174,153 +192,176 @@ describe('strings from a report are shown inert', () => {
     expect(inert(`${'x'.repeat(SHOWN_CHARS - 1)}😀😀`)).toMatch(/^x+… \(2,003 characters; the first 1,999 shown\)$/);
   });
 
-  it('a point id with bidi overrides is shown with them as visible escapes, never as controls', async () => {
-    // Read in order, `\u202e` turns `ws-b20` round: one point's id would display as another's.
-    const id = 'smoke/\u202e02b-sw\u202c\u2066x\u2069\u200f\u061c';
-    const { page, errors } = await openReport(
-      edited((d) => {
-        (d.points[0].point as Record<string, unknown>).id = id;
-        d.points[0].notes = [`note on ${id}`];
-      }),
-      30 * SECOND,
-    );
-    try {
-      expect(await shown(page)).toBe('shown');
-      const controls = await page.evaluate((source) => {
-        const doc = (globalThis as unknown as PageDocument).document;
-        const re = new RegExp(source);
-        const found: string[] = [];
-        const walker = doc.createTreeWalker(doc.body, 4 /* NodeFilter.SHOW_TEXT */);
-        // The report's own JSON (the data script) is not shown: only what the page displays counts.
-        for (let n = walker.nextNode(); n; n = walker.nextNode()) if (n.parentNode?.nodeName !== 'SCRIPT' && re.test(n.nodeValue ?? '')) found.push(`text: ${JSON.stringify(n.nodeValue)}`);
-        for (const e of Array.from(doc.querySelectorAll('body *'))) for (const a of Array.from(e.attributes)) if (re.test(a.value)) found.push(`attribute: ${JSON.stringify(a.value)}`);
-        return found;
-      }, BIDI.source);
-      expect(controls).toEqual([]);
-      const ids = await page.$$eval('tbody tr.point-row td.col-pointId', (tds) => tds.map((td) => td.textContent ?? ''));
-      expect(ids).toContain('smoke/\\u202e02b-sw\\u202c\\u2066x\\u2069\\u200f\\u061c');
-      expect(errors).toEqual([]);
-    } finally {
-      await page.close();
-    }
-  }, 60 * SECOND);
+  it(
+    'a point id with bidi overrides is shown with them as visible escapes, never as controls',
+    async () => {
+      // Read in order, `\u202e` turns `ws-b20` round: one point's id would display as another's.
+      const id = 'smoke/\u202e02b-sw\u202c\u2066x\u2069\u200f\u061c';
+      const { page, errors } = await openReport(
+        edited((d) => {
+          (d.points[0].point as Record<string, unknown>).id = id;
+          d.points[0].notes = [`note on ${id}`];
+        }),
+        30 * SECOND,
+      );
+      try {
+        expect(await shown(page)).toBe('shown');
+        const controls = await page.evaluate((source) => {
+          const doc = (globalThis as unknown as PageDocument).document;
+          const re = new RegExp(source);
+          const found: string[] = [];
+          const walker = doc.createTreeWalker(doc.body, 4 /* NodeFilter.SHOW_TEXT */);
+          // The report's own JSON (the data script) is not shown: only what the page displays counts.
+          for (let n = walker.nextNode(); n; n = walker.nextNode())
+            if (n.parentNode?.nodeName !== 'SCRIPT' && re.test(n.nodeValue ?? '')) found.push(`text: ${JSON.stringify(n.nodeValue)}`);
+          for (const e of Array.from(doc.querySelectorAll('body *')))
+            for (const a of Array.from(e.attributes)) if (re.test(a.value)) found.push(`attribute: ${JSON.stringify(a.value)}`);
+          return found;
+        }, BIDI.source);
+        expect(controls).toEqual([]);
+        const ids = await page.$$eval('tbody tr.point-row td.col-pointId', (tds) => tds.map((td) => td.textContent ?? ''));
+        expect(ids).toContain('smoke/\\u202e02b-sw\\u202c\\u2066x\\u2069\\u200f\\u061c');
+        expect(errors).toEqual([]);
+      } finally {
+        await page.close();
+      }
+    },
+    60 * SECOND,
+  );
 
-  it('a 10 MB unbroken string is shown cut with its length noted, and the page lays out', async () => {
-    const huge = 'W'.repeat(10 * 1024 * 1024);
-    const { page, ms, errors } = await openReport(
-      edited((d) => {
-        (d.points[0].point as Record<string, unknown>).id = huge;
-        d.points[1].notes = [huge];
-      }),
-      60 * SECOND,
-    );
-    try {
-      expect(await shown(page), `not shown after ${ms} ms`).toBe('shown');
-      expect(ms).toBeLessThan(30 * SECOND);
-      expect(await answers(page, 5 * SECOND)).toBe(true);
-      const sizes = await page.evaluate(() => {
-        const doc = (globalThis as unknown as PageDocument).document;
-        let longestAttribute = 0;
-        for (const e of Array.from(doc.querySelectorAll('body *'))) for (const a of Array.from(e.attributes)) longestAttribute = Math.max(longestAttribute, a.value.length);
-        // What the page displays: its text outside the report's own JSON (the data script).
-        let text = 0;
-        let cut = false;
-        const walker = doc.createTreeWalker(doc.body, 4 /* NodeFilter.SHOW_TEXT */);
-        for (let n = walker.nextNode(); n; n = walker.nextNode()) {
-          if (n.parentNode?.nodeName === 'SCRIPT') continue;
-          text += n.nodeValue?.length ?? 0;
-          cut ||= (n.nodeValue ?? '').includes('10,485,760 characters');
-        }
-        return { text, longestAttribute, cut };
-      });
-      expect(sizes.text).toBeLessThan(1_000_000);
-      expect(sizes.longestAttribute).toBeLessThan(10_000);
-      expect(sizes.cut).toBe(true);
-      expect(errors).toEqual([]);
-    } finally {
-      await page.close();
-    }
-  }, 90 * SECOND);
+  it(
+    'a 10 MB unbroken string is shown cut with its length noted, and the page lays out',
+    async () => {
+      const huge = 'W'.repeat(10 * 1024 * 1024);
+      const { page, ms, errors } = await openReport(
+        edited((d) => {
+          (d.points[0].point as Record<string, unknown>).id = huge;
+          d.points[1].notes = [huge];
+        }),
+        60 * SECOND,
+      );
+      try {
+        expect(await shown(page), `not shown after ${ms} ms`).toBe('shown');
+        expect(ms).toBeLessThan(30 * SECOND);
+        expect(await answers(page, 5 * SECOND)).toBe(true);
+        const sizes = await page.evaluate(() => {
+          const doc = (globalThis as unknown as PageDocument).document;
+          let longestAttribute = 0;
+          for (const e of Array.from(doc.querySelectorAll('body *')))
+            for (const a of Array.from(e.attributes)) longestAttribute = Math.max(longestAttribute, a.value.length);
+          // What the page displays: its text outside the report's own JSON (the data script).
+          let text = 0;
+          let cut = false;
+          const walker = doc.createTreeWalker(doc.body, 4 /* NodeFilter.SHOW_TEXT */);
+          for (let n = walker.nextNode(); n; n = walker.nextNode()) {
+            if (n.parentNode?.nodeName === 'SCRIPT') continue;
+            text += n.nodeValue?.length ?? 0;
+            cut ||= (n.nodeValue ?? '').includes('10,485,760 characters');
+          }
+          return { text, longestAttribute, cut };
+        });
+        expect(sizes.text).toBeLessThan(1_000_000);
+        expect(sizes.longestAttribute).toBeLessThan(10_000);
+        expect(sizes.cut).toBe(true);
+        expect(errors).toEqual([]);
+      } finally {
+        await page.close();
+      }
+    },
+    90 * SECOND,
+  );
 });
 
 describe('large reports', () => {
-  it('20,000 points are shown within 30 s, and the page answers afterwards', async () => {
-    const { page, ms, errors } = await openReport(largeReport(example, 20_000), 45 * SECOND);
-    try {
-      expect(await shown(page), `not shown after ${ms} ms`).toBe('shown');
-      expect(ms).toBeLessThan(30 * SECOND);
-      expect(await answers(page, 5 * SECOND)).toBe(true);
-      expect((await text(page, '.run-header .summary')).join('')).toContain('20000 points');
-      expect(await page.$$eval('tbody tr.point-row', (trs) => trs.length)).toBeGreaterThan(0);
-      // The table is paged: it says how many rows it holds and which it shows.
-      expect((await text(page, '.table-section .pager')).join('')).toMatch(/of 20,000/);
-      expect(errors).toEqual([]);
-      console.log(`viewer: 20,000 points shown in ${ms} ms`);
-    } finally {
-      await page.close();
-    }
-  }, 90 * SECOND);
+  it(
+    '20,000 points are shown within 30 s, and the page answers afterwards',
+    async () => {
+      const { page, ms, errors } = await openReport(largeReport(example, 20_000), 45 * SECOND);
+      try {
+        expect(await shown(page), `not shown after ${ms} ms`).toBe('shown');
+        expect(ms).toBeLessThan(30 * SECOND);
+        expect(await answers(page, 5 * SECOND)).toBe(true);
+        expect((await text(page, '.run-header .summary')).join('')).toContain('20000 points');
+        expect(await page.$$eval('tbody tr.point-row', (trs) => trs.length)).toBeGreaterThan(0);
+        // The table is paged: it says how many rows it holds and which it shows.
+        expect((await text(page, '.table-section .pager')).join('')).toMatch(/of 20,000/);
+        expect(errors).toEqual([]);
+        console.log(`viewer: 20,000 points shown in ${ms} ms`);
+      } finally {
+        await page.close();
+      }
+    },
+    90 * SECOND,
+  );
 
-  it('100,000 points are shown within 60 s with a note of what is drawn, and the page answers afterwards', async () => {
-    const { page, ms, errors } = await openReport(largeReport(example, 100_000, 10), 90 * SECOND);
-    try {
-      expect(await shown(page), `not shown after ${ms} ms`).toBe('shown');
-      expect(ms).toBeLessThan(60 * SECOND);
-      expect(await answers(page, 5 * SECOND)).toBe(true);
-      expect((await text(page, '.table-section .pager')).join('')).toMatch(/of 100,000/);
-      // 90,000 failed points: the list says how many, and shows the first of them.
-      expect((await text(page, 'section.failures')).join('')).toMatch(/90,000.*showing the first/s);
-      expect((await text(page, 'section.scenario .too-large')).join('\n')).toMatch(/too many to draw: [\d,]+ points; showing the first [\d,]+/i);
-      // The next page of the table is there on a click.
-      const before = await text(page, 'tbody tr.point-row td.col-pointId');
-      await page.click('.table-section .pager button.next');
-      const after = await text(page, 'tbody tr.point-row td.col-pointId');
-      expect(after.length).toBeGreaterThan(0);
-      expect(after[0]).not.toBe(before[0]);
-      expect(errors).toEqual([]);
-      console.log(`viewer: 100,000 points shown in ${ms} ms`);
-    } finally {
-      await page.close();
-    }
-  }, 150 * SECOND);
+  it(
+    '100,000 points are shown within 60 s with a note of what is drawn, and the page answers afterwards',
+    async () => {
+      const { page, ms, errors } = await openReport(largeReport(example, 100_000, 10), 90 * SECOND);
+      try {
+        expect(await shown(page), `not shown after ${ms} ms`).toBe('shown');
+        expect(ms).toBeLessThan(60 * SECOND);
+        expect(await answers(page, 5 * SECOND)).toBe(true);
+        expect((await text(page, '.table-section .pager')).join('')).toMatch(/of 100,000/);
+        // 90,000 failed points: the list says how many, and shows the first of them.
+        expect((await text(page, 'section.failures')).join('')).toMatch(/90,000.*showing the first/s);
+        expect((await text(page, 'section.scenario .too-large')).join('\n')).toMatch(/too many to draw: [\d,]+ points; showing the first [\d,]+/i);
+        // The next page of the table is there on a click.
+        const before = await text(page, 'tbody tr.point-row td.col-pointId');
+        await page.click('.table-section .pager button.next');
+        const after = await text(page, 'tbody tr.point-row td.col-pointId');
+        expect(after.length).toBeGreaterThan(0);
+        expect(after[0]).not.toBe(before[0]);
+        expect(errors).toEqual([]);
+        console.log(`viewer: 100,000 points shown in ${ms} ms`);
+      } finally {
+        await page.close();
+      }
+    },
+    150 * SECOND,
+  );
 });
 
 describe('the served run list', () => {
-  it('lists every run: those it cannot read with their reason, the others as usual', async () => {
-    const reports = path.join(tmp, 'reports');
-    const run = async (name: string, body: string) => {
-      await mkdir(path.join(reports, name), { recursive: true });
-      await writeFile(path.join(reports, name, 'report.json'), body);
-    };
-    await run('example', JSON.stringify(example));
-    await run('20261201-000001', JSON.stringify(edited((d) => (d.advice = {}))));
-    await run('20261201-000002', '{ "this is": not JSON');
-    await run(
-      '20261201-000003',
-      JSON.stringify(
-        edited((d) => {
-          (d.points[0].point as Record<string, unknown>).transport = 'carrier-pigeon';
-        }),
-      ),
-    );
-    await run('20261201-000004', JSON.stringify({ ...example, environment: 'gone' }));
-    const server = await serveReports(reports, 0);
-    const { page, errors } = await openUrl(server.url, 30 * SECOND);
-    try {
-      expect(await shown(page)).toBe('shown');
-      const rows = await page.$$eval('table.runs tbody tr', (trs) => trs.map((tr) => tr.textContent ?? ''));
-      expect(rows).toHaveLength(5);
-      const row = (name: string) => rows.find((r) => r.includes(name)) ?? '';
-      expect(row('example')).toContain('8 points');
-      expect(row('20261201-000002')).toMatch(/unreadable.*not JSON/is);
-      expect(row('20261201-000004')).toMatch(/environment/);
-      // Partly readable runs still open: their link is there.
-      const links = await page.$$eval('table.runs tbody a', (as) => as.map((a) => a.textContent ?? ''));
-      expect(links).toEqual(expect.arrayContaining(['example', '20261201-000001', '20261201-000003']));
-      expect(errors).toEqual([]);
-    } finally {
-      await page.close();
-      await server.close();
-    }
-  }, 60 * SECOND);
+  it(
+    'lists every run: those it cannot read with their reason, the others as usual',
+    async () => {
+      const reports = path.join(tmp, 'reports');
+      const run = async (name: string, body: string) => {
+        await mkdir(path.join(reports, name), { recursive: true });
+        await writeFile(path.join(reports, name, 'report.json'), body);
+      };
+      await run('example', JSON.stringify(example));
+      await run('20261201-000001', JSON.stringify(edited((d) => (d.advice = {}))));
+      await run('20261201-000002', '{ "this is": not JSON');
+      await run(
+        '20261201-000003',
+        JSON.stringify(
+          edited((d) => {
+            (d.points[0].point as Record<string, unknown>).transport = 'carrier-pigeon';
+          }),
+        ),
+      );
+      await run('20261201-000004', JSON.stringify({ ...example, environment: 'gone' }));
+      const server = await serveReports(reports, 0);
+      const { page, errors } = await openUrl(server.url, 30 * SECOND);
+      try {
+        expect(await shown(page)).toBe('shown');
+        const rows = await page.$$eval('table.runs tbody tr', (trs) => trs.map((tr) => tr.textContent ?? ''));
+        expect(rows).toHaveLength(5);
+        const row = (name: string) => rows.find((r) => r.includes(name)) ?? '';
+        expect(row('example')).toContain('8 points');
+        expect(row('20261201-000002')).toMatch(/unreadable.*not JSON/is);
+        expect(row('20261201-000004')).toMatch(/environment/);
+        // Partly readable runs still open: their link is there.
+        const links = await page.$$eval('table.runs tbody a', (as) => as.map((a) => a.textContent ?? ''));
+        expect(links).toEqual(expect.arrayContaining(['example', '20261201-000001', '20261201-000003']));
+        expect(errors).toEqual([]);
+      } finally {
+        await page.close();
+        await server.close();
+      }
+    },
+    60 * SECOND,
+  );
 });

@@ -21,25 +21,42 @@ interface Ran {
 
 function run(args: string[]): Promise<Ran> {
   return new Promise((resolve) => {
-    execFile(process.execPath, ['--import', 'tsx', path.join(ROOT, 'puppeteer/advise/main.ts'), ...args], { cwd: ROOT, timeout: 30_000 }, (err, stdout, stderr) => {
-      resolve({ code: err ? (typeof err.code === 'number' ? err.code : -1) : 0, stdout, stderr });
-    });
+    execFile(
+      process.execPath,
+      ['--import', 'tsx', path.join(ROOT, 'puppeteer/advise/main.ts'), ...args],
+      { cwd: ROOT, timeout: 30_000 },
+      (err, stdout, stderr) => {
+        resolve({ code: err ? (typeof err.code === 'number' ? err.code : -1) : 0, stdout, stderr });
+      },
+    );
   });
 }
 
 /** Each refused target: the flag, the value as given, and words of what is allowed the line must hold. */
 const REFUSED = {
-  'rate 0': { args: ['--rate', '0', '--p99', '100ms'], says: ["--rate must be above 0", "got '0'", 'events per second from 1 to 40M'] },
+  'rate 0': { args: ['--rate', '0', '--p99', '100ms'], says: ['--rate must be above 0', "got '0'", 'events per second from 1 to 40M'] },
   'negative rate': { args: ['--rate', '-300k', '--p99', '100ms'], says: ['--rate must be above 0', "got '-300k'", 'events per second from 1 to 40M'] },
-  'rate above the server': { args: ['--rate', '50M', '--p99', '100ms'], says: ['--rate is above what the server can send (10000 rows every 1 ms on 4 connections)', "got '50M'"] },
+  'rate above the server': {
+    args: ['--rate', '50M', '--p99', '100ms'],
+    says: ['--rate is above what the server can send (10000 rows every 1 ms on 4 connections)', "got '50M'"],
+  },
   'p99 below 1 ms': { args: ['--rate', '300k', '--p99', '0.5ms'], says: ['--p99 must be at least 1 ms', "got '0.5ms'", 'a latency from 1 ms to 60 s'] },
   'p99 0': { args: ['--rate', '300k', '--p99', '0'], says: ['--p99 must be above 0', "got '0'"] },
   'no rate': { args: ['--p99', '100ms'], says: ['--rate is required', 'e.g. --rate 300k'] },
   'no p99': { args: ['--rate', '300k'], says: ['--p99 is required', 'e.g. --p99 100ms'] },
   'a margin past 50%': { args: ['--rate', '300k', '--p99', '100ms', '--margin', 'cpu=80%'], says: ['--margin cpu must be from 0 to 50%', "got 'cpu=80%'"] },
-  'an unknown transport': { args: ['--rate', '300k', '--p99', '100ms', '--transports', 'sse,wss'], says: ["--transports takes a comma-separated list of ws, ws-h2, sse, sse-h1, fetch, grpc-web, poll; got 'wss'"] },
-  '--headful beside --browser': { args: ['--rate', '300k', '--p99', '100ms', '--headful', '--browser', 'http://127.0.0.1:9222'], says: ['--headful shows a browser advise launches; --browser connects to a running one'] },
-  'a target beside --resume': { args: ['--resume', 'advise-20261125-101500', '--rate', '300k'], says: ['--resume goes on with the recorded search', 'drop --rate'] },
+  'an unknown transport': {
+    args: ['--rate', '300k', '--p99', '100ms', '--transports', 'sse,wss'],
+    says: ["--transports takes a comma-separated list of ws, ws-h2, sse, sse-h1, fetch, grpc-web, poll; got 'wss'"],
+  },
+  '--headful beside --browser': {
+    args: ['--rate', '300k', '--p99', '100ms', '--headful', '--browser', 'http://127.0.0.1:9222'],
+    says: ['--headful shows a browser advise launches; --browser connects to a running one'],
+  },
+  'a target beside --resume': {
+    args: ['--resume', 'advise-20261125-101500', '--rate', '300k'],
+    says: ['--resume goes on with the recorded search', 'drop --rate'],
+  },
 } as const;
 
 const ran = {} as Record<keyof typeof REFUSED | 'help', Ran>;
@@ -81,7 +98,18 @@ describe('npm run advise refuses a bad target', () => {
   });
 
   it('a good target is read as asked: rate, bound, render, transports, budget, margins', () => {
-    const req = checkAdviseFlags(parseFlags(ADVISE_FLAGS, ['--rate', '1.5M', '--p99', '0.5s', '--render', 'none', '--transports', 'ws,sse,ws', '--time-budget', '90s', '--margin', 'cpu=4%'], ''));
-    expect(req).toMatchObject({ target: { eventsPerSec: 1_500_000, p99BoundMs: 500, render: 'none' }, transports: ['ws', 'sse'], budgetSec: 90, margins: { eventsPerSec: 0.03, cpuPerEvent: 0.04 } });
+    const req = checkAdviseFlags(
+      parseFlags(
+        ADVISE_FLAGS,
+        ['--rate', '1.5M', '--p99', '0.5s', '--render', 'none', '--transports', 'ws,sse,ws', '--time-budget', '90s', '--margin', 'cpu=4%'],
+        '',
+      ),
+    );
+    expect(req).toMatchObject({
+      target: { eventsPerSec: 1_500_000, p99BoundMs: 500, render: 'none' },
+      transports: ['ws', 'sse'],
+      budgetSec: 90,
+      margins: { eventsPerSec: 0.03, cpuPerEvent: 0.04 },
+    });
   });
 });

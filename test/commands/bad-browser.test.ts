@@ -69,19 +69,25 @@ async function connectError(url: string): Promise<PushlabError> {
 describe('a --browser that is not a DevTools endpoint', () => {
   it('text that is not JSON: refused with what it sent, not an uncaught SyntaxError', async () => {
     const err = await connectError(`ws://127.0.0.1:${ports.junk}/`);
-    expect(err.message).toBe(`--browser ws://127.0.0.1:${ports.junk}/: cannot connect (not a Chrome DevTools (CDP) endpoint: it sent 'hello there, not json', which is not JSON)`);
+    expect(err.message).toBe(
+      `--browser ws://127.0.0.1:${ports.junk}/: cannot connect (not a Chrome DevTools (CDP) endpoint: it sent 'hello there, not json', which is not JSON)`,
+    );
   });
 
   it('JSON that is not CDP, and a WebDriver BiDi endpoint that is no browser, each named', async () => {
-    expect((await connectError(`ws://127.0.0.1:${ports.json}/`)).message).toContain(`not a Chrome DevTools (CDP) endpoint: it sent '{"hello":"world"}', which is not a CDP message`);
+    expect((await connectError(`ws://127.0.0.1:${ports.json}/`)).message).toContain(
+      `not a Chrome DevTools (CDP) endpoint: it sent '{"hello":"world"}', which is not a CDP message`,
+    );
     // A BiDi endpoint is taken for a Firefox (issue 25): this one sends BiDi events but never answers a session.
     expect((await connectError(`ws://127.0.0.1:${ports.bidi}/`)).message).toBe(
       `--browser ws://127.0.0.1:${ports.bidi}/: cannot connect (ws://127.0.0.1:${ports.bidi}/ answered in WebDriver BiDi, so it was taken for a Firefox, and a BiDi session: no answer within 15 s)`,
     );
-   }, 30_000);
+  }, 30_000);
 
   it('an HTTP server that does not upgrade: its answer', async () => {
-    expect((await connectError(`ws://127.0.0.1:${ports.plain}/`)).message).toContain('cannot connect (it answered HTTP 404 Not Found instead of opening a WebSocket)');
+    expect((await connectError(`ws://127.0.0.1:${ports.plain}/`)).message).toContain(
+      'cannot connect (it answered HTTP 404 Not Found instead of opening a WebSocket)',
+    );
   });
 
   it('wss:// and https:// with a self-signed certificate: that, and what to do, not [object Object]', async () => {
@@ -89,7 +95,9 @@ describe('a --browser that is not a DevTools endpoint', () => {
     expect(wss.message).toContain('its TLS certificate is not trusted here (self-signed certificate, DEPTH_ZERO_SELF_SIGNED_CERT)');
     expect(wss.message).toContain('NODE_EXTRA_CA_CERTS');
     const https = await connectError(`https://127.0.0.1:${ports.selfSigned}/`);
-    expect(https.message).toContain(`no DevTools answer from https://127.0.0.1:${ports.selfSigned}/json/version (its TLS certificate is not trusted here (self-signed certificate, DEPTH_ZERO_SELF_SIGNED_CERT)`);
+    expect(https.message).toContain(
+      `no DevTools answer from https://127.0.0.1:${ports.selfSigned}/json/version (its TLS certificate is not trusted here (self-signed certificate, DEPTH_ZERO_SELF_SIGNED_CERT)`,
+    );
   });
 
   it('CDP messages pass: responses, errors and events', () => {
@@ -100,12 +108,27 @@ describe('a --browser that is not a DevTools endpoint', () => {
   });
 
   it('the sweep: exit 2, one line, nothing left running', async () => {
-    const r = startFaultRun([process.execPath, '--import', 'tsx', 'puppeteer/sweep/main.ts', '--scenario', 'smoke', '--repeats', '1', '--out', '{dir}', '--browser', `ws://127.0.0.1:${ports.junk}/`]);
+    const r = startFaultRun([
+      process.execPath,
+      '--import',
+      'tsx',
+      'puppeteer/sweep/main.ts',
+      '--scenario',
+      'smoke',
+      '--repeats',
+      '1',
+      '--out',
+      '{dir}',
+      '--browser',
+      `ws://127.0.0.1:${ports.junk}/`,
+    ]);
     try {
       const { code } = await r.exit;
       expect(code, r.output()).toBe(EXIT.badInput);
       const lines = r.output().trimEnd().split('\n');
-      expect(lines.at(-1)).toBe(`pushlab sweep: PUSHLAB_BAD_BROWSER: --browser ws://127.0.0.1:${ports.junk}/: cannot connect (not a Chrome DevTools (CDP) endpoint: it sent 'hello there, not json', which is not JSON)`);
+      expect(lines.at(-1)).toBe(
+        `pushlab sweep: PUSHLAB_BAD_BROWSER: --browser ws://127.0.0.1:${ports.junk}/: cannot connect (not a Chrome DevTools (CDP) endpoint: it sent 'hello there, not json', which is not JSON)`,
+      );
       expect(r.output()).not.toMatch(/SyntaxError|\n\s+at /);
       expect(await leftRunning(r.dir, 15_000)).toEqual([]);
     } finally {

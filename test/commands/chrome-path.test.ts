@@ -18,7 +18,11 @@ import { serversAndChromes, watchDescendants } from '../helpers/sweep-process.js
 
 /** The sweep with CHROME_PATH set to `chromePath` (`{dir}`: the run's directory, after `prepare`). */
 async function sweepWith(chromePath: string, prepare?: (dir: string) => void): Promise<{ r: FaultRun; code: number | null; launched: string[]; line: string }> {
-  const r = startFaultRun([process.execPath, '--import', 'tsx', 'puppeteer/sweep/main.ts', '--scenario', 'smoke', '--repeats', '1', '--out', '{dir}/reports'], { CHROME_PATH: chromePath }, prepare);
+  const r = startFaultRun(
+    [process.execPath, '--import', 'tsx', 'puppeteer/sweep/main.ts', '--scenario', 'smoke', '--repeats', '1', '--out', '{dir}/reports'],
+    { CHROME_PATH: chromePath },
+    prepare,
+  );
   const seen = await watchDescendants(r.child.pid!, r.exit);
   const { code } = await r.exit;
   return { r, code, launched: serversAndChromes(seen), line: r.output().trimEnd().split('\n').at(-1)! };
@@ -44,7 +48,9 @@ describe('CHROME_PATH', () => {
     const { r, code, launched, line } = await sweepWith('{dir}/chrome-dir', (dir) => mkdirSync(path.join(dir, 'chrome-dir')));
     try {
       expect(code, r.output()).toBe(EXIT.badInput);
-      expect(line).toMatch(/^pushlab sweep: PUSHLAB_NO_CHROME: CHROME_PATH is set to '.*chrome-dir', which is not an executable file \(it is a directory\)\. Install Chrome/);
+      expect(line).toMatch(
+        /^pushlab sweep: PUSHLAB_NO_CHROME: CHROME_PATH is set to '.*chrome-dir', which is not an executable file \(it is a directory\)\. Install Chrome/,
+      );
       expect(r.output()).not.toMatch(/\n\s+at |EACCES/);
       expect(launched, 'launched before refusing').toEqual([]);
       expect(filesUnder(r.dir).filter((f) => /chrome.*profile|pushlab-chrome-/.test(f))).toEqual([]);

@@ -57,7 +57,9 @@ describe('npm run sweep', () => {
   it('exits 2 on an unknown scenario, naming the known ones', () => {
     const r = ran.unknownScenario;
     expect(r.code).toBe(EXIT.badInput);
-    expect(oneLine(r.stderr, 'sweep')).toContain("pushlab sweep: PUSHLAB_BAD_FLAG: --scenario names 'no-such', which is neither a scenario nor a group in the scenario file; known: smoke");
+    expect(oneLine(r.stderr, 'sweep')).toContain(
+      "pushlab sweep: PUSHLAB_BAD_FLAG: --scenario names 'no-such', which is neither a scenario nor a group in the scenario file; known: smoke",
+    );
   });
 
   it('prints --help on stdout and exits 0', () => {
@@ -82,6 +84,8 @@ describe('npm run server', () => {
   it('exits 2 on a non-loopback --host, with one line and no stack', () => {
     const r = ran.badHost;
     expect(r.code).toBe(EXIT.badInput);
-    expect(oneLine(r.stderr, 'server')).toBe("pushlab server: PUSHLAB_BAD_HOST: --host must be a loopback address (127.0.0.1, ::1, localhost) unless --allow-remote is given; got '0.0.0.0'");
+    expect(oneLine(r.stderr, 'server')).toBe(
+      "pushlab server: PUSHLAB_BAD_HOST: --host must be a loopback address (127.0.0.1, ::1, localhost) unless --allow-remote is given; got '0.0.0.0'",
+    );
   });
 });

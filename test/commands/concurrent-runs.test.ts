@@ -77,7 +77,9 @@ describe('two runs in the same second', () => {
     const refused = await createRunDir(out, '', STARTED).catch((e: unknown) => e);
     expect(refused).toBeInstanceOf(PushlabError);
     expect((refused as PushlabError).code).toBe('PUSHLAB_BAD_OUTPUT');
-    expect((refused as PushlabError).message).toBe(`cannot make a run directory in ${out}: ${BASE} and its 98 suffixes (-02 … -99) are all taken; start the run again in a second`);
+    expect((refused as PushlabError).message).toBe(
+      `cannot make a run directory in ${out}: ${BASE} and its 98 suffixes (-02 … -99) are all taken; start the run again in a second`,
+    );
   });
 
   it('two real sweeps started in the same second into one --out: two directories, both reports whole', async () => {
@@ -94,9 +96,30 @@ describe('two runs in the same second', () => {
         'globalThis.Date = class extends Real { constructor(...a) { if (a.length === 0) super(at); else super(...a); } };\n',
     );
     const sweep = (seed: number) =>
-      run(process.execPath, ['--import', 'tsx', '--import', pin, 'puppeteer/sweep/main.ts', '--file', scenarios, '--repeats', '1', '--retries', '0', '--seed', String(seed), '--out', out], 150_000, {
-        PUSHLAB_TEST_NOW: STARTED.toISOString(),
-      });
+      run(
+        process.execPath,
+        [
+          '--import',
+          'tsx',
+          '--import',
+          pin,
+          'puppeteer/sweep/main.ts',
+          '--file',
+          scenarios,
+          '--repeats',
+          '1',
+          '--retries',
+          '0',
+          '--seed',
+          String(seed),
+          '--out',
+          out,
+        ],
+        150_000,
+        {
+          PUSHLAB_TEST_NOW: STARTED.toISOString(),
+        },
+      );
     const [a, b] = await Promise.all([sweep(101), sweep(202)]);
     expect(a.code, a.stderr).toBe(0);
     expect(b.code, b.stderr).toBe(0);

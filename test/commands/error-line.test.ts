@@ -72,7 +72,9 @@ describe('the error line', () => {
     );
     const errorLines = quoted.filter(({ line }) => /^pushlab [a-z:]+: (<CODE>|PUSHLAB_|--|internal error)/.test(line));
     expect(errorLines.length).toBeGreaterThan(2);
-    const uncoded = errorLines.filter(({ line }) => !/^pushlab [a-z:<>]+: (<CODE>|internal error \(a bug)/.test(line) && !CODES.some((c) => line.includes(`: ${c}: `)));
+    const uncoded = errorLines.filter(
+      ({ line }) => !/^pushlab [a-z:<>]+: (<CODE>|internal error \(a bug)/.test(line) && !CODES.some((c) => line.includes(`: ${c}: `)),
+    );
     expect(uncoded).toEqual([]);
   });
 });

@@ -71,7 +71,10 @@ const CASES = {
   outReadOnly: ['puppeteer/sweep/main.ts', ['--scenario', 'smoke', '--out', readOnly]],
   outUnderReadOnly: ['puppeteer/sweep/main.ts', ['--scenario', 'smoke', '--out', path.join(readOnly, 'a', 'b')]],
   labOut: ['puppeteer/lab/main.ts', ['--headless', '--out', '/proc/pushlab']],
-  cpuProf: ['bench/server.ts', ['--cpu-prof', '/proc/pushlab', '--transport', 'sse', '--batch', '1', '--connections', '1', '--seconds', '1', '--stall-seconds', '0']],
+  cpuProf: [
+    'bench/server.ts',
+    ['--cpu-prof', '/proc/pushlab', '--transport', 'sse', '--batch', '1', '--connections', '1', '--seconds', '1', '--stall-seconds', '0'],
+  ],
   serverNotUrl: ['puppeteer/sweep/main.ts', ['--scenario', 'smoke', '--out', dir, '--server', 'localhost:8443']],
   serverNobody: ['puppeteer/sweep/main.ts', ['--scenario', 'smoke', '--out', dir, '--server', 'https://127.0.0.1:1/']],
   labServerNobody: ['puppeteer/lab/main.ts', ['--headless', '--out', dir, '--server', 'https://127.0.0.1:1/']],
@@ -85,7 +88,12 @@ const NO_CHROME = new Set(['labNoChrome', 'sweepNoChrome']);
 const ran = {} as Record<keyof typeof CASES, Ran>;
 
 /** A scenario whose batch × concurrency × 2 transports is exactly `points`. */
-const wide = (id: string, batches: number, conns: number) => ({ id, batch: Array.from({ length: batches }, (_, i) => i + 1), concurrency: Array.from({ length: conns }, (_, i) => i + 1), transport: ['ws', 'sse'] });
+const wide = (id: string, batches: number, conns: number) => ({
+  id,
+  batch: Array.from({ length: batches }, (_, i) => i + 1),
+  concurrency: Array.from({ length: conns }, (_, i) => i + 1),
+  transport: ['ws', 'sse'],
+});
 
 beforeAll(async () => {
   writeFileSync(aFile, 'not a directory\n');
@@ -115,31 +123,45 @@ afterAll(() => {
 });
 
 describe('unusable output locations: refused before anything is launched', () => {
-  it('--out under /proc (where Node 20\'s recursive mkdir spins forever)', () => {
-    expect(refusedBeforeLaunch(ran.outProc, 'sweep')).toBe('pushlab sweep: PUSHLAB_BAD_OUTPUT: --out /proc/pushlab: cannot create it: this file system does not allow creating it (ENOENT)');
+  it("--out under /proc (where Node 20's recursive mkdir spins forever)", () => {
+    expect(refusedBeforeLaunch(ran.outProc, 'sweep')).toBe(
+      'pushlab sweep: PUSHLAB_BAD_OUTPUT: --out /proc/pushlab: cannot create it: this file system does not allow creating it (ENOENT)',
+    );
     expect(existsSync('/proc/pushlab')).toBe(false);
   });
 
   it('--out naming a file, or a path under one', () => {
     expect(refusedBeforeLaunch(ran.outIsFile, 'sweep')).toBe(`pushlab sweep: PUSHLAB_BAD_OUTPUT: --out ${aFile}: ${aFile} exists and is not a directory`);
-    expect(refusedBeforeLaunch(ran.outUnderFile, 'sweep')).toBe(`pushlab sweep: PUSHLAB_BAD_OUTPUT: --out ${aFile}/reports: ${aFile} exists and is not a directory`);
+    expect(refusedBeforeLaunch(ran.outUnderFile, 'sweep')).toBe(
+      `pushlab sweep: PUSHLAB_BAD_OUTPUT: --out ${aFile}/reports: ${aFile} exists and is not a directory`,
+    );
   });
 
   it.runIf(canTestReadOnly)('--out a read-only directory, or a path to be created under one (and nothing is left created)', () => {
-    expect(refusedBeforeLaunch(ran.outReadOnly, 'sweep')).toBe(`pushlab sweep: PUSHLAB_BAD_OUTPUT: --out ${readOnly}: cannot write a file in it: permission denied (EACCES)`);
-    expect(refusedBeforeLaunch(ran.outUnderReadOnly, 'sweep')).toBe(`pushlab sweep: PUSHLAB_BAD_OUTPUT: --out ${readOnly}/a/b: cannot create ${readOnly}/a: permission denied (EACCES)`);
+    expect(refusedBeforeLaunch(ran.outReadOnly, 'sweep')).toBe(
+      `pushlab sweep: PUSHLAB_BAD_OUTPUT: --out ${readOnly}: cannot write a file in it: permission denied (EACCES)`,
+    );
+    expect(refusedBeforeLaunch(ran.outUnderReadOnly, 'sweep')).toBe(
+      `pushlab sweep: PUSHLAB_BAD_OUTPUT: --out ${readOnly}/a/b: cannot create ${readOnly}/a: permission denied (EACCES)`,
+    );
     expect(existsSync(path.join(readOnly, 'a'))).toBe(false);
   });
 
   it('lab --out and bench:server --cpu-prof', () => {
-    expect(refusedBeforeLaunch(ran.labOut, 'lab')).toBe('pushlab lab: PUSHLAB_BAD_OUTPUT: --out /proc/pushlab: cannot create it: this file system does not allow creating it (ENOENT)');
-    expect(refusedBeforeLaunch(ran.cpuProf, 'bench:server')).toBe('pushlab bench:server: PUSHLAB_BAD_OUTPUT: --cpu-prof /proc/pushlab: cannot create it: this file system does not allow creating it (ENOENT)');
+    expect(refusedBeforeLaunch(ran.labOut, 'lab')).toBe(
+      'pushlab lab: PUSHLAB_BAD_OUTPUT: --out /proc/pushlab: cannot create it: this file system does not allow creating it (ENOENT)',
+    );
+    expect(refusedBeforeLaunch(ran.cpuProf, 'bench:server')).toBe(
+      'pushlab bench:server: PUSHLAB_BAD_OUTPUT: --cpu-prof /proc/pushlab: cannot create it: this file system does not allow creating it (ENOENT)',
+    );
   });
 });
 
 describe('--server that is not a pushlab server: one line, before Chrome', () => {
   it('not a URL', () => {
-    expect(refusedBeforeLaunch(ran.serverNotUrl, 'sweep')).toBe("pushlab sweep: PUSHLAB_BAD_SERVER: --server must be an https:// URL (the pushlab server serves TLS only); got 'localhost:8443'");
+    expect(refusedBeforeLaunch(ran.serverNotUrl, 'sweep')).toBe(
+      "pushlab sweep: PUSHLAB_BAD_SERVER: --server must be an https:// URL (the pushlab server serves TLS only); got 'localhost:8443'",
+    );
   });
 
   it('nothing listening, in sweep and lab', () => {
@@ -160,7 +182,9 @@ describe('no Chrome: PUSHLAB_NO_CHROME, and no server started', () => {
 
 describe('JSON syntax errors: line and column', () => {
   it('in a scenario file', () => {
-    expect(refusedBeforeLaunch(ran.scenarioSyntax, 'sweep')).toBe(`pushlab sweep: PUSHLAB_BAD_SCENARIO: ${dir}/syntax.json: not valid JSON: line 3, column 29: expected ',' or '}' after a property value, found "\\""`);
+    expect(refusedBeforeLaunch(ran.scenarioSyntax, 'sweep')).toBe(
+      `pushlab sweep: PUSHLAB_BAD_SCENARIO: ${dir}/syntax.json: not valid JSON: line 3, column 29: expected ',' or '}' after a property value, found "\\""`,
+    );
   });
 
   it('in the report --resume reads', () => {
@@ -182,11 +206,19 @@ describe('a scenario file past the point limit', () => {
 describe('--list into a pipe', () => {
   /** `sweep --list` of the 2,000-point file (about 110 kB, more than a pipe holds), read by `reader`. */
   const list = (reader: string) =>
-    spawnSync('bash', ['-c', `${process.execPath} --import tsx puppeteer/sweep/main.ts --list --file ${dir}/limit.json | ${reader}; echo "exit \${PIPESTATUS[0]}" >&2`], { cwd: ROOT, encoding: 'utf8', timeout: 60_000 });
+    spawnSync(
+      'bash',
+      ['-c', `${process.execPath} --import tsx puppeteer/sweep/main.ts --list --file ${dir}/limit.json | ${reader}; echo "exit \${PIPESTATUS[0]}" >&2`],
+      { cwd: ROOT, encoding: 'utf8', timeout: 60_000 },
+    );
 
   it('a reader that stops after 3 lines gets them, and the sweep exits 0 without an EPIPE', () => {
     const r = list('head -3');
-    expect(r.stdout.split('\n').slice(0, 3)).toEqual(['wide/ws-b1-c1-i1-full\t1000 EPS offered\t3 × ~9.3 s', 'wide/ws-b2-c1-i1-full\t2000 EPS offered\t3 × ~9.3 s', 'wide/ws-b3-c1-i1-full\t3000 EPS offered\t3 × ~9.3 s']);
+    expect(r.stdout.split('\n').slice(0, 3)).toEqual([
+      'wide/ws-b1-c1-i1-full\t1000 EPS offered\t3 × ~9.3 s',
+      'wide/ws-b2-c1-i1-full\t2000 EPS offered\t3 × ~9.3 s',
+      'wide/ws-b3-c1-i1-full\t3000 EPS offered\t3 × ~9.3 s',
+    ]);
     expect(r.stderr).not.toMatch(/EPIPE|\n\s+at /);
     expect(r.stderr).toMatch(/^2000 points, 6000 repeats in 3 rounds: about .*\nexit 0\n$/);
   });

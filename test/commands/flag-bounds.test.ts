@@ -56,7 +56,13 @@ function tableEdges(command: Command, specs: Record<string, FlagSpec>): Edge[] {
 
 /** The counts and durations that are string flags, checked by the command's own check. */
 const STRING_EDGES: Edge[] = [
-  { command: 'sweep', flag: 'repeats', max: String(LIMITS.repeats.max), past: String(LIMITS.repeats.max + 1), allowed: `from ${LIMITS.repeats.min} to ${LIMITS.repeats.max}` },
+  {
+    command: 'sweep',
+    flag: 'repeats',
+    max: String(LIMITS.repeats.max),
+    past: String(LIMITS.repeats.max + 1),
+    allowed: `from ${LIMITS.repeats.min} to ${LIMITS.repeats.max}`,
+  },
   { command: 'sweep', flag: 'seed', max: '4294967295', past: '4294967296', allowed: 'from 0 to 4294967295' },
   { command: 'sweep', flag: 'time-budget', max: '168h', past: '168.01h', allowed: 'at most 168h (604800 s)' },
   { command: 'advise', flag: 'time-budget', max: '604800', past: '604801', allowed: 'at most 168h (604800 s)' },
@@ -182,7 +188,9 @@ describe('the commands: one line with its code', () => {
   };
 
   it('advise --time-budget 200h: the flag, not --out', () => {
-    expect(oneLine(ran.advise200h, "pushlab advise: PUSHLAB_BAD_FLAG: --time-budget must be a duration above 0 and at most 168h (604800 s)")).toMatch(/got '200h'$/);
+    expect(oneLine(ran.advise200h, 'pushlab advise: PUSHLAB_BAD_FLAG: --time-budget must be a duration above 0 and at most 168h (604800 s)')).toMatch(
+      /got '200h'$/,
+    );
   });
 
   it('advise --time-budget 168h: taken, the disk check passes, and it stops at the server', () => {
@@ -196,8 +204,16 @@ describe('the commands: one line with its code', () => {
   it(`the largest plan the limits allowed (${MAX_SWEEP_POINTS} points × ${LIMITS.repeats.max} repeats) is refused before it runs, naming where the repeats come from`, () => {
     const n = (x: number) => x.toLocaleString('en-US');
     const total = n(MAX_SWEEP_POINTS * LIMITS.repeats.max);
-    expect(oneLine(ran.largest, `pushlab sweep: PUSHLAB_BAD_SCENARIO: ${path.join(dir, 'largest.json')}'s repeats: ${n(MAX_SWEEP_POINTS)} points would measure up to ${total} repeats`)).toContain(`at most ${n(MAX_REPORT_REPEATS)}`);
-    oneLine(ran.largestByFlag, `pushlab sweep: PUSHLAB_BAD_FLAG: --repeats ${LIMITS.repeats.max}: ${n(MAX_SWEEP_POINTS)} points would measure up to ${total} repeats`);
+    expect(
+      oneLine(
+        ran.largest,
+        `pushlab sweep: PUSHLAB_BAD_SCENARIO: ${path.join(dir, 'largest.json')}'s repeats: ${n(MAX_SWEEP_POINTS)} points would measure up to ${total} repeats`,
+      ),
+    ).toContain(`at most ${n(MAX_REPORT_REPEATS)}`);
+    oneLine(
+      ran.largestByFlag,
+      `pushlab sweep: PUSHLAB_BAD_FLAG: --repeats ${LIMITS.repeats.max}: ${n(MAX_SWEEP_POINTS)} points would measure up to ${total} repeats`,
+    );
   });
 
   it(`a plan at the bound (${MAX_REPORT_REPEATS} repeats) passes the disk check and stops at the server`, () => {

@@ -72,9 +72,21 @@ describe('a /status of the wrong shape: PUSHLAB_BAD_GRID naming the field', () =
     ['a node a number', status({ ready: true, nodes: [7] }), 'value.nodes[0] must be an object, got 7'],
     ['slots null', status({ ready: true, nodes: [{ ...NODE, slots: null }] }), 'value.nodes[0].slots must be an array, got null'],
     ['a null slot', status({ ready: true, nodes: [{ ...NODE, slots: [CHROME_SLOT, null] }] }), 'value.nodes[0].slots[1] must be an object, got null'],
-    ['a session that is text', status({ ready: true, nodes: [{ ...NODE, slots: [{ ...CHROME_SLOT, session: 'x' }] }] }), 'value.nodes[0].slots[0].session must be an object or null'],
-    ['a stereotype null', status({ ready: true, nodes: [{ ...NODE, slots: [{ session: null, stereotype: null }] }] }), 'value.nodes[0].slots[0].stereotype must be an object'],
-    ['a browserName number', status({ ready: true, nodes: [{ ...NODE, slots: [{ session: null, stereotype: { browserName: 1 } }] }] }), 'value.nodes[0].slots[0].stereotype.browserName must be a string, got 1'],
+    [
+      'a session that is text',
+      status({ ready: true, nodes: [{ ...NODE, slots: [{ ...CHROME_SLOT, session: 'x' }] }] }),
+      'value.nodes[0].slots[0].session must be an object or null',
+    ],
+    [
+      'a stereotype null',
+      status({ ready: true, nodes: [{ ...NODE, slots: [{ session: null, stereotype: null }] }] }),
+      'value.nodes[0].slots[0].stereotype must be an object',
+    ],
+    [
+      'a browserName number',
+      status({ ready: true, nodes: [{ ...NODE, slots: [{ session: null, stereotype: { browserName: 1 } }] }] }),
+      'value.nodes[0].slots[0].stereotype.browserName must be a string, got 1',
+    ],
     ['a uri that is no URL', status({ ready: true, nodes: [{ ...NODE, uri: 'not a url' }] }), 'value.nodes[0].uri must be a URL'],
     ['availability a number', status({ ready: true, nodes: [{ ...NODE, availability: 1 }] }), 'value.nodes[0].availability must be a string'],
     ['a message object', status({ ready: false, message: { a: 1 }, nodes: [] }), 'value.message must be a string'],
@@ -149,7 +161,9 @@ describe('a huge answer', () => {
   it('a 400 MB content-length: refused before reading', async () => {
     mode = 'declared';
     const err = await refusal(grid);
-    expect(err.message).toContain(`reading /status: its answer is ${400 * 2 ** 20} bytes (content-length), more than the ${MAX_GRID_ANSWER_BYTES} a Grid answer may be`);
+    expect(err.message).toContain(
+      `reading /status: its answer is ${400 * 2 ** 20} bytes (content-length), more than the ${MAX_GRID_ANSWER_BYTES} a Grid answer may be`,
+    );
   });
 
   it('3 MB of text in an error answer: quoted cut, saying how long it was', async () => {
@@ -186,7 +200,7 @@ describe('a session the Grid grants after the wait gave up', () => {
 
   const deleted = () => grid.requests.filter((r) => r.startsWith('DELETE '));
 
-  it('is deleted as soon as it arrives, with the wait\'s error unchanged', async () => {
+  it("is deleted as soon as it arrives, with the wait's error unchanged", async () => {
     const logged: string[] = [];
     const sessions = new GridSessions(parseGridUrl(grid.url), (l) => logged.push(l), 300);
     const err = await sessions.open(1, null).then(
@@ -232,7 +246,9 @@ describe('the sweep, against a /status with a null node', () => {
     const r = await runSweep(['--scenario', 'smoke', '--repeats', '1', '--grid', grid.url, '--out', dir], 120_000);
     expect(r.code, r.stderr).toBe(EXIT.badInput);
     const last = r.stderr.trimEnd().split('\n').at(-1);
-    expect(last).toBe(`pushlab sweep: PUSHLAB_BAD_GRID: --grid ${grid.url}: /status is not a Selenium Grid 4 status: value.nodes[0] must be an object, got null`);
+    expect(last).toBe(
+      `pushlab sweep: PUSHLAB_BAD_GRID: --grid ${grid.url}: /status is not a Selenium Grid 4 status: value.nodes[0] must be an object, got null`,
+    );
     expect(r.stderr).not.toMatch(/TypeError|\n\s+at /);
   }, 150_000);
 });

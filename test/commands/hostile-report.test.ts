@@ -84,11 +84,28 @@ const stat = (v: number): Stat => ({ n: 3, mean: v, median: v, min: v, max: v, s
  */
 function fullPoint(): PointResult {
   const r = structuredClone(fixture.points[0]);
-  Object.assign(r.point, { display: 'headful', compression: 'deflate', tabs: 2, pollMs: 50, parse: 'worker', workers: 2, encoding: 'arrow', engine: 'firefox' });
+  Object.assign(r.point, {
+    display: 'headful',
+    compression: 'deflate',
+    tabs: 2,
+    pollMs: 50,
+    parse: 'worker',
+    workers: 2,
+    encoding: 'arrow',
+    engine: 'firefox',
+  });
   r.browsers = ['local'];
   r.notes = ['a note'];
   r.unsteady = [{ kind: 'outlier', rounds: [0], message: 'an outlier' }];
-  Object.assign(r.summary!, { tabEventsPerSecMin: stat(1), tabEventsPerSecMax: stat(2), wireMegabytesPerSec: stat(3), compressionRatio: stat(0.5), jsonCeilingRatio: stat(0.4), bytesPerEvent: stat(50), wire: { http: { h1: 1, h2: 0 }, tcpConnections: 1, stalled: 0 } });
+  Object.assign(r.summary!, {
+    tabEventsPerSecMin: stat(1),
+    tabEventsPerSecMax: stat(2),
+    wireMegabytesPerSec: stat(3),
+    compressionRatio: stat(0.5),
+    jsonCeilingRatio: stat(0.4),
+    bytesPerEvent: stat(50),
+    wire: { http: { h1: 1, h2: 0 }, tcpConnections: 1, stalled: 0 },
+  });
   for (const rep of r.repeats as MeasuredRepeat[]) {
     Object.assign(rep, {
       browserId: 'local',
@@ -102,7 +119,17 @@ function fullPoint(): PointResult {
       browser: { version: 'Chrome/156', headless: false, display: ':99', xvfb: true },
     });
   }
-  const failed: FailedRepeat = { status: 'failed', verdict: 'failed', round: 3, startedAt: '', attempts: 2, notes: ['n'], error: 'page crashed', cause: 'renderer crashed', browserId: 'local' };
+  const failed: FailedRepeat = {
+    status: 'failed',
+    verdict: 'failed',
+    round: 3,
+    startedAt: '',
+    attempts: 2,
+    notes: ['n'],
+    error: 'page crashed',
+    cause: 'renderer crashed',
+    browserId: 'local',
+  };
   r.repeats.push(failed);
   return r;
 }
@@ -194,7 +221,9 @@ describe('terminal text: printable()', () => {
     const points = expandScenario({ id: `p${CONTROLS}`, batch: 20, concurrency: 4, repeats: 2 });
     for (const tty of [true, false]) {
       const runner = new EventEmitter<RunnerEvents>();
-      const report = reportOf(points.map(emptyResult), { options: { repeats: 2, seed: 1, auto: false, maxRepeats: 10, timeBudgetSec: null, findMax: false, retries: 0, file: 'x.json' } });
+      const report = reportOf(points.map(emptyResult), {
+        options: { repeats: 2, seed: 1, auto: false, maxRepeats: 10, timeBudgetSec: null, findMax: false, retries: 0, file: 'x.json' },
+      });
       const out: string[] = [];
       const progress = new Progress(runner as unknown as Runner, report, { write: (t) => out.push(t), tty, columns: 400, remainingSec: () => 40 });
       const round = { index: 0, seed: 1, order: points.map((p) => p.id), startedAt: '', finishedAt: null, parseCeilings: [] };
@@ -241,11 +270,19 @@ describe('npm run report prints nothing a terminal acts on', () => {
     for (const c of hostile.comparisons) c.text = `${c.text}${CONTROLS}`;
     for (const name of ['a', 'b']) {
       await mkdir(path.join(reports, name));
-      await writeFile(path.join(reports, name, 'report.json'), JSON.stringify({ ...hostile, runId: `${name}${CONTROLS}` }).replaceAll('\\u009b', '\u009b').replaceAll('\\u0085', '\u0085'));
+      await writeFile(
+        path.join(reports, name, 'report.json'),
+        JSON.stringify({ ...hostile, runId: `${name}${CONTROLS}` })
+          .replaceAll('\\u009b', '\u009b')
+          .replaceAll('\\u0085', '\u0085'),
+      );
     }
     // A file with a hostile value where the check wants a number: the error quotes it.
     await mkdir(path.join(reports, 'bad'));
-    await writeFile(path.join(reports, 'bad', 'report.json'), JSON.stringify({ ...fixture, environment: { ...fixture.environment, cores: `8${CONTROLS}` } }).replaceAll('\\u009b', '\u009b'));
+    await writeFile(
+      path.join(reports, 'bad', 'report.json'),
+      JSON.stringify({ ...fixture, environment: { ...fixture.environment, cores: `8${CONTROLS}` } }).replaceAll('\\u009b', '\u009b'),
+    );
   });
 
   afterAll(async () => {
@@ -261,10 +298,14 @@ describe('npm run report prints nothing a terminal acts on', () => {
       ['--compare', '--scenarios', 'smoke,nope', 'a'],
       ['--csv', 'bad'],
     ].map((args) => ({ name: args.join(' '), args })),
-  )('$name', async ({ args }) => {
-    const r = await runReport(reports, args);
-    expect(r.stdout + r.stderr, r.stderr).not.toMatch(TERMINAL_CONTROL);
-    // The hostile text did reach the output, shown as escapes.
-    expect(r.stdout + r.stderr).toMatch(/\\u001b\]0;pwned|\\u009b/);
-  }, 30_000);
+  )(
+    '$name',
+    async ({ args }) => {
+      const r = await runReport(reports, args);
+      expect(r.stdout + r.stderr, r.stderr).not.toMatch(TERMINAL_CONTROL);
+      // The hostile text did reach the output, shown as escapes.
+      expect(r.stdout + r.stderr).toMatch(/\\u001b\]0;pwned|\\u009b/);
+    },
+    30_000,
+  );
 });

@@ -42,7 +42,11 @@ interface Ran {
 
 function run(script: string, args: string[]): Promise<Ran> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, script), ...args], { cwd: ROOT, env: { ...process.env, CHROME_PATH: '/nonexistent' }, stdio: ['ignore', 'ignore', 'pipe'] });
+    const child = spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, script), ...args], {
+      cwd: ROOT,
+      env: { ...process.env, CHROME_PATH: '/nonexistent' },
+      stdio: ['ignore', 'ignore', 'pipe'],
+    });
     let stderr = '';
     let hung = false;
     child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
@@ -99,17 +103,20 @@ afterAll(() => {
 describe('a run id names one directory directly under --out', () => {
   const resume = (value: string) => () => checkSweepFlags(parseFlags(SWEEP_FLAGS, ['--resume', value], 'sweep'));
 
-  it.each(['..', '.', 'a/b', '../20260101-000000', '.hidden', 'a\\b', '/etc', 'x'.repeat(101), 'run id'])('refuses %j, naming the flag, the value and what is allowed', (value) => {
-    expect(resume(value)).toThrow(PushlabError);
-    try {
-      resume(value)();
-    } catch (err) {
-      expect((err as PushlabError).code).toBe('PUSHLAB_BAD_FLAG');
-      expect((err as PushlabError).message).toBe(
-        `--resume takes a run id, one directory name directly under the reports directory: a letter or digit, then letters, digits, ., _ or -, at most 100 (no / or \\, not . or ..), e.g. 20261123-141500 (here --out); got '${value}'`,
-      );
-    }
-  });
+  it.each(['..', '.', 'a/b', '../20260101-000000', '.hidden', 'a\\b', '/etc', 'x'.repeat(101), 'run id'])(
+    'refuses %j, naming the flag, the value and what is allowed',
+    (value) => {
+      expect(resume(value)).toThrow(PushlabError);
+      try {
+        resume(value)();
+      } catch (err) {
+        expect((err as PushlabError).code).toBe('PUSHLAB_BAD_FLAG');
+        expect((err as PushlabError).message).toBe(
+          `--resume takes a run id, one directory name directly under the reports directory: a letter or digit, then letters, digits, ., _ or -, at most 100 (no / or \\, not . or ..), e.g. 20261123-141500 (here --out); got '${value}'`,
+        );
+      }
+    },
+  );
 
   it.each(['20261123-141500', 'lab-20261123-141500', 'example', 'a..b'])('takes %j', (value) => {
     expect(resume(value)().resume).toBe(value);
@@ -129,7 +136,11 @@ describe('every reader of a report makes the one check', () => {
     ['points-object', (r) => (r.points = { a: 1 }), 'points must be an array, got {"a":1}'],
     ['no-file', (r) => delete (r.options as Record<string, unknown>).file, 'options.file must be a string, got nothing'],
     ['bad-round', (r) => ((r.rounds as unknown[])[0] = 'round'), 'rounds[0] must be an object, got "round"'],
-    ['bad-repeat', (r) => delete ((r.points as Record<string, unknown[]>[])[0].repeats[0] as Record<string, unknown>).notes, 'points[0].repeats[0].notes must be an array of strings, got nothing'],
+    [
+      'bad-repeat',
+      (r) => delete ((r.points as Record<string, unknown[]>[])[0].repeats[0] as Record<string, unknown>).notes,
+      'points[0].repeats[0].notes must be an array of strings, got nothing',
+    ],
   ];
 
   it.each(broken)('%s: --resume and npm run report refuse it alike', async (name, edit, what) => {
@@ -168,16 +179,20 @@ describe('a path that is not a regular file is refused at once', () => {
     expect(refused(d, 'sweep', 'PUSHLAB_BAD_REPORT')).toMatch(new RegExp(`^--resume dir-run: .*/dir-run/report\\.json: ${DIR}; `));
   }, 60_000);
 
-  it.each([
-    ['--csv', fifo],
-    ['--csv', 'fifo-run'],
-    ['--csv', 'dir-run'],
-    ['--compare', 'base', 'fifo-run'],
-    ['--reference', fifo],
-    ['fifo-run'],
-  ].map((args) => ({ name: args.join(' '), args })))('npm run report $name', async ({ args }) => {
-    expect(refused(await report(...args), 'report', 'PUSHLAB_BAD_REPORT')).toMatch(new RegExp(`: (${FIFO.replace(/[()]/g, '\\$&')}|${DIR}); give a run id, a run directory or a report\\.json$`));
-  }, 60_000);
+  it.each(
+    [['--csv', fifo], ['--csv', 'fifo-run'], ['--csv', 'dir-run'], ['--compare', 'base', 'fifo-run'], ['--reference', fifo], ['fifo-run']].map((args) => ({
+      name: args.join(' '),
+      args,
+    })),
+  )(
+    'npm run report $name',
+    async ({ args }) => {
+      expect(refused(await report(...args), 'report', 'PUSHLAB_BAD_REPORT')).toMatch(
+        new RegExp(`: (${FIFO.replace(/[()]/g, '\\$&')}|${DIR}); give a run id, a run directory or a report\\.json$`),
+      );
+    },
+    60_000,
+  );
 
   it('readInputFile names what the path is: FIFO, directory, socket, device; and a missing file', async () => {
     const sock = path.join(dir, 'sock');
@@ -210,7 +225,9 @@ describe('a path that is not a regular file is refused at once', () => {
       // Refused from its size: nothing near 512 MiB was read into memory.
       expect(process.memoryUsage().rss - before).toBeLessThan(64 * 1024 * 1024);
       // The limit is a parameter, for files that ought to be small.
-      await expect(readInputFile(path.join(runs, 'base', 'report.json'), 'x', 'PUSHLAB_BAD_REPORT', 'give a JSON file', 1000)).rejects.toThrow(/^x: \d+ bytes, above the 1000 \(0 MiB\) pushlab reads/);
+      await expect(readInputFile(path.join(runs, 'base', 'report.json'), 'x', 'PUSHLAB_BAD_REPORT', 'give a JSON file', 1000)).rejects.toThrow(
+        /^x: \d+ bytes, above the 1000 \(0 MiB\) pushlab reads/,
+      );
     } finally {
       await rm(big, { force: true });
     }
@@ -222,7 +239,9 @@ describe('a value is shown as written', () => {
     const file = path.join(dir, 'huge-batch.json');
     writeFileSync(file, '{ "scenarios": [ { "id": "a", "batch": 1e999, "concurrency": 1 } ] }\n');
     expect(refused(await sweep('--file', file, '--list'), 'sweep', 'PUSHLAB_BAD_SCENARIO')).toBe(`${file}: scenarios[0].batch must be ≤ 10000, got 1e999`);
-    expect(() => parseScenarioText('{ "scenarios": [ { "id": "a", "batch": [1, -2.50e+3], "concurrency": 1 } ] }', 's.json')).toThrow('s.json: scenarios[0].batch[1] must be ≥ 1, got -2.50e+3');
+    expect(() => parseScenarioText('{ "scenarios": [ { "id": "a", "batch": [1, -2.50e+3], "concurrency": 1 } ] }', 's.json')).toThrow(
+      's.json: scenarios[0].batch[1] must be ≥ 1, got -2.50e+3',
+    );
   });
 
   it('a report number past the largest double', async () => {

@@ -74,7 +74,9 @@ describe.skipIf(!canMount)('--out on a full disk', () => {
       expect(serversAndChromes(seen), 'launched before refusing').toEqual([]);
       const lines = r.output().trimEnd().split('\n');
       expect(lines).toHaveLength(1);
-      expect(lines[0]).toMatch(new RegExp(`^pushlab sweep: PUSHLAB_BAD_OUTPUT: --out ${disk}: no space left on ${disk}: \\d+ KiB free, and a report here needs about \\d+ KiB$`));
+      expect(lines[0]).toMatch(
+        new RegExp(`^pushlab sweep: PUSHLAB_BAD_OUTPUT: --out ${disk}: no space left on ${disk}: \\d+ KiB free, and a report here needs about \\d+ KiB$`),
+      );
       expect(filesUnder(disk)).toEqual([]);
     } finally {
       r.cleanUp();
@@ -83,7 +85,20 @@ describe.skipIf(!canMount)('--out on a full disk', () => {
 
   it('filled while measuring: report.html makes way, then the sweep stops in one line, the report saved before kept', async () => {
     expect(mount('800k')).toBe(true);
-    const r = startFaultRun([process.execPath, '--import', 'tsx', 'puppeteer/sweep/main.ts', '--file', scenarios, '--repeats', '3', '--retries', '0', '--out', disk]);
+    const r = startFaultRun([
+      process.execPath,
+      '--import',
+      'tsx',
+      'puppeteer/sweep/main.ts',
+      '--file',
+      scenarios,
+      '--repeats',
+      '3',
+      '--retries',
+      '0',
+      '--out',
+      disk,
+    ]);
     let filling = true;
     try {
       await r.until('the first repeat saved', () => /round 1: [\d.]+( [kM])? EPS/.test(r.output()), 90_000);
@@ -109,12 +124,19 @@ describe.skipIf(!canMount)('--out on a full disk', () => {
       expect(code, r.output()).toBe(EXIT.badInput);
       expect(await leftRunning(r.dir, 15_000)).toEqual([]);
       const last = r.output().trimEnd().split('\n').at(-1)!;
-      expect(last).toMatch(/^pushlab sweep: PUSHLAB_BAD_OUTPUT: no space left on \S+ \(ENOSPC\): cannot write report\.json; \S+report\.json keeps the \d+ repeat\(s\) saved before/);
+      expect(last).toMatch(
+        /^pushlab sweep: PUSHLAB_BAD_OUTPUT: no space left on \S+ \(ENOSPC\): cannot write report\.json; \S+report\.json keeps the \d+ repeat\(s\) saved before/,
+      );
       expect(last).toMatch(/free space, then finish it: npm run sweep -- --resume \d{8}-\d{6} --out /);
       expect(r.output()).not.toMatch(/\n\s+at /);
-      expect(r.output()).toMatch(/no space left on \S+ \(ENOSPC\): cannot write report\.json: removed report\.html to keep report\.json \(write it again later: npm run report -- /);
+      expect(r.output()).toMatch(
+        /no space left on \S+ \(ENOSPC\): cannot write report\.json: removed report\.html to keep report\.json \(write it again later: npm run report -- /,
+      );
       const files = filesUnder(disk);
-      expect(files.filter((f) => f.endsWith('.tmp')), 'temp files left').toEqual([]);
+      expect(
+        files.filter((f) => f.endsWith('.tmp')),
+        'temp files left',
+      ).toEqual([]);
       const json = files.find((f) => f.endsWith('report.json'))!;
       const report = parseReportText(readFileSync(path.join(disk, json), 'utf8'), json);
       const kept = Number(/keeps the (\d+) repeat/.exec(last)![1]);

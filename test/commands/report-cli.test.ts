@@ -34,7 +34,6 @@ function run(args: string[]): Promise<{ code: number | null; stdout: string; std
   });
 }
 
-
 beforeAll(async () => {
   reports = await mkdtemp(path.join(os.tmpdir(), 'pushlab-reports-'));
   fixture = parseReportText(await readFile(FIXTURE, 'utf8'), FIXTURE);
@@ -90,7 +89,10 @@ describe('npm run report', () => {
     expect(twenty.code).toBe(1);
     expect(twenty.stdout).toMatch(/[1-9]\d* regressed/);
     // Where the repeats are steady, 1% is beyond the noise (its CI excludes 1) but inside ±3%.
-    const steady = compareReports(JSON.parse(await readFile(path.join(reports, 'steady', 'report.json'), 'utf8')) as Report, JSON.parse(await readFile(path.join(reports, 'steady-99', 'report.json'), 'utf8')) as Report);
+    const steady = compareReports(
+      JSON.parse(await readFile(path.join(reports, 'steady', 'report.json'), 'utf8')) as Report,
+      JSON.parse(await readFile(path.join(reports, 'steady-99', 'report.json'), 'utf8')) as Report,
+    );
     expect(steady.points.every((p) => p.metrics[0].ciHigh! < 1 && p.metrics[0].verdict === 'equivalent')).toBe(true);
     const steady99 = await run(['--compare', 'steady', 'steady-99']);
     expect(steady99.code, steady99.stdout).toBe(0);
@@ -105,14 +107,15 @@ describe('npm run report', () => {
     expect(wide.stdout).toContain('0 regressed');
     const bad = await run(['--compare', 'base', 'slower', '--margin', 'eps=70%']);
     expect(bad.code).toBe(2);
-    expect(bad.stderr).toContain("--margin eps must be from 0 to 50%; it takes eps=<p>%,cpu=<p>%");
+    expect(bad.stderr).toContain('--margin eps must be from 0 to 50%; it takes eps=<p>%,cpu=<p>%');
     const alone = await run(['--csv', 'base', '--margin', 'eps=5%']);
     expect(alone.code).toBe(2);
     expect(alone.stderr).toContain('--margin sets what --compare reads a regression against; give it with --compare');
   }, 40_000);
 
   it('--compare reads a version 2 run against a version 3 one, either way round', async () => {
-    const version = async (run: string) => (JSON.parse(await readFile(path.join(reports, run, 'report.json'), 'utf8')) as { schemaVersion: number }).schemaVersion;
+    const version = async (run: string) =>
+      (JSON.parse(await readFile(path.join(reports, run, 'report.json'), 'utf8')) as { schemaVersion: number }).schemaVersion;
     expect([await version('base'), await version('slower')]).toEqual([2, 3]);
     const worse = await run(['--compare', 'base', 'slower']);
     expect(worse.code, worse.stderr).toBe(1);
@@ -126,7 +129,9 @@ describe('npm run report', () => {
     const newer = await run(['--csv', path.join(reports, 'newer.json')]);
     expect(newer.code).toBe(2);
     expect(newer.stdout).toBe('');
-    expect(newer.stderr).toContain(`${path.join(reports, 'newer.json')}: this build reads schemaVersion 3, and 2 converted to it on read; got 4, written by a newer pushlab`);
+    expect(newer.stderr).toContain(
+      `${path.join(reports, 'newer.json')}: this build reads schemaVersion 3, and 2 converted to it on read; got 4, written by a newer pushlab`,
+    );
   }, 20_000);
 
   it('--format benchmark-action-bigger|smaller prints the reviewed golden JSON on stdout; anything else is refused naming both', async () => {
@@ -150,7 +155,7 @@ describe('npm run report', () => {
     expect(r.stdout).toBe(pointsCsv(fixture));
   }, 20_000);
 
-  it('--wide prints the sweep\'s table with every column, as it was before it fitted a terminal', async () => {
+  it("--wide prints the sweep's table with every column, as it was before it fitted a terminal", async () => {
     const r = await run(['--wide', 'base']);
     expect(r.code, r.stderr).toBe(0);
     expect(r.stdout).toBe(await readFile(path.join(ROOT, 'test', 'fixtures', 'report-v2.table-wide.md'), 'utf8'));
@@ -183,7 +188,15 @@ describe('npm run report', () => {
 
 describe('report runs', () => {
   it('splits positional runs from flags by the flag table', () => {
-    expect(splitArgs({ port: { type: 'integer', default: 0, min: 0, max: 1, help: '' }, serve: { type: 'boolean', default: false, help: '' } }, ['--serve', 'A', '--port', '8', 'B'])).toEqual({
+    expect(
+      splitArgs({ port: { type: 'integer', default: 0, min: 0, max: 1, help: '' }, serve: { type: 'boolean', default: false, help: '' } }, [
+        '--serve',
+        'A',
+        '--port',
+        '8',
+        'B',
+      ]),
+    ).toEqual({
       flags: ['--serve', '--port', '8'],
       positionals: ['A', 'B'],
     });

@@ -113,19 +113,59 @@ describe('edited reports through every reader: refused with the path, or read wh
   const sweep = () => JSON.parse(SWEEP_TEXT) as Json & { points: Json[] };
   const advise = () => JSON.parse(ADVISE_TEXT) as Json & { advice: Json & { target: Json; tried: Json[] } };
   const cases: [string, () => string, RegExp][] = [
-    ['an unknown transport', () => JSON.stringify({ ...sweep(), points: sweep().points.map((p, i) => (i === 2 ? { ...p, point: { ...(p.point as Json), transport: 'carrier-pigeon' } } : p)) }), /points\[2\]\.point\.transport must be one of 'ws'.*got "carrier-pigeon"/],
+    [
+      'an unknown transport',
+      () =>
+        JSON.stringify({
+          ...sweep(),
+          points: sweep().points.map((p, i) => (i === 2 ? { ...p, point: { ...(p.point as Json), transport: 'carrier-pigeon' } } : p)),
+        }),
+      /points\[2\]\.point\.transport must be one of 'ws'.*got "carrier-pigeon"/,
+    ],
     ['an Infinity-like figure (1e999)', () => SWEEP_TEXT.replace(/"eventsPerSec": [\d.]+/, '"eventsPerSec": 1e999'), /must be a number, got 1e999/],
     ['"NaN" as a median', () => SWEEP_TEXT.replace(/"median": [\d.]+/, '"median": "NaN"'), /\.median must be a number, got "NaN"/],
     ['advice: {}', () => JSON.stringify({ ...advise(), advice: {} }), /advice\.target must be an object, got nothing/],
-    ['a tried candidate of the wrong type', () => JSON.stringify({ ...advise(), advice: { ...advise().advice, tried: [7] } }), /advice\.tried\[0\] must be an object, got 7/],
-    ['a target of -5 events/s', () => JSON.stringify({ ...advise(), advice: { ...advise().advice, target: { ...advise().advice.target, eventsPerSec: -5 } } }), /advice\.target\.eventsPerSec must be events per second from 1 to .*got -5/],
-    ['a target p99 of -1 ms', () => JSON.stringify({ ...advise(), advice: { ...advise().advice, target: { ...advise().advice.target, p99BoundMs: -1 } } }), /advice\.target\.p99BoundMs must be a latency from 1 ms to 60 s.*got -1/],
-    ['a target of 1e12 events/s', () => JSON.stringify({ ...advise(), advice: { ...advise().advice, target: { ...advise().advice.target, eventsPerSec: 1e12 } } }), /advice\.target\.eventsPerSec must be events per second/],
-    ['an unknown transport in advice', () => JSON.stringify({ ...advise(), advice: { ...advise().advice, transports: ['sse', 'pigeon'] } }), /advice\.transports\[1\] must be one of/],
-    ['10,000 levels in an unknown field', () => SWEEP_TEXT.replace('"runId":', `"x": ${'['.repeat(10_000)}${']'.repeat(10_000)}, "runId":`), /^r\.json: x(\[0\])+ nests deeper than \d+ levels/],
-    ['10,000 levels in an optional field', () => SWEEP_TEXT.replace('"interrupted":', `"knobs": ${'{"a":'.repeat(10_000)}1${'}'.repeat(10_000)}, "interrupted":`), /^r\.json: knobs(\.a)+ nests deeper than/],
+    [
+      'a tried candidate of the wrong type',
+      () => JSON.stringify({ ...advise(), advice: { ...advise().advice, tried: [7] } }),
+      /advice\.tried\[0\] must be an object, got 7/,
+    ],
+    [
+      'a target of -5 events/s',
+      () => JSON.stringify({ ...advise(), advice: { ...advise().advice, target: { ...advise().advice.target, eventsPerSec: -5 } } }),
+      /advice\.target\.eventsPerSec must be events per second from 1 to .*got -5/,
+    ],
+    [
+      'a target p99 of -1 ms',
+      () => JSON.stringify({ ...advise(), advice: { ...advise().advice, target: { ...advise().advice.target, p99BoundMs: -1 } } }),
+      /advice\.target\.p99BoundMs must be a latency from 1 ms to 60 s.*got -1/,
+    ],
+    [
+      'a target of 1e12 events/s',
+      () => JSON.stringify({ ...advise(), advice: { ...advise().advice, target: { ...advise().advice.target, eventsPerSec: 1e12 } } }),
+      /advice\.target\.eventsPerSec must be events per second/,
+    ],
+    [
+      'an unknown transport in advice',
+      () => JSON.stringify({ ...advise(), advice: { ...advise().advice, transports: ['sse', 'pigeon'] } }),
+      /advice\.transports\[1\] must be one of/,
+    ],
+    [
+      '10,000 levels in an unknown field',
+      () => SWEEP_TEXT.replace('"runId":', `"x": ${'['.repeat(10_000)}${']'.repeat(10_000)}, "runId":`),
+      /^r\.json: x(\[0\])+ nests deeper than \d+ levels/,
+    ],
+    [
+      '10,000 levels in an optional field',
+      () => SWEEP_TEXT.replace('"interrupted":', `"knobs": ${'{"a":'.repeat(10_000)}1${'}'.repeat(10_000)}, "interrupted":`),
+      /^r\.json: knobs(\.a)+ nests deeper than/,
+    ],
     ['10,000 levels, not closed', () => `{"schemaVersion": 3, "x": ${'['.repeat(10_000)}`, /^r\.json: not valid JSON/],
-    ['a 200,000-character note', () => JSON.stringify({ ...sweep(), points: sweep().points.map((p, i) => (i === 1 ? { ...p, notes: ['n'.repeat(200_000)] } : p)) }), /points\[1\]\.notes\[0\] is a string of 200000 characters; a report's strings are at most 100000/],
+    [
+      'a 200,000-character note',
+      () => JSON.stringify({ ...sweep(), points: sweep().points.map((p, i) => (i === 1 ? { ...p, notes: ['n'.repeat(200_000)] } : p)) }),
+      /points\[1\]\.notes\[0\] is a string of 200000 characters; a report's strings are at most 100000/,
+    ],
     ['a round that is not an index', () => SWEEP_TEXT.replace(/"round": 0/, '"round": -1'), /\.round must be an integer from 0/],
   ];
   for (const [what, make, refusal] of cases) {
@@ -184,11 +224,31 @@ describe('--resume refuses an edited report before anything is launched', () => 
     return JSON.stringify(doc);
   };
   const cases: [string, string, string, RegExp][] = [
-    ['advise', 'an impossible target (-5 events/s)', resumable(ADVISE_TEXT, (d) => (d.advice!.target.eventsPerSec = -5)), /advice\.target\.eventsPerSec must be events per second/],
-    ['advise', 'an impossible target (p99 -1 ms)', resumable(ADVISE_TEXT, (d) => (d.advice!.target.p99BoundMs = -1)), /advice\.target\.p99BoundMs must be a latency/],
+    [
+      'advise',
+      'an impossible target (-5 events/s)',
+      resumable(ADVISE_TEXT, (d) => (d.advice!.target.eventsPerSec = -5)),
+      /advice\.target\.eventsPerSec must be events per second/,
+    ],
+    [
+      'advise',
+      'an impossible target (p99 -1 ms)',
+      resumable(ADVISE_TEXT, (d) => (d.advice!.target.p99BoundMs = -1)),
+      /advice\.target\.p99BoundMs must be a latency/,
+    ],
     ['advise', 'an edited advice (winner: 5)', resumable(ADVISE_TEXT, (d) => (d.advice!.winner = 5)), /advice\.winner must be an object or null, got 5/],
-    ['sweep', '10,000 levels in an optional field', resumable(SWEEP_TEXT, () => undefined).replace('"runId":', `"hosts": [${'{"a":'.repeat(10_000)}1${'}'.repeat(10_000)}], "runId":`), /hosts\[0\](\.a)+ nests deeper than/],
-    ['sweep', 'an unknown transport', resumable(SWEEP_TEXT, (d) => ((d.points as Json[])[0].point = { ...((d.points as Json[])[0].point as Json), transport: 'x' })), /points\[0\]\.point\.transport must be one of/],
+    [
+      'sweep',
+      '10,000 levels in an optional field',
+      resumable(SWEEP_TEXT, () => undefined).replace('"runId":', `"hosts": [${'{"a":'.repeat(10_000)}1${'}'.repeat(10_000)}], "runId":`),
+      /hosts\[0\](\.a)+ nests deeper than/,
+    ],
+    [
+      'sweep',
+      'an unknown transport',
+      resumable(SWEEP_TEXT, (d) => ((d.points as Json[])[0].point = { ...((d.points as Json[])[0].point as Json), transport: 'x' })),
+      /points\[0\]\.point\.transport must be one of/,
+    ],
   ];
   for (const [command, what, text, refusal] of cases) {
     it(`${command} --resume: ${what}`, async () => {
@@ -219,7 +279,13 @@ function bigReport(n: number): string {
     const batch = 1 + (i % 9000);
     p.point = { ...p.point, batch, id: `${String(p.point.scenario)}/${String(p.point.transport)}-b${batch}-n${i}` };
     if (i % 10 === 0) p.repeats = p.repeats.slice(0, 1);
-    else Object.assign(p, { summary: null, verdict: 'failed', unsteady: [], repeats: [{ status: 'failed', verdict: 'failed', round: 0, startedAt: p.repeats[0].startedAt, attempts: 2, notes: [], error: 'timeout' }] });
+    else
+      Object.assign(p, {
+        summary: null,
+        verdict: 'failed',
+        unsteady: [],
+        repeats: [{ status: 'failed', verdict: 'failed', round: 0, startedAt: p.repeats[0].startedAt, attempts: 2, notes: [], error: 'timeout' }],
+      });
     points.push(p);
   }
   const order = points.map((p) => (p.point as Json).id);
@@ -228,7 +294,10 @@ function bigReport(n: number): string {
 
 /** Runs a view under /usr/bin/time: its exit code, and its CPU seconds (user + system). */
 function timedView(args: string[], timeoutMs: number): Promise<{ code: number | null; cpuSec: number; stderr: string }> {
-  const child = spawn('/usr/bin/time', ['-f', 'CPU %U %S', process.execPath, '--import', 'tsx', path.join(ROOT, 'puppeteer/report/main.ts'), ...args], { cwd: ROOT, stdio: ['ignore', 'ignore', 'pipe'] });
+  const child = spawn('/usr/bin/time', ['-f', 'CPU %U %S', process.execPath, '--import', 'tsx', path.join(ROOT, 'puppeteer/report/main.ts'), ...args], {
+    cwd: ROOT,
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
   let stderr = '';
   child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
   const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
@@ -265,7 +334,10 @@ describe('the CLI views on large runs', () => {
   it('SIGTERM during a view of 100,000 points (6 s of CPU into it) stops it at once with exit 130', async () => {
     const reports = path.join(dir, 'big100000');
     runDir(reports, 'big', bigReport(100_000));
-    const child = spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, 'puppeteer/report/main.ts'), '--wide', path.join(reports, 'big')], { cwd: ROOT, stdio: ['ignore', 'ignore', 'pipe'] });
+    const child = spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, 'puppeteer/report/main.ts'), '--wide', path.join(reports, 'big')], {
+      cwd: ROOT,
+      stdio: ['ignore', 'ignore', 'pipe'],
+    });
     const exit = new Promise<number | null>((resolve) => child.once('close', (code) => resolve(code)));
     // Past start-up (the entry's modules load in about 2 s of CPU) and into reading and laying
     // out: 6 s of the process's CPU, read from /proc, not a wall time that load stretches.
@@ -273,7 +345,7 @@ describe('the CLI views on large runs', () => {
       const fields = readFileSync(`/proc/${child.pid}/stat`, 'utf8').split(') ')[1].split(' ');
       return (Number(fields[11]) + Number(fields[12])) / 100;
     };
-    for (const until = performance.now() + 120_000; cpuSec() < 6 && performance.now() < until; ) await new Promise((resolve) => setTimeout(resolve, 200));
+    for (const until = performance.now() + 120_000; cpuSec() < 6 && performance.now() < until;) await new Promise((resolve) => setTimeout(resolve, 200));
     const sent = performance.now();
     child.kill('SIGTERM');
     const killer = setTimeout(() => child.kill('SIGKILL'), 60_000);

@@ -28,13 +28,21 @@ describe('the TLS key', () => {
 });
 
 describe('the server binds loopback only', () => {
-  it.each(['0.0.0.0', '::', '192.168.1.10', 'example.com'])('refuses --host %s with exit code 2 and says why', (host) => {
-    const r = spawnSync(process.execPath, ['--import', 'tsx', path.join(ROOT, 'server/main.ts'), '--host', host, '--port', '0'], { cwd: ROOT, encoding: 'utf8', timeout: 30_000 });
-    expect(r.status).toBe(EXIT.badInput);
-    expect(r.stderr).toContain(`--host must be a loopback address`);
-    expect(r.stderr).toContain(`'${host}'`);
-    expect(r.stdout).not.toContain('listening');
-  }, 35_000);
+  it.each(['0.0.0.0', '::', '192.168.1.10', 'example.com'])(
+    'refuses --host %s with exit code 2 and says why',
+    (host) => {
+      const r = spawnSync(process.execPath, ['--import', 'tsx', path.join(ROOT, 'server/main.ts'), '--host', host, '--port', '0'], {
+        cwd: ROOT,
+        encoding: 'utf8',
+        timeout: 30_000,
+      });
+      expect(r.status).toBe(EXIT.badInput);
+      expect(r.stderr).toContain(`--host must be a loopback address`);
+      expect(r.stderr).toContain(`'${host}'`);
+      expect(r.stdout).not.toContain('listening');
+    },
+    35_000,
+  );
 });
 
 describe('--allow-remote: a server for browsers on other hosts', () => {
@@ -42,13 +50,17 @@ describe('--allow-remote: a server for browsers on other hosts', () => {
     expect(checkListenHost('127.0.0.1', false)).toEqual({ warning: null });
     expect(checkListenHost('::1', true)).toEqual({ warning: null });
     expect(() => checkListenHost('0.0.0.0', false)).toThrow(/--host must be a loopback address .* unless --allow-remote is given; got '0\.0\.0\.0'/);
-    expect(checkListenHost('0.0.0.0', true).warning).toMatch(/listening on 0\.0\.0\.0, not loopback: this server has no authentication and streams to anyone who can reach/);
+    expect(checkListenHost('0.0.0.0', true).warning).toMatch(
+      /listening on 0\.0\.0\.0, not loopback: this server has no authentication and streams to anyone who can reach/,
+    );
   });
 
   // 127.0.0.2 is not in the loopback list the flag accepts, yet only this machine reaches it:
   // the real server takes the non-loopback path while the test stays on loopback.
   it('listens with --host 127.0.0.2 --allow-remote, after printing the warning on stderr', async () => {
-    const child = spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, 'server/main.ts'), '--host', '127.0.0.2', '--allow-remote', '--port', '0'], { cwd: ROOT });
+    const child = spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, 'server/main.ts'), '--host', '127.0.0.2', '--allow-remote', '--port', '0'], {
+      cwd: ROOT,
+    });
     let stdout = '';
     let stderr = '';
     child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));

@@ -46,7 +46,11 @@ afterAll(() => rmSync(scratch, { recursive: true, force: true }));
 function argvOf(shell: string, line: string, script: string): string[] {
   const prefix = `npm run ${script} -- `;
   expect(line.startsWith(prefix), line).toBe(true);
-  const out = execFileSync(shell, ['-c', `printf '%s\\0' ${line.slice(prefix.length)}`], { cwd: scratch, encoding: 'utf8', env: { PATH: process.env.PATH, HOME: '/nonexistent-home' } });
+  const out = execFileSync(shell, ['-c', `printf '%s\\0' ${line.slice(prefix.length)}`], {
+    cwd: scratch,
+    encoding: 'utf8',
+    env: { PATH: process.env.PATH, HOME: '/nonexistent-home' },
+  });
   return out.split('\0').slice(0, -1);
 }
 
@@ -60,11 +64,14 @@ describe('shellWord and npmCommand', () => {
     expect(readdirSync(scratch)).toEqual([]);
   });
 
-  it.each(HOSTILE.filter((s) => !/[\u0000-\u001f\u007f-\u009f\u202a-\u202e]/.test(s)).map((s) => [JSON.stringify(s), s]))('%s: the same through dash (POSIX sh)', (_, s) => {
-    if (!existsSync('/bin/dash')) return;
-    expect(argvOf('/bin/dash', npmCommand('report', ['--wide', s]), 'report')).toEqual(['--wide', s]);
-    expect(readdirSync(scratch)).toEqual([]);
-  });
+  it.each(HOSTILE.filter((s) => !/[\u0000-\u001f\u007f-\u009f\u202a-\u202e]/.test(s)).map((s) => [JSON.stringify(s), s]))(
+    '%s: the same through dash (POSIX sh)',
+    (_, s) => {
+      if (!existsSync('/bin/dash')) return;
+      expect(argvOf('/bin/dash', npmCommand('report', ['--wide', s]), 'report')).toEqual(['--wide', s]);
+      expect(readdirSync(scratch)).toEqual([]);
+    },
+  );
 
   it('a plain word stays as it is', () => {
     expect(shellWord('reports/advise-20260101-000000/confirm.json')).toBe('reports/advise-20260101-000000/confirm.json');
@@ -73,7 +80,11 @@ describe('shellWord and npmCommand', () => {
 
   it('the resume command quotes each value and leaves out empty ones', () => {
     const out = "o; touch x $(id) 'q'\nz";
-    const line = resumeCommandLine('advise', 'advise-20260101-000000', [['--out', out], ['--browser', ''], ['--server', 'https://127.0.0.1:1/']]);
+    const line = resumeCommandLine('advise', 'advise-20260101-000000', [
+      ['--out', out],
+      ['--browser', ''],
+      ['--server', 'https://127.0.0.1:1/'],
+    ]);
     expect(argvOf('bash', line, 'advise')).toEqual(['--resume', 'advise-20260101-000000', '--out', out, '--server', 'https://127.0.0.1:1/']);
   });
 });

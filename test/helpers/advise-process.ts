@@ -28,7 +28,10 @@ export function readReport(file: string): Report {
 /** Every repeat the answer judged by is one of the report's points' repeats, as measured. */
 export function expectRepeatsInPoints(report: Report): void {
   const all = report.points.flatMap((p) => p.repeats.map((r) => JSON.stringify(r)));
-  const judged: Repeat[] = [...report.advice!.tried.flatMap((t) => t.repeats.map((x) => x.repeat)), ...(report.advice!.headroom?.repeats.map((x) => x.repeat) ?? [])];
+  const judged: Repeat[] = [
+    ...report.advice!.tried.flatMap((t) => t.repeats.map((x) => x.repeat)),
+    ...(report.advice!.headroom?.repeats.map((x) => x.repeat) ?? []),
+  ];
   expect(judged.length).toBeGreaterThan(0);
   for (const r of judged) expect(all).toContain(JSON.stringify(r));
 }
@@ -37,12 +40,14 @@ export function expectRepeatsInPoints(report: Report): void {
  * `--out` is a directory whose name a shell would act on: the commands advise prints for
  * pasting (its check, its resume command) must hand it over as one argument and run nothing.
  */
-export const HOSTILE_OUT = "o; touch x 'q' \"d\" $(touch y) `touch z`\nline";
+export const HOSTILE_OUT = 'o; touch x \'q\' "d" $(touch y) `touch z`\nline';
 /** The arguments a printed `npm run <script> -- …` line passes, run through bash (in `base`, which holds HOSTILE_OUT) with a printer of argv for npm. */
 export function pastedArgs(base: string, line: string, script: string): string[] {
   const prefix = `npm run ${script} -- `;
   expect(line.startsWith(prefix), line).toBe(true);
-  const argv = execFileSync('bash', ['-c', `printf '%s\\0' ${line.slice(prefix.length)}`], { cwd: base, encoding: 'utf8' }).split('\0').slice(0, -1);
+  const argv = execFileSync('bash', ['-c', `printf '%s\\0' ${line.slice(prefix.length)}`], { cwd: base, encoding: 'utf8' })
+    .split('\0')
+    .slice(0, -1);
   // Nothing the name spells was run: no x, y or z beside it.
   expect(readdirSync(base).filter((f) => f.length === 1)).toEqual([]);
   return argv;

@@ -64,7 +64,9 @@ export function startFaultRun(argv: string[], env: Record<string, string> = {}, 
   };
   child.stdout!.setEncoding('utf8').on('data', take);
   child.stderr!.setEncoding('utf8').on('data', take);
-  const exit = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })));
+  const exit = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+    child.once('exit', (code, signal) => resolve({ code, signal })),
+  );
   let exited = false;
   void exit.then(() => (exited = true));
   return {

@@ -60,7 +60,21 @@ export async function startGrid(): Promise<Grid> {
   const port = await freePort();
   const child: ChildProcess = spawn(
     'java',
-    ['-jar', path.join(JAR_DIR, jar), 'standalone', '--port', String(port), '--host', '127.0.0.1', '--selenium-manager', 'false', '--max-sessions', String(GRID_SLOTS), '--override-max-sessions', 'true'],
+    [
+      '-jar',
+      path.join(JAR_DIR, jar),
+      'standalone',
+      '--port',
+      String(port),
+      '--host',
+      '127.0.0.1',
+      '--selenium-manager',
+      'false',
+      '--max-sessions',
+      String(GRID_SLOTS),
+      '--override-max-sessions',
+      'true',
+    ],
     { stdio: ['ignore', 'ignore', 'pipe'], detached: true },
   );
   let log = '';

@@ -35,7 +35,9 @@ export function startCommand(script: string, args: string[]): SweepRun {
     err += d;
     for (const w of waiters) w();
   });
-  const exit = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })));
+  const exit = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+    child.once('exit', (code, signal) => resolve({ code, signal })),
+  );
   return {
     child,
     stdout: () => out,

@@ -24,7 +24,9 @@ const rounded = (_key: string, v: unknown): unknown => (typeof v === 'number' &&
  * (summary null, one failed repeat), so 100,000 points stay near 100 MB of JSON.
  */
 export function clonedPoints(base: Data, count: number, measuredEvery = 1): Record<string, unknown>[] {
-  const templates = base.points.map((p) => JSON.parse(JSON.stringify({ ...p, notes: [], unsteady: [], repeats: (p.repeats as unknown[]).slice(0, 1) }, rounded)) as Record<string, unknown>);
+  const templates = base.points.map(
+    (p) => JSON.parse(JSON.stringify({ ...p, notes: [], unsteady: [], repeats: (p.repeats as unknown[]).slice(0, 1) }, rounded)) as Record<string, unknown>,
+  );
   const failed = templates.map((t): Record<string, unknown> => ({
     ...t,
     summary: null,

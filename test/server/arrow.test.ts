@@ -29,7 +29,8 @@ function streamMessages(pool: RowPool, batch: number, count: number, atMs: numbe
   pool.useEpochAt(atMs);
   const stream = new ArrowStream();
   const out: Buffer[] = [];
-  for (let seq = 0; seq < count; seq++) stream.write(seq, String(1_700_000_000_000 + seq + 0.125), pool, batch, (head, body) => (out.push(Buffer.concat([head, body])), head.length + body.length));
+  for (let seq = 0; seq < count; seq++)
+    stream.write(seq, String(1_700_000_000_000 + seq + 0.125), pool, batch, (head, body) => (out.push(Buffer.concat([head, body])), head.length + body.length));
   return out;
 }
 
@@ -84,7 +85,20 @@ describe('Arrow batches against the JSON pool', () => {
     const first = reader.next().value as RecordBatch;
     const types = first.schema.fields.map((f) => String(f.type));
     expect(first.schema.fields.map((f) => f.name)).toEqual([...ROW_COLUMNS]);
-    expect(types).toEqual(['Int32', 'Timestamp<MILLISECOND>', 'Int8', 'Float64', 'Float64', 'Int16', 'Utf8', 'Int16', 'Float32', 'Dictionary<Int8, Utf8>', 'Dictionary<Int8, Utf8>', 'Dictionary<Int8, Utf8>']);
+    expect(types).toEqual([
+      'Int32',
+      'Timestamp<MILLISECOND>',
+      'Int8',
+      'Float64',
+      'Float64',
+      'Int16',
+      'Utf8',
+      'Int16',
+      'Float32',
+      'Dictionary<Int8, Utf8>',
+      'Dictionary<Int8, Utf8>',
+      'Dictionary<Int8, Utf8>',
+    ]);
     expect(Object.keys(ARROW_COLUMN_TYPES)).toEqual([...ROW_COLUMNS]);
     // Later messages are a record batch alone: far smaller than the first, which carries the schema and dictionaries.
     const preamble = arrowCache(pool).get(100)!.preamble.byteLength;
@@ -142,8 +156,16 @@ describe("the page's decoder (web/lab/arrow-decode.ts, arrow-batch.ts)", () => {
     expect(() => decodeFramed(decoder, cut)).toThrow();
     // The page counts it as an error and carries on, as it does a message JSON.parse refuses.
     const got = { batches: 0, errors: 0 };
-    deliverArrow(() => decodeFramed(createArrowStream(), cut), () => got.batches++, () => got.errors++);
-    deliverArrow(() => decodeFramed(createArrowStream(), first), () => got.batches++, () => got.errors++);
+    deliverArrow(
+      () => decodeFramed(createArrowStream(), cut),
+      () => got.batches++,
+      () => got.errors++,
+    );
+    deliverArrow(
+      () => decodeFramed(createArrowStream(), first),
+      () => got.batches++,
+      () => got.errors++,
+    );
     expect(got).toEqual({ batches: 1, errors: 1 });
   });
 });
@@ -180,7 +202,7 @@ describe('the server', () => {
     req.close();
     const all = Buffer.concat(chunks);
     const messages: Buffer[] = [];
-    for (let at = 0; at + ARROW_HEAD_BYTES <= all.length; ) {
+    for (let at = 0; at + ARROW_HEAD_BYTES <= all.length;) {
       const end = at + ARROW_HEAD_BYTES + all.readUInt32LE(at);
       if (end > all.length) break;
       messages.push(all.subarray(at, end));
@@ -225,17 +247,20 @@ describe('the server', () => {
     expect(err?.rawMessage).toBe('encoding must be json or arrow here; msgpack on ws, ws-h2, fetch; arrow on ws, ws-h2, fetch, grpc-web');
   });
 
-  it.each([['/sse?batch=5&encoding=arrow'], ['/poll?batch=5&encoding=arrow']])('%s: refused with a coded 400 naming the encoding and where it works', async (p) => {
-    const r = await h2get(session, p);
-    expect(r.status).toBe(400);
-    expect(JSON.parse(r.body)).toEqual({
-      error: 'bad-parameter',
-      param: 'encoding',
-      value: 'arrow',
-      allowed: 'json here; msgpack on ws, ws-h2, fetch; arrow on ws, ws-h2, fetch, grpc-web',
-      message: 'encoding must be json here; msgpack on ws, ws-h2, fetch; arrow on ws, ws-h2, fetch, grpc-web',
-    });
-  });
+  it.each([['/sse?batch=5&encoding=arrow'], ['/poll?batch=5&encoding=arrow']])(
+    '%s: refused with a coded 400 naming the encoding and where it works',
+    async (p) => {
+      const r = await h2get(session, p);
+      expect(r.status).toBe(400);
+      expect(JSON.parse(r.body)).toEqual({
+        error: 'bad-parameter',
+        param: 'encoding',
+        value: 'arrow',
+        allowed: 'json here; msgpack on ws, ws-h2, fetch; arrow on ws, ws-h2, fetch, grpc-web',
+        message: 'encoding must be json here; msgpack on ws, ws-h2, fetch; arrow on ws, ws-h2, fetch, grpc-web',
+      });
+    },
+  );
 
   it('sse-h1 refuses arrow the same way over HTTP/1.1', async () => {
     const r = await h1get(running.origins.h1!, '/sse?batch=5&encoding=arrow');
@@ -248,6 +273,11 @@ describe('the stream query', () => {
   it('takes encoding arrow, and names every encoding when refusing another', () => {
     expect(parseStreamParams({ batch: '5', encoding: 'arrow' })).toEqual({ ok: true, value: { batch: 5, interval: 1, encoding: 'arrow' } });
     const bad = parseStreamParams({ batch: '5', encoding: 'avro' });
-    expect(bad.ok ? null : bad.error).toEqual({ param: 'encoding', value: 'avro', allowed: 'json or msgpack or arrow', message: "encoding must be json or msgpack or arrow; got 'avro'" });
+    expect(bad.ok ? null : bad.error).toEqual({
+      param: 'encoding',
+      value: 'avro',
+      allowed: 'json or msgpack or arrow',
+      message: "encoding must be json or msgpack or arrow; got 'avro'",
+    });
   });
 });

@@ -77,13 +77,19 @@ describe('--browser items', () => {
   });
 
   it('refuses the same browser (or label) twice', () => {
-    expect(refusal(() => parseBrowserList(['http://127.0.0.1:9222', 'http://127.0.0.1:9222'])).message).toMatch(/--browser names 'http:\/\/127\.0\.0\.1:9222\/' twice/);
+    expect(refusal(() => parseBrowserList(['http://127.0.0.1:9222', 'http://127.0.0.1:9222'])).message).toMatch(
+      /--browser names 'http:\/\/127\.0\.0\.1:9222\/' twice/,
+    );
     expect(refusal(() => parseBrowserList(['a=http://127.0.0.1:9222', 'a=http://127.0.0.1:9223'])).message).toMatch(/--browser names label 'a' twice/);
     expect(parseBrowserList([])).toEqual([]);
   });
 
   it('names browsers by label, else host:port, made unique', () => {
-    expect(browserIds(parseBrowserList(['http://127.0.0.1:9222', 'desk=ws://10.0.0.5:9222/x', 'http://127.0.0.1:9222/other']))).toEqual(['127.0.0.1:9222', 'desk', '127.0.0.1:9222#2']);
+    expect(browserIds(parseBrowserList(['http://127.0.0.1:9222', 'desk=ws://10.0.0.5:9222/x', 'http://127.0.0.1:9222/other']))).toEqual([
+      '127.0.0.1:9222',
+      'desk',
+      '127.0.0.1:9222#2',
+    ]);
   });
 
   it("calls this machine's addresses localhost, and others by name", () => {
@@ -110,7 +116,9 @@ describe('resolving a DevTools HTTP endpoint', () => {
     );
     expect(err).toBeInstanceOf(PushlabError);
     expect((err as PushlabError).code).toBe('PUSHLAB_BAD_BROWSER');
-    expect((err as PushlabError).message).toBe(`--browser http://127.0.0.1:${port}/: no DevTools answer from http://127.0.0.1:${port}/json/version (nothing is listening there)`);
+    expect((err as PushlabError).message).toBe(
+      `--browser http://127.0.0.1:${port}/: no DevTools answer from http://127.0.0.1:${port}/json/version (nothing is listening there)`,
+    );
   });
 });
 
@@ -118,8 +126,12 @@ describe('sweep flags with --browser', () => {
   const flags = (argv: string[]) => checkSweepFlags(commandLineFlags(SWEEP_FLAGS, 'sweep', argv));
 
   it('refuses --headful with --browser, and --spread-repeats without two browsers', () => {
-    expect(refusal(() => flags(['--headful', '--browser', 'http://127.0.0.1:9222'])).message).toMatch(/--headful .* --browser connects to running ones: give one or the other/);
-    expect(refusal(() => flags(['--spread-repeats', '--browser', 'http://127.0.0.1:9222'])).message).toMatch(/--spread-repeats deals repeats over several browsers: give at least two with --browser/);
+    expect(refusal(() => flags(['--headful', '--browser', 'http://127.0.0.1:9222'])).message).toMatch(
+      /--headful .* --browser connects to running ones: give one or the other/,
+    );
+    expect(refusal(() => flags(['--spread-repeats', '--browser', 'http://127.0.0.1:9222'])).message).toMatch(
+      /--spread-repeats deals repeats over several browsers: give at least two with --browser/,
+    );
     expect(refusal(() => flags(['--spread-repeats'])).code).toBe('PUSHLAB_BAD_FLAG');
     expect(() => flags(['--spread-repeats', '--browser', 'http://127.0.0.1:9222,http://127.0.0.1:9223'])).not.toThrow();
   });
@@ -136,7 +148,19 @@ describe('browser hosts', () => {
       machineModel: null,
       ...over,
     };
-    return { id: 'a', origin: 'remote', endpoint: 'http://127.0.0.1:9222/', host: 'localhost', headless: true, procfs: false, serverSharesHost: true, sharesHostWith: [], ...base, kind: hostKind(base), ...over };
+    return {
+      id: 'a',
+      origin: 'remote',
+      endpoint: 'http://127.0.0.1:9222/',
+      host: 'localhost',
+      headless: true,
+      procfs: false,
+      serverSharesHost: true,
+      sharesHostWith: [],
+      ...base,
+      kind: hostKind(base),
+      ...over,
+    };
   };
 
   it('tells kinds apart by platform, architecture, cores, models and browser build, not by headless or not', () => {

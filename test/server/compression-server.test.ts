@@ -138,7 +138,10 @@ describe('gzip: /sse and /ndjson', () => {
 
 describe('permessage-deflate: /ws and the connect origin', () => {
   it('/ws?compression=deflate negotiates it (server_no_context_takeover) and sends compressed frames that decode to the batches', async () => {
-    const ws = new WebSocket(`wss://127.0.0.1:${server.port}/ws?batch=5&interval=1&compression=deflate&client=dfl-ws`, { rejectUnauthorized: false, perMessageDeflate: true });
+    const ws = new WebSocket(`wss://127.0.0.1:${server.port}/ws?batch=5&interval=1&compression=deflate&client=dfl-ws`, {
+      rejectUnauthorized: false,
+      perMessageDeflate: true,
+    });
     const texts: string[] = [];
     ws.on('message', (d, isBinary) => !isBinary && texts.push(d.toString()));
     const answered = new Promise<string | undefined>((resolve) => ws.once('upgrade', (res) => resolve(res.headers['sec-websocket-extensions'])));

@@ -70,7 +70,10 @@ describe('plain reference server', () => {
         req.on('error', reject);
       });
       req.close();
-      const events = text.split('\n\n').slice(0, 20).filter((e) => e.includes('data:'));
+      const events = text
+        .split('\n\n')
+        .slice(0, 20)
+        .filter((e) => e.includes('data:'));
       const parsed = events.map((e) => Object.fromEntries(e.split('\n').map((line) => [line.slice(0, line.indexOf(':')), line.slice(line.indexOf(':') + 1)])));
       const messages = parsed.map((e) => JSON.parse(e.data) as BatchMessage);
       expect(parsed.map((e) => Number(e.id))).toEqual(messages.map((m) => m.seq));

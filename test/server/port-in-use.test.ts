@@ -49,15 +49,17 @@ async function runToEnd(argv: string[]): Promise<{ code: number | null; lines: s
 }
 
 describe('a port in use', () => {
-  it('the server\'s --port: one coded line, exit 2', async () => {
+  it("the server's --port: one coded line, exit 2", async () => {
     const port = (await hold(0))!;
     const r = await runToEnd(['server/main.ts', '--port', String(port)]);
     expect(r.code).toBe(EXIT.badInput);
-    expect(r.lines).toEqual([`pushlab server: PUSHLAB_CANNOT_LISTEN: --port ${port}: port ${port} on 127.0.0.1 is in use (EADDRINUSE); stop what holds it or pick another --port (0 takes a free one)`]);
+    expect(r.lines).toEqual([
+      `pushlab server: PUSHLAB_CANNOT_LISTEN: --port ${port}: port ${port} on 127.0.0.1 is in use (EADDRINUSE); stop what holds it or pick another --port (0 takes a free one)`,
+    ]);
     expect(r.left).toEqual([]);
   }, 60_000);
 
-  it('the h1 origin\'s port (--port + 1): one coded line, exit 2, not a server half up', async () => {
+  it("the h1 origin's port (--port + 1): one coded line, exit 2, not a server half up", async () => {
     // A free main port whose next port is held here.
     let main = 0;
     for (let tries = 0; tries < 20 && !main; tries++) {
@@ -77,10 +79,12 @@ describe('a port in use', () => {
     expect(r.left).toEqual([]);
   }, 60_000);
 
-  it('the report viewer\'s --port: one coded line, exit 2', async () => {
+  it("the report viewer's --port: one coded line, exit 2", async () => {
     const port = (await hold(0))!;
     const r = await runToEnd(['puppeteer/report/main.ts', '--serve', '--port', String(port)]);
     expect(r.code).toBe(EXIT.badInput);
-    expect(r.lines).toEqual([`pushlab report: PUSHLAB_CANNOT_LISTEN: --port ${port}: port ${port} on 127.0.0.1 is in use (EADDRINUSE); stop what holds it or pick another --port (0 takes a free one)`]);
+    expect(r.lines).toEqual([
+      `pushlab report: PUSHLAB_CANNOT_LISTEN: --port ${port}: port ${port} on 127.0.0.1 is in use (EADDRINUSE); stop what holds it or pick another --port (0 takes a free one)`,
+    ]);
   }, 60_000);
 });

@@ -49,7 +49,6 @@ const getH2 = (p: string): Promise<Answer> => h2get(h2, p);
 
 const getH1 = (p: string): Promise<Answer> => h1get(`https://127.0.0.1:${port}`, p);
 
-
 describe('the reports route refuses every path out of reports/', () => {
   it.each(['h2', 'h1'] as const)('over %s: no listing and no file outside, in any encoding', async (proto) => {
     const get = proto === 'h2' ? getH2 : getH1;

@@ -122,7 +122,10 @@ describe('Arrow batch sizes a client names', () => {
     stream.on('data', (d: string) => (h2body += d));
     await new Promise((resolve) => stream.once('close', resolve));
     connect.close();
-    for (const [route, r] of [['ws', ws], ['ws-h2', { status: h2status, body: h2body }]] as const) {
+    for (const [route, r] of [
+      ['ws', ws],
+      ['ws-h2', { status: h2status, body: h2body }],
+    ] as const) {
       expect(r.status, route).toBe(400);
       expect(JSON.parse(r.body), route).toMatchObject({ error: 'bad-parameter', param: 'batch', value: String(ARROW_BATCH.min - 1) });
     }
@@ -163,7 +166,9 @@ describe('Arrow batch sizes a client names', () => {
     bystander.close(http2.constants.NGHTTP2_CANCEL);
     const served = answers.filter((a) => a.status === 200);
     const refused = answers.filter((a) => a.status !== 200);
-    console.log(`${sizes.length} Arrow sizes in ${(wallMs / 1000).toFixed(1)} s: ${served.length} served, ${refused.length} refused; RSS +${(grown / MIB).toFixed(0)} MiB; longest stall ${probe.longestMs.toFixed(0)} ms; bystander got ${gotDuring} bytes`);
+    console.log(
+      `${sizes.length} Arrow sizes in ${(wallMs / 1000).toFixed(1)} s: ${served.length} served, ${refused.length} refused; RSS +${(grown / MIB).toFixed(0)} MiB; longest stall ${probe.longestMs.toFixed(0)} ms; bystander got ${gotDuring} bytes`,
+    );
     expect(served.length).toBeGreaterThanOrEqual(1);
     expect(served.length).toBeLessThanOrEqual(ARROW_CACHE.maxSizes);
     for (const a of refused) {
@@ -224,7 +229,9 @@ describe('zero-window HTTP/2 streams on one connection', () => {
       last = queued;
     }
     const s = await stats(watcher);
-    console.log(`${STREAMS} zero-window streams: ${(queued / MIB).toFixed(1)} MiB queued (budget ${limit / MIB} MiB), RSS +${((peakRss - before) / MIB).toFixed(0)} MiB, shed ${s.batchesShed - shedBefore}`);
+    console.log(
+      `${STREAMS} zero-window streams: ${(queued / MIB).toFixed(1)} MiB queued (budget ${limit / MIB} MiB), RSS +${((peakRss - before) / MIB).toFixed(0)} MiB, shed ${s.batchesShed - shedBefore}`,
+    );
     // One message (about 1.3 MB at batch 10,000) may overshoot the budget.
     expect(queued).toBeLessThan(limit + 8 * MIB);
     expect(peakRss - before).toBeLessThan(300 * MIB);
@@ -280,11 +287,19 @@ describe('the shed decision with connection and process budgets', () => {
     const sinks = await run([...Array.from({ length: 4 }, () => new QueueSink(1, 3 * MIB)), new QueueSink(2, 0)], { connectionBufferLimitBytes: limit });
     for (const s of sinks.slice(0, 4)) expect(s.writes).toBe(0);
     expect(sinks[4].writes).toBeGreaterThan(0);
-    expect(hub!.stats().connections.slice(0, 4).every((c) => c.shed > 0)).toBe(true);
+    expect(
+      hub!
+        .stats()
+        .connections.slice(0, 4)
+        .every((c) => c.shed > 0),
+    ).toBe(true);
   });
 
   it('every stream is shed once the process is over its budget, though each connection is under its own', async () => {
-    const sinks = await run(Array.from({ length: 5 }, (_, i) => new QueueSink(i + 1, 3 * MIB)), { connectionBufferLimitBytes: 4 * MIB, processBufferLimitBytes: 12 * MIB });
+    const sinks = await run(
+      Array.from({ length: 5 }, (_, i) => new QueueSink(i + 1, 3 * MIB)),
+      { connectionBufferLimitBytes: 4 * MIB, processBufferLimitBytes: 12 * MIB },
+    );
     for (const s of sinks) expect(s.writes).toBe(0);
     expect(hub!.stats().batchesShed).toBeGreaterThan(0);
   });

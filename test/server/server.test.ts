@@ -247,7 +247,10 @@ describe('a client that stops reading', () => {
     await sleep(200);
     ws.pause();
     await sleep(2500);
-    const stalled = app.hub.stats().connections.filter((c) => c.transport === 'ws').at(-1)!;
+    const stalled = app.hub
+      .stats()
+      .connections.filter((c) => c.transport === 'ws')
+      .at(-1)!;
     expect(stalled.shed).toBeGreaterThan(100);
     // One batch (~55 KB) may overshoot the bound; nothing more is queued.
     expect(stalled.bufferedBytes).toBeLessThan(SHED_LIMIT + 64 * 1024);
@@ -271,7 +274,10 @@ describe('a client that stops reading', () => {
     await new Promise((r) => req.once('response', r));
     req.pause();
     await sleep(2000);
-    const stalled = app.hub.stats().connections.filter((c) => c.transport === 'sse').at(-1)!;
+    const stalled = app.hub
+      .stats()
+      .connections.filter((c) => c.transport === 'sse')
+      .at(-1)!;
     expect(stalled.http).toBe('h2');
     expect(stalled.shed).toBeGreaterThan(100);
     expect(stalled.bufferedBytes).toBeLessThan(SHED_LIMIT + 64 * 1024);

@@ -149,7 +149,15 @@ describe('poll: /poll', () => {
     const gone = await h2get(session, `/poll?id=${'A'.repeat(24)}`);
     expect(gone.status).toBe(404);
     expect(JSON.parse(gone.body)).toMatchObject({ error: 'poll-not-found' });
-    for (const [q, param] of [['id=1e3', 'id'], ['id=-1', 'id'], ['id=1', 'id'], [`id=${'A'.repeat(23)}.`, 'id'], [`id=${'A'.repeat(25)}`, 'id'], ['id=1&batch=3', 'batch'], ['id=1&id=2', 'id']] as const) {
+    for (const [q, param] of [
+      ['id=1e3', 'id'],
+      ['id=-1', 'id'],
+      ['id=1', 'id'],
+      [`id=${'A'.repeat(23)}.`, 'id'],
+      [`id=${'A'.repeat(25)}`, 'id'],
+      ['id=1&batch=3', 'batch'],
+      ['id=1&id=2', 'id'],
+    ] as const) {
       const r = await h2get(session, `/poll?${q}`);
       expect(r.status, q).toBe(400);
       expect(JSON.parse(r.body), q).toMatchObject({ error: 'bad-parameter', param });
@@ -163,7 +171,11 @@ describe('sse-h1: /sse on the h1 origin', () => {
     const url = new URL('/sse?batch=2&interval=1&client=h1-test', origins.h1!);
     const { alpn, status, cors, text } = await new Promise<{ alpn: string | false | null; status: number; cors: unknown; text: string }>((resolve, reject) => {
       // Offer h2 first, as Chrome does: the origin must still pick HTTP/1.1.
-      const options: https.RequestOptions & { ALPNProtocols: string[] } = { rejectUnauthorized: false, ALPNProtocols: ['h2', 'http/1.1'], headers: { origin: `https://127.0.0.1:${server.port}` } };
+      const options: https.RequestOptions & { ALPNProtocols: string[] } = {
+        rejectUnauthorized: false,
+        ALPNProtocols: ['h2', 'http/1.1'],
+        headers: { origin: `https://127.0.0.1:${server.port}` },
+      };
       const req = https.get(url, options, (res) => {
         let body = '';
         res.setEncoding('utf8');
@@ -179,7 +191,10 @@ describe('sse-h1: /sse on the h1 origin', () => {
     expect(alpn).toBe('http/1.1');
     expect(status).toBe(200);
     expect(cors).toBe(`https://127.0.0.1:${server.port}`);
-    const data = text.split('\n').filter((l) => l.startsWith('data: ')).map((l) => l.slice(6));
+    const data = text
+      .split('\n')
+      .filter((l) => l.startsWith('data: '))
+      .map((l) => l.slice(6));
     expect(data.length).toBeGreaterThan(10);
     expectBatches(data, 2);
   });
@@ -191,13 +206,20 @@ describe('ws-h2: extended CONNECT on the connect origin', () => {
     try {
       const settings = await new Promise<http2.Settings>((resolve) => connect.once('remoteSettings', resolve));
       expect(settings.enableConnectProtocol).toBe(true);
-      const stream = connect.request({ ':method': 'CONNECT', ':protocol': 'websocket', ':path': '/ws?batch=2&interval=1&client=wsh2-test', 'sec-websocket-version': '13' });
+      const stream = connect.request({
+        ':method': 'CONNECT',
+        ':protocol': 'websocket',
+        ':path': '/ws?batch=2&interval=1&client=wsh2-test',
+        'sec-websocket-version': '13',
+      });
       const headers = await new Promise<http2.IncomingHttpHeaders>((resolve) => stream.once('response', resolve));
       expect(headers[':status']).toBe(200);
       const texts: string[] = [];
       let closeCode = 0;
       // Server frames are unmasked: parse them with the same reader after masking nothing.
-      const server = new ServerFrames((op, payload) => (op === 1 ? texts.push(payload.toString('utf8')) : op === 8 ? (closeCode = payload.readUInt16BE(0)) : 0));
+      const server = new ServerFrames((op, payload) =>
+        op === 1 ? texts.push(payload.toString('utf8')) : op === 8 ? (closeCode = payload.readUInt16BE(0)) : 0,
+      );
       stream.on('data', (d: Buffer) => server.push(d));
       await sleep(300);
       const conn = (await stats()).connections.find((c) => c.client === 'wsh2-test');
@@ -295,7 +317,11 @@ describe('grpc-web: PushService/Stream', () => {
     const reading = (async () => {
       for await (const b of client.stream({ batch: 3, intervalMs: 1, client: 'grpc-test' }, { signal: abort.signal })) {
         const r = b.rows[0];
-        got.push({ seq: b.seq, rows: b.rows.length, first: [r.id, r.time, r.lane, r.lon, r.lat, r.gas, r.device, r.speed, r.temperature, r.since, r.note, r.extra] });
+        got.push({
+          seq: b.seq,
+          rows: b.rows.length,
+          first: [r.id, r.time, r.lane, r.lon, r.lat, r.gas, r.device, r.speed, r.temperature, r.since, r.note, r.extra],
+        });
         if (got.length === 50) break;
       }
     })();

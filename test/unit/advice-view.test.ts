@@ -23,7 +23,12 @@ async function answer(): Promise<Advice> {
   let clock = 0;
   const window = (c: Candidate, round: number) => {
     const tab = (c.transport === 'sse' ? 5 : 5.5) * (1 + 0.01 * (round % 3));
-    return measured(candidatePoint(c, TARGET.render, { warmupSec: 1, measureSec: 2, repeats: 1 }), { round, eps: c.offeredEventsPerSec, tab, p99: 10 + (c.transport === 'sse' ? 0 : 2) });
+    return measured(candidatePoint(c, TARGET.render, { warmupSec: 1, measureSec: 2, repeats: 1 }), {
+      round,
+      eps: c.offeredEventsPerSec,
+      tab,
+      p99: 10 + (c.transport === 'sse' ? 0 : 2),
+    });
   };
   return advise({
     target: TARGET,
@@ -70,7 +75,13 @@ describe('the Advice section', () => {
     const p = candidatePoint(a.winner!.candidate, TARGET.render, { warmupSec: 1, measureSec: 2, repeats: 3 });
     const q = candidatePoint(a.runnerUp!.candidate, TARGET.render, { warmupSec: 1, measureSec: 2, repeats: 3 }, 'advise-probe');
     const summarised = (pt: typeof p, reps: ReturnType<typeof measured>[]) => ({ ...pointResult(pt, reps), ...summarisePoint(pt, reps) });
-    const points = [summarised(p, [0, 1, 2].map((round) => measured(p, { round, eps: p.offeredEventsPerSec }))), summarised(q, [measured(q, { round: 3, eps: q.offeredEventsPerSec })])];
+    const points = [
+      summarised(
+        p,
+        [0, 1, 2].map((round) => measured(p, { round, eps: p.offeredEventsPerSec })),
+      ),
+      summarised(q, [measured(q, { round: 3, eps: q.offeredEventsPerSec })]),
+    ];
     const r = withAdvice(a, { points, options: { ...withAdvice(a).options, repeats: 3 } });
     expect(pointsAndRepeats(r)).toBe('2 points, 4 repeats (1–3 a point)');
     expect(pointsAndRepeats({ ...r, points: [points[0]] })).toBe('1 point × 3 repeats');
@@ -81,9 +92,13 @@ describe('the Advice section', () => {
   });
 
   it('says when the search was interrupted, with the command that goes on', async () => {
-    const v = adviceView(withAdvice(await answer(), { interrupted: true, finishedAt: null, resumeCommand: 'npm run advise -- --resume advise-20261125-101500' }))!;
+    const v = adviceView(
+      withAdvice(await answer(), { interrupted: true, finishedAt: null, resumeCommand: 'npm run advise -- --resume advise-20261125-101500' }),
+    )!;
     expect(v.state).toBe('interrupted');
-    expect(v.caveat).toBe('The search was stopped before it finished: this is its answer so far. Go on with: npm run advise -- --resume advise-20261125-101500');
+    expect(v.caveat).toBe(
+      'The search was stopped before it finished: this is its answer so far. Go on with: npm run advise -- --resume advise-20261125-101500',
+    );
   });
 
   it('says when the report was saved mid-search, and that nothing was measured yet', () => {
@@ -102,6 +117,8 @@ describe('the Advice section', () => {
 describe('machineWordsOf', () => {
   it('names the browser, headless or not, and leaves out what is unknown', () => {
     expect(machineWordsOf(ENV)).toEqual({ cores: 2, cpuModel: 'AMD EPYC 7B13', browser: 'Chromium 156 headless' });
-    expect(machineWordsOf({ ...ENV, chromeVersion: 'Chrome/155.0.1.2', chromePath: '/opt/google/chrome/chrome', headless: false, cpuModel: 'unknown' })).toEqual({ cores: 2, cpuModel: null, browser: 'Chrome 155' });
+    expect(
+      machineWordsOf({ ...ENV, chromeVersion: 'Chrome/155.0.1.2', chromePath: '/opt/google/chrome/chrome', headless: false, cpuModel: 'unknown' }),
+    ).toEqual({ cores: 2, cpuModel: null, browser: 'Chrome 155' });
   });
 });

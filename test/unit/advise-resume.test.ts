@@ -52,7 +52,12 @@ class Synthetic extends EventEmitter<RepeatEvents> implements RepeatSource {
     }
     this.measuredCount++;
     vi.advanceTimersByTime(SLOWER * repeatSec(point) * 1000);
-    const random = mulberry32(mixSeed([...point.id].reduce((a, ch) => (a * 31 + ch.charCodeAt(0)) >>> 0, 7), ctx.round));
+    const random = mulberry32(
+      mixSeed(
+        [...point.id].reduce((a, ch) => (a * 31 + ch.charCodeAt(0)) >>> 0, 7),
+        ctx.round,
+      ),
+    );
     const cost = COST[point.transport] * (1 + 30 / point.batch) * (1 + 0.15 * point.workers) * (1 + 0.04 * (random() - 0.5));
     const renderer = (cost * point.offeredEventsPerSec) / 1e7;
     // measured() puts the main thread at 80% of the renderer: past 100% the page falls behind.
@@ -64,7 +69,12 @@ class Synthetic extends EventEmitter<RepeatEvents> implements RepeatSource {
 }
 
 function freshReport(): Report {
-  const r = reportOf([], { runId: 'advise-20261125-101500', finishedAt: null, scenarios: [], options: { repeats: 3, seed: 42, auto: false, maxRepeats: 5, timeBudgetSec: BUDGET_SEC, findMax: false, retries: 1, file: '' } });
+  const r = reportOf([], {
+    runId: 'advise-20261125-101500',
+    finishedAt: null,
+    scenarios: [],
+    options: { repeats: 3, seed: 42, auto: false, maxRepeats: 5, timeBudgetSec: BUDGET_SEC, findMax: false, retries: 1, file: '' },
+  });
   r.advice = adviceBeforeSearch({ target: TARGET, transports: TRANSPORTS, budgetSec: BUDGET_SEC });
   return r;
 }
@@ -125,7 +135,11 @@ describe('advise in a report: the measurer, the record and --resume', () => {
     expect(new Set(repeats.map((r) => r.round)).size).toBe(report.rounds.length);
     for (const round of report.rounds) {
       expect(round.finishedAt).not.toBeNull();
-      for (const id of round.order) expect(report.points.find((p) => p.point.id === id)!.repeats.some((r) => r.round === round.index), id).toBe(true);
+      for (const id of round.order)
+        expect(
+          report.points.find((p) => p.point.id === id)!.repeats.some((r) => r.round === round.index),
+          id,
+        ).toBe(true);
     }
     expect(report.scenarios).toEqual([PROBE_SCENARIO, CONFIRM_SCENARIO]);
     // A confirmation round interleaves its finalists: transport twins back to back, alternating who goes first.
@@ -186,11 +200,20 @@ describe('advise in a report: the measurer, the record and --resume', () => {
     const source = new Synthetic({ after: null, controller });
     const measurer = new BrowserAdviseMeasurer({ repeats: source, render: TARGET.render, record, replay, signal: controller.signal, alive: () => true });
     const t0 = performance.now();
-    const advice = await advise({ target: TARGET, transports: TRANSPORTS, budgetSec: 90, now: () => replay.replayedSec + (performance.now() - t0) / 1000, estimate: measurer.estimates(), measurer });
+    const advice = await advise({
+      target: TARGET,
+      transports: TRANSPORTS,
+      budgetSec: 90,
+      now: () => replay.replayedSec + (performance.now() - t0) / 1000,
+      estimate: measurer.estimates(),
+      measurer,
+    });
     expect(recorded).toBeGreaterThan(0);
     const replayedProbes = advice.tried.filter((t) => t.repeats.some((x) => x.purpose === 'probe')).length;
     expect(replayedProbes).toBeGreaterThan(0);
-    expect(source.measuredCount + (recorded - replay.left)).toBe(advice.tried.reduce((a, t) => a + t.repeats.length, 0) + (advice.headroom?.repeats.length ?? 0));
+    expect(source.measuredCount + (recorded - replay.left)).toBe(
+      advice.tried.reduce((a, t) => a + t.repeats.length, 0) + (advice.headroom?.repeats.length ?? 0),
+    );
   });
 });
 
@@ -201,9 +224,23 @@ describe('a lost browser or server', () => {
     const source = new Synthetic({ after: null, controller });
     const record = new AdviseRecord(new ReportRecorder(report, async () => undefined));
     // The server ends after the third repeat.
-    const measurer = new BrowserAdviseMeasurer({ repeats: source, render: TARGET.render, record, replay: null, signal: controller.signal, alive: () => source.measuredCount < 3 });
+    const measurer = new BrowserAdviseMeasurer({
+      repeats: source,
+      render: TARGET.render,
+      record,
+      replay: null,
+      signal: controller.signal,
+      alive: () => source.measuredCount < 3,
+    });
     const t0 = performance.now();
-    const advice = await advise({ target: TARGET, transports: TRANSPORTS, budgetSec: BUDGET_SEC, now: () => (performance.now() - t0) / 1000, estimate: measurer.estimates(), measurer });
+    const advice = await advise({
+      target: TARGET,
+      transports: TRANSPORTS,
+      budgetSec: BUDGET_SEC,
+      now: () => (performance.now() - t0) / 1000,
+      estimate: measurer.estimates(),
+      measurer,
+    });
     expect(measurer.lost).toBe(true);
     expect(advice.stopped).toBe('interrupted');
     expect(advice.winner).toBeNull();

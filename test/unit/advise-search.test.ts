@@ -66,9 +66,21 @@ function synthetic(w: World, seed: number, o: { budgetSec: number; target: Targe
     const delivered = t.load <= 1 ? 1 - 0.004 * random() : t.delivered * (1 + 0.02 * normal());
     const eps = c.offeredEventsPerSec * delivered;
     const tab = (t.cost * (1 + 0.03 * normal()) * eps) / 1e7;
-    const r = measured(candidatePoint(c, o.target.render, { warmupSec: 1, measureSec: 2, repeats: 1 }), { round, eps, tab, p99: t.p99 * Math.exp(0.25 * normal()) });
+    const r = measured(candidatePoint(c, o.target.render, { warmupSec: 1, measureSec: 2, repeats: 1 }), {
+      round,
+      eps,
+      tab,
+      p99: t.p99 * Math.exp(0.25 * normal()),
+    });
     r.cpu.tabMainThread = Math.min(100, t.main * delivered);
-    r.cpu.tabThreads = { main: r.cpu.tabMainThread, workers: Array.from({ length: c.workers }, () => Math.min(100, t.worker * delivered)), io: 5, compositor: 2, pool: 3, other: 1 };
+    r.cpu.tabThreads = {
+      main: r.cpu.tabMainThread,
+      workers: Array.from({ length: c.workers }, () => Math.min(100, t.worker * delivered)),
+      io: 5,
+      compositor: 2,
+      pool: 3,
+      other: 1,
+    };
     r.verdict = t.load > 1 ? 'client-bound' : 'ok';
     return r;
   };
@@ -182,10 +194,16 @@ describe('advise: a target several transports sustain', () => {
     if (!h.atLeast && h.stopped === null) expect(knee(Math.ceil(h.batch * 1.3))).toBe(false);
     // The words, as the issue's example reads.
     const text = adviceText(a, { cores: 2, cpuModel: 'AMD EPYC', browser: 'Chromium 156 headless' });
-    expect(text[0]).toBe(`Use fetch over HTTP/2, ${w.batch} rows every ${w.intervalMs} ms per connection on ${w.concurrency === 1 ? '1 connection' : `${w.concurrency} connections`}, parsing on the main thread, MessagePack.`);
-    expect(text[1]).toMatch(/^ {2}Sustains 300 k events\/s: p99 \d+ ms \((range|CI) \d+–\d+( over \d repeats)?\), delivered (100|99\.\d)%; tab renderer \d+% of a core \(CI \d+–\d+\)\.$/);
+    expect(text[0]).toBe(
+      `Use fetch over HTTP/2, ${w.batch} rows every ${w.intervalMs} ms per connection on ${w.concurrency === 1 ? '1 connection' : `${w.concurrency} connections`}, parsing on the main thread, MessagePack.`,
+    );
+    expect(text[1]).toMatch(
+      /^ {2}Sustains 300 k events\/s: p99 \d+ ms \((range|CI) \d+–\d+( over \d repeats)?\), delivered (100|99\.\d)%; tab renderer \d+% of a core \(CI \d+–\d+\)\.$/,
+    );
     expect(text[2]).toMatch(/^ {2}Headroom: keeps up to (at least )?[\d.]+ [kM] events\/s with the same tick and connections/);
-    expect(text[3]).toMatch(/^ {2}Runner-up: .*, (\d+% more renderer CPU per event \(CI|renderer CPU per event equivalent within ±5%|no clear difference in renderer CPU per event at ±5%)/);
+    expect(text[3]).toMatch(
+      /^ {2}Runner-up: .*, (\d+% more renderer CPU per event \(CI|renderer CPU per event equivalent within ±5%|no clear difference in renderer CPU per event at ±5%)/,
+    );
     expect(text.find((l) => l.startsWith('  Rejected: '))).toMatch(/poll \(/);
     expect(text.at(-1)).toBe('Machine: 2 cores AMD EPYC, Chromium 156 headless; these figures hold for this machine and browser.');
   });
@@ -198,12 +216,18 @@ describe('advise: a target several transports sustain', () => {
     expect(parseScenarioText(JSON.stringify(file), 'confirm.json')).toEqual(file);
     expect(file.default).toEqual(['runner-up', 'advised']);
     const pointOf = (id: string) => {
-      const points = expandScenario(file.scenarios.find((s) => s.id === id)!, file.defaults);
+      const points = expandScenario(
+        file.scenarios.find((s) => s.id === id)!,
+        file.defaults,
+      );
       expect(points).toHaveLength(1);
       return points[0];
     };
     const timing = { warmupSec: 2, measureSec: 5, repeats: 3 };
-    for (const [id, c] of [['advised', a.winner!.candidate], ['runner-up', a.runnerUp!.candidate]] as const) {
+    for (const [id, c] of [
+      ['advised', a.winner!.candidate],
+      ['runner-up', a.runnerUp!.candidate],
+    ] as const) {
       const want = candidatePoint(c, 'full', timing, id);
       expect(pointOf(id)).toEqual(want);
     }
@@ -245,7 +269,11 @@ describe('advise: a target several transports sustain', () => {
         const t = a.tried.find((x) => x.candidate.id === a.runnerUp!.candidate.id)!;
         expect(['p99', 'median-cpu'], `seed ${seed}`).toContain(t.lostOn);
         const line = adviceText(a).find((l) => l.startsWith('  Runner-up: '))!;
-        expect(line).toMatch(t.lostOn === 'p99' ? /; the winner's clearly lower p99 decided \(\d+ ms against \d+ ms\)\.$/ : /; the winner's lower median decided \(\d+ against \d+ ms of renderer CPU per million events\) and its p99 was not clearly higher|; the winner's lower median decided/);
+        expect(line).toMatch(
+          t.lostOn === 'p99'
+            ? /; the winner's clearly lower p99 decided \(\d+ ms against \d+ ms\)\.$/
+            : /; the winner's lower median decided \(\d+ against \d+ ms of renderer CPU per million events\) and its p99 was not clearly higher|; the winner's lower median decided/,
+        );
         decided.add(t.lostOn!);
       }
     }
@@ -278,7 +306,9 @@ describe('advise: the budget', () => {
     const a = await advise(options);
     expect(log).toEqual([]);
     expect(a).toMatchObject({ winner: null, closest: null, stopped: 'budget', tried: [] });
-    expect(adviceText(a)[0]).toBe('No answer for 300 k events/s with p99 ≤ 100 ms (render full): the time budget of 20 s leaves no room for one probe and its confirmation.');
+    expect(adviceText(a)[0]).toBe(
+      'No answer for 300 k events/s with p99 ≤ 100 ms (render full): the time budget of 20 s leaves no room for one probe and its confirmation.',
+    );
   });
 });
 

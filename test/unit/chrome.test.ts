@@ -54,7 +54,7 @@ describe('findSystemChrome', () => {
     expect(cacheDirsAsked).toEqual([]);
   });
 
-  it("then takes a Chrome Puppeteer downloaded into PUPPETEER_CACHE_DIR, preferring the build it pins", async () => {
+  it('then takes a Chrome Puppeteer downloaded into PUPPETEER_CACHE_DIR, preferring the build it pins', async () => {
     const pinned = { buildId: PUPPETEER_REVISIONS.chrome, executablePath: '/cache/chrome/pinned/chrome' };
     const older = { buildId: '1.0.0.0', executablePath: '/cache/chrome/old/chrome' };
     const firefox = { browser: 'firefox', buildId: '1', executablePath: '/cache/firefox/firefox' };

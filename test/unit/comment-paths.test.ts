@@ -51,7 +51,10 @@ describe('comments name files that exist', () => {
       .filter((f) => f.endsWith('.ts'))
       .flatMap((f) =>
         commentLines(readFileSync(path.join(ROOT, f), 'utf8')).flatMap(({ line, comment }) =>
-          [...comment.matchAll(/(?<![\w./@-])((?:\.{1,2}\/|[\w-]+\/)*[\w.-]+\.ts)\b/g)].map((m) => m[1]).filter((name) => !exists(name, f)).map((name) => `${f}:${line} names ${name}`),
+          [...comment.matchAll(/(?<![\w./@-])((?:\.{1,2}\/|[\w-]+\/)*[\w.-]+\.ts)\b/g)]
+            .map((m) => m[1])
+            .filter((name) => !exists(name, f))
+            .map((name) => `${f}:${line} names ${name}`),
         ),
       );
     expect(dead).toEqual([]);

@@ -5,7 +5,13 @@ const frame = (id: number, functionName: string, url = '', lineNumber = 0) => ({
 
 describe('selfTimes', () => {
   const profile: CpuProfile = {
-    nodes: [frame(1, '(root)'), frame(2, '(idle)'), frame(3, 'writev'), frame(4, 'tick', 'file:///home/user/pushlab/server/hub.ts', 99), frame(5, '', 'file:///x/y/z.ts', 4)],
+    nodes: [
+      frame(1, '(root)'),
+      frame(2, '(idle)'),
+      frame(3, 'writev'),
+      frame(4, 'tick', 'file:///home/user/pushlab/server/hub.ts', 99),
+      frame(5, '', 'file:///x/y/z.ts', 4),
+    ],
     // Node 3 twice, 4 once, 5 once, idle once; deltas in µs.
     samples: [3, 2, 4, 3, 5],
     timeDeltas: [3000, 50_000, 1000, 3000, 2000],

@@ -25,7 +25,13 @@ function tableRows(text: string, first: string): string[][] {
   const start = lines.findIndex((l, i) => l.startsWith('|') && l.split('|')[1]?.trim() === first && /^\|[\s:|-]+\|$/.test(lines[i + 1] ?? ''));
   if (start < 0) return [];
   const rows: string[][] = [];
-  for (let i = start + 2; i < lines.length && lines[i].startsWith('|'); i++) rows.push(lines[i].split('|').slice(1, -1).map((c) => c.trim()));
+  for (let i = start + 2; i < lines.length && lines[i].startsWith('|'); i++)
+    rows.push(
+      lines[i]
+        .split('|')
+        .slice(1, -1)
+        .map((c) => c.trim()),
+    );
   return rows;
 }
 

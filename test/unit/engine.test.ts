@@ -37,17 +37,22 @@ describe('the engine factor in a scenario', () => {
     expect(() => parseScenarioFile(file({ engine: 'firefox', devtools: ['off', 'network'] }))).toThrow(
       `scenarios[0] ('x') runs in firefox, so devtools must be 'off' (the Network domain is Chrome's CDP), got ["off","network"]`,
     );
-    expect(() => parseScenarioFile(file({ engine: ['chrome', 'firefox'], tabs: 2 }))).toThrow(/runs in firefox, so tabs must be 1 \(Firefox runs the tabs of one site in one content process/);
-    expect(() => parseScenarioFile(file({ engine: 'firefox', display: 'headful' }))).toThrow(/runs in firefox, so display must be left out/);
-    expect(() => parseScenarioFile({ scenarios: [{ id: 'k', concurrency: 4, engine: ['chrome', 'firefox'], findMax: { vary: 'batch', min: 1, max: 10 } }] })).toThrow(
-      /searches batch, so engine must be one value/,
+    expect(() => parseScenarioFile(file({ engine: ['chrome', 'firefox'], tabs: 2 }))).toThrow(
+      /runs in firefox, so tabs must be 1 \(Firefox runs the tabs of one site in one content process/,
     );
+    expect(() => parseScenarioFile(file({ engine: 'firefox', display: 'headful' }))).toThrow(/runs in firefox, so display must be left out/);
+    expect(() =>
+      parseScenarioFile({ scenarios: [{ id: 'k', concurrency: 4, engine: ['chrome', 'firefox'], findMax: { vary: 'batch', min: 1, max: 10 } }] }),
+    ).toThrow(/searches batch, so engine must be one value/);
   });
 
   it('the shipped engines scenario: ws, sse and fetch below and at saturation, in both engines, 3 rounds', async () => {
     const { readFile } = await import('node:fs/promises');
     const file = parseScenarioFile(JSON.parse(await readFile(new URL('../../scenarios.json', import.meta.url), 'utf8')));
-    const points = expandScenario(file.scenarios.find((s) => s.id === 'engines')!, file.defaults);
+    const points = expandScenario(
+      file.scenarios.find((s) => s.id === 'engines')!,
+      file.defaults,
+    );
     expect(new Set(points.map((p) => p.transport))).toEqual(new Set(['ws', 'sse', 'fetch']));
     expect(points.filter((p) => p.engine === 'firefox')).toHaveLength(points.length / 2);
     expect(new Set(points.map((p) => p.batch))).toEqual(new Set([20, 100]));
@@ -140,7 +145,13 @@ function firefoxSamples(o: { bare: boolean; remote?: boolean }): [Sample, Sample
     rendererThreads: o.remote
       ? new Map()
       : new Map([
-          [12, [{ tid: 12, name: 'Web Content', cpuSeconds: s * 0.4 }, { tid: 30, name: 'IPC I/O Child', cpuSeconds: s * 0.1 }]],
+          [
+            12,
+            [
+              { tid: 12, name: 'Web Content', cpuSeconds: s * 0.4 },
+              { tid: 30, name: 'IPC I/O Child', cpuSeconds: s * 0.1 },
+            ],
+          ],
           [13, [{ tid: 13, name: 'Web Content', cpuSeconds: 0.5 }]],
         ]),
     server: server(t, s),
@@ -252,7 +263,9 @@ describe('the report check and null CPU', () => {
     expect(() => parseReport(withCpu({ tabProcess: null, tabMainThread: null, unavailable: ['tabProcess', 'tabMainThread'] }), 'r.json')).not.toThrow();
   });
   it('refuses a CPU figure that is neither a number nor null, with its path', () => {
-    expect(() => parseReport(withCpu({ tabProcess: '12' }), 'r.json')).toThrow('r.json: points[0].repeats[0].cpu.tabProcess must be a number or null, got "12"');
+    expect(() => parseReport(withCpu({ tabProcess: '12' }), 'r.json')).toThrow(
+      'r.json: points[0].repeats[0].cpu.tabProcess must be a number or null, got "12"',
+    );
   });
 });
 

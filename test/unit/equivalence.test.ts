@@ -73,7 +73,9 @@ describe('parseMargins', () => {
       expect(r.error.allowed).toBe('eps=<p>%,cpu=<p>% (either or both, each once), p a number from 0 to 50, e.g. eps=3%,cpu=5%');
       return r.error.message;
     };
-    expect(refused('lat=3%')).toBe("--margin has no key 'lat' (keys: eps, cpu); it takes eps=<p>%,cpu=<p>% (either or both, each once), p a number from 0 to 50, e.g. eps=3%,cpu=5%; got 'lat=3%'");
+    expect(refused('lat=3%')).toBe(
+      "--margin has no key 'lat' (keys: eps, cpu); it takes eps=<p>%,cpu=<p>% (either or both, each once), p a number from 0 to 50, e.g. eps=3%,cpu=5%; got 'lat=3%'",
+    );
     expect(refused('eps=60%')).toMatch(/^--margin eps must be from 0 to 50%;/);
     expect(refused('eps=-1%')).toMatch(/^--margin cannot read 'eps=-1%'/);
     expect(refused('eps=3%,eps=4%')).toMatch(/^--margin gives eps twice/);
@@ -97,8 +99,9 @@ describe('--margin on the sweep', () => {
       throw new Error(`accepted ${argv.join(' ')}`);
     };
     expect(bad(['--margin', 'lat=3%']).code).toBe('PUSHLAB_BAD_FLAG');
-    expect(bad(['--margin', 'lat=3%']).message).toBe("--margin has no key 'lat' (keys: eps, cpu); it takes eps=<p>%,cpu=<p>% (either or both, each once), p a number from 0 to 50, e.g. eps=3%,cpu=5%; got 'lat=3%'");
+    expect(bad(['--margin', 'lat=3%']).message).toBe(
+      "--margin has no key 'lat' (keys: eps, cpu); it takes eps=<p>%,cpu=<p>% (either or both, each once), p a number from 0 to 50, e.g. eps=3%,cpu=5%; got 'lat=3%'",
+    );
     expect(bad(['--resume', '20261125-040638', '--margin', 'eps=1%']).message).toMatch(/--resume finishes the recorded sweep with its own plan; drop --margin/);
   });
 });
-

@@ -57,7 +57,10 @@ function expectAsBefore(key: string, s: ScenarioInput, d?: ScenarioFields): void
   const ids = points.map((p) => p.id);
   if (want.idsSha256 === undefined) expect(ids, key).toEqual(want.ids);
   else {
-    expect(ids.filter((_, i) => i % 97 === 0 || i === ids.length - 1), key).toEqual(want.ids);
+    expect(
+      ids.filter((_, i) => i % 97 === 0 || i === ids.length - 1),
+      key,
+    ).toEqual(want.ids);
     expect(sha(ids.join('\n')), key).toBe(want.idsSha256);
   }
   expect(sha(JSON.stringify(points)), `${key}: the points as JSON, key order included`).toBe(want.pointsSha256);
@@ -76,11 +79,26 @@ describe('pointId', () => {
     expect(pointId({ ...base, parse: 'worker', workers: 2, intervalMs: 0.5, render: 'none' })).toBe('s/ws-b400-c10-i0.5-none-w2');
     expect(pointId({ ...base, transport: 'poll', pollMs: 25 })).toBe('s/poll-b400-c10-i1-full-p25');
     expect(pointId({ ...base, transport: 'sse', origins: 2, encoding: 'msgpack', devtools: 'network', tabs: 3 })).toBe('s/sse-b400-c10-i1-full-o2-mp-dt-t3');
-    expect(pointId({ ...base, transport: 'fetch', encoding: 'arrow', display: 'headful', compression: 'gzip', engine: 'firefox' })).toBe('s/fetch-b400-c10-i1-full-ar-hf-gzip-ff');
-    expect(pointId({ ...base, display: 'headless', engine: 'chrome', compression: 'deflate' })).toBe('s/ws-b400-c10-i1-full-deflate');
-    expect(pointId({ ...base, parse: 'worker', workers: 1, transport: 'poll', pollMs: 2.5, origins: 4, encoding: 'msgpack', devtools: 'network', tabs: 2, display: 'headful', compression: 'gzip', engine: 'firefox' })).toBe(
-      's/poll-b400-c10-i1-full-w1-p2.5-o4-mp-dt-t2-hf-gzip-ff',
+    expect(pointId({ ...base, transport: 'fetch', encoding: 'arrow', display: 'headful', compression: 'gzip', engine: 'firefox' })).toBe(
+      's/fetch-b400-c10-i1-full-ar-hf-gzip-ff',
     );
+    expect(pointId({ ...base, display: 'headless', engine: 'chrome', compression: 'deflate' })).toBe('s/ws-b400-c10-i1-full-deflate');
+    expect(
+      pointId({
+        ...base,
+        parse: 'worker',
+        workers: 1,
+        transport: 'poll',
+        pollMs: 2.5,
+        origins: 4,
+        encoding: 'msgpack',
+        devtools: 'network',
+        tabs: 2,
+        display: 'headful',
+        compression: 'gzip',
+        engine: 'firefox',
+      }),
+    ).toBe('s/poll-b400-c10-i1-full-w1-p2.5-o4-mp-dt-t2-hf-gzip-ff');
   });
 });
 

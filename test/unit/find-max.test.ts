@@ -63,7 +63,10 @@ describe('findMax', () => {
   it('goes on when the minimum failed one window but holds over repeats', async () => {
     const { options, calls } = fakeRunner(137);
     const probe = options.probe;
-    const out = await findMax({ ...options, probe: async (v) => (v === 1 ? { sustainable: false, eventsPerSec: 900, reason: 'p99 60 ms > 50 ms' } : probe(v)) });
+    const out = await findMax({
+      ...options,
+      probe: async (v) => (v === 1 ? { sustainable: false, eventsPerSec: 900, reason: 'p99 60 ms > 50 ms' } : probe(v)),
+    });
     expect(calls.slice(0, 3)).toEqual(['confirm 1', 'probe 1000', 'probe 32']);
     expect(out.knee!.value).toBeLessThanOrEqual(137);
     expect(out.knee!.value * 1.15).toBeGreaterThanOrEqual(137);
@@ -158,7 +161,7 @@ describe('findMax', () => {
       // The median of three windows at ±40% noise moves the apparent knee by at most √1.4; the
       // search must end within that of the truth, and never with nothing while the minimum holds.
       expect(out.knee, `seed ${seed}`).not.toBeNull();
-      expect(out.knee!.value, `seed ${seed}`).toBeGreaterThanOrEqual(Math.floor((knee / Math.sqrt(1.4)) / 1.15));
+      expect(out.knee!.value, `seed ${seed}`).toBeGreaterThanOrEqual(Math.floor(knee / Math.sqrt(1.4) / 1.15));
       expect(out.knee!.value, `seed ${seed}`).toBeLessThanOrEqual(Math.ceil(knee * Math.sqrt(1 / 0.6)));
     }
   });

@@ -91,10 +91,7 @@ describe('parseFlags', () => {
   });
 
   it('rejects unknown flags, listing the known ones', () => {
-    fails(
-      ['--prot', '1'],
-      'unknown flag --prot; known flags: --transport, --out, --scenario, --browsers, --port, --send-buffer-mib, --headless, --json',
-    );
+    fails(['--prot', '1'], 'unknown flag --prot; known flags: --transport, --out, --scenario, --browsers, --port, --send-buffer-mib, --headless, --json');
   });
 
   it('rejects positional arguments and single-dash flags', () => {

@@ -11,7 +11,11 @@ const variant = (id: string, o: Partial<Point>): Point => ({ ...base, id: `faste
 const workers = variant('w2', { parse: 'worker', workers: 2 });
 const origins = variant('w2-o2', { parse: 'worker', workers: 2, origins: 2 });
 const larger = variant('b4000-i10', { batch: 4000, intervalMs: 10 });
-const byRound = (p: Point, eps: number[], tab = [100, 100, 100]) => result(p, eps.map((e, round) => measured(p, { round, eps: e, tab: tab[round] })));
+const byRound = (p: Point, eps: number[], tab = [100, 100, 100]) =>
+  result(
+    p,
+    eps.map((e, round) => measured(p, { round, eps: e, tab: tab[round] })),
+  );
 
 describe('knobBetween', () => {
   it('finds the one setting two points differ in, at the same transport and load', () => {

@@ -23,7 +23,9 @@ function tsFiles(dir: string): string[] {
 /** Every module a file imports (type-only, side-effect and import() too), resolved to a repository path for relative ones. */
 function importsOf(file: string): string[] {
   const text = readFileSync(path.join(ROOT, file), 'utf8');
-  const specs = [...text.matchAll(/(?:^|\n)\s*(?:import|export)\s[^'"]*?from\s*['"]([^'"]+)['"]|import\(\s*['"]([^'"]+)['"]\s*\)|(?:^|\n)\s*import\s*['"]([^'"]+)['"]/g)].map((m) => m[1] ?? m[2] ?? m[3]);
+  const specs = [
+    ...text.matchAll(/(?:^|\n)\s*(?:import|export)\s[^'"]*?from\s*['"]([^'"]+)['"]|import\(\s*['"]([^'"]+)['"]\s*\)|(?:^|\n)\s*import\s*['"]([^'"]+)['"]/g),
+  ].map((m) => m[1] ?? m[2] ?? m[3]);
   return specs.map((s) => (s.startsWith('.') ? path.posix.normalize(path.posix.join(path.posix.dirname(file), s)) : s));
 }
 
@@ -34,7 +36,9 @@ describe('layers', () => {
     it(`${layer}/ imports no Node module, no browser driver and no side`, () => {
       const offending = tsFiles(layer).flatMap((f) =>
         importsOf(f)
-          .filter((spec) => (spec.startsWith(`${layer}/`) || spec.startsWith('protocol/') || spec.startsWith('results/') ? false : !BARE_ALLOWED_IN_PURE.has(spec)))
+          .filter((spec) =>
+            spec.startsWith(`${layer}/`) || spec.startsWith('protocol/') || spec.startsWith('results/') ? false : !BARE_ALLOWED_IN_PURE.has(spec),
+          )
           .filter((spec) => !(layer === 'protocol' && spec.startsWith('protocol/')))
           .map((spec) => `${f} imports ${spec}`),
       );
@@ -43,7 +47,11 @@ describe('layers', () => {
   }
 
   it('protocol/ does not import results/ (the shapes come first)', () => {
-    const offending = tsFiles('protocol').flatMap((f) => importsOf(f).filter((s) => s.startsWith('results/')).map((s) => `${f} imports ${s}`));
+    const offending = tsFiles('protocol').flatMap((f) =>
+      importsOf(f)
+        .filter((s) => s.startsWith('results/'))
+        .map((s) => `${f} imports ${s}`),
+    );
     expect(offending).toEqual([]);
   });
 
@@ -51,10 +59,18 @@ describe('layers', () => {
     // The views come last: no stage before them reads one.
     const intoViews = tsFiles('results')
       .filter((f) => !f.startsWith('results/views/'))
-      .flatMap((f) => importsOf(f).filter((s) => s.startsWith('results/views/')).map((s) => `${f} imports ${s}`));
+      .flatMap((f) =>
+        importsOf(f)
+          .filter((s) => s.startsWith('results/views/'))
+          .map((s) => `${f} imports ${s}`),
+      );
     // A repeat's figures and its verdict come before any summary of repeats.
     const summaries = ['results/point-summary.js', 'results/knobs.js', 'results/compare.js', 'results/sustains.js', 'results/advice-figures.js'];
-    const repeatBack = ['results/summarise.ts', 'results/verdict.ts'].flatMap((f) => importsOf(f).filter((s) => summaries.includes(s)).map((s) => `${f} imports ${s}`));
+    const repeatBack = ['results/summarise.ts', 'results/verdict.ts'].flatMap((f) =>
+      importsOf(f)
+        .filter((s) => summaries.includes(s))
+        .map((s) => `${f} imports ${s}`),
+    );
     expect([...intoViews, ...repeatBack]).toEqual([]);
   });
 
@@ -70,7 +86,8 @@ describe('layers', () => {
     // or hosts) changed anywhere else is a second writer: the sweep's main once changed
     // report.hosts from a runner event and from Firefox's onLaunch, and advise kept its own queue.
     const writers = new Set(['puppeteer/report/recorder.ts', 'puppeteer/report/saver.ts', 'puppeteer/report/file.ts']);
-    const fields = 'rounds|points|comparisons|knobs|saturation|hosts|environment|interrupted|resumeCommand|finishedAt|startedAt|advice|runId|scenarios|options|parseCeilings|engineCeilings|hostCeilings|repeats|summary|verdict|unsteady|lost';
+    const fields =
+      'rounds|points|comparisons|knobs|saturation|hosts|environment|interrupted|resumeCommand|finishedAt|startedAt|advice|runId|scenarios|options|parseCeilings|engineCeilings|hostCeilings|repeats|summary|verdict|unsteady|lost';
     const changes = [
       // `x.points = …`, `round.finishedAt ??= …`, `report.options.timeBudgetSec = …` (a class's own `this.lost` is not a report's)
       new RegExp(`(?<!\\bthis)\\.(?:${fields})\\b(?:\\.\\w+|\\[[^\\]]*\\])*\\s*(?:[-+*/]|\\?\\?|\\|\\||&&)?=(?![=>])`),
@@ -93,8 +110,16 @@ describe('layers', () => {
   });
 
   it('the driver does not import the server, and the server does not import the driver', () => {
-    const driver = tsFiles('puppeteer').flatMap((f) => importsOf(f).filter((s) => s.startsWith('server/')).map((s) => `${f} imports ${s}`));
-    const server = tsFiles('server').flatMap((f) => importsOf(f).filter((s) => s.startsWith('puppeteer/')).map((s) => `${f} imports ${s}`));
+    const driver = tsFiles('puppeteer').flatMap((f) =>
+      importsOf(f)
+        .filter((s) => s.startsWith('server/'))
+        .map((s) => `${f} imports ${s}`),
+    );
+    const server = tsFiles('server').flatMap((f) =>
+      importsOf(f)
+        .filter((s) => s.startsWith('puppeteer/'))
+        .map((s) => `${f} imports ${s}`),
+    );
     expect([...driver, ...server]).toEqual([]);
   });
 
@@ -108,7 +133,12 @@ describe('layers', () => {
   });
 
   it('the lab page (web/lab/) and the report viewer (web/report/) import nothing from each other', () => {
-    const across = (from: string, to: string) => tsFiles(from).flatMap((f) => importsOf(f).filter((s) => s.startsWith(`${to}/`)).map((s) => `${f} imports ${s}`));
+    const across = (from: string, to: string) =>
+      tsFiles(from).flatMap((f) =>
+        importsOf(f)
+          .filter((s) => s.startsWith(`${to}/`))
+          .map((s) => `${f} imports ${s}`),
+      );
     expect(tsFiles('web/lab').length).toBeGreaterThan(10);
     expect(tsFiles('web/report').length).toBeGreaterThan(5);
     expect([...across('web/lab', 'web/report'), ...across('web/report', 'web/lab')]).toEqual([]);
@@ -117,12 +147,30 @@ describe('layers', () => {
   it('no import circle in the source, type-only imports and import() counted, but the lazy Arrow pair', () => {
     const files = SOURCE_DIRS.flatMap((d) => tsFiles(d));
     const known = new Set(files);
-    const graph = new Map(files.map((f) => [f, [...new Set(importsOf(f).map((s) => s.replace(/\.js$/, '.ts')).filter((s) => known.has(s)))]]));
+    const graph = new Map(
+      files.map((f) => [
+        f,
+        [
+          ...new Set(
+            importsOf(f)
+              .map((s) => s.replace(/\.js$/, '.ts'))
+              .filter((s) => known.has(s)),
+          ),
+        ],
+      ]),
+    );
     const allowed = (circle: string[]) => ALLOWED_CIRCLES.some((a) => a.length === circle.length && a.every((f) => circle.includes(f)));
     // Each circle as its files and the imports that close it, so a failure says what to cut.
     const circles = circlesOf(graph)
       .filter((c) => !allowed(c))
-      .map((c) => c.flatMap((f) => graph.get(f)!.filter((to) => c.includes(to)).map((to) => `${f} imports ${to}`)));
+      .map((c) =>
+        c.flatMap((f) =>
+          graph
+            .get(f)!
+            .filter((to) => c.includes(to))
+            .map((to) => `${f} imports ${to}`),
+        ),
+      );
     expect(circles).toEqual([]);
     // The exception is still a circle, seen through its import(): else it is stale, delete it.
     expect(circlesOf(graph).filter(allowed)).toEqual(ALLOWED_CIRCLES);
@@ -140,7 +188,12 @@ describe('layers', () => {
         const literal = new RegExp(`(['"\`])${name}\\1`).test(code) ? [`${f} has the literal '${name}'`] : [];
         // An encoding's own module (server/msgpack.ts, web/lab/arrow-batch.ts, a codec file) or library (@msgpack/msgpack, apache-arrow).
         const imports = importsOf(f)
-          .filter((spec) => spec.toLowerCase().split('/').some((part) => part.includes(name)))
+          .filter((spec) =>
+            spec
+              .toLowerCase()
+              .split('/')
+              .some((part) => part.includes(name)),
+          )
           .map((spec) => `${f} imports ${spec}`);
         return [...literal, ...imports];
       });

@@ -4,8 +4,23 @@ import type { ParseCeiling } from '../../protocol/page-api.js';
 import type { Round } from '../../protocol/report.js';
 import { SPEED_CHANGE_RATIO, speedChanges, speedChangeText } from '../../results/machine-speed.js';
 
-const ceiling = (batch: number, eventsPerSec: number, encoding?: 'arrow'): ParseCeiling => ({ batch, eventsPerSec, messages: 64, bytesPerMessage: 1000, durationMs: 1000, ...(encoding ? { encoding } : {}) });
-const round = (index: number, parseCeilings: ParseCeiling[], more: Partial<Round> = {}): Round => ({ index, seed: 1, order: [], startedAt: '', finishedAt: null, parseCeilings, ...more });
+const ceiling = (batch: number, eventsPerSec: number, encoding?: 'arrow'): ParseCeiling => ({
+  batch,
+  eventsPerSec,
+  messages: 64,
+  bytesPerMessage: 1000,
+  durationMs: 1000,
+  ...(encoding ? { encoding } : {}),
+});
+const round = (index: number, parseCeilings: ParseCeiling[], more: Partial<Round> = {}): Round => ({
+  index,
+  seed: 1,
+  order: [],
+  startedAt: '',
+  finishedAt: null,
+  parseCeilings,
+  ...more,
+});
 
 describe('speedChanges', () => {
   it('says nothing when every ceiling held within the ratio, or was measured once', () => {
@@ -35,8 +50,20 @@ describe('speedChanges', () => {
     // Arrow's ceiling is 40× JSON's: different yardsticks, not a change.
     expect(speedChanges([round(0, [ceiling(4000, 4e6)]), round(1, [ceiling(4000, 160e6, 'arrow')])])).toEqual([]);
     const rounds = [
-      round(0, [], { hostCeilings: [{ browser: 'grid-1', parseCeilings: [ceiling(20, 1e6)] }, { browser: 'grid-2', parseCeilings: [ceiling(100, 1e6)] }], engineCeilings: [{ engine: 'firefox', parseCeilings: [ceiling(20, 2e6)] }] }),
-      round(1, [], { hostCeilings: [{ browser: 'grid-1', parseCeilings: [ceiling(20, 0.5e6)] }, { browser: 'grid-2', parseCeilings: [ceiling(100, 0.95e6)] }], engineCeilings: [{ engine: 'firefox', parseCeilings: [ceiling(20, 1e6)] }] }),
+      round(0, [], {
+        hostCeilings: [
+          { browser: 'grid-1', parseCeilings: [ceiling(20, 1e6)] },
+          { browser: 'grid-2', parseCeilings: [ceiling(100, 1e6)] },
+        ],
+        engineCeilings: [{ engine: 'firefox', parseCeilings: [ceiling(20, 2e6)] }],
+      }),
+      round(1, [], {
+        hostCeilings: [
+          { browser: 'grid-1', parseCeilings: [ceiling(20, 0.5e6)] },
+          { browser: 'grid-2', parseCeilings: [ceiling(100, 0.95e6)] },
+        ],
+        engineCeilings: [{ engine: 'firefox', parseCeilings: [ceiling(20, 1e6)] }],
+      }),
     ];
     const changes = speedChanges(rounds);
     expect(changes.map((c) => c.source)).toEqual(['grid-1', 'Firefox']);

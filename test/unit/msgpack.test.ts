@@ -7,14 +7,22 @@ import { RowPool } from '../../server/rows.js';
 
 describe('msgpack', () => {
   it('encodes every kind of column as @msgpack/msgpack decodes it', () => {
-    const rows: Row[] = [makeRow(0, Date.UTC(2022, 2, 29)), makeRow(9999, Date.UTC(2022, 2, 29)), [70000, 'x'.repeat(40), 1, -1.5, 0.1, 65535, '', 0, 'é', '', 'a', 'b']];
+    const rows: Row[] = [
+      makeRow(0, Date.UTC(2022, 2, 29)),
+      makeRow(9999, Date.UTC(2022, 2, 29)),
+      [70000, 'x'.repeat(40), 1, -1.5, 0.1, 65535, '', 0, 'é', '', 'a', 'b'],
+    ];
     for (const row of rows) expect(decode(encodeRow(row))).toEqual(row);
   });
 
   it('a batch is the head and a slice of the pool: the same rows as the JSON transports send', () => {
     const pool = new RowPool(50, Date.UTC(2022, 2, 29), 3);
     pool.useEpochAt(1000);
-    for (const [seq, batch] of [[0, 1], [3, 7], [12, 50]] as const) {
+    for (const [seq, batch] of [
+      [0, 1],
+      [3, 7],
+      [12, 50],
+    ] as const) {
       const head = msgpackHead(seq, 1711745756581.125, batch);
       expect(head.length).toBe(MSGPACK_HEAD_BYTES);
       const m = decode(Buffer.concat([head, msgpackRows(pool, seq, batch)])) as BatchMessage;

@@ -35,7 +35,10 @@ describe('summarisePoint', () => {
   it('skips missing figures, and gives null for a figure no repeat has', () => {
     const a = measured(ws, { round: 0, eps: 500e3 });
     const b = measured(ws, { round: 1, eps: 600e3 });
-    const { summary } = summarisePoint(ws, [{ ...a, ceilingRatio: null, cpu: { ...a.cpu, host: null } }, { ...b, cpu: { ...b.cpu, host: null } }]);
+    const { summary } = summarisePoint(ws, [
+      { ...a, ceilingRatio: null, cpu: { ...a.cpu, host: null } },
+      { ...b, cpu: { ...b.cpu, host: null } },
+    ]);
     expect(summary!.ceilingRatio).toMatchObject({ n: 1, median: 0.3 });
     expect(summary!.cpu.host).toBeNull();
   });
@@ -44,7 +47,9 @@ describe('summarisePoint', () => {
     const out = summarisePoint(ws, [failed(0), failed(1, 'timeout')]);
     expect(out.summary).toBeNull();
     expect(out.verdict).toBe('failed');
-    expect(out.unsteady).toEqual([{ kind: 'failed-repeats', rounds: [0, 1], message: '2 of 2 repeats failed: round 1: renderer crashed; round 2: renderer crashed' }]);
+    expect(out.unsteady).toEqual([
+      { kind: 'failed-repeats', rounds: [0, 1], message: '2 of 2 repeats failed: round 1: renderer crashed; round 2: renderer crashed' },
+    ]);
   });
 
   it('flags over-delivery, a backlog, outliers and failed repeats with their rounds', () => {
@@ -102,7 +107,10 @@ describe('efficiencyOf', () => {
 
 describe('needsMoreRepeats', () => {
   const withEps = (eps: number[]) => {
-    const r = result(ws, eps.map((e, round) => measured(ws, { round, eps: e })));
+    const r = result(
+      ws,
+      eps.map((e, round) => measured(ws, { round, eps: e })),
+    );
     return { ...r, summary: summarisePoint(ws, r.repeats).summary };
   };
   it('asks for more while the EPS CI is wider than ±5% of the median, or n < 2', () => {
@@ -119,8 +127,14 @@ describe('pairedComparisons', () => {
   const wsTab = [90, 95, 92];
   const sseEps = [600e3, 750e3, 840e3];
   const sseTab = [40, 45, 41];
-  const wsResult = result(ws, wsEps.map((eps, round) => measured(ws, { round, eps, tab: wsTab[round] })));
-  const sseResult = result(sse, sseEps.map((eps, round) => measured(sse, { round, eps, tab: sseTab[round] })));
+  const wsResult = result(
+    ws,
+    wsEps.map((eps, round) => measured(ws, { round, eps, tab: wsTab[round] })),
+  );
+  const sseResult = result(
+    sse,
+    sseEps.map((eps, round) => measured(sse, { round, eps, tab: sseTab[round] })),
+  );
 
   it('gives per-round ratios, their geometric mean and CI, and the verdict for EPS and renderer CPU', () => {
     const [eps, cpu] = pairedComparisons([wsResult, sseResult]);
@@ -146,7 +160,10 @@ describe('pairedComparisons', () => {
   });
 
   it('says when the noise hides any difference', () => {
-    const close = result(sse, [540e3, 570e3, 730e3].map((eps, round) => measured(sse, { round, eps })));
+    const close = result(
+      sse,
+      [540e3, 570e3, 730e3].map((eps, round) => measured(sse, { round, eps })),
+    );
     const [eps] = pairedComparisons([wsResult, close]);
     expect(eps.better).toBe('none');
     expect(eps.text).toBe('no clear EPS difference (sse ÷ ws 1.02, CI 0.87–1.21, 3 rounds; margin ±3%)');
@@ -156,7 +173,11 @@ describe('pairedComparisons', () => {
   it('reads every difference against the practical margin: both kept up, equivalent, significant but within it, beyond it', () => {
     // Both delivered what was offered (4 M): EPS is the offered rate on both, not a race, even
     // where window rounding gives a CI that excludes 1 (the matrix's "faster by 0.1%").
-    const full = (p: typeof ws, f: number[]) => result(p, f.map((x, round) => measured(p, { round, eps: p.offeredEventsPerSec * x, tab: 80 })));
+    const full = (p: typeof ws, f: number[]) =>
+      result(
+        p,
+        f.map((x, round) => measured(p, { round, eps: p.offeredEventsPerSec * x, tab: 80 })),
+      );
     const [keptUp] = pairedComparisons([full(ws, [1, 1.001, 0.999]), full(sse, [1.001, 1.002, 1.0])]);
     expect(keptUp).toMatchObject({ better: 'none', equivalence: { kind: 'both-kept-up', margin: 0.03 } });
     expect(keptUp.ciLow).toBeGreaterThan(1);
@@ -165,9 +186,15 @@ describe('pairedComparisons', () => {
     // short round is named, so the quotient below 1 is not left unexplained.
     const [shortRound] = pairedComparisons([full(ws, [1, 1, 1]), full(sse, [1, 0.645, 1])]);
     expect(shortRound.equivalence?.kind).toBe('both-kept-up');
-    expect(shortRound.text).toBe('EPS: both kept up in the median round (each delivered ≥ 99% of offered), not a race (sse ÷ ws 0.86, 3 rounds; below 99% in round 2 (sse 64.5%))');
+    expect(shortRound.text).toBe(
+      'EPS: both kept up in the median round (each delivered ≥ 99% of offered), not a race (sse ÷ ws 0.86, 3 rounds; below 99% in round 2 (sse 64.5%))',
+    );
     // Below the offered rate, ratios 1.01, 1.005, 1.015: the CI is inside ±3%, equivalent.
-    const part = (p: typeof ws, eps: number[], tab: number[]) => result(p, eps.map((e, round) => measured(p, { round, eps: e, tab: tab[round] })));
+    const part = (p: typeof ws, eps: number[], tab: number[]) =>
+      result(
+        p,
+        eps.map((e, round) => measured(p, { round, eps: e, tab: tab[round] })),
+      );
     const [eq] = pairedComparisons([part(ws, [2e6, 2.1e6, 2.2e6], [80, 80, 80]), part(sse, [2.02e6, 2.1105e6, 2.233e6], [80, 80, 80])]);
     expect(eq).toMatchObject({ better: 'none', equivalence: { kind: 'equivalent' } });
     expect(eq.text).toBe('EPS equivalent within ±3% (sse ÷ ws 1.01, CI 1.00–1.02, 3 rounds)');
@@ -181,7 +208,10 @@ describe('pairedComparisons', () => {
     expect(cpu).toMatchObject({ better: 'a', equivalence: { kind: 'different', margin: 0.05 } });
     expect(cpu.text).toMatch(/^ws uses 10% less renderer CPU per event than sse \(CI/);
     // Margins are settable: at ±15% the same CPU difference is equivalent.
-    const [, loose] = pairedComparisons([part(ws, [2e6, 2e6, 2e6], [80, 80, 80]), part(sse, [2e6, 2e6, 2e6], [88, 89, 90])], undefined, { eventsPerSec: 0.03, cpuPerEvent: 0.15 });
+    const [, loose] = pairedComparisons([part(ws, [2e6, 2e6, 2e6], [80, 80, 80]), part(sse, [2e6, 2e6, 2e6], [88, 89, 90])], undefined, {
+      eventsPerSec: 0.03,
+      cpuPerEvent: 0.15,
+    });
     expect(loose.text).toMatch(/^renderer CPU per event equivalent within ±15% \(sse ÷ ws 1\.11, CI/);
   });
 
@@ -217,8 +247,14 @@ describe('verdictLines', () => {
     const ws3 = point('ws', 250, 20, 'test3-20x250', 50);
     const sse3 = point('sse', 250, 20, 'test3-20x250', 50);
     const points = [
-      result(ws, [500e3, 600e3, 700e3].map((eps, round) => measured(ws, { round, eps, tab: 90 }))),
-      result(sse, [600e3, 750e3, 840e3].map((eps, round) => measured(sse, { round, eps, tab: 40 }))),
+      result(
+        ws,
+        [500e3, 600e3, 700e3].map((eps, round) => measured(ws, { round, eps, tab: 90 })),
+      ),
+      result(
+        sse,
+        [600e3, 750e3, 840e3].map((eps, round) => measured(sse, { round, eps, tab: 40 })),
+      ),
       result(ws3, [measured(ws3, { round: 0, eps: 1e5, tab: 76 })]),
       result(sse3, [measured(sse3, { round: 0, eps: 1e5, tab: 17 })]),
     ];
@@ -232,7 +268,7 @@ describe('verdictLines', () => {
     ]);
   });
 
-  it('names a field only when it varies within the pair\'s own scenario, in words', () => {
+  it("names a field only when it varies within the pair's own scenario, in words", () => {
     const tabs = (t: 'ws' | 'sse', n: number) => ({ ...point(t, 100, 10, 'factors-tabs'), tabs: n, id: `factors-tabs/${t}-b100-c10-i1-full-t${n}` });
     const other = { ...point('ws', 20, 10, 'factors-display'), display: 'headful' as const, id: 'factors-display/ws-b20-c10-i1-full-hf' };
     const points = [tabs('ws', 1), tabs('sse', 1), tabs('ws', 2), tabs('sse', 2), other].map((p) => result(p, [measured(p, { round: 0, eps: 1e6, tab: 50 })]));

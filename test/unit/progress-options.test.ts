@@ -14,7 +14,9 @@ const points = expandScenario({ id: 'p', batch: 20, concurrency: 4, repeats: 2 }
 
 function setup(tty: boolean) {
   const runner = new EventEmitter<RunnerEvents>();
-  const report = reportOf(points.map(emptyResult), { options: { repeats: 2, seed: 1, auto: false, maxRepeats: 10, timeBudgetSec: null, findMax: false, retries: 0, file: 'x.json' } });
+  const report = reportOf(points.map(emptyResult), {
+    options: { repeats: 2, seed: 1, auto: false, maxRepeats: 10, timeBudgetSec: null, findMax: false, retries: 0, file: 'x.json' },
+  });
   const out: string[] = [];
   const progress = new Progress(runner as unknown as Runner, report, { write: (t) => out.push(t), tty, columns: 200, remainingSec: () => 40 });
   const round = { index: 0, seed: 1, order: points.map((p) => p.id), startedAt: '', finishedAt: null, parseCeilings: [] };
@@ -91,13 +93,22 @@ describe('sweep flags', () => {
     expect(parseDuration('time-budget', '90s')).toBe(90);
     expect(parseDuration('time-budget', '10m')).toBe(600);
     expect(parseDuration('time-budget', '1.5h')).toBe(5400);
-    expect(() => parseDuration('time-budget', '0')).toThrow("--time-budget must be a duration above 0 and at most 168h (604800 s): seconds, or a number with s, m or h (90, 90s, 10m, 1.5h); got '0'");
+    expect(() => parseDuration('time-budget', '0')).toThrow(
+      "--time-budget must be a duration above 0 and at most 168h (604800 s): seconds, or a number with s, m or h (90, 90s, 10m, 1.5h); got '0'",
+    );
     expect(() => parseDuration('time-budget', '10 min')).toThrow(PushlabError);
   });
 
   it('leaves repeats and seed to the scenario and the clock unless given, and checks them', () => {
     expect(check()).toEqual({ repeats: null, seed: null, timeBudgetSec: null, resume: null, margins: null, engine: null });
-    expect(check('--repeats', '5', '--seed', '0', '--time-budget', '2m')).toEqual({ repeats: 5, seed: 0, timeBudgetSec: 120, resume: null, margins: null, engine: null });
+    expect(check('--repeats', '5', '--seed', '0', '--time-budget', '2m')).toEqual({
+      repeats: 5,
+      seed: 0,
+      timeBudgetSec: 120,
+      resume: null,
+      margins: null,
+      engine: null,
+    });
     expect(check('--engine', 'firefox').engine).toBe('firefox');
     fails(['--repeats', '0'], "--repeats must be an integer from 1 to 50; got '0'");
     fails(['--seed', '-1'], "--seed must be an integer from 0 to 4294967295; got '-1'");
@@ -108,7 +119,10 @@ describe('sweep flags', () => {
     fails(['--auto', '--repeats', '12'], '--repeats 12 is above --max-repeats 10: --auto could never add a round');
     fails(['--resume', '20261123-141500', '--repeats', '2'], '--resume finishes the recorded sweep with its own plan; drop --repeats');
     fails(['--resume', '20261123-141500', '--engine', 'firefox'], '--resume finishes the recorded sweep with its own plan; drop --engine');
-    fails(['--resume', '../x'], "--resume takes a run id, one directory name directly under the reports directory: a letter or digit, then letters, digits, ., _ or -, at most 100 (no / or \\, not . or ..), e.g. 20261123-141500 (here --out); got '../x'");
+    fails(
+      ['--resume', '../x'],
+      "--resume takes a run id, one directory name directly under the reports directory: a letter or digit, then letters, digits, ., _ or -, at most 100 (no / or \\, not . or ..), e.g. 20261123-141500 (here --out); got '../x'",
+    );
     expect(check('--resume', '20261123-141500', '--json').resume).toBe('20261123-141500');
   });
 });

@@ -24,7 +24,8 @@ describe('vitest projects', () => {
     const outside = files.filter((f) => !/^test\/(unit|server|commands|browser)\/[^/]+\.test\.ts$/.test(f));
     expect(outside, 'test files outside test/unit, test/server, test/commands and test/browser').toEqual([]);
     const listed = new Map<string, string[]>();
-    for (const [name, list] of Object.entries({ measures: MEASURES, behaviour: BEHAVIOUR })) for (const f of list) listed.set(f, [...(listed.get(f) ?? []), name]);
+    for (const [name, list] of Object.entries({ measures: MEASURES, behaviour: BEHAVIOUR }))
+      for (const f of list) listed.set(f, [...(listed.get(f) ?? []), name]);
     const starting = files.filter((f) => !f.startsWith('test/unit/'));
     const unplaced = starting.filter((f) => !listed.has(f));
     expect(unplaced, 'test files that start something and are in no list: add each to MEASURES or BEHAVIOUR in test/helpers/projects.ts').toEqual([]);

@@ -48,7 +48,9 @@ describe('referenceTable', () => {
   });
 
   it('puts Test I in rows by batch, with medians, CIs and the WS ÷ SSE ratios', () => {
-    const rows = section('Test I').split('\n').filter((l) => l.startsWith('| '));
+    const rows = section('Test I')
+      .split('\n')
+      .filter((l) => l.startsWith('| '));
     expect(rows[0]).toBe('| batch | offered EPS | WS EPS | SSE EPS | WS tab CPU | SSE tab CPU | WS ÷ SSE EPS | WS ÷ SSE renderer CPU per event |');
     // EPS 1.2 M × (0.95, 1, 1.05): mean 1.2 M, sd 60 k, CI 1.2 M ± t(2) × 60 k / √3 = 1.05–1.35 M.
     // EPS ratio 1.2 ÷ 3.98 = 0.30 every round: a CI of zero width that excludes 1.
@@ -62,17 +64,27 @@ describe('referenceTable', () => {
   });
 
   it('takes Test II from the concurrency sweep only, not the duplicate point of Test I', () => {
-    const rows = section('Test II').split('\n').filter((l) => l.startsWith('| '));
-    expect(rows.slice(2).map((r) => r.split(' | ').slice(0, 3).join(' | '))).toEqual(['| 10 | 500 k | 495 k (CI 434–556 k)', '| 60 | 3 M | 1.5 M (CI 1.31–1.69 M)']);
+    const rows = section('Test II')
+      .split('\n')
+      .filter((l) => l.startsWith('| '));
+    expect(rows.slice(2).map((r) => r.split(' | ').slice(0, 3).join(' | '))).toEqual([
+      '| 10 | 500 k | 495 k (CI 434–556 k)',
+      '| 60 | 3 M | 1.5 M (CI 1.31–1.69 M)',
+    ]);
   });
 
   it('shows Test III tab CPU and the renderer CPU ratio', () => {
     // (76 / 100 k) ÷ (17 / 100 k) = 4.47
-    expect(section('Test III')).toContain('| 20 × 250 every 50 ms | 100 k (CI 87.6–112 k) | 100 k (CI 87.6–112 k) | 76% | 17% | 9 ms | 9 ms | 1.00 (CI 1.00–1.00) | 4.47 (CI 4.47–4.47) ✱ |');
+    expect(section('Test III')).toContain(
+      '| 20 × 250 every 50 ms | 100 k (CI 87.6–112 k) | 100 k (CI 87.6–112 k) | 76% | 17% | 9 ms | 9 ms | 1.00 (CI 1.00–1.00) | 4.47 (CI 4.47–4.47) ✱ |',
+    );
   });
 
   it('gives each transport’s peak with its tab CPU beside the published figure', () => {
-    const rows = section('Tab CPU').split('\n').filter((l) => l.startsWith('| ')).slice(2);
+    const rows = section('Tab CPU')
+      .split('\n')
+      .filter((l) => l.startsWith('| '))
+      .slice(2);
     expect(rows).toEqual([
       '| Test I | WS | batch 400 | 1.2 M (CI 1.05–1.35 M) | 100% | 80% | — |',
       '| Test I | SSE | batch 400 | 3.98 M (CI 3.49–4.47 M) | 95% | 76% | ≈ 3 M at batch 400, tab 100% |',
@@ -82,7 +94,10 @@ describe('referenceTable', () => {
   });
 
   it('estimates saturation from delivered ≥ 99% when --find-max did not run', () => {
-    const rows = section('Where each').split('\n').filter((l) => l.startsWith('| ')).slice(2);
+    const rows = section('Where each')
+      .split('\n')
+      .filter((l) => l.startsWith('| '))
+      .slice(2);
     expect(rows).toEqual([
       '| WS | batch 50: 500 k (CI 438–562 k); batch 400 delivered 30.0% | concurrency 10: 495 k (CI 434–556 k); concurrency 60 delivered 50.0% |',
       '| SSE | batch 400: 3.98 M (CI 3.49–4.47 M); kept up at every value swept | concurrency 60: 2.99 M (CI 2.62–3.36 M); kept up at every value swept |',
@@ -101,8 +116,12 @@ describe('referenceTable', () => {
       knee: { value: 137, pointId: 'timeplus/ws-b137-c10-i1-full', eventsPerSec: stat([1.33e6, 1.37e6, 1.41e6]) },
       firstPast: { value: 158, pointId: 'timeplus/ws-b158-c10-i1-full', reason: 'delivered 97.2% < 99%' },
     };
-    const row = referenceTable(timeplusReport([search])).split('\n').find((l) => l.startsWith('| WS | batch'))!;
-    expect(row).toBe('| WS | batch 137: 1.37 M (CI 1.27–1.47 M); 158 not (delivered 97.2% < 99%) [find-max] | concurrency 10: 495 k (CI 434–556 k); concurrency 60 delivered 50.0% |');
+    const row = referenceTable(timeplusReport([search]))
+      .split('\n')
+      .find((l) => l.startsWith('| WS | batch'))!;
+    expect(row).toBe(
+      '| WS | batch 137: 1.37 M (CI 1.27–1.47 M); 158 not (delivered 97.2% < 99%) [find-max] | concurrency 10: 495 k (CI 434–556 k); concurrency 60 delivered 50.0% |',
+    );
   });
 
   it('leaves out the sections a run has no points for', () => {

@@ -23,7 +23,10 @@ const measured = (r: Report['points'][number]): MeasuredRepeat[] => r.repeats.fi
 
 /** The action's own reading of an entry (its zod BenchmarkResult) and of a range (extractRangeInfo). */
 function actionReads(e: BenchmarkEntry): void {
-  expect(Object.keys(e).every((k) => ['name', 'unit', 'value', 'range', 'extra'].includes(k)), Object.keys(e).join()).toBe(true);
+  expect(
+    Object.keys(e).every((k) => ['name', 'unit', 'value', 'range', 'extra'].includes(k)),
+    Object.keys(e).join(),
+  ).toBe(true);
   expect(typeof e.name).toBe('string');
   expect(typeof e.unit).toBe('string');
   expect(Number.isFinite(e.value)).toBe(true);
@@ -86,17 +89,32 @@ describe('github-action-benchmark JSON', () => {
       { ...v2.result(dead, [v2.failed(0)]), ...summarisePoint(dead, [v2.failed(0)]) },
     ]);
     const smaller = benchmarkActionView(report, 'smaller');
-    expect(smaller.entries.map((e) => e.name)).toEqual([`${ok.id} rendererCpuMsPerMillionEvents`, `${one.id} rendererCpuMsPerMillionEvents`, `${one.id} latencyP99Ms`]);
-    expect(smaller.skipped).toEqual([`${ok.id} latencyP99Ms: not measured`, `${dead.id} rendererCpuMsPerMillionEvents: no measured repeat (failed)`, `${dead.id} latencyP99Ms: no measured repeat (failed)`]);
+    expect(smaller.entries.map((e) => e.name)).toEqual([
+      `${ok.id} rendererCpuMsPerMillionEvents`,
+      `${one.id} rendererCpuMsPerMillionEvents`,
+      `${one.id} latencyP99Ms`,
+    ]);
+    expect(smaller.skipped).toEqual([
+      `${ok.id} latencyP99Ms: not measured`,
+      `${dead.id} rendererCpuMsPerMillionEvents: no measured repeat (failed)`,
+      `${dead.id} latencyP99Ms: no measured repeat (failed)`,
+    ]);
     const bigger = benchmarkActionView(report, 'bigger');
-    expect(bigger.entries[1]).toEqual({ name: `${one.id} eventsPerSec`, unit: 'events/s', value: 500_000, extra: `1 repeat: no CI\nverdict ${report.points[1].verdict}\nrun ${report.runId}` });
+    expect(bigger.entries[1]).toEqual({
+      name: `${one.id} eventsPerSec`,
+      unit: 'events/s',
+      value: 500_000,
+      extra: `1 repeat: no CI\nverdict ${report.points[1].verdict}\nrun ${report.runId}`,
+    });
   });
 
   it('refuses a run with nothing to chart, and two points of one id, with PUSHLAB_BAD_REPORT', () => {
     const dead = v2.point('ws', 200);
     const allFailed = v2.report([{ ...v2.result(dead, [v2.failed(0)]), ...summarisePoint(dead, [v2.failed(0)]) }]);
     expect(() => benchmarkActionJson(allFailed, 'benchmark-action-bigger')).toThrow(PushlabError);
-    expect(() => benchmarkActionJson(allFailed, 'benchmark-action-bigger')).toThrow(`run ${allFailed.runId} has no measured figure for customBiggerIsBetter (${dead.id} eventsPerSec: no measured repeat (failed)); nothing to chart`);
+    expect(() => benchmarkActionJson(allFailed, 'benchmark-action-bigger')).toThrow(
+      `run ${allFailed.runId} has no measured figure for customBiggerIsBetter (${dead.id} eventsPerSec: no measured repeat (failed)); nothing to chart`,
+    );
     const r = load();
     const twice = { ...r, points: [...r.points, r.points[0]] };
     expect(() => benchmarkActionView(twice, 'smaller')).toThrow(`points[${r.points.length}].point.id '${r.points[0].point.id}' is also points[0]'s`);

@@ -22,21 +22,24 @@ const ROOT = path.resolve(import.meta.dirname, '..', '..');
 const v2Text = readFileSync(path.join(ROOT, 'test', 'fixtures', 'report-v2.json'), 'utf8');
 const v2Raw = (): Record<string, unknown> => JSON.parse(v2Text) as Record<string, unknown>;
 
-
 describe('schemaVersion 3, and 2 converted on read', () => {
   it('writes 3 and reads 2 and 3', () => {
     expect(SCHEMA_VERSION).toBe(3);
     expect(READABLE_SCHEMA_VERSIONS).toEqual([2, 3]);
   });
 
-  it('a version 2 report opens as version 3: Chrome said, everything else as written, the caller\'s object untouched', () => {
+  it("a version 2 report opens as version 3: Chrome said, everything else as written, the caller's object untouched", () => {
     const raw = v2Raw();
     const before = structuredClone(raw);
     const r = parseReport(raw, 'report-v2.json');
     expect(raw).toEqual(before);
     expect(r.schemaVersion).toBe(3);
     expect(r.environment.engine).toBe('chrome');
-    const { schemaVersion: _a, environment: { engine: _e, ...env }, ...rest } = r;
+    const {
+      schemaVersion: _a,
+      environment: { engine: _e, ...env },
+      ...rest
+    } = r;
     const { schemaVersion: _b, environment: rawEnv, ...rawRest } = before;
     expect(rawEnv).toEqual(env);
     expect(rawRest).toEqual(rest);
@@ -66,13 +69,13 @@ describe('schemaVersion 3, and 2 converted on read', () => {
     expect(back.points).toHaveLength(a.points.length);
   });
 
-  it('the viewer\'s loader reads a version 2 report embedded in a report.html as version 3', () => {
+  it("the viewer's loader reads a version 2 report embedded in a report.html as version 3", () => {
     const r = embeddedReport(v2Text)!;
     expect(r.schemaVersion).toBe(3);
     expect(r.environment.engine).toBe('chrome');
   });
 
-  it('the example the viewer ships is version 3: the fixture\'s run, converted', () => {
+  it("the example the viewer ships is version 3: the fixture's run, converted", () => {
     const text = readFileSync(path.join(ROOT, 'reports', 'example', 'report.json'), 'utf8');
     expect(JSON.parse(text).schemaVersion).toBe(3);
     expect(parseReportText(text, 'example')).toEqual(parseReportText(v2Text, 'report-v2.json'));

@@ -43,7 +43,6 @@ const load = (): Report => parseReportText(fixtureText, 'report-v2.json');
 const golden = (name: string) => readFileSync(path.join(FIXTURES, name), 'utf8');
 const measured = (r: Report['points'][number]): MeasuredRepeat[] => r.repeats.filter((x): x is MeasuredRepeat => x.status === 'ok');
 
-
 describe('the fixture', () => {
   it('is a real schema-v2 run with repeats, read as version 3', () => {
     expect(JSON.parse(fixtureText).schemaVersion).toBe(2);
@@ -76,7 +75,9 @@ describe('terminal table', () => {
   });
 
   it('has one row per point and every terminal column', () => {
-    const lines = formatTable(load(), { wide: true }).split('\n').filter((l) => l.startsWith('| '));
+    const lines = formatTable(load(), { wide: true })
+      .split('\n')
+      .filter((l) => l.startsWith('| '));
     expect(lines).toHaveLength(1 + load().points.length);
     for (const c of terminalColumnsFor(load().points, load().hosts)) expect(lines[0]).toContain(c.label);
   });
@@ -104,7 +105,10 @@ describe('the terminal table fits a terminal', () => {
     // The old table was 18 columns and far wider: this is what the fitting is for.
     expect(Math.max(...wide.split('\n').map((l) => l.length))).toBeGreaterThan(200);
     for (const line of text.split('\n')) expect(line.length, line).toBeLessThanOrEqual(120);
-    const columns = header(text).split('|').map((c) => c.trim()).filter(Boolean);
+    const columns = header(text)
+      .split('|')
+      .map((c) => c.trim())
+      .filter(Boolean);
     expect(columns).toEqual(expect.arrayContaining(['point', 'EPS', 'delivered %', 'tab main %', 'p99 ms', 'verdict']));
     expect(text).toMatch(/^\d+ more columns: report\.html, npm run report -- --wide 20261123-142436 \(or --csv\), the sweep's --json\.$/m);
     // Nothing but the layout changed: every point, flag, note and verdict line is there.
@@ -113,15 +117,25 @@ describe('the terminal table fits a terminal', () => {
     expect(words(text)).toContain(words(wide.slice(wide.indexOf('\nunsteady:'))));
   });
 
-  it('gives up CIs before columns, EPS\'s last, and keeps the answer even where it cannot fit', () => {
+  it("gives up CIs before columns, EPS's last, and keeps the answer even where it cannot fit", () => {
     const report = defaultSweep();
-    const ci = (width: number) => fitColumns(report, width).shown.filter((s) => s.column.kind === 'stat' && s.ci).map((s) => s.column.id);
+    const ci = (width: number) =>
+      fitColumns(report, width)
+        .shown.filter((s) => s.column.kind === 'stat' && s.ci)
+        .map((s) => s.column.id);
     expect(ci(120)).toEqual(['eventsPerSec', 'deliveredRatio', 'cpuTabMainThread', 'latencyP99Ms']);
     expect(ci(116)).toEqual(['eventsPerSec', 'deliveredRatio', 'cpuTabMainThread']);
     // tab main %'s CI is no wider than its label: giving it up would gain nothing.
     expect(ci(110)).toEqual(['eventsPerSec', 'cpuTabMainThread']);
     expect(ci(60)).toEqual(['cpuTabMainThread']);
-    expect(fitColumns(report, 60).shown.map((s) => s.column.id)).toEqual(['pointId', 'eventsPerSec', 'deliveredRatio', 'cpuTabMainThread', 'latencyP99Ms', 'verdict']);
+    expect(fitColumns(report, 60).shown.map((s) => s.column.id)).toEqual([
+      'pointId',
+      'eventsPerSec',
+      'deliveredRatio',
+      'cpuTabMainThread',
+      'latencyP99Ms',
+      'verdict',
+    ]);
     expect(formatTable(report, { width: 116 })).toMatch(/^Medians over the repeats; .* To fit, no CI on p99 ms\.$/m);
     // A wide terminal gets more columns, in the table's order, and nothing left to point to.
     const all = fitColumns(report, 1000);
@@ -137,7 +151,7 @@ describe('the terminal table fits a terminal', () => {
     for (const c of COLUMNS.filter((c) => c.terminal || c.terminalWhen || c.id === 'host')) expect(ranked, c.id).toContain(c.id);
   });
 
-  it('takes the terminal\'s width on a TTY, else 120', () => {
+  it("takes the terminal's width on a TTY, else 120", () => {
     expect(tableWidth({ isTTY: true, columns: 87 })).toBe(87);
     expect(tableWidth({ isTTY: false, columns: 87 })).toBe(120);
     expect(tableWidth({ isTTY: true, columns: undefined })).toBe(120);
@@ -163,14 +177,20 @@ describe('CSV', () => {
 
   it('keeps full numbers: median, mean and CI of a Stat; the raw value of a repeat', () => {
     const r = load();
-    const rows = pointsCsv(r).trimEnd().split('\r\n').map((l) => l.split(','));
+    const rows = pointsCsv(r)
+      .trimEnd()
+      .split('\r\n')
+      .map((l) => l.split(','));
     const head = rows[0];
     expect(rows).toHaveLength(1 + r.points.length);
     const s = r.points[0].summary!.eventsPerSec;
     expect(Number(rows[1][head.indexOf('eventsPerSecMedian')])).toBe(s.median);
     expect(Number(rows[1][head.indexOf('eventsPerSecMean')])).toBe(s.mean);
     expect(Number(rows[1][head.indexOf('eventsPerSecCiLow')])).toBe(s.ciLow);
-    const reps = repeatsCsv(r).trimEnd().split('\r\n').map((l) => l.split(','));
+    const reps = repeatsCsv(r)
+      .trimEnd()
+      .split('\r\n')
+      .map((l) => l.split(','));
     expect(reps).toHaveLength(1 + r.points.reduce((n, p) => n + p.repeats.length, 0));
     const first = measured(r.points[0])[0];
     expect(Number(reps[1][reps[0].indexOf('eventsPerSec')])).toBe(first.eventsPerSec);
@@ -193,7 +213,11 @@ describe('chart datasets', () => {
     const worker = r.points.find((p) => p.point.transport === 'ws')!;
     worker.point = { ...worker.point, parse: 'worker', workers: 2 };
     const view = scenarioViews(r).find((v) => v.scenario === worker.point.scenario)!;
-    const at = (metric: string) => view.efficiency.filter((s) => s.metric === metric).flatMap((s) => s.values).find((v) => v.pointId === worker.point.id)!;
+    const at = (metric: string) =>
+      view.efficiency
+        .filter((s) => s.metric === metric)
+        .flatMap((s) => s.values)
+        .find((v) => v.pointId === worker.point.id)!;
     expect(at('main thread').y).toBeNull();
     expect(at('tab renderer process').y).toBe(worker.summary!.efficiency.eventsPerCpuSecRenderer!.mean);
   });
@@ -209,7 +233,10 @@ describe('chart datasets', () => {
     }
     const ws = view.eps[0].values;
     expect(ws.map((v) => [v.ciLow, v.ciHigh])).toEqual(
-      r.points.filter((p) => p.point.scenario === view.scenario && p.point.transport === 'ws').sort((a, b) => a.point.batch - b.point.batch).map((p) => [p.summary!.eventsPerSec.ciLow, p.summary!.eventsPerSec.ciHigh]),
+      r.points
+        .filter((p) => p.point.scenario === view.scenario && p.point.transport === 'ws')
+        .sort((a, b) => a.point.batch - b.point.batch)
+        .map((p) => [p.summary!.eventsPerSec.ciLow, p.summary!.eventsPerSec.ciHigh]),
     );
     expect(config.options?.scales?.y?.title).toMatchObject({ text: 'events/s received by the tab' });
   });
@@ -250,7 +277,13 @@ describe('chart datasets', () => {
     const r = load();
     const view = views().find((v) => v.scenario === 'smoke')!;
     const config = cpuChart(view);
-    expect(config.data.datasets.map((d) => d.label)).toEqual(['tab renderer (all threads)', 'network service', 'browser process', 'GPU process', 'pushlab server']);
+    expect(config.data.datasets.map((d) => d.label)).toEqual([
+      'tab renderer (all threads)',
+      'network service',
+      'browser process',
+      'GPU process',
+      'pushlab server',
+    ]);
     expect(config.data.datasets.every((d) => d.stack === 'cpu')).toBe(true);
     const ws = r.points.find((p) => p.point.id === 'smoke/ws-b20-c4-i1-full')!.summary!.cpu;
     expect(config.data.datasets.map((d) => d.data[0])).toEqual([ws.tabProcess!.mean, ws.network!.mean, ws.browser!.mean, ws.gpu!.mean, ws.server.mean]);
@@ -401,11 +434,26 @@ describe('the browsers of a sharded sweep', () => {
   function sharded(): Report {
     const r = load();
     const host = (id: string, other: string) => ({
-      id, origin: 'remote' as const, endpoint: `http://${id}/`, host: 'localhost', version: 'Chrome/156.0.8078.79', userAgent: 'HeadlessChrome',
-      headless: true, cores: 2, cpuModel: null, machineModel: null, architecture: 'x86-64', kind: 'x86-64 · 2 cores', procfs: false,
-      serverSharesHost: true, sharesHostWith: [other],
+      id,
+      origin: 'remote' as const,
+      endpoint: `http://${id}/`,
+      host: 'localhost',
+      version: 'Chrome/156.0.8078.79',
+      userAgent: 'HeadlessChrome',
+      headless: true,
+      cores: 2,
+      cpuModel: null,
+      machineModel: null,
+      architecture: 'x86-64',
+      kind: 'x86-64 · 2 cores',
+      procfs: false,
+      serverSharesHost: true,
+      sharesHostWith: [other],
     });
-    r.hosts = [host('127.0.0.1:9222', '127.0.0.1:9223'), { ...host('127.0.0.1:9223', '127.0.0.1:9222'), lost: { at: '2026-11-24T15:55:00.000Z', error: 'Target closed' } }];
+    r.hosts = [
+      host('127.0.0.1:9222', '127.0.0.1:9223'),
+      { ...host('127.0.0.1:9223', '127.0.0.1:9222'), lost: { at: '2026-11-24T15:55:00.000Z', error: 'Target closed' } },
+    ];
     r.points.forEach((p, i) => p.repeats.forEach((rep) => (rep.browserId = r.hosts![i % 2].id)));
     for (const round of r.rounds) {
       round.hostCeilings = [
@@ -444,9 +492,13 @@ describe('the browsers of a sharded sweep', () => {
     expect(runHeader(r).fields.find((f) => f.label === 'JSON.parse ceiling')!.value).toBe('per browser (Browsers, below)');
   });
 
-  it('names the Grid node a session ran on (its machine, not the hub in se:cdp), and a clock on the server\'s machine as not applied', () => {
+  it("names the Grid node a session ran on (its machine, not the hub in se:cdp), and a clock on the server's machine as not applied", () => {
     const r = sharded();
-    r.hosts![0] = { ...r.hosts![0], gridNode: { id: 'df0ae9af-adb8-476f-b542-bab79bd67259', uri: 'http://10.0.0.7:5555' }, clock: { offsetMs: 1.928, uncertaintyMs: 3.3 } };
+    r.hosts![0] = {
+      ...r.hosts![0],
+      gridNode: { id: 'df0ae9af-adb8-476f-b542-bab79bd67259', uri: 'http://10.0.0.7:5555' },
+      clock: { offsetMs: 1.928, uncertaintyMs: 3.3 },
+    };
     r.hosts![1] = { ...r.hosts![1], serverSharesHost: false, clock: { offsetMs: -0.4, uncertaintyMs: 0.8 } };
     const [onGrid, apart] = browserRows(r);
     expect(onGrid.gridNode).toBe('Grid node http://10.0.0.7:5555, id df0ae9af');
@@ -466,10 +518,12 @@ describe('the one check and the file that travels', () => {
     const v1 = { ...JSON.parse(fixtureText), schemaVersion: 1 };
     expect(() => parseReport(v1, 'old.json')).toThrow('old.json: this build reads schemaVersion 3, and 2 converted to it on read; got 1');
     expect(() => parseReport(v1, 'old.json')).toThrow(PushlabError);
-    expect(() => parseReportText('{', 'x.json')).toThrow("x.json: not valid JSON: line 1, column 2: expected a property name in double quotes, found the end of the text");
+    expect(() => parseReportText('{', 'x.json')).toThrow(
+      'x.json: not valid JSON: line 1, column 2: expected a property name in double quotes, found the end of the text',
+    );
     const broken = JSON.parse(fixtureText);
     broken.points[2].point.batch = 'many';
-    expect(() => parseReport(broken, 'b.json')).toThrow("b.json: points[2].point.batch must be an integer from 1 to 10000, got \"many\"");
+    expect(() => parseReport(broken, 'b.json')).toThrow('b.json: points[2].point.batch must be an integer from 1 to 10000, got "many"');
   });
 
   it('embeds the report so no string can close the script element', () => {
@@ -483,7 +537,11 @@ describe('the one check and the file that travels', () => {
   });
 
   it('the served index: names from either listing shape, one entry per run with its headline', () => {
-    expect(runNamesFromListing({ dirs: ['example', '20261122-010000', '20261123-010000'], files: [] })).toEqual(['20261123-010000', '20261122-010000', 'example']);
+    expect(runNamesFromListing({ dirs: ['example', '20261122-010000', '20261123-010000'], files: [] })).toEqual([
+      '20261123-010000',
+      '20261122-010000',
+      'example',
+    ]);
     expect(runNamesFromListing(['README.md', 'a/'])).toEqual(['a']);
     const entry = runEntry('x', load());
     expect(entry.headline).toMatch(/^8 points × 3 repeats · best ws .* EPS · best sse .* EPS$/);

@@ -21,7 +21,10 @@ describe('roundOrder', () => {
     for (let round = 0; round < 6; round++) {
       const order = roundOrder(points, round, 7);
       for (const p of points) {
-        const partners = order.map((q, i) => ({ q, i })).filter(({ q }) => pairKey(q) === pairKey(p)).map(({ i }) => i);
+        const partners = order
+          .map((q, i) => ({ q, i }))
+          .filter(({ q }) => pairKey(q) === pairKey(p))
+          .map(({ i }) => i);
         expect(Math.max(...partners) - Math.min(...partners)).toBe(partners.length - 1);
       }
     }

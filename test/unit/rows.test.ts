@@ -37,7 +37,7 @@ describe('RowPool.rows (small pool)', () => {
     expect(parse(pool.rows(2, 3)).map((r) => r[0])).toEqual([6, 0, 1]);
   });
 
-  it('serves the same rows makeRow builds, on both sides of the wrap (past it, the next second\'s speeds)', () => {
+  it("serves the same rows makeRow builds, on both sides of the wrap (past it, the next second's speeds)", () => {
     const rows = parse(pool.rows(2, 3));
     expect(rows[0]).toEqual(makeRow(6, EPOCH));
     expect(rows.map(withoutSpeed)).toEqual([6, 0, 1].map((i) => withoutSpeed(makeRow(i, EPOCH))));

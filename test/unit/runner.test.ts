@@ -28,7 +28,11 @@ class FakeSource extends EventEmitter<RepeatEvents> implements RepeatSource {
   readonly calls: { id: string; round: number; ceiling: number | null }[] = [];
   constructor(
     private readonly eps: Figure,
-    private readonly opts: { abortAfter?: { count: number; controller: AbortController }; fail?: (p: Point, round: number) => boolean; p99?: (p: Point) => number } = {},
+    private readonly opts: {
+      abortAfter?: { count: number; controller: AbortController };
+      fail?: (p: Point, round: number) => boolean;
+      p99?: (p: Point) => number;
+    } = {},
   ) {
     super();
   }
@@ -51,7 +55,10 @@ const ceilings = async (needs: readonly { batch: number }[]): Promise<ParseCeili
   needs.map(({ batch }) => ({ batch, eventsPerSec: 1_000_000 + batch, messages: 200, bytesPerMessage: 100, durationMs: 1000 }));
 
 function freshReport(points: Point[], options: Partial<Report['options']> = {}): Report {
-  return reportOf(points.map(emptyResult), { finishedAt: null, options: { repeats: 3, seed: 42, auto: false, maxRepeats: 10, timeBudgetSec: null, findMax: false, retries: 0, file: 'scenarios.json', ...options } });
+  return reportOf(points.map(emptyResult), {
+    finishedAt: null,
+    options: { repeats: 3, seed: 42, auto: false, maxRepeats: 10, timeBudgetSec: null, findMax: false, retries: 0, file: 'scenarios.json', ...options },
+  });
 }
 
 const steady: Figure = (p) => p.offeredEventsPerSec * 0.9;
@@ -63,10 +70,7 @@ async function run(report: Report, source: FakeSource, signal?: AbortSignal, sea
   return { outcome, saved };
 }
 
-const repeatSet = (r: Report) =>
-  r.points
-    .flatMap((p) => p.repeats.map((x) => `${p.point.id}@${x.round}`))
-    .sort();
+const repeatSet = (r: Report) => r.points.flatMap((p) => p.repeats.map((x) => `${p.point.id}@${x.round}`)).sort();
 
 describe('Runner rounds', () => {
   it('measures every point once per round, in the seeded order with transport pairs adjacent', async () => {
@@ -172,7 +176,9 @@ describe('Runner find-max wiring', () => {
     const searches = searchesFor(file, file.scenarios, false);
     const report = freshReport([], { repeats: 2 });
     // Up to LIMIT the page takes everything; past it, it falls behind and latency grows.
-    const source = new FakeSource((p) => (p.batch <= LIMIT ? p.offeredEventsPerSec : p.offeredEventsPerSec * 0.8), { p99: (p) => (p.batch <= LIMIT ? 5 : 900) });
+    const source = new FakeSource((p) => (p.batch <= LIMIT ? p.offeredEventsPerSec : p.offeredEventsPerSec * 0.8), {
+      p99: (p) => (p.batch <= LIMIT ? 5 : 900),
+    });
     expect((await run(report, source, undefined, searches)).outcome).toBe('done');
     const [s] = report.saturation;
     expect(s).toMatchObject({ scenario: 'knee', transport: 'sse', varied: 'batch', fixed: { concurrency: 10 }, range: { min: 10, max: 1000 } });
@@ -231,7 +237,9 @@ describe('Runner find-max wiring', () => {
   it("reports a search's repeats as it goes: a count that moves and a shrinking estimate of the rest", async () => {
     const searches = searchesFor(file, file.scenarios, false);
     const report = freshReport([], { repeats: 2 });
-    const source = new FakeSource((p) => (p.batch <= LIMIT ? p.offeredEventsPerSec : p.offeredEventsPerSec * 0.8), { p99: (p) => (p.batch <= LIMIT ? 5 : 900) });
+    const source = new FakeSource((p) => (p.batch <= LIMIT ? p.offeredEventsPerSec : p.offeredEventsPerSec * 0.8), {
+      p99: (p) => (p.batch <= LIMIT ? 5 : 900),
+    });
     const runner = new Runner({ repeats: source, ceilings });
     const seen: { done: number; planned: number; remainingSec: number }[] = [];
     let planned0 = 0;

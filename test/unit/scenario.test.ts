@@ -48,10 +48,7 @@ describe('parseScenarioFile', () => {
 
   it('names the path, the rule and the value of an out-of-range array element', () => {
     rejects({ scenarios: [{ id: 'a', batch: [1, 0], concurrency: 1 }] }, 'scenarios.json: scenarios[0].batch[1] must be ≥ 1, got 0');
-    rejects(
-      { scenarios: [one, { id: 'b', batch: 1, concurrency: [2, 501] }] },
-      'scenarios.json: scenarios[1].concurrency[1] must be ≤ 500, got 501',
-    );
+    rejects({ scenarios: [one, { id: 'b', batch: 1, concurrency: [2, 501] }] }, 'scenarios.json: scenarios[1].concurrency[1] must be ≤ 500, got 501');
   });
 
   it('names scalar range errors, in scenarios and in defaults', () => {
@@ -67,10 +64,7 @@ describe('parseScenarioFile', () => {
       { scenarios: [{ ...one, transport: ['ws', 'wss'] }] },
       `scenarios.json: scenarios[0].transport[1] must be one of ${TRANSPORTS.join(', ')}, got "wss"`,
     );
-    rejects(
-      { scenarios: [{ ...one, render: 'fancy' }] },
-      'scenarios.json: scenarios[0].render must be one of full, chart, none, got "fancy"',
-    );
+    rejects({ scenarios: [{ ...one, render: 'fancy' }] }, 'scenarios.json: scenarios[0].render must be one of full, chart, none, got "fancy"');
   });
 
   it('refuses bad tabs, display and compression values, naming the field, the value and what is allowed', () => {
@@ -78,8 +72,14 @@ describe('parseScenarioFile', () => {
     rejects({ scenarios: [{ ...one, tabs: [1, 5] }] }, 'scenarios.json: scenarios[0].tabs[1] must be ≤ 4, got 5');
     rejects({ scenarios: [{ ...one, tabs: 1.5 }] }, 'scenarios.json: scenarios[0].tabs must be an integer, got 1.5');
     rejects({ scenarios: [{ ...one, display: 'window' }] }, 'scenarios.json: scenarios[0].display must be one of headless, headful, got "window"');
-    rejects({ scenarios: [{ ...one, compression: ['off', 'brotli'] }] }, 'scenarios.json: scenarios[0].compression[1] must be one of off, deflate, gzip, got "brotli"');
-    rejects({ scenarios: [{ ...one, compression: ['gzip', 'gzip'] }] }, 'scenarios.json: scenarios[0].compression must list each value once, got ["gzip","gzip"]');
+    rejects(
+      { scenarios: [{ ...one, compression: ['off', 'brotli'] }] },
+      'scenarios.json: scenarios[0].compression[1] must be one of off, deflate, gzip, got "brotli"',
+    );
+    rejects(
+      { scenarios: [{ ...one, compression: ['gzip', 'gzip'] }] },
+      'scenarios.json: scenarios[0].compression must list each value once, got ["gzip","gzip"]',
+    );
   });
 
   it('rejects unknown fields, in a scenario and at the top level', () => {
@@ -87,18 +87,12 @@ describe('parseScenarioFile', () => {
       { scenarios: [{ ...one, bogus: 2 }] },
       "scenarios.json: scenarios[0] has unknown field 'bogus'; allowed fields are in protocol/scenarios.schema.json",
     );
-    rejects(
-      { scenarios: [one], extra: 1 },
-      "scenarios.json: (top level) has unknown field 'extra'; allowed fields are in protocol/scenarios.schema.json",
-    );
+    rejects({ scenarios: [one], extra: 1 }, "scenarios.json: (top level) has unknown field 'extra'; allowed fields are in protocol/scenarios.schema.json");
   });
 
   it('rejects missing or malformed ids and a missing scenario list', () => {
     rejects({ scenarios: [{ batch: 1, concurrency: 1 }] }, "scenarios.json: scenarios[0] is missing required field 'id'");
-    rejects(
-      { scenarios: [{ ...one, id: 'A b' }] },
-      'scenarios.json: scenarios[0].id must be lower-case letters, digits and dashes, got "A b"',
-    );
+    rejects({ scenarios: [{ ...one, id: 'A b' }] }, 'scenarios.json: scenarios[0].id must be lower-case letters, digits and dashes, got "A b"');
     rejects({}, "scenarios.json: (top level) is missing required field 'scenarios'");
     rejects(null, 'scenarios.json: (top level) must be an object, got null');
   });
@@ -127,14 +121,23 @@ describe('parseScenarioFile', () => {
     expect(parseScenarioFile(ok)).toEqual(ok);
   });
 
-  it('checks findMax: a range within the factor\'s limits, and one value of every other factor', () => {
-    rejects({ scenarios: [{ ...one, findMax: { vary: 'batch', min: 50, max: 10 } }] }, 'scenarios.json: scenarios[0].findMax.min must be ≤ max, got min 50 and max 10');
-    rejects({ scenarios: [{ ...one, findMax: { vary: 'concurrency', min: 1, max: 600 } }] }, "scenarios.json: scenarios[0].findMax.max must be ≤ 500 for vary 'concurrency', got 600");
+  it("checks findMax: a range within the factor's limits, and one value of every other factor", () => {
+    rejects(
+      { scenarios: [{ ...one, findMax: { vary: 'batch', min: 50, max: 10 } }] },
+      'scenarios.json: scenarios[0].findMax.min must be ≤ max, got min 50 and max 10',
+    );
+    rejects(
+      { scenarios: [{ ...one, findMax: { vary: 'concurrency', min: 1, max: 600 } }] },
+      "scenarios.json: scenarios[0].findMax.max must be ≤ 500 for vary 'concurrency', got 600",
+    );
     rejects(
       { scenarios: [{ id: 'a', concurrency: [1, 2], findMax: { vary: 'batch', min: 1, max: 10 } }] },
-      "scenarios.json: scenarios[0].findMax searches batch, so concurrency must be one value, got [1,2]",
+      'scenarios.json: scenarios[0].findMax searches batch, so concurrency must be one value, got [1,2]',
     );
-    rejects({ scenarios: [{ ...one, findMax: { vary: 'rate', min: 1, max: 2 } }] }, 'scenarios.json: scenarios[0].findMax.vary must be one of batch, concurrency, got "rate"');
+    rejects(
+      { scenarios: [{ ...one, findMax: { vary: 'rate', min: 1, max: 2 } }] },
+      'scenarios.json: scenarios[0].findMax.vary must be one of batch, concurrency, got "rate"',
+    );
     // A search along batch needs no batch: the scenario then has no fixed points.
     const search = { scenarios: [{ id: 's', concurrency: 10, transport: 'sse' as const, findMax: { vary: 'batch' as const, min: 10, max: 1000 } }] };
     expect(selectPoints(parseScenarioFile(search))).toEqual([]);
@@ -241,7 +244,15 @@ describe('expandScenario', () => {
   });
 
   it('multiplies pollMs into poll points only, origins into main-origin transports only, and devtools into all; counts match', () => {
-    const s = { id: 's', batch: 20, concurrency: 4, transport: ['poll', 'sse-h1', 'ws-h2', 'fetch'] as Transport[], pollMs: [20, 50], origins: [1, 2], devtools: ['off', 'network'] as DevtoolsMode[] };
+    const s = {
+      id: 's',
+      batch: 20,
+      concurrency: 4,
+      transport: ['poll', 'sse-h1', 'ws-h2', 'fetch'] as Transport[],
+      pollMs: [20, 50],
+      origins: [1, 2],
+      devtools: ['off', 'network'] as DevtoolsMode[],
+    };
     const points = expandScenario(s);
     expect(points.map((p) => p.id)).toEqual([
       's/poll-b20-c4-i1-full-p20',
@@ -295,7 +306,12 @@ describe('expandScenario', () => {
       'f/ws-b20-c4-i1-full-t2-hf-deflate',
     ]);
     expect(ids.filter((id) => id.startsWith('f/sse-') && id.endsWith('-gzip'))).toHaveLength(4);
-    expect(ids.filter((id) => id.startsWith('f/poll-'))).toEqual(['f/poll-b20-c4-i1-full-p50', 'f/poll-b20-c4-i1-full-p50-hf', 'f/poll-b20-c4-i1-full-p50-t2', 'f/poll-b20-c4-i1-full-p50-t2-hf']);
+    expect(ids.filter((id) => id.startsWith('f/poll-'))).toEqual([
+      'f/poll-b20-c4-i1-full-p50',
+      'f/poll-b20-c4-i1-full-p50-hf',
+      'f/poll-b20-c4-i1-full-p50-t2',
+      'f/poll-b20-c4-i1-full-p50-t2-hf',
+    ]);
     const [plain, deflate] = points;
     // A named display stays on the point (its repeats record the browser); defaults stay out.
     expect(plain).toMatchObject({ display: 'headless' });
@@ -325,10 +341,7 @@ describe('expandScenario', () => {
   });
 
   it('lets the scenario override the file defaults, which override the built-ins', () => {
-    const points = expandScenario(
-      { id: 's', batch: 1, warmupSec: 1 },
-      { concurrency: 2, transport: 'sse', warmupSec: 9, measureSec: 3, render: 'chart' },
-    );
+    const points = expandScenario({ id: 's', batch: 1, warmupSec: 1 }, { concurrency: 2, transport: 'sse', warmupSec: 9, measureSec: 3, render: 'chart' });
     expect(points).toHaveLength(1);
     expect(points[0]).toMatchObject({ transport: 'sse', concurrency: 2, warmupSec: 1, measureSec: 3, render: 'chart' });
   });
@@ -361,18 +374,11 @@ describe('selectPoints', () => {
   });
 
   it('expands the named scenarios in the order given', () => {
-    expect(selectPoints(file, ['c', 'a']).map((p) => p.id)).toEqual([
-      'c/ws-b4-c1-i1-full',
-      'c/sse-b4-c1-i1-full',
-      'a/ws-b1-c1-i1-full',
-      'a/ws-b2-c1-i1-full',
-    ]);
+    expect(selectPoints(file, ['c', 'a']).map((p) => p.id)).toEqual(['c/ws-b4-c1-i1-full', 'c/sse-b4-c1-i1-full', 'a/ws-b1-c1-i1-full', 'a/ws-b2-c1-i1-full']);
   });
 
   it('rejects an unknown id, listing the known ones', () => {
-    expect(() => selectPoints(file, ['zzz'])).toThrow(
-      "--scenario names 'zzz', which is neither a scenario nor a group in the scenario file; known: a, b, c",
-    );
+    expect(() => selectPoints(file, ['zzz'])).toThrow("--scenario names 'zzz', which is neither a scenario nor a group in the scenario file; known: a, b, c");
   });
 
   it('expands a group to its members, each scenario once', () => {
@@ -446,7 +452,12 @@ describe('the point limit', () => {
       's.json: the selected scenarios expand to 2,001 points (a 1,000, b 1,000, c 1); a sweep runs at most 2,000: select fewer with --scenario, or shorten the arrays (each one multiplies the others)',
     );
     // 10 factors of 10 values: counted, not built.
-    const huge = { id: 'huge', batch: Array.from({ length: 100 }, (_, i) => i + 1), concurrency: Array.from({ length: 100 }, (_, i) => i + 1), intervalMs: Array.from({ length: 100 }, (_, i) => i + 1) };
+    const huge = {
+      id: 'huge',
+      batch: Array.from({ length: 100 }, (_, i) => i + 1),
+      concurrency: Array.from({ length: 100 }, (_, i) => i + 1),
+      intervalMs: Array.from({ length: 100 }, (_, i) => i + 1),
+    };
     expect(() => checkPointCount([huge], undefined, 's.json')).toThrow(/expand to 2,000,000 points \(huge 2,000,000\)/);
   });
 });

@@ -42,7 +42,12 @@ describe('settle', () => {
   };
 
   it('returns at the first settled probe', async () => {
-    const s = scripted([{ p50Ms: 400, batchesBehind: 0 }, { p50Ms: 120, batchesBehind: 0 }, { p50Ms: 2, batchesBehind: 1 }, { p50Ms: 900, batchesBehind: 0 }]);
+    const s = scripted([
+      { p50Ms: 400, batchesBehind: 0 },
+      { p50Ms: 120, batchesBehind: 0 },
+      { p50Ms: 2, batchesBehind: 1 },
+      { p50Ms: 900, batchesBehind: 0 },
+    ]);
     const o = await settle(s.probe, { intervalMs: 1, concurrency: 4, budgetMs: 10_000 });
     expect(o.settled).toBe(true);
     expect(s.asked).toEqual([250, 250, 250]);
@@ -50,7 +55,13 @@ describe('settle', () => {
   });
 
   it('gives up early on an overloaded point whose backlog does not drain', async () => {
-    const s = scripted([{ p50Ms: 80, batchesBehind: 0 }, { p50Ms: 60, batchesBehind: 0 }, { p50Ms: 200, batchesBehind: 0 }, { p50Ms: 190, batchesBehind: 0 }, { p50Ms: 700, batchesBehind: 0 }]);
+    const s = scripted([
+      { p50Ms: 80, batchesBehind: 0 },
+      { p50Ms: 60, batchesBehind: 0 },
+      { p50Ms: 200, batchesBehind: 0 },
+      { p50Ms: 190, batchesBehind: 0 },
+      { p50Ms: 700, batchesBehind: 0 },
+    ]);
     const o = await settle(s.probe, { intervalMs: 1, concurrency: 4, budgetMs: 60_000 });
     expect(o).toMatchObject({ settled: false, diverging: true });
     // 80 → 60 fell by a quarter (draining), so the stuck run is 200, 190 (−5%), 700: probes 3–5.
@@ -59,7 +70,13 @@ describe('settle', () => {
   });
 
   it('keeps waiting while a backlog drains, however slowly it started', async () => {
-    const s = scripted([{ p50Ms: 900, batchesBehind: 0 }, { p50Ms: 600, batchesBehind: 0 }, { p50Ms: 300, batchesBehind: 0 }, { p50Ms: 120, batchesBehind: 0 }, { p50Ms: 20, batchesBehind: 0 }]);
+    const s = scripted([
+      { p50Ms: 900, batchesBehind: 0 },
+      { p50Ms: 600, batchesBehind: 0 },
+      { p50Ms: 300, batchesBehind: 0 },
+      { p50Ms: 120, batchesBehind: 0 },
+      { p50Ms: 20, batchesBehind: 0 },
+    ]);
     const o = await settle(s.probe, { intervalMs: 1, concurrency: 4, budgetMs: 60_000 });
     expect(o).toMatchObject({ settled: true, diverging: false });
     expect(s.asked).toHaveLength(5);

@@ -29,7 +29,15 @@ function samples(k: Knobs): [Sample, Sample] {
     transport: 'sse',
     concurrency: 2,
     open: 2,
-    counters: { events: 2 * k.perConnEps * s, batches: (2 * k.perConnEps * s) / 100, bytes: 2 * k.perConnEps * s * 130, gaps: 0, duplicates: 0, reconnects: 0, errors: 0 },
+    counters: {
+      events: 2 * k.perConnEps * s,
+      batches: (2 * k.perConnEps * s) / 100,
+      bytes: 2 * k.perConnEps * s * 130,
+      gaps: 0,
+      duplicates: 0,
+      reconnects: 0,
+      errors: 0,
+    },
     batchesPerConnection: [(k.perConnEps * s) / 100, (k.perConnEps * s) / 100],
     latency,
   });
@@ -152,8 +160,16 @@ describe('summarise', () => {
     expect(r.server!.batchesBehind).toBe(500);
   });
 
-  it('reads each parsing Worker\'s own CPU, in creation order, and calls saturated Workers client-bound', () => {
-    const r = run({ perConnEps: 60_000, mainBusy: 0.1, serverGeneratedPerSec: 1000, shedPerSec: 300, hostBusy: 0.8, parse: 'worker', workerBusy: [0.96, 0.93] });
+  it("reads each parsing Worker's own CPU, in creation order, and calls saturated Workers client-bound", () => {
+    const r = run({
+      perConnEps: 60_000,
+      mainBusy: 0.1,
+      serverGeneratedPerSec: 1000,
+      shedPerSec: 300,
+      hostBusy: 0.8,
+      parse: 'worker',
+      workerBusy: [0.96, 0.93],
+    });
     expect(r.cpu!.tabThreads!.workers).toEqual([96, 93]);
     expect(r.cpu!.tabThreads!.main).toBe(10);
     expect(r.verdict).toBe('client-bound');
@@ -167,7 +183,15 @@ describe('summarise', () => {
   });
 
   it('does not blame Workers that had CPU to spare', () => {
-    const r = run({ perConnEps: 60_000, mainBusy: 0.1, serverGeneratedPerSec: 1000, shedPerSec: 300, hostBusy: 0.97, parse: 'worker', workerBusy: [0.7, 0.65] });
+    const r = run({
+      perConnEps: 60_000,
+      mainBusy: 0.1,
+      serverGeneratedPerSec: 1000,
+      shedPerSec: 300,
+      hostBusy: 0.97,
+      parse: 'worker',
+      workerBusy: [0.7, 0.65],
+    });
     expect(r.verdict).toBe('host-bound');
   });
 });
@@ -240,7 +264,7 @@ describe('summarise, several tabs', () => {
     expect(r.latency.p99Ms).toBe(9);
   });
 
-  it('finds every tab\'s streams in /stats by its client tag', () => {
+  it("finds every tab's streams in /stats by its client tag", () => {
     expect(r.wire).toEqual({ http: { h1: 0, h2: 6 }, tcpConnections: 1, stalled: 0 });
     expect(r.tabs!.map((t) => t.wire)).toEqual(clients.map(() => ({ http: { h1: 0, h2: 2 }, tcpConnections: 1, stalled: 0 })));
   });

@@ -47,7 +47,10 @@ describe('sustains over repeats', () => {
   });
 
   it('calls the interval a CI once the order statistics reach 95% (6 repeats or more)', () => {
-    const s = sustains([10, 11, 12, 13, 14, 15, 16, 17, 18].map((p) => r(1, p)), target);
+    const s = sustains(
+      [10, 11, 12, 13, 14, 15, 16, 17, 18].map((p) => r(1, p)),
+      target,
+    );
     expect(s.reasons[0]).toContain('median p99 14 ms ≤ 50 ms (CI 11–17)');
   });
 
@@ -86,7 +89,10 @@ describe('sustains over repeats', () => {
   it('reads report repeats: shed from the server, stalled connections from the wire, failures as failed', () => {
     const p = { ...point('sse-h1', 10, 10), transport: 'sse-h1' as const };
     const ok = measured(p, { round: 0, eps: p.offeredEventsPerSec, p99: 20 });
-    const stalled = { ...measured(p, { round: 1, eps: p.offeredEventsPerSec * 0.6, p99: 20 }), wire: { http: { h1: 6, h2: 0 }, tcpConnections: 6, stalled: 4 } };
+    const stalled = {
+      ...measured(p, { round: 1, eps: p.offeredEventsPerSec * 0.6, p99: 20 }),
+      wire: { http: { h1: 6, h2: 0 }, tcpConnections: 6, stalled: 4 },
+    };
     const s = pointSustains(p, [ok, stalled, failed(2)], target);
     expect(s.sustains).toBe(false);
     expect(s.reasons).toContain("4 of 10 connections never opened (stalled behind the browser's 6 per host) in 1 of 3 repeats");

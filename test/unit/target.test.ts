@@ -28,7 +28,9 @@ describe('parseRate', () => {
     expect(refusal(parseRate('fast')).message).toMatch(/^--rate is not a number;/);
     expect(refusal(parseRate('0x10')).message).toMatch(/^--rate is not a number;/);
     expect(refusal(parseRate('300 kk')).message).toMatch(/^--rate is not a rate;/);
-    expect(refusal(parseRate('41M')).message).toBe(`--rate is above what the server can send (10000 rows every 1 ms on 4 connections); it takes ${allowed}; got '41M'`);
+    expect(refusal(parseRate('41M')).message).toBe(
+      `--rate is above what the server can send (10000 rows every 1 ms on 4 connections); it takes ${allowed}; got '41M'`,
+    );
     // The bound follows the server's batch limit, not a number of its own.
     expect(RATE_EVENTS_PER_SEC.max).toBe(LIMITS.batch.max * 4 * 1000);
     expect(value(parseRate('40M'))).toBe(40e6);

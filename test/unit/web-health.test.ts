@@ -44,7 +44,11 @@ describe('judgeHealth', () => {
 
   it("says client-bound with the main thread and this run's shed count, in the sweep's terms", () => {
     const h = judgeHealth(
-      input({ windowEvents: 600_000, cpu: reading(98), server: { first: server(0, 1_000, 0), windowStart: server(100_000, 2_000, 10_000), now: server(150_000, 32_000, 15_000) } }),
+      input({
+        windowEvents: 600_000,
+        cpu: reading(98),
+        server: { first: server(0, 1_000, 0), windowStart: server(100_000, 2_000, 10_000), now: server(150_000, 32_000, 15_000) },
+      }),
       NOW,
     );
     expect(h.behind).toBe(true);
@@ -67,7 +71,10 @@ describe('judgeHealth', () => {
   });
 
   it('calls a server that fell behind its schedule without shedding server-bound', () => {
-    const h = judgeHealth(input({ windowEvents: 500_000, server: { first: server(0, 0, 0), windowStart: server(100_000, 0, 10_000), now: server(125_000, 0, 15_000) } }), NOW);
+    const h = judgeHealth(
+      input({ windowEvents: 500_000, server: { first: server(0, 0, 0), windowStart: server(100_000, 0, 10_000), now: server(125_000, 0, 15_000) } }),
+      NOW,
+    );
     expect(h.limit?.verdict).toBe('server-bound');
     expect(h.text).toContain('the server generated only 50.0% of its schedule');
   });
@@ -85,7 +92,12 @@ describe('RunServerTally', () => {
       ({ id, client, generated, shed, behind: 1, intervalMs: 1 }) as ServerStats['connections'][number];
     const stats = (connections: ServerStats['connections']) => ({ nowMs: 1000, cpuUserUs: 5, cpuSystemUs: 5, connections }) as ServerStats;
     const t = new RunServerTally('lab-a');
-    expect(t.add(stats([conn(1, 'lab-a', 100, 3), conn(2, 'other', 900, 90), conn(3, 'lab-a', 50, 1)]))).toMatchObject({ generated: 150, shed: 4, behind: 2, duePerSec: 2000 });
+    expect(t.add(stats([conn(1, 'lab-a', 100, 3), conn(2, 'other', 900, 90), conn(3, 'lab-a', 50, 1)]))).toMatchObject({
+      generated: 150,
+      shed: 4,
+      behind: 2,
+      duePerSec: 2000,
+    });
     expect(t.add(stats([conn(3, 'lab-a', 60, 2)]))).toMatchObject({ generated: 160, shed: 5, behind: 1, duePerSec: 1000 });
   });
 });

@@ -83,7 +83,7 @@ function flechettePass(preamble: Uint8Array): Pass {
 /** The schema and dictionary messages at the start of the first message (everything before its record batch). */
 function preambleOf(first: Uint8Array): Uint8Array {
   const view = new DataView(first.buffer, first.byteOffset, first.byteLength);
-  for (let at = ARROW_HEAD_BYTES; ; ) {
+  for (let at = ARROW_HEAD_BYTES; ;) {
     // An IPC message: 0xFFFFFFFF, its metadata's length, the metadata (which holds the body's length), the body.
     const metaLength = view.getInt32(at + 4, true);
     const message = Message.decode(first.subarray(at + 8, at + 8 + metaLength));

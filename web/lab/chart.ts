@@ -10,16 +10,7 @@
  * arrived; animation, parsing, hit-testing events and tick auto-skipping are off, and the
  * x axis has a fixed range instead of one computed from the data.
  */
-import {
-  Chart,
-  Filler,
-  Legend,
-  LinearScale,
-  LineController,
-  LineElement,
-  PointElement,
-  type ChartDataset,
-} from 'chart.js';
+import { Chart, Filler, Legend, LinearScale, LineController, LineElement, PointElement, type ChartDataset } from 'chart.js';
 
 Chart.register(LineController, LineElement, PointElement, LinearScale, Legend, Filler);
 
@@ -135,12 +126,9 @@ export class LiveCharts {
       ],
       { ms: 'latency per 1 s, ms' },
     );
-    this.speed = lineChart(
-      canvases.speed,
-      'speed',
-      [{ label: 'max speed of the rows received per 1 s', color: '#7c3aed', axis: 'speed' }],
-      { speed: 'km/h (each device random-walks)' },
-    );
+    this.speed = lineChart(canvases.speed, 'speed', [{ label: 'max speed of the rows received per 1 s', color: '#7c3aed', axis: 'speed' }], {
+      speed: 'km/h (each device random-walks)',
+    });
     this.cpu = lineChart(canvases.cpu, 'cpu', [...CPU_SERIES], { cpu: '% of one core (stacked)' }, true);
   }
 

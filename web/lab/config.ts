@@ -1,7 +1,20 @@
 /** Validates `pushlab.start()` config and URL parameters: errors name the field, value and range. */
 import { inRange, LIMITS, parseDecimal, rangeText, type Range } from '../../protocol/limits.js';
 import type { PageConfig } from '../../protocol/page-api.js';
-import { carries, COMPRESSIONS, compressionMismatch, DEFAULT_POLL_MS, ENCODINGS, PARSE_MODES, RENDER_MODES, TRANSPORTS, transportsCarrying, type Compression, type Encoding, type Transport } from '../../protocol/wire.js';
+import {
+  carries,
+  COMPRESSIONS,
+  compressionMismatch,
+  DEFAULT_POLL_MS,
+  ENCODINGS,
+  PARSE_MODES,
+  RENDER_MODES,
+  TRANSPORTS,
+  transportsCarrying,
+  type Compression,
+  type Encoding,
+  type Transport,
+} from '../../protocol/wire.js';
 
 export const DEFAULT_RENDER_EVERY_MS = 200;
 export const DEFAULT_TABLE_ROWS = 1000;

@@ -111,7 +111,10 @@ const api: PushlabApi = {
     recorded.textContent = `recording ${config.transport} ${config.batch} × ${config.concurrency} every ${config.intervalMs} ms, ${config.render}: warm-up, settle, window…`;
     try {
       const r = await window.pushlabRecord(config);
-      recorded.replaceChildren(`recorded: ${r.line} — `, Object.assign(document.createElement('a'), { href: r.viewerUrl, textContent: r.reportPath, target: '_blank' }));
+      recorded.replaceChildren(
+        `recorded: ${r.line} — `,
+        Object.assign(document.createElement('a'), { href: r.viewerUrl, textContent: r.reportPath, target: '_blank' }),
+      );
       return r;
     } catch (err) {
       recorded.textContent = `recording failed: ${err instanceof Error ? err.message : String(err)}`;

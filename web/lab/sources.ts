@@ -60,9 +60,7 @@ export class MainThreadSource implements Source {
     const ingest = this.ingest;
     const activity = this.o.onActivity;
     for (let i = 0; i < this.o.concurrency; i++) {
-      this.conns.push(
-        openConnection(this.o.transport, this.o.params, ingest.handlers(i, this.o.params, activity), this.o.transportOptions, i),
-      );
+      this.conns.push(openConnection(this.o.transport, this.o.params, ingest.handlers(i, this.o.params, activity), this.o.transportOptions, i));
     }
     await Promise.all(this.conns.map((c) => c.opened));
   }

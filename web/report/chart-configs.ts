@@ -67,9 +67,34 @@ function referenceDatasets(view: ScenarioView, value: (f: ReferenceFigure) => nu
     if (y === null) return [];
     const color = transportColor(f.transport, 2);
     if (f.x === null) {
-      return [{ label: referenceLabel(f), data: [{ x: lo, y }, { x: hi, y }], borderColor: color, backgroundColor: color, borderDash: [2, 4], borderWidth: 1.5, pointRadius: 0 }];
+      return [
+        {
+          label: referenceLabel(f),
+          data: [
+            { x: lo, y },
+            { x: hi, y },
+          ],
+          borderColor: color,
+          backgroundColor: color,
+          borderDash: [2, 4],
+          borderWidth: 1.5,
+          pointRadius: 0,
+        },
+      ];
     }
-    return [{ label: referenceLabel(f), data: [{ x: f.x, y }], showLine: false, borderColor: REFERENCE_COLOR, backgroundColor: color, pointStyle: 'star', pointRadius: 10, pointHoverRadius: 12, borderWidth: 2 }];
+    return [
+      {
+        label: referenceLabel(f),
+        data: [{ x: f.x, y }],
+        showLine: false,
+        borderColor: REFERENCE_COLOR,
+        backgroundColor: color,
+        pointStyle: 'star',
+        pointRadius: 10,
+        pointHoverRadius: 12,
+        borderWidth: 2,
+      },
+    ];
   });
 }
 
@@ -86,7 +111,14 @@ export function logTickShown(i: number, values: readonly number[]): boolean {
   return values.filter(isOneTwoFive).every((t) => Math.abs(Math.log10(values[i] / t)) > Math.log10(1.5));
 }
 
-function lineConfig(view: ScenarioView, datasets: LineDataset[], ranges: (Range[] | undefined)[], yTitle: string, formatY: (v: number) => string, options: ChartOptions): LineConfig {
+function lineConfig(
+  view: ScenarioView,
+  datasets: LineDataset[],
+  ranges: (Range[] | undefined)[],
+  yTitle: string,
+  formatY: (v: number) => string,
+  options: ChartOptions,
+): LineConfig {
   const xName = view.xFactor === 'intervalMs' ? 'interval' : (view.xFactor ?? '');
   return {
     type: 'line',
@@ -106,7 +138,18 @@ function lineConfig(view: ScenarioView, datasets: LineDataset[], ranges: (Range[
           title: { display: true, text: view.xLabel },
           grid: { color: GRID_COLOR },
           // A log axis would label every integer mantissa (1…9, 15, 20…); 1-2-5 is enough to read.
-          ticks: { maxRotation: 0, autoSkip: !options.logX, callback: (v, i, ticks) => (!options.logX || logTickShown(i, ticks.map((t) => t.value)) ? formatCompact(Number(v)) : '') },
+          ticks: {
+            maxRotation: 0,
+            autoSkip: !options.logX,
+            callback: (v, i, ticks) =>
+              !options.logX ||
+              logTickShown(
+                i,
+                ticks.map((t) => t.value),
+              )
+                ? formatCompact(Number(v))
+                : '',
+          },
         },
         y: {
           type: 'linear',
@@ -155,7 +198,14 @@ function barConfig(
       datasets: { bar: { maxBarThickness: 64 } },
       scales: {
         x: { stacked, grid: { display: false }, ticks: { maxRotation: 0, autoSkip: false, font: { size: 11 } } },
-        y: { stacked, beginAtZero: true, suggestedMax: highestWhisker(ranges), title: { display: true, text: yTitle }, grid: { color: GRID_COLOR }, ticks: { callback: (v) => formatY(Number(v)) } },
+        y: {
+          stacked,
+          beginAtZero: true,
+          suggestedMax: highestWhisker(ranges),
+          title: { display: true, text: yTitle },
+          grid: { color: GRID_COLOR },
+          ticks: { callback: (v) => formatY(Number(v)) },
+        },
       },
       plugins: {
         legend: { display: datasets.length > 1, position: 'bottom', labels: { boxWidth: 12, font: { size: 11 } } },
@@ -219,15 +269,21 @@ export function efficiencyChart(view: ScenarioView, options: ChartOptions): Line
 
 /** Where the CPU went: per-process CPU of each point stacked, means over repeats, % of one core. */
 export function cpuChart(view: ScenarioView): BarConfig {
-  const datasets = CPU_PROCESSES.map(
-    (p, i): ChartDataset<'bar', (number | null)[]> => ({
-      label: p.label,
-      data: view.cpu.map((c) => c.values[i]),
-      backgroundColor: CPU_COLORS[i],
-      borderColor: '#ffffff',
-      borderWidth: 1,
-      stack: 'cpu',
-    }),
+  const datasets = CPU_PROCESSES.map((p, i): ChartDataset<'bar', (number | null)[]> => ({
+    label: p.label,
+    data: view.cpu.map((c) => c.values[i]),
+    backgroundColor: CPU_COLORS[i],
+    borderColor: '#ffffff',
+    borderWidth: 1,
+    stack: 'cpu',
+  }));
+  return barConfig(
+    view,
+    datasets,
+    [],
+    '% of one core (100 = one core)',
+    formatPercent,
+    true,
+    view.cpu.map((c) => c.label),
   );
-  return barConfig(view, datasets, [], '% of one core (100 = one core)', formatPercent, true, view.cpu.map((c) => c.label));
 }

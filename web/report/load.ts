@@ -185,7 +185,11 @@ export interface ViewRequest {
 export function viewRequest(search: string): ViewRequest {
   const q = new URLSearchParams(search);
   const nonEmpty = (v: string | null) => (v === null || v.trim() === '' ? null : v.trim());
-  const pair = nonEmpty(q.get('scenarios'))?.split(',').map((x) => x.trim()).filter(Boolean) ?? [];
+  const pair =
+    nonEmpty(q.get('scenarios'))
+      ?.split(',')
+      .map((x) => x.trim())
+      .filter(Boolean) ?? [];
   if (pair.length !== 0 && pair.length !== 2) throw new Error(`?scenarios= takes two scenario ids, a,b; got '${q.get('scenarios') ?? ''}'`);
   return { run: nonEmpty(q.get('run')), compare: nonEmpty(q.get('compare')), scenarios: pair.length === 2 ? [pair[0], pair[1]] : null };
 }

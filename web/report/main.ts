@@ -14,7 +14,17 @@ import { parseJsonText } from '../../protocol/json-text.js';
 import type { Report } from '../../protocol/report.js';
 import type { ChartOptions } from './chart-configs.js';
 import { inert } from './inert.js';
-import { embeddedReadable, LISTING_URL, readableReport, runEntry, runNamesFromListing, runReportUrl, viewRequest, type Readable, type RunEntry } from './load.js';
+import {
+  embeddedReadable,
+  LISTING_URL,
+  readableReport,
+  runEntry,
+  runNamesFromListing,
+  runReportUrl,
+  viewRequest,
+  type Readable,
+  type RunEntry,
+} from './load.js';
 import { appendAll, comparisonSection, h, renderReport, unreadableNote, type Rendered } from './render.js';
 
 function byId<T extends HTMLElement>(id: string, type: new () => T): T {
@@ -94,7 +104,9 @@ function show({ report, refused }: Readable, comparison: Comparison | null = nul
 
 function scenarioComparison(report: Report, scenarios: [string, string] | null): Comparison | null {
   if (!scenarios) return null;
-  for (const s of scenarios) if (!report.points.some((p) => p.point.scenario === s)) throw new Error(`?scenarios=: run ${report.runId} has no scenario '${s}'; it has ${report.scenarios.join(', ')}`);
+  for (const s of scenarios)
+    if (!report.points.some((p) => p.point.scenario === s))
+      throw new Error(`?scenarios=: run ${report.runId} has no scenario '${s}'; it has ${report.scenarios.join(', ')}`);
   return compareScenarios(report, scenarios[0], scenarios[1]);
 }
 
@@ -161,7 +173,16 @@ function showIndex(entries: RunEntry[]): void {
     });
     const link = h('a', {}, e.name);
     link.href = `?${new URLSearchParams({ run: e.name }).toString()}`;
-    const tr = h('tr', {}, h('td', {}, tick), h('td', { class: 'col-pointId', title: e.name }, e.report ? link : e.name), h('td', {}, e.date), h('td', { title: e.scenarios }, e.scenarios), h('td', {}, e.chrome), h('td', { title: e.machine }, e.machine));
+    const tr = h(
+      'tr',
+      {},
+      h('td', {}, tick),
+      h('td', { class: 'col-pointId', title: e.name }, e.report ? link : e.name),
+      h('td', {}, e.date),
+      h('td', { title: e.scenarios }, e.scenarios),
+      h('td', {}, e.chrome),
+      h('td', { title: e.machine }, e.machine),
+    );
     // A run that cannot be read is listed with why; it never hides the others.
     const why = e.report ? e.error : `unreadable: ${e.error ?? 'no report'}`;
     tr.append(why ? h('td', { class: 'error', title: why }, why) : h('td', { title: e.headline }, e.headline));
@@ -169,9 +190,26 @@ function showIndex(entries: RunEntry[]): void {
     rows.push(tr);
   }
   appendAll(body, rows);
-  const head = h('tr', {}, h('th'), h('th', {}, 'run'), h('th', {}, 'started'), h('th', {}, 'scenarios'), h('th', {}, 'Chrome'), h('th', {}, 'machine'), h('th', {}, 'headline'));
+  const head = h(
+    'tr',
+    {},
+    h('th'),
+    h('th', {}, 'run'),
+    h('th', {}, 'started'),
+    h('th', {}, 'scenarios'),
+    h('th', {}, 'Chrome'),
+    h('th', {}, 'machine'),
+    h('th', {}, 'headline'),
+  );
   ui.report.replaceChildren(
-    h('section', {}, h('h2', {}, `Runs in ${LISTING_URL} (${entries.length})`), h('p', { class: 'muted' }, 'Open a run, or tick two and compare them (the older one is the baseline A).'), compareButton, h('div', { class: 'table-wrap' }, h('table', { class: 'points runs' }, h('thead', {}, head), body))),
+    h(
+      'section',
+      {},
+      h('h2', {}, `Runs in ${LISTING_URL} (${entries.length})`),
+      h('p', { class: 'muted' }, 'Open a run, or tick two and compare them (the older one is the baseline A).'),
+      compareButton,
+      h('div', { class: 'table-wrap' }, h('table', { class: 'points runs' }, h('thead', {}, head), body)),
+    ),
   );
 }
 
@@ -182,7 +220,14 @@ async function startServed(): Promise<void> {
     showStatus(`Loading ${LISTING_URL} …`, 'info');
     const names = runNamesFromListing(await fetchJson(LISTING_URL));
     // Each run on its own: one that cannot be fetched, parsed or listed is an entry saying why.
-    const entries = await Promise.all(names.map((n) => fetchRun(n).then((r) => runEntry(n, r.report, r.refused), (err: unknown) => runEntry(n, null, message(err)))));
+    const entries = await Promise.all(
+      names.map((n) =>
+        fetchRun(n).then(
+          (r) => runEntry(n, r.report, r.refused),
+          (err: unknown) => runEntry(n, null, message(err)),
+        ),
+      ),
+    );
     clearStatus();
     if (!entries.length) showStatus(`${LISTING_URL} lists no runs yet. Run a sweep, or open a report.json with the file button.`, 'info');
     showIndex(entries);
@@ -214,14 +259,22 @@ async function readFile(file: File): Promise<Readable> {
 ui.file.addEventListener('change', () => {
   const file = ui.file.files?.[0];
   ui.file.value = '';
-  if (file) readFile(file).then((r) => show(r), (error: unknown) => showStatus(`Could not open ${message(error)}`, 'error'));
+  if (file)
+    readFile(file).then(
+      (r) => show(r),
+      (error: unknown) => showStatus(`Could not open ${message(error)}`, 'error'),
+    );
 });
 
 ui.compareFile.addEventListener('change', () => {
   const file = ui.compareFile.files?.[0];
   ui.compareFile.value = '';
   const shown = current;
-  if (file && shown) readFile(file).then((base) => showComparison(comparing(() => compareReports(base.report, shown))), (error: unknown) => showStatus(`Could not compare: ${message(error)}`, 'error'));
+  if (file && shown)
+    readFile(file).then(
+      (base) => showComparison(comparing(() => compareReports(base.report, shown))),
+      (error: unknown) => showStatus(`Could not compare: ${message(error)}`, 'error'),
+    );
 });
 
 ui.csvPoints.addEventListener('click', () => current && download(`${current.runId}-points.csv`, pointsCsv(current)));
@@ -234,7 +287,10 @@ function start(): void {
   try {
     const embedded = embeddedReadable(document.getElementById('report-data')?.textContent);
     if (embedded) {
-      show(embedded, comparing(() => scenarioComparison(embedded.report, viewRequest(location.search).scenarios)));
+      show(
+        embedded,
+        comparing(() => scenarioComparison(embedded.report, viewRequest(location.search).scenarios)),
+      );
       return;
     }
   } catch (error) {

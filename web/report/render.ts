@@ -81,7 +81,11 @@ export const COMPARISON_ROWS = 1_000;
 type Child = Node | string;
 
 /** An element; its string children and title pass through `inert`. Children are appended one by one: never spread (see minOf). */
-export function h<K extends keyof HTMLElementTagNameMap>(tag: K, props: { class?: string; title?: string } = {}, ...children: Child[]): HTMLElementTagNameMap[K] {
+export function h<K extends keyof HTMLElementTagNameMap>(
+  tag: K,
+  props: { class?: string; title?: string } = {},
+  ...children: Child[]
+): HTMLElementTagNameMap[K] {
   const node = document.createElement(tag);
   if (props.class) node.className = props.class;
   if (props.title) node.title = inert(props.title);
@@ -122,7 +126,14 @@ function guarded<T extends HTMLElement | null>(part: string, make: () => T): T |
 /** The first `limit` of `items`, and the line that says how many there are when that is not all. */
 function firstOf<T>(items: readonly T[], limit: number, what: string): { shown: readonly T[]; more: HTMLElement | null } {
   if (items.length <= limit) return { shown: items, more: null };
-  return { shown: items.slice(0, limit), more: h('p', { class: 'muted too-large' }, `${formatCount(items.length)} ${what}; showing the first ${formatCount(limit)} (the CSV buttons give every one).`) };
+  return {
+    shown: items.slice(0, limit),
+    more: h(
+      'p',
+      { class: 'muted too-large' },
+      `${formatCount(items.length)} ${what}; showing the first ${formatCount(limit)} (the CSV buttons give every one).`,
+    ),
+  };
 }
 
 const SVG_NS = 'http://www.w3.org/2000/svg';
@@ -157,9 +168,19 @@ function headerSection(report: Report): HTMLElement {
   );
   const args = h('details', { class: 'launch-args' }, h('summary', {}, `Chrome launch args (${formatCount(header.launchArgs.length)})`));
   const launch = firstOf(header.launchArgs, LIST_LIMIT, 'launch args');
-  args.append(hAll('ul', {}, launch.shown.map((a) => h('li', {}, h('code', {}, a)))), ...(launch.more ? [launch.more] : []));
+  args.append(
+    hAll(
+      'ul',
+      {},
+      launch.shown.map((a) => h('li', {}, h('code', {}, a))),
+    ),
+    ...(launch.more ? [launch.more] : []),
+  );
   const section = h('section', { class: 'run-header' }, h('h2', {}, 'Run ', h('code', {}, header.runId)), line);
-  if (report.interrupted) section.append(h('p', { class: 'warning-box' }, `Interrupted before it finished${report.resumeCommand ? `; finish it with ${report.resumeCommand}` : ''}.`));
+  if (report.interrupted)
+    section.append(
+      h('p', { class: 'warning-box' }, `Interrupted before it finished${report.resumeCommand ? `; finish it with ${report.resumeCommand}` : ''}.`),
+    );
   for (const c of speedChanges(report.rounds)) section.append(h('p', { class: 'warning-box' }, `${speedChangeText(c).replace(/^u/, 'U')}.`));
   section.append(fields, args);
   return section;
@@ -173,13 +194,36 @@ function adviceSection(report: Report): HTMLElement | null {
   if (v.caveat) section.append(h('p', { class: 'warning-box' }, v.caveat));
   section.append(h('p', { class: 'advice-headline' }, v.headline));
   const details = firstOf(v.details, LIST_LIMIT, 'lines');
-  if (v.details.length) section.append(hAll('ul', { class: 'advice-details' }, details.shown.map((d) => h('li', {}, d))), ...(details.more ? [details.more] : []));
+  if (v.details.length)
+    section.append(
+      hAll(
+        'ul',
+        { class: 'advice-details' },
+        details.shown.map((d) => h('li', {}, d)),
+      ),
+      ...(details.more ? [details.more] : []),
+    );
   if (v.machine) section.append(h('p', { class: 'muted' }, v.machine));
   if (v.tried.length) {
     const tried = firstOf(v.tried, LIST_LIMIT, 'candidates');
-    const rows = tried.shown.map((t) => h('tr', { class: `outcome-${t.outcome}` }, h('td', {}, h('code', {}, t.id)), h('td', {}, t.outcome), h('td', {}, t.why)));
-    const table = h('table', { class: 'points advice-tried' }, h('thead', {}, h('tr', {}, h('th', {}, 'candidate'), h('th', {}, 'outcome'), h('th', {}, 'why'))), hAll('tbody', {}, rows));
-    section.append(h('details', {}, h('summary', {}, `Every candidate measured (${formatCount(v.tried.length)}); their repeats are the points below`), h('div', { class: 'table-wrap' }, table), ...(tried.more ? [tried.more] : [])));
+    const rows = tried.shown.map((t) =>
+      h('tr', { class: `outcome-${t.outcome}` }, h('td', {}, h('code', {}, t.id)), h('td', {}, t.outcome), h('td', {}, t.why)),
+    );
+    const table = h(
+      'table',
+      { class: 'points advice-tried' },
+      h('thead', {}, h('tr', {}, h('th', {}, 'candidate'), h('th', {}, 'outcome'), h('th', {}, 'why'))),
+      hAll('tbody', {}, rows),
+    );
+    section.append(
+      h(
+        'details',
+        {},
+        h('summary', {}, `Every candidate measured (${formatCount(v.tried.length)}); their repeats are the points below`),
+        h('div', { class: 'table-wrap' }, table),
+        ...(tried.more ? [tried.more] : []),
+      ),
+    );
   }
   return section;
 }
@@ -192,7 +236,11 @@ function failuresSection(report: Report): HTMLElement | null {
     'section',
     { class: 'failures' },
     h('h2', {}, `Failures (${formatCount(list.length)})`),
-    hAll('ul', {}, shown.map((f) => h('li', {}, h('code', {}, f.pointId), ` round ${f.round}, ${f.attempts} attempt${f.attempts === 1 ? '' : 's'}: `, f.text))),
+    hAll(
+      'ul',
+      {},
+      shown.map((f) => h('li', {}, h('code', {}, f.pointId), ` round ${f.round}, ${f.attempts} attempt${f.attempts === 1 ? '' : 's'}: `, f.text)),
+    ),
     ...(more ? [more] : []),
   );
 }
@@ -205,7 +253,20 @@ function browsersSection(report: Report): HTMLElement | null {
   const all = browserRows(report);
   if (!all.length) return null;
   const { shown: rows, more } = firstOf(all, LIST_LIMIT, 'browsers');
-  const heads = ['browser', 'endpoint', 'host', 'version', 'cores', 'CPU', 'per-thread and host CPU', 'server on its host', 'clock vs server', 'competed with', 'JSON.parse ceiling', 'points'];
+  const heads = [
+    'browser',
+    'endpoint',
+    'host',
+    'version',
+    'cores',
+    'CPU',
+    'per-thread and host CPU',
+    'server on its host',
+    'clock vs server',
+    'competed with',
+    'JSON.parse ceiling',
+    'points',
+  ];
   const body = rows.map((b) => {
     const tr = h(
       'tr',
@@ -218,8 +279,19 @@ function browsersSection(report: Report): HTMLElement | null {
       h('td', {}, b.cpu),
       h('td', {}, b.procfs),
       h('td', {}, b.serverSharesHost),
-      h('td', { title: "The browser's clock minus the server's, ± half the smallest round trip: taken off its latency figures, except on the server's own machine (one clock)" }, b.clock),
-      h('td', b.competesWith ? { class: 'warning', title: 'Browsers on one host compete for its CPU: their figures are lower than either would measure alone' } : {}, b.competesWith || 'none'),
+      h(
+        'td',
+        {
+          title:
+            "The browser's clock minus the server's, ± half the smallest round trip: taken off its latency figures, except on the server's own machine (one clock)",
+        },
+        b.clock,
+      ),
+      h(
+        'td',
+        b.competesWith ? { class: 'warning', title: 'Browsers on one host compete for its CPU: their figures are lower than either would measure alone' } : {},
+        b.competesWith || 'none',
+      ),
       h('td', {}, b.ceiling),
       h('td', { class: 'num' }, String(b.points)),
     );
@@ -230,8 +302,21 @@ function browsersSection(report: Report): HTMLElement | null {
     'section',
     { class: 'browsers' },
     h('h2', {}, `Browsers (${formatCount(all.length)})`),
-    h('p', { class: 'muted' }, "Each point's repeats ran on the browser in its host column; repeats from different kinds of host are never pooled in one figure."),
-    h('div', { class: 'table-wrap' }, h('table', { class: 'points browser-table' }, h('thead', {}, h('tr', {}, ...heads.map((t, i) => h('th', { class: i === 4 || i === 10 ? 'num' : '' }, t)))), hAll('tbody', {}, body))),
+    h(
+      'p',
+      { class: 'muted' },
+      "Each point's repeats ran on the browser in its host column; repeats from different kinds of host are never pooled in one figure.",
+    ),
+    h(
+      'div',
+      { class: 'table-wrap' },
+      h(
+        'table',
+        { class: 'points browser-table' },
+        h('thead', {}, h('tr', {}, ...heads.map((t, i) => h('th', { class: i === 4 || i === 10 ? 'num' : '' }, t)))),
+        hAll('tbody', {}, body),
+      ),
+    ),
     ...(more ? [more] : []),
     ...lost.map((b) => h('p', { class: 'warning-box' }, `Browser ${b.id} was lost mid-sweep (${b.lost}); its remaining points went to the others.`)),
   );
@@ -262,12 +347,22 @@ function knobsSection(report: Report): HTMLElement | null {
       cell(pair.find((c) => c.metric === 'rendererCpuMsPerMillionEvents')),
     );
   });
-  const head = h('tr', {}, ...['knob', 'change', 'both points', 'EPS, after ÷ before', 'renderer CPU per event, after ÷ before'].map((t, i) => h('th', { class: i > 2 ? 'num' : '' }, t)));
+  const head = h(
+    'tr',
+    {},
+    ...['knob', 'change', 'both points', 'EPS, after ÷ before', 'renderer CPU per event, after ÷ before'].map((t, i) =>
+      h('th', { class: i > 2 ? 'num' : '' }, t),
+    ),
+  );
   return h(
     'section',
     { class: 'knobs' },
     h('h2', {}, 'What each knob bought'),
-    h('p', { class: 'muted' }, 'Points of this run with the same transport, connections and offered load that differ in one setting only, paired by round: geometric mean of the per-round ratios with its 95% CI. Green: the change helped beyond the noise; red: it hurt.'),
+    h(
+      'p',
+      { class: 'muted' },
+      'Points of this run with the same transport, connections and offered load that differ in one setting only, paired by round: geometric mean of the per-round ratios with its 95% CI. Green: the change helped beyond the noise; red: it hurt.',
+    ),
     h('div', { class: 'table-wrap' }, h('table', { class: 'points knob-table' }, h('thead', {}, head), hAll('tbody', {}, rows))),
     ...(pairs.more ? [pairs.more] : []),
   );
@@ -277,14 +372,31 @@ function notesSection(report: Report): HTMLElement | null {
   const lines = noteLines(report);
   if (!lines.length) return null;
   const { shown, more } = firstOf(lines, LIST_LIMIT, 'notes');
-  return h('section', { class: 'notes' }, h('h2', {}, 'Notes'), hAll('ul', {}, shown.map((n) => h('li', {}, h('code', {}, n.pointId), ': ', n.text))), ...(more ? [more] : []));
+  return h(
+    'section',
+    { class: 'notes' },
+    h('h2', {}, 'Notes'),
+    hAll(
+      'ul',
+      {},
+      shown.map((n) => h('li', {}, h('code', {}, n.pointId), ': ', n.text)),
+    ),
+    ...(more ? [more] : []),
+  );
 }
 
 function detailsRow(row: TableRow, span: number): HTMLTableRowElement {
   const box = h('div', { class: 'details' });
   if (row.details.notes.length) box.append(h('p', {}, h('b', {}, 'Notes: '), row.details.notes.join('; ')));
   if (row.details.unsteady.length) box.append(h('p', { class: 'unsteady' }, h('b', {}, 'Unsteady: '), row.details.unsteady.join('; ')));
-  const head = h('tr', {}, h('th', {}, 'round'), h('th', {}, 'verdict'), ...REPEAT_TABLE_COLUMNS.map((c) => h('th', { class: 'num', title: c.title }, c.label)), h('th', {}, 'notes'));
+  const head = h(
+    'tr',
+    {},
+    h('th', {}, 'round'),
+    h('th', {}, 'verdict'),
+    ...REPEAT_TABLE_COLUMNS.map((c) => h('th', { class: 'num', title: c.title }, c.label)),
+    h('th', {}, 'notes'),
+  );
   const body = h('tbody');
   const repeats = firstOf(row.details.repeats, LIST_LIMIT, 'repeats');
   if (repeats.more) box.append(repeats.more);
@@ -294,7 +406,16 @@ function detailsRow(row: TableRow, span: number): HTMLTableRowElement {
         ? rep.cells.map((t) => h('td', { class: 'num' }, t))
         : [Object.assign(h('td', { class: 'error' }, rep.cells[0] ?? ''), { colSpan: REPEAT_TABLE_COLUMNS.length })];
     // Rounds counted from 1, as the notes and verdict lines count them (the JSON field is 0-based).
-    body.append(h('tr', {}, h('td', { class: 'num' }, String(rep.round + 1)), h('td', {}, verdictChip(rep.verdict)), ...cells, h('td', { class: 'repeat-notes', title: rep.notes }, rep.notes)));
+    body.append(
+      h(
+        'tr',
+        {},
+        h('td', { class: 'num' }, String(rep.round + 1)),
+        h('td', {}, verdictChip(rep.verdict)),
+        ...cells,
+        h('td', { class: 'repeat-notes', title: rep.notes }, rep.notes),
+      ),
+    );
   }
   box.append(h('table', { class: 'repeats' }, h('thead', {}, head), body));
   const td = h('td', {}, box);
@@ -336,7 +457,7 @@ function tableSection(report: Report): HTMLElement {
   const open = new Set<number>();
   let sortBy: { index: number; direction: 'asc' | 'desc' } | null = null;
   const groupRow = h('tr', { class: 'groups' }, h('th'));
-  for (let i = 0; i < columns.length; ) {
+  for (let i = 0; i < columns.length;) {
     let span = 1;
     while (i + span < columns.length && columns[i + span].group === columns[i].group) span++;
     const th = h('th', {}, columns[i].group);
@@ -404,9 +525,16 @@ function tableSection(report: Report): HTMLElement {
     }
   };
   columns.forEach((c, i) => {
-    const th = h('th', { class: `col-${c.id}${c.kind !== 'text' ? ' num' : ''} sortable`, title: `${c.title}${c.unit ? ` (${c.unit})` : ''}. Click to sort.` }, c.label);
+    const th = h(
+      'th',
+      { class: `col-${c.id}${c.kind !== 'text' ? ' num' : ''} sortable`, title: `${c.title}${c.unit ? ` (${c.unit})` : ''}. Click to sort.` },
+      c.label,
+    );
     th.addEventListener('click', () => {
-      sortBy = sortBy?.index === i ? { index: i, direction: sortBy.direction === 'asc' ? 'desc' : 'asc' } : { index: i, direction: c.kind === 'text' ? 'asc' : 'desc' };
+      sortBy =
+        sortBy?.index === i
+          ? { index: i, direction: sortBy.direction === 'asc' ? 'desc' : 'asc' }
+          : { index: i, direction: c.kind === 'text' ? 'asc' : 'desc' };
       const d = sortBy.direction;
       const keys = sortKeys(report, i);
       // A stable sort of indices by one column's keys: n log n, whatever the page.
@@ -459,7 +587,18 @@ function latencyPlot(boxes: LatencyBox[]): SVGSVGElement {
     g.append(s('line', { x1: X(b.minMs), x2: X(b.maxMs), y1: y, y2: y, class: 'whisker' }));
     for (const v of [b.minMs, b.maxMs]) g.append(s('line', { x1: X(v), x2: X(v), y1: y - 5, y2: y + 5, class: 'whisker' }));
     const x25 = X(b.p25Ms);
-    g.append(s('rect', { x: x25, y: y - 7, width: Math.max(1, X(b.p75Ms) - x25), height: 14, fill: color, 'fill-opacity': 0.25, stroke: VERDICT_COLORS[b.verdict], 'stroke-width': 2 }));
+    g.append(
+      s('rect', {
+        x: x25,
+        y: y - 7,
+        width: Math.max(1, X(b.p75Ms) - x25),
+        height: 14,
+        fill: color,
+        'fill-opacity': 0.25,
+        stroke: VERDICT_COLORS[b.verdict],
+        'stroke-width': 2,
+      }),
+    );
     g.append(s('line', { x1: X(b.p50Ms), x2: X(b.p50Ms), y1: y - 8, y2: y + 8, stroke: color, class: 'median' }));
     g.append(s('line', { x1: X(b.p95Ms), x2: X(b.p95Ms), y1: y - 4, y2: y + 4, class: 'p95' }));
     g.append(s('line', { x1: X(b.p99Ms), x2: X(b.p99Ms), y1: y - 7, y2: y + 7, class: 'p99' }));
@@ -471,12 +610,22 @@ function latencyPlot(boxes: LatencyBox[]): SVGSVGElement {
 
 function chartBox(title: string, subtitle: string): { figure: HTMLElement; canvas: HTMLCanvasElement } {
   const canvas = h('canvas');
-  const figure = h('figure', { class: 'chart' }, h('figcaption', {}, h('b', {}, title), h('span', { class: 'sub' }, subtitle)), h('div', { class: 'canvas-box' }, canvas));
+  const figure = h(
+    'figure',
+    { class: 'chart' },
+    h('figcaption', {}, h('b', {}, title), h('span', { class: 'sub' }, subtitle)),
+    h('div', { class: 'canvas-box' }, canvas),
+  );
   return { figure, canvas };
 }
 
 function verdictLegend(): HTMLElement {
-  return h('p', { class: 'verdict-legend' }, 'Ring colour = verdict: ', ...(Object.keys(VERDICT_COLORS) as Verdict[]).map((v) => verdictChip(v, VERDICT_MEANING[v])));
+  return h(
+    'p',
+    { class: 'verdict-legend' },
+    'Ring colour = verdict: ',
+    ...(Object.keys(VERDICT_COLORS) as Verdict[]).map((v) => verdictChip(v, VERDICT_MEANING[v])),
+  );
 }
 
 interface ScenarioSection {
@@ -488,8 +637,14 @@ function scenarioSection(view: ScenarioView, boxes: LatencyBox[], drawnOf: numbe
   const against = view.kind === 'line' ? ` against ${view.xFactor === 'intervalMs' ? 'interval' : view.xFactor}` : ' per point';
   const whisk = 'mean of the repeats; whiskers: 95% CI of the mean';
   const eps = chartBox(`Throughput: events/s received by the tab${against}`, whisk);
-  const eff = chartBox(`Efficiency: events per CPU-second${against}`, `CPU of the tab's renderer process, all threads (solid), and of its main thread alone (dashed; not drawn for points parsed in Workers, where it does almost nothing); ${whisk}`);
-  const cpu = chartBox('Where the CPU went: % of one core by process', "tab renderer process (all threads), Chrome's network service, browser and GPU processes, the pushlab server; means of the repeats, stacked");
+  const eff = chartBox(
+    `Efficiency: events per CPU-second${against}`,
+    `CPU of the tab's renderer process, all threads (solid), and of its main thread alone (dashed; not drawn for points parsed in Workers, where it does almost nothing); ${whisk}`,
+  );
+  const cpu = chartBox(
+    'Where the CPU went: % of one core by process',
+    "tab renderer process (all threads), Chrome's network service, browser and GPU processes, the pushlab server; means of the repeats, stacked",
+  );
   const info = h('p', { class: 'fixed' }, view.fixed ? `Fixed: ${view.fixed}` : 'Nothing fixed');
   if (view.failed) info.append(h('span', { class: 'failed-count' }, ` · ${view.failed} of ${view.pointIds.length} points never measured`));
   const pairs = firstOf(view.verdicts, LIST_LIMIT, 'paired verdicts');
@@ -498,7 +653,12 @@ function scenarioSection(view: ScenarioView, boxes: LatencyBox[], drawnOf: numbe
         'ul',
         { class: 'paired' },
         pairs.shown.map(({ about, comparison: c }) =>
-          h('li', { class: c.better === 'none' ? 'same' : 'decided', title: `${c.a} vs ${c.b}, paired by round (${c.rounds.length} rounds)` }, about ? h('span', { class: 'about' }, `${about}: `) : '', c.text),
+          h(
+            'li',
+            { class: c.better === 'none' ? 'same' : 'decided', title: `${c.a} vs ${c.b}, paired by round (${c.rounds.length} rounds)` },
+            about ? h('span', { class: 'about' }, `${about}: `) : '',
+            c.text,
+          ),
         ),
       )
     : h('p', { class: 'muted' }, 'No paired WS/SSE verdicts for this scenario.');
@@ -506,7 +666,16 @@ function scenarioSection(view: ScenarioView, boxes: LatencyBox[], drawnOf: numbe
     ? h(
         'figure',
         { class: 'latency' },
-        h('figcaption', {}, h('b', {}, 'Latency: send → receive, log scale'), h('span', { class: 'sub' }, 'box p25–p75, bar p50, ticks p95 and p99, whiskers min–max; each the median over the repeats (whiskers: the extremes of any repeat); box outline = verdict')),
+        h(
+          'figcaption',
+          {},
+          h('b', {}, 'Latency: send → receive, log scale'),
+          h(
+            'span',
+            { class: 'sub' },
+            'box p25–p75, bar p50, ticks p95 and p99, whiskers min–max; each the median over the repeats (whiskers: the extremes of any repeat); box outline = verdict',
+          ),
+        ),
         latencyPlot(boxes),
       )
     : h('p', { class: 'muted' }, 'No latency recorded for this scenario.');
@@ -516,7 +685,13 @@ function scenarioSection(view: ScenarioView, boxes: LatencyBox[], drawnOf: numbe
     h('h2', {}, 'Scenario ', h('code', {}, view.scenario)),
     // More points than a chart can show apart: the first CHART_POINTS are drawn, and it says so.
     ...(drawnOf > view.pointIds.length
-      ? [h('p', { class: 'warning-box too-large' }, `Too many to draw: ${formatCount(drawnOf)} points; showing the first ${formatCount(view.pointIds.length)} in the charts and the latency plot (the table lists every one).`)]
+      ? [
+          h(
+            'p',
+            { class: 'warning-box too-large' },
+            `Too many to draw: ${formatCount(drawnOf)} points; showing the first ${formatCount(view.pointIds.length)} in the charts and the latency plot (the table lists every one).`,
+          ),
+        ]
       : []),
     verdicts,
     ...(pairs.more ? [pairs.more] : []),
@@ -557,7 +732,14 @@ export interface Rendered {
 export function renderReport(container: HTMLElement, report: Report, options: ChartOptions, refused: string | null = null): Rendered {
   const parts: (HTMLElement | null)[] = [];
   if (refused) {
-    const note = h('section', { class: 'unreadable refused' }, h('b', {}, 'This report does not pass the check: '), refused, h('br'), 'What could be read is shown below; each part that could not be read says so.');
+    const note = h(
+      'section',
+      { class: 'unreadable refused' },
+      h('b', {}, 'This report does not pass the check: '),
+      refused,
+      h('br'),
+      'What could be read is shown below; each part that could not be read says so.',
+    );
     note.setAttribute('role', 'note');
     parts.push(note);
   }
@@ -616,7 +798,9 @@ export function comparisonSection(cmp: Comparison): HTMLElement {
     'tr',
     {},
     h('th', {}, 'point'),
-    ...cmp.points[0]?.metrics.map((m) => h('th', { class: 'num', title: `${m.metric.column.title}; ${m.metric.better} is better` }, `${m.metric.column.label} B ÷ A`)) ?? [],
+    ...(cmp.points[0]?.metrics.map((m) =>
+      h('th', { class: 'num', title: `${m.metric.column.title}; ${m.metric.better} is better` }, `${m.metric.column.label} B ÷ A`),
+    ) ?? []),
     h('th', {}, 'verdict'),
   );
   const body = h('tbody');
@@ -636,10 +820,17 @@ export function comparisonSection(cmp: Comparison): HTMLElement {
     h('span', { class: cmp.improvements ? 'cmp-better' : '' }, `${cmp.improvements} improved`),
     ' beyond the noise. Ratios are of means over repeats, with a 95% CI (unpaired: the runs differ).',
   );
-  const section = h('section', { class: 'comparison' }, h('h2', {}, 'Comparison'), summary, h('div', { class: 'table-wrap' }, h('table', { class: 'points compare' }, h('thead', {}, head), body)));
+  const section = h(
+    'section',
+    { class: 'comparison' },
+    h('h2', {}, 'Comparison'),
+    summary,
+    h('div', { class: 'table-wrap' }, h('table', { class: 'points compare' }, h('thead', {}, head), body)),
+  );
   if (rows.more) section.append(rows.more);
   // Named up to LIST_LIMIT, then counted: two large runs may share few points.
-  const named = (ids: readonly string[]) => `${ids.slice(0, LIST_LIMIT).join(', ')}${ids.length > LIST_LIMIT ? `, and ${formatCount(ids.length - LIST_LIMIT)} more` : ''}`;
+  const named = (ids: readonly string[]) =>
+    `${ids.slice(0, LIST_LIMIT).join(', ')}${ids.length > LIST_LIMIT ? `, and ${formatCount(ids.length - LIST_LIMIT)} more` : ''}`;
   if (cmp.onlyA.length) section.append(h('p', { class: 'muted' }, `Only in A: ${named(cmp.onlyA)}`));
   if (cmp.onlyB.length) section.append(h('p', { class: 'muted' }, `Only in B: ${named(cmp.onlyB)}`));
   return section;

@@ -114,11 +114,13 @@ export interface RunHeader {
  * browser's own (a sharded sweep's `hostCeilings`).
  */
 function ceilingText(report: Report, browser?: string, engine?: 'firefox'): string {
-  const series = ceilingSeries(report.rounds, engine !== undefined ? { engine } : browser !== undefined ? { browser } : null).map(({ encoding, batch, xs }) => ({
-    encoding,
-    batch,
-    xs: xs.map((x) => x.eventsPerSec),
-  }));
+  const series = ceilingSeries(report.rounds, engine !== undefined ? { engine } : browser !== undefined ? { browser } : null).map(
+    ({ encoding, batch, xs }) => ({
+      encoding,
+      batch,
+      xs: xs.map((x) => x.eventsPerSec),
+    }),
+  );
   if (series.length === 0) return MISSING;
   const range = (xs: readonly number[]) => {
     const [lo, hi] = [minOf(xs), maxOf(xs)];
@@ -180,7 +182,11 @@ export function runHeader(report: Report): RunHeader {
   const finished = report.finishedAt === null ? Number.NaN : Date.parse(report.finishedAt);
   const o = report.options;
   const finishedField: HeaderField = report.interrupted
-    ? { label: 'Finished', value: 'interrupted', warning: `The sweep was stopped before it finished; points may have fewer repeats.${report.resumeCommand ? ` Finish it with: ${report.resumeCommand}` : ''}` }
+    ? {
+        label: 'Finished',
+        value: 'interrupted',
+        warning: `The sweep was stopped before it finished; points may have fewer repeats.${report.resumeCommand ? ` Finish it with: ${report.resumeCommand}` : ''}`,
+      }
     : report.finishedAt === null
       ? { label: 'Finished', value: 'not finished', warning: 'The sweep had not finished when this report was written; points may be missing.' }
       : { label: 'Finished', value: formatTimestamp(report.finishedAt) };
@@ -199,7 +205,9 @@ export function runHeader(report: Report): RunHeader {
     },
     // The engine block: a lab run in Firefox names Firefox here; a sweep that also ran Firefox adds its build.
     { label: env.engine === 'firefox' ? 'Firefox' : 'Chrome', value: env.chromeVersion || MISSING },
-    ...(env.firefox && env.engine !== 'firefox' ? [{ label: 'Firefox', value: `${env.firefox.version} (${env.firefox.path}${env.firefox.headless ? ', headless' : ''})` }] : []),
+    ...(env.firefox && env.engine !== 'firefox'
+      ? [{ label: 'Firefox', value: `${env.firefox.version} (${env.firefox.path}${env.firefox.headless ? ', headless' : ''})` }]
+      : []),
     { label: 'Node', value: env.nodeVersion || MISSING },
     { label: 'Platform', value: env.platform || MISSING },
     { label: 'CPU', value: env.cpuModel || MISSING },
@@ -225,7 +233,9 @@ export function runHeader(report: Report): RunHeader {
               : MISSING,
     },
     // Firefox's own, measured in Firefox: its points' ceiling ratios are to these.
-    ...(report.rounds.some((r) => r.engineCeilings?.length) ? [{ label: 'JSON.parse ceiling, Firefox', value: ceilingText(report, undefined, 'firefox') }] : []),
+    ...(report.rounds.some((r) => r.engineCeilings?.length)
+      ? [{ label: 'JSON.parse ceiling, Firefox', value: ceilingText(report, undefined, 'firefox') }]
+      : []),
   ];
   return { runId: report.runId, fields, launchArgs: env.launchArgs };
 }
@@ -283,7 +293,11 @@ export interface Failure {
 /** Every failed repeat, with what failed and why. */
 export function failures(report: Report): Failure[] {
   return report.points.flatMap((r) =>
-    r.repeats.flatMap((rep) => (rep.status === 'failed' ? [{ pointId: r.point.id, round: rep.round, attempts: rep.attempts, text: rep.cause ? `${rep.cause}: ${rep.error}` : rep.error }] : [])),
+    r.repeats.flatMap((rep) =>
+      rep.status === 'failed'
+        ? [{ pointId: r.point.id, round: rep.round, attempts: rep.attempts, text: rep.cause ? `${rep.cause}: ${rep.error}` : rep.error }]
+        : [],
+    ),
   );
 }
 
@@ -328,7 +342,18 @@ export const TABLE_COLUMNS: readonly Column[] = COLUMNS;
 
 /** What the raw repeats table in a details row shows, from the same column list. */
 export const REPEAT_TABLE_COLUMNS: readonly Column[] = COLUMNS.filter((c) =>
-  ['eventsPerSec', 'deliveredRatio', 'eventsPerCpuSecRenderer', 'cpuTabMainThread', 'cpuTabProcess', 'cpuServer', 'latencyP50Ms', 'latencyP99Ms', 'gaps', 'shed'].includes(c.id),
+  [
+    'eventsPerSec',
+    'deliveredRatio',
+    'eventsPerCpuSecRenderer',
+    'cpuTabMainThread',
+    'cpuTabProcess',
+    'cpuServer',
+    'latencyP50Ms',
+    'latencyP99Ms',
+    'gaps',
+    'shed',
+  ].includes(c.id),
 );
 
 export function tableRows(report: Report): TableRow[] {
@@ -342,22 +367,20 @@ export function tableRow(r: PointResult): TableRow {
     const cell: TableCell = { text: cellText(c, r), sort: sortValue(c, r) };
     return title === undefined ? cell : { ...cell, title };
   });
-  const repeats = r.repeats.map(
-    (rep): RepeatRow => ({
-      round: rep.round,
-      status: rep.status,
-      verdict: rep.verdict,
-      cells:
-        rep.status === 'ok'
-          ? REPEAT_TABLE_COLUMNS.map((c) => {
-              if (c.kind === 'text') return c.repeatText?.(r, rep) ?? MISSING;
-              const v = c.kind === 'stat' ? c.repeatValue(rep) : (c.repeatValue?.(r, rep) ?? null);
-              return v === null ? MISSING : c.format(v);
-            })
-          : [rep.cause ? `${rep.cause}: ${rep.error}` : rep.error],
-      notes: rep.notes.join('; '),
-    }),
-  );
+  const repeats = r.repeats.map((rep): RepeatRow => ({
+    round: rep.round,
+    status: rep.status,
+    verdict: rep.verdict,
+    cells:
+      rep.status === 'ok'
+        ? REPEAT_TABLE_COLUMNS.map((c) => {
+            if (c.kind === 'text') return c.repeatText?.(r, rep) ?? MISSING;
+            const v = c.kind === 'stat' ? c.repeatValue(rep) : (c.repeatValue?.(r, rep) ?? null);
+            return v === null ? MISSING : c.format(v);
+          })
+        : [rep.cause ? `${rep.cause}: ${rep.error}` : rep.error],
+    notes: rep.notes.join('; '),
+  }));
   return {
     pointId: r.point.id,
     scenario: r.point.scenario,
@@ -415,7 +438,13 @@ export function varyingFactors(points: readonly Point[]): Factor[] {
 
 /** `sse · batch 400`: the transport plus whatever else varies, so labels within a scenario are distinct. */
 export function pointLabel(p: Point, varying: readonly Factor[]): string {
-  return [p.transport, ...factorWords(p, varying.filter((f) => f !== 'transport'))].join(' · ');
+  return [
+    p.transport,
+    ...factorWords(
+      p,
+      varying.filter((f) => f !== 'transport'),
+    ),
+  ].join(' · ');
 }
 
 /** One plotted value: the mean over the point's repeats and its 95% CI. */
@@ -457,7 +486,7 @@ export interface CpuStack {
 
 /** The processes stacked in the CPU chart, bottom up. */
 export const CPU_PROCESSES = [
-  { key: 'tabProcess', label: "tab renderer (all threads)" },
+  { key: 'tabProcess', label: 'tab renderer (all threads)' },
   { key: 'network', label: 'network service' },
   { key: 'browser', label: 'browser process' },
   { key: 'gpu', label: 'GPU process' },
@@ -553,18 +582,18 @@ export function scenarioView(report: Report, scenario: string, results: readonly
     efficiency.push(line(`${key} · tab renderer process`, 'tab renderer process', false, (r) => r.summary?.efficiency.eventsPerCpuSecRenderer));
     // Parsed in Workers, the main thread does almost nothing per event: its hundreds of millions
     // of events per CPU-second say nothing and flattened every other bar to zero.
-    efficiency.push(line(`${key} · main thread`, 'main thread', true, (r) => (r.point.parse === 'worker' ? null : r.summary?.efficiency.eventsPerCpuSecMainThread)));
+    efficiency.push(
+      line(`${key} · main thread`, 'main thread', true, (r) => (r.point.parse === 'worker' ? null : r.summary?.efficiency.eventsPerCpuSecMainThread)),
+    );
   }
-  const cpu = ordered.map(
-    (r): CpuStack => ({
-      label: pointLabel(r.point, varying),
-      pointId: r.point.id,
-      transport: r.point.transport,
-      verdict: r.verdict,
-      // A process no repeat could read (a Firefox with no socket process) is no bar, not a 0.
-      values: CPU_PROCESSES.map((p) => r.summary?.cpu[p.key]?.mean ?? null),
-    }),
-  );
+  const cpu = ordered.map((r): CpuStack => ({
+    label: pointLabel(r.point, varying),
+    pointId: r.point.id,
+    transport: r.point.transport,
+    verdict: r.verdict,
+    // A process no repeat could read (a Firefox with no socket process) is no bar, not a 0.
+    values: CPU_PROCESSES.map((p) => r.summary?.cpu[p.key]?.mean ?? null),
+  }));
   const byId = new Map(results.map((r) => [r.point.id, r]));
   return {
     scenario,
@@ -582,7 +611,12 @@ export function scenarioView(report: Report, scenario: string, results: readonly
       .filter((c) => byId.has(c.a))
       .map((comparison) => {
         const a = byId.get(comparison.a);
-        const about = a ? factorWords(a.point, varying.filter((f) => f !== 'transport')).join(' · ') : '';
+        const about = a
+          ? factorWords(
+              a.point,
+              varying.filter((f) => f !== 'transport'),
+            ).join(' · ')
+          : '';
         return { about, comparison };
       }),
     reference: xFactor === null ? [] : REFERENCE_FIGURES.filter((f) => f.factor === xFactor),

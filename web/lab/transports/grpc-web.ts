@@ -35,7 +35,10 @@ function grpcAttempt(base: Promise<string>, params: StreamParams, h: ConnectionH
       const client = createClient(PushService, transport);
       // The decoders of the encodings a gRPC-web stream carries (their carriages: `envelope`) have the method it calls.
       const decoder = await h.decoder();
-      const stream = client.stream({ batch: params.batch, intervalMs: params.interval, client: params.client ?? '', encoding: params.encoding ?? '' }, { signal: abort.signal });
+      const stream = client.stream(
+        { batch: params.batch, intervalMs: params.interval, client: params.client ?? '', encoding: params.encoding ?? '' },
+        { signal: abort.signal },
+      );
       let opened = false;
       for await (const b of stream) {
         if (!opened) {

@@ -20,4 +20,9 @@ function warmConnectOrigin(base: string): Promise<void> {
   return connectWarm;
 }
 
-export const openWsH2: OpenConnection = (r) => reconnecting(r.name, r.handlers, wsAttempt(r.url, r.handlers, (u) => warmConnectOrigin(new URL('/', u).href)));
+export const openWsH2: OpenConnection = (r) =>
+  reconnecting(
+    r.name,
+    r.handlers,
+    wsAttempt(r.url, r.handlers, (u) => warmConnectOrigin(new URL('/', u).href)),
+  );
