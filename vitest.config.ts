@@ -1,18 +1,21 @@
 import { BaseSequencer, type TestSpecification } from 'vitest/node';
+import { availableParallelism } from 'node:os';
 import { defineConfig } from 'vitest/config';
 import { BEHAVIOUR, MEASURES, PURE } from './test/helpers/projects.js';
 
 /**
- * Three projects in two groups, their files listed in test/helpers/projects.ts (test/unit/projects.test.ts
- * fails when a test file is in no list or in two):
- * - group 0, `pure` and `behaviour`, in parallel on PARALLEL workers: pure files start nothing;
- *   behaviour files start servers, processes and browsers, but every assertion holds with
- *   another file running beside them (exact outputs, codes and counts; generous bounds).
- * - group 1, `measures`, one file at a time and nothing else: each has an assertion that needs
- *   the machine to itself (a delivered-events ratio, a rate band, CPU agreement, real-clock pacing).
- * Projects in one group must have the same maxWorkers (vitest refuses otherwise).
+ * Three projects, one after another (sequence.groupOrder), their files listed in
+ * test/helpers/projects.ts (test/unit/projects.test.ts fails when a test file is in no list or in two):
+ * - `pure` (test/unit/), in parallel: they start nothing and take seconds;
+ * - `behaviour`: files that start servers, processes and browsers, but whose assertions hold
+ *   with another file beside them, on BEHAVIOUR_WORKERS: one per two cores. Their work is CPU,
+ *   not waiting: on this 2-core machine, three at once took as long as one at a time (26.5 min
+ *   against 28.5 for the whole suite) and timed out 15 tests, so here they run one at a time;
+ * - `measures`, one file at a time and nothing else: each has an assertion that needs the
+ *   machine to itself (a delivered-events ratio, a rate band, CPU agreement, real-clock pacing).
  */
-const PARALLEL = 3;
+const CORES = availableParallelism();
+const BEHAVIOUR_WORKERS = Math.max(1, Math.floor(CORES / 2));
 
 /**
  * Within a group, files start in the order test/helpers/projects.ts lists them (the slowest behaviour files
@@ -37,9 +40,12 @@ export default defineConfig({
     testTimeout: 20_000,
     sequence: { sequencer: ListedOrder },
     projects: [
-      { extends: true, test: { name: 'pure', include: PURE, maxWorkers: PARALLEL, sequence: { groupOrder: 0 } } },
-      { extends: true, test: { name: 'behaviour', include: BEHAVIOUR, maxWorkers: PARALLEL, sequence: { groupOrder: 0 } } },
-      { extends: true, test: { name: 'measures', include: MEASURES, maxWorkers: 1, fileParallelism: false, sequence: { groupOrder: 1 } } },
+      { extends: true, test: { name: 'pure', include: PURE, maxWorkers: CORES, sequence: { groupOrder: 0 } } },
+      {
+        extends: true,
+        test: { name: 'behaviour', include: BEHAVIOUR, maxWorkers: BEHAVIOUR_WORKERS, fileParallelism: BEHAVIOUR_WORKERS > 1, sequence: { groupOrder: 1 } },
+      },
+      { extends: true, test: { name: 'measures', include: MEASURES, maxWorkers: 1, fileParallelism: false, sequence: { groupOrder: 2 } } },
     ],
   },
 });
