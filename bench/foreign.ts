@@ -8,8 +8,7 @@
  */
 import http2 from 'node:http2';
 import WebSocket from 'ws';
-import type { ServerOrigins } from '../protocol/wire.js';
-import { POLL_ID_HEADER } from '../protocol/wire.js';
+import { type ServerOrigins, POLL_ID_HEADER } from '../protocol/wire.js';
 
 const FOREIGN = 'https://evil.example';
 

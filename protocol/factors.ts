@@ -14,8 +14,7 @@
  *
  * Pure: no Node, no DOM, no schema library (the viewer loads this file).
  */
-import type { Range } from './limits.js';
-import { LIMITS } from './limits.js';
+import { type Range, LIMITS } from './limits.js';
 import { ENGINES, type Engine } from './engine.js';
 import {
   carries,

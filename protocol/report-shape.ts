@@ -49,8 +49,7 @@ import type {
 import type { Point } from './scenario.js';
 import { parseP99, parseRate, type Target } from './target.js';
 import { COMPRESSIONS, ENCODINGS, PARSE_MODES, RENDER_MODES, TRANSPORTS, type StreamCompression } from './wire.js';
-import { arr, bool, byKey, lit, named, nullable, num, numIn, obj, oneOf, opt, refine, str, type Shape } from './shape.js';
-import type { Props } from './shape.js';
+import { arr, bool, byKey, lit, named, nullable, num, numIn, obj, oneOf, opt, refine, str, type Shape, type Props } from './shape.js';
 import { FACTOR_NAMES, FACTORS, type FactorName } from './factors.js';
 
 const inRange = (r: Range) => numIn(r.min, r.max, r.integer);

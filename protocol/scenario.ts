@@ -7,9 +7,8 @@ import { PushlabError } from './errors.js';
 import { describeJsonValue, parseJsonText, sourceAt, syntaxErrorText } from './json-text.js';
 import { SCENARIO_FILE_SCHEMA, type FindMaxSpec, type ScenarioFields, type ScenarioFile, type ScenarioInput } from './scenario-schema.js';
 import { LIMITS, MAX_SWEEP_POINTS } from './limits.js';
-import { DEFAULT_MARGINS, parseMargins } from './margins.js';
+import { DEFAULT_MARGINS, parseMargins, type Margins } from './margins.js';
 import type { Engine } from './engine.js';
-import type { Margins } from './margins.js';
 import { arrowBatchMismatch, carries, offeredEventsPerSec, streamsOf, type Transport } from './wire.js';
 import { crossProduct, crossProductSize, FACTOR_NAMES, FACTORS, pointFactors, pointId, type Listed, type Point } from './factors.js';
 

@@ -14,9 +14,8 @@
  * is `worse` when its interval excludes 1.
  */
 import { COLUMNS, type StatColumn } from './columns.js';
-import type { Margins } from '../protocol/margins.js';
+import { type Margins, DEFAULT_MARGINS } from '../protocol/margins.js';
 import { bothKeptUp, judgeRatio } from './equivalence.js';
-import { DEFAULT_MARGINS } from '../protocol/margins.js';
 import { formatFactor, formatSig3, MISSING } from './format.js';
 import type { Stat } from '../protocol/repeat-figures.js';
 import type { PointResult, Report } from '../protocol/report.js';

@@ -9,8 +9,7 @@
  */
 import type { BrowserHost, KnobComparison, PointResult } from '../protocol/report.js';
 import type { Point } from '../protocol/scenario.js';
-import type { Margins } from '../protocol/margins.js';
-import { DEFAULT_MARGINS } from '../protocol/margins.js';
+import { type Margins, DEFAULT_MARGINS } from '../protocol/margins.js';
 import { FACTOR_NAMES, FACTORS, type KnobInfo } from '../protocol/factors.js';
 import { compare, hostKinds, hostMachines, METRICS, type Metric } from './point-summary.js';
 

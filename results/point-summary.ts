@@ -9,10 +9,9 @@ import type { BrowserHost, PairedComparison, PointResult, PointSummary, Unsteady
 import type { Point } from '../protocol/scenario.js';
 import { describe, describePresent, maxOf, median, pairedRatio, relativeHalfWidth } from './stats.js';
 import { wireCell } from './format.js';
-import type { Margins } from '../protocol/margins.js';
+import { type Margins, DEFAULT_MARGINS } from '../protocol/margins.js';
 import { bothKeptUp, judgeRatio, marginText, type Equivalence } from './equivalence.js';
 import { SUSTAINS_DELIVERED_RATIO } from './sustains.js';
-import { DEFAULT_MARGINS } from '../protocol/margins.js';
 import { pairKey } from './rounds.js';
 import { majorityVerdict } from './verdict.js';
 

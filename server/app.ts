@@ -17,7 +17,7 @@ import type { ServerStats } from '../protocol/server-stats.js';
 import { echoValue, paramError, type ServerOrigins } from '../protocol/wire.js';
 import type { TlsFiles } from './cert.js';
 import type { ClockKind } from './clock.js';
-import { H2_LISTENER_OPTIONS, SERVER_DEFAULTS } from './defaults.js';
+import { H2_LISTENER_OPTIONS, SERVER_DEFAULTS, type SseWriter } from './defaults.js';
 import { Hub } from './hub.js';
 import allowOwnOrigins from './cors.js';
 import { DEFAULT_HEARTBEAT, type Heartbeat } from './liveness.js';
@@ -26,7 +26,6 @@ import { OwnOrigins } from './own-origins.js';
 import reportsRoute from './reports.js';
 import type { TransportDeps } from './transports/deps.js';
 import { connectHandlers, routePlugins } from './transports/index.js';
-import type { SseWriter } from './defaults.js';
 
 export interface ServerOptions {
   tls: TlsFiles;

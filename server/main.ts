@@ -8,10 +8,9 @@ import { ROOT } from '../cli/root.js';
 import { buildServer, type PushlabServer } from './app.js';
 import { loadOrCreateCert } from './cert.js';
 import type { ClockKind } from './clock.js';
-import { MIB } from './defaults.js';
+import { MIB, type SseWriter } from './defaults.js';
 import { checkListenHost, SERVER_FLAGS } from './options.js';
 import { EXTRA_ORIGIN_PORTS } from './origins.js';
-import type { SseWriter } from './defaults.js';
 
 runCommand('server', async () => {
   const flags = commandLineFlags(SERVER_FLAGS, 'server');

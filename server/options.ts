@@ -2,8 +2,7 @@
 import { PushlabError } from '../protocol/errors.js';
 import type { FlagSpec } from '../protocol/flags.js';
 import { CLOCKS } from './clock.js';
-import { MIB, SERVER_DEFAULTS } from './defaults.js';
-import { SSE_WRITERS } from './defaults.js';
+import { MIB, SERVER_DEFAULTS, SSE_WRITERS } from './defaults.js';
 
 export const SERVER_FLAGS = {
   host: { type: 'string', default: '127.0.0.1', help: 'address to bind: loopback (127.0.0.1, ::1, localhost) unless --allow-remote' },

@@ -17,8 +17,7 @@ import { roundOrder } from '../../results/rounds.js';
 import type { RepeatSource } from '../sweep/runner.js';
 import { repeatSec } from '../sweep/estimate.js';
 import { candidatePoint } from './candidates.js';
-import type { AdviseEstimates, AdviseMeasurer } from './search.js';
-import { DEFAULT_CONFIRM_ROUNDS } from './search.js';
+import { type AdviseEstimates, type AdviseMeasurer, DEFAULT_CONFIRM_ROUNDS } from './search.js';
 import type { AdviseRecord } from './record.js';
 import type { Replay } from './replay.js';
 

@@ -6,11 +6,10 @@
  */
 import { PushlabError } from '../../protocol/errors.js';
 import type { FlagSpec, Flags } from '../../protocol/flags.js';
-import type { Margins } from '../../protocol/margins.js';
+import { type Margins, DEFAULT_MARGINS } from '../../protocol/margins.js';
 import { isRunId, RUN_ID_ALLOWED } from '../../protocol/report.js';
 import { parseP99, parseRate, type Target } from '../../protocol/target.js';
 import { RENDER_MODES, TRANSPORTS, type RenderMode, type Transport } from '../../protocol/wire.js';
-import { DEFAULT_MARGINS } from '../../protocol/margins.js';
 import { checkMarginFlag, marginFlag, parseDuration } from '../options.js';
 
 /** The whole command's default budget, s: ten minutes on the 2-core machine it was tuned on. */

@@ -29,10 +29,9 @@
  * with the reason. When nothing sustains, the closest candidate is named with what limited it and
  * what the measurements say would help.
  */
-import type { Advice, Candidate, CandidateFigures, Closest, CpuComparison, Headroom, TriedCandidate } from '../../protocol/advice.js';
-import type { Margins } from '../../protocol/margins.js';
+import type { Advice, Candidate, CandidateFigures, Closest, CpuComparison, Headroom, TriedCandidate, Knob } from '../../protocol/advice.js';
+import { type Margins, DEFAULT_MARGINS } from '../../protocol/margins.js';
 import { judgeRatio } from '../../results/equivalence.js';
-import { DEFAULT_MARGINS } from '../../protocol/margins.js';
 import { LIMITS } from '../../protocol/limits.js';
 import type { MeasuredRepeat, Repeat } from '../../protocol/repeat-figures.js';
 import { describe, pairedRatio } from '../../results/stats.js';
@@ -40,7 +39,6 @@ import { reasonText } from '../../results/sustains.js';
 import type { Target } from '../../protocol/target.js';
 import { TRANSPORTS, type Transport } from '../../protocol/wire.js';
 import { candidateSpace, DEFAULT_SPACE, knobsBetween, withBatch, type CandidateSpace } from './candidates.js';
-import type { Knob } from '../../protocol/advice.js';
 import { clearlyCannot, figuresOf } from '../../results/advice-figures.js';
 import { candidateWords, changeWords, cpuWords, reachText } from '../../results/advice-words.js';
 import { findMax } from '../sweep/find-max.js';

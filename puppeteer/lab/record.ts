@@ -8,8 +8,7 @@
  */
 import path from 'node:path';
 import type { PageConfig, RecordedPoint } from '../../protocol/page-api.js';
-import type { PointResult, Report } from '../../protocol/report.js';
-import { SCHEMA_VERSION } from '../../protocol/report.js';
+import { type PointResult, type Report, SCHEMA_VERSION, type Environment } from '../../protocol/report.js';
 import { expandScenario, type Point } from '../../protocol/scenario.js';
 import { FACTOR_NAMES, FACTORS, type PageFactor } from '../../protocol/factors.js';
 import { measureCeilings } from '../measure/ceiling.js';
@@ -19,7 +18,6 @@ import type { BrowserSlot } from '../browser/slot.js';
 import { runIdFor } from '../report/file.js';
 import { ReportRecorder } from '../report/recorder.js';
 import type { ServerHandle } from '../measure/server-process.js';
-import type { Environment } from '../../protocol/report.js';
 
 export interface RecorderOptions {
   browser: BrowserSlot;

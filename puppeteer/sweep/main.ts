@@ -20,7 +20,7 @@ import type { BrowserHost, Report } from '../../protocol/report.js';
 import { environmentOf, remoteEnvironment } from '../browser/environment.js';
 import { parseBrowserList, type BrowserEndpoint } from '../browser/endpoint.js';
 import { GridSessions, parseGridUrl } from '../browser/grid.js';
-import { markSharedHosts, sharedHostNote } from '../browser/host.js';
+import { markSharedHosts, sharedHostNote, describeBrowser } from '../browser/host.js';
 import { RemoteBrowser } from '../browser/remote.js';
 import {
   BUILTIN_DEFAULTS,
@@ -43,7 +43,6 @@ import { findChrome } from '../browser/chrome.js';
 import { DisplayBrowsers } from '../browser/display.js';
 import { FirefoxBrowsers } from '../browser/engines.js';
 import { FIREFOX_HOST_ID } from '../browser/firefox.js';
-import { describeBrowser } from '../browser/host.js';
 import type { Engine } from '../../protocol/engine.js';
 import { checkSweepFlags, SWEEP_FLAGS, type SweepFlags } from '../options.js';
 import { Progress } from './progress.js';

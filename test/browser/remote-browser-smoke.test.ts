@@ -6,19 +6,17 @@
  * and host CPU unavailable rather than 0. Apart from test/browser/remote-browser.test.ts (sharding, lost
  * browsers) because the delivered ratio needs the machine to itself (the `measures` project).
  */
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cellText, COLUMNS } from '../../results/columns.js';
 import { pointsCsv } from '../../results/views/csv.js';
 import { EXIT } from '../../protocol/errors.js';
-import { parseReportText } from '../../protocol/report-check.js';
-import type { MeasuredRepeat } from '../../protocol/repeat-figures.js';
 import type { Report } from '../../protocol/report.js';
 import { formatTable } from '../../results/views/terminal.js';
 import { startRemoteChrome, type RemoteChrome } from '../../bench/remote-chrome.js';
-import { runSweep } from '../helpers/sweep-process.js';
+import { measuredOf, readLastReport as readReport, runSweep } from '../helpers/sweep-process.js';
 
 const chromes: RemoteChrome[] = [];
 let dir: string;
@@ -32,9 +30,6 @@ afterAll(async () => {
   await Promise.all(chromes.map((c) => c.kill()));
   if (dir) await rm(dir, { recursive: true, force: true });
 });
-
-const measuredOf = (r: Report) => r.points.flatMap((p) => p.repeats.filter((x): x is MeasuredRepeat => x.status === 'ok'));
-const readReport = async (stdout: string) => parseReportText(await readFile(stdout.trim().split('\n').at(-1)!, 'utf8'), 'report.json');
 
 describe('the smoke sweep in a remote browser (DevTools HTTP endpoint)', () => {
   let report: Report;

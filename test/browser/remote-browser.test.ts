@@ -9,18 +9,17 @@
  * - One of the two killed mid-sweep: its repeat is recorded failed with the cause, the rest is
  *   measured on the other, and the report passes the schema check.
  */
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EXIT } from '../../protocol/errors.js';
-import { parseReportText } from '../../protocol/report-check.js';
-import type { FailedRepeat, MeasuredRepeat } from '../../protocol/repeat-figures.js';
+import type { FailedRepeat } from '../../protocol/repeat-figures.js';
 import type { Report } from '../../protocol/report.js';
 import { pairKey } from '../../results/rounds.js';
 import { DEFAULT_TABLE_WIDTH, formatTable } from '../../results/views/terminal.js';
 import { startRemoteChrome, type RemoteChrome } from '../../bench/remote-chrome.js';
-import { runSweep, startSweep } from '../helpers/sweep-process.js';
+import { measuredOf, readLastReport as readReport, runSweep, startSweep } from '../helpers/sweep-process.js';
 
 const chromes: RemoteChrome[] = [];
 let dir: string;
@@ -42,9 +41,6 @@ afterAll(async () => {
   await Promise.all(chromes.map((c) => c.kill()));
   if (dir) await rm(dir, { recursive: true, force: true });
 });
-
-const measuredOf = (r: Report) => r.points.flatMap((p) => p.repeats.filter((x): x is MeasuredRepeat => x.status === 'ok'));
-const readReport = async (stdout: string) => parseReportText(await readFile(stdout.trim().split('\n').at(-1)!, 'utf8'), 'report.json');
 
 describe('two remote browsers shard a sweep', () => {
   let report: Report;

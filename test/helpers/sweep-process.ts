@@ -4,9 +4,11 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { MeasuredRepeat } from '../../protocol/repeat-figures.js';
-import type { PointResult } from '../../protocol/report.js';
+import type { PointResult, Report } from '../../protocol/report.js';
+import { parseReportText } from '../../protocol/report-check.js';
 
 export const ROOT = path.resolve(import.meta.dirname, '..', '..');
 
@@ -172,4 +174,14 @@ export function firstMeasured(p: PointResult): MeasuredRepeat {
   const r = p.repeats[0];
   if (r?.status !== 'ok') throw new Error(`${p.point.id} failed: ${r ? r.error : 'no repeat'}`);
   return r;
+}
+
+/** Every repeat that measured, across a report's points. */
+export function measuredOf(r: Report): MeasuredRepeat[] {
+  return r.points.flatMap((p) => p.repeats.filter((x): x is MeasuredRepeat => x.status === 'ok'));
+}
+
+/** The report a sweep wrote, from the path on the last line of its stdout, checked as every reader checks it. */
+export async function readLastReport(stdout: string): Promise<Report> {
+  return parseReportText(await readFile(stdout.trim().split('\n').at(-1)!, 'utf8'), 'report.json');
 }

@@ -5,8 +5,7 @@
  * one line on stderr (PUSHLAB_CANNOT_LISTEN), exit 2, naming the port and what to do, and the
  * server is gone; so is the report viewer's `--port`.
  */
-import { createServer, type Server } from 'node:net';
-import type { AddressInfo } from 'node:net';
+import { createServer, type Server, type AddressInfo } from 'node:net';
 import { afterAll, describe, expect, it } from 'vitest';
 import { EXIT } from '../../protocol/errors.js';
 import { EXTRA_ORIGIN_PORTS } from '../../server/origins.js';

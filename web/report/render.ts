@@ -26,10 +26,10 @@ import {
   type ChartConfiguration,
 } from 'chart.js';
 import { formatRatioWithCi, VERDICT_WORDS, type Comparison } from '../../results/compare.js';
-import { formatEps, formatMsShort } from '../../results/format.js';
+import { formatEps, formatMsShort, formatCount } from '../../results/format.js';
 import { speedChangeText, speedChanges } from '../../results/machine-speed.js';
 import type { Verdict } from '../../protocol/repeat-figures.js';
-import type { KnobComparison, Report } from '../../protocol/report.js';
+import type { KnobComparison, Report, PointResult } from '../../protocol/report.js';
 import { cpuChart, efficiencyChart, epsChart, type ChartOptions } from './chart-configs.js';
 import { inert } from './inert.js';
 import { transportColor, VERDICT_COLORS, VERDICT_MEANING } from './palette.js';
@@ -57,9 +57,7 @@ import {
   type ScenarioView,
   type TableRow,
 } from './views.js';
-import { formatCount } from '../../results/format.js';
 import { sortValue } from '../../results/columns.js';
-import type { PointResult } from '../../protocol/report.js';
 
 // Only what the charts use, so the one-file report stays small.
 Chart.register(LineController, BarController, LineElement, PointElement, BarElement, LinearScale, LogarithmicScale, CategoryScale, Legend, Tooltip);
