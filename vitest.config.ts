@@ -7,12 +7,15 @@ import { BEHAVIOUR, MEASURES, PURE } from './test/helpers/projects.js';
  * Three projects, one after another (sequence.groupOrder), their files listed in
  * test/helpers/projects.ts (test/unit/projects.test.ts fails when a test file is in no list or in two):
  * - `pure` (test/unit/), in parallel: they start nothing and take seconds;
+ * - `measures`, one file at a time and nothing else: each has an assertion that needs the
+ *   machine to itself (a delivered-events ratio, a rate band, CPU agreement, real-clock pacing).
+ *   They run before the behaviour files, on a machine nothing has worn yet: run after other
+ *   browser files, the Grid file's second-SIGTERM test left a session behind in 3 full runs of
+ *   3, and it passes alone (the cause is not found yet: docs/reliability.md, "Open");
  * - `behaviour`: files that start servers, processes and browsers, but whose assertions hold
  *   with another file beside them, on BEHAVIOUR_WORKERS: one per two cores. Their work is CPU,
  *   not waiting: on this 2-core machine, three at once took as long as one at a time (26.5 min
- *   against 28.5 for the whole suite) and timed out 15 tests, so here they run one at a time;
- * - `measures`, one file at a time and nothing else: each has an assertion that needs the
- *   machine to itself (a delivered-events ratio, a rate band, CPU agreement, real-clock pacing).
+ *   against 28.5 for the whole suite) and timed out 15 tests, so here they run one at a time.
  */
 const CORES = availableParallelism();
 const BEHAVIOUR_WORKERS = Math.max(1, Math.floor(CORES / 2));
@@ -43,9 +46,9 @@ export default defineConfig({
       { extends: true, test: { name: 'pure', include: PURE, maxWorkers: CORES, sequence: { groupOrder: 0 } } },
       {
         extends: true,
-        test: { name: 'behaviour', include: BEHAVIOUR, maxWorkers: BEHAVIOUR_WORKERS, fileParallelism: BEHAVIOUR_WORKERS > 1, sequence: { groupOrder: 1 } },
+        test: { name: 'behaviour', include: BEHAVIOUR, maxWorkers: BEHAVIOUR_WORKERS, fileParallelism: BEHAVIOUR_WORKERS > 1, sequence: { groupOrder: 2 } },
       },
-      { extends: true, test: { name: 'measures', include: MEASURES, maxWorkers: 1, fileParallelism: false, sequence: { groupOrder: 2 } } },
+      { extends: true, test: { name: 'measures', include: MEASURES, maxWorkers: 1, fileParallelism: false, sequence: { groupOrder: 1 } } },
     ],
   },
 });

@@ -19,10 +19,10 @@ import path from 'node:path';
 const STARTING = ['server', 'commands', 'browser'];
 /** A throughput, CPU or pacing assertion needs both cores: run alone. */
 export const MEASURES = [
+  'grid',
   'remote-browser-smoke',
   'advise-e2e',
   'e2e-transports',
-  'grid',
   'e2e-firefox',
   'e2e-arrow',
   'e2e-factors',

@@ -36,12 +36,12 @@ describe('vitest projects', () => {
     expect(PURE).toEqual(['test/unit/**/*.test.ts']);
   });
 
-  it('are the lists: pure first, then behaviour, then measures alone', () => {
+  it('are the lists: pure first, then measures alone, then behaviour', () => {
     const projects = (config.test?.projects ?? []) as { test: { name: string; include: string[]; maxWorkers: number; sequence: { groupOrder: number } } }[];
     expect(Object.fromEntries(projects.map((p) => [p.test.name, p.test.include]))).toEqual(LISTS);
     const of = (name: string) => projects.find((p) => p.test.name === name)!.test;
     expect(of('measures').maxWorkers).toBe(1);
-    expect(of('measures').sequence.groupOrder).toBeGreaterThan(of('behaviour').sequence.groupOrder);
-    expect(of('behaviour').sequence.groupOrder).toBeGreaterThan(of('pure').sequence.groupOrder);
+    expect(of('measures').sequence.groupOrder).toBeGreaterThan(of('pure').sequence.groupOrder);
+    expect(of('behaviour').sequence.groupOrder).toBeGreaterThan(of('measures').sequence.groupOrder);
   });
 });
