@@ -9,9 +9,8 @@ import { BEHAVIOUR, MEASURES, PURE } from './test/helpers/projects.js';
  * - `pure` (test/unit/), in parallel: they start nothing and take seconds;
  * - `measures`, one file at a time and nothing else: each has an assertion that needs the
  *   machine to itself (a delivered-events ratio, a rate band, CPU agreement, real-clock pacing).
- *   They run before the behaviour files, on a machine nothing has worn yet: run after other
- *   browser files, the Grid file's second-SIGTERM test left a session behind in 3 full runs of
- *   3, and it passes alone (the cause is not found yet: docs/reliability.md, "Open");
+ *   They run before the behaviour files, on a machine nothing has worn yet (the Grid file's
+ *   second-SIGTERM test still fails in a full run and passes alone: docs/reliability.md, "Open");
  * - `behaviour`: files that start servers, processes and browsers, but whose assertions hold
  *   with another file beside them, on BEHAVIOUR_WORKERS: one per two cores. Their work is CPU,
  *   not waiting: on this 2-core machine, three at once took as long as one at a time (26.5 min
