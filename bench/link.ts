@@ -19,12 +19,14 @@ import { commandLineFlags, reportErrorsAs } from '../cli/command.js';
 import { PushlabError } from '../protocol/errors.js';
 import type { FlagSpec } from '../protocol/flags.js';
 import { exitOnStopRequest } from '../cli/stop.js';
+import { entryArgv } from '../cli/entry.js';
 import { parseReportText } from '../protocol/report-check.js';
 import { startRemoteChrome, type RemoteChrome } from './remote-chrome.js';
 import { createLink, netnsMissing, type Link } from './netns.js';
+import { ROOT } from '../cli/root.js';
 
 reportErrorsAs('bench:link');
-const ROOT = path.resolve(import.meta.dirname, '..');
+
 const PORT = 8443;
 const FLAGS = {
   repeats: { type: 'integer', default: 3, min: 1, max: 20, help: 'rounds per link' },
@@ -58,9 +60,7 @@ try {
     [
       ...link.exec(link.server.ns).slice(1),
       process.execPath,
-      '--import',
-      'tsx',
-      'server/main.ts',
+      ...entryArgv('server/main.ts'),
       '--host',
       link.server.addr,
       '--allow-remote',
@@ -92,9 +92,7 @@ try {
       [
         ...link.exec(link.browser.ns).slice(1),
         process.execPath,
-        '--import',
-        'tsx',
-        'puppeteer/sweep/main.ts',
+        ...entryArgv('puppeteer/sweep/main.ts'),
         '--file',
         file,
         '--scenario',

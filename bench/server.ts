@@ -13,6 +13,7 @@ import path from 'node:path';
 import { createInterface, type Interface } from 'node:readline';
 import { commandLineFlags, reportErrorsAs } from '../cli/command.js';
 import { exitOnStopRequest } from '../cli/stop.js';
+import { entryArgv } from '../cli/entry.js';
 import { checkOutputDir } from '../cli/output.js';
 import { ROOT } from '../cli/root.js';
 import { PushlabError } from '../protocol/errors.js';
@@ -59,7 +60,7 @@ class Clients {
   }
 
   static async start(args: string[]): Promise<Clients> {
-    const child = spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, 'bench/clients.ts'), ...args], { stdio: ['pipe', 'pipe', 'inherit'] });
+    const child = spawn(process.execPath, [...entryArgv('bench/clients.ts'), ...args], { stdio: ['pipe', 'pipe', 'inherit'] });
     const c = new Clients(child);
     const first = await c.next(30_000);
     if (first !== 'open') throw new Error(`clients: ${first}`);

@@ -8,6 +8,7 @@ import { helpText, parseFlags, type Flags, type FlagSpec } from '../protocol/fla
 import { printable } from '../results/printable.js';
 import { npmCommand } from '../protocol/shell.js';
 import { tolerateLostOutput } from './stop.js';
+import { holdRunningBuild } from './entry.js';
 
 /**
  * Parses `argv` (process.argv by default). On `--help` prints the help on stdout and exits 0;
@@ -53,6 +54,7 @@ function exitWhenFlushed(code: number): void {
 export function runCommand(command: string, main: () => Promise<number | undefined>): void {
   // A reader that closed stdout early (`| head -3`) ends what stdout can show, not the command.
   tolerateLostOutput();
+  holdRunningBuild();
   main().then(
     (code) => {
       if (code !== undefined) exitWhenFlushed(code);
@@ -70,6 +72,7 @@ export function runCommand(command: string, main: () => Promise<number | undefin
  */
 export function reportErrorsAs(command: string): void {
   tolerateLostOutput();
+  holdRunningBuild();
   process.once('uncaughtException', (err) => {
     process.stderr.write(`${errorLine(command, err)}\n`);
     process.exit(exitCodeOf(err));

@@ -1,5 +1,17 @@
-/** The repository's root directory, for commands that read or write files relative to it. */
+/**
+ * The repository's root directory, for commands that read or write files relative to it: the
+ * nearest directory up from this module with a package.json. From source that is one up; from
+ * a build (`dist/builds/<name>/node/cli/root.js`, which holds no package.json) five up.
+ */
+import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+function rootAbove(dir: string): string {
+  for (let d = dir; ; d = path.dirname(d)) {
+    if (existsSync(path.join(d, 'package.json'))) return d;
+    if (path.dirname(d) === d) throw new Error(`no package.json above ${dir}: pushlab runs inside its repository`);
+  }
+}
+
+export const ROOT = rootAbove(path.dirname(fileURLToPath(import.meta.url)));

@@ -7,6 +7,7 @@ import https from 'node:https';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
 import { ROOT } from '../../cli/root.js';
+import { entryArgv } from '../../cli/entry.js';
 import { ERROR_CODES, PushlabError, type ErrorCode } from '../../protocol/errors.js';
 import type { ServerStats } from '../../protocol/server-stats.js';
 
@@ -98,15 +99,11 @@ export async function connectServer(flag: string, url: string, timeoutMs = 5000)
  * took the signal too would end under a repeat still measuring.
  */
 export async function startServer(extraArgs: string[] = [], timeoutMs = 30_000, nodeArgs: string[] = [], script = 'server/main.ts'): Promise<ServerHandle> {
-  const child: ChildProcess = spawn(
-    process.execPath,
-    [...nodeArgs, '--import', 'tsx', path.join(ROOT, script), '--port', '0', '--exit-with-stdin', ...extraArgs],
-    {
-      cwd: ROOT,
-      stdio: ['pipe', 'pipe', 'pipe'],
-      detached: true,
-    },
-  );
+  const child: ChildProcess = spawn(process.execPath, [...nodeArgs, ...entryArgv(script), '--port', '0', '--exit-with-stdin', ...extraArgs], {
+    cwd: ROOT,
+    stdio: ['pipe', 'pipe', 'pipe'],
+    detached: true,
+  });
   let stderr = '';
   child.stderr?.setEncoding('utf8').on('data', (d: string) => (stderr = (stderr + d).slice(-4000)));
   const url = await new Promise<string>((resolve, reject) => {

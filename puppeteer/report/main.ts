@@ -81,14 +81,21 @@ async function main(argv: readonly string[]): Promise<number> {
   return answer.exit;
 }
 
-const VIEW_WORKER = new URL('./view-worker.ts', import.meta.url);
+/** The worker's module beside this one: `.js` in a build, `.ts` from source. */
+const FROM_SOURCE = import.meta.url.endsWith('.ts');
+const VIEW_WORKER = new URL(`./view-worker.${FROM_SOURCE ? 'ts' : 'js'}`, import.meta.url);
 /**
  * The worker's first lines: a worker thread does not inherit the parent's `--import tsx` loader,
- * so it registers tsx itself before importing the TypeScript entry.
+ * so from source it registers tsx itself before importing the TypeScript entry.
  */
-const WORKER_SOURCE = `
+const WORKER_SOURCE = FROM_SOURCE
+  ? `
 const { workerData } = require('node:worker_threads');
 import('tsx/esm/api').then((tsx) => { tsx.register(); return import(workerData.entry); });
+`
+  : `
+const { workerData } = require('node:worker_threads');
+import(workerData.entry);
 `;
 
 /**

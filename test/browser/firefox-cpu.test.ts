@@ -21,6 +21,7 @@ import { openLabPage } from '../../puppeteer/measure/page.js';
 import { takeSample, type SampleSources } from '../../puppeteer/measure/sampler.js';
 import { startServer, type ServerHandle } from '../../puppeteer/measure/server-process.js';
 import { leftRunning, sleep, startFaultRun } from '../helpers/fault-run.js';
+import { nodeCommand } from '../helpers/node-command.js';
 
 const hasFirefox = firefoxFound();
 
@@ -114,7 +115,7 @@ describe('without a Firefox', () => {
       scenarios: [{ id: 'nf', transport: 'ws', batch: 20, concurrency: 2, engine: ['chrome', 'firefox'], warmupSec: 1, measureSec: 2, repeats: 1 }],
     });
     const r = startFaultRun(
-      [process.execPath, '--import', 'tsx', 'puppeteer/sweep/main.ts', '--file', '{dir}/s.json', '--out', '{dir}'],
+      [...nodeCommand('puppeteer/sweep/main.ts'), '--file', '{dir}/s.json', '--out', '{dir}'],
       { FIREFOX_PATH: '{dir}/no-firefox-here' },
       (dir) => writeFileSync(path.join(dir, 's.json'), file),
     );
@@ -146,10 +147,7 @@ describe('without a Firefox', () => {
 describe.skipIf(!hasFirefox)('npm run lab -- --engine firefox', () => {
   it('opens the lab page in Firefox and prints the live readings it can read (no main-thread busy time: –)', async () => {
     const r = startFaultRun([
-      process.execPath,
-      '--import',
-      'tsx',
-      'puppeteer/lab/main.ts',
+      ...nodeCommand('puppeteer/lab/main.ts'),
       '--engine',
       'firefox',
       '--headless',

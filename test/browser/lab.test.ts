@@ -14,6 +14,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Report } from '../../protocol/report.js';
 import type { ServerStats } from '../../protocol/server-stats.js';
 import { getJson } from '../../puppeteer/measure/server-process.js';
+import { nodeCommand } from '../helpers/node-command.js';
 
 const ROOT = path.resolve(import.meta.dirname, '..', '..');
 const ARTIFACTS = path.join(ROOT, 'test-artifacts');
@@ -58,9 +59,7 @@ describe.skipIf(!hasXvfb)('npm run lab under Xvfb', () => {
       'xvfb-run',
       [
         '-a',
-        'npx',
-        'tsx',
-        'puppeteer/lab/main.ts',
+        ...nodeCommand('puppeteer/lab/main.ts'),
         '--batch',
         '20',
         '--concurrency',

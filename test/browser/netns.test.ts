@@ -22,6 +22,7 @@ import type { Report } from '../../protocol/report.js';
 import { createLink, netnsMissing, type Link } from '../../bench/netns.js';
 import { startRemoteChrome, type RemoteChrome } from '../../bench/remote-chrome.js';
 import { ROOT } from '../helpers/sweep-process.js';
+import { nodeCommand } from '../helpers/node-command.js';
 
 const missing = netnsMissing();
 const PORT = 8443;
@@ -61,7 +62,7 @@ describe.skipIf(missing !== null)(`a sweep across a veth link, the server in its
     // The server holds its stdin: it ends with this process however that ends.
     server = await startIn(
       link.exec(link.server.ns),
-      [process.execPath, '--import', 'tsx', 'server/main.ts', '--host', link.server.addr, '--allow-remote', '--port', String(PORT), '--exit-with-stdin'],
+      [...nodeCommand('server/main.ts'), '--host', link.server.addr, '--allow-remote', '--port', String(PORT), '--exit-with-stdin'],
       /listening on/,
     );
     chrome = await startRemoteChrome(link.exec(link.browser.ns));
@@ -79,10 +80,7 @@ describe.skipIf(missing !== null)(`a sweep across a veth link, the server in its
     const sweep = await startIn(
       link!.exec(link!.browser.ns),
       [
-        process.execPath,
-        '--import',
-        'tsx',
-        'puppeteer/sweep/main.ts',
+        ...nodeCommand('puppeteer/sweep/main.ts'),
         '--scenario',
         'smoke',
         '--repeats',

@@ -1,15 +1,18 @@
 /**
  * `npm run advise` refuses a target it cannot search for before it launches anything: one line
  * on stderr naming the flag, the value as given and what is allowed (PUSHLAB_BAD_FLAG, exit 2),
- * nothing on stdout, no stack. Each is the real entry point in a child process, all at once; no
- * browser and no server start (a refusal comes before either).
+ * nothing on stdout, no stack. Each is the real entry point in a child process, one per core at a
+ * time (twelve at once on two cores timed out under a loaded machine); no browser and no server
+ * start (a refusal comes before either).
  */
 import { execFile } from 'node:child_process';
+import { availableParallelism } from 'node:os';
 import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { EXIT, PushlabError } from '../../protocol/errors.js';
 import { parseFlags } from '../../protocol/flags.js';
 import { ADVISE_FLAGS, checkAdviseFlags } from '../../puppeteer/advise/options.js';
+import { nodeCommand } from '../helpers/node-command.js';
 
 const ROOT = path.resolve(import.meta.dirname, '..', '..');
 
@@ -21,14 +24,9 @@ interface Ran {
 
 function run(args: string[]): Promise<Ran> {
   return new Promise((resolve) => {
-    execFile(
-      process.execPath,
-      ['--import', 'tsx', path.join(ROOT, 'puppeteer/advise/main.ts'), ...args],
-      { cwd: ROOT, timeout: 30_000 },
-      (err, stdout, stderr) => {
-        resolve({ code: err ? (typeof err.code === 'number' ? err.code : -1) : 0, stdout, stderr });
-      },
-    );
+    execFile(process.execPath, [...nodeCommand('puppeteer/advise/main.ts').slice(1), ...args], { cwd: ROOT, timeout: 60_000 }, (err, stdout, stderr) => {
+      resolve({ code: err ? (typeof err.code === 'number' ? err.code : -1) : 0, stdout, stderr });
+    });
   });
 }
 
@@ -62,9 +60,15 @@ const REFUSED = {
 const ran = {} as Record<keyof typeof REFUSED | 'help', Ran>;
 
 beforeAll(async () => {
-  const runs = Object.entries(REFUSED).map(async ([name, r]) => (ran[name as keyof typeof REFUSED] = await run([...r.args])));
-  await Promise.all([...runs, run(['--help']).then((r) => (ran.help = r))]);
-}, 60_000);
+  const queue: [keyof typeof ran, string[]][] = [
+    ...Object.entries(REFUSED).map(([name, r]) => [name as keyof typeof REFUSED, [...r.args]] as [keyof typeof ran, string[]]),
+    ['help', ['--help']],
+  ];
+  const worker = async () => {
+    for (let next = queue.shift(); next; next = queue.shift()) ran[next[0]] = await run(next[1]);
+  };
+  await Promise.all(Array.from({ length: availableParallelism() }, worker));
+}, 300_000);
 
 describe('npm run advise refuses a bad target', () => {
   it.each(Object.keys(REFUSED) as (keyof typeof REFUSED)[])('%s: exit 2, one line naming the flag, the value and what is allowed', (name) => {

@@ -17,6 +17,7 @@ import { parseBrowserItem } from '../../puppeteer/browser/endpoint.js';
 import { notCdpBecause } from '../../puppeteer/browser/cdp-transport.js';
 import { RemoteBrowser } from '../../puppeteer/browser/remote.js';
 import { leftRunning, startFaultRun } from '../helpers/fault-run.js';
+import { nodeCommand } from '../helpers/node-command.js';
 
 const servers: (HttpServer | HttpsServer)[] = [];
 const ports: Record<string, number> = {};
@@ -109,10 +110,7 @@ describe('a --browser that is not a DevTools endpoint', () => {
 
   it('the sweep: exit 2, one line, nothing left running', async () => {
     const r = startFaultRun([
-      process.execPath,
-      '--import',
-      'tsx',
-      'puppeteer/sweep/main.ts',
+      ...nodeCommand('puppeteer/sweep/main.ts'),
       '--scenario',
       'smoke',
       '--repeats',

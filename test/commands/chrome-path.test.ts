@@ -15,11 +15,12 @@ import { EXIT } from '../../protocol/errors.js';
 import { notExecutableBecause } from '../../puppeteer/browser/chrome.js';
 import { filesUnder, leftRunning, startFaultRun, type FaultRun } from '../helpers/fault-run.js';
 import { serversAndChromes, watchDescendants } from '../helpers/sweep-process.js';
+import { nodeCommand } from '../helpers/node-command.js';
 
 /** The sweep with CHROME_PATH set to `chromePath` (`{dir}`: the run's directory, after `prepare`). */
 async function sweepWith(chromePath: string, prepare?: (dir: string) => void): Promise<{ r: FaultRun; code: number | null; launched: string[]; line: string }> {
   const r = startFaultRun(
-    [process.execPath, '--import', 'tsx', 'puppeteer/sweep/main.ts', '--scenario', 'smoke', '--repeats', '1', '--out', '{dir}/reports'],
+    [...nodeCommand('puppeteer/sweep/main.ts'), '--scenario', 'smoke', '--repeats', '1', '--out', '{dir}/reports'],
     { CHROME_PATH: chromePath },
     prepare,
   );

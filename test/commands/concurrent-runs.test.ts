@@ -19,6 +19,7 @@ import { listRuns } from '../../puppeteer/report/runs.js';
 import { buildServer, type PushlabServer } from '../../server/app.js';
 import { loadOrCreateCert } from '../../server/cert.js';
 import { h2get } from '../helpers/h2-get.js';
+import { nodeCommand } from '../helpers/node-command.js';
 
 const ROOT = path.resolve(import.meta.dirname, '..', '..');
 const STARTED = new Date(2026, 10, 22, 1, 30, 0);
@@ -100,10 +101,8 @@ describe('two runs in the same second', () => {
         process.execPath,
         [
           '--import',
-          'tsx',
-          '--import',
           pin,
-          'puppeteer/sweep/main.ts',
+          ...nodeCommand('puppeteer/sweep/main.ts').slice(1),
           '--file',
           scenarios,
           '--repeats',
@@ -211,6 +210,8 @@ describe('two commands in one checkout', () => {
     const index = readFileSync(path.join(dist, 'web', 'index.html'), 'utf8');
     for (const m of index.matchAll(/(?:src|href)="\.\/(assets\/[^"]+)"/g)) expect(statSync(path.join(dist, 'web', m[1])).size).toBeGreaterThan(0);
     expect(readFileSync(path.join(dist, 'report', 'report.html'), 'utf8')).toContain('</html>');
+    // The compiled entries the commands run.
+    expect(statSync(path.join(dist, 'node', 'puppeteer', 'sweep', 'main.js')).size).toBeGreaterThan(0);
   }
 
   it('a build while a server serves dist/: every request during it gets the whole file', async () => {
@@ -235,4 +236,31 @@ describe('two commands in one checkout', () => {
     const again = await buildServer({ tls: await loadOrCreateCert(path.join(tmp, 'cert')), webRoot: path.join(dist, 'web') });
     await again.close();
   }, 200_000);
+
+  it('a build removes an old build no one holds, and never one a running command holds', async () => {
+    // Two builds named as if made an hour ago (past the grace time): one held by this process
+    // (as `npm run sweep` holds the build it runs from), one by a process that has ended.
+    // Their builder's pid is past Linux's largest (2^22): no process builds them any more.
+    const old = Date.now() - 3_600_000;
+    const gone = 2 ** 22 + 1;
+    const held = path.join(dist, 'builds', `${old}-${gone}-aaaaaaaa`);
+    const orphan = path.join(dist, 'builds', `${old}-${gone}-bbbbbbbb`);
+    for (const [dir, pid] of [
+      [held, process.pid],
+      [orphan, gone],
+    ] as const) {
+      await mkdir(path.join(dir, 'holders'), { recursive: true });
+      await writeFile(path.join(dir, 'holders', String(pid)), '');
+    }
+    const first = await run('npm', ['run', 'build'], 180_000);
+    expect(first.code, first.stderr).toBe(0);
+    expect(existsSync(held), 'the held build').toBe(true);
+    expect(existsSync(orphan), 'the build whose holder ended').toBe(false);
+    // Let go: the next build removes it.
+    await rm(path.join(held, 'holders', String(process.pid)));
+    const second = await run('npm', ['run', 'build'], 180_000);
+    expect(second.code, second.stderr).toBe(0);
+    expect(existsSync(held)).toBe(false);
+    expectComplete();
+  }, 400_000);
 });

@@ -15,6 +15,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EXIT } from '../../protocol/errors.js';
 import { MAX_SWEEP_POINTS } from '../../protocol/limits.js';
 import { ROOT, serversAndChromes, watchDescendants, type Seen } from '../helpers/sweep-process.js';
+import { nodeCommand } from '../helpers/node-command.js';
 
 interface Ran {
   code: number | null;
@@ -33,7 +34,7 @@ const hasSetpriv = spawnSync('sh', ['-c', 'command -v setpriv'], { stdio: 'ignor
 const canTestReadOnly = !asRoot || hasSetpriv;
 
 function run(script: string, args: string[], options: { env?: NodeJS.ProcessEnv; dropRoot?: boolean } = {}): Promise<Ran> {
-  const node = [process.execPath, '--import', 'tsx', path.join(ROOT, script), ...args];
+  const node = [...nodeCommand(script), ...args];
   const argv = options.dropRoot && asRoot ? ['setpriv', '--bounding-set=-dac_override,-dac_read_search', ...node] : node;
   const child = spawn(argv[0], argv.slice(1), { cwd: ROOT, env: { ...process.env, ...options.env }, stdio: ['ignore', 'pipe', 'pipe'] });
   let stdout = '';
@@ -208,7 +209,7 @@ describe('--list into a pipe', () => {
   const list = (reader: string) =>
     spawnSync(
       'bash',
-      ['-c', `${process.execPath} --import tsx puppeteer/sweep/main.ts --list --file ${dir}/limit.json | ${reader}; echo "exit \${PIPESTATUS[0]}" >&2`],
+      ['-c', `${nodeCommand('puppeteer/sweep/main.ts').join(' ')} --list --file ${dir}/limit.json | ${reader}; echo "exit \${PIPESTATUS[0]}" >&2`],
       { cwd: ROOT, encoding: 'utf8', timeout: 60_000 },
     );
 

@@ -26,6 +26,7 @@ import { parseScenarioText } from '../../protocol/scenario.js';
 import { parseFlags } from '../../protocol/flags.js';
 import { checkSweepFlags, SWEEP_FLAGS } from '../../puppeteer/options.js';
 import { ROOT } from '../helpers/sweep-process.js';
+import { nodeCommand } from '../helpers/node-command.js';
 
 const FIXTURE = readFileSync(path.join(ROOT, 'test', 'fixtures', 'report-v2.json'), 'utf8');
 const dir = mkdtempSync(path.join(os.tmpdir(), 'pushlab-input-files-'));
@@ -42,7 +43,7 @@ interface Ran {
 
 function run(script: string, args: string[]): Promise<Ran> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, script), ...args], {
+    const child = spawn(process.execPath, [...nodeCommand(script).slice(1), ...args], {
       cwd: ROOT,
       env: { ...process.env, CHROME_PATH: '/nonexistent' },
       stdio: ['ignore', 'ignore', 'pipe'],

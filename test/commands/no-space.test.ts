@@ -20,6 +20,7 @@ import { EXIT, PushlabError } from '../../protocol/errors.js';
 import { parseReportText } from '../../protocol/report-check.js';
 import { filesUnder, leftRunning, sleep, startFaultRun } from '../helpers/fault-run.js';
 import { serversAndChromes, watchDescendants } from '../helpers/sweep-process.js';
+import { nodeCommand } from '../helpers/node-command.js';
 
 const dir = mkdtempSync(path.join(os.tmpdir(), 'pushlab-no-space-'));
 const disk = path.join(dir, 'disk');
@@ -66,7 +67,7 @@ describe.skipIf(!canMount)('--out on a full disk', () => {
   });
 
   it('a sweep refuses before launching anything, in one line, and leaves the disk as it was', async () => {
-    const r = startFaultRun([process.execPath, '--import', 'tsx', 'puppeteer/sweep/main.ts', '--file', scenarios, '--repeats', '1', '--out', disk]);
+    const r = startFaultRun([...nodeCommand('puppeteer/sweep/main.ts'), '--file', scenarios, '--repeats', '1', '--out', disk]);
     try {
       const seen = await watchDescendants(r.child.pid!, r.exit);
       const { code } = await r.exit;
@@ -85,20 +86,7 @@ describe.skipIf(!canMount)('--out on a full disk', () => {
 
   it('filled while measuring: report.html makes way, then the sweep stops in one line, the report saved before kept', async () => {
     expect(mount('800k')).toBe(true);
-    const r = startFaultRun([
-      process.execPath,
-      '--import',
-      'tsx',
-      'puppeteer/sweep/main.ts',
-      '--file',
-      scenarios,
-      '--repeats',
-      '3',
-      '--retries',
-      '0',
-      '--out',
-      disk,
-    ]);
+    const r = startFaultRun([...nodeCommand('puppeteer/sweep/main.ts'), '--file', scenarios, '--repeats', '3', '--retries', '0', '--out', disk]);
     let filling = true;
     try {
       await r.until('the first repeat saved', () => /round 1: [\d.]+( [kM])? EPS/.test(r.output()), 90_000);

@@ -49,9 +49,11 @@ export function startFaultRun(argv: string[], env: Record<string, string> = {}, 
   prepare?.(dir);
   const args = argv.map((a) => a.replaceAll('{dir}', dir));
   const extra = Object.fromEntries(Object.entries(env).map(([k, v]) => [k, v.replaceAll('{dir}', dir)]));
+  // As from a shell: vitest sets NODE_ENV=test, under which `npm run build` would build another page.
+  const { NODE_ENV: _test, ...shell } = process.env;
   const child = spawn(args[0], args.slice(1), {
     cwd: ROOT,
-    env: { ...process.env, ...extra, TMPDIR: dir },
+    env: { ...shell, ...extra, TMPDIR: dir },
     stdio: ['ignore', 'pipe', 'pipe'],
     detached: true,
   });
@@ -99,8 +101,10 @@ export function startFaultRun(argv: string[], env: Record<string, string> = {}, 
       }),
     worker: (script) => {
       const found = descendants(child.pid!).find((pid) => {
+        // node itself, started on the entry compiled (…/main.js) or through tsx (…/main.ts); not the
+        // shell npm runs `npm run build && exec node …` in, whose command line names it too.
         const c = cmdline(pid);
-        return c.includes('--import tsx') && c.includes(script) && !c.includes('--exit-with-stdin');
+        return /^(\S*\/)?node /.test(c) && c.includes(script.replace(/\.ts$/, '.')) && !c.includes('--exit-with-stdin');
       });
       return found ?? null;
     },

@@ -10,6 +10,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { EXIT } from '../../protocol/errors.js';
 import { EXTRA_ORIGIN_PORTS } from '../../server/origins.js';
 import { leftRunning, sleep, startFaultRun } from '../helpers/fault-run.js';
+import { nodeCommand } from '../helpers/node-command.js';
 
 const held: Server[] = [];
 
@@ -37,7 +38,7 @@ afterAll(async () => {
 
 /** Runs a command to its end: exit code and its one line of output. */
 async function runToEnd(argv: string[]): Promise<{ code: number | null; lines: string[]; left: string[] }> {
-  const r = startFaultRun([process.execPath, '--import', 'tsx', ...argv]);
+  const r = startFaultRun([...nodeCommand(argv[0]), ...argv.slice(1)]);
   try {
     // A server that did start (the bug) never exits: the test fails rather than waits.
     const ended = await Promise.race([r.exit, sleep(30_000).then(() => ({ code: null }))]);
