@@ -12,7 +12,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { EXIT, PushlabError } from '../../protocol/errors.js';
 import { parseFlags } from '../../protocol/flags.js';
 import { ADVISE_FLAGS, checkAdviseFlags } from '../../puppeteer/advise/options.js';
-import { nodeCommand } from '../helpers/node-command.js';
+import { nodeArgs } from '../helpers/node-command.js';
 
 const ROOT = path.resolve(import.meta.dirname, '..', '..');
 
@@ -24,7 +24,7 @@ interface Ran {
 
 function run(args: string[]): Promise<Ran> {
   return new Promise((resolve) => {
-    execFile(process.execPath, [...nodeCommand('puppeteer/advise/main.ts').slice(1), ...args], { cwd: ROOT, timeout: 60_000 }, (err, stdout, stderr) => {
+    execFile(process.execPath, [...nodeArgs('puppeteer/advise/main.ts'), ...args], { cwd: ROOT, timeout: 60_000 }, (err, stdout, stderr) => {
       resolve({ code: err ? (typeof err.code === 'number' ? err.code : -1) : 0, stdout, stderr });
     });
   });

@@ -6,7 +6,7 @@ import { execFile } from 'node:child_process';
 import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { EXIT } from '../../protocol/errors.js';
-import { nodeCommand } from '../helpers/node-command.js';
+import { nodeArgs } from '../helpers/node-command.js';
 
 const ROOT = path.resolve(import.meta.dirname, '..', '..');
 
@@ -18,7 +18,7 @@ interface Ran {
 
 function run(script: string, args: string[]): Promise<Ran> {
   return new Promise((resolve) => {
-    execFile(process.execPath, [...nodeCommand(script).slice(1), ...args], { cwd: ROOT, timeout: 30_000 }, (err, stdout, stderr) => {
+    execFile(process.execPath, [...nodeArgs(script), ...args], { cwd: ROOT, timeout: 30_000 }, (err, stdout, stderr) => {
       const code = err ? (typeof err.code === 'number' ? err.code : -1) : 0;
       resolve({ code, stdout, stderr });
     });

@@ -19,7 +19,7 @@ import { listRuns } from '../../puppeteer/report/runs.js';
 import { buildServer, type PushlabServer } from '../../server/app.js';
 import { loadOrCreateCert } from '../../server/cert.js';
 import { h2get } from '../helpers/h2-get.js';
-import { nodeCommand } from '../helpers/node-command.js';
+import { nodeArgs } from '../helpers/node-command.js';
 
 const ROOT = path.resolve(import.meta.dirname, '..', '..');
 const STARTED = new Date(2026, 10, 22, 1, 30, 0);
@@ -102,7 +102,7 @@ describe('two runs in the same second', () => {
         [
           '--import',
           pin,
-          ...nodeCommand('puppeteer/sweep/main.ts').slice(1),
+          ...nodeArgs('puppeteer/sweep/main.ts'),
           '--file',
           scenarios,
           '--repeats',

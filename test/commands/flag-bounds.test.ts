@@ -19,7 +19,7 @@ import { ADVISE_FLAGS, checkAdviseFlags } from '../../puppeteer/advise/options.j
 import { checkSweepFlags, LAB_FLAGS, REPORT_FLAGS, SWEEP_FLAGS } from '../../puppeteer/options.js';
 import { reportFilesBytes } from '../../puppeteer/report/html.js';
 import { SERVER_FLAGS } from '../../server/options.js';
-import { nodeCommand } from '../helpers/node-command.js';
+import { nodeArgs } from '../helpers/node-command.js';
 
 const HUGE = '9'.repeat(400);
 const ADVISE_TARGET = ['--rate', '1k', '--p99', '100ms'];
@@ -146,7 +146,7 @@ describe('the disk space a plan needs is checked without a Node RangeError', () 
 type Ran = { code: number; stderr: string };
 function command(script: string, args: string[]): Promise<Ran> {
   return new Promise((resolve) => {
-    execFile(process.execPath, [...nodeCommand(script).slice(1), ...args], { cwd: ROOT, timeout: 120_000 }, (err, _stdout, stderr) => {
+    execFile(process.execPath, [...nodeArgs(script), ...args], { cwd: ROOT, timeout: 120_000 }, (err, _stdout, stderr) => {
       resolve({ code: err ? (typeof err.code === 'number' ? err.code : -1) : 0, stderr });
     });
   });

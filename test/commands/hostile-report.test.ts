@@ -27,7 +27,7 @@ import { Progress } from '../../puppeteer/sweep/progress.js';
 import { type Runner, type RunnerEvents } from '../../puppeteer/sweep/runner.js';
 import { emptyResult } from '../../puppeteer/report/recorder.js';
 import { report as reportOf } from '../helpers/v2-fixture.js';
-import { nodeCommand } from '../helpers/node-command.js';
+import { nodeArgs } from '../helpers/node-command.js';
 
 const ROOT = path.resolve(import.meta.dirname, '..', '..');
 const FIXTURE = path.join(ROOT, 'test', 'fixtures', 'report-v2.json');
@@ -243,7 +243,7 @@ describe('terminal text: printable()', () => {
 
 function runReport(reports: string, args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [...nodeCommand('puppeteer/report/main.ts').slice(1), '--reports', reports, ...args], { cwd: ROOT });
+    const child = spawn(process.execPath, [...nodeArgs('puppeteer/report/main.ts'), '--reports', reports, ...args], { cwd: ROOT });
     let stdout = '';
     let stderr = '';
     child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));

@@ -26,7 +26,7 @@ import { parseScenarioText } from '../../protocol/scenario.js';
 import { parseFlags } from '../../protocol/flags.js';
 import { checkSweepFlags, SWEEP_FLAGS } from '../../puppeteer/options.js';
 import { ROOT } from '../helpers/sweep-process.js';
-import { nodeCommand } from '../helpers/node-command.js';
+import { nodeArgs } from '../helpers/node-command.js';
 
 const FIXTURE = readFileSync(path.join(ROOT, 'test', 'fixtures', 'report-v2.json'), 'utf8');
 const dir = mkdtempSync(path.join(os.tmpdir(), 'pushlab-input-files-'));
@@ -43,7 +43,7 @@ interface Ran {
 
 function run(script: string, args: string[]): Promise<Ran> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [...nodeCommand(script).slice(1), ...args], {
+    const child = spawn(process.execPath, [...nodeArgs(script), ...args], {
       cwd: ROOT,
       env: { ...process.env, CHROME_PATH: '/nonexistent' },
       stdio: ['ignore', 'ignore', 'pipe'],

@@ -15,7 +15,7 @@ import type { Report } from '../../protocol/report.js';
 import { summarisePoint } from '../../results/point-summary.js';
 import { resolveReportFile, serveReports, splitArgs } from '../../puppeteer/report/runs.js';
 import * as v2 from '../helpers/v2-fixture.js';
-import { nodeCommand } from '../helpers/node-command.js';
+import { nodeArgs } from '../helpers/node-command.js';
 
 const ROOT = path.resolve(import.meta.dirname, '..', '..');
 const FIXTURE = path.join(ROOT, 'test', 'fixtures', 'report-v2.json');
@@ -25,7 +25,7 @@ let slowerReport: Report;
 
 function run(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [...nodeCommand('puppeteer/report/main.ts').slice(1), '--reports', reports, ...args], { cwd: ROOT });
+    const child = spawn(process.execPath, [...nodeArgs('puppeteer/report/main.ts'), '--reports', reports, ...args], { cwd: ROOT });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));

@@ -27,7 +27,7 @@ import { pointsCsv, repeatsCsv } from '../../results/views/csv.js';
 import { referenceTable } from '../../results/views/reference-table.js';
 import { formatComparison, formatTable } from '../../results/views/terminal.js';
 import { ROOT, serversAndChromes, watchDescendants } from '../helpers/sweep-process.js';
-import { nodeCommand } from '../helpers/node-command.js';
+import { nodeArgs } from '../helpers/node-command.js';
 import { bigReport } from '../../bench/big-report.js';
 
 const SWEEP_TEXT = readFileSync(path.join(ROOT, 'reports/example/report.json'), 'utf8');
@@ -201,7 +201,7 @@ interface Ran {
 
 function run(script: string, args: string[], timeoutMs = 120_000): Promise<Ran> {
   const started = performance.now();
-  const child = spawn(process.execPath, [...nodeCommand(script).slice(1), ...args], { cwd: ROOT, stdio: ['ignore', 'ignore', 'pipe'] });
+  const child = spawn(process.execPath, [...nodeArgs(script), ...args], { cwd: ROOT, stdio: ['ignore', 'ignore', 'pipe'] });
   let stderr = '';
   child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
   const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
@@ -270,7 +270,7 @@ describe('--resume refuses an edited report before anything is launched', () => 
 
 /** Runs a view to its end: its exit code, stdout and stderr. */
 function view(args: string[], timeoutMs: number): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  const child = spawn(process.execPath, [...nodeCommand('puppeteer/report/main.ts').slice(1), ...args], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [...nodeArgs('puppeteer/report/main.ts'), ...args], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
   let stdout = '';
   let stderr = '';
   child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
@@ -306,7 +306,7 @@ describe('the CLI views on large runs', () => {
   it('SIGTERM during a view of 20,000 points (3 s of CPU into it) stops it at once with exit 130', async () => {
     const reports = path.join(dir, 'big20000');
     runDir(reports, 'big', bigReport(20_000, SWEEP_TEXT));
-    const child = spawn(process.execPath, [...nodeCommand('puppeteer/report/main.ts').slice(1), '--wide', path.join(reports, 'big')], {
+    const child = spawn(process.execPath, [...nodeArgs('puppeteer/report/main.ts'), '--wide', path.join(reports, 'big')], {
       cwd: ROOT,
       stdio: ['ignore', 'ignore', 'pipe'],
     });

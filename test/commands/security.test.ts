@@ -10,7 +10,7 @@ import { describe, expect, it } from 'vitest';
 import { EXIT } from '../../protocol/errors.js';
 import { loadOrCreateCert } from '../../server/cert.js';
 import { checkListenHost } from '../../server/options.js';
-import { nodeCommand } from '../helpers/node-command.js';
+import { nodeArgs } from '../helpers/node-command.js';
 
 const ROOT = path.resolve(import.meta.dirname, '..', '..');
 
@@ -32,7 +32,7 @@ describe('the server binds loopback only', () => {
   it.each(['0.0.0.0', '::', '192.168.1.10', 'example.com'])(
     'refuses --host %s with exit code 2 and says why',
     (host) => {
-      const r = spawnSync(process.execPath, [...nodeCommand('server/main.ts').slice(1), '--host', host, '--port', '0'], {
+      const r = spawnSync(process.execPath, [...nodeArgs('server/main.ts'), '--host', host, '--port', '0'], {
         cwd: ROOT,
         encoding: 'utf8',
         timeout: 30_000,
@@ -59,7 +59,7 @@ describe('--allow-remote: a server for browsers on other hosts', () => {
   // 127.0.0.2 is not in the loopback list the flag accepts, yet only this machine reaches it:
   // the real server takes the non-loopback path while the test stays on loopback.
   it('listens with --host 127.0.0.2 --allow-remote, after printing the warning on stderr', async () => {
-    const child = spawn(process.execPath, [...nodeCommand('server/main.ts').slice(1), '--host', '127.0.0.2', '--allow-remote', '--port', '0'], {
+    const child = spawn(process.execPath, [...nodeArgs('server/main.ts'), '--host', '127.0.0.2', '--allow-remote', '--port', '0'], {
       cwd: ROOT,
     });
     let stdout = '';

@@ -6,5 +6,8 @@
  */
 import { entryArgv } from '../../cli/entry.js';
 
-/** `[node, …]` that runs `script` (relative to the root: `puppeteer/sweep/main.ts`); arguments follow. */
-export const nodeCommand = (script: string): string[] => [process.execPath, ...entryArgv(script)];
+/** What follows `node` to run `script` (relative to the root: `puppeteer/sweep/main.ts`), for `spawn(process.execPath, …)`. */
+export const nodeArgs = (script: string): string[] => entryArgv(script);
+
+/** `[node, …]` that runs `script`; its arguments follow. */
+export const nodeCommand = (script: string): string[] => [process.execPath, ...nodeArgs(script)];

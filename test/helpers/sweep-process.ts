@@ -9,7 +9,7 @@ import path from 'node:path';
 import type { MeasuredRepeat } from '../../protocol/repeat-figures.js';
 import type { PointResult, Report } from '../../protocol/report.js';
 import { parseReportText } from '../../protocol/report-check.js';
-import { nodeCommand } from './node-command.js';
+import { nodeArgs } from './node-command.js';
 
 export const ROOT = path.resolve(import.meta.dirname, '..', '..');
 
@@ -29,7 +29,7 @@ export function startSweep(args: string[]): SweepRun {
 
 /** Any entry point (`puppeteer/lab/main.ts`, `bench/server.ts`, …) as its own process. */
 export function startCommand(script: string, args: string[]): SweepRun {
-  const child = spawn(nodeCommand(script)[0], [...nodeCommand(script).slice(1), ...args], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [...nodeArgs(script), ...args], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
   let err = '';
   const waiters = new Set<() => void>();
