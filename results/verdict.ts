@@ -96,9 +96,9 @@ export function findLimit(i: LimitInput): Limit {
   const { server, cpu } = i;
   const hostLoad = cpu.host ?? cpu.chromeTotal ?? null;
   const host = hostSaturated(hostLoad, i.cores);
-  if (i.deliveredRatio >= KEPT_UP_RATIO) return { verdict: 'ok', note: null, why: null };
-  // The browser's connection cap comes before any CPU: what never opened was never offered
-  // to the page, however idle its threads were.
+  // The browser's connection cap comes before anything else: what never opened was never
+  // offered to the page, however idle its threads were, and a window that opened on a backlog
+  // can still deliver its share of the load from the connections that did open.
   if (i.stalled) {
     const { connections, of, cap } = i.stalled;
     return {
@@ -107,6 +107,7 @@ export function findLimit(i: LimitInput): Limit {
       why: `${connections} of ${of} connections stalled behind the browser's ${cap} per host`,
     };
   }
+  if (i.deliveredRatio >= KEPT_UP_RATIO) return { verdict: 'ok', note: null, why: null };
   if ((server.pacingRatio < PACING_OK_RATIO || server.slipped) && server.shed === 0) {
     return {
       // A server starved of CPU by a saturated host is the host's limit, not the server's.

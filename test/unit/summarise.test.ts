@@ -154,6 +154,18 @@ describe('summarise', () => {
     expect(r.notes).toContain('2 of 8 connections never opened: the browser allows 6 per host over HTTP/1.1');
   });
 
+  it('still blames the cap when a window that opened on a backlog delivered its full share from the open connections', () => {
+    // Seen in CI on a saturated host: the window caught up a warm-up backlog, so 6 of 8 delivered
+    // more than 95% of 8 connections' load, and the point read as 'ok' with no cap note.
+    const capped = expandScenario({ id: 'h1', transport: 'sse-h1', batch: 100, concurrency: 8, measureSec: 5 })[0];
+    const [a, b] = samples({ perConnEps: 400_000, mainBusy: 0.4, serverGeneratedPerSec: 3000, shedPerSec: 0, hostBusy: 0.5 });
+    for (const x of [a, b]) Object.assign(x.page, { concurrency: 8, open: 6 });
+    const r = summarise(capped, a, b, meta);
+    expect(r.deliveredRatio).toBeGreaterThanOrEqual(0.95);
+    expect(r.verdict).toBe('client-bound');
+    expect(r.notes).toContain('2 of 8 connections never opened: the browser allows 6 per host over HTTP/1.1');
+  });
+
   it('counts a schedule that slipped by more than one catch-up per connection as server-bound', () => {
     const r = run({ perConnEps: 90_000, mainBusy: 0.6, serverGeneratedPerSec: 1000, shedPerSec: 0, hostBusy: 0.5, behindAtEnd: 500 });
     expect(r.verdict).toBe('server-bound');
