@@ -13,7 +13,7 @@
  * every session each KEEPALIVE_MS. That timeout is also what ends sessions of a driver killed
  * with SIGKILL, which runs no handler.
  */
-import { spawn } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { PushlabError } from '../../protocol/errors.js';
 import { printable } from '../../results/printable.js';
 import { CHROME_ARGS } from './chrome.js';
@@ -302,9 +302,7 @@ export class GridSessions {
         const id = sessionIdOf(v);
         if (id === null) return;
         this.log(`--grid ${this.given}: the Grid granted session ${quoted(id)} after the ${this.sessionWaitMs / 1000} s wait gave up: ending it`);
-        await this.request('DELETE', `session/${encodeURIComponent(id)}`, `ending late session ${id}`, GRID_REQUEST_TIMEOUT_MS).catch((err: unknown) =>
-          this.log(`${err instanceof Error ? err.message : String(err)}; the Grid ends it after its session timeout`),
-        );
+        await this.end([id]);
       },
       () => undefined,
     );
@@ -332,9 +330,8 @@ export class GridSessions {
   }
 
   /**
-   * Deletes every session (a failure is logged: the Grid's session timeout ends it later). Each
-   * stays listed until the Grid answered, so a second signal meanwhile (closeDetached) deletes
-   * it again rather than lose it with this process.
+   * Deletes every session (a failure is logged: the Grid's session timeout ends it later),
+   * through an ender process (`end`) that a second signal does not cut off.
    */
   async close(): Promise<void> {
     if (this.keepalive) clearInterval(this.keepalive);
@@ -345,32 +342,95 @@ export class GridSessions {
       );
       await Promise.race([Promise.all(this.late), new Promise((r) => setTimeout(r, LATE_WAIT_ON_CLOSE_MS).unref())]);
     }
-    await Promise.all(
-      [...this.sessions].map(async (s) => {
-        await this.request('DELETE', `session/${encodeURIComponent(s.id)}`, `ending session ${s.id}`, GRID_REQUEST_TIMEOUT_MS).catch((err: unknown) =>
-          this.log(`${err instanceof Error ? err.message : String(err)}; the Grid ends it after its session timeout`),
-        );
-        this.sessions.splice(this.sessions.indexOf(s), 1);
-      }),
-    );
+    await this.end(this.sessions.splice(0).map((s) => s.id));
+  }
+
+  /** For an exit that cannot wait (a second signal, process.exit): the sessions not yet handed to an ender are, and this process does not wait. */
+  closeDetached(): void {
+    if (this.keepalive) clearInterval(this.keepalive);
+    void this.end(this.sessions.splice(0).map((s) => s.id));
   }
 
   /**
-   * For an exit that cannot wait (a second signal, process.exit): a detached Node process
-   * deletes the sessions left, after this one has gone.
+   * Ends sessions from a detached Node process (GRID_ENDER), each session's DELETE sent once,
+   * and waits for its answers to log what failed. Not from this process: a Grid whose client
+   * goes away in the middle of a DELETE keeps the session listed and turns not ready for good
+   * (Grid 4.38 and 4.48 alike: the client killed 150 ms into the DELETE of two sessions), and a
+   * second signal ends this process at once. A second DELETE of a session being ended hangs
+   * too, so a session is handed over once, here, and is no longer this object's.
    */
-  closeDetached(): void {
-    if (this.keepalive) clearInterval(this.keepalive);
-    const all = this.sessions.splice(0);
-    if (!all.length) return;
-    const jobs = all.map((s) => ({ url: this.at(`session/${encodeURIComponent(s.id)}`).href, headers: this.headers() }));
-    const script = `Promise.all(JSON.parse(process.argv[1]).map((j) => fetch(j.url, { method: 'DELETE', headers: j.headers, signal: AbortSignal.timeout(${GRID_REQUEST_TIMEOUT_MS}) }).catch(() => undefined)))`;
+  private async end(ids: readonly string[]): Promise<void> {
+    if (!ids.length) return;
+    const jobs = ids.map((id) => ({ id, url: this.at(`session/${encodeURIComponent(id)}`).href }));
+    let child: ChildProcess;
     try {
-      spawn(process.execPath, ['-e', script, JSON.stringify(jobs)], { detached: true, stdio: 'ignore' }).unref();
-    } catch {
-      // Nothing more to do on the way out: the Grid's session timeout ends them.
+      child = spawn(process.execPath, ['-e', GRID_ENDER, JSON.stringify({ jobs, headers: this.headers(), timeoutMs: GRID_REQUEST_TIMEOUT_MS })], {
+        detached: true,
+        stdio: ['ignore', 'pipe', 'ignore'],
+      });
+    } catch (err) {
+      this.log(`--grid ${this.given}: could not start the process that ends ${ids.length} session(s) (${String(err)}); the Grid ends them after its session timeout`);
+      return;
     }
+    // Held for (close() waits for its answers); detached, so a process.exit meanwhile leaves it to finish.
+    let out = '';
+    child.stdout!.setEncoding('utf8').on('data', (d: string) => (out += d));
+    await new Promise<void>((resolve) => {
+      child.once('close', () => resolve());
+      child.once('error', () => resolve());
+    });
+    const answered = new Set<string>();
+    for (const line of out.split('\n')) {
+      const r = parseEnderLine(line);
+      if (!r) continue;
+      answered.add(r.id);
+      if (r.failure !== null) this.log(`--grid ${this.given}: ending session ${r.id}: ${r.failure}; the Grid ends it after its session timeout`);
+    }
+    for (const id of ids.filter((x) => !answered.has(x))) this.log(`--grid ${this.given}: ending session ${id}: no word from the process that ended it; the Grid ends it after its session timeout`);
   }
+}
+
+/**
+ * The ender's script (`node -e`): one DELETE per job, each bounded by `timeoutMs`; one JSON
+ * line per job on stdout, which may have gone with the sweep (its write errors are dropped).
+ */
+const GRID_ENDER = `
+const { jobs, headers, timeoutMs } = JSON.parse(process.argv[1]);
+process.stdout.on('error', () => undefined);
+const say = (o) => { try { process.stdout.write(JSON.stringify(o) + '\\n'); } catch {} };
+Promise.all(jobs.map(async (j) => {
+  try {
+    const r = await fetch(j.url, { method: 'DELETE', headers, signal: AbortSignal.timeout(timeoutMs) });
+    const text = (await r.text()).slice(0, 2000);
+    say({ id: j.id, status: r.status, text });
+  } catch (e) {
+    say({ id: j.id, error: e && e.name === 'TimeoutError' ? 'no answer within ' + timeoutMs / 1000 + ' s' : String((e && e.cause && e.cause.code) || (e && e.message) || e) });
+  }
+}));
+`;
+
+/** One line of the ender's output: the session and why ending it failed (null: it ended), or null for a line that is not one. */
+export function parseEnderLine(line: string): { id: string; failure: string | null } | null {
+  let v: unknown;
+  try {
+    v = JSON.parse(line);
+  } catch {
+    return null;
+  }
+  if (!v || typeof v !== 'object') return null;
+  const r = v as { id?: unknown; status?: unknown; text?: unknown; error?: unknown };
+  if (typeof r.id !== 'string') return null;
+  if (typeof r.error === 'string') return { id: r.id, failure: shown(r.error) };
+  if (typeof r.status !== 'number') return null;
+  if (r.status >= 200 && r.status < 300) return { id: r.id, failure: null };
+  let message = typeof r.text === 'string' ? r.text : '';
+  try {
+    const m = (JSON.parse(message) as { value?: { message?: unknown } } | null)?.value?.message;
+    if (typeof m === 'string') message = m.split('\n')[0];
+  } catch {
+    // Not JSON: quoted as it came.
+  }
+  return { id: r.id, failure: `the Grid refused (HTTP ${r.status}): ${shown(message)}` };
 }
 
 /** A WebDriver answer's `sessionId`, when it is a non-empty string of a sane length. */
