@@ -35,7 +35,7 @@ import { judgeRatio } from '../../results/equivalence.js';
 import { LIMITS } from '../../protocol/limits.js';
 import type { MeasuredRepeat, Repeat } from '../../protocol/repeat-figures.js';
 import { describe, pairedRatio } from '../../results/stats.js';
-import { reasonText } from '../../results/sustains.js';
+import { decidingP99Ms, reasonText } from '../../results/sustains.js';
 import type { Target } from '../../protocol/target.js';
 import { TRANSPORTS, type Transport } from '../../protocol/wire.js';
 import { candidateSpace, DEFAULT_SPACE, knobsBetween, withBatch, type CandidateSpace } from './candidates.js';
@@ -174,7 +174,7 @@ function triedOf(r: Rec, confirmed: CandidateFigures | null): TriedCandidate {
 /** The figures a candidate is judged by: its confirmation's when it has one, else its probe's. */
 const figuresFor = (r: Rec): CandidateFigures | null => r.confirmed ?? r.probeFigures;
 const cost = (f: CandidateFigures | null) => f?.cpuMsPerMillionEvents?.median ?? Number.POSITIVE_INFINITY;
-const p99 = (f: CandidateFigures | null) => f?.sustains.figures.p99Ms?.median ?? Number.POSITIVE_INFINITY;
+const p99 = (f: CandidateFigures | null) => (f ? decidingP99Ms(f.sustains.figures) : null) ?? Number.POSITIVE_INFINITY;
 
 /**
  * Better of two records for ranking a transport's best and the screen's order: sustaining before

@@ -61,6 +61,7 @@ export class Lab {
     const throttle = this.throttle;
     const options = {
       transport: c.transport,
+      pollMs: c.pollMs,
       params: {
         batch: c.batch,
         interval: c.intervalMs,
@@ -136,7 +137,16 @@ export class Lab {
     const s = await this.source.snapshot(resetLatency);
     // Worker replies arrive over a few ms; date the snapshot at the middle of that span.
     const at = (before + performance.now()) / 2;
-    return { atMs: performance.timeOrigin + at, transport: this.config.transport, concurrency: this.config.concurrency, client: this.client, ...s };
+    const newest = this.source.newestSentAtMs();
+    const atMs = performance.timeOrigin + at;
+    return {
+      atMs,
+      transport: this.config.transport,
+      concurrency: this.config.concurrency,
+      client: this.client,
+      ...s,
+      backlogMs: newest > 0 ? Math.round((atMs - newest) * 1000) / 1000 : null,
+    };
   }
 
   /**
