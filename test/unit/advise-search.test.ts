@@ -383,3 +383,38 @@ describe('candidateSpace', () => {
     expect(all.filter((c) => c.parse === 'main' && c.origins === 1).map((c) => c.id)).toEqual(['sse-b1-c1-i100', 'sse-b1-c2-i200', 'sse-b1-c4-i400']);
   });
 });
+
+describe('advise: a probe too coarse to drop on (issue 33)', () => {
+  it('probes a candidate once more when its window was one batch from a threshold, and judges both windows', async () => {
+    const { options } = synthetic(WORLD, 7, { budgetSec: 600, target: target300k, transports: ['sse'] });
+    const probe = options.measurer.probe;
+    let first: string | null = null;
+    const probes = new Map<string, number>();
+    const a = await advise({
+      ...options,
+      measurer: {
+        ...options.measurer,
+        probe: async (c) => {
+          probes.set(c.id, (probes.get(c.id) ?? 0) + 1);
+          const r = (await probe(c)) as MeasuredRepeat;
+          first ??= c.id;
+          if (c.id !== first || probes.get(c.id)! > 1) return r;
+          // A window of 40 batches that came out at 85%: clearly below on its face, but one batch is 2.5% of it.
+          return { ...r, deliveredRatio: 0.85, eventsPerSec: r.eventsPerSec * 0.85, page: { ...r.page, batches: 40 } };
+        },
+      },
+    });
+    const tried = a.tried.find((t) => t.candidate.id === first)!;
+    expect(probes.get(first!)).toBe(2);
+    expect(tried.repeats.filter((r) => r.purpose === 'probe')).toHaveLength(2);
+    expect(tried.probe!.sustains.figures.repeats).toBe(2);
+    // Judged on both windows, it was not dropped as "clearly cannot".
+    expect(tried.why).not.toMatch(/^clearly cannot sustain/);
+    // A probe of 200 batches or more is judged as it is: probed once.
+    for (const t of a.tried) {
+      const windows = t.repeats.filter((r) => r.purpose === 'probe');
+      const batches = windows[0].repeat.status === 'ok' ? windows[0].repeat.page.batches : 0;
+      if (t.candidate.id !== first && batches >= 200) expect(windows, t.candidate.id).toHaveLength(1);
+    }
+  });
+});
