@@ -159,7 +159,7 @@ export class Lab {
     const offered = offeredEventsPerSec({ batch: c.batch, interval: c.intervalMs }) * c.concurrency;
     const tally = new RunServerTally(this.client);
     /** One entry a second: events received and this run's server figures, for the judging window. */
-    const history: { t: number; events: number; bytes: number; server: RunServer | null }[] = [];
+    const history: { t: number; events: number; bytes: number; server: RunServer | null; backlogMs: number | null }[] = [];
     let firstServer: RunServer | null = null;
     let latestServer: RunServer | null = null;
     const poll = async () => {
@@ -178,14 +178,14 @@ export class Lab {
       if (this.stopped) return;
       const now = performance.now();
       const counters = this.source.live();
-      const last = history.at(-1) ?? { t: openedAt, events: start.events, bytes: start.bytes, server: null };
-      history.push({ t: now, events: counters.events, bytes: counters.bytes, server: latestServer });
+      const last = history.at(-1) ?? { t: openedAt, events: start.events, bytes: start.bytes, server: null, backlogMs: null };
+      const newest = this.source.newestSentAtMs();
+      const backlogMs = newest > 0 ? performance.timeOrigin + now - newest : null;
+      history.push({ t: now, events: counters.events, bytes: counters.bytes, server: latestServer, backlogMs });
       while (history.length > JUDGE_WINDOW_SEC + 1) history.shift();
       const dt = (now - last.t) / 1000;
       const receivedEventsPerSec = dt > 0 ? (counters.events - last.events) / dt : 0;
-      const from = history.length > JUDGE_WINDOW_SEC ? history[0] : { t: openedAt, events: start.events, server: firstServer };
-      const newest = this.source.newestSentAtMs();
-      const backlogMs = newest > 0 ? performance.timeOrigin + now - newest : null;
+      const from = history.length > JUDGE_WINDOW_SEC ? history[0] : { t: openedAt, events: start.events, server: firstServer, backlogMs: null };
       const health = judgeHealth(
         {
           offeredEventsPerSec: offered,
@@ -193,6 +193,8 @@ export class Lab {
           windowEvents: counters.events - from.events,
           windowSec: (now - from.t) / 1000,
           backlogMs,
+          // Judged over a full window only: the first seconds carry set-up.
+          ...(history.length > JUDGE_WINDOW_SEC ? { backlogStartMs: from.backlogMs, intervalMs: c.intervalMs } : {}),
           server: firstServer && latestServer ? { first: firstServer, windowStart: from.server ?? firstServer, now: latestServer } : null,
           cpu: this.views.cpu(),
           stalled: this.stalled(),
