@@ -107,6 +107,19 @@ export function clearlyCannot(f: CandidateFigures, p99BoundMs: number): boolean 
  */
 export const MIN_WINDOW_BATCHES = 200;
 
+/** The longest a slow tick lengthens an advisor's window to, s: past it, worthAnotherProbe covers what is left. */
+export const MAX_LENGTHENED_WINDOW_SEC = 10;
+
+/**
+ * An advisor's window for a candidate that sends `batchesPerSec` in all: `baseSec`, lengthened
+ * to hold MIN_WINDOW_BATCHES when its ticks are slow, up to MAX_LENGTHENED_WINDOW_SEC (a 50 ms
+ * tick on one connection: 20 batches/s, a 10 s window instead of a 2 s probe of 40 batches).
+ */
+export function windowSecFor(batchesPerSec: number, baseSec: number): number {
+  if (!(batchesPerSec > 0)) return baseSec;
+  return Math.max(baseSec, Math.min(MAX_LENGTHENED_WINDOW_SEC, Math.ceil(MIN_WINDOW_BATCHES / batchesPerSec)));
+}
+
 /**
  * Whether a probe that would drop its candidate is too coarse to drop it on: its window held
  * fewer than MIN_WINDOW_BATCHES, or one batch could have turned its failure (the rule's

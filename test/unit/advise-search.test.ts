@@ -16,6 +16,7 @@ import { adviceText } from '../../results/advice-words.js';
 import { confirmScenarioFile } from '../../puppeteer/advise/confirm.js';
 import { expandScenario, parseScenarioText } from '../../protocol/scenario.js';
 import { measured } from '../helpers/v2-fixture.js';
+import { MIN_WINDOW_BATCHES, windowSecFor } from '../../results/advice-figures.js';
 
 /** A machine whose costs and capacity are known: renderer CPU per million events by transport and settings. */
 interface World {
@@ -416,5 +417,13 @@ describe('advise: a probe too coarse to drop on (issue 33)', () => {
       const batches = windows[0].repeat.status === 'ok' ? windows[0].repeat.page.batches : 0;
       if (t.candidate.id !== first && batches >= 200) expect(windows, t.candidate.id).toHaveLength(1);
     }
+  });
+});
+
+describe('windows long enough (issue 33)', () => {
+  it('lengthens a slow tick window to 200 batches, up to 10 s', () => {
+    // 50 ms on one connection: 20 batches/s, so 10 s; on 4: 5 s; a 1 ms tick keeps the base.
+    expect([windowSecFor(20, 2), windowSecFor(80, 2), windowSecFor(1000, 2), windowSecFor(10, 5), windowSecFor(80, 5)]).toEqual([10, 3, 2, 10, 5]);
+    expect(MIN_WINDOW_BATCHES).toBe(200);
   });
 });
