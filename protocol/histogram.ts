@@ -37,6 +37,8 @@ export interface LatencySummary {
   p99Ms: number | null;
   maxMs: number | null;
   meanMs: number | null;
+  // rule (issue 33): the tail beside p99. Absent in version 3 reports.
+  p999Ms?: number | null;
 }
 
 /** A histogram's state as plain data, to post between threads. */
@@ -114,6 +116,7 @@ export class Histogram {
       p99Ms: ms(this.quantile(0.99)),
       maxMs: ms(this.count ? this.max : Number.NaN),
       meanMs: ms(this.count ? this.sum / this.count : Number.NaN),
+      p999Ms: ms(this.quantile(0.999)),
     };
   }
 }

@@ -82,6 +82,8 @@ const latency = obj<LatencySummary>()({
   p99Ms: numOrNull,
   maxMs: numOrNull,
   meanMs: numOrNull,
+  // rule (issue 33): absent in version 3 reports.
+  p999Ms: opt(numOrNull),
 });
 
 /** A factor's field of a point, as its registry entry says a point records it (FactorInfo.recorded). */

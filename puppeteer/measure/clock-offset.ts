@@ -55,6 +55,7 @@ export function shiftLatency(s: LatencySummary, offsetMs: number): LatencySummar
     p99Ms: shift(s.p99Ms),
     maxMs: shift(s.maxMs),
     meanMs: shift(s.meanMs),
+    ...(s.p999Ms !== undefined ? { p999Ms: shift(s.p999Ms) } : {}),
   };
 }
 
