@@ -137,16 +137,7 @@ export class Lab {
     const s = await this.source.snapshot(resetLatency);
     // Worker replies arrive over a few ms; date the snapshot at the middle of that span.
     const at = (before + performance.now()) / 2;
-    const newest = this.source.newestSentAtMs();
-    const atMs = performance.timeOrigin + at;
-    return {
-      atMs,
-      transport: this.config.transport,
-      concurrency: this.config.concurrency,
-      client: this.client,
-      ...s,
-      backlogMs: newest > 0 ? Math.round((atMs - newest) * 1000) / 1000 : null,
-    };
+    return { atMs: performance.timeOrigin + at, transport: this.config.transport, concurrency: this.config.concurrency, client: this.client, ...s };
   }
 
   /**
@@ -194,7 +185,10 @@ export class Lab {
           windowSec: (now - from.t) / 1000,
           backlogMs,
           // Judged over a full window only: the first seconds carry set-up.
-          ...(history.length > JUDGE_WINDOW_SEC ? { backlogStartMs: from.backlogMs, intervalMs: c.intervalMs } : {}),
+          // From Workers the newest sentAt is as of their last update: the backlog moves by up to that as well.
+          ...(history.length > JUDGE_WINDOW_SEC
+            ? { backlogStartMs: from.backlogMs, intervalMs: c.parse === 'worker' ? Math.max(c.intervalMs, c.renderEveryMs) : c.intervalMs }
+            : {}),
           server: firstServer && latestServer ? { first: firstServer, windowStart: from.server ?? firstServer, now: latestServer } : null,
           cpu: this.views.cpu(),
           stalled: this.stalled(),

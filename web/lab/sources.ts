@@ -95,6 +95,7 @@ export class MainThreadSource implements Source {
       batchesPerConnection: Array.from(c.batchesPerConnection),
       latency: c.latency.summary(),
       latencyHistogram: sparseOf(c.latency),
+      backlogMs: backlogAt(this.ingest.newestSentAtMs),
     };
     if (resetLatency) c.latency.reset();
     return snap;
@@ -224,8 +225,15 @@ export class WorkerSource implements Source {
       batchesPerConnection: perConnection,
       latency: latency.summary(),
       latencyHistogram: sparseOf(latency),
+      // From the replies, not the last update: a Worker's update is up to updateEveryMs old.
+      backlogMs: backlogAt(replies.reduce((m, r) => Math.max(m, r.counts.newestSentAtMs), 0)),
     };
   }
+}
+
+/** Now minus the newest `sentAt`, ms (to the µs); null before any batch. */
+function backlogAt(newestSentAtMs: number): number | null {
+  return newestSentAtMs > 0 ? Math.round((performance.timeOrigin + performance.now() - newestSentAtMs) * 1000) / 1000 : null;
 }
 
 function sumCounters(all: (PageCounters | null)[]): PageCounters {
