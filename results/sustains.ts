@@ -92,7 +92,7 @@ export type SustainsRepeat =
       histogram?: SparseHistogram | null;
       /** Batches the page received in the window. */
       batches?: number;
-      /** Batches missing from the sequence (gaps) and reconnects, in the window. */
+      /** Batches missing from the sequence (gaps) beyond those the server shed, and reconnects, in the window. */
       gaps?: number;
       reconnects?: number;
       /** Connection-ms closed and stalled in the window. */
@@ -268,12 +268,14 @@ export function sustainsRepeat(point: Pick<Point, 'transport' | 'concurrency' | 
     deliveredRatio: r.deliveredRatio,
     shed: r.server.batchesShed,
     p99Ms: r.latency.p99Ms,
+    // The same latency as p99Ms, as a histogram: whichever latency feeds p99Ms must feed this too.
     histogram: r.latencyHistogram ?? null,
     notOpen,
     streams,
     cap: stalledBehindCap(point.transport, streams, streams - notOpen)?.cap ?? null,
     batches: r.page.batches,
-    gaps: r.page.gaps,
+    // A batch the server shed is a gap at the page too: the shed clause names those.
+    gaps: Math.max(0, r.page.gaps - r.server.batchesShed),
     reconnects: r.page.reconnects,
     ...(r.page.closedMs !== undefined ? { closedMs: r.page.closedMs } : {}),
     ...(r.page.stalledMs !== undefined ? { stalledMs: r.page.stalledMs } : {}),

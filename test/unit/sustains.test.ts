@@ -241,3 +241,17 @@ describe('quantisation (issue 33)', () => {
     expect(sustains([w(window(2000, 10, 0.05, 70))], target).figures.nearThreshold).toBe(false);
   });
 });
+
+describe('sustainsRepeat (issue 33)', () => {
+  it('reads loss, histogram and trend from a report repeat; shed batches are named once, as shed', () => {
+    const p = point('ws', 20, 4);
+    const shed = measured(p, { round: 0, eps: p.offeredEventsPerSec, p99: 10, shed: 5 });
+    shed.page = { ...shed.page, gaps: 12, reconnects: 1, closedMs: 300, stalledMs: 0 };
+    shed.trend = { backlogStartMs: 3, backlogEndMs: 4, firstHalfMeanMs: 2, secondHalfMeanMs: 2 };
+    const s = pointSustains(p, [shed], target);
+    expect(s.reasons).toEqual(['shed 5 batches', 'lost: 7 batches missing (gaps), 1 reconnect, connections closed for 300 ms']);
+    // A version 3 repeat (no closed or stalled counts, no trend, no histogram) still reads.
+    const v3 = measured(p, { round: 1, eps: p.offeredEventsPerSec, p99: 10 });
+    expect(pointSustains(p, [v3], target)).toMatchObject({ sustains: true, figures: { loss: { closedMs: null, stalledMs: null }, tail: { pooled: false } } });
+  });
+});
