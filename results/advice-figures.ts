@@ -122,11 +122,14 @@ export function windowSecFor(batchesPerSec: number, baseSec: number): number {
 
 /**
  * Whether a probe that would drop its candidate is too coarse to drop it on: its window held
- * fewer than MIN_WINDOW_BATCHES, or one batch could have turned its failure (the rule's
- * `nearThreshold`). The advisor then probes it once more and judges both windows together.
+ * fewer than MIN_WINDOW_BATCHES, or one batch more would have put it past the line it was dropped
+ * at (CLEARLY_BELOW_DELIVERED), or could have turned its failure (the rule's `nearThreshold`).
+ * The advisor then probes it once more and judges both windows together.
  */
 export function worthAnotherProbe(f: CandidateFigures): boolean {
   const s = f.sustains.figures;
-  if (s.failed > 0 || s.notOpen > 0 || s.shedBatches > 0) return false;
-  return s.nearThreshold === true || (s.fewestBatches != null && s.fewestBatches < MIN_WINDOW_BATCHES);
+  if (s.failed > 0 || s.notOpen > 0 || s.shedBatches > 0 || s.fewestBatches == null) return s.nearThreshold === true;
+  const oneBatch = s.fewestBatches > 0 ? s.deliveredRatio / s.fewestBatches : 1;
+  const nearDrop = s.deliveredRatio < CLEARLY_BELOW_DELIVERED && s.deliveredRatio + oneBatch >= CLEARLY_BELOW_DELIVERED;
+  return s.nearThreshold === true || nearDrop || s.fewestBatches < MIN_WINDOW_BATCHES;
 }

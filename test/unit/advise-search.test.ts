@@ -16,7 +16,7 @@ import { adviceText } from '../../results/advice-words.js';
 import { confirmScenarioFile } from '../../puppeteer/advise/confirm.js';
 import { expandScenario, parseScenarioText } from '../../protocol/scenario.js';
 import { measured } from '../helpers/v2-fixture.js';
-import { MIN_WINDOW_BATCHES, windowSecFor } from '../../results/advice-figures.js';
+import { clearlyCannot, figuresOf, MIN_WINDOW_BATCHES, windowSecFor, worthAnotherProbe } from '../../results/advice-figures.js';
 
 /** A machine whose costs and capacity are known: renderer CPU per million events by transport and settings. */
 interface World {
@@ -386,37 +386,44 @@ describe('candidateSpace', () => {
 });
 
 describe('advise: a probe too coarse to drop on (issue 33)', () => {
-  it('probes a candidate once more when its window was one batch from a threshold, and judges both windows', async () => {
-    const { options } = synthetic(WORLD, 7, { budgetSec: 600, target: target300k, transports: ['sse'] });
-    const probe = options.measurer.probe;
-    let first: string | null = null;
-    const probes = new Map<string, number>();
-    const a = await advise({
-      ...options,
-      measurer: {
-        ...options.measurer,
-        probe: async (c) => {
-          probes.set(c.id, (probes.get(c.id) ?? 0) + 1);
-          const r = (await probe(c)) as MeasuredRepeat;
-          first ??= c.id;
-          if (c.id !== first || probes.get(c.id)! > 1) return r;
-          // A window of 40 batches that came out at 85%: clearly below on its face, but one batch is 2.5% of it.
-          return { ...r, deliveredRatio: 0.85, eventsPerSec: r.eventsPerSec * 0.85, page: { ...r.page, batches: 40 } };
+  for (const [what, batches, delivered] of [
+    ['one batch from the line it would be dropped at (250 batches at 89.8%: one more is 90.2%)', 250, 0.898],
+    ['a window of 40 batches (a 50 ms tick for 2 s: one batch is 2.5% of it)', 40, 0.85],
+  ] as const) {
+    it(`probes a candidate once more before dropping it: ${what}, and judges both windows`, async () => {
+      const { options } = synthetic(WORLD, 7, { budgetSec: 600, target: target300k, transports: ['sse'] });
+      const probe = options.measurer.probe;
+      let first: string | null = null;
+      const probes = new Map<string, number>();
+      const a = await advise({
+        ...options,
+        measurer: {
+          ...options.measurer,
+          probe: async (c) => {
+            probes.set(c.id, (probes.get(c.id) ?? 0) + 1);
+            const r = (await probe(c)) as MeasuredRepeat;
+            first ??= c.id;
+            if (c.id !== first || probes.get(c.id)! > 1) return r;
+            return { ...r, deliveredRatio: delivered, eventsPerSec: c.offeredEventsPerSec * delivered, page: { ...r.page, batches } };
+          },
         },
-      },
+      });
+      const tried = a.tried.find((t) => t.candidate.id === first)!;
+      expect(probes.get(first!)).toBe(2);
+      expect(tried.repeats.filter((r) => r.purpose === 'probe')).toHaveLength(2);
+      expect(tried.probe!.sustains.figures.repeats).toBe(2);
+      // Judged on both windows, it was not dropped as "clearly cannot".
+      expect(tried.why).not.toMatch(/^clearly cannot sustain/);
     });
-    const tried = a.tried.find((t) => t.candidate.id === first)!;
-    expect(probes.get(first!)).toBe(2);
-    expect(tried.repeats.filter((r) => r.purpose === 'probe')).toHaveLength(2);
-    expect(tried.probe!.sustains.figures.repeats).toBe(2);
-    // Judged on both windows, it was not dropped as "clearly cannot".
-    expect(tried.why).not.toMatch(/^clearly cannot sustain/);
-    // A probe of 200 batches or more is judged as it is: probed once.
-    for (const t of a.tried) {
-      const windows = t.repeats.filter((r) => r.purpose === 'probe');
-      const batches = windows[0].repeat.status === 'ok' ? windows[0].repeat.page.batches : 0;
-      if (t.candidate.id !== first && batches >= 200) expect(windows, t.candidate.id).toHaveLength(1);
-    }
+  }
+
+  it('drops on one window a probe that is neither coarse nor near the line', () => {
+    const c = candidateSpace(target300k, ['sse'])[0];
+    const r = measured(candidatePoint(c, 'full', { warmupSec: 1, measureSec: 2, repeats: 1 }), { round: -1, eps: c.offeredEventsPerSec * 0.7, p99: 30 });
+    r.page = { ...r.page, batches: 250 };
+    const f = figuresOf(c, [r], 100);
+    expect(clearlyCannot(f, 100)).toBe(true);
+    expect(worthAnotherProbe(f)).toBe(false);
   });
 });
 
