@@ -138,18 +138,15 @@ export function fellBehind(t: SustainsTrend | null | undefined): string | null {
 }
 
 /** The pooled tail, or the worst window's p99 where a repeat kept no histogram. */
-function tailOf(
-  measured: readonly Measured[],
-  bound: number,
-): { figures: NonNullable<SustainsFigures['tail']>; over: number; allowed: number; perBatch: number } {
+function tailOf(measured: readonly Measured[], bound: number): { figures: NonNullable<SustainsFigures['tail']>; excess: number; perBatch: number } {
   const histograms = measured.map((r) => r.histogram);
   if (measured.length && histograms.every((h): h is SparseHistogram => !!h && h.count > 0)) {
     const t = pooledTail(histograms, bound);
     const batches = measured.reduce((a, r) => a + (r.batches ?? 0), 0);
     return {
       figures: { pooled: true, p99Ms: t.p99Ms, p99HighMs: t.p99HighMs, confidence: TAIL_CONFIDENCE, p999Ms: t.p999Ms, maxMs: t.maxMs },
-      over: t.overBound,
-      allowed: t.allowedOver,
+      // With few repeats the limit is the worst window's p99, so one batch must turn both.
+      excess: Math.max(t.excessOver, t.worstWindowExcessOver),
       // Latencies one batch records (one per batch today; one per event once ages are per event).
       perBatch: batches > 0 ? t.count / batches : 1,
     };
@@ -158,8 +155,7 @@ function tailOf(
   const worst = p99s.includes(null) || !p99s.length ? null : Math.max(...(p99s as number[]));
   return {
     figures: { pooled: false, p99Ms: worst, p99HighMs: worst, confidence: TAIL_CONFIDENCE, p999Ms: null, maxMs: null },
-    over: 0,
-    allowed: 0,
+    excess: Number.POSITIVE_INFINITY,
     perBatch: 0,
   };
 }
@@ -250,7 +246,7 @@ export function sustains(repeats: readonly SustainsRepeat[], target: SustainsTar
   } else if (t.p99HighMs > bound) {
     failures.push(`${p99Words()} > ${bound} ms${tailWords()}`);
     // One batch's latencies fewer over the bound and the p99 would have held.
-    if (t.pooled && tail.over - tail.allowed <= tail.perBatch) figures.nearThreshold = true;
+    if (t.pooled && tail.excess <= tail.perBatch) figures.nearThreshold = true;
   }
   if (worstStall) {
     const why = worstStall.cap !== null ? ` (stalled behind the browser's ${worstStall.cap} per host)` : '';

@@ -139,6 +139,8 @@ describe('pooled tails (issue 33)', () => {
     // With 3 repeats the bootstrap's 97.5% limit is the worst window: resampling it three times has p = 1/27.
     expect(s.figures.tail!.p99HighMs).toBeCloseTo(80, 0);
     expect(s.reasons[0]).toMatch(/^pooled p99 2\d ms \(up to 80 ms at 97\.5% over 3 repeats\) > 50 ms, p99\.9 80 ms, max 80 ms$/);
+    // Far from one batch: the slow window has 60 latencies over where 20 are allowed.
+    expect(s.figures.nearThreshold).toBe(false);
     // The same window in any position.
     expect(sustains([w(windows[1]), w(windows[0]), w(windows[2])], target).sustains).toBe(false);
   });
