@@ -37,6 +37,8 @@ export interface LatencySummary {
   p99Ms: number | null;
   maxMs: number | null;
   meanMs: number | null;
+  // rule (issue 33): the tail beside p99. Absent in version 3 reports.
+  p999Ms?: number | null;
 }
 
 /** A histogram's state as plain data, to post between threads. */
@@ -114,6 +116,71 @@ export class Histogram {
       p99Ms: ms(this.quantile(0.99)),
       maxMs: ms(this.count ? this.max : Number.NaN),
       meanMs: ms(this.count ? this.sum / this.count : Number.NaN),
+      p999Ms: ms(this.quantile(0.999)),
     };
   }
+}
+
+/**
+ * A histogram as compact JSON, to keep in a report: only the buckets that hold values, in
+ * this file's layout (`bucketOf`: exact below 128 µs, then 64 sub-buckets per power of two of
+ * µs). Repeats' histograms merge exactly (results/sustains.ts pools a point's windows), which
+ * their percentiles never can. A 5 s window's latencies fill a few hundred buckets at most.
+ */
+export interface SparseHistogram {
+  /** Values recorded. */
+  count: number;
+  /** Smallest and largest value recorded, µs (0 when nothing was). */
+  minUs: number;
+  maxUs: number;
+  /** Sum of the values, µs. */
+  sumUs: number;
+  /** Indexes of the non-empty buckets, ascending, and their counts (same length). */
+  buckets: number[];
+  counts: number[];
+}
+
+/** `h` as a SparseHistogram. */
+export function sparseOf(h: HistogramData): SparseHistogram {
+  const buckets: number[] = [];
+  const counts: number[] = [];
+  for (let i = 0; i < HISTOGRAM_BUCKETS; i++) {
+    if (h.counts[i] > 0) {
+      buckets.push(i);
+      counts.push(h.counts[i]);
+    }
+  }
+  const some = h.count > 0;
+  return { count: h.count, minUs: some ? h.min : 0, maxUs: some ? h.max : 0, sumUs: h.sum, buckets, counts };
+}
+
+/** A Histogram holding what `s` holds. */
+export function histogramOf(s: SparseHistogram): Histogram {
+  const h = new Histogram();
+  for (let i = 0; i < s.buckets.length; i++) h.counts[s.buckets[i]] += s.counts[i];
+  h.count = s.count;
+  h.sum = s.sumUs;
+  if (s.count > 0) {
+    h.min = s.minUs;
+    h.max = s.maxUs;
+  }
+  return h;
+}
+
+/** The midpoint of a bucket, µs: the value a quantile that lands in it reads. */
+export function bucketMidUs(bucket: number): number {
+  const { low, width } = bucketRange(bucket);
+  return width === 1 ? low : low + width / 2;
+}
+
+/**
+ * `s` with `offsetMs` taken off every value (the page's clock ran that far ahead): each bucket
+ * is moved by its midpoint, so a value stays known to within its bucket's width.
+ */
+export function shiftSparse(s: SparseHistogram, offsetMs: number): SparseHistogram {
+  const offUs = offsetMs * 1000;
+  const h = new Histogram();
+  for (let i = 0; i < s.buckets.length; i++) h.counts[bucketOf(bucketMidUs(s.buckets[i]) - offUs)] += s.counts[i];
+  const out = sparseOf({ ...h.data(), count: s.count, min: Math.max(0, s.minUs - offUs), max: Math.max(0, s.maxUs - offUs), sum: s.sumUs - offUs * s.count });
+  return out;
 }

@@ -2,7 +2,7 @@
  * The lab page's control surface, `window.pushlab`: what the driver and the console give it
  * (PageConfig, CpuReading) and what it answers (PageSnapshot, ParseCeiling, RecordedPoint).
  */
-import type { LatencySummary } from './histogram.js';
+import type { LatencySummary, SparseHistogram } from './histogram.js';
 import type { Encoding, ParseMode, RenderMode, StreamCompression, Transport } from './wire.js';
 
 /** Page counters: exact, cumulative since `start()`. */
@@ -22,6 +22,14 @@ export interface PageCounters {
   reconnects: number;
   /** Messages that failed to parse. */
   errors: number;
+  // rule (issue 33): loss over time. Absent in version 3 reports.
+  /** Connection-ms its connections spent closed (between a drop and the reconnect), outages under way included. */
+  closedMs?: number;
+  /**
+   * Connection-ms of silence beyond the stall threshold on open connections (web/lab/counters.ts
+   * `stallAfterMs`: 1 s, or 4 ticks or polls when longer), silences under way included.
+   */
+  stalledMs?: number;
 }
 
 export interface PageSnapshot {
@@ -37,6 +45,11 @@ export interface PageSnapshot {
   batchesPerConnection: number[];
   /** Latency since the last snapshot that reset it. */
   latency: LatencySummary;
+  // rule (issue 33): pooled tails and falling behind. Absent on pages before version 4.
+  /** The same latencies as a histogram, so repeats can be pooled (results/sustains.ts). */
+  latencyHistogram?: SparseHistogram;
+  /** `atMs` minus the newest `sentAt` received, ms: how far behind the stream the page is; null before any batch. */
+  backlogMs?: number | null;
 }
 
 /** Config for `pushlab.start()`; the query parameters plus page-side choices. */

@@ -4,7 +4,7 @@
  * (protocol/report.ts) keeps every repeat raw beside the summary results/ makes of them.
  */
 import type { Engine } from './engine.js';
-import type { LatencySummary } from './histogram.js';
+import type { LatencySummary, SparseHistogram } from './histogram.js';
 import type { PageCounters, TabThreadsCpu } from './page-api.js';
 import type { StreamCompression } from './wire.js';
 
@@ -164,6 +164,28 @@ export interface RepeatFigures {
   browser?: BrowserFigures;
   /** Compressed points only: what compression did to the page's streams over the window, from the server's counts. */
   compression?: CompressionFigures;
+  // rule (issue 33): what the sustains rule pools and reads over time. Absent in version 3 reports.
+  /**
+   * The window's latencies as a histogram (every tab's, pooled), so a point's repeats pool into
+   * one sample (results/sustains.ts). Same clock correction as `latency`.
+   */
+  latencyHistogram?: SparseHistogram;
+  /** Whether the page fell further behind through the window (results/sustains.ts reads it). */
+  trend?: WindowTrend;
+}
+
+/**
+ * How far behind the stream the page was at the window's start and end, and its mean latency
+ * in each half of the window: a page that takes a little less than the rate falls further
+ * behind every second, which no delivered ratio over one window shows.
+ */
+export interface WindowTrend {
+  /** The page's snapshot time minus the newest `sentAt` it had, ms, at the window's start and end; null before any batch. */
+  backlogStartMs: number | null;
+  backlogEndMs: number | null;
+  /** Mean latency over the first and the second half of the window, ms; null when a half had no batch or was not read. */
+  firstHalfMeanMs: number | null;
+  secondHalfMeanMs: number | null;
 }
 
 /** One tab of a multi-tab point over the window. */

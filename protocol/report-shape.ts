@@ -11,7 +11,7 @@
  * indices, and an advise target is what `--rate` and `--p99` would accept (protocol/target.ts).
  */
 import type { Advice, Candidate, CandidateFigures, Closest, CpuComparison, Headroom, Sustains, SustainsFigures, TriedCandidate } from './advice.js';
-import type { LatencySummary } from './histogram.js';
+import { HISTOGRAM_BUCKETS, type LatencySummary, type SparseHistogram } from './histogram.js';
 import { LIMITS, type Range } from './limits.js';
 import type { Margins } from './margins.js';
 import { ENGINES } from './engine.js';
@@ -32,6 +32,7 @@ import type {
   Stat,
   TabFigures,
   WireFigures,
+  WindowTrend,
 } from './repeat-figures.js';
 import type {
   BrowserHost,
@@ -81,6 +82,8 @@ const latency = obj<LatencySummary>()({
   p99Ms: numOrNull,
   maxMs: numOrNull,
   meanMs: numOrNull,
+  // rule (issue 33): absent in version 3 reports.
+  p999Ms: opt(numOrNull),
 });
 
 /** A factor's field of a point, as its registry entry says a point records it (FactorInfo.recorded). */
@@ -117,6 +120,9 @@ const pageFigures = obj<PageFigures>()({
   duplicates: num,
   reconnects: num,
   errors: num,
+  // rule (issue 33): absent in version 3 reports.
+  closedMs: opt(num),
+  stalledMs: opt(num),
   perConnectionBatchesPerSec: spread,
 });
 
@@ -187,6 +193,26 @@ const compressionFigures = obj<CompressionFigures>()({
   ratio: numOrNull,
 });
 
+// rule (issue 33): a window's latency histogram and trend. Absent in version 3 reports.
+const sparseHistogram = refine(
+  obj<SparseHistogram>()({
+    count: numIn(0, Number.MAX_SAFE_INTEGER),
+    minUs: numIn(0, Number.MAX_VALUE),
+    maxUs: numIn(0, Number.MAX_VALUE),
+    sumUs: num,
+    buckets: arr(numIn(0, HISTOGRAM_BUCKETS - 1, true)),
+    counts: arr(numIn(0, Number.MAX_SAFE_INTEGER)),
+  }),
+  (h) => {
+    if (h.buckets.length !== h.counts.length) return `buckets and counts must be the same length, got ${h.buckets.length} and ${h.counts.length}`;
+    for (let i = 1; i < h.buckets.length; i++)
+      if (h.buckets[i] <= h.buckets[i - 1]) return `buckets must be ascending, got ${h.buckets[i - 1]} then ${h.buckets[i]}`;
+    const total = h.counts.reduce((a, c) => a + c, 0);
+    return total === h.count ? null : `counts must add up to count ${h.count}, got ${total}`;
+  },
+);
+const windowTrend = obj<WindowTrend>()({ backlogStartMs: numOrNull, backlogEndMs: numOrNull, firstHalfMeanMs: numOrNull, secondHalfMeanMs: numOrNull });
+
 // Named with their unit, as the hand check said them: an offset can be negative, its uncertainty cannot.
 const clock = obj<ClockOffset>()({
   offsetMs: named(num, 'a number of ms'),
@@ -224,6 +250,9 @@ const measuredRepeat = obj<MeasuredRepeat>()({
   perTabEventsPerSec: opt(spread),
   browser: opt(browserFigures),
   compression: opt(compressionFigures),
+  // rule (issue 33): absent in version 3 reports.
+  latencyHistogram: opt(sparseHistogram),
+  trend: opt(windowTrend),
 });
 
 const failedRepeat = obj<FailedRepeat>()({
@@ -432,6 +461,21 @@ const sustainsFigures = obj<SustainsFigures>()({
   notOpen: num,
   streams: numOrNull,
   cap: numOrNull,
+  // rule (issue 33): absent in version 3 reports.
+  tail: opt(
+    obj<NonNullable<SustainsFigures['tail']>>()({
+      pooled: bool,
+      p99Ms: numOrNull,
+      p99HighMs: numOrNull,
+      confidence: num,
+      p999Ms: numOrNull,
+      maxMs: numOrNull,
+    }),
+  ),
+  loss: opt(obj<NonNullable<SustainsFigures['loss']>>()({ repeats: count, gapBatches: num, reconnects: num, closedMs: numOrNull, stalledMs: numOrNull })),
+  behindRepeats: opt(count),
+  fewestBatches: opt(numOrNull),
+  nearThreshold: opt(bool),
 });
 
 const sustains = obj<Sustains>()({ sustains: bool, reasons: strings, figures: sustainsFigures });

@@ -9,6 +9,7 @@
  */
 import type { Page } from 'puppeteer-core';
 import type { LatencySummary } from '../../protocol/histogram.js';
+import { shiftSparse } from '../../protocol/histogram.js';
 import type { ClockOffset, MeasuredRepeat } from '../../protocol/repeat-figures.js';
 
 /** Exchanges per estimate: the first may open the connection; the rest find a short round trip. */
@@ -54,6 +55,7 @@ export function shiftLatency(s: LatencySummary, offsetMs: number): LatencySummar
     p99Ms: shift(s.p99Ms),
     maxMs: shift(s.maxMs),
     meanMs: shift(s.meanMs),
+    ...(s.p999Ms !== undefined ? { p999Ms: shift(s.p999Ms) } : {}),
   };
 }
 
@@ -62,6 +64,17 @@ export function applyClockOffset(repeat: MeasuredRepeat, clock: ClockOffset | nu
   if (clock === null) return;
   repeat.latency = shiftLatency(repeat.latency, clock.offsetMs);
   for (const t of repeat.tabs ?? []) t.latency = shiftLatency(t.latency, clock.offsetMs);
+  if (repeat.latencyHistogram) repeat.latencyHistogram = shiftSparse(repeat.latencyHistogram, clock.offsetMs);
+  if (repeat.trend) {
+    const shift = (v: number | null) => (v === null ? null : round3(v - clock.offsetMs));
+    const t = repeat.trend;
+    repeat.trend = {
+      backlogStartMs: shift(t.backlogStartMs),
+      backlogEndMs: shift(t.backlogEndMs),
+      firstHalfMeanMs: shift(t.firstHalfMeanMs),
+      secondHalfMeanMs: shift(t.secondHalfMeanMs),
+    };
+  }
   repeat.clock = { offsetMs: round3(clock.offsetMs), uncertaintyMs: round3(clock.uncertaintyMs) };
 }
 

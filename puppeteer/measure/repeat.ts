@@ -15,7 +15,7 @@ import { EventEmitter } from 'node:events';
 import { setTimeout as sleepFor } from 'node:timers/promises';
 import type { CDPSession, Page } from 'puppeteer-core';
 import { BrowserLost, type BrowserSlot } from '../browser/slot.js';
-import type { PageConfig } from '../../protocol/page-api.js';
+import type { PageConfig, PageSnapshot } from '../../protocol/page-api.js';
 import type { FailedRepeat, MeasuredRepeat, Repeat } from '../../protocol/repeat-figures.js';
 import { PushlabError } from '../../protocol/errors.js';
 import { streamsOf, type Point } from '../../protocol/scenario.js';
@@ -346,8 +346,24 @@ export class RepeatMeasurer extends EventEmitter<RepeatEvents> {
     const windowMs = point.measureSec * 1000;
     phase('window', 0, windowMs);
     const a = await takeSample(src, true);
-    await ticking(windowMs, signal, (t) => phase('window', t, windowMs));
+    // Half-way, every tab's counters once more (latency not reset): the window's trend compares its halves.
+    let mid: Promise<PageSnapshot[] | undefined> | undefined;
+    const readMid = () =>
+      Promise.all(apis.map((api) => api.evaluate((p) => p.snapshot({ resetLatency: false })))).then(
+        (all) => (all.every((s) => s !== null) ? (all as PageSnapshot[]) : undefined),
+        () => undefined,
+      );
+    await ticking(
+      windowMs,
+      signal,
+      (t) => {
+        if (mid === undefined && t >= windowMs / 2) mid = readMid();
+        phase('window', t, windowMs);
+      },
+      windowMs / 2,
+    );
     const b = await takeSample(src, true);
+    const midSnapshots = await mid;
     phase('stop');
     await Promise.all(apis.map((api) => api.evaluate((p) => p.stop())));
     const repeat = summarise(point, a, b, {
@@ -361,6 +377,7 @@ export class RepeatMeasurer extends EventEmitter<RepeatEvents> {
       ceilingEventsPerSec: ctx.ceilingEventsPerSec,
       ...(ctx.jsonCeilingEventsPerSec !== undefined ? { jsonCeilingEventsPerSec: ctx.jsonCeilingEventsPerSec } : {}),
       ...((point.display !== undefined || slot.engine === 'firefox') && slot.about ? { browser: slot.about() } : {}),
+      ...(midSnapshots ? { mid: midSnapshots } : {}),
     });
     if (!settled.settled) repeat.notes.push(unsettledNote(settled));
     applyClockOffset(repeat, clock);
@@ -383,11 +400,16 @@ export class RepeatMeasurer extends EventEmitter<RepeatEvents> {
   }
 }
 
-/** Sleeps `ms` in ticks of at most TICK_MS, calling `tick(elapsedMs)` after each. */
-async function ticking(ms: number, signal: AbortSignal, tick: (elapsedMs: number) => void): Promise<void> {
+/**
+ * Sleeps `ms` in ticks of at most TICK_MS, calling `tick(elapsedMs)` after each; `wakeAt` (ms
+ * from the start) ends one tick exactly there, for a reading that must fall at that moment.
+ */
+async function ticking(ms: number, signal: AbortSignal, tick: (elapsedMs: number) => void, wakeAt?: number): Promise<void> {
   const start = performance.now();
   for (let left = ms; left > 0; left = ms - (performance.now() - start)) {
-    await sleepFor(Math.min(TICK_MS, left), undefined, { signal });
+    const elapsed = ms - left;
+    const toWake = wakeAt !== undefined && wakeAt > elapsed ? wakeAt - elapsed : Infinity;
+    await sleepFor(Math.min(TICK_MS, left, toWake), undefined, { signal });
     tick(Math.round(performance.now() - start));
   }
 }

@@ -61,6 +61,7 @@ export const BEHAVIOUR = [
   'cdp-protocol',
   'security',
   'e2e-restart',
+  'e2e-loss',
   'server',
   'cli',
   'chrome-path',

@@ -117,6 +117,24 @@ describe('schemaVersion 3, and 2 converted on read', () => {
     expect(firefox.environment.engine).toBe('firefox');
   });
 
+  it("checks the sustains rule's repeat fields where a report has them: histogram, trend, loss (issue 33)", () => {
+    type Raw = Record<string, unknown> & { points: { repeats: Record<string, unknown>[] }[] };
+    const withRepeat = (edit: (r: Record<string, unknown>) => void) => {
+      const data = JSON.parse(v2Text) as Raw;
+      data.schemaVersion = 3;
+      edit(data.points[0].repeats[0]);
+      return () => parseReport(data, 'r.json');
+    };
+    const histogram = { count: 3, minUs: 900, maxUs: 5000, sumUs: 7000, buckets: [120, 300, 500], counts: [1, 1, 1] };
+    expect(
+      withRepeat((r) => ((r.latencyHistogram = histogram), (r.trend = { backlogStartMs: 3, backlogEndMs: 4, firstHalfMeanMs: 2, secondHalfMeanMs: null }))),
+    ).not.toThrow();
+    expect(withRepeat((r) => (r.latencyHistogram = { ...histogram, counts: [1, 1] }))).toThrow('buckets and counts must be the same length, got 3 and 2');
+    expect(withRepeat((r) => (r.latencyHistogram = { ...histogram, buckets: [300, 120, 500] }))).toThrow('buckets must be ascending, got 300 then 120');
+    expect(withRepeat((r) => (r.latencyHistogram = { ...histogram, count: 4 }))).toThrow('counts must add up to count 4, got 3');
+    expect(withRepeat((r) => (r.page = { ...(r.page as object), closedMs: 'long' }))).toThrow('closedMs must be a number');
+  });
+
   it('a version 3 report without an engine stays without one (absent: chrome, by the type)', () => {
     const r = parseReport({ ...v2Raw(), schemaVersion: 3 }, 'r.json');
     expect(r.environment.engine).toBeUndefined();

@@ -13,7 +13,7 @@ describe('Counters', () => {
     c.batch(0, 0, 50, 6000, 1000);
     c.batch(1, 0, 50, 6100, 2000);
     c.batch(0, 1, 50, 6000, 3000);
-    expect(c.totals()).toEqual({ events: 150, batches: 3, bytes: 18100, gaps: 0, duplicates: 0, reconnects: 0, errors: 0 });
+    expect(c.totals()).toEqual({ events: 150, batches: 3, bytes: 18100, gaps: 0, duplicates: 0, reconnects: 0, errors: 0, closedMs: 0, stalledMs: 0 });
     expect(Array.from(c.batchesPerConnection)).toEqual([2, 1]);
     expect(c.latency.count).toBe(3);
   });

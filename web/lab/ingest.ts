@@ -6,7 +6,7 @@
  */
 import { Histogram } from '../../protocol/histogram.js';
 import type { StreamParams } from '../../protocol/wire.js';
-import { Counters } from './counters.js';
+import { Counters, stallAfterMs } from './counters.js';
 import { RowRing } from './table.js';
 import { loadCodec, type AnyPageCodec, type BatchSink } from './codecs/index.js';
 import type { ConnectionHandlers } from './transports/index.js';
@@ -17,6 +17,10 @@ export interface IngestOptions {
   keepRows: number;
   /** Fold the chart's aggregates (recent latency, max speed per second). */
   aggregate: boolean;
+  /** The stream's tick, ms: batches due while a connection was down count as lost (counters.ts). */
+  intervalMs?: number;
+  /** `poll`'s request interval, ms. */
+  pollMs?: number;
 }
 
 /** Max of the speed column per 1 s tumbling window, keyed by epoch second of receipt. */
@@ -41,7 +45,12 @@ export class Ingest {
   newestSentAtMs = 0;
 
   constructor(readonly options: IngestOptions) {
-    this.counters = new Counters(options.connections);
+    const intervalMs = options.intervalMs ?? 0;
+    this.counters = new Counters(options.connections, {
+      intervalMs,
+      stallAfterMs: stallAfterMs(intervalMs, options.pollMs ?? 0),
+      clock: epochNow,
+    });
     this.ring = options.keepRows > 0 ? new RowRing(options.keepRows) : null;
     this.recent = options.aggregate ? new Histogram() : null;
   }
@@ -54,7 +63,8 @@ export class Ingest {
     return {
       decoder: () => loadCodec(params).then((codec) => codec.open(this.sink(conn, codec, activity))),
       onBytes: (n) => (this.counters.bytes += n),
-      onReconnect: (seqRestarts) => this.counters.reconnected(conn, seqRestarts),
+      onReconnect: (seqRestarts) => this.counters.reconnected(conn, seqRestarts, epochNow()),
+      onDown: () => this.counters.down(conn, epochNow()),
     };
   }
 
@@ -88,7 +98,7 @@ export class Ingest {
     const now = epochNow();
     const latencyUs = (now - sentAt) * 1000;
     // Bytes are counted apart (BatchSink.bytes), as the encoding and the transport count them.
-    this.counters.batch(conn, seq, rows, 0, latencyUs);
+    this.counters.batch(conn, seq, rows, 0, latencyUs, sentAt, now);
     if (sentAt > this.newestSentAtMs) this.newestSentAtMs = sentAt;
     this.recent?.record(latencyUs);
     return now;

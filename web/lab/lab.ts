@@ -61,6 +61,7 @@ export class Lab {
     const throttle = this.throttle;
     const options = {
       transport: c.transport,
+      pollMs: c.pollMs,
       params: {
         batch: c.batch,
         interval: c.intervalMs,
@@ -149,7 +150,7 @@ export class Lab {
     const offered = offeredEventsPerSec({ batch: c.batch, interval: c.intervalMs }) * c.concurrency;
     const tally = new RunServerTally(this.client);
     /** One entry a second: events received and this run's server figures, for the judging window. */
-    const history: { t: number; events: number; bytes: number; server: RunServer | null }[] = [];
+    const history: { t: number; events: number; bytes: number; server: RunServer | null; backlogMs: number | null }[] = [];
     let firstServer: RunServer | null = null;
     let latestServer: RunServer | null = null;
     const poll = async () => {
@@ -168,14 +169,14 @@ export class Lab {
       if (this.stopped) return;
       const now = performance.now();
       const counters = this.source.live();
-      const last = history.at(-1) ?? { t: openedAt, events: start.events, bytes: start.bytes, server: null };
-      history.push({ t: now, events: counters.events, bytes: counters.bytes, server: latestServer });
+      const last = history.at(-1) ?? { t: openedAt, events: start.events, bytes: start.bytes, server: null, backlogMs: null };
+      const newest = this.source.newestSentAtMs();
+      const backlogMs = newest > 0 ? performance.timeOrigin + now - newest : null;
+      history.push({ t: now, events: counters.events, bytes: counters.bytes, server: latestServer, backlogMs });
       while (history.length > JUDGE_WINDOW_SEC + 1) history.shift();
       const dt = (now - last.t) / 1000;
       const receivedEventsPerSec = dt > 0 ? (counters.events - last.events) / dt : 0;
-      const from = history.length > JUDGE_WINDOW_SEC ? history[0] : { t: openedAt, events: start.events, server: firstServer };
-      const newest = this.source.newestSentAtMs();
-      const backlogMs = newest > 0 ? performance.timeOrigin + now - newest : null;
+      const from = history.length > JUDGE_WINDOW_SEC ? history[0] : { t: openedAt, events: start.events, server: firstServer, backlogMs: null };
       const health = judgeHealth(
         {
           offeredEventsPerSec: offered,
@@ -183,6 +184,11 @@ export class Lab {
           windowEvents: counters.events - from.events,
           windowSec: (now - from.t) / 1000,
           backlogMs,
+          // Judged over a full window only: the first seconds carry set-up.
+          // From Workers the newest sentAt is as of their last update: the backlog moves by up to that as well.
+          ...(history.length > JUDGE_WINDOW_SEC
+            ? { backlogStartMs: from.backlogMs, intervalMs: c.parse === 'worker' ? Math.max(c.intervalMs, c.renderEveryMs) : c.intervalMs }
+            : {}),
           server: firstServer && latestServer ? { first: firstServer, windowStart: from.server ?? firstServer, now: latestServer } : null,
           cpu: this.views.cpu(),
           stalled: this.stalled(),

@@ -3,7 +3,7 @@
  * Workers (parse mode `worker`). Either way the lab sees the same thing: exact counters on
  * request, and between draws the rows and aggregates the views need.
  */
-import { Histogram } from '../../protocol/histogram.js';
+import { Histogram, sparseOf } from '../../protocol/histogram.js';
 import type { PageCounters, PageSnapshot } from '../../protocol/page-api.js';
 import type { StreamParams, Transport } from '../../protocol/wire.js';
 import { Ingest, type SpeedWindow } from './ingest.js';
@@ -23,6 +23,8 @@ export interface SourceOptions {
   onActivity: () => void;
   updateEveryMs: number;
   transportOptions: TransportOptions;
+  /** `poll`'s request interval, ms (what a silent connection is judged against: counters.ts stallAfterMs). */
+  pollMs?: number;
 }
 
 export interface Source {
@@ -51,7 +53,7 @@ export class MainThreadSource implements Source {
   readonly recent: Histogram | null;
 
   constructor(private readonly o: SourceOptions) {
-    this.ingest = new Ingest({ connections: o.concurrency, keepRows: o.keepRows, aggregate: o.aggregate });
+    this.ingest = new Ingest({ connections: o.concurrency, keepRows: o.keepRows, aggregate: o.aggregate, intervalMs: o.params.interval, pollMs: o.pollMs });
     this.ring = this.ingest.ring;
     this.recent = this.ingest.recent;
   }
@@ -92,6 +94,8 @@ export class MainThreadSource implements Source {
       counters: c.totals(),
       batchesPerConnection: Array.from(c.batchesPerConnection),
       latency: c.latency.summary(),
+      latencyHistogram: sparseOf(c.latency),
+      backlogMs: backlogAt(this.ingest.newestSentAtMs),
     };
     if (resetLatency) c.latency.reset();
     return snap;
@@ -147,6 +151,7 @@ export class WorkerSource implements Source {
         connections: this.share(w),
         keepRows: this.o.keepRows,
         aggregate: this.o.aggregate,
+        pollMs: this.o.pollMs ?? 0,
         updateEveryMs: this.o.updateEveryMs,
         transportOptions: this.o.transportOptions,
       };
@@ -219,15 +224,23 @@ export class WorkerSource implements Source {
       counters: sumCounters(replies.map((r) => r.counts.counters)),
       batchesPerConnection: perConnection,
       latency: latency.summary(),
+      latencyHistogram: sparseOf(latency),
+      // From the replies, not the last update: a Worker's update is up to updateEveryMs old.
+      backlogMs: backlogAt(replies.reduce((m, r) => Math.max(m, r.counts.newestSentAtMs), 0)),
     };
   }
 }
 
+/** Now minus the newest `sentAt`, ms (to the µs); null before any batch. */
+function backlogAt(newestSentAtMs: number): number | null {
+  return newestSentAtMs > 0 ? Math.round((performance.timeOrigin + performance.now() - newestSentAtMs) * 1000) / 1000 : null;
+}
+
 function sumCounters(all: (PageCounters | null)[]): PageCounters {
-  const out: PageCounters = { events: 0, batches: 0, bytes: 0, gaps: 0, duplicates: 0, reconnects: 0, errors: 0 };
+  const out: Required<PageCounters> = { events: 0, batches: 0, bytes: 0, gaps: 0, duplicates: 0, reconnects: 0, errors: 0, closedMs: 0, stalledMs: 0 };
   for (const c of all) {
     if (!c) continue;
-    for (const k of Object.keys(out) as (keyof PageCounters)[]) out[k] += c[k];
+    for (const k of Object.keys(out) as (keyof PageCounters)[]) out[k] += c[k] ?? 0;
   }
   return out;
 }

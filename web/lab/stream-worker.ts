@@ -46,7 +46,7 @@ function update(): void {
 self.onmessage = (e: MessageEvent<ToWorker>) => {
   const m = e.data;
   if (m.type === 'start') {
-    ingest = new Ingest({ connections: m.connections.length, keepRows: m.keepRows, aggregate: m.aggregate });
+    ingest = new Ingest({ connections: m.connections.length, keepRows: m.keepRows, aggregate: m.aggregate, intervalMs: m.params.interval, pollMs: m.pollMs });
     const ing = ingest;
     conns = m.connections.map((_global, local) =>
       openConnection(m.transport, m.params, ing.handlers(local, m.params), m.transportOptions, m.connections[local]),

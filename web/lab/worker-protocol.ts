@@ -14,6 +14,8 @@ export type ToWorker =
       connections: number[];
       keepRows: number;
       aggregate: boolean;
+      /** `poll`'s request interval, ms (0 for other transports). */
+      pollMs: number;
       updateEveryMs: number;
       transportOptions: TransportOptions;
     }
