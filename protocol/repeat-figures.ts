@@ -5,7 +5,7 @@
  */
 import type { Engine } from './engine.js';
 import type { LatencySummary } from './histogram.js';
-import type { PageCounters, TabThreadsCpu } from './page-api.js';
+import type { LongFrames, PageCounters, TabThreadsCpu } from './page-api.js';
 import type { StreamCompression } from './wire.js';
 
 /** What held a repeat back, as results/verdict.ts reads its figures ('failed': it measured nothing). */
@@ -164,6 +164,31 @@ export interface RepeatFigures {
   browser?: BrowserFigures;
   /** Compressed points only: what compression did to the page's streams over the window, from the server's counts. */
   compression?: CompressionFigures;
+  // --- input (issue 33: the page still answers) ---
+  /** How the page answered the driver's input over the window; absent in version 3 reports and on pages without the probe (the bare page). */
+  input?: InputFigures;
+}
+
+/**
+ * How the page answered real input over one window: the driver sends a click or a key press
+ * through the browser's input pipeline (Chrome: CDP Input.dispatch*; Firefox: BiDi
+ * input.performActions) a few times a second (puppeteer/measure/input-sender.ts), the page
+ * times each from its event timestamp (web/lab/input-probe.ts). With several tabs: the first tab's.
+ */
+export interface InputFigures {
+  /** Inputs the driver sent in the window (a click is one: its press; a key is one: its keydown). */
+  sent: number;
+  /** Inputs whose handler ran in the window. */
+  handled: number;
+  /** Input delay, event timestamp → start of its handler (INP's input delay), ms; its p99 is what sustains reads. */
+  delayMs: LatencySummary;
+  /** Event timestamp → the next animation frame after its handler, ms (INP without the paint). */
+  nextFrameMs: LatencySummary;
+  /** Long animation frames (> 50 ms) in the window; null where the browser has none to give (`longFramesUnavailable` says why), never 0. */
+  longFrames: LongFrames | null;
+  longFramesUnavailable?: string;
+  /** Why no input could be sent (the browser refused it); the delay figures are then empty. */
+  unavailable?: string;
 }
 
 /** One tab of a multi-tab point over the window. */

@@ -9,6 +9,7 @@ import type {
   CompressionFigures,
   CpuFigure,
   CpuFigures,
+  InputFigures,
   MeasuredRepeat,
   PageFigures,
   RepeatFigures,
@@ -44,6 +45,8 @@ export interface SummaryMeta {
   jsonCeilingEventsPerSec?: number | null;
   /** The browser the repeat ran in; recorded for points whose scenario names a `display`. */
   browser?: BrowserFigures;
+  /** The input the driver sent the first tab in the window (puppeteer/measure/input-sender.ts); absent: none was sent. */
+  input?: { sent: number; unavailable: string | null };
 }
 
 /** One tab over the window: its counters' differences and its renderer's CPU, unrounded. */
@@ -251,6 +254,8 @@ export function summarise(point: Point, a: Sample, b: Sample, meta: SummaryMeta)
     figures.perTabEventsPerSec = spread(figures.tabs.map((t) => t.eventsPerSec));
   }
   if (meta.browser) figures.browser = meta.browser;
+  const input = inputFigures(b.page, meta.input);
+  if (input) figures.input = input;
   if (point.compression)
     figures.compression = compressionFigures(
       point,
@@ -272,6 +277,25 @@ export function summarise(point: Point, a: Sample, b: Sample, meta: SummaryMeta)
     notes,
     ...figures,
   };
+}
+
+/**
+ * How the first tab answered the driver's input over the window: its probe's figures (reset at
+ * the window's start with its latency) and what was sent. Null for a page without the probe.
+ */
+export function inputFigures(end: PageSnapshot, sent: SummaryMeta['input']): InputFigures | null {
+  const page = end.input;
+  if (!page) return null;
+  const f: InputFigures = {
+    sent: sent?.sent ?? 0,
+    handled: page.handled,
+    delayMs: page.delay,
+    nextFrameMs: page.nextFrame,
+    longFrames: page.longFrames,
+  };
+  if (page.longFramesUnavailable !== undefined) f.longFramesUnavailable = page.longFramesUnavailable;
+  if (sent?.unavailable) f.unavailable = sent.unavailable;
+  return f;
 }
 
 /**

@@ -255,6 +255,8 @@ interface Search {
   rounds: number;
   maxRounds: number;
   bound: number;
+  /** `--input-delay`: the input delay p99 bound (absent: the rule's default). */
+  inputBound?: number;
   recs: Map<string, Rec>;
   /** Why a candidate was not measured, where the search decided it (else: not reached). */
   skipped: Map<string, string>;
@@ -304,6 +306,7 @@ function newSearch(o: AdviseOptions): Search {
     rounds,
     maxRounds: Math.max(rounds, o.maxConfirmRounds ?? DEFAULT_MAX_CONFIRM_ROUNDS),
     bound: o.target.p99BoundMs,
+    ...(o.target.inputDelayBoundMs !== undefined ? { inputBound: o.target.inputDelayBoundMs } : {}),
     recs: new Map(),
     skipped: new Map(),
     stopped: null,
@@ -369,7 +372,7 @@ async function probe(s: Search, c: Candidate): Promise<boolean> {
   }
   const r = recOf(s, c);
   r.probe = repeat;
-  r.probeFigures = figuresOf(c, [repeat], s.bound);
+  r.probeFigures = figuresOf(c, [repeat], s.bound, s.inputBound);
   const words = reasonText(r.probeFigures.sustains);
   if (r.probeFigures.sustains.sustains) [r.outcome, r.why] = ['kept', `sustained in its probe: ${words}`];
   else if (clearlyCannot(r.probeFigures, s.bound)) [r.outcome, r.why] = ['dropped', `clearly cannot sustain: ${words}`];
@@ -528,6 +531,7 @@ async function confirmGroup(s: Search, group: Rec[]): Promise<number> {
         r.candidate,
         r.confirm.map((x) => x.repeat),
         s.bound,
+        s.inputBound,
       );
     note(
       s,
@@ -638,7 +642,7 @@ async function headroomOf(s: Search, w: Candidate): Promise<Headroom | null> {
       }
       repeats.push({ batch, purpose: 'probe', repeat });
       note(s, 'headroom', [c]);
-      const f = figuresOf(c, [repeat], bound);
+      const f = figuresOf(c, [repeat], bound, s.inputBound);
       return { sustainable: f.sustains.sustains, eventsPerSec: f.eventsPerSec?.median ?? null, reason: reasonText(f.sustains) };
     },
     confirm: async (batch) => {
@@ -654,7 +658,7 @@ async function headroomOf(s: Search, w: Candidate): Promise<Headroom | null> {
       }
       note(s, 'headroom', [c]);
       if (interrupted || !got.length) return { sustainable: false, eventsPerSec: describe([0]), reason: 'interrupted' };
-      const f = figuresOf(c, got, bound);
+      const f = figuresOf(c, got, bound, s.inputBound);
       return { sustainable: f.sustains.sustains, eventsPerSec: f.eventsPerSec ?? describe([0]), reason: reasonText(f.sustains) };
     },
   });

@@ -25,6 +25,7 @@ import { settle, settleBudgetMs, unsettledNote, type SettleProbe } from './settl
 import type { ServerHandle } from './server-process.js';
 import { summarise } from '../../results/summarise.js';
 import { openLabPage, type LabApi } from './page.js';
+import { sendInput } from './input-sender.js';
 
 /** What a repeat is doing now, for progress output. */
 export type Phase = 'load' | 'open' | 'warm-up' | 'window' | 'stop';
@@ -87,6 +88,11 @@ export interface RepeatOptions {
   slackMs?: number;
   /** The page to measure, relative to the server URL: the lab page unless a bench says otherwise. */
   pagePath?: string;
+  /**
+   * Send input through the window and time it on the page (default true). False only for
+   * bench:page's baseline: no input, and the page's probe off (PageConfig.inputProbe).
+   */
+  input?: boolean;
 }
 
 export interface RepeatContext {
@@ -315,6 +321,7 @@ export class RepeatMeasurer extends EventEmitter<RepeatEvents> {
       ...(pageFactors(point) satisfies Pick<PageConfig, PageFactor>),
       // A main-thread point has 0 Workers, below what the page's config takes (it uses none then).
       workers: Math.max(1, point.workers),
+      ...(this.o.input === false ? { inputProbe: false } : {}),
     };
     // Functions passed to evaluate() run in the page: they cannot close over anything here.
     // Several tabs start together, so all of them stream through the warm-up and the window.
@@ -346,7 +353,15 @@ export class RepeatMeasurer extends EventEmitter<RepeatEvents> {
     const windowMs = point.measureSec * 1000;
     phase('window', 0, windowMs);
     const a = await takeSample(src, true);
-    await ticking(windowMs, signal, (t) => phase('window', t, windowMs));
+    // Real input while the window runs (the first tab's): does the page still answer? An
+    // aborted repeat stops it through `signal`; an error out of ticking through the finally.
+    const input = this.o.input === false ? null : sendInput(pages[0], signal);
+    let inputSent: ReturnType<NonNullable<typeof input>['stop']> | undefined;
+    try {
+      await ticking(windowMs, signal, (t) => phase('window', t, windowMs));
+    } finally {
+      inputSent = input?.stop();
+    }
     const b = await takeSample(src, true);
     phase('stop');
     await Promise.all(apis.map((api) => api.evaluate((p) => p.stop())));
@@ -361,6 +376,7 @@ export class RepeatMeasurer extends EventEmitter<RepeatEvents> {
       ceilingEventsPerSec: ctx.ceilingEventsPerSec,
       ...(ctx.jsonCeilingEventsPerSec !== undefined ? { jsonCeilingEventsPerSec: ctx.jsonCeilingEventsPerSec } : {}),
       ...((point.display !== undefined || slot.engine === 'firefox') && slot.about ? { browser: slot.about() } : {}),
+      ...(inputSent ? { input: inputSent } : {}),
     });
     if (!settled.settled) repeat.notes.push(unsettledNote(settled));
     applyClockOffset(repeat, clock);

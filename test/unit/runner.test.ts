@@ -182,7 +182,8 @@ describe('Runner find-max wiring', () => {
     expect((await run(report, source, undefined, searches)).outcome).toBe('done');
     const [s] = report.saturation;
     expect(s).toMatchObject({ scenario: 'knee', transport: 'sse', varied: 'batch', fixed: { concurrency: 10 }, range: { min: 10, max: 1000 } });
-    expect(s.criteria).toEqual({ deliveredRatio: 0.99, shed: 0, p99BoundMs: 50 });
+    // The input delay bound is recorded too: the rule's default, no --input-delay given.
+    expect(s.criteria).toEqual({ deliveredRatio: 0.99, shed: 0, p99BoundMs: 50, inputDelayBoundMs: 200 });
     expect(s.knee!.value).toBeLessThanOrEqual(LIMIT);
     expect(s.knee!.value * 1.15).toBeGreaterThanOrEqual(LIMIT);
     expect(s.knee!.pointId).toBe(`knee/sse-b${s.knee!.value}-c10-i1-full`);
@@ -231,7 +232,9 @@ describe('Runner find-max wiring', () => {
     expect(kneeWindows.some((r) => r.repeat.status === 'ok' && r.repeat.latency.p99Ms === 60)).toBe(true);
     // The report says how the search got there: each confirmation with its verdict over repeats.
     expect(s.confirmations!.at(-1)).toMatchObject({ value: s.knee!.value, pointId: s.knee!.pointId, sustainable: true });
-    expect(s.confirmations!.at(-1)!.reason).toMatch(/^median delivered 100\.0%, nothing shed, median p99 20 ms ≤ 50 ms \(range 20–60 over 3 repeats\)$/);
+    expect(s.confirmations!.at(-1)!.reason).toMatch(
+      /^median delivered 100\.0%, nothing shed, median p99 20 ms ≤ 50 ms \(range 20–60 over 3 repeats\); input delay not measured \(not failed for it\)$/,
+    );
   });
 
   it("reports a search's repeats as it goes: a count that moves and a shrinking estimate of the rest", async () => {
