@@ -41,7 +41,8 @@ export function sendInput(page: Page, signal: AbortSignal, everyMs = INPUT_EVERY
   let stopped = false;
   const one = async (n: number) => {
     if (n % 2 === 0) {
-      await page.mouse.move(CLICK_AT.x, CLICK_AT.y);
+      // Moved there once: a move per click would add a mousemove (and its hit test) each time.
+      if (n === 0) await page.mouse.move(CLICK_AT.x, CLICK_AT.y);
       await page.mouse.down();
       await page.mouse.up();
     } else {
