@@ -189,6 +189,19 @@ export interface InputFigures {
   longFramesUnavailable?: string;
   /** Why no input could be sent (the browser refused it); the delay figures are then empty. */
   unavailable?: string;
+  /**
+   * Each input's round trip as the driver saw it, ms: sending its press → the browser answering
+   * it (Chrome: once the renderer handled it; Firefox: once its content process dispatched it).
+   */
+  roundTripMs?: LatencySummary;
+  /**
+   * Where `delayMs` comes from when it is not the page's own timing, and why: in Firefox, input
+   * sent over WebDriver BiDi is stamped when its content process dispatches it, after any wait for
+   * the main thread, so the page's figure leaves the wait out (a 600 ms block read as 5 ms) and
+   * `delayMs` is the driver's round trip, which holds it; the page's own is `pageDelayMs`.
+   */
+  delaySource?: string;
+  pageDelayMs?: LatencySummary;
 }
 
 /** One tab of a multi-tab point over the window. */

@@ -205,6 +205,9 @@ const inputFigures = obj<InputFigures>()({
   longFrames: nullable(longFrames),
   longFramesUnavailable: opt(str),
   unavailable: opt(str),
+  roundTripMs: opt(latency),
+  delaySource: opt(str),
+  pageDelayMs: opt(latency),
 });
 
 const measuredRepeat = obj<MeasuredRepeat>()({

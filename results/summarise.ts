@@ -46,7 +46,7 @@ export interface SummaryMeta {
   /** The browser the repeat ran in; recorded for points whose scenario names a `display`. */
   browser?: BrowserFigures;
   /** The input the driver sent the first tab in the window (puppeteer/measure/input-sender.ts); absent: none was sent. */
-  input?: { sent: number; unavailable: string | null };
+  input?: { sent: number; unavailable: string | null; roundTrip?: LatencySummary };
 }
 
 /** One tab over the window: its counters' differences and its renderer's CPU, unrounded. */
@@ -254,7 +254,7 @@ export function summarise(point: Point, a: Sample, b: Sample, meta: SummaryMeta)
     figures.perTabEventsPerSec = spread(figures.tabs.map((t) => t.eventsPerSec));
   }
   if (meta.browser) figures.browser = meta.browser;
-  const input = inputFigures(b.page, meta.input);
+  const input = inputFigures(b.page, meta.input, b.engine === 'firefox');
   if (input) figures.input = input;
   if (point.compression)
     figures.compression = compressionFigures(
@@ -283,20 +283,35 @@ export function summarise(point: Point, a: Sample, b: Sample, meta: SummaryMeta)
  * How the first tab answered the driver's input over the window: its probe's figures (reset at
  * the window's start with its latency) and what was sent. Null for a page without the probe.
  */
-export function inputFigures(end: PageSnapshot, sent: SummaryMeta['input']): InputFigures | null {
+export function inputFigures(end: PageSnapshot, sent: SummaryMeta['input'], firefox = false): InputFigures | null {
   const page = end.input;
   if (!page) return null;
+  // Firefox stamps BiDi input after the wait (FIREFOX_DELAY_SOURCE): the driver's round trip holds it.
+  const driver = firefox && sent?.roundTrip !== undefined;
   const f: InputFigures = {
     sent: sent?.sent ?? 0,
     handled: page.handled,
-    delayMs: page.delay,
+    delayMs: driver ? sent.roundTrip! : page.delay,
     nextFrameMs: page.nextFrame,
     longFrames: page.longFrames,
   };
   if (page.longFramesUnavailable !== undefined) f.longFramesUnavailable = page.longFramesUnavailable;
   if (sent?.unavailable) f.unavailable = sent.unavailable;
+  if (sent?.roundTrip) f.roundTripMs = sent.roundTrip;
+  if (driver) {
+    f.delaySource = FIREFOX_DELAY_SOURCE;
+    f.pageDelayMs = page.delay;
+  }
   return f;
 }
+
+/**
+ * Why a Firefox repeat's input delay is the driver's round trip: measured on this VM, a click
+ * sent while the page's main thread was blocked for 600 ms took 611 ms to dispatch, and the page
+ * read its delay from `event.timeStamp` as 5 ms (Chrome, the same: 466 ms and 455 ms).
+ */
+export const FIREFOX_DELAY_SOURCE =
+  "the driver's round trip (send → Firefox dispatched it): Firefox stamps input sent over WebDriver BiDi when its content process dispatches it, after any wait for the main thread, so the page's own figure (pageDelayMs) leaves the wait out";
 
 /**
  * `ws-h2` is a WebSocket over HTTP/2 (RFC 8441) only when the browser speaks it: one that

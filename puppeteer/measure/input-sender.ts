@@ -13,6 +13,7 @@
  * repeat that started it (an error, a timeout, a crash or Ctrl-C all abort it).
  */
 import type { Page } from 'puppeteer-core';
+import { Histogram, type LatencySummary } from '../../protocol/histogram.js';
 
 /** A few inputs a second: enough for a p99 over a confirmation's windows, far too few to load the page. */
 export const INPUT_EVERY_MS = 250;
@@ -30,7 +31,21 @@ export interface InputSender {
    * Stops sending at once: the input in flight (if any) is not waited for, so the window ends
    * when it was planned to; the page then has handled fewer than were sent.
    */
-  stop(): { sent: number; unavailable: string | null };
+  stop(): InputSent;
+}
+
+/** What the driver sent over a window. */
+export interface InputSent {
+  sent: number;
+  /** Why input could not be sent; null when it could. */
+  unavailable: string | null;
+  /**
+   * Each input's round trip as the driver saw it, ms: from sending its first event (the press)
+   * to the browser answering that event. Chrome answers once the renderer has handled it;
+   * Firefox once its content process has dispatched it (then the page's own timestamp comes after
+   * any wait, so only this figure holds the wait).
+   */
+  roundTrip: LatencySummary;
 }
 
 /** Starts sending input to `page` now; `signal` aborting stops it too. */
@@ -38,15 +53,20 @@ export function sendInput(page: Page, signal: AbortSignal, everyMs = INPUT_EVERY
   let sent = 0;
   let unavailable: string | null = null;
   let inFlight: Promise<void> | null = null;
+  const roundTrip = new Histogram();
   let stopped = false;
   const one = async (n: number) => {
     if (n % 2 === 0) {
       // Moved there once: a move per click would add a mousemove (and its hit test) each time.
       if (n === 0) await page.mouse.move(CLICK_AT.x, CLICK_AT.y);
+      const t0 = performance.now();
       await page.mouse.down();
+      roundTrip.record((performance.now() - t0) * 1000);
       await page.mouse.up();
     } else {
+      const t0 = performance.now();
       await page.keyboard.down(KEY);
+      roundTrip.record((performance.now() - t0) * 1000);
       await page.keyboard.up(KEY);
     }
   };
@@ -76,7 +96,7 @@ export function sendInput(page: Page, signal: AbortSignal, everyMs = INPUT_EVERY
     stop() {
       halt();
       signal.removeEventListener('abort', halt);
-      return { sent, unavailable };
+      return { sent, unavailable, roundTrip: roundTrip.summary() };
     },
   };
 }

@@ -11,7 +11,7 @@ import type { PointResult } from '../../protocol/report.js';
 import { parseReport } from '../../protocol/report-check.js';
 import { ADVISE_FLAGS, checkAdviseFlags } from '../../puppeteer/advise/options.js';
 import { checkSweepFlags, SWEEP_FLAGS } from '../../puppeteer/options.js';
-import { inputFigures } from '../../results/summarise.js';
+import { FIREFOX_DELAY_SOURCE, inputFigures } from '../../results/summarise.js';
 import { summarisePoint } from '../../results/point-summary.js';
 import { measured, point, report as reportOf, result } from '../helpers/v2-fixture.js';
 
@@ -93,6 +93,18 @@ describe("a repeat's input figures", () => {
       unavailable: 'input could not be sent: refused',
     });
     expect(refused).toMatchObject({ sent: 1, handled: 0, unavailable: 'input could not be sent: refused' });
+  });
+
+  it("in Firefox are the driver's round trip, which holds the wait the page's own timestamp leaves out, with the page's kept beside it", () => {
+    const page = { handled: 2, delay: lat(5), nextFrame: lat(9), longFrames: null, longFramesUnavailable: 'not available' };
+    const f = inputFigures(end(page), { sent: 2, unavailable: null, roundTrip: lat(611) }, true)!;
+    expect(f.delayMs.p99Ms).toBe(611);
+    expect(f.pageDelayMs!.p99Ms).toBe(5);
+    expect(f.delaySource).toBe(FIREFOX_DELAY_SOURCE);
+    // Chrome's page timing holds the wait: it stays, and the round trip is kept as a diagnostic.
+    const chrome = inputFigures(end({ ...page, delay: lat(455) }), { sent: 2, unavailable: null, roundTrip: lat(466) })!;
+    expect(chrome).toMatchObject({ delayMs: { p99Ms: 455 }, roundTripMs: { p99Ms: 466 } });
+    expect(chrome).not.toHaveProperty('delaySource');
   });
 
   it('read back from report.json, and a report without them still reads (version 3)', () => {
