@@ -50,6 +50,38 @@ export interface PageSnapshot {
   latencyHistogram?: SparseHistogram;
   /** `atMs` minus the newest `sentAt` received, ms: how far behind the stream the page is; null before any batch. */
   backlogMs?: number | null;
+  // --- input (issue 33: the page still answers) ---
+  /** How the page answered input since the last snapshot that reset latency; absent on pages without the probe (the bare page) and in version 3 reports. */
+  input?: InputSnapshot;
+}
+
+/**
+ * How the page answered input over a window (web/lab/input-probe.ts): INP-style input delay, the
+ * wait to the next frame, and long animation frames where the browser has them.
+ */
+export interface InputSnapshot {
+  /** Inputs (pointerdown, keydown) whose handler ran in the window. */
+  handled: number;
+  /** Input delay: the event's timestamp (`event.timeStamp`) to the start of its first handler, ms. */
+  delay: LatencySummary;
+  /**
+   * The event's timestamp to the start of the first animation frame after its handler, ms: input
+   * delay + processing + the wait for a frame, a lower bound of INP's presentation (the paint is not in it).
+   */
+  nextFrame: LatencySummary;
+  /** Long animation frames (> 50 ms) in the window; null where the browser has no such entries (see longFramesUnavailable). */
+  longFrames: LongFrames | null;
+  /** Why longFrames is null: the browser has no 'long-animation-frame' PerformanceObserver entries (Firefox 153). */
+  longFramesUnavailable?: string;
+}
+
+/** Long animation frames over a window, from PerformanceObserver 'long-animation-frame'. */
+export interface LongFrames {
+  count: number;
+  /** Sum of their `blockingDuration` (each frame's time past 50 ms, render included), ms. */
+  blockingMs: number;
+  /** Sum of their `duration`, ms. */
+  durationMs: number;
 }
 
 /** Config for `pushlab.start()`; the query parameters plus page-side choices. */
@@ -76,6 +108,9 @@ export interface PageConfig {
   encoding?: Encoding;
   /** Ask the server to compress the streams: `deflate` on ws and ws-h2, `gzip` on sse, sse-h1 and fetch. */
   compression?: StreamCompression;
+  // --- input (issue 33: the page still answers) ---
+  /** Time input and observe long animation frames (default true); false only for bench:page's baseline, which measures what the probe costs. */
+  inputProbe?: boolean;
 }
 
 /** `window.pushlab`: the lab page's control surface, used by the driver and the console. */

@@ -5,7 +5,7 @@
  */
 import type { Engine } from './engine.js';
 import type { LatencySummary, SparseHistogram } from './histogram.js';
-import type { PageCounters, TabThreadsCpu } from './page-api.js';
+import type { LongFrames, PageCounters, TabThreadsCpu } from './page-api.js';
 import type { StreamCompression } from './wire.js';
 
 /** What held a repeat back, as results/verdict.ts reads its figures ('failed': it measured nothing). */
@@ -172,6 +172,9 @@ export interface RepeatFigures {
   latencyHistogram?: SparseHistogram;
   /** Whether the page fell further behind through the window (results/sustains.ts reads it). */
   trend?: WindowTrend;
+  // --- input (issue 33: the page still answers) ---
+  /** How the page answered the driver's input over the window; absent in version 3 reports and on pages without the probe (the bare page). */
+  input?: InputFigures;
 }
 
 /**
@@ -186,6 +189,41 @@ export interface WindowTrend {
   /** Mean latency over the first and the second half of the window, ms; null when a half had no batch or was not read. */
   firstHalfMeanMs: number | null;
   secondHalfMeanMs: number | null;
+}
+
+/**
+ * How the page answered real input over one window: the driver sends a click or a key press
+ * through the browser's input pipeline (Chrome: CDP Input.dispatch*; Firefox: BiDi
+ * input.performActions) a few times a second (puppeteer/measure/input-sender.ts), the page
+ * times each from its event timestamp (web/lab/input-probe.ts). With several tabs: the first tab's.
+ */
+export interface InputFigures {
+  /** Inputs the driver sent in the window (a click is one: its press; a key is one: its keydown). */
+  sent: number;
+  /** Inputs whose handler ran in the window. */
+  handled: number;
+  /** Input delay, event timestamp → start of its handler (INP's input delay), ms; its p99 is what sustains reads. */
+  delayMs: LatencySummary;
+  /** Event timestamp → the next animation frame after its handler, ms (INP without the paint). */
+  nextFrameMs: LatencySummary;
+  /** Long animation frames (> 50 ms) in the window; null where the browser has none to give (`longFramesUnavailable` says why), never 0. */
+  longFrames: LongFrames | null;
+  longFramesUnavailable?: string;
+  /** Why no input could be sent (the browser refused it); the delay figures are then empty. */
+  unavailable?: string;
+  /**
+   * Each input's round trip as the driver saw it, ms: sending its press → the browser answering
+   * it (Chrome: once the renderer handled it; Firefox: once its content process dispatched it).
+   */
+  roundTripMs?: LatencySummary;
+  /**
+   * Where `delayMs` comes from when it is not the page's own timing, and why: in Firefox, input
+   * sent over WebDriver BiDi is stamped when its content process dispatches it, after any wait for
+   * the main thread, so the page's figure leaves the wait out (a 600 ms block read as 5 ms) and
+   * `delayMs` is the driver's round trip, which holds it; the page's own is `pageDelayMs`.
+   */
+  delaySource?: string;
+  pageDelayMs?: LatencySummary;
 }
 
 /** One tab of a multi-tab point over the window. */

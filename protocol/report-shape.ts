@@ -52,6 +52,8 @@ import { parseP99, parseRate, type Target } from './target.js';
 import { COMPRESSIONS, ENCODINGS, PARSE_MODES, RENDER_MODES, TRANSPORTS, type StreamCompression } from './wire.js';
 import { arr, bool, byKey, lit, named, nullable, num, numIn, obj, oneOf, opt, refine, str, type Shape, type Props } from './shape.js';
 import { FACTOR_NAMES, FACTORS, type FactorName } from './factors.js';
+import type { LongFrames } from './page-api.js';
+import type { InputFigures } from './repeat-figures.js';
 
 const inRange = (r: Range) => numIn(r.min, r.max, r.integer);
 /** A count or an index: an integer, 0 or more. */
@@ -219,6 +221,21 @@ const clock = obj<ClockOffset>()({
   uncertaintyMs: named(numIn(0, Number.MAX_VALUE), 'a number of ms, 0 or more'),
 });
 
+// --- input (issue 33): absent in version 3 reports ---
+const longFrames = obj<LongFrames>()({ count, blockingMs: num, durationMs: num });
+const inputFigures = obj<InputFigures>()({
+  sent: count,
+  handled: count,
+  delayMs: latency,
+  nextFrameMs: latency,
+  longFrames: nullable(longFrames),
+  longFramesUnavailable: opt(str),
+  unavailable: opt(str),
+  roundTripMs: opt(latency),
+  delaySource: opt(str),
+  pageDelayMs: opt(latency),
+});
+
 const measuredRepeat = obj<MeasuredRepeat>()({
   status: lit('ok'),
   verdict: lit('ok', 'client-bound', 'server-bound', 'host-bound'),
@@ -253,6 +270,7 @@ const measuredRepeat = obj<MeasuredRepeat>()({
   // rule (issue 33): absent in version 3 reports.
   latencyHistogram: opt(sparseHistogram),
   trend: opt(windowTrend),
+  input: opt(inputFigures),
 });
 
 const failedRepeat = obj<FailedRepeat>()({
@@ -307,6 +325,8 @@ const pointSummary = obj<PointSummary>()({
   tabEventsPerSecMax: opt(stat),
   wireMegabytesPerSec: opt(stat),
   compressionRatio: opt(statOrNull),
+  inputDelayP99Ms: opt(statOrNull),
+  longFrameBlockingMsPerSec: opt(statOrNull),
 });
 
 const pointResult = obj<PointResult>()({
@@ -362,7 +382,7 @@ const saturationResult = obj<SaturationResult>()({
   varied: lit('batch', 'concurrency'),
   fixed: obj<{ batch?: number; concurrency?: number }>()({ batch: opt(num), concurrency: opt(num) }),
   range: obj<{ min: number; max: number }>()({ min: num, max: num }),
-  criteria: obj<{ deliveredRatio: number; shed: 0; p99BoundMs: number }>()({ deliveredRatio: num, shed: lit(0), p99BoundMs: num }),
+  criteria: obj<SaturationResult['criteria']>()({ deliveredRatio: num, shed: lit(0), p99BoundMs: num, inputDelayBoundMs: opt(num) }),
   probes: arr(obj<SaturationResult['probes'][number]>()({ value: num, pointId: str, sustainable: bool, eventsPerSec: numOrNull, reason: str })),
   confirmations: opt(arr(obj<NonNullable<SaturationResult['confirmations']>[number]>()({ value: num, pointId: str, sustainable: bool, reason: str }))),
   knee: nullable(obj<NonNullable<SaturationResult['knee']>>()({ value: num, pointId: str, eventsPerSec: stat })),
@@ -377,6 +397,13 @@ const sweepOptions = obj<SweepOptions>()({
   maxRepeats: numIn(0, LIMITS.repeats.max, true),
   timeBudgetSec: nullable(numIn(0, Number.MAX_VALUE)),
   findMax: bool,
+  // Read by --input-delay's own parser (byParser below is declared after this shape).
+  inputDelayBoundMs: opt(
+    refine(num, (v) => {
+      const parsed = parseP99(String(v), 'options.inputDelayBoundMs');
+      return parsed.ok ? null : parsed.error.allowed;
+    }),
+  ),
   retries: numIn(0, 5, true),
   file: str,
   spreadRepeats: opt(bool),
@@ -434,6 +461,7 @@ const target = obj<Target>()({
   eventsPerSec: byParser(parseRate, 'advice.target.eventsPerSec'),
   p99BoundMs: byParser(parseP99, 'advice.target.p99BoundMs'),
   render: oneOf(RENDER_MODES),
+  inputDelayBoundMs: opt(byParser(parseP99, 'advice.target.inputDelayBoundMs')),
 });
 
 const candidate = obj<Candidate>()({

@@ -164,6 +164,11 @@ export interface PointSummary {
   /** Compressed points only: MB/s on the wire, and compressed ÷ uncompressed bytes. */
   wireMegabytesPerSec?: Stat;
   compressionRatio?: Stat | null;
+  // --- input (issue 33: the page still answers) ---
+  /** Over the repeats' input delay p99, ms; absent when no repeat carries input figures (version 3 reports). */
+  inputDelayP99Ms?: Stat | null;
+  /** Over the repeats' long animation frames' blocking time, ms per s of window; null where the browser has none (Firefox). */
+  longFrameBlockingMsPerSec?: Stat | null;
 }
 
 export interface PointResult {
@@ -268,7 +273,12 @@ export interface SaturationResult {
    * delivered ≥ `deliveredRatio` of offered, no repeat shed or failed, the median repeat's p99
    * ≤ p99BoundMs, every connection open. A probe is the same rule over its one window.
    */
-  criteria: { deliveredRatio: number; shed: 0; p99BoundMs: number };
+  criteria: {
+    deliveredRatio: number;
+    shed: 0;
+    p99BoundMs: number;
+    /** The input delay p99 bound, ms; absent in version 3 reports. */ inputDelayBoundMs?: number;
+  };
   /** Every probe, in the order tried. */
   probes: { value: number; pointId: string; sustainable: boolean; eventsPerSec: number | null; reason: string }[];
   /**
@@ -311,6 +321,9 @@ export interface SweepOptions {
    * margins, none: their comparisons called any CI that excluded 1).
    */
   margins?: Margins;
+  // --- input (issue 33: the page still answers) ---
+  /** `--input-delay`: the find-max searches' input delay p99 bound, ms; absent: the rule's default (200 ms), and in version 3 reports. */
+  inputDelayBoundMs?: number;
 }
 
 export interface Report {

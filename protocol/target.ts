@@ -15,6 +15,9 @@ export interface Target {
   p99BoundMs: number;
   /** What the page draws while it takes them (default full: the product's page renders). */
   render: RenderMode;
+  // --- input (issue 33: the page still answers) ---
+  /** `--input-delay`: the input delay p99 bound, ms; absent: the rule's default (200 ms), and in version 3 reports. */
+  inputDelayBoundMs?: number;
 }
 
 /** Ticks the advisor tries, ms between batches on one connection: message size at a rate is batch and tick together. */

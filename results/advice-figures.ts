@@ -76,10 +76,10 @@ function closenessOf(f: Omit<CandidateFigures, 'limit' | 'closeness'>, p99BoundM
 }
 
 /** A candidate's figures over these repeats of it (one probe, or a confirmation's rounds). */
-export function figuresOf(c: Candidate, repeats: readonly Repeat[], p99BoundMs: number): CandidateFigures {
+export function figuresOf(c: Candidate, repeats: readonly Repeat[], p99BoundMs: number, inputDelayBoundMs?: number): CandidateFigures {
   const measured = repeats.filter((r): r is MeasuredRepeat => r.status === 'ok');
   const base: Omit<CandidateFigures, 'limit' | 'closeness'> = {
-    sustains: pointSustains(c, repeats, { p99BoundMs }),
+    sustains: pointSustains(c, repeats, { p99BoundMs, ...(inputDelayBoundMs !== undefined ? { inputDelayBoundMs } : {}) }),
     cpuMsPerMillionEvents: statOf(measured.map((r) => r.efficiency.rendererCpuMsPerMillionEvents)),
     rendererPercent: statOf(measured.map((r) => r.cpu.tabProcess)),
     mainThreadPercent: statOf(measured.map((r) => r.cpu.tabMainThread)),

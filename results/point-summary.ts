@@ -76,6 +76,18 @@ function summaryOf(measured: readonly MeasuredRepeat[]): PointSummary {
     // Only points of the tabs and compression factors have these; others keep their old shape.
     ...tabStats(measured),
     ...compressionStats(measured),
+    ...inputStats(measured),
+  };
+}
+
+/** Input delay p99 and long frames' blocking time per second, over the repeats that measured input (absent in version 3 reports). */
+function inputStats(measured: readonly MeasuredRepeat[]): Pick<PointSummary, 'inputDelayP99Ms' | 'longFrameBlockingMsPerSec'> {
+  const inputs = measured.flatMap((r) => (r.input ? [{ input: r.input, windowSec: r.windowSec }] : []));
+  if (!inputs.length) return {};
+  return {
+    inputDelayP99Ms: statOf(inputs.map((x) => x.input.delayMs.p99Ms)),
+    // Null where the browser has no long animation frames (Firefox): not 0.
+    longFrameBlockingMsPerSec: statOf(inputs.map((x) => (x.input.longFrames ? x.input.longFrames.blockingMs / x.windowSec : null))),
   };
 }
 

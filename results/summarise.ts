@@ -9,6 +9,7 @@ import type {
   CompressionFigures,
   CpuFigure,
   CpuFigures,
+  InputFigures,
   MeasuredRepeat,
   PageFigures,
   RepeatFigures,
@@ -47,6 +48,8 @@ export interface SummaryMeta {
   browser?: BrowserFigures;
   /** Every tab's page snapshot half-way through the window, latency not reset (for WindowTrend); absent: not read. */
   mid?: readonly PageSnapshot[];
+  /** The input the driver sent the first tab in the window (puppeteer/measure/input-sender.ts); absent: none was sent. */
+  input?: { sent: number; unavailable: string | null; roundTrip?: LatencySummary };
 }
 
 /** One tab over the window: its counters' differences and its renderer's CPU, unrounded. */
@@ -274,6 +277,8 @@ export function summarise(point: Point, a: Sample, b: Sample, meta: SummaryMeta)
   if (pooled) figures.latencyHistogram = pooled;
   const trend = windowTrend(tabsOf(a), tabsOf(b), meta.mid);
   if (trend) figures.trend = trend;
+  const input = inputFigures(b.page, meta.input, b.engine === 'firefox');
+  if (input) figures.input = input;
   if (point.compression)
     figures.compression = compressionFigures(
       point,
@@ -330,6 +335,40 @@ function windowTrend(start: readonly TabSample[], end: readonly TabSample[], mid
     secondHalfMeanMs: halves.second,
   };
 }
+
+/**
+ * How the first tab answered the driver's input over the window: its probe's figures (reset at
+ * the window's start with its latency) and what was sent. Null for a page without the probe.
+ */
+export function inputFigures(end: PageSnapshot, sent: SummaryMeta['input'], firefox = false): InputFigures | null {
+  const page = end.input;
+  if (!page) return null;
+  // Firefox stamps BiDi input after the wait (FIREFOX_DELAY_SOURCE): the driver's round trip holds it.
+  const driver = firefox && sent?.roundTrip !== undefined;
+  const f: InputFigures = {
+    sent: sent?.sent ?? 0,
+    handled: page.handled,
+    delayMs: driver ? sent.roundTrip! : page.delay,
+    nextFrameMs: page.nextFrame,
+    longFrames: page.longFrames,
+  };
+  if (page.longFramesUnavailable !== undefined) f.longFramesUnavailable = page.longFramesUnavailable;
+  if (sent?.unavailable) f.unavailable = sent.unavailable;
+  if (sent?.roundTrip) f.roundTripMs = sent.roundTrip;
+  if (driver) {
+    f.delaySource = FIREFOX_DELAY_SOURCE;
+    f.pageDelayMs = page.delay;
+  }
+  return f;
+}
+
+/**
+ * Why a Firefox repeat's input delay is the driver's round trip: measured on this VM, a click
+ * sent while the page's main thread was blocked for 600 ms took 611 ms to dispatch, and the page
+ * read its delay from `event.timeStamp` as 5 ms (Chrome, the same: 466 ms and 455 ms).
+ */
+export const FIREFOX_DELAY_SOURCE =
+  "the driver's round trip (send → Firefox dispatched it): Firefox stamps input sent over WebDriver BiDi when its content process dispatches it, after any wait for the main thread, so the page's own figure (pageDelayMs) leaves the wait out";
 
 /**
  * `ws-h2` is a WebSocket over HTTP/2 (RFC 8441) only when the browser speaks it: one that

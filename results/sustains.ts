@@ -106,6 +106,9 @@ export type SustainsRepeat =
       closedMs?: number;
       stalledMs?: number;
       trend?: SustainsTrend | null;
+      // --- input (issue 33: the page still answers) ---
+      /** Input delay p99 over the window, ms; absent or null when the repeat has no input figure (version 3 reports, input the browser refused): not failed for it. */
+      inputDelayP99Ms?: number | null;
     }
   | { failed: string };
 
@@ -114,7 +117,13 @@ type Measured = Exclude<SustainsRepeat, { failed: string }>;
 export interface SustainsTarget {
   /** The latency bound: the pooled p99's upper limit must be at or below it, ms. */
   p99BoundMs: number;
+  // --- input (issue 33: the page still answers) ---
+  /** The input delay bound: the median input delay p99 of the repeats that have one must be at or below it, ms; absent: DEFAULT_INPUT_DELAY_BOUND_MS. */
+  inputDelayBoundMs?: number;
 }
+
+/** The web's "good" Interaction to Next Paint, ms: input must not wait longer at p99 for the page to sustain. */
+export const DEFAULT_INPUT_DELAY_BOUND_MS = 200;
 
 /** Rounded down, so 98.96% reads "98.9% < 99%", never "99.0% < 99%". */
 const percent = (ratio: number) => `${(Math.floor(ratio * 1000 + 1e-9) / 10).toFixed(1)}%`;
@@ -253,10 +262,25 @@ export function sustains(repeats: readonly SustainsRepeat[], target: SustainsTar
     failures.push(`${worstStall.notOpen} of ${worstStall.streams} connections never opened${why}${inRepeats(stalled.length)}`);
   }
   if (behind.length) failures.push(`fell further behind${inRepeats(behind.length)}: ${behind[0]}`);
+  // Input (issue 33): over the repeats that carry the figure; one without it (an old report, a
+  // browser that refused input) is not failed for it, and the words say so.
+  const inputBound = target.inputDelayBoundMs ?? DEFAULT_INPUT_DELAY_BOUND_MS;
+  const delays = measured.map((r) => r.inputDelayP99Ms).filter((d): d is number => typeof d === 'number');
+  const inputDelay = delays.length ? median(delays) : null;
+  const inputMed = delays.length > 1 ? 'median ' : '';
+  const without = n - failed.length - delays.length;
+  const inputWords =
+    inputDelay === null
+      ? 'input delay not measured'
+      : `${inputMed}input delay p99 ${Number.isFinite(inputDelay) ? `${ms(inputDelay, inputBound)} ms` : 'unbounded (input sent, none answered in the window)'}${without ? ` (${without} of ${n - failed.length} repeats without it, not failed for it)` : ''}`;
+  if (inputDelay !== null && inputDelay > inputBound) failures.push(`${inputWords} > ${inputBound} ms: the page did not answer input in time`);
   if (failures.length) return { sustains: false, reasons: failures, figures };
   return {
     sustains: true,
-    reasons: [`${med}delivered ${percent(delivered)}, nothing lost, ${p99Words()} ≤ ${bound} ms${tailWords()}`],
+    reasons: [
+      `${med}delivered ${percent(delivered)}, nothing lost, ${p99Words()} ≤ ${bound} ms${tailWords()}`,
+      inputDelay === null ? `${inputWords} (not failed for it)` : `${inputWords} ≤ ${inputBound} ms`,
+    ],
     figures,
   };
 }
@@ -283,7 +307,20 @@ export function sustainsRepeat(point: Pick<Point, 'transport' | 'concurrency' | 
     ...(r.page.closedMs !== undefined ? { closedMs: r.page.closedMs } : {}),
     ...(r.page.stalledMs !== undefined ? { stalledMs: r.page.stalledMs } : {}),
     trend: r.trend ? { ...r.trend, intervalMs: point.intervalMs ?? 0, jitterMs: r.latency.p99Ms ?? 0 } : null,
+    inputDelayP99Ms: inputDelayP99(r),
   };
+}
+
+/**
+ * A repeat's input delay p99 as the rule reads it: null without the figure (version 3 reports,
+ * the bare page, input the browser refused); unbounded when inputs were sent and the page
+ * answered none in the window (a page stuck the whole window must not pass as "not measured").
+ */
+function inputDelayP99(r: Extract<Repeat, { status: 'ok' }>): number | null {
+  const input = r.input;
+  if (!input || input.unavailable !== undefined) return null;
+  if (input.handled === 0) return input.sent > 1 ? Number.POSITIVE_INFINITY : null;
+  return input.delayMs.p99Ms;
 }
 
 /** `sustains` over a point's report repeats. */

@@ -259,6 +259,8 @@ interface Search {
   rounds: number;
   maxRounds: number;
   bound: number;
+  /** `--input-delay`: the input delay p99 bound (absent: the rule's default). */
+  inputBound?: number;
   recs: Map<string, Rec>;
   /** Why a candidate was not measured, where the search decided it (else: not reached). */
   skipped: Map<string, string>;
@@ -308,6 +310,7 @@ function newSearch(o: AdviseOptions): Search {
     rounds,
     maxRounds: Math.max(rounds, o.maxConfirmRounds ?? DEFAULT_MAX_CONFIRM_ROUNDS),
     bound: o.target.p99BoundMs,
+    ...(o.target.inputDelayBoundMs !== undefined ? { inputBound: o.target.inputDelayBoundMs } : {}),
     recs: new Map(),
     skipped: new Map(),
     stopped: null,
@@ -373,7 +376,7 @@ async function probe(s: Search, c: Candidate): Promise<boolean> {
   }
   const r = recOf(s, c);
   r.probe = repeat;
-  r.probeFigures = figuresOf(c, [repeat], s.bound);
+  r.probeFigures = figuresOf(c, [repeat], s.bound, s.inputBound);
   // A window too coarse to drop a candidate on (one batch from a threshold, or too few batches)
   // gets a second one, and the two are judged together before it is dropped.
   if (
@@ -388,7 +391,7 @@ async function probe(s: Search, c: Candidate): Promise<boolean> {
       return false;
     }
     r.reprobe = again;
-    r.probeFigures = figuresOf(c, [repeat, again], s.bound);
+    r.probeFigures = figuresOf(c, [repeat, again], s.bound, s.inputBound);
   }
   const words = reasonText(r.probeFigures.sustains);
   if (r.probeFigures.sustains.sustains) [r.outcome, r.why] = ['kept', `sustained in its probe: ${words}`];
@@ -548,6 +551,7 @@ async function confirmGroup(s: Search, group: Rec[]): Promise<number> {
         r.candidate,
         r.confirm.map((x) => x.repeat),
         s.bound,
+        s.inputBound,
       );
     note(
       s,
@@ -658,7 +662,7 @@ async function headroomOf(s: Search, w: Candidate): Promise<Headroom | null> {
       }
       repeats.push({ batch, purpose: 'probe', repeat });
       note(s, 'headroom', [c]);
-      const f = figuresOf(c, [repeat], bound);
+      const f = figuresOf(c, [repeat], bound, s.inputBound);
       return { sustainable: f.sustains.sustains, eventsPerSec: f.eventsPerSec?.median ?? null, reason: reasonText(f.sustains) };
     },
     confirm: async (batch) => {
@@ -674,7 +678,7 @@ async function headroomOf(s: Search, w: Candidate): Promise<Headroom | null> {
       }
       note(s, 'headroom', [c]);
       if (interrupted || !got.length) return { sustainable: false, eventsPerSec: describe([0]), reason: 'interrupted' };
-      const f = figuresOf(c, got, bound);
+      const f = figuresOf(c, got, bound, s.inputBound);
       return { sustainable: f.sustains.sustains, eventsPerSec: f.eventsPerSec ?? describe([0]), reason: reasonText(f.sustains) };
     },
   });

@@ -25,6 +25,7 @@ import { settle, settleBudgetMs, unsettledNote, type SettleProbe } from './settl
 import type { ServerHandle } from './server-process.js';
 import { summarise } from '../../results/summarise.js';
 import { openLabPage, type LabApi } from './page.js';
+import { sendInput } from './input-sender.js';
 
 /** What a repeat is doing now, for progress output. */
 export type Phase = 'load' | 'open' | 'warm-up' | 'window' | 'stop';
@@ -87,6 +88,11 @@ export interface RepeatOptions {
   slackMs?: number;
   /** The page to measure, relative to the server URL: the lab page unless a bench says otherwise. */
   pagePath?: string;
+  /**
+   * Send input through the window and time it on the page (default true). False only for
+   * bench:page's baseline: no input, and the page's probe off (PageConfig.inputProbe).
+   */
+  input?: boolean;
 }
 
 export interface RepeatContext {
@@ -315,6 +321,7 @@ export class RepeatMeasurer extends EventEmitter<RepeatEvents> {
       ...(pageFactors(point) satisfies Pick<PageConfig, PageFactor>),
       // A main-thread point has 0 Workers, below what the page's config takes (it uses none then).
       workers: Math.max(1, point.workers),
+      ...(this.o.input === false ? { inputProbe: false } : {}),
     };
     // Functions passed to evaluate() run in the page: they cannot close over anything here.
     // Several tabs start together, so all of them stream through the warm-up and the window.
@@ -353,15 +360,23 @@ export class RepeatMeasurer extends EventEmitter<RepeatEvents> {
         (all) => (all.every((s) => s !== null) ? (all as PageSnapshot[]) : undefined),
         () => undefined,
       );
-    await ticking(
-      windowMs,
-      signal,
-      (t) => {
-        if (mid === undefined && t >= windowMs / 2) mid = readMid();
-        phase('window', t, windowMs);
-      },
-      windowMs / 2,
-    );
+    // Real input while the window runs (the first tab's): does the page still answer? An
+    // aborted repeat stops it through `signal`; an error out of ticking through the finally.
+    const input = this.o.input === false ? null : sendInput(pages[0], signal);
+    let inputSent: ReturnType<NonNullable<typeof input>['stop']> | undefined;
+    try {
+      await ticking(
+        windowMs,
+        signal,
+        (t) => {
+          if (mid === undefined && t >= windowMs / 2) mid = readMid();
+          phase('window', t, windowMs);
+        },
+        windowMs / 2,
+      );
+    } finally {
+      inputSent = input?.stop();
+    }
     const b = await takeSample(src, true);
     const midSnapshots = await mid;
     phase('stop');
@@ -378,6 +393,7 @@ export class RepeatMeasurer extends EventEmitter<RepeatEvents> {
       ...(ctx.jsonCeilingEventsPerSec !== undefined ? { jsonCeilingEventsPerSec: ctx.jsonCeilingEventsPerSec } : {}),
       ...((point.display !== undefined || slot.engine === 'firefox') && slot.about ? { browser: slot.about() } : {}),
       ...(midSnapshots ? { mid: midSnapshots } : {}),
+      ...(inputSent ? { input: inputSent } : {}),
     });
     if (!settled.settled) repeat.notes.push(unsettledNote(settled));
     applyClockOffset(repeat, clock);

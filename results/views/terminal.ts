@@ -53,9 +53,18 @@ export function tableWidth(stderr: { isTTY: boolean; columns?: number }): number
 export type TableLayout = { wide: true } | { width: number; run?: string };
 
 /** The columns that answer the question, kept at any width (host: when a sharded sweep shows it). */
-export const ANSWER_COLUMNS: readonly string[] = ['pointId', 'eventsPerSec', 'deliveredRatio', 'cpuTabMainThread', 'latencyP99Ms', 'verdict', 'host'];
+export const ANSWER_COLUMNS: readonly string[] = [
+  'pointId',
+  'eventsPerSec',
+  'deliveredRatio',
+  'cpuTabMainThread',
+  'latencyP99Ms',
+  'inputDelayP99Ms',
+  'verdict',
+  'host',
+];
 /** Their CIs, given up in this order while the table is too wide: EPS's last. */
-export const CI_GIVEN_UP: readonly string[] = ['latencyP99Ms', 'cpuTabMainThread', 'deliveredRatio', 'eventsPerSec'];
+export const CI_GIVEN_UP: readonly string[] = ['inputDelayP99Ms', 'latencyP99Ms', 'cpuTabMainThread', 'deliveredRatio', 'eventsPerSec'];
 /**
  * The other terminal columns, the most telling first, each shown (with its CI) while it fits.
  * A terminal column not named here comes after these; the unsteady flags are lines below too.

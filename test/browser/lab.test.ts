@@ -119,6 +119,14 @@ describe.skipIf(!hasXvfb)('npm run lab under Xvfb', () => {
     await page.screenshot({ path: path.join(ARTIFACTS, 'lab-under-load.png'), fullPage: true });
   }, 60_000);
 
+  it("shows the page's input delay live for a real click, and long frames (Chrome has them)", async () => {
+    // A click through CDP Input.dispatchMouseEvent, as a person's would arrive, on the heading.
+    await page.mouse.click(2, 2);
+    const delay = await waitFor('an input delay', async () => /^\d+ ms$/.test(await text('live-input-delay')) && text('live-input-delay'), 10_000);
+    expect(Number.parseInt(delay, 10)).toBeLessThan(10_000);
+    expect(await text('live-long-frames')).toMatch(/^\d+ ms\/s$/);
+  }, 30_000);
+
   it('records this point: a valid report point in <out>/lab-<run>/report.json', async () => {
     await page.click('#record');
     const line = await waitFor(

@@ -31,6 +31,7 @@ export const MEASURES = [
   'remote-firefox',
   'netns',
   'e2e-page',
+  'e2e-input',
   'hub',
 ].map(file);
 

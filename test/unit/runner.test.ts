@@ -182,7 +182,8 @@ describe('Runner find-max wiring', () => {
     expect((await run(report, source, undefined, searches)).outcome).toBe('done');
     const [s] = report.saturation;
     expect(s).toMatchObject({ scenario: 'knee', transport: 'sse', varied: 'batch', fixed: { concurrency: 10 }, range: { min: 10, max: 1000 } });
-    expect(s.criteria).toEqual({ deliveredRatio: 0.99, shed: 0, p99BoundMs: 50 });
+    // The input delay bound is recorded too: the rule's default, no --input-delay given.
+    expect(s.criteria).toEqual({ deliveredRatio: 0.99, shed: 0, p99BoundMs: 50, inputDelayBoundMs: 200 });
     expect(s.knee!.value).toBeLessThanOrEqual(LIMIT);
     expect(s.knee!.value * 1.15).toBeGreaterThanOrEqual(LIMIT);
     expect(s.knee!.pointId).toBe(`knee/sse-b${s.knee!.value}-c10-i1-full`);

@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { medianInterval } from '../../results/stats.js';
 import { fellBehind, pointSustains, sustains, SUSTAINS_DELIVERED_RATIO, type SustainsRepeat, type SustainsTrend } from '../../results/sustains.js';
 import { Histogram, histogramOf, sparseOf, type SparseHistogram } from '../../protocol/histogram.js';
+import { DEFAULT_INPUT_DELAY_BOUND_MS, sustainsRepeat } from '../../results/sustains.js';
 import { KEPT_UP_RATIO } from '../../results/verdict.js';
 import { failed, measured, point } from '../helpers/v2-fixture.js';
 
@@ -18,7 +19,10 @@ const r = (deliveredRatio: number, p99Ms: number | null, o: Partial<{ shed: numb
 
 describe('sustains over one window (a probe)', () => {
   it('passes a window that delivered, shed nothing and kept p99 under the bound', () => {
-    expect(sustains([r(0.996, 12.3)], target)).toMatchObject({ sustains: true, reasons: ['delivered 99.6%, nothing lost, p99 12 ms ≤ 50 ms'] });
+    expect(sustains([r(0.996, 12.3)], target)).toMatchObject({
+      sustains: true,
+      reasons: ['delivered 99.6%, nothing lost, p99 12 ms ≤ 50 ms', 'input delay not measured (not failed for it)'],
+    });
   });
   it('names every criterion that failed', () => {
     expect(sustains([r(0.972, 84, { shed: 310 })], target).reasons).toEqual(['delivered 97.2% < 99%', 'shed 310 batches', 'p99 84 ms > 50 ms']);
@@ -91,6 +95,64 @@ describe('sustains over repeats', () => {
   it('is stricter than the verdicts\' "kept up": a point can be ok and not sustain its rate', () => {
     expect(KEPT_UP_RATIO).toBeLessThan(SUSTAINS_DELIVERED_RATIO);
     expect(sustains([r(0.98, 5), r(0.98, 5), r(0.98, 5)], target).sustains).toBe(false);
+  });
+});
+
+describe('sustains: the page still answers (input delay)', () => {
+  const withInput = (inputDelayP99Ms: number | null | undefined): SustainsRepeat => ({
+    ...r(1, 20),
+    ...(inputDelayP99Ms !== undefined ? { inputDelayP99Ms } : {}),
+  });
+
+  it('fails a point whose input delay p99 is over the bound (default 200 ms, the web\'s "good" INP)', () => {
+    expect(DEFAULT_INPUT_DELAY_BOUND_MS).toBe(200);
+    const s = sustains([withInput(240), withInput(310), withInput(180)], target);
+    expect(s.sustains).toBe(false);
+    expect(s.reasons).toEqual(['median input delay p99 240 ms > 200 ms: the page did not answer input in time']);
+    expect(sustains([withInput(240)], target).reasons).toEqual(['input delay p99 240 ms > 200 ms: the page did not answer input in time']);
+  });
+
+  it('takes the bound it is given (--input-delay), and says the figure when it passes', () => {
+    expect(sustains([withInput(240)], { ...target, inputDelayBoundMs: 300 })).toMatchObject({
+      sustains: true,
+      reasons: ['delivered 100.0%, nothing lost, p99 20 ms ≤ 50 ms', 'input delay p99 240 ms ≤ 300 ms'],
+    });
+    expect(sustains([withInput(12)], { ...target, inputDelayBoundMs: 10 }).reasons).toEqual([
+      'input delay p99 12 ms > 10 ms: the page did not answer input in time',
+    ]);
+  });
+
+  it('does not fail a repeat without the figure (an old report, a browser that took no input), and says so', () => {
+    expect(sustains([withInput(undefined)], target)).toMatchObject({
+      sustains: true,
+      reasons: [expect.any(String), 'input delay not measured (not failed for it)'],
+    });
+    expect(sustains([withInput(null), withInput(null)], target).sustains).toBe(true);
+    // Judged over the repeats that have it; the words count the others.
+    const s = sustains([withInput(null), withInput(30), withInput(40)], target);
+    expect(s.sustains).toBe(true);
+    expect(s.reasons[1]).toBe('median input delay p99 35 ms (1 of 3 repeats without it, not failed for it) ≤ 200 ms');
+  });
+
+  it('fails a window whose page answered none of the input sent: unbounded, not "not measured"', () => {
+    expect(sustains([withInput(Number.POSITIVE_INFINITY)], target).reasons).toEqual([
+      'input delay p99 unbounded (input sent, none answered in the window) > 200 ms: the page did not answer input in time',
+    ]);
+  });
+
+  it("reads report repeats: the window's input figures, none answered as unbounded, refused input as absent", () => {
+    const p = point('ws', 10, 10);
+    const base = measured(p, { round: 0, eps: p.offeredEventsPerSec, p99: 20 });
+    const lat = (p99Ms: number | null) => ({ ...base.latency, count: p99Ms === null ? 0 : 10, p99Ms });
+    const input = (handled: number, p99Ms: number | null, extra = {}) => ({
+      ...base,
+      input: { sent: 20, handled, delayMs: lat(p99Ms), nextFrameMs: lat(p99Ms), longFrames: null, ...extra },
+    });
+    expect(sustainsRepeat(p, base)).toMatchObject({ inputDelayP99Ms: null });
+    expect(sustainsRepeat(p, input(20, 412))).toMatchObject({ inputDelayP99Ms: 412 });
+    expect(sustainsRepeat(p, input(0, null))).toMatchObject({ inputDelayP99Ms: Number.POSITIVE_INFINITY });
+    expect(sustainsRepeat(p, input(0, null, { unavailable: 'input could not be sent: refused' }))).toMatchObject({ inputDelayP99Ms: null });
+    expect(pointSustains(p, [input(20, 412)], { ...target, inputDelayBoundMs: 200 }).sustains).toBe(false);
   });
 });
 
@@ -168,7 +230,9 @@ describe('pooled tails (issue 33)', () => {
       target,
     );
     expect(s.sustains).toBe(true);
-    expect(s.reasons).toHaveLength(1);
+    // The rule's sentence, then the input delay's (not measured in these windows).
+    expect(s.reasons).toHaveLength(2);
+    expect(s.reasons[1]).toBe('input delay not measured (not failed for it)');
     expect(s.reasons[0]).toMatch(
       /^median delivered 100\.0%, nothing lost, pooled p99 2\d ms \(up to 2\d ms at 97\.5% over 3 repeats\) ≤ 50 ms, p99\.9 4\d ms, max 45 ms$/,
     );

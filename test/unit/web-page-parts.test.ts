@@ -186,7 +186,14 @@ describe('validatePageConfig', () => {
       pollMs: 50,
       origins: 1,
       encoding: 'json',
+      inputProbe: true,
     });
+  });
+
+  it('takes the input probe on or off (a boolean, or a URL string), and names a bad value', () => {
+    expect(validatePageConfig({ transport: 'ws', batch: 1, inputProbe: false }).inputProbe).toBe(false);
+    expect(validatePageConfig({ transport: 'ws', batch: 1, inputProbe: 'false' }).inputProbe).toBe(false);
+    expect(() => validatePageConfig({ transport: 'ws', batch: 1, inputProbe: 'no' })).toThrow('inputProbe must be true or false; got "no"');
   });
 
   it('accepts form strings and names the bad field, value and range', () => {

@@ -14,6 +14,7 @@ import { judgeHealth, RunServerTally, type Health, type RunServer } from './heal
 import { MainThreadSource, WorkerSource, type Source } from './sources.js';
 import type { RowRing, StreamingTable } from './table.js';
 import { Throttle } from './throttle.js';
+import { InputProbe } from './input-probe.js';
 
 /** With a transport's per-host cap open, how long nothing more must open before the rest count as stalled. */
 const STALL_GRACE_MS = 2000;
@@ -26,6 +27,8 @@ export interface LiveFigures {
   backlogMs: number | null;
   counters: ReturnType<Source['live']>;
   parsedIn: string;
+  /** Inputs handled in the last JUDGE_WINDOW_SEC s, their worst input delay (ms), and long frames' blocking time per s (null where not available). */
+  input: { handled: number; maxDelayMs: number | null; blockingMsPerSec: number | null; longFramesUnavailable: string | null };
 }
 
 export interface Views {
@@ -48,6 +51,8 @@ export class Lab {
   private readonly startedAt = performance.now();
   private readonly startedAtEpoch = performance.timeOrigin + this.startedAt;
   private stopped = false;
+  /** Input delay and long frames: the page answering while it streams (input-probe.ts). */
+  private readonly input = new InputProbe();
 
   constructor(
     config: Partial<Record<keyof PageConfig, unknown>>,
@@ -91,6 +96,7 @@ export class Lab {
    */
   async start(): Promise<{ opened: number; openMs: number }> {
     const t0 = performance.now();
+    if (this.config.inputProbe) this.input.start();
     const { transport, concurrency, openTimeoutMs } = this.config;
     const cap = TRANSPORT_INFO[transport].perHostCap;
     let timer: ReturnType<typeof setTimeout> | undefined;
@@ -127,6 +133,7 @@ export class Lab {
   stop(): void {
     if (this.stopped) return;
     this.stopped = true;
+    this.input.stop();
     this.source.stop();
     this.throttle?.cancel();
     this.table?.draw();
@@ -137,7 +144,14 @@ export class Lab {
     const s = await this.source.snapshot(resetLatency);
     // Worker replies arrive over a few ms; date the snapshot at the middle of that span.
     const at = (before + performance.now()) / 2;
-    return { atMs: performance.timeOrigin + at, transport: this.config.transport, concurrency: this.config.concurrency, client: this.client, ...s };
+    return {
+      atMs: performance.timeOrigin + at,
+      transport: this.config.transport,
+      concurrency: this.config.concurrency,
+      client: this.client,
+      ...s,
+      ...(this.config.inputProbe ? { input: this.input.snapshot(resetLatency) } : {}),
+    };
   }
 
   /**
@@ -151,6 +165,8 @@ export class Lab {
     const tally = new RunServerTally(this.client);
     /** One entry a second: events received and this run's server figures, for the judging window. */
     const history: { t: number; events: number; bytes: number; server: RunServer | null; backlogMs: number | null }[] = [];
+    /** One entry a second: inputs handled, their worst delay and long frames' blocking time. */
+    const inputs: ReturnType<InputProbe['takeRecent']>[] = [];
     let firstServer: RunServer | null = null;
     let latestServer: RunServer | null = null;
     const poll = async () => {
@@ -174,6 +190,15 @@ export class Lab {
       const backlogMs = newest > 0 ? performance.timeOrigin + now - newest : null;
       history.push({ t: now, events: counters.events, bytes: counters.bytes, server: latestServer, backlogMs });
       while (history.length > JUDGE_WINDOW_SEC + 1) history.shift();
+      inputs.push(this.input.takeRecent());
+      while (inputs.length > JUDGE_WINDOW_SEC) inputs.shift();
+      const handled = inputs.reduce((a, x) => a + x.handled, 0);
+      const input = {
+        handled,
+        maxDelayMs: handled ? Math.max(...inputs.map((x) => x.maxDelayMs)) : null,
+        blockingMsPerSec: this.input.longFramesUnavailable === null ? inputs.reduce((a, x) => a + (x.blockingMs ?? 0), 0) / inputs.length : null,
+        longFramesUnavailable: this.input.longFramesUnavailable,
+      };
       const dt = (now - last.t) / 1000;
       const receivedEventsPerSec = dt > 0 ? (counters.events - last.events) / dt : 0;
       const from = history.length > JUDGE_WINDOW_SEC ? history[0] : { t: openedAt, events: start.events, server: firstServer, backlogMs: null };
@@ -198,7 +223,7 @@ export class Lab {
         },
         performance.timeOrigin + now,
       );
-      this.views.live({ offeredEventsPerSec: offered, receivedEventsPerSec, health, backlogMs, counters, parsedIn });
+      this.views.live({ offeredEventsPerSec: offered, receivedEventsPerSec, health, backlogMs, counters, parsedIn, input });
       this.addChartPoint(now, dt, receivedEventsPerSec, (counters.bytes - last.bytes) / dt / 1e6, offered);
       void poll();
       setTimeout(tick, 1000);
