@@ -1,0 +1,147 @@
+import { describe, expect, it } from 'vitest';
+import { batchAgeRangeUs, birthMs } from '../../protocol/age.js';
+import { bucketOf, bucketRange, Histogram, HISTOGRAM_BUCKETS, tailSummary } from '../../protocol/histogram.js';
+
+/** The histogram of recording each value of recordSpread's definition one at a time. */
+function oneByOne(lowUs: number, highUs: number, count: number): Histogram {
+  const h = new Histogram();
+  for (let k = 0; k < count; k++) h.record(count === 1 ? lowUs : k === count - 1 ? highUs : lowUs + (k * (highUs - lowUs)) / (count - 1));
+  return h;
+}
+
+function spread(lowUs: number, highUs: number, count: number): Histogram {
+  const h = new Histogram();
+  h.recordSpread(lowUs, highUs, count);
+  return h;
+}
+
+/** The non-empty buckets as [bucket, count] pairs. */
+const filled = (h: Histogram) => [...h.counts.entries()].filter(([, n]) => n > 0);
+
+describe('birth and event age (protocol/age.ts)', () => {
+  it('spreads a batch’s births evenly over the interval before it was due, the newest at the due time', () => {
+    // 4 rows due at 1000 ms, every 50 ms: born at 962.5, 975, 987.5, 1000.
+    expect([0, 1, 2, 3].map((k) => birthMs(1000, 50, 4, k))).toEqual([962.5, 975, 987.5, 1000]);
+    // One row per batch is born when its batch falls due.
+    expect(birthMs(1000, 50, 1, 0)).toBe(1000);
+  });
+
+  it('gives the batch’s ages from its newest (transit from the due time) to its oldest', () => {
+    // Due at 1000, handled at 1004: the newest is 4 ms old, the oldest of 5000 rows 4 + 49.99.
+    const r = batchAgeRangeUs(1004, 1000, 50, 5000);
+    expect(r.lowUs).toBeCloseTo(4000, 6);
+    expect(r.highUs).toBeCloseTo(53_990, 6);
+    // Each age is the handler time minus a birth.
+    const rows = 5;
+    const ages = [0, 1, 2, 3, 4].map((k) => (1004 - birthMs(1000, 50, rows, k)) * 1000);
+    const range = batchAgeRangeUs(1004, 1000, 50, rows);
+    expect(Math.max(...ages)).toBeCloseTo(range.highUs, 6);
+    expect(Math.min(...ages)).toBeCloseTo(range.lowUs, 6);
+    // A write the server made late ages every row by its lateness: the due time stays.
+    expect(batchAgeRangeUs(1010, 1000, 50, 1)).toEqual({ lowUs: 10_000, highUs: 10_000 });
+  });
+
+  it('makes the worked example of docs/method.md: 5000 rows every 50 ms, p99 ≈ 49.5 ms + transit', () => {
+    const h = new Histogram();
+    for (let batch = 0; batch < 40; batch++) {
+      const due = batch * 50;
+      const { lowUs, highUs } = batchAgeRangeUs(due + 4, due, 50, 5000);
+      h.recordSpread(lowUs, highUs, 5000);
+    }
+    expect(h.count).toBe(200_000);
+    const p99 = h.quantile(0.99) / 1000;
+    // 4 + 0.99 × 49.99 = 53.49; the histogram is within 1.6%.
+    expect(p99).toBeGreaterThan(53.49 * 0.984);
+    expect(p99).toBeLessThan(53.49 * 1.016);
+    expect(h.quantile(0.5) / 1000).toBeCloseTo(29, 0);
+  });
+});
+
+describe('Histogram.recordSpread', () => {
+  it('puts one value, or a range of no width, in its one bucket', () => {
+    expect(filled(spread(300, 300, 1))).toEqual([[bucketOf(300), 1]]);
+    expect(filled(spread(300, 300, 7))).toEqual([[bucketOf(300), 7]]);
+    expect(filled(spread(5000, 9000, 1))).toEqual([[bucketOf(5000), 1]]);
+  });
+
+  it('spreads over the exact buckets below 128 µs: 0…99 in 100 values is one per bucket', () => {
+    const h = spread(0, 99, 100);
+    expect(filled(h)).toEqual(Array.from({ length: 100 }, (_, v) => [v, 1]));
+    expect(h.count).toBe(100);
+    expect(h.min).toBe(0);
+    expect(h.max).toBe(99);
+    expect(h.sum).toBe(4950);
+  });
+
+  it('counts exactly what recording each value would, by buckets or by values', () => {
+    // Hand-computed: 0, 50, 100, 150, 200 µs → buckets 0, 50, 100, 128 + (150 − 128) / 2 = 139, 128 + 36 = 164.
+    expect(filled(spread(0, 200, 5))).toEqual([
+      [0, 1],
+      [50, 1],
+      [100, 1],
+      [139, 1],
+      [164, 1],
+    ]);
+    // Many more values than buckets (the bucket path) and fewer (the value path).
+    const cases: [number, number, number][] = [
+      [4000, 53_990, 5000],
+      [0, 49_990, 100_000],
+      [1234.5, 1300.25, 977],
+      [127, 129, 1000],
+      [10, 2_000_000, 3],
+      [900, 40_000, 20],
+      [4321.7, 98_765.4, 12_345],
+    ];
+    for (const [lo, hi, n] of cases) {
+      const a = spread(lo, hi, n);
+      const b = oneByOne(lo, hi, n);
+      expect(filled(a), `${lo}…${hi} × ${n}`).toEqual(filled(b));
+      expect(a.count).toBe(n);
+      expect(a.min).toBe(b.min);
+      expect(a.max).toBe(b.max);
+      expect(a.sum).toBeCloseTo(b.sum, 0);
+    }
+  });
+
+  it('costs the buckets the range spans, not its rows', () => {
+    // 10 million values over 0…50 ms: well under a millisecond's work, as a loop per row would not be.
+    const h = new Histogram();
+    const t0 = performance.now();
+    for (let i = 0; i < 100; i++) h.recordSpread(0, 50_000, 10_000_000);
+    expect(performance.now() - t0).toBeLessThan(500);
+    expect(h.count).toBe(1e9);
+    // Uniform over 0…50 ms: the quantiles are where they should be, within the histogram's 1.6%.
+    expect(h.quantile(0.5) / 25_000).toBeGreaterThan(0.984);
+    expect(h.quantile(0.5) / 25_000).toBeLessThan(1.016);
+    expect(h.quantile(0.99) / 49_500).toBeGreaterThan(0.984);
+    expect(h.quantile(0.99) / 49_500).toBeLessThan(1.016);
+  });
+
+  it('takes negative ages as 0, a range given backwards as its low end, and nothing for no values', () => {
+    expect(filled(spread(-50, -10, 4))).toEqual([[0, 4]]);
+    expect(filled(spread(500, 100, 3))).toEqual([[bucketOf(500), 3]]);
+    const h = spread(100, 200, 0);
+    expect(h.count).toBe(0);
+    expect(filled(h)).toEqual([]);
+  });
+
+  it('keeps every count inside the histogram, up to the clamp at the top', () => {
+    const h = spread(2 ** 30, 2 ** 32, 1000);
+    expect(h.counts.reduce((a, x) => a + x, 0)).toBe(1000);
+    expect(h.counts[HISTOGRAM_BUCKETS - 1]).toBeGreaterThan(0);
+    expect(bucketRange(HISTOGRAM_BUCKETS - 1).low).toBeLessThan(2 ** 31);
+  });
+});
+
+describe('tailSummary', () => {
+  it('gives p50, p99, p99.9 and the maximum in ms, or nulls when empty', () => {
+    expect(tailSummary(new Histogram())).toEqual({ count: 0, p50Ms: null, p99Ms: null, p999Ms: null, maxMs: null });
+    const h = spread(0, 99, 1000);
+    const t = tailSummary(h);
+    expect(t.count).toBe(1000);
+    expect(t.maxMs).toBe(0.099);
+    expect(t.p999Ms).toBe(0.098);
+    expect(t.p99Ms).toBe(0.098);
+    expect(t.p50Ms).toBe(0.049);
+  });
+});
