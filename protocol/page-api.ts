@@ -2,7 +2,7 @@
  * The lab page's control surface, `window.pushlab`: what the driver and the console give it
  * (PageConfig, CpuReading) and what it answers (PageSnapshot, ParseCeiling, RecordedPoint).
  */
-import type { LatencySummary } from './histogram.js';
+import type { LatencySummary, TailSummary } from './histogram.js';
 import type { Encoding, ParseMode, RenderMode, StreamCompression, Transport } from './wire.js';
 
 /** Page counters: exact, cumulative since `start()`. */
@@ -35,8 +35,20 @@ export interface PageSnapshot {
   counters: PageCounters;
   /** Batches received per connection, in connection order. */
   batchesPerConnection: number[];
-  /** Latency since the last snapshot that reset it. */
+  /**
+   * Event age since the last snapshot that reset it: every event from its birth (protocol/age.ts)
+   * to the page's handler. Before issue 33 this was transit (write → handler, one per batch).
+   */
   latency: LatencySummary;
+  // --- age (issue 33): transit and display age; absent from the bare page ---
+  /** Transit since the last reset: handler time minus the server's write (`sentAt`), one per batch, ms. A diagnostic. */
+  transit?: TailSummary;
+  /**
+   * Display age since the last reset: at each draw of the table or the charts, the age of the
+   * newest event it shows (now minus its batch's `dueAt`), ms. Null when the render mode draws
+   * nothing (`none`).
+   */
+  displayAge?: TailSummary | null;
 }
 
 /** Config for `pushlab.start()`; the query parameters plus page-side choices. */

@@ -11,7 +11,7 @@
  * indices, and an advise target is what `--rate` and `--p99` would accept (protocol/target.ts).
  */
 import type { Advice, Candidate, CandidateFigures, Closest, CpuComparison, Headroom, Sustains, SustainsFigures, TriedCandidate } from './advice.js';
-import type { LatencySummary } from './histogram.js';
+import type { LatencySummary, TailSummary } from './histogram.js';
 import { LIMITS, type Range } from './limits.js';
 import type { Margins } from './margins.js';
 import { ENGINES } from './engine.js';
@@ -82,6 +82,9 @@ const latency = obj<LatencySummary>()({
   maxMs: numOrNull,
   meanMs: numOrNull,
 });
+
+// --- age (issue 33) ---
+const tail = obj<TailSummary>()({ count: num, p50Ms: numOrNull, p99Ms: numOrNull, p999Ms: numOrNull, maxMs: numOrNull });
 
 /** A factor's field of a point, as its registry entry says a point records it (FactorInfo.recorded). */
 function recordedField(r: { optional: boolean } & ({ range: Range } | { values: readonly (string | number)[] })) {
@@ -224,6 +227,9 @@ const measuredRepeat = obj<MeasuredRepeat>()({
   perTabEventsPerSec: opt(spread),
   browser: opt(browserFigures),
   compression: opt(compressionFigures),
+  // --- age (issue 33): absent in version 3 reports ---
+  transit: opt(tail),
+  displayAge: opt(nullable(tail)),
 });
 
 const failedRepeat = obj<FailedRepeat>()({
@@ -405,6 +411,8 @@ const target = obj<Target>()({
   eventsPerSec: byParser(parseRate, 'advice.target.eventsPerSec'),
   p99BoundMs: byParser(parseP99, 'advice.target.p99BoundMs'),
   render: oneOf(RENDER_MODES),
+  // --- age (issue 33): absent in version 3 reports ---
+  displayP99BoundMs: opt(byParser(parseP99, 'advice.target.displayP99BoundMs')),
 });
 
 const candidate = obj<Candidate>()({

@@ -15,6 +15,18 @@ export interface Target {
   p99BoundMs: number;
   /** What the page draws while it takes them (default full: the product's page renders). */
   render: RenderMode;
+  // --- age (issue 33) ---
+  /**
+   * `--p99-display`: the median repeat's display age p99 (how stale the screen is at each draw)
+   * must be at or below this, ms. Absent: no bound on it. Absent in version 3 reports.
+   */
+  displayP99BoundMs?: number;
+}
+
+/** The target in words: `300 k events/s with p99 ≤ 100 ms (render full)`, and its display bound when it has one. */
+export function targetText(t: Target): string {
+  const display = t.displayP99BoundMs === undefined ? '' : ` and display age p99 ≤ ${t.displayP99BoundMs} ms`;
+  return `${rateText(t.eventsPerSec)} with p99 ≤ ${t.p99BoundMs} ms${display} (render ${t.render})`;
 }
 
 /** Ticks the advisor tries, ms between batches on one connection: message size at a rate is batch and tick together. */

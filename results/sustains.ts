@@ -53,12 +53,18 @@ export type SustainsRepeat =
       streams: number;
       /** The per-host cap they stalled behind, when that is why (stalledBehindCap); null otherwise. */
       cap: number | null;
+      // --- age (issue 33) ---
+      /** Display age p99 over the window, ms (the newest event on screen at each draw); null when nothing drew. Absent: not read. */
+      displayP99Ms?: number | null;
     }
   | { failed: string };
 
 export interface SustainsTarget {
   /** The latency bound: the median repeat's p99 must be at or below it, ms. */
   p99BoundMs: number;
+  // --- age (issue 33) ---
+  /** A bound on display age (`--p99-display`): the median repeat's display age p99 must be at or below it, ms. Absent: none. */
+  displayBoundMs?: number;
 }
 
 /** Rounded down, so 98.96% reads "98.9% < 99%", never "99.0% < 99%". */
@@ -119,6 +125,13 @@ export function sustains(repeats: readonly SustainsRepeat[], target: SustainsTar
   } else if (figures.p99Ms.median > bound) {
     failures.push(`${med}p99 ${ms(figures.p99Ms.median, bound)} ms > ${bound} ms${p99Interval(figures.p99Ms, n, bound)}`);
   }
+  if (target.displayBoundMs !== undefined) {
+    // Display age (issue 33): how stale the screen is; a repeat that drew nothing has none to keep.
+    const shown = measured.flatMap((r) => (typeof r.displayP99Ms === 'number' ? [r.displayP99Ms] : []));
+    const display = shown.length ? median(shown) : null;
+    if (display === null) failures.push('no display age measured (nothing drew)');
+    else if (display > target.displayBoundMs) failures.push(`${med}display age p99 ${ms(display, target.displayBoundMs)} ms > ${target.displayBoundMs} ms`);
+  }
   if (worstStall) {
     const why = worstStall.cap !== null ? ` (stalled behind the browser's ${worstStall.cap} per host)` : '';
     failures.push(`${worstStall.notOpen} of ${worstStall.streams} connections never opened${why}${one ? '' : ` in ${stalled.length} of ${n} repeats`}`);
@@ -141,10 +154,12 @@ export function sustainsRepeat(point: Pick<Point, 'transport' | 'concurrency' | 
   return {
     deliveredRatio: r.deliveredRatio,
     shed: r.server.batchesShed,
+    // Event age in reports since issue 33 (version 3 reports: transit): the latency that decides.
     p99Ms: r.latency.p99Ms,
     notOpen,
     streams,
     cap: stalledBehindCap(point.transport, streams, streams - notOpen)?.cap ?? null,
+    displayP99Ms: r.displayAge === undefined ? undefined : (r.displayAge?.p99Ms ?? null),
   };
 }
 

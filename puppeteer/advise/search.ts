@@ -39,7 +39,7 @@ import { reasonText } from '../../results/sustains.js';
 import type { Target } from '../../protocol/target.js';
 import { TRANSPORTS, type Transport } from '../../protocol/wire.js';
 import { candidateSpace, DEFAULT_SPACE, knobsBetween, withBatch, type CandidateSpace } from './candidates.js';
-import { clearlyCannot, figuresOf } from '../../results/advice-figures.js';
+import { clearlyCannot, figuresOf, sustainsMore } from '../../results/advice-figures.js';
 import { candidateWords, changeWords, cpuWords, reachText } from '../../results/advice-words.js';
 import { findMax } from '../sweep/find-max.js';
 
@@ -369,7 +369,7 @@ async function probe(s: Search, c: Candidate): Promise<boolean> {
   }
   const r = recOf(s, c);
   r.probe = repeat;
-  r.probeFigures = figuresOf(c, [repeat], s.bound);
+  r.probeFigures = figuresOf(c, [repeat], s.bound, sustainsMore(s.target));
   const words = reasonText(r.probeFigures.sustains);
   if (r.probeFigures.sustains.sustains) [r.outcome, r.why] = ['kept', `sustained in its probe: ${words}`];
   else if (clearlyCannot(r.probeFigures, s.bound)) [r.outcome, r.why] = ['dropped', `clearly cannot sustain: ${words}`];
@@ -528,6 +528,7 @@ async function confirmGroup(s: Search, group: Rec[]): Promise<number> {
         r.candidate,
         r.confirm.map((x) => x.repeat),
         s.bound,
+        sustainsMore(s.target),
       );
     note(
       s,
@@ -638,7 +639,7 @@ async function headroomOf(s: Search, w: Candidate): Promise<Headroom | null> {
       }
       repeats.push({ batch, purpose: 'probe', repeat });
       note(s, 'headroom', [c]);
-      const f = figuresOf(c, [repeat], bound);
+      const f = figuresOf(c, [repeat], bound, sustainsMore(s.target));
       return { sustainable: f.sustains.sustains, eventsPerSec: f.eventsPerSec?.median ?? null, reason: reasonText(f.sustains) };
     },
     confirm: async (batch) => {
@@ -654,7 +655,7 @@ async function headroomOf(s: Search, w: Candidate): Promise<Headroom | null> {
       }
       note(s, 'headroom', [c]);
       if (interrupted || !got.length) return { sustainable: false, eventsPerSec: describe([0]), reason: 'interrupted' };
-      const f = figuresOf(c, got, bound);
+      const f = figuresOf(c, got, bound, sustainsMore(s.target));
       return { sustainable: f.sustains.sustains, eventsPerSec: f.eventsPerSec ?? describe([0]), reason: reasonText(f.sustains) };
     },
   });

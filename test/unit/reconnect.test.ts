@@ -18,17 +18,17 @@ describe('WebSocket reconnect backoff', () => {
 describe('Counters.reconnected', () => {
   it('a WebSocket that comes back restarts its seq: no duplicates, no gaps', () => {
     const c = new Counters(2);
-    for (let s = 0; s < 5; s++) c.batch(0, s, 1, 10, 0);
+    for (let s = 0; s < 5; s++) c.batch(0, s, 1, 10, 0, 0, 0);
     c.reconnected(0, true);
-    for (let s = 0; s < 3; s++) c.batch(0, s, 1, 10, 0);
+    for (let s = 0; s < 3; s++) c.batch(0, s, 1, 10, 0, 0, 0);
     expect(c.totals()).toMatchObject({ reconnects: 1, gaps: 0, duplicates: 0, batches: 8 });
   });
 
   it('an EventSource that resumes keeps its seq, so a batch the server did not resend is a gap', () => {
     const c = new Counters(1);
-    for (let s = 0; s < 5; s++) c.batch(0, s, 1, 10, 0);
+    for (let s = 0; s < 5; s++) c.batch(0, s, 1, 10, 0, 0, 0);
     c.reconnected(0, false);
-    c.batch(0, 7, 1, 10, 0);
+    c.batch(0, 7, 1, 10, 0, 0, 0);
     expect(c.totals()).toMatchObject({ reconnects: 1, gaps: 2, duplicates: 0 });
   });
 });

@@ -16,16 +16,24 @@ export class Counters implements PageCounters {
   /** Next seq expected per connection. */
   readonly nextSeq: Float64Array;
   readonly batchesPerConnection: Float64Array;
-  /** Latency since the last reset (snapshots reset it to delimit a measured window). */
+  /**
+   * Event age since the last reset (snapshots reset it to delimit a measured window): every
+   * event with its own age, from its birth to this handler (protocol/age.ts). The figure that decides.
+   */
   readonly latency = new Histogram();
+  /** Transit since the last reset: handler time minus the server's write (`sentAt`), one per batch. A diagnostic. */
+  readonly transit = new Histogram();
 
   constructor(readonly connections: number) {
     this.nextSeq = new Float64Array(connections);
     this.batchesPerConnection = new Float64Array(connections);
   }
 
-  /** Records one batch; `latencyUs` is receive time minus the server's `sentAt`. */
-  batch(conn: number, seq: number, rows: number, bytes: number, latencyUs: number): void {
+  /**
+   * Records one batch: `transitUs` is receive time minus the server's `sentAt`; its `rows` events'
+   * ages spread evenly over [ageLowUs, ageHighUs] (protocol/age.ts batchAgeRangeUs).
+   */
+  batch(conn: number, seq: number, rows: number, bytes: number, transitUs: number, ageLowUs: number, ageHighUs: number): void {
     this.events += rows;
     this.batches++;
     this.bytes += bytes;
@@ -40,7 +48,8 @@ export class Counters implements PageCounters {
     } else {
       this.duplicates++;
     }
-    this.latency.record(latencyUs);
+    this.latency.recordSpread(ageLowUs, ageHighUs, rows);
+    this.transit.record(transitUs);
   }
 
   /**
