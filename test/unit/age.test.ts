@@ -1,6 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import { batchAgeRangeUs, birthMs } from '../../protocol/age.js';
 import { bucketOf, bucketRange, Histogram, HISTOGRAM_BUCKETS, tailSummary } from '../../protocol/histogram.js';
+import { parseFlags } from '../../protocol/flags.js';
+import { targetText } from '../../protocol/target.js';
+import { ADVISE_FLAGS, checkAdviseFlags } from '../../puppeteer/advise/options.js';
+import { batchingFloorMs } from '../../puppeteer/measure/settle.js';
+import { sustainsMore } from '../../results/advice-figures.js';
+import { sustains, type SustainsRepeat } from '../../results/sustains.js';
 
 /** The histogram of recording each value of recordSpread's definition one at a time. */
 function oneByOne(lowUs: number, highUs: number, count: number): Histogram {
@@ -143,5 +149,58 @@ describe('tailSummary', () => {
     expect(t.p999Ms).toBe(0.098);
     expect(t.p99Ms).toBe(0.098);
     expect(t.p50Ms).toBe(0.049);
+  });
+});
+
+describe('display age in the sustains rule (--p99-display)', () => {
+  const repeat = (displayP99Ms: number | null | undefined): SustainsRepeat => ({
+    deliveredRatio: 1,
+    shed: 0,
+    p99Ms: 60,
+    notOpen: 0,
+    streams: 1,
+    cap: null,
+    ...(displayP99Ms === undefined ? {} : { displayP99Ms }),
+  });
+
+  it('reads nothing of display age without a bound', () => {
+    expect(sustains([repeat(900), repeat(900), repeat(900)], { p99BoundMs: 100 }).sustains).toBe(true);
+  });
+
+  it('fails when the median repeat’s display age p99 is over the bound, and holds at it', () => {
+    const over = sustains([repeat(90), repeat(260), repeat(250)], { p99BoundMs: 100, displayBoundMs: 200 });
+    expect(over.sustains).toBe(false);
+    expect(over.reasons).toContain('median display age p99 250 ms > 200 ms');
+    expect(sustains([repeat(90), repeat(200), repeat(250)], { p99BoundMs: 100, displayBoundMs: 200 }).sustains).toBe(true);
+  });
+
+  it('fails a bound on display age when nothing drew', () => {
+    const none = sustains([repeat(null)], { p99BoundMs: 100, displayBoundMs: 200 });
+    expect(none.sustains).toBe(false);
+    expect(none.reasons).toContain('no display age measured (nothing drew)');
+  });
+
+  it('advise --p99-display is parsed as --p99 is, refused with words, and not with render none', () => {
+    const check = (...argv: string[]) => checkAdviseFlags(parseFlags(ADVISE_FLAGS, ['--rate', '10k', '--p99', '100ms', ...argv], 'x'));
+    expect(check().target).not.toHaveProperty('displayP99BoundMs');
+    expect(check('--p99-display', '0.25s').target).toMatchObject({ displayP99BoundMs: 250 });
+    expect(check('--p99-display', '250').target!.displayP99BoundMs).toBe(250);
+    expect(() => check('--p99-display', 'soon')).toThrow(/--p99-display is not a latency; .*got 'soon'/);
+    expect(() => check('--p99-display', '0.5ms')).toThrow(/--p99-display must be at least 1 ms/);
+    expect(() => check('--p99-display', '200ms', '--render', 'none')).toThrow(/--render none draws nothing.*got '200ms' with --render none/);
+    expect(targetText({ eventsPerSec: 1e5, p99BoundMs: 100, render: 'full', displayP99BoundMs: 250 })).toBe(
+      '100 k events/s with p99 ≤ 100 ms and display age p99 ≤ 250 ms (render full)',
+    );
+    // The advisor's figures hand the bound to the rule.
+    expect(sustainsMore({ displayP99BoundMs: 250 })).toEqual({ displayBoundMs: 250 });
+    expect(sustainsMore({})).toEqual({});
+  });
+});
+
+describe('settle: event age with no backlog', () => {
+  it('allows the median event’s wait to fill its batch', () => {
+    expect(batchingFloorMs(50, 1)).toBe(0);
+    expect(batchingFloorMs(50, 5000)).toBeCloseTo(24.995, 9);
+    expect(batchingFloorMs(10, 2)).toBe(2.5);
   });
 });
