@@ -4,6 +4,7 @@ import { bucketOf, bucketRange, Histogram, HISTOGRAM_BUCKETS, tailSummary } from
 import { parseFlags } from '../../protocol/flags.js';
 import { targetText } from '../../protocol/target.js';
 import { ADVISE_FLAGS, checkAdviseFlags } from '../../puppeteer/advise/options.js';
+import { shiftTail } from '../../puppeteer/measure/clock-offset.js';
 import { batchingFloorMs } from '../../puppeteer/measure/settle.js';
 import { sustainsMore } from '../../results/advice-figures.js';
 import { sustains, type SustainsRepeat } from '../../results/sustains.js';
@@ -202,5 +203,13 @@ describe('settle: event age with no backlog', () => {
     expect(batchingFloorMs(50, 1)).toBe(0);
     expect(batchingFloorMs(50, 5000)).toBeCloseTo(24.995, 9);
     expect(batchingFloorMs(10, 2)).toBe(2.5);
+  });
+});
+
+describe('the page’s clock offset comes off transit and display age too', () => {
+  it('shifts every figure of a tail; a figure not measured stays null', () => {
+    const t = { count: 10, p50Ms: 5, p99Ms: 9, p999Ms: 9.5, maxMs: 10 };
+    expect(shiftTail(t, 2)).toEqual({ count: 10, p50Ms: 3, p99Ms: 7, p999Ms: 7.5, maxMs: 8 });
+    expect(shiftTail({ count: 0, p50Ms: null, p99Ms: null, p999Ms: null, maxMs: null }, 2).p99Ms).toBeNull();
   });
 });
