@@ -135,7 +135,7 @@ export interface RecordedPoint {
   reportPath: string;
   viewerUrl: string;
   pointId: string;
-  /** One line: verdict, EPS with delivered %, main thread, renderer CPU, latency. */
+  /** One line: verdict, EPS with delivered %, main thread, renderer CPU, event age. */
   line: string;
 }
 
