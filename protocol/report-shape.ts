@@ -284,6 +284,10 @@ const pointSummary = obj<PointSummary>()({
   tabEventsPerSecMax: opt(stat),
   wireMegabytesPerSec: opt(stat),
   compressionRatio: opt(statOrNull),
+  // --- age (issue 33): absent in version 3 reports ---
+  transitP99Ms: opt(statOrNull),
+  displayAgeP50Ms: opt(statOrNull),
+  displayAgeP99Ms: opt(statOrNull),
 });
 
 const pointResult = obj<PointResult>()({

@@ -164,6 +164,12 @@ export interface PointSummary {
   /** Compressed points only: MB/s on the wire, and compressed ÷ uncompressed bytes. */
   wireMegabytesPerSec?: Stat;
   compressionRatio?: Stat | null;
+  // --- age (issue 33): beside event age (latencyP50Ms, latencyP99Ms); absent in version 3 reports ---
+  /** Transit p99 (write → handler), ms, over the repeats that have it: a diagnostic. */
+  transitP99Ms?: Stat | null;
+  /** Display age p50 and p99 (the newest event on screen at each draw), ms; null where nothing drew (render none). */
+  displayAgeP50Ms?: Stat | null;
+  displayAgeP99Ms?: Stat | null;
 }
 
 export interface PointResult {

@@ -76,6 +76,17 @@ function summaryOf(measured: readonly MeasuredRepeat[]): PointSummary {
     // Only points of the tabs and compression factors have these; others keep their old shape.
     ...tabStats(measured),
     ...compressionStats(measured),
+    ...ageStats(measured),
+  };
+}
+
+/** Transit and display age over the repeats that have them (issue 33); a version 3 report's repeats have neither. */
+function ageStats(measured: readonly MeasuredRepeat[]): Pick<PointSummary, 'transitP99Ms' | 'displayAgeP50Ms' | 'displayAgeP99Ms'> {
+  const transit = measured.map((r) => r.transit).filter((t) => t !== undefined);
+  const display = measured.map((r) => r.displayAge).filter((d) => d !== undefined);
+  return {
+    ...(transit.length ? { transitP99Ms: statOf(transit.map((t) => t.p99Ms)) } : {}),
+    ...(display.length ? { displayAgeP50Ms: statOf(display.map((d) => d?.p50Ms ?? null)), displayAgeP99Ms: statOf(display.map((d) => d?.p99Ms ?? null)) } : {}),
   };
 }
 

@@ -1,3 +1,5 @@
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { batchAgeRangeUs, birthMs } from '../../protocol/age.js';
 import { bucketOf, bucketRange, Histogram, HISTOGRAM_BUCKETS, tailSummary } from '../../protocol/histogram.js';
@@ -8,6 +10,9 @@ import { shiftTail } from '../../puppeteer/measure/clock-offset.js';
 import { batchingFloorMs } from '../../puppeteer/measure/settle.js';
 import { sustainsMore } from '../../results/advice-figures.js';
 import { sustains, type SustainsRepeat } from '../../results/sustains.js';
+import { summarisePoint } from '../../results/point-summary.js';
+import type { Report } from '../../protocol/report.js';
+import type { MeasuredRepeat } from '../../protocol/repeat-figures.js';
 
 /** The histogram of recording each value of recordSpread's definition one at a time. */
 function oneByOne(lowUs: number, highUs: number, count: number): Histogram {
@@ -211,5 +216,29 @@ describe('the page’s clock offset comes off transit and display age too', () =
     const t = { count: 10, p50Ms: 5, p99Ms: 9, p999Ms: 9.5, maxMs: 10 };
     expect(shiftTail(t, 2)).toEqual({ count: 10, p50Ms: 3, p99Ms: 7, p999Ms: 7.5, maxMs: 8 });
     expect(shiftTail({ count: 0, p50Ms: null, p99Ms: null, p999Ms: null, maxMs: null }, 2).p99Ms).toBeNull();
+  });
+});
+
+describe('a point’s summary of transit and display age', () => {
+  const v2 = JSON.parse(readFileSync(path.join(import.meta.dirname, '..', 'fixtures', 'report-v2.json'), 'utf8')) as Report;
+  const p = v2.points.find((x) => x.repeats.some((r) => r.status === 'ok'))!;
+  const base = p.repeats.find((r): r is MeasuredRepeat => r.status === 'ok')!;
+  const tail = (p99Ms: number) => ({ count: 100, p50Ms: p99Ms / 2, p99Ms, p999Ms: p99Ms, maxMs: p99Ms });
+
+  it('gives transit and display age over the repeats that have them, and nothing for reports before them', () => {
+    expect(summarisePoint(p.point, [base]).summary).not.toHaveProperty('transitP99Ms');
+    expect(summarisePoint(p.point, [base]).summary).not.toHaveProperty('displayAgeP99Ms');
+    const s = summarisePoint(p.point, [
+      { ...base, transit: tail(4), displayAge: tail(60) },
+      { ...base, round: 1, transit: tail(6), displayAge: tail(80) },
+    ]).summary!;
+    expect(s.transitP99Ms!.median).toBe(5);
+    expect(s.displayAgeP99Ms!.median).toBe(70);
+    expect(s.displayAgeP50Ms!.median).toBe(35);
+  });
+
+  it('says nothing drew (null) in render mode none, never 0', () => {
+    const s = summarisePoint(p.point, [{ ...base, transit: tail(4), displayAge: null }]).summary!;
+    expect(s.displayAgeP99Ms).toBeNull();
   });
 });
