@@ -67,6 +67,45 @@ export class Histogram {
     if (v > this.max) this.max = v;
   }
 
+  /**
+   * Records `count` values spread evenly over [lowUs, highUs]: the k-th (from 0) at
+   * lowUs + k·(highUs − lowUs)/(count − 1), all at lowUs when count is 1. One batch's events
+   * differ in age by up to a tick (protocol/age.ts), so a batch is recorded as its range, each
+   * event with its own age, at the cost of the buckets the range spans or of its values,
+   * whichever is fewer: never one op per row of a large batch. Counts per bucket are whole
+   * numbers, exactly those of recording each value.
+   */
+  recordSpread(lowUs: number, highUs: number, count: number): void {
+    if (count <= 0) return;
+    const lo = lowUs < 0 ? 0 : lowUs;
+    const hi = highUs < lo ? lo : highUs;
+    if (count === 1 || hi === lo) {
+      this.counts[bucketOf(lo)] += count;
+    } else {
+      const step = (hi - lo) / (count - 1);
+      const first = bucketOf(lo);
+      const last = bucketOf(hi);
+      if (count <= last - first + 1) {
+        for (let k = 0; k < count; k++) this.counts[bucketOf(k === count - 1 ? hi : lo + k * step)]++;
+      } else {
+        // Values below x: the k with lo + k·step < x, that is k < (x − lo)/step. The last bucket
+        // takes the rest, so rounding at a boundary cannot lose or add a value.
+        let below = 0;
+        for (let b = first; b < last; b++) {
+          const { low, width } = bucketRange(b);
+          const upTo = Math.min(count, Math.max(0, Math.ceil((low + width - lo) / step - 1e-9)));
+          this.counts[b] += upTo - below;
+          below = upTo;
+        }
+        this.counts[last] += count - below;
+      }
+    }
+    this.count += count;
+    this.sum += ((lo + hi) / 2) * count;
+    if (lo < this.min) this.min = lo;
+    if (hi > this.max) this.max = hi;
+  }
+
   reset(): void {
     this.counts.fill(0);
     this.count = 0;
@@ -183,4 +222,22 @@ export function shiftSparse(s: SparseHistogram, offsetMs: number): SparseHistogr
   for (let i = 0; i < s.buckets.length; i++) h.counts[bucketOf(bucketMidUs(s.buckets[i]) - offUs)] += s.counts[i];
   const out = sparseOf({ ...h.data(), count: s.count, min: Math.max(0, s.minUs - offUs), max: Math.max(0, s.maxUs - offUs), sum: s.sumUs - offUs * s.count });
   return out;
+}
+
+/**
+ * A figure's tail, in ms: what issue 33's transit and display age report beside event age
+ * (p50, p99, p99.9 and the maximum). Null figures when nothing was recorded.
+ */
+export interface TailSummary {
+  count: number;
+  p50Ms: number | null;
+  p99Ms: number | null;
+  p999Ms: number | null;
+  maxMs: number | null;
+}
+
+/** The tail of a histogram (TailSummary). */
+export function tailSummary(h: Histogram): TailSummary {
+  const ms = (us: number) => (h.count && Number.isFinite(us) ? Math.round(us) / 1000 : null);
+  return { count: h.count, p50Ms: ms(h.quantile(0.5)), p99Ms: ms(h.quantile(0.99)), p999Ms: ms(h.quantile(0.999)), maxMs: ms(h.max) };
 }

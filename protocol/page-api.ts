@@ -2,7 +2,7 @@
  * The lab page's control surface, `window.pushlab`: what the driver and the console give it
  * (PageConfig, CpuReading) and what it answers (PageSnapshot, ParseCeiling, RecordedPoint).
  */
-import type { LatencySummary, SparseHistogram } from './histogram.js';
+import type { LatencySummary, SparseHistogram, TailSummary } from './histogram.js';
 import type { Encoding, ParseMode, RenderMode, StreamCompression, Transport } from './wire.js';
 
 /** Page counters: exact, cumulative since `start()`. */
@@ -43,7 +43,10 @@ export interface PageSnapshot {
   counters: PageCounters;
   /** Batches received per connection, in connection order. */
   batchesPerConnection: number[];
-  /** Latency since the last snapshot that reset it. */
+  /**
+   * Event age since the last snapshot that reset it: every event from its birth (protocol/age.ts)
+   * to the page's handler. Before issue 33 this was transit (write → handler, one per batch).
+   */
   latency: LatencySummary;
   // rule (issue 33): pooled tails and falling behind. Absent on pages before version 4.
   /** The same latencies as a histogram, so repeats can be pooled (results/sustains.ts). */
@@ -53,6 +56,15 @@ export interface PageSnapshot {
   // --- input (issue 33: the page still answers) ---
   /** How the page answered input since the last snapshot that reset latency; absent on pages without the probe (the bare page) and in version 3 reports. */
   input?: InputSnapshot;
+  // --- age (issue 33): transit and display age; absent from the bare page ---
+  /** Transit since the last reset: handler time minus the server's write (`sentAt`), one per batch, ms. A diagnostic. */
+  transit?: TailSummary;
+  /**
+   * Display age since the last reset: at each draw of the table or the charts, the age of the
+   * newest event it shows (now minus its batch's `dueAt`), ms. Null when the render mode draws
+   * nothing (`none`).
+   */
+  displayAge?: TailSummary | null;
 }
 
 /**
@@ -171,7 +183,7 @@ export interface RecordedPoint {
   reportPath: string;
   viewerUrl: string;
   pointId: string;
-  /** One line: verdict, EPS with delivered %, main thread, renderer CPU, latency. */
+  /** One line: verdict, EPS with delivered %, main thread, renderer CPU, event age. */
   line: string;
 }
 

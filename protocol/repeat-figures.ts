@@ -4,7 +4,7 @@
  * (protocol/report.ts) keeps every repeat raw beside the summary results/ makes of them.
  */
 import type { Engine } from './engine.js';
-import type { LatencySummary, SparseHistogram } from './histogram.js';
+import type { LatencySummary, SparseHistogram, TailSummary } from './histogram.js';
 import type { LongFrames, PageCounters, TabThreadsCpu } from './page-api.js';
 import type { StreamCompression } from './wire.js';
 
@@ -147,6 +147,13 @@ export interface RepeatFigures {
   bytesPerEvent?: number | null;
   efficiency: Efficiency;
   page: PageFigures;
+  /**
+   * Event age over the window, ms: every event from its birth (spread evenly over the interval
+   * before its batch was due, protocol/age.ts) to the page's handler, so it holds the wait to
+   * fill the batch, the server's lateness and transit; the latency that decides (sustains,
+   * find-max, the advisor's bound, the table's p99). In version 3 reports (before issue 33) it
+   * was transit: write → handler, one per batch.
+   */
   latency: LatencySummary;
   cpu: CpuFigures;
   server: ServerFigures;
@@ -175,6 +182,21 @@ export interface RepeatFigures {
   // --- input (issue 33: the page still answers) ---
   /** How the page answered the driver's input over the window; absent in version 3 reports and on pages without the probe (the bare page). */
   input?: InputFigures;
+  // --- age (issue 33): transit and display age beside event age (`latency`); absent in version 3 reports ---
+  /**
+   * Transit over the window, ms: the page's handler time minus the server's write (`sentAt`),
+   * one per batch (`poll`: written into the poll's buffer, so it holds the wait for the next
+   * poll). A diagnostic beside event age, which decides. Several tabs: the tab with the highest
+   * p99's. Absent in version 3 reports.
+   */
+  transit?: TailSummary;
+  /**
+   * Display age over the window, ms: at each draw of the table or the charts, the age of the
+   * newest event it shows (now minus its batch's due time): how stale the screen is. Per frame,
+   * not per event. Null in render mode `none`, which draws nothing; `count` 0 when nothing drew
+   * in the window. Several tabs: the tab with the highest p99's. Absent in version 3 reports.
+   */
+  displayAge?: TailSummary | null;
 }
 
 /**

@@ -11,7 +11,7 @@
  * indices, and an advise target is what `--rate` and `--p99` would accept (protocol/target.ts).
  */
 import type { Advice, Candidate, CandidateFigures, Closest, CpuComparison, Headroom, Sustains, SustainsFigures, TriedCandidate } from './advice.js';
-import { HISTOGRAM_BUCKETS, type LatencySummary, type SparseHistogram } from './histogram.js';
+import { HISTOGRAM_BUCKETS, type LatencySummary, type SparseHistogram, type TailSummary } from './histogram.js';
 import { LIMITS, type Range } from './limits.js';
 import type { Margins } from './margins.js';
 import { ENGINES } from './engine.js';
@@ -87,6 +87,9 @@ const latency = obj<LatencySummary>()({
   // rule (issue 33): absent in version 3 reports.
   p999Ms: opt(numOrNull),
 });
+
+// --- age (issue 33) ---
+const tail = obj<TailSummary>()({ count: num, p50Ms: numOrNull, p99Ms: numOrNull, p999Ms: numOrNull, maxMs: numOrNull });
 
 /** A factor's field of a point, as its registry entry says a point records it (FactorInfo.recorded). */
 function recordedField(r: { optional: boolean } & ({ range: Range } | { values: readonly (string | number)[] })) {
@@ -271,6 +274,9 @@ const measuredRepeat = obj<MeasuredRepeat>()({
   latencyHistogram: opt(sparseHistogram),
   trend: opt(windowTrend),
   input: opt(inputFigures),
+  // --- age (issue 33): absent in version 3 reports ---
+  transit: opt(tail),
+  displayAge: opt(nullable(tail)),
 });
 
 const failedRepeat = obj<FailedRepeat>()({
@@ -327,6 +333,10 @@ const pointSummary = obj<PointSummary>()({
   compressionRatio: opt(statOrNull),
   inputDelayP99Ms: opt(statOrNull),
   longFrameBlockingMsPerSec: opt(statOrNull),
+  // --- age (issue 33): absent in version 3 reports ---
+  transitP99Ms: opt(statOrNull),
+  displayAgeP50Ms: opt(statOrNull),
+  displayAgeP99Ms: opt(statOrNull),
 });
 
 const pointResult = obj<PointResult>()({
@@ -462,6 +472,8 @@ const target = obj<Target>()({
   p99BoundMs: byParser(parseP99, 'advice.target.p99BoundMs'),
   render: oneOf(RENDER_MODES),
   inputDelayBoundMs: opt(byParser(parseP99, 'advice.target.inputDelayBoundMs')),
+  // --- age (issue 33): absent in version 3 reports ---
+  displayP99BoundMs: opt(byParser(parseP99, 'advice.target.displayP99BoundMs')),
 });
 
 const candidate = obj<Candidate>()({

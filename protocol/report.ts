@@ -169,6 +169,12 @@ export interface PointSummary {
   inputDelayP99Ms?: Stat | null;
   /** Over the repeats' long animation frames' blocking time, ms per s of window; null where the browser has none (Firefox). */
   longFrameBlockingMsPerSec?: Stat | null;
+  // --- age (issue 33): beside event age (latencyP50Ms, latencyP99Ms); absent in version 3 reports ---
+  /** Transit p99 (write → handler), ms, over the repeats that have it: a diagnostic. */
+  transitP99Ms?: Stat | null;
+  /** Display age p50 and p99 (the newest event on screen at each draw), ms; null where nothing drew (render none). */
+  displayAgeP50Ms?: Stat | null;
+  displayAgeP99Ms?: Stat | null;
 }
 
 export interface PointResult {

@@ -5,7 +5,8 @@
 import type { Candidate, CandidateFigures } from '../protocol/advice.js';
 import type { MeasuredRepeat, Repeat } from '../protocol/repeat-figures.js';
 import { describePresent } from './stats.js';
-import { decidingP99Ms, pointSustains, SUSTAINS_DELIVERED_RATIO } from './sustains.js';
+import { decidingP99Ms, pointSustains, SUSTAINS_DELIVERED_RATIO, type SustainsTarget } from './sustains.js';
+import type { Target } from '../protocol/target.js';
 import { majorityVerdict, SATURATED } from './verdict.js';
 
 /** A probe this far from the target "clearly cannot sustain" and is not confirmed: under 90% delivered, or p99 over twice the bound. */
@@ -75,11 +76,25 @@ function closenessOf(f: Omit<CandidateFigures, 'limit' | 'closeness'>, p99BoundM
   return Math.min(0.999, reach * measuredShare * open * (s.shedRepeats ? 0.95 : 1));
 }
 
+/** The target's bounds beside its p99 that the sustains rule reads (figuresOf's `more`). */
+export function sustainsMore(t: Pick<Target, 'displayP99BoundMs' | 'inputDelayBoundMs'>): Omit<SustainsTarget, 'p99BoundMs'> {
+  return {
+    ...(t.displayP99BoundMs === undefined ? {} : { displayBoundMs: t.displayP99BoundMs }),
+    ...(t.inputDelayBoundMs === undefined ? {} : { inputDelayBoundMs: t.inputDelayBoundMs }),
+  };
+}
+
 /** A candidate's figures over these repeats of it (one probe, or a confirmation's rounds). */
-export function figuresOf(c: Candidate, repeats: readonly Repeat[], p99BoundMs: number, inputDelayBoundMs?: number): CandidateFigures {
+export function figuresOf(
+  c: Candidate,
+  repeats: readonly Repeat[],
+  p99BoundMs: number,
+  /** The target's other bounds the sustains rule reads (display age: `--p99-display`; input delay: `--input-delay`). */
+  more: Omit<SustainsTarget, 'p99BoundMs'> = {},
+): CandidateFigures {
   const measured = repeats.filter((r): r is MeasuredRepeat => r.status === 'ok');
   const base: Omit<CandidateFigures, 'limit' | 'closeness'> = {
-    sustains: pointSustains(c, repeats, { p99BoundMs, ...(inputDelayBoundMs !== undefined ? { inputDelayBoundMs } : {}) }),
+    sustains: pointSustains(c, repeats, { p99BoundMs, ...more }),
     cpuMsPerMillionEvents: statOf(measured.map((r) => r.efficiency.rendererCpuMsPerMillionEvents)),
     rendererPercent: statOf(measured.map((r) => r.cpu.tabProcess)),
     mainThreadPercent: statOf(measured.map((r) => r.cpu.tabMainThread)),

@@ -5,7 +5,7 @@
 import type { Advice, Candidate, CandidateFigures, CpuComparison, Knob, TriedCandidate } from '../protocol/advice.js';
 import { LIMITS } from '../protocol/limits.js';
 import type { Environment } from '../protocol/report.js';
-import { rateText } from '../protocol/target.js';
+import { rateText, targetText } from '../protocol/target.js';
 import { ENCODING_LABELS, TRANSPORT_INFO } from '../protocol/wire.js';
 import { decidingP99Ms } from './sustains.js';
 
@@ -153,7 +153,7 @@ export function adviceHeadline(a: Advice): string {
 /** The answer, one line per fact, like the issue's example. */
 export function adviceText(a: Advice, machine?: MachineWords): string[] {
   const lines: string[] = [];
-  const target = `${rateText(a.target.eventsPerSec)} with p99 ≤ ${a.target.p99BoundMs} ms (render ${a.target.render})`;
+  const target = targetText(a.target);
   const tried = new Map(a.tried.map((t) => [t.candidate.id, t]));
   if (a.winner) {
     const { candidate: w, figures: f } = a.winner;

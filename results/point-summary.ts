@@ -77,6 +77,7 @@ function summaryOf(measured: readonly MeasuredRepeat[]): PointSummary {
     ...tabStats(measured),
     ...compressionStats(measured),
     ...inputStats(measured),
+    ...ageStats(measured),
   };
 }
 
@@ -88,6 +89,16 @@ function inputStats(measured: readonly MeasuredRepeat[]): Pick<PointSummary, 'in
     inputDelayP99Ms: statOf(inputs.map((x) => x.input.delayMs.p99Ms)),
     // Null where the browser has no long animation frames (Firefox): not 0.
     longFrameBlockingMsPerSec: statOf(inputs.map((x) => (x.input.longFrames ? x.input.longFrames.blockingMs / x.windowSec : null))),
+  };
+}
+
+/** Transit and display age over the repeats that have them (issue 33); a version 3 report's repeats have neither. */
+function ageStats(measured: readonly MeasuredRepeat[]): Pick<PointSummary, 'transitP99Ms' | 'displayAgeP50Ms' | 'displayAgeP99Ms'> {
+  const transit = measured.map((r) => r.transit).filter((t) => t !== undefined);
+  const display = measured.map((r) => r.displayAge).filter((d) => d !== undefined);
+  return {
+    ...(transit.length ? { transitP99Ms: statOf(transit.map((t) => t.p99Ms)) } : {}),
+    ...(display.length ? { displayAgeP50Ms: statOf(display.map((d) => d?.p50Ms ?? null)), displayAgeP99Ms: statOf(display.map((d) => d?.p99Ms ?? null)) } : {}),
   };
 }
 

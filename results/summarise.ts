@@ -18,7 +18,7 @@ import type {
   WireFigures,
 } from '../protocol/repeat-figures.js';
 import { streamsOf, type Point } from '../protocol/scenario.js';
-import { histogramOf, Histogram, sparseOf, type LatencySummary, type SparseHistogram } from '../protocol/histogram.js';
+import { histogramOf, Histogram, sparseOf, type LatencySummary, type SparseHistogram, type TailSummary } from '../protocol/histogram.js';
 import { judgeRepeat, stalledBehindCap } from './verdict.js';
 import { maxOf, median, minOf } from './stats.js';
 import { chromeCpu, efficiencyOf, FIREFOX_CPU_SOURCES, hostCpu, kindsPresent, percentOfCore, type ChromeProcessKind } from './cpu.js';
@@ -194,6 +194,27 @@ function worstLatency(all: readonly LatencySummary[]): LatencySummary {
   return [...all].sort((x, y) => (y.p99Ms ?? -Infinity) - (x.p99Ms ?? -Infinity))[0];
 }
 
+/** A tail to show for several tabs: the tab whose p99 is highest. */
+function worstTail(all: readonly TailSummary[]): TailSummary {
+  return [...all].sort((x, y) => (y.p99Ms ?? -Infinity) - (x.p99Ms ?? -Infinity))[0];
+}
+
+/**
+ * Transit and display age over the window (issue 33), where every tab's page gave them (the bare
+ * page gives neither); display age null when the render mode draws nothing.
+ */
+function ageFigures(ends: readonly PageSnapshot[]): Pick<RepeatFigures, 'transit' | 'displayAge'> {
+  const out: Pick<RepeatFigures, 'transit' | 'displayAge'> = {};
+  const transits = ends.flatMap((e) => (e.transit ? [e.transit] : []));
+  if (transits.length === ends.length) out.transit = worstTail(transits);
+  if (ends.every((e) => e.displayAge === null)) out.displayAge = null;
+  else {
+    const shown = ends.flatMap((e) => (e.displayAge ? [e.displayAge] : []));
+    if (shown.length === ends.length) out.displayAge = worstTail(shown);
+  }
+  return out;
+}
+
 export function summarise(point: Point, a: Sample, b: Sample, meta: SummaryMeta): MeasuredRepeat {
   const before = tabsOf(a);
   const tabs = tabsOf(b).map((end, i) => tabWindow(before[i], end));
@@ -272,6 +293,7 @@ export function summarise(point: Point, a: Sample, b: Sample, meta: SummaryMeta)
     figures.tabs = tabs.map((t) => tabFigures(point, t, b.server, tabs.length));
     figures.perTabEventsPerSec = spread(figures.tabs.map((t) => t.eventsPerSec));
   }
+  Object.assign(figures, ageFigures(tabs.map((t) => t.end)));
   if (meta.browser) figures.browser = meta.browser;
   const pooled = pooledHistogram(tabs.map((t) => t.end.latencyHistogram));
   if (pooled) figures.latencyHistogram = pooled;

@@ -109,6 +109,9 @@ export type SustainsRepeat =
       // --- input (issue 33: the page still answers) ---
       /** Input delay p99 over the window, ms; absent or null when the repeat has no input figure (version 3 reports, input the browser refused): not failed for it. */
       inputDelayP99Ms?: number | null;
+      // --- age (issue 33) ---
+      /** Display age p99 over the window, ms (the newest event on screen at each draw); null when nothing drew. Absent: not read. */
+      displayP99Ms?: number | null;
     }
   | { failed: string };
 
@@ -120,6 +123,9 @@ export interface SustainsTarget {
   // --- input (issue 33: the page still answers) ---
   /** The input delay bound: the median input delay p99 of the repeats that have one must be at or below it, ms; absent: DEFAULT_INPUT_DELAY_BOUND_MS. */
   inputDelayBoundMs?: number;
+  // --- age (issue 33) ---
+  /** A bound on display age (`--p99-display`): the median repeat's display age p99 must be at or below it, ms. Absent: none. */
+  displayBoundMs?: number;
 }
 
 /** The web's "good" Interaction to Next Paint, ms: input must not wait longer at p99 for the page to sustain. */
@@ -257,6 +263,13 @@ export function sustains(repeats: readonly SustainsRepeat[], target: SustainsTar
     // One batch's latencies fewer over the bound and the p99 would have held.
     if (t.pooled && tail.excess <= tail.perBatch) figures.nearThreshold = true;
   }
+  if (target.displayBoundMs !== undefined) {
+    // Display age (issue 33): how stale the screen is; a repeat that drew nothing has none to keep.
+    const shown = measured.flatMap((r) => (typeof r.displayP99Ms === 'number' ? [r.displayP99Ms] : []));
+    const display = shown.length ? median(shown) : null;
+    if (display === null) failures.push('no display age measured (nothing drew)');
+    else if (display > target.displayBoundMs) failures.push(`${med}display age p99 ${ms(display, target.displayBoundMs)} ms > ${target.displayBoundMs} ms`);
+  }
   if (worstStall) {
     const why = worstStall.cap !== null ? ` (stalled behind the browser's ${worstStall.cap} per host)` : '';
     failures.push(`${worstStall.notOpen} of ${worstStall.streams} connections never opened${why}${inRepeats(stalled.length)}`);
@@ -294,6 +307,7 @@ export function sustainsRepeat(point: Pick<Point, 'transport' | 'concurrency' | 
   return {
     deliveredRatio: r.deliveredRatio,
     shed: r.server.batchesShed,
+    // Event age in reports since issue 33 (version 3 reports: transit): the latency that decides.
     p99Ms: r.latency.p99Ms,
     // The same latency as p99Ms, as a histogram: whichever latency feeds p99Ms must feed this too.
     histogram: r.latencyHistogram ?? null,
@@ -308,6 +322,7 @@ export function sustainsRepeat(point: Pick<Point, 'transport' | 'concurrency' | 
     ...(r.page.stalledMs !== undefined ? { stalledMs: r.page.stalledMs } : {}),
     trend: r.trend ? { ...r.trend, intervalMs: point.intervalMs ?? 0, jitterMs: r.latency.p99Ms ?? 0 } : null,
     inputDelayP99Ms: inputDelayP99(r),
+    displayP99Ms: r.displayAge === undefined ? undefined : (r.displayAge?.p99Ms ?? null),
   };
 }
 

@@ -39,7 +39,7 @@ import { decidingP99Ms, reasonText } from '../../results/sustains.js';
 import type { Target } from '../../protocol/target.js';
 import { TRANSPORTS, type Transport } from '../../protocol/wire.js';
 import { candidateSpace, DEFAULT_SPACE, knobsBetween, withBatch, type CandidateSpace } from './candidates.js';
-import { clearlyCannot, figuresOf, worthAnotherProbe } from '../../results/advice-figures.js';
+import { clearlyCannot, figuresOf, sustainsMore, worthAnotherProbe } from '../../results/advice-figures.js';
 import { candidateWords, changeWords, cpuWords, reachText } from '../../results/advice-words.js';
 import { findMax } from '../sweep/find-max.js';
 
@@ -310,7 +310,6 @@ function newSearch(o: AdviseOptions): Search {
     rounds,
     maxRounds: Math.max(rounds, o.maxConfirmRounds ?? DEFAULT_MAX_CONFIRM_ROUNDS),
     bound: o.target.p99BoundMs,
-    ...(o.target.inputDelayBoundMs !== undefined ? { inputBound: o.target.inputDelayBoundMs } : {}),
     recs: new Map(),
     skipped: new Map(),
     stopped: null,
@@ -376,7 +375,7 @@ async function probe(s: Search, c: Candidate): Promise<boolean> {
   }
   const r = recOf(s, c);
   r.probe = repeat;
-  r.probeFigures = figuresOf(c, [repeat], s.bound, s.inputBound);
+  r.probeFigures = figuresOf(c, [repeat], s.bound, sustainsMore(s.target));
   // A window too coarse to drop a candidate on (one batch from a threshold, or too few batches)
   // gets a second one, and the two are judged together before it is dropped.
   if (
@@ -391,7 +390,7 @@ async function probe(s: Search, c: Candidate): Promise<boolean> {
       return false;
     }
     r.reprobe = again;
-    r.probeFigures = figuresOf(c, [repeat, again], s.bound, s.inputBound);
+    r.probeFigures = figuresOf(c, [repeat, again], s.bound, sustainsMore(s.target));
   }
   const words = reasonText(r.probeFigures.sustains);
   if (r.probeFigures.sustains.sustains) [r.outcome, r.why] = ['kept', `sustained in its probe: ${words}`];
@@ -551,7 +550,7 @@ async function confirmGroup(s: Search, group: Rec[]): Promise<number> {
         r.candidate,
         r.confirm.map((x) => x.repeat),
         s.bound,
-        s.inputBound,
+        sustainsMore(s.target),
       );
     note(
       s,
@@ -662,7 +661,7 @@ async function headroomOf(s: Search, w: Candidate): Promise<Headroom | null> {
       }
       repeats.push({ batch, purpose: 'probe', repeat });
       note(s, 'headroom', [c]);
-      const f = figuresOf(c, [repeat], bound, s.inputBound);
+      const f = figuresOf(c, [repeat], bound, sustainsMore(s.target));
       return { sustainable: f.sustains.sustains, eventsPerSec: f.eventsPerSec?.median ?? null, reason: reasonText(f.sustains) };
     },
     confirm: async (batch) => {
@@ -678,7 +677,7 @@ async function headroomOf(s: Search, w: Candidate): Promise<Headroom | null> {
       }
       note(s, 'headroom', [c]);
       if (interrupted || !got.length) return { sustainable: false, eventsPerSec: describe([0]), reason: 'interrupted' };
-      const f = figuresOf(c, got, bound, s.inputBound);
+      const f = figuresOf(c, got, bound, sustainsMore(s.target));
       return { sustainable: f.sustains.sustains, eventsPerSec: f.eventsPerSec ?? describe([0]), reason: reasonText(f.sustains) };
     },
   });

@@ -21,7 +21,7 @@ import { PushlabError } from '../../protocol/errors.js';
 import { streamsOf, type Point } from '../../protocol/scenario.js';
 import { pageFactors, type PageFactor } from '../../protocol/factors.js';
 import { takeSample, type SampleSources, type TabSource } from './sampler.js';
-import { settle, settleBudgetMs, unsettledNote, type SettleProbe } from './settle.js';
+import { batchingFloorMs, settle, settleBudgetMs, unsettledNote, type SettleProbe } from './settle.js';
 import type { ServerHandle } from './server-process.js';
 import { summarise } from '../../results/summarise.js';
 import { openLabPage, type LabApi } from './page.js';
@@ -337,7 +337,7 @@ export class RepeatMeasurer extends EventEmitter<RepeatEvents> {
         concurrency: streamsOf(point),
         // The scenario's warm-up is the longest one: what the minimum did not use goes to settling.
         budgetMs: point.warmupSec * 1000 - minWarmupMs + settleBudgetMs(point.warmupSec),
-        floorMs: point.pollMs ?? 0,
+        floorMs: (point.pollMs ?? 0) + batchingFloorMs(point.intervalMs, point.batch),
       },
     );
     const procfs = this.o.procfs ?? true;

@@ -26,6 +26,7 @@ export const MEASURES = [
   'e2e-firefox',
   'e2e-arrow',
   'e2e-factors',
+  'e2e-age',
   'firefox-cpu',
   'e2e',
   'remote-firefox',

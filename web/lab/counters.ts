@@ -53,7 +53,10 @@ export class Counters implements PageCounters {
   /** Next seq expected per connection, in the numbering of the connection's first stream. */
   readonly nextSeq: Float64Array;
   readonly batchesPerConnection: Float64Array;
-  /** Latency since the last reset (snapshots reset it to delimit a measured window). */
+  /**
+   * Event age since the last reset (snapshots reset it to delimit a measured window): every
+   * event with its own age, from its birth to this handler (protocol/age.ts). The figure that decides.
+   */
   readonly latency = new Histogram();
   /** What to add to a stream's seq to number it like the connection's first stream. */
   private readonly seqOffset: Float64Array;
@@ -68,6 +71,8 @@ export class Counters implements PageCounters {
   private readonly intervalMs: number;
   private readonly stallMs: number;
   private readonly clock: () => number;
+  /** Transit since the last reset: handler time minus the server's write (`sentAt`), one per batch. A diagnostic. */
+  readonly transit = new Histogram();
 
   constructor(
     readonly connections: number,
@@ -86,10 +91,13 @@ export class Counters implements PageCounters {
   }
 
   /**
-   * Records one batch; `latencyUs` is receive time minus the server's `sentAt`. `sentAtMs` and
-   * `nowMs` (ms since the epoch) let a reconnect's lost batches and a stall be counted.
+   * Records one batch: `transitUs` is receive time minus the server's `sentAt`; its `rows` events'
+   * ages spread evenly over [ageLowUs, ageHighUs] (protocol/age.ts batchAgeRangeUs). `sentAtMs`
+   * and `nowMs` (ms since the epoch; 0: not known) let a reconnect's lost batches and a stall be
+   * counted. Every argument is required: two sets of timings in one list of numbers, so a call
+   * that leaves some out is a compile error, not a misread.
    */
-  batch(conn: number, seq: number, rows: number, bytes: number, latencyUs: number, sentAtMs = 0, nowMs = 0): void {
+  batch(conn: number, seq: number, rows: number, bytes: number, transitUs: number, ageLowUs: number, ageHighUs: number, sentAtMs: number, nowMs: number): void {
     this.events += rows;
     this.batches++;
     this.bytes += bytes;
@@ -112,7 +120,8 @@ export class Counters implements PageCounters {
       this.duplicates++;
     }
     if (sentAtMs > 0) this.lastSentAt[conn] = sentAtMs;
-    this.latency.record(latencyUs);
+    this.latency.recordSpread(ageLowUs, ageHighUs, rows);
+    this.transit.record(transitUs);
   }
 
   /**

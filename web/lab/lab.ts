@@ -7,6 +7,7 @@
 import type { CpuReading, PageConfig, PageSnapshot } from '../../protocol/page-api.js';
 import type { ServerStats } from '../../protocol/server-stats.js';
 import { offeredEventsPerSec, TRANSPORT_INFO } from '../../protocol/wire.js';
+import { Histogram, tailSummary } from '../../protocol/histogram.js';
 import type { LiveCharts } from './chart.js';
 import { validatePageConfig } from './config.js';
 import { JUDGE_WINDOW_SEC, stalledBehindCap, type LimitInput } from '../../results/verdict.js';
@@ -53,6 +54,12 @@ export class Lab {
   private stopped = false;
   /** Input delay and long frames: the page answering while it streams (input-probe.ts). */
   private readonly input = new InputProbe();
+  /**
+   * Display age since the last reset: at each draw of the table or the charts, the age of the
+   * newest event it shows. Per frame, not per event: at a high rate most events are never on
+   * screen, and what a user sees is how stale the screen is.
+   */
+  private readonly display = new Histogram();
 
   constructor(
     config: Partial<Record<keyof PageConfig, unknown>>,
@@ -62,7 +69,12 @@ export class Lab {
     const c = this.config;
     const keepRows = c.render === 'full' ? c.tableRows : 0;
     // Only the table redraws at renderEveryMs; the charts take one point a second (tickLive).
-    this.throttle = keepRows ? new Throttle(c.renderEveryMs, () => this.table?.draw()) : null;
+    this.throttle = keepRows
+      ? new Throttle(c.renderEveryMs, () => {
+          this.table?.draw();
+          this.drew();
+        })
+      : null;
     const throttle = this.throttle;
     const options = {
       transport: c.transport,
@@ -144,14 +156,25 @@ export class Lab {
     const s = await this.source.snapshot(resetLatency);
     // Worker replies arrive over a few ms; date the snapshot at the middle of that span.
     const at = (before + performance.now()) / 2;
+    // Render mode `none` draws nothing, so it has no display age (null, not 0).
+    const displayAge = this.config.render === 'none' ? null : tailSummary(this.display);
+    if (resetLatency) this.display.reset();
     return {
       atMs: performance.timeOrigin + at,
       transport: this.config.transport,
       concurrency: this.config.concurrency,
       client: this.client,
       ...s,
+      displayAge,
       ...(this.config.inputProbe ? { input: this.input.snapshot(resetLatency) } : {}),
     };
+  }
+
+  /** After a view drew: the age of the newest event it shows (its batch's due time, the newest birth in it). */
+  private drew(): void {
+    const newest = this.source.newestDueAtMs();
+    if (this.stopped || newest <= 0) return;
+    this.display.record((performance.timeOrigin + performance.now() - newest) * 1000);
   }
 
   /**
@@ -246,5 +269,6 @@ export class Lab {
     charts.add({ tSec: (now - this.startedAt) / 1000, eventsPerSec, megabytesPerSec, p50Ms: latency?.p50Ms ?? null, p99Ms: latency?.p99Ms ?? null }, offered);
     for (const w of this.source.takeSpeed()) charts.addSpeed((w.second * 1000 + 1000 - this.startedAtEpoch) / 1000, w.max);
     charts.draw();
+    this.drew();
   }
 }

@@ -29,6 +29,8 @@ export interface WorkerCounts {
   open: number;
   /** The newest `sentAt` this Worker received, ms since the epoch (0 before any). */
   newestSentAtMs: number;
+  /** The newest `dueAt` this Worker received, ms since the epoch (0 before any). */
+  newestDueAtMs: number;
 }
 
 export type FromWorker =
@@ -37,7 +39,7 @@ export type FromWorker =
   | {
       type: 'update';
       counts: WorkerCounts;
-      /** Latency since the last update (for the live chart). */
+      /** Event age since the last update (for the live chart). */
       recent: HistogramData | null;
       /** The newest rows, oldest first, at most keepRows. */
       rows: Row[];
@@ -47,6 +49,8 @@ export type FromWorker =
       type: 'snapshot';
       id: number;
       counts: WorkerCounts;
-      /** Latency since the last reset. */
+      /** Event age since the last reset. */
       latency: HistogramData;
+      /** Transit since the last reset. */
+      transit: HistogramData;
     };
