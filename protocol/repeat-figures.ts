@@ -325,6 +325,11 @@ export interface MeasuredRepeat extends RepeatBase, RepeatFigures {
   startedBehind?: boolean;
   /** The page's clock against the server's, measured before this repeat and taken off its latency (absent in older reports). */
   clock?: ClockOffset;
+  /**
+   * What `latency` measures when it is not event age: `transit` for a repeat measured before
+   * version 4 (write → handler; converted on read, protocol/report-check.ts). Absent: event age.
+   */
+  latencyBook?: 'transit';
 }
 
 /**

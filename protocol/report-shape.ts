@@ -249,6 +249,7 @@ const measuredRepeat = obj<MeasuredRepeat>()({
   browserId: opt(str),
   startedBehind: opt(bool),
   clock: opt(clock),
+  latencyBook: opt(lit('transit')),
   windowSec: num,
   settleSec: num,
   eventsPerSec: num,
@@ -585,9 +586,9 @@ const advice = obj<Advice>()({
   closest: nullable(closest),
 });
 
-/** A current (schemaVersion 3) report, whole. */
+/** A current (schemaVersion 4) report, whole. */
 export const REPORT: Shape<Report> = obj<Report>()({
-  schemaVersion: lit(3),
+  schemaVersion: lit(4),
   runId: str,
   startedAt: str,
   finishedAt: nullable(str),

@@ -14,14 +14,17 @@ import type { Point } from './scenario.js';
 import type { Transport } from './wire.js';
 
 /**
- * The report.json version this build writes. Version 3 is one bump for a round of issues
- * (23–27) that each add to the report, all of it optional: `advice`, the `engine` of the
- * environment and of a point, `options.margins` (already read from late version 2 reports),
- * and, as they land, per-encoding ceilings and clock offsets. Version 2 reports are converted on
- * read (protocol/report-check.ts), so old runs still open, compare and resume; a resumed one is
- * written back as version 3.
+ * The report.json version this build writes. Version 4 (issue 33, "sustains must mean what a
+ * user sees") changes what `latency` is: a repeat's `latency` is **event age** (each event from
+ * its birth to the page's handler, the wait to fill its batch included), where versions 2 and 3
+ * recorded transit (the server's write to the handler). Everything else it adds is optional:
+ * transit and display age, the latency histogram and the window's trend, closed and stalled
+ * time, input delay and long animation frames, p99.9. Older reports are converted on read
+ * (protocol/report-check.ts), so they still open, compare and resume; their measured repeats are
+ * marked `latencyBook: 'transit'`, which the rule and the views read, and a resumed one is
+ * written back as version 4 with its old repeats still marked.
  */
-export const SCHEMA_VERSION = 3;
+export const SCHEMA_VERSION = 4;
 
 /**
  * A run id names one directory directly under the reports directory (`--out`, `--reports`) and

@@ -54,7 +54,7 @@ describe('smoke sweep in headless Chromium, two rounds, --json', () => {
   });
 
   it('records a finished version 3 report and the environment', () => {
-    expect(report.schemaVersion).toBe(3);
+    expect(report.schemaVersion).toBe(4);
     expect(report.finishedAt).not.toBeNull();
     expect(report.interrupted).toBe(false);
     expect(report.resumeCommand).toBeNull();

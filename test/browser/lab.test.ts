@@ -141,7 +141,7 @@ describe.skipIf(!hasXvfb)('npm run lab under Xvfb', () => {
     const [run] = await readdir(out);
     expect(run).toMatch(/^lab-\d{8}-\d{6}$/);
     const report = JSON.parse(await readFile(path.join(out, run, 'report.json'), 'utf8')) as Report;
-    expect(report.schemaVersion).toBe(3);
+    expect(report.schemaVersion).toBe(4);
     expect(report.scenarios).toEqual(['lab']);
     const [point] = report.points;
     expect(point.point).toMatchObject({ scenario: 'lab', transport: 'sse', batch: 20, concurrency: 2, render: 'full', warmupSec: 1, measureSec: 1 });

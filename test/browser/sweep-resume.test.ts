@@ -61,7 +61,7 @@ describe('SIGINT then --resume', () => {
 
   it('saves an interrupted report, prints the exact resume command and exits 130', () => {
     expect(firstExit.code, firstStderr).toBe(EXIT.interrupted);
-    expect(interrupted.schemaVersion).toBe(3);
+    expect(interrupted.schemaVersion).toBe(4);
     expect(interrupted.interrupted).toBe(true);
     expect(interrupted.finishedAt).toBeNull();
     expect(interrupted.resumeCommand).toBe(`npm run sweep -- --resume ${interrupted.runId} --out ${out}`);
@@ -79,7 +79,7 @@ describe('SIGINT then --resume', () => {
   it('resumes a version 2 report and writes it back as version 3', () => {
     expect(interrupted.environment.engine).toBe('chrome');
     expect(resumed.code, resumed.stderr).toBe(EXIT.ok);
-    expect(finished.schemaVersion).toBe(3);
+    expect(finished.schemaVersion).toBe(4);
     expect(finished.environment.engine).toBe('chrome');
   });
 
