@@ -48,7 +48,8 @@ async function childrenOnceRunning(run: SweepRun, kinds: RegExp[], ms: number): 
   }
 }
 
-const SERVER = /server\/main\.ts/;
+/** The server it starts, compiled (a build's `server/main.js`) or through tsx (`server/main.ts`). */
+const SERVER = /server\/main\.[jt]s/;
 const CHROME = /chrom(e|ium)/;
 const left = (pids: number[]) => pids.map((pid) => `${pid}: ${cmdline(pid)}`);
 
@@ -119,7 +120,7 @@ describe('the lab killed with SIGKILL', () => {
 describe('bench:server killed with SIGKILL', () => {
   it('takes its server and its load clients with it', async () => {
     const run = startCommand('bench/server.ts', ['--transport', 'sse', '--batch', '1', '--connections', '1', '--seconds', '30', '--stall-seconds', '0']);
-    const pids = await childrenOnceRunning(run, [SERVER, /bench\/clients\.ts/], 60_000);
+    const pids = await childrenOnceRunning(run, [SERVER, /bench\/clients\.[jt]s/], 60_000);
     run.child.kill('SIGKILL');
     await run.exit;
     expect(left(await waitGone(pids, 15_000))).toEqual([]);
