@@ -14,6 +14,10 @@
  * browser, their order reversed every round so a steady drift of the host hits all alike.
  * With other render modes in --render, it also prints each mode's render cost: its
  * main-thread CPU minus `none`'s, paired per round (the budget: ≤ 5 points at SSE 20 × 10).
+ * With --input-probe, it also runs each render mode with the input probe off (no input sent, no
+ * listeners or long-frame observer on the page: `lab-<render>-noprobe`) beside the lab page as
+ * measured (input sent every 250 ms and timed), and prints the probe's cost: renderer CPU per
+ * event, with ÷ without, per round (the budget: ≤ 102%, issue 33).
  */
 import os from 'node:os';
 import { commandLineFlags, reportErrorsAs } from '../cli/command.js';
@@ -43,6 +47,11 @@ const FLAGS = {
   'interval-ms': { type: 'number', default: 1, min: 0.05, max: 60_000, help: 'ms between batches per connection' },
   bare: { type: 'boolean', default: true, help: 'also run the bare page (--bare=false to compare render modes only)' },
   plain: { type: 'boolean', default: true, help: 'also run the bare page on the plain reference server (the server part of the tax)' },
+  'input-probe': {
+    type: 'boolean',
+    default: false,
+    help: "also run each render mode with the input probe off, and print the probe's cost (renderer CPU per event, with ÷ without)",
+  },
   'server-args': { type: 'string', default: '', help: "extra flags for pushlab's server, space-separated (e.g. --send-buffer-mib 1)" },
 } as const satisfies Record<string, FlagSpec>;
 
@@ -63,6 +72,7 @@ const browser = {
 };
 const base = { browser, server, cores: os.cpus().length, retries: 0 };
 const lab = new RepeatMeasurer(base);
+const labNoProbe = new RepeatMeasurer({ ...base, input: false });
 const bareOnPushlab = new RepeatMeasurer({ ...base, pagePath: 'bench/bare.html' });
 const bareOnPlain = plain ? new RepeatMeasurer({ ...base, server: plain, pagePath: 'bench/bare.html' }) : null;
 
@@ -135,6 +145,7 @@ const setupsFor = (transport: Transport): Setup[] => [
   ...(bareOnPlain && PLAIN_TRANSPORTS.includes(transport) ? [{ name: 'bare@plain', measurer: bareOnPlain, render: 'none' as const }] : []),
   ...(flags.bare ? [{ name: 'bare@pushlab', measurer: bareOnPushlab, render: 'none' as const }] : []),
   ...renders.map((render) => ({ name: `lab-${render}@pushlab`, measurer: lab, render })),
+  ...(flags['input-probe'] ? renders.map((render) => ({ name: `lab-${render}-noprobe@pushlab`, measurer: labNoProbe, render })) : []),
 ];
 
 const runsHeader = [
@@ -151,6 +162,8 @@ const costHeader = [
 ];
 /** Issue 22's goal for the total: the lab's EPS at least this share of the bare page's on the plain server, its renderer CPU per event at most this. */
 const GOAL = { eps: 0.97, cpuPerEvent: 1.05 };
+/** Issue 33's budget for the input probe: renderer CPU per event with it at most this share of without. */
+const PROBE_BUDGET = 1.02;
 const runRows: string[] = [];
 const summary: string[] = [];
 const taxRows: string[] = [];
@@ -166,7 +179,7 @@ function output(): string {
     ...runsHeader,
     ...runRows,
     '',
-    `The tax: per-round ratios, median (min–max). page = lab ÷ bare, both on pushlab's server; server = bare on pushlab's server ÷ bare on the plain one; total = lab on pushlab ÷ bare on plain (goal, ✓/✗: EPS ≥ ${pct(GOAL.eps)}, renderer CPU / event ≤ ${pct(GOAL.cpuPerEvent)}).`,
+    `The tax: per-round ratios, median (min–max). page = lab ÷ bare, both on pushlab's server; server = bare on pushlab's server ÷ bare on the plain one; total = lab on pushlab ÷ bare on plain (goal, ✓/✗: EPS ≥ ${pct(GOAL.eps)}, renderer CPU / event ≤ ${pct(GOAL.cpuPerEvent)}); input probe = lab with ÷ without it (budget: renderer CPU / event ≤ ${pct(PROBE_BUDGET)}).`,
     ...taxHeader,
     ...taxRows,
     ...(withCost ? ['', 'render cost (paired per round):', ...costHeader, ...costRows] : []),
@@ -242,15 +255,17 @@ try {
         );
       }
       /** Per-round ratios of setup `top` to setup `bottom`; a `goal` is checked on the medians. */
-      const tax = (part: string, top: string, bottom: string, what: string, goal = false) => {
+      /** `goal`: check the total's goal (EPS and CPU), or the probe's budget (CPU only). */
+      const tax = (part: string, top: string, bottom: string, what: string, goal: false | 'total' | 'probe' = false) => {
         if (!runs.has(top) || !runs.has(bottom)) return;
         const ratio = (k: keyof Run) => col(top, k).map((x, i) => x / col(bottom, k)[i]);
         const cell = (k: keyof Run) => (ratio(k).every(Number.isFinite) ? withRange(ratio(k), pct) : 'n/a');
-        const met = (ok: boolean) => (goal ? (ok ? ' ✓' : ' ✗') : '');
+        const met = (ok: boolean, checked: boolean) => (checked ? (ok ? ' ✓' : ' ✗') : '');
         const eps = median(ratio('eps'));
         const cpu = median(ratio('cpuMsPerMillion'));
+        const cpuOk = goal === 'probe' ? cpu <= PROBE_BUDGET : cpu <= GOAL.cpuPerEvent;
         taxRows.push(
-          `| ${transport} | ${at} | ${part} | ${what} | ${cell('eps')}${met(eps >= GOAL.eps)} | ${cell('cpuMsPerMillion')}${met(cpu <= GOAL.cpuPerEvent)} | ${cell('mainCpuMsPerMillion')} |`,
+          `| ${transport} | ${at} | ${part} | ${what} | ${cell('eps')}${met(eps >= GOAL.eps, goal === 'total')} | ${cell('cpuMsPerMillion')}${met(cpuOk, goal !== false)} | ${cell('mainCpuMsPerMillion')} |`,
         );
         summary.push(`${transport} ${at}: ${part} ${pct(eps)} EPS, ${pct(cpu)} renderer CPU per event (${top} ÷ ${bottom})`);
       };
@@ -259,8 +274,18 @@ try {
         tax('page', labName, 'bare@pushlab', `lab (render ${render}) ÷ bare, on pushlab's server`);
       }
       tax('server', 'bare@pushlab', 'bare@plain', "bare on pushlab's server ÷ bare on the plain server");
+      // The input probe's own cost (issue 33): the lab page as measured ÷ the same page with the probe off.
+      if (flags['input-probe'])
+        for (const render of renders)
+          tax('input probe', `lab-${render}@pushlab`, `lab-${render}-noprobe@pushlab`, `lab (render ${render}) with ÷ without the input probe`, 'probe');
       for (const render of renders)
-        tax('total', `lab-${render}@pushlab`, 'bare@plain', `lab (render ${render}) on pushlab's server ÷ bare on the plain server`, render === 'none');
+        tax(
+          'total',
+          `lab-${render}@pushlab`,
+          'bare@plain',
+          `lab (render ${render}) on pushlab's server ÷ bare on the plain server`,
+          render === 'none' ? 'total' : false,
+        );
       if (withCost) {
         for (const render of renders.filter((r) => r !== 'none')) {
           const name = `lab-${render}@pushlab`;

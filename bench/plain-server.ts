@@ -32,6 +32,7 @@ const MAX_CATCH_UP = 8;
 const { values: flags } = parseArgs({ options: { port: { type: 'string', default: '0' }, 'exit-with-stdin': { type: 'boolean', default: false } } });
 const pool = new RowPool();
 const stamp = new SentAtFormatter();
+const due = new SentAtFormatter();
 const totals = { sent: 0, events: 0, bytes: 0, shed: 0 };
 /** Every open stream's pacing debt, for `/stats` (the driver waits until it is small). */
 const streams = new Set<{ behind: () => number }>();
@@ -52,7 +53,7 @@ function pace(batch: number, interval: number, queued: () => number, send: (seq:
           totals.shed++;
           continue;
         }
-        const text = messageHead(seq, sentAt) + pool.rowsText(seq, batch) + MESSAGE_TAIL;
+        const text = messageHead(seq, sentAt, due.format(performance.timeOrigin + t0 + seq * interval)) + pool.rowsText(seq, batch) + MESSAGE_TAIL;
         send(seq, text);
         totals.sent++;
         totals.events += batch;

@@ -171,6 +171,33 @@ export interface SustainsFigures {
   notOpen: number;
   streams: number | null;
   cap: number | null;
+  // rule (issue 33): pooled tails, loss, falling behind, quantisation. Absent in version 3 reports.
+  /**
+   * The repeats' latencies pooled (results/tail.ts): the p99 the rule judges, its upper limit at
+   * `confidence` by a bootstrap over the repeats, p99.9 and the maximum, ms. `pooled` false: the
+   * repeats kept no histograms (version 3), so `p99Ms` and `p99HighMs` are the worst window's
+   * p99 and p99.9 is null.
+   */
+  tail?: {
+    pooled: boolean;
+    p99Ms: number | null;
+    p99HighMs: number | null;
+    confidence: number;
+    p999Ms: number | null;
+    maxMs: number | null;
+  };
+  /**
+   * What the page lost over the repeats: batches missing from the sequence (gaps), reconnects,
+   * connection-ms closed and stalled (null where the repeats did not count it), and in how many
+   * repeats any of these happened.
+   */
+  loss?: { repeats: number; gapBatches: number; reconnects: number; closedMs: number | null; stalledMs: number | null };
+  /** Repeats in which the page fell further behind through the window (see sustains.ts). */
+  behindRepeats?: number;
+  /** The fewest batches a measured repeat's window held: below 200, one batch moves delivered by over 0.5%. */
+  fewestBatches?: number | null;
+  /** A failure one batch could have turned (delivered, or the latencies over the bound): a window worth measuring again. */
+  nearThreshold?: boolean;
 }
 
 /** Whether a point sustains its rate, as results/sustains.ts decides it. */

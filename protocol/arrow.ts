@@ -6,9 +6,9 @@
  *
  * A stream is an Arrow IPC stream cut into pushlab messages: the first message carries the
  * schema and the dictionaries before its record batch, every later one a record batch alone.
- * Each message starts with a 16-byte head (ARROW_HEAD_BYTES): `seq` and `sentAt` travel there,
- * outside the batch, so they cost 16 bytes per message and nothing per row, and the record
- * batches can be encoded once at start-up although every send has its own `seq` and `sentAt`.
+ * Each message starts with a 24-byte head (ARROW_HEAD_BYTES): `seq`, `sentAt` and `dueAt` travel
+ * there, outside the batch, so they cost 24 bytes per message and nothing per row, and the record
+ * batches can be encoded once at start-up although every send has its own `seq` and times.
  */
 import { ROW_COLUMNS, type Row } from './wire.js';
 
@@ -77,21 +77,24 @@ export function rowFromArrow(value: (column: number) => unknown): Row {
 
 /**
  * The head before each message's IPC bytes, little-endian like Arrow: u32 the IPC bytes that
- * follow (so a byte stream, `fetch`, can be cut into messages), u32 `seq`, f64 `sentAt` (epoch ms).
+ * follow (so a byte stream, `fetch`, can be cut into messages), u32 `seq`, f64 `sentAt` and f64
+ * `dueAt` (epoch ms).
  */
-export const ARROW_HEAD_BYTES = 16;
+export const ARROW_HEAD_BYTES = 24;
 
 /** Writes a head into `view` at `at`. */
-export function writeArrowHead(view: DataView, at: number, ipcBytes: number, seq: number, sentAtMs: number): void {
+export function writeArrowHead(view: DataView, at: number, ipcBytes: number, seq: number, sentAtMs: number, dueAtMs: number): void {
   view.setUint32(at, ipcBytes, true);
   view.setUint32(at + 4, seq, true);
   view.setFloat64(at + 8, sentAtMs, true);
+  view.setFloat64(at + 16, dueAtMs, true);
 }
 
 /** The head's fields, read where they are (no object per message). */
 export const arrowIpcBytes = (view: DataView, at: number): number => view.getUint32(at, true);
 export const arrowSeq = (view: DataView, at: number): number => view.getUint32(at + 4, true);
 export const arrowSentAt = (view: DataView, at: number): number => view.getFloat64(at + 8, true);
+export const arrowDueAt = (view: DataView, at: number): number => view.getFloat64(at + 16, true);
 
 /**
  * Where batch `seq` of `batch` rows starts in an epoch of `poolSize` rows. A record batch cannot

@@ -12,7 +12,7 @@ import { LIMITS, type Range } from './limits.js';
  * How a transport carries one batch, which says what an encoding must give it:
  * - `frames`: one WebSocket message per batch, a text frame or a binary one (EncodingInfo.text);
  * - `stream`: one endless byte stream (a `fetch` response), so the messages must say where they end;
- * - `envelope`: a message of the transport's own type with `seq` and `sentAt` fields (gRPC-web's
+ * - `envelope`: a message of the transport's own type with `seq`, `sentAt` and `dueAt` fields (gRPC-web's
  *   protobuf), whose `bytes` field carries an encoding's batch without its head; the default
  *   encoding is the envelope's own rows there;
  * - `events`: EventSource events, text by nature;
@@ -59,7 +59,7 @@ const ENCODING_DEFINITIONS = {
     text: true,
     contentType: 'application/x-ndjson',
   },
-  /** MessagePack: a map `{seq, sentAt, rows}`, self-delimiting, so a byte stream needs nothing between batches. */
+  /** MessagePack: a map `{seq, sentAt, dueAt, rows}`, self-delimiting, so a byte stream needs nothing between batches. */
   msgpack: {
     label: 'MessagePack',
     decoder: 'MessagePack',
@@ -69,7 +69,7 @@ const ENCODING_DEFINITIONS = {
     contentType: 'application/vnd.msgpack',
   },
   /**
-   * Apache Arrow IPC record batches behind pushlab's 16-byte head (protocol/arrow.ts), which says
+   * Apache Arrow IPC record batches behind pushlab's 24-byte head (protocol/arrow.ts), which says
    * how many bytes follow, so a byte stream can be cut; in an envelope, the IPC bytes alone.
    */
   arrow: {

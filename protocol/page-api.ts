@@ -2,7 +2,7 @@
  * The lab page's control surface, `window.pushlab`: what the driver and the console give it
  * (PageConfig, CpuReading) and what it answers (PageSnapshot, ParseCeiling, RecordedPoint).
  */
-import type { LatencySummary } from './histogram.js';
+import type { LatencySummary, SparseHistogram, TailSummary } from './histogram.js';
 import type { Encoding, ParseMode, RenderMode, StreamCompression, Transport } from './wire.js';
 
 /** Page counters: exact, cumulative since `start()`. */
@@ -22,6 +22,14 @@ export interface PageCounters {
   reconnects: number;
   /** Messages that failed to parse. */
   errors: number;
+  // rule (issue 33): loss over time. Absent in version 3 reports.
+  /** Connection-ms its connections spent closed (between a drop and the reconnect), outages under way included. */
+  closedMs?: number;
+  /**
+   * Connection-ms of silence beyond the stall threshold on open connections (web/lab/counters.ts
+   * `stallAfterMs`: 1 s, or 4 ticks or polls when longer), silences under way included.
+   */
+  stalledMs?: number;
 }
 
 export interface PageSnapshot {
@@ -35,8 +43,57 @@ export interface PageSnapshot {
   counters: PageCounters;
   /** Batches received per connection, in connection order. */
   batchesPerConnection: number[];
-  /** Latency since the last snapshot that reset it. */
+  /**
+   * Event age since the last snapshot that reset it: every event from its birth (protocol/age.ts)
+   * to the page's handler. Before issue 33 this was transit (write → handler, one per batch).
+   */
   latency: LatencySummary;
+  // rule (issue 33): pooled tails and falling behind. Absent on pages before version 4.
+  /** The same latencies as a histogram, so repeats can be pooled (results/sustains.ts). */
+  latencyHistogram?: SparseHistogram;
+  /** `atMs` minus the newest `sentAt` received, ms: how far behind the stream the page is; null before any batch. */
+  backlogMs?: number | null;
+  // --- input (issue 33: the page still answers) ---
+  /** How the page answered input since the last snapshot that reset latency; absent on pages without the probe (the bare page) and in version 3 reports. */
+  input?: InputSnapshot;
+  // --- age (issue 33): transit and display age; absent from the bare page ---
+  /** Transit since the last reset: handler time minus the server's write (`sentAt`), one per batch, ms. A diagnostic. */
+  transit?: TailSummary;
+  /**
+   * Display age since the last reset: at each draw of the table or the charts, the age of the
+   * newest event it shows (now minus its batch's `dueAt`), ms. Null when the render mode draws
+   * nothing (`none`).
+   */
+  displayAge?: TailSummary | null;
+}
+
+/**
+ * How the page answered input over a window (web/lab/input-probe.ts): INP-style input delay, the
+ * wait to the next frame, and long animation frames where the browser has them.
+ */
+export interface InputSnapshot {
+  /** Inputs (pointerdown, keydown) whose handler ran in the window. */
+  handled: number;
+  /** Input delay: the event's timestamp (`event.timeStamp`) to the start of its first handler, ms. */
+  delay: LatencySummary;
+  /**
+   * The event's timestamp to the start of the first animation frame after its handler, ms: input
+   * delay + processing + the wait for a frame, a lower bound of INP's presentation (the paint is not in it).
+   */
+  nextFrame: LatencySummary;
+  /** Long animation frames (> 50 ms) in the window; null where the browser has no such entries (see longFramesUnavailable). */
+  longFrames: LongFrames | null;
+  /** Why longFrames is null: the browser has no 'long-animation-frame' PerformanceObserver entries (Firefox 153). */
+  longFramesUnavailable?: string;
+}
+
+/** Long animation frames over a window, from PerformanceObserver 'long-animation-frame'. */
+export interface LongFrames {
+  count: number;
+  /** Sum of their `blockingDuration` (each frame's time past 50 ms, render included), ms. */
+  blockingMs: number;
+  /** Sum of their `duration`, ms. */
+  durationMs: number;
 }
 
 /** Config for `pushlab.start()`; the query parameters plus page-side choices. */
@@ -63,6 +120,9 @@ export interface PageConfig {
   encoding?: Encoding;
   /** Ask the server to compress the streams: `deflate` on ws and ws-h2, `gzip` on sse, sse-h1 and fetch. */
   compression?: StreamCompression;
+  // --- input (issue 33: the page still answers) ---
+  /** Time input and observe long animation frames (default true); false only for bench:page's baseline, which measures what the probe costs. */
+  inputProbe?: boolean;
 }
 
 /** `window.pushlab`: the lab page's control surface, used by the driver and the console. */
@@ -123,7 +183,7 @@ export interface RecordedPoint {
   reportPath: string;
   viewerUrl: string;
   pointId: string;
-  /** One line: verdict, EPS with delivered %, main thread, renderer CPU, latency. */
+  /** One line: verdict, EPS with delivered %, main thread, renderer CPU, event age. */
   line: string;
 }
 

@@ -4,8 +4,8 @@
  * (protocol/report.ts) keeps every repeat raw beside the summary results/ makes of them.
  */
 import type { Engine } from './engine.js';
-import type { LatencySummary } from './histogram.js';
-import type { PageCounters, TabThreadsCpu } from './page-api.js';
+import type { LatencySummary, SparseHistogram, TailSummary } from './histogram.js';
+import type { LongFrames, PageCounters, TabThreadsCpu } from './page-api.js';
 import type { StreamCompression } from './wire.js';
 
 /** What held a repeat back, as results/verdict.ts reads its figures ('failed': it measured nothing). */
@@ -147,6 +147,13 @@ export interface RepeatFigures {
   bytesPerEvent?: number | null;
   efficiency: Efficiency;
   page: PageFigures;
+  /**
+   * Event age over the window, ms: every event from its birth (spread evenly over the interval
+   * before its batch was due, protocol/age.ts) to the page's handler, so it holds the wait to
+   * fill the batch, the server's lateness and transit; the latency that decides (sustains,
+   * find-max, the advisor's bound, the table's p99). In version 3 reports (before issue 33) it
+   * was transit: write → handler, one per batch.
+   */
   latency: LatencySummary;
   cpu: CpuFigures;
   server: ServerFigures;
@@ -164,6 +171,81 @@ export interface RepeatFigures {
   browser?: BrowserFigures;
   /** Compressed points only: what compression did to the page's streams over the window, from the server's counts. */
   compression?: CompressionFigures;
+  // rule (issue 33): what the sustains rule pools and reads over time. Absent in version 3 reports.
+  /**
+   * The window's latencies as a histogram (every tab's, pooled), so a point's repeats pool into
+   * one sample (results/sustains.ts). Same clock correction as `latency`.
+   */
+  latencyHistogram?: SparseHistogram;
+  /** Whether the page fell further behind through the window (results/sustains.ts reads it). */
+  trend?: WindowTrend;
+  // --- input (issue 33: the page still answers) ---
+  /** How the page answered the driver's input over the window; absent in version 3 reports and on pages without the probe (the bare page). */
+  input?: InputFigures;
+  // --- age (issue 33): transit and display age beside event age (`latency`); absent in version 3 reports ---
+  /**
+   * Transit over the window, ms: the page's handler time minus the server's write (`sentAt`),
+   * one per batch (`poll`: written into the poll's buffer, so it holds the wait for the next
+   * poll). A diagnostic beside event age, which decides. Several tabs: the tab with the highest
+   * p99's. Absent in version 3 reports.
+   */
+  transit?: TailSummary;
+  /**
+   * Display age over the window, ms: at each draw of the table or the charts, the age of the
+   * newest event it shows (now minus its batch's due time): how stale the screen is. Per frame,
+   * not per event. Null in render mode `none`, which draws nothing; `count` 0 when nothing drew
+   * in the window. Several tabs: the tab with the highest p99's. Absent in version 3 reports.
+   */
+  displayAge?: TailSummary | null;
+}
+
+/**
+ * How far behind the stream the page was at the window's start and end, and its mean latency
+ * in each half of the window: a page that takes a little less than the rate falls further
+ * behind every second, which no delivered ratio over one window shows.
+ */
+export interface WindowTrend {
+  /** The page's snapshot time minus the newest `sentAt` it had, ms, at the window's start and end; null before any batch. */
+  backlogStartMs: number | null;
+  backlogEndMs: number | null;
+  /** Mean latency over the first and the second half of the window, ms; null when a half had no batch or was not read. */
+  firstHalfMeanMs: number | null;
+  secondHalfMeanMs: number | null;
+}
+
+/**
+ * How the page answered real input over one window: the driver sends a click or a key press
+ * through the browser's input pipeline (Chrome: CDP Input.dispatch*; Firefox: BiDi
+ * input.performActions) a few times a second (puppeteer/measure/input-sender.ts), the page
+ * times each from its event timestamp (web/lab/input-probe.ts). With several tabs: the first tab's.
+ */
+export interface InputFigures {
+  /** Inputs the driver sent in the window (a click is one: its press; a key is one: its keydown). */
+  sent: number;
+  /** Inputs whose handler ran in the window. */
+  handled: number;
+  /** Input delay, event timestamp → start of its handler (INP's input delay), ms; its p99 is what sustains reads. */
+  delayMs: LatencySummary;
+  /** Event timestamp → the next animation frame after its handler, ms (INP without the paint). */
+  nextFrameMs: LatencySummary;
+  /** Long animation frames (> 50 ms) in the window; null where the browser has none to give (`longFramesUnavailable` says why), never 0. */
+  longFrames: LongFrames | null;
+  longFramesUnavailable?: string;
+  /** Why no input could be sent (the browser refused it); the delay figures are then empty. */
+  unavailable?: string;
+  /**
+   * Each input's round trip as the driver saw it, ms: sending its press → the browser answering
+   * it (Chrome: once the renderer handled it; Firefox: once its content process dispatched it).
+   */
+  roundTripMs?: LatencySummary;
+  /**
+   * Where `delayMs` comes from when it is not the page's own timing, and why: in Firefox, input
+   * sent over WebDriver BiDi is stamped when its content process dispatches it, after any wait for
+   * the main thread, so the page's figure leaves the wait out (a 600 ms block read as 5 ms) and
+   * `delayMs` is the driver's round trip, which holds it; the page's own is `pageDelayMs`.
+   */
+  delaySource?: string;
+  pageDelayMs?: LatencySummary;
 }
 
 /** One tab of a multi-tab point over the window. */
@@ -243,6 +325,11 @@ export interface MeasuredRepeat extends RepeatBase, RepeatFigures {
   startedBehind?: boolean;
   /** The page's clock against the server's, measured before this repeat and taken off its latency (absent in older reports). */
   clock?: ClockOffset;
+  /**
+   * What `latency` measures when it is not event age: `transit` for a repeat measured before
+   * version 4 (write → handler; converted on read, protocol/report-check.ts). Absent: event age.
+   */
+  latencyBook?: 'transit';
 }
 
 /**

@@ -30,6 +30,20 @@ const UPGRADES: Readonly<Record<number, (data: Record<string, unknown>) => Recor
     // A broken environment is left for the check to name.
     return { ...data, schemaVersion: 3, environment: isObject(environment) ? { ...environment, engine: environment.engine ?? 'chrome' } : environment };
   },
+  // 3 → 4 changes what a repeat's `latency` is (event age, was transit) and adds only optional
+  // fields: each measured repeat is marked `latencyBook: 'transit'`, so a resumed run's old
+  // repeats are never read as event age. Broken points and repeats are left for the check.
+  3: (data) => ({
+    ...data,
+    schemaVersion: 4,
+    points: Array.isArray(data.points)
+      ? data.points.map((p: unknown) =>
+          isObject(p) && Array.isArray(p.repeats)
+            ? { ...p, repeats: p.repeats.map((r: unknown) => (isObject(r) && r.status === 'ok' ? { ...r, latencyBook: 'transit' } : r)) }
+            : p,
+        )
+      : data.points,
+  }),
 };
 
 /** Every schemaVersion this build reads: the one it writes, and those it converts on read. */

@@ -11,7 +11,7 @@
  * indices, and an advise target is what `--rate` and `--p99` would accept (protocol/target.ts).
  */
 import type { Advice, Candidate, CandidateFigures, Closest, CpuComparison, Headroom, Sustains, SustainsFigures, TriedCandidate } from './advice.js';
-import type { LatencySummary } from './histogram.js';
+import { HISTOGRAM_BUCKETS, type LatencySummary, type SparseHistogram, type TailSummary } from './histogram.js';
 import { LIMITS, type Range } from './limits.js';
 import type { Margins } from './margins.js';
 import { ENGINES } from './engine.js';
@@ -32,6 +32,7 @@ import type {
   Stat,
   TabFigures,
   WireFigures,
+  WindowTrend,
 } from './repeat-figures.js';
 import type {
   BrowserHost,
@@ -51,6 +52,8 @@ import { parseP99, parseRate, type Target } from './target.js';
 import { COMPRESSIONS, ENCODINGS, PARSE_MODES, RENDER_MODES, TRANSPORTS, type StreamCompression } from './wire.js';
 import { arr, bool, byKey, lit, named, nullable, num, numIn, obj, oneOf, opt, refine, str, type Shape, type Props } from './shape.js';
 import { FACTOR_NAMES, FACTORS, type FactorName } from './factors.js';
+import type { LongFrames } from './page-api.js';
+import type { InputFigures } from './repeat-figures.js';
 
 const inRange = (r: Range) => numIn(r.min, r.max, r.integer);
 /** A count or an index: an integer, 0 or more. */
@@ -81,7 +84,12 @@ const latency = obj<LatencySummary>()({
   p99Ms: numOrNull,
   maxMs: numOrNull,
   meanMs: numOrNull,
+  // rule (issue 33): absent in version 3 reports.
+  p999Ms: opt(numOrNull),
 });
+
+// --- age (issue 33) ---
+const tail = obj<TailSummary>()({ count: num, p50Ms: numOrNull, p99Ms: numOrNull, p999Ms: numOrNull, maxMs: numOrNull });
 
 /** A factor's field of a point, as its registry entry says a point records it (FactorInfo.recorded). */
 function recordedField(r: { optional: boolean } & ({ range: Range } | { values: readonly (string | number)[] })) {
@@ -117,6 +125,9 @@ const pageFigures = obj<PageFigures>()({
   duplicates: num,
   reconnects: num,
   errors: num,
+  // rule (issue 33): absent in version 3 reports.
+  closedMs: opt(num),
+  stalledMs: opt(num),
   perConnectionBatchesPerSec: spread,
 });
 
@@ -187,10 +198,45 @@ const compressionFigures = obj<CompressionFigures>()({
   ratio: numOrNull,
 });
 
+// rule (issue 33): a window's latency histogram and trend. Absent in version 3 reports.
+const sparseHistogram = refine(
+  obj<SparseHistogram>()({
+    count: numIn(0, Number.MAX_SAFE_INTEGER),
+    minUs: numIn(0, Number.MAX_VALUE),
+    maxUs: numIn(0, Number.MAX_VALUE),
+    sumUs: num,
+    buckets: arr(numIn(0, HISTOGRAM_BUCKETS - 1, true)),
+    counts: arr(numIn(0, Number.MAX_SAFE_INTEGER)),
+  }),
+  (h) => {
+    if (h.buckets.length !== h.counts.length) return `buckets and counts must be the same length, got ${h.buckets.length} and ${h.counts.length}`;
+    for (let i = 1; i < h.buckets.length; i++)
+      if (h.buckets[i] <= h.buckets[i - 1]) return `buckets must be ascending, got ${h.buckets[i - 1]} then ${h.buckets[i]}`;
+    const total = h.counts.reduce((a, c) => a + c, 0);
+    return total === h.count ? null : `counts must add up to count ${h.count}, got ${total}`;
+  },
+);
+const windowTrend = obj<WindowTrend>()({ backlogStartMs: numOrNull, backlogEndMs: numOrNull, firstHalfMeanMs: numOrNull, secondHalfMeanMs: numOrNull });
+
 // Named with their unit, as the hand check said them: an offset can be negative, its uncertainty cannot.
 const clock = obj<ClockOffset>()({
   offsetMs: named(num, 'a number of ms'),
   uncertaintyMs: named(numIn(0, Number.MAX_VALUE), 'a number of ms, 0 or more'),
+});
+
+// --- input (issue 33): absent in version 3 reports ---
+const longFrames = obj<LongFrames>()({ count, blockingMs: num, durationMs: num });
+const inputFigures = obj<InputFigures>()({
+  sent: count,
+  handled: count,
+  delayMs: latency,
+  nextFrameMs: latency,
+  longFrames: nullable(longFrames),
+  longFramesUnavailable: opt(str),
+  unavailable: opt(str),
+  roundTripMs: opt(latency),
+  delaySource: opt(str),
+  pageDelayMs: opt(latency),
 });
 
 const measuredRepeat = obj<MeasuredRepeat>()({
@@ -203,6 +249,7 @@ const measuredRepeat = obj<MeasuredRepeat>()({
   browserId: opt(str),
   startedBehind: opt(bool),
   clock: opt(clock),
+  latencyBook: opt(lit('transit')),
   windowSec: num,
   settleSec: num,
   eventsPerSec: num,
@@ -224,6 +271,13 @@ const measuredRepeat = obj<MeasuredRepeat>()({
   perTabEventsPerSec: opt(spread),
   browser: opt(browserFigures),
   compression: opt(compressionFigures),
+  // rule (issue 33): absent in version 3 reports.
+  latencyHistogram: opt(sparseHistogram),
+  trend: opt(windowTrend),
+  input: opt(inputFigures),
+  // --- age (issue 33): absent in version 3 reports ---
+  transit: opt(tail),
+  displayAge: opt(nullable(tail)),
 });
 
 const failedRepeat = obj<FailedRepeat>()({
@@ -278,6 +332,12 @@ const pointSummary = obj<PointSummary>()({
   tabEventsPerSecMax: opt(stat),
   wireMegabytesPerSec: opt(stat),
   compressionRatio: opt(statOrNull),
+  inputDelayP99Ms: opt(statOrNull),
+  longFrameBlockingMsPerSec: opt(statOrNull),
+  // --- age (issue 33): absent in version 3 reports ---
+  transitP99Ms: opt(statOrNull),
+  displayAgeP50Ms: opt(statOrNull),
+  displayAgeP99Ms: opt(statOrNull),
 });
 
 const pointResult = obj<PointResult>()({
@@ -333,7 +393,7 @@ const saturationResult = obj<SaturationResult>()({
   varied: lit('batch', 'concurrency'),
   fixed: obj<{ batch?: number; concurrency?: number }>()({ batch: opt(num), concurrency: opt(num) }),
   range: obj<{ min: number; max: number }>()({ min: num, max: num }),
-  criteria: obj<{ deliveredRatio: number; shed: 0; p99BoundMs: number }>()({ deliveredRatio: num, shed: lit(0), p99BoundMs: num }),
+  criteria: obj<SaturationResult['criteria']>()({ deliveredRatio: num, shed: lit(0), p99BoundMs: num, inputDelayBoundMs: opt(num) }),
   probes: arr(obj<SaturationResult['probes'][number]>()({ value: num, pointId: str, sustainable: bool, eventsPerSec: numOrNull, reason: str })),
   confirmations: opt(arr(obj<NonNullable<SaturationResult['confirmations']>[number]>()({ value: num, pointId: str, sustainable: bool, reason: str }))),
   knee: nullable(obj<NonNullable<SaturationResult['knee']>>()({ value: num, pointId: str, eventsPerSec: stat })),
@@ -348,6 +408,13 @@ const sweepOptions = obj<SweepOptions>()({
   maxRepeats: numIn(0, LIMITS.repeats.max, true),
   timeBudgetSec: nullable(numIn(0, Number.MAX_VALUE)),
   findMax: bool,
+  // Read by --input-delay's own parser (byParser below is declared after this shape).
+  inputDelayBoundMs: opt(
+    refine(num, (v) => {
+      const parsed = parseP99(String(v), 'options.inputDelayBoundMs');
+      return parsed.ok ? null : parsed.error.allowed;
+    }),
+  ),
   retries: numIn(0, 5, true),
   file: str,
   spreadRepeats: opt(bool),
@@ -405,6 +472,9 @@ const target = obj<Target>()({
   eventsPerSec: byParser(parseRate, 'advice.target.eventsPerSec'),
   p99BoundMs: byParser(parseP99, 'advice.target.p99BoundMs'),
   render: oneOf(RENDER_MODES),
+  inputDelayBoundMs: opt(byParser(parseP99, 'advice.target.inputDelayBoundMs')),
+  // --- age (issue 33): absent in version 3 reports ---
+  displayP99BoundMs: opt(byParser(parseP99, 'advice.target.displayP99BoundMs')),
 });
 
 const candidate = obj<Candidate>()({
@@ -432,6 +502,21 @@ const sustainsFigures = obj<SustainsFigures>()({
   notOpen: num,
   streams: numOrNull,
   cap: numOrNull,
+  // rule (issue 33): absent in version 3 reports.
+  tail: opt(
+    obj<NonNullable<SustainsFigures['tail']>>()({
+      pooled: bool,
+      p99Ms: numOrNull,
+      p99HighMs: numOrNull,
+      confidence: num,
+      p999Ms: numOrNull,
+      maxMs: numOrNull,
+    }),
+  ),
+  loss: opt(obj<NonNullable<SustainsFigures['loss']>>()({ repeats: count, gapBatches: num, reconnects: num, closedMs: numOrNull, stalledMs: numOrNull })),
+  behindRepeats: opt(count),
+  fewestBatches: opt(numOrNull),
+  nearThreshold: opt(bool),
 });
 
 const sustains = obj<Sustains>()({ sustains: bool, reasons: strings, figures: sustainsFigures });
@@ -501,9 +586,9 @@ const advice = obj<Advice>()({
   closest: nullable(closest),
 });
 
-/** A current (schemaVersion 3) report, whole. */
+/** A current (schemaVersion 4) report, whole. */
 export const REPORT: Shape<Report> = obj<Report>()({
-  schemaVersion: lit(3),
+  schemaVersion: lit(4),
   runId: str,
   startedAt: str,
   finishedAt: nullable(str),

@@ -14,14 +14,17 @@ import type { Point } from './scenario.js';
 import type { Transport } from './wire.js';
 
 /**
- * The report.json version this build writes. Version 3 is one bump for a round of issues
- * (23–27) that each add to the report, all of it optional: `advice`, the `engine` of the
- * environment and of a point, `options.margins` (already read from late version 2 reports),
- * and, as they land, per-encoding ceilings and clock offsets. Version 2 reports are converted on
- * read (protocol/report-check.ts), so old runs still open, compare and resume; a resumed one is
- * written back as version 3.
+ * The report.json version this build writes. Version 4 (issue 33, "sustains must mean what a
+ * user sees") changes what `latency` is: a repeat's `latency` is **event age** (each event from
+ * its birth to the page's handler, the wait to fill its batch included), where versions 2 and 3
+ * recorded transit (the server's write to the handler). Everything else it adds is optional:
+ * transit and display age, the latency histogram and the window's trend, closed and stalled
+ * time, input delay and long animation frames, p99.9. Older reports are converted on read
+ * (protocol/report-check.ts), so they still open, compare and resume; their measured repeats are
+ * marked `latencyBook: 'transit'`, which the rule and the views read, and a resumed one is
+ * written back as version 4 with its old repeats still marked.
  */
-export const SCHEMA_VERSION = 3;
+export const SCHEMA_VERSION = 4;
 
 /**
  * A run id names one directory directly under the reports directory (`--out`, `--reports`) and
@@ -164,6 +167,17 @@ export interface PointSummary {
   /** Compressed points only: MB/s on the wire, and compressed ÷ uncompressed bytes. */
   wireMegabytesPerSec?: Stat;
   compressionRatio?: Stat | null;
+  // --- input (issue 33: the page still answers) ---
+  /** Over the repeats' input delay p99, ms; absent when no repeat carries input figures (version 3 reports). */
+  inputDelayP99Ms?: Stat | null;
+  /** Over the repeats' long animation frames' blocking time, ms per s of window; null where the browser has none (Firefox). */
+  longFrameBlockingMsPerSec?: Stat | null;
+  // --- age (issue 33): beside event age (latencyP50Ms, latencyP99Ms); absent in version 3 reports ---
+  /** Transit p99 (write → handler), ms, over the repeats that have it: a diagnostic. */
+  transitP99Ms?: Stat | null;
+  /** Display age p50 and p99 (the newest event on screen at each draw), ms; null where nothing drew (render none). */
+  displayAgeP50Ms?: Stat | null;
+  displayAgeP99Ms?: Stat | null;
 }
 
 export interface PointResult {
@@ -268,7 +282,12 @@ export interface SaturationResult {
    * delivered ≥ `deliveredRatio` of offered, no repeat shed or failed, the median repeat's p99
    * ≤ p99BoundMs, every connection open. A probe is the same rule over its one window.
    */
-  criteria: { deliveredRatio: number; shed: 0; p99BoundMs: number };
+  criteria: {
+    deliveredRatio: number;
+    shed: 0;
+    p99BoundMs: number;
+    /** The input delay p99 bound, ms; absent in version 3 reports. */ inputDelayBoundMs?: number;
+  };
   /** Every probe, in the order tried. */
   probes: { value: number; pointId: string; sustainable: boolean; eventsPerSec: number | null; reason: string }[];
   /**
@@ -311,6 +330,9 @@ export interface SweepOptions {
    * margins, none: their comparisons called any CI that excluded 1).
    */
   margins?: Margins;
+  // --- input (issue 33: the page still answers) ---
+  /** `--input-delay`: the find-max searches' input delay p99 bound, ms; absent: the rule's default (200 ms), and in version 3 reports. */
+  inputDelayBoundMs?: number;
 }
 
 export interface Report {

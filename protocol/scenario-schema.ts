@@ -63,7 +63,7 @@ const FindMax = Type.Object(
   {
     additionalProperties: false,
     description:
-      'Search one factor for the highest sustainable EPS of each transport (delivered ≥ 99%, nothing shed, latency p99 ≤ p99BoundMs); every other factor holds one value.',
+      'Search one factor for the highest sustainable EPS of each transport (delivered ≥ 99%, nothing lost, pooled latency p99 ≤ p99BoundMs, not falling behind); every other factor holds one value.',
   },
 );
 

@@ -15,6 +15,22 @@ export interface Target {
   p99BoundMs: number;
   /** What the page draws while it takes them (default full: the product's page renders). */
   render: RenderMode;
+  // --- input (issue 33: the page still answers) ---
+  /** `--input-delay`: the input delay p99 bound, ms; absent: the rule's default (200 ms), and in version 3 reports. */
+  inputDelayBoundMs?: number;
+  // --- age (issue 33) ---
+  /**
+   * `--p99-display`: the median repeat's display age p99 (how stale the screen is at each draw)
+   * must be at or below this, ms. Absent: no bound on it. Absent in version 3 reports.
+   */
+  displayP99BoundMs?: number;
+}
+
+/** The target in words: `300 k events/s with p99 ≤ 100 ms (render full)`, and its display and input delay bounds when it has them. */
+export function targetText(t: Target): string {
+  const display = t.displayP99BoundMs === undefined ? '' : `, display age p99 ≤ ${t.displayP99BoundMs} ms`;
+  const input = t.inputDelayBoundMs === undefined ? '' : `, input delay p99 ≤ ${t.inputDelayBoundMs} ms`;
+  return `${rateText(t.eventsPerSec)} with p99 ≤ ${t.p99BoundMs} ms${display}${input} (render ${t.render})`;
 }
 
 /** Ticks the advisor tries, ms between batches on one connection: message size at a rate is batch and tick together. */

@@ -234,8 +234,17 @@ export const SPEED_COLUMN = 7;
 export interface BatchMessage {
   /** Batches generated for this connection before this one (from 0); shed batches count too. */
   seq: number;
-  /** Send time in ms since the Unix epoch (fractional), from the server's clock. */
+  /**
+   * Write time in ms since the Unix epoch (fractional), from the server's clock: when the server
+   * wrote the batch. The page's handler time minus it is transit (a diagnostic).
+   */
   sentAt: number;
+  /**
+   * When the batch was due by the server's schedule, ms since the Unix epoch (fractional): the
+   * birth of its newest event, from which every event's age is counted (protocol/age.ts). Each
+   * encoding carries it through its codec.
+   */
+  dueAt: number;
   rows: Row[];
 }
 
@@ -259,9 +268,9 @@ export function makeRow(i: number, epochMs: number): Row {
   ];
 }
 
-/** The JSON text before the rows: `{"seq":n,"sentAt":t,"rows":[`; `sentAt` may come preformatted. */
-export function messageHead(seq: number, sentAt: number | string): string {
-  return `{"seq":${seq},"sentAt":${sentAt},"rows":[`;
+/** The JSON text before the rows: `{"seq":n,"sentAt":t,"dueAt":d,"rows":[`; the times may come preformatted. */
+export function messageHead(seq: number, sentAt: number | string, dueAt: number | string): string {
+  return `{"seq":${seq},"sentAt":${sentAt},"dueAt":${dueAt},"rows":[`;
 }
 
 /** ".001" … ".999" with trailing zeros dropped, as JSON prints them; "" for a whole ms. */

@@ -8,6 +8,7 @@ import { ENGINES, type Engine } from '../protocol/engine.js';
 import { isRunId, RUN_ID_ALLOWED } from '../protocol/report.js';
 import { BUILTIN_DEFAULTS } from '../protocol/scenario.js';
 import { PARSE_MODES, RENDER_MODES, TRANSPORTS } from '../protocol/wire.js';
+import { parseP99 } from '../protocol/target.js';
 
 /** `--margin`, as the sweep, `report --compare` and advise take it: what reads a difference as one that matters. */
 export function marginFlag(help: string, defaultText = marginsText(DEFAULT_MARGINS)) {
@@ -81,6 +82,12 @@ export const SWEEP_FLAGS = {
     default: false,
     help: "search every selected scenario for each transport's highest sustainable batch (scenarios with a findMax field always search)",
   },
+  'input-delay': {
+    type: 'string',
+    default: '',
+    help: "a find-max search's bound on the input delay p99 (real clicks and key presses sent while the page streams, event to handler): ms or s, a bare number is ms (200ms, 0.5s)",
+    defaultText: "200ms, the web's good INP",
+  },
   json: { type: 'boolean', default: false, help: 'print the report document on stdout instead of its path' },
   wide: {
     type: 'boolean',
@@ -106,6 +113,8 @@ export interface SweepFlags {
   margins: Margins | null;
   /** `--engine`; null: each scenario's own. */
   engine: Engine | null;
+  /** `--input-delay`: the find-max searches' input delay p99 bound, ms; absent: the rule's default. */
+  inputDelayBoundMs?: number;
 }
 
 const MAX_SEED = 2 ** 32 - 1;
@@ -144,6 +153,11 @@ export function checkSweepFlags(flags: Flags<typeof SWEEP_FLAGS>): SweepFlags {
     margins: checkMarginFlag(flags.margin),
     engine: flags.engine === '' ? null : (flags.engine as Engine),
   };
+  if (flags['input-delay'] !== '') {
+    const bound = parseP99(flags['input-delay'], '--input-delay');
+    if (!bound.ok) throw badFlag(bound.error.message);
+    out.inputDelayBoundMs = bound.value;
+  }
   if (out.resume !== null) {
     // `..` or `a/b` would read a report outside --out (`<out>/../report.json`).
     if (!isRunId(out.resume)) throw badFlag(`--resume takes a run id, ${RUN_ID_ALLOWED} (here --out); got '${out.resume}'`);
@@ -161,6 +175,7 @@ export function checkSweepFlags(flags: Flags<typeof SWEEP_FLAGS>): SweepFlags {
       'spread-repeats',
       'margin',
       'engine',
+      'input-delay',
     ] as const;
     const given = planFlags.filter((f) => JSON.stringify(flags[f]) !== JSON.stringify(SWEEP_FLAGS[f].default));
     if (given.length) throw badFlag(`--resume finishes the recorded sweep with its own plan; drop ${given.map((f) => `--${f}`).join(', ')}`);

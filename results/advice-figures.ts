@@ -5,7 +5,8 @@
 import type { Candidate, CandidateFigures } from '../protocol/advice.js';
 import type { MeasuredRepeat, Repeat } from '../protocol/repeat-figures.js';
 import { describePresent } from './stats.js';
-import { pointSustains, SUSTAINS_DELIVERED_RATIO } from './sustains.js';
+import { decidingP99Ms, pointSustains, SUSTAINS_DELIVERED_RATIO, type SustainsTarget } from './sustains.js';
+import type { Target } from '../protocol/target.js';
 import { majorityVerdict, SATURATED } from './verdict.js';
 
 /** A probe this far from the target "clearly cannot sustain" and is not confirmed: under 90% delivered, or p99 over twice the bound. */
@@ -47,8 +48,9 @@ function limitOf(c: Candidate, f: Omit<CandidateFigures, 'limit' | 'closeness'>,
       return `client-bound: the page fell behind with no thread saturated${mainText}`;
     }
     default: {
-      const p99 = s.p99Ms;
-      if (p99 && f.sustains.reasons.some((r) => r.includes('p99'))) return `latency: median p99 ${Math.round(p99.median)} ms over the bound${mainText}`;
+      const p99 = decidingP99Ms(s);
+      if (p99 !== null && f.sustains.reasons.some((r) => r.includes('p99')))
+        return `latency: ${s.tail ? (s.tail.pooled ? 'pooled p99 up to' : "worst window's p99") : 'median p99'} ${Math.round(p99)} ms over the bound${mainText}`;
       return `${f.sustains.reasons.join('; ')}${mainText}`;
     }
   }
@@ -66,18 +68,33 @@ function closenessOf(f: Omit<CandidateFigures, 'limit' | 'closeness'>, p99BoundM
   if (f.sustains.sustains) return 1;
   const s = f.sustains.figures;
   const delivered = s.deliveredRatio / SUSTAINS_DELIVERED_RATIO;
-  const reach = delivered < 1 ? 0.5 * delivered : 0.5 + 0.5 * (s.p99Ms === null ? 0 : Math.min(1, p99BoundMs / s.p99Ms.median));
+  const p99 = decidingP99Ms(s);
+  const reach = delivered < 1 ? 0.5 * delivered : 0.5 + 0.5 * (p99 === null ? 0 : Math.min(1, p99BoundMs / p99));
   const measuredShare = (s.repeats - s.failed) / s.repeats;
   const open = s.streams ? (s.streams - s.notOpen) / s.streams : 1;
   // Never 1 for a candidate that did not sustain: it ranks below every one that did.
   return Math.min(0.999, reach * measuredShare * open * (s.shedRepeats ? 0.95 : 1));
 }
 
+/** The target's bounds beside its p99 that the sustains rule reads (figuresOf's `more`). */
+export function sustainsMore(t: Pick<Target, 'displayP99BoundMs' | 'inputDelayBoundMs'>): Omit<SustainsTarget, 'p99BoundMs'> {
+  return {
+    ...(t.displayP99BoundMs === undefined ? {} : { displayBoundMs: t.displayP99BoundMs }),
+    ...(t.inputDelayBoundMs === undefined ? {} : { inputDelayBoundMs: t.inputDelayBoundMs }),
+  };
+}
+
 /** A candidate's figures over these repeats of it (one probe, or a confirmation's rounds). */
-export function figuresOf(c: Candidate, repeats: readonly Repeat[], p99BoundMs: number): CandidateFigures {
+export function figuresOf(
+  c: Candidate,
+  repeats: readonly Repeat[],
+  p99BoundMs: number,
+  /** The target's other bounds the sustains rule reads (display age: `--p99-display`; input delay: `--input-delay`). */
+  more: Omit<SustainsTarget, 'p99BoundMs'> = {},
+): CandidateFigures {
   const measured = repeats.filter((r): r is MeasuredRepeat => r.status === 'ok');
   const base: Omit<CandidateFigures, 'limit' | 'closeness'> = {
-    sustains: pointSustains(c, repeats, { p99BoundMs }),
+    sustains: pointSustains(c, repeats, { p99BoundMs, ...more }),
     cpuMsPerMillionEvents: statOf(measured.map((r) => r.efficiency.rendererCpuMsPerMillionEvents)),
     rendererPercent: statOf(measured.map((r) => r.cpu.tabProcess)),
     mainThreadPercent: statOf(measured.map((r) => r.cpu.tabMainThread)),
@@ -92,12 +109,42 @@ export function figuresOf(c: Candidate, repeats: readonly Repeat[], p99BoundMs: 
 /** A probe that came nowhere near: not worth confirming (see CLEARLY_BELOW_DELIVERED). */
 export function clearlyCannot(f: CandidateFigures, p99BoundMs: number): boolean {
   const s = f.sustains.figures;
+  const p99 = decidingP99Ms(s);
   return (
-    s.failed > 0 ||
-    s.notOpen > 0 ||
-    s.shedBatches > 0 ||
-    s.deliveredRatio < CLEARLY_BELOW_DELIVERED ||
-    s.p99Ms === null ||
-    s.p99Ms.median > CLEARLY_OVER_P99 * p99BoundMs
+    s.failed > 0 || s.notOpen > 0 || s.shedBatches > 0 || s.deliveredRatio < CLEARLY_BELOW_DELIVERED || p99 === null || p99 > CLEARLY_OVER_P99 * p99BoundMs
   );
+}
+
+/**
+ * Windows hold at least this many batches before one can drop a candidate: below it one batch
+ * moves delivered by more than 0.5% (half the rule's 1% tolerance) and the window's "p99" is
+ * close to its maximum. A 50 ms tick on one connection gives 40 batches in a 2 s probe.
+ */
+export const MIN_WINDOW_BATCHES = 200;
+
+/** The longest a slow tick lengthens an advisor's window to, s: past it, worthAnotherProbe covers what is left. */
+export const MAX_LENGTHENED_WINDOW_SEC = 10;
+
+/**
+ * An advisor's window for a candidate that sends `batchesPerSec` in all: `baseSec`, lengthened
+ * to hold MIN_WINDOW_BATCHES when its ticks are slow, up to MAX_LENGTHENED_WINDOW_SEC (a 50 ms
+ * tick on one connection: 20 batches/s, a 10 s window instead of a 2 s probe of 40 batches).
+ */
+export function windowSecFor(batchesPerSec: number, baseSec: number): number {
+  if (!(batchesPerSec > 0)) return baseSec;
+  return Math.max(baseSec, Math.min(MAX_LENGTHENED_WINDOW_SEC, Math.ceil(MIN_WINDOW_BATCHES / batchesPerSec)));
+}
+
+/**
+ * Whether a probe that would drop its candidate is too coarse to drop it on: its window held
+ * fewer than MIN_WINDOW_BATCHES, or one batch more would have put it past the line it was dropped
+ * at (CLEARLY_BELOW_DELIVERED), or could have turned its failure (the rule's `nearThreshold`).
+ * The advisor then probes it once more and judges both windows together.
+ */
+export function worthAnotherProbe(f: CandidateFigures): boolean {
+  const s = f.sustains.figures;
+  if (s.failed > 0 || s.notOpen > 0 || s.shedBatches > 0 || s.fewestBatches == null) return s.nearThreshold === true;
+  const oneBatch = s.fewestBatches > 0 ? s.deliveredRatio / s.fewestBatches : 1;
+  const nearDrop = s.deliveredRatio < CLEARLY_BELOW_DELIVERED && s.deliveredRatio + oneBatch >= CLEARLY_BELOW_DELIVERED;
+  return s.nearThreshold === true || nearDrop || s.fewestBatches < MIN_WINDOW_BATCHES;
 }

@@ -5,8 +5,9 @@
 import type { Advice, Candidate, CandidateFigures, CpuComparison, Knob, TriedCandidate } from '../protocol/advice.js';
 import { LIMITS } from '../protocol/limits.js';
 import type { Environment } from '../protocol/report.js';
-import { rateText } from '../protocol/target.js';
+import { rateText, targetText } from '../protocol/target.js';
 import { ENCODING_LABELS, TRANSPORT_INFO } from '../protocol/wire.js';
+import { decidingP99Ms } from './sustains.js';
 
 const plural = (n: number, one: string) => `${n} ${one}${n === 1 ? '' : 's'}`;
 const parsingWords = (c: Candidate) => (c.parse === 'worker' ? `parsing in ${plural(c.workers, 'Worker')}` : 'parsing on the main thread');
@@ -48,6 +49,13 @@ const deliveredText = (ratio: number) => (ratio >= 1 ? '100%' : `${Math.floor(ra
 /** `p99 12 ms (CI 9–16)`, or `(range 9–16 over 3 repeats)` below the 95% an interval of a median needs. */
 function p99Text(f: CandidateFigures): string {
   const p = f.sustains.figures.p99Ms;
+  const t = f.sustains.figures.tail;
+  if (t?.pooled && t.p99Ms !== null && t.p99HighMs !== null) {
+    const n = f.sustains.figures.repeats;
+    const high = n > 1 ? ` (up to ${Math.round(t.p99HighMs)} at ${t.confidence * 100}% over ${n} repeats)` : '';
+    const rest = [t.p999Ms !== null ? `p99.9 ${Math.round(t.p999Ms)} ms` : '', t.maxMs !== null ? `max ${Math.round(t.maxMs)} ms` : ''].filter(Boolean);
+    return `p99 ${Math.round(t.p99Ms)} ms${high}${rest.length ? `, ${rest.join(', ')}` : ''}`;
+  }
   if (!p) return 'no latency measured';
   const n = f.sustains.figures.repeats;
   const span = p.high === null ? '' : `${Math.round(p.low)}–${Math.round(p.high)}`;
@@ -66,7 +74,8 @@ function rendererText(f: CandidateFigures): string {
 /** `71% delivered, p99 140 ms`: how far a candidate got. */
 export function reachText(f: CandidateFigures): string {
   const s = f.sustains.figures;
-  return `${deliveredText(s.deliveredRatio)} delivered${s.p99Ms ? `, p99 ${Math.round(s.p99Ms.median)} ms` : ''}`;
+  const p99 = decidingP99Ms(s);
+  return `${deliveredText(s.deliveredRatio)} delivered${p99 !== null ? `, p99 ${Math.round(p99)} ms` : ''}`;
 }
 
 /** A share of B ÷ A as words: `6% more`, `8% less`. */
@@ -103,7 +112,7 @@ export function decidedWords(t: Pick<TriedCandidate, 'lostOn' | 'confirmed'>, wi
   const mine = t.confirmed;
   if (!mine || (t.lostOn !== 'median-cpu' && t.lostOn !== 'p99')) return '';
   if (t.lostOn === 'p99') {
-    const [w, o] = [winner.sustains.figures.p99Ms?.median, mine.sustains.figures.p99Ms?.median];
+    const [w, o] = [decidingP99Ms(winner.sustains.figures) ?? undefined, decidingP99Ms(mine.sustains.figures) ?? undefined];
     return `; the winner's clearly lower p99 decided${w !== undefined && o !== undefined ? ` (${Math.round(w)} ms against ${Math.round(o)} ms)` : ''}`;
   }
   const [w, o] = [winner.cpuMsPerMillionEvents?.median, mine.cpuMsPerMillionEvents?.median];
@@ -144,7 +153,7 @@ export function adviceHeadline(a: Advice): string {
 /** The answer, one line per fact, like the issue's example. */
 export function adviceText(a: Advice, machine?: MachineWords): string[] {
   const lines: string[] = [];
-  const target = `${rateText(a.target.eventsPerSec)} with p99 ≤ ${a.target.p99BoundMs} ms (render ${a.target.render})`;
+  const target = targetText(a.target);
   const tried = new Map(a.tried.map((t) => [t.candidate.id, t]));
   if (a.winner) {
     const { candidate: w, figures: f } = a.winner;

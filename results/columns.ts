@@ -66,6 +66,7 @@ const EFFICIENCY = 'Efficiency';
 const CPU = 'CPU, % of one core';
 const LATENCY = 'Latency';
 const LOSS = 'Loss';
+const INPUT = 'Input';
 const RESULT = 'Result';
 
 const pointText = (id: string, label: string, title: string, text: (r: PointResult) => string, terminal = false): TextColumn => ({
@@ -394,7 +395,7 @@ export const COLUMNS: readonly Column[] = [
     LATENCY,
     'p50 ms',
     'ms',
-    'Send-to-receive latency, median over the window, ms',
+    'Event age (each event from its birth to the page’s handler), median over the window, ms; transit in version 3 reports',
     (s) => s.latencyP50Ms,
     (rep) => rep.latency.p50Ms,
     ms,
@@ -404,10 +405,36 @@ export const COLUMNS: readonly Column[] = [
     LATENCY,
     'p99 ms',
     'ms',
-    'Send-to-receive latency, 99th percentile over the window, ms',
+    'Event age (each event from its birth to the page’s handler), 99th percentile over the window, ms; transit in version 3 reports',
     (s) => s.latencyP99Ms,
     (rep) => rep.latency.p99Ms,
     ms,
+  ),
+  // --- input (issue 33: the page still answers); shown in the terminal when a repeat has input figures ---
+  {
+    ...stat(
+      'inputDelayP99Ms',
+      INPUT,
+      'input p99 ms',
+      'ms',
+      "Input delay, 99th percentile over the window: real clicks and key presses sent through the browser's input pipeline a few times a second, from each event's timestamp to the start of its handler (INP's input delay), ms",
+      (s) => s.inputDelayP99Ms ?? null,
+      (rep) => rep.input?.delayMs.p99Ms ?? null,
+      ms,
+      false,
+    ),
+    terminalWhen: (r) => r.repeats.some((rep) => rep.status === 'ok' && rep.input !== undefined),
+  },
+  stat(
+    'longFrameBlockingMsPerSec',
+    INPUT,
+    'LoAF ms/s',
+    'ms per s',
+    "Long animation frames' blocking time (each frame's time past 50 ms) per second of window, ms/s; empty where the browser has no long-animation-frame entries (Firefox)",
+    (s) => s.longFrameBlockingMsPerSec ?? null,
+    (rep) => (rep.input?.longFrames ? rep.input.longFrames.blockingMs / rep.windowSec : null),
+    ms,
+    false,
   ),
   {
     kind: 'number',

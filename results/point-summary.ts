@@ -76,6 +76,29 @@ function summaryOf(measured: readonly MeasuredRepeat[]): PointSummary {
     // Only points of the tabs and compression factors have these; others keep their old shape.
     ...tabStats(measured),
     ...compressionStats(measured),
+    ...inputStats(measured),
+    ...ageStats(measured),
+  };
+}
+
+/** Input delay p99 and long frames' blocking time per second, over the repeats that measured input (absent in version 3 reports). */
+function inputStats(measured: readonly MeasuredRepeat[]): Pick<PointSummary, 'inputDelayP99Ms' | 'longFrameBlockingMsPerSec'> {
+  const inputs = measured.flatMap((r) => (r.input ? [{ input: r.input, windowSec: r.windowSec }] : []));
+  if (!inputs.length) return {};
+  return {
+    inputDelayP99Ms: statOf(inputs.map((x) => x.input.delayMs.p99Ms)),
+    // Null where the browser has no long animation frames (Firefox): not 0.
+    longFrameBlockingMsPerSec: statOf(inputs.map((x) => (x.input.longFrames ? x.input.longFrames.blockingMs / x.windowSec : null))),
+  };
+}
+
+/** Transit and display age over the repeats that have them (issue 33); a version 3 report's repeats have neither. */
+function ageStats(measured: readonly MeasuredRepeat[]): Pick<PointSummary, 'transitP99Ms' | 'displayAgeP50Ms' | 'displayAgeP99Ms'> {
+  const transit = measured.map((r) => r.transit).filter((t) => t !== undefined);
+  const display = measured.map((r) => r.displayAge).filter((d) => d !== undefined);
+  return {
+    ...(transit.length ? { transitP99Ms: statOf(transit.map((t) => t.p99Ms)) } : {}),
+    ...(display.length ? { displayAgeP50Ms: statOf(display.map((d) => d?.p50Ms ?? null)), displayAgeP99Ms: statOf(display.map((d) => d?.p99Ms ?? null)) } : {}),
   };
 }
 

@@ -9,14 +9,16 @@ import type {
   CompressionFigures,
   CpuFigure,
   CpuFigures,
+  InputFigures,
   MeasuredRepeat,
   PageFigures,
   RepeatFigures,
   TabFigures,
+  WindowTrend,
   WireFigures,
 } from '../protocol/repeat-figures.js';
 import { streamsOf, type Point } from '../protocol/scenario.js';
-import type { LatencySummary } from '../protocol/histogram.js';
+import { histogramOf, Histogram, sparseOf, type LatencySummary, type SparseHistogram, type TailSummary } from '../protocol/histogram.js';
 import { judgeRepeat, stalledBehindCap } from './verdict.js';
 import { maxOf, median, minOf } from './stats.js';
 import { chromeCpu, efficiencyOf, FIREFOX_CPU_SOURCES, hostCpu, kindsPresent, percentOfCore, type ChromeProcessKind } from './cpu.js';
@@ -44,6 +46,10 @@ export interface SummaryMeta {
   jsonCeilingEventsPerSec?: number | null;
   /** The browser the repeat ran in; recorded for points whose scenario names a `display`. */
   browser?: BrowserFigures;
+  /** Every tab's page snapshot half-way through the window, latency not reset (for WindowTrend); absent: not read. */
+  mid?: readonly PageSnapshot[];
+  /** The input the driver sent the first tab in the window (puppeteer/measure/input-sender.ts); absent: none was sent. */
+  input?: { sent: number; unavailable: string | null; roundTrip?: LatencySummary };
 }
 
 /** One tab over the window: its counters' differences and its renderer's CPU, unrounded. */
@@ -65,7 +71,7 @@ interface TabWindow {
 function tabWindow(a: TabSample, b: TabSample): TabWindow {
   const windowSec = (b.page.atMs - a.page.atMs) / 1000;
   const metrics = a.tab && b.tab ? { a: a.tab, b: b.tab, wall: b.tab.timestamp - a.tab.timestamp } : null;
-  const delta = (k: keyof PageSnapshot['counters']) => b.page.counters[k] - a.page.counters[k];
+  const delta = (k: 'events' | 'batches' | 'bytes' | 'gaps' | 'duplicates' | 'reconnects' | 'errors') => b.page.counters[k] - a.page.counters[k];
   const events = delta('events');
   return {
     end: b.page,
@@ -73,7 +79,19 @@ function tabWindow(a: TabSample, b: TabSample): TabWindow {
     events,
     batches: delta('batches'),
     bytes: delta('bytes'),
-    counters: { gaps: delta('gaps'), duplicates: delta('duplicates'), reconnects: delta('reconnects'), errors: delta('errors') },
+    counters: {
+      gaps: delta('gaps'),
+      duplicates: delta('duplicates'),
+      reconnects: delta('reconnects'),
+      errors: delta('errors'),
+      // Pages before version 4 do not count them: absent, never 0.
+      ...(a.page.counters.closedMs !== undefined && b.page.counters.closedMs !== undefined
+        ? { closedMs: Math.round(b.page.counters.closedMs - a.page.counters.closedMs) }
+        : {}),
+      ...(a.page.counters.stalledMs !== undefined && b.page.counters.stalledMs !== undefined
+        ? { stalledMs: Math.round(b.page.counters.stalledMs - a.page.counters.stalledMs) }
+        : {}),
+    },
     perConn: b.page.batchesPerConnection.map((n, i) => (n - (a.page.batchesPerConnection[i] ?? 0)) / windowSec),
     eventsPerSec: events / windowSec,
     process: metrics && percentOfCore(metrics.b.processTime - metrics.a.processTime, metrics.wall),
@@ -176,6 +194,27 @@ function worstLatency(all: readonly LatencySummary[]): LatencySummary {
   return [...all].sort((x, y) => (y.p99Ms ?? -Infinity) - (x.p99Ms ?? -Infinity))[0];
 }
 
+/** A tail to show for several tabs: the tab whose p99 is highest. */
+function worstTail(all: readonly TailSummary[]): TailSummary {
+  return [...all].sort((x, y) => (y.p99Ms ?? -Infinity) - (x.p99Ms ?? -Infinity))[0];
+}
+
+/**
+ * Transit and display age over the window (issue 33), where every tab's page gave them (the bare
+ * page gives neither); display age null when the render mode draws nothing.
+ */
+function ageFigures(ends: readonly PageSnapshot[]): Pick<RepeatFigures, 'transit' | 'displayAge'> {
+  const out: Pick<RepeatFigures, 'transit' | 'displayAge'> = {};
+  const transits = ends.flatMap((e) => (e.transit ? [e.transit] : []));
+  if (transits.length === ends.length) out.transit = worstTail(transits);
+  if (ends.every((e) => e.displayAge === null)) out.displayAge = null;
+  else {
+    const shown = ends.flatMap((e) => (e.displayAge ? [e.displayAge] : []));
+    if (shown.length === ends.length) out.displayAge = worstTail(shown);
+  }
+  return out;
+}
+
 export function summarise(point: Point, a: Sample, b: Sample, meta: SummaryMeta): MeasuredRepeat {
   const before = tabsOf(a);
   const tabs = tabsOf(b).map((end, i) => tabWindow(before[i], end));
@@ -194,7 +233,9 @@ export function summarise(point: Point, a: Sample, b: Sample, meta: SummaryMeta)
   // Each tab's rate over its own window (they are read together, a few ms apart), summed.
   const eventsPerSec = sum(tabs.map((t) => t.eventsPerSec));
   const perConn = tabs.flatMap((t) => t.perConn);
-  const counter = (k: keyof TabWindow['counters']) => sum(tabs.map((t) => t.counters[k]));
+  const counter = (k: 'gaps' | 'duplicates' | 'reconnects' | 'errors') => sum(tabs.map((t) => t.counters[k]));
+  const optionalCounter = (k: 'closedMs' | 'stalledMs') =>
+    tabs.every((t) => t.counters[k] !== undefined) ? { [k]: sum(tabs.map((t) => t.counters[k] ?? 0)) } : {};
 
   const cpu = cpuFigures(a, b, tabs, windowSec, meta, round(percentOfCore(serverCpuSec, serverWallSec)));
   // Per CPU-second of the main threads: of all the tabs' main threads together.
@@ -225,6 +266,8 @@ export function summarise(point: Point, a: Sample, b: Sample, meta: SummaryMeta)
       duplicates: counter('duplicates'),
       reconnects: counter('reconnects'),
       errors: counter('errors'),
+      ...optionalCounter('closedMs'),
+      ...optionalCounter('stalledMs'),
       perConnectionBatchesPerSec: spread(perConn),
     },
     latency: multi ? worstLatency(tabs.map((t) => t.end.latency)) : tabs[0].end.latency,
@@ -250,7 +293,14 @@ export function summarise(point: Point, a: Sample, b: Sample, meta: SummaryMeta)
     figures.tabs = tabs.map((t) => tabFigures(point, t, b.server, tabs.length));
     figures.perTabEventsPerSec = spread(figures.tabs.map((t) => t.eventsPerSec));
   }
+  Object.assign(figures, ageFigures(tabs.map((t) => t.end)));
   if (meta.browser) figures.browser = meta.browser;
+  const pooled = pooledHistogram(tabs.map((t) => t.end.latencyHistogram));
+  if (pooled) figures.latencyHistogram = pooled;
+  const trend = windowTrend(tabsOf(a), tabsOf(b), meta.mid);
+  if (trend) figures.trend = trend;
+  const input = inputFigures(b.page, meta.input, b.engine === 'firefox');
+  if (input) figures.input = input;
   if (point.compression)
     figures.compression = compressionFigures(
       point,
@@ -273,6 +323,74 @@ export function summarise(point: Point, a: Sample, b: Sample, meta: SummaryMeta)
     ...figures,
   };
 }
+
+/** Every tab's window histogram in one; null when a tab's page kept none (pages before version 4). */
+function pooledHistogram(all: readonly (SparseHistogram | undefined)[]): SparseHistogram | null {
+  if (!all.length || all.some((h) => h === undefined)) return null;
+  if (all.length === 1) return all[0]!;
+  const h = new Histogram();
+  for (const one of all) h.add(histogramOf(one!).data());
+  return sparseOf(h);
+}
+
+/**
+ * The window's WindowTrend: the backlog of the tab that ended furthest behind (and its start),
+ * and the mean latency of each half over every tab, from the snapshot half-way (whose latency
+ * was not reset, so the second half is the end's sum less the middle's). Null when the pages
+ * said none of it (before version 4).
+ */
+function windowTrend(start: readonly TabSample[], end: readonly TabSample[], mid: readonly PageSnapshot[] | undefined): WindowTrend | null {
+  if (end.some((t) => t.page.backlogMs === undefined)) return null;
+  const worst = end.reduce((w, t, i) => ((t.page.backlogMs ?? -1) > (end[w].page.backlogMs ?? -1) ? i : w), 0);
+  const halves = (() => {
+    if (!mid || mid.length !== end.length) return { first: null, second: null };
+    const total = (ls: readonly LatencySummary[]) => ({ n: sum(ls.map((l) => l.count)), sumMs: sum(ls.map((l) => (l.meanMs ?? 0) * l.count)) });
+    const m = total(mid.map((s) => s.latency));
+    const e = total(end.map((t) => t.page.latency));
+    const second = { n: e.n - m.n, sumMs: e.sumMs - m.sumMs };
+    return { first: m.n > 0 ? round(m.sumMs / m.n, 3) : null, second: second.n > 0 ? round(second.sumMs / second.n, 3) : null };
+  })();
+  return {
+    backlogStartMs: start[worst]?.page.backlogMs ?? null,
+    backlogEndMs: end[worst].page.backlogMs ?? null,
+    firstHalfMeanMs: halves.first,
+    secondHalfMeanMs: halves.second,
+  };
+}
+
+/**
+ * How the first tab answered the driver's input over the window: its probe's figures (reset at
+ * the window's start with its latency) and what was sent. Null for a page without the probe.
+ */
+export function inputFigures(end: PageSnapshot, sent: SummaryMeta['input'], firefox = false): InputFigures | null {
+  const page = end.input;
+  if (!page) return null;
+  // Firefox stamps BiDi input after the wait (FIREFOX_DELAY_SOURCE): the driver's round trip holds it.
+  const driver = firefox && sent?.roundTrip !== undefined;
+  const f: InputFigures = {
+    sent: sent?.sent ?? 0,
+    handled: page.handled,
+    delayMs: driver ? sent.roundTrip! : page.delay,
+    nextFrameMs: page.nextFrame,
+    longFrames: page.longFrames,
+  };
+  if (page.longFramesUnavailable !== undefined) f.longFramesUnavailable = page.longFramesUnavailable;
+  if (sent?.unavailable) f.unavailable = sent.unavailable;
+  if (sent?.roundTrip) f.roundTripMs = sent.roundTrip;
+  if (driver) {
+    f.delaySource = FIREFOX_DELAY_SOURCE;
+    f.pageDelayMs = page.delay;
+  }
+  return f;
+}
+
+/**
+ * Why a Firefox repeat's input delay is the driver's round trip: measured on this VM, a click
+ * sent while the page's main thread was blocked for 600 ms took 611 ms to dispatch, and the page
+ * read its delay from `event.timeStamp` as 5 ms (Chrome, the same: 466 ms and 455 ms).
+ */
+export const FIREFOX_DELAY_SOURCE =
+  "the driver's round trip (send → Firefox dispatched it): Firefox stamps input sent over WebDriver BiDi when its content process dispatches it, after any wait for the main thread, so the page's own figure (pageDelayMs) leaves the wait out";
 
 /**
  * `ws-h2` is a WebSocket over HTTP/2 (RFC 8441) only when the browser speaks it: one that

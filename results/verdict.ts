@@ -293,6 +293,12 @@ export interface LiveWindow {
   stalled: LimitInput['stalled'];
   parse: ParseMode;
   workers: number;
+  /**
+   * How the page fell further behind over the window, in the sustains rule's words
+   * (results/sustains.ts fellBehind, the one clause for the sweep, the advisor and the lab); null
+   * or absent when it did not.
+   */
+  fellBehind?: string | null;
 }
 
 export interface LiveVerdict {
@@ -307,16 +313,18 @@ export interface LiveVerdict {
 
 /**
  * Is the page keeping up, and if not, where is the limit? Behind: delivering below
- * KEPT_UP_RATIO, a newest batch older than BACKLOG_BEHIND_MS, or anything shed in the window.
+ * KEPT_UP_RATIO, a newest batch older than BACKLOG_BEHIND_MS, a backlog that grew over the
+ * window (the sustains rule's falling-behind clause), or anything shed in the window.
  */
 export function judgeLiveWindow(w: LiveWindow): LiveVerdict {
   const backlogBehind = w.backlogMs !== null && w.backlogMs > BACKLOG_BEHIND_MS;
   const judged = w.runSec >= LIVE_GRACE_SEC;
-  const behind = judged && (w.deliveredRatio < KEPT_UP_RATIO || backlogBehind || w.shed > 0);
+  const rising = !!w.fellBehind;
+  const behind = judged && (w.deliveredRatio < KEPT_UP_RATIO || backlogBehind || rising || w.shed > 0);
   if (!behind) return { judged, behind, backlogBehind, limit: null };
   const limit = findLimit({
     // A page with a backlog is behind even while it delivers the rate: judge it as not keeping up.
-    deliveredRatio: Math.min(w.deliveredRatio, backlogBehind || w.shed > 0 ? KEPT_UP_RATIO - 0.01 : 1),
+    deliveredRatio: Math.min(w.deliveredRatio, backlogBehind || rising || w.shed > 0 ? KEPT_UP_RATIO - 0.01 : 1),
     stalled: w.stalled,
     parse: w.parse,
     workers: w.workers,

@@ -3,7 +3,7 @@
  * stream of one batch size can send is encoded once, before the first stream of that size
  * opens: the pool's rows of every speed epoch, cut into the `floor(size / batch)` whole batches
  * that tile an epoch (arrowBatchStart), written through one IPC stream writer so they share one
- * schema and one set of dictionaries. A tick then writes a 16-byte head and a zero-copy slice of
+ * schema and one set of dictionaries. A tick then writes a 24-byte head and a zero-copy slice of
  * that buffer.
  *
  * Memory: at most `epochs × size` rows per batch size held (30 × 10,000 = 300,000), about 51
@@ -436,10 +436,10 @@ export function arrowCache(pool: RowPool, limits: ArrowCacheLimits = ARROW_CACHE
   return cache;
 }
 
-/** The head of one message: its IPC bytes' length, `seq`, `sentAt`. */
-export function arrowHead(ipcBytes: number, seq: number, sentAtMs: number): Buffer {
+/** The head of one message: its IPC bytes' length, `seq`, `sentAt`, `dueAt`. */
+export function arrowHead(ipcBytes: number, seq: number, sentAtMs: number, dueAtMs: number): Buffer {
   const b = Buffer.allocUnsafe(ARROW_HEAD_BYTES);
-  writeArrowHead(new DataView(b.buffer, b.byteOffset, ARROW_HEAD_BYTES), 0, ipcBytes, seq, sentAtMs);
+  writeArrowHead(new DataView(b.buffer, b.byteOffset, ARROW_HEAD_BYTES), 0, ipcBytes, seq, sentAtMs, dueAtMs);
   return b;
 }
 
@@ -452,14 +452,14 @@ export function arrowHead(ipcBytes: number, seq: number, sentAtMs: number): Buff
 export class ArrowStream {
   private started = false;
 
-  write(seq: number, sentAt: string, pool: RowPool, batch: number, send: (head: Buffer, body: Buffer) => number): number {
+  write(seq: number, sentAt: string, dueAt: string, pool: RowPool, batch: number, send: (head: Buffer, body: Buffer) => number): number {
     // The route waited for this size (ArrowCache.load) before it opened the stream, and a size
     // in use is never evicted: a miss is a bug, and the hub drops the stream that meets it.
     const batches = arrowCache(pool).get(batch);
     if (!batches) throw new Error(`Arrow batches of ${batch} rows are not built`);
     const message = batches.message(seq);
     const body = this.started ? message : Buffer.concat([batches.preamble, message]);
-    const written = send(arrowHead(body.byteLength, seq, Number(sentAt)), body);
+    const written = send(arrowHead(body.byteLength, seq, Number(sentAt), Number(dueAt)), body);
     if (written > 0) this.started = true;
     return written;
   }

@@ -9,8 +9,9 @@
  * process spinning on one core), for about 4% of a core more than the timer. In bench:server
  * at 50 × 10 it brought SSE's tick lateness p99 from 1.4–2.5 ms to 0.6–1.0 ms, but WS's only
  * to 1.4–3.6 ms (its many socket completions share the loop), for 3–10% of a core more: so
- * `timer` stays the default, since the server's CPU is taken from the tab under test, and
- * `sentAt` is stamped at the write, so lateness never enters the page's latency figures.
+ * `timer` stays the default, since the server's CPU is taken from the tab under test. Lateness
+ * does enter the page's event age: each batch carries when it was due (`dueAt`) beside its write
+ * (`sentAt`), and ages count from the due time (protocol/age.ts); transit, from `sentAt`, leaves it out.
  *
  * Protocol: this thread writes the due time, then bumps a generation counter and notifies.
  * The Worker posts at most one message per generation, so a tick that re-arms always gets

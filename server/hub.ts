@@ -32,9 +32,11 @@ export interface Sink {
   bufferedBytes(): number;
   /**
    * Writes batch `seq` (rows from `pool`, which owns the bytes); returns the bytes written.
-   * `sentAt` is epoch ms to the µs, already JSON text.
+   * `sentAt` (the write) and `dueAt` (when the batch was due by its schedule, the birth of its
+   * newest event: protocol/age.ts) are epoch ms to the µs, already JSON text; the stream's codec
+   * carries both.
    */
-  write(seq: number, sentAt: string, pool: RowPool, batch: number): number;
+  write(seq: number, sentAt: string, dueAt: string, pool: RowPool, batch: number): number;
   /** Ends the stream at once, even if the client stopped reading (used at shutdown). */
   close(): void;
   /**
@@ -87,6 +89,7 @@ export class Hub {
   private readonly streams = new Set<Stream>();
   private readonly pool = new RowPool();
   private readonly sentAt = new SentAtFormatter();
+  private readonly dueAt = new SentAtFormatter();
   private readonly clock: WakeClock;
   private nextId = 1;
   private readonly totals = { batchesSent: 0, eventsSent: 0, bytesSent: 0, batchesShed: 0, connections: 0, writeErrors: 0, goneDropped: 0, badLastEventIds: 0 };
@@ -180,11 +183,14 @@ export class Hub {
       const now = performance.now();
       const n = batchesThisTick(s.generated, batchesDue(now - s.t0, interval), s.burst);
       // One clock read per stream per tick: its batches go out within microseconds of it, and
-      // the stamp is only needed to the µs against latencies of milliseconds.
+      // the stamp is only needed to the µs against latencies of milliseconds. Each batch also
+      // carries when it was due, so a late write ages its events (protocol/age.ts), while
+      // `sentAt` keeps the write for transit.
       const sentAt = n > 0 ? this.sentAt.format(origin + now) : '';
       for (let k = 0; k < n; k++) {
         const seq = s.generated++;
-        s.lateness.record((now - (s.t0 + seq * interval)) * 1000);
+        const due = s.t0 + seq * interval;
+        s.lateness.record((now - due) * 1000);
         const onConnection = queuedOn.get(s.sink.socket) ?? 0;
         if (shouldShed(s.sink.bufferedBytes(), limit) || shouldShed(onConnection, this.connectionLimit) || shouldShed(queued, this.processLimit)) {
           s.shed++;
@@ -193,7 +199,7 @@ export class Hub {
         }
         let written: number;
         try {
-          written = s.sink.write(seq, sentAt, this.pool, batch);
+          written = s.sink.write(seq, sentAt, this.dueAt.format(origin + due), this.pool, batch);
         } catch (err) {
           // A transport that throws (its connection died under it) loses its stream, not the
           // pacing loop that every other stream depends on.

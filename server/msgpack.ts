@@ -1,6 +1,6 @@
 /**
  * MessagePack for the `encoding: msgpack` factor (WS binary frames, `fetch`): the same batches
- * as the JSON text, as a map `{seq, sentAt, rows}` whose `rows` is an array of 12-element
+ * as the JSON text, as a map `{seq, sentAt, dueAt, rows}` whose `rows` is an array of 12-element
  * arrays. As with JSON, every row is encoded once and a batch is a zero-copy slice of one
  * buffer behind a small head. The rows are few shapes (ints, doubles, short strings), so a
  * dozen lines encode them; the page decodes with @msgpack/msgpack, and a test checks the two agree.
@@ -35,21 +35,25 @@ export function encodeRow(row: Row): Buffer {
 
 const SEQ = Buffer.from([0xa3, ...Buffer.from('seq')]);
 const SENT_AT = Buffer.from([0xa6, ...Buffer.from('sentAt')]);
+const DUE_AT = Buffer.from([0xa5, ...Buffer.from('dueAt')]);
 const ROWS = Buffer.from([0xa4, ...Buffer.from('rows')]);
-/** fixmap 3, "seq" f64, "sentAt" f64, "rows" array32: the bytes before the rows. */
-export const MSGPACK_HEAD_BYTES = 1 + SEQ.length + 9 + SENT_AT.length + 9 + ROWS.length + 5;
+/** fixmap 4, "seq" f64, "sentAt" f64, "dueAt" f64, "rows" array32: the bytes before the rows. */
+export const MSGPACK_HEAD_BYTES = 1 + SEQ.length + 9 + SENT_AT.length + 9 + DUE_AT.length + 9 + ROWS.length + 5;
 
-/** The bytes before a batch's rows: `{seq, sentAt, rows: [` with the rows' count. */
-export function msgpackHead(seq: number, sentAtMs: number, count: number): Buffer {
+/** The bytes before a batch's rows: `{seq, sentAt, dueAt, rows: [` with the rows' count. */
+export function msgpackHead(seq: number, sentAtMs: number, dueAtMs: number, count: number): Buffer {
   const b = Buffer.allocUnsafe(MSGPACK_HEAD_BYTES);
   let at = 0;
-  b[at++] = 0x83;
+  b[at++] = 0x84;
   at += SEQ.copy(b, at);
   b[at++] = 0xcb;
   at = b.writeDoubleBE(seq, at);
   at += SENT_AT.copy(b, at);
   b[at++] = 0xcb;
   at = b.writeDoubleBE(sentAtMs, at);
+  at += DUE_AT.copy(b, at);
+  b[at++] = 0xcb;
+  at = b.writeDoubleBE(dueAtMs, at);
   at += ROWS.copy(b, at);
   b[at++] = 0xdd;
   b.writeUInt32BE(count, at);

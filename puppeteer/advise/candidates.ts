@@ -5,6 +5,7 @@
  */
 import type { Candidate, Knob } from '../../protocol/advice.js';
 import { LIMITS } from '../../protocol/limits.js';
+import { windowSecFor } from '../../results/advice-figures.js';
 import { pointId, type Point } from '../../protocol/scenario.js';
 import { pointFactors } from '../../protocol/factors.js';
 import { ADVISE_CONNECTIONS, ADVISE_TICKS_MS, type Target } from '../../protocol/target.js';
@@ -155,5 +156,7 @@ export function candidatePoint(
 ): Point {
   // A candidate's settings are scenario values (origins 1, encoding json): the point keeps what a sweep's would.
   const fields = { scenario, ...pointFactors({ ...c, render }) };
-  return { ...fields, id: pointId(fields), ...timing, offeredEventsPerSec: c.offeredEventsPerSec };
+  // Slow ticks get a longer window, so one batch cannot move delivered across the rule's 1% (issue 33).
+  const measureSec = windowSecFor((c.concurrency * 1000) / c.intervalMs, timing.measureSec);
+  return { ...fields, id: pointId(fields), ...timing, measureSec, offeredEventsPerSec: c.offeredEventsPerSec };
 }

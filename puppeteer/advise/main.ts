@@ -13,9 +13,10 @@ import type { Advice } from '../../protocol/advice.js';
 import { EXIT, PushlabError } from '../../protocol/errors.js';
 import { parseReportText } from '../../protocol/report-check.js';
 import type { Report } from '../../protocol/report.js';
-import { rateText, type Target } from '../../protocol/target.js';
+import { rateText, targetText, type Target } from '../../protocol/target.js';
 import type { Transport } from '../../protocol/wire.js';
 import { adviceText, machineWordsOf } from '../../results/advice-words.js';
+import { DEFAULT_INPUT_DELAY_BOUND_MS } from '../../results/sustains.js';
 import { marginsText } from '../../protocol/margins.js';
 import { npmCommand } from '../../protocol/shell.js';
 import { MAX_REPORT_REPEATS } from '../../protocol/limits.js';
@@ -171,7 +172,7 @@ async function main(): Promise<number> {
     plan.file = run.file;
   }
   const space = candidateSpace(target, transports).length;
-  const asked = `${rateText(target.eventsPerSec)} with p99 ≤ ${target.p99BoundMs} ms (render ${target.render})`;
+  const asked = targetText({ ...target, inputDelayBoundMs: target.inputDelayBoundMs ?? DEFAULT_INPUT_DELAY_BOUND_MS });
   log(
     req.resume !== null
       ? `pushlab advise: resuming ${runId}: ${asked}, ${plan.recordedRounds} measurements to replay, budget ${durationText(budgetSec)} for the whole search`

@@ -28,6 +28,18 @@ export const ADVISE_FLAGS = {
     help: "latency bound the median repeat's p99 must keep: ms or s, a bare number is ms (100ms, 0.5s)",
     defaultText: 'required',
   },
+  'input-delay': {
+    type: 'string',
+    default: '',
+    help: 'bound on the input delay p99 (real clicks and key presses sent while the page streams, event to handler): ms or s, a bare number is ms (200ms, 0.5s)',
+    defaultText: "200ms, the web's good INP",
+  },
+  'p99-display': {
+    type: 'string',
+    default: '',
+    help: "bound on display age (the newest event on screen at each draw) the median repeat's p99 must keep: ms or s, as --p99; render full or chart only",
+    defaultText: 'none',
+  },
   render: { type: 'string', default: 'full', choices: RENDER_MODES, help: "what the page draws while it takes the rate (full: the product's page renders)" },
   transports: { type: 'list', default: [], choices: TRANSPORTS, help: 'transports to search, comma-separated', defaultText: 'every transport' },
   'time-budget': {
@@ -79,7 +91,7 @@ export function checkAdviseFlags(flags: AdviseFlags): AdviseRequest {
     // `..` or `a/b` would read a report outside --out.
     if (!isRunId(resume)) throw badFlag(`--resume takes a run id, ${RUN_ID_ALLOWED} (here --out); got '${resume}'`);
     // The search goes on with what it was asked: the report holds it.
-    const asked = (['rate', 'p99', 'render', 'transports', 'margin', 'seed'] as const).filter(
+    const asked = (['rate', 'p99', 'p99-display', 'input-delay', 'render', 'transports', 'margin', 'seed'] as const).filter(
       (f) => JSON.stringify(flags[f]) !== JSON.stringify(ADVISE_FLAGS[f].default),
     );
     if (asked.length)
@@ -110,9 +122,28 @@ export function checkAdviseFlags(flags: AdviseFlags): AdviseRequest {
   if (!rate.ok) throw badFlag(rate.error.message);
   const p99 = parseP99(flags.p99);
   if (!p99.ok) throw badFlag(p99.error.message);
+  const inputDelay = flags['input-delay'] === '' ? null : parseP99(flags['input-delay'], '--input-delay');
+  if (inputDelay && !inputDelay.ok) throw badFlag(inputDelay.error.message);
+  let display: number | null = null;
+  if (flags['p99-display'] !== '') {
+    const parsed = parseP99(flags['p99-display'], '--p99-display');
+    if (!parsed.ok) throw badFlag(parsed.error.message);
+    // Render mode none draws nothing: no frame, no display age to bound.
+    if (flags.render === 'none')
+      throw badFlag(
+        `--p99-display bounds what the page draws, and --render none draws nothing; give --render full or chart with it, or drop it; got '${flags['p99-display']}' with --render none`,
+      );
+    display = parsed.value;
+  }
   const transports = flags.transports.length ? [...new Set(flags.transports as Transport[])] : [...TRANSPORTS];
   return {
-    target: { eventsPerSec: rate.value, p99BoundMs: p99.value, render: flags.render as RenderMode },
+    target: {
+      eventsPerSec: rate.value,
+      p99BoundMs: p99.value,
+      render: flags.render as RenderMode,
+      ...(inputDelay ? { inputDelayBoundMs: inputDelay.value } : {}),
+      ...(display === null ? {} : { displayP99BoundMs: display }),
+    },
     transports,
     budgetSec,
     margins,

@@ -35,11 +35,11 @@ import { judgeRatio } from '../../results/equivalence.js';
 import { LIMITS } from '../../protocol/limits.js';
 import type { MeasuredRepeat, Repeat } from '../../protocol/repeat-figures.js';
 import { describe, pairedRatio } from '../../results/stats.js';
-import { reasonText } from '../../results/sustains.js';
+import { decidingP99Ms, reasonText } from '../../results/sustains.js';
 import type { Target } from '../../protocol/target.js';
 import { TRANSPORTS, type Transport } from '../../protocol/wire.js';
 import { candidateSpace, DEFAULT_SPACE, knobsBetween, withBatch, type CandidateSpace } from './candidates.js';
-import { clearlyCannot, figuresOf } from '../../results/advice-figures.js';
+import { clearlyCannot, figuresOf, sustainsMore, worthAnotherProbe } from '../../results/advice-figures.js';
 import { candidateWords, changeWords, cpuWords, reachText } from '../../results/advice-words.js';
 import { findMax } from '../sweep/find-max.js';
 
@@ -109,6 +109,9 @@ const byMiddleFirst = (ticks: readonly number[]) => {
 interface Rec {
   candidate: Candidate;
   probe: Repeat | null;
+  /** A second probe, taken when the first would have dropped the candidate on too coarse a window (worthAnotherProbe). */
+  reprobe?: Repeat;
+  /** The probe's figures: over both probes when there was a second. */
   probeFigures: CandidateFigures | null;
   confirm: { round: number; repeat: Repeat }[];
   confirmed: CandidateFigures | null;
@@ -166,6 +169,7 @@ function triedOf(r: Rec, confirmed: CandidateFigures | null): TriedCandidate {
     ...(r.lostOn ? { lostOn: r.lostOn } : {}),
     repeats: [
       ...(r.probe ? [{ purpose: 'probe' as const, round: null, repeat: r.probe }] : []),
+      ...(r.reprobe ? [{ purpose: 'probe' as const, round: null, repeat: r.reprobe }] : []),
       ...r.confirm.map((x) => ({ purpose: 'confirm' as const, round: x.round, repeat: x.repeat })),
     ],
   };
@@ -174,7 +178,7 @@ function triedOf(r: Rec, confirmed: CandidateFigures | null): TriedCandidate {
 /** The figures a candidate is judged by: its confirmation's when it has one, else its probe's. */
 const figuresFor = (r: Rec): CandidateFigures | null => r.confirmed ?? r.probeFigures;
 const cost = (f: CandidateFigures | null) => f?.cpuMsPerMillionEvents?.median ?? Number.POSITIVE_INFINITY;
-const p99 = (f: CandidateFigures | null) => f?.sustains.figures.p99Ms?.median ?? Number.POSITIVE_INFINITY;
+const p99 = (f: CandidateFigures | null) => (f ? decidingP99Ms(f.sustains.figures) : null) ?? Number.POSITIVE_INFINITY;
 
 /**
  * Better of two records for ranking a transport's best and the screen's order: sustaining before
@@ -255,6 +259,8 @@ interface Search {
   rounds: number;
   maxRounds: number;
   bound: number;
+  /** `--input-delay`: the input delay p99 bound (absent: the rule's default). */
+  inputBound?: number;
   recs: Map<string, Rec>;
   /** Why a candidate was not measured, where the search decided it (else: not reached). */
   skipped: Map<string, string>;
@@ -369,7 +375,23 @@ async function probe(s: Search, c: Candidate): Promise<boolean> {
   }
   const r = recOf(s, c);
   r.probe = repeat;
-  r.probeFigures = figuresOf(c, [repeat], s.bound);
+  r.probeFigures = figuresOf(c, [repeat], s.bound, sustainsMore(s.target));
+  // A window too coarse to drop a candidate on (one batch from a threshold, or too few batches)
+  // gets a second one, and the two are judged together before it is dropped.
+  if (
+    !r.probeFigures.sustains.sustains &&
+    clearlyCannot(r.probeFigures, s.bound) &&
+    worthAnotherProbe(r.probeFigures) &&
+    fits(s, s.o.estimate.probeSec(c) + reserveSec(s, c))
+  ) {
+    const again = await s.o.measurer.probe(c);
+    if (!again) {
+      s.stopped = 'interrupted';
+      return false;
+    }
+    r.reprobe = again;
+    r.probeFigures = figuresOf(c, [repeat, again], s.bound, sustainsMore(s.target));
+  }
   const words = reasonText(r.probeFigures.sustains);
   if (r.probeFigures.sustains.sustains) [r.outcome, r.why] = ['kept', `sustained in its probe: ${words}`];
   else if (clearlyCannot(r.probeFigures, s.bound)) [r.outcome, r.why] = ['dropped', `clearly cannot sustain: ${words}`];
@@ -528,6 +550,7 @@ async function confirmGroup(s: Search, group: Rec[]): Promise<number> {
         r.candidate,
         r.confirm.map((x) => x.repeat),
         s.bound,
+        sustainsMore(s.target),
       );
     note(
       s,
@@ -638,7 +661,7 @@ async function headroomOf(s: Search, w: Candidate): Promise<Headroom | null> {
       }
       repeats.push({ batch, purpose: 'probe', repeat });
       note(s, 'headroom', [c]);
-      const f = figuresOf(c, [repeat], bound);
+      const f = figuresOf(c, [repeat], bound, sustainsMore(s.target));
       return { sustainable: f.sustains.sustains, eventsPerSec: f.eventsPerSec?.median ?? null, reason: reasonText(f.sustains) };
     },
     confirm: async (batch) => {
@@ -654,7 +677,7 @@ async function headroomOf(s: Search, w: Candidate): Promise<Headroom | null> {
       }
       note(s, 'headroom', [c]);
       if (interrupted || !got.length) return { sustainable: false, eventsPerSec: describe([0]), reason: 'interrupted' };
-      const f = figuresOf(c, got, bound);
+      const f = figuresOf(c, got, bound, sustainsMore(s.target));
       return { sustainable: f.sustains.sustains, eventsPerSec: f.eventsPerSec ?? describe([0]), reason: reasonText(f.sustains) };
     },
   });

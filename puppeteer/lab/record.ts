@@ -129,7 +129,7 @@ export class LabRecorder {
   }
 }
 
-/** One line: verdict, EPS with delivered %, main thread, renderer, latency, repeats. */
+/** One line: verdict, EPS with delivered %, main thread, renderer, event age, repeats. */
 export function pointLine(r: PointResult): string {
   const s = r.summary;
   if (!s) {
@@ -143,6 +143,6 @@ export function pointLine(r: PointResult): string {
   const p99 = s.latencyP99Ms ? `${s.latencyP99Ms.median.toFixed(1)} ms` : '–';
   return (
     `${r.verdict}: ${m(s.eventsPerSec.median)} events/s (${(s.deliveredRatio.median * 100).toFixed(1)}% of offered), ` +
-    `main thread ${pct(s.cpu.tabMainThread)} busy, renderer ${pct(s.cpu.tabProcess)}, latency p50 ${p50} p99 ${p99}, ${s.n} repeat(s)`
+    `main thread ${pct(s.cpu.tabMainThread)} busy, renderer ${pct(s.cpu.tabProcess)}, event age p50 ${p50} p99 ${p99}, ${s.n} repeat(s)`
   );
 }

@@ -8,7 +8,8 @@
  * offset and its uncertainty are recorded (report: `ClockOffset`).
  */
 import type { Page } from 'puppeteer-core';
-import type { LatencySummary } from '../../protocol/histogram.js';
+import type { LatencySummary, TailSummary } from '../../protocol/histogram.js';
+import { shiftSparse } from '../../protocol/histogram.js';
 import type { ClockOffset, MeasuredRepeat } from '../../protocol/repeat-figures.js';
 
 /** Exchanges per estimate: the first may open the connection; the rest find a short round trip. */
@@ -54,14 +55,34 @@ export function shiftLatency(s: LatencySummary, offsetMs: number): LatencySummar
     p99Ms: shift(s.p99Ms),
     maxMs: shift(s.maxMs),
     meanMs: shift(s.meanMs),
+    ...(s.p999Ms !== undefined ? { p999Ms: shift(s.p999Ms) } : {}),
   };
 }
 
-/** Corrects a repeat's latency (and each tab's) by the page's offset, and records it. */
+/** A tail (transit, display age) with `offsetMs` taken off every figure. */
+export function shiftTail(s: TailSummary, offsetMs: number): TailSummary {
+  const shift = (v: number | null) => (v === null ? null : Math.round((v - offsetMs) * 1000) / 1000);
+  return { ...s, p50Ms: shift(s.p50Ms), p99Ms: shift(s.p99Ms), p999Ms: shift(s.p999Ms), maxMs: shift(s.maxMs) };
+}
+
+/** Corrects a repeat's latency (and each tab's, and its transit and display age) by the page's offset, and records it. */
 export function applyClockOffset(repeat: MeasuredRepeat, clock: ClockOffset | null): void {
   if (clock === null) return;
   repeat.latency = shiftLatency(repeat.latency, clock.offsetMs);
+  if (repeat.transit) repeat.transit = shiftTail(repeat.transit, clock.offsetMs);
+  if (repeat.displayAge) repeat.displayAge = shiftTail(repeat.displayAge, clock.offsetMs);
   for (const t of repeat.tabs ?? []) t.latency = shiftLatency(t.latency, clock.offsetMs);
+  if (repeat.latencyHistogram) repeat.latencyHistogram = shiftSparse(repeat.latencyHistogram, clock.offsetMs);
+  if (repeat.trend) {
+    const shift = (v: number | null) => (v === null ? null : round3(v - clock.offsetMs));
+    const t = repeat.trend;
+    repeat.trend = {
+      backlogStartMs: shift(t.backlogStartMs),
+      backlogEndMs: shift(t.backlogEndMs),
+      firstHalfMeanMs: shift(t.firstHalfMeanMs),
+      secondHalfMeanMs: shift(t.secondHalfMeanMs),
+    };
+  }
   repeat.clock = { offsetMs: round3(clock.offsetMs), uncertaintyMs: round3(clock.uncertaintyMs) };
 }
 

@@ -15,16 +15,17 @@ import { EventEmitter } from 'node:events';
 import { setTimeout as sleepFor } from 'node:timers/promises';
 import type { CDPSession, Page } from 'puppeteer-core';
 import { BrowserLost, type BrowserSlot } from '../browser/slot.js';
-import type { PageConfig } from '../../protocol/page-api.js';
+import type { PageConfig, PageSnapshot } from '../../protocol/page-api.js';
 import type { FailedRepeat, MeasuredRepeat, Repeat } from '../../protocol/repeat-figures.js';
 import { PushlabError } from '../../protocol/errors.js';
 import { streamsOf, type Point } from '../../protocol/scenario.js';
 import { pageFactors, type PageFactor } from '../../protocol/factors.js';
 import { takeSample, type SampleSources, type TabSource } from './sampler.js';
-import { settle, settleBudgetMs, unsettledNote, type SettleProbe } from './settle.js';
+import { batchingFloorMs, settle, settleBudgetMs, unsettledNote, type SettleProbe } from './settle.js';
 import type { ServerHandle } from './server-process.js';
 import { summarise } from '../../results/summarise.js';
 import { openLabPage, type LabApi } from './page.js';
+import { sendInput } from './input-sender.js';
 
 /** What a repeat is doing now, for progress output. */
 export type Phase = 'load' | 'open' | 'warm-up' | 'window' | 'stop';
@@ -87,6 +88,11 @@ export interface RepeatOptions {
   slackMs?: number;
   /** The page to measure, relative to the server URL: the lab page unless a bench says otherwise. */
   pagePath?: string;
+  /**
+   * Send input through the window and time it on the page (default true). False only for
+   * bench:page's baseline: no input, and the page's probe off (PageConfig.inputProbe).
+   */
+  input?: boolean;
 }
 
 export interface RepeatContext {
@@ -315,6 +321,7 @@ export class RepeatMeasurer extends EventEmitter<RepeatEvents> {
       ...(pageFactors(point) satisfies Pick<PageConfig, PageFactor>),
       // A main-thread point has 0 Workers, below what the page's config takes (it uses none then).
       workers: Math.max(1, point.workers),
+      ...(this.o.input === false ? { inputProbe: false } : {}),
     };
     // Functions passed to evaluate() run in the page: they cannot close over anything here.
     // Several tabs start together, so all of them stream through the warm-up and the window.
@@ -330,7 +337,7 @@ export class RepeatMeasurer extends EventEmitter<RepeatEvents> {
         concurrency: streamsOf(point),
         // The scenario's warm-up is the longest one: what the minimum did not use goes to settling.
         budgetMs: point.warmupSec * 1000 - minWarmupMs + settleBudgetMs(point.warmupSec),
-        floorMs: point.pollMs ?? 0,
+        floorMs: (point.pollMs ?? 0) + batchingFloorMs(point.intervalMs, point.batch),
       },
     );
     const procfs = this.o.procfs ?? true;
@@ -346,8 +353,32 @@ export class RepeatMeasurer extends EventEmitter<RepeatEvents> {
     const windowMs = point.measureSec * 1000;
     phase('window', 0, windowMs);
     const a = await takeSample(src, true);
-    await ticking(windowMs, signal, (t) => phase('window', t, windowMs));
+    // Half-way, every tab's counters once more (latency not reset): the window's trend compares its halves.
+    let mid: Promise<PageSnapshot[] | undefined> | undefined;
+    const readMid = () =>
+      Promise.all(apis.map((api) => api.evaluate((p) => p.snapshot({ resetLatency: false })))).then(
+        (all) => (all.every((s) => s !== null) ? (all as PageSnapshot[]) : undefined),
+        () => undefined,
+      );
+    // Real input while the window runs (the first tab's): does the page still answer? An
+    // aborted repeat stops it through `signal`; an error out of ticking through the finally.
+    const input = this.o.input === false ? null : sendInput(pages[0], signal);
+    let inputSent: ReturnType<NonNullable<typeof input>['stop']> | undefined;
+    try {
+      await ticking(
+        windowMs,
+        signal,
+        (t) => {
+          if (mid === undefined && t >= windowMs / 2) mid = readMid();
+          phase('window', t, windowMs);
+        },
+        windowMs / 2,
+      );
+    } finally {
+      inputSent = input?.stop();
+    }
     const b = await takeSample(src, true);
+    const midSnapshots = await mid;
     phase('stop');
     await Promise.all(apis.map((api) => api.evaluate((p) => p.stop())));
     const repeat = summarise(point, a, b, {
@@ -361,6 +392,8 @@ export class RepeatMeasurer extends EventEmitter<RepeatEvents> {
       ceilingEventsPerSec: ctx.ceilingEventsPerSec,
       ...(ctx.jsonCeilingEventsPerSec !== undefined ? { jsonCeilingEventsPerSec: ctx.jsonCeilingEventsPerSec } : {}),
       ...((point.display !== undefined || slot.engine === 'firefox') && slot.about ? { browser: slot.about() } : {}),
+      ...(midSnapshots ? { mid: midSnapshots } : {}),
+      ...(inputSent ? { input: inputSent } : {}),
     });
     if (!settled.settled) repeat.notes.push(unsettledNote(settled));
     applyClockOffset(repeat, clock);
@@ -383,11 +416,16 @@ export class RepeatMeasurer extends EventEmitter<RepeatEvents> {
   }
 }
 
-/** Sleeps `ms` in ticks of at most TICK_MS, calling `tick(elapsedMs)` after each. */
-async function ticking(ms: number, signal: AbortSignal, tick: (elapsedMs: number) => void): Promise<void> {
+/**
+ * Sleeps `ms` in ticks of at most TICK_MS, calling `tick(elapsedMs)` after each; `wakeAt` (ms
+ * from the start) ends one tick exactly there, for a reading that must fall at that moment.
+ */
+async function ticking(ms: number, signal: AbortSignal, tick: (elapsedMs: number) => void, wakeAt?: number): Promise<void> {
   const start = performance.now();
   for (let left = ms; left > 0; left = ms - (performance.now() - start)) {
-    await sleepFor(Math.min(TICK_MS, left), undefined, { signal });
+    const elapsed = ms - left;
+    const toWake = wakeAt !== undefined && wakeAt > elapsed ? wakeAt - elapsed : Infinity;
+    await sleepFor(Math.min(TICK_MS, left, toWake), undefined, { signal });
     tick(Math.round(performance.now() - start));
   }
 }

@@ -10,7 +10,7 @@
 
 /** One short look at both ends: what the page's latest batches took, and the server's debt. */
 export interface SettleProbe {
-  /** Median latency of the batches received during the probe, ms; null when none arrived. */
+  /** Median event age of the events received during the probe, ms; null when none arrived. */
   p50Ms: number | null;
   /** Batches due by schedule but not yet written, over all open connections. */
   batchesBehind: number;
@@ -29,8 +29,18 @@ export function settledBehind(intervalMs: number, concurrency: number): number {
 }
 
 /**
+ * The median event's wait to fill its batch, ms: what the page's p50 (event age, protocol/age.ts)
+ * holds with no backlog at all. A batch's `batch` events are born evenly over the interval before
+ * it was due, so their ages at its due time run from 0 to interval·(batch − 1)/batch.
+ */
+export function batchingFloorMs(intervalMs: number, batch: number): number {
+  return (intervalMs * (batch - 1)) / (2 * batch);
+}
+
+/**
  * `floorMs`: latency the transport has with no backlog at all, on top of SETTLED_MS (`poll`
- * holds each batch until the next request: up to pollMs).
+ * holds each batch until the next request: up to pollMs; every batch's events waited to fill
+ * it: batchingFloorMs).
  */
 export function isSettled(probe: SettleProbe, intervalMs: number, concurrency: number, floorMs = 0): boolean {
   // No batch in the probe means the interval is longer than the probe: nothing to drain.

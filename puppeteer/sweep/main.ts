@@ -83,6 +83,11 @@ async function newPlan(flags: ReturnType<typeof commandLineFlags<typeof SWEEP_FL
   const searches = searchesFor(scenarioFile, scenarios, flags['find-max']);
   if (!points.length && !searches.length)
     throw new PushlabError('PUSHLAB_BAD_SCENARIO', `--scenario ${flags.scenario.join(',')}: no points and no searches to run`);
+  if (checked.inputDelayBoundMs !== undefined && !searches.length)
+    throw new PushlabError(
+      'PUSHLAB_BAD_FLAG',
+      `--input-delay ${flags['input-delay']} bounds a find-max search's input delay, and this sweep runs none: add --find-max (or a scenario with findMax)`,
+    );
   const started = new Date();
   const runId = runIdFor(started);
   const options: Report['options'] = {
@@ -97,6 +102,7 @@ async function newPlan(flags: ReturnType<typeof commandLineFlags<typeof SWEEP_FL
     file: flags.file,
     ...(flags['spread-repeats'] ? { spreadRepeats: true } : {}),
     margins: checked.margins ?? scenarioMargins(scenarioFile),
+    ...(checked.inputDelayBoundMs !== undefined ? { inputDelayBoundMs: checked.inputDelayBoundMs } : {}),
   };
   const report: Draft = {
     ...newReportDraft(

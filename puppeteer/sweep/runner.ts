@@ -24,6 +24,7 @@ import { describe } from '../../results/stats.js';
 import { bestJsonCeiling, ceilingNeeds, ceilingOf, missingCeilings, type CeilingNeed } from '../../results/ceilings.js';
 import { ceilingSec, repeatSec, roundsSec, searchRepeats, searchSec } from './estimate.js';
 import { pointSustains, reasonText, SUSTAINS_DELIVERED_RATIO } from '../../results/sustains.js';
+import { DEFAULT_INPUT_DELAY_BOUND_MS } from '../../results/sustains.js';
 import { findMax, type Confirmation, type ProbeResult } from './find-max.js';
 import { needsMoreRepeats } from '../../results/point-summary.js';
 import type { RepeatContext, RepeatEvents } from '../measure/repeat.js';
@@ -363,7 +364,8 @@ export class Runner extends EventEmitter<RunnerEvents> {
     const progress = { search, done: 0, planned: searchRepeats(search, repeats) };
     this.searching = progress;
     this.emit('search-start', search, progress.planned);
-    const target = { p99BoundMs: search.p99BoundMs };
+    const inputDelayBoundMs = report.options.inputDelayBoundMs ?? DEFAULT_INPUT_DELAY_BOUND_MS;
+    const target = { p99BoundMs: search.p99BoundMs, inputDelayBoundMs };
     // Probes belong to no round: their index continues after the sweep's rounds.
     const round = report.rounds.length;
     const evidence: NonNullable<SaturationResult['repeats']> = [];
@@ -424,7 +426,7 @@ export class Runner extends EventEmitter<RunnerEvents> {
         varied: search.vary,
         fixed,
         range: { min: search.min, max: search.max },
-        criteria: { deliveredRatio: SUSTAINS_DELIVERED_RATIO, shed: 0, p99BoundMs: search.p99BoundMs },
+        criteria: { deliveredRatio: SUSTAINS_DELIVERED_RATIO, shed: 0, p99BoundMs: search.p99BoundMs, inputDelayBoundMs },
         probes: out.probes.map((p) => ({ ...p, pointId: idAt(p.value) })),
         confirmations: out.confirmations.map((c) => ({ value: c.value, pointId: idAt(c.value), sustainable: c.sustainable, reason: c.reason })),
         knee: out.knee && { ...out.knee, pointId: idAt(out.knee.value) },

@@ -241,7 +241,7 @@ export function referenceTable(report: Report): string {
       ),
       '',
       `Saturation is the highest value that delivered ≥ ${SUSTAINS_DELIVERED_RATIO * 100}% of offered (median over repeats), ` +
-        'or the confirmed knee of `--find-max` (≥ 99% delivered, nothing shed, p99 within its bound) where that ran.',
+        'or the confirmed knee of `--find-max` (≥ 99% delivered, nothing lost, pooled p99 within its bound) where that ran.',
     );
   }
   return out.join('\n') + '\n';

@@ -12,7 +12,7 @@ import { marginsText } from '../../protocol/margins.js';
 import { formatCompactCell, formatCount, formatPercent, formatPlusMinusPercent, formatSig3, hostWords } from '../format.js';
 import { speedChangeText, speedChanges } from '../machine-speed.js';
 import { printable } from '../printable.js';
-import type { Repeat } from '../../protocol/repeat-figures.js';
+import type { MeasuredRepeat, Repeat } from '../../protocol/repeat-figures.js';
 import type { KnobComparison, Report } from '../../protocol/report.js';
 import type { Point } from '../../protocol/scenario.js';
 import { FACTOR_NAMES, FACTORS, type FactorName } from '../../protocol/factors.js';
@@ -53,9 +53,18 @@ export function tableWidth(stderr: { isTTY: boolean; columns?: number }): number
 export type TableLayout = { wide: true } | { width: number; run?: string };
 
 /** The columns that answer the question, kept at any width (host: when a sharded sweep shows it). */
-export const ANSWER_COLUMNS: readonly string[] = ['pointId', 'eventsPerSec', 'deliveredRatio', 'cpuTabMainThread', 'latencyP99Ms', 'verdict', 'host'];
+export const ANSWER_COLUMNS: readonly string[] = [
+  'pointId',
+  'eventsPerSec',
+  'deliveredRatio',
+  'cpuTabMainThread',
+  'latencyP99Ms',
+  'inputDelayP99Ms',
+  'verdict',
+  'host',
+];
 /** Their CIs, given up in this order while the table is too wide: EPS's last. */
-export const CI_GIVEN_UP: readonly string[] = ['latencyP99Ms', 'cpuTabMainThread', 'deliveredRatio', 'eventsPerSec'];
+export const CI_GIVEN_UP: readonly string[] = ['inputDelayP99Ms', 'latencyP99Ms', 'cpuTabMainThread', 'deliveredRatio', 'eventsPerSec'];
 /**
  * The other terminal columns, the most telling first, each shown (with its CI) while it fits.
  * A terminal column not named here comes after these; the unsteady flags are lines below too.
@@ -247,7 +256,16 @@ export function browserLines(report: Report): string[] {
 export function formatRepeatLine(point: Point, r: Repeat): string {
   const where = `${point.id} round ${r.round + 1}${r.browserId !== undefined && r.browserId !== 'local' ? ` [${r.browserId}]` : ''}`;
   if (r.status === 'failed') return `${where}: FAILED after ${r.attempts} attempt(s): ${r.error}`;
-  return `${where}: ${formatCompactCell(r.eventsPerSec)} EPS of ${formatCompactCell(point.offeredEventsPerSec)} offered, tab main ${formatPercent(r.cpu.tabMainThread)}, server ${formatPercent(r.cpu.server)}, p99 ${formatSig3(r.latency.p99Ms)} ms, gaps ${formatCount(r.page.gaps)}, ${r.verdict}`;
+  return `${where}: ${formatCompactCell(r.eventsPerSec)} EPS of ${formatCompactCell(point.offeredEventsPerSec)} offered, tab main ${formatPercent(r.cpu.tabMainThread)}, server ${formatPercent(r.cpu.server)}, p99 ${formatSig3(r.latency.p99Ms)} ms${ageText(r)}, gaps ${formatCount(r.page.gaps)}, ${r.verdict}`;
+}
+
+/** Transit and display age beside event age's p99 (issue 33), where the repeat has them: ` (transit p99 4 ms, display p99 60 ms)`. */
+function ageText(r: MeasuredRepeat): string {
+  const parts = [
+    ...(r.transit ? [`transit p99 ${formatSig3(r.transit.p99Ms)} ms`] : []),
+    ...(r.displayAge ? [`display p99 ${formatSig3(r.displayAge.p99Ms)} ms`] : []),
+  ];
+  return parts.length ? ` (${parts.join(', ')})` : '';
 }
 
 /** Marks that stand out in plain text: the terminal and CI logs have no colour to rely on. */

@@ -2,7 +2,7 @@
  * `encoding: arrow` (../arrow.ts has the encoding, protocol/arrow.ts the format): each size's
  * record batches are built before the first stream of that size opens; a stream's first message
  * carries the schema and dictionaries before its batch. In an envelope the head is left out: the
- * envelope's own fields carry `seq` and `sentAt`.
+ * envelope's own fields carry `seq`, `sentAt` and `dueAt`.
  */
 import { arrowCache, ArrowStream } from '../arrow.js';
 import type { ServerCodec } from './codec.js';
@@ -17,6 +17,6 @@ export const arrowCodec: ServerCodec = {
   },
   open() {
     const stream = new ArrowStream();
-    return { write: (seq, sentAt, pool, batch, send) => stream.write(seq, sentAt, pool, batch, (head, body) => send(head, body, NO_TAIL)) };
+    return { write: (seq, sentAt, dueAt, pool, batch, send) => stream.write(seq, sentAt, dueAt, pool, batch, (head, body) => send(head, body, NO_TAIL)) };
   },
 };

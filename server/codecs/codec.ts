@@ -17,8 +17,12 @@ export type SendMessage = (head: string | Buffer, body: Buffer, tail: Buffer) =>
 
 /** One stream's encoder: a stream may have state (Arrow's first message carries the schema). */
 export interface StreamEncoder {
-  /** Encodes batch `seq` of `batch` rows (`sentAt`: epoch ms to the µs, JSON number text) and sends it; returns what `send` did. */
-  write(seq: number, sentAt: string, pool: RowPool, batch: number, send: SendMessage): number;
+  /**
+   * Encodes batch `seq` of `batch` rows and sends it; returns what `send` did. `sentAt` (the
+   * write) and `dueAt` (when the batch was due: its events' ages count from it, protocol/age.ts)
+   * are epoch ms to the µs, JSON number text; every encoding carries both to the page.
+   */
+  write(seq: number, sentAt: string, dueAt: string, pool: RowPool, batch: number, send: SendMessage): number;
 }
 
 export interface ServerCodec {

@@ -1,5 +1,5 @@
 /**
- * `encoding: json`, the default: one JSON document per batch, `{"seq":…,"sentAt":…,"rows":[`, the
+ * `encoding: json`, the default: one JSON document per batch, `{"seq":…,"sentAt":…,"dueAt":…,"rows":[`, the
  * pool's row text (serialised once at start-up, rows.ts) and `]}`. A byte stream (`fetch`) and
  * poll lines end each document with a newline, as NDJSON.
  */
@@ -11,7 +11,7 @@ const TAIL = Buffer.from(MESSAGE_TAIL, 'latin1');
 const LINE_TAIL = Buffer.from(`${MESSAGE_TAIL}\n`, 'latin1');
 
 function jsonEncoder(tail: Buffer): StreamEncoder {
-  return { write: (seq, sentAt, pool, batch, send) => send(messageHead(seq, sentAt), pool.rows(seq, batch), tail) };
+  return { write: (seq, sentAt, dueAt, pool, batch, send) => send(messageHead(seq, sentAt, dueAt), pool.rows(seq, batch), tail) };
 }
 
 const FRAMED = jsonEncoder(TAIL);

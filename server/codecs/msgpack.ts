@@ -8,7 +8,7 @@ import type { ServerCodec, StreamEncoder } from './codec.js';
 const NO_TAIL = Buffer.alloc(0);
 
 const ENCODER: StreamEncoder = {
-  write: (seq, sentAt, pool, batch, send) => send(msgpackHead(seq, Number(sentAt), batch), msgpackRows(pool, seq, batch), NO_TAIL),
+  write: (seq, sentAt, dueAt, pool, batch, send) => send(msgpackHead(seq, Number(sentAt), Number(dueAt), batch), msgpackRows(pool, seq, batch), NO_TAIL),
 };
 
 export const msgpackCodec: ServerCodec = { open: () => ENCODER };

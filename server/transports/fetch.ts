@@ -79,10 +79,10 @@ class NdjsonSink implements Sink {
     return this.o.out.writableLength;
   }
 
-  write(seq: number, sentAt: string, pool: RowPool, batch: number): number {
+  write(seq: number, sentAt: string, dueAt: string, pool: RowPool, batch: number): number {
     // A destroyed stream keeps its writableLength: without this it would be shed for good.
     if (this.o.out.destroyed) throw new Error('NDJSON response destroyed');
-    return this.encoder.write(seq, sentAt, pool, batch, this.send);
+    return this.encoder.write(seq, sentAt, dueAt, pool, batch, this.send);
   }
 }
 

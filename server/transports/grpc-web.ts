@@ -40,8 +40,8 @@ function encodeRow(pool: RowPool, r: number): Uint8Array {
   return toBinary(RowSchema, create(RowSchema, { id, time, lane, lon, lat, gas, device, speed, temperature, since, note, extra }));
 }
 
-/** One message's framing besides its rows: seq and sentAt fields, a row's tag and length. */
-const MESSAGE_OVERHEAD = 20;
+/** One message's framing besides its rows: seq, sentAt and dueAt fields, a row's tag and length. */
+const MESSAGE_OVERHEAD = 29;
 const ROW_OVERHEAD = 3;
 
 interface Queued {
@@ -75,10 +75,10 @@ class GrpcSink implements Sink {
     return this.queuedBytes;
   }
 
-  write(seq: number, sentAt: string, pool: RowPool, batch: number): number {
+  write(seq: number, sentAt: string, dueAt: string, pool: RowPool, batch: number): number {
     if (this.encoder)
-      return this.encoder.write(seq, sentAt, pool, batch, (_head, body) =>
-        this.enqueue({ seq, sentAt: Number(sentAt), arrow: body }, body.length + MESSAGE_OVERHEAD),
+      return this.encoder.write(seq, sentAt, dueAt, pool, batch, (_head, body) =>
+        this.enqueue({ seq, sentAt: Number(sentAt), dueAt: Number(dueAt), arrow: body }, body.length + MESSAGE_OVERHEAD),
       );
     let cache = encodedRows.get(pool);
     if (!cache) encodedRows.set(pool, (cache = []));
@@ -90,7 +90,7 @@ class GrpcSink implements Sink {
       rows[i] = row;
       bytes += row.length + ROW_OVERHEAD;
     }
-    return this.enqueue({ seq, sentAt: Number(sentAt), rows }, bytes);
+    return this.enqueue({ seq, sentAt: Number(sentAt), dueAt: Number(dueAt), rows }, bytes);
   }
 
   private enqueue(message: MessageInitShape<typeof EncodedBatchSchema>, bytes: number): number {

@@ -3,8 +3,9 @@
  * (`/poll?batch=…&interval=…`) opens a stream in the hub, paced like every other, whose
  * batches wait on the server; its response names the stream in the `pushlab-poll-id` header and
  * carries no batch. Each later request (`/poll?id=…`) takes every batch waiting, one JSON
- * document per line. A batch's `sentAt` is when it was due, so the page's latency includes the
- * wait for the next poll: that wait is the price of pulling. What waits is bounded like any
+ * document per line. A batch is written into the poll's buffer when it falls due (its `sentAt`,
+ * beside its `dueAt`, as on every transport), so the page's transit and its event age both
+ * include the wait for the next poll: that wait is the price of pulling. What waits is bounded like any
  * send buffer: past it, batches are shed and counted.
  *
  * A poll belongs to the connection that opened it. Its id is 144 random bits (it was 1, 2, 3, …,
@@ -64,8 +65,8 @@ class PollSink implements Sink {
     return this.bytes;
   }
 
-  write(seq: number, sentAt: string, pool: RowPool, batch: number): number {
-    return this.encoder.write(seq, sentAt, pool, batch, this.keep);
+  write(seq: number, sentAt: string, dueAt: string, pool: RowPool, batch: number): number {
+    return this.encoder.write(seq, sentAt, dueAt, pool, batch, this.keep);
   }
 
   /** Everything waiting, as one body; the request's connection becomes the stream's. */

@@ -53,15 +53,15 @@ class SseSink implements Sink {
     return this.out.writableLength;
   }
 
-  write(seq: number, sentAt: string, pool: RowPool, batch: number): number {
+  write(seq: number, sentAt: string, dueAt: string, pool: RowPool, batch: number): number {
     // A destroyed stream keeps its writableLength, so without this check it would look like a
     // slow client forever and be shed instead of dropped.
     if (this.out.destroyed) throw new Error('SSE stream destroyed');
     // A gzip stream has no better-sse session: its events always go out as bytes, compressed.
     if (this.writer === 'bytes' || !this.session) {
-      return writeMessage(this.out, `id: ${seq}\ndata: ${messageHead(seq, sentAt)}`, pool.rows(seq, batch), TAIL, undefined, this.compressor);
+      return writeMessage(this.out, `id: ${seq}\ndata: ${messageHead(seq, sentAt, dueAt)}`, pool.rows(seq, batch), TAIL, undefined, this.compressor);
     }
-    const data = messageHead(seq, sentAt) + pool.rowsText(seq, batch) + MESSAGE_TAIL;
+    const data = messageHead(seq, sentAt, dueAt) + pool.rowsText(seq, batch) + MESSAGE_TAIL;
     if (this.writer === 'push') {
       this.session.push(data, 'message', String(seq));
     } else {

@@ -57,9 +57,9 @@ class WsH2Sink implements Sink {
     return s.destroyed || s.closed || !s.writable || s.session === undefined || s.session.destroyed;
   }
 
-  write(seq: number, sentAt: string, pool: RowPool, batch: number): number {
+  write(seq: number, sentAt: string, dueAt: string, pool: RowPool, batch: number): number {
     if (this.isGone()) throw new Error('WebSocket-over-HTTP/2 stream closed');
-    return this.encoder.write(seq, sentAt, pool, batch, this.send);
+    return this.encoder.write(seq, sentAt, dueAt, pool, batch, this.send);
   }
 }
 

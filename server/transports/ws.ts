@@ -79,11 +79,11 @@ class WsSink implements Sink {
     return this.ws.readyState === this.ws.CLOSED || this.raw.destroyed;
   }
 
-  write(seq: number, sentAt: string, pool: RowPool, batch: number): number {
+  write(seq: number, sentAt: string, dueAt: string, pool: RowPool, batch: number): number {
     // Never interleave with a closing handshake: ws owns the socket once it is not OPEN.
     if (this.ws.readyState !== this.ws.OPEN) return 0;
     if (this.raw.destroyed) throw new Error('WebSocket socket destroyed');
-    return this.encoder.write(seq, sentAt, pool, batch, this.send);
+    return this.encoder.write(seq, sentAt, dueAt, pool, batch, this.send);
   }
 }
 

@@ -142,7 +142,9 @@ describe('parse mode worker', () => {
       expect(b.counters.duplicates).toBe(0);
       expect(b.batchesPerConnection).toHaveLength(4);
       expect(b.batchesPerConnection.reduce((x, y) => x + y, 0)).toBe(b.counters.batches);
-      expect(b.latency.count).toBe(b.counters.batches - a.counters.batches);
+      // Event age counts every event (each with its own age), transit every batch.
+      expect(b.latency.count).toBe(b.counters.events - a.counters.events);
+      expect(b.transit?.count).toBe(b.counters.batches - a.counters.batches);
     } finally {
       await page.close();
     }

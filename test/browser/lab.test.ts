@@ -119,6 +119,14 @@ describe.skipIf(!hasXvfb)('npm run lab under Xvfb', () => {
     await page.screenshot({ path: path.join(ARTIFACTS, 'lab-under-load.png'), fullPage: true });
   }, 60_000);
 
+  it("shows the page's input delay live for a real click, and long frames (Chrome has them)", async () => {
+    // A click through CDP Input.dispatchMouseEvent, as a person's would arrive, on the heading.
+    await page.mouse.click(2, 2);
+    const delay = await waitFor('an input delay', async () => /^\d+ ms$/.test(await text('live-input-delay')) && text('live-input-delay'), 10_000);
+    expect(Number.parseInt(delay, 10)).toBeLessThan(10_000);
+    expect(await text('live-long-frames')).toMatch(/^\d+ ms\/s$/);
+  }, 30_000);
+
   it('records this point: a valid report point in <out>/lab-<run>/report.json', async () => {
     await page.click('#record');
     const line = await waitFor(
@@ -133,7 +141,7 @@ describe.skipIf(!hasXvfb)('npm run lab under Xvfb', () => {
     const [run] = await readdir(out);
     expect(run).toMatch(/^lab-\d{8}-\d{6}$/);
     const report = JSON.parse(await readFile(path.join(out, run, 'report.json'), 'utf8')) as Report;
-    expect(report.schemaVersion).toBe(3);
+    expect(report.schemaVersion).toBe(4);
     expect(report.scenarios).toEqual(['lab']);
     const [point] = report.points;
     expect(point.point).toMatchObject({ scenario: 'lab', transport: 'sse', batch: 20, concurrency: 2, render: 'full', warmupSec: 1, measureSec: 1 });

@@ -128,7 +128,7 @@ describe('--find-max on a real tiny search', () => {
     expect(report.options.repeats).toBe(1);
     const [s] = report.saturation;
     expect(s).toMatchObject({ scenario: 'knee', transport: 'sse', varied: 'batch', fixed: { concurrency: 1 }, range: { min: 1, max: 2 } });
-    expect(s.criteria).toEqual({ deliveredRatio: 0.99, shed: 0, p99BoundMs: 10_000 });
+    expect(s.criteria).toEqual({ deliveredRatio: 0.99, shed: 0, p99BoundMs: 10_000, inputDelayBoundMs: 200 });
     // Whether 1 or 2 rows every 1 ms hold ≥ 99% in a 2 s window depends on the machine (a CI
     // run on a busy host once missed it): test the wiring, i.e. that every probe is kept with
     // its point id and raw repeat, and that knee and firstPast follow from what was measured.

@@ -106,6 +106,8 @@ function fullPoint(): PointResult {
     jsonCeilingRatio: stat(0.4),
     bytesPerEvent: stat(50),
     wire: { http: { h1: 1, h2: 0 }, tcpConnections: 1, stalled: 0 },
+    inputDelayP99Ms: stat(40),
+    longFrameBlockingMsPerSec: stat(12),
   });
   for (const rep of r.repeats as MeasuredRepeat[]) {
     Object.assign(rep, {
@@ -118,6 +120,13 @@ function fullPoint(): PointResult {
       perTabEventsPerSec: { min: 1, median: 2, max: 3 },
       compression: { kind: 'deflate', streams: 2, compressedStreams: 2, wireBytes: 10, wireMegabytesPerSec: 1, inputBytes: 20, outputBytes: 10, ratio: 0.5 },
       browser: { version: 'Chrome/156', headless: false, display: ':99', xvfb: true },
+      input: {
+        sent: 8,
+        handled: 8,
+        delayMs: { ...rep.latency },
+        nextFrameMs: { ...rep.latency },
+        longFrames: { count: 2, blockingMs: 40, durationMs: 140 },
+      },
     });
   }
   const failed: FailedRepeat = {
@@ -186,7 +195,9 @@ describe('CSV injection: every field, every column, both CSVs', () => {
     expect([...expectPoints].filter((c) => !reached.points.has(c))).toEqual([]);
     const csvRepeats = parseCsv(repeatsCsv({ ...fixture, points: [base] }))[0];
     // `status` is the one an enum check would stop early: a file can still hold anything there.
-    expect(csvRepeats.filter((c) => !reached.repeats.has(c))).toEqual([]);
+    // Long frames per second is computed (blocking ms ÷ window s): text in either field is NaN, never text in a cell.
+    const computed = new Set(['longFrameBlockingMsPerSec']);
+    expect(csvRepeats.filter((c) => !reached.repeats.has(c) && !computed.has(c))).toEqual([]);
   });
 
   it('keeps real numbers as numbers, negative ones too, and defuses the same text', () => {

@@ -63,7 +63,7 @@ beforeAll(async () => {
   await mkdir(path.join(reports, 'old'));
   await writeFile(path.join(reports, 'old', 'report.json'), JSON.stringify({ ...fixture, schemaVersion: 1 }));
   // A file, not a run directory, so the listing of runs below stays as it is.
-  await writeFile(path.join(reports, 'newer.json'), JSON.stringify({ ...fixture, schemaVersion: 4 }));
+  await writeFile(path.join(reports, 'newer.json'), JSON.stringify({ ...fixture, schemaVersion: 5 }));
 });
 
 afterAll(async () => {
@@ -114,10 +114,10 @@ describe('npm run report', () => {
     expect(alone.stderr).toContain('--margin sets what --compare reads a regression against; give it with --compare');
   }, 40_000);
 
-  it('--compare reads a version 2 run against a version 3 one, either way round', async () => {
+  it('--compare reads a version 2 run against a version 4 one, either way round', async () => {
     const version = async (run: string) =>
       (JSON.parse(await readFile(path.join(reports, run, 'report.json'), 'utf8')) as { schemaVersion: number }).schemaVersion;
-    expect([await version('base'), await version('slower')]).toEqual([2, 3]);
+    expect([await version('base'), await version('slower')]).toEqual([2, 4]);
     const worse = await run(['--compare', 'base', 'slower']);
     expect(worse.code, worse.stderr).toBe(1);
     expect(worse.stdout).toContain(`${compareReports(fixture, slowerReport).regressions} regressed`);
@@ -126,12 +126,12 @@ describe('npm run report', () => {
     expect(better.stdout).toMatch(/0 regressed, [1-9]\d* improved/);
   }, 30_000);
 
-  it('refuses a version 4 report with PUSHLAB_BAD_REPORT naming the version and what it reads, exit 2', async () => {
+  it('refuses a version 5 report with PUSHLAB_BAD_REPORT naming the version and what it reads, exit 2', async () => {
     const newer = await run(['--csv', path.join(reports, 'newer.json')]);
     expect(newer.code).toBe(2);
     expect(newer.stdout).toBe('');
     expect(newer.stderr).toContain(
-      `${path.join(reports, 'newer.json')}: this build reads schemaVersion 3, and 2 converted to it on read; got 4, written by a newer pushlab`,
+      `${path.join(reports, 'newer.json')}: this build reads schemaVersion 4, and 2, 3 converted to it on read; got 5, written by a newer pushlab`,
     );
   }, 20_000);
 
@@ -180,7 +180,7 @@ describe('npm run report', () => {
     expect(unknown.stderr).toMatch(/no run 'nope'.*runs in .*: base, old, one-percent, same, slower, steady, steady-99/);
     const old = await run(['--csv', 'old']);
     expect(old.code).toBe(2);
-    expect(old.stderr).toContain('this build reads schemaVersion 3, and 2 converted to it on read; got 1');
+    expect(old.stderr).toContain('this build reads schemaVersion 4, and 2, 3 converted to it on read; got 1');
     const twoModes = await run(['--csv', '--compare', 'base']);
     expect(twoModes.code).toBe(2);
     expect(twoModes.stderr).toContain('cannot be combined');

@@ -26,11 +26,13 @@ export const MEASURES = [
   'e2e-firefox',
   'e2e-arrow',
   'e2e-factors',
+  'e2e-age',
   'firefox-cpu',
   'e2e',
   'remote-firefox',
   'netns',
   'e2e-page',
+  'e2e-input',
   'hub',
 ].map(file);
 
@@ -61,6 +63,7 @@ export const BEHAVIOUR = [
   'cdp-protocol',
   'security',
   'e2e-restart',
+  'e2e-loss',
   'server',
   'cli',
   'chrome-path',

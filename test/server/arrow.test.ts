@@ -30,7 +30,14 @@ function streamMessages(pool: RowPool, batch: number, count: number, atMs: numbe
   const stream = new ArrowStream();
   const out: Buffer[] = [];
   for (let seq = 0; seq < count; seq++)
-    stream.write(seq, String(1_700_000_000_000 + seq + 0.125), pool, batch, (head, body) => (out.push(Buffer.concat([head, body])), head.length + body.length));
+    stream.write(
+      seq,
+      String(1_700_000_000_000 + seq + 0.125),
+      String(1_700_000_000_000 + seq),
+      pool,
+      batch,
+      (head, body) => (out.push(Buffer.concat([head, body])), head.length + body.length),
+    );
   return out;
 }
 
@@ -112,8 +119,8 @@ describe('Arrow batches against the JSON pool', () => {
     pool.useEpochAt(0);
     const stream = new ArrowStream();
     const sent: Buffer[] = [];
-    stream.write(0, '1', pool, 100, () => 0);
-    stream.write(1, '1', pool, 100, (head, body) => (sent.push(Buffer.concat([head, body])), 1));
+    stream.write(0, '1', '1', pool, 100, () => 0);
+    stream.write(1, '1', '1', pool, 100, (head, body) => (sent.push(Buffer.concat([head, body])), 1));
     expect([...RecordBatchReader.from(ipcOf(sent))].map(rowsOf)).toEqual([jsonRows(pool, 1, 100)]);
   });
 });

@@ -8,6 +8,7 @@ import { Hub, type Sink } from '../../server/hub.js';
 interface Write {
   seq: number;
   sentAt: string;
+  dueAt: string;
   rows: Buffer;
   /** What bufferedBytes() reported just before this write. */
   queuedBefore: number;
@@ -43,10 +44,10 @@ class FakeSink implements Sink {
     return this.queued;
   }
 
-  write(seq: number, sentAt: string, pool: RowPool, batch: number): number {
+  write(seq: number, sentAt: string, dueAt: string, pool: RowPool, batch: number): number {
     const rows = pool.rows(seq, batch);
-    const bytes = messageHead(seq, sentAt).length + rows.length + MESSAGE_TAIL.length;
-    this.writes.push({ seq, sentAt, rows, queuedBefore: this.queued, bytes });
+    const bytes = messageHead(seq, sentAt, dueAt).length + rows.length + MESSAGE_TAIL.length;
+    this.writes.push({ seq, sentAt, dueAt, rows, queuedBefore: this.queued, bytes });
     if (this.neverDrains) this.queued += bytes;
     return bytes;
   }
@@ -107,7 +108,22 @@ describe('Hub (fake clock)', () => {
     // On schedule: batch seq is written at t0 + seq ms, stamped with the epoch time to the µs.
     sink.writes.forEach((w) => {
       expect(Number(w.sentAt)).toBe(Math.round((performance.timeOrigin + 1000 + w.seq) * 1000) / 1000);
+      expect(w.dueAt).toBe(w.sentAt);
     });
+  });
+
+  it('stamps each batch with when it was due, so a late write ages its events, and keeps the write in sentAt', () => {
+    const sink = new FakeSink();
+    open(sink, { batch: 10, interval: 10 });
+    start();
+    // The loop is blocked for 35 ms, then its 10 ms timer fires: the batches due meanwhile go out together, late.
+    stall(35);
+    advance(10);
+    const due = (seq: number) => Math.round((performance.timeOrigin + 1000 + seq * 10) * 1000) / 1000;
+    expect(sink.seqs).toEqual([0, 1, 2, 3, 4]);
+    for (const w of sink.writes) expect(Number(w.dueAt)).toBe(due(w.seq));
+    const late = sink.writes.slice(1);
+    for (const w of late) expect(Number(w.sentAt)).toBe(Math.round((performance.timeOrigin + 1045) * 1000) / 1000);
   });
 
   it('writes batch seq as rows (seq·batch) mod 10000 onwards, valid JSON with the head and tail', () => {
@@ -116,7 +132,7 @@ describe('Hub (fake clock)', () => {
     start();
     advance(4);
     for (const w of sink.writes) {
-      const message = JSON.parse(messageHead(w.seq, w.sentAt) + w.rows.toString('latin1') + MESSAGE_TAIL) as {
+      const message = JSON.parse(messageHead(w.seq, w.sentAt, w.dueAt) + w.rows.toString('latin1') + MESSAGE_TAIL) as {
         seq: number;
         rows: Row[];
       };

@@ -34,7 +34,9 @@ afterAll(async () => {
 function expectPushlabMessages(messages: BatchMessage[]): void {
   expect(messages.map((m) => m.seq)).toEqual(messages.map((_, i) => i));
   for (const m of messages) {
-    expect(Object.keys(m)).toEqual(['seq', 'sentAt', 'rows']);
+    expect(Object.keys(m)).toEqual(['seq', 'sentAt', 'dueAt', 'rows']);
+    // Written when due or later: event age counts from dueAt, transit from sentAt.
+    expect(m.dueAt).toBeLessThanOrEqual(m.sentAt + 0.001);
     expect(m.rows).toEqual(rowsOf(m.seq, m.sentAt));
   }
 }

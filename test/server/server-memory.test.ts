@@ -251,7 +251,7 @@ class QueueSink implements Sink {
   bufferedBytes(): number {
     return this.queued;
   }
-  write(_seq: number, _sentAt: string, _pool: RowPool, _batch: number): number {
+  write(_seq: number, _sentAt: string, _dueAt: string, _pool: RowPool, _batch: number): number {
     this.writes++;
     return 100;
   }

@@ -16,6 +16,7 @@ import { adviceText } from '../../results/advice-words.js';
 import { confirmScenarioFile } from '../../puppeteer/advise/confirm.js';
 import { expandScenario, parseScenarioText } from '../../protocol/scenario.js';
 import { measured } from '../helpers/v2-fixture.js';
+import { clearlyCannot, figuresOf, MIN_WINDOW_BATCHES, windowSecFor, worthAnotherProbe } from '../../results/advice-figures.js';
 
 /** A machine whose costs and capacity are known: renderer CPU per million events by transport and settings. */
 interface World {
@@ -381,5 +382,55 @@ describe('candidateSpace', () => {
   it('at a rate too low for whole rows at any tick, sends one row per message at its own tick', () => {
     const all = candidateSpace({ eventsPerSec: 10, p99BoundMs: 100 }, ['sse']);
     expect(all.filter((c) => c.parse === 'main' && c.origins === 1).map((c) => c.id)).toEqual(['sse-b1-c1-i100', 'sse-b1-c2-i200', 'sse-b1-c4-i400']);
+  });
+});
+
+describe('advise: a probe too coarse to drop on (issue 33)', () => {
+  for (const [what, batches, delivered] of [
+    ['one batch from the line it would be dropped at (250 batches at 89.8%: one more is 90.2%)', 250, 0.898],
+    ['a window of 40 batches (a 50 ms tick for 2 s: one batch is 2.5% of it)', 40, 0.85],
+  ] as const) {
+    it(`probes a candidate once more before dropping it: ${what}, and judges both windows`, async () => {
+      const { options } = synthetic(WORLD, 7, { budgetSec: 600, target: target300k, transports: ['sse'] });
+      const probe = options.measurer.probe;
+      let first: string | null = null;
+      const probes = new Map<string, number>();
+      const a = await advise({
+        ...options,
+        measurer: {
+          ...options.measurer,
+          probe: async (c) => {
+            probes.set(c.id, (probes.get(c.id) ?? 0) + 1);
+            const r = (await probe(c)) as MeasuredRepeat;
+            first ??= c.id;
+            if (c.id !== first || probes.get(c.id)! > 1) return r;
+            return { ...r, deliveredRatio: delivered, eventsPerSec: c.offeredEventsPerSec * delivered, page: { ...r.page, batches } };
+          },
+        },
+      });
+      const tried = a.tried.find((t) => t.candidate.id === first)!;
+      expect(probes.get(first!)).toBe(2);
+      expect(tried.repeats.filter((r) => r.purpose === 'probe')).toHaveLength(2);
+      expect(tried.probe!.sustains.figures.repeats).toBe(2);
+      // Judged on both windows, it was not dropped as "clearly cannot".
+      expect(tried.why).not.toMatch(/^clearly cannot sustain/);
+    });
+  }
+
+  it('drops on one window a probe that is neither coarse nor near the line', () => {
+    const c = candidateSpace(target300k, ['sse'])[0];
+    const r = measured(candidatePoint(c, 'full', { warmupSec: 1, measureSec: 2, repeats: 1 }), { round: -1, eps: c.offeredEventsPerSec * 0.7, p99: 30 });
+    r.page = { ...r.page, batches: 250 };
+    const f = figuresOf(c, [r], 100);
+    expect(clearlyCannot(f, 100)).toBe(true);
+    expect(worthAnotherProbe(f)).toBe(false);
+  });
+});
+
+describe('windows long enough (issue 33)', () => {
+  it('lengthens a slow tick window to 200 batches, up to 10 s', () => {
+    // 50 ms on one connection: 20 batches/s, so 10 s; on 4: 5 s; a 1 ms tick keeps the base.
+    expect([windowSecFor(20, 2), windowSecFor(80, 2), windowSecFor(1000, 2), windowSecFor(10, 5), windowSecFor(80, 5)]).toEqual([10, 3, 2, 10, 5]);
+    expect(MIN_WINDOW_BATCHES).toBe(200);
   });
 });

@@ -123,6 +123,7 @@ describe('Histogram', () => {
       p99Ms: 9.92,
       maxMs: 10,
       meanMs: 5.001,
+      p999Ms: 10,
     });
   });
 
@@ -139,6 +140,7 @@ describe('Histogram', () => {
       p99Ms: null,
       maxMs: null,
       meanMs: null,
+      p999Ms: null,
     });
   });
 

@@ -23,17 +23,17 @@ describe('msgpack', () => {
       [3, 7],
       [12, 50],
     ] as const) {
-      const head = msgpackHead(seq, 1711745756581.125, batch);
+      const head = msgpackHead(seq, 1711745756581.125, 1711745756580.5, batch);
       expect(head.length).toBe(MSGPACK_HEAD_BYTES);
       const m = decode(Buffer.concat([head, msgpackRows(pool, seq, batch)])) as BatchMessage;
-      const json = JSON.parse(`{"seq":${seq},"sentAt":1711745756581.125,"rows":[${pool.rowsText(seq, batch)}]}`) as BatchMessage;
+      const json = JSON.parse(`{"seq":${seq},"sentAt":1711745756581.125,"dueAt":1711745756580.5,"rows":[${pool.rowsText(seq, batch)}]}`) as BatchMessage;
       expect(m).toEqual(json);
     }
   });
 
   it('batches back to back decode one by one (the fetch stream)', () => {
     const pool = new RowPool(20, Date.UTC(2022, 2, 29), 2);
-    const stream = Buffer.concat([0, 1, 2].flatMap((seq) => [msgpackHead(seq, 1, 4), msgpackRows(pool, seq, 4)]));
+    const stream = Buffer.concat([0, 1, 2].flatMap((seq) => [msgpackHead(seq, 1, 0.5, 4), msgpackRows(pool, seq, 4)]));
     expect([...decodeMulti(stream)].map((m) => (m as BatchMessage).seq)).toEqual([0, 1, 2]);
   });
 });

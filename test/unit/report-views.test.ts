@@ -44,10 +44,10 @@ const golden = (name: string) => readFileSync(path.join(FIXTURES, name), 'utf8')
 const measured = (r: Report['points'][number]): MeasuredRepeat[] => r.repeats.filter((x): x is MeasuredRepeat => x.status === 'ok');
 
 describe('the fixture', () => {
-  it('is a real schema-v2 run with repeats, read as version 3', () => {
+  it('is a real schema-v2 run with repeats, read as version 4', () => {
     expect(JSON.parse(fixtureText).schemaVersion).toBe(2);
     const r = load();
-    expect(r.schemaVersion).toBe(3);
+    expect(r.schemaVersion).toBe(4);
     expect(r.points.length).toBeGreaterThan(4);
     for (const p of r.points) expect(measured(p).length).toBe(3);
   });
@@ -516,7 +516,7 @@ describe('the browsers of a sharded sweep', () => {
 describe('the one check and the file that travels', () => {
   it('refuses another schemaVersion, saying which ones this build reads', () => {
     const v1 = { ...JSON.parse(fixtureText), schemaVersion: 1 };
-    expect(() => parseReport(v1, 'old.json')).toThrow('old.json: this build reads schemaVersion 3, and 2 converted to it on read; got 1');
+    expect(() => parseReport(v1, 'old.json')).toThrow('old.json: this build reads schemaVersion 4, and 2, 3 converted to it on read; got 1');
     expect(() => parseReport(v1, 'old.json')).toThrow(PushlabError);
     expect(() => parseReportText('{', 'x.json')).toThrow(
       'x.json: not valid JSON: line 1, column 2: expected a property name in double quotes, found the end of the text',

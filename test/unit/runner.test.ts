@@ -7,7 +7,7 @@ import { EventEmitter } from 'node:events';
 import { describe, expect, it } from 'vitest';
 import { DEFAULT_TABLE_WIDTH, formatTable } from '../../results/views/terminal.js';
 import type { ParseCeiling } from '../../protocol/page-api.js';
-import type { Repeat } from '../../protocol/repeat-figures.js';
+import type { MeasuredRepeat, Repeat } from '../../protocol/repeat-figures.js';
 import type { Report } from '../../protocol/report.js';
 import { expandScenario, searchesFor, type Point, type ScenarioFile } from '../../protocol/scenario.js';
 import type { RepeatContext, RepeatEvents } from '../../puppeteer/measure/repeat.js';
@@ -182,7 +182,8 @@ describe('Runner find-max wiring', () => {
     expect((await run(report, source, undefined, searches)).outcome).toBe('done');
     const [s] = report.saturation;
     expect(s).toMatchObject({ scenario: 'knee', transport: 'sse', varied: 'batch', fixed: { concurrency: 10 }, range: { min: 10, max: 1000 } });
-    expect(s.criteria).toEqual({ deliveredRatio: 0.99, shed: 0, p99BoundMs: 50 });
+    // The input delay bound is recorded too: the rule's default, no --input-delay given.
+    expect(s.criteria).toEqual({ deliveredRatio: 0.99, shed: 0, p99BoundMs: 50, inputDelayBoundMs: 200 });
     expect(s.knee!.value).toBeLessThanOrEqual(LIMIT);
     expect(s.knee!.value * 1.15).toBeGreaterThanOrEqual(LIMIT);
     expect(s.knee!.pointId).toBe(`knee/sse-b${s.knee!.value}-c10-i1-full`);
@@ -214,24 +215,29 @@ describe('Runner find-max wiring', () => {
     expect(report.saturation).toHaveLength(1);
   });
 
-  it('confirms over the repeats (the median repeat), so one slow window does not fail a value that holds', async () => {
+  it('confirms over the repeats, and one slow window of three fails the value (issue 33: with 3 repeats the limit is the worst window)', async () => {
     const searches = searchesFor(file, file.scenarios, false);
     const report = freshReport([], { repeats: 3 });
-    // Below the limit every third window's p99 is over the bound, as one window moved from 31 to
-    // 54 ms on the 2-core VM; per window, every confirmation would fail.
+    // Below the limit every third window's p99 is over the bound (one window moved from 31 to 54
+    // ms on the 2-core VM). The old rule (the median window) passed such a value 74% of the time.
     let windows = 0;
     const source = new FakeSource((p) => (p.batch <= LIMIT ? p.offeredEventsPerSec : p.offeredEventsPerSec * 0.8), {
       p99: (p) => (p.batch > LIMIT ? 900 : ++windows % 3 === 0 ? 60 : 20),
     });
     expect((await run(report, source, undefined, searches)).outcome).toBe('done');
     const [s] = report.saturation;
-    expect(s.knee!.value).toBeLessThanOrEqual(LIMIT);
-    expect(s.knee!.value * 1.15).toBeGreaterThanOrEqual(LIMIT);
-    const kneeWindows = s.repeats!.filter((r) => r.purpose === 'confirm' && r.pointId === s.knee!.pointId);
-    expect(kneeWindows.some((r) => r.repeat.status === 'ok' && r.repeat.latency.p99Ms === 60)).toBe(true);
-    // The report says how the search got there: each confirmation with its verdict over repeats.
-    expect(s.confirmations!.at(-1)).toMatchObject({ value: s.knee!.value, pointId: s.knee!.pointId, sustainable: true });
-    expect(s.confirmations!.at(-1)!.reason).toMatch(/^median delivered 100\.0%, nothing shed, median p99 20 ms ≤ 50 ms \(range 20–60 over 3 repeats\)$/);
+    const confirmations = s.confirmations!;
+    expect(confirmations.length).toBeGreaterThan(0);
+    for (const c of confirmations) {
+      const p99s = s
+        .repeats!.filter((r) => r.purpose === 'confirm' && r.pointId === c.pointId && r.repeat.status === 'ok')
+        .map((r) => (r.repeat as MeasuredRepeat).latency.p99Ms);
+      if (p99s.includes(60)) {
+        expect(c.sustainable).toBe(false);
+        expect(c.reason).toContain("worst window's p99 60 ms > 50 ms");
+      }
+    }
+    expect(confirmations.some((c) => !c.sustainable && /worst window's p99 60 ms/.test(c.reason))).toBe(true);
   });
 
   it("reports a search's repeats as it goes: a count that moves and a shrinking estimate of the rest", async () => {

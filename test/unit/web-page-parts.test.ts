@@ -10,18 +10,23 @@ import { Throttle, type Clock } from '../../web/lab/throttle.js';
 describe('Counters', () => {
   it('counts events, batches and bytes exactly', () => {
     const c = new Counters(2);
-    c.batch(0, 0, 50, 6000, 1000);
-    c.batch(1, 0, 50, 6100, 2000);
-    c.batch(0, 1, 50, 6000, 3000);
-    expect(c.totals()).toEqual({ events: 150, batches: 3, bytes: 18100, gaps: 0, duplicates: 0, reconnects: 0, errors: 0 });
+    c.batch(0, 0, 50, 6000, 1000, 1000, 50_000, 0, 0);
+    c.batch(1, 0, 50, 6100, 2000, 2000, 51_000, 0, 0);
+    c.batch(0, 1, 50, 6000, 3000, 3000, 52_000, 0, 0);
+    expect(c.totals()).toEqual({ events: 150, batches: 3, bytes: 18100, gaps: 0, duplicates: 0, reconnects: 0, errors: 0, closedMs: 0, stalledMs: 0 });
     expect(Array.from(c.batchesPerConnection)).toEqual([2, 1]);
-    expect(c.latency.count).toBe(3);
+    // Event age counts every event, transit every batch.
+    expect(c.latency.count).toBe(150);
+    expect(c.latency.min).toBe(1000);
+    expect(c.latency.max).toBe(52_000);
+    expect(c.transit.count).toBe(3);
+    expect(c.transit.max).toBe(3000);
   });
 
   it('counts each missing seq once, per connection', () => {
     const c = new Counters(2);
-    for (const seq of [0, 1, 4, 5, 9]) c.batch(0, seq, 1, 10, 0); // 2,3 and 6,7,8 missing
-    for (const seq of [0, 1, 2]) c.batch(1, seq, 1, 10, 0);
+    for (const seq of [0, 1, 4, 5, 9]) c.batch(0, seq, 1, 10, 0, 0, 0, 0, 0); // 2,3 and 6,7,8 missing
+    for (const seq of [0, 1, 2]) c.batch(1, seq, 1, 10, 0, 0, 0, 0, 0);
     expect(c.gaps).toBe(5);
     expect(c.duplicates).toBe(0);
     expect(Array.from(c.nextSeq)).toEqual([10, 3]);
@@ -29,13 +34,13 @@ describe('Counters', () => {
 
   it('a gap at the start counts too (the first seq expected is 0)', () => {
     const c = new Counters(1);
-    c.batch(0, 3, 1, 10, 0);
+    c.batch(0, 3, 1, 10, 0, 0, 0, 0, 0);
     expect(c.gaps).toBe(3);
   });
 
   it('counts a repeated or older seq as a duplicate without un-counting gaps', () => {
     const c = new Counters(1);
-    for (const seq of [0, 1, 1, 3, 2]) c.batch(0, seq, 1, 10, 0);
+    for (const seq of [0, 1, 1, 3, 2]) c.batch(0, seq, 1, 10, 0, 0, 0, 0, 0);
     expect(c.duplicates).toBe(2);
     expect(c.gaps).toBe(1);
     expect(c.nextSeq[0]).toBe(4);
@@ -186,7 +191,14 @@ describe('validatePageConfig', () => {
       pollMs: 50,
       origins: 1,
       encoding: 'json',
+      inputProbe: true,
     });
+  });
+
+  it('takes the input probe on or off (a boolean, or a URL string), and names a bad value', () => {
+    expect(validatePageConfig({ transport: 'ws', batch: 1, inputProbe: false }).inputProbe).toBe(false);
+    expect(validatePageConfig({ transport: 'ws', batch: 1, inputProbe: 'false' }).inputProbe).toBe(false);
+    expect(() => validatePageConfig({ transport: 'ws', batch: 1, inputProbe: 'no' })).toThrow('inputProbe must be true or false; got "no"');
   });
 
   it('accepts form strings and names the bad field, value and range', () => {

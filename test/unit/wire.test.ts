@@ -189,12 +189,12 @@ describe('makeRow', () => {
 
 describe('messageHead and MESSAGE_TAIL', () => {
   it('wrap rows into one JSON batch message', () => {
-    expect(messageHead(7, 1711745756581.125)).toBe('{"seq":7,"sentAt":1711745756581.125,"rows":[');
+    expect(messageHead(7, 1711745756581.125, 1711745756580.5)).toBe('{"seq":7,"sentAt":1711745756581.125,"dueAt":1711745756580.5,"rows":[');
     expect(MESSAGE_TAIL).toBe(']}');
     const rows = [makeRow(0, 0), makeRow(1, 0)];
-    const text = messageHead(7, 1.5) + rows.map((r) => JSON.stringify(r)).join(',') + MESSAGE_TAIL;
+    const text = messageHead(7, 1.5, 1) + rows.map((r) => JSON.stringify(r)).join(',') + MESSAGE_TAIL;
     const message: BatchMessage = JSON.parse(text) as BatchMessage;
-    expect(message).toEqual({ seq: 7, sentAt: 1.5, rows });
+    expect(message).toEqual({ seq: 7, sentAt: 1.5, dueAt: 1, rows });
   });
 });
 
@@ -212,8 +212,8 @@ describe('SentAtFormatter', () => {
   });
 
   it('is valid JSON inside a message head', () => {
-    const text = messageHead(3, new SentAtFormatter().format(1711745756581.1)) + MESSAGE_TAIL;
-    expect(JSON.parse(text)).toEqual({ seq: 3, sentAt: 1711745756581.1, rows: [] });
+    const text = messageHead(3, new SentAtFormatter().format(1711745756581.1), new SentAtFormatter().format(1711745756580.1)) + MESSAGE_TAIL;
+    expect(JSON.parse(text)).toEqual({ seq: 3, sentAt: 1711745756581.1, dueAt: 1711745756580.1, rows: [] });
   });
 });
 

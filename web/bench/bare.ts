@@ -16,24 +16,24 @@ let events = 0;
 let batches = 0;
 let bytes = 0;
 let config: PageConfig | null = null;
-/** `sentAt` of the newest batch: one store per message, so the driver can see a backlog. */
-let newestSentAt = Number.NaN;
+/** `dueAt` of the newest batch: one store per message, so the driver can see a backlog. */
+let newestDueAt = Number.NaN;
 
 /** A decoded batch, counted (its bytes are counted as its encoding and transport count them). */
 function countBatch(codec: AnyPageCodec, b: unknown): void {
   events += codec.count(b);
-  newestSentAt = codec.sentAt(b);
+  newestDueAt = codec.dueAt(b);
   batches++;
 }
 
 /**
- * The age of the newest batch at this moment, as a one-sample latency. The driver waits
+ * The age of the newest event at this moment (from its batch's due time), as a one-sample latency. The driver waits
  * until it is small before opening a window; without it, a backlog from the warm-up drained
  * inside the bare page's window and it showed more events per second than were offered.
  */
 function newestAge(): PageSnapshot['latency'] {
   const h = new Histogram();
-  if (!Number.isNaN(newestSentAt)) h.record((performance.timeOrigin + performance.now() - newestSentAt) * 1000);
+  if (!Number.isNaN(newestDueAt)) h.record((performance.timeOrigin + performance.now() - newestDueAt) * 1000);
   return h.summary();
 }
 
@@ -42,7 +42,7 @@ const api: PushlabApi = {
     api.stop();
     config = c;
     events = batches = bytes = 0;
-    newestSentAt = Number.NaN;
+    newestDueAt = Number.NaN;
     // The same transport and decoding code as the lab page: what differs between the pages is
     // only what they do with a batch.
     const countBytes = (n: number) => (bytes += n);

@@ -1,17 +1,19 @@
 /**
  * What the page needs of an Arrow batch, apart from the library that decodes it: the row
- * count, `seq` and `sentAt` (from pushlab's head, protocol/arrow.ts), the chart's aggregate read
+ * count, `seq`, `sentAt` and `dueAt` (from pushlab's head, protocol/arrow.ts), the chart's aggregate read
  * from the speed column itself, and a row as the JSON page has it, only for the rows in view.
  * The library (arrow-decode.ts) is imported only when a stream is Arrow, so the JSON page's
  * bundle does not grow by it.
  */
-import { ARROW_HEAD_BYTES, arrowIpcBytes, arrowSentAt, arrowSeq } from '../../protocol/arrow.js';
+import { ARROW_HEAD_BYTES, arrowDueAt, arrowIpcBytes, arrowSentAt, arrowSeq } from '../../protocol/arrow.js';
 import type { Row } from '../../protocol/wire.js';
 
 export interface ArrowBatch {
   readonly seq: number;
-  /** Send time, ms since the epoch. */
+  /** Write time, ms since the epoch. */
   readonly sentAt: number;
+  /** When the batch was due, ms since the epoch: its newest event's birth (protocol/age.ts). */
+  readonly dueAt: number;
   readonly numRows: number;
   /** The larger of `from` and the batch's speed column's max. */
   maxSpeed(from: number): number;
@@ -21,7 +23,7 @@ export interface ArrowBatch {
 
 /** One stream's decoder: each message's IPC bytes, in order (the first holds the schema). */
 export interface ArrowStreamDecoder {
-  decode(ipc: Uint8Array, seq: number, sentAt: number): ArrowBatch;
+  decode(ipc: Uint8Array, seq: number, sentAt: number, dueAt: number): ArrowBatch;
 }
 
 export type ArrowStreamFactory = () => ArrowStreamDecoder;
@@ -53,7 +55,7 @@ export function deliverArrow(decode: () => ArrowBatch, onArrow: (b: ArrowBatch) 
 export function decodeFramed(decoder: ArrowStreamDecoder, message: Uint8Array): ArrowBatch {
   const view = new DataView(message.buffer, message.byteOffset, message.byteLength);
   const ipc = message.subarray(ARROW_HEAD_BYTES, ARROW_HEAD_BYTES + arrowIpcBytes(view, 0));
-  return decoder.decode(ipc, arrowSeq(view, 0), arrowSentAt(view, 0));
+  return decoder.decode(ipc, arrowSeq(view, 0), arrowSentAt(view, 0), arrowDueAt(view, 0));
 }
 
 /**

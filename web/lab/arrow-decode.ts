@@ -53,6 +53,7 @@ class DecodedBatch implements ArrowBatch {
   constructor(
     readonly seq: number,
     readonly sentAt: number,
+    readonly dueAt: number,
     private readonly rb: RecordBatch,
   ) {}
 
@@ -78,13 +79,13 @@ export class ApacheArrowStream implements ArrowStreamDecoder {
   private readonly feed = new Feed();
   private reader: RecordBatchStreamReader | null = null;
 
-  decode(ipc: Uint8Array, seq: number, sentAt: number): ArrowBatch {
+  decode(ipc: Uint8Array, seq: number, sentAt: number, dueAt: number): ArrowBatch {
     this.feed.set(ipc);
     // The reader is made on the first message: it reads the schema from it.
     this.reader ??= RecordBatchReader.from(this.feed) as RecordBatchStreamReader;
     const r = this.reader.next();
     if (r.done) throw new Error(`Arrow message seq ${seq} holds no record batch`);
-    return new DecodedBatch(seq, sentAt, r.value);
+    return new DecodedBatch(seq, sentAt, dueAt, r.value);
   }
 }
 

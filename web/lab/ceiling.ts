@@ -1,7 +1,7 @@
 /**
  * The in-page decoding ceiling of an encoding: how many events per second this tab's main
  * thread can decode when nothing else happens, on the server's own bytes, doing per batch what
- * the count-only page does (decode, row count, `sentAt`), in every encoding alike. EPS over
+ * the count-only page does (decode, row count, `sentAt` and `dueAt`), in every encoding alike. EPS over
  * the network divided by it says how much of the decoding budget the transport and page leave;
  * `json`'s is the JSON.parse ceiling every point has always been related to.
  */
@@ -37,7 +37,7 @@ function fetchMessages(batch: number, count: number, encoding: Encoding): Promis
 }
 
 /**
- * One pass over the messages as the count-only page takes them: rows counted, `sentAt` read
+ * One pass over the messages as the count-only page takes them: rows counted, `sentAt` and `dueAt` read
  * (summed into `sink` so no engine can drop the read). Returns the rows.
  */
 type Pass = (messages: (string | ArrayBuffer)[], sink: { sentAt: number }) => number;
@@ -50,7 +50,7 @@ async function passOf(encoding: Encoding): Promise<Pass> {
     const decoder = codec.open({
       batch: (b) => {
         events += codec.count(b);
-        sink.sentAt += codec.sentAt(b);
+        sink.sentAt += codec.sentAt(b) + codec.dueAt(b);
       },
       bytes: () => undefined,
       undecodable: () => undefined,

@@ -119,12 +119,12 @@ export class LiveCharts {
     );
     this.latency = lineChart(
       canvases.latency,
-      'latency',
+      'event age',
       [
         { label: 'p50 ms', color: '#16a34a', axis: 'ms' },
         { label: 'p99 ms', color: '#dc2626', axis: 'ms' },
       ],
-      { ms: 'latency per 1 s, ms' },
+      { ms: 'event age per 1 s (birth to handler), ms' },
     );
     this.speed = lineChart(canvases.speed, 'speed', [{ label: 'max speed of the rows received per 1 s', color: '#7c3aed', axis: 'speed' }], {
       speed: 'km/h (each device random-walks)',

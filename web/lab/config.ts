@@ -34,6 +34,13 @@ function num(field: string, v: unknown, range: Range): number {
   return n;
 }
 
+/** A boolean, or a form/URL string `true`/`false`. */
+function bool(field: string, v: unknown): boolean {
+  if (typeof v === 'boolean') return v;
+  if (v === 'true' || v === 'false') return v === 'true';
+  throw new Error(`${field} must be true or false; got ${JSON.stringify(v)}`);
+}
+
 function oneOf<T extends string>(field: string, v: unknown, allowed: readonly T[]): T {
   if (!allowed.includes(v as T)) throw new Error(`${field} must be one of ${allowed.join(', ')}; got ${JSON.stringify(v)}`);
   return v as T;
@@ -71,5 +78,6 @@ export function validatePageConfig(c: Partial<Record<keyof PageConfig, unknown>>
     origins: num('origins', c.origins ?? 1, LIMITS.origins),
     encoding: binaryEncoding(c.transport, oneOf('encoding', c.encoding ?? 'json', ENCODINGS)),
     compression: streamCompression(c.transport, oneOf('compression', c.compression ?? 'off', COMPRESSIONS)),
+    inputProbe: bool('inputProbe', c.inputProbe ?? true),
   };
 }

@@ -8,6 +8,7 @@
 import type { CpuReading } from '../../protocol/page-api.js';
 import type { ServerConnectionStats, ServerStats } from '../../protocol/server-stats.js';
 import { judgeLiveWindow, type Limit, type LimitInput } from '../../results/verdict.js';
+import { fellBehind } from '../../results/sustains.js';
 import type { ParseMode } from '../../protocol/wire.js';
 
 /** A CPU reading older than this is not used, ms (the driver pushes one a second). */
@@ -60,6 +61,9 @@ export interface HealthInput {
   windowSec: number;
   /** Now minus the newest batch's sentAt, ms; null before any batch. */
   backlogMs: number | null;
+  /** The same at the start of the judging window, and the stream's tick, ms (the falling-behind clause). */
+  backlogStartMs?: number | null;
+  intervalMs?: number;
   /** Server figures at the start of the run, at the start of the judging window, and now; null without /stats. */
   server: { first: RunServer; windowStart: RunServer; now: RunServer } | null;
   cpu: CpuReading | null;
@@ -90,9 +94,21 @@ export function judgeHealth(h: HealthInput, nowMs: number): Health {
   const cpu = h.cpu && nowMs - h.cpu.atMs < READING_FRESH_MS ? h.cpu : null;
   const serverSec = s ? (s.now.atMs - s.windowStart.atMs) / 1000 : 0;
   const due = s ? s.now.duePerSec * serverSec : 0;
+  // The sustains rule's clause: the backlog may move by a tick, not grow.
+  const rising =
+    h.backlogStartMs === undefined
+      ? null
+      : fellBehind({
+          backlogStartMs: h.backlogStartMs,
+          backlogEndMs: h.backlogMs,
+          firstHalfMeanMs: null,
+          secondHalfMeanMs: null,
+          intervalMs: h.intervalMs ?? 0,
+        });
   const { judged, behind, backlogBehind, limit } = judgeLiveWindow({
     deliveredRatio,
     backlogMs: h.backlogMs,
+    fellBehind: rising,
     shed: s ? s.now.shed - s.windowStart.shed : 0,
     runSec: h.runSec,
     server: {
@@ -118,6 +134,7 @@ export function judgeHealth(h: HealthInput, nowMs: number): Health {
     limit.why,
     shedThisRun ? `the server shed ${compact.format(shedThisRun)} batches` : null,
     backlogBehind ? `the newest batch is ${(h.backlogMs! / 1000).toFixed(1)} s old` : null,
+    rising && !backlogBehind ? `over the last ${Math.round(h.windowSec)} s, ${rising}` : null,
     cpu ? null : 'CPU readings need `npm run lab` to say more',
   ].filter(Boolean);
   return { deliveredRatio, behind, shedThisRun, limit, text: `falling behind — ${limit.verdict}: ${facts.join(', ')}` };

@@ -4,9 +4,10 @@
  * aggregates. Nothing else runs per message, and nothing here allocates beyond what the decoder
  * returns.
  */
+import { batchAgeRangeUs } from '../../protocol/age.js';
 import { Histogram } from '../../protocol/histogram.js';
 import type { StreamParams } from '../../protocol/wire.js';
-import { Counters } from './counters.js';
+import { Counters, stallAfterMs } from './counters.js';
 import { RowRing } from './table.js';
 import { loadCodec, type AnyPageCodec, type BatchSink } from './codecs/index.js';
 import type { ConnectionHandlers } from './transports/index.js';
@@ -15,8 +16,15 @@ export interface IngestOptions {
   connections: number;
   /** Rows to keep for the table (0: the table is off, keep none). */
   keepRows: number;
-  /** Fold the chart's aggregates (recent latency, max speed per second). */
+  /** Fold the chart's aggregates (recent event age, max speed per second). */
   aggregate: boolean;
+  /**
+   * The streams' tick, ms: a batch's events are born over the interval before it was due
+   * (protocol/age.ts), and batches due while a connection was down count as lost (counters.ts).
+   */
+  intervalMs: number;
+  /** `poll`'s request interval, ms. */
+  pollMs?: number;
 }
 
 /** Max of the speed column per 1 s tumbling window, keyed by epoch second of receipt. */
@@ -32,16 +40,23 @@ const epochNow = () => ORIGIN + performance.now();
 export class Ingest {
   readonly counters: Counters;
   readonly ring: RowRing | null;
-  /** Latency since the last chart point, for the live p50/p99 series. */
+  /** Event age since the last chart point, for the live p50/p99 series. */
   readonly recent: Histogram | null;
   private window: SpeedWindow = { second: -1, max: -Infinity };
   /** Windows that have closed since the last `takeClosedWindows()`. */
   private closed: SpeedWindow[] = [];
   /** The newest `sentAt` received, ms since the epoch (0 before any): now minus it is the page's backlog. */
   newestSentAtMs = 0;
+  /** The newest `dueAt` received, ms since the epoch (0 before any): now minus it is the age of the newest event. */
+  newestDueAtMs = 0;
 
   constructor(readonly options: IngestOptions) {
-    this.counters = new Counters(options.connections);
+    const intervalMs = options.intervalMs ?? 0;
+    this.counters = new Counters(options.connections, {
+      intervalMs,
+      stallAfterMs: stallAfterMs(intervalMs, options.pollMs ?? 0),
+      clock: epochNow,
+    });
     this.ring = options.keepRows > 0 ? new RowRing(options.keepRows) : null;
     this.recent = options.aggregate ? new Histogram() : null;
   }
@@ -54,7 +69,8 @@ export class Ingest {
     return {
       decoder: () => loadCodec(params).then((codec) => codec.open(this.sink(conn, codec, activity))),
       onBytes: (n) => (this.counters.bytes += n),
-      onReconnect: (seqRestarts) => this.counters.reconnected(conn, seqRestarts),
+      onReconnect: (seqRestarts) => this.counters.reconnected(conn, seqRestarts, epochNow()),
+      onDown: () => this.counters.down(conn, epochNow()),
     };
   }
 
@@ -75,7 +91,7 @@ export class Ingest {
 
   /** Handles one decoded batch: counted, its rows kept for the table, the chart's aggregate folded. */
   batch(conn: number, codec: AnyPageCodec, b: unknown): void {
-    const now = this.arrived(conn, codec.seq(b), codec.count(b), codec.sentAt(b));
+    const now = this.arrived(conn, codec.seq(b), codec.count(b), codec.sentAt(b), codec.dueAt(b));
     if (this.ring) codec.keep(this.ring, b);
     if (this.recent) {
       const window = this.windowAt(now);
@@ -83,14 +99,18 @@ export class Ingest {
     }
   }
 
-  /** Counts a batch and its latency (and the recent latency, when drawing); returns the receive time, ms since the epoch. */
-  private arrived(conn: number, seq: number, rows: number, sentAt: number): number {
+  /**
+   * Counts a batch, its transit and its events' ages (and the recent ages, when drawing); returns
+   * the receive time, ms since the epoch.
+   */
+  private arrived(conn: number, seq: number, rows: number, sentAt: number, dueAt: number): number {
     const now = epochNow();
-    const latencyUs = (now - sentAt) * 1000;
+    const { lowUs, highUs } = batchAgeRangeUs(now, dueAt, this.options.intervalMs, rows);
     // Bytes are counted apart (BatchSink.bytes), as the encoding and the transport count them.
-    this.counters.batch(conn, seq, rows, 0, latencyUs);
+    this.counters.batch(conn, seq, rows, 0, (now - sentAt) * 1000, lowUs, highUs, sentAt, now);
     if (sentAt > this.newestSentAtMs) this.newestSentAtMs = sentAt;
-    this.recent?.record(latencyUs);
+    if (dueAt > this.newestDueAtMs) this.newestDueAtMs = dueAt;
+    this.recent?.recordSpread(lowUs, highUs, rows);
     return now;
   }
 

@@ -7,6 +7,7 @@
 import type { CpuReading, PageConfig, PageSnapshot } from '../../protocol/page-api.js';
 import type { ServerStats } from '../../protocol/server-stats.js';
 import { offeredEventsPerSec, TRANSPORT_INFO } from '../../protocol/wire.js';
+import { Histogram, tailSummary } from '../../protocol/histogram.js';
 import type { LiveCharts } from './chart.js';
 import { validatePageConfig } from './config.js';
 import { JUDGE_WINDOW_SEC, stalledBehindCap, type LimitInput } from '../../results/verdict.js';
@@ -14,6 +15,7 @@ import { judgeHealth, RunServerTally, type Health, type RunServer } from './heal
 import { MainThreadSource, WorkerSource, type Source } from './sources.js';
 import type { RowRing, StreamingTable } from './table.js';
 import { Throttle } from './throttle.js';
+import { InputProbe } from './input-probe.js';
 
 /** With a transport's per-host cap open, how long nothing more must open before the rest count as stalled. */
 const STALL_GRACE_MS = 2000;
@@ -26,6 +28,8 @@ export interface LiveFigures {
   backlogMs: number | null;
   counters: ReturnType<Source['live']>;
   parsedIn: string;
+  /** Inputs handled in the last JUDGE_WINDOW_SEC s, their worst input delay (ms), and long frames' blocking time per s (null where not available). */
+  input: { handled: number; maxDelayMs: number | null; blockingMsPerSec: number | null; longFramesUnavailable: string | null };
 }
 
 export interface Views {
@@ -48,6 +52,14 @@ export class Lab {
   private readonly startedAt = performance.now();
   private readonly startedAtEpoch = performance.timeOrigin + this.startedAt;
   private stopped = false;
+  /** Input delay and long frames: the page answering while it streams (input-probe.ts). */
+  private readonly input = new InputProbe();
+  /**
+   * Display age since the last reset: at each draw of the table or the charts, the age of the
+   * newest event it shows. Per frame, not per event: at a high rate most events are never on
+   * screen, and what a user sees is how stale the screen is.
+   */
+  private readonly display = new Histogram();
 
   constructor(
     config: Partial<Record<keyof PageConfig, unknown>>,
@@ -57,10 +69,16 @@ export class Lab {
     const c = this.config;
     const keepRows = c.render === 'full' ? c.tableRows : 0;
     // Only the table redraws at renderEveryMs; the charts take one point a second (tickLive).
-    this.throttle = keepRows ? new Throttle(c.renderEveryMs, () => this.table?.draw()) : null;
+    this.throttle = keepRows
+      ? new Throttle(c.renderEveryMs, () => {
+          this.table?.draw();
+          this.drew();
+        })
+      : null;
     const throttle = this.throttle;
     const options = {
       transport: c.transport,
+      pollMs: c.pollMs,
       params: {
         batch: c.batch,
         interval: c.intervalMs,
@@ -90,6 +108,7 @@ export class Lab {
    */
   async start(): Promise<{ opened: number; openMs: number }> {
     const t0 = performance.now();
+    if (this.config.inputProbe) this.input.start();
     const { transport, concurrency, openTimeoutMs } = this.config;
     const cap = TRANSPORT_INFO[transport].perHostCap;
     let timer: ReturnType<typeof setTimeout> | undefined;
@@ -126,6 +145,7 @@ export class Lab {
   stop(): void {
     if (this.stopped) return;
     this.stopped = true;
+    this.input.stop();
     this.source.stop();
     this.throttle?.cancel();
     this.table?.draw();
@@ -136,7 +156,25 @@ export class Lab {
     const s = await this.source.snapshot(resetLatency);
     // Worker replies arrive over a few ms; date the snapshot at the middle of that span.
     const at = (before + performance.now()) / 2;
-    return { atMs: performance.timeOrigin + at, transport: this.config.transport, concurrency: this.config.concurrency, client: this.client, ...s };
+    // Render mode `none` draws nothing, so it has no display age (null, not 0).
+    const displayAge = this.config.render === 'none' ? null : tailSummary(this.display);
+    if (resetLatency) this.display.reset();
+    return {
+      atMs: performance.timeOrigin + at,
+      transport: this.config.transport,
+      concurrency: this.config.concurrency,
+      client: this.client,
+      ...s,
+      displayAge,
+      ...(this.config.inputProbe ? { input: this.input.snapshot(resetLatency) } : {}),
+    };
+  }
+
+  /** After a view drew: the age of the newest event it shows (its batch's due time, the newest birth in it). */
+  private drew(): void {
+    const newest = this.source.newestDueAtMs();
+    if (this.stopped || newest <= 0) return;
+    this.display.record((performance.timeOrigin + performance.now() - newest) * 1000);
   }
 
   /**
@@ -149,7 +187,9 @@ export class Lab {
     const offered = offeredEventsPerSec({ batch: c.batch, interval: c.intervalMs }) * c.concurrency;
     const tally = new RunServerTally(this.client);
     /** One entry a second: events received and this run's server figures, for the judging window. */
-    const history: { t: number; events: number; bytes: number; server: RunServer | null }[] = [];
+    const history: { t: number; events: number; bytes: number; server: RunServer | null; backlogMs: number | null }[] = [];
+    /** One entry a second: inputs handled, their worst delay and long frames' blocking time. */
+    const inputs: ReturnType<InputProbe['takeRecent']>[] = [];
     let firstServer: RunServer | null = null;
     let latestServer: RunServer | null = null;
     const poll = async () => {
@@ -168,14 +208,23 @@ export class Lab {
       if (this.stopped) return;
       const now = performance.now();
       const counters = this.source.live();
-      const last = history.at(-1) ?? { t: openedAt, events: start.events, bytes: start.bytes, server: null };
-      history.push({ t: now, events: counters.events, bytes: counters.bytes, server: latestServer });
-      while (history.length > JUDGE_WINDOW_SEC + 1) history.shift();
-      const dt = (now - last.t) / 1000;
-      const receivedEventsPerSec = dt > 0 ? (counters.events - last.events) / dt : 0;
-      const from = history.length > JUDGE_WINDOW_SEC ? history[0] : { t: openedAt, events: start.events, server: firstServer };
+      const last = history.at(-1) ?? { t: openedAt, events: start.events, bytes: start.bytes, server: null, backlogMs: null };
       const newest = this.source.newestSentAtMs();
       const backlogMs = newest > 0 ? performance.timeOrigin + now - newest : null;
+      history.push({ t: now, events: counters.events, bytes: counters.bytes, server: latestServer, backlogMs });
+      while (history.length > JUDGE_WINDOW_SEC + 1) history.shift();
+      inputs.push(this.input.takeRecent());
+      while (inputs.length > JUDGE_WINDOW_SEC) inputs.shift();
+      const handled = inputs.reduce((a, x) => a + x.handled, 0);
+      const input = {
+        handled,
+        maxDelayMs: handled ? Math.max(...inputs.map((x) => x.maxDelayMs)) : null,
+        blockingMsPerSec: this.input.longFramesUnavailable === null ? inputs.reduce((a, x) => a + (x.blockingMs ?? 0), 0) / inputs.length : null,
+        longFramesUnavailable: this.input.longFramesUnavailable,
+      };
+      const dt = (now - last.t) / 1000;
+      const receivedEventsPerSec = dt > 0 ? (counters.events - last.events) / dt : 0;
+      const from = history.length > JUDGE_WINDOW_SEC ? history[0] : { t: openedAt, events: start.events, server: firstServer, backlogMs: null };
       const health = judgeHealth(
         {
           offeredEventsPerSec: offered,
@@ -183,6 +232,11 @@ export class Lab {
           windowEvents: counters.events - from.events,
           windowSec: (now - from.t) / 1000,
           backlogMs,
+          // Judged over a full window only: the first seconds carry set-up.
+          // From Workers the newest sentAt is as of their last update: the backlog moves by up to that as well.
+          ...(history.length > JUDGE_WINDOW_SEC
+            ? { backlogStartMs: from.backlogMs, intervalMs: c.parse === 'worker' ? Math.max(c.intervalMs, c.renderEveryMs) : c.intervalMs }
+            : {}),
           server: firstServer && latestServer ? { first: firstServer, windowStart: from.server ?? firstServer, now: latestServer } : null,
           cpu: this.views.cpu(),
           stalled: this.stalled(),
@@ -192,7 +246,7 @@ export class Lab {
         },
         performance.timeOrigin + now,
       );
-      this.views.live({ offeredEventsPerSec: offered, receivedEventsPerSec, health, backlogMs, counters, parsedIn });
+      this.views.live({ offeredEventsPerSec: offered, receivedEventsPerSec, health, backlogMs, counters, parsedIn, input });
       this.addChartPoint(now, dt, receivedEventsPerSec, (counters.bytes - last.bytes) / dt / 1e6, offered);
       void poll();
       setTimeout(tick, 1000);
@@ -215,5 +269,6 @@ export class Lab {
     charts.add({ tSec: (now - this.startedAt) / 1000, eventsPerSec, megabytesPerSec, p50Ms: latency?.p50Ms ?? null, p99Ms: latency?.p99Ms ?? null }, offered);
     for (const w of this.source.takeSpeed()) charts.addSpeed((w.second * 1000 + 1000 - this.startedAtEpoch) / 1000, w.max);
     charts.draw();
+    this.drew();
   }
 }

@@ -28,6 +28,8 @@ const live = {
   gaps: $<HTMLElement>('live-gaps'),
   shed: $<HTMLElement>('live-shed'),
   verdict: $<HTMLElement>('live-verdict'),
+  inputDelay: $<HTMLElement>('live-input-delay'),
+  longFrames: $<HTMLElement>('live-long-frames'),
 };
 let charts: Promise<LiveCharts> | null = null;
 /**
@@ -153,6 +155,11 @@ function showLive(f: LiveFigures): void {
   live.backlog.textContent = f.backlogMs === null ? '–' : f.backlogMs < 1000 ? `${Math.round(f.backlogMs)} ms` : `${(f.backlogMs / 1000).toFixed(1)} s`;
   live.gaps.textContent = count.format(f.counters.gaps);
   live.shed.textContent = f.health.shedThisRun === null ? '–' : count.format(f.health.shedThisRun);
+  // Input comes from the driver (npm run lab sends a few a second) or from whoever clicks or types here.
+  live.inputDelay.textContent = f.input.maxDelayMs === null ? '–' : `${Math.round(f.input.maxDelayMs)} ms`;
+  live.inputDelay.title = `${f.input.handled} input(s) handled in the last 5 s; the worst one waited this long for its handler`;
+  live.longFrames.textContent = f.input.blockingMsPerSec === null ? 'n/a' : `${Math.round(f.input.blockingMsPerSec)} ms/s`;
+  live.longFrames.title = f.input.longFramesUnavailable ?? "long animation frames' blocking time (past 50 ms each), per second over the last 5 s";
   live.verdict.textContent = f.health.text;
   live.verdict.classList.toggle('behind', f.health.behind);
   showStatus(

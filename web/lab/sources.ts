@@ -3,7 +3,7 @@
  * Workers (parse mode `worker`). Either way the lab sees the same thing: exact counters on
  * request, and between draws the rows and aggregates the views need.
  */
-import { Histogram } from '../../protocol/histogram.js';
+import { Histogram, sparseOf, tailSummary } from '../../protocol/histogram.js';
 import type { PageCounters, PageSnapshot } from '../../protocol/page-api.js';
 import type { StreamParams, Transport } from '../../protocol/wire.js';
 import { Ingest, type SpeedWindow } from './ingest.js';
@@ -11,7 +11,7 @@ import { RowRing } from './table.js';
 import { openConnection, type Connection, type TransportOptions } from './transports/index.js';
 import type { FromWorker, ToWorker, WorkerCounts } from './worker-protocol.js';
 
-export type SourceSnapshot = Omit<PageSnapshot, 'atMs' | 'transport' | 'concurrency'>;
+export type SourceSnapshot = Omit<PageSnapshot, 'atMs' | 'transport' | 'concurrency' | 'displayAge'>;
 
 export interface SourceOptions {
   transport: Transport;
@@ -23,12 +23,14 @@ export interface SourceOptions {
   onActivity: () => void;
   updateEveryMs: number;
   transportOptions: TransportOptions;
+  /** `poll`'s request interval, ms (what a silent connection is judged against: counters.ts stallAfterMs). */
+  pollMs?: number;
 }
 
 export interface Source {
   /** Rows for the table, or null when it is off. */
   readonly ring: RowRing | null;
-  /** Latency since the last draw (reset by the caller), or null when charts are off. */
+  /** Event age since the last draw (reset by the caller), or null when charts are off. */
   readonly recent: Histogram | null;
   /** Resolves once every connection is open. */
   start(): Promise<void>;
@@ -40,7 +42,9 @@ export interface Source {
   takeSpeed(): SpeedWindow[];
   /** The newest `sentAt` received, ms since the epoch (0 before any; from Workers, as of their last update). */
   newestSentAtMs(): number;
-  /** Exact counters; latency since the last reset. */
+  /** The newest `dueAt` received, ms since the epoch (0 before any; from Workers, as of their last update): the birth of the newest event shown. */
+  newestDueAtMs(): number;
+  /** Exact counters; event age and transit since the last reset. */
   snapshot(resetLatency: boolean): Promise<SourceSnapshot>;
 }
 
@@ -51,7 +55,7 @@ export class MainThreadSource implements Source {
   readonly recent: Histogram | null;
 
   constructor(private readonly o: SourceOptions) {
-    this.ingest = new Ingest({ connections: o.concurrency, keepRows: o.keepRows, aggregate: o.aggregate });
+    this.ingest = new Ingest({ connections: o.concurrency, keepRows: o.keepRows, aggregate: o.aggregate, intervalMs: o.params.interval, pollMs: o.pollMs });
     this.ring = this.ingest.ring;
     this.recent = this.ingest.recent;
   }
@@ -85,6 +89,10 @@ export class MainThreadSource implements Source {
     return this.ingest.newestSentAtMs;
   }
 
+  newestDueAtMs(): number {
+    return this.ingest.newestDueAtMs;
+  }
+
   async snapshot(resetLatency: boolean): Promise<SourceSnapshot> {
     const c = this.ingest.counters;
     const snap: SourceSnapshot = {
@@ -92,8 +100,14 @@ export class MainThreadSource implements Source {
       counters: c.totals(),
       batchesPerConnection: Array.from(c.batchesPerConnection),
       latency: c.latency.summary(),
+      latencyHistogram: sparseOf(c.latency),
+      backlogMs: backlogAt(this.ingest.newestSentAtMs),
+      transit: tailSummary(c.transit),
     };
-    if (resetLatency) c.latency.reset();
+    if (resetLatency) {
+      c.latency.reset();
+      c.transit.reset();
+    }
     return snap;
   }
 }
@@ -147,6 +161,7 @@ export class WorkerSource implements Source {
         connections: this.share(w),
         keepRows: this.o.keepRows,
         aggregate: this.o.aggregate,
+        pollMs: this.o.pollMs ?? 0,
         updateEveryMs: this.o.updateEveryMs,
         transportOptions: this.o.transportOptions,
       };
@@ -183,6 +198,10 @@ export class WorkerSource implements Source {
     return this.latest.reduce((m, c) => Math.max(m, c?.newestSentAtMs ?? 0), 0);
   }
 
+  newestDueAtMs(): number {
+    return this.latest.reduce((m, c) => Math.max(m, c?.newestDueAtMs ?? 0), 0);
+  }
+
   takeSpeed(): SpeedWindow[] {
     // A second is complete once every Worker has moved past it; one second of slack covers the
     // update interval.
@@ -209,25 +228,36 @@ export class WorkerSource implements Source {
       ),
     );
     const latency = new Histogram();
+    const transit = new Histogram();
     const perConnection = new Array<number>(this.o.concurrency).fill(0);
     replies.forEach((r, w) => {
       this.share(w).forEach((global, local) => (perConnection[global] = r.counts.batchesPerConnection[local]));
       latency.add(r.latency);
+      transit.add(r.transit);
     });
     return {
       open: replies.reduce((n, r) => n + r.counts.open, 0),
       counters: sumCounters(replies.map((r) => r.counts.counters)),
       batchesPerConnection: perConnection,
       latency: latency.summary(),
+      latencyHistogram: sparseOf(latency),
+      // From the replies, not the last update: a Worker's update is up to updateEveryMs old.
+      backlogMs: backlogAt(replies.reduce((m, r) => Math.max(m, r.counts.newestSentAtMs), 0)),
+      transit: tailSummary(transit),
     };
   }
 }
 
+/** Now minus the newest `sentAt`, ms (to the µs); null before any batch. */
+function backlogAt(newestSentAtMs: number): number | null {
+  return newestSentAtMs > 0 ? Math.round((performance.timeOrigin + performance.now() - newestSentAtMs) * 1000) / 1000 : null;
+}
+
 function sumCounters(all: (PageCounters | null)[]): PageCounters {
-  const out: PageCounters = { events: 0, batches: 0, bytes: 0, gaps: 0, duplicates: 0, reconnects: 0, errors: 0 };
+  const out: Required<PageCounters> = { events: 0, batches: 0, bytes: 0, gaps: 0, duplicates: 0, reconnects: 0, errors: 0, closedMs: 0, stalledMs: 0 };
   for (const c of all) {
     if (!c) continue;
-    for (const k of Object.keys(out) as (keyof PageCounters)[]) out[k] += c[k];
+    for (const k of Object.keys(out) as (keyof PageCounters)[]) out[k] += c[k] ?? 0;
   }
   return out;
 }

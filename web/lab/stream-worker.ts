@@ -24,6 +24,7 @@ function counts(): WorkerCounts {
     batchesPerConnection: Array.from(c.batchesPerConnection),
     open: conns.filter((x) => x.isOpen()).length,
     newestSentAtMs: ingest!.newestSentAtMs,
+    newestDueAtMs: ingest!.newestDueAtMs,
   };
 }
 
@@ -46,7 +47,7 @@ function update(): void {
 self.onmessage = (e: MessageEvent<ToWorker>) => {
   const m = e.data;
   if (m.type === 'start') {
-    ingest = new Ingest({ connections: m.connections.length, keepRows: m.keepRows, aggregate: m.aggregate });
+    ingest = new Ingest({ connections: m.connections.length, keepRows: m.keepRows, aggregate: m.aggregate, intervalMs: m.params.interval, pollMs: m.pollMs });
     const ing = ingest;
     conns = m.connections.map((_global, local) =>
       openConnection(m.transport, m.params, ing.handlers(local, m.params), m.transportOptions, m.connections[local]),
@@ -57,10 +58,14 @@ self.onmessage = (e: MessageEvent<ToWorker>) => {
     );
     timer = setInterval(update, m.updateEveryMs);
   } else if (m.type === 'snapshot') {
-    const h = ingest!.counters.latency;
-    const latency = h.data();
-    if (m.resetLatency) h.reset();
-    post({ type: 'snapshot', id: m.id, counts: counts(), latency }, [latency.counts.buffer]);
+    const c = ingest!.counters;
+    const latency = c.latency.data();
+    const transit = c.transit.data();
+    if (m.resetLatency) {
+      c.latency.reset();
+      c.transit.reset();
+    }
+    post({ type: 'snapshot', id: m.id, counts: counts(), latency, transit }, [latency.counts.buffer, transit.counts.buffer]);
   } else {
     clearInterval(timer);
     for (const c of conns) c.close();

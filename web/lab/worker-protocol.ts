@@ -14,6 +14,8 @@ export type ToWorker =
       connections: number[];
       keepRows: number;
       aggregate: boolean;
+      /** `poll`'s request interval, ms (0 for other transports). */
+      pollMs: number;
       updateEveryMs: number;
       transportOptions: TransportOptions;
     }
@@ -27,6 +29,8 @@ export interface WorkerCounts {
   open: number;
   /** The newest `sentAt` this Worker received, ms since the epoch (0 before any). */
   newestSentAtMs: number;
+  /** The newest `dueAt` this Worker received, ms since the epoch (0 before any). */
+  newestDueAtMs: number;
 }
 
 export type FromWorker =
@@ -35,7 +39,7 @@ export type FromWorker =
   | {
       type: 'update';
       counts: WorkerCounts;
-      /** Latency since the last update (for the live chart). */
+      /** Event age since the last update (for the live chart). */
       recent: HistogramData | null;
       /** The newest rows, oldest first, at most keepRows. */
       rows: Row[];
@@ -45,6 +49,8 @@ export type FromWorker =
       type: 'snapshot';
       id: number;
       counts: WorkerCounts;
-      /** Latency since the last reset. */
+      /** Event age since the last reset. */
       latency: HistogramData;
+      /** Transit since the last reset. */
+      transit: HistogramData;
     };

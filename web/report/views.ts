@@ -351,6 +351,7 @@ export const REPEAT_TABLE_COLUMNS: readonly Column[] = COLUMNS.filter((c) =>
     'cpuServer',
     'latencyP50Ms',
     'latencyP99Ms',
+    'inputDelayP99Ms',
     'gaps',
     'shed',
   ].includes(c.id),

@@ -28,11 +28,12 @@ export function arrowCodec(createStream: ArrowStreamFactory): PageCodec<ArrowBat
             frames.push(chunk);
           }
         },
-        envelope: (body, seq, sentAt) => deliverArrow(() => decoder.decode(body, seq, sentAt), batch, undecodable),
+        envelope: (body, seq, sentAt, dueAt) => deliverArrow(() => decoder.decode(body, seq, sentAt, dueAt), batch, undecodable),
       };
     },
     seq: (b) => b.seq,
     sentAt: (b) => b.sentAt,
+    dueAt: (b) => b.dueAt,
     count: (b) => b.numRows,
     maxSpeed: (b, from) => b.maxSpeed(from),
     keep: (ring, b) => ring.pushColumns(b),

@@ -1,6 +1,6 @@
 /**
  * What an encoding is on the page: a codec that decodes a stream's messages into batches and
- * reads from a batch what the page keeps per message (its count, its latency's `sentAt`, the
+ * reads from a batch what the page keeps per message (its count, its `sentAt` and `dueAt`, the
  * chart's aggregate, the rows in view). Every encoding costs the page the same work above its
  * decoding. Each encoding is one file beside this one, named in index.ts.
  */
@@ -26,8 +26,8 @@ export interface StreamDecoder {
   message(data: string | ArrayBuffer): void;
   /** A byte stream (a `fetch` body, a poll answer's lines), cut into messages as it arrives; resolves when it ends. */
   stream(chunks: AsyncIterable<Uint8Array>): Promise<void>;
-  /** An envelope's bytes (gRPC-web's bytes field), whose `seq` and `sentAt` travel in the envelope's own fields. Encodings carried in envelopes only. */
-  envelope?(body: Uint8Array, seq: number, sentAt: number): void;
+  /** An envelope's bytes (gRPC-web's bytes field), whose `seq`, `sentAt` and `dueAt` travel in the envelope's own fields. Encodings carried in envelopes only. */
+  envelope?(body: Uint8Array, seq: number, sentAt: number, dueAt: number): void;
   /** A batch a transport read from its own message type (gRPC-web's protobuf rows): the default encoding only. */
   rows?(msg: BatchMessage): void;
 }
@@ -40,8 +40,14 @@ export interface PageCodec<B> {
   /** One stream's decoder, handing each batch to `sink`. */
   open(sink: BatchSink<B>): StreamDecoder;
   seq(b: B): number;
-  /** Send time, ms since the epoch. */
+  /** Write time, ms since the epoch: the handler's time minus it is transit. */
   sentAt(b: B): number;
+  /**
+   * When the batch was due by the server's schedule, ms since the epoch: the birth of its newest
+   * event, from which the page counts every event's age (protocol/age.ts). Required, so the
+   * compiler refuses an encoding whose codec does not carry it.
+   */
+  dueAt(b: B): number;
   /** Rows (events) in the batch. */
   count(b: B): number;
   /** The larger of `from` and the batch's speed column's max (the chart's aggregate). */
@@ -54,6 +60,7 @@ export interface PageCodec<B> {
 export const MESSAGE_READING: Omit<PageCodec<BatchMessage>, 'open'> = {
   seq: (m) => m.seq,
   sentAt: (m) => m.sentAt,
+  dueAt: (m) => m.dueAt,
   count: (m) => m.rows.length,
   maxSpeed(m, from) {
     const rows: Row[] = m.rows;

@@ -31,6 +31,8 @@ export interface ConnectionHandlers {
    * duplicates; EventSource resumes after its Last-Event-ID instead, so its seq carries on.
    */
   onReconnect(seqRestarts: boolean): void;
+  /** The connection, once open, went down (it may come back: onReconnect). Loss is counted from here. */
+  onDown?(): void;
 }
 
 export interface TransportOptions {
@@ -109,8 +111,10 @@ export function reconnecting(name: string, h: ConnectionHandlers, attempt: Attem
       (reason) => {
         if (ended) return;
         ended = true;
+        const was = open;
         open = false;
         if (stopped) return;
+        if (was) h.onDown?.();
         if (!everOpened) return settle.reject(new Error(`${name}: ${reason}`));
         if (failures >= WS_BACKOFF.maxAttempts) return;
         retry = setTimeout(connect, wsBackoffMs(failures++));

@@ -25,7 +25,7 @@ function countingFetch(onBytes: (n: number) => void): typeof fetch {
 /**
  * `grpc-web`: Connect's gRPC-web client, server streaming. A message's protobuf rows (the
  * default encoding) become the JSON message's shape; a named encoding's bytes come in its bytes
- * field (`arrow`, named for the first encoding it carried), with seq and sentAt in its own fields.
+ * field (`arrow`, named for the first encoding it carried), with seq, sentAt and dueAt in its own fields.
  */
 function grpcAttempt(base: Promise<string>, params: StreamParams, h: ConnectionHandlers): Attempt {
   return (up, down) => {
@@ -46,7 +46,7 @@ function grpcAttempt(base: Promise<string>, params: StreamParams, h: ConnectionH
           up();
         }
         if (params.encoding) {
-          decoder.envelope?.(b.arrow, b.seq, b.sentAt);
+          decoder.envelope?.(b.arrow, b.seq, b.sentAt, b.dueAt);
           continue;
         }
         const rows = new Array<Row>(b.rows.length);
@@ -54,7 +54,7 @@ function grpcAttempt(base: Promise<string>, params: StreamParams, h: ConnectionH
           const r = b.rows[i];
           rows[i] = [r.id, r.time, r.lane, r.lon, r.lat, r.gas, r.device, r.speed, r.temperature, r.since, r.note, r.extra];
         }
-        decoder.rows?.({ seq: b.seq, sentAt: b.sentAt, rows });
+        decoder.rows?.({ seq: b.seq, sentAt: b.sentAt, dueAt: b.dueAt, rows });
       }
       down('the stream ended');
     };

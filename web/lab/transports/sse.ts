@@ -21,6 +21,7 @@ function eventSource(url: Promise<string>, name: string, h: ConnectionHandlers):
           resolve();
         };
         source.onerror = () => {
+          if (open && !closed) h.onDown?.();
           open = false;
           // CLOSED means the browser gave up (e.g. a 400); CONNECTING means it will retry.
           if (source.readyState === EventSource.CLOSED) reject(new Error(`${name} failed to open`));

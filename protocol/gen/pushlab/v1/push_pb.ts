@@ -13,7 +13,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file pushlab/v1/push.proto.
  */
 export const file_pushlab_v1_push: GenFile = /*@__PURE__*/
-  fileDesc("ChVwdXNobGFiL3YxL3B1c2gucHJvdG8SCnB1c2hsYWIudjEitAEKA1JvdxIKCgJpZBgBIAEoBRIMCgR0aW1lGAIgASgJEgwKBGxhbmUYAyABKAUSCwoDbG9uGAQgASgBEgsKA2xhdBgFIAEoARILCgNnYXMYBiABKAUSDgoGZGV2aWNlGAcgASgJEg0KBXNwZWVkGAggASgFEhMKC3RlbXBlcmF0dXJlGAkgASgJEg0KBXNpbmNlGAogASgJEgwKBG5vdGUYCyABKAkSDQoFZXh0cmEYDCABKAkiUwoFQmF0Y2gSCwoDc2VxGAEgASgBEg8KB3NlbnRfYXQYAiABKAESHQoEcm93cxgDIAMoCzIPLnB1c2hsYWIudjEuUm93Eg0KBWFycm93GAQgASgMIkkKDEVuY29kZWRCYXRjaBILCgNzZXEYASABKAESDwoHc2VudF9hdBgCIAEoARIMCgRyb3dzGAMgAygMEg0KBWFycm93GAQgASgMIlUKDVN0cmVhbVJlcXVlc3QSDQoFYmF0Y2gYASABKAUSEwoLaW50ZXJ2YWxfbXMYAiABKAESDgoGY2xpZW50GAMgASgJEhAKCGVuY29kaW5nGAQgASgJMkcKC1B1c2hTZXJ2aWNlEjgKBlN0cmVhbRIZLnB1c2hsYWIudjEuU3RyZWFtUmVxdWVzdBoRLnB1c2hsYWIudjEuQmF0Y2gwAWIGcHJvdG8z");
+  fileDesc("ChVwdXNobGFiL3YxL3B1c2gucHJvdG8SCnB1c2hsYWIudjEitAEKA1JvdxIKCgJpZBgBIAEoBRIMCgR0aW1lGAIgASgJEgwKBGxhbmUYAyABKAUSCwoDbG9uGAQgASgBEgsKA2xhdBgFIAEoARILCgNnYXMYBiABKAUSDgoGZGV2aWNlGAcgASgJEg0KBXNwZWVkGAggASgFEhMKC3RlbXBlcmF0dXJlGAkgASgJEg0KBXNpbmNlGAogASgJEgwKBG5vdGUYCyABKAkSDQoFZXh0cmEYDCABKAkiYwoFQmF0Y2gSCwoDc2VxGAEgASgBEg8KB3NlbnRfYXQYAiABKAESHQoEcm93cxgDIAMoCzIPLnB1c2hsYWIudjEuUm93Eg0KBWFycm93GAQgASgMEg4KBmR1ZV9hdBgFIAEoASJZCgxFbmNvZGVkQmF0Y2gSCwoDc2VxGAEgASgBEg8KB3NlbnRfYXQYAiABKAESDAoEcm93cxgDIAMoDBINCgVhcnJvdxgEIAEoDBIOCgZkdWVfYXQYBSABKAEiVQoNU3RyZWFtUmVxdWVzdBINCgViYXRjaBgBIAEoBRITCgtpbnRlcnZhbF9tcxgCIAEoARIOCgZjbGllbnQYAyABKAkSEAoIZW5jb2RpbmcYBCABKAkyRwoLUHVzaFNlcnZpY2USOAoGU3RyZWFtEhkucHVzaGxhYi52MS5TdHJlYW1SZXF1ZXN0GhEucHVzaGxhYi52MS5CYXRjaDABYgZwcm90bzM");
 
 /**
  * One row: the reference's 12 columns, in order.
@@ -104,7 +104,7 @@ export type Batch = Message<"pushlab.v1.Batch"> & {
   seq: number;
 
   /**
-   * Send time, ms since the Unix epoch (fractional).
+   * Write time, ms since the Unix epoch (fractional).
    *
    * @generated from field: double sent_at = 2;
    */
@@ -122,6 +122,14 @@ export type Batch = Message<"pushlab.v1.Batch"> & {
    * @generated from field: bytes arrow = 4;
    */
   arrow: Uint8Array;
+
+  /**
+   * When the batch was due by the server's schedule, ms since the Unix epoch (fractional): the
+   * birth of its newest event (protocol/age.ts).
+   *
+   * @generated from field: double due_at = 5;
+   */
+  dueAt: number;
 };
 
 /**
@@ -159,6 +167,11 @@ export type EncodedBatch = Message<"pushlab.v1.EncodedBatch"> & {
    * @generated from field: bytes arrow = 4;
    */
   arrow: Uint8Array;
+
+  /**
+   * @generated from field: double due_at = 5;
+   */
+  dueAt: number;
 };
 
 /**

@@ -1,0 +1,110 @@
+/**
+ * Loss that counts (issue 33), under a real headless Chromium: the server goes away for a
+ * moment mid-stream and comes back on the same port. A WebSocket that reconnects gets a new
+ * stream that counts its seq from 0 and is paced from the moment it opens, so the batches that
+ * fell due while it was down were never generated; the page carries its numbering on and counts
+ * them as gaps (web/lab/counters.ts), with the time the connection was closed. The sustains rule
+ * then fails the window and says what was lost and how.
+ */
+import { mkdtemp, rm } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import type { Browser, Page } from 'puppeteer-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { PageSnapshot } from '../../protocol/page-api.js';
+import { launchChrome } from '../../puppeteer/browser/chrome.js';
+import { openLabPage, type LabApi } from '../../puppeteer/measure/page.js';
+import { sustains } from '../../results/sustains.js';
+import { buildServer, type PushlabServer } from '../../server/app.js';
+import { loadOrCreateCert, type TlsFiles } from '../../server/cert.js';
+
+const ROOT = path.resolve(import.meta.dirname, '..', '..');
+const INTERVAL_MS = 10;
+let certDir: string;
+let tls: TlsFiles;
+let app: PushlabServer | undefined;
+let browser: Browser;
+let port = 0;
+
+async function listen(): Promise<PushlabServer> {
+  const s = await buildServer({ tls, webRoot: path.join(ROOT, 'dist/web') });
+  await s.listen({ host: '127.0.0.1', port });
+  const addr = s.server.address();
+  port = typeof addr === 'object' && addr ? addr.port : port;
+  return s;
+}
+
+beforeAll(async () => {
+  certDir = await mkdtemp(path.join(os.tmpdir(), 'pushlab-cert-'));
+  tls = await loadOrCreateCert(certDir);
+  app = await listen();
+  browser = (await launchChrome({ headless: true })).browser;
+}, 60_000);
+
+afterAll(async () => {
+  await browser?.close();
+  await app?.close();
+  await rm(certDir, { recursive: true, force: true });
+});
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+describe('a forced reconnect', () => {
+  it('counts the batches due while the WebSocket was down as gaps, and the rule fails the window naming them', async () => {
+    const page: Page = await browser.newPage();
+    const api: LabApi = await openLabPage(page, `https://127.0.0.1:${port}/`);
+    const snapshot = () => api.evaluate((p) => p.snapshot({ resetLatency: false })) as Promise<PageSnapshot>;
+    try {
+      await api.evaluate((p, i) => p.start({ transport: 'ws', batch: 5, intervalMs: i, concurrency: 1, render: 'none' }).then(() => undefined), INTERVAL_MS);
+      await sleep(1000);
+      const before = await snapshot();
+      expect(before.counters).toMatchObject({ reconnects: 0, gaps: 0, duplicates: 0, closedMs: 0 });
+
+      await app!.close();
+      app = undefined;
+      await sleep(700); // long enough for the WS to fail at least one reconnect attempt
+      app = await listen();
+
+      // Bounded: the WS backoff retries within a few seconds of the server coming back.
+      let after = await snapshot();
+      for (let waited = 0; waited < 15_000 && !(after.counters.reconnects >= 1 && after.counters.batches > before.counters.batches + 50); waited += 100) {
+        await sleep(100);
+        after = await snapshot();
+      }
+      const c = after.counters;
+      expect(c.reconnects).toBe(1);
+      expect(c.duplicates).toBe(0);
+      // Down for at least the 700 ms the server was away (the page saw the close a moment after it).
+      expect(c.closedMs!).toBeGreaterThanOrEqual(500);
+      // Every batch due between the last before the drop and the first after is a gap: at least
+      // the closed time's worth, and no more than it plus the reconnect's own round trips.
+      expect(c.gaps).toBeGreaterThanOrEqual(Math.floor((0.8 * c.closedMs!) / INTERVAL_MS));
+      expect(c.gaps).toBeLessThanOrEqual(Math.ceil((c.closedMs! + 1000) / INTERVAL_MS));
+
+      // The window holding the drop does not sustain, whatever it delivered, and says what was lost.
+      const delta = (k: 'batches' | 'gaps' | 'reconnects' | 'closedMs' | 'stalledMs') => (after.counters[k] ?? 0) - (before.counters[k] ?? 0);
+      const judged = sustains(
+        [
+          {
+            deliveredRatio: 1,
+            shed: 0,
+            p99Ms: after.latency.p99Ms,
+            notOpen: 0,
+            streams: 1,
+            cap: null,
+            batches: delta('batches'),
+            gaps: delta('gaps'),
+            reconnects: delta('reconnects'),
+            closedMs: delta('closedMs'),
+            stalledMs: delta('stalledMs'),
+          },
+        ],
+        { p99BoundMs: 10_000 },
+      );
+      expect(judged.sustains).toBe(false);
+      expect(judged.reasons.join('; ')).toMatch(new RegExp(`^lost: ${c.gaps} batches missing \\(gaps\\), 1 reconnect, connections closed for [\\d.]+ (ms|s)`));
+    } finally {
+      await page.close();
+    }
+  }, 60_000);
+});
