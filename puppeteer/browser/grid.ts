@@ -369,7 +369,9 @@ export class GridSessions {
         stdio: ['ignore', 'pipe', 'ignore'],
       });
     } catch (err) {
-      this.log(`--grid ${this.given}: could not start the process that ends ${ids.length} session(s) (${String(err)}); the Grid ends them after its session timeout`);
+      this.log(
+        `--grid ${this.given}: could not start the process that ends ${ids.length} session(s) (${String(err)}); the Grid ends them after its session timeout`,
+      );
       return;
     }
     // Held for (close() waits for its answers); detached, so a process.exit meanwhile leaves it to finish.
@@ -386,7 +388,8 @@ export class GridSessions {
       answered.add(r.id);
       if (r.failure !== null) this.log(`--grid ${this.given}: ending session ${r.id}: ${r.failure}; the Grid ends it after its session timeout`);
     }
-    for (const id of ids.filter((x) => !answered.has(x))) this.log(`--grid ${this.given}: ending session ${id}: no word from the process that ended it; the Grid ends it after its session timeout`);
+    for (const id of ids.filter((x) => !answered.has(x)))
+      this.log(`--grid ${this.given}: ending session ${id}: no word from the process that ended it; the Grid ends it after its session timeout`);
   }
 }
 

@@ -5,12 +5,15 @@
  * a few times a second; the page times each from its event timestamp to its handler.
  *
  * The swamped page is grpc-web at 10,000 rows × 10 connections every 1 ms (100 M events/s
- * offered), drawing the table. Chrome runs discrete input before other queued tasks, so a page
- * busy with many small tasks still answers within tens of ms (ws 2,000 × 4 every 1 ms: input
- * delay p99 15 ms at 95% main-thread busy); what keeps input waiting is a long task. On the 2-core
- * VM under other load, with two 4 s windows each: grpc-web 391 and 391 ms (p50 187 and 232 ms),
- * fetch 415 and 289 ms then 107 and 164 ms, sse 275 and 163 ms, poll 395 and 131 ms: grpc-web's
- * large decoded chunks are the one that kept every window over 200 ms.
+ * offered), drawing the table. Chrome runs discrete input before other queued tasks, so input
+ * waits for at most the frame in progress: a page busy with many small tasks still answers within
+ * tens of ms (ws 2,000 × 4 every 1 ms: input delay p99 15 ms at 95% main-thread busy), and what
+ * keeps input waiting is a long frame. grpc-web's large decoded chunks make them: measured alone
+ * on the quiet 2-core machine, 48 and 91 long animation frames a window (2.0 and 2.6 s of blocking
+ * in 4 s windows) read input delay p99 138 and 84 ms (another run 77 ms), and up to 391 ms with
+ * other load on the machine. So the default bound (200 ms, INP's "good") splits these two pages
+ * only on a loaded machine; this test judges them against BOUND_MS, the same rule with a lower
+ * bound (advise and find-max take it as --input-delay).
  */
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
@@ -18,7 +21,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { MeasuredRepeat } from '../../protocol/repeat-figures.js';
 import type { PointResult, Report } from '../../protocol/report.js';
-import { DEFAULT_INPUT_DELAY_BOUND_MS, pointSustains } from '../../results/sustains.js';
+import { pointSustains } from '../../results/sustains.js';
 import { runSweep } from '../helpers/sweep-process.js';
 
 const SCENARIOS = {
@@ -28,6 +31,10 @@ const SCENARIOS = {
     { id: 'easy', transport: 'ws', batch: 10, concurrency: 1, intervalMs: 50 },
   ],
 };
+
+/** The input delay bound the two pages are judged against, ms: see above. */
+const BOUND_MS = 50;
+const target = { p99BoundMs: 60_000, inputDelayBoundMs: BOUND_MS };
 
 describe('input delay in headless Chromium: a swamped full-render page and an easy one', () => {
   let dir: string;
@@ -91,21 +98,30 @@ describe('input delay in headless Chromium: a swamped full-render page and an ea
     }
   });
 
-  it('the swamped page: input delay p99 over 200 ms, in report.json and in the table, and it does not sustain for it', () => {
+  /** Each repeat's input figures, for a failure's message. */
+  const inputs = (p: PointResult) => JSON.stringify(measured(p).map((r) => ({ delayMs: r.input!.delayMs, longFrames: r.input!.longFrames })));
+
+  it(`the swamped page: input delay p99 over ${BOUND_MS} ms with long frames, in report.json and in the table, and it does not sustain for it`, () => {
     const p = point('swamped');
     const delay = p.summary!.inputDelayP99Ms!;
-    expect(delay.median, JSON.stringify(measured(p).map((r) => r.input))).toBeGreaterThan(DEFAULT_INPUT_DELAY_BOUND_MS);
+    expect(delay.median, inputs(p)).toBeGreaterThan(BOUND_MS);
     for (const r of measured(p)) expect(r.input!.longFrames!.count).toBeGreaterThan(0);
-    expect(figure(tableCell('swamped'))).toBeGreaterThan(DEFAULT_INPUT_DELAY_BOUND_MS);
-    const judged = pointSustains(p.point, p.repeats, { p99BoundMs: 60_000 });
-    expect(judged.reasons.join('; ')).toMatch(/input delay p99 \d+ ms > 200 ms: the page did not answer input in time/);
+    expect(figure(tableCell('swamped'))).toBeGreaterThan(BOUND_MS);
+    const judged = pointSustains(p.point, p.repeats, target);
+    expect(judged.reasons.join('; ')).toMatch(new RegExp(`input delay p99 \\d+ ms > ${BOUND_MS} ms: the page did not answer input in time`));
   });
 
-  it('the easy page: input delay p99 under 200 ms, in report.json and in the table, and no failure for it', () => {
+  it(`the easy page: input delay p99 under ${BOUND_MS} ms, in report.json and in the table, and no failure for it`, () => {
     const p = point('easy');
-    expect(p.summary!.inputDelayP99Ms!.median).toBeLessThan(DEFAULT_INPUT_DELAY_BOUND_MS);
-    expect(figure(tableCell('easy'))).toBeLessThan(DEFAULT_INPUT_DELAY_BOUND_MS);
-    const judged = pointSustains(p.point, p.repeats, { p99BoundMs: 60_000 });
+    expect(p.summary!.inputDelayP99Ms!.median, inputs(p)).toBeLessThan(BOUND_MS);
+    expect(figure(tableCell('easy'))).toBeLessThan(BOUND_MS);
+    const judged = pointSustains(p.point, p.repeats, target);
     expect(judged.reasons.join('; ')).not.toMatch(/did not answer input/);
+  });
+
+  it('the easy page answers input several times sooner than the swamped one', () => {
+    const easy = point('easy').summary!.inputDelayP99Ms!.median;
+    const swamped = point('swamped').summary!.inputDelayP99Ms!.median;
+    expect(swamped / easy, `${inputs(point('easy'))} ${inputs(point('swamped'))}`).toBeGreaterThan(3);
   });
 });
