@@ -198,6 +198,12 @@ export interface SustainsFigures {
   fewestBatches?: number | null;
   /** A failure one batch could have turned (delivered, or the latencies over the bound): a window worth measuring again. */
   nearThreshold?: boolean;
+  /**
+   * The median over the repeats of their input delay p99, ms (the figure the input clause judged);
+   * null when no repeat measured it or none answered input (the reasons say which). Absent in
+   * reports written before it was kept.
+   */
+  inputDelayP99Ms?: number | null;
 }
 
 /** Whether a point sustains its rate, as results/sustains.ts decides it. */

@@ -517,6 +517,7 @@ const sustainsFigures = obj<SustainsFigures>()({
   behindRepeats: opt(count),
   fewestBatches: opt(numOrNull),
   nearThreshold: opt(bool),
+  inputDelayP99Ms: opt(numOrNull),
 });
 
 const sustains = obj<Sustains>()({ sustains: bool, reasons: strings, figures: sustainsFigures });

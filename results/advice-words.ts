@@ -63,6 +63,12 @@ function p99Text(f: CandidateFigures): string {
   return `p99 ${Math.round(p.median)} ms${interval}`;
 }
 
+/** `, input delay p99 5 ms`: how soon the page answered input while it streamed; nothing when no repeat measured it. */
+function inputText(f: CandidateFigures): string {
+  const d = f.sustains.figures.inputDelayP99Ms;
+  return typeof d === 'number' ? `, input delay p99 ${d < 10 ? d.toFixed(1) : Math.round(d)} ms` : '';
+}
+
 /** `tab renderer 38% of a core (CI 35–41)`: the mean over the repeats with its CI. */
 function rendererText(f: CandidateFigures): string {
   const r = f.rendererPercent;
@@ -159,7 +165,7 @@ export function adviceText(a: Advice, machine?: MachineWords): string[] {
     const { candidate: w, figures: f } = a.winner;
     lines.push(`Use ${candidateWords(w)}.`);
     lines.push(
-      `  Sustains ${rateText(a.target.eventsPerSec)}: ${p99Text(f)}, delivered ${deliveredText(f.sustains.figures.deliveredRatio)}; ${rendererText(f)}.`,
+      `  Sustains ${rateText(a.target.eventsPerSec)}: ${p99Text(f)}, delivered ${deliveredText(f.sustains.figures.deliveredRatio)}${inputText(f)}; ${rendererText(f)}.`,
     );
     const h = a.headroom;
     if (!h) lines.push(`  Headroom: not measured${a.stopped ? ` (${a.stopped === 'budget' ? 'the time budget ran out' : 'interrupted'})` : ''}.`);

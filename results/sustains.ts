@@ -286,6 +286,7 @@ export function sustains(repeats: readonly SustainsRepeat[], target: SustainsTar
     inputDelay === null
       ? 'input delay not measured'
       : `${inputMed}input delay p99 ${Number.isFinite(inputDelay) ? `${ms(inputDelay, inputBound)} ms` : 'unbounded (input sent, none answered in the window)'}${without ? ` (${without} of ${n - failed.length} repeats without it, not failed for it)` : ''}`;
+  figures.inputDelayP99Ms = inputDelay !== null && Number.isFinite(inputDelay) ? inputDelay : null;
   if (inputDelay !== null && inputDelay > inputBound) failures.push(`${inputWords} > ${inputBound} ms: the page did not answer input in time`);
   if (failures.length) return { sustains: false, reasons: failures, figures };
   return {

@@ -202,6 +202,13 @@ describe('advise: a target several transports sustain', () => {
       /^ {2}Sustains 300 k events\/s: p99 \d+ ms \((range|CI) \d+–\d+( over \d repeats)?\), delivered (100|99\.\d)%; tab renderer \d+% of a core \(CI \d+–\d+\)\.$/,
     );
     expect(text[2]).toMatch(/^ {2}Headroom: keeps up to (at least )?[\d.]+ [kM] events\/s with the same tick and connections/);
+    // With the input clause's figure (the winner's repeats measured input): said beside delivered.
+    const f = a.winner!.figures;
+    const answered = adviceText({
+      ...a,
+      winner: { ...a.winner!, figures: { ...f, sustains: { ...f.sustains, figures: { ...f.sustains.figures, inputDelayP99Ms: 5.24 } } } },
+    });
+    expect(answered[1]).toMatch(/, delivered (100|99\.\d)%, input delay p99 5\.2 ms; tab renderer /);
     expect(text[3]).toMatch(
       /^ {2}Runner-up: .*, (\d+% more renderer CPU per event \(CI|renderer CPU per event equivalent within ±5%|no clear difference in renderer CPU per event at ±5%)/,
     );

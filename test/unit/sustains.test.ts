@@ -134,6 +134,12 @@ describe('sustains: the page still answers (input delay)', () => {
     expect(s.reasons[1]).toBe('median input delay p99 35 ms (1 of 3 repeats without it, not failed for it) ≤ 200 ms');
   });
 
+  it("keeps the figure the input clause judged in the figures, for the answer's words; null when none was measured or none answered", () => {
+    expect(sustains([withInput(30), withInput(40), withInput(null)], target).figures.inputDelayP99Ms).toBe(35);
+    expect(sustains([withInput(undefined)], target).figures.inputDelayP99Ms).toBeNull();
+    expect(sustains([withInput(Number.POSITIVE_INFINITY)], target).figures.inputDelayP99Ms).toBeNull();
+  });
+
   it('fails a window whose page answered none of the input sent: unbounded, not "not measured"', () => {
     expect(sustains([withInput(Number.POSITIVE_INFINITY)], target).reasons).toEqual([
       'input delay p99 unbounded (input sent, none answered in the window) > 200 ms: the page did not answer input in time',
