@@ -295,7 +295,7 @@ const failedRepeat = obj<FailedRepeat>()({
 const repeat: Shape<Repeat> = byKey<Repeat, 'status'>('status')({ ok: measuredRepeat, failed: failedRepeat });
 
 const unsteadyFlag = obj<UnsteadyFlag>()({
-  kind: lit('over-delivery', 'backlog', 'outlier', 'failed-repeats', 'mixed-hosts'),
+  kind: lit('over-delivery', 'backlog', 'outlier', 'failed-repeats', 'mixed-hosts', 'mixed-latency'),
   rounds: arr(count),
   message: str,
 });

@@ -21,8 +21,9 @@ import type { Transport } from './wire.js';
  * transit and display age, the latency histogram and the window's trend, closed and stalled
  * time, input delay and long animation frames, p99.9. Older reports are converted on read
  * (protocol/report-check.ts), so they still open, compare and resume; their measured repeats are
- * marked `latencyBook: 'transit'`, which the rule and the views read, and a resumed one is
- * written back as version 4 with its old repeats still marked.
+ * marked `latencyBook: 'transit'`, and a resumed one is written back as version 4 with its old
+ * repeats still marked. A point whose repeats mix the two carries a `mixed-latency` unsteady flag
+ * (results/point-summary.ts), which every view prints with the point.
  */
 export const SCHEMA_VERSION = 4;
 
@@ -120,7 +121,8 @@ export interface BrowserHost {
 
 /** Why a point's figures should not be read as steady. */
 export interface UnsteadyFlag {
-  kind: 'over-delivery' | 'backlog' | 'outlier' | 'failed-repeats' | 'mixed-hosts';
+  /** `mixed-latency`: some repeats' latency is transit (`latencyBook`, from a version 2 or 3 run resumed), the others event age. */
+  kind: 'over-delivery' | 'backlog' | 'outlier' | 'failed-repeats' | 'mixed-hosts' | 'mixed-latency';
   /** Rounds concerned. */
   rounds: number[];
   message: string;

@@ -147,6 +147,16 @@ function unsteadyFlags(repeats: readonly Repeat[], measured: readonly MeasuredRe
       });
     }
   }
+  // A version 2 or 3 run resumed since: its repeats kept transit (write → handler), the new ones
+  // event age (birth → handler, the fill wait included). Their median mixes two measures.
+  const transit = measured.filter((r) => r.latencyBook === 'transit');
+  if (transit.length && transit.length < measured.length) {
+    flags.push({
+      kind: 'mixed-latency',
+      rounds: transit.map((r) => r.round),
+      message: `latency is transit in ${roundsText(transit.map((r) => r.round))} (measured before event age, from a version 2 or 3 report) and event age in the others: the latency median mixes the two, and transit leaves out the wait to fill a batch`,
+    });
+  }
   const failed = repeats.filter(isFailed);
   if (failed.length) {
     flags.push({

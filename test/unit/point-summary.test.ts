@@ -69,6 +69,21 @@ describe('summarisePoint', () => {
     ]);
   });
 
+  it("flags a point whose repeats mix transit (a version 3 run's, resumed) with event age, and not one of either alone", () => {
+    const p = point('sse', 50, 10);
+    const old = (round: number) => ({ ...measured(p, { round, eps: 495e3 }), latencyBook: 'transit' as const });
+    const mixed = summarisePoint(p, [old(0), old(1), measured(p, { round: 2, eps: 497e3 })]).unsteady;
+    expect(mixed).toEqual([
+      {
+        kind: 'mixed-latency',
+        rounds: [0, 1],
+        message:
+          'latency is transit in rounds 1, 2 (measured before event age, from a version 2 or 3 report) and event age in the others: the latency median mixes the two, and transit leaves out the wait to fill a batch',
+      },
+    ]);
+    expect(summarisePoint(p, [old(0), old(1)]).unsteady).toEqual([]);
+  });
+
   it('is steady when the repeats agree', () => {
     const p = point('sse', 50, 10);
     expect(summarisePoint(p, [measured(p, { round: 0, eps: 495e3 }), measured(p, { round: 1, eps: 499e3 })]).unsteady).toEqual([]);
