@@ -210,7 +210,14 @@ export function adviceText(a: Advice, machine?: MachineWords): string[] {
     // Stopped before it could confirm what its probes found: no answer, but what looked promising.
     const cost = (t: Advice['tried'][number]) => t.probe?.cpuMsPerMillionEvents?.median ?? Number.POSITIVE_INFINITY;
     const promising = a.tried.filter((t) => t.probe?.sustains.sustains && !t.confirmed).sort((x, y) => cost(x) - cost(y));
-    lines.push(`No confirmed answer for ${target}: ${a.stopped === 'interrupted' ? 'interrupted' : 'the time budget ran out'} before a confirmation.`);
+    const why = a.stopped === 'interrupted' ? 'interrupted' : 'the time budget ran out';
+    // Confirmations may have run and failed: then the stop came before the rest, not before any.
+    const confirmed = a.tried.filter((t) => t.confirmed !== null).length;
+    lines.push(
+      confirmed
+        ? `No confirmed answer for ${target}: ${plural(confirmed, 'confirmed candidate')} did not sustain it, and ${a.stopped === 'interrupted' ? 'the search was interrupted' : why} before the others were confirmed.`
+        : `No confirmed answer for ${target}: ${why} before a confirmation.`,
+    );
     lines.push(
       `  Sustained in one probe window, not confirmed (cheapest first): ${promising
         .slice(0, 3)

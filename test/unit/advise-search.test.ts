@@ -340,6 +340,13 @@ describe('advise: Ctrl-C', () => {
     const text = adviceText(a);
     expect(text[0]).toBe('No confirmed answer for 300 k events/s with p99 ≤ 100 ms (render full): interrupted before a confirmation.');
     expect(text[1]).toMatch(/^ {2}Sustained in one probe window, not confirmed \(cheapest first\): \w/);
+    // Had a confirmation run and failed, the stop came before the others, not before any.
+    const dropped = a.tried.findIndex((t) => t.probe !== null && !t.probe.sustains.sustains);
+    expect(dropped).toBeGreaterThanOrEqual(0);
+    const oneConfirmed = { ...a, tried: a.tried.map((t, i) => (i === dropped ? { ...t, confirmed: t.probe } : t)) };
+    expect(adviceText(oneConfirmed)[0]).toBe(
+      'No confirmed answer for 300 k events/s with p99 ≤ 100 ms (render full): 1 confirmed candidate did not sustain it, and the search was interrupted before the others were confirmed.',
+    );
   });
 });
 
