@@ -5,7 +5,7 @@
 import type { Candidate, CandidateFigures } from '../protocol/advice.js';
 import type { MeasuredRepeat, Repeat } from '../protocol/repeat-figures.js';
 import { describePresent } from './stats.js';
-import { decidingP99Ms, pointSustains, SUSTAINS_DELIVERED_RATIO, type SustainsTarget } from './sustains.js';
+import { decidingP99Ms, MIN_WINDOW_BATCHES, pointSustains, SUSTAINS_DELIVERED_RATIO, type SustainsTarget } from './sustains.js';
 import type { Target } from '../protocol/target.js';
 import { majorityVerdict, SATURATED } from './verdict.js';
 
@@ -115,25 +115,7 @@ export function clearlyCannot(f: CandidateFigures, p99BoundMs: number): boolean 
   );
 }
 
-/**
- * Windows hold at least this many batches before one can drop a candidate: below it one batch
- * moves delivered by more than 0.5% (half the rule's 1% tolerance) and the window's "p99" is
- * close to its maximum. A 50 ms tick on one connection gives 40 batches in a 2 s probe.
- */
-export const MIN_WINDOW_BATCHES = 200;
-
-/** The longest a slow tick lengthens an advisor's window to, s: past it, worthAnotherProbe covers what is left. */
-export const MAX_LENGTHENED_WINDOW_SEC = 10;
-
-/**
- * An advisor's window for a candidate that sends `batchesPerSec` in all: `baseSec`, lengthened
- * to hold MIN_WINDOW_BATCHES when its ticks are slow, up to MAX_LENGTHENED_WINDOW_SEC (a 50 ms
- * tick on one connection: 20 batches/s, a 10 s window instead of a 2 s probe of 40 batches).
- */
-export function windowSecFor(batchesPerSec: number, baseSec: number): number {
-  if (!(batchesPerSec > 0)) return baseSec;
-  return Math.max(baseSec, Math.min(MAX_LENGTHENED_WINDOW_SEC, Math.ceil(MIN_WINDOW_BATCHES / batchesPerSec)));
-}
+export { MIN_WINDOW_BATCHES, MAX_LENGTHENED_WINDOW_SEC, windowSecFor } from './sustains.js';
 
 /**
  * Whether a probe that would drop its candidate is too coarse to drop it on: its window held

@@ -131,6 +131,38 @@ export interface SustainsTarget {
 /** The web's "good" Interaction to Next Paint, ms: input must not wait longer at p99 for the page to sustain. */
 export const DEFAULT_INPUT_DELAY_BOUND_MS = 200;
 
+/**
+ * Windows hold at least this many batches before one can fail a point (an advisor's candidate, a find-max value): below it one batch
+ * moves delivered by more than 0.5% (half the rule's 1% tolerance) and the window's "p99" is
+ * close to its maximum. A 50 ms tick on one connection gives 40 batches in a 2 s probe.
+ */
+export const MIN_WINDOW_BATCHES = 200;
+
+/** The longest a slow tick lengthens a window to, s: past it, worthAnotherProbe covers what is left. */
+export const MAX_LENGTHENED_WINDOW_SEC = 10;
+
+/**
+ * A judged window (an advisor's probe, a find-max probe or confirmation) for a point that sends `batchesPerSec` in all: `baseSec`, lengthened
+ * to hold MIN_WINDOW_BATCHES when its ticks are slow, up to MAX_LENGTHENED_WINDOW_SEC (a 50 ms
+ * tick on one connection: 20 batches/s, a 10 s window instead of a 2 s probe of 40 batches).
+ */
+export function windowSecFor(batchesPerSec: number, baseSec: number): number {
+  if (!(batchesPerSec > 0)) return baseSec;
+  return Math.max(baseSec, Math.min(MAX_LENGTHENED_WINDOW_SEC, Math.ceil(MIN_WINDOW_BATCHES / batchesPerSec)));
+}
+
+/**
+ * Whether a window the rule failed is too coarse to fail a point on alone: it held fewer than
+ * MIN_WINDOW_BATCHES, or one batch could have turned its failure (`nearThreshold`). Such a
+ * point is measured once more and judged over both windows (find-max's probes; the advisor's
+ * worthAnotherProbe adds its own drop line).
+ */
+export function anotherWindowWorthIt(s: SustainsFigures): boolean {
+  if (s.nearThreshold === true) return true;
+  if (s.failed > 0 || s.notOpen > 0 || s.shedBatches > 0) return false;
+  return s.fewestBatches != null && s.fewestBatches < MIN_WINDOW_BATCHES;
+}
+
 /** Rounded down, so 98.96% reads "98.9% < 99%", never "99.0% < 99%". */
 const percent = (ratio: number) => `${(Math.floor(ratio * 1000 + 1e-9) / 10).toFixed(1)}%`;
 /** Whole ms, or one decimal where whole ms would hide which side of the bound it is on. */

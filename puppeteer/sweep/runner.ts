@@ -20,10 +20,11 @@ import type { MeasuredRepeat, Repeat } from '../../protocol/repeat-figures.js';
 import type { PointResult, Report, Round, SaturationResult } from '../../protocol/report.js';
 import type { ReportRecorder } from '../report/recorder.js';
 import { searchPoint, type Point, type SearchSpec } from '../../protocol/scenario.js';
-import { describe } from '../../results/stats.js';
+import { describe, median } from '../../results/stats.js';
+import { streamsOf } from '../../protocol/wire.js';
 import { bestJsonCeiling, ceilingNeeds, ceilingOf, missingCeilings, type CeilingNeed } from '../../results/ceilings.js';
 import { ceilingSec, repeatSec, roundsSec, searchRepeats, searchSec } from './estimate.js';
-import { pointSustains, reasonText, SUSTAINS_DELIVERED_RATIO } from '../../results/sustains.js';
+import { anotherWindowWorthIt, pointSustains, reasonText, SUSTAINS_DELIVERED_RATIO, windowSecFor } from '../../results/sustains.js';
 import { DEFAULT_INPUT_DELAY_BOUND_MS } from '../../results/sustains.js';
 import { findMax, type Confirmation, type ProbeResult } from './find-max.js';
 import { needsMoreRepeats } from '../../results/point-summary.js';
@@ -391,18 +392,36 @@ export class Runner extends EventEmitter<RunnerEvents> {
       });
       return repeat;
     };
+    /**
+     * The search's point at `value`, its window lengthened to hold MIN_WINDOW_BATCHES when its
+     * ticks are slow (up to MAX_LENGTHENED_WINDOW_SEC): below that, one batch more or less moves
+     * delivered past the rule's 1% and the window's p99 is its maximum.
+     */
+    const pointAt = (value: number): Point => {
+      const p = searchPoint(search, value);
+      const measureSec = windowSecFor((streamsOf(p) * 1000) / p.intervalMs, p.measureSec);
+      return measureSec === p.measureSec ? p : { ...p, measureSec };
+    };
     const probe = async (value: number): Promise<ProbeResult> => {
-      const point = searchPoint(search, value);
+      const point = pointAt(value);
       this.emit('repeat-start', point, round, 0, 1);
       const r = await once(point, 'probe', 0);
-      // One window is the sustains rule over one repeat.
-      const judged = pointSustains(point, [r], target);
-      const outcome: ProbeResult = { sustainable: judged.sustains, eventsPerSec: r.status === 'ok' ? r.eventsPerSec : null, reason: reasonText(judged) };
+      // One window is the sustains rule over one repeat; a window too coarse to fail a value on
+      // (near a threshold by one batch, or short of batches) is measured once more, both judged.
+      const windows = [r];
+      let judged = pointSustains(point, windows, target);
+      if (!judged.sustains && anotherWindowWorthIt(judged.figures)) {
+        this.emit('repeat-start', point, round, 0, 1);
+        windows.push(await once(point, 'probe', 0));
+        judged = pointSustains(point, windows, target);
+      }
+      const eps = windows.filter((w): w is MeasuredRepeat => w.status === 'ok').map((w) => w.eventsPerSec);
+      const outcome: ProbeResult = { sustainable: judged.sustains, eventsPerSec: eps.length ? median(eps) : null, reason: reasonText(judged) };
       this.emit('probe-done', search, point, outcome);
       return outcome;
     };
     const confirm = async (value: number): Promise<Confirmation> => {
-      const point = searchPoint(search, value);
+      const point = pointAt(value);
       const measured: Repeat[] = [];
       for (let i = 0; i < repeats; i++) {
         this.emit('repeat-start', point, round, i, repeats);

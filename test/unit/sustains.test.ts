@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { medianInterval } from '../../results/stats.js';
 import { fellBehind, pointSustains, sustains, SUSTAINS_DELIVERED_RATIO, type SustainsRepeat, type SustainsTrend } from '../../results/sustains.js';
 import { Histogram, histogramOf, sparseOf, type SparseHistogram } from '../../protocol/histogram.js';
-import { DEFAULT_INPUT_DELAY_BOUND_MS, sustainsRepeat } from '../../results/sustains.js';
+import { anotherWindowWorthIt, DEFAULT_INPUT_DELAY_BOUND_MS, sustainsRepeat, windowSecFor } from '../../results/sustains.js';
 import { KEPT_UP_RATIO } from '../../results/verdict.js';
 import { failed, measured, point } from '../helpers/v2-fixture.js';
 
@@ -314,6 +314,17 @@ describe('quantisation (issue 33)', () => {
     const one = window(40, 10, 1 / 40, 70);
     expect(sustains([w(one)], target)).toMatchObject({ sustains: false, figures: { nearThreshold: true } });
     expect(sustains([w(window(2000, 10, 0.05, 70))], target).figures.nearThreshold).toBe(false);
+  });
+
+  it('a failed window is worth a second one (find-max) when one batch could turn it or it held under 200 batches; not for shedding', () => {
+    const judged = (repeat: SustainsRepeat) => anotherWindowWorthIt(sustains([repeat], target).figures);
+    expect(judged(w(window(39, 10), { deliveredRatio: 0.975, batches: 39 }))).toBe(true);
+    expect(judged(w(window(150, 10), { deliveredRatio: 0.9, batches: 150 }))).toBe(true);
+    expect(judged(w(window(2000, 10), { deliveredRatio: 0.9, batches: 2000 }))).toBe(false);
+    expect(judged(w(window(150, 10), { deliveredRatio: 0.9, batches: 150, shed: 3 }))).toBe(false);
+    expect(windowSecFor(20, 2)).toBe(10);
+    expect(windowSecFor(40, 2)).toBe(5);
+    expect(windowSecFor(1000, 2)).toBe(2);
   });
 });
 
