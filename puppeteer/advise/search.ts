@@ -408,9 +408,11 @@ function headroomReserve(s: Search, c: Candidate): number {
  */
 function reserveSec(s: Search, c: Candidate): number {
   const k = Math.min(s.finalistCount, Math.max(1, keptOf(s).length));
-  // The anchor's re-probe, until it is decided: at the anchor once there is one, else at `c`, which may become it.
-  const anchor = s.anchorDone ? 0 : s.o.estimate.probeSec(anchorOf(s)?.rec.candidate ?? c);
-  return k * s.rounds * s.o.estimate.repeatSec(c) + Math.min(headroomReserve(s, c), 0.15 * s.o.budgetSec) + anchor;
+  // The anchor's re-probe, once a probe made one and until the re-probe is decided: before that
+  // there is nothing to probe again, and the first probes of a one-minute budget are not held back.
+  const anchor = anchorOf(s);
+  const again = s.anchorDone || !anchor ? 0 : s.o.estimate.probeSec(anchor.rec.candidate);
+  return k * s.rounds * s.o.estimate.repeatSec(c) + Math.min(headroomReserve(s, c), 0.15 * s.o.budgetSec) + again;
 }
 
 function recOf(s: Search, c: Candidate): Rec {
