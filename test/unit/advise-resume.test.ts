@@ -245,6 +245,16 @@ describe('advise in a report: the measurer, the record and --resume', () => {
     expect(third.advice.drift!.readings).toHaveLength(4);
     expect(measuredAt).toHaveLength(8);
   });
+
+  it('keeps a yardstick reading that failed, with its error, and the search goes on', async () => {
+    const ceilings: BrowserMeasurerOptions['ceilings'] = async () => {
+      throw new Error('Target closed');
+    };
+    const { advice } = await session(freshReport(), null, null, ceilings);
+    expect(advice.winner).not.toBeNull();
+    expect(advice.drift!.readings).toHaveLength(4);
+    for (const r of advice.drift!.readings) expect(r).toMatchObject({ parseCeilings: [], error: 'Target closed' });
+  });
 });
 
 describe('a lost browser or server', () => {
