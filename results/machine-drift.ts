@@ -59,11 +59,11 @@ export function readingLine(r: YardstickReading): string {
 
 /**
  * How far a re-probe of one setup moves within seconds, as a factor either way: a drift ratio
- * beyond it is the machine, not the window. Measured: six back-to-back repeats of one setup, 7 s
- * apart (advise-20261127-171228, confirmation rounds 50–59, 5 s windows, this 2-core VM):
- * renderer CPU per event second ÷ first 0.86–1.32 (median change 11%), EPS of setups that kept
- * up 0.995–1.003. A probe's 2 s window is noisier than those 5 s ones, so the bounds sit above
- * the largest seen: 1.35 for CPU per event, and for EPS the rule's ±3% EPS margin.
+ * beyond it is the machine, not the window. Measured: six back-to-back pairs of repeats of one
+ * setup, 7 s apart (three setups; advise-20261127-171228, confirmation rounds 50–59, 5 s windows,
+ * this 2-core VM): renderer CPU per event second ÷ first 0.86–1.32 (median change 11%), EPS of
+ * setups that kept up 0.995–1.003. A probe's 2 s window is noisier than those 5 s ones, so the
+ * bounds sit above the largest seen: 1.35 for CPU per event, and for EPS the rule's ±3% margin.
  */
 export const ANCHOR_NOISE = { eventsPerSec: 1.03, cpuPerEvent: 1.35 } as const;
 
