@@ -53,7 +53,9 @@ export function yardstickTexts(readings: readonly YardstickReading[]): string[] 
 export function readingLine(r: YardstickReading): string {
   const when = `yardstick ${MOMENT_WORDS[r.at]}`;
   if (r.error !== undefined) return `${when}: FAILED (${r.error}); the search goes on without it`;
-  const ceilings = r.parseCeilings.map((c) => `${ENCODING_INFO[c.encoding ?? 'json'].decoder} ceiling at batch ${c.batch}: ${formatCompactCell(c.eventsPerSec)} events/s`);
+  const ceilings = r.parseCeilings.map(
+    (c) => `${ENCODING_INFO[c.encoding ?? 'json'].decoder} ceiling at batch ${c.batch}: ${formatCompactCell(c.eventsPerSec)} events/s`,
+  );
   return `${when}: ${ceilings.join(', ') || 'no ceiling measured'}`;
 }
 

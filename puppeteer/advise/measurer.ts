@@ -113,7 +113,7 @@ export class BrowserAdviseMeasurer extends EventEmitter<AdviseMeasurerEvents> im
       probeSec: (c) => scaled(repeatSec(probePoint(c, this.o.render))),
       repeatSec: (c) => scaled(repeatSec(confirmPoint(c, this.o.render))),
       // Not scaled: a reading is a page and a fixed 1 s of parsing, whatever the repeats took.
-      ...(this.o.ceilings ? { yardstickSec: () => ceilingSec([YARDSTICK]) } : {}),
+      ...(this.o.ceilings ? { yardstickSec: () => ceilingSec([{ batch: YARDSTICK.batch }]) } : {}),
     };
   }
 
@@ -133,10 +133,7 @@ export class BrowserAdviseMeasurer extends EventEmitter<AdviseMeasurerEvents> im
    * failed measurement is a reading with its error (the search goes on); null when interrupted,
    * or the browser or server was lost.
    */
-  private async readYardstick(
-    at: YardstickMoment,
-    ceilings: NonNullable<BrowserMeasurerOptions['ceilings']>,
-  ): Promise<YardstickTaken | null> {
+  private async readYardstick(at: YardstickMoment, ceilings: NonNullable<BrowserMeasurerOptions['ceilings']>): Promise<YardstickTaken | null> {
     if (!this.o.alive()) this.lost = true;
     if (this.o.signal.aborted || this.lost) return null;
     const replayed = this.o.replay?.takeReading(at);

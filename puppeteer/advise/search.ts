@@ -386,7 +386,10 @@ function snapshot(s: Search): Advice {
   // Before the pick: a candidate under confirmation is not yet confirmed (its figures so far are not a verdict).
   const tried = [...s.recs.values()].map((r) => triedOf(r, r.outcome === 'kept' || r.outcome === 'marginal' ? null : r.confirmed));
   const notTried = s.all.filter((c) => !s.recs.has(c.id)).map((c) => ({ candidate: c, why: s.skipped.get(c.id) ?? INTERRUPTED_WHY }));
-  return withDrift(s, cutOff({ target: s.target, transports: s.transports, margins: s.margins, budgetSec: s.o.budgetSec, elapsedSec: s.o.now() }, tried, notTried));
+  return withDrift(
+    s,
+    cutOff({ target: s.target, transports: s.transports, margins: s.margins, budgetSec: s.o.budgetSec, elapsedSec: s.o.now() }, tried, notTried),
+  );
 }
 
 /** Whether a measurement of `sec` ends within the budget, with room left for the yardstick readings still to come. */

@@ -89,7 +89,15 @@ async function session(report: Report, stopAfter: number | null, replay: Replay 
       saved.push(structuredClone(r.advice!));
     }),
   );
-  const measurer = new BrowserAdviseMeasurer({ repeats: source, render: TARGET.render, record, replay, signal: controller.signal, alive: () => true, ceilings });
+  const measurer = new BrowserAdviseMeasurer({
+    repeats: source,
+    render: TARGET.render,
+    record,
+    replay,
+    signal: controller.signal,
+    alive: () => true,
+    ceilings,
+  });
   const t0 = performance.now();
   let judged = 0;
   const hooks = record.searchHooks();

@@ -57,8 +57,14 @@ function truth(w: World, c: Candidate) {
 
 /** A synthetic measurer on a fake clock: each window has its own noise, as a busy 2-core machine gives. */
 function synthetic(w: World, seed: number, o: { budgetSec: number; target: Target; transports?: readonly Transport[]; space?: Partial<CandidateSpace> }) {
-  const random = mulberry32(seed);
+  const main = mulberry32(seed);
+  // A candidate probed again (the anchor's re-probe, a second window) draws from a stream of its
+  // own: the windows after it get the noise they would get without it, so a seed means one world.
+  const again = mulberry32(seed ^ 0x5bd1e995);
+  let stream = main;
+  const random = () => stream();
   const normal = () => Math.sqrt(-2 * Math.log(1 - random())) * Math.cos(2 * Math.PI * random());
+  const probed = new Set<string>();
   let clock = 0;
   const log: { kind: 'probe' | 'round'; startSec: number; estimateSec: number; endSec: number }[] = [];
   const estimate = { probeSec: (c: Candidate) => 6 + 0.2 * c.concurrency, repeatSec: (c: Candidate) => 9 + 0.2 * c.concurrency };
@@ -97,7 +103,14 @@ function synthetic(w: World, seed: number, o: { budgetSec: number; target: Targe
         const e = estimate.probeSec(c);
         log.push({ kind: 'probe', startSec: clock, estimateSec: e, endSec: clock + e });
         clock += e;
-        return window(c, -1);
+        if (!probed.has(c.id)) {
+          probed.add(c.id);
+          return window(c, -1);
+        }
+        stream = again;
+        const r = window(c, -1);
+        stream = main;
+        return r;
       },
       async confirm(cs, round) {
         const e = cs.reduce((a, c) => a + estimate.repeatSec(c), 0);
@@ -458,7 +471,8 @@ describe("advise: the machine's drift (issue 33)", () => {
         yardstick: async (at) => {
           events.push(at);
           const eventsPerSec = ceilings[at] ?? null;
-          const parseCeilings = eventsPerSec === null ? [] : [{ batch: 1000, encoding: 'json' as const, eventsPerSec, messages: 4000, bytesPerMessage: 121_000, durationMs: 1000 }];
+          const parseCeilings =
+            eventsPerSec === null ? [] : [{ batch: 1000, encoding: 'json' as const, eventsPerSec, messages: 4000, bytesPerMessage: 121_000, durationMs: 1000 }];
           return { measuredAt: '2026-11-27T23:00:00.000Z', tookSec: readingSec, parseCeilings, ...(eventsPerSec === null ? { error: 'Target closed' } : {}) };
         },
       },
@@ -499,7 +513,9 @@ describe("advise: the machine's drift (issue 33)", () => {
     expect(drifts).toEqual(['reading', 'anchor', 'reading', 'reading', 'reading']);
     // 2 M at the start, 1.5 M after the confirmation: the sweep's sentence, in the answer.
     const text = adviceText(a, { cores: 2, cpuModel: null, browser: null });
-    expect(text.at(-2)).toMatch(/^ {2}unsteady machine: the in-page JSON\.parse ceiling at batch 1000 \(no network, the same work every reading\) was 2 M events\/s at the start and 1\.5 M events\/s after the confirmation \(25% lower\)/);
+    expect(text.at(-2)).toMatch(
+      /^ {2}unsteady machine: the in-page JSON\.parse ceiling at batch 1000 \(no network, the same work every reading\) was 2 M events\/s at the start and 1\.5 M events\/s after the confirmation \(25% lower\)/,
+    );
     jsonRoundTrips(a);
   });
 

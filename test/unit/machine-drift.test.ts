@@ -23,7 +23,12 @@ const reading = (index: number, at: YardstickMoment, eventsPerSec: number | null
 
 describe('the yardstick: an unsteady machine', () => {
   it(`counts a move of ${SPEED_CHANGE_RATIO}× or more between any two readings, in the sweep's sentence with the readings' moments`, () => {
-    const readings = [reading(0, 'start', 2_000_000), reading(1, 'screen-confirm', 1_900_000), reading(2, 'confirm-headroom', 1_500_000), reading(3, 'end', 1_800_000)];
+    const readings = [
+      reading(0, 'start', 2_000_000),
+      reading(1, 'screen-confirm', 1_900_000),
+      reading(2, 'confirm-headroom', 1_500_000),
+      reading(3, 'end', 1_800_000),
+    ];
     const changes = yardstickChanges(readings);
     expect(changes).toHaveLength(1);
     expect(changes[0]).toMatchObject({ batch: 1000, encoding: 'json', fast: { round: 0 }, slow: { round: 2 } });
@@ -42,7 +47,9 @@ describe('the yardstick: an unsteady machine', () => {
 
   it("leaves the sweep's sentence as it was: rounds, counted from 1", () => {
     const rounds = [reading(0, 'start', 2_130_000), reading(2, 'end', 1_030_000)];
-    expect(speedChangeText(speedChanges(rounds)[0])).toContain('(no network, the same work every round) was 2.13 M events/s in round 1 and 1.03 M events/s in round 3 (52% lower)');
+    expect(speedChangeText(speedChanges(rounds)[0])).toContain(
+      '(no network, the same work every round) was 2.13 M events/s in round 1 and 1.03 M events/s in round 3 (52% lower)',
+    );
   });
 
   it('prints each reading, and a failed one with its error', () => {
@@ -56,7 +63,8 @@ describe("the anchor's drift over the screen", () => {
   const probe = (startedAt: string, eps: number, tab: number) => ({ ...measured(p, { round: 0, eps, tab }), startedAt });
   const T0 = '2026-11-27T23:00:30.000Z';
   const T1 = '2026-11-27T23:06:30.000Z';
-  const ratioAt = (eps: number, tab: number) => anchorDriftOf(p.id, 'the first screened that kept up with its rate', probe(T0, 30_000, 30), probe(T1, eps, tab));
+  const ratioAt = (eps: number, tab: number) =>
+    anchorDriftOf(p.id, 'the first screened that kept up with its rate', probe(T0, 30_000, 30), probe(T1, eps, tab));
 
   it('is second ÷ first of EPS and of renderer CPU per event, minutes apart', () => {
     // The same events at 1.45× the renderer CPU: 1.45× the CPU per event.
@@ -80,7 +88,12 @@ describe("the anchor's drift over the screen", () => {
 
   it('a re-probe that failed has no factor, and is not called drift', () => {
     const d = anchorDriftOf(p.id, 'the first screened that kept up with its rate', probe(T0, 30_000, 30), { ...failed(1, 'renderer crashed'), startedAt: T1 });
-    expect(d).toMatchObject({ eventsPerSecRatio: null, cpuPerEventRatio: null, beyondNoise: false, second: { eventsPerSec: null, cpuMsPerMillionEvents: null } });
+    expect(d).toMatchObject({
+      eventsPerSecRatio: null,
+      cpuPerEventRatio: null,
+      beyondNoise: false,
+      second: { eventsPerSec: null, cpuMsPerMillionEvents: null },
+    });
     expect(anchorLine({ readings: [], anchor: d })).toBe(
       'anchor advise-probe/sse-b300-c1-i10-full (the first screened that kept up with its rate) probed again 6.0 min after its first probe: the second probe measured neither EPS nor renderer CPU per event, so the drift over the screen is not known',
     );
@@ -100,7 +113,9 @@ describe("the anchor's drift over the screen", () => {
     const lines = driftLines(beyond);
     expect(lines).toHaveLength(2);
     expect(lines[0]).toMatch(/^unsteady machine: .* at the start and 1\.5 M events\/s at the end \(25% lower\).*quoting them\.$/);
-    expect(lines[1]).toMatch(/^Drift over the screen: anchor .*×1\.45 .*: probes taken before and after are not comparable without that factor \(docs\/method\.md, "The machine's drift"\)\.$/);
+    expect(lines[1]).toMatch(
+      /^Drift over the screen: anchor .*×1\.45 .*: probes taken before and after are not comparable without that factor \(docs\/method\.md, "The machine's drift"\)\.$/,
+    );
     const within: MachineDrift = { readings: [reading(0, 'start', 2_000_000)], anchor: ratioAt(30_000, 33) };
     expect(anchorLine(within)).toMatch(/×1\.10 \(second ÷ first\), within the ×1\.03 and ×1\.35 either way a re-probe moves within seconds$/);
     expect(driftLines(within)).toEqual([]);
@@ -109,7 +124,10 @@ describe("the anchor's drift over the screen", () => {
       'anchor not probed again: the time budget leaves no room for it before the confirmation',
     );
 
-    const a = { ...adviceBeforeSearch({ target: { eventsPerSec: 20_000, p99BoundMs: 200, render: 'none' }, transports: ['sse'], budgetSec: 60 }), drift: beyond };
+    const a = {
+      ...adviceBeforeSearch({ target: { eventsPerSec: 20_000, p99BoundMs: 200, render: 'none' }, transports: ['sse'], budgetSec: 60 }),
+      drift: beyond,
+    };
     const text = adviceText(a, { cores: 2, cpuModel: null, browser: null });
     expect(text.slice(-3, -1)).toEqual(lines.map((l) => `  ${l}`));
     expect(text.at(-1)).toMatch(/^Machine: /);
