@@ -405,12 +405,11 @@ function headroomReserve(s: Search, c: Candidate): number {
 
 /**
  * Time the screen leaves for what comes after it, estimated at the candidate about to be
- * probed: the anchor's re-probe, confirming the finalists it would have now (at least one) for
+ * probed: the anchor's re-probe, confirming `k` finalists (those it would have now, at least one) for
  * the minimum rounds, and a short headroom search (two probes and a confirmation), of which no
  * more than 15% of the budget: the answer comes before its headroom.
  */
-function reserveSec(s: Search, c: Candidate): number {
-  const k = Math.min(s.finalistCount, Math.max(1, keptOf(s).length));
+function reserveSec(s: Search, c: Candidate, k = Math.min(s.finalistCount, Math.max(1, keptOf(s).length))): number {
   // The anchor's re-probe, once a probe made one and until the re-probe is decided: before that
   // there is nothing to probe again, and the first probes of a one-minute budget are not held back.
   const anchor = anchorOf(s);
@@ -485,7 +484,9 @@ async function reprobeAnchor(s: Search): Promise<void> {
   if (s.stopped === 'interrupted') return;
   const anchor = anchorOf(s);
   if (!anchor) s.anchorSkipped = 'no probe of the screen measured EPS and renderer CPU per event';
-  else if (!fits(s, s.o.estimate.probeSec(anchor.rec.candidate) + reserveSec(s, anchor.rec.candidate)))
+  // Room for one finalist's confirmation is enough: the screen kept room for the re-probe beside
+  // it, and a confirmation takes fewer finalists rather than fewer rounds (pickGroup).
+  else if (!fits(s, s.o.estimate.probeSec(anchor.rec.candidate) + reserveSec(s, anchor.rec.candidate, 1)))
     s.anchorSkipped = 'the time budget leaves no room for it before the confirmation';
   else {
     const again = await s.o.measurer.probe(anchor.rec.candidate);
