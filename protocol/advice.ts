@@ -7,6 +7,7 @@
  */
 import type { EquivalenceKind, Margins } from './margins.js';
 import type { Repeat, Stat, Verdict } from './repeat-figures.js';
+import type { ParseCeiling } from './page-api.js';
 import type { Target } from './target.js';
 import type { Encoding, ParseMode, Transport } from './wire.js';
 
@@ -148,6 +149,79 @@ export interface Advice {
   notTried: { candidate: Candidate; why: string }[];
   /** Set when nothing sustained. */
   closest: Closest | null;
+  /**
+   * How the machine's speed moved through the search (issue 33): the yardstick's readings and the
+   * anchor's re-probe. Absent in reports written before they were taken.
+   */
+  drift?: MachineDrift;
+}
+
+/**
+ * When in the search the yardstick is read: before the screen, between the screen and the
+ * confirmation, between the confirmation and the headroom search, and once the search is done.
+ */
+export type YardstickMoment = 'start' | 'screen-confirm' | 'confirm-headroom' | 'end';
+
+/**
+ * One reading of the yardstick the sweep measures every round: the in-page decoding ceiling, the
+ * same messages decoded in a fresh tab, no network, the same work every time. Shaped like a
+ * sweep's round for the ceilings (`index`, `parseCeilings`), so results/machine-speed.ts reads
+ * the readings as it reads rounds.
+ */
+export interface YardstickReading {
+  /** Its place among the search's readings, 0-based. */
+  index: number;
+  at: YardstickMoment;
+  /** When it was measured (ISO 8601). */
+  measuredAt: string;
+  /** What it took, s: a resumed search's clock counts it when it replays the reading. */
+  tookSec: number;
+  /** The ceilings measured, events/s each; empty when the measurement failed. */
+  parseCeilings: ParseCeiling[];
+  /** Why the measurement failed; absent when it did not. */
+  error?: string;
+}
+
+/** One probe of the anchor, as the drift reads it: null where that probe did not measure the figure. */
+export interface AnchorProbe {
+  startedAt: string;
+  eventsPerSec: number | null;
+  cpuMsPerMillionEvents: number | null;
+}
+
+/**
+ * The anchor candidate probed a second time at the end of the screen: the same setup minutes
+ * apart, so second ÷ first is the machine's drift over the screen.
+ */
+export interface AnchorDrift {
+  candidateId: string;
+  /** How it was chosen, in words (`the first screened that kept up with its rate`). */
+  chosen: string;
+  first: AnchorProbe;
+  second: AnchorProbe;
+  /** Between the two probes' starts, s. */
+  apartSec: number;
+  /** Second ÷ first: EPS, and renderer CPU per event; null where either probe lacks the figure. */
+  eventsPerSecRatio: number | null;
+  cpuPerEventRatio: number | null;
+  /**
+   * How far each ratio moves for a re-probe within seconds (results/machine-drift.ts
+   * ANCHOR_NOISE), as a factor: a ratio beyond it either way is drift, not noise.
+   */
+  noise: { eventsPerSec: number; cpuPerEvent: number };
+  /** Either ratio beyond its noise. */
+  beyondNoise: boolean;
+  /** The re-probe, raw (its point's repeats in the report hold it too). */
+  repeat: Repeat;
+}
+
+export interface MachineDrift {
+  /** The yardstick's readings, in the order taken. */
+  readings: YardstickReading[];
+  /** The anchor's re-probe; null when there was none (see `anchorSkipped`). */
+  anchor: AnchorDrift | null;
+  /** Why the anchor was not re-probed; absent when it was, or the screen has not ended. */
+  anchorSkipped?: string;
 }
 
 /** The figures behind a sustains decision, JSON-able (no Infinity: a missing figure is null). */

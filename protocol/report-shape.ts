@@ -10,7 +10,21 @@
  * scenario may give them, as a resumed sweep measures them, and each enum's kept values), rounds are
  * indices, and an advise target is what `--rate` and `--p99` would accept (protocol/target.ts).
  */
-import type { Advice, Candidate, CandidateFigures, Closest, CpuComparison, Headroom, Sustains, SustainsFigures, TriedCandidate } from './advice.js';
+import type {
+  Advice,
+  AnchorDrift,
+  AnchorProbe,
+  Candidate,
+  CandidateFigures,
+  Closest,
+  CpuComparison,
+  Headroom,
+  MachineDrift,
+  Sustains,
+  SustainsFigures,
+  TriedCandidate,
+  YardstickReading,
+} from './advice.js';
 import { HISTOGRAM_BUCKETS, type LatencySummary, type SparseHistogram, type TailSummary } from './histogram.js';
 import { LIMITS, type Range } from './limits.js';
 import type { Margins } from './margins.js';
@@ -571,6 +585,36 @@ const headroom = obj<Headroom>()({
 
 const closest = obj<Closest>()({ candidate, figures: candidateFigures, limit: str, helps: strings });
 
+const yardstickReading = obj<YardstickReading>()({
+  index: count,
+  at: lit('start', 'screen-confirm', 'confirm-headroom', 'end'),
+  measuredAt: str,
+  tookSec: numIn(0, Number.MAX_VALUE),
+  parseCeilings,
+  error: opt(str),
+});
+
+const anchorProbe = obj<AnchorProbe>()({ startedAt: str, eventsPerSec: numOrNull, cpuMsPerMillionEvents: numOrNull });
+
+const machineDrift = obj<MachineDrift>()({
+  readings: arr(yardstickReading),
+  anchor: nullable(
+    obj<AnchorDrift>()({
+      candidateId: str,
+      chosen: str,
+      first: anchorProbe,
+      second: anchorProbe,
+      apartSec: num,
+      eventsPerSecRatio: numOrNull,
+      cpuPerEventRatio: numOrNull,
+      noise: obj<AnchorDrift['noise']>()({ eventsPerSec: num, cpuPerEvent: num }),
+      beyondNoise: bool,
+      repeat,
+    }),
+  ),
+  anchorSkipped: opt(str),
+});
+
 const advice = obj<Advice>()({
   target,
   transports: arr(transport),
@@ -585,6 +629,7 @@ const advice = obj<Advice>()({
   tried: arr(triedCandidate),
   notTried: arr(obj<Advice['notTried'][number]>()({ candidate, why: str })),
   closest: nullable(closest),
+  drift: opt(machineDrift),
 });
 
 /** A current (schemaVersion 4) report, whole. */

@@ -7,6 +7,7 @@ import { LIMITS } from '../protocol/limits.js';
 import type { Environment } from '../protocol/report.js';
 import { rateText, targetText } from '../protocol/target.js';
 import { ENCODING_LABELS, TRANSPORT_INFO } from '../protocol/wire.js';
+import { driftLines } from './machine-drift.js';
 import { decidingP99Ms } from './sustains.js';
 
 const plural = (n: number, one: string) => `${n} ${one}${n === 1 ? '' : 's'}`;
@@ -241,6 +242,8 @@ export function adviceText(a: Advice, machine?: MachineWords): string[] {
       `  Not measured: ${plural(a.notTried.length, 'candidate')}${budget ? ` (${budget} for the time budget of ${Math.round(a.budgetSec)} s)` : ''}; every one is listed in the report.`,
     );
   }
+  // The machine did not keep one speed: said with the answer it qualifies, before the machine line.
+  for (const line of driftLines(a.drift)) lines.push(`  ${line}`);
   if (machine) {
     const parts = [machine.cores !== null ? `${machine.cores} cores` : '', machine.cpuModel ?? ''].filter(Boolean).join(' ');
     lines.push(`Machine: ${[parts, machine.browser].filter(Boolean).join(', ')}; these figures hold for this machine and browser.`);

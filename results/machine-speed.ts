@@ -34,8 +34,14 @@ export interface SpeedChange {
 /** Whose ceilings: `null` the run's own browser (Chrome's), else a sharded browser's id, or an engine's (`firefox`). */
 export type CeilingSource = { browser: string } | { engine: 'firefox' } | null;
 
+/**
+ * What the ceilings are read from: a sweep's round, or anything shaped like one for its ceilings
+ * (the advisor's yardstick readings, protocol/advice.ts YardstickReading).
+ */
+export type CeilingRound = Pick<Round, 'index' | 'parseCeilings' | 'hostCeilings' | 'engineCeilings'>;
+
 /** One round's ceilings of one source. */
-export function ceilingsOf(round: Round, source: CeilingSource): readonly ParseCeiling[] {
+export function ceilingsOf(round: CeilingRound, source: CeilingSource): readonly ParseCeiling[] {
   if (source === null) return round.parseCeilings;
   if ('engine' in source) return round.engineCeilings?.find((c) => c.engine === source.engine)?.parseCeilings ?? [];
   return round.hostCeilings?.find((c) => c.browser === source.browser)?.parseCeilings ?? [];
@@ -43,7 +49,7 @@ export function ceilingsOf(round: Round, source: CeilingSource): readonly ParseC
 
 /** A source's ceilings over the rounds, one series per encoding and batch size, in round order. */
 export function ceilingSeries(
-  rounds: readonly Round[],
+  rounds: readonly CeilingRound[],
   source: CeilingSource,
 ): { encoding: Encoding; batch: number; xs: { round: number; eventsPerSec: number }[] }[] {
   const series = new Map<string, { encoding: Encoding; batch: number; xs: { round: number; eventsPerSec: number }[] }>();
@@ -60,7 +66,7 @@ export function ceilingSeries(
 }
 
 /** Every source the rounds have ceilings of: the run's browser, each sharded browser, each other engine. */
-function sources(rounds: readonly Round[]): CeilingSource[] {
+function sources(rounds: readonly CeilingRound[]): CeilingSource[] {
   const browsers = new Set(rounds.flatMap((r) => (r.hostCeilings ?? []).map((h) => h.browser)));
   const engines = new Set(rounds.flatMap((r) => (r.engineCeilings ?? []).map((e) => e.engine)));
   return [null, ...[...browsers].map((browser) => ({ browser })), ...[...engines].filter((e) => e === 'firefox').map((engine) => ({ engine }))];
@@ -70,7 +76,7 @@ function sources(rounds: readonly Round[]): CeilingSource[] {
  * The largest move of one ceiling between rounds, per source, where the fastest round's is at
  * least SPEED_CHANGE_RATIO times the slowest's; empty when every yardstick held.
  */
-export function speedChanges(rounds: readonly Round[]): SpeedChange[] {
+export function speedChanges(rounds: readonly CeilingRound[]): SpeedChange[] {
   const out: SpeedChange[] = [];
   for (const source of sources(rounds)) {
     const series = ceilingSeries(rounds, source);
@@ -89,13 +95,24 @@ export function speedChanges(rounds: readonly Round[]): SpeedChange[] {
   return out;
 }
 
-/** One sentence per change (`unsteady machine: …`), for the terminal's notes and the viewer's header. */
-export function speedChangeText(c: SpeedChange): string {
+/** How a sentence names when a ceiling was measured: a sweep's rounds, or the advisor's readings. */
+export interface CeilingTimes {
+  /** `in round 3`, from the index the ceilings carry (Round.index, YardstickReading.index). */
+  when(index: number): string;
+  /** How often the same work was done: `every round`. */
+  each: string;
+}
+
+/** A sweep's: one reading per round. */
+export const ROUND_TIMES: CeilingTimes = { when: (index) => `in round ${index + 1}`, each: 'every round' };
+
+/** One sentence per change (`unsteady machine: …`), for the terminal's notes, the viewer's header and the advisor's answer. */
+export function speedChangeText(c: SpeedChange, times: CeilingTimes = ROUND_TIMES): string {
   const where = c.source === null ? '' : ` (${c.source === 'Firefox' ? 'in Firefox' : `browser ${c.source}`})`;
   const eps = (x: number) => `${formatCompactCell(x)} events/s`;
   return (
-    `unsteady machine${where}: the in-page ${ENCODING_INFO[c.encoding].decoder} ceiling at batch ${c.batch} (no network, the same work every round) ` +
-    `was ${eps(c.fast.eventsPerSec)} in round ${c.fast.round + 1} and ${eps(c.slow.eventsPerSec)} in round ${c.slow.round + 1} (${Math.round((1 - 1 / c.ratio) * 100)}% lower): it did not keep one speed; ` +
+    `unsteady machine${where}: the in-page ${ENCODING_INFO[c.encoding].decoder} ceiling at batch ${c.batch} (no network, the same work ${times.each}) ` +
+    `was ${eps(c.fast.eventsPerSec)} ${times.when(c.fast.round)} and ${eps(c.slow.eventsPerSec)} ${times.when(c.slow.round)} (${Math.round((1 - 1 / c.ratio) * 100)}% lower): it did not keep one speed; ` +
     `verdicts paired by round still hold, but medians over rounds mix a faster machine with a slower one: rerun on a quiet machine before quoting them`
   );
 }

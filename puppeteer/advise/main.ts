@@ -16,6 +16,7 @@ import type { Report } from '../../protocol/report.js';
 import { rateText, targetText, type Target } from '../../protocol/target.js';
 import type { Transport } from '../../protocol/wire.js';
 import { adviceText, machineWordsOf } from '../../results/advice-words.js';
+import { anchorLine, readingLine, yardstickTexts } from '../../results/machine-drift.js';
 import { DEFAULT_INPUT_DELAY_BOUND_MS } from '../../results/sustains.js';
 import { marginsText } from '../../protocol/margins.js';
 import { npmCommand } from '../../protocol/shell.js';
@@ -31,6 +32,7 @@ import { findChrome } from '../browser/chrome.js';
 import { parseBrowserList } from '../browser/endpoint.js';
 import { environmentOf, remoteEnvironment } from '../browser/environment.js';
 import { startServerAndBrowsers, type Children } from '../browser/start.js';
+import { measureCeilings } from '../measure/ceiling.js';
 import { RepeatMeasurer } from '../measure/repeat.js';
 import { connectServer } from '../measure/server-process.js';
 import { createRunDir, newReportDraft, runIdFor, writeAtomically, type ReportDraft } from '../report/file.js';
@@ -43,7 +45,7 @@ import { ADVISE_FLAGS, checkAdviseFlags, type AdviseRequest } from './options.js
 import { AdviseProgress } from './progress.js';
 import { AdviseRecord } from './record.js';
 import { Replay } from './replay.js';
-import { advise, adviceBeforeSearch, DEFAULT_MAX_CONFIRM_ROUNDS } from './search.js';
+import { advise, adviceBeforeSearch, DEFAULT_MAX_CONFIRM_ROUNDS, type AdviseOptions } from './search.js';
 
 const log = logLine;
 const COMMAND = 'advise';
@@ -218,7 +220,8 @@ async function main(): Promise<number> {
     const record = new AdviseRecord(recorder);
     await record.save();
 
-    const replay = plan.recordedRounds ? new Replay(report) : null;
+    // A report saved by an earlier session may hold yardstick readings before any round.
+    const replay = plan.recordedRounds || plan.report.advice.drift?.readings.length ? new Replay(report) : null;
     const repeats = new RepeatMeasurer({
       browser: slot,
       server: srv,
@@ -234,6 +237,8 @@ async function main(): Promise<number> {
       replay,
       signal: controller.signal,
       alive: () => (remote?.lost ?? null) === null && (srv.gone?.() ?? null) === null,
+      // The yardstick: the sweep's in-page decoding ceiling, in a fresh tab of the search's browser.
+      ceilings: (needs, signal) => measureCeilings(slot, srv.url, needs, signal),
     });
     // The whole command's clock, and the time the replayed measurements took when they were made.
     const now = () => (replay?.replayedSec ?? 0) + (performance.now() - commandStart) / 1000;
@@ -253,6 +258,21 @@ async function main(): Promise<number> {
       replayed++;
       progress.replayed(points, purpose);
     });
+    measurer.on('reading-replayed', () => progress.line('  replayed the yardstick reading below from the report'));
+    // Each unsteady-machine sentence once, as the readings bring it.
+    const said = new Set<string>();
+    const onDrift: AdviseOptions['onDrift'] = (drift, what) => {
+      if (what === 'anchor') {
+        progress.line(`  ${anchorLine(drift)}`);
+        return;
+      }
+      progress.line(`  ${readingLine(drift.readings.at(-1)!)}`);
+      for (const text of yardstickTexts(drift.readings)) {
+        if (said.has(text)) continue;
+        said.add(text);
+        progress.line(`  ${text}`);
+      }
+    };
 
     const hooks = record.searchHooks();
     const advice = await advise({
@@ -264,6 +284,7 @@ async function main(): Promise<number> {
       estimate: measurer.estimates(),
       measurer,
       onStart: hooks.onStart,
+      onDrift,
       onMeasured: (e) => {
         hooks.onMeasured(e);
         // The search's judgement of what it just measured, from its answer so far.

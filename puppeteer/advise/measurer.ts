@@ -5,19 +5,22 @@
  * round measures each finalist once, in the sweep's seeded interleaved round order (rounds.ts:
  * points that differ only in transport back to back, the order changing from round to round),
  * with the sweep's own warm-up and window. Every repeat is recorded and saved as it lands
- * (record.ts); a resumed search is answered from the report first (replay.ts). It never prints:
+ * (record.ts); a resumed search is answered from the report first (replay.ts). It also reads
+ * the yardstick when given a ceilings source (YARDSTICK). It never prints:
  * it emits what happens, for the progress line.
  */
 import { EventEmitter } from 'node:events';
-import type { Candidate } from '../../protocol/advice.js';
+import type { Candidate, YardstickMoment } from '../../protocol/advice.js';
+import type { ParseCeiling } from '../../protocol/page-api.js';
+import type { CeilingNeed } from '../../results/ceilings.js';
 import type { Repeat } from '../../protocol/repeat-figures.js';
 import { BUILTIN_DEFAULTS, type Point } from '../../protocol/scenario.js';
 import type { RenderMode } from '../../protocol/wire.js';
 import { roundOrder } from '../../results/rounds.js';
 import type { RepeatSource } from '../sweep/runner.js';
-import { repeatSec } from '../sweep/estimate.js';
+import { ceilingSec, repeatSec } from '../sweep/estimate.js';
 import { candidatePoint } from './candidates.js';
-import { type AdviseEstimates, type AdviseMeasurer, DEFAULT_CONFIRM_ROUNDS } from './search.js';
+import { type AdviseEstimates, type AdviseMeasurer, DEFAULT_CONFIRM_ROUNDS, type YardstickTaken } from './search.js';
 import type { AdviseRecord } from './record.js';
 import type { Replay } from './replay.js';
 
@@ -37,6 +40,22 @@ export const probePoint = (c: Candidate, render: RenderMode): Point => candidate
 export const confirmPoint = (c: Candidate, render: RenderMode): Point => candidatePoint(c, render, CONFIRM_TIMING, CONFIRM_SCENARIO);
 
 /**
+ * The yardstick advise reads (search.ts): the JSON.parse ceiling at one fixed batch size, not the
+ * sweep's every batch size and encoding of its points. One reading then takes a page and 1 s
+ * (estimate.ts ceilingSec), where every batch size and encoding the candidates use would take
+ * tens of seconds at each of four readings. What is read is the machine's speed, by the ratio
+ * between two readings, not any candidate's ceiling, and the level hardly depends on the batch
+ * size: a steady round of the default sweep read 3.11–3.30 M events/s from batch 20 to 400
+ * (20261127-144912, round 1), while a round in which the machine changed speed read 1.70 M at
+ * batch 20 and 3.29 M at batch 50 (20261127-213352, round 1): the machine moved, not the batch.
+ * JSON, because every candidate's page can decode it (the bar the sweep reads every encoding
+ * against); 1000 rows, within the few hundred to ten thousand rows a message the advisor's
+ * candidates carry at the rates it is asked for. Fixed, so advise runs of one machine are read
+ * with the same yardstick.
+ */
+export const YARDSTICK: CeilingNeed = { batch: 1000, encoding: 'json' };
+
+/**
  * Measured time ÷ estimated time is kept within these bounds: a slow machine makes every estimate
  * longer (so the budget holds), a fast one shortens them only a little.
  */
@@ -50,6 +69,8 @@ export interface AdviseMeasurerEvents {
   'repeat-done': [point: Point, purpose: Purpose, repeat: Repeat, timing: { tookSec: number; estimateSec: number }];
   /** A measurement answered from the report (a resumed search). */
   replayed: [points: readonly Point[], purpose: Purpose];
+  /** A yardstick reading answered from the report (a resumed search). */
+  'reading-replayed': [at: YardstickMoment];
 }
 
 export interface BrowserMeasurerOptions {
@@ -63,6 +84,11 @@ export interface BrowserMeasurerOptions {
    * if interrupted, rather than judge every candidate by repeats that could not run.
    */
   alive(): boolean;
+  /**
+   * Measures in-page decoding ceilings (measure/ceiling.ts measureCeilings in the search's browser):
+   * the yardstick. Absent: the search takes no readings.
+   */
+  ceilings?(needs: readonly CeilingNeed[], signal: AbortSignal): Promise<ParseCeiling[]>;
 }
 
 export class BrowserAdviseMeasurer extends EventEmitter<AdviseMeasurerEvents> implements AdviseMeasurer {
@@ -71,8 +97,13 @@ export class BrowserAdviseMeasurer extends EventEmitter<AdviseMeasurerEvents> im
   /** Set when the browser or the server was lost: why the search stopped. */
   lost = false;
 
+  /** The yardstick (search.ts AdviseMeasurer.yardstick); absent without a ceilings source. */
+  readonly yardstick?: (at: YardstickMoment) => Promise<YardstickTaken | null>;
+
   constructor(private readonly o: BrowserMeasurerOptions) {
     super();
+    const { ceilings } = o;
+    if (ceilings) this.yardstick = (at) => this.readYardstick(at, ceilings);
   }
 
   /** The estimates the search plans with: estimate.ts's, scaled by how this machine's measurements went. */
@@ -81,6 +112,8 @@ export class BrowserAdviseMeasurer extends EventEmitter<AdviseMeasurerEvents> im
     return {
       probeSec: (c) => scaled(repeatSec(probePoint(c, this.o.render))),
       repeatSec: (c) => scaled(repeatSec(confirmPoint(c, this.o.render))),
+      // Not scaled: a reading is a page and a fixed 1 s of parsing, whatever the repeats took.
+      ...(this.o.ceilings ? { yardstickSec: () => ceilingSec([{ batch: YARDSTICK.batch }]) } : {}),
     };
   }
 
@@ -93,6 +126,31 @@ export class BrowserAdviseMeasurer extends EventEmitter<AdviseMeasurerEvents> im
   private timed(tookSec: number, points: readonly Point[]): void {
     this.took += tookSec;
     this.estimated += points.reduce((a, p) => a + repeatSec(p), 0);
+  }
+
+  /**
+   * One yardstick reading: from the report when a resumed search recorded it, else measured. A
+   * failed measurement is a reading with its error (the search goes on); null when interrupted,
+   * or the browser or server was lost.
+   */
+  private async readYardstick(at: YardstickMoment, ceilings: NonNullable<BrowserMeasurerOptions['ceilings']>): Promise<YardstickTaken | null> {
+    if (!this.o.alive()) this.lost = true;
+    if (this.o.signal.aborted || this.lost) return null;
+    const replayed = this.o.replay?.takeReading(at);
+    if (replayed) {
+      this.emit('reading-replayed', at);
+      return replayed;
+    }
+    const measuredAt = new Date().toISOString();
+    const t0 = performance.now();
+    const tookSec = () => (performance.now() - t0) / 1000;
+    try {
+      const parseCeilings = await ceilings([YARDSTICK], this.o.signal);
+      return { measuredAt, tookSec: tookSec(), parseCeilings };
+    } catch (err) {
+      if (this.o.signal.aborted) return null;
+      return { measuredAt, tookSec: tookSec(), parseCeilings: [], error: err instanceof Error ? err.message : String(err) };
+    }
   }
 
   async probe(c: Candidate): Promise<Repeat | null> {

@@ -9,9 +9,15 @@
  * its set of points (each round once, in the order recorded), so even a search that takes
  * another path (a new --time-budget) reuses every recorded window that it asks for again. A
  * confirmation round is reused whole or not at all: its repeats are paired with each other.
+ *
+ * A yardstick reading (search.ts) is found by its moment, each recorded one once, from the answer
+ * the last session saved (`advice.drift.readings`); a report written before readings were taken
+ * has none, and the resumed search measures its readings.
  */
+import type { YardstickMoment, YardstickReading } from '../../protocol/advice.js';
 import type { Repeat } from '../../protocol/repeat-figures.js';
 import type { Report } from '../../protocol/report.js';
+import type { YardstickTaken } from './search.js';
 
 interface Recorded {
   /** The round's point ids, sorted: what it measured. */
@@ -26,6 +32,8 @@ const keyOf = (ids: readonly string[]) => JSON.stringify([...ids].sort());
 
 export class Replay {
   private readonly recorded: Recorded[];
+  /** The recorded yardstick readings not yet replayed. */
+  private readonly readings: YardstickReading[];
   /** Time the replayed measurements took when they were measured, s: the search's clock counts it. */
   replayedSec = 0;
 
@@ -44,6 +52,7 @@ export class Replay {
       })
       // A round whose repeats are not all there (a hand-edited report) is measured again.
       .filter((r) => r.repeats.size === JSON.parse(r.key).length);
+    this.readings = [...(report.advice?.drift?.readings ?? [])];
   }
 
   /** The recorded repeats of these points, measured together in one round not yet replayed, in the order given; null when there is none. */
@@ -54,6 +63,15 @@ export class Replay {
     hit.used = true;
     this.replayedSec += hit.sec;
     return { repeats: ids.map((id) => hit.repeats.get(id)!), sec: hit.sec };
+  }
+
+  /** The recorded yardstick reading at `at` not yet replayed, as the measurer takes one; null when there is none. */
+  takeReading(at: YardstickMoment): YardstickTaken | null {
+    const i = this.readings.findIndex((r) => r.at === at);
+    if (i < 0) return null;
+    const [r] = this.readings.splice(i, 1);
+    this.replayedSec += r.tookSec;
+    return { measuredAt: r.measuredAt, tookSec: r.tookSec, parseCeilings: r.parseCeilings, ...(r.error !== undefined ? { error: r.error } : {}) };
   }
 
   /** Recorded rounds the search has not asked for (yet). */

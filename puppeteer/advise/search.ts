@@ -24,12 +24,32 @@
  * 4. **Headroom.** For the winner, the highest batch it still sustains at the same tick and
  *    connections (find-max.ts), bounded by the budget.
  *
- * The budget: no measurement starts that its estimate says would end past it, and the screen
- * leaves room for the confirmation and a short headroom search. What it could not try is listed
- * with the reason. When nothing sustains, the closest candidate is named with what limited it and
- * what the measurements say would help.
+ * The machine: the measurer's yardstick (the in-page decoding ceilings the sweep reads every
+ * round) is read before the screen, between the stages and at the end, and the screen's anchor
+ * (the first candidate it probed that kept up with its rate) is probed again as the screen ends:
+ * the same setup minutes apart, so the answer says how far the machine moved (`drift`,
+ * results/machine-drift.ts). Neither changes a decision: confirmations are paired by round.
+ *
+ * The budget: no measurement starts that its estimate says would end past it (with room for the
+ * readings still to come), and the screen leaves room for the anchor's re-probe, the
+ * confirmation and a short headroom search. What it could not try is listed with the reason.
+ * When nothing sustains, the closest candidate is named with what limited it and what the
+ * measurements say would help.
  */
-import type { Advice, Candidate, CandidateFigures, Closest, CpuComparison, Headroom, TriedCandidate, Knob } from '../../protocol/advice.js';
+import type {
+  Advice,
+  AnchorDrift,
+  Candidate,
+  CandidateFigures,
+  Closest,
+  CpuComparison,
+  Headroom,
+  MachineDrift,
+  TriedCandidate,
+  Knob,
+  YardstickMoment,
+  YardstickReading,
+} from '../../protocol/advice.js';
 import { type Margins, DEFAULT_MARGINS } from '../../protocol/margins.js';
 import { judgeRatio } from '../../results/equivalence.js';
 import { LIMITS } from '../../protocol/limits.js';
@@ -41,6 +61,7 @@ import { TRANSPORTS, type Transport } from '../../protocol/wire.js';
 import { candidateSpace, DEFAULT_SPACE, knobsBetween, withBatch, type CandidateSpace } from './candidates.js';
 import { clearlyCannot, figuresOf, sustainsMore, worthAnotherProbe } from '../../results/advice-figures.js';
 import { candidateWords, changeWords, cpuWords, reachText } from '../../results/advice-words.js';
+import { anchorDriftOf, keptUp, measuredBoth } from '../../results/machine-drift.js';
 import { findMax } from '../sweep/find-max.js';
 
 /** What the search measures with. Each returns null when the run was interrupted (Ctrl-C). */
@@ -52,13 +73,24 @@ export interface AdviseMeasurer {
    * measurer chooses for the round (the sweep's seeded round order); results in the order given.
    */
   confirm(candidates: readonly Candidate[], round: number): Promise<Repeat[] | null>;
+  /**
+   * The machine's yardstick (the in-page decoding ceilings), read at `at`: what it measured, or
+   * the error it failed with (the search goes on); null when interrupted. Absent: the search takes
+   * no readings (a synthetic measurer).
+   */
+  yardstick?(at: YardstickMoment): Promise<YardstickTaken | null>;
 }
+
+/** A yardstick reading as the measurer takes it; the search gives it its place and moment. */
+export type YardstickTaken = Omit<YardstickReading, 'index' | 'at'>;
 
 /** What a measurement is expected to take, s (puppeteer/sweep/estimate.ts for a browser). */
 export interface AdviseEstimates {
   probeSec(candidate: Candidate): number;
   /** One confirming repeat. */
   repeatSec(candidate: Candidate): number;
+  /** One yardstick reading; absent with a measurer that takes none. */
+  yardstickSec?(): number;
 }
 
 export interface AdviseOptions {
@@ -88,6 +120,11 @@ export interface AdviseOptions {
    * run killed there still says what it measured (and a resume knows what was asked).
    */
   onStart?(snapshot: () => Advice): void;
+  /**
+   * Called when the machine's drift has news: a yardstick reading taken, or the anchor's re-probe
+   * decided (taken or skipped). For the progress lines; the answer carries the same in `drift`.
+   */
+  onDrift?(drift: MachineDrift, what: 'reading' | 'anchor'): void;
 }
 
 export const DEFAULT_FINALISTS = 3;
@@ -277,6 +314,15 @@ interface Search {
   /** Set once the pick is made (choose): from then on a snapshot is the answer without its headroom. */
   picked: boolean;
   headroom: Headroom | null;
+  /** The yardstick's readings so far, in order. */
+  readings: YardstickReading[];
+  /** Moments whose reading is taken or passed: the budget stops keeping room for them. */
+  passed: Set<YardstickMoment>;
+  /** The anchor's re-probe, once taken; why not, once skipped. */
+  anchor: AnchorDrift | null;
+  anchorSkipped: string | null;
+  /** Set once the anchor's re-probe is decided: the screen stops keeping room for it. */
+  anchorDone: boolean;
 }
 
 /**
@@ -287,11 +333,17 @@ interface Search {
 export async function advise(o: AdviseOptions): Promise<Advice> {
   const s = newSearch(o);
   o.onStart?.(() => snapshot(s));
+  await readYardstick(s, 'start');
   await screen(s);
   s.screenStopped = s.stopped;
+  await reprobeAnchor(s);
+  await readYardstick(s, 'screen-confirm');
   await confirm(s);
   choose(s);
+  // Between the stages only when a headroom search comes next.
+  await readYardstick(s, 'confirm-headroom', s.winner !== null);
   await headroom(s);
+  await readYardstick(s, 'end');
   return answerOf(s, s.headroom, s.stopped);
 }
 
@@ -320,6 +372,11 @@ function newSearch(o: AdviseOptions): Search {
     winner: null,
     picked: false,
     headroom: null,
+    readings: [],
+    passed: new Set(),
+    anchor: null,
+    anchorSkipped: null,
+    anchorDone: false,
   };
 }
 
@@ -329,11 +386,14 @@ function snapshot(s: Search): Advice {
   // Before the pick: a candidate under confirmation is not yet confirmed (its figures so far are not a verdict).
   const tried = [...s.recs.values()].map((r) => triedOf(r, r.outcome === 'kept' || r.outcome === 'marginal' ? null : r.confirmed));
   const notTried = s.all.filter((c) => !s.recs.has(c.id)).map((c) => ({ candidate: c, why: s.skipped.get(c.id) ?? INTERRUPTED_WHY }));
-  return cutOff({ target: s.target, transports: s.transports, margins: s.margins, budgetSec: s.o.budgetSec, elapsedSec: s.o.now() }, tried, notTried);
+  return withDrift(
+    s,
+    cutOff({ target: s.target, transports: s.transports, margins: s.margins, budgetSec: s.o.budgetSec, elapsedSec: s.o.now() }, tried, notTried),
+  );
 }
 
-/** Whether a measurement of `sec` ends within the budget. */
-const fits = (s: Search, sec: number) => s.o.now() + sec <= s.o.budgetSec;
+/** Whether a measurement of `sec` ends within the budget, with room left for the yardstick readings still to come. */
+const fits = (s: Search, sec: number) => s.o.now() + sec + readingsLeftSec(s) <= s.o.budgetSec;
 const keptOf = (s: Search) => [...s.recs.values()].filter((r) => r.probeFigures?.sustains.sustains);
 const note = (s: Search, stage: 'screen' | 'confirm' | 'headroom', cs: readonly Candidate[]) =>
   s.o.onMeasured?.({ stage, candidates: cs, elapsedSec: s.o.now() });
@@ -345,13 +405,16 @@ function headroomReserve(s: Search, c: Candidate): number {
 
 /**
  * Time the screen leaves for what comes after it, estimated at the candidate about to be
- * probed: confirming the finalists it would have now (at least one) for the minimum rounds, and
- * a short headroom search (two probes and a confirmation), of which no more than 15% of the
- * budget: the answer comes before its headroom.
+ * probed: the anchor's re-probe, confirming `k` finalists (those it would have now, at least one) for
+ * the minimum rounds, and a short headroom search (two probes and a confirmation), of which no
+ * more than 15% of the budget: the answer comes before its headroom.
  */
-function reserveSec(s: Search, c: Candidate): number {
-  const k = Math.min(s.finalistCount, Math.max(1, keptOf(s).length));
-  return k * s.rounds * s.o.estimate.repeatSec(c) + Math.min(headroomReserve(s, c), 0.15 * s.o.budgetSec);
+function reserveSec(s: Search, c: Candidate, k = Math.min(s.finalistCount, Math.max(1, keptOf(s).length))): number {
+  // The anchor's re-probe, once a probe made one and until the re-probe is decided: before that
+  // there is nothing to probe again, and the first probes of a one-minute budget are not held back.
+  const anchor = anchorOf(s);
+  const again = s.anchorDone || !anchor ? 0 : s.o.estimate.probeSec(anchor.rec.candidate);
+  return k * s.rounds * s.o.estimate.repeatSec(c) + Math.min(headroomReserve(s, c), 0.15 * s.o.budgetSec) + again;
 }
 
 function recOf(s: Search, c: Candidate): Rec {
@@ -359,6 +422,81 @@ function recOf(s: Search, c: Candidate): Rec {
   if (!r)
     s.recs.set(c.id, (r = { candidate: c, probe: null, probeFigures: null, confirm: [], confirmed: null, outcome: 'dropped', why: '', cpuVsWinner: null }));
   return r;
+}
+
+// ---- the machine's drift (issue 33): the yardstick's readings and the anchor's re-probe
+
+/** Every moment the yardstick is read at, in order. */
+const MOMENTS: readonly YardstickMoment[] = ['start', 'screen-confirm', 'confirm-headroom', 'end'];
+
+/** Time the yardstick readings still to come take, s: the budget keeps room for them. */
+function readingsLeftSec(s: Search): number {
+  const each = s.o.measurer.yardstick && s.o.estimate.yardstickSec ? s.o.estimate.yardstickSec() : 0;
+  return each * MOMENTS.filter((m) => !s.passed.has(m)).length;
+}
+
+/** The drift so far, as the answer carries it; undefined before anything of it was measured. */
+function driftOf(s: Search): MachineDrift | undefined {
+  if (!s.readings.length && !s.anchor && s.anchorSkipped === null) return undefined;
+  return { readings: [...s.readings], anchor: s.anchor, ...(s.anchorSkipped !== null ? { anchorSkipped: s.anchorSkipped } : {}) };
+}
+
+/** `a` with the drift so far (none: `a` as it is, so an answer without drift reads as before). */
+function withDrift(s: Search, a: Advice): Advice {
+  const drift = driftOf(s);
+  return drift ? { ...a, drift } : a;
+}
+
+/**
+ * Reads the yardstick at `at` when the measurer has one and `wanted`. A failed reading is kept
+ * with its error and the search goes on; an interrupted one is not kept, and the next
+ * measurement finds the interruption (an interruption at the end changes no answer).
+ */
+async function readYardstick(s: Search, at: YardstickMoment, wanted = true): Promise<void> {
+  s.passed.add(at);
+  if (!wanted || !s.o.measurer.yardstick || s.stopped === 'interrupted') return;
+  const got = await s.o.measurer.yardstick(at);
+  if (!got) return;
+  s.readings.push({ index: s.readings.length, at, ...got });
+  s.o.onDrift?.(driftOf(s)!, 'reading');
+}
+
+/**
+ * The screen's anchor: the first candidate probed whose probe kept up with its rate (the same
+ * work both times, results/machine-drift.ts keptUp), else, when none did, the first whose probe
+ * measured EPS and renderer CPU per event. Records are in the order first probed.
+ */
+function anchorOf(s: Search): { rec: Rec; chosen: string } | null {
+  const recs = [...s.recs.values()];
+  const kept = recs.find((r) => r.probe && keptUp(r.probe));
+  if (kept) return { rec: kept, chosen: 'the first screened that kept up with its rate' };
+  const some = recs.find((r) => r.probe && measuredBoth(r.probe));
+  return some ? { rec: some, chosen: 'the first screened that measured; none kept up with its rate' } : null;
+}
+
+/**
+ * 1c. The anchor probed again as the screen ends: its two probes, minutes apart, give the drift
+ * over the screen. Skipped (with why) when nothing was measured or the budget has no room for it
+ * before the confirmation; its repeat changes no candidate's figures.
+ */
+async function reprobeAnchor(s: Search): Promise<void> {
+  s.anchorDone = true;
+  if (s.stopped === 'interrupted') return;
+  const anchor = anchorOf(s);
+  if (!anchor) s.anchorSkipped = 'no probe of the screen measured EPS and renderer CPU per event';
+  // Room for one finalist's confirmation is enough: the screen kept room for the re-probe beside
+  // it, and a confirmation takes fewer finalists rather than fewer rounds (pickGroup).
+  else if (!fits(s, s.o.estimate.probeSec(anchor.rec.candidate) + reserveSec(s, anchor.rec.candidate, 1)))
+    s.anchorSkipped = 'the time budget leaves no room for it before the confirmation';
+  else {
+    const again = await s.o.measurer.probe(anchor.rec.candidate);
+    if (!again) {
+      s.stopped = 'interrupted';
+      return;
+    }
+    s.anchor = anchorDriftOf(anchor.rec.candidate.id, anchor.chosen, anchor.rec.probe!, again);
+  }
+  s.o.onDrift?.(driftOf(s)!, 'anchor');
 }
 
 /** One probe; false when the budget or an interruption ends the screen. */
@@ -713,7 +851,7 @@ function answerOf(s: Search, headroomNow: Headroom | null, stoppedNow: Advice['s
   // that one; in the order measured it was the transport's first, plain JSON probe).
   const rest = [...s.recs.values()].filter((r) => !s.confirmed.includes(r)).sort(better);
   const rejectedOrder = [...s.confirmed, ...rest].filter((r) => r !== winner && r !== runnerUp);
-  return {
+  return withDrift(s, {
     target: s.target,
     transports: [...s.transports],
     margins: s.margins,
@@ -727,7 +865,7 @@ function answerOf(s: Search, headroomNow: Headroom | null, stoppedNow: Advice['s
     tried: [...s.recs.values()].map((r) => triedOf(r, r.confirmed)),
     notTried: s.all.filter((c) => !s.recs.has(c.id)).map((c) => ({ candidate: c, why: s.skipped.get(c.id) ?? notTriedWhy(s) })),
     closest,
-  };
+  });
 }
 
 /** Why the candidates nobody decided against went unmeasured: the screen's reason to stop, or the search's order. */

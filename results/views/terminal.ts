@@ -199,7 +199,7 @@ export function formatTable(report: Report, layout: TableLayout): string {
     ...prose([
       '',
       ...(hasBrowserColumn(report) ? browserLines(report) : []),
-      ...speedChanges(report.rounds).map(speedChangeText),
+      ...speedChanges(report.rounds).map((c) => speedChangeText(c)),
       ...report.points.flatMap((r) => r.unsteady.map((u) => `unsteady: ${r.point.id}: ${u.message}`)),
       ...report.points
         .filter((r) => !latencyComparable(r))

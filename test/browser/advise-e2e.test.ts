@@ -113,4 +113,31 @@ describe('npm run advise: a small target', () => {
     ]);
     expect(ran.stderr).toContain('--scenarios runner-up,advised');
   });
+
+  it("measures the machine's drift: the yardstick at the start, between the stages and at the end, and the anchor probed again", () => {
+    const d = report.advice!.drift!;
+    const ats = d.readings.map((r) => r.at);
+    expect(ats[0]).toBe('start');
+    expect(ats).toContain('screen-confirm');
+    expect(ats.at(-1)).toBe('end');
+    expect(d.readings.map((r) => r.index)).toEqual(d.readings.map((_, i) => i));
+    for (const r of d.readings) {
+      expect(r.error, r.at).toBeUndefined();
+      // JSON's ceiling leaves its encoding out (the page's default), as every round's does.
+      expect(r.parseCeilings).toEqual([expect.objectContaining({ batch: 1000 })]);
+      expect(r.parseCeilings[0].encoding ?? 'json').toBe('json');
+      expect(r.parseCeilings[0].eventsPerSec).toBeGreaterThan(0);
+    }
+    expect(ran.stderr).toMatch(/ {2}yardstick at the start: JSON\.parse ceiling at batch 1000: [\d.]+ [kM] events\/s/);
+    // The anchor: its re-probe is a repeat of its probe's point, the second one.
+    const anchor = d.anchor!;
+    expect(anchor, d.anchorSkipped).not.toBeNull();
+    const same = (a: Repeat, b: Repeat) => JSON.stringify(a) === JSON.stringify(b);
+    const probes = report.points.find((p) => p.repeats.some((r) => same(r, anchor.repeat)))!;
+    expect(probes.point.scenario).toBe('advise-probe');
+    expect(probes.repeats.length).toBeGreaterThanOrEqual(2);
+    expect(anchor.cpuPerEventRatio).toBeGreaterThan(0);
+    expect(anchor.eventsPerSecRatio).toBeGreaterThan(0);
+    expect(ran.stderr).toContain(`  anchor ${anchor.candidateId} (`);
+  });
 });

@@ -16,7 +16,7 @@ import type { Report } from '../../protocol/report.js';
 import type { Point } from '../../protocol/scenario.js';
 import type { Target } from '../../protocol/target.js';
 import type { RepeatContext, RepeatEvents } from '../../puppeteer/measure/repeat.js';
-import { BrowserAdviseMeasurer, CONFIRM_SCENARIO, PROBE_SCENARIO } from '../../puppeteer/advise/measurer.js';
+import { BrowserAdviseMeasurer, CONFIRM_SCENARIO, PROBE_SCENARIO, type BrowserMeasurerOptions } from '../../puppeteer/advise/measurer.js';
 import { nextStage } from '../../puppeteer/advise/progress.js';
 import { AdviseRecord } from '../../puppeteer/advise/record.js';
 import { dropUnfinishedRounds, ReportRecorder } from '../../puppeteer/report/recorder.js';
@@ -80,7 +80,7 @@ function freshReport(): Report {
 }
 
 /** One session of the search over `report`: stopped after `stopAfter` measured repeats, or run to its end. */
-async function session(report: Report, stopAfter: number | null, replay: Replay | null) {
+async function session(report: Report, stopAfter: number | null, replay: Replay | null, ceilings?: BrowserMeasurerOptions['ceilings']) {
   const controller = new AbortController();
   const source = new Synthetic({ after: stopAfter, controller });
   const saved: Advice[] = [];
@@ -89,7 +89,15 @@ async function session(report: Report, stopAfter: number | null, replay: Replay 
       saved.push(structuredClone(r.advice!));
     }),
   );
-  const measurer = new BrowserAdviseMeasurer({ repeats: source, render: TARGET.render, record, replay, signal: controller.signal, alive: () => true });
+  const measurer = new BrowserAdviseMeasurer({
+    repeats: source,
+    render: TARGET.render,
+    record,
+    replay,
+    signal: controller.signal,
+    alive: () => true,
+    ceilings,
+  });
   const t0 = performance.now();
   let judged = 0;
   const hooks = record.searchHooks();
@@ -212,8 +220,48 @@ describe('advise in a report: the measurer, the record and --resume', () => {
     const replayedProbes = advice.tried.filter((t) => t.repeats.some((x) => x.purpose === 'probe')).length;
     expect(replayedProbes).toBeGreaterThan(0);
     expect(source.measuredCount + (recorded - replay.left)).toBe(
-      advice.tried.reduce((a, t) => a + t.repeats.length, 0) + (advice.headroom?.repeats.length ?? 0),
+      // The anchor's re-probe is the drift's, not a candidate's: advice.drift.anchor.repeat.
+      advice.tried.reduce((a, t) => a + t.repeats.length, 0) + (advice.headroom?.repeats.length ?? 0) + (advice.drift?.anchor ? 1 : 0),
     );
+  });
+
+  it('replays the yardstick readings a stopped search recorded, and resumes a report saved before readings were taken', async () => {
+    const measuredAt: string[] = [];
+    const ceilings: BrowserMeasurerOptions['ceilings'] = async (needs) => {
+      measuredAt.push(new Date().toISOString());
+      return needs.map((n) => ({ ...n, eventsPerSec: 2e6, messages: 200, bytesPerMessage: 121_000, durationMs: 1000 }));
+    };
+    const report = freshReport();
+    const first = await session(report, 3, null, ceilings);
+    // Stopped in the screen: the start reading only, and no anchor (the screen did not end).
+    expect(first.advice.drift).toMatchObject({ readings: [{ index: 0, at: 'start', parseCeilings: [{ batch: 1000, encoding: 'json' }] }], anchor: null });
+    expect(measuredAt).toHaveLength(1);
+    const resumed = structuredClone(report);
+    dropUnfinishedRounds(resumed);
+    const second = await session(resumed, null, new Replay(resumed), ceilings);
+    expect(second.advice.drift!.readings.map((r) => r.at)).toEqual(['start', 'screen-confirm', 'confirm-headroom', 'end']);
+    // The start reading is the recorded one, not measured again.
+    expect(second.advice.drift!.readings[0]).toEqual(first.advice.drift!.readings[0]);
+    expect(measuredAt).toHaveLength(4);
+    expect(second.advice.drift!.anchor).not.toBeNull();
+    // A report saved before readings were taken resumes, and its readings are measured.
+    const old = structuredClone(report);
+    delete old.advice!.drift;
+    dropUnfinishedRounds(old);
+    const third = await session(old, null, new Replay(old), ceilings);
+    expect(third.advice.winner).not.toBeNull();
+    expect(third.advice.drift!.readings).toHaveLength(4);
+    expect(measuredAt).toHaveLength(8);
+  });
+
+  it('keeps a yardstick reading that failed, with its error, and the search goes on', async () => {
+    const ceilings: BrowserMeasurerOptions['ceilings'] = async () => {
+      throw new Error('Target closed');
+    };
+    const { advice } = await session(freshReport(), null, null, ceilings);
+    expect(advice.winner).not.toBeNull();
+    expect(advice.drift!.readings).toHaveLength(4);
+    for (const r of advice.drift!.readings) expect(r).toMatchObject({ parseCeilings: [], error: 'Target closed' });
   });
 });
 

@@ -5,7 +5,7 @@
  * on noise, and, when nothing sustains, name the closest with what limited it.
  */
 import { describe, expect, it } from 'vitest';
-import type { Advice, Candidate } from '../../protocol/advice.js';
+import type { Advice, Candidate, YardstickMoment } from '../../protocol/advice.js';
 import type { MeasuredRepeat } from '../../protocol/repeat-figures.js';
 import { mulberry32 } from '../../protocol/random.js';
 import type { Target } from '../../protocol/target.js';
@@ -57,8 +57,14 @@ function truth(w: World, c: Candidate) {
 
 /** A synthetic measurer on a fake clock: each window has its own noise, as a busy 2-core machine gives. */
 function synthetic(w: World, seed: number, o: { budgetSec: number; target: Target; transports?: readonly Transport[]; space?: Partial<CandidateSpace> }) {
-  const random = mulberry32(seed);
+  const main = mulberry32(seed);
+  // A candidate probed again (the anchor's re-probe, a second window) draws from a stream of its
+  // own: the windows after it get the noise they would get without it, so a seed means one world.
+  const again = mulberry32(seed ^ 0x5bd1e995);
+  let stream = main;
+  const random = () => stream();
   const normal = () => Math.sqrt(-2 * Math.log(1 - random())) * Math.cos(2 * Math.PI * random());
+  const probed = new Set<string>();
   let clock = 0;
   const log: { kind: 'probe' | 'round'; startSec: number; estimateSec: number; endSec: number }[] = [];
   const estimate = { probeSec: (c: Candidate) => 6 + 0.2 * c.concurrency, repeatSec: (c: Candidate) => 9 + 0.2 * c.concurrency };
@@ -97,7 +103,14 @@ function synthetic(w: World, seed: number, o: { budgetSec: number; target: Targe
         const e = estimate.probeSec(c);
         log.push({ kind: 'probe', startSec: clock, estimateSec: e, endSec: clock + e });
         clock += e;
-        return window(c, -1);
+        if (!probed.has(c.id)) {
+          probed.add(c.id);
+          return window(c, -1);
+        }
+        stream = again;
+        const r = window(c, -1);
+        stream = main;
+        return r;
       },
       async confirm(cs, round) {
         const e = cs.reduce((a, c) => a + estimate.repeatSec(c), 0);
@@ -446,5 +459,99 @@ describe('windows long enough (issue 33)', () => {
     // 50 ms on one connection: 20 batches/s, so 10 s; on 4: 5 s; a 1 ms tick keeps the base.
     expect([windowSecFor(20, 2), windowSecFor(80, 2), windowSecFor(1000, 2), windowSecFor(10, 5), windowSecFor(80, 5)]).toEqual([10, 3, 2, 10, 5]);
     expect(MIN_WINDOW_BATCHES).toBe(200);
+  });
+});
+
+describe("advise: the machine's drift (issue 33)", () => {
+  /** A measurer with a yardstick whose ceiling is given per moment (null: the reading fails); the readings' order among the measurements. */
+  function withYardstick(ceilings: Partial<Record<YardstickMoment, number | null>>, budgetSec = 900, readingSec = 2) {
+    const { options, log } = synthetic(WORLD, 7, { budgetSec, target: target300k, transports: ['sse', 'ws', 'fetch'] });
+    const events: string[] = [];
+    const drifts: string[] = [];
+    const probe = options.measurer.probe;
+    const confirm = options.measurer.confirm;
+    const run = advise({
+      ...options,
+      estimate: { ...options.estimate, yardstickSec: () => readingSec },
+      measurer: {
+        probe: async (c) => {
+          events.push(`probe ${c.id}`);
+          return probe(c);
+        },
+        confirm: async (cs, round) => {
+          events.push('confirm');
+          return confirm(cs, round);
+        },
+        yardstick: async (at) => {
+          events.push(at);
+          const eventsPerSec = ceilings[at] ?? null;
+          const parseCeilings =
+            eventsPerSec === null ? [] : [{ batch: 1000, encoding: 'json' as const, eventsPerSec, messages: 4000, bytesPerMessage: 121_000, durationMs: 1000 }];
+          return { measuredAt: '2026-11-27T23:00:00.000Z', tookSec: readingSec, parseCeilings, ...(eventsPerSec === null ? { error: 'Target closed' } : {}) };
+        },
+      },
+      onDrift: (_d, what) => drifts.push(what),
+    });
+    return { run, events, drifts, log };
+  }
+
+  it('reads the yardstick at the start, between the stages and at the end, and re-probes the anchor as the screen ends', async () => {
+    const { run, events, drifts } = withYardstick({ start: 2_000_000, 'screen-confirm': 1_900_000, 'confirm-headroom': 1_500_000, end: 1_800_000 });
+    const a = await run;
+    expect(a.winner).not.toBeNull();
+    const at = (e: string) => events.indexOf(e);
+    const firstConfirm = at('confirm');
+    const lastConfirmBeforeHeadroom = events.lastIndexOf('confirm', at('confirm-headroom'));
+    expect(events[0]).toBe('start');
+    expect(at('screen-confirm')).toBeLessThan(firstConfirm);
+    expect(events.slice(0, at('screen-confirm')).every((e) => e === 'start' || e.startsWith('probe '))).toBe(true);
+    expect(at('confirm-headroom')).toBeGreaterThan(lastConfirmBeforeHeadroom);
+    expect(events.at(-1)).toBe('end');
+    expect(a.drift!.readings.map((r) => [r.index, r.at])).toEqual([
+      [0, 'start'],
+      [1, 'screen-confirm'],
+      [2, 'confirm-headroom'],
+      [3, 'end'],
+    ]);
+    // The anchor: the first probed that kept up, probed again just before the screen's reading.
+    const anchor = a.drift!.anchor!;
+    const firstKept = a.tried.find((t) => t.repeats[0].repeat.status === 'ok' && t.repeats[0].repeat.deliveredRatio >= 0.99)!;
+    expect(anchor.candidateId).toBe(firstKept.candidate.id);
+    expect(events[at('screen-confirm') - 1]).toBe(`probe ${anchor.candidateId}`);
+    expect(events.filter((e) => e === `probe ${anchor.candidateId}`)).toHaveLength(2);
+    const [first, second] = [firstKept.repeats[0].repeat, anchor.repeat];
+    if (first.status !== 'ok' || second.status !== 'ok') throw new Error('the synthetic measurer measures every window');
+    expect(anchor.cpuPerEventRatio).toBeCloseTo(second.efficiency.rendererCpuMsPerMillionEvents! / first.efficiency.rendererCpuMsPerMillionEvents!, 9);
+    // Its re-probe is not one of its own repeats: the candidate is judged by its screen as before.
+    expect(firstKept.repeats.filter((r) => r.purpose === 'probe')).toHaveLength(1);
+    expect(drifts).toEqual(['reading', 'anchor', 'reading', 'reading', 'reading']);
+    // 2 M at the start, 1.5 M after the confirmation: the sweep's sentence, in the answer.
+    const text = adviceText(a, { cores: 2, cpuModel: null, browser: null });
+    expect(text.at(-2)).toMatch(
+      /^ {2}unsteady machine: the in-page JSON\.parse ceiling at batch 1000 \(no network, the same work every reading\) was 2 M events\/s at the start and 1\.5 M events\/s after the confirmation \(25% lower\)/,
+    );
+    jsonRoundTrips(a);
+  });
+
+  it('keeps a failed reading with its error and goes on; a steady yardstick says nothing', async () => {
+    const { run } = withYardstick({ start: 2_000_000, 'screen-confirm': null, 'confirm-headroom': 1_900_000, end: 1_950_000 });
+    const a = await run;
+    expect(a.winner).not.toBeNull();
+    expect(a.drift!.readings[1]).toMatchObject({ at: 'screen-confirm', parseCeilings: [], error: 'Target closed' });
+    expect(a.drift!.readings).toHaveLength(4);
+    expect(adviceText(a).some((l) => l.includes('unsteady machine'))).toBe(false);
+  });
+
+  it('keeps room in the budget for the readings still to come and the anchor', async () => {
+    // Readings of 40 s each: a screen probe leaves room for three, the confirmation for two, the headroom for one.
+    const { run, log, events } = withYardstick({ start: 2e6, 'screen-confirm': 2e6, 'confirm-headroom': 2e6, end: 2e6 }, 400, 40);
+    const a = await run;
+    expect(a.winner).not.toBeNull();
+    expect(a.drift!.anchor).not.toBeNull();
+    // Where each measurement is among the events, and the readings still to come there.
+    const positions = events.flatMap((e, i) => (e.startsWith('probe ') || e === 'confirm' ? [i] : []));
+    expect(positions).toHaveLength(log.length);
+    const left = (i: number) => ['screen-confirm', 'confirm-headroom', 'end'].filter((m) => !events.slice(0, positions[i]).includes(m)).length;
+    for (const [i, m] of log.entries()) expect(m.endSec + 40 * left(i), `measurement ${i}`).toBeLessThanOrEqual(400);
   });
 });

@@ -221,7 +221,7 @@ export function runHeader(report: Report): RunHeader {
     {
       label: 'JSON.parse ceiling',
       // The yardstick moving between rounds says the machine changed speed mid-run.
-      ...(changes.length ? { warning: changes.map(speedChangeText).join('; ') } : {}),
+      ...(changes.length ? { warning: changes.map((c) => speedChangeText(c)).join('; ') } : {}),
       value:
         ceilingText(report) !== MISSING
           ? ceilingText(report)
