@@ -6,53 +6,22 @@
  * them as gaps (web/lab/counters.ts), with the time the connection was closed. The sustains rule
  * then fails the window and says what was lost and how.
  */
-import { mkdtemp, rm } from 'node:fs/promises';
-import os from 'node:os';
-import path from 'node:path';
-import type { Browser, Page } from 'puppeteer-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Page } from 'puppeteer-core';
+import { describe, expect, it } from 'vitest';
+import { restartableLab } from '../helpers/restartable-lab.js';
 import type { PageSnapshot } from '../../protocol/page-api.js';
-import { launchChrome } from '../../puppeteer/browser/chrome.js';
 import { openLabPage, type LabApi } from '../../puppeteer/measure/page.js';
 import { sustains } from '../../results/sustains.js';
-import { buildServer, type PushlabServer } from '../../server/app.js';
-import { loadOrCreateCert, type TlsFiles } from '../../server/cert.js';
 
-const ROOT = path.resolve(import.meta.dirname, '..', '..');
 const INTERVAL_MS = 10;
-let certDir: string;
-let tls: TlsFiles;
-let app: PushlabServer | undefined;
-let browser: Browser;
-let port = 0;
-
-async function listen(): Promise<PushlabServer> {
-  const s = await buildServer({ tls, webRoot: path.join(ROOT, 'dist/web') });
-  await s.listen({ host: '127.0.0.1', port });
-  const addr = s.server.address();
-  port = typeof addr === 'object' && addr ? addr.port : port;
-  return s;
-}
-
-beforeAll(async () => {
-  certDir = await mkdtemp(path.join(os.tmpdir(), 'pushlab-cert-'));
-  tls = await loadOrCreateCert(certDir);
-  app = await listen();
-  browser = (await launchChrome({ headless: true })).browser;
-}, 60_000);
-
-afterAll(async () => {
-  await browser?.close();
-  await app?.close();
-  await rm(certDir, { recursive: true, force: true });
-});
+const lab = restartableLab();
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 describe('a forced reconnect', () => {
   it('counts the batches due while the WebSocket was down as gaps, and the rule fails the window naming them', async () => {
-    const page: Page = await browser.newPage();
-    const api: LabApi = await openLabPage(page, `https://127.0.0.1:${port}/`);
+    const page: Page = await lab.browser.newPage();
+    const api: LabApi = await openLabPage(page, lab.url);
     const snapshot = () => api.evaluate((p) => p.snapshot({ resetLatency: false })) as Promise<PageSnapshot>;
     try {
       await api.evaluate((p, i) => p.start({ transport: 'ws', batch: 5, intervalMs: i, concurrency: 1, render: 'none' }).then(() => undefined), INTERVAL_MS);
@@ -60,10 +29,7 @@ describe('a forced reconnect', () => {
       const before = await snapshot();
       expect(before.counters).toMatchObject({ reconnects: 0, gaps: 0, duplicates: 0, closedMs: 0 });
 
-      await app!.close();
-      app = undefined;
-      await sleep(700); // long enough for the WS to fail at least one reconnect attempt
-      app = await listen();
+      await lab.restart(700); // long enough for the WS to fail at least one reconnect attempt
 
       // Bounded: the WS backoff retries within a few seconds of the server coming back.
       let after = await snapshot();
