@@ -575,7 +575,7 @@ function latencyPlot(boxes: LatencyBox[]): SVGSVGElement {
     svg.append(s('line', { x1: x, x2: x, y1: BOX.top - 4, y2: axisY, class: 'grid' }));
     svg.append(s('text', { x, y: axisY + 16, class: 'tick' }, formatMsShort(t)));
   }
-  svg.append(s('text', { x: BOX.label + plotW / 2, y: axisY + 34, class: 'axis-title' }, 'send → receive latency (log scale)'));
+  svg.append(s('text', { x: BOX.label + plotW / 2, y: axisY + 34, class: 'axis-title' }, 'latency: event age (log scale)'));
   boxes.forEach((b, i) => {
     const y = BOX.top + i * BOX.row + BOX.row / 2;
     const color = transportColor(b.transport);
@@ -667,7 +667,7 @@ function scenarioSection(view: ScenarioView, boxes: LatencyBox[], drawnOf: numbe
         h(
           'figcaption',
           {},
-          h('b', {}, 'Latency: send → receive, log scale'),
+          h('b', {}, 'Latency: event age, birth → handler (transit, send → receive, in reports before version 4), log scale'),
           h(
             'span',
             { class: 'sub' },
