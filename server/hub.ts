@@ -104,6 +104,9 @@ export class Hub {
     this.clock = createClock(options.clock ?? 'timer', this.tick);
     this.connectionLimit = options.connectionBufferLimitBytes ?? SERVER_DEFAULTS.connectionBufferLimitBytes;
     this.processLimit = options.processBufferLimitBytes ?? SERVER_DEFAULTS.processBufferLimitBytes;
+    // Off the start-up's path: the server listens while its rows are still being serialised,
+    // and the first stream to write finishes whatever is left.
+    void this.pool.buildInSlices();
   }
 
   /**
@@ -113,12 +116,17 @@ export class Hub {
    */
   async prepare(params: StreamParams): Promise<void> {
     const encoding = encodingOf(params);
+    // Waits for the rows without stalling streams already open (none are, while they build).
+    await this.pool.buildInSlices();
     const sizesInUse = () => new Set([...this.streams].filter((s) => encodingOf(s.params) === encoding).map((s) => s.params.batch));
     await SERVER_CODECS[encoding].prepare?.(this.pool, params.batch, sizesInUse);
   }
 
   /** Starts pacing a stream; `firstSeq` lets an SSE reconnect continue its sequence. */
   open(sink: Sink, params: StreamParams, firstSeq = 0): { close: () => void } {
+    // The schedule starts after the rows are built: a stream opened just after start-up (SSE
+    // and poll do not go through prepare) waits here once, not in its first tick.
+    this.pool.finishBuild();
     const now = performance.now();
     // Streams start on a shared grid (whole ms, or the interval when shorter), so streams of
     // whole-ms intervals fall due together and one wake-up serves them all. Shift t0 back so

@@ -35,53 +35,68 @@ export function closedWalk(n: number, sd: number, random: () => number): number[
   return out;
 }
 
+/** Rows serialised per build step: a few ms of work, so a slice stays short. */
+const ROWS_PER_STEP = 1000;
+
+/** What a pool is built into: the chain's bytes and where each chain row starts and ends. */
+interface Built {
+  bytes: Buffer;
+  starts: Uint32Array;
+  ends: Uint32Array;
+}
+
 export class RowPool {
   /** Rows in the pool; batches never exceed it, so a batch never repeats a row. */
   readonly size: number;
   readonly epochs: number;
   /** Rows in the chain: every epoch's, and epoch 0's again so a batch never wraps. */
   readonly chainRows: number;
-  private readonly bytes: Buffer;
+  /**
+   * The build, in steps: 41 MB at the default size, about 0.8 s of one core here. The server
+   * runs it on the event loop in slices after it starts (`buildInSlices`), so that second is
+   * not on the start-up's path; whatever reads the rows first finishes what is left at once.
+   */
+  private readonly steps: Generator<void, Built, void>;
+  private built: Built | null = null;
   /** The same rows as one JS string, for writers that need text (better-sse's API); built on first use. */
   private text: string | null = null;
-  /** Byte offset where chain row r starts, for r in [0, (epochs + 1)·size); the comma before a row is not part of it. */
-  private readonly starts: Uint32Array;
-  private readonly ends: Uint32Array;
   /** The current epoch's first chain row. */
   private base = 0;
 
   constructor(size: number = STREAM_LIMITS.batch.max, epochMs = Date.UTC(2022, 2, 29, 20, 35, 56, 581), epochs = SPEED_EPOCHS) {
     this.size = size;
     this.epochs = epochs;
-    const random = mulberry32(0x5eed);
-    const level = closedWalk(epochs, LEVEL_STEP, random);
-    // Each row is serialised once, around a placeholder speed; an epoch's row is its text
-    // with that epoch's speed spliced in, written straight into the one buffer.
-    const parts = Array.from({ length: size }, (_, i) => {
-      const row = makeRow(i, epochMs);
-      const marked: Row = [...row];
-      marked[SPEED_COLUMN] = SPEED_MARK;
-      const [head, tail] = JSON.stringify(marked).split(String(SPEED_MARK));
-      const own = closedWalk(epochs, DEVICE_STEP, random);
-      // Whole km/h, never below 1: a walk may wander, a car's speed stays positive.
-      const speeds = level.map((l, k) => String(Math.max(1, Math.round(row[SPEED_COLUMN] + l + own[k]))));
-      return { head, tail, speeds };
-    });
-    const chain = (epochs + 1) * size;
-    this.chainRows = chain;
-    this.starts = new Uint32Array(chain);
-    this.ends = new Uint32Array(chain);
-    const texts: string[] = [];
-    let offset = 0;
-    for (let r = 0; r < chain; r++) {
-      const p = parts[r % size];
-      const text = p.head + p.speeds[Math.floor(r / size) % epochs] + p.tail;
-      texts.push(text);
-      this.starts[r] = offset;
-      this.ends[r] = offset + text.length;
-      offset += text.length + 1;
+    this.chainRows = (epochs + 1) * size;
+    this.steps = buildSteps(size, epochMs, epochs);
+  }
+
+  /**
+   * Builds what is left on the event loop, in slices of about `sliceMs` with a setImmediate
+   * between them, so requests are served meanwhile. Resolves once the pool is built, by these
+   * slices or by a reader that finished it.
+   */
+  async buildInSlices(sliceMs = 5): Promise<void> {
+    while (!this.built) {
+      const end = performance.now() + sliceMs;
+      while (!this.built && performance.now() < end) this.step();
+      await new Promise<void>((resolve) => setImmediate(resolve));
     }
-    this.bytes = Buffer.from(texts.join(','), 'latin1');
+  }
+
+  private step(): void {
+    const r = this.steps.next();
+    if (r.done) this.built = r.value;
+  }
+
+  /** Finishes the build at once, where the slices have not: before a stream's schedule starts, so its first tick is not the one that waits. */
+  finishBuild(): void {
+    while (!this.built) this.step();
+  }
+
+  /** The built pool: finishes the build at once when nothing has. */
+  private get b(): Built {
+    this.finishBuild();
+    return this.built!;
   }
 
   /** Selects the speeds of the second holding `epochMs` (wall clock); once per tick, not per batch. */
@@ -101,19 +116,66 @@ export class RowPool {
 
   /** Chain row `r`'s JSON text (for transports that encode rows otherwise, once per row). */
   rowText(r: number): string {
-    return this.bytes.toString('latin1', this.starts[r], this.ends[r]);
+    const { bytes, starts, ends } = this.b;
+    return bytes.toString('latin1', starts[r], ends[r]);
   }
 
   /** The rows of batch `seq` at size `batch` in the current epoch, as `row,row,…,row` (no brackets). Zero-copy. */
   rows(seq: number, batch: number): Buffer {
+    const { bytes, starts, ends } = this.b;
     const first = this.firstRow(seq, batch);
-    return this.bytes.subarray(this.starts[first], this.ends[first + batch - 1]);
+    return bytes.subarray(starts[first], ends[first + batch - 1]);
   }
 
   /** The same rows as `rows()`, as a string (a V8 slice of the pool: no copy until written). */
   rowsText(seq: number, batch: number): string {
-    this.text ??= this.bytes.toString('latin1');
+    const { bytes, starts, ends } = this.b;
+    this.text ??= bytes.toString('latin1');
     const first = this.firstRow(seq, batch);
-    return this.text.slice(this.starts[first], this.ends[first + batch - 1]);
+    return this.text.slice(starts[first], ends[first + batch - 1]);
   }
+}
+
+/**
+ * The pool's build, a step at a time. Each row is serialised once, around a placeholder speed;
+ * an epoch's row is its text with that epoch's speed spliced in. The chain is cut in pieces of
+ * ROWS_PER_STEP rows, each joined and encoded in its own step, and the pieces joined by commas
+ * at the end: the same bytes as one join of every row.
+ */
+function* buildSteps(size: number, epochMs: number, epochs: number): Generator<void, Built, void> {
+  const random = mulberry32(0x5eed);
+  const level = closedWalk(epochs, LEVEL_STEP, random);
+  const parts: { head: string; tail: string; speeds: string[] }[] = [];
+  for (let i = 0; i < size; i++) {
+    const row = makeRow(i, epochMs);
+    const marked: Row = [...row];
+    marked[SPEED_COLUMN] = SPEED_MARK;
+    const [head, tail] = JSON.stringify(marked).split(String(SPEED_MARK));
+    const own = closedWalk(epochs, DEVICE_STEP, random);
+    // Whole km/h, never below 1: a walk may wander, a car's speed stays positive.
+    const speeds = level.map((l, k) => String(Math.max(1, Math.round(row[SPEED_COLUMN] + l + own[k]))));
+    parts.push({ head, tail, speeds });
+    if ((i + 1) % ROWS_PER_STEP === 0) yield;
+  }
+  const chain = (epochs + 1) * size;
+  const starts = new Uint32Array(chain);
+  const ends = new Uint32Array(chain);
+  const pieces: Buffer[] = [];
+  const comma = Buffer.from(',');
+  let offset = 0;
+  for (let from = 0; from < chain; from += ROWS_PER_STEP) {
+    const texts: string[] = [];
+    for (let r = from; r < Math.min(chain, from + ROWS_PER_STEP); r++) {
+      const p = parts[r % size];
+      const text = p.head + p.speeds[Math.floor(r / size) % epochs] + p.tail;
+      texts.push(text);
+      starts[r] = offset;
+      ends[r] = offset + text.length;
+      offset += text.length + 1;
+    }
+    if (pieces.length) pieces.push(comma);
+    pieces.push(Buffer.from(texts.join(','), 'latin1'));
+    yield;
+  }
+  return { bytes: Buffer.concat(pieces), starts, ends };
 }

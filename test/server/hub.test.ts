@@ -353,6 +353,8 @@ describe('Hub (real clock)', () => {
   it.each(CLOCKS)('generates batches at the requested rate, woken by the %s clock', async (clock) => {
     const hub = new Hub({ sendBufferLimitBytes: 1 << 30, clock });
     const sink = new FakeSink();
+    // As a route does: what the stream needs (its rows, built in slices after start-up) first.
+    await hub.prepare({ batch: 10, interval: 1 });
     const t0 = performance.now();
     hub.open(sink, { batch: 10, interval: 1 });
     await new Promise((resolve) => setTimeout(resolve, 300));
