@@ -13,6 +13,7 @@ import { EXIT } from '../../protocol/errors.js';
 import type { FailedRepeat } from '../../protocol/repeat-figures.js';
 import type { Report } from '../../protocol/report.js';
 import { firefoxFound } from '../../puppeteer/browser/firefox.js';
+import { streamsOpened } from '../helpers/fault-run.js';
 import { descendants, startSweep } from '../helpers/sweep-process.js';
 
 const hasFirefox = firefoxFound();
@@ -37,11 +38,13 @@ describe.skipIf(!hasFirefox)('a Firefox tab lost mid-sweep', () => {
     dir = await mkdtemp(path.join(os.tmpdir(), 'pushlab-ff-crash-'));
     await writeFile(
       path.join(dir, 'scenarios.json'),
-      JSON.stringify({ scenarios: [{ id: 'one', transport: 'sse', batch: 5, concurrency: 2, engine: 'firefox', warmupSec: 1, measureSec: 6 }] }),
+      // No warm-up and a short window: the tab is lost as soon as its page streams, and the next round measures.
+      JSON.stringify({ scenarios: [{ id: 'one', transport: 'sse', batch: 5, concurrency: 2, engine: 'firefox', warmupSec: 0, measureSec: 2 }] }),
     );
     const run = startSweep(['--file', path.join(dir, 'scenarios.json'), '--repeats', '2', '--retries', '0', '--out', dir]);
     await run.waitForStderr(/\[1\/2\][^\n]*one\/sse-b5-c2-i1-full-ff · started/, 90_000);
-    await new Promise((r) => setTimeout(r, 3000));
+    // Mid-repeat: the page loaded and its two streams open.
+    await streamsOpened(run.stderr, 2, 30_000, () => run.child.exitCode !== null);
     // Every content process: the tab's among them.
     const content = descendants(run.child.pid!).filter((pid) => /^(Web Content|Isolated Web Co)/.test(comm(pid)));
     killed = content.map(comm);

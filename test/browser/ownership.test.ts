@@ -12,6 +12,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EXIT } from '../../protocol/errors.js';
 import { findXvfb } from '../../puppeteer/browser/display.js';
+import { streamsOpened } from '../helpers/fault-run.js';
 import { cmdline, descendants, startCommand, startSweep, waitGone, type SweepRun } from '../helpers/sweep-process.js';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -48,6 +49,24 @@ async function childrenOnceRunning(run: SweepRun, kinds: RegExp[], ms: number): 
   }
 }
 
+/**
+ * Waits until a headful Chrome (a browser process, not started --headless) is under `run` with a
+ * renderer under it: the headful point's page is loading or streaming.
+ */
+async function headfulRendering(run: SweepRun, ms: number): Promise<void> {
+  const until = Date.now() + ms;
+  for (;;) {
+    const main = descendants(run.child.pid!).find((pid) => {
+      const [exe, ...args] = cmdline(pid).split(' ');
+      return CHROME.test(exe) && !args.some((a) => a.startsWith('--type=') || a.startsWith('--headless'));
+    });
+    if (main !== undefined && descendants(main).some((pid) => cmdline(pid).includes('--type=renderer'))) return;
+    if (Date.now() > until || run.child.exitCode !== null)
+      throw new Error(`no headful Chrome with a renderer; under the command: ${descendants(run.child.pid!).map(cmdline).join('\n')}\n${run.stderr()}`);
+    await sleep(100);
+  }
+}
+
 /** The server it starts, compiled (a build's `server/main.js`) or through tsx (`server/main.ts`). */
 const SERVER = /server\/main\.[jt]s/;
 const CHROME = /chrom(e|ium)/;
@@ -57,7 +76,8 @@ describe('a sweep killed with SIGKILL mid-repeat', () => {
   it('takes its server and every Chrome process with it', async () => {
     const run = startSweep(['--file', scenarios, '--repeats', '1', '--retries', '0', '--out', dir]);
     await run.waitForStderr(/\[1\/1\][^\n]* · started/, 90_000);
-    await sleep(1500);
+    // Mid-repeat: its page loaded and its two streams open.
+    await streamsOpened(run.stderr, 2, 30_000, () => run.child.exitCode !== null);
     const pids = await childrenOnceRunning(run, [SERVER, CHROME], 10_000);
     run.child.kill('SIGKILL');
     await run.exit;
@@ -71,8 +91,8 @@ describe.skipIf(Boolean(process.env.DISPLAY) || !findXvfb())('a sweep with a hea
     const run = startSweep(['--file', headful, '--repeats', '1', '--retries', '0', '--out', dir]);
     await run.waitForStderr(/\[1\/1\][^\n]* · started/, 90_000);
     const first = await childrenOnceRunning(run, [SERVER, CHROME, /Xvfb/], 30_000);
-    // The headful Chrome launches once Xvfb is ready: give it time to be among the processes.
-    await sleep(3000);
+    // The headful Chrome launches once Xvfb is ready: wait until it runs its page (a renderer under it).
+    await headfulRendering(run, 30_000);
     const pids = [...new Set([...first, ...descendants(run.child.pid!)])];
     run.child.kill('SIGKILL');
     await run.exit;

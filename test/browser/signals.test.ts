@@ -29,7 +29,10 @@ import { filesUnder, leftRunning, sleep, startFaultRun, type FaultRun } from '..
 import { cmdline, descendants } from '../helpers/sweep-process.js';
 
 const hasXvfb = spawnSync('sh', ['-c', 'command -v xvfb-run'], { stdio: 'ignore' }).status === 0;
+/** A repeat long enough for a signal sent a second after it starts to land inside it. */
 const TINY = { scenarios: [{ id: 'tiny', transport: 'sse', batch: 5, concurrency: 2, warmupSec: 1, measureSec: 2 }] };
+/** The shortest repeat, for a test that waits for one to be saved: no signal lands inside it. */
+const SHORT = { scenarios: [{ id: 'tiny', transport: 'sse', batch: 5, concurrency: 2, warmupSec: 0, measureSec: 0.5 }] };
 
 let run: FaultRun | null = null;
 afterEach(() => {
@@ -46,9 +49,9 @@ function npmRun(script: string, args: string[], prefix: string[] = [], env: Reco
 }
 
 /** A scenario file in the run's directory. */
-function scenarioFile(r: FaultRun): string {
+function scenarioFile(r: FaultRun, scenarios = TINY): string {
   const file = path.join(r.dir, 'tiny.json');
-  writeFileSync(file, JSON.stringify(TINY));
+  writeFileSync(file, JSON.stringify(scenarios));
   return file;
 }
 
@@ -98,9 +101,9 @@ function interruptedSweep(r: FaultRun, minRepeats = 0): Report {
 }
 
 describe('npm run sweep', () => {
-  const sweep = (repeats = 1) => {
+  const sweep = (repeats = 1, scenarios = TINY) => {
     const r = npmRun('sweep', ['--file', '{dir}/tiny.json', '--repeats', String(repeats), '--retries', '0', '--out', '{dir}/reports']);
-    scenarioFile(r);
+    scenarioFile(r, scenarios);
     return r;
   };
   const measuring = (r: FaultRun) => r.until('a repeat measuring', () => /· started/.test(r.output()), 90_000).then(() => sleep(1000));
@@ -130,7 +133,7 @@ describe('npm run sweep', () => {
   }, 120_000);
 
   it('SIGTERM to the worker while it writes its last repeat and the final report: a valid report, finished or interrupted', async () => {
-    const r = sweep();
+    const r = sweep(1, SHORT);
     await r.until('the last repeat saved', () => /round 1: [\d.]+( [kM])? EPS/.test(r.output()), 90_000);
     await stopAndCheck(r, pidOf(r, 'worker', 'puppeteer/sweep/main.ts'), 'SIGTERM');
     const report = reportIn(r);
@@ -148,7 +151,7 @@ describe('npm run sweep', () => {
   }, 120_000);
 
   it('SIGKILL to the worker after a repeat was saved: nothing left, and the report holds that repeat', async () => {
-    const r = sweep(2);
+    const r = sweep(2, SHORT);
     await r.until('the first repeat saved', () => /round 1: [\d.]+( [kM])? EPS/.test(r.output()), 90_000);
     await stopAndCheck(r, pidOf(r, 'worker', 'puppeteer/sweep/main.ts'), 'SIGKILL');
     const report = reportIn(r, true);
@@ -175,7 +178,7 @@ describe.skipIf(!hasXvfb)('npm run lab, headful under xvfb-run', () => {
   const lab = () =>
     npmRun(
       'lab',
-      ['--batch', '5', '--concurrency', '2', '--warmup-sec', '1', '--measure-sec', '2', '--repeats', '2', '--out', '{dir}/reports'],
+      ['--batch', '5', '--concurrency', '2', '--warmup-sec', '0', '--measure-sec', '2', '--repeats', '2', '--out', '{dir}/reports'],
       ['xvfb-run', '-a'],
       { PUSHLAB_LAB_DEVTOOLS: '1' },
     );
@@ -205,7 +208,8 @@ describe.skipIf(!hasXvfb)('npm run lab, headful under xvfb-run', () => {
         .evaluate(() => (globalThis as unknown as { pushlab: { record(): Promise<unknown> } }).pushlab.record().catch(() => undefined))
         .catch(() => undefined);
       await r.until('a recording', () => /recording lab\//.test(r.output()), 30_000);
-      // Past the first repeat (warm-up 1 s, window 2 s), so the report has one to keep.
+      // Past the first repeat (no warm-up, window 2 s), so the report has one to keep; the
+      // second one's 2 s window is where the signal lands.
       await r.until('the first repeat written', () => filesUnder(r.dir).some((f) => f.endsWith('report.json')), 60_000);
       await stopAndCheck(r, await npmPid(r), 'SIGTERM');
     } finally {
@@ -241,11 +245,18 @@ describe('npm run report -- --serve', () => {
 
 describe('npm run server', () => {
   it('SIGTERM to npm while it starts, and SIGHUP to the worker while it serves: nothing left either way', async () => {
+    // Two servers, started together: each in its own run directory, and neither measures anything.
     const starting = npmRun('server', ['--port', '0']);
-    await starting.until('the worker', () => starting.worker('server/main.ts'), 60_000);
-    await stopAndCheck(starting, pidOf(starting, 'first', 'server/main.ts'), 'SIGTERM');
+    const serving = startFaultRun(['npm', 'run', '--silent', 'server', '--', '--port', '0']);
+    try {
+      await starting.until('the worker', () => starting.worker('server/main.ts'), 60_000);
+      await stopAndCheck(starting, pidOf(starting, 'first', 'server/main.ts'), 'SIGTERM');
+    } catch (err) {
+      serving.cleanUp();
+      throw err;
+    }
     starting.cleanUp();
-    const serving = npmRun('server', ['--port', '0']);
+    run = serving;
     await serving.until('the URL', () => /listening on https:/.test(serving.output()), 60_000);
     await stopAndCheck(serving, pidOf(serving, 'worker', 'server/main.ts'), 'SIGHUP');
   }, 120_000);

@@ -13,6 +13,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EXIT } from '../../protocol/errors.js';
 import type { Report } from '../../protocol/report.js';
 import { roundOrder } from '../../results/rounds.js';
+import { streamsOpened } from '../helpers/fault-run.js';
 import { cmdline, descendants, runSweep, startSweep, waitGone } from '../helpers/sweep-process.js';
 
 const SEED = 11;
@@ -30,14 +31,15 @@ describe('SIGINT then --resume', () => {
 
   beforeAll(async () => {
     out = await mkdtemp(path.join(os.tmpdir(), 'pushlab-resume-'));
-    // A light load with short windows: this tests the bookkeeping, not the figures.
+    // A light load with short windows and no warm-up: this tests the bookkeeping, not the figures.
     const scenarios = path.join(out, 'scenarios.json');
-    await writeFile(scenarios, JSON.stringify({ scenarios: [{ id: 'tiny', batch: 5, concurrency: 2, warmupSec: 1, measureSec: 2 }] }));
+    await writeFile(scenarios, JSON.stringify({ scenarios: [{ id: 'tiny', batch: 5, concurrency: 2, warmupSec: 0, measureSec: 1 }] }));
     const run = startSweep(['--file', scenarios, '--repeats', '2', '--seed', String(SEED), '--retries', '0', '--out', out]);
     // Stop in the middle of round 1's second repeat, once the first one was saved.
     await run.waitForStderr(/round 1: [\d.]+( [kM])? EPS/, 90_000);
     await run.waitForStderr(/\[2\/4\][^\n]* · started/, 60_000);
-    await new Promise((r) => setTimeout(r, 1500));
+    // Its page loaded and streaming: the first repeat opened two streams, this one two more.
+    await streamsOpened(run.stderr, 4, 30_000, () => run.child.exitCode !== null);
     children = descendants(run.child.pid!);
     run.child.kill('SIGINT');
     firstExit = await run.exit;

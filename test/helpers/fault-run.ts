@@ -9,6 +9,8 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import type { ServerStats } from '../../protocol/server-stats.js';
+import { h1get } from './h2-get.js';
 import { cmdline, descendants, ROOT } from './sweep-process.js';
 
 export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -31,7 +33,7 @@ export interface FaultRun {
   child: ChildProcess;
   output(): string;
   exit: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
-  /** Resolves once `check` holds (checked every 100 ms and on output), rejects after `ms` or if the command exits first. */
+  /** Resolves once `check` holds (checked every 50 ms and on output), rejects after `ms` or if the command exits first. */
   until<T>(what: string, check: () => T | null | undefined | false, ms: number): Promise<T>;
   /** The node process running `script` (the command's worker), found under the first process. */
   worker(script: string): number | null;
@@ -94,7 +96,7 @@ export function startFaultRun(argv: string[], env: Record<string, string> = {}, 
             resolve(v);
           }
         };
-        const timer = setInterval(poll, 100);
+        const timer = setInterval(poll, 50);
         const deadline = setTimeout(() => (done(), reject(new Error(`no ${what} within ${ms} ms:\n${out}`))), ms);
         waiters.add(poll);
         poll();
@@ -153,7 +155,7 @@ export async function leftRunning(marker: string, ms: number): Promise<string[]>
   const until = Date.now() + ms;
   let left = holding(marker);
   while (left.length && Date.now() < until) {
-    await sleep(200);
+    await sleep(50);
     left = holding(marker);
   }
   return left.map((pid) => `${pid}: ${cmdline(pid).slice(0, 200)}`);
@@ -171,4 +173,28 @@ export function filesUnder(dir: string): string[] {
   };
   walk(dir);
   return out;
+}
+
+/**
+ * Resolves once the server a command started (the `server https://…/` line the sweep and advise
+ * print) has opened `total` streams since it started and has one open: the page of the repeat
+ * that opened the last of them is past its load and streaming, in its warm-up or its window.
+ * Asks the server's /stats every 50 ms; rejects after `ms`, or once `ended()` says the command
+ * ended.
+ */
+export async function streamsOpened(output: () => string, total: number, ms: number, ended: () => boolean = () => false): Promise<void> {
+  const until = Date.now() + ms;
+  for (;;) {
+    const origin = /(?:^|\n)server (https:\/\/[^/\s]+)\//.exec(output())?.[1];
+    if (origin) {
+      const stats = await h1get(origin, '/stats').then(
+        (r) => JSON.parse(r.body) as ServerStats,
+        () => null,
+      );
+      if (stats && stats.connectionsTotal >= total && stats.connectionsOpen > 0) return;
+    }
+    if (ended()) throw new Error(`the command ended before its server opened ${total} streams:\n${output()}`);
+    if (Date.now() > until) throw new Error(`the server opened no ${total} streams within ${ms} ms:\n${output()}`);
+    await sleep(50);
+  }
 }
