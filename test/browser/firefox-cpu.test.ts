@@ -109,14 +109,13 @@ describe.skipIf(!hasFirefox || !hasPidstat)("Firefox's CPU from /proc against pi
   }, 60_000);
 });
 
-// The two paths below run together (concurrent suites), after the pidstat test has had the
-// machine to itself: neither reads a rate or a share, only statuses, texts, a busy reading and
-// what is left running, each in a directory of its own.
-describe.concurrent('without a Firefox', () => {
+describe('without a Firefox', () => {
   it('the sweep fails its Firefox points at once with PUSHLAB_NO_FIREFOX and what to install, measures the Chrome ones, and leaves nothing running', async () => {
-    // The shortest repeat: only the Chrome point's status is read, no rate.
+    // The shortest repeat at a light load: only the Chrome point's status is read, no rate.
     const file = JSON.stringify({
-      scenarios: [{ id: 'nf', transport: 'ws', batch: 20, concurrency: 2, engine: ['chrome', 'firefox'], warmupSec: 0, measureSec: 0.5, repeats: 1 }],
+      scenarios: [
+        { id: 'nf', transport: 'ws', batch: 20, concurrency: 2, intervalMs: 10, engine: ['chrome', 'firefox'], warmupSec: 0, measureSec: 0.5, repeats: 1 },
+      ],
     });
     const r = startFaultRun(
       [...nodeCommand('puppeteer/sweep/main.ts'), '--file', '{dir}/s.json', '--out', '{dir}'],
@@ -148,7 +147,7 @@ describe.concurrent('without a Firefox', () => {
   }, 120_000);
 });
 
-describe.skipIf(!hasFirefox).concurrent('npm run lab -- --engine firefox', () => {
+describe.skipIf(!hasFirefox)('npm run lab -- --engine firefox', () => {
   it('opens the lab page in Firefox and prints the live readings it can read (no main-thread busy time: –)', async () => {
     const r = startFaultRun([
       ...nodeCommand('puppeteer/lab/main.ts'),
