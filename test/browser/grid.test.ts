@@ -10,7 +10,7 @@
  *   none listening: PUSHLAB_BAD_GRID, nothing left open.
  * Skipped, with the reason, where Java, chromedriver or the jar is missing (.ci/run installs them).
  */
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { createServer, type Socket } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
@@ -34,17 +34,69 @@ async function gridEmpty(): Promise<{ sessions: string[]; browsers: string[] }> 
   for (;;) {
     const now = { sessions: await grid.sessions(), browsers: grid.browsers() };
     if ((!now.sessions.length && !now.browsers.length) || Date.now() > until) return now;
-    await new Promise((r) => setTimeout(r, 250));
+    await new Promise((r) => setTimeout(r, 50));
   }
 }
 
 const measuredOf = (r: Report) => r.points.flatMap((p) => p.repeats.filter((x): x is MeasuredRepeat => x.status === 'ok'));
 const readReport = async (stdout: string) => parseReportText(await readFile(stdout.trim().split('\n').at(-1)!, 'utf8'), 'report.json');
 
+/**
+ * A light load in the shortest repeats a sweep takes, for the SIGTERM tests: they read where the
+ * sweep stops and what it leaves, no rate. The delivered sweep runs the smoke scenario itself.
+ */
+const SHORT = { scenarios: [{ id: 'short', batch: 20, concurrency: 4, intervalMs: 10, warmupSec: 0, measureSec: 0.5 }] };
+/** Its sweep's flags, three rounds through `--grid --grid-sessions 2`. */
+const shortSweep = () => [
+  '--file',
+  path.join(dir, 'short.json'),
+  '--repeats',
+  '3',
+  '--grid',
+  grid.url,
+  '--grid-sessions',
+  '2',
+  '--grid-binary',
+  BINARY,
+  '--out',
+  dir,
+];
+
+/** A real socket that takes the request and says nothing, as a hung hub does: what opening a session there gives. */
+async function askSilentHub(): Promise<unknown> {
+  const held: Socket[] = [];
+  const silent = createServer((s) => held.push(s));
+  await new Promise<void>((r) => silent.listen(0, '127.0.0.1', r));
+  try {
+    const { port } = silent.address() as { port: number };
+    return await new GridSessions(parseGridUrl(`http://127.0.0.1:${port}`), () => undefined).open(1, null).catch((e: unknown) => e);
+  } finally {
+    for (const s of held) s.destroy();
+    await new Promise((r) => silent.close(r));
+  }
+}
+
+/** The flags refused before anything starts: --grid beside --browser, and --grid-sessions without --grid. */
+const refuseFlags = () =>
+  Promise.all([runSweep(['--grid', 'http://127.0.0.1:1', '--browser', 'http://127.0.0.1:9222'], 30_000), runSweep(['--grid-sessions', '2'], 30_000)]);
+
+/**
+ * What needs no Grid starts first, while Java starts: the silent hub's 10 s wait and the refused
+ * flags, each read by its own test below. The flag runs end before the smoke sweep measures.
+ */
+let silentHub: Promise<unknown>;
+let refusedFlags: ReturnType<typeof refuseFlags>;
+beforeAll(() => {
+  silentHub = askSilentHub();
+  refusedFlags = refuseFlags();
+});
+
 describe.skipIf(missing !== null)(`a sweep on a Selenium Grid${missing ? ` (skipped: ${missing})` : ''}`, () => {
   beforeAll(async () => {
     dir = await mkdtemp(path.join(os.tmpdir(), 'pushlab-grid-'));
+    await writeFile(path.join(dir, 'short.json'), JSON.stringify(SHORT));
     grid = await startGrid();
+    await refusedFlags;
   }, 90_000);
 
   afterAll(async () => {
@@ -106,7 +158,7 @@ describe.skipIf(missing !== null)(`a sweep on a Selenium Grid${missing ? ` (skip
   });
 
   it('SIGTERM mid-sweep: an interrupted report whose resume command names the Grid; the sessions are ended', async () => {
-    const run = startSweep(['--scenario', 'smoke', '--repeats', '3', '--grid', grid.url, '--grid-sessions', '2', '--grid-binary', BINARY, '--out', dir]);
+    const run = startSweep(shortSweep());
     try {
       await run.waitForStderr(/round 1 \[grid-\d\]: /, 90_000);
       expect((await grid.sessions()).length).toBe(2);
@@ -123,7 +175,7 @@ describe.skipIf(missing !== null)(`a sweep on a Selenium Grid${missing ? ` (skip
   }, 150_000);
 
   it('a second SIGTERM (stop at once): the sessions are still ended, by a process that outlives the sweep', async () => {
-    const run = startSweep(['--scenario', 'smoke', '--repeats', '3', '--grid', grid.url, '--grid-sessions', '2', '--grid-binary', BINARY, '--out', dir]);
+    const run = startSweep(shortSweep());
     try {
       await run.waitForStderr(/round 1 \[grid-\d\]: /, 90_000);
       run.child.kill('SIGTERM');
@@ -181,28 +233,17 @@ it.runIf(process.env.PUSHLAB_GRID_REQUIRED === '1')('the Grid test runs (PUSHLAB
 });
 
 it('a Grid that accepts the connection and never answers: PUSHLAB_BAD_GRID, no answer within 10 s', async () => {
-  // A real socket that takes the request and says nothing, as a hung hub does.
-  const held: Socket[] = [];
-  const silent = createServer((s) => held.push(s));
-  await new Promise<void>((r) => silent.listen(0, '127.0.0.1', r));
-  try {
-    const { port } = silent.address() as { port: number };
-    const err = await new GridSessions(parseGridUrl(`http://127.0.0.1:${port}`), () => undefined).open(1, null).catch((e: unknown) => e);
-    expect((err as PushlabError).code).toBe('PUSHLAB_BAD_GRID');
-    expect((err as Error).message).toMatch(/reading \/status: no answer within 10 s/);
-  } finally {
-    for (const s of held) s.destroy();
-    await new Promise((r) => silent.close(r));
-  }
+  const err = await silentHub;
+  expect((err as PushlabError).code).toBe('PUSHLAB_BAD_GRID');
+  expect((err as Error).message).toMatch(/reading \/status: no answer within 10 s/);
 }, 30_000);
 
 describe('--grid flags', () => {
   it('refuses a URL that is not http(s), and --grid beside --browser', async () => {
     expect(() => parseGridUrl('ws://grid:4444')).toThrow(/--grid takes the http:\/\/ or https:\/\/ URL/);
-    const r = await runSweep(['--grid', 'http://127.0.0.1:1', '--browser', 'http://127.0.0.1:9222'], 30_000);
+    const [r, s] = await refusedFlags;
     expect(r.code).toBe(EXIT.badInput);
     expect(r.stderr).toMatch(/--grid opens sessions on a Grid; --browser connects/);
-    const s = await runSweep(['--grid-sessions', '2'], 30_000);
     expect(s.stderr).toMatch(/--grid-sessions only applies with --grid/);
   }, 60_000);
 });

@@ -59,13 +59,19 @@ describe.skipIf(missing !== null)(`a sweep across a veth link, the server in its
   beforeAll(async () => {
     dir = await mkdtemp(path.join(os.tmpdir(), 'pushlab-netns-'));
     link = createLink();
-    // The server holds its stdin: it ends with this process however that ends.
-    server = await startIn(
-      link.exec(link.server.ns),
-      [...nodeCommand('server/main.ts'), '--host', link.server.addr, '--allow-remote', '--port', String(PORT), '--exit-with-stdin'],
-      /listening on/,
-    );
-    chrome = await startRemoteChrome(link.exec(link.browser.ns));
+    // The server and the browser start together. The server holds its stdin: it ends with this process however that ends.
+    const started = await Promise.allSettled([
+      startIn(
+        link.exec(link.server.ns),
+        [...nodeCommand('server/main.ts'), '--host', link.server.addr, '--allow-remote', '--port', String(PORT), '--exit-with-stdin'],
+        /listening on/,
+      ),
+      startRemoteChrome(link.exec(link.browser.ns)),
+    ]);
+    // What started is ended in afterAll, whichever failed.
+    if (started[0].status === 'fulfilled') server = started[0].value;
+    if (started[1].status === 'fulfilled') chrome = started[1].value;
+    for (const s of started) if (s.status === 'rejected') throw s.reason;
   }, 60_000);
 
   afterAll(async () => {

@@ -13,6 +13,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import WebSocket from 'ws';
 import { EXIT } from '../../protocol/errors.js';
 import type { FailedRepeat } from '../../protocol/repeat-figures.js';
 import type { Report } from '../../protocol/report.js';
@@ -24,16 +25,60 @@ import { measuredOf, readLastReport as readReport, runSweep, startSweep } from '
 const chromes: RemoteChrome[] = [];
 let dir: string;
 
+interface TargetInfo {
+  targetId: string;
+  type: string;
+  url: string;
+}
+
+/**
+ * Resolves once `chrome` holds a tab on the lab page (an http(s) URL) that it did not hold when
+ * called: a repeat that opened its tab and is loading the page or streaming, where a lost
+ * browser is that repeat's failure (a finished repeat's tabs are closed before its line is
+ * written). Read over CDP, which sees every browser context: the sweep's tabs are in one of its
+ * own, which the DevTools HTTP endpoint's /json/list left out here.
+ */
+async function newLabTab(chrome: RemoteChrome, timeoutMs: number): Promise<void> {
+  const socket = new WebSocket(chrome.ws);
+  const isLab = (t: TargetInfo) => t.type === 'page' && /^https?:/.test(t.url);
+  try {
+    await new Promise<void>((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error(`no new tab on the lab page in ${chrome.http} within ${timeoutMs} ms`)), timeoutMs);
+      let before: Set<string> | null = null;
+      socket.on('error', reject);
+      socket.on('open', () => socket.send(JSON.stringify({ id: 1, method: 'Target.getTargets' })));
+      socket.on('message', (data) => {
+        const m = JSON.parse(String(data)) as { id?: number; result?: { targetInfos: TargetInfo[] }; params?: { targetInfo?: TargetInfo } };
+        if (m.id === 1) {
+          before = new Set(m.result!.targetInfos.filter(isLab).map((t) => t.targetId));
+          // Every target from now on: created, and each change of URL.
+          socket.send(JSON.stringify({ id: 2, method: 'Target.setDiscoverTargets', params: { discover: true } }));
+        } else if (before && m.params?.targetInfo && isLab(m.params.targetInfo) && !before.has(m.params.targetInfo.targetId)) {
+          clearTimeout(timer);
+          resolve();
+        }
+      });
+    });
+  } finally {
+    socket.terminate();
+  }
+}
+
 beforeAll(async () => {
   dir = await mkdtemp(path.join(os.tmpdir(), 'pushlab-remote-'));
   const file = {
     scenarios: [
-      { id: 'pair2', transport: ['ws', 'sse'], batch: [5, 10], concurrency: 2, warmupSec: 1, measureSec: 2 },
-      { id: 'pair3', transport: ['ws', 'sse'], batch: [5, 10, 15], concurrency: 2, warmupSec: 1, measureSec: 2 },
+      // Nothing here reads a rate or a window's length: the shortest repeats the sweep takes, at
+      // a load two browsers beside the server take on two cores (settled at once, not after 2 s).
+      { id: 'pair2', transport: ['ws', 'sse'], batch: [5, 10], concurrency: 2, intervalMs: 10, warmupSec: 0, measureSec: 0.5 },
+      { id: 'pair3', transport: ['ws', 'sse'], batch: [5, 10, 15], concurrency: 2, intervalMs: 10, warmupSec: 0, measureSec: 0.5 },
     ],
   };
   await writeFile(path.join(dir, 'scenarios.json'), JSON.stringify(file));
-  chromes.push(await startRemoteChrome(), await startRemoteChrome());
+  // Every Chromium of the file at once: two to shard, keeper and victim, and the lonely one.
+  const started = await Promise.allSettled([0, 1, 2, 3, 4].map(() => startRemoteChrome()));
+  chromes.push(...started.flatMap((s) => (s.status === 'fulfilled' ? [s.value] : [])));
+  for (const s of started) if (s.status === 'rejected') throw s.reason;
 }, 60_000);
 
 afterAll(async () => {
@@ -110,8 +155,7 @@ describe('a remote browser killed mid-sweep', () => {
   let victim: string;
 
   beforeAll(async () => {
-    const [a, b] = [await startRemoteChrome(), await startRemoteChrome()];
-    chromes.push(a, b);
+    const [a, b] = [chromes[2], chromes[3]];
     victim = 'victim';
     const run = startSweep([
       '--file',
@@ -127,9 +171,10 @@ describe('a remote browser killed mid-sweep', () => {
       '--out',
       dir,
     ]);
-    // Once the victim has finished a repeat, it is into its next one: kill its browser there.
+    // Once the victim has finished a repeat, it is into its next one: kill its browser there,
+    // once that repeat's tab is on the lab page.
     await run.waitForStderr(/round 1 \[victim\]: /, 120_000);
-    await new Promise((r) => setTimeout(r, 1500));
+    await newLabTab(b, 60_000);
     b.crash();
     ({ code } = await run.exit);
     stderr = run.stderr();
@@ -172,8 +217,7 @@ describe('the only remote browser killed mid-sweep', () => {
   let stderr: string;
 
   beforeAll(async () => {
-    const only = await startRemoteChrome();
-    chromes.push(only);
+    const only = chromes[4];
     const run = startSweep([
       '--file',
       path.join(dir, 'scenarios.json'),
@@ -189,7 +233,7 @@ describe('the only remote browser killed mid-sweep', () => {
       dir,
     ]);
     await run.waitForStderr(/round 1 \[lonely\]: /, 120_000);
-    await new Promise((r) => setTimeout(r, 1500));
+    await newLabTab(only, 60_000);
     only.crash();
     ({ code } = await run.exit);
     stderr = run.stderr();

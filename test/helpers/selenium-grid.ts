@@ -114,7 +114,7 @@ export async function startGrid(): Promise<Grid> {
         .catch(() => false);
       if (ready) return grid;
       if (Date.now() > until) throw new Error(`the Grid was not ready within 60 s:\n${log}`);
-      await new Promise((r) => setTimeout(r, 250));
+      await new Promise((r) => setTimeout(r, 100));
     }
   } catch (err) {
     await grid.kill();
