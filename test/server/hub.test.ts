@@ -2,28 +2,15 @@ import { performance } from 'node:perf_hooks';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { CLOCKS, WorkerClock } from '../../server/clock.js';
 import { MESSAGE_TAIL, type Row, type StreamParams, type Transport, messageHead } from '../../protocol/wire.js';
-import type { RowPool } from '../../server/rows.js';
+import { RowPool } from '../../server/rows.js';
 import { Hub, type Sink } from '../../server/hub.js';
 
 /**
- * Every Hub builds a RowPool, which took ~0.6 s of each test here (10,000 rows × 30 speed
- * epochs). A pool is seeded, so every one built with the same arguments holds the same bytes:
- * the Hubs share one per argument list. The only state a pool carries, its epoch, the hub sets
- * at every tick before it writes (the rest are caches of its own bytes), so nothing passes from one
- * test to the next.
+ * One pool for every Hub here: building one takes ~0.6 s (10,000 rows × 30 speed epochs), and
+ * a pool is seeded, so each would hold the same bytes. Its only state, the epoch, the hub sets at
+ * every tick before it writes, so nothing passes from one test to the next.
  */
-vi.mock(import('../../server/rows.js'), async (importOriginal) => {
-  const rows = await importOriginal();
-  const built = new Map<string, InstanceType<typeof rows.RowPool>>();
-  const RowPool = new Proxy(rows.RowPool, {
-    construct(target, args: ConstructorParameters<typeof rows.RowPool>) {
-      const key = JSON.stringify(args);
-      if (!built.has(key)) built.set(key, new target(...args));
-      return built.get(key)!;
-    },
-  });
-  return { ...rows, RowPool };
-});
+const POOL = new RowPool();
 
 interface Write {
   seq: number;
@@ -110,7 +97,7 @@ describe('Hub (fake clock)', () => {
     vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
     nowMs = 1000;
     vi.spyOn(performance, 'now').mockImplementation(() => nowMs);
-    hub = new Hub({ sendBufferLimitBytes: 50_000 });
+    hub = new Hub({ sendBufferLimitBytes: 50_000, pool: POOL });
   });
 
   afterEach(() => {
@@ -207,7 +194,7 @@ describe('Hub (fake clock)', () => {
   });
 
   it('lets a sink that never drains overshoot the limit by one batch, then sheds everything', () => {
-    hub = new Hub({ sendBufferLimitBytes: 30_000 });
+    hub = new Hub({ sendBufferLimitBytes: 30_000, pool: POOL });
     const sink = new FakeSink('ws', true);
     open(sink, { batch: 100, interval: 1 }); // about 13 kB per batch
     start();
@@ -371,7 +358,7 @@ describe('Hub (fake clock)', () => {
 
 describe('Hub (real clock)', () => {
   it.each(CLOCKS)('generates batches at the requested rate, woken by the %s clock', async (clock) => {
-    const hub = new Hub({ sendBufferLimitBytes: 1 << 30, clock });
+    const hub = new Hub({ sendBufferLimitBytes: 1 << 30, clock, pool: POOL });
     const sink = new FakeSink();
     // As a route does: what the stream needs (its rows, built in slices after start-up) first.
     await hub.prepare({ batch: 10, interval: 1 });
