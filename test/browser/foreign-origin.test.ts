@@ -8,7 +8,9 @@
  * - a poll id cannot be guessed, and another connection cannot read or end someone's poll.
  * With the real servers on loopback, Node clients for the exact headers, and headless Chromium
  * (a name mapped to 127.0.0.1 by --host-resolver-rules, as a rebinding would) for what a
- * browser really sends.
+ * browser really sends. The four groups run at once (describe.concurrent), each with servers of
+ * its own; within a group the cases run in order (it.sequential), since they share a server
+ * whose connections some of them count.
  */
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import http from 'node:http';
@@ -30,6 +32,8 @@ import { startServerSession, startTestServer, type ServerSession } from '../help
 const ROOT = path.resolve(import.meta.dirname, '..', '..');
 const FOREIGN = 'https://evil.example';
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+/** A served stream never ends: its head and what came in this long (a batch every 1 ms) tell it was served. */
+const STREAM_CUT_MS = 300;
 
 interface Answer {
   status: number;
@@ -46,8 +50,8 @@ function h1(scheme: 'http' | 'https', port: number, p: string, headers: Record<s
         let body = '';
         res.setEncoding('utf8');
         res.on('data', (d: string) => (body += d.length < 4096 ? d : ''));
-        // A stream never ends: what came in 1 s is enough to tell. A refusal is read whole.
-        const timer = res.statusCode === 200 ? setTimeout(() => res.destroy(), 1000) : undefined;
+        // A stream never ends: what came in 300 ms is enough to tell. A refusal is read whole.
+        const timer = res.statusCode === 200 ? setTimeout(() => res.destroy(), STREAM_CUT_MS) : undefined;
         res.on('close', () => {
           clearTimeout(timer);
           resolve({ status: res.statusCode ?? 0, headers: res.headers, body });
@@ -59,7 +63,7 @@ function h1(scheme: 'http' | 'https', port: number, p: string, headers: Record<s
   });
 }
 
-/** One HTTP/2 request on `session` with these headers; a stream (a 200) is cut 1 s after its head, a refusal read whole. */
+/** One HTTP/2 request on `session` with these headers; a stream (a 200) is cut STREAM_CUT_MS after its head, a refusal read whole. */
 function h2(session: http2.ClientHttp2Session, headers: http2.OutgoingHttpHeaders, body?: Buffer): Promise<Answer> {
   return new Promise((resolve, reject) => {
     const req = session.request(headers, { endStream: body === undefined });
@@ -68,7 +72,7 @@ function h2(session: http2.ClientHttp2Session, headers: http2.OutgoingHttpHeader
     req.setEncoding('utf8');
     req.on('response', (h) => {
       out = { status: Number(h[':status']), headers: h as Answer['headers'], body: '' };
-      if (out.status === 200) timer = setTimeout(() => req.close(http2.constants.NGHTTP2_CANCEL), 1000);
+      if (out.status === 200) timer = setTimeout(() => req.close(http2.constants.NGHTTP2_CANCEL), STREAM_CUT_MS);
     });
     req.on('data', (d: string) => (out.body += out.body.length < 4096 ? d : ''));
     req.on('close', () => {
@@ -96,7 +100,7 @@ function openWs(url: string, origin: string | undefined): Promise<{ opened: bool
   });
 }
 
-describe('the report viewer answers only loopback Host names and its own page', () => {
+describe.concurrent('the report viewer answers only loopback Host names and its own page', () => {
   let tmp: string;
   let viewer: { url: string; close(): Promise<void> };
   let port: number;
@@ -113,7 +117,7 @@ describe('the report viewer answers only loopback Host names and its own page', 
     if (tmp) await rm(tmp, { recursive: true, force: true });
   });
 
-  it('a foreign Host (a rebound name) gets 421 and nothing of the reports; loopback names get the reports', async () => {
+  it.sequential('a foreign Host (a rebound name) gets 421 and nothing of the reports; loopback names get the reports', async () => {
     for (const host of [
       'evil.example',
       'rebind.127.0.0.1.nip.io',
@@ -139,30 +143,33 @@ describe('the report viewer answers only loopback Host names and its own page', 
     }
   });
 
-  it("a foreign page's request gets 403 (foreign Origin, or cross-site and not a navigation); its own page and a followed link are served", async () => {
-    const own = `http://127.0.0.1:${port}`;
-    const cases: [Record<string, string>, number][] = [
-      [{ origin: 'http://evil.example' }, 403],
-      [{ origin: `http://localhost:${port + 1}` }, 403],
-      [{ origin: `https://127.0.0.1:${port}` }, 403],
-      [{ origin: 'null' }, 403],
-      [{ 'sec-fetch-site': 'cross-site', 'sec-fetch-mode': 'no-cors', 'sec-fetch-dest': 'script' }, 403],
-      [{ 'sec-fetch-site': 'cross-site', 'sec-fetch-mode': 'navigate', 'sec-fetch-dest': 'iframe' }, 403],
-      [{ origin: own }, 200],
-      [{ origin: `http://localhost:${port}` }, 200],
-      [{ 'sec-fetch-site': 'same-origin', 'sec-fetch-mode': 'cors' }, 200],
-      [{ 'sec-fetch-site': 'cross-site', 'sec-fetch-mode': 'navigate', 'sec-fetch-dest': 'document' }, 200],
-      [{}, 200],
-    ];
-    for (const [headers, status] of cases) {
-      const r = await h1('http', port, '/reports/example/report.json', { host: `127.0.0.1:${port}`, ...headers });
-      expect([headers, r.status]).toEqual([headers, status]);
-      if (status === 403) expect(r.body).not.toContain('secret');
-    }
-  });
+  it.sequential(
+    "a foreign page's request gets 403 (foreign Origin, or cross-site and not a navigation); its own page and a followed link are served",
+    async () => {
+      const own = `http://127.0.0.1:${port}`;
+      const cases: [Record<string, string>, number][] = [
+        [{ origin: 'http://evil.example' }, 403],
+        [{ origin: `http://localhost:${port + 1}` }, 403],
+        [{ origin: `https://127.0.0.1:${port}` }, 403],
+        [{ origin: 'null' }, 403],
+        [{ 'sec-fetch-site': 'cross-site', 'sec-fetch-mode': 'no-cors', 'sec-fetch-dest': 'script' }, 403],
+        [{ 'sec-fetch-site': 'cross-site', 'sec-fetch-mode': 'navigate', 'sec-fetch-dest': 'iframe' }, 403],
+        [{ origin: own }, 200],
+        [{ origin: `http://localhost:${port}` }, 200],
+        [{ 'sec-fetch-site': 'same-origin', 'sec-fetch-mode': 'cors' }, 200],
+        [{ 'sec-fetch-site': 'cross-site', 'sec-fetch-mode': 'navigate', 'sec-fetch-dest': 'document' }, 200],
+        [{}, 200],
+      ];
+      for (const [headers, status] of cases) {
+        const r = await h1('http', port, '/reports/example/report.json', { host: `127.0.0.1:${port}`, ...headers });
+        expect([headers, r.status]).toEqual([headers, status]);
+        if (status === 403) expect(r.body).not.toContain('secret');
+      }
+    },
+  );
 });
 
-describe('the main server: CORS, WebSockets, CONNECT and stream starts for its own pages only', () => {
+describe.concurrent('the main server: CORS, WebSockets, CONNECT and stream starts for its own pages only', () => {
   let running: ServerSession;
   let session: http2.ClientHttp2Session;
   let origins: ServerOrigins;
@@ -179,7 +186,7 @@ describe('the main server: CORS, WebSockets, CONNECT and stream starts for its o
   const replica = (k: number) => new URL(origins.replicas[k]);
   const on = (url: string | URL) => http2.connect(url, { rejectUnauthorized: false });
 
-  it('a foreign Origin gets no CORS grant (403, no access-control-allow-origin) on every route, main origin and replicas', async () => {
+  it.sequential('a foreign Origin gets no CORS grant (403, no access-control-allow-origin) on every route, main origin and replicas', async () => {
     const foreigns = [
       FOREIGN,
       'null',
@@ -207,82 +214,91 @@ describe('the main server: CORS, WebSockets, CONNECT and stream starts for its o
     }
   });
 
-  it('own origins (main, h1, connect, each replica; loopback names alike) get theirs echoed with vary: origin; no Origin is served as before', async () => {
-    const ports = [running.server.port, ...[origins.h1!, origins.connect!, ...origins.replicas].map((u) => Number(new URL(u).port))];
-    expect(origins.replicas.length).toBeGreaterThan(0);
-    const replicaSession = on(replica(origins.replicas.length - 1));
-    try {
-      for (const s of [session, replicaSession]) {
-        for (const port of ports) {
-          for (const origin of [`https://127.0.0.1:${port}`, `https://localhost:${port}`]) {
-            const r = await h2(s, { ':path': '/stats', origin });
-            expect([origin, r.status, r.headers['access-control-allow-origin'], r.headers.vary]).toEqual([origin, 200, origin, 'origin']);
+  it.sequential(
+    'own origins (main, h1, connect, each replica; loopback names alike) get theirs echoed with vary: origin; no Origin is served as before',
+    async () => {
+      const ports = [running.server.port, ...[origins.h1!, origins.connect!, ...origins.replicas].map((u) => Number(new URL(u).port))];
+      expect(origins.replicas.length).toBeGreaterThan(0);
+      const replicaSession = on(replica(origins.replicas.length - 1));
+      try {
+        for (const s of [session, replicaSession]) {
+          for (const port of ports) {
+            for (const origin of [`https://127.0.0.1:${port}`, `https://localhost:${port}`]) {
+              const r = await h2(s, { ':path': '/stats', origin });
+              expect([origin, r.status, r.headers['access-control-allow-origin'], r.headers.vary]).toEqual([origin, 200, origin, 'origin']);
+            }
           }
         }
+        const pre = await h2(replicaSession, { ':method': 'OPTIONS', ':path': '/poll', origin: main, 'access-control-request-method': 'DELETE' });
+        expect([pre.status, pre.headers['access-control-allow-origin']]).toEqual([204, main]);
+        const plain = await h2(session, { ':path': '/stats' });
+        expect(plain.status).toBe(200);
+        expect(plain.headers['access-control-allow-origin']).toBeUndefined();
+        expect(JSON.parse(plain.body)).toHaveProperty('connections');
+      } finally {
+        replicaSession.close();
       }
-      const pre = await h2(replicaSession, { ':method': 'OPTIONS', ':path': '/poll', origin: main, 'access-control-request-method': 'DELETE' });
-      expect([pre.status, pre.headers['access-control-allow-origin']]).toEqual([204, main]);
-      const plain = await h2(session, { ':path': '/stats' });
-      expect(plain.status).toBe(200);
-      expect(plain.headers['access-control-allow-origin']).toBeUndefined();
-      expect(JSON.parse(plain.body)).toHaveProperty('connections');
-    } finally {
-      replicaSession.close();
-    }
-    // The h1 origin, over HTTP/1.1.
-    const h1Port = Number(new URL(origins.h1!).port);
-    const own = await h1('https', h1Port, '/stats', { origin: main });
-    expect([own.status, own.headers['access-control-allow-origin']]).toEqual([200, main]);
-    const foreign = await h1('https', h1Port, '/stats', { origin: FOREIGN });
-    expect([foreign.status, foreign.headers['access-control-allow-origin']]).toEqual([403, undefined]);
-  });
+      // The h1 origin, over HTTP/1.1.
+      const h1Port = Number(new URL(origins.h1!).port);
+      const own = await h1('https', h1Port, '/stats', { origin: main });
+      expect([own.status, own.headers['access-control-allow-origin']]).toEqual([200, main]);
+      const foreign = await h1('https', h1Port, '/stats', { origin: FOREIGN });
+      expect([foreign.status, foreign.headers['access-control-allow-origin']]).toEqual([403, undefined]);
+    },
+  );
 
-  it('a WebSocket upgrade from a foreign Origin is refused (403), on the main origin and handed over from a replica; own and none open', async () => {
-    const q = '/ws?batch=200&interval=1&client=foreign-ws';
-    for (const base of [main, origins.replicas[0]]) {
-      const url = new URL(q, base.replace('https:', 'wss:')).href;
-      for (const origin of [FOREIGN, 'null', 'https://127.0.0.1:1']) {
-        const r = await openWs(url, origin);
-        expect([base, origin, r]).toEqual([base, origin, { opened: false, status: 403, bytes: 0 }]);
+  it.sequential(
+    'a WebSocket upgrade from a foreign Origin is refused (403), on the main origin and handed over from a replica; own and none open',
+    async () => {
+      const q = '/ws?batch=200&interval=1&client=foreign-ws';
+      for (const base of [main, origins.replicas[0]]) {
+        const url = new URL(q, base.replace('https:', 'wss:')).href;
+        for (const origin of [FOREIGN, 'null', 'https://127.0.0.1:1']) {
+          const r = await openWs(url, origin);
+          expect([base, origin, r]).toEqual([base, origin, { opened: false, status: 403, bytes: 0 }]);
+        }
+        for (const origin of [main, undefined]) {
+          const r = await openWs(url, origin);
+          expect([base, origin, r.opened]).toEqual([base, origin, true]);
+          expect(r.bytes).toBeGreaterThan(0);
+        }
       }
-      for (const origin of [main, undefined]) {
-        const r = await openWs(url, origin);
-        expect([base, origin, r.opened]).toEqual([base, origin, true]);
-        expect(r.bytes).toBeGreaterThan(0);
-      }
-    }
-  });
+    },
+  );
 
-  it('an extended CONNECT (ws-h2) and the warm-up fetch from a foreign Origin are refused (403) on the connect origin; own and none are served', async () => {
-    const connect = on(origins.connect!);
-    try {
-      await new Promise((resolve) => connect.once('remoteSettings', resolve));
-      const ws = (origin?: string) =>
-        h2(connect, {
-          ':method': 'CONNECT',
-          ':protocol': 'websocket',
-          ':path': '/ws?batch=2&interval=1&client=foreign-wsh2',
-          'sec-websocket-version': '13',
-          ...(origin ? { origin } : {}),
-        });
-      for (const origin of [FOREIGN, 'null', `http://127.0.0.1:${running.server.port}`]) {
-        const r = await ws(origin);
-        expect([origin, r.status]).toEqual([origin, 403]);
-        expect(JSON.parse(r.body)).toMatchObject({ error: 'foreign-origin' });
-        const warm = await h2(connect, { ':path': '/', origin });
-        expect([warm.status, warm.headers['access-control-allow-origin']]).toEqual([403, undefined]);
+  it.sequential(
+    'an extended CONNECT (ws-h2) and the warm-up fetch from a foreign Origin are refused (403) on the connect origin; own and none are served',
+    async () => {
+      const connect = on(origins.connect!);
+      try {
+        await new Promise((resolve) => connect.once('remoteSettings', resolve));
+        const ws = (origin?: string) =>
+          h2(connect, {
+            ':method': 'CONNECT',
+            ':protocol': 'websocket',
+            ':path': '/ws?batch=2&interval=1&client=foreign-wsh2',
+            'sec-websocket-version': '13',
+            ...(origin ? { origin } : {}),
+          });
+        for (const origin of [FOREIGN, 'null', `http://127.0.0.1:${running.server.port}`]) {
+          const r = await ws(origin);
+          expect([origin, r.status]).toEqual([origin, 403]);
+          expect(JSON.parse(r.body)).toMatchObject({ error: 'foreign-origin' });
+          const warm = await h2(connect, { ':path': '/', origin });
+          expect([warm.status, warm.headers['access-control-allow-origin']]).toEqual([403, undefined]);
+        }
+        expect((await stats()).connections.some((c) => c.client === 'foreign-wsh2')).toBe(false);
+        expect((await ws(main)).status).toBe(200);
+        expect((await ws()).status).toBe(200);
+        const warm = await h2(connect, { ':path': '/', origin: main });
+        expect([warm.status, warm.headers['access-control-allow-origin'], warm.headers['access-control-allow-credentials']]).toEqual([204, main, 'true']);
+      } finally {
+        connect.close();
       }
-      expect((await stats()).connections.some((c) => c.client === 'foreign-wsh2')).toBe(false);
-      expect((await ws(main)).status).toBe(200);
-      expect((await ws()).status).toBe(200);
-      const warm = await h2(connect, { ':path': '/', origin: main });
-      expect([warm.status, warm.headers['access-control-allow-origin'], warm.headers['access-control-allow-credentials']]).toEqual([204, main, 'true']);
-    } finally {
-      connect.close();
-    }
-  });
+    },
+  );
 
-  it('a stream start from a foreign page (/poll, /sse, /ndjson, gRPC-web) is refused (403) before the hub opens anything', async () => {
+  it.sequential('a stream start from a foreign page (/poll, /sse, /ndjson, gRPC-web) is refused (403) before the hub opens anything', async () => {
     const before = (await stats()).connections.length;
     const refusals = [
       { ':path': '/poll?batch=2&client=foreign-poll', origin: FOREIGN },
@@ -312,7 +328,7 @@ describe('the main server: CORS, WebSockets, CONNECT and stream starts for its o
   });
 });
 
-describe('poll ids: unguessable, and only the connection that opened one uses it', () => {
+describe.concurrent('poll ids: unguessable, and only the connection that opened one uses it', () => {
   let running: ServerSession;
   beforeAll(async () => {
     running = await startServerSession();
@@ -328,14 +344,14 @@ describe('poll ids: unguessable, and only the connection that opened one uses it
     });
   const del = (s: http2.ClientHttp2Session, id: string) => h2(s, { ':method': 'DELETE', ':path': `/poll?id=${id}` });
 
-  it('ids are 24 base64url characters (144 random bits), none repeated, nothing to count', async () => {
+  it.sequential('ids are 24 base64url characters (144 random bits), none repeated, nothing to count', async () => {
     const ids = await Promise.all(Array.from({ length: 40 }, (_, i) => openPoll(running.session, `many-${i}`)));
     for (const id of ids) expect(id).toMatch(/^[A-Za-z0-9_-]{24}$/);
     expect(new Set(ids).size).toBe(ids.length);
     for (const id of ids) expect((await del(running.session, id)).status).toBe(204);
   });
 
-  it("another connection can neither read nor end someone's poll: the same 404 as an id never given", async () => {
+  it.sequential("another connection can neither read nor end someone's poll: the same 404 as an id never given", async () => {
     const owner = running.session;
     const id = await openPoll(owner, 'owned');
     await sleep(100);
@@ -367,7 +383,7 @@ describe('poll ids: unguessable, and only the connection that opened one uses it
     }
   });
 
-  it("a poll follows its client to a new connection once its own is closing (the server's GOAWAY after its stream cap)", async () => {
+  it.sequential("a poll follows its client to a new connection once its own is closing (the server's GOAWAY after its stream cap)", async () => {
     const capped = await startTestServer({ maxStreamsPerSession: 5 });
     const first = http2.connect(`https://127.0.0.1:${capped.port}`, { rejectUnauthorized: false });
     const goaway = new Promise<void>((resolve) => first.once('goaway', () => resolve()));
@@ -393,7 +409,7 @@ describe('poll ids: unguessable, and only the connection that opened one uses it
   });
 });
 
-describe('in headless Chromium: a foreign page gets nothing, the own page everything', () => {
+describe.concurrent('in headless Chromium: a foreign page gets nothing, the own page everything', () => {
   let browser: Browser;
   let running: ServerSession;
   let foreignSite: http.Server;
@@ -422,7 +438,7 @@ describe('in headless Chromium: a foreign page gets nothing, the own page everyt
     if (tmp) await rm(tmp, { recursive: true, force: true });
   });
 
-  it('the viewer under a rebound name answers 421; under 127.0.0.1 it serves its page and the runs', async () => {
+  it.sequential('the viewer under a rebound name answers 421; under 127.0.0.1 it serves its page and the runs', async () => {
     const viewerPort = new URL(viewer.url).port;
     const page = await browser.newPage();
     try {
@@ -444,7 +460,7 @@ describe('in headless Chromium: a foreign page gets nothing, the own page everyt
     }
   });
 
-  it('a foreign page reads nothing and starts no stream; the own page reads a replica and opens its WebSocket', async () => {
+  it.sequential('a foreign page reads nothing and starts no stream; the own page reads a replica and opens its WebSocket', async () => {
     const main = `https://127.0.0.1:${running.server.port}`;
     const page = await browser.newPage();
     try {

@@ -45,7 +45,7 @@ async function waitFor<T>(what: string, fn: () => Promise<T | null | undefined |
     const v = await fn().catch(() => null);
     if (v) return v;
     if (Date.now() > until) throw new Error(`timed out waiting for ${what}; lab stderr:\n${stderr}`);
-    await sleep(250);
+    await sleep(100);
   }
 }
 
@@ -115,7 +115,8 @@ describe.skipIf(!hasXvfb)('npm run lab under Xvfb', () => {
     expect(Number(/tab renderer (\d+)%/.exec(cpu)![1])).toBeGreaterThan(0);
     for (const f of figures) expect(f).toBeLessThanOrEqual(100 * cores);
     await mkdir(ARTIFACTS, { recursive: true });
-    await sleep(2000);
+    // A second more of charts for the screenshot (nothing reads it).
+    await sleep(1000);
     await page.screenshot({ path: path.join(ARTIFACTS, 'lab-under-load.png'), fullPage: true });
   }, 60_000);
 

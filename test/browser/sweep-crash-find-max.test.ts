@@ -5,6 +5,12 @@
  * measured in it, in a report that passes the schema check; and a find-max search on a
  * range this machine surely sustains (batch 1…2 on one connection) runs its probes, confirms
  * the top and records the knee. The search algorithm itself is tested in find-max.test.ts.
+ *
+ * The two crash sweeps run at once (each its own server and Chrome, found by its own process
+ * tree): none of their assertions reads a rate, a CPU share or a pace, and each kill waits for
+ * its page's streams to be open rather than for a fixed time. The find-max search runs after
+ * them, alone: its probes judge input delay, which a neighbour's load moves (beside the crash
+ * sweeps its minimum once missed 200 ms, and a confirmed minimum is not what the test expects).
  */
 import { readFileSync } from 'node:fs';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
@@ -15,24 +21,111 @@ import { EXIT } from '../../protocol/errors.js';
 import { parseReportText } from '../../protocol/report-check.js';
 import type { FailedRepeat } from '../../protocol/repeat-figures.js';
 import type { Report } from '../../protocol/report.js';
-import { cmdline, descendants, runSweep, startSweep } from '../helpers/sweep-process.js';
+import type { ServerStats } from '../../protocol/server-stats.js';
+import { getJson } from '../../puppeteer/measure/server-process.js';
+import { cmdline, descendants, runSweep, startSweep, type SweepRun } from '../helpers/sweep-process.js';
 
 let dir: string;
+
+/** The sweep's server, from its start line (`server https://127.0.0.1:…/, Chrome …`). */
+async function serverOf(run: SweepRun): Promise<string> {
+  return (await run.waitForStderr(/^server (https:\/\/\S+?\/),/m, 90_000))[1];
+}
+
+/**
+ * Waits until the page has opened its point's `n` SSE streams (the ceiling's page opens a
+ * WebSocket, never SSE): past page load and into the warm-up, which lasts at least 1 s and is
+ * followed by the settle wait and the window.
+ */
+async function streamsOpen(run: SweepRun, server: string, n: number): Promise<void> {
+  const until = performance.now() + 60_000;
+  for (;;) {
+    const stats = await getJson<ServerStats>(`${server}stats`).catch(() => null);
+    if (stats && stats.connections.filter((c) => c.transport === 'sse').length >= n) return;
+    if (performance.now() > until) throw new Error(`no ${n} SSE streams open within 60 s:\n${run.stderr()}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+/** A promise started now and awaited later: a rejection before then is not unhandled. */
+function started<T>(p: Promise<T>): Promise<T> {
+  p.catch(() => undefined);
+  return p;
+}
+
+interface RendererCrash {
+  report: Report;
+  code: number | null;
+  stderr: string;
+  killed: string[];
+}
+
+async function rendererCrash(): Promise<RendererCrash> {
+  const run = startSweep(['--file', path.join(dir, 'scenarios.json'), '--scenario', 'one', '--repeats', '2', '--retries', '0', '--out', dir]);
+  const server = await serverOf(run);
+  await run.waitForStderr(/\[1\/2\][^\n]*one\/sse-b5-c2-i1-full · started/, 90_000);
+  // Past page load and into the warm-up or the window: kill every renderer.
+  await streamsOpen(run, server, 2);
+  const renderers = descendants(run.child.pid!).filter((pid) => cmdline(pid).includes('--type=renderer'));
+  const killed = renderers.map(cmdline);
+  for (const pid of renderers) process.kill(pid, 'SIGKILL');
+  const t0 = performance.now();
+  await run.waitForStderr(/round 1: FAILED/, 20_000);
+  // The crash ends the repeat at once, not at the repeat's timeout (a minute past its window).
+  expect(performance.now() - t0).toBeLessThan(10_000);
+  const { code } = await run.exit;
+  const report = JSON.parse(await readFile(run.stdout().trim().split('\n').at(-1)!, 'utf8')) as Report;
+  return { report, code, stderr: run.stderr(), killed };
+}
+
+interface BrowserCrash {
+  report: Report;
+  code: number | null;
+  stderr: string;
+  killed: number;
+  chromesAfter: number[];
+}
+
+async function browserCrash(): Promise<BrowserCrash> {
+  const run = startSweep(['--file', path.join(dir, 'scenarios.json'), '--scenario', 'one', '--repeats', '3', '--retries', '0', '--out', dir]);
+  const server = await serverOf(run);
+  await run.waitForStderr(/\[1\/3\][^\n]*one\/sse-b5-c2-i1-full · started/, 90_000);
+  await streamsOpen(run, server, 2);
+  // The browser process itself: the one Chrome process that is not a --type= child.
+  const browsers = descendants(run.child.pid!).filter((pid) => /chrom(e|ium)/.test(cmdline(pid)) && !cmdline(pid).includes('--type='));
+  expect(browsers).toHaveLength(1);
+  const killed = browsers[0];
+  process.kill(killed, 'SIGKILL');
+  await run.waitForStderr(/round 1: FAILED/, 20_000);
+  await run.waitForStderr(/\[2\/3\][^\n]* · started/, 60_000);
+  const chromesAfter = descendants(run.child.pid!).filter((pid) => /chrom(e|ium)/.test(cmdline(pid)) && !cmdline(pid).includes('--type='));
+  const { code } = await run.exit;
+  const report = parseReportText(await readFile(run.stdout().trim().split('\n').at(-1)!, 'utf8'), 'report.json');
+  return { report, code, stderr: run.stderr(), killed, chromesAfter };
+}
+
+let renderer: Promise<RendererCrash>;
+let browser: Promise<BrowserCrash>;
 
 beforeAll(async () => {
   dir = await mkdtemp(path.join(os.tmpdir(), 'pushlab-crash-'));
   const file = {
     scenarios: [
-      { id: 'one', transport: 'sse', batch: 5, concurrency: 2, warmupSec: 1, measureSec: 6 },
+      // A 1 s window: the kills wait for the streams, so they land in the warm-up (at least 1 s) or the window.
+      { id: 'one', transport: 'sse', batch: 5, concurrency: 2, warmupSec: 1, measureSec: 1 },
       { id: 'knee', transport: 'sse', concurrency: 1, warmupSec: 1, measureSec: 2, findMax: { vary: 'batch', min: 1, max: 2, p99BoundMs: 10_000 } },
     ],
   };
   await writeFile(path.join(dir, 'scenarios.json'), JSON.stringify(file));
+  renderer = started(rendererCrash());
+  browser = started(browserCrash());
 });
 
 afterAll(async () => {
+  // Both crash sweeps have ended (each describe awaited its own) before their files go.
+  await Promise.allSettled([renderer, browser]);
   if (dir) await rm(dir, { recursive: true, force: true });
-});
+}, 180_000);
 
 describe('a renderer killed mid-sweep', () => {
   let report: Report;
@@ -41,20 +134,7 @@ describe('a renderer killed mid-sweep', () => {
   let killed: string[];
 
   beforeAll(async () => {
-    const run = startSweep(['--file', path.join(dir, 'scenarios.json'), '--scenario', 'one', '--repeats', '2', '--retries', '0', '--out', dir]);
-    await run.waitForStderr(/\[1\/2\][^\n]*one\/sse-b5-c2-i1-full · started/, 90_000);
-    // Past page load and into the warm-up or the window (6 s long): kill every renderer.
-    await new Promise((r) => setTimeout(r, 2500));
-    const renderers = descendants(run.child.pid!).filter((pid) => cmdline(pid).includes('--type=renderer'));
-    killed = renderers.map(cmdline);
-    for (const pid of renderers) process.kill(pid, 'SIGKILL');
-    const started = performance.now();
-    await run.waitForStderr(/round 1: FAILED/, 20_000);
-    // The crash ends the repeat at once, not at the repeat's timeout (a minute past its window).
-    expect(performance.now() - started).toBeLessThan(10_000);
-    ({ code } = await run.exit);
-    stderr = run.stderr();
-    report = JSON.parse(await readFile(run.stdout().trim().split('\n').at(-1)!, 'utf8')) as Report;
+    ({ report, code, stderr, killed } = await renderer);
   }, 150_000);
 
   it('records the repeat as failed with cause renderer crashed, and measures the next round', () => {
@@ -78,20 +158,7 @@ describe('a browser killed mid-sweep', () => {
   let chromesAfter: number[];
 
   beforeAll(async () => {
-    const run = startSweep(['--file', path.join(dir, 'scenarios.json'), '--scenario', 'one', '--repeats', '3', '--retries', '0', '--out', dir]);
-    await run.waitForStderr(/\[1\/3\][^\n]*one\/sse-b5-c2-i1-full · started/, 90_000);
-    await new Promise((r) => setTimeout(r, 2500));
-    // The browser process itself: the one Chrome process that is not a --type= child.
-    const browsers = descendants(run.child.pid!).filter((pid) => /chrom(e|ium)/.test(cmdline(pid)) && !cmdline(pid).includes('--type='));
-    expect(browsers).toHaveLength(1);
-    killed = browsers[0];
-    process.kill(killed, 'SIGKILL');
-    await run.waitForStderr(/round 1: FAILED/, 20_000);
-    await run.waitForStderr(/\[2\/3\][^\n]* · started/, 60_000);
-    chromesAfter = descendants(run.child.pid!).filter((pid) => /chrom(e|ium)/.test(cmdline(pid)) && !cmdline(pid).includes('--type='));
-    ({ code } = await run.exit);
-    stderr = run.stderr();
-    report = parseReportText(await readFile(run.stdout().trim().split('\n').at(-1)!, 'utf8'), 'report.json');
+    ({ report, code, stderr, killed, chromesAfter } = await browser);
   }, 180_000);
 
   it("records the repeat failed with cause 'browser crashed', relaunches Chrome and measures the later rounds", () => {

@@ -10,7 +10,9 @@
  * - the served run list (`npm run report -- --serve`) with unreadable runs: each is listed with
  *   its reason and every other run is still listed.
  * The times are generous bounds for a busy 2-core machine, not targets: before the fix 20,000
- * points overflowed the stack (nothing shown) and 100,000 did not finish in minutes.
+ * points overflowed the stack (nothing shown) and 100,000 did not finish in minutes. The cases
+ * run at once (describe.concurrent), each in a tab of its own: beside each other 20,000 and
+ * 100,000 points were shown in about 8 s here, against 5 s alone.
  */
 import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
@@ -105,7 +107,7 @@ function edited(edit: (d: Data) => void): Data {
   return d;
 }
 
-describe('the viewer on a report it can partly read', () => {
+describe.concurrent('the viewer on a report it can partly read', () => {
   it(
     'advice: {} — the run, its table and charts are shown, and a note names advice and why',
     async () => {
@@ -173,7 +175,7 @@ describe('the viewer on a report it can partly read', () => {
   );
 });
 
-describe('strings from a report are shown inert', () => {
+describe.concurrent('strings from a report are shown inert', () => {
   it('no viewer source parses markup: report strings reach the page as text only', async () => {
     const dir = path.resolve(import.meta.dirname, '..', '..', 'web', 'report');
     for (const name of await readdir(dir)) {
@@ -272,7 +274,7 @@ describe('strings from a report are shown inert', () => {
   );
 });
 
-describe('large reports', () => {
+describe.concurrent('large reports', () => {
   it(
     '20,000 points are shown within 30 s, and the page answers afterwards',
     async () => {
@@ -322,7 +324,7 @@ describe('large reports', () => {
   );
 });
 
-describe('the served run list', () => {
+describe.concurrent('the served run list', () => {
   it(
     'lists every run: those it cannot read with their reason, the others as usual',
     async () => {

@@ -5,6 +5,8 @@
  * browser's messages, an HTTP server that refuses the upgrade, and `wss://` / `https://` with a
  * self-signed certificate (said "cannot connect ([object Object])"). Each is PUSHLAB_BAD_BROWSER
  * with the cause in words; the sweep exits 2 with one line and leaves nothing running.
+ * The cases run at once (describe.concurrent), each on its own endpoint: most of the file's
+ * time is the BiDi case waiting out its 15 s for a session, which the others no longer queue behind.
  */
 import { createServer as createHttpServer, type Server as HttpServer } from 'node:http';
 import { createServer as createHttpsServer, type Server as HttpsServer } from 'node:https';
@@ -67,7 +69,7 @@ async function connectError(url: string): Promise<PushlabError> {
   return err as PushlabError;
 }
 
-describe('a --browser that is not a DevTools endpoint', () => {
+describe.concurrent('a --browser that is not a DevTools endpoint', () => {
   it('text that is not JSON: refused with what it sent, not an uncaught SyntaxError', async () => {
     const err = await connectError(`ws://127.0.0.1:${ports.junk}/`);
     expect(err.message).toBe(

@@ -1,7 +1,9 @@
 /**
  * `npm run report` as a user (or CI) runs it: exit codes and stdout of --compare, --csv, --wide and a
  * plain regenerate, the errors for unknown runs and other schema versions, and the --serve
- * server's three routes (and nothing else) on loopback.
+ * server's three routes (and nothing else) on loopback. The commands' cases run at once
+ * (describe.concurrent): each only reads the runs written before them, and a command is a
+ * process's start-up, which two cores take two at a time.
  */
 import { spawn } from 'node:child_process';
 import { copyFile, mkdir, mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
@@ -70,7 +72,7 @@ afterAll(async () => {
   if (reports) await rm(reports, { recursive: true, force: true });
 });
 
-describe('npm run report', () => {
+describe.concurrent('npm run report', () => {
   it('--compare exits 1 on a regression and prints the table on stdout; 0 when nothing regressed', async () => {
     const worse = await run(['--compare', 'base', 'slower']);
     expect(worse.code).toBe(1);

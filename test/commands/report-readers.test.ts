@@ -289,23 +289,27 @@ function view(args: string[], timeoutMs: number): Promise<{ code: number | null;
  * against the goals these tests once held as CPU bounds: 30 s and 90 s): here, that a large run
  * is laid out whole, and that a signal stops a long layout at once.
  */
-describe('the CLI views on large runs', () => {
+/** The one 20,000-point report both cases read, each from a run directory of its own. */
+let big20000: string | undefined;
+const bigText = () => (big20000 ??= bigReport(20_000, SWEEP_TEXT));
+
+/** Both cases at once, and both views of the first together: a view's layout is one process's CPU, two cores take two. */
+describe.concurrent('the CLI views on large runs', () => {
   it('20,000 points: --wide and --csv each lay out every point', async () => {
     const n = 20_000;
     const reports = path.join(dir, `big${n}`);
-    runDir(reports, 'big', bigReport(n, SWEEP_TEXT));
-    const csv = await view(['--csv', path.join(reports, 'big')], 600_000);
+    runDir(reports, 'big', bigText());
+    const [csv, wide] = await Promise.all([view(['--csv', path.join(reports, 'big')], 600_000), view(['--wide', path.join(reports, 'big')], 600_000)]);
     expect(csv.code, csv.stderr).toBe(EXIT.ok);
     // A header and one row per point.
     expect(csv.stdout.trimEnd().split('\n')).toHaveLength(n + 1);
-    const wide = await view(['--wide', path.join(reports, 'big')], 600_000);
     expect(wide.code, wide.stderr).toBe(EXIT.ok);
     for (const i of [0, 1, n / 2, n - 1]) expect(wide.stdout).toContain(`-n${i}`);
   }, 1_300_000);
 
   it('SIGTERM during a view of 20,000 points (3 s of CPU into it) stops it at once with exit 130', async () => {
-    const reports = path.join(dir, 'big20000');
-    runDir(reports, 'big', bigReport(20_000, SWEEP_TEXT));
+    const reports = path.join(dir, 'big20000-sigterm');
+    runDir(reports, 'big', bigText());
     const child = spawn(process.execPath, [...nodeArgs('puppeteer/report/main.ts'), '--wide', path.join(reports, 'big')], {
       cwd: ROOT,
       stdio: ['ignore', 'ignore', 'pipe'],
