@@ -121,10 +121,12 @@ class Stopped extends Error {
  * shows as its browsing context closing ("Target closed"), or as the tab showing Firefox's own
  * crash page, which lives in the parent process, so the next script call into it is refused;
  * not as a page `error` event. Recorded like a crashed Chrome renderer (pitfalls 20: at SSE
- * 50 × 10 the tab closed within 8 s).
+ * 50 × 10 the tab closed within 8 s). Killed during the warm-up, it can also show as "no such
+ * handle": the page's API handle lived in the realm that went away with the process (the page
+ * never navigates during a repeat, so nothing else drops that realm).
  */
 export function lostFirefoxTab(err: Error): boolean {
-  return /Target closed|browsing ?context.*(closed|discarded|destroyed)|no such frame|Session closed|not supported for parent process browsing contexts/i.test(
+  return /Target closed|browsing ?context.*(closed|discarded|destroyed)|no such frame|no such handle|Session closed|not supported for parent process browsing contexts/i.test(
     err.message,
   );
 }

@@ -25,6 +25,7 @@ export const MEASURES = [
   'e2e-transports',
   'e2e-firefox',
   'e2e-arrow',
+  'e2e-age',
   'firefox-cpu',
   'e2e',
   'remote-firefox',
