@@ -224,6 +224,13 @@ export interface InputFigures {
   sent: number;
   /** Inputs whose handler ran in the window. */
   handled: number;
+  /**
+   * How long the input still in flight at the window's end had waited unanswered, ms (from its
+   * first event sent): a lower bound on its delay, which the input delay p99 counts
+   * (results/input-delay.ts). Absent when none was waiting, and in version 4 reports written
+   * before it (those dropped it).
+   */
+  unansweredMs?: number;
   /** Input delay, event timestamp → start of its handler (INP's input delay), ms; its p99 is what sustains reads. */
   delayMs: LatencySummary;
   /** Event timestamp → the next animation frame after its handler, ms (INP without the paint). */

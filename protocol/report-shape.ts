@@ -243,6 +243,7 @@ const longFrames = obj<LongFrames>()({ count, blockingMs: num, durationMs: num }
 const inputFigures = obj<InputFigures>()({
   sent: count,
   handled: count,
+  unansweredMs: opt(named(numIn(0, Number.MAX_VALUE), 'a number of ms, 0 or more')),
   delayMs: latency,
   nextFrameMs: latency,
   longFrames: nullable(longFrames),

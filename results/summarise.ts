@@ -49,7 +49,7 @@ export interface SummaryMeta {
   /** Every tab's page snapshot half-way through the window, latency not reset (for WindowTrend); absent: not read. */
   mid?: readonly PageSnapshot[];
   /** The input the driver sent the first tab in the window (puppeteer/measure/input-sender.ts); absent: none was sent. */
-  input?: { sent: number; unavailable: string | null; roundTrip?: LatencySummary };
+  input?: { sent: number; unavailable: string | null; roundTrip?: LatencySummary; unansweredMs?: number | null };
 }
 
 /** One tab over the window: its counters' differences and its renderer's CPU, unrounded. */
@@ -376,6 +376,8 @@ export function inputFigures(end: PageSnapshot, sent: SummaryMeta['input'], fire
   };
   if (page.longFramesUnavailable !== undefined) f.longFramesUnavailable = page.longFramesUnavailable;
   if (sent?.unavailable) f.unavailable = sent.unavailable;
+  // The input the window ended on, still unanswered: its wait so far counts (a lower bound).
+  else if (typeof sent?.unansweredMs === 'number') f.unansweredMs = round(sent.unansweredMs, 1);
   if (sent?.roundTrip) f.roundTripMs = sent.roundTrip;
   if (driver) {
     f.delaySource = FIREFOX_DELAY_SOURCE;

@@ -53,6 +53,7 @@ import { pooledTail, TAIL_CONFIDENCE } from './tail.js';
 import type { SparseHistogram } from '../protocol/histogram.js';
 import { stalledBehindCap } from './verdict.js';
 import { streamsOf } from '../protocol/wire.js';
+import { inputDelayP99Ms, noneAnswered } from './input-delay.js';
 
 /** Sustaining means the median repeat delivered at least this share of the offered events. */
 export const SUSTAINS_DELIVERED_RATIO = 0.99;
@@ -360,15 +361,15 @@ export function sustainsRepeat(point: Pick<Point, 'transport' | 'concurrency' | 
 }
 
 /**
- * A repeat's input delay p99 as the rule reads it: null without the figure (version 3 reports,
- * the bare page, input the browser refused); unbounded when inputs were sent and the page
- * answered none in the window (a page stuck the whole window must not pass as "not measured").
+ * A repeat's input delay p99 as the rule reads it (results/input-delay.ts): null without the
+ * figure (version 3 reports, the bare page, input the browser refused); unbounded when inputs
+ * were sent and the page answered none in the window (a page stuck the whole window must not
+ * pass as "not measured"); else the p99 with the input still waiting at the window's end
+ * counted as a lower bound.
  */
 function inputDelayP99(r: Extract<Repeat, { status: 'ok' }>): number | null {
-  const input = r.input;
-  if (!input || input.unavailable !== undefined) return null;
-  if (input.handled === 0) return input.sent > 1 ? Number.POSITIVE_INFINITY : null;
-  return input.delayMs.p99Ms;
+  if (!r.input) return null;
+  return noneAnswered(r.input) ? Number.POSITIVE_INFINITY : inputDelayP99Ms(r.input);
 }
 
 /** `sustains` over a point's report repeats. */

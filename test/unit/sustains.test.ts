@@ -152,10 +152,11 @@ describe('sustains: the page still answers (input delay)', () => {
     const lat = (p99Ms: number | null) => ({ ...base.latency, count: p99Ms === null ? 0 : 10, p99Ms });
     const input = (handled: number, p99Ms: number | null, extra = {}) => ({
       ...base,
-      input: { sent: 20, handled, delayMs: lat(p99Ms), nextFrameMs: lat(p99Ms), longFrames: null, ...extra },
+      input: { sent: Math.max(handled, 1), handled, delayMs: lat(p99Ms), nextFrameMs: lat(p99Ms), longFrames: null, ...extra },
     });
     expect(sustainsRepeat(p, base)).toMatchObject({ inputDelayP99Ms: null });
     expect(sustainsRepeat(p, input(20, 412))).toMatchObject({ inputDelayP99Ms: 412 });
+    // One sent, none answered: the first input never landed (sent > handled, not sent > 1).
     expect(sustainsRepeat(p, input(0, null))).toMatchObject({ inputDelayP99Ms: Number.POSITIVE_INFINITY });
     expect(sustainsRepeat(p, input(0, null, { unavailable: 'input could not be sent: refused' }))).toMatchObject({ inputDelayP99Ms: null });
     expect(pointSustains(p, [input(20, 412)], { ...target, inputDelayBoundMs: 200 }).sustains).toBe(false);
