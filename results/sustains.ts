@@ -11,7 +11,8 @@
  *   (results/tail.ts says why the windows, not the batches, are the units) must be at or below
  *   the bound. The median of window p99s let a point whose p99 broke the bound in one window of
  *   three pass 74% of the time; with 3 repeats or fewer this limit is the worst window's p99.
- *   Reports without histograms (version 3) are judged on the worst window's p99. p99.9 and the
+ *   With several tabs a repeat's latency and histogram are its worst tab's (the table shows that
+ *   tab). Reports without histograms (version 3) are judged on the worst window's p99. p99.9 and the
  *   maximum are reported beside it, in the figures and the words;
  * - nothing was lost, in any repeat: no batch shed (the server dropped data for a client whose
  *   send buffer ran over its bound), no batch missing from the sequence (gaps, which count the
@@ -344,7 +345,7 @@ export function sustainsRepeat(point: Pick<Point, 'transport' | 'concurrency' | 
     // Event age in reports since issue 33 (version 3 reports: transit): the latency that decides.
     p99Ms: r.latency.p99Ms,
     // The same latency as p99Ms, as a histogram: whichever latency feeds p99Ms must feed this too.
-    histogram: r.latencyHistogram ?? null,
+    histogram: sameLatency(r),
     notOpen,
     streams,
     cap: stalledBehindCap(point.transport, streams, streams - notOpen)?.cap ?? null,
@@ -370,6 +371,20 @@ export function sustainsRepeat(point: Pick<Point, 'transport' | 'concurrency' | 
 function inputDelayP99(r: Extract<Repeat, { status: 'ok' }>): number | null {
   if (!r.input) return null;
   return noneAnswered(r.input) ? Number.POSITIVE_INFINITY : inputDelayP99Ms(r.input);
+}
+
+/**
+ * A repeat's histogram when it holds the latency its p99Ms is; else null, and the rule judges
+ * the worst window's p99 as for a version 3 report. Several tabs: `latency` is the worst tab's,
+ * and version 4 reports written before the histogram was the worst tab's too pooled every tab's,
+ * where a starved tab's tail drowned in the others' (its count is then the tabs' sum, not the
+ * worst tab's). Transit (version 2/3 repeats resumed) is not event age: no histogram either.
+ */
+function sameLatency(r: Extract<Repeat, { status: 'ok' }>): SparseHistogram | null {
+  const h = r.latencyHistogram;
+  if (!h) return null;
+  if (r.tabs && r.tabs.length > 1 && h.count !== r.latency.count) return null;
+  return h;
 }
 
 /** `sustains` over a point's report repeats. */
