@@ -12,7 +12,9 @@
  *   the bound. The median of window p99s let a point whose p99 broke the bound in one window of
  *   three pass 74% of the time; with 3 repeats or fewer this limit is the worst window's p99.
  *   With several tabs a repeat's latency and histogram are its worst tab's (the table shows that
- *   tab). Reports without histograms (version 3) are judged on the worst window's p99. p99.9 and the
+ *   tab). Repeats without a histogram (multi-tab repeats of early version 4 reports) are judged
+ *   on the worst window's p99. A version 2 or 3 repeat's latency is transit (`latencyBook`), not
+ *   event age: it gives the rule no p99 and no histogram, and the words say "no event age measured". p99.9 and the
  *   maximum are reported beside it, in the figures and the words;
  * - nothing was lost, in any repeat: no batch shed (the server dropped data for a client whose
  *   send buffer ran over its bound), no batch missing from the sequence (gaps, which count the
@@ -88,8 +90,13 @@ export type SustainsRepeat =
       deliveredRatio: number;
       /** Batches the server shed in the window. */
       shed: number;
-      /** Latency p99 over the window, ms; null when no latency was measured. */
+      /** Event age p99 over the window, ms; null when none was measured (a repeat whose latency is transit included). */
       p99Ms: number | null;
+      /**
+       * 'transit': the repeat's latency is transit (a version 2 or 3 run resumed), so it has no
+       * event age: p99Ms and histogram are null, and the words say why. Absent: event age.
+       */
+      latencyBook?: 'transit';
       /** Connections asked for that were not open at the end of the window; 0 when all were. */
       notOpen: number;
       /** Connections asked for (every tab's). */
@@ -170,7 +177,7 @@ const percent = (ratio: number) => `${(Math.floor(ratio * 1000 + 1e-9) / 10).toF
 /** Whole ms, or one decimal where whole ms would hide which side of the bound it is on. */
 const ms = (v: number, bound: number) => (Math.round(v) === bound && v !== bound ? v.toFixed(1) : String(Math.round(v)));
 const plural = (n: number, one: string, many = `${one}s`) => `${n} ${n === 1 ? one : many}`;
-const duration = (v: number) => (v < 1000 ? `${Math.round(v)} ms` : `${(v / 1000).toFixed(1)} s`);
+const duration = (v: number) => (v < 1 ? 'under 1 ms' : v < 1000 ? `${Math.round(v)} ms` : `${(v / 1000).toFixed(1)} s`);
 
 /** How a repeat fell further behind, in words; null when it did not (or did not record it). */
 export function fellBehind(t: SustainsTrend | null | undefined): string | null {
@@ -228,7 +235,9 @@ export function sustains(repeats: readonly SustainsRepeat[], target: SustainsTar
   const stalled = measured.filter((r) => r.notOpen > 0);
   const worstStall = stalled.reduce<(typeof stalled)[number] | null>((a, r) => (a === null || r.notOpen > a.notOpen ? r : a), null);
   const sumOf = (k: 'gaps' | 'reconnects' | 'closedMs' | 'stalledMs') => measured.reduce((a, r) => a + (r[k] ?? 0), 0);
-  const known = (k: 'closedMs' | 'stalledMs') => measured.length > 0 && measured.every((r) => r[k] !== undefined);
+  // Over the repeats that recorded it (version 3 repeats did not): null only when none did, so
+  // a resumed run's new repeat that was closed for a while is not hidden by its old ones.
+  const known = (k: 'closedMs' | 'stalledMs') => measured.some((r) => r[k] !== undefined);
   const losing = measured.filter((r) => (r.gaps ?? 0) > 0 || (r.reconnects ?? 0) > 0 || (r.closedMs ?? 0) > 0 || (r.stalledMs ?? 0) > 0);
   const behind = measured.map((r) => fellBehind(r.trend)).filter((w): w is string => w !== null);
   const batchCounts = measured.map((r) => r.batches).filter((b): b is number => b !== undefined);
@@ -275,8 +284,8 @@ export function sustains(repeats: readonly SustainsRepeat[], target: SustainsTar
     const what = [
       loss.gapBatches ? `${plural(loss.gapBatches, 'batch', 'batches')} missing (gaps)` : '',
       loss.reconnects ? plural(loss.reconnects, 'reconnect') : '',
-      loss.closedMs ? `connections closed for ${duration(loss.closedMs)}` : '',
-      loss.stalledMs ? `connections stalled for ${duration(loss.stalledMs)}` : '',
+      sumOf('closedMs') > 0 ? `connections closed for ${duration(sumOf('closedMs'))}` : '',
+      sumOf('stalledMs') > 0 ? `connections stalled for ${duration(sumOf('stalledMs'))}` : '',
     ].filter(Boolean);
     failures.push(`lost: ${what.join(', ')}${inRepeats(losing.length)}`);
   }
@@ -291,7 +300,14 @@ export function sustains(repeats: readonly SustainsRepeat[], target: SustainsTar
     return `pooled p99 ${ms(t.p99Ms!, bound)} ms (up to ${ms(t.p99HighMs!, bound)} ms at ${t.confidence * 100}% over ${n} repeats)`;
   };
   if (t.p99Ms === null || t.p99HighMs === null) {
-    if (!(one && failed.length)) failures.push(one ? 'no latency measured' : 'no latency measured in every repeat');
+    // A repeat whose latency is transit (a version 2 or 3 run resumed) has no event age to judge.
+    const transit = measured.filter((r) => r.latencyBook === 'transit').length;
+    const none = measured.filter((r) => r.p99Ms === null && r.latencyBook !== 'transit').length;
+    const why = [
+      transit ? `no event age measured${inRepeats(transit)} (their latency is transit, from a version 2 or 3 run resumed)` : '',
+      none ? `no latency measured${inRepeats(none)}` : '',
+    ].filter(Boolean);
+    if (!(one && failed.length)) failures.push(why.length ? why.join('; ') : 'no latency measured');
   } else if (t.p99HighMs > bound) {
     failures.push(`${p99Words()} > ${bound} ms${tailWords()}`);
     // One batch's latencies fewer over the bound and the p99 would have held.
@@ -342,10 +358,12 @@ export function sustainsRepeat(point: Pick<Point, 'transport' | 'concurrency' | 
   return {
     deliveredRatio: r.deliveredRatio,
     shed: r.server.batchesShed,
-    // Event age in reports since issue 33 (version 3 reports: transit): the latency that decides.
-    p99Ms: r.latency.p99Ms,
+    // Event age in reports since issue 33: the latency that decides. A version 2 or 3 repeat's
+    // (marked transit on read) is not event age, so it gives none (protocol/report.ts).
+    p99Ms: r.latencyBook === 'transit' ? null : r.latency.p99Ms,
+    ...(r.latencyBook === 'transit' ? { latencyBook: 'transit' as const } : {}),
     // The same latency as p99Ms, as a histogram: whichever latency feeds p99Ms must feed this too.
-    histogram: sameLatency(r),
+    histogram: r.latencyBook === 'transit' ? null : sameLatency(r),
     notOpen,
     streams,
     cap: stalledBehindCap(point.transport, streams, streams - notOpen)?.cap ?? null,
@@ -378,7 +396,7 @@ function inputDelayP99(r: Extract<Repeat, { status: 'ok' }>): number | null {
  * the worst window's p99 as for a version 3 report. Several tabs: `latency` is the worst tab's,
  * and version 4 reports written before the histogram was the worst tab's too pooled every tab's,
  * where a starved tab's tail drowned in the others' (its count is then the tabs' sum, not the
- * worst tab's). Transit (version 2/3 repeats resumed) is not event age: no histogram either.
+ * worst tab's).
  */
 function sameLatency(r: Extract<Repeat, { status: 'ok' }>): SparseHistogram | null {
   const h = r.latencyHistogram;
