@@ -531,6 +531,7 @@ const sustainsFigures = obj<SustainsFigures>()({
   loss: opt(obj<NonNullable<SustainsFigures['loss']>>()({ repeats: count, gapBatches: num, reconnects: num, closedMs: numOrNull, stalledMs: numOrNull })),
   behindRepeats: opt(count),
   fewestBatches: opt(numOrNull),
+  otherFailures: opt(count),
   nearThreshold: opt(bool),
   inputDelayP99Ms: opt(numOrNull),
 });

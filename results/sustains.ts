@@ -108,6 +108,8 @@ export type SustainsRepeat =
       histogram?: SparseHistogram | null;
       /** Batches the page received in the window. */
       batches?: number;
+      /** Batches the window was scheduled to hold (its length × the point's batches per second): how coarse it was, whatever arrived. */
+      scheduledBatches?: number;
       /** Batches missing from the sequence (gaps) beyond those the server shed, and reconnects, in the window. */
       gaps?: number;
       reconnects?: number;
@@ -167,6 +169,8 @@ export function windowSecFor(batchesPerSec: number, baseSec: number): number {
  * worthAnotherProbe adds its own drop line).
  */
 export function anotherWindowWorthIt(s: SustainsFigures): boolean {
+  // A loss, an unanswered input, a stall: not window noise, a second window would not undo it.
+  if ((s.otherFailures ?? 0) > 0) return false;
   if (s.nearThreshold === true) return true;
   if (s.failed > 0 || s.notOpen > 0 || s.shedBatches > 0) return false;
   return s.fewestBatches != null && s.fewestBatches < MIN_WINDOW_BATCHES;
@@ -203,7 +207,7 @@ function tailOf(measured: readonly Measured[], bound: number): { figures: NonNul
       figures: { pooled: true, p99Ms: t.p99Ms, p99HighMs: t.p99HighMs, confidence: TAIL_CONFIDENCE, p999Ms: t.p999Ms, maxMs: t.maxMs },
       // With few repeats the limit is the worst window's p99, so one batch must turn both.
       excess: Math.max(t.excessOver, t.worstWindowExcessOver),
-      // Latencies one batch records (one per batch today; one per event once ages are per event).
+      // Latencies one batch records: one per event (event age), so a batch's rows.
       perBatch: batches > 0 ? t.count / batches : 1,
     };
   }
@@ -240,7 +244,9 @@ export function sustains(repeats: readonly SustainsRepeat[], target: SustainsTar
   const known = (k: 'closedMs' | 'stalledMs') => measured.some((r) => r[k] !== undefined);
   const losing = measured.filter((r) => (r.gaps ?? 0) > 0 || (r.reconnects ?? 0) > 0 || (r.closedMs ?? 0) > 0 || (r.stalledMs ?? 0) > 0);
   const behind = measured.map((r) => fellBehind(r.trend)).filter((w): w is string => w !== null);
-  const batchCounts = measured.map((r) => r.batches).filter((b): b is number => b !== undefined);
+  // How coarse each window was: the batches it was scheduled to hold (a starved page's few
+  // received batches say nothing about the window's length), else those received.
+  const batchCounts = measured.map((r) => r.scheduledBatches ?? r.batches).filter((b): b is number => b !== undefined);
   const fewest = batchCounts.length ? Math.min(...batchCounts) : null;
   const figures: SustainsFigures = {
     repeats: n,
@@ -272,7 +278,9 @@ export function sustains(repeats: readonly SustainsRepeat[], target: SustainsTar
   const med = one ? '' : 'median ';
   if (failed.length)
     failures.push(one ? `failed: ${failed[0].failed}` : `${failed.length} of ${n} repeats failed (${[...new Set(failed.map((f) => f.failed))].join('; ')})`);
+  let coarse = 0;
   if (delivered < SUSTAINS_DELIVERED_RATIO && !(one && failed.length)) {
+    coarse++;
     failures.push(`${med}delivered ${percent(delivered)} < ${Math.round(SUSTAINS_DELIVERED_RATIO * 100)}%`);
     // One batch more in the median window would have crossed it: the window is too coarse to say.
     const median = measured.find((r) => r.deliveredRatio === delivered);
@@ -309,6 +317,7 @@ export function sustains(repeats: readonly SustainsRepeat[], target: SustainsTar
     ].filter(Boolean);
     if (!(one && failed.length)) failures.push(why.length ? why.join('; ') : 'no latency measured');
   } else if (t.p99HighMs > bound) {
+    coarse++;
     failures.push(`${p99Words()} > ${bound} ms${tailWords()}`);
     // One batch's latencies fewer over the bound and the p99 would have held.
     if (t.pooled && tail.excess <= tail.perBatch) figures.nearThreshold = true;
@@ -338,6 +347,8 @@ export function sustains(repeats: readonly SustainsRepeat[], target: SustainsTar
       : `${inputMed}input delay p99 ${Number.isFinite(inputDelay) ? `${ms(inputDelay, inputBound)} ms` : 'unbounded (input sent, none answered in the window)'}${without ? ` (${without} of ${n - failed.length} repeats without it, not failed for it)` : ''}`;
   figures.inputDelayP99Ms = inputDelay !== null && Number.isFinite(inputDelay) ? inputDelay : null;
   if (inputDelay !== null && inputDelay > inputBound) failures.push(`${inputWords} > ${inputBound} ms: the page did not answer input in time`);
+  // Every clause but the delivered share's and the p99's (which one batch can turn) counts here.
+  figures.otherFailures = failures.length - coarse;
   if (failures.length) return { sustains: false, reasons: failures, figures };
   return {
     sustains: true,
@@ -368,6 +379,7 @@ export function sustainsRepeat(point: Pick<Point, 'transport' | 'concurrency' | 
     streams,
     cap: stalledBehindCap(point.transport, streams, streams - notOpen)?.cap ?? null,
     batches: r.page.batches,
+    ...(point.intervalMs ? { scheduledBatches: Math.round((r.windowSec * streams * 1000) / point.intervalMs) } : {}),
     // A batch the server shed is a gap at the page too: the shed clause names those.
     gaps: Math.max(0, r.page.gaps - r.server.batchesShed),
     reconnects: r.page.reconnects,
