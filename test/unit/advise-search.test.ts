@@ -292,7 +292,7 @@ describe('advise: a target several transports sustain', () => {
         const line = adviceText(a).find((l) => l.startsWith('  Runner-up: '))!;
         expect(line).toMatch(
           t.lostOn === 'p99'
-            ? /; the winner's clearly lower p99 decided \(\d+ ms against \d+ ms\)\.$/
+            ? /; the winner's clearly lower p99 decided \(p99 up to \d+ ms against up to \d+ ms\)\.$/
             : /; the winner's lower median decided \(\d+ against \d+ ms of renderer CPU per million events\) and its p99 was not clearly higher|; the winner's lower median decided/,
         );
         decided.add(t.lostOn!);
