@@ -268,8 +268,18 @@ export interface SustainsFigures {
   loss?: { repeats: number; gapBatches: number; reconnects: number; closedMs: number | null; stalledMs: number | null };
   /** Repeats in which the page fell further behind through the window (see sustains.ts). */
   behindRepeats?: number;
-  /** The fewest batches a measured repeat's window held: below 200, one batch moves delivered by over 0.5%. */
+  /**
+   * The fewest batches a measured repeat's window was scheduled to hold (its length × the point's
+   * batches per second; in reports written before, the batches it received): below 200, one batch
+   * moves delivered by over 0.5%.
+   */
   fewestBatches?: number | null;
+  /**
+   * Failed clauses other than the delivered share and the p99 (a failed repeat, loss, falling
+   * behind, a connection not open, input delay, display age): a window that failed on one of
+   * those is not worth measuring again, however coarse. Absent in version 4 reports written before it.
+   */
+  otherFailures?: number;
   /** A failure one batch could have turned (delivered, or the latencies over the bound): a window worth measuring again. */
   nearThreshold?: boolean;
   /**

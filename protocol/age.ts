@@ -19,9 +19,10 @@
 
 /** The ages of one batch's events at `receivedMs`, in µs, oldest last; see the module comment. */
 export function batchAgeRangeUs(receivedMs: number, dueAtMs: number, intervalMs: number, rows: number): { lowUs: number; highUs: number } {
-  const lowUs = (receivedMs - dueAtMs) * 1000;
-  const spreadUs = rows > 1 ? (intervalMs * 1000 * (rows - 1)) / rows : 0;
-  return { lowUs, highUs: lowUs + spreadUs };
+  // The newest event is born when its batch falls due; one row (or none) spans nothing.
+  const newest = birthMs(dueAtMs, intervalMs, Math.max(1, rows), Math.max(1, rows) - 1);
+  const oldest = rows > 1 ? birthMs(dueAtMs, intervalMs, rows, 0) : newest;
+  return { lowUs: (receivedMs - newest) * 1000, highUs: (receivedMs - oldest) * 1000 };
 }
 
 /** When event k (0 = the oldest) of a batch of `rows` due at `dueAtMs` was born, ms. */

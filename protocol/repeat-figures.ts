@@ -173,8 +173,11 @@ export interface RepeatFigures {
   compression?: CompressionFigures;
   // rule (issue 33): what the sustains rule pools and reads over time. Absent in version 3 reports.
   /**
-   * The window's latencies as a histogram (every tab's, pooled), so a point's repeats pool into
-   * one sample (results/sustains.ts). Same clock correction as `latency`.
+   * The window's latencies as a histogram, so a point's repeats pool into one sample
+   * (results/sustains.ts). Same clock correction as `latency`, and the same tab: with several
+   * tabs the one `latency` shows (the highest p99), since the rule judges the worst tab's tail.
+   * Multi-tab repeats of version 4 reports written before pooled every tab's here; the rule
+   * does not read those (its count is not `latency`'s).
    */
   latencyHistogram?: SparseHistogram;
   /** Whether the page fell further behind through the window (results/sustains.ts reads it). */
@@ -224,6 +227,13 @@ export interface InputFigures {
   sent: number;
   /** Inputs whose handler ran in the window. */
   handled: number;
+  /**
+   * How long the input still in flight at the window's end had waited unanswered, ms (from its
+   * first event sent): a lower bound on its delay, which the input delay p99 counts
+   * (results/input-delay.ts). Absent when none was waiting, and in version 4 reports written
+   * before it (those dropped it).
+   */
+  unansweredMs?: number;
   /** Input delay, event timestamp → start of its handler (INP's input delay), ms; its p99 is what sustains reads. */
   delayMs: LatencySummary;
   /** Event timestamp → the next animation frame after its handler, ms (INP without the paint). */

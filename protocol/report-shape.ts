@@ -243,6 +243,7 @@ const longFrames = obj<LongFrames>()({ count, blockingMs: num, durationMs: num }
 const inputFigures = obj<InputFigures>()({
   sent: count,
   handled: count,
+  unansweredMs: opt(named(numIn(0, Number.MAX_VALUE), 'a number of ms, 0 or more')),
   delayMs: latency,
   nextFrameMs: latency,
   longFrames: nullable(longFrames),
@@ -530,6 +531,7 @@ const sustainsFigures = obj<SustainsFigures>()({
   loss: opt(obj<NonNullable<SustainsFigures['loss']>>()({ repeats: count, gapBatches: num, reconnects: num, closedMs: numOrNull, stalledMs: numOrNull })),
   behindRepeats: opt(count),
   fewestBatches: opt(numOrNull),
+  otherFailures: opt(count),
   nearThreshold: opt(bool),
   inputDelayP99Ms: opt(numOrNull),
 });

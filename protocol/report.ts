@@ -281,8 +281,9 @@ export interface SaturationResult {
   range: { min: number; max: number };
   /**
    * The sustains rule (results/sustains.ts), over a confirmation's repeats: the median repeat
-   * delivered ≥ `deliveredRatio` of offered, no repeat shed or failed, the median repeat's p99
-   * ≤ p99BoundMs, every connection open. A probe is the same rule over its one window.
+   * delivered ≥ `deliveredRatio` of offered, nothing lost and no repeat failed, the pooled p99's
+   * upper limit (results/tail.ts) ≤ p99BoundMs, every connection open, input delay within
+   * `inputDelayBoundMs`. A probe is the same rule over its one window.
    */
   criteria: {
     deliveredRatio: number;

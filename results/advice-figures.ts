@@ -125,8 +125,11 @@ export { MIN_WINDOW_BATCHES, MAX_LENGTHENED_WINDOW_SEC, windowSecFor } from './s
  */
 export function worthAnotherProbe(f: CandidateFigures): boolean {
   const s = f.sustains.figures;
+  // Only a delivered share or a p99 is window noise; a loss or an input failure needs no second window.
+  if ((s.otherFailures ?? 0) > 0) return false;
   if (s.failed > 0 || s.notOpen > 0 || s.shedBatches > 0 || s.fewestBatches == null) return s.nearThreshold === true;
-  const oneBatch = s.fewestBatches > 0 ? s.deliveredRatio / s.fewestBatches : 1;
+  // One batch of the window's schedule, as a share of what was offered.
+  const oneBatch = s.fewestBatches > 0 ? 1 / s.fewestBatches : 1;
   const nearDrop = s.deliveredRatio < CLEARLY_BELOW_DELIVERED && s.deliveredRatio + oneBatch >= CLEARLY_BELOW_DELIVERED;
   return s.nearThreshold === true || nearDrop || s.fewestBatches < MIN_WINDOW_BATCHES;
 }

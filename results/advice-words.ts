@@ -82,7 +82,9 @@ function rendererText(f: CandidateFigures): string {
 export function reachText(f: CandidateFigures): string {
   const s = f.sustains.figures;
   const p99 = decidingP99Ms(s);
-  return `${deliveredText(s.deliveredRatio)} delivered${p99 !== null ? `, p99 ${Math.round(p99)} ms` : ''}`;
+  // The rule's figure is the pooled p99's upper limit (results/tail.ts), not a p99 as measured.
+  const upTo = s.tail ? 'up to ' : '';
+  return `${deliveredText(s.deliveredRatio)} delivered${p99 !== null ? `, p99 ${upTo}${Math.round(p99)} ms` : ''}`;
 }
 
 /** A share of B ÷ A as words: `6% more`, `8% less`. */
@@ -120,7 +122,9 @@ export function decidedWords(t: Pick<TriedCandidate, 'lostOn' | 'confirmed'>, wi
   if (!mine || (t.lostOn !== 'median-cpu' && t.lostOn !== 'p99')) return '';
   if (t.lostOn === 'p99') {
     const [w, o] = [decidingP99Ms(winner.sustains.figures) ?? undefined, decidingP99Ms(mine.sustains.figures) ?? undefined];
-    return `; the winner's clearly lower p99 decided${w !== undefined && o !== undefined ? ` (${Math.round(w)} ms against ${Math.round(o)} ms)` : ''}`;
+    // Both are the rule's figure, the pooled p99's upper limit where the repeats kept histograms.
+    const upTo = (f: CandidateFigures['sustains']['figures']) => (f.tail ? 'up to ' : '');
+    return `; the winner's clearly lower p99 decided${w !== undefined && o !== undefined ? ` (p99 ${upTo(winner.sustains.figures)}${Math.round(w)} ms against ${upTo(mine.sustains.figures)}${Math.round(o)} ms)` : ''}`;
   }
   const [w, o] = [winner.cpuMsPerMillionEvents?.median, mine.cpuMsPerMillionEvents?.median];
   return `; the winner's lower median decided${w !== undefined && o !== undefined ? ` (${Math.round(w)} against ${Math.round(o)} ms of renderer CPU per million events)` : ''}`;

@@ -16,7 +16,7 @@ import type { AnchorDrift, AnchorProbe, MachineDrift, YardstickMoment, Yardstick
 import type { Repeat } from '../protocol/repeat-figures.js';
 import { ENCODING_INFO } from '../protocol/encodings.js';
 import { formatCompactCell } from './format.js';
-import { speedChanges, speedChangeText, type CeilingTimes, type SpeedChange } from './machine-speed.js';
+import { speedChanges, speedChangeText, type CeilingTimes } from './machine-speed.js';
 import { SUSTAINS_DELIVERED_RATIO } from './sustains.js';
 
 /** When each reading was taken, as the unsteady-machine sentence says it. */
@@ -38,15 +38,11 @@ export function readingTimes(readings: readonly YardstickReading[]): CeilingTime
   };
 }
 
-/** The yardstick's largest move between two readings, where it is SPEED_CHANGE_RATIO or more; a failed reading holds no ceiling, so it counts for nothing. */
-export function yardstickChanges(readings: readonly YardstickReading[]): SpeedChange[] {
-  return speedChanges(readings);
-}
-
 /** The sweep's `unsteady machine: …` sentence for each change, in the readings' times. */
 export function yardstickTexts(readings: readonly YardstickReading[]): string[] {
   const times = readingTimes(readings);
-  return yardstickChanges(readings).map((c) => speedChangeText(c, times));
+  // The sweep's own test of its rounds' ceilings: a failed reading holds no ceiling, so it counts for nothing.
+  return speedChanges(readings).map((c) => speedChangeText(c, times));
 }
 
 /** `yardstick at the start: JSON.parse ceiling at batch 1000: 2.13 M events/s`, or its failure. */

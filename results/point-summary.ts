@@ -14,6 +14,7 @@ import { bothKeptUp, judgeRatio, marginText, type Equivalence } from './equivale
 import { SUSTAINS_DELIVERED_RATIO } from './sustains.js';
 import { pairKey } from './rounds.js';
 import { majorityVerdict } from './verdict.js';
+import { inputDelayP99Ms } from './input-delay.js';
 
 /** A repeat that delivered more than this share of the offered rate drained a backlog in its window. */
 export const OVER_DELIVERY_RATIO = 1.03;
@@ -86,7 +87,8 @@ function inputStats(measured: readonly MeasuredRepeat[]): Pick<PointSummary, 'in
   const inputs = measured.flatMap((r) => (r.input ? [{ input: r.input, windowSec: r.windowSec }] : []));
   if (!inputs.length) return {};
   return {
-    inputDelayP99Ms: statOf(inputs.map((x) => x.input.delayMs.p99Ms)),
+    // The input still waiting at the window's end counts, as a lower bound (results/input-delay.ts).
+    inputDelayP99Ms: statOf(inputs.map((x) => inputDelayP99Ms(x.input))),
     // Null where the browser has no long animation frames (Firefox): not 0.
     longFrameBlockingMsPerSec: statOf(inputs.map((x) => (x.input.longFrames ? x.input.longFrames.blockingMs / x.windowSec : null))),
   };

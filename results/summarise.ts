@@ -18,7 +18,7 @@ import type {
   WireFigures,
 } from '../protocol/repeat-figures.js';
 import { streamsOf, type Point } from '../protocol/scenario.js';
-import { histogramOf, Histogram, sparseOf, type LatencySummary, type SparseHistogram, type TailSummary } from '../protocol/histogram.js';
+import type { LatencySummary, TailSummary } from '../protocol/histogram.js';
 import { judgeRepeat, stalledBehindCap } from './verdict.js';
 import { maxOf, median, minOf } from './stats.js';
 import { chromeCpu, efficiencyOf, FIREFOX_CPU_SOURCES, hostCpu, kindsPresent, percentOfCore, type ChromeProcessKind } from './cpu.js';
@@ -49,7 +49,7 @@ export interface SummaryMeta {
   /** Every tab's page snapshot half-way through the window, latency not reset (for WindowTrend); absent: not read. */
   mid?: readonly PageSnapshot[];
   /** The input the driver sent the first tab in the window (puppeteer/measure/input-sender.ts); absent: none was sent. */
-  input?: { sent: number; unavailable: string | null; roundTrip?: LatencySummary };
+  input?: { sent: number; unavailable: string | null; roundTrip?: LatencySummary; unansweredMs?: number | null };
 }
 
 /** One tab over the window: its counters' differences and its renderer's CPU, unrounded. */
@@ -191,7 +191,12 @@ function spread(xs: readonly number[]): { min: number; median: number; max: numb
 
 /** The latency to show for several tabs: the tab whose p99 is highest (the one that fell furthest behind). */
 function worstLatency(all: readonly LatencySummary[]): LatencySummary {
-  return [...all].sort((x, y) => (y.p99Ms ?? -Infinity) - (x.p99Ms ?? -Infinity))[0];
+  return all[worstTabIndex(all)];
+}
+
+/** Which tab's latency `worstLatency` shows: the one whose p99 is highest (the first of equals). */
+function worstTabIndex(all: readonly LatencySummary[]): number {
+  return all.reduce((w, l, i) => ((l.p99Ms ?? -Infinity) > (all[w].p99Ms ?? -Infinity) ? i : w), 0);
 }
 
 /** A tail to show for several tabs: the tab whose p99 is highest. */
@@ -295,8 +300,10 @@ export function summarise(point: Point, a: Sample, b: Sample, meta: SummaryMeta)
   }
   Object.assign(figures, ageFigures(tabs.map((t) => t.end)));
   if (meta.browser) figures.browser = meta.browser;
-  const pooled = pooledHistogram(tabs.map((t) => t.end.latencyHistogram));
-  if (pooled) figures.latencyHistogram = pooled;
+  // The tab `latency` shows: p99Ms and the histogram the rule pools must be one latency. A
+  // histogram pooled over tabs let a starved tab's tail drown in the others' (issue 33 review).
+  const histogram = tabs[multi ? worstTabIndex(tabs.map((t) => t.end.latency)) : 0].end.latencyHistogram;
+  if (histogram) figures.latencyHistogram = histogram;
   const trend = windowTrend(tabsOf(a), tabsOf(b), meta.mid);
   if (trend) figures.trend = trend;
   const input = inputFigures(b.page, meta.input, b.engine === 'firefox');
@@ -322,15 +329,6 @@ export function summarise(point: Point, a: Sample, b: Sample, meta: SummaryMeta)
     notes,
     ...figures,
   };
-}
-
-/** Every tab's window histogram in one; null when a tab's page kept none (pages before version 4). */
-function pooledHistogram(all: readonly (SparseHistogram | undefined)[]): SparseHistogram | null {
-  if (!all.length || all.some((h) => h === undefined)) return null;
-  if (all.length === 1) return all[0]!;
-  const h = new Histogram();
-  for (const one of all) h.add(histogramOf(one!).data());
-  return sparseOf(h);
 }
 
 /**
@@ -376,6 +374,8 @@ export function inputFigures(end: PageSnapshot, sent: SummaryMeta['input'], fire
   };
   if (page.longFramesUnavailable !== undefined) f.longFramesUnavailable = page.longFramesUnavailable;
   if (sent?.unavailable) f.unavailable = sent.unavailable;
+  // The input the window ended on, still unanswered: its wait so far counts (a lower bound).
+  else if (typeof sent?.unansweredMs === 'number') f.unansweredMs = round(sent.unansweredMs, 1);
   if (sent?.roundTrip) f.roundTripMs = sent.roundTrip;
   if (driver) {
     f.delaySource = FIREFOX_DELAY_SOURCE;

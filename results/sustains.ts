@@ -11,7 +11,10 @@
  *   (results/tail.ts says why the windows, not the batches, are the units) must be at or below
  *   the bound. The median of window p99s let a point whose p99 broke the bound in one window of
  *   three pass 74% of the time; with 3 repeats or fewer this limit is the worst window's p99.
- *   Reports without histograms (version 3) are judged on the worst window's p99. p99.9 and the
+ *   With several tabs a repeat's latency and histogram are its worst tab's (the table shows that
+ *   tab). Repeats without a histogram (multi-tab repeats of early version 4 reports) are judged
+ *   on the worst window's p99. A version 2 or 3 repeat's latency is transit (`latencyBook`), not
+ *   event age: it gives the rule no p99 and no histogram, and the words say "no event age measured". p99.9 and the
  *   maximum are reported beside it, in the figures and the words;
  * - nothing was lost, in any repeat: no batch shed (the server dropped data for a client whose
  *   send buffer ran over its bound), no batch missing from the sequence (gaps, which count the
@@ -53,6 +56,7 @@ import { pooledTail, TAIL_CONFIDENCE } from './tail.js';
 import type { SparseHistogram } from '../protocol/histogram.js';
 import { stalledBehindCap } from './verdict.js';
 import { streamsOf } from '../protocol/wire.js';
+import { inputDelayP99Ms, noneAnswered } from './input-delay.js';
 
 /** Sustaining means the median repeat delivered at least this share of the offered events. */
 export const SUSTAINS_DELIVERED_RATIO = 0.99;
@@ -86,8 +90,13 @@ export type SustainsRepeat =
       deliveredRatio: number;
       /** Batches the server shed in the window. */
       shed: number;
-      /** Latency p99 over the window, ms; null when no latency was measured. */
+      /** Event age p99 over the window, ms; null when none was measured (a repeat whose latency is transit included). */
       p99Ms: number | null;
+      /**
+       * 'transit': the repeat's latency is transit (a version 2 or 3 run resumed), so it has no
+       * event age: p99Ms and histogram are null, and the words say why. Absent: event age.
+       */
+      latencyBook?: 'transit';
       /** Connections asked for that were not open at the end of the window; 0 when all were. */
       notOpen: number;
       /** Connections asked for (every tab's). */
@@ -99,6 +108,8 @@ export type SustainsRepeat =
       histogram?: SparseHistogram | null;
       /** Batches the page received in the window. */
       batches?: number;
+      /** Batches the window was scheduled to hold (its length × the point's batches per second): how coarse it was, whatever arrived. */
+      scheduledBatches?: number;
       /** Batches missing from the sequence (gaps) beyond those the server shed, and reconnects, in the window. */
       gaps?: number;
       reconnects?: number;
@@ -158,6 +169,8 @@ export function windowSecFor(batchesPerSec: number, baseSec: number): number {
  * worthAnotherProbe adds its own drop line).
  */
 export function anotherWindowWorthIt(s: SustainsFigures): boolean {
+  // A loss, an unanswered input, a stall: not window noise, a second window would not undo it.
+  if ((s.otherFailures ?? 0) > 0) return false;
   if (s.nearThreshold === true) return true;
   if (s.failed > 0 || s.notOpen > 0 || s.shedBatches > 0) return false;
   return s.fewestBatches != null && s.fewestBatches < MIN_WINDOW_BATCHES;
@@ -168,7 +181,7 @@ const percent = (ratio: number) => `${(Math.floor(ratio * 1000 + 1e-9) / 10).toF
 /** Whole ms, or one decimal where whole ms would hide which side of the bound it is on. */
 const ms = (v: number, bound: number) => (Math.round(v) === bound && v !== bound ? v.toFixed(1) : String(Math.round(v)));
 const plural = (n: number, one: string, many = `${one}s`) => `${n} ${n === 1 ? one : many}`;
-const duration = (v: number) => (v < 1000 ? `${Math.round(v)} ms` : `${(v / 1000).toFixed(1)} s`);
+const duration = (v: number) => (v < 1 ? 'under 1 ms' : v < 1000 ? `${Math.round(v)} ms` : `${(v / 1000).toFixed(1)} s`);
 
 /** How a repeat fell further behind, in words; null when it did not (or did not record it). */
 export function fellBehind(t: SustainsTrend | null | undefined): string | null {
@@ -194,7 +207,7 @@ function tailOf(measured: readonly Measured[], bound: number): { figures: NonNul
       figures: { pooled: true, p99Ms: t.p99Ms, p99HighMs: t.p99HighMs, confidence: TAIL_CONFIDENCE, p999Ms: t.p999Ms, maxMs: t.maxMs },
       // With few repeats the limit is the worst window's p99, so one batch must turn both.
       excess: Math.max(t.excessOver, t.worstWindowExcessOver),
-      // Latencies one batch records (one per batch today; one per event once ages are per event).
+      // Latencies one batch records: one per event (event age), so a batch's rows.
       perBatch: batches > 0 ? t.count / batches : 1,
     };
   }
@@ -226,10 +239,14 @@ export function sustains(repeats: readonly SustainsRepeat[], target: SustainsTar
   const stalled = measured.filter((r) => r.notOpen > 0);
   const worstStall = stalled.reduce<(typeof stalled)[number] | null>((a, r) => (a === null || r.notOpen > a.notOpen ? r : a), null);
   const sumOf = (k: 'gaps' | 'reconnects' | 'closedMs' | 'stalledMs') => measured.reduce((a, r) => a + (r[k] ?? 0), 0);
-  const known = (k: 'closedMs' | 'stalledMs') => measured.length > 0 && measured.every((r) => r[k] !== undefined);
+  // Over the repeats that recorded it (version 3 repeats did not): null only when none did, so
+  // a resumed run's new repeat that was closed for a while is not hidden by its old ones.
+  const known = (k: 'closedMs' | 'stalledMs') => measured.some((r) => r[k] !== undefined);
   const losing = measured.filter((r) => (r.gaps ?? 0) > 0 || (r.reconnects ?? 0) > 0 || (r.closedMs ?? 0) > 0 || (r.stalledMs ?? 0) > 0);
   const behind = measured.map((r) => fellBehind(r.trend)).filter((w): w is string => w !== null);
-  const batchCounts = measured.map((r) => r.batches).filter((b): b is number => b !== undefined);
+  // How coarse each window was: the batches it was scheduled to hold (a starved page's few
+  // received batches say nothing about the window's length), else those received.
+  const batchCounts = measured.map((r) => r.scheduledBatches ?? r.batches).filter((b): b is number => b !== undefined);
   const fewest = batchCounts.length ? Math.min(...batchCounts) : null;
   const figures: SustainsFigures = {
     repeats: n,
@@ -261,7 +278,9 @@ export function sustains(repeats: readonly SustainsRepeat[], target: SustainsTar
   const med = one ? '' : 'median ';
   if (failed.length)
     failures.push(one ? `failed: ${failed[0].failed}` : `${failed.length} of ${n} repeats failed (${[...new Set(failed.map((f) => f.failed))].join('; ')})`);
+  let coarse = 0;
   if (delivered < SUSTAINS_DELIVERED_RATIO && !(one && failed.length)) {
+    coarse++;
     failures.push(`${med}delivered ${percent(delivered)} < ${Math.round(SUSTAINS_DELIVERED_RATIO * 100)}%`);
     // One batch more in the median window would have crossed it: the window is too coarse to say.
     const median = measured.find((r) => r.deliveredRatio === delivered);
@@ -273,8 +292,8 @@ export function sustains(repeats: readonly SustainsRepeat[], target: SustainsTar
     const what = [
       loss.gapBatches ? `${plural(loss.gapBatches, 'batch', 'batches')} missing (gaps)` : '',
       loss.reconnects ? plural(loss.reconnects, 'reconnect') : '',
-      loss.closedMs ? `connections closed for ${duration(loss.closedMs)}` : '',
-      loss.stalledMs ? `connections stalled for ${duration(loss.stalledMs)}` : '',
+      sumOf('closedMs') > 0 ? `connections closed for ${duration(sumOf('closedMs'))}` : '',
+      sumOf('stalledMs') > 0 ? `connections stalled for ${duration(sumOf('stalledMs'))}` : '',
     ].filter(Boolean);
     failures.push(`lost: ${what.join(', ')}${inRepeats(losing.length)}`);
   }
@@ -289,8 +308,16 @@ export function sustains(repeats: readonly SustainsRepeat[], target: SustainsTar
     return `pooled p99 ${ms(t.p99Ms!, bound)} ms (up to ${ms(t.p99HighMs!, bound)} ms at ${t.confidence * 100}% over ${n} repeats)`;
   };
   if (t.p99Ms === null || t.p99HighMs === null) {
-    if (!(one && failed.length)) failures.push(one ? 'no latency measured' : 'no latency measured in every repeat');
+    // A repeat whose latency is transit (a version 2 or 3 run resumed) has no event age to judge.
+    const transit = measured.filter((r) => r.latencyBook === 'transit').length;
+    const none = measured.filter((r) => r.p99Ms === null && r.latencyBook !== 'transit').length;
+    const why = [
+      transit ? `no event age measured${inRepeats(transit)} (their latency is transit, from a version 2 or 3 run resumed)` : '',
+      none ? `no latency measured${inRepeats(none)}` : '',
+    ].filter(Boolean);
+    if (!(one && failed.length)) failures.push(why.length ? why.join('; ') : 'no latency measured');
   } else if (t.p99HighMs > bound) {
+    coarse++;
     failures.push(`${p99Words()} > ${bound} ms${tailWords()}`);
     // One batch's latencies fewer over the bound and the p99 would have held.
     if (t.pooled && tail.excess <= tail.perBatch) figures.nearThreshold = true;
@@ -320,6 +347,8 @@ export function sustains(repeats: readonly SustainsRepeat[], target: SustainsTar
       : `${inputMed}input delay p99 ${Number.isFinite(inputDelay) ? `${ms(inputDelay, inputBound)} ms` : 'unbounded (input sent, none answered in the window)'}${without ? ` (${without} of ${n - failed.length} repeats without it, not failed for it)` : ''}`;
   figures.inputDelayP99Ms = inputDelay !== null && Number.isFinite(inputDelay) ? inputDelay : null;
   if (inputDelay !== null && inputDelay > inputBound) failures.push(`${inputWords} > ${inputBound} ms: the page did not answer input in time`);
+  // Every clause but the delivered share's and the p99's (which one batch can turn) counts here.
+  figures.otherFailures = failures.length - coarse;
   if (failures.length) return { sustains: false, reasons: failures, figures };
   return {
     sustains: true,
@@ -340,14 +369,17 @@ export function sustainsRepeat(point: Pick<Point, 'transport' | 'concurrency' | 
   return {
     deliveredRatio: r.deliveredRatio,
     shed: r.server.batchesShed,
-    // Event age in reports since issue 33 (version 3 reports: transit): the latency that decides.
-    p99Ms: r.latency.p99Ms,
+    // Event age in reports since issue 33: the latency that decides. A version 2 or 3 repeat's
+    // (marked transit on read) is not event age, so it gives none (protocol/report.ts).
+    p99Ms: r.latencyBook === 'transit' ? null : r.latency.p99Ms,
+    ...(r.latencyBook === 'transit' ? { latencyBook: 'transit' as const } : {}),
     // The same latency as p99Ms, as a histogram: whichever latency feeds p99Ms must feed this too.
-    histogram: r.latencyHistogram ?? null,
+    histogram: r.latencyBook === 'transit' ? null : sameLatency(r),
     notOpen,
     streams,
     cap: stalledBehindCap(point.transport, streams, streams - notOpen)?.cap ?? null,
     batches: r.page.batches,
+    ...(point.intervalMs ? { scheduledBatches: Math.round((r.windowSec * streams * 1000) / point.intervalMs) } : {}),
     // A batch the server shed is a gap at the page too: the shed clause names those.
     gaps: Math.max(0, r.page.gaps - r.server.batchesShed),
     reconnects: r.page.reconnects,
@@ -360,15 +392,29 @@ export function sustainsRepeat(point: Pick<Point, 'transport' | 'concurrency' | 
 }
 
 /**
- * A repeat's input delay p99 as the rule reads it: null without the figure (version 3 reports,
- * the bare page, input the browser refused); unbounded when inputs were sent and the page
- * answered none in the window (a page stuck the whole window must not pass as "not measured").
+ * A repeat's input delay p99 as the rule reads it (results/input-delay.ts): null without the
+ * figure (version 3 reports, the bare page, input the browser refused); unbounded when inputs
+ * were sent and the page answered none in the window (a page stuck the whole window must not
+ * pass as "not measured"); else the p99 with the input still waiting at the window's end
+ * counted as a lower bound.
  */
 function inputDelayP99(r: Extract<Repeat, { status: 'ok' }>): number | null {
-  const input = r.input;
-  if (!input || input.unavailable !== undefined) return null;
-  if (input.handled === 0) return input.sent > 1 ? Number.POSITIVE_INFINITY : null;
-  return input.delayMs.p99Ms;
+  if (!r.input) return null;
+  return noneAnswered(r.input) ? Number.POSITIVE_INFINITY : inputDelayP99Ms(r.input);
+}
+
+/**
+ * A repeat's histogram when it holds the latency its p99Ms is; else null, and the rule judges
+ * the worst window's p99 as for a version 3 report. Several tabs: `latency` is the worst tab's,
+ * and version 4 reports written before the histogram was the worst tab's too pooled every tab's,
+ * where a starved tab's tail drowned in the others' (its count is then the tabs' sum, not the
+ * worst tab's).
+ */
+function sameLatency(r: Extract<Repeat, { status: 'ok' }>): SparseHistogram | null {
+  const h = r.latencyHistogram;
+  if (!h) return null;
+  if (r.tabs && r.tabs.length > 1 && h.count !== r.latency.count) return null;
+  return h;
 }
 
 /** `sustains` over a point's report repeats. */

@@ -25,7 +25,7 @@ export const ADVISE_FLAGS = {
   p99: {
     type: 'string',
     default: '',
-    help: "latency bound the median repeat's p99 must keep: ms or s, a bare number is ms (100ms, 0.5s)",
+    help: "latency bound on event age: the p99 pooled over a candidate's repeats, up to its 97.5% upper limit, must keep it: ms or s, a bare number is ms (100ms, 0.5s)",
     defaultText: 'required',
   },
   'input-delay': {

@@ -18,7 +18,8 @@
  *    (the measurer's order), and judged by the sustains rule over their repeats.
  * 3. **Pick.** Among those that sustain, the lowest renderer CPU per event (all threads), read
  *    with the equivalence rule: a candidate whose paired CPU ratio against the cheapest is not
- *    clearly beyond the margin is tied with it, and ties go to the lower median p99. So it never
+ *    clearly beyond the margin is tied with it, and a tie goes to a clearly lower p99 (the paired
+ *    per-round p99 ratio's CI below 1; among several, the lowest pooled p99 upper limit). So it never
  *    prefers one over another on noise. Extra rounds (up to maxConfirmRounds) are measured while
  *    such a comparison is unclear and the budget allows.
  * 4. **Headroom.** For the winner, the highest batch it still sustains at the same tick and
@@ -296,8 +297,6 @@ interface Search {
   rounds: number;
   maxRounds: number;
   bound: number;
-  /** `--input-delay`: the input delay p99 bound (absent: the rule's default). */
-  inputBound?: number;
   recs: Map<string, Rec>;
   /** Why a candidate was not measured, where the search decided it (else: not reached). */
   skipped: Map<string, string>;
@@ -715,8 +714,9 @@ function rank(s: Search, sustaining: Rec[]): Rec[] {
   // one sustained), so every comparison here is paired.
   const tied = byCost.filter((r) => r === cheapest || vs(r)?.kind !== 'different');
   const rest = byCost.filter((r) => !tied.includes(r));
-  // A tie on CPU goes to latency only where latency clearly differs: the one with the lowest
-  // median p99 among those whose paired p99 is clearly below the cheapest's; else the cheapest.
+  // A tie on CPU goes to latency only where latency clearly differs: among those whose paired
+  // per-round p99 is clearly below the cheapest's, the one with the lowest p99 the rule judged
+  // (its pooled upper limit); else the cheapest.
   const faster = tied.filter((r) => r !== cheapest && clearlyFaster(cheapest, r)).sort((a, b) => p99(a.confirmed) - p99(b.confirmed));
   const first = faster[0] ?? cheapest;
   return [first, ...tied.filter((r) => r !== first), ...rest];

@@ -29,7 +29,8 @@ const KEY = 'Shift';
 export interface InputSender {
   /**
    * Stops sending at once: the input in flight (if any) is not waited for, so the window ends
-   * when it was planned to; the page then has handled fewer than were sent.
+   * when it was planned to; the page then has handled fewer than were sent, and `unansweredMs`
+   * says how long that one had waited.
    */
   stop(): InputSent;
 }
@@ -46,6 +47,13 @@ export interface InputSent {
    * any wait, so only this figure holds the wait).
    */
   roundTrip: LatencySummary;
+  /**
+   * How long the input in flight when sending stopped had waited unanswered, ms, from sending
+   * its first event; null when none was waiting. A lower bound on its delay: on a main thread
+   * blocked for the whole window the first input never lands, and without this figure the
+   * window would read as one input sent, none handled, and no delay.
+   */
+  unansweredMs: number | null;
 }
 
 /** Starts sending input to `page` now; `signal` aborting stops it too. */
@@ -55,18 +63,23 @@ export function sendInput(page: Page, signal: AbortSignal, everyMs = INPUT_EVERY
   let inFlight: Promise<void> | null = null;
   const roundTrip = new Histogram();
   let stopped = false;
+  // When the input in flight sent its first event; null once the browser answered its press.
+  let waitingSince: number | null = null;
   const one = async (n: number) => {
+    waitingSince = performance.now();
     if (n % 2 === 0) {
       // Moved there once: a move per click would add a mousemove (and its hit test) each time.
       if (n === 0) await page.mouse.move(CLICK_AT.x, CLICK_AT.y);
       const t0 = performance.now();
       await page.mouse.down();
       roundTrip.record((performance.now() - t0) * 1000);
+      waitingSince = null;
       await page.mouse.up();
     } else {
       const t0 = performance.now();
       await page.keyboard.down(KEY);
       roundTrip.record((performance.now() - t0) * 1000);
+      waitingSince = null;
       await page.keyboard.up(KEY);
     }
   };
@@ -83,6 +96,7 @@ export function sendInput(page: Page, signal: AbortSignal, everyMs = INPUT_EVERY
       })
       .finally(() => {
         inFlight = null;
+        waitingSince = null;
       });
   };
   const timer = setInterval(tick, everyMs);
@@ -96,7 +110,8 @@ export function sendInput(page: Page, signal: AbortSignal, everyMs = INPUT_EVERY
     stop() {
       halt();
       signal.removeEventListener('abort', halt);
-      return { sent, unavailable, roundTrip: roundTrip.summary() };
+      const unansweredMs = waitingSince === null || unavailable !== null ? null : performance.now() - waitingSince;
+      return { sent, unavailable, roundTrip: roundTrip.summary(), unansweredMs };
     },
   };
 }

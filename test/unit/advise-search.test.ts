@@ -292,7 +292,7 @@ describe('advise: a target several transports sustain', () => {
         const line = adviceText(a).find((l) => l.startsWith('  Runner-up: '))!;
         expect(line).toMatch(
           t.lostOn === 'p99'
-            ? /; the winner's clearly lower p99 decided \(\d+ ms against \d+ ms\)\.$/
+            ? /; the winner's clearly lower p99 decided \(p99 up to \d+ ms against up to \d+ ms\)\.$/
             : /; the winner's lower median decided \(\d+ against \d+ ms of renderer CPU per million events\) and its p99 was not clearly higher|; the winner's lower median decided/,
         );
         decided.add(t.lostOn!);
@@ -431,7 +431,9 @@ describe('advise: a probe too coarse to drop on (issue 33)', () => {
             const r = (await probe(c)) as MeasuredRepeat;
             first ??= c.id;
             if (c.id !== first || probes.get(c.id)! > 1) return r;
-            return { ...r, deliveredRatio: delivered, eventsPerSec: c.offeredEventsPerSec * delivered, page: { ...r.page, batches } };
+            // A window scheduled to hold `batches` (its length × the candidate's batches per second), which it received.
+            const windowSec = (batches * c.intervalMs) / (1000 * c.concurrency);
+            return { ...r, windowSec, deliveredRatio: delivered, eventsPerSec: c.offeredEventsPerSec * delivered, page: { ...r.page, batches } };
           },
         },
       });
@@ -443,6 +445,29 @@ describe('advise: a probe too coarse to drop on (issue 33)', () => {
       expect(tried.why).not.toMatch(/^clearly cannot sustain/);
     });
   }
+
+  it('counts how coarse a window was by its schedule, not by what a starved page received, and probes again only for the delivered share or the p99', () => {
+    const c = candidateSpace(target300k, ['sse'])[0];
+    const p = candidatePoint(c, 'full', { warmupSec: 1, measureSec: 2, repeats: 1 });
+    const scheduled = (windowSec: number) => Math.round((windowSec * c.concurrency * 1000) / c.intervalMs);
+    // 10 s scheduled to hold ≥ 200 batches; the page got 40 of them: starved, not coarse.
+    const starved = measured(p, { round: -1, eps: c.offeredEventsPerSec * 0.2, p99: 30 });
+    starved.windowSec = 10;
+    starved.page = { ...starved.page, batches: 40 };
+    const f = figuresOf(c, [starved], 100);
+    expect(f.sustains.figures.fewestBatches).toBe(scheduled(10));
+    expect(scheduled(10)).toBeGreaterThanOrEqual(MIN_WINDOW_BATCHES);
+    expect(worthAnotherProbe(f)).toBe(false);
+    // A coarse window that lost batches (gaps) or did not answer input needs no second window.
+    const coarse = measured(p, { round: -1, eps: c.offeredEventsPerSec * 0.85, p99: 30 });
+    coarse.windowSec = (40 * c.intervalMs) / (1000 * c.concurrency);
+    coarse.page = { ...coarse.page, batches: 34 };
+    expect(worthAnotherProbe(figuresOf(c, [coarse], 100))).toBe(true);
+    const lost = { ...coarse, page: { ...coarse.page, gaps: 3 } };
+    expect(worthAnotherProbe(figuresOf(c, [lost], 100))).toBe(false);
+    const deaf = { ...coarse, input: { sent: 1, handled: 0, delayMs: coarse.latency, nextFrameMs: coarse.latency, longFrames: null, unansweredMs: 2000 } };
+    expect(worthAnotherProbe(figuresOf(c, [deaf], 100))).toBe(false);
+  });
 
   it('drops on one window a probe that is neither coarse nor near the line', () => {
     const c = candidateSpace(target300k, ['sse'])[0];

@@ -8,7 +8,7 @@ import { describe, expect, it } from 'vitest';
 import type { MachineDrift, YardstickMoment, YardstickReading } from '../../protocol/advice.js';
 import { adviceBeforeSearch } from '../../puppeteer/advise/search.js';
 import { adviceText } from '../../results/advice-words.js';
-import { ANCHOR_NOISE, anchorDriftOf, anchorLine, driftLines, keptUp, readingLine, yardstickChanges, yardstickTexts } from '../../results/machine-drift.js';
+import { ANCHOR_NOISE, anchorDriftOf, anchorLine, driftLines, keptUp, readingLine, yardstickTexts } from '../../results/machine-drift.js';
 import { SPEED_CHANGE_RATIO, speedChanges, speedChangeText } from '../../results/machine-speed.js';
 import { failed, measured, point } from '../helpers/v2-fixture.js';
 
@@ -29,7 +29,7 @@ describe('the yardstick: an unsteady machine', () => {
       reading(2, 'confirm-headroom', 1_500_000),
       reading(3, 'end', 1_800_000),
     ];
-    const changes = yardstickChanges(readings);
+    const changes = speedChanges(readings);
     expect(changes).toHaveLength(1);
     expect(changes[0]).toMatchObject({ batch: 1000, encoding: 'json', fast: { round: 0 }, slow: { round: 2 } });
     expect(changes[0].ratio).toBeCloseTo(4 / 3, 9);
@@ -40,9 +40,9 @@ describe('the yardstick: an unsteady machine', () => {
   });
 
   it('holds below the ratio, and a failed reading (no ceiling) counts for nothing', () => {
-    expect(yardstickChanges([reading(0, 'start', 2_000_000), reading(1, 'end', 1_640_000)])).toEqual([]);
-    expect(yardstickChanges([reading(0, 'start', 2_000_000), reading(1, 'screen-confirm', null), reading(2, 'end', 1_900_000)])).toEqual([]);
-    expect(yardstickChanges([reading(0, 'start', 2_000_000)])).toEqual([]);
+    expect(speedChanges([reading(0, 'start', 2_000_000), reading(1, 'end', 1_640_000)])).toEqual([]);
+    expect(speedChanges([reading(0, 'start', 2_000_000), reading(1, 'screen-confirm', null), reading(2, 'end', 1_900_000)])).toEqual([]);
+    expect(speedChanges([reading(0, 'start', 2_000_000)])).toEqual([]);
   });
 
   it("leaves the sweep's sentence as it was: rounds, counted from 1", () => {

@@ -70,6 +70,17 @@ describe('Counters.reconnected', () => {
     expect(c.totals()).toMatchObject({ closedMs: 2700, stalledMs: 800 });
   });
 
+  it('counts a connection that reopens, or first opens, and then receives nothing as stalled', () => {
+    let now = 0;
+    const c = new Counters(2, { intervalMs: 10, stallAfterMs: stallAfterMs(10), clock: () => now });
+    c.opened(1, 50);
+    c.batch(0, 0, 1, 10, 0, 0, 0, 100, 100);
+    c.down(0, 200);
+    c.reconnected(0, true, 300);
+    now = 1800; // connection 0 silent 1.5 s since it reopened, connection 1 for 1.75 s since it opened
+    expect(c.totals()).toMatchObject({ reconnects: 1, closedMs: 100, stalledMs: 500 + 750 });
+  });
+
   it('stalls only past a second, or four ticks or polls when those are longer', () => {
     expect([stallAfterMs(1), stallAfterMs(50), stallAfterMs(500), stallAfterMs(1, 400)]).toEqual([1000, 1000, 2000, 1600]);
   });

@@ -5,6 +5,8 @@ import type { ServerStats } from '../../protocol/server-stats.js';
 import { expandScenario } from '../../protocol/scenario.js';
 import type { Sample } from '../../results/samples.js';
 import { summarise } from '../../results/summarise.js';
+import { Histogram, histogramOf, sparseOf } from '../../protocol/histogram.js';
+import { pointSustains } from '../../results/sustains.js';
 
 const point = expandScenario({ id: 't', transport: 'sse', batch: 100, concurrency: 2, measureSec: 5 })[0]; // 200k EPS offered
 const latency = { count: 0, minMs: null, p25Ms: null, p50Ms: null, p75Ms: null, p95Ms: null, p99Ms: null, maxMs: null, meanMs: null };
@@ -274,6 +276,30 @@ describe('summarise, several tabs', () => {
     expect(r.efficiency.eventsPerCpuSecMainThread).toBe(400_000);
     // The latency shown is the tab with the highest p99.
     expect(r.latency.p99Ms).toBe(9);
+  });
+
+  it("keeps the worst tab's latency histogram, so the rule judges the tail the table shows (one tab starved)", () => {
+    // Tabs a and c answer 10,000 events each within 5 ms; tab b, starved, got 50 events, 300 ms old.
+    const hist = (ms: number, n: number) => {
+      const h = new Histogram();
+      for (let i = 0; i < n; i++) h.record(ms * 1000);
+      return h;
+    };
+    const withAges = (s: Sample, ages: Histogram[]): Sample => {
+      const page = (p: PageSnapshot, h: Histogram) => ({ ...p, latency: h.summary(), latencyHistogram: sparseOf(h) });
+      return { ...s, page: page(s.page, ages[0]), moreTabs: s.moreTabs!.map((t, i) => ({ ...t, page: page(t.page, ages[i + 1]) })) };
+    };
+    const starved = summarise(tabPoint, at(a0, 10, 0), withAges(at(b0, 15, 5), [hist(5, 10_000), hist(300, 50), hist(5, 10_000)]), meta);
+    expect(starved.latency.p99Ms).toBe(300);
+    expect(starved.latencyHistogram!.count).toBe(50);
+    const reasons = pointSustains(tabPoint, [starved, starved, starved], { p99BoundMs: 50 }).reasons;
+    expect(reasons.some((w) => w.startsWith('pooled p99 300 ms'))).toBe(true);
+    // A version 4 report written before pooled every tab's (p99 5 ms): the rule does not read it, and judges the worst tab's p99.
+    const pooled = new Histogram();
+    for (const t of [hist(5, 10_000), hist(300, 50), hist(5, 10_000)]) pooled.add(t.data());
+    expect(histogramOf(sparseOf(pooled)).quantile(0.99)).toBeLessThan(10_000);
+    const old = { ...starved, latencyHistogram: sparseOf(pooled) };
+    expect(pointSustains(tabPoint, [old, old, old], { p99BoundMs: 50 }).reasons).toContain("worst window's p99 300 ms > 50 ms");
   });
 
   it("finds every tab's streams in /stats by its client tag", () => {

@@ -152,10 +152,11 @@ describe('sustains: the page still answers (input delay)', () => {
     const lat = (p99Ms: number | null) => ({ ...base.latency, count: p99Ms === null ? 0 : 10, p99Ms });
     const input = (handled: number, p99Ms: number | null, extra = {}) => ({
       ...base,
-      input: { sent: 20, handled, delayMs: lat(p99Ms), nextFrameMs: lat(p99Ms), longFrames: null, ...extra },
+      input: { sent: Math.max(handled, 1), handled, delayMs: lat(p99Ms), nextFrameMs: lat(p99Ms), longFrames: null, ...extra },
     });
     expect(sustainsRepeat(p, base)).toMatchObject({ inputDelayP99Ms: null });
     expect(sustainsRepeat(p, input(20, 412))).toMatchObject({ inputDelayP99Ms: 412 });
+    // One sent, none answered: the first input never landed (sent > handled, not sent > 1).
     expect(sustainsRepeat(p, input(0, null))).toMatchObject({ inputDelayP99Ms: Number.POSITIVE_INFINITY });
     expect(sustainsRepeat(p, input(0, null, { unavailable: 'input could not be sent: refused' }))).toMatchObject({ inputDelayP99Ms: null });
     expect(pointSustains(p, [input(20, 412)], { ...target, inputDelayBoundMs: 200 }).sustains).toBe(false);
@@ -339,5 +340,36 @@ describe('sustainsRepeat (issue 33)', () => {
     // A version 3 repeat (no closed or stalled counts, no trend, no histogram) still reads.
     const v3 = measured(p, { round: 1, eps: p.offeredEventsPerSec, p99: 10 });
     expect(pointSustains(p, [v3], target)).toMatchObject({ sustains: true, figures: { loss: { closedMs: null, stalledMs: null }, tail: { pooled: false } } });
+  });
+});
+
+describe('sustains over a resumed version 2 or 3 run (latency: transit)', () => {
+  const p = point('ws', 10, 10);
+  const fresh = (round: number) => measured(p, { round, eps: p.offeredEventsPerSec, p99: 20 });
+  const old = (round: number) => ({ ...fresh(round), latencyBook: 'transit' as const });
+
+  it('gives the rule no p99 and no histogram for a transit repeat: transit is not event age', () => {
+    expect(sustainsRepeat(p, old(0))).toMatchObject({ p99Ms: null, histogram: null, latencyBook: 'transit' });
+    expect(sustainsRepeat(p, fresh(0))).toMatchObject({ p99Ms: 20 });
+    const s = pointSustains(p, [old(0)], target);
+    expect(s.sustains).toBe(false);
+    expect(s.reasons).toContain('no event age measured (their latency is transit, from a version 2 or 3 run resumed)');
+  });
+
+  it('names the transit repeats when old and new repeats mix', () => {
+    const s = pointSustains(p, [old(0), fresh(1), fresh(2)], target);
+    expect(s.sustains).toBe(false);
+    expect(s.reasons).toEqual(['no event age measured in 1 of 3 repeats (their latency is transit, from a version 2 or 3 run resumed)']);
+  });
+
+  it('names what a new repeat lost, though the old ones kept no closed or stalled time', () => {
+    const repeats: SustainsRepeat[] = [
+      { ...r(1, 20), gaps: 0, reconnects: 0 },
+      { ...r(1, 20), gaps: 0, reconnects: 0 },
+      { ...r(1, 20), gaps: 0, reconnects: 0, closedMs: 700, stalledMs: 0 },
+    ];
+    const s = sustains(repeats, target);
+    expect(s.reasons).toEqual(['lost: connections closed for 700 ms in 1 of 3 repeats']);
+    expect(s.figures.loss).toMatchObject({ closedMs: 700, stalledMs: 0 });
   });
 });

@@ -57,6 +57,15 @@ describe('judgeHealth', () => {
     expect(h.text).toMatch(/^falling behind — client-bound: the tab's main thread is at 98%, the server shed 31K batches$/);
   });
 
+  it("allows the backlog the rule's jitter (the window's event age p99), so the live line and the rule are one check", () => {
+    // Under load on this machine, a backlog read at one moment moved 15 → 35 ms at a p99 of 177 ms with nothing growing.
+    const rising = { backlogStartMs: 15, backlogMs: 35, intervalMs: 1 };
+    expect(judgeHealth(input({ ...rising, jitterMs: 177 }), NOW).behind).toBe(false);
+    expect(judgeHealth(input(rising), NOW).behind).toBe(true);
+    // Beyond a tick plus the p99 it still falls behind.
+    expect(judgeHealth(input({ ...rising, backlogMs: 15 + 1 + 177 + 1, jitterMs: 177 }), NOW).behind).toBe(true);
+  });
+
   it("names connections stalled behind the browser's per-host cap before any CPU figure", () => {
     const h = judgeHealth(input({ windowEvents: 600_000, cpu: reading(98), stalled: { connections: 4, of: 10, cap: 6 } }), NOW);
     expect(h.limit?.verdict).toBe('client-bound');

@@ -157,8 +157,15 @@ export class Counters implements PageCounters {
     this.reconnects++;
     if (!Number.isNaN(this.downSince[conn])) this.closedDoneMs += Math.max(0, nowMs - this.downSince[conn]);
     this.downSince[conn] = Number.NaN;
-    this.lastArrival[conn] = 0;
+    // Silence is timed from the reopening: a connection that comes back and then receives
+    // nothing is stalled (with 0 here it was neither closed nor stalled, and lost nothing).
+    this.lastArrival[conn] = nowMs;
     this.pending[conn] = seqRestarts ? RESTARTED : RESUMED;
+  }
+
+  /** Connection `conn` first opened: its silence from now on is timed, as after a reconnect. */
+  opened(conn: number, nowMs = this.clock()): void {
+    if (this.lastArrival[conn] === 0) this.lastArrival[conn] = nowMs;
   }
 
   /** Connection-ms spent closed since start, counting outages still under way. */

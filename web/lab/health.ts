@@ -64,6 +64,12 @@ export interface HealthInput {
   /** The same at the start of the judging window, and the stream's tick, ms (the falling-behind clause). */
   backlogStartMs?: number | null;
   intervalMs?: number;
+  /**
+   * The judging window's event age p99, ms: a backlog read at one moment moves with the age of
+   * the batch it read, and the rule allows for it (results/sustains.ts SustainsTrend.jitterMs).
+   * Absent: 0 (render mode none keeps no live ages).
+   */
+  jitterMs?: number;
   /** Server figures at the start of the run, at the start of the judging window, and now; null without /stats. */
   server: { first: RunServer; windowStart: RunServer; now: RunServer } | null;
   cpu: CpuReading | null;
@@ -104,6 +110,7 @@ export function judgeHealth(h: HealthInput, nowMs: number): Health {
           firstHalfMeanMs: null,
           secondHalfMeanMs: null,
           intervalMs: h.intervalMs ?? 0,
+          ...(h.jitterMs !== undefined ? { jitterMs: h.jitterMs } : {}),
         });
   const { judged, behind, backlogBehind, limit } = judgeLiveWindow({
     deliveredRatio,

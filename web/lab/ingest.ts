@@ -71,6 +71,7 @@ export class Ingest {
       onBytes: (n) => (this.counters.bytes += n),
       onReconnect: (seqRestarts) => this.counters.reconnected(conn, seqRestarts, epochNow()),
       onDown: () => this.counters.down(conn, epochNow()),
+      onOpen: () => this.counters.opened(conn, epochNow()),
     };
   }
 

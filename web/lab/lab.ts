@@ -7,7 +7,7 @@
 import type { CpuReading, PageConfig, PageSnapshot } from '../../protocol/page-api.js';
 import type { ServerStats } from '../../protocol/server-stats.js';
 import { offeredEventsPerSec, TRANSPORT_INFO } from '../../protocol/wire.js';
-import { Histogram, tailSummary } from '../../protocol/histogram.js';
+import { Histogram, tailSummary, type HistogramData } from '../../protocol/histogram.js';
 import type { LiveCharts } from './chart.js';
 import { validatePageConfig } from './config.js';
 import { JUDGE_WINDOW_SEC, stalledBehindCap, type LimitInput } from '../../results/verdict.js';
@@ -190,6 +190,12 @@ export class Lab {
     const history: { t: number; events: number; bytes: number; server: RunServer | null; backlogMs: number | null }[] = [];
     /** One entry a second: inputs handled, their worst delay and long frames' blocking time. */
     const inputs: ReturnType<InputProbe['takeRecent']>[] = [];
+    /**
+     * One entry a second: the events' ages received in it (the chart's recent histogram, read
+     * before the chart resets it), so the judging window's event age p99 gives the backlog clause
+     * the rule's jitter allowance. Null entries: nothing draws, so the page keeps no live ages.
+     */
+    const ages: (HistogramData | null)[] = [];
     let firstServer: RunServer | null = null;
     let latestServer: RunServer | null = null;
     const poll = async () => {
@@ -213,6 +219,8 @@ export class Lab {
       const backlogMs = newest > 0 ? performance.timeOrigin + now - newest : null;
       history.push({ t: now, events: counters.events, bytes: counters.bytes, server: latestServer, backlogMs });
       while (history.length > JUDGE_WINDOW_SEC + 1) history.shift();
+      ages.push(this.source.recent?.data() ?? null);
+      while (ages.length > JUDGE_WINDOW_SEC) ages.shift();
       inputs.push(this.input.takeRecent());
       while (inputs.length > JUDGE_WINDOW_SEC) inputs.shift();
       const handled = inputs.reduce((a, x) => a + x.handled, 0);
@@ -235,7 +243,11 @@ export class Lab {
           // Judged over a full window only: the first seconds carry set-up.
           // From Workers the newest sentAt is as of their last update: the backlog moves by up to that as well.
           ...(history.length > JUDGE_WINDOW_SEC
-            ? { backlogStartMs: from.backlogMs, intervalMs: c.parse === 'worker' ? Math.max(c.intervalMs, c.renderEveryMs) : c.intervalMs }
+            ? {
+                backlogStartMs: from.backlogMs,
+                intervalMs: c.parse === 'worker' ? Math.max(c.intervalMs, c.renderEveryMs) : c.intervalMs,
+                ...windowP99(ages),
+              }
             : {}),
           server: firstServer && latestServer ? { first: firstServer, windowStart: from.server ?? firstServer, now: latestServer } : null,
           cpu: this.views.cpu(),
@@ -271,4 +283,17 @@ export class Lab {
     charts.draw();
     this.drew();
   }
+}
+
+/**
+ * The event age p99 over the judging window's seconds, as `jitterMs` (the sustains rule's
+ * falling-behind clause reads the window's p99 the same way: results/sustains.ts fellBehind);
+ * nothing when a second kept no ages (render mode none) or none arrived.
+ */
+function windowP99(seconds: readonly (HistogramData | null)[]): { jitterMs?: number } {
+  if (!seconds.length || seconds.some((d) => d === null)) return {};
+  const h = new Histogram();
+  for (const d of seconds) h.add(d!);
+  const p99Ms = h.summary().p99Ms;
+  return p99Ms === null ? {} : { jitterMs: p99Ms };
 }

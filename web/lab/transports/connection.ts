@@ -33,6 +33,8 @@ export interface ConnectionHandlers {
   onReconnect(seqRestarts: boolean): void;
   /** The connection, once open, went down (it may come back: onReconnect). Loss is counted from here. */
   onDown?(): void;
+  /** The connection first opened: a silence is timed from here (web/lab/counters.ts stalls). */
+  onOpen?(): void;
 }
 
 export interface TransportOptions {
@@ -105,6 +107,7 @@ export function reconnecting(name: string, h: ConnectionHandlers, attempt: Attem
         open = true;
         failures = 0;
         if (everOpened) h.onReconnect(true);
+        else h.onOpen?.();
         everOpened = true;
         settle.resolve();
       },
