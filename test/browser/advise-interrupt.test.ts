@@ -12,7 +12,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EXIT } from '../../protocol/errors.js';
 import type { Report } from '../../protocol/report.js';
 import { adviceText, machineWordsOf } from '../../results/advice-words.js';
+import type { ServerStats } from '../../protocol/server-stats.js';
 import { shellWord } from '../../protocol/shell.js';
+import { getJson } from '../../puppeteer/measure/server-process.js';
+import { streamsOpened } from '../helpers/fault-run.js';
 import { descendants, startCommand, waitGone } from '../helpers/sweep-process.js';
 import { ENTRY, expectRepeatsInPoints, finish, HOSTILE_OUT, pastedArgs, readReport, reportPathOf, TARGET } from '../helpers/advise-process.js';
 
@@ -37,10 +40,14 @@ describe('npm run advise: Ctrl-C, then --resume', () => {
 
   beforeAll(async () => {
     const run = startCommand(ENTRY, [...TARGET, '--time-budget', '60s', '--out', out]);
-    // Once the first probe was saved, in the middle of the next measurement.
+    // Once the first probe was saved, in the middle of the next measurement: its page streaming.
+    // The streams opened so far are read as the first probe's line lands, before the next
+    // probe's page has loaded (a new tab and a page load), so one more means that page's.
     await run.waitForStderr(/\n {2}probe \S+: /, 90_000);
+    const server = /^server (https:\/\/\S+?\/),/m.exec(run.stderr())![1];
+    const opened = (await getJson<ServerStats>(`${server}stats`)).connectionsTotal;
     await run.waitForStderr(/\[1 measured\][^\n]* · started/, 30_000);
-    await new Promise((r) => setTimeout(r, 1500));
+    await streamsOpened(run.stderr, opened + 1, 30_000, () => run.child.exitCode !== null);
     const children = descendants(run.child.pid!);
     run.child.kill('SIGINT');
     first = await finish(run, 60_000);
