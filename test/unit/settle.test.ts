@@ -1,6 +1,5 @@
 import { describe, expect, it } from 'vitest';
 import { isSettled, probeMs, settle, settleBudgetMs, SETTLED_MS, settledBehind, unsettledNote, type SettleProbe } from '../../puppeteer/measure/settle.js';
-import { MIN_WARMUP_MS, settleHeadStartMs } from '../../puppeteer/measure/repeat.js';
 
 describe('isSettled', () => {
   it('needs a page and a server each at most 50 ms behind', () => {
@@ -27,17 +26,6 @@ describe('probe length and budget', () => {
     expect(probeMs(60_000)).toBe(2000);
     expect(settleBudgetMs(1)).toBe(2000);
     expect(settleBudgetMs(5)).toBe(5000);
-  });
-
-  it("starts the first probe inside the minimum warm-up only when it fits in that warm-up's second half", () => {
-    // 250 ms probe: it covers the last quarter of the first second, and still ends at it at the earliest.
-    expect(settleHeadStartMs(MIN_WARMUP_MS, 1)).toBe(250);
-    expect(settleHeadStartMs(MIN_WARMUP_MS, 150)).toBe(450);
-    // A 600 ms probe would look at the warm-up's start-up: it follows the minimum instead.
-    expect(settleHeadStartMs(MIN_WARMUP_MS, 200)).toBe(0);
-    // No minimum warm-up (warmupSec 0), or a shorter one than two probes: nothing to overlap.
-    expect(settleHeadStartMs(0, 1)).toBe(0);
-    expect(settleHeadStartMs(400, 1)).toBe(0);
   });
 });
 
