@@ -21,7 +21,7 @@ import { PushlabError } from '../../protocol/errors.js';
 import { streamsOf, type Point } from '../../protocol/scenario.js';
 import { pageFactors, type PageFactor } from '../../protocol/factors.js';
 import { takeSample, type SampleSources, type TabSource } from './sampler.js';
-import { batchingFloorMs, probeMs, settle, settleBudgetMs, unsettledNote, type SettleProbe } from './settle.js';
+import { batchingFloorMs, settle, settleBudgetMs, unsettledNote, type SettleProbe } from './settle.js';
 import type { ServerHandle } from './server-process.js';
 import { summarise } from '../../results/summarise.js';
 import { openLabPage, type LabApi } from './page.js';
@@ -35,19 +35,6 @@ export type Phase = 'load' | 'open' | 'warm-up' | 'window' | 'stop';
  * the first second; after it, the window opens as soon as neither end is catching up.
  */
 export const MIN_WARMUP_MS = 1000;
-
-/**
- * How long before the minimum warm-up ends the first settle probe starts, ms: the probe then
- * looks at the warm-up's last `probeMs` and the window can open the moment the minimum is up,
- * where probing only after it added a probe (at least 250 ms) to every repeat. The probe still
- * ends no earlier than the minimum (its reading comes after its whole length), and only a probe
- * that fits in the warm-up's second half starts early: the first half's start-up (the chart's
- * first frames, the first GCs) is not what a settled page looks like.
- */
-export function settleHeadStartMs(minWarmupMs: number, intervalMs: number): number {
-  const ms = probeMs(intervalMs);
-  return ms <= minWarmupMs / 2 ? ms : 0;
-}
 
 /** Ticks during long phases: progress output is never silent for more than about this, ms. */
 export const TICK_MS = 1000;
@@ -343,22 +330,18 @@ export class RepeatMeasurer extends EventEmitter<RepeatEvents> {
     await Promise.all(apis.map((api) => api.evaluate((p, c) => p.start(c).then(() => undefined), config)));
     const warmStart = performance.now();
     const minWarmupMs = Math.min(MIN_WARMUP_MS, point.warmupSec * 1000);
-    const headStartMs = settleHeadStartMs(minWarmupMs, point.intervalMs);
     phase('warm-up', 0, minWarmupMs);
-    await ticking(minWarmupMs - headStartMs, signal, (t) => phase('warm-up', t, minWarmupMs));
-    const probed = await settle(
+    await ticking(minWarmupMs, signal, (t) => phase('warm-up', t, minWarmupMs));
+    const settled = await settle(
       (ms) => this.probe(apis, ms, signal, clock?.offsetMs ?? 0, () => phase('warm-up', Math.round(performance.now() - warmStart), null)),
       {
         intervalMs: point.intervalMs,
         concurrency: streamsOf(point),
         // The scenario's warm-up is the longest one: what the minimum did not use goes to settling.
-        // Counted from the minimum's end, as if the first probe had not started early.
-        budgetMs: point.warmupSec * 1000 - minWarmupMs + settleBudgetMs(point.warmupSec) + headStartMs,
+        budgetMs: point.warmupSec * 1000 - minWarmupMs + settleBudgetMs(point.warmupSec),
         floorMs: (point.pollMs ?? 0) + batchingFloorMs(point.intervalMs, point.batch),
       },
     );
-    // The wait past the minimum warm-up (0 when the early first probe found it settled).
-    const settled = { ...probed, waitedMs: Math.max(0, Math.round(performance.now() - warmStart - minWarmupMs)) };
     const procfs = this.o.procfs ?? true;
     const [first, ...moreTabs] = tabs;
     const src: SampleSources = {
