@@ -17,10 +17,14 @@ export async function openLabPage(page: Page, url: string): Promise<LabApi> {
   if (res && !res.ok() && res.status() !== 304) throw new Error(`loading ${url} gave HTTP ${res.status()}`);
   // The one place the driver names the page's global: a function given to evaluate() runs in
   // the page and cannot import a helper, so callers get this handle instead.
-  const handle = await page
-    .waitForFunction(() => (globalThis as unknown as { pushlab?: PushlabApi }).pushlab, { timeout: 10_000 })
-    .catch(() => {
-      throw new Error(`${url} loaded, but window.pushlab never appeared: is the page built (npm run build)?`);
-    });
+  const pushlabOf = () => (globalThis as unknown as { pushlab?: PushlabApi }).pushlab;
+  // At `load` the page's module has run, so the global is there: two plain calls take a few ms,
+  // where waitForFunction first injects Puppeteer's poller into the fresh page (40–75 ms a tab).
+  if (await page.evaluate(() => typeof (globalThis as { pushlab?: unknown }).pushlab === 'object')) {
+    return (await page.evaluateHandle(pushlabOf)) as unknown as LabApi;
+  }
+  const handle = await page.waitForFunction(pushlabOf, { timeout: 10_000 }).catch(() => {
+    throw new Error(`${url} loaded, but window.pushlab never appeared: is the page built (npm run build)?`);
+  });
   return handle as unknown as LabApi;
 }

@@ -1,9 +1,15 @@
 /** `grpc-web`: gRPC-web server streaming with Connect; its parameters travel in the request, not the URL. */
-import { createClient } from '@connectrpc/connect';
-import { createGrpcWebTransport } from '@connectrpc/connect-web';
-import { PushService } from '../../../protocol/gen/pushlab/v1/push_pb.js';
 import type { Row, StreamParams } from '../../../protocol/wire.js';
 import { reconnecting, type Attempt, type ConnectionHandlers, type OpenConnection } from './connection.js';
+
+/**
+ * Connect's client and the service's descriptors, loaded by the first grpc-web attempt: imported
+ * with the page, building the protobuf descriptors took 40–50 ms of every lab page's load (and
+ * every Worker's start) whatever its transport, and kept them on its heap.
+ */
+function loadConnect() {
+  return Promise.all([import('@connectrpc/connect'), import('@connectrpc/connect-web'), import('../../../protocol/gen/pushlab/v1/push_pb.js')]);
+}
 
 /** A `fetch` that reports the response body's bytes as they arrive. */
 function countingFetch(onBytes: (n: number) => void): typeof fetch {
@@ -31,6 +37,7 @@ function grpcAttempt(base: Promise<string>, params: StreamParams, h: ConnectionH
   return (up, down) => {
     const abort = new AbortController();
     const run = async () => {
+      const [{ createClient }, { createGrpcWebTransport }, { PushService }] = await loadConnect();
       const transport = createGrpcWebTransport({ baseUrl: await base, useBinaryFormat: true, fetch: countingFetch(h.onBytes) });
       const client = createClient(PushService, transport);
       // The decoders of the encodings a gRPC-web stream carries (their carriages: `envelope`) have the method it calls.
