@@ -2,13 +2,13 @@
  * Scenarios: what a sweep runs. `scenarios.json` is validated once, here, against the schema
  * in scenario-schema.ts; everything after this trusts the types.
  */
-import { Ajv, type ErrorObject } from 'ajv';
+import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 import { PushlabError } from './errors.js';
 import { describeJsonValue, parseJsonText, sourceAt, syntaxErrorText } from './json-text.js';
 import { SCENARIO_FILE_SCHEMA, type FindMaxSpec, type ScenarioFields, type ScenarioFile, type ScenarioInput } from './scenario-schema.js';
 import { LIMITS, MAX_SWEEP_POINTS } from './limits.js';
+import { BUILTIN_DEFAULTS } from './scenario-defaults.js';
 import { DEFAULT_MARGINS, parseMargins, type Margins } from './margins.js';
-import type { Engine } from './engine.js';
 import { arrowBatchMismatch, carries, offeredEventsPerSec, streamsOf, type Transport } from './wire.js';
 import { crossProduct, crossProductSize, FACTOR_NAMES, FACTORS, pointFactors, pointId, type Listed, type Point } from './factors.js';
 
@@ -19,24 +19,9 @@ type OneOrMany<T> = T | T[];
 
 export { pointId, type Point } from './factors.js';
 
-type BuiltinDefaults = Required<Omit<ScenarioFields, 'batch' | 'concurrency' | 'findMax' | 'display' | 'engine'>> & { engine: Engine };
-
-/** Each factor's default that is a value (FactorInfo.default; batch, concurrency and display have none). */
-const FACTOR_DEFAULTS = Object.fromEntries(
-  FACTOR_NAMES.flatMap((name) => (FACTORS[name].default === undefined ? [] : [[name, FACTORS[name].default]])),
-) as unknown as Omit<BuiltinDefaults, 'warmupSec' | 'measureSec' | 'repeats'>;
-
-/**
- * Built-in values under the file's `defaults`: each factor's (the reference's two transports
- * and 1 ms interval), and the timing. `display` has none: a point runs in the sweep's own
- * browser unless its scenario names one.
- */
-export const BUILTIN_DEFAULTS: BuiltinDefaults = {
-  ...FACTOR_DEFAULTS,
-  warmupSec: 2,
-  measureSec: 5,
-  repeats: 3,
-};
+// In a module of their own, so readers of the defaults (the report command's flags) need not
+// load this file, TypeBox's schema and ajv.
+export { BUILTIN_DEFAULTS } from './scenario-defaults.js';
 
 /** The reference's latency goal (Test III): the default bound for a sustainable load, ms. */
 export const DEFAULT_P99_BOUND_MS = 50;
@@ -47,7 +32,13 @@ export { streamsOf } from './wire.js';
 
 const badScenario = (message: string) => new PushlabError('PUSHLAB_BAD_SCENARIO', message);
 
-const validate = new Ajv({ allErrors: false, strict: false }).compile<ScenarioFile>(SCENARIO_FILE_SCHEMA);
+/**
+ * The scenario file's validator, compiled on first use: compiling took ~0.13 s (and its garbage)
+ * of every command that imports this module, `--help` and the report viewer's readers included,
+ * most of which never read a scenario file.
+ */
+let validator: ValidateFunction<ScenarioFile> | null = null;
+const validate = () => (validator ??= new Ajv({ allErrors: false, strict: false }).compile<ScenarioFile>(SCENARIO_FILE_SCHEMA));
 
 /** `/scenarios/2/batch/3` → `scenarios[2].batch[3]`. */
 function pathOf(instancePath: string): string {
@@ -128,8 +119,9 @@ export function parseScenarioText(text: string, source: string): ScenarioFile {
  * rule. `text`: the file it came from, when there is one, so a value is shown as written.
  */
 export function parseScenarioFile(data: unknown, source = 'scenarios.json', text?: string): ScenarioFile {
-  if (!validate(data)) {
-    const errors = validate.errors ?? [];
+  const valid = validate();
+  if (!valid(data)) {
+    const errors = valid.errors ?? [];
     // Prefer the innermost error, and within an anyOf(scalar | array) field the branch that
     // matches what was given: an array's problem is an array rule, a scalar's a scalar rule.
     const branchFits = (e: ErrorObject) => {

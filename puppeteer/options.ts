@@ -6,7 +6,7 @@ import { inRange, LIMITS, rangeText, TIME_BUDGET_SEC } from '../protocol/limits.
 import { DEFAULT_MARGINS, marginsText, parseMargins, type Margins } from '../protocol/margins.js';
 import { ENGINES, type Engine } from '../protocol/engine.js';
 import { isRunId, RUN_ID_ALLOWED } from '../protocol/report.js';
-import { BUILTIN_DEFAULTS } from '../protocol/scenario.js';
+import { BUILTIN_DEFAULTS } from '../protocol/scenario-defaults.js';
 import { PARSE_MODES, RENDER_MODES, TRANSPORTS } from '../protocol/wire.js';
 import { parseP99 } from '../protocol/target.js';
 

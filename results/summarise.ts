@@ -17,7 +17,8 @@ import type {
   WindowTrend,
   WireFigures,
 } from '../protocol/repeat-figures.js';
-import { streamsOf, type Point } from '../protocol/scenario.js';
+import type { Point } from '../protocol/scenario.js';
+import { streamsOf } from '../protocol/wire.js';
 import type { LatencySummary, TailSummary } from '../protocol/histogram.js';
 import { judgeRepeat, stalledBehindCap } from './verdict.js';
 import { maxOf, median, minOf } from './stats.js';

@@ -86,7 +86,8 @@ export function hostKind(h: Pick<BrowserHost, 'userAgent' | 'architecture' | 'co
 /** Describes one browser; `id` must be unique in the sweep. */
 export async function describeBrowser(slot: BrowserSlot, from: BrowserOrigin, id: string, server: ServerPlace): Promise<BrowserHost> {
   const browser = slot.browser();
-  const [version, userAgent, info] = await Promise.all([
+  // Side by side: the tab's load does not wait on the browser's answers.
+  const [version, userAgent, info, facts] = await Promise.all([
     browser.version(),
     browser.userAgent(),
     // Firefox has no CDP, and no SystemInfo: its machine model stays unknown.
@@ -94,8 +95,8 @@ export async function describeBrowser(slot: BrowserSlot, from: BrowserOrigin, id
       .session()
       ?.send('SystemInfo.getInfo')
       .catch(() => null) ?? null,
+    pageFacts(slot, server, id),
   ]);
-  const facts = await pageFacts(slot, server, id);
   const model = [info?.modelName, info?.modelVersion].filter(Boolean).join(' ').trim();
   const remote = from.origin === 'remote';
   const base = {

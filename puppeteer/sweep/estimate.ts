@@ -37,7 +37,8 @@ export function repeatSec(p: Point): number {
 /** The per-round JSON.parse ceiling at these batch sizes, s. */
 export function ceilingSec(points: readonly Pick<Point, 'batch' | 'encoding'>[]): number {
   const distinct = ceilingNeeds(points).length;
-  return distinct ? PAGE_SEC + distinct * (CEILING_MS / 1000 + 0.15) : 0;
+  // Per batch size: the timed loop, and fetching the sample and the page's 200 ms warm-up.
+  return distinct ? PAGE_SEC + distinct * (CEILING_MS / 1000 + 0.45) : 0;
 }
 
 /** Rounds `from`…`to - 1` of the fixed rounds: every point with `repeats` above the round, and its ceiling. */
