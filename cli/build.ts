@@ -1,6 +1,6 @@
 /**
  * `npm run build`: the lab page (`dist/web/`), the one-file report viewer (`dist/report/`) and
- * the Node sides compiled to JavaScript (`dist/node/`, which every command runs: cli/entry.ts),
+ * the Node sides bundled per entry point (`dist/node/`, which every command runs: cli/entry.ts),
  * built so that a command running in another terminal never loses them. Every command builds
  * first (`npm run sweep`, `advise`, `lab`, `server`, `report`, the benches),
  * and two raw `vite build`s emptied `dist/web` first: a server started meanwhile refused to start
@@ -29,7 +29,7 @@ import { commandLineFlags, runCommand } from './command.js';
 import { ROOT } from './root.js';
 import { pidRuns } from './pid.js';
 import type { FlagSpec } from '../protocol/flags.js';
-import { completeBuild, currentBuild, DIST, distPaths, heldBy, inputsHash, MARKER, NODE_SOURCES, nodeEnv, sourceFiles, type Marker } from './builds.js';
+import { completeBuild, currentBuild, DIST, distPaths, heldBy, inputsHash, MARKER, NODE_ENTRIES, nodeEnv, type Marker } from './builds.js';
 
 /** How long a replaced build is kept for a reader that is still in it, ms. */
 const GRACE_MS = 10 * 60_000;
@@ -44,19 +44,51 @@ function uniqueName(): string {
 }
 
 /**
- * The Node sides into `dir/node/`, one JavaScript file per TypeScript file (esbuild, as tsx
- * itself transpiles: types stripped, nothing bundled, so every import and file name stays as
- * written and a stack trace names the same files).
+ * Lets the CommonJS packages inlined into an ESM bundle call `require` (Node's built-ins, a JSON
+ * file, an optional addon): it is not defined in an ES module.
+ */
+const REQUIRE_BANNER = "import { createRequire as __pushlabCreateRequire } from 'node:module'; const require = __pushlabCreateRequire(import.meta.url);";
+
+/**
+ * The Node sides into `dir/node/`: each entry point (NODE_ENTRIES) bundled into one file at its
+ * own path, with the packages it imports inlined and the code entries share in `node/chunks/`.
+ *
+ * Why: Node's ESM loader over the hundreds of files a command imports (ours, fastify's,
+ * puppeteer's) was the largest part of every start, and a sweep starts two processes (itself and
+ * its server), the tests hundreds. `sweep --help` 0.82 → 0.54 s, `server --help` 0.61 → 0.41 s
+ * (docs/architecture.md#the-build). Packages are inlined, not left external: external they were
+ * still hundreds of files (sweep 0.77 s).
+ * - `splitting`: a dynamic `import()` (apache-arrow, server/codecs/arrow.ts; puppeteer's BiDi)
+ *   stays a file of its own, loaded only when used.
+ * - `keepNames`: the bundler renames clashing classes (`Browser3`); a package that reads
+ *   `constructor.name` (puppeteer's `TimeoutError`, which puppeteer/browser/grid.ts matches) keeps it.
+ * - `ws` stays a package on disk: server/transports/ws.ts checks the private field of the ws
+ *   that @fastify/websocket loads by requiring it from there, which must be the same module.
+ * - Source maps beside the files, not loaded by default (they cost every process memory and
+ *   start-up): `node --enable-source-maps dist/node/…` names the TypeScript files in a stack.
  */
 async function compileNode(dir: string): Promise<void> {
   const { build } = await import('esbuild');
-  const entryPoints = sourceFiles(NODE_SOURCES)
-    .filter((f) => f.endsWith('.ts') && !f.endsWith('.d.ts'))
-    .map((f) => path.join(ROOT, f));
-  await build({ entryPoints, outdir: path.join(dir, 'node'), outbase: ROOT, format: 'esm', platform: 'node', target: 'node20', logLevel: 'warning' });
+  await build({
+    entryPoints: NODE_ENTRIES.map((f) => path.join(ROOT, f)),
+    outdir: path.join(dir, 'node'),
+    outbase: ROOT,
+    bundle: true,
+    splitting: true,
+    chunkNames: 'chunks/[name]-[hash]',
+    format: 'esm',
+    platform: 'node',
+    target: 'node20',
+    keepNames: true,
+    sourcemap: 'linked',
+    sourcesContent: false,
+    external: ['ws'],
+    banner: { js: REQUIRE_BANNER },
+    logLevel: 'warning',
+  });
 }
 
-/** Both Vite builds and the compiled Node sides into `dir`, then the marker: a directory with a marker is a complete build. */
+/** Both Vite builds and the bundled Node sides into `dir`, then the marker: a directory with a marker is a complete build. */
 async function buildInto(dir: string, marker: Marker): Promise<void> {
   // root is given again because the configs' `root: 'web'` is relative to the working directory.
   const root = path.join(ROOT, 'web');
