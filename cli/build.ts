@@ -56,7 +56,7 @@ const REQUIRE_BANNER = "import { createRequire as __pushlabCreateRequire } from 
  * Why: Node's ESM loader over the hundreds of files a command imports (ours, fastify's,
  * puppeteer's) was the largest part of every start, and a sweep starts two processes (itself and
  * its server), the tests hundreds. `sweep --help` 0.82 → 0.54 s, `server --help` 0.61 → 0.41 s
- * (docs/architecture.md#the-build). Packages are inlined, not left external: external they were
+ * (docs/commands.md#every-command). Packages are inlined, not left external: external they were
  * still hundreds of files (sweep 0.77 s).
  * - `splitting`: a dynamic `import()` (apache-arrow, server/codecs/arrow.ts; puppeteer's BiDi)
  *   stays a file of its own, loaded only when used.
@@ -64,8 +64,9 @@ const REQUIRE_BANNER = "import { createRequire as __pushlabCreateRequire } from 
  *   `constructor.name` (puppeteer's `TimeoutError`, which puppeteer/browser/grid.ts matches) keeps it.
  * - `ws` stays a package on disk: server/transports/ws.ts checks the private field of the ws
  *   that @fastify/websocket loads by requiring it from there, which must be the same module.
- * - Source maps beside the files, not loaded by default (they cost every process memory and
- *   start-up): `node --enable-source-maps dist/node/…` names the TypeScript files in a stack.
+ * - Source maps beside the files, so a bug's stack still names the TypeScript files: a command
+ *   maps the one it prints (cli/stack.ts), as `node --enable-source-maps` maps every one, which
+ *   Node pays for in memory and start-up in every process, the measured server too.
  */
 async function compileNode(dir: string): Promise<void> {
   const { build } = await import('esbuild');
