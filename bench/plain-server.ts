@@ -41,14 +41,16 @@ const streams = new Set<{ behind: () => number }>();
 function pace(batch: number, interval: number, queued: () => number, send: (seq: number, text: string) => void): () => void {
   const t0 = performance.now();
   let seq = 0;
-  const stream = { behind: () => Math.max(0, Math.floor((performance.now() - t0) / interval) + 1 - seq) };
+  const stream = { behind: (now = performance.now()) => Math.max(0, Math.floor((now - t0) / interval) + 1 - seq) };
   streams.add(stream);
   const timer = setInterval(
     () => {
       const now = performance.now();
       pool.useEpochAt(performance.timeOrigin + now);
       const sentAt = stamp.format(performance.timeOrigin + now);
-      for (let n = Math.min(stream.behind(), MAX_CATCH_UP); n > 0; n--, seq++) {
+      // Due by `now`, the clock sentAt is written from: a later reading could send a batch due
+      // after its own sentAt (a tick that crosses an interval boundary while it formats).
+      for (let n = Math.min(stream.behind(now), MAX_CATCH_UP); n > 0; n--, seq++) {
         if (queued() > QUEUE_LIMIT) {
           totals.shed++;
           continue;

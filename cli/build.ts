@@ -1,6 +1,6 @@
 /**
  * `npm run build`: the lab page (`dist/web/`), the one-file report viewer (`dist/report/`) and
- * the Node sides compiled to JavaScript (`dist/node/`, which every command runs: cli/entry.ts),
+ * the Node sides bundled per entry point (`dist/node/`, which every command runs: cli/entry.ts),
  * built so that a command running in another terminal never loses them. Every command builds
  * first (`npm run sweep`, `advise`, `lab`, `server`, `report`, the benches),
  * and two raw `vite build`s emptied `dist/web` first: a server started meanwhile refused to start
@@ -29,7 +29,7 @@ import { commandLineFlags, runCommand } from './command.js';
 import { ROOT } from './root.js';
 import { pidRuns } from './pid.js';
 import type { FlagSpec } from '../protocol/flags.js';
-import { completeBuild, currentBuild, DIST, distPaths, heldBy, inputsHash, MARKER, NODE_SOURCES, nodeEnv, sourceFiles, type Marker } from './builds.js';
+import { completeBuild, currentBuild, DIST, distPaths, heldBy, inputsHash, MARKER, NODE_ENTRIES, nodeEnv, type Marker } from './builds.js';
 
 /** How long a replaced build is kept for a reader that is still in it, ms. */
 const GRACE_MS = 10 * 60_000;
@@ -44,27 +44,70 @@ function uniqueName(): string {
 }
 
 /**
- * The Node sides into `dir/node/`, one JavaScript file per TypeScript file (esbuild, as tsx
- * itself transpiles: types stripped, nothing bundled, so every import and file name stays as
- * written and a stack trace names the same files).
+ * Lets the CommonJS packages inlined into an ESM bundle call `require` (Node's built-ins, a JSON
+ * file, an optional addon): it is not defined in an ES module.
+ */
+const REQUIRE_BANNER = "import { createRequire as __pushlabCreateRequire } from 'node:module'; const require = __pushlabCreateRequire(import.meta.url);";
+
+/**
+ * The Node sides into `dir/node/`: each entry point (NODE_ENTRIES) bundled into one file at its
+ * own path, with the packages it imports inlined and the code entries share in `node/chunks/`.
+ *
+ * Why: Node's ESM loader over the hundreds of files a command imports (ours, fastify's,
+ * puppeteer's) was the largest part of every start, and a sweep starts two processes (itself and
+ * its server), the tests hundreds. `sweep --help` 0.82 → 0.54 s, `server --help` 0.61 → 0.41 s
+ * (docs/commands.md#every-command). Packages are inlined, not left external: external they were
+ * still hundreds of files (sweep 0.77 s).
+ * - `splitting`: a dynamic `import()` (apache-arrow, server/codecs/arrow.ts; puppeteer's BiDi)
+ *   stays a file of its own, loaded only when used.
+ * - `keepNames`: the bundler renames clashing classes (`Browser3`); a package that reads
+ *   `constructor.name` (puppeteer's `TimeoutError`, which puppeteer/browser/grid.ts matches) keeps it.
+ * - `ws` stays a package on disk: server/transports/ws.ts checks the private field of the ws
+ *   that @fastify/websocket loads by requiring it from there, which must be the same module.
+ * - Source maps beside the files, so a bug's stack still names the TypeScript files: a command
+ *   maps the one it prints (cli/stack.ts), as `node --enable-source-maps` maps every one, which
+ *   Node pays for in memory and start-up in every process, the measured server too.
  */
 async function compileNode(dir: string): Promise<void> {
   const { build } = await import('esbuild');
-  const entryPoints = sourceFiles(NODE_SOURCES)
-    .filter((f) => f.endsWith('.ts') && !f.endsWith('.d.ts'))
-    .map((f) => path.join(ROOT, f));
-  await build({ entryPoints, outdir: path.join(dir, 'node'), outbase: ROOT, format: 'esm', platform: 'node', target: 'node20', logLevel: 'warning' });
+  await build({
+    entryPoints: NODE_ENTRIES.map((f) => path.join(ROOT, f)),
+    outdir: path.join(dir, 'node'),
+    outbase: ROOT,
+    bundle: true,
+    splitting: true,
+    chunkNames: 'chunks/[name]-[hash]',
+    format: 'esm',
+    platform: 'node',
+    target: 'node20',
+    keepNames: true,
+    sourcemap: 'linked',
+    sourcesContent: false,
+    external: ['ws'],
+    banner: { js: REQUIRE_BANNER },
+    logLevel: 'warning',
+  });
 }
 
-/** Both Vite builds and the compiled Node sides into `dir`, then the marker: a directory with a marker is a complete build. */
-async function buildInto(dir: string, marker: Marker): Promise<void> {
+/** Both Vite builds (the page, the viewer) into `dir`. */
+async function buildPages(dir: string): Promise<void> {
   // root is given again because the configs' `root: 'web'` is relative to the working directory.
   const root = path.join(ROOT, 'web');
   // Imported here: an up-to-date dist/ (the common case, before every command) skips loading Vite.
   const { build } = await import('vite');
   await build({ configFile: path.join(ROOT, 'vite.config.ts'), root, logLevel: 'warn', build: { outDir: path.join(dir, 'web'), emptyOutDir: true } });
   await build({ configFile: path.join(ROOT, 'vite.report.config.ts'), root, logLevel: 'warn', build: { outDir: path.join(dir, 'report'), emptyOutDir: true } });
-  await compileNode(dir);
+}
+
+/**
+ * The pages and the bundled Node sides into `dir`, then the marker: a directory with a marker is
+ * a complete build. The two at once: neither keeps both cores busy alone (esbuild's bundle is
+ * about 1.8 s here). Both settle before an error is thrown, so nothing still writes into a `dir`
+ * the caller removes.
+ */
+async function buildInto(dir: string, marker: Marker): Promise<void> {
+  const parts = await Promise.allSettled([buildPages(dir), compileNode(dir)]);
+  for (const part of parts) if (part.status === 'rejected') throw part.reason;
   await writeFile(path.join(dir, MARKER), `${JSON.stringify(marker)}\n`);
 }
 

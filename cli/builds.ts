@@ -2,7 +2,8 @@
  * The layout of `dist/` that `npm run build` writes (cli/build.ts) and every command reads:
  *
  * - `dist/builds/<ms>-<pid>-<random>/`: one build each, with `web/` (the lab page), `report/`
- *   (the one-file viewer), `node/` (the Node sides compiled to JavaScript) and, written last,
+ *   (the one-file viewer), `node/` (the Node sides bundled: one file per entry point, NODE_ENTRIES,
+ *   at its source's path, and the code they share in `node/chunks/`) and, written last,
  *   `build.json` (complete, and the hash of the sources it was built from);
  * - `dist/current` → the build in use, swapped by one rename;
  * - `dist/web`, `dist/report`, `dist/node` → fixed links through `current`.
@@ -34,14 +35,36 @@ export const INPUTS = [
   'tsconfig.json',
 ];
 
-/** The directories compiled into a build's `node/`: every Node side and what they share. */
-export const NODE_SOURCES = ['cli', 'protocol', 'results', 'server', 'puppeteer', 'bench'];
+/**
+ * Every file Node runs from a build as a process or a Worker (relative to the root): the commands
+ * package.json runs, what they and the tests start by path (cli/entry.ts `entryArgv`: the server, a
+ * bench's clients and plain server) and the report's view worker (loaded by a URL next to
+ * puppeteer/report/main). Each is bundled into `node/` at its own path, `.ts` → `.js`.
+ */
+export const NODE_ENTRIES = [
+  'server/main.ts',
+  'puppeteer/sweep/main.ts',
+  'puppeteer/advise/main.ts',
+  'puppeteer/lab/main.ts',
+  'puppeteer/report/main.ts',
+  'puppeteer/report/view-worker.ts',
+  'bench/arrow.ts',
+  'bench/clients.ts',
+  'bench/faults.ts',
+  'bench/link.ts',
+  'bench/page.ts',
+  'bench/plain-server.ts',
+  'bench/render.ts',
+  'bench/server.ts',
+  'bench/soak.ts',
+  'bench/views.ts',
+];
 
 /** Written last into a build: it is complete, and what it was built from. */
 export const MARKER = 'build.json';
 
 /** What a complete build holds, relative to its directory: the checks that it can be served and run. */
-export const BUILT_FILES = ['web/index.html', 'report/report.html', 'node/cli/root.js'];
+export const BUILT_FILES = ['web/index.html', 'report/report.html', 'node/server/main.js'];
 
 export interface Marker {
   /** SHA-256 of the sources (inputsHash). */
@@ -154,9 +177,13 @@ export function heldBy(dir: string): boolean {
   return pids.some((p) => /^\d+$/.test(p) && Number(p) !== process.pid && pidRuns(Number(p)));
 }
 
-/** The build this module runs from, when it was compiled into one (`dist/builds/<name>/node/cli/builds.js`); null when it runs from source. */
+/**
+ * The build this module runs from, when it was bundled into one (`dist/builds/<name>/node/…`: an
+ * entry, or a chunk shared by several); null when it runs from source. The directory above the
+ * nearest one named `node`: how deep this code sits depends on which file the bundler put it in.
+ */
 export function runningBuild(moduleFile: string): string | null {
   if (!moduleFile.endsWith('.js')) return null;
-  // <build>/node/cli/builds.js → <build>
-  return path.resolve(path.dirname(moduleFile), '..', '..');
+  for (let d = path.dirname(moduleFile); path.dirname(d) !== d; d = path.dirname(d)) if (path.basename(d) === 'node') return path.dirname(d);
+  return null;
 }

@@ -9,6 +9,7 @@ import { printable } from '../results/printable.js';
 import { npmCommand } from '../protocol/shell.js';
 import { tolerateLostOutput } from './stop.js';
 import { holdRunningBuild } from './entry.js';
+import { sourceMappedStack } from './stack.js';
 
 /**
  * Parses `argv` (process.argv by default). On `--help` prints the help on stdout and exits 0;
@@ -32,12 +33,13 @@ export const BUG_PREFIX = 'internal error (a bug in pushlab, please report it wi
  * The one line a failed command prints: `pushlab <command>: <CODE>: <message>` for a
  * PushlabError (its code is the one docs/reliability.md's table lists, as fastify prints its
  * `FST_` codes), and `pushlab <command>: internal error (…): <stack>` for anything else, a bug,
- * whose stack is kept for the report. Printable (results/printable.ts): a message quotes what was
- * refused, from a file or the network; its line breaks too are escaped, so it stays one line.
+ * whose stack is kept for the report, naming the TypeScript files (cli/stack.ts). Printable
+ * (results/printable.ts): a message quotes what was refused, from a file or the network; its line
+ * breaks too are escaped, so it stays one line.
  */
 export function errorLine(command: string, err: unknown): string {
   if (err instanceof PushlabError) return printable(`pushlab ${command}: ${err.code}: ${err.message}`);
-  const text = err instanceof Error ? (err.stack ?? err.message) : String(err);
+  const text = err instanceof Error ? (err.stack === undefined ? err.message : sourceMappedStack(err.stack)) : String(err);
   return printable(`pushlab ${command}: ${BUG_PREFIX}: ${text}`, true);
 }
 

@@ -1,7 +1,8 @@
 /**
  * The repository's root directory, for commands that read or write files relative to it: the
  * nearest directory up from this module with a package.json. From source that is one up; from
- * a build (`dist/builds/<name>/node/cli/root.js`, which holds no package.json) five up.
+ * a build (`dist/builds/<name>/node/…`, bundled into an entry or a chunk, no package.json) the
+ * repository's.
  */
 import { existsSync } from 'node:fs';
 import path from 'node:path';
