@@ -34,6 +34,8 @@ export const ERROR_CODES = {
   PUSHLAB_BAD_GRID:
     'the Selenium Grid named by --grid does not answer, is not ready, has no free Chrome slot, refuses a session or does not start one in time (its own message is quoted)',
   PUSHLAB_NO_NETNS: 'bench:link needs network namespaces and tc (root, iproute2) and this machine cannot make them',
+  PUSHLAB_NO_DEVICE:
+    "a device class cannot be made here: slowing the whole browser needs root and a cgroup cpu controller, and a browser on this machine; main-thread throttling needs Chrome; or the calibration could not reach the class's BenchmarkIndex (this machine reads lower, or its readings would not settle)",
   PUSHLAB_NO_DISPLAY: 'a headful Chrome was asked for on a machine with no display (and, for a sweep, no Xvfb to start)',
   PUSHLAB_NOT_BUILT: 'the lab page is not built (dist/web/index.html is missing): run npm run build',
   PUSHLAB_BAD_DEPENDENCY: "an installed package lacks what pushlab relies on (ws's private socket field)",

@@ -17,6 +17,19 @@
 import { type Range, LIMITS } from './limits.js';
 import { ENGINES, type Engine } from './engine.js';
 import {
+  DEVICE_CLASS_PATTERN,
+  DEVICE_SETTING_PATTERN,
+  DEVICE_SETTING_TEXT,
+  deviceTag,
+  deviceWords,
+  isDeviceClass,
+  targetIndexOf,
+  THROTTLES,
+  type DeviceClass,
+  type DeviceSetting,
+  type Throttle,
+} from './device.js';
+import {
   carries,
   CLASSIC_TRANSPORTS,
   COMPRESSIONS,
@@ -59,6 +72,8 @@ export interface FactorValues {
   display: DisplayMode;
   compression: Compression;
   engine: Engine;
+  device: DeviceSetting;
+  throttle: Throttle;
 }
 
 export type FactorName = keyof FactorValues;
@@ -102,6 +117,13 @@ export interface Point {
    * id stays what it was.
    */
   engine?: Engine;
+  /**
+   * The device class the point ran as (protocol/device.ts): the browser slowed until its
+   * BenchmarkIndex read the class's; absent: this machine at full speed.
+   */
+  device?: DeviceClass;
+  /** `main-thread` when only the renderer's main thread was slowed (CDP); absent: the whole browser (a cgroup quota), or no device. */
+  throttle?: 'main-thread';
   /** The longest warm-up, s: the window opens once both ends caught up, after at least 1 s. */
   warmupSec: number;
   measureSec: number;
@@ -154,7 +176,7 @@ export type ColumnInfo = {
 export type Recorded<K extends FactorName> = {
   /** Absent at its default (`onPoint` leaves it out): exactly when `Point` has it optional. */
   optional: undefined extends Point[K] ? true : false;
-} & (Exclude<Point[K], undefined> extends number ? { range: Range } : { values: readonly Exclude<Point[K], undefined>[] });
+} & (Exclude<Point[K], undefined> extends number ? { range: Range } : { values: readonly Exclude<Point[K], undefined>[] } | { pattern: string });
 
 export interface FactorInfo<K extends FactorName> {
   /**
@@ -162,7 +184,7 @@ export interface FactorInfo<K extends FactorName> {
    * enum (each listed once) or a range of protocol/limits.ts. scenario-schema.ts makes the
    * JSON Schema of it.
    */
-  schema: ({ values: readonly FactorValues[K][] } | { range: Range }) & { description: string };
+  schema: ({ values: readonly FactorValues[K][] } | { range: Range } | { pattern: string }) & { description: string };
   /** What a scenario gets when neither it nor the file's `defaults` sets it; undefined: none. */
   default: FactorValues[K] | readonly FactorValues[K][] | undefined;
   /** Where it stands in the cross product: the lowest is outermost, so it varies slowest. */
@@ -593,6 +615,69 @@ export const FACTORS = {
       terminal: 'when set',
       text: (p) => p.engine ?? 'chrome',
     },
+  },
+  device: {
+    schema: {
+      pattern: DEVICE_SETTING_PATTERN,
+      description: `The device the point runs as: ${DEVICE_SETTING_TEXT}. The browser is slowed until Lighthouse's BenchmarkIndex reads the class's, once per run (docs/devices.md); off: this machine at full speed. --device overrides it.`,
+    },
+    default: 'off',
+    expansion: 15,
+    values: listedValues,
+    dependsOn: [],
+    onPoint: (v) => (isDeviceClass(v) ? v : undefined),
+    recorded: { optional: true, pattern: DEVICE_CLASS_PATTERN },
+    tag: (p) => (p.device !== undefined ? deviceTag(p.device) : ''),
+    words: (p) => (p.device !== undefined ? deviceWords(p.device, p.throttle ?? 'browser') : 'this machine'),
+    firefox: null,
+    findMax: 'one value',
+    applied: 'driver',
+    // This machine is A: the sentence reads "low-tier ÷ this machine". A slower class ranks higher.
+    knob: {
+      name: 'device',
+      order: 9,
+      value: (p) => p.device ?? 'off',
+      rank: (p) => (p.device !== undefined ? 1 / targetIndexOf(p.device) : 0),
+      usual: 'off',
+    },
+    column: {
+      order: 12,
+      kind: 'text',
+      label: 'device',
+      title:
+        "The device class the point ran as (the browser slowed to the class's BenchmarkIndex); main-thread: only the renderer's main thread was slowed; empty: this machine",
+      terminal: 'when set',
+      text: (p) => (p.device !== undefined ? `${p.device}${p.throttle ? ' main-thread' : ''}` : ''),
+    },
+  },
+  throttle: {
+    schema: {
+      values: THROTTLES,
+      description:
+        "How a device class slows the browser: browser (every process under one cgroup CPU quota, the default) or main-thread (CDP's CPU throttling of the renderer's main thread only, as DevTools does; the CPU read for that thread is then not valid). Points without a device are not multiplied by it. --throttle overrides it.",
+    },
+    default: 'browser',
+    expansion: 16,
+    values: (listed, at) => (isDeviceClass(at.device) ? listedValues(listed) : [undefined]),
+    dependsOn: ['device'],
+    onPoint: (v) => (v === 'main-thread' ? v : undefined),
+    recorded: { optional: true, values: ['main-thread'] },
+    tag: (p) => (p.throttle === 'main-thread' ? '-mt' : ''),
+    // In the device's words.
+    words: () => '',
+    firefox: { refuses: (listed) => listed.includes('main-thread'), mustBe: "'browser' (main-thread throttling is Chrome's CDP)" },
+    findMax: 'one value',
+    applied: 'driver',
+    knob: {
+      name: 'throttle',
+      order: 10,
+      value: (p) => p.throttle ?? 'browser',
+      rank: (p) => (p.throttle === 'main-thread' ? 1 : 0),
+      usual: 'browser',
+      words: (p) => (p.throttle === 'main-thread' ? 'main thread slowed (CDP)' : 'whole browser slowed (cgroup)'),
+    },
+    // In the device's column.
+    column: null,
   },
 } satisfies { readonly [K in FactorName]: FactorInfo<K> };
 

@@ -4,6 +4,7 @@
  */
 import type { LatencySummary, SparseHistogram, TailSummary } from './histogram.js';
 import type { Encoding, ParseMode, RenderMode, StreamCompression, Transport } from './wire.js';
+import type { DeviceClass } from './device.js';
 
 /** Page counters: exact, cumulative since `start()`. */
 export interface PageCounters {
@@ -200,6 +201,10 @@ export interface ParseCeiling {
   messages: number;
   bytesPerMessage: number;
   durationMs: number;
+  /** The device class it was measured as (the driver adds it; protocol/device.ts); absent: full speed. */
+  device?: DeviceClass;
+  /** `main-thread` when only the main thread was slowed; absent: the whole browser, or no class. */
+  throttle?: 'main-thread';
 }
 
 /**

@@ -29,6 +29,7 @@ import { HISTOGRAM_BUCKETS, type LatencySummary, type SparseHistogram, type Tail
 import { LIMITS, type Range } from './limits.js';
 import type { Margins } from './margins.js';
 import { ENGINES } from './engine.js';
+import { DEVICE_CLASS_PATTERN, THROTTLES, type DeviceCalibration, type DeviceClass } from './device.js';
 import type { ParseCeiling, TabThreadsCpu } from './page-api.js';
 import type {
   BrowserFigures,
@@ -64,7 +65,7 @@ import type {
 import type { Point } from './scenario.js';
 import { parseP99, parseRate, type Target } from './target.js';
 import { COMPRESSIONS, ENCODINGS, PARSE_MODES, RENDER_MODES, TRANSPORTS, type StreamCompression } from './wire.js';
-import { arr, bool, byKey, lit, named, nullable, num, numIn, obj, oneOf, opt, refine, str, type Shape, type Props } from './shape.js';
+import { arr, bool, byKey, lit, matching, named, nullable, num, numIn, obj, oneOf, opt, refine, str, type Shape, type Props } from './shape.js';
 import { FACTOR_NAMES, FACTORS, type FactorName } from './factors.js';
 import type { LongFrames } from './page-api.js';
 import type { InputFigures } from './repeat-figures.js';
@@ -106,9 +107,11 @@ const latency = obj<LatencySummary>()({
 const tail = obj<TailSummary>()({ count: num, p50Ms: numOrNull, p99Ms: numOrNull, p999Ms: numOrNull, maxMs: numOrNull });
 
 /** A factor's field of a point, as its registry entry says a point records it (FactorInfo.recorded). */
-function recordedField(r: { optional: boolean } & ({ range: Range } | { values: readonly (string | number)[] })) {
+function recordedField(r: { optional: boolean } & ({ range: Range } | { values: readonly (string | number)[] } | { pattern: string })) {
   const field = <T>(s: Shape<T>) => (r.optional ? opt(s) : s);
-  return 'range' in r ? field(inRange(r.range)) : field(lit(...r.values));
+  if ('range' in r) return field(inRange(r.range));
+  if ('pattern' in r) return field(matching(r.pattern));
+  return field(lit(...r.values));
 }
 
 /** Every factor's field, in the registry's order; each entry's `recorded` is typed by its field of `Point`. */
@@ -372,8 +375,24 @@ const parseCeiling = obj<ParseCeiling>()({
   messages: num,
   bytesPerMessage: num,
   durationMs: num,
+  device: opt(matching<DeviceClass>(DEVICE_CLASS_PATTERN)),
+  throttle: opt(lit('main-thread')),
 });
 const parseCeilings = arr(parseCeiling);
+
+const deviceCalibration = obj<DeviceCalibration>()({
+  device: matching<DeviceClass>(DEVICE_CLASS_PATTERN),
+  throttle: oneOf(THROTTLES),
+  browser: str,
+  targetIndex: num,
+  baseIndex: num,
+  index: num,
+  speed: numIn(0, 1),
+  slowdown: num,
+  periodMs: numOrNull,
+  readings: arr(obj<DeviceCalibration['readings'][number]>()({ speed: num, index: num })),
+  at: str,
+});
 
 const round = obj<Round>()({
   index: count,
@@ -645,6 +664,7 @@ export const REPORT: Shape<Report> = obj<Report>()({
   scenarios: strings,
   environment,
   hosts: opt(arr(browserHost)),
+  devices: opt(arr(deviceCalibration)),
   options: sweepOptions,
   rounds: arr(round),
   points: arr(pointResult),

@@ -7,6 +7,7 @@
  */
 import type { Advice } from './advice.js';
 import type { Engine } from './engine.js';
+import type { DeviceCalibration } from './device.js';
 import type { EquivalenceKind, Margins } from './margins.js';
 import type { ParseCeiling } from './page-api.js';
 import type { ClockOffset, Repeat, Stat, Verdict, WireFigures } from './repeat-figures.js';
@@ -353,6 +354,11 @@ export interface Report {
    * Absent in reports written before issue 12.
    */
   hosts?: BrowserHost[];
+  /**
+   * Each device class the run calibrated, once per browser (protocol/device.ts): the slowdown
+   * its points ran at. Absent when no point asked for one, and in reports before device classes.
+   */
+  devices?: DeviceCalibration[];
   options: SweepOptions;
   rounds: Round[];
   points: PointResult[];

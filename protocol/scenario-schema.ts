@@ -16,11 +16,11 @@ const numberIn = (r: Range) => (r.integer ? Type.Integer({ minimum: r.min, maxim
 const oneOrMany = <T extends TSchema>(item: T, description: string, unique = false) =>
   Type.Optional(Type.Union([item, Type.Array(item, { minItems: 1, ...(unique ? { uniqueItems: true } : {}) })], { description }));
 
-/** A factor's field: one value of its enum (each listed once) or range, or a list of them. */
+/** A factor's field: one value of its enum (each listed once), pattern (each listed once) or range, or a list of them. */
 function factorField<K extends FactorName>(f: FactorInfo<K>) {
-  return 'values' in f.schema
-    ? oneOrMany(Type.Enum([...f.schema.values] as string[]), f.schema.description, true)
-    : oneOrMany(numberIn(f.schema.range), f.schema.description);
+  if ('values' in f.schema) return oneOrMany(Type.Enum([...f.schema.values] as string[]), f.schema.description, true);
+  if ('pattern' in f.schema) return oneOrMany(Type.String({ pattern: f.schema.pattern }), f.schema.description, true);
+  return oneOrMany(numberIn(f.schema.range), f.schema.description);
 }
 
 // Built from the registry at run time; typed here, since a loop's schema has no static type of its own.

@@ -86,6 +86,12 @@ export function lit<const V extends readonly (string | number)[]>(...values: V):
   return shape(allowed, (v) => values.includes(v as V[number]));
 }
 
+/** A string matching a pattern (a JSON Schema `pattern`, anchored by its own ^…$). */
+export const matching = <T extends string = string>(pattern: string): Shape<T> => {
+  const re = new RegExp(pattern);
+  return shape(`a string matching ${pattern}`, (v) => typeof v === 'string' && re.test(v)) as Shape<T>;
+};
+
 /** One of the values of a list the code keeps elsewhere (TRANSPORTS, ENCODINGS). */
 export const oneOf = <T extends string>(values: readonly T[]): Shape<T> => lit(...values) as Shape<T>;
 

@@ -5,6 +5,7 @@ import { rangeFlag, type Flags, type FlagSpec } from '../protocol/flags.js';
 import { inRange, LIMITS, rangeText, TIME_BUDGET_SEC } from '../protocol/limits.js';
 import { DEFAULT_MARGINS, marginsText, parseMargins, type Margins } from '../protocol/margins.js';
 import { ENGINES, type Engine } from '../protocol/engine.js';
+import { DEVICE_SETTING_TEXT, parseDeviceSetting, THROTTLES, type DeviceSetting, type Throttle } from '../protocol/device.js';
 import { isRunId, RUN_ID_ALLOWED } from '../protocol/report.js';
 import { BUILTIN_DEFAULTS } from '../protocol/scenario-defaults.js';
 import { PARSE_MODES, RENDER_MODES, TRANSPORTS } from '../protocol/wire.js';
@@ -23,6 +24,35 @@ export function checkMarginFlag(text: string): Margins | null {
   return m.value;
 }
 
+/** `--device`, as the sweep, advise and the lab take it. */
+export function deviceFlag(help: string, defaultText: string) {
+  return {
+    type: 'string',
+    default: '',
+    help: `${help}: ${DEVICE_SETTING_TEXT}; the browser is slowed until Lighthouse's BenchmarkIndex reads the class's, once per run (docs/devices.md)`,
+    defaultText,
+  } as const satisfies FlagSpec;
+}
+
+/** `--throttle`: how a device class slows the browser. */
+export function throttleFlag(help: string, defaultText: string) {
+  return {
+    type: 'string',
+    default: '',
+    choices: THROTTLES,
+    help: `${help}: browser (every process under one cgroup CPU quota; needs root) or main-thread (CDP's CPU throttling of the tab's main thread only, as DevTools does; CPU-time figures are then not valid)`,
+    defaultText,
+  } as const satisfies FlagSpec;
+}
+
+/** `--device <text>`, checked: null when not given; a bad value is one PUSHLAB_BAD_FLAG line. */
+export function checkDeviceFlag(text: string): DeviceSetting | null {
+  if (text === '') return null;
+  const d = parseDeviceSetting(text);
+  if (!d.ok) throw badFlag(`--device ${d.error}`);
+  return d.value;
+}
+
 export const SWEEP_FLAGS = {
   scenario: { type: 'list', default: [], help: 'scenario ids to run, comma-separated', defaultText: "the file's `default` list" },
   file: { type: 'string', default: 'scenarios.json', help: 'scenario file' },
@@ -35,6 +65,11 @@ export const SWEEP_FLAGS = {
     help: "run every selected scenario in this browser engine (firefox: a Firefox launched over WebDriver BiDi, its CPU read from /proc), whatever the scenarios' own `engine`",
     defaultText: "each scenario's `engine`, else chrome",
   },
+  device: deviceFlag("run every selected scenario as this device class, whatever the scenarios' own `device`", "each scenario's `device`, else off"),
+  throttle: throttleFlag(
+    "how every selected scenario's device class slows the browser, whatever the scenarios' own `throttle`",
+    "each scenario's `throttle`, else browser",
+  ),
   browser: {
     type: 'list',
     default: [],
@@ -113,6 +148,10 @@ export interface SweepFlags {
   margins: Margins | null;
   /** `--engine`; null: each scenario's own. */
   engine: Engine | null;
+  /** `--device`; null: each scenario's own. */
+  device: DeviceSetting | null;
+  /** `--throttle`; null: each scenario's own. */
+  throttle: Throttle | null;
   /** `--input-delay`: the find-max searches' input delay p99 bound, ms; absent: the rule's default. */
   inputDelayBoundMs?: number;
 }
@@ -152,6 +191,8 @@ export function checkSweepFlags(flags: Flags<typeof SWEEP_FLAGS>): SweepFlags {
     resume: flags.resume === '' ? null : flags.resume,
     margins: checkMarginFlag(flags.margin),
     engine: flags.engine === '' ? null : (flags.engine as Engine),
+    device: checkDeviceFlag(flags.device),
+    throttle: flags.throttle === '' ? null : (flags.throttle as Throttle),
   };
   if (flags['input-delay'] !== '') {
     const bound = parseP99(flags['input-delay'], '--input-delay');
@@ -175,6 +216,8 @@ export function checkSweepFlags(flags: Flags<typeof SWEEP_FLAGS>): SweepFlags {
       'spread-repeats',
       'margin',
       'engine',
+      'device',
+      'throttle',
       'input-delay',
     ] as const;
     const given = planFlags.filter((f) => JSON.stringify(flags[f]) !== JSON.stringify(SWEEP_FLAGS[f].default));

@@ -246,10 +246,16 @@ function cpuSourceNotes(measured: readonly MeasuredRepeat[]): string[] {
     else byReason.set(why, [k]);
   }
   const why = [...byReason].map(([reason, figures]) => `${figures.join(', ')} (${reason})`);
+  const unreadText = why.length ? `unread, so null (never 0): ${why.join('; ')}` : '';
+  // Firefox's figures come from /proc; a device class's (either engine) are scaled, which its repeats' notes say.
+  const fromProc = sources.tabProcess?.startsWith('/proc: ') === true;
   const tab = unread.includes('tabProcess')
     ? 'no CPU figure of the browser could be read'
-    : `CPU from /proc, not CDP: the tab is ${sources.tabProcess?.replace(/^\/proc: /, '')}; its main thread is CPU time, not busy time`;
-  return [`${tab}${why.length ? `; unread, so null (never 0): ${why.join('; ')}` : ''}`];
+    : fromProc
+      ? `CPU from /proc, not CDP: the tab is ${sources.tabProcess!.replace(/^\/proc: /, '')}; its main thread is CPU time, not busy time`
+      : '';
+  const text = [tab, unreadText].filter(Boolean).join('; ');
+  return text ? [text] : [];
 }
 
 /** The summary shows one repeat's connections; say so when the repeats did not all see the same. */

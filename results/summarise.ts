@@ -18,6 +18,7 @@ import type {
   WireFigures,
 } from '../protocol/repeat-figures.js';
 import type { Point } from '../protocol/scenario.js';
+import type { Throttle } from '../protocol/device.js';
 import { streamsOf } from '../protocol/wire.js';
 import type { LatencySummary, TailSummary } from '../protocol/histogram.js';
 import { judgeRepeat, stalledBehindCap } from './verdict.js';
@@ -51,6 +52,8 @@ export interface SummaryMeta {
   mid?: readonly PageSnapshot[];
   /** The input the driver sent the first tab in the window (puppeteer/measure/input-sender.ts); absent: none was sent. */
   input?: { sent: number; unavailable: string | null; roundTrip?: LatencySummary; unansweredMs?: number | null };
+  /** The device class the browser was slowed to (puppeteer/device/): how, and how many times slower; absent: full speed. */
+  device?: { throttle: Throttle; slowdown: number };
 }
 
 /** One tab over the window: its counters' differences and its renderer's CPU, unrounded. */
@@ -164,7 +167,9 @@ function cpuFigures(a: Sample, b: Sample, tabs: readonly TabWindow[], windowSec:
   };
   // A remote browser's threads and host cannot be read from here: null, and said so, never 0.
   if (meta.procfs === false) unavailable.push('tabThreads', 'host');
-  if (unavailable.length) cpu.unavailable = unavailable;
+  const why = meta.device ? onDevice(cpu, meta.device, firefox, unavailable) : {};
+  if (unavailable.length) cpu.unavailable = [...new Set(unavailable)];
+  if (Object.keys(why).length) cpu.sources = { ...why };
   if (firefox) {
     const sources: NonNullable<CpuFigures['sources']> = {};
     for (const k of ['tabProcess', 'tabMainThread', ...CHROME_KINDS, 'total'] as const) {
@@ -178,9 +183,76 @@ function cpuFigures(a: Sample, b: Sample, tabs: readonly TabWindow[], windowSec:
               : 'unavailable: the process could not be read from /proc'
         : FIREFOX_CPU_SOURCES[k];
     }
-    cpu.sources = sources;
+    cpu.sources = { ...sources, ...why };
   }
   return cpu;
+}
+
+/** What a repeat under a device class says of its CPU figures. */
+function deviceNote(d: NonNullable<SummaryMeta['device']>): string {
+  return d.throttle === 'browser'
+    ? `device class: the whole browser ran ${d.slowdown}× slower (a CPU quota of ${round(100 / d.slowdown)}% of one core); its CPU figures are the device's, this machine's CPU time × ${d.slowdown}`
+    : `device class: the tab's main thread ran ${d.slowdown}× slower (CDP CPU throttling; Workers, network service and GPU at full speed); the renderer's CPU times and every figure per CPU-second are not valid under it`;
+}
+
+/** How a figure read under a device class's quota becomes the device's: CPU time × the slowdown. */
+export const DEVICE_CPU_SOURCE =
+  "the device's: this machine's CPU time × the class's slowdown (the browser ran under a CPU quota of 1 ÷ slowdown of one core), so 100 = the device's one core busy";
+
+/**
+ * A window's CPU figures as the device class's (protocol/device.ts), in place.
+ * - Whole browser (a quota of `1 / slowdown` of one core): CPU time is this machine's, spent in
+ *   bursts at full speed, so each CPU-time figure is multiplied by the slowdown, and the class
+ *   has one core (judged against 1, results/verdict.ts). Chrome's main thread figure is busy
+ *   wall time (TaskDuration), which the quota already stretched: it stays. The host figure,
+ *   with the server outside the quota, says nothing of the device: null.
+ * - Main thread only (CDP): the throttler busy-waits on that thread, so every CPU time of the
+ *   renderer counts the wait: null, with the reason; the main thread's busy time stays.
+ * Returns the reason for each figure it changed (CpuFigures.sources).
+ */
+function onDevice(cpu: CpuFigures, device: NonNullable<SummaryMeta['device']>, firefox: boolean, unavailable: CpuFigure[]): Partial<Record<CpuFigure, string>> {
+  const why: Partial<Record<CpuFigure, string>> = {};
+  if (device.throttle === 'browser') {
+    const k = device.slowdown;
+    const times = (x: number | null) => (x === null ? null : round(x * k));
+    for (const kind of [...CHROME_KINDS, 'total'] as const) {
+      cpu.chrome[kind] = times(cpu.chrome[kind]);
+      if (cpu.chrome[kind] !== null) why[kind] = DEVICE_CPU_SOURCE;
+    }
+    cpu.tabProcess = times(cpu.tabProcess);
+    if (cpu.tabProcess !== null) why.tabProcess = DEVICE_CPU_SOURCE;
+    // Firefox's main thread is CPU time from /proc; Chrome's is busy wall time.
+    if (firefox) {
+      cpu.tabMainThread = times(cpu.tabMainThread);
+      if (cpu.tabMainThread !== null) why.tabMainThread = DEVICE_CPU_SOURCE;
+    }
+    if (cpu.tabThreads) {
+      const t = cpu.tabThreads;
+      cpu.tabThreads = {
+        main: times(t.main)!,
+        workers: t.workers.map((w) => times(w)!),
+        io: times(t.io)!,
+        compositor: times(t.compositor)!,
+        pool: times(t.pool)!,
+        other: times(t.other)!,
+      };
+      why.tabThreads = DEVICE_CPU_SOURCE;
+    }
+    cpu.host = null;
+    unavailable.push('host');
+    why.host = "unavailable under a device class: the host's CPU counts the server, which runs outside the browser's quota";
+    return why;
+  }
+  const invalid = "not valid under main-thread throttling: CDP's throttler busy-waits on the renderer's main thread, and its CPU time counts the wait";
+  cpu.tabProcess = null;
+  cpu.tabThreads = null;
+  cpu.chrome.renderers = null;
+  cpu.chrome.total = null;
+  for (const f of ['tabProcess', 'tabThreads', 'renderers', 'total'] as const) {
+    unavailable.push(f);
+    why[f] = invalid;
+  }
+  return why;
 }
 
 const tabsOf = (s: Sample): TabSample[] => [{ page: s.page, tab: s.tab }, ...(s.moreTabs ?? [])];
@@ -245,7 +317,8 @@ export function summarise(point: Point, a: Sample, b: Sample, meta: SummaryMeta)
 
   const cpu = cpuFigures(a, b, tabs, windowSec, meta, round(percentOfCore(serverCpuSec, serverWallSec)));
   // Per CPU-second of the main threads: of all the tabs' main threads together.
-  const mainThreads = multi && cpu.tabMainThread !== null ? round(sum(tabs.map((t) => t.mainThread ?? 0))) : cpu.tabMainThread;
+  const mainScale = meta.device?.throttle === 'browser' && b.engine === 'firefox' ? meta.device.slowdown : 1;
+  const mainThreads = multi && cpu.tabMainThread !== null ? round(sum(tabs.map((t) => (t.mainThread ?? 0) * mainScale))) : cpu.tabMainThread;
   const pageEvents = sum(tabs.map((t) => t.events));
   const figures: RepeatFigures = {
     windowSec: round(windowSec, 3),
@@ -263,7 +336,11 @@ export function summarise(point: Point, a: Sample, b: Sample, meta: SummaryMeta)
           jsonCeilingRatio: meta.jsonCeilingEventsPerSec ? round(eventsPerSec / meta.jsonCeilingEventsPerSec, 4) : null,
         }
       : {}),
-    efficiency: efficiencyOf(eventsPerSec, { ...cpu, tabMainThread: mainThreads }),
+    // Under main-thread throttling no figure per CPU-second is valid (not even the main thread's busy time: it holds the wait).
+    efficiency: efficiencyOf(
+      eventsPerSec,
+      meta.device?.throttle === 'main-thread' ? { tabProcess: null, tabMainThread: null, chrome: { total: null } } : { ...cpu, tabMainThread: mainThreads },
+    ),
     page: {
       events: sum(tabs.map((t) => t.events)),
       batches: sum(tabs.map((t) => t.batches)),
@@ -317,7 +394,9 @@ export function summarise(point: Point, a: Sample, b: Sample, meta: SummaryMeta)
       b.server,
       serverWallSec,
     );
-  const { verdict, notes } = judgeRepeat(point, figures, sum(tabs.map((t) => t.end.open)), meta.cores);
+  // A whole-browser class is one core of its speed: the browser's quota.
+  const { verdict, notes } = judgeRepeat(point, figures, sum(tabs.map((t) => t.end.open)), meta.device?.throttle === 'browser' ? 1 : meta.cores);
+  if (meta.device) notes.push(deviceNote(meta.device));
   const fellBack = rfc8441FallbackNote(point, figures.wire ?? null);
   if (fellBack) notes.push(fellBack);
   return {

@@ -135,6 +135,10 @@ class DescribedSlot implements BrowserSlot {
     return this.local.relaunch();
   }
 
+  processRoot() {
+    return this.local.processRoot();
+  }
+
   about(): BrowserFigures {
     const c = this.local.launched;
     return { version: c.version, headless: c.headless, display: c.display, xvfb: this.xvfb };

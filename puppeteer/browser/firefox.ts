@@ -202,6 +202,10 @@ export class LocalFirefox implements BrowserSlot {
     return this.ff.pid;
   }
 
+  processRoot(): number {
+    return this.ff.pid;
+  }
+
   browser(): Browser {
     return this.ff.browser;
   }

@@ -48,6 +48,10 @@ export class LocalBrowser implements BrowserSlot {
     return this.chrome.browser.newPage();
   }
 
+  processRoot(): number | null {
+    return this.chrome.browser.process()?.pid ?? null;
+  }
+
   async relaunch(): Promise<void> {
     this.log('Chrome crashed, disconnected, or lost its connection to the server: launching it again');
     this.kill();

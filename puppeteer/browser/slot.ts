@@ -21,6 +21,11 @@ export interface BrowserSlot {
   readonly hostId?: string;
   /** A launched Firefox's parent pid: its processes are read from /proc. Absent: none to read (Chrome, or remote). */
   pid?(): number;
+  /**
+   * The root of the browser's process tree on this machine (a launched Chrome's or Firefox's), which
+   * a device class's CPU quota takes in (puppeteer/device/); absent or null: not on this machine.
+   */
+  processRoot?(): number | null;
   /** A new tab, in the browser context this slot measures in. */
   newPage(): Promise<Page>;
   /**

@@ -6,7 +6,10 @@
  */
 import type { Page } from 'puppeteer-core';
 import type { ParseCeiling } from '../../protocol/page-api.js';
-import type { CeilingNeed } from '../../results/ceilings.js';
+import { deviceOf, type CeilingNeed } from '../../results/ceilings.js';
+import type { BrowserSlot } from '../browser/slot.js';
+import { DeviceEmulator, type AppliedDevice } from '../device/emulator.js';
+import { PushlabError } from '../../protocol/errors.js';
 import { openLabPage } from './page.js';
 
 /**
@@ -20,23 +23,48 @@ import { openLabPage } from './page.js';
  */
 export const CEILING_MS = 300;
 
-/** `browser`: a puppeteer Browser, or a BrowserSlot (which opens tabs in its own context). */
+/**
+ * `browser`: a puppeteer Browser, or a BrowserSlot (which opens tabs in its own context). Needs
+ * under a device class are measured in the slowed browser (`devices`, the run's; `hostId`, the
+ * browser's id in the report), in a tab of their own: a main-thread class is set on its tab.
+ */
 export async function measureCeilings(
   browser: { newPage(): Promise<Page> },
   serverUrl: string,
   needs: readonly CeilingNeed[],
   signal?: AbortSignal,
+  devices?: { emulator: DeviceEmulator; slot: BrowserSlot; hostId: string },
 ): Promise<ParseCeiling[]> {
   const out: ParseCeiling[] = [];
-  const page = await browser.newPage();
-  try {
-    const api = await openLabPage(page, serverUrl);
-    for (const { batch, encoding } of needs) {
-      signal?.throwIfAborted();
-      out.push(await api.evaluate((p, b, ms, e) => p.parseCeiling(b, ms, e), batch, CEILING_MS, encoding));
+  // Needs come grouped by device (results/ceilings.ts ceilingNeeds): one tab per group.
+  const groups = new Map<string, CeilingNeed[]>();
+  for (const n of needs) {
+    const k = `${n.device ?? ''}/${n.throttle ?? ''}`;
+    groups.set(k, [...(groups.get(k) ?? []), n]);
+  }
+  for (const group of groups.values()) {
+    const device = deviceOf(group[0]);
+    if (device.device !== undefined && !devices) throw new Error(`a ceiling as ${device.device} needs the run's device emulator`);
+    let applied: AppliedDevice;
+    try {
+      applied = devices ? await devices.emulator.enter(devices.slot, device, devices.hostId) : null;
+    } catch (err) {
+      // A class this machine cannot make: its points fail with the same coded reason, and are read against no ceiling.
+      if (err instanceof PushlabError && err.code === 'PUSHLAB_NO_DEVICE') continue;
+      throw err;
     }
-  } finally {
-    await page.close().catch(() => undefined);
+    const page = await browser.newPage();
+    try {
+      if (applied?.throttle === 'main-thread') await DeviceEmulator.onTab(await page.createCDPSession(), applied);
+      const api = await openLabPage(page, serverUrl);
+      for (const { batch, encoding } of group) {
+        signal?.throwIfAborted();
+        const c = await api.evaluate((p, b, ms, e) => p.parseCeiling(b, ms, e), batch, CEILING_MS, encoding);
+        out.push({ ...c, ...device });
+      }
+    } finally {
+      await page.close().catch(() => undefined);
+    }
   }
   return out;
 }

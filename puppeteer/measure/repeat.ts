@@ -26,6 +26,7 @@ import type { ServerHandle } from './server-process.js';
 import { summarise } from '../../results/summarise.js';
 import { openLabPage, type LabApi } from './page.js';
 import { sendInput } from './input-sender.js';
+import { DeviceEmulator, type AppliedDevice } from '../device/emulator.js';
 
 /** What a repeat is doing now, for progress output. */
 export type Phase = 'load' | 'open' | 'warm-up' | 'window' | 'stop';
@@ -93,6 +94,8 @@ export interface RepeatOptions {
    * bench:page's baseline: no input, and the page's probe off (PageConfig.inputProbe).
    */
   input?: boolean;
+  /** Slows the browser for points with a device class (puppeteer/device/); absent: such a point fails, coded. */
+  devices?: DeviceEmulator;
 }
 
 export interface RepeatContext {
@@ -230,6 +233,8 @@ export class RepeatMeasurer extends EventEmitter<RepeatEvents> {
     );
     const pages: Page[] = [];
     try {
+      // The browser at the point's device class (calibrated on first use), or at full speed.
+      const device = await this.enterDevice(slot, point);
       // One tab per `tabs`, all in this browser: each its own renderer, sharing its network service.
       // The slot opens them (a remote browser's in the context this sweep measures in).
       for (let i = 0; i < (point.tabs ?? 1); i++) {
@@ -270,7 +275,7 @@ export class RepeatMeasurer extends EventEmitter<RepeatEvents> {
         },
         { once: true },
       );
-      const measured = this.run(pages, slot, point, ctx, startedAt, attempt, stop.signal).finally(() => {
+      const measured = this.run(pages, slot, point, ctx, startedAt, attempt, stop.signal, device).finally(() => {
         if (watchdog) clearInterval(watchdog);
         this.off('phase', onPhase);
       });
@@ -285,8 +290,16 @@ export class RepeatMeasurer extends EventEmitter<RepeatEvents> {
     }
   }
 
+  private async enterDevice(slot: BrowserSlot, point: Point): Promise<AppliedDevice> {
+    if (!this.o.devices) {
+      if (point.device === undefined) return null;
+      throw new PushlabError('PUSHLAB_NO_DEVICE', `${point.id}: this command does not run device classes`);
+    }
+    return this.o.devices.enter(slot, point, slot.hostId ?? this.o.browserId ?? 'local');
+  }
+
   /** Loads the lab page in one tab, with the CDP session its renderer metrics come from (none in Firefox). */
-  private async openTab(page: Page, point: Point, slot: BrowserSlot): Promise<TabSource> {
+  private async openTab(page: Page, point: Point, slot: BrowserSlot, device: AppliedDevice): Promise<TabSource> {
     let pageSession: CDPSession | null = null;
     if (slot.engine !== 'firefox') {
       pageSession = await page.createCDPSession();
@@ -295,6 +308,7 @@ export class RepeatMeasurer extends EventEmitter<RepeatEvents> {
       // to the client (here this driver), which parses them like DevTools' front end would.
       if (point.devtools === 'network') await pageSession.send('Network.enable');
     }
+    await DeviceEmulator.onTab(pageSession, device);
     const api = await openLabPage(page, new URL(this.o.pagePath ?? '', this.o.server.url).href);
     return { api, pageSession };
   }
@@ -307,13 +321,14 @@ export class RepeatMeasurer extends EventEmitter<RepeatEvents> {
     startedAt: string,
     attempt: number,
     signal: AbortSignal,
+    device: AppliedDevice,
   ): Promise<MeasuredRepeat> {
     const phase = (name: Phase, elapsedMs = 0, plannedMs: number | null = null) => {
       signal.throwIfAborted();
       this.emit('phase', point, name, elapsedMs, plannedMs);
     };
     phase('load');
-    const tabs = await Promise.all(pages.map((page) => this.openTab(page, point, slot)));
+    const tabs = await Promise.all(pages.map((page) => this.openTab(page, point, slot, device)));
     const apis = tabs.map((t) => t.api);
     // Before streaming: the exchanges then meet an idle page and server (the smallest round trip).
     const clock = this.o.sameClock === false ? await clockOffset(pages[0]) : null;
@@ -396,6 +411,7 @@ export class RepeatMeasurer extends EventEmitter<RepeatEvents> {
       ...((point.display !== undefined || slot.engine === 'firefox') && slot.about ? { browser: slot.about() } : {}),
       ...(midSnapshots ? { mid: midSnapshots } : {}),
       ...(inputSent ? { input: inputSent } : {}),
+      ...(device ? { device: { throttle: device.throttle, slowdown: device.calibration.slowdown } } : {}),
     });
     if (!settled.settled) repeat.notes.push(unsettledNote(settled));
     applyClockOffset(repeat, clock);

@@ -15,6 +15,7 @@
  */
 import type { Advice } from '../../protocol/advice.js';
 import type { Engine } from '../../protocol/engine.js';
+import type { DeviceCalibration } from '../../protocol/device.js';
 import type { ParseCeiling } from '../../protocol/page-api.js';
 import type { Repeat } from '../../protocol/repeat-figures.js';
 import type { BrowserHost, Environment, PointResult, Report, Round, SaturationResult } from '../../protocol/report.js';
@@ -204,6 +205,11 @@ export class ReportRecorder {
   /** These browsers, in place of any of the same id the report had (a resumed run keeps the others). */
   putHosts(hosts: readonly BrowserHost[]): void {
     this.doc.hosts = [...(this.doc.hosts ?? []).filter((h) => !hosts.some((n) => n.id === h.id)), ...hosts];
+  }
+
+  /** A device class calibrated in a browser (a resumed run's earlier calibrations stay beside it). */
+  addDevice(c: DeviceCalibration): void {
+    this.doc.devices = [...(this.doc.devices ?? []), c];
   }
 
   /** A browser lost for good (once: the first loss is the one that counts). */

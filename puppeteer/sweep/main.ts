@@ -47,6 +47,7 @@ import type { Engine } from '../../protocol/engine.js';
 import { checkSweepFlags, SWEEP_FLAGS, type SweepFlags } from '../options.js';
 import { Progress } from './progress.js';
 import { RepeatMeasurer } from '../measure/repeat.js';
+import { checkDeviceConditions, DeviceEmulator } from '../device/emulator.js';
 import { BrowserLost } from '../browser/slot.js';
 import { createRunDir, newReportDraft, runIdFor, type ReportDraft } from '../report/file.js';
 import { reportFilesBytes } from '../report/html.js';
@@ -76,7 +77,7 @@ interface Plan {
 /** A new sweep: the scenarios' points, every one with its repeats, in a report with no rounds yet. */
 async function newPlan(flags: ReturnType<typeof commandLineFlags<typeof SWEEP_FLAGS>>, checked: SweepFlags, out: string): Promise<Plan> {
   const scenarioFile = await loadScenarioFile(flags.file);
-  const scenarios = withEngine(selectScenarios(scenarioFile, flags.scenario), checked.engine);
+  const scenarios = withDevice(withEngine(selectScenarios(scenarioFile, flags.scenario), checked.engine), checked);
   checkPointCount(scenarios, scenarioFile.defaults, flags.file);
   const points = scenarios.flatMap((s) => expandScenario(s, scenarioFile.defaults)).map((p): Point => ({ ...p, repeats: checked.repeats ?? p.repeats }));
   checkRepeatCount(points, flags, checked, flags.file);
@@ -145,6 +146,15 @@ function withEngine(scenarios: ScenarioInput[], engine: Engine | null): Scenario
   return scenarios.map((s) => {
     if (engine === 'firefox') checkFirefoxFields(s, `--engine firefox: scenario '${s.id}'`);
     return { ...s, engine };
+  });
+}
+
+/** `--device` and `--throttle`: every selected scenario as that class, or slowed that way (refused for Firefox as a scenario's own would be). */
+function withDevice(scenarios: ScenarioInput[], o: Pick<SweepFlags, 'device' | 'throttle'>): ScenarioInput[] {
+  return scenarios.map((s) => {
+    const out = { ...s, ...(o.device !== null ? { device: o.device } : {}), ...(o.throttle !== null ? { throttle: o.throttle } : {}) };
+    if (o.throttle !== null && out.engine === 'firefox') checkFirefoxFields(out, `--throttle ${o.throttle}: scenario '${s.id}'`);
+    return out;
   });
 }
 
@@ -241,6 +251,8 @@ async function main(): Promise<number> {
   let launched = false;
   // Sessions opened on --grid: ours to end, whichever way the sweep ends.
   let grid: GridSessions | null = null;
+  // The device classes' calibrations and CPU quota (puppeteer/device/): its cgroup is removed at the end.
+  let devices: DeviceEmulator | null = null;
   const killChildren = () => {
     grid?.closeDetached();
     displays?.kill();
@@ -266,6 +278,7 @@ async function main(): Promise<number> {
   const gridUrl = flags.grid ? parseGridUrl(flags.grid) : null;
   const remote = flags.server ? await connectServer('--server', flags.server) : null;
   if (!endpoints.length && !gridUrl) await findChrome(log);
+  checkDeviceConditions([...draft.points.map((p) => p.point), ...plan.searches.map((s) => s.base)], endpoints.length || gridUrl ? 'remote' : 'local');
   // The run's id: its directory's, once made (a suffix when another run took the second).
   let runId = draft.runId;
   if (!checked.resume) {
@@ -324,6 +337,9 @@ async function main(): Promise<number> {
     const { report } = record;
     // A resumed sweep keeps the browsers it measured in before, beside today's.
     record.putHosts(hosts);
+    // Its lines go through the progress display, which exists before the first point asks for a class.
+    devices = new DeviceEmulator({ onCalibrated: (c) => record.addDevice(c), log: (line) => progress.line(line) });
+    const runDevices = devices;
     const runDir = path.dirname(plan.file);
     const repeatsIn = (r: Readonly<Report>) => r.points.reduce((a, p) => a + p.repeats.length, 0);
     // A save that fails even so stops the sweep: the file keeps the report saved before,
@@ -392,13 +408,17 @@ async function main(): Promise<number> {
           browserId: host.id,
           notes: note ? [note] : [],
           retries: report.options.retries,
+          devices: runDevices,
         }),
         engines: local ? ['chrome', 'firefox'] : [slot.engine ?? 'chrome'],
         ceilings: async (needs, signal, engine) => {
           // Firefox's ceiling in Firefox: a ratio to Chrome's JSON.parse would mix the engines.
-          if (engine === 'firefox' && firefox) return measureCeilings(await firefox.for(), srv.url, needs, signal);
+          if (engine === 'firefox' && firefox) {
+            const ff = await firefox.for();
+            return measureCeilings(ff, srv.url, needs, signal, { emulator: runDevices, slot: ff, hostId: FIREFOX_HOST_ID });
+          }
           try {
-            return await measureCeilings(slot, srv.url, needs, signal);
+            return await measureCeilings(slot, srv.url, needs, signal, { emulator: runDevices, slot, hostId: host.id });
           } finally {
             if (!slot.browser().connected && !signal?.aborted) {
               // A remote browser that is gone stays gone: its lane ends, its points move on.
@@ -464,6 +484,7 @@ async function main(): Promise<number> {
     await children.local?.close();
     await Promise.all(children.remotes.map((r) => r.close()));
     await grid?.close();
+    await devices?.close();
     await children.server?.stop();
   }
 }

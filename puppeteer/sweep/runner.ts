@@ -273,10 +273,10 @@ export class Runner extends EventEmitter<RunnerEvents> {
     const tried = new Map<Lane, Set<string>>();
     type Ceilings = Pick<RepeatContext, 'ceilingEventsPerSec' | 'jsonCeilingEventsPerSec'>;
     const read = (list: readonly ParseCeiling[], point: Point): Ceilings => ({
-      ceilingEventsPerSec: ceilingOf(list, point.batch, point.encoding),
-      jsonCeilingEventsPerSec: bestJsonCeiling(list),
+      ceilingEventsPerSec: ceilingOf(list, point.batch, point.encoding, point),
+      jsonCeilingEventsPerSec: bestJsonCeiling(list, point),
     });
-    const needKey = (n: CeilingNeed) => `${n.encoding}/${n.batch}`;
+    const needKey = (n: CeilingNeed) => `${n.device ?? ''}/${n.throttle ?? ''}/${n.encoding}/${n.batch}`;
 
     const ceilingFor = async (lane: Lane, point: Point): Promise<Ceilings> => {
       if (!this.sharded) {

@@ -1,0 +1,202 @@
+/**
+ * A CPU quota for a whole browser: a child cgroup of the `cpu` controller (cgroup v1's
+ * `cpu.cfs_quota_us` per `cpu.cfs_period_us`, or v2's `cpu.max`), holding every process of the
+ * browser, so its Workers, GC threads, network service and compositor slow with its main thread
+ * (pitfalls 25; WebPageTest's Linux agents slow browsers the same way). Needs root.
+ *
+ * Each group is named `pushlab-<pid>-<n>` after the process that made it: a command killed with
+ * SIGKILL cannot remove its own, so every command that slows a browser first removes the groups
+ * of processes that are gone (`removeStaleGroups`), ending what they still hold (that browser's
+ * processes, left running by the kill).
+ */
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { mkdir, readFile, readdir, rmdir, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { PushlabError } from '../../protocol/errors.js';
+
+/**
+ * The quota's period, µs. Within each period the group runs until its quota is spent, then
+ * waits for the next one: at speed s, a stall of up to (1 − s) × period. 10 ms keeps that under
+ * the 16.7 ms of one frame at 60 Hz; the kernel's default, 100 ms, would add up to ~85 ms to a
+ * low-tier point's latency (pitfalls 25). A quota is at least 1 ms, so slower speeds lengthen it.
+ */
+export const QUOTA_PERIOD_US = 10_000;
+const MIN_QUOTA_US = 1000;
+const MAX_PERIOD_US = 1_000_000;
+
+/** Where the cpu controller is, and which version: PUSHLAB_CGROUP_ROOT names another mount (a test's missing one). */
+export interface CpuController {
+  version: 1 | 2;
+  root: string;
+}
+
+const PREFIX = 'pushlab-';
+
+/** The cpu controller this machine gives, or why a browser cannot be slowed here (a sentence). */
+export function findCpuController(env: NodeJS.ProcessEnv = process.env): CpuController | { missing: string } {
+  if (process.getuid && process.getuid() !== 0) return { missing: `a CPU quota needs root (this process runs as uid ${process.getuid()})` };
+  const roots = env.PUSHLAB_CGROUP_ROOT ? [env.PUSHLAB_CGROUP_ROOT] : ['/sys/fs/cgroup/cpu', '/sys/fs/cgroup/cpu,cpuacct', '/sys/fs/cgroup'];
+  for (const root of roots) {
+    if (existsSync(path.join(root, 'cpu.cfs_quota_us'))) return { version: 1, root };
+    const controllers = path.join(root, 'cgroup.controllers');
+    if (existsSync(controllers) && readFileSync(controllers, 'utf8').split(/\s+/).includes('cpu')) return { version: 2, root };
+  }
+  return {
+    missing: `no cgroup cpu controller was found (looked for cpu.cfs_quota_us, or cgroup.controllers listing cpu, in ${roots.join(', ')})`,
+  };
+}
+
+/** The processes under `root` (it included), read from /proc: a browser and everything it started. */
+export function processTree(root: number): number[] {
+  const children = new Map<number, number[]>();
+  for (const name of readdirSync('/proc')) {
+    if (!/^\d+$/.test(name)) continue;
+    let stat: string;
+    try {
+      stat = readFileSync(`/proc/${name}/stat`, 'utf8');
+    } catch {
+      continue; // gone meanwhile
+    }
+    // After the command name (which may hold spaces and parentheses): state, then the parent's pid.
+    const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+    const list = children.get(ppid) ?? [];
+    list.push(Number(name));
+    children.set(ppid, list);
+  }
+  const out: number[] = [];
+  const walk = (pid: number) => {
+    out.push(pid);
+    for (const c of children.get(pid) ?? []) walk(c);
+  };
+  if (existsSync(`/proc/${root}`)) walk(root);
+  return out;
+}
+
+let made = 0;
+
+/** One browser's quota. */
+export class CpuQuota {
+  private constructor(
+    private readonly controller: CpuController,
+    readonly dir: string,
+  ) {}
+
+  /** Makes a new group (removing stale ones first); throws PUSHLAB_NO_DEVICE with the reason when it cannot. */
+  static async create(controller: CpuController): Promise<CpuQuota> {
+    await removeStaleGroups(controller);
+    const dir = path.join(controller.root, `${PREFIX}${process.pid}-${++made}`);
+    try {
+      if (controller.version === 2) await enableCpuV2(controller.root);
+      await mkdir(dir);
+    } catch (err) {
+      throw new PushlabError('PUSHLAB_NO_DEVICE', `cannot make a cgroup for the browser's CPU quota at ${dir}: ${(err as Error).message}`);
+    }
+    return new CpuQuota(controller, dir);
+  }
+
+  /** Moves these processes into the group (each with all its threads); ones that exited meanwhile are skipped. */
+  async adopt(pids: readonly number[]): Promise<void> {
+    for (const pid of pids) {
+      try {
+        await writeFile(path.join(this.dir, 'cgroup.procs'), String(pid));
+      } catch (err) {
+        // ESRCH: it exited between the listing and the move.
+        if ((err as NodeJS.ErrnoException).code !== 'ESRCH') throw err;
+      }
+    }
+  }
+
+  /** The group's processes may use `speed` of one core (0…1]; null: no limit. Returns the period used, µs. */
+  async setSpeed(speed: number | null): Promise<number> {
+    const period = speed === null ? QUOTA_PERIOD_US : Math.min(MAX_PERIOD_US, Math.max(QUOTA_PERIOD_US, Math.ceil(MIN_QUOTA_US / speed)));
+    const quota = speed === null ? -1 : Math.max(MIN_QUOTA_US, Math.round(speed * period));
+    if (this.controller.version === 1) {
+      // Unlimited first, so no step leaves a quota its period cannot hold.
+      await writeFile(path.join(this.dir, 'cpu.cfs_quota_us'), '-1');
+      await writeFile(path.join(this.dir, 'cpu.cfs_period_us'), String(period));
+      await writeFile(path.join(this.dir, 'cpu.cfs_quota_us'), String(quota));
+    } else {
+      await writeFile(path.join(this.dir, 'cpu.max'), `${quota === -1 ? 'max' : quota} ${period}`);
+    }
+    return period;
+  }
+
+  /** Lifts the quota, ends nothing: moves what is left back to the root group and removes this one. */
+  async remove(): Promise<void> {
+    await removeGroup(this.controller, this.dir, false);
+  }
+}
+
+/** v2 only lets a child have a cpu limit once the parent hands the controller down. */
+async function enableCpuV2(root: string): Promise<void> {
+  const control = path.join(root, 'cgroup.subtree_control');
+  const now = await readFile(control, 'utf8');
+  if (!now.split(/\s+/).includes('cpu')) await writeFile(control, '+cpu');
+}
+
+async function procsOf(dir: string): Promise<number[]> {
+  try {
+    return (await readFile(path.join(dir, 'cgroup.procs'), 'utf8')).split('\n').filter(Boolean).map(Number);
+  } catch {
+    return [];
+  }
+}
+
+/**
+ * Empties a group and removes it: its processes are killed (`kill`, a stale group's: a killed
+ * command's browser) or moved back to the root group, then the directory goes (the kernel
+ * refuses it while a process is inside).
+ */
+async function removeGroup(controller: CpuController, dir: string, kill: boolean): Promise<void> {
+  for (let attempt = 0; attempt < 50; attempt++) {
+    const pids = await procsOf(dir);
+    if (pids.length === 0) {
+      try {
+        await rmdir(dir);
+        return;
+      } catch (err) {
+        const code = (err as NodeJS.ErrnoException).code;
+        if (code === 'ENOENT') return;
+        if (code !== 'EBUSY') throw err;
+      }
+    }
+    for (const pid of pids) {
+      try {
+        if (kill) process.kill(pid, 'SIGKILL');
+        else await writeFile(path.join(controller.root, 'cgroup.procs'), String(pid));
+      } catch {
+        // Gone already.
+      }
+    }
+    await sleep(20);
+  }
+  throw new Error(`the cgroup ${dir} still holds processes after 1 s`);
+}
+
+const alive = (pid: number): boolean => {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'EPERM';
+  }
+};
+
+/** Removes the groups of pushlab processes that are gone, ending what they hold; returns the ones removed. */
+export async function removeStaleGroups(controller: CpuController): Promise<string[]> {
+  let names: string[];
+  try {
+    names = await readdir(controller.root);
+  } catch {
+    return [];
+  }
+  const removed: string[] = [];
+  for (const name of names) {
+    const m = /^pushlab-(\d+)-\d+$/.exec(name);
+    if (!m || alive(Number(m[1]))) continue;
+    await removeGroup(controller, path.join(controller.root, name), true);
+    removed.push(name);
+  }
+  return removed;
+}
