@@ -89,6 +89,8 @@ export interface DeviceCalibration {
   slowdown: number;
   /** `browser`: the quota's period, ms (the longest stall the quota adds within one period); null for `main-thread`. */
   periodMs: number | null;
+  /** `browser`: the one core the slowed browser was pinned to (cpuset); null: not pinned (no cpuset controller), or `main-thread`. */
+  pinnedCpu: number | null;
   /** Every reading of the search, in order: the speed tried and the index it read. */
   readings: { speed: number; index: number }[];
   /** When the calibration ended. */

@@ -390,6 +390,7 @@ const deviceCalibration = obj<DeviceCalibration>()({
   speed: numIn(0, 1),
   slowdown: num,
   periodMs: numOrNull,
+  pinnedCpu: numOrNull,
   readings: arr(obj<DeviceCalibration['readings'][number]>()({ speed: num, index: num })),
   at: str,
 });

@@ -191,7 +191,7 @@ function cpuFigures(a: Sample, b: Sample, tabs: readonly TabWindow[], windowSec:
 /** What a repeat under a device class says of its CPU figures. */
 function deviceNote(d: NonNullable<SummaryMeta['device']>): string {
   return d.throttle === 'browser'
-    ? `device class: the whole browser ran ${d.slowdown}× slower (a CPU quota of ${round(100 / d.slowdown)}% of one core); its CPU figures are the device's, this machine's CPU time × ${d.slowdown}`
+    ? `device class: the whole browser ran ${d.slowdown}× slower (a CPU quota of ${round(100 / d.slowdown)}% of one core, pinned to it); its CPU figures are the device's, this machine's CPU time × ${d.slowdown}`
     : `device class: the tab's main thread ran ${d.slowdown}× slower (CDP CPU throttling; Workers, network service and GPU at full speed); the renderer's CPU times and every figure per CPU-second are not valid under it`;
 }
 

@@ -2,11 +2,12 @@
  * Finds the speed at which a browser's BenchmarkIndex reads a class's target, the way DevTools
  * calibrates its CPU throttling presets (devtools-frontend CalibrationController.ts): a search
  * over the slowdown, because the index is not linear in it. Measured here (2026-11-28, Chromium
- * 156, 500 ms readings): full speed read about 2950; a whole-browser quota of 0.5, 0.25 and 0.1
- * of a core read about 1320, 550 and 70 (the GC threads spend the same quota); CDP rates 2, 4 and
- * 10 read about 900, 440 and 220. So each step guesses from the last two readings on a log-log
- * line (index ∝ speed^k) and falls back to halving the bracket (in log speed) when the guess
- * leaves it. No Node or browser here: the caller's `read` runs the benchmark.
+ * 156, 500 ms readings): full speed read about 2950 (both cores); a whole-browser quota pinned to
+ * one core of 0.5, 0.35, 0.15 and 0.1 of it read about 1500, 1000, 350 and 220 (cgroup.ts); CDP
+ * rates 2, 4 and 10 read about 900, 440 and 220. So each step guesses from a line fitted through
+ * every reading so far on log-log axes (index ∝ speed^k, least squares): one noisy step moves
+ * the guess little, and the readings of steps at the same speed are pooled. No Node or browser
+ * here: the caller's `read` runs the benchmark.
  */
 import { PushlabError } from '../../protocol/errors.js';
 import { CALIBRATION_TOLERANCE } from '../../protocol/device.js';
@@ -14,7 +15,7 @@ import { median } from '../../results/stats.js';
 
 /** Each reading's length, ms: 250 ms readings here ranged ±25% at full speed (JIT still warming), 500 ms ones ±2%. */
 export const READING_MS = 500;
-/** Readings whose median is one step's figure: a quota's bursts make single readings at low speed vary by ±12%. */
+/** Readings whose median is one step's figure: pinned under a quota, single readings varied by 4–9% (coefficient of variation). */
 export const READINGS_PER_STEP = 3;
 /** Steps before the search gives up (DevTools: 8). */
 export const MAX_STEPS = 8;
@@ -55,23 +56,15 @@ export async function calibrate(target: number, read: (speed: number) => Promise
       `${what}: this browser reads BenchmarkIndex ${Math.round(baseIndex)} at full speed, below the class's ${target}: a slower device cannot be made faster`,
     );
   }
-  // The bracket, in speed: `lo` reads below the target, `hi` above it.
-  let lo = MIN_SPEED;
-  let hi = 1;
-  let last = { speed: 1, index: baseIndex };
   let guess = Math.max(MIN_SPEED, target / baseIndex);
   let best = { speed: 1, index: baseIndex };
   for (let i = 0; i < MAX_STEPS; i++) {
-    const index = await step(guess);
+    await step(guess);
+    // Every reading taken at (within 2% of) this speed, earlier steps' included.
+    const index = median(readings.filter((r) => Math.abs(r.speed / guess - 1) <= SAME_SPEED).map((r) => r.index));
     if (Math.abs(index - target) < Math.abs(best.index - target)) best = { speed: guess, index };
     if (within(index)) return { baseIndex, speed: guess, index, readings };
-    if (index < target) lo = guess;
-    else hi = guess;
-    // index ∝ speed^k through the last two steps; k ≤ 0 (noise) falls back to 1.
-    const k = Math.log(index / last.index) / Math.log(guess / last.speed);
-    const next = guess * (target / index) ** (1 / (Number.isFinite(k) && k > 0.2 ? k : 1));
-    last = { speed: guess, index };
-    guess = next > lo && next < hi ? next : Math.sqrt(lo * hi);
+    guess = Math.min(1, Math.max(MIN_SPEED, fittedSpeed(readings, target)));
   }
   throw new PushlabError(
     'PUSHLAB_NO_DEVICE',
@@ -80,3 +73,30 @@ export async function calibrate(target: number, read: (speed: number) => Promise
 }
 
 const round3 = (x: number) => Math.round(x * 1000) / 1000;
+
+/** Steps whose speeds differ by at most this share are one speed: their readings are pooled. */
+const SAME_SPEED = 0.02;
+
+/**
+ * The speed at which a line fitted through the readings (log index on log speed, least squares)
+ * reads `target`. Readings at full speed count only while the slowed ones hold a single speed (a
+ * line needs two); a fit with no slope, or a falling one (noise), assumes index ∝ speed.
+ */
+export function fittedSpeed(readings: readonly { speed: number; index: number }[], target: number): number {
+  const slowed = readings.filter((r) => r.speed < 1);
+  const speeds = new Set(slowed.map((r) => r.speed));
+  const used = speeds.size >= 2 ? slowed : readings;
+  const xs = used.map((r) => Math.log(r.speed));
+  const ys = used.map((r) => Math.log(r.index));
+  const mx = xs.reduce((a, x) => a + x, 0) / xs.length;
+  const my = ys.reduce((a, y) => a + y, 0) / ys.length;
+  const sxx = xs.reduce((a, x) => a + (x - mx) ** 2, 0);
+  const sxy = xs.reduce((a, x, i) => a + (x - mx) * (ys[i] - my), 0);
+  const k = sxx > 0 ? sxy / sxx : 0;
+  if (!(k > 0.2)) {
+    // No usable slope: scale the slowest speed's median proportionally.
+    const last = slowed.at(-1) ?? readings[readings.length - 1];
+    return last.speed * (target / last.index);
+  }
+  return Math.exp(mx + (Math.log(target) - my) / k);
+}

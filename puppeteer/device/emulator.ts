@@ -140,10 +140,13 @@ export class DeviceEmulator {
       await page.goto('about:blank');
       let read: (speed: number) => Promise<number>;
       let periodMs: number | null = null;
+      let pinnedCpu: number | null = null;
       if (throttle === 'browser') {
         const quota = await this.quotaFor(slot);
         read = async (speed) => {
-          periodMs = (await quota.setSpeed(speed === 1 ? null : speed)) / 1000;
+          const set = await quota.setSpeed(speed === 1 ? null : speed);
+          if (speed !== 1) ({ pinnedCpu } = set);
+          periodMs = set.periodUs / 1000;
           return readBenchmarkIndex(page, READING_MS);
         };
       } else {
@@ -166,6 +169,7 @@ export class DeviceEmulator {
         speed: Math.round(found.speed * 10_000) / 10_000,
         slowdown: Math.round((1 / found.speed) * 100) / 100,
         periodMs: throttle === 'browser' ? periodMs : null,
+        pinnedCpu: throttle === 'browser' ? pinnedCpu : null,
         readings: found.readings.map((r) => ({ speed: Math.round(r.speed * 10_000) / 10_000, index: round1(r.index) })),
         at: new Date().toISOString(),
       };

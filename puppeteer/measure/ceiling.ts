@@ -45,18 +45,21 @@ export async function measureCeilings(
   for (const group of groups.values()) {
     const device = deviceOf(group[0]);
     if (device.device !== undefined && !devices) throw new Error(`a ceiling as ${device.device} needs the run's device emulator`);
-    let applied: AppliedDevice;
-    try {
-      applied = devices ? await devices.emulator.enter(devices.slot, device, devices.hostId) : null;
-    } catch (err) {
-      // A class this machine cannot make: its points fail with the same coded reason, and are read against no ceiling.
-      if (err instanceof PushlabError && err.code === 'PUSHLAB_NO_DEVICE') continue;
-      throw err;
-    }
+    // The page loads at full speed, as a point's does (measure/repeat.ts): the class slows the decoding, not the tab's start.
+    if (devices) await devices.emulator.enter(devices.slot, {}, devices.hostId);
     const page = await browser.newPage();
     try {
-      if (applied?.throttle === 'main-thread') await DeviceEmulator.onTab(await page.createCDPSession(), applied);
+      const session = devices && device.throttle === 'main-thread' ? await page.createCDPSession() : null;
       const api = await openLabPage(page, serverUrl);
+      let applied: AppliedDevice;
+      try {
+        applied = devices ? await devices.emulator.enter(devices.slot, device, devices.hostId) : null;
+      } catch (err) {
+        // A class this machine cannot make: its points fail with the same coded reason, and are read against no ceiling.
+        if (err instanceof PushlabError && err.code === 'PUSHLAB_NO_DEVICE') continue;
+        throw err;
+      }
+      await DeviceEmulator.onTab(session, applied);
       for (const { batch, encoding } of group) {
         signal?.throwIfAborted();
         const c = await api.evaluate((p, b, ms, e) => p.parseCeiling(b, ms, e), batch, CEILING_MS, encoding);

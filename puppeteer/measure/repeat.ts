@@ -233,8 +233,8 @@ export class RepeatMeasurer extends EventEmitter<RepeatEvents> {
     );
     const pages: Page[] = [];
     try {
-      // The browser at the point's device class (calibrated on first use), or at full speed.
-      const device = await this.enterDevice(slot, point);
+      // Full speed while the tabs load: a device class slows the stream, from before it starts (run()).
+      await this.o.devices?.enter(slot, {}, this.hostIdOf(slot));
       // One tab per `tabs`, all in this browser: each its own renderer, sharing its network service.
       // The slot opens them (a remote browser's in the context this sweep measures in).
       for (let i = 0; i < (point.tabs ?? 1); i++) {
@@ -275,7 +275,7 @@ export class RepeatMeasurer extends EventEmitter<RepeatEvents> {
         },
         { once: true },
       );
-      const measured = this.run(pages, slot, point, ctx, startedAt, attempt, stop.signal, device).finally(() => {
+      const measured = this.run(pages, slot, point, ctx, startedAt, attempt, stop.signal).finally(() => {
         if (watchdog) clearInterval(watchdog);
         this.off('phase', onPhase);
       });
@@ -290,16 +290,27 @@ export class RepeatMeasurer extends EventEmitter<RepeatEvents> {
     }
   }
 
-  private async enterDevice(slot: BrowserSlot, point: Point): Promise<AppliedDevice> {
+  private hostIdOf(slot: BrowserSlot): string {
+    return slot.hostId ?? this.o.browserId ?? 'local';
+  }
+
+  /**
+   * The browser at the point's device class (calibrated on its first use in this run), once its
+   * tabs have loaded at full speed: page load is not what a point measures, and a low-tier class
+   * loaded the lab page in ~15 s here. Points without a class run at full speed.
+   */
+  private async enterDevice(slot: BrowserSlot, point: Point, tabs: readonly TabSource[]): Promise<AppliedDevice> {
     if (!this.o.devices) {
       if (point.device === undefined) return null;
       throw new PushlabError('PUSHLAB_NO_DEVICE', `${point.id}: this command does not run device classes`);
     }
-    return this.o.devices.enter(slot, point, slot.hostId ?? this.o.browserId ?? 'local');
+    const device = await this.o.devices.enter(slot, point, this.hostIdOf(slot));
+    for (const t of tabs) await DeviceEmulator.onTab(t.pageSession, device);
+    return device;
   }
 
   /** Loads the lab page in one tab, with the CDP session its renderer metrics come from (none in Firefox). */
-  private async openTab(page: Page, point: Point, slot: BrowserSlot, device: AppliedDevice): Promise<TabSource> {
+  private async openTab(page: Page, point: Point, slot: BrowserSlot): Promise<TabSource> {
     let pageSession: CDPSession | null = null;
     if (slot.engine !== 'firefox') {
       pageSession = await page.createCDPSession();
@@ -308,7 +319,6 @@ export class RepeatMeasurer extends EventEmitter<RepeatEvents> {
       // to the client (here this driver), which parses them like DevTools' front end would.
       if (point.devtools === 'network') await pageSession.send('Network.enable');
     }
-    await DeviceEmulator.onTab(pageSession, device);
     const api = await openLabPage(page, new URL(this.o.pagePath ?? '', this.o.server.url).href);
     return { api, pageSession };
   }
@@ -321,15 +331,15 @@ export class RepeatMeasurer extends EventEmitter<RepeatEvents> {
     startedAt: string,
     attempt: number,
     signal: AbortSignal,
-    device: AppliedDevice,
   ): Promise<MeasuredRepeat> {
     const phase = (name: Phase, elapsedMs = 0, plannedMs: number | null = null) => {
       signal.throwIfAborted();
       this.emit('phase', point, name, elapsedMs, plannedMs);
     };
     phase('load');
-    const tabs = await Promise.all(pages.map((page) => this.openTab(page, point, slot, device)));
+    const tabs = await Promise.all(pages.map((page) => this.openTab(page, point, slot)));
     const apis = tabs.map((t) => t.api);
+    const device = await this.enterDevice(slot, point, tabs);
     // Before streaming: the exchanges then meet an idle page and server (the smallest round trip).
     const clock = this.o.sameClock === false ? await clockOffset(pages[0]) : null;
     phase('open');

@@ -48,6 +48,7 @@ import { checkSweepFlags, SWEEP_FLAGS, type SweepFlags } from '../options.js';
 import { Progress } from './progress.js';
 import { RepeatMeasurer } from '../measure/repeat.js';
 import { checkDeviceConditions, DeviceEmulator } from '../device/emulator.js';
+import { cleanUpKilledRuns } from '../device/cgroup.js';
 import { BrowserLost } from '../browser/slot.js';
 import { createRunDir, newReportDraft, runIdFor, type ReportDraft } from '../report/file.js';
 import { reportFilesBytes } from '../report/html.js';
@@ -278,6 +279,7 @@ async function main(): Promise<number> {
   const gridUrl = flags.grid ? parseGridUrl(flags.grid) : null;
   const remote = flags.server ? await connectServer('--server', flags.server) : null;
   if (!endpoints.length && !gridUrl) await findChrome(log);
+  await cleanUpKilledRuns(log);
   checkDeviceConditions([...draft.points.map((p) => p.point), ...plan.searches.map((s) => s.base)], endpoints.length || gridUrl ? 'remote' : 'local');
   // The run's id: its directory's, once made (a suffix when another run took the second).
   let runId = draft.runId;

@@ -4,16 +4,16 @@
  * While each window runs the driver sends real clicks and key presses through CDP Input.dispatch*
  * a few times a second; the page times each from its event timestamp to its handler.
  *
- * The swamped page is grpc-web at 10,000 rows × 10 connections every 1 ms (100 M events/s
- * offered), drawing the table. Chrome runs discrete input before other queued tasks, so input
- * waits for at most the frame in progress: a page busy with many small tasks still answers within
- * tens of ms (ws 2,000 × 4 every 1 ms: input delay p99 15 ms at 95% main-thread busy), and what
- * keeps input waiting is a long frame. grpc-web's large decoded chunks make them: measured alone
- * on the quiet 2-core machine, 48 and 91 long animation frames a window (2.0 and 2.6 s of blocking
- * in 4 s windows) read input delay p99 138 and 84 ms (another run 77 ms), and up to 391 ms with
- * other load on the machine. So the default bound (200 ms, INP's "good") splits these two pages
- * only on a loaded machine; this test judges them against BOUND_MS, the same rule with a lower
- * bound (advise and find-max take it as --input-delay).
+ * The swamped page is ws at 1,000 rows × 4 connections every 1 ms (4 M events/s offered), drawing
+ * the table, on a low-tier device (issue 36: the whole browser slowed until its BenchmarkIndex
+ * reads 264, pinned to one core). Chrome runs discrete input before other queued tasks, so input
+ * waits for at most the frame in progress: on this fast machine a page busy with many small tasks
+ * still answers within tens of ms (ws 2,000 × 4 every 1 ms: input delay p99 15 ms at 95% main-thread
+ * busy), and even grpc-web at 10,000 × 10, whose large decoded chunks make long frames, read 77–142
+ * ms, under the web's "good" INP. A low-tier phone's frames are several times longer: measured alone
+ * here (2026-11-28), the swamped page read input delay p99 708 ms, with 11 long animation frames
+ * (1.6 s of blocking) in a 4 s window. So this test judges both pages by the rule's own default
+ * bound, DEFAULT_INPUT_DELAY_BOUND_MS (200 ms, INP's "good"), as advise and find-max do.
  */
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
@@ -21,22 +21,22 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { MeasuredRepeat } from '../../protocol/repeat-figures.js';
 import type { PointResult, Report } from '../../protocol/report.js';
-import { pointSustains } from '../../results/sustains.js';
+import { DEFAULT_INPUT_DELAY_BOUND_MS, pointSustains } from '../../results/sustains.js';
 import { runSweep } from '../helpers/sweep-process.js';
 
 const SCENARIOS = {
   defaults: { render: 'full', warmupSec: 1, measureSec: 4, repeats: 2 },
   scenarios: [
-    { id: 'swamped', transport: 'grpc-web', batch: 10_000, concurrency: 10, intervalMs: 1 },
+    { id: 'swamped', transport: 'ws', batch: 1000, concurrency: 4, intervalMs: 1, device: 'low-tier' },
     { id: 'easy', transport: 'ws', batch: 10, concurrency: 1, intervalMs: 50 },
   ],
 };
 
-/** The input delay bound the two pages are judged against, ms: see above. */
-const BOUND_MS = 50;
-const target = { p99BoundMs: 60_000, inputDelayBoundMs: BOUND_MS };
+/** The input delay bound the two pages are judged against, ms: the rule's default. */
+const BOUND_MS = DEFAULT_INPUT_DELAY_BOUND_MS;
+const target = { p99BoundMs: 60_000 };
 
-describe('input delay in headless Chromium: a swamped full-render page and an easy one', () => {
+describe('input delay in headless Chromium: a swamped full-render page on a low-tier device and an easy one', () => {
   let dir: string;
   let report: Report;
   let stderr: string;
@@ -73,10 +73,13 @@ describe('input delay in headless Chromium: a swamped full-render page and an ea
   /** The cell's figure (`1,450`, `352 ±12 %`: the median before its CI). */
   const figure = (cell: string) => Number(/[\d,.]+/.exec(cell)![0].replace(/,/g, ''));
 
-  it('runs to its end', () => {
+  it('runs to its end, the swamped page as a low-tier device calibrated once', () => {
     expect(code, stderr).toBe(0);
     expect(report.points).toHaveLength(2);
     for (const p of report.points) expect(measured(p).length, p.point.id).toBe(2);
+    expect(point('swamped').point).toMatchObject({ device: 'low-tier' });
+    expect(point('easy').point).not.toHaveProperty('device');
+    expect(report.devices?.map((d) => [d.device, d.throttle])).toEqual([['low-tier', 'browser']]);
   });
 
   it('sends real input through every window and records what the page made of it', () => {

@@ -8,7 +8,7 @@
  * that reads everything.
  */
 import { spawn, spawnSync } from 'node:child_process';
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -33,9 +33,14 @@ const asRoot = process.getuid?.() === 0;
 const hasSetpriv = spawnSync('sh', ['-c', 'command -v setpriv'], { stdio: 'ignore' }).status === 0;
 const canTestReadOnly = !asRoot || hasSetpriv;
 
-function run(script: string, args: string[], options: { env?: NodeJS.ProcessEnv; dropRoot?: boolean } = {}): Promise<Ran> {
+function run(script: string, args: string[], options: { env?: NodeJS.ProcessEnv; dropRoot?: boolean; nobody?: boolean } = {}): Promise<Ran> {
   const node = [...nodeCommand(script), ...args];
-  const argv = options.dropRoot && asRoot ? ['setpriv', '--bounding-set=-dac_override,-dac_read_search', ...node] : node;
+  const argv =
+    options.dropRoot && asRoot
+      ? ['setpriv', '--bounding-set=-dac_override,-dac_read_search', ...node]
+      : options.nobody && asRoot
+        ? ['setpriv', '--reuid=65534', '--regid=65534', '--clear-groups', ...node]
+        : node;
   const child = spawn(argv[0], argv.slice(1), { cwd: ROOT, env: { ...process.env, ...options.env }, stdio: ['ignore', 'pipe', 'pipe'] });
   let stdout = '';
   let stderr = '';
@@ -84,6 +89,10 @@ const CASES = {
   scenarioSyntax: ['puppeteer/sweep/main.ts', ['--file', path.join(dir, 'syntax.json'), '--out', dir]],
   resumeSyntax: ['puppeteer/sweep/main.ts', ['--resume', '20260101-000000', '--out', path.join(dir, 'runs')]],
   tooManyPoints: ['puppeteer/sweep/main.ts', ['--file', path.join(dir, 'huge.json'), '--list']],
+  deviceNoCgroup: ['puppeteer/sweep/main.ts', ['--scenario', 'smoke', '--device', 'low-tier', '--out', dir]],
+  deviceNotRoot: ['puppeteer/sweep/main.ts', ['--scenario', 'smoke', '--device', 'mid-tier', '--out', path.join(dir, 'anyone')]],
+  deviceRemote: ['puppeteer/sweep/main.ts', ['--scenario', 'smoke', '--device', 'index=500', '--browser', 'ws://127.0.0.1:1/devtools/browser/x', '--out', dir]],
+  deviceBad: ['puppeteer/sweep/main.ts', ['--scenario', 'smoke', '--device', 'phone', '--out', dir]],
 } as const;
 const NO_CHROME = new Set(['labNoChrome', 'sweepNoChrome']);
 const ran = {} as Record<keyof typeof CASES, Ran>;
@@ -98,6 +107,10 @@ const wide = (id: string, batches: number, conns: number) => ({
 
 beforeAll(async () => {
   writeFileSync(aFile, 'not a directory\n');
+  // Where the command run as nobody may write its run directory (mkdtemp's is root's alone).
+  chmodSync(dir, 0o755);
+  mkdirSync(path.join(dir, 'anyone'), { mode: 0o777 });
+  chmodSync(path.join(dir, 'anyone'), 0o777);
   mkdirSync(readOnly);
   chmodSync(readOnly, 0o555);
   writeFileSync(path.join(dir, 'syntax.json'), '{\n  "scenarios": [\n    { "id": "a", "batch": 1 "concurrency": 2 }\n  ]\n}\n');
@@ -112,7 +125,8 @@ beforeAll(async () => {
     const name = names.shift();
     if (!name) return;
     const [script, args] = CASES[name];
-    ran[name] = await run(script, [...args], { env: NO_CHROME.has(name) ? { CHROME_PATH: '/nonexistent' } : {}, dropRoot: name.includes('ReadOnly') });
+    const env = NO_CHROME.has(name) ? { CHROME_PATH: '/nonexistent' } : name === 'deviceNoCgroup' ? { PUSHLAB_CGROUP_ROOT: path.join(dir, 'no-cgroup') } : {};
+    ran[name] = await run(script, [...args], { env, dropRoot: name.includes('ReadOnly'), nobody: name === 'deviceNotRoot' });
     return next();
   };
   await Promise.all([next(), next(), next(), next()]);
@@ -169,6 +183,35 @@ describe('--server that is not a pushlab server: one line, before Chrome', () =>
     const line = 'no answer from https://127.0.0.1:1/stats (nothing is listening there)';
     expect(refusedBeforeLaunch(ran.serverNobody, 'sweep')).toBe(`pushlab sweep: PUSHLAB_BAD_SERVER: --server https://127.0.0.1:1/: ${line}`);
     expect(refusedBeforeLaunch(ran.labServerNobody, 'lab')).toBe(`pushlab lab: PUSHLAB_BAD_SERVER: --server https://127.0.0.1:1/: ${line}`);
+  });
+});
+
+describe('a device class this machine cannot make: PUSHLAB_NO_DEVICE before anything is launched', () => {
+  it('no cgroup cpu controller (PUSHLAB_CGROUP_ROOT names a mount that is not there)', () => {
+    const line = refusedBeforeLaunch(ran.deviceNoCgroup, 'sweep');
+    expect(line).toMatch(
+      /^pushlab sweep: PUSHLAB_NO_DEVICE: device low-tier slows the whole browser under a cgroup CPU quota, and no cgroup cpu controller was found \(looked for .*no-cgroup\): .*--throttle main-thread/,
+    );
+    expect(readdirSync(dir).filter((f) => /^\d{8}-\d{6}/.test(f))).toEqual([]);
+  });
+
+  it.runIf(asRoot && hasSetpriv)('not root', () => {
+    expect(refusedBeforeLaunch(ran.deviceNotRoot, 'sweep')).toMatch(
+      /PUSHLAB_NO_DEVICE: device mid-tier .*a CPU quota needs root \(this process runs as uid 65534\)/,
+    );
+    expect(readdirSync(path.join(dir, 'anyone'))).toEqual([]);
+  });
+
+  it("remote browsers, whose processes are not this machine's", () => {
+    expect(refusedBeforeLaunch(ran.deviceRemote, 'sweep')).toMatch(
+      /PUSHLAB_NO_DEVICE: device index=500 with throttle browser .* elsewhere \(--browser, --grid\): use --throttle main-thread/,
+    );
+  });
+
+  it('a device the flag does not take, naming the value and what is allowed', () => {
+    expect(refusedBeforeLaunch(ran.deviceBad, 'sweep')).toBe(
+      "pushlab sweep: PUSHLAB_BAD_FLAG: --device must be off, mid-tier (BenchmarkIndex 1000), low-tier (264), or index=N (a BenchmarkIndex of 20…100000); got 'phone'",
+    );
   });
 });
 

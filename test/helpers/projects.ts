@@ -32,6 +32,7 @@ export const MEASURES = [
   'netns',
   'e2e-page',
   'e2e-input',
+  'e2e-device',
   'hub',
 ].map(file);
 

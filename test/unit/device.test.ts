@@ -1,0 +1,127 @@
+/**
+ * Device classes (protocol/device.ts, puppeteer/device/calibrate.ts): the settings a scenario or
+ * a flag may give, the point ids and words they make, the report reader's check of them, and the
+ * calibration search against synthetic browsers (an index that is not linear in the speed, noise,
+ * a machine slower than the class).
+ */
+import { describe, expect, it } from 'vitest';
+import { DEVICE_PRESETS, parseDeviceSetting, targetIndexOf } from '../../protocol/device.js';
+import { expandScenario, parseScenarioText } from '../../protocol/scenario.js';
+import { PushlabError } from '../../protocol/errors.js';
+import { calibrate, MAX_STEPS, READINGS_PER_STEP } from '../../puppeteer/device/calibrate.js';
+import { CALIBRATION_TOLERANCE } from '../../protocol/device.js';
+
+describe('device settings', () => {
+  it('takes the presets, index=N and off, and names the field, the value and what is allowed otherwise', () => {
+    for (const ok of ['off', 'mid-tier', 'low-tier', 'index=20', 'index=100000', 'index=500']) expect(parseDeviceSetting(ok).ok, ok).toBe(true);
+    for (const bad of ['', 'low', 'LOW-TIER', 'index=', 'index=0', 'index=19', 'index=100001', 'index=5e2', 'index=050', ' low-tier', 'x'.repeat(500)]) {
+      const r = parseDeviceSetting(bad);
+      expect(r.ok, bad).toBe(false);
+      if (!r.ok) expect(r.error).toMatch(/off, mid-tier|index=N takes/);
+    }
+    // A long value is cut in the message, not echoed whole.
+    const long = parseDeviceSetting('y'.repeat(500));
+    expect(!long.ok && long.error.length < 300).toBe(true);
+  });
+
+  it("gives DevTools' targets, and index=N its own", () => {
+    expect(targetIndexOf('mid-tier')).toBe(DEVICE_PRESETS['mid-tier'].index);
+    expect(targetIndexOf('low-tier')).toBe(264);
+    expect(targetIndexOf('index=777')).toBe(777);
+  });
+
+  it('adds to the point id only when set, and multiplies a point by throttle only under a class', () => {
+    const file = parseScenarioText(
+      JSON.stringify({
+        scenarios: [{ id: 's', transport: 'ws', batch: 10, concurrency: 1, device: ['off', 'low-tier', 'index=500'], throttle: ['browser', 'main-thread'] }],
+      }),
+      'test',
+    );
+    const ids = expandScenario(file.scenarios[0], file.defaults).map((p) => p.id);
+    expect(ids).toEqual([
+      's/ws-b10-c1-i1-full',
+      's/ws-b10-c1-i1-full-low',
+      's/ws-b10-c1-i1-full-low-mt',
+      's/ws-b10-c1-i1-full-bi500',
+      's/ws-b10-c1-i1-full-bi500-mt',
+    ]);
+    const points = expandScenario(file.scenarios[0], file.defaults);
+    expect(points[0]).not.toHaveProperty('device');
+    expect(points[0]).not.toHaveProperty('throttle');
+    expect(points[2]).toMatchObject({ device: 'low-tier', throttle: 'main-thread' });
+    expect(points[1]).not.toHaveProperty('throttle');
+  });
+
+  it('refuses a bad device in a scenario file, naming the field', () => {
+    expect(() => parseScenarioText(JSON.stringify({ scenarios: [{ id: 's', transport: 'ws', batch: 1, concurrency: 1, device: 'phone' }] }), 'f.json')).toThrow(
+      /device/,
+    );
+    // Main-thread throttling is Chrome's CDP: a Firefox scenario asking for it is refused.
+    expect(() =>
+      parseScenarioText(
+        JSON.stringify({ scenarios: [{ id: 's', transport: 'ws', batch: 1, concurrency: 1, engine: 'firefox', device: 'low-tier', throttle: 'main-thread' }] }),
+        'f.json',
+      ),
+    ).toThrow(/throttle/);
+  });
+});
+
+/** A synthetic browser: index = base × speed^k, times a noise factor drawn in turn from `noise`. */
+function browser(base: number, k: number, noise: readonly number[] = [1]) {
+  let i = 0;
+  const speeds: number[] = [];
+  return {
+    speeds,
+    read: async (speed: number) => {
+      speeds.push(speed);
+      return base * speed ** k * noise[i++ % noise.length];
+    },
+  };
+}
+
+describe('calibration search', () => {
+  it.each([
+    ['linear (CDP-like)', 1],
+    ['convex (a quota the GC threads share: 0.1 of a core read 70 of 2950 here)', 1.6],
+    ['strongly convex', 2.5],
+  ])('reaches low-tier and mid-tier within the tolerance on a %s browser', async (_what, k) => {
+    for (const target of [264, 1000]) {
+      const b = browser(2950, k);
+      const c = await calibrate(target, b.read, 'test');
+      expect(Math.abs(c.index - target) / target).toBeLessThanOrEqual(CALIBRATION_TOLERANCE);
+      expect(c.baseIndex).toBe(2950);
+      expect(c.speed).toBeCloseTo((target / 2950) ** (1 / k), 1);
+      // Each step's readings are recorded (after the one warm-up reading), in order.
+      expect(c.readings.length % READINGS_PER_STEP).toBe(0);
+      expect(c.readings.length).toBe(b.speeds.length - 1);
+    }
+  });
+
+  it('takes the median of each step, so one wild reading does not decide', async () => {
+    const b = browser(3000, 1.6, [1, 1, 1, 1, 0.3, 1, 1, 1.8, 1]);
+    const c = await calibrate(264, b.read, 'test');
+    expect(Math.abs(c.index - 264) / 264).toBeLessThanOrEqual(CALIBRATION_TOLERANCE);
+  });
+
+  it('refuses a class faster than the machine, coded, with both indexes', async () => {
+    const err = await calibrate(1000, browser(700, 1).read, 'mid-tier device in local').catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(PushlabError);
+    expect((err as PushlabError).code).toBe('PUSHLAB_NO_DEVICE');
+    expect((err as Error).message).toMatch(/reads BenchmarkIndex 700 at full speed, below the class's 1000/);
+  });
+
+  it('keeps full speed when the machine already reads the class', async () => {
+    const c = await calibrate(1000, browser(1020, 1).read, 'test');
+    expect(c.speed).toBe(1);
+  });
+
+  it('gives up after MAX_STEPS on readings that never settle, saying how close it came', async () => {
+    // Every step reads far above then far below the target, whatever the speed.
+    const wild = [1, 1, 1, 1, 3, 3, 3, 0.2, 0.2, 0.2];
+    const b = browser(3000, 1, wild);
+    const err = await calibrate(264, b.read, 'test').catch((e: unknown) => e);
+    expect((err as PushlabError).code).toBe('PUSHLAB_NO_DEVICE');
+    expect((err as Error).message).toMatch(new RegExp(`in ${MAX_STEPS} steps \\(closest: \\d+ at [\\d.]+ of full speed\\)`));
+    expect(b.speeds.length).toBe(1 + READINGS_PER_STEP * (1 + MAX_STEPS));
+  });
+});
