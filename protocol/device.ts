@@ -3,7 +3,7 @@
  * until a CPU benchmark in the page reads the class's score. The score is Lighthouse's
  * BenchmarkIndex (`computeBenchmarkIndex` in GoogleChrome/lighthouse core/lib/page-functions.js),
  * and the two presets are the targets Chrome DevTools (134+) calibrates its CPU throttling to
- * (devtools-frontend `CalibrationController.ts`): 1000 for a mid-tier phone, 264 for a low-tier one.
+ * (devtools-frontend's CalibrationController): 1000 for a mid-tier phone, 264 for a low-tier one.
  * A file of its own because the scenario (the class a point asks for), the report (what the
  * calibration found) and the words of an answer each name it. Pure: no Node, no DOM.
  */

@@ -1,7 +1,7 @@
 /**
  * Lighthouse's BenchmarkIndex, run in a page: the score device classes are calibrated against.
  * `computeBenchmarkIndex` from GoogleChrome/lighthouse core/lib/page-functions.js (Apache License
- * 2.0), with the duration as a parameter as devtools-frontend's CalibrationController.ts takes it
+ * 2.0), with the duration as a parameter as devtools-frontend's CalibrationController takes it
  * (Lighthouse runs 500 ms per half): a GC-heavy half (a 10,000-character string built again and
  * again) and a GC-free half (100,000 integers copied between two arrays), averaged. Higher is
  * faster; Lighthouse reads 1000+ as desktop-class, 125+ as a mid-tier Android phone of 2020.

@@ -1,6 +1,6 @@
 /**
  * Finds the speed at which a browser's BenchmarkIndex reads a class's target, the way DevTools
- * calibrates its CPU throttling presets (devtools-frontend CalibrationController.ts): a search
+ * calibrates its CPU throttling presets (devtools-frontend's CalibrationController): a search
  * over the slowdown, because the index is not linear in it. Measured here (2026-11-28, Chromium
  * 156, 500 ms readings): full speed read about 2950 (both cores); a whole-browser quota pinned to
  * one core of 0.5, 0.35, 0.15 and 0.1 of it read about 1500, 1000, 350 and 220 (cgroup.ts); CDP

@@ -70,6 +70,7 @@ export const CI_GIVEN_UP: readonly string[] = ['inputDelayP99Ms', 'latencyP99Ms'
  * A terminal column not named here comes after these; the unsteady flags are lines below too.
  */
 export const MORE_COLUMNS: readonly string[] = [
+  'device',
   'repeats',
   'offeredEventsPerSec',
   'jsonCeilingRatio',

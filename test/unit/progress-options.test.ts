@@ -100,7 +100,7 @@ describe('sweep flags', () => {
   });
 
   it('leaves repeats and seed to the scenario and the clock unless given, and checks them', () => {
-    expect(check()).toEqual({ repeats: null, seed: null, timeBudgetSec: null, resume: null, margins: null, engine: null });
+    expect(check()).toEqual({ repeats: null, seed: null, timeBudgetSec: null, resume: null, margins: null, engine: null, device: null, throttle: null });
     expect(check('--repeats', '5', '--seed', '0', '--time-budget', '2m')).toEqual({
       repeats: 5,
       seed: 0,
@@ -108,8 +108,13 @@ describe('sweep flags', () => {
       resume: null,
       margins: null,
       engine: null,
+      device: null,
+      throttle: null,
     });
     expect(check('--engine', 'firefox').engine).toBe('firefox');
+    expect(check('--device', 'index=500', '--throttle', 'main-thread')).toMatchObject({ device: 'index=500', throttle: 'main-thread' });
+    fails(['--device', 'index=19'], '--device index=N takes a BenchmarkIndex of 20…100000; got 19');
+    fails(['--resume', '20261123-141500', '--device', 'low-tier'], '--resume finishes the recorded sweep with its own plan; drop --device');
     fails(['--repeats', '0'], "--repeats must be an integer from 1 to 50; got '0'");
     fails(['--seed', '-1'], "--seed must be an integer from 0 to 4294967295; got '-1'");
   });
