@@ -97,5 +97,22 @@ export interface DeviceCalibration {
   at: string;
 }
 
+/** How a calibration slowed the browser, in words: "whole browser: 19.1% of core 1, 10 ms period". */
+function slowedWords(c: DeviceCalibration): string {
+  if (c.throttle === 'main-thread') return "the tab's main thread only (CDP CPU throttling: its CPU-time figures are not valid)";
+  const share = `${Math.round(c.speed * 1000) / 10}% of ${c.pinnedCpu !== null ? `core ${c.pinnedCpu}` : 'one core'}`;
+  return `the whole browser under a CPU quota of ${share}${c.periodMs !== null ? `, ${c.periodMs} ms period` : ''}`;
+}
+
+/** One calibration in words, for the terminal's notes. */
+export function calibrationWords(c: DeviceCalibration): string {
+  return `${deviceWords(c.device, c.throttle)} in ${c.browser}: BenchmarkIndex ${c.index} at ${c.slowdown}× slower (${slowedWords(c)}); full speed reads ${c.baseIndex}`;
+}
+
+/** The same, short, for a header field that already names the class: "BenchmarkIndex 252 of 264 · 5.24× slower · …". */
+export function calibrationShort(c: DeviceCalibration): string {
+  return `BenchmarkIndex ${c.index} of ${c.targetIndex} · ${c.slowdown}× slower · ${slowedWords(c)} · full speed ${c.baseIndex}${c.browser !== 'local' ? ` · ${c.browser}` : ''}`;
+}
+
 /** How far a calibrated index may be from its target, as a share of it (DevTools: within 10 points). */
 export const CALIBRATION_TOLERANCE = 0.05;

@@ -40,11 +40,18 @@ export type CeilingSource = { browser: string } | { engine: 'firefox' } | null;
  */
 export type CeilingRound = Pick<Round, 'index' | 'parseCeilings' | 'hostCeilings' | 'engineCeilings'>;
 
-/** One round's ceilings of one source. */
+/**
+ * One round's ceilings of one source, at full speed: the machine's yardstick. A device class's
+ * (protocol/device.ts) are the slowed browser's, read against by its points, and not this machine's speed.
+ */
 export function ceilingsOf(round: CeilingRound, source: CeilingSource): readonly ParseCeiling[] {
-  if (source === null) return round.parseCeilings;
-  if ('engine' in source) return round.engineCeilings?.find((c) => c.engine === source.engine)?.parseCeilings ?? [];
-  return round.hostCeilings?.find((c) => c.browser === source.browser)?.parseCeilings ?? [];
+  const all =
+    source === null
+      ? round.parseCeilings
+      : 'engine' in source
+        ? (round.engineCeilings?.find((c) => c.engine === source.engine)?.parseCeilings ?? [])
+        : (round.hostCeilings?.find((c) => c.browser === source.browser)?.parseCeilings ?? []);
+  return all.filter((c) => c.device === undefined);
 }
 
 /** A source's ceilings over the rounds, one series per encoding and batch size, in round order. */

@@ -17,6 +17,7 @@ import type { KnobComparison, Report } from '../../protocol/report.js';
 import type { Point } from '../../protocol/scenario.js';
 import { FACTOR_NAMES, FACTORS, type FactorName } from '../../protocol/factors.js';
 import { relativeHalfWidth } from '../stats.js';
+import { calibrationWords } from '../../protocol/device.js';
 
 /**
  * A Markdown table: the first column left-aligned, the rest right-aligned. Each cell is made one
@@ -200,6 +201,7 @@ export function formatTable(report: Report, layout: TableLayout): string {
     ...prose([
       '',
       ...(hasBrowserColumn(report) ? browserLines(report) : []),
+      ...(report.devices ?? []).map((c) => `device class: ${calibrationWords(c)}`),
       ...speedChanges(report.rounds).map((c) => speedChangeText(c)),
       ...report.points.flatMap((r) => r.unsteady.map((u) => `unsteady: ${r.point.id}: ${u.message}`)),
       ...report.points

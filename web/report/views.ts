@@ -13,6 +13,7 @@ import type { PairedComparison, PointResult, Report } from '../../protocol/repor
 import { ENCODINGS, type Encoding } from '../../protocol/wire.js';
 import { adviceText, machineWordsOf } from '../../results/advice-words.js';
 import { FACTOR_NAMES, FACTORS as FACTOR_INFO, type FactorName } from '../../protocol/factors.js';
+import { calibrationShort } from '../../protocol/device.js';
 
 type Point = PointResult['point'];
 export type Transport = Point['transport'];
@@ -232,6 +233,17 @@ export function runHeader(report: Report): RunHeader {
               ? 'not measured by advise'
               : MISSING,
     },
+    // Each device class as calibrated: what "low-tier" meant in this run.
+    ...(report.devices ?? []).map((c) => ({
+      label: `Device ${c.device}${c.throttle === 'main-thread' ? ' (main thread)' : ''}`,
+      value: calibrationShort(c),
+      ...(c.throttle === 'main-thread'
+        ? {
+            warning:
+              "Only the tab's main thread was slowed: Workers, network service and GPU ran at full speed, and the renderer's CPU-time figures are not valid.",
+          }
+        : {}),
+    })),
     // Firefox's own, measured in Firefox: its points' ceiling ratios are to these.
     ...(report.rounds.some((r) => r.engineCeilings?.length)
       ? [{ label: 'JSON.parse ceiling, Firefox', value: ceilingText(report, undefined, 'firefox') }]
