@@ -257,6 +257,7 @@ async function main(): Promise<number> {
       signal: controller.signal,
       alive: () => (remote?.lost ?? null) === null && (srv.gone?.() ?? null) === null,
       // The yardstick: the sweep's in-page decoding ceiling, in a fresh tab of the search's browser.
+      // With the emulator, which lifts a device class's quota for the (full-speed) yardstick.
       ceilings: (needs, signal) => measureCeilings(slot, srv.url, needs, signal, { emulator: runDevices, slot, hostId: host.id }),
     });
     // The whole command's clock, and the time the replayed measurements took when they were made.

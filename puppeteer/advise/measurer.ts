@@ -12,7 +12,7 @@
 import { EventEmitter } from 'node:events';
 import type { Candidate, YardstickMoment } from '../../protocol/advice.js';
 import type { ParseCeiling } from '../../protocol/page-api.js';
-import { deviceOf, type CeilingNeed } from '../../results/ceilings.js';
+import type { CeilingNeed } from '../../results/ceilings.js';
 import type { Repeat } from '../../protocol/repeat-figures.js';
 import { BUILTIN_DEFAULTS, type Point } from '../../protocol/scenario.js';
 import type { Target } from '../../protocol/target.js';
@@ -147,8 +147,10 @@ export class BrowserAdviseMeasurer extends EventEmitter<AdviseMeasurerEvents> im
     const t0 = performance.now();
     const tookSec = () => (performance.now() - t0) / 1000;
     try {
-      // As the candidates' device class: the speed they ran at, measured the way they were slowed.
-      const parseCeilings = await ceilings([{ ...YARDSTICK, ...deviceOf(this.o) }], this.o.signal);
+      // At full speed under a device class too (main.ts lifts the quota for it): the yardstick
+      // reads the machine, the class's slowdown is calibrated apart (report.devices), and a
+      // resumed search that calibrates the class again still compares like with like.
+      const parseCeilings = await ceilings([YARDSTICK], this.o.signal);
       return { measuredAt, tookSec: tookSec(), parseCeilings };
     } catch (err) {
       if (this.o.signal.aborted) return null;
