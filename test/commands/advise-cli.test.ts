@@ -149,34 +149,49 @@ describe('npm run advise refuses a bad target', () => {
 });
 
 describe('npm run advise refuses a device class this machine cannot make, before it launches anything', () => {
-  it('no cgroup cpu controller: one PUSHLAB_NO_DEVICE line saying why and what to do, and no run directory', async () => {
+  /** The command with these flags and a --out of its own; the run's output and whether --out stayed empty. */
+  async function refused(args: string[], env: NodeJS.ProcessEnv = {}): Promise<Ran & { line: string; empty: boolean }> {
     const out = mkdtempSync(path.join(tmpdir(), 'pushlab-advise-device-'));
     try {
       const r = await new Promise<Ran>((resolve) => {
         execFile(
           process.execPath,
-          [...nodeArgs('puppeteer/advise/main.ts'), '--rate', '300k', '--p99', '100ms', '--device', 'low-tier', '--out', out],
-          // A mount with no cpu controller (as a machine without cgroups has), whoever runs the test.
-          { cwd: ROOT, timeout: 60_000, env: { ...process.env, PUSHLAB_CGROUP_ROOT: path.join(out, 'no-cgroup') } },
+          [...nodeArgs('puppeteer/advise/main.ts'), '--rate', '300k', '--p99', '100ms', '--device', 'low-tier', ...args, '--out', out],
+          { cwd: ROOT, timeout: 60_000, env: { ...process.env, ...env } },
           (err, stdout, stderr) => resolve({ code: err ? (typeof err.code === 'number' ? err.code : -1) : 0, stdout, stderr }),
         );
       });
-      expect(r.code, r.stderr).toBe(EXIT.badInput);
-      expect(r.stdout).toBe('');
       const lines = r.stderr
         .trimEnd()
         .split('\n')
         .filter((l) => l.startsWith('pushlab advise: PUSHLAB_'));
       expect(lines, r.stderr).toHaveLength(1);
-      // Not root says so first; as root, the missing controller.
-      expect(lines[0]).toMatch(
-        /^pushlab advise: PUSHLAB_NO_DEVICE: device low-tier slows the whole browser under a cgroup CPU quota, and (a CPU quota needs root|no cgroup cpu controller was found)/,
-      );
-      // Not to main-thread throttling, which advise refuses.
-      expect(lines[0]).not.toContain('--throttle main-thread');
-      expect(readdirSync(out)).toEqual([]);
+      return { ...r, line: lines[0], empty: readdirSync(out).length === 0 };
     } finally {
       rmSync(out, { recursive: true, force: true });
     }
+  }
+
+  it('no cgroup cpu controller: one PUSHLAB_NO_DEVICE line saying why and what to do, and no run directory', async () => {
+    // A mount with no cpu controller (as a machine without cgroups has), whoever runs the test.
+    const r = await refused([], { PUSHLAB_CGROUP_ROOT: path.join(tmpdir(), 'pushlab-no-cgroup-here') });
+    expect(r.code, r.stderr).toBe(EXIT.badInput);
+    expect(r.stdout).toBe('');
+    // Not root says so first; as root, the missing controller.
+    expect(r.line).toMatch(
+      /^pushlab advise: PUSHLAB_NO_DEVICE: device low-tier slows the whole browser under a cgroup CPU quota, and (a CPU quota needs root|no cgroup cpu controller was found)/,
+    );
+    // Not to main-thread throttling, which advise refuses.
+    expect(r.line).not.toContain('--throttle main-thread');
+    expect(r.empty).toBe(true);
+  }, 90_000);
+
+  it('a browser elsewhere (--browser): its processes cannot be slowed from here', async () => {
+    // Refused before the browser is asked anything: nothing listens on port 9.
+    const r = await refused(['--browser', 'http://127.0.0.1:9']);
+    expect(r.code, r.stderr).toBe(EXIT.badInput);
+    expect(r.line).toContain("PUSHLAB_NO_DEVICE: device low-tier with throttle browser slows a browser's processes on this machine");
+    expect(r.line).toContain('drop --browser');
+    expect(r.empty).toBe(true);
   }, 90_000);
 });
