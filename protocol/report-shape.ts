@@ -510,6 +510,9 @@ const target = obj<Target>()({
   inputDelayBoundMs: opt(byParser(parseP99, 'advice.target.inputDelayBoundMs')),
   // --- age (issue 33): absent in version 3 reports ---
   displayP99BoundMs: opt(byParser(parseP99, 'advice.target.displayP99BoundMs')),
+  // --- device classes (issue 36): absent at full speed, and in reports before them ---
+  device: opt(matching<DeviceClass>(DEVICE_CLASS_PATTERN)),
+  throttle: opt(lit('main-thread')),
 });
 
 const candidate = obj<Candidate>()({

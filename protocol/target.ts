@@ -5,6 +5,7 @@
  * refusals do). Pure, no Node or DOM.
  */
 import { LIMITS, P99_BOUND_MS, parseDecimal, type Range } from './limits.js';
+import { deviceWords, type DeviceClass } from './device.js';
 import { paramError, type ParamError, type RenderMode } from './wire.js';
 
 /** The advisor's target. */
@@ -24,13 +25,27 @@ export interface Target {
    * must be at or below this, ms. Absent: no bound on it. Absent in version 3 reports.
    */
   displayP99BoundMs?: number;
+  // --- device classes (issue 36) ---
+  /**
+   * `--device`: the class every candidate runs as (protocol/device.ts), the browser slowed until
+   * its BenchmarkIndex reads the class's; absent: this machine at full speed. Kept here so a
+   * resumed search measures the same points.
+   */
+  device?: DeviceClass;
+  /** `--throttle main-thread`; absent: the whole browser is slowed (or no device). As a point records it. */
+  throttle?: 'main-thread';
 }
 
-/** The target in words: `300 k events/s with p99 ≤ 100 ms (render full)`, and its display and input delay bounds when it has them. */
-export function targetText(t: Target): string {
+/**
+ * The target in words: `300 k events/s with p99 ≤ 100 ms (render full)`, its display and input
+ * delay bounds when it has them, and its device class (`on a low-tier device (BenchmarkIndex
+ * 264)`) unless `device` is false (the answer names the class with its calibration instead).
+ */
+export function targetText(t: Target, device = true): string {
   const display = t.displayP99BoundMs === undefined ? '' : `, display age p99 ≤ ${t.displayP99BoundMs} ms`;
   const input = t.inputDelayBoundMs === undefined ? '' : `, input delay p99 ≤ ${t.inputDelayBoundMs} ms`;
-  return `${rateText(t.eventsPerSec)} with p99 ≤ ${t.p99BoundMs} ms${display}${input} (render ${t.render})`;
+  const on = device && t.device !== undefined ? ` on a ${deviceWords(t.device, t.throttle)}` : '';
+  return `${rateText(t.eventsPerSec)} with p99 ≤ ${t.p99BoundMs} ms${display}${input} (render ${t.render})${on}`;
 }
 
 /** Ticks the advisor tries, ms between batches on one connection: message size at a rate is batch and tick together. */

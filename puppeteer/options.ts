@@ -253,6 +253,8 @@ export const LAB_FLAGS = {
   autostart: { type: 'boolean', default: false, help: 'start streaming as soon as the page loads' },
   headless: { type: 'boolean', default: false, help: 'run the browser headless (for machines without a display)' },
   engine: { type: 'string', default: 'chrome', choices: ENGINES, help: 'the browser to open the lab in: chrome, or firefox (live CPU readings from /proc)' },
+  device: deviceFlag("run the lab's browser as this device class (calibrated once at start, kept while you stream; recorded points run as it)", 'off'),
+  throttle: throttleFlag('how --device slows the browser', 'browser'),
   server: { type: 'string', default: '', help: 'URL of a running pushlab server', defaultText: 'start one' },
   out: { type: 'string', default: 'reports', help: '"Record this point" appends to <out>/lab-<run-id>/report.json' },
   'warmup-sec': rangeFlag(LIMITS.warmupSec, BUILTIN_DEFAULTS.warmupSec, "a recorded point's warm-up, s (a sweep point's)"),

@@ -5,7 +5,8 @@
 import type { Advice, Candidate, CandidateFigures, CpuComparison, Knob, TriedCandidate } from '../protocol/advice.js';
 import { LIMITS } from '../protocol/limits.js';
 import type { Environment } from '../protocol/report.js';
-import { rateText, targetText } from '../protocol/target.js';
+import { rateText, targetText, type Target } from '../protocol/target.js';
+import { targetIndexOf, type DeviceCalibration } from '../protocol/device.js';
 import { ENCODING_LABELS, TRANSPORT_INFO } from '../protocol/wire.js';
 import { driftLines } from './machine-drift.js';
 import { decidingP99Ms } from './sustains.js';
@@ -150,9 +151,28 @@ export function machineWordsOf(env: Pick<Environment, 'cores' | 'cpuModel' | 'ch
   return { cores: env.cores, cpuModel: cpuModel && cpuModel !== 'unknown' ? cpuModel : null, browser };
 }
 
-/** The answer in a few words, for a list of runs: `answer for 100 k events/s: ws, 5000 rows every 50 ms ×1`. */
+/**
+ * Where the answer holds, for its "Use …" line: `on a low-tier device (BenchmarkIndex 264, this
+ * machine slowed 6.7×)`, the slowdown read from the run's calibrations of that class (`report.devices`;
+ * a range when a resumed run calibrated it again); `on this machine` without a class.
+ */
+export function deviceAnswerWords(t: Pick<Target, 'device' | 'throttle'>, calibrations: readonly DeviceCalibration[] = []): string {
+  if (t.device === undefined) return 'on this machine';
+  const throttle = t.throttle ?? 'browser';
+  const slowdowns = calibrations.filter((c) => c.device === t.device && c.throttle === throttle).map((c) => c.slowdown);
+  const lo = Math.min(...slowdowns);
+  const hi = Math.max(...slowdowns);
+  const times = (x: number) => `${Number(x.toFixed(1))}×`;
+  const slowed = !slowdowns.length
+    ? ['not yet calibrated']
+    : [`this machine${throttle === 'main-thread' ? "'s main thread" : ''} slowed ${lo === hi ? times(lo) : `${times(lo)}–${times(hi)}`}`];
+  const name = t.device === 'mid-tier' || t.device === 'low-tier' ? `a ${t.device} device` : 'a device';
+  return `on ${name} (${[`BenchmarkIndex ${targetIndexOf(t.device)}`, ...(throttle === 'main-thread' ? ['main thread only'] : []), ...slowed].join(', ')})`;
+}
+
+/** The answer in a few words, for a list of runs: `answer for 100 k events/s: ws, 5000 rows every 50 ms ×1` (` on low-tier` with a class). */
 export function adviceHeadline(a: Advice): string {
-  const rate = rateText(a.target.eventsPerSec);
+  const rate = `${rateText(a.target.eventsPerSec)}${a.target.device !== undefined ? ` on ${a.target.device}` : ''}`;
   if (a.winner) {
     const w = a.winner.candidate;
     return `answer for ${rate}: ${w.transport}, ${w.batch} rows every ${w.intervalMs} ms ×${w.concurrency}`;
@@ -161,14 +181,18 @@ export function adviceHeadline(a: Advice): string {
   return `nothing sustained ${rate}`;
 }
 
-/** The answer, one line per fact, like the issue's example. */
-export function adviceText(a: Advice, machine?: MachineWords): string[] {
+/**
+ * The answer, one line per fact, like the issue's example. `calibrations`: the run's
+ * (`report.devices`), for the slowdown of the target's device class.
+ */
+export function adviceText(a: Advice, machine?: MachineWords, calibrations?: readonly DeviceCalibration[]): string[] {
   const lines: string[] = [];
   const target = targetText(a.target);
+  const where = deviceAnswerWords(a.target, calibrations);
   const tried = new Map(a.tried.map((t) => [t.candidate.id, t]));
   if (a.winner) {
     const { candidate: w, figures: f } = a.winner;
-    lines.push(`Use ${candidateWords(w)}.`);
+    lines.push(`Use ${candidateWords(w)}${a.target.device !== undefined ? ` ${where}` : ''}.`);
     lines.push(
       `  Sustains ${rateText(a.target.eventsPerSec)}: ${p99Text(f)}, delivered ${deliveredText(f.sustains.figures.deliveredRatio)}${inputText(f)}; ${rendererText(f)}.`,
     );
@@ -234,7 +258,7 @@ export function adviceText(a: Advice, machine?: MachineWords): string[] {
       `No answer for ${target}: ${a.stopped === 'interrupted' ? 'interrupted before anything was measured' : `the time budget of ${Math.round(a.budgetSec)} s leaves no room for one probe and its confirmation`}.`,
     );
   } else {
-    lines.push(`Nothing sustained ${target} on this machine${a.stopped === 'interrupted' ? ' before the search was interrupted' : ''}.`);
+    lines.push(`Nothing sustained ${targetText(a.target, false)} ${where}${a.stopped === 'interrupted' ? ' before the search was interrupted' : ''}.`);
     if (a.closest) {
       lines.push(`  Closest: ${candidateWords(a.closest.candidate)}: ${reachText(a.closest.figures)}; ${a.closest.limit}.`);
       if (a.closest.helps.length) lines.push(`  What the measurements say: ${a.closest.helps.join('; ')}.`);

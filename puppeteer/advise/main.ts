@@ -33,6 +33,8 @@ import { parseBrowserList } from '../browser/endpoint.js';
 import { environmentOf, remoteEnvironment } from '../browser/environment.js';
 import { startServerAndBrowsers, type Children } from '../browser/start.js';
 import { measureCeilings } from '../measure/ceiling.js';
+import { checkDeviceConditions, DeviceEmulator } from '../device/emulator.js';
+import { deviceOf } from '../../results/ceilings.js';
 import { RepeatMeasurer } from '../measure/repeat.js';
 import { connectServer } from '../measure/server-process.js';
 import { createRunDir, newReportDraft, runIdFor, writeAtomically, type ReportDraft } from '../report/file.js';
@@ -127,7 +129,7 @@ async function resumePlan(runId: string, out: string, budgetSec: number | null):
 /** Disk space the run's files need at about the most repeats the budget allows, bytes. */
 function reportSpaceFor(plan: Plan): Promise<number> {
   // Probes are the shortest measurements: the budget holds at most this many more repeats.
-  const probeSec = Math.min(...candidateSpace(plan.target, plan.transports).map((c) => repeatSec(probePoint(c, plan.target.render))));
+  const probeSec = Math.min(...candidateSpace(plan.target, plan.transports).map((c) => repeatSec(probePoint(c, plan.target))));
   const repeats = plan.report.points.reduce((a, p) => a + p.repeats.length, 0) + Math.ceil(plan.budgetSec / probeSec);
   // A search stops long before a week's budget of probes (it probes each candidate once and
   // confirms a few): past what a report holds, the estimate would only refuse a disk that fits.
@@ -149,6 +151,8 @@ async function main(): Promise<number> {
   const controller = new AbortController();
   const children: Children = { server: null, local: null, remotes: [] };
   let launched = false;
+  // The device class's calibration and CPU quota (puppeteer/device/): its cgroup is removed at the end.
+  let devices: DeviceEmulator | null = null;
   const killChildren = () => {
     children.local?.kill();
     void children.server?.stop();
@@ -164,6 +168,9 @@ async function main(): Promise<number> {
   const endpoints = parseBrowserList(flags.browser);
   const remoteServer = flags.server ? await connectServer('--server', flags.server) : null;
   if (!endpoints.length) await findChrome(log);
+  // A class this machine cannot make is refused before anything is launched, as the sweep does
+  // (without pointing to main-thread throttling, which advise refuses: options.ts).
+  checkDeviceConditions([target], endpoints.length ? 'remote' : 'local', false);
   // The run's id: its directory's, once made (a suffix when another run took the second).
   let runId = draft.runId;
   if (req.resume === null) {
@@ -219,6 +226,16 @@ async function main(): Promise<number> {
     const { report } = recorder;
     const record = new AdviseRecord(recorder);
     await record.save();
+    // Its lines go to stderr until the progress display exists, then through it.
+    let say = log;
+    devices = new DeviceEmulator({ onCalibrated: (c) => recorder.addDevice(c), log: (line) => say(line) });
+    const runDevices = devices;
+    if (target.device !== undefined) {
+      // Calibrated once, before the search: a class this browser cannot reach ends the command
+      // here, coded, rather than failing every candidate; the report keeps its readings.
+      await runDevices.enter(slot, target, host.id);
+      await record.save();
+    }
 
     // A report saved by an earlier session may hold yardstick readings before any round.
     const replay = plan.recordedRounds || plan.report.advice.drift?.readings.length ? new Replay(report) : null;
@@ -229,16 +246,19 @@ async function main(): Promise<number> {
       procfs: host.procfs,
       browserId: host.id,
       retries: report.options.retries,
+      devices: runDevices,
     });
     const measurer = new BrowserAdviseMeasurer({
       repeats,
       render: target.render,
+      ...deviceOf(target),
       record,
       replay,
       signal: controller.signal,
       alive: () => (remote?.lost ?? null) === null && (srv.gone?.() ?? null) === null,
       // The yardstick: the sweep's in-page decoding ceiling, in a fresh tab of the search's browser.
-      ceilings: (needs, signal) => measureCeilings(slot, srv.url, needs, signal),
+      // With the emulator, which lifts a device class's quota for the (full-speed) yardstick.
+      ceilings: (needs, signal) => measureCeilings(slot, srv.url, needs, signal, { emulator: runDevices, slot, hostId: host.id }),
     });
     // The whole command's clock, and the time the replayed measurements took when they were made.
     const now = () => (replay?.replayedSec ?? 0) + (performance.now() - commandStart) / 1000;
@@ -249,6 +269,7 @@ async function main(): Promise<number> {
       budgetSec,
       now,
     });
+    say = (line) => progress.line(line);
     repeats.on('phase', (point, phase, elapsedMs, plannedMs) => progress.phase(point, phase, elapsedMs, plannedMs));
     repeats.on('attempt-failed', (point, attempt, err) => progress.line(`  ${point.id}: attempt ${attempt} failed: ${err.message}`));
     measurer.on('repeat-start', (point, purpose, i, n) => progress.start(point, purpose, i, n));
@@ -297,7 +318,7 @@ async function main(): Promise<number> {
     recorder.setAdvice(advice);
     record.snapshot = null;
     if (replay) log(`replayed ${replayed} of ${replay.size} recorded measurements`);
-    const answer = adviceText(advice, machineWordsOf(report.environment)).join('\n');
+    const answer = adviceText(advice, machineWordsOf(report.environment), report.devices).join('\n');
     // Cut off by Ctrl-C or a lost browser (a signal after the search ended changes nothing: it is done).
     if (advice.stopped === 'interrupted') {
       recorder.interrupt(resumeCommand());
@@ -327,6 +348,7 @@ async function main(): Promise<number> {
   } finally {
     await children.local?.close();
     await Promise.all(children.remotes.map((r) => r.close()));
+    await devices?.close();
     await children.server?.stop();
   }
 }

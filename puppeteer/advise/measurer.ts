@@ -15,7 +15,7 @@ import type { ParseCeiling } from '../../protocol/page-api.js';
 import type { CeilingNeed } from '../../results/ceilings.js';
 import type { Repeat } from '../../protocol/repeat-figures.js';
 import { BUILTIN_DEFAULTS, type Point } from '../../protocol/scenario.js';
-import type { RenderMode } from '../../protocol/wire.js';
+import type { Target } from '../../protocol/target.js';
 import { roundOrder } from '../../results/rounds.js';
 import type { RepeatSource } from '../sweep/runner.js';
 import { ceilingSec, repeatSec } from '../sweep/estimate.js';
@@ -36,8 +36,11 @@ export const PROBE_TIMING = { warmupSec: 1, measureSec: 2, repeats: 1 } as const
 /** A confirming repeat's timing: the sweep's defaults, so a confirmation reads like a sweep point. */
 export const CONFIRM_TIMING = { warmupSec: BUILTIN_DEFAULTS.warmupSec, measureSec: BUILTIN_DEFAULTS.measureSec, repeats: DEFAULT_CONFIRM_ROUNDS } as const;
 
-export const probePoint = (c: Candidate, render: RenderMode): Point => candidatePoint(c, render, PROBE_TIMING, PROBE_SCENARIO);
-export const confirmPoint = (c: Candidate, render: RenderMode): Point => candidatePoint(c, render, CONFIRM_TIMING, CONFIRM_SCENARIO);
+/** What every candidate's point runs under: the target's render mode and device class. */
+export type Conditions = Pick<Target, 'render' | 'device' | 'throttle'>;
+
+export const probePoint = (c: Candidate, on: Conditions): Point => candidatePoint(c, on.render, PROBE_TIMING, PROBE_SCENARIO, on);
+export const confirmPoint = (c: Candidate, on: Conditions): Point => candidatePoint(c, on.render, CONFIRM_TIMING, CONFIRM_SCENARIO, on);
 
 /**
  * The yardstick advise reads (search.ts): the JSON.parse ceiling at one fixed batch size, not the
@@ -73,9 +76,8 @@ export interface AdviseMeasurerEvents {
   'reading-replayed': [at: YardstickMoment];
 }
 
-export interface BrowserMeasurerOptions {
+export interface BrowserMeasurerOptions extends Conditions {
   repeats: RepeatSource;
-  render: RenderMode;
   record: AdviseRecord;
   replay: Replay | null;
   signal: AbortSignal;
@@ -110,8 +112,8 @@ export class BrowserAdviseMeasurer extends EventEmitter<AdviseMeasurerEvents> im
   estimates(): AdviseEstimates {
     const scaled = (sec: number) => sec * this.scale();
     return {
-      probeSec: (c) => scaled(repeatSec(probePoint(c, this.o.render))),
-      repeatSec: (c) => scaled(repeatSec(confirmPoint(c, this.o.render))),
+      probeSec: (c) => scaled(repeatSec(probePoint(c, this.o))),
+      repeatSec: (c) => scaled(repeatSec(confirmPoint(c, this.o))),
       // Not scaled: a reading is a page and a fixed 1 s of parsing, whatever the repeats took.
       ...(this.o.ceilings ? { yardstickSec: () => ceilingSec([{ batch: YARDSTICK.batch }]) } : {}),
     };
@@ -145,6 +147,9 @@ export class BrowserAdviseMeasurer extends EventEmitter<AdviseMeasurerEvents> im
     const t0 = performance.now();
     const tookSec = () => (performance.now() - t0) / 1000;
     try {
+      // At full speed under a device class too (main.ts lifts the quota for it): the yardstick
+      // reads the machine, the class's slowdown is calibrated apart (report.devices), and a
+      // resumed search that calibrates the class again still compares like with like.
       const parseCeilings = await ceilings([YARDSTICK], this.o.signal);
       return { measuredAt, tookSec: tookSec(), parseCeilings };
     } catch (err) {
@@ -154,13 +159,13 @@ export class BrowserAdviseMeasurer extends EventEmitter<AdviseMeasurerEvents> im
   }
 
   async probe(c: Candidate): Promise<Repeat | null> {
-    const got = await this.round([probePoint(c, this.o.render)], 'probe');
+    const got = await this.round([probePoint(c, this.o)], 'probe');
     return got?.[0] ?? null;
   }
 
   async confirm(candidates: readonly Candidate[]): Promise<Repeat[] | null> {
     return this.round(
-      candidates.map((c) => confirmPoint(c, this.o.render)),
+      candidates.map((c) => confirmPoint(c, this.o)),
       'confirm',
     );
   }

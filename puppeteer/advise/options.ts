@@ -10,7 +10,8 @@ import { type Margins, DEFAULT_MARGINS } from '../../protocol/margins.js';
 import { isRunId, RUN_ID_ALLOWED } from '../../protocol/report.js';
 import { parseP99, parseRate, type Target } from '../../protocol/target.js';
 import { RENDER_MODES, TRANSPORTS, type RenderMode, type Transport } from '../../protocol/wire.js';
-import { checkMarginFlag, marginFlag, parseDuration } from '../options.js';
+import { isDeviceClass, type DeviceClass } from '../../protocol/device.js';
+import { checkDeviceFlag, checkMarginFlag, deviceFlag, marginFlag, parseDuration, throttleFlag } from '../options.js';
 
 /** The whole command's default budget, s: ten minutes on the 2-core machine it was tuned on. */
 export const DEFAULT_BUDGET_SEC = 600;
@@ -49,6 +50,8 @@ export const ADVISE_FLAGS = {
     defaultText: '10m',
   },
   margin: marginFlag('practical margins the ranking reads paired differences against'),
+  device: deviceFlag('answer for this device class: every candidate runs as it', 'off (this machine at full speed)'),
+  throttle: throttleFlag('how --device slows the browser; advise takes browser only', 'browser'),
   headful: { type: 'boolean', default: false, help: "show the browser window it launches (headless otherwise): its figures are then a headful Chrome's" },
   browser: {
     type: 'list',
@@ -91,7 +94,7 @@ export function checkAdviseFlags(flags: AdviseFlags): AdviseRequest {
     // `..` or `a/b` would read a report outside --out.
     if (!isRunId(resume)) throw badFlag(`--resume takes a run id, ${RUN_ID_ALLOWED} (here --out); got '${resume}'`);
     // The search goes on with what it was asked: the report holds it.
-    const asked = (['rate', 'p99', 'p99-display', 'input-delay', 'render', 'transports', 'margin', 'seed'] as const).filter(
+    const asked = (['rate', 'p99', 'p99-display', 'input-delay', 'render', 'transports', 'margin', 'seed', 'device', 'throttle'] as const).filter(
       (f) => JSON.stringify(flags[f]) !== JSON.stringify(ADVISE_FLAGS[f].default),
     );
     if (asked.length)
@@ -135,6 +138,7 @@ export function checkAdviseFlags(flags: AdviseFlags): AdviseRequest {
       );
     display = parsed.value;
   }
+  const device = checkDevice(flags);
   const transports = flags.transports.length ? [...new Set(flags.transports as Transport[])] : [...TRANSPORTS];
   return {
     target: {
@@ -143,6 +147,7 @@ export function checkAdviseFlags(flags: AdviseFlags): AdviseRequest {
       render: flags.render as RenderMode,
       ...(inputDelay ? { inputDelayBoundMs: inputDelay.value } : {}),
       ...(display === null ? {} : { displayP99BoundMs: display }),
+      ...(device === null ? {} : { device }),
     },
     transports,
     budgetSec,
@@ -150,4 +155,22 @@ export function checkAdviseFlags(flags: AdviseFlags): AdviseRequest {
     seed,
     resume: null,
   };
+}
+
+/**
+ * `--device` and `--throttle`: the class every candidate runs as, or null (off, or not given).
+ * The search ranks candidates by renderer CPU per event, which CDP's main-thread throttling
+ * makes invalid (its busy-wait counts as the renderer's CPU; results/summarise.ts nulls it), so
+ * advise slows the whole browser only.
+ */
+function checkDevice(flags: AdviseFlags): DeviceClass | null {
+  const setting = checkDeviceFlag(flags.device) ?? undefined;
+  const device = isDeviceClass(setting) ? setting : null;
+  if (flags.throttle === 'main-thread')
+    throw badFlag(
+      "--throttle main-thread: advise picks the candidate with the least renderer CPU per event, and under CDP's main-thread throttling the renderer's CPU counts the throttler's busy-wait, so no CPU figure is valid; drop --throttle (the whole browser is slowed, the default) or compare main-thread points in a sweep",
+    );
+  if (flags.throttle !== '' && device === null)
+    throw badFlag(`--throttle ${flags.throttle} says how a device class slows the browser; give --device mid-tier, low-tier or index=N with it, or drop it`);
+  return device;
 }

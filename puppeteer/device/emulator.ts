@@ -26,23 +26,24 @@ export type AppliedDevice =
 /**
  * Refuses, before anything is launched, a run whose points ask for a class this machine cannot
  * make: a whole-browser class with no cgroup cpu controller or without root, or in a browser
- * that is not on this machine. `browsers`: where the run's browsers are.
+ * that is not on this machine. `browsers`: where the run's browsers are. `mainThread`: whether
+ * the command offers --throttle main-thread as the way out (advise does not: it ranks by CPU).
  */
-export function checkDeviceConditions(points: readonly DeviceCondition[], browsers: 'local' | 'remote'): void {
+export function checkDeviceConditions(points: readonly DeviceCondition[], browsers: 'local' | 'remote', mainThread = true): void {
   const whole = points.filter((p) => p.device !== undefined && p.throttle === undefined);
   if (!whole.length) return;
   const classes = [...new Set(whole.map((p) => p.device))].join(', ');
   if (browsers === 'remote') {
     throw new PushlabError(
       'PUSHLAB_NO_DEVICE',
-      `device ${classes} with throttle browser slows a browser's processes on this machine, and this run's browsers are elsewhere (--browser, --grid): use --throttle main-thread, which slows a Chrome through CDP`,
+      `device ${classes} with throttle browser slows a browser's processes on this machine, and this run's browsers are elsewhere (--browser, --grid): ${mainThread ? 'use --throttle main-thread, which slows a Chrome through CDP' : 'drop --browser (a browser launched here is slowed)'}`,
     );
   }
   const controller = findCpuController();
   if ('missing' in controller) {
     throw new PushlabError(
       'PUSHLAB_NO_DEVICE',
-      `device ${classes} slows the whole browser under a cgroup CPU quota, and ${controller.missing}: run as root on a machine with cgroups, or use --throttle main-thread (CDP, the main thread only)`,
+      `device ${classes} slows the whole browser under a cgroup CPU quota, and ${controller.missing}: run as root on a machine with cgroups${mainThread ? ', or use --throttle main-thread (CDP, the main thread only)' : ''}`,
     );
   }
 }

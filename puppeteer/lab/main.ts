@@ -3,7 +3,9 @@
  * Flags pre-fill the page's form; --autostart starts streaming at once. Once a second it reads
  * CPU from Chrome and the OS and pushes it into the page (`pushlab.cpuReadings`), or with
  * --headless prints it to stderr; the page's "Record this point" measures through this
- * process, as a sweep does (lab/record.ts). Runs until the browser window closes or Ctrl-C.
+ * process, as a sweep does (lab/record.ts). With --device the browser runs as that class:
+ * calibrated once at start and kept slowed while the person streams (puppeteer/device/).
+ * Runs until the browser window closes or Ctrl-C.
  */
 import os from 'node:os';
 import path from 'node:path';
@@ -21,7 +23,10 @@ import { LabRecorder } from './record.js';
 import { findChrome } from '../browser/chrome.js';
 import { LocalBrowser } from '../browser/local.js';
 import { findFirefox, LocalFirefox } from '../browser/firefox.js';
-import { LAB_FLAGS } from '../options.js';
+import { checkDeviceFlag, LAB_FLAGS } from '../options.js';
+import { checkDeviceConditions, DeviceEmulator, type AppliedDevice, type DeviceCondition } from '../device/emulator.js';
+import { isDeviceClass, type Throttle } from '../../protocol/device.js';
+import type { Flags } from '../../protocol/flags.js';
 import { connectServer, startServer, type ServerHandle } from '../measure/server-process.js';
 
 // Lines carry the browser's and the server's words: through cli/terminal.ts.
@@ -33,6 +38,8 @@ runCommand('lab', async () => {
   let server: ServerHandle | null = null;
   let browser: LocalBrowser | LocalFirefox | null = null;
   let recorder: LabRecorder | null = null;
+  // The device class's calibration and CPU quota: its cgroup is removed when the lab stops.
+  let devices: DeviceEmulator | null = null;
   let stopping = false;
   const stop = async (code: number) => {
     if (stopping) return;
@@ -40,6 +47,7 @@ runCommand('lab', async () => {
     // A point being recorded is cut short: its report is saved marked interrupted first.
     await recorder?.interrupt().catch((err: unknown) => log(`the lab report was not saved: ${err instanceof Error ? err.message : String(err)}`));
     await browser?.close();
+    await devices?.close();
     await server?.stop();
     process.exit(code);
   };
@@ -62,6 +70,7 @@ runCommand('lab', async () => {
     );
   }
   const firefox = flags.engine === 'firefox';
+  const device = checkLabDevice(flags, firefox);
   // Before anything is launched: where recorded points go must take files, a --server must
   // answer, and there must be a browser to run.
   const outDir = path.resolve(ROOT, flags.out);
@@ -69,12 +78,14 @@ runCommand('lab', async () => {
   const remote = flags.server ? await connectServer('--server', flags.server) : null;
   if (firefox) findFirefox();
   else await findChrome(log);
+  checkDeviceConditions([device], 'local');
   try {
     server = remote ?? (await startServer());
     // PUSHLAB_LAB_DEVTOOLS=1 (the lab's test): a DevTools port to attach to, printed below.
     browser = firefox
       ? await LocalFirefox.launch({ headless: flags.headless, log, fitWindow: true })
       : await LocalBrowser.launch(flags.headless, log, { extraArgs: process.env.PUSHLAB_LAB_DEVTOOLS ? ['--remote-debugging-port=0'] : [], fitWindow: true });
+    if (device.device !== undefined) devices = new DeviceEmulator({ onCalibrated: (c) => recorder?.addDevice(c), log });
   } catch (err) {
     await browser?.close();
     await server?.stop();
@@ -103,7 +114,20 @@ runCommand('lab', async () => {
     warmupSec: flags['warmup-sec'],
     measureSec: flags['measure-sec'],
     repeats: flags.repeats,
+    device,
+    ...(devices ? { devices } : {}),
   }));
+  // Calibrated once, before the page streams; the quota (or the tab's throttling below) stays on.
+  let applied: AppliedDevice = null;
+  try {
+    if (devices) applied = await devices.enter(chrome, device, lab.hostId);
+  } catch (err) {
+    // A class this browser cannot reach (PUSHLAB_NO_DEVICE): nothing of the lab is left behind.
+    await chrome.close();
+    await devices?.close();
+    await srv.stop();
+    throw err;
+  }
   let recording = false;
   // Exposed before the page loads, so the page sees it from its first script on.
   await page.exposeFunction('pushlabRecord', async (config: PageConfig) => {
@@ -122,6 +146,8 @@ runCommand('lab', async () => {
   const pageSession = chrome instanceof LocalFirefox ? null : await page.createCDPSession();
   await pageSession?.send('Performance.enable');
   await page.goto(url);
+  // A main-thread class is set on the lab's own tab (each recorded point's tabs get it from the measurer).
+  await DeviceEmulator.onTab(pageSession, applied);
   log(`pushlab lab: ${url}\n${chrome instanceof LocalFirefox ? 'Firefox' : 'Chrome'} ${chrome.launched.version}; close the window or press Ctrl-C to stop.`);
   if (chrome instanceof LocalBrowser && chrome.launched.devtools) log(`devtools: ${chrome.launched.devtools}`);
   chrome.browser().on('disconnected', () => void stop(0));
@@ -155,4 +181,24 @@ async function pushReadings(page: Page, cpu: LabCpuReader, print: boolean, pause
     if (print) log(readingLine(reading));
     await page.evaluate((r) => (globalThis as unknown as { pushlab: PushlabApi }).pushlab.cpuReadings?.(r), reading).catch(() => undefined);
   }
+}
+
+/** `--device` and `--throttle`, checked: the class the lab's browser runs as (absent fields: full speed). */
+function checkLabDevice(flags: Flags<typeof LAB_FLAGS>, firefox: boolean): DeviceCondition {
+  const setting = checkDeviceFlag(flags.device) ?? undefined;
+  const throttle = flags.throttle === '' ? null : (flags.throttle as Throttle);
+  if (!isDeviceClass(setting)) {
+    if (throttle !== null)
+      throw new PushlabError(
+        'PUSHLAB_BAD_FLAG',
+        `--throttle ${throttle} says how a device class slows the browser; give --device mid-tier, low-tier or index=N with it, or drop it`,
+      );
+    return {};
+  }
+  if (firefox && throttle === 'main-thread')
+    throw new PushlabError(
+      'PUSHLAB_BAD_FLAG',
+      "--throttle main-thread is Chrome's CDP CPU throttling, and --engine firefox has none: drop --throttle (the whole browser is slowed) or use --engine chrome",
+    );
+  return { device: setting, ...(throttle === 'main-thread' ? { throttle } : {}) };
 }

@@ -4,7 +4,8 @@
  * the sweep's own RepeatMeasurer (fresh tab, connections open first, warm-up, settle, one
  * window) — and appends the result to the session's lab report (scenario `lab`, schema as
  * every sweep's, written atomically by its recorder, report/recorder.ts), which the report
- * viewer lists like any run.
+ * viewer lists like any run. With `--device`, the point runs as the lab's class, its ceilings
+ * measured as it, and the class's calibration is in the report's `devices`.
  */
 import path from 'node:path';
 import type { PageConfig, RecordedPoint } from '../../protocol/page-api.js';
@@ -12,7 +13,9 @@ import { type PointResult, type Report, SCHEMA_VERSION, type Environment } from 
 import { expandScenario, type Point } from '../../protocol/scenario.js';
 import { FACTOR_NAMES, FACTORS, type PageFactor } from '../../protocol/factors.js';
 import { measureCeilings } from '../measure/ceiling.js';
-import { bestJsonCeiling, ceilingNeeds, ceilingOf } from '../../results/ceilings.js';
+import { bestJsonCeiling, ceilingNeeds, ceilingOf, deviceOf } from '../../results/ceilings.js';
+import type { DeviceCalibration } from '../../protocol/device.js';
+import type { DeviceCondition, DeviceEmulator } from '../device/emulator.js';
 import { RepeatMeasurer } from '../measure/repeat.js';
 import type { BrowserSlot } from '../browser/slot.js';
 import { runIdFor } from '../report/file.js';
@@ -29,6 +32,10 @@ export interface RecorderOptions {
   warmupSec: number;
   measureSec: number;
   repeats: number;
+  /** `--device`/`--throttle`: the class every recorded point runs as; absent fields: full speed. */
+  device: DeviceCondition;
+  /** Slows the browser to `device` (the lab's, calibrated at its start); absent: no class. */
+  devices?: DeviceEmulator;
 }
 
 const SCENARIO = 'lab';
@@ -44,7 +51,7 @@ export class LabRecorder {
   private busy = false;
 
   constructor(private readonly o: RecorderOptions) {
-    this.measurer = new RepeatMeasurer({ browser: o.browser, server: o.server, cores: o.cores, retries: 0 });
+    this.measurer = new RepeatMeasurer({ browser: o.browser, server: o.server, cores: o.cores, retries: 0, ...(o.devices ? { devices: o.devices } : {}) });
     const report: Report = {
       schemaVersion: SCHEMA_VERSION,
       // Until the directory is made: createRunDir adds a suffix when another run took the second.
@@ -68,6 +75,16 @@ export class LabRecorder {
     return this.recorder.report;
   }
 
+  /** The browser's id in the report: the one its device class is calibrated under (repeat.ts names it the same way). */
+  get hostId(): string {
+    return this.o.browser.hostId ?? 'local';
+  }
+
+  /** The lab's device class, calibrated (written with the next recorded point). */
+  addDevice(c: DeviceCalibration): void {
+    this.recorder.addDevice(c);
+  }
+
   /** The point these page settings make, with the lab's warm-up, window and repeats. */
   pointOf(c: PageConfig): Point {
     // The page's settings are the scenario's: each factor the page applies (absent: its default).
@@ -76,6 +93,7 @@ export class LabRecorder {
       id: SCENARIO,
       ...(Object.fromEntries(applied.map((name) => [name, c[name]])) as Partial<Pick<PageConfig, PageFactor>>),
       ...(this.o.browser.engine === 'firefox' ? { engine: 'firefox' as const } : {}),
+      ...deviceOf(this.o.device),
       warmupSec: this.o.warmupSec,
       measureSec: this.o.measureSec,
       repeats: this.o.repeats,
@@ -104,12 +122,13 @@ export class LabRecorder {
       let result = recorder.resultOf(point);
       for (let r = 0; r < this.o.repeats; r++) {
         const startedAt = new Date().toISOString();
-        const parseCeilings = await measureCeilings(this.o.browser.browser(), this.o.server.url, ceilingNeeds([point]));
+        const devices = this.o.devices ? { emulator: this.o.devices, slot: this.o.browser, hostId: this.hostId } : undefined;
+        const parseCeilings = await measureCeilings(this.o.browser.browser(), this.o.server.url, ceilingNeeds([point]), undefined, devices);
         const round = recorder.startRound([point.id], { seed: 0, startedAt, parseCeilings });
         const repeat = await this.measurer.measure(point, {
           round: round.index,
-          ceilingEventsPerSec: ceilingOf(round.parseCeilings, point.batch, point.encoding),
-          jsonCeilingEventsPerSec: bestJsonCeiling(round.parseCeilings),
+          ceilingEventsPerSec: ceilingOf(round.parseCeilings, point.batch, point.encoding, point),
+          jsonCeilingEventsPerSec: bestJsonCeiling(round.parseCeilings, point),
         });
         if (!repeat) throw new Error('the measurement was interrupted');
         recorder.finishRound(round);

@@ -6,7 +6,8 @@
  * start (a refusal comes before either).
  */
 import { execFile } from 'node:child_process';
-import { availableParallelism } from 'node:os';
+import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { availableParallelism, tmpdir } from 'node:os';
 import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { EXIT, PushlabError } from '../../protocol/errors.js';
@@ -54,6 +55,26 @@ const REFUSED = {
   'a target beside --resume': {
     args: ['--resume', 'advise-20261125-101500', '--rate', '300k'],
     says: ['--resume goes on with the recorded search', 'drop --rate'],
+  },
+  'an unknown device class': {
+    args: ['--rate', '300k', '--p99', '100ms', '--device', 'tier-3'],
+    says: ['--device must be off, mid-tier (BenchmarkIndex 1000), low-tier (264), or index=N', "got 'tier-3'"],
+  },
+  'an index below a phone': {
+    args: ['--rate', '300k', '--p99', '100ms', '--device', 'index=10'],
+    says: ['--device index=N takes a BenchmarkIndex of 20…100000; got 10'],
+  },
+  'main-thread throttling': {
+    args: ['--rate', '300k', '--p99', '100ms', '--device', 'low-tier', '--throttle', 'main-thread'],
+    says: ['--throttle main-thread: advise picks the candidate with the least renderer CPU per event', 'drop --throttle'],
+  },
+  '--throttle without a device': {
+    args: ['--rate', '300k', '--p99', '100ms', '--throttle', 'browser'],
+    says: ['--throttle browser says how a device class slows the browser; give --device'],
+  },
+  'a device beside --resume': {
+    args: ['--resume', 'advise-20261125-101500', '--device', 'low-tier'],
+    says: ['--resume goes on with the recorded search', 'drop --device'],
   },
 } as const;
 
@@ -116,4 +137,61 @@ describe('npm run advise refuses a bad target', () => {
       margins: { eventsPerSec: 0.03, cpuPerEvent: 0.04 },
     });
   });
+
+  it("--device is the target's class; off, or none, leaves the target at full speed", () => {
+    const target = (...more: string[]) => checkAdviseFlags(parseFlags(ADVISE_FLAGS, ['--rate', '300k', '--p99', '100ms', ...more], '')).target;
+    expect(target('--device', 'low-tier')).toMatchObject({ device: 'low-tier' });
+    expect(target('--device', 'index=500', '--throttle', 'browser')).toMatchObject({ device: 'index=500' });
+    expect(target('--device', 'low-tier')).not.toHaveProperty('throttle');
+    expect(target('--device', 'off')).not.toHaveProperty('device');
+    expect(target()).not.toHaveProperty('device');
+  });
+});
+
+describe('npm run advise refuses a device class this machine cannot make, before it launches anything', () => {
+  /** The command with these flags and a --out of its own; the run's output and whether --out stayed empty. */
+  async function refused(args: string[], env: NodeJS.ProcessEnv = {}): Promise<Ran & { line: string; empty: boolean }> {
+    const out = mkdtempSync(path.join(tmpdir(), 'pushlab-advise-device-'));
+    try {
+      const r = await new Promise<Ran>((resolve) => {
+        execFile(
+          process.execPath,
+          [...nodeArgs('puppeteer/advise/main.ts'), '--rate', '300k', '--p99', '100ms', '--device', 'low-tier', ...args, '--out', out],
+          { cwd: ROOT, timeout: 60_000, env: { ...process.env, ...env } },
+          (err, stdout, stderr) => resolve({ code: err ? (typeof err.code === 'number' ? err.code : -1) : 0, stdout, stderr }),
+        );
+      });
+      const lines = r.stderr
+        .trimEnd()
+        .split('\n')
+        .filter((l) => l.startsWith('pushlab advise: PUSHLAB_'));
+      expect(lines, r.stderr).toHaveLength(1);
+      return { ...r, line: lines[0], empty: readdirSync(out).length === 0 };
+    } finally {
+      rmSync(out, { recursive: true, force: true });
+    }
+  }
+
+  it('no cgroup cpu controller: one PUSHLAB_NO_DEVICE line saying why and what to do, and no run directory', async () => {
+    // A mount with no cpu controller (as a machine without cgroups has), whoever runs the test.
+    const r = await refused([], { PUSHLAB_CGROUP_ROOT: path.join(tmpdir(), 'pushlab-no-cgroup-here') });
+    expect(r.code, r.stderr).toBe(EXIT.badInput);
+    expect(r.stdout).toBe('');
+    // Not root says so first; as root, the missing controller.
+    expect(r.line).toMatch(
+      /^pushlab advise: PUSHLAB_NO_DEVICE: device low-tier slows the whole browser under a cgroup CPU quota, and (a CPU quota needs root|no cgroup cpu controller was found)/,
+    );
+    // Not to main-thread throttling, which advise refuses.
+    expect(r.line).not.toContain('--throttle main-thread');
+    expect(r.empty).toBe(true);
+  }, 90_000);
+
+  it('a browser elsewhere (--browser): its processes cannot be slowed from here', async () => {
+    // Refused before the browser is asked anything: nothing listens on port 9.
+    const r = await refused(['--browser', 'http://127.0.0.1:9']);
+    expect(r.code, r.stderr).toBe(EXIT.badInput);
+    expect(r.line).toContain("PUSHLAB_NO_DEVICE: device low-tier with throttle browser slows a browser's processes on this machine");
+    expect(r.line).toContain('drop --browser');
+    expect(r.empty).toBe(true);
+  }, 90_000);
 });

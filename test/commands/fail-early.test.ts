@@ -93,8 +93,13 @@ const CASES = {
   deviceNotRoot: ['puppeteer/sweep/main.ts', ['--scenario', 'smoke', '--device', 'mid-tier', '--out', path.join(dir, 'anyone')]],
   deviceRemote: ['puppeteer/sweep/main.ts', ['--scenario', 'smoke', '--device', 'index=500', '--browser', 'ws://127.0.0.1:1/devtools/browser/x', '--out', dir]],
   deviceBad: ['puppeteer/sweep/main.ts', ['--scenario', 'smoke', '--device', 'phone', '--out', dir]],
+  labNoCgroup: ['puppeteer/lab/main.ts', ['--headless', '--out', dir, '--device', 'low-tier']],
+  labThrottleAlone: ['puppeteer/lab/main.ts', ['--headless', '--out', dir, '--throttle', 'main-thread']],
+  labFirefoxMainThread: ['puppeteer/lab/main.ts', ['--headless', '--out', dir, '--engine', 'firefox', '--device', 'mid-tier', '--throttle', 'main-thread']],
 } as const;
 const NO_CHROME = new Set(['labNoChrome', 'sweepNoChrome']);
+/** A cgroup mount with no cpu controller, as a machine without cgroups has (puppeteer/device/cgroup.ts). */
+const NO_CGROUP = new Set(['labNoCgroup', 'deviceNoCgroup']);
 const ran = {} as Record<keyof typeof CASES, Ran>;
 
 /** A scenario whose batch × concurrency × 2 transports is exactly `points`. */
@@ -125,7 +130,10 @@ beforeAll(async () => {
     const name = names.shift();
     if (!name) return;
     const [script, args] = CASES[name];
-    const env = NO_CHROME.has(name) ? { CHROME_PATH: '/nonexistent' } : name === 'deviceNoCgroup' ? { PUSHLAB_CGROUP_ROOT: path.join(dir, 'no-cgroup') } : {};
+    const env = {
+      ...(NO_CHROME.has(name) ? { CHROME_PATH: '/nonexistent' } : {}),
+      ...(NO_CGROUP.has(name) ? { PUSHLAB_CGROUP_ROOT: path.join(dir, 'no-cgroup') } : {}),
+    };
     ran[name] = await run(script, [...args], { env, dropRoot: name.includes('ReadOnly'), nobody: name === 'deviceNotRoot' });
     return next();
   };
@@ -271,5 +279,22 @@ describe('--list into a pipe', () => {
     const r = list('cat');
     expect(r.stdout.trimEnd().split('\n')).toHaveLength(2000);
     expect(r.stderr).toMatch(/\nexit 0\n$/);
+  });
+});
+
+describe('a device class the lab cannot make: refused before anything is launched (issue 36)', () => {
+  it('no cgroup cpu controller', () => {
+    expect(refusedBeforeLaunch(ran.labNoCgroup, 'lab')).toMatch(
+      /^pushlab lab: PUSHLAB_NO_DEVICE: device low-tier slows the whole browser under a cgroup CPU quota, and (a CPU quota needs root|no cgroup cpu controller was found).*or use --throttle main-thread/,
+    );
+  });
+
+  it('--throttle without --device, and main-thread throttling in Firefox', () => {
+    expect(refusedBeforeLaunch(ran.labThrottleAlone, 'lab')).toBe(
+      'pushlab lab: PUSHLAB_BAD_FLAG: --throttle main-thread says how a device class slows the browser; give --device mid-tier, low-tier or index=N with it, or drop it',
+    );
+    expect(refusedBeforeLaunch(ran.labFirefoxMainThread, 'lab')).toMatch(
+      /^pushlab lab: PUSHLAB_BAD_FLAG: --throttle main-thread is Chrome's CDP CPU throttling, and --engine firefox has none/,
+    );
   });
 });

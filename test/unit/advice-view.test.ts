@@ -10,7 +10,9 @@ import type { Report } from '../../protocol/report.js';
 import type { Target } from '../../protocol/target.js';
 import { candidatePoint } from '../../puppeteer/advise/candidates.js';
 import { advise, adviceBeforeSearch } from '../../puppeteer/advise/search.js';
-import { adviceText, machineWordsOf } from '../../results/advice-words.js';
+import { adviceHeadline, adviceText, deviceAnswerWords, machineWordsOf } from '../../results/advice-words.js';
+import type { DeviceCalibration } from '../../protocol/device.js';
+import { parseReport } from '../../protocol/report-check.js';
 import { adviceView, pointsAndRepeats, runHeader } from '../../web/report/views.js';
 import { runEntry } from '../../web/report/load.js';
 import { summarisePoint } from '../../results/point-summary.js';
@@ -111,6 +113,82 @@ describe('the Advice section', () => {
 
   it('is absent from a sweep', () => {
     expect(adviceView(reportOf([]))).toBeNull();
+  });
+});
+
+/** A calibration of a class as report.devices records it (puppeteer/device/emulator.ts). */
+const calibrated = (device: DeviceCalibration['device'], slowdown: number, throttle: DeviceCalibration['throttle'] = 'browser'): DeviceCalibration => ({
+  device,
+  throttle,
+  browser: 'local',
+  targetIndex: 264,
+  baseIndex: 1900,
+  index: 266,
+  speed: Math.round((1 / slowdown) * 10_000) / 10_000,
+  slowdown,
+  periodMs: throttle === 'browser' ? 10 : null,
+  readings: [{ speed: 1, index: 1900 }],
+  at: '2026-11-28T08:00:00.000Z',
+});
+
+describe('an answer for a device class (issue 36)', () => {
+  it("names the class with its index and how far this machine was slowed, from the run's calibration", async () => {
+    const a = await answer();
+    const low: Advice = { ...a, target: { ...TARGET, device: 'low-tier' } };
+    const words = adviceText(low, machineWordsOf(withAdvice(low).environment), [calibrated('mid-tier', 2.4), calibrated('low-tier', 6.7)]);
+    expect(words[0]).toBe(
+      'Use sse over HTTP/2, 200 rows every 10 ms per connection on 1 connection, parsing on the main thread on a low-tier device (BenchmarkIndex 264, this machine slowed 6.7×).',
+    );
+    // The viewer says the same, from the report's own calibrations.
+    expect(adviceView(withAdvice(low, { devices: [calibrated('low-tier', 6.7)] }))!.headline).toBe(words[0]);
+    expect(adviceHeadline(low)).toBe('answer for 20 k events/s on low-tier: sse, 200 rows every 10 ms ×1');
+    // Without a device, nothing changes.
+    expect(adviceText(a, undefined, [calibrated('low-tier', 6.7)])[0]).toBe(adviceText(a)[0]);
+    expect(adviceHeadline(a)).toBe('answer for 20 k events/s: sse, 200 rows every 10 ms ×1');
+  });
+
+  it('says the range when a resumed search calibrated the class again, and each way of slowing in its words', () => {
+    const low = { device: 'low-tier' } as const;
+    expect(deviceAnswerWords(low, [calibrated('low-tier', 7.14), calibrated('low-tier', 6.71)])).toBe(
+      'on a low-tier device (BenchmarkIndex 264, this machine slowed 6.7×–7.1×)',
+    );
+    expect(deviceAnswerWords({ ...low, throttle: 'main-thread' }, [calibrated('low-tier', 6.7), calibrated('low-tier', 9.9, 'main-thread')])).toBe(
+      "on a low-tier device (BenchmarkIndex 264, main thread only, this machine's main thread slowed 9.9×)",
+    );
+    expect(deviceAnswerWords({ device: 'index=500' }, [calibrated('index=500', 3)])).toBe('on a device (BenchmarkIndex 500, this machine slowed 3×)');
+    expect(deviceAnswerWords(low)).toBe('on a low-tier device (BenchmarkIndex 264, not yet calibrated)');
+    expect(deviceAnswerWords({})).toBe('on this machine');
+  });
+
+  it('names the class where there is no answer yet, and where nothing sustained', async () => {
+    const target: Target = { ...TARGET, device: 'low-tier' };
+    const v = adviceView(withAdvice(adviceBeforeSearch({ target, transports: ['sse'], budgetSec: 60 }), { finishedAt: null }))!;
+    expect(v.headline).toBe(
+      'No answer for 20 k events/s with p99 ≤ 200 ms (render none) on a low-tier device (BenchmarkIndex 264): interrupted before anything was measured.',
+    );
+    const a = await answer();
+    const none: Advice = { ...a, target, winner: null, runnerUp: null, closest: null };
+    expect(adviceText(none, undefined, [calibrated('low-tier', 6.7)])[0]).toBe(
+      'Nothing sustained 20 k events/s with p99 ≤ 200 ms (render none) on a low-tier device (BenchmarkIndex 264, this machine slowed 6.7×).',
+    );
+    expect(adviceText({ ...a, winner: null, runnerUp: null, closest: null })[0]).toBe(
+      'Nothing sustained 20 k events/s with p99 ≤ 200 ms (render none) on this machine.',
+    );
+  });
+
+  it("runs every candidate as the class, and a report keeps the target's class for --resume", async () => {
+    const a = await answer();
+    const c = a.winner!.candidate;
+    const p = candidatePoint(c, TARGET.render, { warmupSec: 1, measureSec: 2, repeats: 1 }, 'advise', { device: 'low-tier' });
+    expect(p).toMatchObject({ device: 'low-tier', id: `${candidatePoint(c, TARGET.render, { warmupSec: 1, measureSec: 2, repeats: 1 }).id}-low` });
+    expect(p).not.toHaveProperty('throttle');
+    // The request as a new search saves it first (main.ts newPlan): what --resume reads back.
+    const asked = adviceBeforeSearch({ target: { ...TARGET, device: 'index=500' }, transports: ['sse'], budgetSec: 60 });
+    const r = withAdvice(asked, { devices: [calibrated('index=500', 3)] });
+    expect(parseReport(JSON.parse(JSON.stringify(r)), 'report.json').advice!.target).toEqual({ ...TARGET, device: 'index=500' });
+    const bad = JSON.parse(JSON.stringify(r));
+    bad.advice.target.device = 'tier-3';
+    expect(() => parseReport(bad, 'report.json')).toThrow(/advice\.target\.device/);
   });
 });
 

@@ -73,7 +73,7 @@ export interface AdviceView {
 export function adviceView(report: Report): AdviceView | null {
   const a = report.advice;
   if (!a) return null;
-  const lines = adviceText(a, machineWordsOf(report.environment));
+  const lines = adviceText(a, machineWordsOf(report.environment), report.devices);
   const machine = lines.at(-1)?.startsWith('Machine: ') ? lines.pop()! : null;
   const [headline = '', ...rest] = lines;
   const state: AdviceView['state'] = report.finishedAt !== null && !report.interrupted ? 'finished' : report.interrupted ? 'interrupted' : 'unfinished';
