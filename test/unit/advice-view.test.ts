@@ -127,6 +127,7 @@ const calibrated = (device: DeviceCalibration['device'], slowdown: number, throt
   speed: Math.round((1 / slowdown) * 10_000) / 10_000,
   slowdown,
   periodMs: throttle === 'browser' ? 10 : null,
+  pinnedCpu: throttle === 'browser' ? 1 : null,
   readings: [{ speed: 1, index: 1900 }],
   at: '2026-11-28T08:00:00.000Z',
 });
