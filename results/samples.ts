@@ -31,7 +31,7 @@ export interface Sample {
    * remote Firefox: no CDP, and its /proc is not this machine's).
    */
   chrome: ChromeProcess[] | null;
-  /** Firefox only: this machine's monotonic clock when its /proc was read, s (the CPU figures' wall time). */
+  /** When `chrome` was read from /proc (Firefox; Chrome under a device class's quota): this machine's monotonic clock, s (the CPU figures' wall time). */
   procAtSec?: number;
   /** The engine sampled; absent: chrome. */
   engine?: 'firefox';

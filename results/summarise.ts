@@ -135,7 +135,7 @@ const CHROME_KINDS: readonly ChromeProcessKind[] = ['browser', 'renderers', 'net
 function cpuFigures(a: Sample, b: Sample, tabs: readonly TabWindow[], windowSec: number, meta: SummaryMeta, serverCpu: number): CpuFigures {
   const firefox = b.engine === 'firefox';
   const unavailable: CpuFigure[] = [];
-  const procWall = firefox && a.procAtSec !== undefined && b.procAtSec !== undefined ? b.procAtSec - a.procAtSec : windowSec;
+  const procWall = a.procAtSec !== undefined && b.procAtSec !== undefined ? b.procAtSec - a.procAtSec : windowSec;
   let chrome: ChromeCpu = { browser: null, renderers: null, network: null, gpu: null, other: null, total: null };
   if (a.chrome && b.chrome) {
     const measured = roundAll(chromeCpu(a.chrome, b.chrome, procWall));

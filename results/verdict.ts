@@ -44,6 +44,11 @@ export interface LimitInput {
   /** Parsing Workers asked for (parse mode worker). */
   workers: number;
   cores: number;
+  /**
+   * A whole-browser device class (protocol/device.ts): `cores` is its one core, the browser's
+   * quota, and saturating it is the device's CPU at its end, not this machine's. Absent: none.
+   */
+  device?: string;
   server: {
     /** Batches generated ÷ batches due. */
     pacingRatio: number;
@@ -113,7 +118,7 @@ export function findLimit(i: LimitInput): Limit {
       // A server starved of CPU by a saturated host is the host's limit, not the server's.
       verdict: host ? 'host-bound' : 'server-bound',
       note: `server generated only ${(server.pacingRatio * 100).toFixed(1)}% of scheduled batches without shedding, ${server.batchesBehind} behind at the end (server CPU ${server.cpu ?? '?'}%)`,
-      why: `the server generated only ${(server.pacingRatio * 100).toFixed(1)}% of its schedule${server.cpu === null ? '' : ` at ${pct(server.cpu)} CPU`}${host ? `, ${hostText(cpu)} at ${pct(hostLoad!)} of ${i.cores * 100}%` : ''}`,
+      why: `the server generated only ${(server.pacingRatio * 100).toFixed(1)}% of its schedule${server.cpu === null ? '' : ` at ${pct(server.cpu)} CPU`}${host ? `, ${hostText(cpu, i.device)} at ${pct(hostLoad!)} of ${i.cores * 100}%` : ''}`,
     };
   }
   if (cpu.tabMainThread !== null && cpu.tabMainThread >= SATURATED * 100) {
@@ -143,7 +148,7 @@ export function findLimit(i: LimitInput): Limit {
       };
     }
   }
-  if (host) return { verdict: 'host-bound', note: null, why: `${hostText(cpu)} is at ${pct(hostLoad!)} of ${i.cores * 100}%` };
+  if (host) return { verdict: 'host-bound', note: null, why: `${hostText(cpu, i.device)} is at ${pct(hostLoad!)} of ${i.cores * 100}%` };
   const busiest = busiestTabThread(cpu.tabThreads);
   const threadText = busiest ? `busiest tab thread: ${busiest.name} at ${busiest.percent}%, ` : '';
   return {
@@ -156,8 +161,9 @@ export function findLimit(i: LimitInput): Limit {
   };
 }
 
-/** What the host figure was: the host itself, or Chrome alone where the host is unavailable. */
-function hostText(cpu: LimitInput['cpu']): string {
+/** What the host figure was: the host itself, Chrome alone where the host is unavailable, or a device class's one core. */
+function hostText(cpu: LimitInput['cpu'], device?: string): string {
+  if (device !== undefined) return `the ${device} device's one core (the browser's CPU quota)`;
   return cpu.host !== null ? 'the host' : 'Chrome alone (host CPU unavailable)';
 }
 
@@ -217,8 +223,11 @@ export function judgeRepeat(point: Point, r: RepeatFigures, open: number, cores:
   if (page.perConnectionBatchesPerSec.min < 0.5 * page.perConnectionBatchesPerSec.max) {
     notes.push(`unfair connections: ${page.perConnectionBatchesPerSec.min}–${page.perConnectionBatchesPerSec.max} batches/s per connection`);
   }
+  const device = point.device !== undefined && point.throttle === undefined ? point.device : undefined;
   if (hostSaturated(cpu.host, cores)) notes.push(`host CPU ${cpu.host}% of ${cores * 100}%: the machine was saturated`);
-  else if (cpu.host === null && hostSaturated(cpu.chrome.total, cores)) {
+  else if (device !== undefined && hostSaturated(cpu.chrome.total, cores)) {
+    notes.push(`the browser used ${cpu.chrome.total}% of the ${device} device's one core (its CPU quota): the device was saturated`);
+  } else if (cpu.host === null && hostSaturated(cpu.chrome.total, cores)) {
     notes.push(`host CPU unavailable, but Chrome alone used ${cpu.chrome.total}% of the browser host's ${cores * 100}%: its machine was saturated`);
   }
 
@@ -228,6 +237,7 @@ export function judgeRepeat(point: Point, r: RepeatFigures, open: number, cores:
     parse: point.parse,
     workers: point.workers,
     cores,
+    ...(device !== undefined ? { device } : {}),
     server: {
       pacingRatio: server.pacingRatio,
       batchesBehind: server.batchesBehind,

@@ -376,6 +376,7 @@ export class RepeatMeasurer extends EventEmitter<RepeatEvents> {
       serverStats: (reset) => this.o.server.stats(reset),
       procfs,
       ...(slot.engine === 'firefox' ? { firefoxPid: slot.pid?.() ?? null } : {}),
+      ...(device?.throttle === 'browser' ? { chromeCpuFromProc: true } : {}),
     };
     const windowMs = point.measureSec * 1000;
     phase('window', 0, windowMs);

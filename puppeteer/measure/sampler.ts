@@ -13,6 +13,7 @@ import type { LabApi } from './page.js';
 import type { Sample, TabMetrics, TabSample } from '../../results/samples.js';
 import { readThreads } from './threads.js';
 import { firefoxProcessTree } from './firefox-procs.js';
+import { parseTaskStat } from '../../results/threads.js';
 
 /** Where one tab's readings come from: its page, and its CDP session (none in Firefox). */
 export interface TabSource {
@@ -38,6 +39,14 @@ export interface SampleSources {
    * nothing to this machine's /proc, and /proc/stat is not its host's: both are skipped.
    */
   procfs?: boolean;
+  /**
+   * Read Chrome's process CPU from /proc, at this process's clock, instead of taking
+   * SystemInfo.getProcessInfo's figures: under a device class's quota the browser process answers
+   * that call late (it waits for its share of the quota), and CPU kept accruing until it did, so
+   * a 1 s window read up to 188% of the class's one core (docs/devices.md). CDP still lists the
+   * processes and their kinds. Needs `procfs`.
+   */
+  chromeCpuFromProc?: boolean;
 }
 
 export async function tabMetrics(session: CDPSession): Promise<TabMetrics> {
@@ -85,10 +94,36 @@ export async function takeSample(src: SampleSources, resetLatency: boolean): Pro
     src.moreTabs ? Promise.all(src.moreTabs.map((t) => tabSample(t, resetLatency))) : Promise.resolve(undefined),
   ]);
   if (!page) throw new Error('the page has no run to snapshot');
+  const fromProc = src.chromeCpuFromProc === true && src.procfs !== false ? await procCpuOf(chrome) : null;
   // Which renderer is the tab's is only known by comparing two samples, so read them all.
   const renderers = src.procfs === false ? [] : chrome.filter((p) => p.type === 'renderer').map((p) => p.id);
   const rendererThreads = new Map(await Promise.all(renderers.map(async (pid) => [pid, await readThreads(pid)] as const)));
-  return { page, tab, chrome, rendererThreads, server, host, ...(moreTabs ? { moreTabs } : {}) };
+  return {
+    page,
+    tab,
+    chrome: fromProc?.processes ?? chrome,
+    ...(fromProc ? { procAtSec: fromProc.atSec } : {}),
+    rendererThreads,
+    server,
+    host,
+    ...(moreTabs ? { moreTabs } : {}),
+  };
+}
+
+/** Chrome's processes as CDP listed them, their CPU seconds read from /proc now, and when (s, this process's clock). */
+async function procCpuOf(listed: readonly ChromeProcess[]): Promise<{ atSec: number; processes: ChromeProcess[] }> {
+  const t0 = performance.now();
+  const processes = await Promise.all(
+    listed.map(async (p) => {
+      try {
+        const parsed = parseTaskStat(await readFile(`/proc/${p.id}/stat`, 'utf8'));
+        return parsed ? { ...p, cpuTime: parsed.cpuSeconds } : p;
+      } catch {
+        return p; // exited since CDP listed it: CDP's figure is its last
+      }
+    }),
+  );
+  return { atSec: (t0 + performance.now()) / 2000, processes };
 }
 
 /**
