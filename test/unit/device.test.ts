@@ -8,7 +8,7 @@ import { describe, expect, it } from 'vitest';
 import { DEVICE_PRESETS, parseDeviceSetting, targetIndexOf } from '../../protocol/device.js';
 import { expandScenario, parseScenarioText } from '../../protocol/scenario.js';
 import { PushlabError } from '../../protocol/errors.js';
-import { calibrate, MAX_STEPS, READINGS_PER_STEP } from '../../puppeteer/device/calibrate.js';
+import { calibrate, LAST_RESORT_TOLERANCE, MAX_STEPS, READINGS_PER_STEP } from '../../puppeteer/device/calibrate.js';
 import { CALIBRATION_TOLERANCE } from '../../protocol/device.js';
 
 describe('device settings', () => {
@@ -103,6 +103,36 @@ describe('calibration search', () => {
     expect(Math.abs(c.index - 264) / 264).toBeLessThanOrEqual(CALIBRATION_TOLERANCE);
   });
 
+  // Measured here: pinned under a quota the index went about as speed^1.2 (0.1–0.5 of a core), under
+  // CDP's rate as speed^0.9, with single readings varying by a CV of 4–9%; unpinned it bent to k ≈ 2.
+  it('settles on noisy readings as this machine gives them, for 50 seeds, each class and curve', async () => {
+    let lastResort = 0;
+    for (const [target, k, spread] of [
+      [264, 0.9, 0.28],
+      [264, 1.2, 0.28],
+      [1000, 1.2, 0.28],
+      [264, 2, 0.14],
+      [1000, 2, 0.14],
+    ]) {
+      const truth = (target / 2900) ** (1 / k);
+      for (let seed = 1; seed <= 50; seed++) {
+        // A small LCG: the same draws every run, spread evenly over ±spread/2 (0.28: a CV of about 8%).
+        let x = seed;
+        const noise = Array.from({ length: 200 }, () => {
+          x = (x * 1103515245 + 12345) % 2 ** 31;
+          return 1 + spread * (x / 2 ** 31 - 0.5);
+        });
+        const c = await calibrate(target, browser(2900, k, noise).read, `target ${target}, k ${k}, seed ${seed}`);
+        // The figure it stops on is within the tolerance (or, after every step, the last resort's), and the speed near the true one.
+        expect(Math.abs(c.index - target) / target).toBeLessThanOrEqual(LAST_RESORT_TOLERANCE);
+        if (Math.abs(c.index - target) / target > CALIBRATION_TOLERANCE) lastResort++;
+        expect(Math.abs(c.speed / truth - 1), `target ${target}, k ${k}, seed ${seed}`).toBeLessThan(0.15);
+      }
+    }
+    // Most settle within the tolerance itself.
+    expect(lastResort).toBeLessThan(25);
+  });
+
   it('refuses a class faster than the machine, coded, with both indexes', async () => {
     const err = await calibrate(1000, browser(700, 1).read, 'mid-tier device in local').catch((e: unknown) => e);
     expect(err).toBeInstanceOf(PushlabError);
@@ -121,7 +151,9 @@ describe('calibration search', () => {
     const b = browser(3000, 1, wild);
     const err = await calibrate(264, b.read, 'test').catch((e: unknown) => e);
     expect((err as PushlabError).code).toBe('PUSHLAB_NO_DEVICE');
-    expect((err as Error).message).toMatch(new RegExp(`in ${MAX_STEPS} steps \\(closest: \\d+ at [\\d.]+ of full speed\\)`));
+    expect((err as Error).message).toMatch(
+      new RegExp(`in ${MAX_STEPS} steps \\(closest: \\d+ at [\\d.]+ of full speed; speed→index: ([\\d.]+→\\d+, ){${MAX_STEPS - 1}}[\\d.]+→\\d+\\)`),
+    );
     expect(b.speeds.length).toBe(1 + READINGS_PER_STEP * (1 + MAX_STEPS));
   });
 });
