@@ -93,7 +93,7 @@ describe('calibration search', () => {
       expect(c.speed).toBeCloseTo((target / 2950) ** (1 / k), 1);
       // Each step's readings are recorded (after the one warm-up reading), in order.
       expect(c.readings.length % READINGS_PER_STEP).toBe(0);
-      expect(c.readings.length).toBe(b.speeds.length - 1);
+      expect(c.readings.length).toBe(b.speeds.length - 2);
     }
   });
 
@@ -133,6 +133,15 @@ describe('calibration search', () => {
     expect(lastResort).toBeLessThan(25);
   });
 
+  it('warms a browser just launched up until two full-speed readings agree, then reads its own index', async () => {
+    // As one read here right after launch: 1,342, 1,882, 2,816, then steady.
+    const b = browser(2900, 1.2, [0.46, 0.65, 0.97, ...Array<number>(100).fill(1)]);
+    const c = await calibrate(264, b.read, 'test');
+    expect(c.baseIndex).toBe(2900);
+    expect(b.speeds.slice(0, 4)).toEqual([1, 1, 1, 1]);
+    expect(c.readings.slice(0, 3)).toEqual([1, 1, 1].map((speed) => ({ speed, index: 2900 })));
+  });
+
   it('refuses a class faster than the machine, coded, with both indexes', async () => {
     const err = await calibrate(1000, browser(700, 1).read, 'mid-tier device in local').catch((e: unknown) => e);
     expect(err).toBeInstanceOf(PushlabError);
@@ -154,6 +163,7 @@ describe('calibration search', () => {
     expect((err as Error).message).toMatch(
       new RegExp(`in ${MAX_STEPS} steps \\(closest: \\d+ at [\\d.]+ of full speed; speed→index: ([\\d.]+→\\d+, ){${MAX_STEPS - 1}}[\\d.]+→\\d+\\)`),
     );
-    expect(b.speeds.length).toBe(1 + READINGS_PER_STEP * (1 + MAX_STEPS));
+    // Two warm-up readings that agree, then three at full speed, then three per step.
+    expect(b.speeds.length).toBe(2 + READINGS_PER_STEP * (1 + MAX_STEPS));
   });
 });
