@@ -8,11 +8,10 @@
  * cgroup after the run, and after a SIGKILL the next command removes the killed run's, ending what
  * it still held.
  *
- * The yardstick's band, measured here (2026-11-28, batch 20 and 100, alone on the machine): under
- * the whole-browser quota the ceiling fell to 0.65–0.68 of the index's ratio (the GC threads share
- * the one core's quota with the parse); under CDP's main-thread throttling it fell much further,
- * to about 0.15 of it (39 k against 2.4 M events/s at a 9.3× rate): JSON.parse on a throttled main
- * thread pays more than the benchmark's loops do (docs/devices.md).
+ * The yardstick's band, measured here (2026-11-28, low-tier and mid-tier at batch 20 and 100, 3
+ * rounds, alone on the machine): the ceiling's ratio to full speed, over the index's, read
+ * 0.59–1.39 under the whole-browser quota (median 1.02 of 12) and 0.78–1.35 under CDP's main-thread
+ * throttling (median 0.96 of 12) (docs/devices.md). The test holds both within 0.4–2.
  */
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
@@ -122,7 +121,7 @@ describe.runIf(canSlow)('device classes in headless Chromium', () => {
     expect(stderr).toMatch(/low-tier device \(BenchmarkIndex 264\) in local: BenchmarkIndex [\d.]+ at [\d.]+× slower/);
   });
 
-  it('the JSON.parse ceiling, measured as each class, falls with the index (whole browser) and further (main thread)', () => {
+  it('the JSON.parse ceiling, measured as each class, falls by the calibrated factor, within the band measured', () => {
     const ceilings = report.rounds[0].parseCeilings;
     const full = ceilingOf(ceilings, BATCH, 'json')!;
     const whole = ceilingOf(ceilings, BATCH, 'json', { device: 'low-tier' })!;
@@ -132,7 +131,8 @@ describe.runIf(canSlow)('device classes in headless Chromium', () => {
     const figures = JSON.stringify({ full, whole, main, devices: report.devices!.map((d) => [d.index, d.baseIndex]) });
     expect(ratio(whole, w), figures).toBeGreaterThan(0.4);
     expect(ratio(whole, w), figures).toBeLessThan(2);
-    expect(ratio(main, m), figures).toBeLessThan(1.25);
+    expect(ratio(main, m), figures).toBeGreaterThan(0.4);
+    expect(ratio(main, m), figures).toBeLessThan(2);
     // Every repeat is read against its own class's ceiling.
     expect(repeatOf('dev/ws-b100-c2-i1-none-low').ceilingEventsPerSec).toBe(whole);
     expect(repeatOf('dev/ws-b100-c2-i1-none-low-mt').ceilingEventsPerSec).toBe(main);
