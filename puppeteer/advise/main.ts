@@ -228,12 +228,22 @@ async function main(): Promise<number> {
     await record.save();
     // Its lines go to stderr until the progress display exists, then through it.
     let say = log;
-    devices = new DeviceEmulator({ onCalibrated: (c) => recorder.addDevice(c), log: (line) => say(line) });
+    devices = new DeviceEmulator({ onCalibrated: (c) => recorder.addDevice(c), log: (line) => say(line), signal: controller.signal });
     const runDevices = devices;
     if (target.device !== undefined) {
       // Calibrated once, before the search: a class this browser cannot reach ends the command
       // here, coded, rather than failing every candidate; the report keeps its readings.
-      await runDevices.enter(slot, target, host.id);
+      try {
+        await runDevices.enter(slot, target, host.id);
+      } catch (err) {
+        if (!controller.signal.aborted) throw err;
+        // Ctrl-C while calibrating: nothing measured yet; the run can be resumed like any other.
+        recorder.interrupt(resumeCommand());
+        await record.save();
+        log(`interrupted while calibrating: ${plan.file} keeps the plan. To start the search:\n  ${report.resumeCommand}`);
+        toStdout(flags.json ? `${JSON.stringify(report, null, 2)}\n` : `${plan.file}\n`);
+        return EXIT.interrupted;
+      }
       await record.save();
     }
 

@@ -340,7 +340,7 @@ async function main(): Promise<number> {
     // A resumed sweep keeps the browsers it measured in before, beside today's.
     record.putHosts(hosts);
     // Its lines go through the progress display, which exists before the first point asks for a class.
-    devices = new DeviceEmulator({ onCalibrated: (c) => record.addDevice(c), log: (line) => progress.line(line) });
+    devices = new DeviceEmulator({ onCalibrated: (c) => record.addDevice(c), log: (line) => progress.line(line), signal: controller.signal });
     const runDevices = devices;
     const runDir = path.dirname(plan.file);
     const repeatsIn = (r: Readonly<Report>) => r.points.reduce((a, p) => a + p.repeats.length, 0);

@@ -167,6 +167,34 @@ describe.runIf(canSlow)('device classes in headless Chromium', () => {
   });
 });
 
+describe.runIf(canSlow)('Ctrl-C while calibrating', () => {
+  it('stops within seconds, keeps a valid report and leaves no cgroup', async () => {
+    const dir = await mkdtemp(path.join(os.tmpdir(), 'pushlab-device-int-'));
+    try {
+      const file = path.join(dir, 'scenarios.json');
+      await writeFile(file, JSON.stringify({ scenarios: [{ ...SCENARIOS.scenarios[0], device: 'low-tier', throttle: 'browser' }] }));
+      const run = startSweep(['--file', file, '--scenario', 'dev', '--out', path.join(dir, 'out')]);
+      await run.waitForStderr(/calibrating low-tier/, 60_000);
+      // A reading or two into the search (each 500 ms): the calibration alone takes 3–14 s.
+      await new Promise((r) => setTimeout(r, 1000));
+      const sent = Date.now();
+      run.child.kill('SIGINT');
+      const { code } = await run.exit;
+      const tookMs = Date.now() - sent;
+      expect(code, run.stderr()).toBe(130);
+      // The reading in flight ends (≤ 0.5 s), then the report is saved and Chrome and the server closed.
+      expect(tookMs, run.stderr()).toBeLessThan(8000);
+      const reportFile = run.stdout().trim();
+      const report = JSON.parse(readFileSync(reportFile, 'utf8')) as Report;
+      expect(report.interrupted).toBe(true);
+      expect(report.devices ?? []).toEqual([]);
+      expect(groups(run.child.pid)).toEqual([]);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  }, 90_000);
+});
+
 describe.runIf(canSlow)('a sweep killed while slowing the browser', () => {
   it('leaves its cgroups, which the next command removes, ending what they held', async () => {
     const dir = await mkdtemp(path.join(os.tmpdir(), 'pushlab-device-kill-'));

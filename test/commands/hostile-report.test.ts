@@ -94,6 +94,8 @@ function fullPoint(): PointResult {
     workers: 2,
     encoding: 'arrow',
     engine: 'firefox',
+    device: 'low-tier',
+    throttle: 'main-thread',
   });
   r.browsers = ['local'];
   r.notes = ['a note'];
