@@ -114,5 +114,13 @@ export function calibrationShort(c: DeviceCalibration): string {
   return `BenchmarkIndex ${c.index} of ${c.targetIndex} · ${c.slowdown}× slower · ${slowedWords(c)} · full speed ${c.baseIndex}${c.browser !== 'local' ? ` · ${c.browser}` : ''}`;
 }
 
+/** The caveats of each way of slowing, said once in a run's header where its points use it. */
+export const THROTTLE_CAVEATS: Record<Throttle, string> = {
+  browser:
+    "device classes slow the whole browser: one CPU quota of one core, pinned to it (a phone's other cores are not modelled: Workers share the quota); CPU figures are the device's, this machine's CPU time × the slowdown",
+  'main-thread':
+    "main-thread throttling slows only the tab's main thread (CDP): Workers, the network service and the GPU run at full speed, and no CPU-time figure is valid under it",
+};
+
 /** How far a calibrated index may be from its target, as a share of it (DevTools: within 10 points). */
 export const CALIBRATION_TOLERANCE = 0.05;

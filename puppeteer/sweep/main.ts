@@ -49,6 +49,7 @@ import { Progress } from './progress.js';
 import { RepeatMeasurer } from '../measure/repeat.js';
 import { checkDeviceConditions, DeviceEmulator } from '../device/emulator.js';
 import { cleanUpKilledRuns } from '../device/cgroup.js';
+import { THROTTLE_CAVEATS, THROTTLES } from '../../protocol/device.js';
 import { BrowserLost } from '../browser/slot.js';
 import { createRunDir, newReportDraft, runIdFor, type ReportDraft } from '../report/file.js';
 import { reportFilesBytes } from '../report/html.js';
@@ -297,6 +298,11 @@ async function main(): Promise<number> {
       ? `pushlab sweep: resuming ${runId} (${done} repeats measured, ${draft.rounds.length} rounds started), seed ${draft.options.seed}`
       : `pushlab sweep: ${draft.scenarios.join(', ')}: ${draft.points.length} points × ${draft.options.repeats} rounds${plan.searches.length ? ` + ${plan.searches.length} find-max searches` : ''}, seed ${draft.options.seed}, about ${durationText(planSec(plan))}${browserCount > 1 ? `, sharded over ${browserCount} browsers` : ''}`,
   );
+  // Each way of slowing the points use, with what it is not faithful to (docs/devices.md).
+  const throttles = new Set(
+    [...draft.points.map((p) => p.point), ...plan.searches.map((s) => s.base)].filter((p) => p.device !== undefined).map((p) => p.throttle ?? 'browser'),
+  );
+  for (const t of THROTTLES) if (throttles.has(t)) log(THROTTLE_CAVEATS[t]);
   launched = true;
   // However the process ends (an uncaught error, process.exit), it takes its children along.
   process.once('exit', killChildren);

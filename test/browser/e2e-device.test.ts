@@ -92,6 +92,9 @@ describe.runIf(canSlow)('device classes in headless Chromium', () => {
     expect(report.points.map((p) => p.point.id)).toEqual(['dev/ws-b100-c2-i1-none', 'dev/ws-b100-c2-i1-none-low', 'dev/ws-b100-c2-i1-none-low-mt']);
     expect(report.points[1].point).toMatchObject({ device: 'low-tier' });
     expect(report.points[2].point).toMatchObject({ device: 'low-tier', throttle: 'main-thread' });
+    // The run's header says what each way of slowing is not faithful to, once each.
+    expect(stderr.match(/^device classes slow the whole browser: .*Workers share the quota/gm)).toHaveLength(1);
+    expect(stderr.match(/^main-thread throttling slows only the tab's main thread \(CDP\): .*no CPU-time figure is valid/gm)).toHaveLength(1);
   });
 
   it('calibrates each class once, to BenchmarkIndex 264 within the tolerance, recording every reading', () => {
@@ -204,13 +207,23 @@ describe.runIf(canSlow)('a sweep killed while slowing the browser', () => {
       const run = startSweep(['--file', file, '--scenario', 'dev', '--out', path.join(dir, 'out')]);
       // The quota is made as the calibration starts.
       await run.waitForStderr(/calibrating low-tier/, 60_000);
+      // The groups are made first, the browser's processes moved in just after: wait for both.
+      const procsIn = (gs: readonly string[]) =>
+        gs.flatMap((g) => {
+          try {
+            return readFileSync(path.join(g, 'cgroup.procs'), 'utf8').split('\n').filter(Boolean).map(Number);
+          } catch {
+            return [];
+          }
+        });
       let left: string[] = [];
-      for (let i = 0; i < 50 && left.length < 2; i++) {
+      let held: number[] = [];
+      for (let i = 0; i < 100 && (left.length < 2 || held.length === 0); i++) {
         await new Promise((r) => setTimeout(r, 100));
         left = groups(run.child.pid);
+        held = procsIn(left);
       }
       expect(left.map((g) => path.dirname(g))).toEqual([CPU_ROOT, CPUSET_ROOT].filter(existsSync));
-      const held = left.flatMap((g) => readFileSync(path.join(g, 'cgroup.procs'), 'utf8').split('\n').filter(Boolean).map(Number));
       expect(held.length).toBeGreaterThan(0);
       run.child.kill('SIGKILL');
       await run.exit;
