@@ -131,6 +131,12 @@ export async function serveReports(reportsDir: string, port: number): Promise<{ 
   bound = typeof address === 'object' && address ? address.port : port;
   return {
     url: `http://127.0.0.1:${bound}/report.html`,
-    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+    // A browser keeps sockets open after its tab closes (kept alive, or opened ahead and never
+    // used); close() alone waits for them, for minutes. Nothing is served once we close.
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      }),
   };
 }

@@ -32,36 +32,47 @@ interface TargetInfo {
 }
 
 /**
- * Resolves once `chrome` holds a tab on the lab page (an http(s) URL) that it did not hold when
- * called: a repeat that opened its tab and is loading the page or streaming, where a lost
- * browser is that repeat's failure (a finished repeat's tabs are closed before its line is
- * written). Read over CDP, which sees every browser context: the sweep's tabs are in one of its
- * own, which the DevTools HTTP endpoint's /json/list left out here.
+ * Watches `chrome`'s tabs over CDP from before a sweep starts (CDP sees every browser context:
+ * the sweep's tabs are in one of its own, which the DevTools HTTP endpoint's /json/list left
+ * out here). `repeatTab()`, called once a line says the browser finished a repeat, resolves
+ * as soon as it holds a tab on the lab page (an http(s) URL), open already or opened later: the
+ * browser's next repeat, loading the page or streaming, where a lost browser is that repeat's
+ * failure. A finished repeat's tabs are closed before its line is written, and a round's
+ * JSON.parse ceiling (a lab page too) is measured before the round's repeats, so the tab
+ * found is the next repeat's. It once waited for a tab opened after the line instead: when the
+ * next repeat's tab was open by then, that was the next round's ceiling, and no repeat failed.
  */
-async function newLabTab(chrome: RemoteChrome, timeoutMs: number): Promise<void> {
+async function watchTabs(chrome: RemoteChrome): Promise<{ repeatTab(timeoutMs: number): Promise<void>; close(): void }> {
   const socket = new WebSocket(chrome.ws);
+  const live = new Map<string, TargetInfo>();
   const isLab = (t: TargetInfo) => t.type === 'page' && /^https?:/.test(t.url);
-  try {
-    await new Promise<void>((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error(`no new tab on the lab page in ${chrome.http} within ${timeoutMs} ms`)), timeoutMs);
-      let before: Set<string> | null = null;
-      socket.on('error', reject);
-      socket.on('open', () => socket.send(JSON.stringify({ id: 1, method: 'Target.getTargets' })));
-      socket.on('message', (data) => {
-        const m = JSON.parse(String(data)) as { id?: number; result?: { targetInfos: TargetInfo[] }; params?: { targetInfo?: TargetInfo } };
-        if (m.id === 1) {
-          before = new Set(m.result!.targetInfos.filter(isLab).map((t) => t.targetId));
-          // Every target from now on: created, and each change of URL.
-          socket.send(JSON.stringify({ id: 2, method: 'Target.setDiscoverTargets', params: { discover: true } }));
-        } else if (before && m.params?.targetInfo && isLab(m.params.targetInfo) && !before.has(m.params.targetInfo.targetId)) {
+  let changed = () => {};
+  socket.on('message', (data) => {
+    const m = JSON.parse(String(data)) as { method?: string; params?: { targetInfo?: TargetInfo; targetId?: string } };
+    if (m.method === 'Target.targetDestroyed' && m.params?.targetId) live.delete(m.params.targetId);
+    else if (m.params?.targetInfo) live.set(m.params.targetInfo.targetId, m.params.targetInfo);
+    changed();
+  });
+  await new Promise<void>((resolve, reject) => {
+    socket.once('error', reject);
+    socket.once('open', () => resolve());
+  });
+  // Announces every target there is, then each one created, changed (a new URL) or destroyed.
+  socket.send(JSON.stringify({ id: 1, method: 'Target.setDiscoverTargets', params: { discover: true } }));
+  return {
+    repeatTab: (timeoutMs) =>
+      new Promise<void>((resolve, reject) => {
+        const timer = setTimeout(() => reject(new Error(`no tab on the lab page in ${chrome.http} within ${timeoutMs} ms`)), timeoutMs);
+        changed = () => {
+          if (![...live.values()].some(isLab)) return;
           clearTimeout(timer);
+          changed = () => {};
           resolve();
-        }
-      });
-    });
-  } finally {
-    socket.terminate();
-  }
+        };
+        changed();
+      }),
+    close: () => socket.terminate(),
+  };
 }
 
 beforeAll(async () => {
@@ -157,6 +168,7 @@ describe('a remote browser killed mid-sweep', () => {
   beforeAll(async () => {
     const [a, b] = [chromes[2], chromes[3]];
     victim = 'victim';
+    const tabs = await watchTabs(b);
     const run = startSweep([
       '--file',
       path.join(dir, 'scenarios.json'),
@@ -174,7 +186,7 @@ describe('a remote browser killed mid-sweep', () => {
     // Once the victim has finished a repeat, it is into its next one: kill its browser there,
     // once that repeat's tab is on the lab page.
     await run.waitForStderr(/round 1 \[victim\]: /, 120_000);
-    await newLabTab(b, 60_000);
+    await tabs.repeatTab(60_000).finally(() => tabs.close());
     b.crash();
     ({ code } = await run.exit);
     stderr = run.stderr();
@@ -218,6 +230,7 @@ describe('the only remote browser killed mid-sweep', () => {
 
   beforeAll(async () => {
     const only = chromes[4];
+    const tabs = await watchTabs(only);
     const run = startSweep([
       '--file',
       path.join(dir, 'scenarios.json'),
@@ -233,7 +246,7 @@ describe('the only remote browser killed mid-sweep', () => {
       dir,
     ]);
     await run.waitForStderr(/round 1 \[lonely\]: /, 120_000);
-    await newLabTab(only, 60_000);
+    await tabs.repeatTab(60_000).finally(() => tabs.close());
     only.crash();
     ({ code } = await run.exit);
     stderr = run.stderr();
