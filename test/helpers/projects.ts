@@ -51,6 +51,7 @@ export const BEHAVIOUR = [
   'report-cli',
   'firefox-crash',
   'viewer-hostile',
+  'instrument',
   'fail-early',
   'bad-browser',
   'no-space',
