@@ -24,22 +24,11 @@ import type { Transport } from '../protocol/wire.js';
 import { parseReportText } from '../protocol/report-check.js';
 import { DEFAULT_ENCODING } from '../protocol/encodings.js';
 import { expandScenario } from '../protocol/scenario.js';
-import { findChrome, launchChrome, MEASURED_VIEWPORT } from '../puppeteer/browser/chrome.js';
+import { findChrome, launchChrome, MACHINE_CHROME_ARGS, MEASURED_VIEWPORT } from '../puppeteer/browser/chrome.js';
 import { measureCeilings } from '../puppeteer/measure/ceiling.js';
 import { RepeatMeasurer } from '../puppeteer/measure/repeat.js';
 import { openLabPage } from '../puppeteer/measure/page.js';
 import { startServer, type ServerHandle } from '../puppeteer/measure/server-process.js';
-
-/** The flags Chromium needs on this machine (the brief's list), and nothing else. */
-export const MACHINE_CHROME_ARGS = [
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-quic',
-  '--no-first-run',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-];
 
 export interface CountOnlyPoint {
   transport: Transport;

@@ -127,6 +127,20 @@ export async function findChrome(log: (line: string) => void = () => undefined):
 }
 
 /**
+ * What Chromium needs to run at all on a machine like the one pushlab is built on (bench:page's
+ * plain setup launches with these alone, bench/instrument.ts): see CHROME_ARGS for why.
+ */
+export const MACHINE_CHROME_ARGS = [
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+];
+
+/**
  * Flags every launch gets, and why:
  * - the sandbox needs user namespaces a container or root shell often lacks;
  * - no GPU on a server; QUIC would bypass the TLS/TCP path under test;
@@ -137,13 +151,7 @@ export async function findChrome(log: (line: string) => void = () => undefined):
  *   hidden or occluded (headful lab runs).
  */
 export const CHROME_ARGS = [
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-quic',
-  '--no-first-run',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
+  ...MACHINE_CHROME_ARGS,
   '--ignore-certificate-errors',
   '--disable-background-timer-throttling',
   '--disable-backgrounding-occluded-windows',
