@@ -12,9 +12,10 @@ import { PushlabError } from '../../protocol/errors.js';
 import { deviceWords, targetIndexOf, type DeviceCalibration, type DeviceClass, type Throttle } from '../../protocol/device.js';
 import type { Point } from '../../protocol/scenario.js';
 import type { BrowserSlot } from '../browser/slot.js';
+import { readProcessTree } from '../measure/proc-tree.js';
 import { readBenchmarkIndex } from './benchmark.js';
 import { calibrate, READING_MS } from './calibrate.js';
-import { CpuQuota, findCpuController, processTree } from './cgroup.js';
+import { CpuQuota, findCpuController } from './cgroup.js';
 
 /** The device a point or a ceiling runs as. */
 export type DeviceCondition = Pick<Point, 'device' | 'throttle'>;
@@ -133,7 +134,7 @@ export class DeviceEmulator {
       })();
     }
     const quota = await this.quota;
-    await quota.adopt(processTree(root));
+    await quota.adopt((await readProcessTree(root)).processes.map((p) => p.pid));
     return quota;
   }
 
