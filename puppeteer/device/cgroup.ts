@@ -13,6 +13,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { mkdir, readFile, readdir, rmdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { pidRuns } from '../../cli/pid.js';
 import { PushlabError } from '../../protocol/errors.js';
 
 /**
@@ -211,15 +212,6 @@ async function removeGroup(root: string, dir: string, kill: boolean): Promise<vo
   throw new Error(`the cgroup ${dir} still holds processes after 1 s`);
 }
 
-const alive = (pid: number): boolean => {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === 'EPERM';
-  }
-};
-
 /**
  * At a command's start: removes what a killed run left (its cgroup, and the processes still in
  * it), saying so. Quiet, and nothing to do, where there is no cpu controller or no root.
@@ -243,7 +235,7 @@ export async function removeStaleGroups(controller: CpuController): Promise<stri
     }
     for (const name of names) {
       const m = /^pushlab-(\d+)-\d+$/.exec(name);
-      if (!m || alive(Number(m[1]))) continue;
+      if (!m || pidRuns(Number(m[1]))) continue;
       await removeGroup(root, path.join(root, name), true);
       removed.push(path.join(root, name));
     }
