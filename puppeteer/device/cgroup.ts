@@ -9,10 +9,11 @@
  * of processes that are gone (`removeStaleGroups`), ending what they still hold (that browser's
  * processes, left running by the kill).
  */
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { mkdir, readFile, readdir, rmdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { pidRuns } from '../../cli/pid.js';
 import { PushlabError } from '../../protocol/errors.js';
 
 /**
@@ -56,32 +57,6 @@ export function findCpuController(env: NodeJS.ProcessEnv = process.env): CpuCont
   return {
     missing: `no cgroup cpu controller was found (looked for cpu.cfs_quota_us, or cgroup.controllers listing cpu, in ${roots.join(', ')})`,
   };
-}
-
-/** The processes under `root` (it included), read from /proc: a browser and everything it started. */
-export function processTree(root: number): number[] {
-  const children = new Map<number, number[]>();
-  for (const name of readdirSync('/proc')) {
-    if (!/^\d+$/.test(name)) continue;
-    let stat: string;
-    try {
-      stat = readFileSync(`/proc/${name}/stat`, 'utf8');
-    } catch {
-      continue; // gone meanwhile
-    }
-    // After the command name (which may hold spaces and parentheses): state, then the parent's pid.
-    const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
-    const list = children.get(ppid) ?? [];
-    list.push(Number(name));
-    children.set(ppid, list);
-  }
-  const out: number[] = [];
-  const walk = (pid: number) => {
-    out.push(pid);
-    for (const c of children.get(pid) ?? []) walk(c);
-  };
-  if (existsSync(`/proc/${root}`)) walk(root);
-  return out;
 }
 
 let made = 0;
@@ -237,15 +212,6 @@ async function removeGroup(root: string, dir: string, kill: boolean): Promise<vo
   throw new Error(`the cgroup ${dir} still holds processes after 1 s`);
 }
 
-const alive = (pid: number): boolean => {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === 'EPERM';
-  }
-};
-
 /**
  * At a command's start: removes what a killed run left (its cgroup, and the processes still in
  * it), saying so. Quiet, and nothing to do, where there is no cpu controller or no root.
@@ -269,7 +235,7 @@ export async function removeStaleGroups(controller: CpuController): Promise<stri
     }
     for (const name of names) {
       const m = /^pushlab-(\d+)-\d+$/.exec(name);
-      if (!m || alive(Number(m[1]))) continue;
+      if (!m || pidRuns(Number(m[1]))) continue;
       await removeGroup(root, path.join(root, name), true);
       removed.push(path.join(root, name));
     }

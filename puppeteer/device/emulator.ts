@@ -12,16 +12,28 @@ import { PushlabError } from '../../protocol/errors.js';
 import { deviceWords, targetIndexOf, type DeviceCalibration, type DeviceClass, type Throttle } from '../../protocol/device.js';
 import type { Point } from '../../protocol/scenario.js';
 import type { BrowserSlot } from '../browser/slot.js';
+import { readProcessTree } from '../measure/proc-tree.js';
 import { readBenchmarkIndex } from './benchmark.js';
 import { calibrate, READING_MS } from './calibrate.js';
-import { CpuQuota, findCpuController, processTree } from './cgroup.js';
+import { CpuQuota, findCpuController } from './cgroup.js';
 
 /** The device a point or a ceiling runs as. */
 export type DeviceCondition = Pick<Point, 'device' | 'throttle'>;
 
-/** What a tab of a point needs, and what its figures are read against (results/summarise.ts). */
-export type AppliedDevice =
-  null | { throttle: 'browser'; speed: number; calibration: DeviceCalibration } | { throttle: 'main-thread'; speed: number; calibration: DeviceCalibration };
+/**
+ * The class a point's tabs run as, as its calibration found it (how it slows the browser, its
+ * speed and slowdown): what a tab needs, and what its figures are read against
+ * (results/summarise.ts). null: full speed.
+ */
+export type AppliedDevice = DeviceCalibration | null;
+
+/**
+ * CDP's throttling rate for a share of full speed: 1 ÷ speed, floored to the hundredths. Chrome
+ * keeps the rate to the hundredths (DevTools truncates it the same way), and flooring never slows
+ * a tab more than the speed asked. One function for the calibration's readings and the points'
+ * tabs, so a tab is slowed the way its class's readings were.
+ */
+export const cdpRate = (speed: number): number => Math.floor((1 / speed) * 100) / 100;
 
 /**
  * Refuses, before anything is launched, a run whose points ask for a class this machine cannot
@@ -72,7 +84,7 @@ export class DeviceEmulator {
   async enter(slot: BrowserSlot, cond: DeviceCondition, hostId: string): Promise<AppliedDevice> {
     const device = cond.device;
     if (device === undefined) {
-      if (this.quota) await (await this.quota).setSpeed(null);
+      await this.fullSpeed();
       return null;
     }
     const throttle: Throttle = cond.throttle ?? 'browser';
@@ -80,18 +92,22 @@ export class DeviceEmulator {
     if (throttle === 'browser') {
       const quota = await this.quotaFor(slot);
       await quota.setSpeed(calibration.speed);
-      return { throttle, speed: calibration.speed, calibration };
+      return calibration;
     }
-    if (this.quota) await (await this.quota).setSpeed(null);
-    return { throttle, speed: calibration.speed, calibration };
+    await this.fullSpeed();
+    return calibration;
   }
 
   /** Applies a main-thread class to one tab (its page's CDP session); nothing for the others. */
   static async onTab(session: CDPSession | null, applied: AppliedDevice): Promise<void> {
     if (applied?.throttle !== 'main-thread') return;
     if (session === null) throw new PushlabError('PUSHLAB_NO_DEVICE', "main-thread throttling is Chrome's CDP; this browser has none");
-    // Chrome keeps the rate to the hundredths (DevTools truncates it the same way).
-    await session.send('Emulation.setCPUThrottlingRate', { rate: Math.floor((1 / applied.speed) * 100) / 100 });
+    await session.send('Emulation.setCPUThrottlingRate', { rate: cdpRate(applied.speed) });
+  }
+
+  /** The browser at full speed, on every core: the run's quota (if it has one yet) lifted. */
+  private async fullSpeed(): Promise<void> {
+    if (this.quota) await (await this.quota).setSpeed(null);
   }
 
   /** Lifts the quota and removes the run's cgroup. */
@@ -118,7 +134,7 @@ export class DeviceEmulator {
       })();
     }
     const quota = await this.quota;
-    await quota.adopt(processTree(root));
+    await quota.adopt((await readProcessTree(root)).processes.map((p) => p.pid));
     return quota;
   }
 
@@ -139,7 +155,7 @@ export class DeviceEmulator {
     const what = `${deviceWords(device, throttle)} in ${hostId}`;
     this.o.log(`calibrating ${what}: slowing the ${throttle === 'browser' ? 'whole browser' : "tab's main thread"} until its BenchmarkIndex reads ${target}`);
     // From full speed: the quota the last point left would slow the readings of a main-thread class twice.
-    if (this.quota) await (await this.quota).setSpeed(null);
+    await this.fullSpeed();
     const page: Page = await slot.newPage();
     let session: CDPSession | null = null;
     try {
@@ -160,7 +176,7 @@ export class DeviceEmulator {
         session = await page.createCDPSession();
         const s = session;
         read = async (speed) => {
-          await s.send('Emulation.setCPUThrottlingRate', { rate: Math.floor((1 / speed) * 100) / 100 });
+          await s.send('Emulation.setCPUThrottlingRate', { rate: cdpRate(speed) });
           return readBenchmarkIndex(page, READING_MS);
         };
       }
@@ -193,6 +209,7 @@ export class DeviceEmulator {
       this.o.onCalibrated(calibration);
       return calibration;
     } finally {
+      // Not fullSpeed(): a quota that could not be made is this calibration's own error, already on its way out, and the page must still close.
       if (this.quota) await (await this.quota.catch(() => null))?.setSpeed(null);
       await session?.send('Emulation.setCPUThrottlingRate', { rate: 1 }).catch(() => undefined);
       await page.close().catch(() => undefined);

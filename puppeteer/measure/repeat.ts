@@ -422,7 +422,7 @@ export class RepeatMeasurer extends EventEmitter<RepeatEvents> {
       ...((point.display !== undefined || slot.engine === 'firefox') && slot.about ? { browser: slot.about() } : {}),
       ...(midSnapshots ? { mid: midSnapshots } : {}),
       ...(inputSent ? { input: inputSent } : {}),
-      ...(device ? { device: { throttle: device.throttle, slowdown: device.calibration.slowdown } } : {}),
+      ...(device ? { device: { throttle: device.throttle, slowdown: device.slowdown } } : {}),
     });
     if (!settled.settled) repeat.notes.push(unsettledNote(settled));
     applyClockOffset(repeat, clock);

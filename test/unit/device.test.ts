@@ -2,13 +2,14 @@
  * Device classes (protocol/device.ts, puppeteer/device/calibrate.ts): the settings a scenario or
  * a flag may give, the point ids and words they make, the report reader's check of them, and the
  * calibration search against synthetic browsers (an index that is not linear in the speed, noise,
- * a machine slower than the class).
+ * a machine slower than the class), and the CDP throttling rate a speed becomes (emulator.ts).
  */
 import { describe, expect, it } from 'vitest';
 import { DEVICE_PRESETS, parseDeviceSetting, targetIndexOf } from '../../protocol/device.js';
 import { expandScenario, parseScenarioText } from '../../protocol/scenario.js';
 import { PushlabError } from '../../protocol/errors.js';
 import { calibrate, LAST_RESORT_TOLERANCE, MAX_STEPS, READINGS_PER_STEP } from '../../puppeteer/device/calibrate.js';
+import { cdpRate } from '../../puppeteer/device/emulator.js';
 import { CALIBRATION_TOLERANCE } from '../../protocol/device.js';
 
 describe('device settings', () => {
@@ -165,5 +166,16 @@ describe('calibration search', () => {
     );
     // Two warm-up readings that agree, then three at full speed, then three per step.
     expect(b.speeds.length).toBe(2 + READINGS_PER_STEP * (1 + MAX_STEPS));
+  });
+});
+
+describe('CDP throttling rate', () => {
+  it('is 1 ÷ speed floored to the hundredths: 1 at full speed, and never slower than the speed asked', () => {
+    expect([1, 0.5, 0.3, 0.19, 0.0512].map(cdpRate)).toEqual([1, 2, 3.33, 5.26, 19.53]);
+    for (let speed = 0.05; speed <= 1; speed += 0.0037) {
+      const rate = cdpRate(speed);
+      expect(rate, `speed ${speed}`).toBeLessThanOrEqual(1 / speed);
+      expect(rate, `speed ${speed}`).toBeGreaterThan(1 / speed - 0.01);
+    }
   });
 });
