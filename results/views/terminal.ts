@@ -6,7 +6,16 @@
  * data; every terminal sentence made of them is made here.
  */
 import { npmCommand } from '../../protocol/shell.js';
-import { cellText, hasBrowserColumn, latencyComparable, latencyUncertaintyMs, NOT_COMPARABLE, terminalColumnsFor, type Column } from '../columns.js';
+import {
+  cellText,
+  hasBrowserColumn,
+  LEADING_COLUMNS,
+  latencyComparable,
+  latencyUncertaintyMs,
+  NOT_COMPARABLE,
+  terminalColumnsFor,
+  type Column,
+} from '../columns.js';
 import { formatRatioWithCi, VERDICT_WORDS, type Comparison } from '../compare.js';
 import { marginsText } from '../../protocol/margins.js';
 import { formatCompactCell, formatCount, formatPercent, formatPlusMinusPercent, formatSig3, hostWords } from '../format.js';
@@ -53,17 +62,8 @@ export function tableWidth(stderr: { isTTY: boolean; columns?: number }): number
  */
 export type TableLayout = { wide: true } | { width: number; run?: string };
 
-/** The columns that answer the question, kept at any width (host: when a sharded sweep shows it). */
-export const ANSWER_COLUMNS: readonly string[] = [
-  'pointId',
-  'eventsPerSec',
-  'deliveredRatio',
-  'cpuTabMainThread',
-  'latencyP99Ms',
-  'inputDelayP99Ms',
-  'verdict',
-  'host',
-];
+/** The columns that answer the question (LEADING_COLUMNS), kept at any width; host too when a sharded sweep shows it. */
+export const ANSWER_COLUMNS: readonly string[] = [...LEADING_COLUMNS, 'host'];
 /** Their CIs, given up in this order while the table is too wide: EPS's last. */
 export const CI_GIVEN_UP: readonly string[] = ['inputDelayP99Ms', 'latencyP99Ms', 'cpuTabMainThread', 'deliveredRatio', 'eventsPerSec'];
 /**

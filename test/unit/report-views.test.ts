@@ -7,7 +7,7 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { cellText, COLUMNS, terminalColumnsFor } from '../../results/columns.js';
+import { cellText, COLUMNS, LEADING_COLUMNS, terminalColumnsFor } from '../../results/columns.js';
 import { compareReports, compareScenarios, ratioOfMeans } from '../../results/compare.js';
 import { pointsCsv, repeatsCsv } from '../../results/views/csv.js';
 import { PushlabError } from '../../protocol/errors.js';
@@ -332,6 +332,22 @@ describe('points table', () => {
     expect(rows).toHaveLength(r.points.length);
     for (const row of rows) expect(row.cells).toHaveLength(TABLE_COLUMNS.length);
     expect(rows[0].details.repeats).toHaveLength(3);
+  });
+
+  it("leads with the figures: the point, EPS, delivered, tab main CPU, p99, input p99 and verdict, then the point's configuration", () => {
+    expect(TABLE_COLUMNS.slice(0, LEADING_COLUMNS.length).map((c) => c.label)).toEqual([
+      'point',
+      'EPS',
+      'delivered %',
+      'tab main %',
+      'p99 ms',
+      'input p99 ms',
+      'verdict',
+    ]);
+    expect(TABLE_COLUMNS[LEADING_COLUMNS.length].id).toBe('scenario');
+    // Every column once; the CSV keeps the catalogue's order (its golden files pin it).
+    expect([...TABLE_COLUMNS].sort((a, b) => a.id.localeCompare(b.id))).toEqual([...COLUMNS].sort((a, b) => a.id.localeCompare(b.id)));
+    expect(COLUMNS[1].id).toBe('scenario');
   });
 
   it('sorts by any column, numbers as numbers, missing values last', () => {
