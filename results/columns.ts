@@ -143,7 +143,11 @@ function factorColumns(where: (order: number) => boolean): Column[] {
     });
 }
 
-/** Every column, in the order the tables show them. */
+/**
+ * Every column, in the CSV's order (the point and its factors, then the figures by group):
+ * scripts and the golden files read the CSV in this order. The tables people read lead with
+ * the figures instead (readingOrder).
+ */
 export const COLUMNS: readonly Column[] = [
   pointText('pointId', 'point', 'Point id: <scenario>/<transport>-b<batch>-c<concurrency>-i<interval>-<render>', (r) => r.point.id, true),
   pointText('scenario', 'scenario', 'Scenario id', (r) => r.point.scenario),
@@ -509,6 +513,29 @@ export const COLUMNS: readonly Column[] = [
   },
 ];
 
+/**
+ * The figures that answer a sweep's question, in the order people read them: the point, how
+ * much it took (EPS, delivered), what that cost the page (its main thread), how late it was
+ * (event age p99, input delay p99), and what limited it. The viewer's points table and the
+ * terminal's lead with these (issue 34: at 1,400 px the viewer's first screen showed only the
+ * point's configuration); the terminal keeps them at any width.
+ */
+export const LEADING_COLUMNS: readonly string[] = [
+  'pointId',
+  'eventsPerSec',
+  'deliveredRatio',
+  'cpuTabMainThread',
+  'latencyP99Ms',
+  'inputDelayP99Ms',
+  'verdict',
+];
+
+/** `columns` as the tables people read show them: LEADING_COLUMNS first, in that order, then the others in COLUMNS' order. */
+export function readingOrder(columns: readonly Column[]): Column[] {
+  const leading = LEADING_COLUMNS.flatMap((id) => columns.filter((c) => c.id === id));
+  return [...leading, ...columns.filter((c) => !LEADING_COLUMNS.includes(c.id))];
+}
+
 /** `headful :1 (Xvfb) Chrome/156.0.8078.79`; empty when the repeat recorded no browser. */
 function browserText(rep: MeasuredRepeat | undefined): string {
   const b = rep?.browser;
@@ -600,10 +627,11 @@ export function hasBrowserColumn(report: Pick<Report, 'hosts'>): boolean {
 }
 
 /**
- * The columns a report's terminal table shows: the usual ones, the factors some of its points
- * have, and the host of each point when the sweep ran on several browsers or a remote one.
+ * The columns a report's terminal table shows, in reading order: the usual ones, the factors
+ * some of its points have, and the host of each point when the sweep ran on several browsers
+ * or a remote one.
  */
 export function terminalColumnsFor(points: readonly PointResult[], hosts?: Report['hosts']): Column[] {
   const withHost = hasBrowserColumn({ hosts });
-  return COLUMNS.filter((c) => c.terminal || (c.id === 'host' && withHost) || (c.terminalWhen !== undefined && points.some(c.terminalWhen)));
+  return readingOrder(COLUMNS).filter((c) => c.terminal || (c.id === 'host' && withHost) || (c.terminalWhen !== undefined && points.some(c.terminalWhen)));
 }

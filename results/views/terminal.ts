@@ -6,14 +6,23 @@
  * data; every terminal sentence made of them is made here.
  */
 import { npmCommand } from '../../protocol/shell.js';
-import { cellText, hasBrowserColumn, latencyComparable, latencyUncertaintyMs, NOT_COMPARABLE, terminalColumnsFor, type Column } from '../columns.js';
+import {
+  cellText,
+  hasBrowserColumn,
+  LEADING_COLUMNS,
+  latencyComparable,
+  latencyUncertaintyMs,
+  NOT_COMPARABLE,
+  terminalColumnsFor,
+  type Column,
+} from '../columns.js';
 import { formatRatioWithCi, VERDICT_WORDS, type Comparison } from '../compare.js';
 import { marginsText } from '../../protocol/margins.js';
 import { formatCompactCell, formatCount, formatPercent, formatPlusMinusPercent, formatSig3, hostWords } from '../format.js';
 import { speedChangeText, speedChanges } from '../machine-speed.js';
 import { printable } from '../printable.js';
 import type { MeasuredRepeat, Repeat } from '../../protocol/repeat-figures.js';
-import type { KnobComparison, Report } from '../../protocol/report.js';
+import type { KnobComparison, PointResult, Report } from '../../protocol/report.js';
 import type { Point } from '../../protocol/scenario.js';
 import { FACTOR_NAMES, FACTORS, type FactorName } from '../../protocol/factors.js';
 import { relativeHalfWidth } from '../stats.js';
@@ -53,17 +62,8 @@ export function tableWidth(stderr: { isTTY: boolean; columns?: number }): number
  */
 export type TableLayout = { wide: true } | { width: number; run?: string };
 
-/** The columns that answer the question, kept at any width (host: when a sharded sweep shows it). */
-export const ANSWER_COLUMNS: readonly string[] = [
-  'pointId',
-  'eventsPerSec',
-  'deliveredRatio',
-  'cpuTabMainThread',
-  'latencyP99Ms',
-  'inputDelayP99Ms',
-  'verdict',
-  'host',
-];
+/** The columns that answer the question (LEADING_COLUMNS), kept at any width; host too when a sharded sweep shows it. */
+export const ANSWER_COLUMNS: readonly string[] = [...LEADING_COLUMNS, 'host'];
 /** Their CIs, given up in this order while the table is too wide: EPS's last. */
 export const CI_GIVEN_UP: readonly string[] = ['inputDelayP99Ms', 'latencyP99Ms', 'cpuTabMainThread', 'deliveredRatio', 'eventsPerSec'];
 /**
@@ -177,8 +177,16 @@ export function wrapLine(line: string, width: number): string[] {
 const CI_LINE = 'Medians over the repeats; ±x % = half the 95% CI of the mean, as a share of the median.';
 
 /**
- * The points table (readable in a terminal, pasteable into notes), then flags, notes and the
- * paired verdicts: fitted to a width (the sweep's default), or wide (`--wide`).
+ * The points table (readable in a terminal, pasteable into notes), then the paired verdicts,
+ * the lines about the whole machine, and the points' notes: fitted to a width (the sweep's
+ * default), or wide (`--wide`).
+ *
+ * The verdicts come right below the table, before any caveat: they are the answer, read with
+ * the table's figures, and a reader who stops reading after them has what the sweep found.
+ * The machine's lines (each browser, device class, an unsteady machine) follow once, as they
+ * qualify every point; each point's notes come last. Fitted, a point has at most one line
+ * there (what limited it in which rounds, its unsteady flags, how many notes: pointLine), so
+ * the summary fits a screen; report.html and `--wide` keep every note and flag in full.
  */
 export function formatTable(report: Report, layout: TableLayout): string {
   const fitted = 'width' in layout ? fitColumns(report, layout.width) : null;
@@ -189,7 +197,8 @@ export function formatTable(report: Report, layout: TableLayout): string {
   );
   const noCi = shown.filter((s) => s.column.kind === 'stat' && !s.ci).map((s) => s.column.label);
   const head = noCi.length ? `${CI_LINE} To fit, no CI on ${noCi.join(', ')}.` : CI_LINE;
-  const left = fitted?.left.length ? [elsewhereLine(fitted.left.length, ('run' in layout ? layout.run : undefined) ?? report.runId)] : [];
+  const run = ('run' in layout ? layout.run : undefined) ?? report.runId;
+  const left = fitted?.left.length ? [elsewhereLine(fitted.left.length, run)] : [];
   // Ids and notes from the file are inert in either layout (bidi overrides shown as \u202e …),
   // whatever prints the table afterwards.
   const prose = (lines: readonly string[]) =>
@@ -199,21 +208,11 @@ export function formatTable(report: Report, layout: TableLayout): string {
   return [
     ...points,
     ...prose([
-      '',
-      ...(hasBrowserColumn(report) ? browserLines(report) : []),
-      ...(report.devices ?? []).map((c) => `device class: ${calibrationWords(c)}`),
-      ...speedChanges(report.rounds).map((c) => speedChangeText(c)),
-      ...report.points.flatMap((r) => r.unsteady.map((u) => `unsteady: ${r.point.id}: ${u.message}`)),
-      ...report.points
-        .filter((r) => !latencyComparable(r))
-        .map(
-          (r) =>
-            `${r.point.id}: latency ${NOT_COMPARABLE} (not comparable): the page's clock against the server's is known only to ±${formatSig3(latencyUncertaintyMs(r))} ms, more than its p50`,
-        ),
-      ...report.points.filter((r) => r.notes.length).map((r) => `${r.point.id}: ${r.notes.join('; ')}`),
       ...sectionOf('', saturationLines(report)),
       ...sectionOf('Transports compared, paired by round (95% CI):', verdictLines(report)),
       ...sectionOf('Knobs compared (one setting changed, same transport and load), paired by round (95% CI):', knobLines(report)),
+      ...sectionOf('', machineLines(report)),
+      ...('width' in layout ? sectionOf(pointLinesHeading(run), pointLines(report)) : sectionOf('', pointDetailLines(report))),
     ]),
   ]
     .join('\n')
@@ -223,6 +222,82 @@ export function formatTable(report: Report, layout: TableLayout): string {
 /** Where the columns the fitted table left out are: the viewer, the wide table and the CSV, the JSON. */
 function elsewhereLine(count: number, run: string): string {
   return `${count} more column${count === 1 ? '' : 's'}: report.html, ${npmCommand('report', ['--wide', run])} (or --csv), the sweep's --json.`;
+}
+
+/** What holds for every point, said once: each browser of a sharded or remote sweep, the device classes, an unsteady machine. */
+function machineLines(report: Report): string[] {
+  return [
+    ...(hasBrowserColumn(report) ? browserLines(report) : []),
+    ...(report.devices ?? []).map((c) => `device class: ${calibrationWords(c)}`),
+    ...speedChanges(report.rounds).map((c) => speedChangeText(c)),
+  ];
+}
+
+/** The heading of the fitted points' lines: what a line says, and where the rest is. */
+function pointLinesHeading(run: string): string {
+  return `Per point, what limited it (in full: report.html, ${npmCommand('report', ['--wide', run])}):`;
+}
+
+/** The fitted view's lines about the points: one per point that has something to say (pointLine), in the table's order. */
+export function pointLines(report: Pick<Report, 'points'>): string[] {
+  return report.points.flatMap((r) => pointLine(r) ?? []);
+}
+
+/**
+ * One line about a point, or null when the table says it all (ok in every round, steady, no
+ * note): its verdict with the rounds it held in (any other round's verdict in brackets), each
+ * kind of unsteadiness with its rounds, a latency the clocks cannot compare, and how many notes
+ * report.html holds:
+ * `smoke/ws-b20-c4-i1-full: ok in rounds 1,2 (client-bound in 3); unsteady: backlog 1,3, outlier 3; 7 notes`.
+ */
+export function pointLine(r: PointResult): string | null {
+  const clock = latencyComparable(r) ? null : `latency ${NOT_COMPARABLE} (clock ±${formatSig3(latencyUncertaintyMs(r))} ms)`;
+  // Failed repeats are named by their verdict already: their flag would say it twice.
+  const flags = r.unsteady.filter((u) => u.kind !== 'failed-repeats');
+  const byVerdict = new Map<string, number[]>();
+  for (const rep of r.repeats) byVerdict.set(rep.verdict, [...(byVerdict.get(rep.verdict) ?? []), rep.round]);
+  if ([...byVerdict.keys()].every((v) => v === 'ok') && !flags.length && !clock && !r.notes.length) return null;
+  const held = byVerdict.get(r.verdict);
+  const others = [...byVerdict].filter(([v]) => v !== r.verdict).map(([v, rounds]) => `${v} in ${roundList(rounds, false)}`);
+  const verdict = `${r.verdict}${held ? ` in ${roundList(held)}` : ''}${others.length ? ` (${others.join(', ')})` : ''}`;
+  return [
+    `${r.point.id}: ${verdict}`,
+    ...(flags.length ? [`unsteady: ${flags.map((u) => `${u.kind} ${roundList(u.rounds, false)}`).join(', ')}`] : []),
+    ...(clock ? [clock] : []),
+    ...(r.notes.length ? [`${r.notes.length} note${r.notes.length === 1 ? '' : 's'}`] : []),
+  ].join('; ');
+}
+
+/**
+ * Rounds counted from 1, each once, runs of three or more as a range, without spaces so a list
+ * of them stays apart from the line's other commas: `round 2`, `rounds 1,3`, `rounds 1–3,5`;
+ * without the noun (`1–3`) where the line has said it. An --auto sweep can reach a dozen
+ * rounds: ranges keep the line one line.
+ */
+function roundList(rounds: readonly number[], noun = true): string {
+  const sorted = [...new Set(rounds)].sort((a, b) => a - b).map((x) => x + 1);
+  const runs: number[][] = [];
+  for (const x of sorted) {
+    const last = runs.at(-1);
+    if (last && x === last[last.length - 1] + 1) last.push(x);
+    else runs.push([x]);
+  }
+  const text = runs.flatMap((run) => (run.length >= 3 ? [`${run[0]}–${run[run.length - 1]}`] : run.map(String))).join(',');
+  return noun ? `${sorted.length === 1 ? 'round' : 'rounds'} ${text}` : text;
+}
+
+/** The wide view's lines about the points, in full: every unsteady flag, latency the clocks cannot compare, every note. */
+function pointDetailLines(report: Report): string[] {
+  return [
+    ...report.points.flatMap((r) => r.unsteady.map((u) => `unsteady: ${r.point.id}: ${u.message}`)),
+    ...report.points
+      .filter((r) => !latencyComparable(r))
+      .map(
+        (r) =>
+          `${r.point.id}: latency ${NOT_COMPARABLE} (not comparable): the page's clock against the server's is known only to ±${formatSig3(latencyUncertaintyMs(r))} ms, more than its p50`,
+      ),
+    ...report.points.filter((r) => r.notes.length).map((r) => `${r.point.id}: ${r.notes.join('; ')}`),
+  ];
 }
 
 /** A blank line and a heading before `lines`, or nothing when there are none. */
@@ -251,7 +326,6 @@ export function browserLines(report: Report): string[] {
         `${h.procfs ? '' : '; per-thread and host CPU unavailable (—)'}${h.clock ? `; clock ${w.clock} against the server's` : ''}${w.lost ? `; LOST at ${w.lost}` : ''}`
       );
     }),
-    '',
   ];
 }
 

@@ -47,7 +47,8 @@ describe('smoke sweep in headless Chromium, two rounds, --json', () => {
 
   it('prints a summary table that fits 120 columns off a terminal, and says where the other columns are', () => {
     const summary = stderr.slice(stderr.indexOf('Medians over the repeats'));
-    expect(summary).toMatch(/^\| point +\| .*\| +EPS \| .*\| +verdict \|/m);
+    // The figures lead, the point's EPS right after its id (results/columns.ts LEADING_COLUMNS).
+    expect(summary).toMatch(/^\| point +\| +EPS \| .*\| +verdict \|/m);
     for (const line of summary.split('\n')) expect(line.length, line).toBeLessThanOrEqual(120);
     // The run is named by its directory (--out is not the default); a long path may wrap the line.
     expect(summary.replace(/\s+/g, ' ')).toMatch(/more columns?: report\.html, npm run report -- --wide \S+ \(or --csv\), the sweep's --json\./);

@@ -7,7 +7,7 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { cellText, COLUMNS, terminalColumnsFor } from '../../results/columns.js';
+import { cellText, COLUMNS, LEADING_COLUMNS, terminalColumnsFor } from '../../results/columns.js';
 import { compareReports, compareScenarios, ratioOfMeans } from '../../results/compare.js';
 import { pointsCsv, repeatsCsv } from '../../results/views/csv.js';
 import { PushlabError } from '../../protocol/errors.js';
@@ -27,6 +27,9 @@ import {
   tableWidth,
   wrapLine,
   browserLines,
+  pointLine,
+  pointLines,
+  verdictLines,
 } from '../../results/views/terminal.js';
 import { reportHtml, scriptSafeJson } from '../../puppeteer/report/html.js';
 import { cpuChart, efficiencyChart, epsChart, type BarConfig, type LineConfig } from '../../web/report/chart-configs.js';
@@ -111,10 +114,14 @@ describe('the terminal table fits a terminal', () => {
       .filter(Boolean);
     expect(columns).toEqual(expect.arrayContaining(['point', 'EPS', 'delivered %', 'tab main %', 'p99 ms', 'verdict']));
     expect(text).toMatch(/^\d+ more columns: report\.html, npm run report -- --wide 20261123-142436 \(or --csv\), the sweep's --json\.$/m);
-    // Nothing but the layout changed: every point, flag, note and verdict line is there.
+    // Every point and every verdict line is there; the notes and flags in full are in --wide (and report.html).
     const words = (t: string) => t.replace(/\s+/g, ' ');
     for (const p of report.points) expect(text).toContain(`| ${p.point.id} `);
-    expect(words(text)).toContain(words(wide.slice(wide.indexOf('\nunsteady:'))));
+    for (const line of verdictLines(report)) expect(words(text)).toContain(words(line));
+    for (const p of report.points) {
+      for (const u of p.unsteady) expect(words(wide)).toContain(words(`unsteady: ${p.point.id}: ${u.message}`));
+      if (p.notes.length) expect(words(wide)).toContain(words(`${p.point.id}: ${p.notes.join('; ')}`));
+    }
   });
 
   it("gives up CIs before columns, EPS's last, and keeps the answer even where it cannot fit", () => {
@@ -325,6 +332,80 @@ describe('latency axis', () => {
   });
 });
 
+describe("the terminal's notes: one line a point, after the verdicts", () => {
+  /**
+   * A sweep of many saturated points, as the default sweep on a busy machine gives: every point
+   * client-bound in every round, the window started behind, the same per-round notes on each.
+   */
+  function saturated(): Report {
+    const points = ['headline-batch', 'headline-concurrency', 'headline-interval'].flatMap((scenario) =>
+      (['ws', 'sse'] as const).flatMap((t) => [50, 100, 400, 1000].map((b) => v2.point(t, b, 10, scenario))),
+    );
+    const results = points.map((p) => {
+      const repeats = [0, 1, 2].map((round) =>
+        v2.measured(p, {
+          round,
+          eps: 300_000 + round * 10_000,
+          verdict: 'client-bound',
+          startedBehind: true,
+          notes: [
+            'tab main thread 98% busy: the page could not take more',
+            'host CPU 196% of 200%: the machine was saturated',
+            `${round + 1}000 batches missing at the page; the server shed ${round + 2}000 in the window`,
+          ],
+        }),
+      );
+      return { ...v2.result(p, repeats), ...summarisePoint(p, repeats) };
+    });
+    return v2.report(results, { comparisons: pairedComparisons(results) });
+  }
+
+  it('gives each saturated point one line, with its verdict, rounds, flags and note count; the verdicts come first', () => {
+    const report = saturated();
+    expect(report.points.length).toBeGreaterThanOrEqual(20);
+    const text = formatTable(report, { width: DEFAULT_TABLE_WIDTH });
+    const lines = text.split('\n');
+    for (const line of lines) expect(line.length, line).toBeLessThanOrEqual(DEFAULT_TABLE_WIDTH);
+    // One line a point below the table, none wrapped (a wrapped line starts with two spaces).
+    const heading = lines.findIndex((l) => l.startsWith('Per point, what limited it'));
+    expect(heading).toBeGreaterThan(0);
+    const notes = lines.slice(heading + 1);
+    expect(notes).toEqual(report.points.map((p) => `${p.point.id}: client-bound in rounds 1–3; unsteady: backlog 1–3; 5 notes`));
+    // The paired verdicts are all there, right after the table, before any note.
+    const verdicts = verdictLines(report);
+    expect(verdicts.length).toBeGreaterThan(5);
+    const transports = lines.indexOf('Transports compared, paired by round (95% CI):');
+    expect(transports).toBeGreaterThan(lines.findIndex((l) => l.includes('more columns:')));
+    expect(transports).toBeLessThan(heading);
+    const words = (t: string) => t.replace(/\s+/g, ' ');
+    for (const v of verdicts) expect(words(text)).toContain(words(v));
+    // Each note once per round was the old summary's bulk: none of it is printed.
+    expect(text).not.toContain('the machine was saturated');
+    expect(text).not.toMatch(/^unsteady: /m);
+    // --wide keeps every flag and note in full.
+    const wide = formatTable(report, { wide: true });
+    for (const p of report.points) {
+      expect(wide).toContain(`unsteady: ${p.point.id}: the window started before page and server had caught up in rounds 1, 2, 3`);
+      expect(wide).toContain(`${p.point.id}: ${p.notes.join('; ')}`);
+    }
+  });
+
+  it('says nothing of a steady point that was ok in every round; names the rounds of each other verdict and flag', () => {
+    const p = v2.point('ws', 20);
+    const steady = [0, 1, 2].map((round) => v2.measured(p, { round, eps: 200_000 }));
+    expect(pointLine({ ...v2.result(p, steady), ...summarisePoint(p, steady) })).toBeNull();
+    const mixed = [
+      v2.measured(p, { round: 0, eps: 200_000, verdict: 'host-bound', notes: ['host CPU 199% of 200%: the machine was saturated'] }),
+      v2.measured(p, { round: 1, eps: 200_000, startedBehind: true }),
+      v2.failed(2),
+      v2.measured(p, { round: 3, eps: 200_000, startedBehind: true }),
+    ];
+    const line = pointLine({ ...v2.result(p, mixed), ...summarisePoint(p, mixed) });
+    expect(line).toBe('test1-batch/ws-b20-c10-i1-full: ok in rounds 2,4 (host-bound in 1, failed in 3); unsteady: backlog 2,4; 1 note');
+    expect(pointLines({ points: [{ ...v2.result(p, steady), ...summarisePoint(p, steady) }] })).toEqual([]);
+  });
+});
+
 describe('points table', () => {
   it('one row per point, a cell per column, details with the raw repeats', () => {
     const r = load();
@@ -332,6 +413,22 @@ describe('points table', () => {
     expect(rows).toHaveLength(r.points.length);
     for (const row of rows) expect(row.cells).toHaveLength(TABLE_COLUMNS.length);
     expect(rows[0].details.repeats).toHaveLength(3);
+  });
+
+  it("leads with the figures: the point, EPS, delivered, tab main CPU, p99, input p99 and verdict, then the point's configuration", () => {
+    expect(TABLE_COLUMNS.slice(0, LEADING_COLUMNS.length).map((c) => c.label)).toEqual([
+      'point',
+      'EPS',
+      'delivered %',
+      'tab main %',
+      'p99 ms',
+      'input p99 ms',
+      'verdict',
+    ]);
+    expect(TABLE_COLUMNS[LEADING_COLUMNS.length].id).toBe('scenario');
+    // Every column once; the CSV keeps the catalogue's order (its golden files pin it).
+    expect([...TABLE_COLUMNS].sort((a, b) => a.id.localeCompare(b.id))).toEqual([...COLUMNS].sort((a, b) => a.id.localeCompare(b.id)));
+    expect(COLUMNS[1].id).toBe('scenario');
   });
 
   it('sorts by any column, numbers as numbers, missing values last', () => {

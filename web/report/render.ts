@@ -498,7 +498,10 @@ function tableSection(report: Report): HTMLElement {
         body.append(h('tr', { class: 'point-row failed unreadable-row' }, td));
         continue;
       }
-      const toggle = h('button', { class: 'toggle', title: 'Details: notes, unsteady flags, raw repeats' }, open.has(index) ? '▾' : '▸');
+      // The terminal names a point's notes by their count and sends the reader here: the tooltip counts them too.
+      const notes = row.details.notes.length;
+      const title = `Details: ${notes} note${notes === 1 ? '' : 's'}, ${row.details.unsteady.length ? 'unsteady flags, ' : ''}raw repeats`;
+      const toggle = h('button', { class: 'toggle', title }, open.has(index) ? '▾' : '▸');
       toggle.type = 'button';
       toggle.setAttribute('aria-expanded', String(open.has(index)));
       toggle.addEventListener('click', () => {

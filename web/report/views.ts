@@ -4,7 +4,7 @@
  * the latency boxes. No DOM and no chart.js here, so the unit tests read exactly what the page
  * will show; render.ts and chart-configs.ts only turn these values into elements.
  */
-import { cellDetail, cellText, COLUMNS, hasBrowserColumn, sortValue, type Column } from '../../results/columns.js';
+import { cellDetail, cellText, COLUMNS, hasBrowserColumn, readingOrder, sortValue, type Column } from '../../results/columns.js';
 import { formatBytes, formatCount, formatDuration, formatEps, formatMs, formatTimestamp, hostWords, MISSING, type HostWords } from '../../results/format.js';
 import { ceilingSeries, speedChangeText, speedChanges } from '../../results/machine-speed.js';
 import { REFERENCE_FIGURES, type ReferenceFigure } from '../../results/reference.js';
@@ -349,8 +349,8 @@ export interface TableRow {
   details: { notes: string[]; unsteady: string[]; repeats: RepeatRow[] };
 }
 
-/** The table's columns: every column of results/columns.ts. */
-export const TABLE_COLUMNS: readonly Column[] = COLUMNS;
+/** The table's columns: every column of results/columns.ts, the figures first (readingOrder). */
+export const TABLE_COLUMNS: readonly Column[] = readingOrder(COLUMNS);
 
 /** What the raw repeats table in a details row shows, from the same column list. */
 export const REPEAT_TABLE_COLUMNS: readonly Column[] = COLUMNS.filter((c) =>
