@@ -198,7 +198,14 @@ export function adviceText(a: Advice, machine?: MachineWords, calibrations?: rea
     );
     const h = a.headroom;
     if (!h) lines.push(`  Headroom: not measured${a.stopped ? ` (${a.stopped === 'budget' ? 'the time budget ran out' : 'interrupted'})` : ''}.`);
-    else if (h.stopped !== null) {
+    else if (h.firstPast && h.firstPast.batch <= h.batch) {
+      // The headroom search starts at the winner's own batch; when that did not sustain there,
+      // it found no knee and its batch fell back to the winner's: saying "keeps up to" it, or
+      // "at least" it beside "it did not sustain", would contradict what was measured.
+      lines.push(
+        `  Headroom: none shown: measured again in the headroom search, the same setup (${h.firstPast.batch} rows every ${w.intervalMs} ms) did not sustain (${h.firstPast.reason}); the confirmation above still holds, with no margin measured above ${rateText(a.target.eventsPerSec)}.`,
+      );
+    } else if (h.stopped !== null) {
       // Cut short: it confirmed only what it reached, and says where it stopped looking.
       const past = h.firstPast ? `; ${rateText(h.firstPast.eventsPerSec)} did not sustain (${h.firstPast.reason})` : '';
       const why = h.stopped === 'budget' ? 'the time budget' : 'its confirmations';

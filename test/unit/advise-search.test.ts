@@ -227,6 +227,17 @@ describe('advise: a target several transports sustain', () => {
     );
     expect(text.find((l) => l.startsWith('  Rejected: '))).toMatch(/poll \(/);
     expect(text.at(-1)).toBe('Machine: 2 cores AMD EPYC, Chromium 156 headless; these figures hold for this machine and browser.');
+    // The headroom search found the winner's own batch not sustaining (no knee: its batch fell
+    // back to the winner's): no line may say it keeps up to it, finished or cut by the budget.
+    const rate = (w.batch * w.concurrency * 1000) / w.intervalMs;
+    const lost = { batch: w.batch, eventsPerSec: rate, reason: 'p99 140 ms, over the 100 ms bound' };
+    for (const stopped of [null, 'budget'] as const) {
+      const words = adviceText({ ...a, headroom: { ...h, batch: w.batch, eventsPerSec: rate, atLeast: false, firstPast: lost, stopped } });
+      const line = words.find((l) => l.startsWith('  Headroom: '))!;
+      expect(line, String(stopped)).toBe(
+        `  Headroom: none shown: measured again in the headroom search, the same setup (${w.batch} rows every ${w.intervalMs} ms) did not sustain (p99 140 ms, over the 100 ms bound); the confirmation above still holds, with no margin measured above 300 k events/s.`,
+      );
+    }
   });
 
   it("writes the answer as a scenario file a plain sweep runs: the runner-up and the advised setup, one point each, the candidates' own", async () => {
