@@ -96,10 +96,18 @@ describe('event age at a 50 ms tick, ws and poll, Chromium', () => {
       expect(transit.p999Ms!).toBeGreaterThanOrEqual(transit.p99Ms!);
       expect(transit.maxMs!).toBeGreaterThanOrEqual(transit.p999Ms!);
     }
+    // Each event's age is its transit plus its wait to fill the batch (uniform over the 50 ms
+    // tick), so age lies above transit by that wait: half a tick at the median, and at least a
+    // fifth of it at the p99 whatever the tails. A stall lengthens both alike: half of age's p99
+    // (the bound this was) failed once in CI with transit p99 36.6 ms beside age p99 69.1 ms.
+    expect(
+      med(t, (r) => r.latency.p50Ms! - r.transit!.p50Ms!),
+      figures(t),
+    ).toBeGreaterThanOrEqual(INTERVAL_MS / 2 - 5);
     expect(
       med(t, (r) => r.transit!.p99Ms!),
       figures(t),
-    ).toBeLessThan(med(t, (r) => r.latency.p99Ms!) / 2);
+    ).toBeLessThanOrEqual(med(t, (r) => r.latency.p99Ms!) - INTERVAL_MS / 5);
     // The table's p99 column is event age, and the summary carries transit beside it.
     const summary = pointOf(t).summary!;
     expect(summary.latencyP99Ms!.median).toBe(med(t, (r) => r.latency.p99Ms!));
