@@ -13,7 +13,7 @@
 import { applyClockOffset, clockOffset } from './clock-offset.js';
 import { EventEmitter } from 'node:events';
 import { setTimeout as sleepFor } from 'node:timers/promises';
-import type { CDPSession, Page } from 'puppeteer-core';
+import type { Browser, CDPSession, Page } from 'puppeteer-core';
 import { BrowserLost, type BrowserSlot } from '../browser/slot.js';
 import type { PageConfig, PageSnapshot } from '../../protocol/page-api.js';
 import type { FailedRepeat, MeasuredRepeat, Repeat } from '../../protocol/repeat-figures.js';
@@ -167,6 +167,12 @@ export class RepeatMeasurer extends EventEmitter<RepeatEvents> {
         last = err instanceof Error ? err : new Error(String(err));
         // A coded refusal (no Firefox to run this point) keeps its code as the cause.
         cause = last instanceof Stopped ? last.kind : last instanceof PushlabError ? last.code : undefined;
+        // A browser that died under a CDP call fails that call ("Target closed") before its
+        // `disconnected` event stops the attempt: the same crash, named as one, so it is relaunched.
+        if (cause === undefined && slot && slot.engine !== 'firefox' && (await disconnectedWithin(slot.browser(), 500))) {
+          last = new Stopped('browser crashed', `browser crashed (Chrome disconnected: ${last.message.split('\n')[0]})`);
+          cause = 'browser crashed';
+        }
         if (cause === undefined && slot?.engine === 'firefox' && lostFirefoxTab(last)) {
           cause = 'renderer crashed';
           // Firefox's text ends in its own stack (`RemoteError@chrome://…`): the words before it say it.
@@ -457,6 +463,13 @@ async function ticking(ms: number, signal: AbortSignal, tick: (elapsedMs: number
     await sleepFor(Math.min(TICK_MS, left, toWake), undefined, { signal });
     tick(Math.round(performance.now() - start));
   }
+}
+
+/** Whether `browser` is disconnected now or within `ms`. */
+async function disconnectedWithin(browser: Browser, ms: number): Promise<boolean> {
+  if (!browser.connected) return true;
+  await sleepFor(ms);
+  return !browser.connected;
 }
 
 function rejectOnAbort(signal: AbortSignal): Promise<never> {
