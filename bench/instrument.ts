@@ -16,7 +16,7 @@ import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import puppeteer, { type Browser, type CDPSession } from 'puppeteer-core';
+import puppeteer, { type Browser } from 'puppeteer-core';
 import { entryArgv } from '../cli/entry.js';
 import { ROOT } from '../cli/root.js';
 import type { PageConfig } from '../protocol/page-api.js';
@@ -27,6 +27,8 @@ import { expandScenario } from '../protocol/scenario.js';
 import { findChrome, launchChrome, MACHINE_CHROME_ARGS, MEASURED_VIEWPORT } from '../puppeteer/browser/chrome.js';
 import { measureCeilings } from '../puppeteer/measure/ceiling.js';
 import { RepeatMeasurer } from '../puppeteer/measure/repeat.js';
+import { tabMetrics } from '../puppeteer/measure/sampler.js';
+import type { BrowserSlot } from '../puppeteer/browser/slot.js';
 import { openLabPage } from '../puppeteer/measure/page.js';
 import { startServer, type ServerHandle } from '../puppeteer/measure/server-process.js';
 
@@ -105,14 +107,6 @@ export async function sweepRun(p: CountOnlyPoint, extraArgs: readonly string[] =
   }
 }
 
-/** The renderer process CPU time Chrome has counted for a tab, s (CDP Performance.getMetrics ProcessTime). */
-async function processTime(session: CDPSession): Promise<number> {
-  const { metrics } = await session.send('Performance.getMetrics');
-  const m = metrics.find((x) => x.name === 'ProcessTime');
-  if (!m) throw new Error('Performance.getMetrics gave no ProcessTime');
-  return m.value;
-}
-
 /**
  * What `npm run sweep` does that the plain setup does not, one at a time (bench:page
  * --ingredients adds each alone to the plain setup, so each one's cost is a ratio to it):
@@ -170,10 +164,10 @@ export async function edgesRun(browser: Browser, url: string, p: CountOnlyPoint)
     await api.evaluate((pl, c) => pl.start(c).then(() => undefined), config);
     await sleep(p.warmupSec * 1000);
     const count = () => api.evaluate((pl) => pl.snapshot().then((s) => s?.counters.events ?? Number.NaN));
-    const [e0, c0] = [await count(), await processTime(session)];
+    const [e0, c0] = [await count(), (await tabMetrics(session)).processTime];
     const t0 = performance.now();
     await sleep(p.measureSec * 1000);
-    const [e1, c1] = [await count(), await processTime(session)];
+    const [e1, c1] = [await count(), (await tabMetrics(session)).processTime];
     const sec = (performance.now() - t0) / 1000;
     await api.evaluate((pl) => pl.stop());
     const events = e1 - e0;
@@ -183,15 +177,23 @@ export async function edgesRun(browser: Browser, url: string, p: CountOnlyPoint)
   }
 }
 
-/** The repeat through pushlab's own measurer, in `browser`, on `server`'s page at `pagePath`. */
-async function measurerRun(browser: Browser, server: ServerHandle, pagePath: string, p: CountOnlyPoint): Promise<Omit<InstrumentRun, 'wallSec'>> {
+/**
+ * A launched browser as the repeat measurer takes it (a BrowserSlot): its tabs, and its CDP
+ * session for SystemInfo. A bench that finds it crashed fails the repeat; it does not relaunch.
+ */
+export async function benchSlot(browser: Browser, bench: string): Promise<BrowserSlot> {
   const session = await browser.target().createCDPSession();
-  const slot = {
+  return {
     browser: () => browser,
     session: () => session,
     newPage: () => browser.newPage(),
-    relaunch: () => Promise.reject(new Error('the plain setup does not relaunch a crashed browser')),
+    relaunch: () => Promise.reject(new Error(`${bench} does not relaunch a crashed browser`)),
   };
+}
+
+/** The repeat through pushlab's own measurer, in `browser`, on `server`'s page at `pagePath`. */
+async function measurerRun(browser: Browser, server: ServerHandle, pagePath: string, p: CountOnlyPoint): Promise<Omit<InstrumentRun, 'wallSec'>> {
+  const slot = await benchSlot(browser, 'the plain setup');
   const measurer = new RepeatMeasurer({ browser: slot, server, cores: os.cpus().length, retries: 0, pagePath });
   const [point] = expandScenario({ id: 'instrument', ...p, render: 'none' });
   const r = await measurer.measure(point, { round: 0, ceilingEventsPerSec: null });

@@ -35,7 +35,7 @@ import { launchChrome } from '../puppeteer/browser/chrome.js';
 import { repeatSec } from '../puppeteer/sweep/estimate.js';
 import { RepeatMeasurer } from '../puppeteer/measure/repeat.js';
 import { startServer } from '../puppeteer/measure/server-process.js';
-import { INGREDIENTS, plainRun, sweepRun, type CountOnlyPoint, type Ingredient, type InstrumentRun } from './instrument.js';
+import { benchSlot, INGREDIENTS, plainRun, sweepRun, type CountOnlyPoint, type Ingredient, type InstrumentRun } from './instrument.js';
 
 /** The transports the plain reference server serves: the two the reference experiment compared. */
 const PLAIN_TRANSPORTS: readonly Transport[] = CLASSIC_TRANSPORTS;
@@ -79,13 +79,7 @@ const plain = flags.plain && flags.bare ? await startServer([], 30_000, [], 'ben
 /** What each server sheds at: a deeper queue only adds latency once the page is the limit (see docs/limits.md). */
 const bounds = `send bound: pushlab ${(await server.stats()).sendBufferLimitBytes / 2 ** 20} MiB${plain ? `, plain ${(await plain.stats()).sendBufferLimitBytes / 2 ** 20} MiB` : ''}`;
 const chrome = await launchChrome({ headless: true });
-const browserSession = await chrome.browser.target().createCDPSession();
-const browser = {
-  browser: () => chrome.browser,
-  session: () => browserSession,
-  newPage: () => chrome.browser.newPage(),
-  relaunch: () => Promise.reject(new Error('bench:page does not relaunch a crashed browser')),
-};
+const browser = await benchSlot(chrome.browser, 'bench:page');
 const base = { browser, server, cores: os.cpus().length, retries: 0 };
 const lab = new RepeatMeasurer(base);
 const labNoProbe = new RepeatMeasurer({ ...base, input: false });

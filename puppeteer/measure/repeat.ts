@@ -465,11 +465,20 @@ async function ticking(ms: number, signal: AbortSignal, tick: (elapsedMs: number
   }
 }
 
-/** Whether `browser` is disconnected now or within `ms`. */
-async function disconnectedWithin(browser: Browser, ms: number): Promise<boolean> {
-  if (!browser.connected) return true;
-  await sleepFor(ms);
-  return !browser.connected;
+/** Whether `browser` is disconnected now or disconnects within `ms` (answered at its `disconnected` event, not at the end of the wait). */
+function disconnectedWithin(browser: Browser, ms: number): Promise<boolean> {
+  if (!browser.connected) return Promise.resolve(true);
+  return new Promise((resolve) => {
+    const gone = () => {
+      clearTimeout(timer);
+      resolve(true);
+    };
+    const timer = setTimeout(() => {
+      browser.off('disconnected', gone);
+      resolve(!browser.connected);
+    }, ms);
+    browser.once('disconnected', gone);
+  });
 }
 
 function rejectOnAbort(signal: AbortSignal): Promise<never> {
