@@ -441,13 +441,15 @@ export class RepeatMeasurer extends EventEmitter<RepeatEvents> {
    */
   private async probe(apis: readonly LabApi[], ms: number, signal: AbortSignal, offsetMs: number, tick: () => void): Promise<SettleProbe> {
     const snapshot = (api: LabApi, reset: boolean) => api.evaluate((p, r) => p.snapshot({ resetLatency: r }), reset);
-    await Promise.all(apis.map((api) => snapshot(api, true)));
+    const before = await Promise.all(apis.map((api) => snapshot(api, true)));
     await sleepFor(ms, undefined, { signal });
     tick();
     const [snapshots, server] = await Promise.all([Promise.all(apis.map((api) => snapshot(api, true))), this.o.server.stats(false)]);
+    const gaps = (s: (typeof snapshots)[number]) => s?.counters.gaps ?? 0;
+    const lostBatches = snapshots.reduce((n, s, i) => n + Math.max(0, gaps(s) - gaps(before[i])), 0);
     // Backlog is read on the server's clock: the page's offset is taken off.
     const p50s = snapshots.map((s) => (s?.latency.p50Ms == null ? null : s.latency.p50Ms - offsetMs));
-    return { p50Ms: p50s.includes(null) ? null : Math.max(...(p50s as number[])), batchesBehind: server.batchesBehind };
+    return { p50Ms: p50s.includes(null) ? null : Math.max(...(p50s as number[])), batchesBehind: server.batchesBehind, lostBatches };
   }
 }
 
