@@ -11,10 +11,11 @@ import { wsUrl } from './ws.js';
 
 /**
  * What the page uses of WebSocketStream (WHATWG's WebSockets standard; TypeScript's DOM
- * library has no type for it yet). A text message is read as a string, a binary one as bytes.
+ * library has no type for it yet). A text message is read as a string, a binary one as an
+ * ArrayBuffer in Chrome (the explainer's; a Uint8Array is taken too).
  */
 interface WebSocketStreamLike {
-  readonly opened: Promise<{ readable: ReadableStream<string | Uint8Array>; extensions: string }>;
+  readonly opened: Promise<{ readable: ReadableStream<string | ArrayBuffer | Uint8Array>; extensions: string }>;
   readonly closed: Promise<{ closeCode?: number; reason?: string }>;
   close(info?: { closeCode?: number; reason?: string }): void;
 }
@@ -30,13 +31,14 @@ function webSocketStream(): WebSocketStreamConstructor | null {
 }
 
 /**
- * The bytes of a binary message as the codecs take them (an ArrayBuffer, as a WebSocket with
- * binaryType 'arraybuffer' gives): its own buffer when the view covers it all, as Chrome's
- * messages do, so nothing is copied; a copy otherwise.
+ * A message as the codecs take it: a string, or an ArrayBuffer (what a WebSocket with binaryType
+ * 'arraybuffer' gives, and Chrome's WebSocketStream too). A view is taken as its own buffer when
+ * it covers it all, else copied.
  */
-function bufferOf(view: Uint8Array): ArrayBuffer {
-  const whole = view.byteOffset === 0 && view.byteLength === view.buffer.byteLength && view.buffer instanceof ArrayBuffer;
-  return whole ? (view.buffer as ArrayBuffer) : (view.slice().buffer as ArrayBuffer);
+function messageOf(value: string | ArrayBuffer | Uint8Array): string | ArrayBuffer {
+  if (typeof value === 'string' || value instanceof ArrayBuffer) return value;
+  const whole = value.byteOffset === 0 && value.byteLength === value.buffer.byteLength && value.buffer instanceof ArrayBuffer;
+  return whole ? (value.buffer as ArrayBuffer) : (value.slice().buffer as ArrayBuffer);
 }
 
 function wsStreamAttempt(url: Promise<string>, h: ConnectionHandlers): Attempt {
@@ -59,7 +61,7 @@ function wsStreamAttempt(url: Promise<string>, h: ConnectionHandlers): Attempt {
       for (;;) {
         const { done, value } = await reader.read();
         if (done) break;
-        decoder.message(typeof value === 'string' ? value : bufferOf(value));
+        decoder.message(messageOf(value));
       }
       const closed = await socket.closed;
       down(`closed${closed.closeCode ? ` (code ${closed.closeCode})` : ''}`);
