@@ -49,6 +49,7 @@ export const NODE_ENTRIES = [
   'puppeteer/report/main.ts',
   'puppeteer/report/view-worker.ts',
   'bench/arrow.ts',
+  'bench/backpressure.ts',
   'bench/clients.ts',
   'bench/faults.ts',
   'bench/link.ts',

@@ -233,7 +233,9 @@ describe('TRANSPORT_INFO', () => {
       return { origin, path, http, carriage, compression, perHostCap };
     };
     expect(wire('ws-stream')).toEqual(wire('ws'));
-    expect(streamPath('ws-stream', { batch: 20, interval: 1, compression: 'deflate' })).toBe(streamPath('ws', { batch: 20, interval: 1, compression: 'deflate' }));
+    expect(streamPath('ws-stream', { batch: 20, interval: 1, compression: 'deflate' })).toBe(
+      streamPath('ws', { batch: 20, interval: 1, compression: 'deflate' }),
+    );
     expect(TRANSPORT_INFO['ws-stream'].label).toBe('WebSocketStream');
     expect([opensIn('ws-stream', 'chrome'), opensIn('ws-stream', 'firefox')]).toEqual([true, false]);
     // Every other transport opens in both engines.
