@@ -17,6 +17,8 @@ import type {
   Candidate,
   CandidateFigures,
   Closest,
+  CostFigure,
+  Costs,
   CpuComparison,
   Headroom,
   MachineDrift,
@@ -25,6 +27,7 @@ import type {
   TriedCandidate,
   YardstickReading,
 } from './advice.js';
+import { OBJECTIVES } from './advice.js';
 import { HISTOGRAM_BUCKETS, type LatencySummary, type SparseHistogram, type TailSummary } from './histogram.js';
 import { LIMITS, type Range } from './limits.js';
 import type { Margins } from './margins.js';
@@ -513,6 +516,8 @@ const target = obj<Target>()({
   // --- device classes (issue 36): absent at full speed, and in reports before them ---
   device: opt(matching<DeviceClass>(DEVICE_CLASS_PATTERN)),
   throttle: opt(lit('main-thread')),
+  // --- costs (issue 34): absent for the default objective, and in reports before it ---
+  objective: opt(oneOf(OBJECTIVES)),
 });
 
 const candidate = obj<Candidate>()({
@@ -561,6 +566,32 @@ const sustainsFigures = obj<SustainsFigures>()({
 
 const sustains = obj<Sustains>()({ sustains: bool, reasons: strings, figures: sustainsFigures });
 
+const costFigure = obj<CostFigure>()({
+  unit: str,
+  median: numOrNull,
+  min: numOrNull,
+  max: numOrNull,
+  n: count,
+  of: count,
+  unmeasured: opt(str),
+});
+
+const costs = obj<Costs>()({
+  rendererCpuMsPerMillionEvents: costFigure,
+  mainThreadPercent: costFigure,
+  mainThreadMsPerMillionEvents: costFigure,
+  chromePercent: costFigure,
+  chromeCpuMsPerMillionEvents: costFigure,
+  chromeProcesses: obj<Costs['chromeProcesses']>()({ renderers: costFigure, network: costFigure, browser: costFigure, gpu: costFigure }),
+  bytesPerEvent: costFigure,
+  megabytesPerSec: costFigure,
+  gigabytesPerUserHour: costFigure,
+  serverCpuPercentPer100kEventsPerSec: costFigure,
+  eventAgeP99Ms: costFigure,
+  displayAgeP99Ms: costFigure,
+  inputDelayP99Ms: costFigure,
+});
+
 const candidateFigures = obj<CandidateFigures>()({
   sustains,
   cpuMsPerMillionEvents: statOrNull,
@@ -572,9 +603,13 @@ const candidateFigures = obj<CandidateFigures>()({
   verdict,
   limit: nullable(str),
   closeness: num,
+  // --- costs (issue 34): absent in reports before them ---
+  costs: opt(costs),
+  objective: opt(obj<NonNullable<CandidateFigures['objective']>>()({ name: oneOf(OBJECTIVES), median: numOrNull })),
 });
 
 const cpuComparison = obj<CpuComparison>()({
+  objective: opt(oneOf(OBJECTIVES)),
   of: str,
   against: str,
   ratio: num,

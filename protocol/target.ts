@@ -7,6 +7,7 @@
 import { LIMITS, P99_BOUND_MS, parseDecimal, type Range } from './limits.js';
 import { deviceWords, type DeviceClass } from './device.js';
 import { paramError, type ParamError, type RenderMode } from './wire.js';
+import type { Objective } from './advice.js';
 
 /** The advisor's target. */
 export interface Target {
@@ -34,6 +35,12 @@ export interface Target {
   device?: DeviceClass;
   /** `--throttle main-thread`; absent: the whole browser is slowed (or no device). As a point records it. */
   throttle?: 'main-thread';
+  // --- costs (issue 34) ---
+  /**
+   * `--objective`: what the search minimises among the candidates that sustain (protocol/advice.ts
+   * Objective). Absent: the renderer's CPU per event (the default, and every report before it).
+   */
+  objective?: Objective;
 }
 
 /**

@@ -201,6 +201,37 @@ function adviceSection(report: Report): HTMLElement | null {
       ),
       ...(details.more ? [details.more] : []),
     );
+  if (v.costs) {
+    const c = v.costs;
+    const table = h(
+      'table',
+      { class: 'points advice-costs' },
+      h(
+        'thead',
+        {},
+        hAll(
+          'tr',
+          {},
+          c.headers.map((x) => h('th', {}, x)),
+        ),
+      ),
+      hAll(
+        'tbody',
+        {},
+        c.rows.map((r) =>
+          hAll('tr', { class: `outcome-${r.outcome.replace(' ', '-')}` }, [
+            h('td', {}, h('code', {}, r.id), r.outcome === 'winner' ? ' (winner)' : r.outcome === 'not sustained' ? ' (not sustained)' : ''),
+            ...r.cells.map((x) => h('td', { class: 'num' }, x)),
+          ]),
+        ),
+      ),
+    );
+    section.append(
+      h('h3', {}, "The finalists' costs (medians over their confirming repeats, range in brackets)"),
+      h('div', { class: 'table-wrap' }, table),
+      ...c.notes.map((n) => h('p', { class: 'muted' }, n)),
+    );
+  }
   if (v.machine) section.append(h('p', { class: 'muted' }, v.machine));
   if (v.tried.length) {
     const tried = firstOf(v.tried, LIST_LIMIT, 'candidates');
