@@ -11,7 +11,7 @@ import { ENCODING_LABELS, TRANSPORT_INFO } from '../protocol/wire.js';
 import { driftLines } from './machine-drift.js';
 import { decidingP99Ms } from './sustains.js';
 import { objectiveCost } from './advice-figures.js';
-import { costsTable, OBJECTIVE_WORDS, rendererChoice } from './costs.js';
+import { costsTable, costText, OBJECTIVE_WORDS, rendererChoice } from './costs.js';
 
 const plural = (n: number, one: string) => `${n} ${one}${n === 1 ? '' : 's'}`;
 const parsingWords = (c: Candidate) => (c.parse === 'worker' ? `parsing in ${plural(c.workers, 'Worker')}` : 'parsing on the main thread');
@@ -132,7 +132,7 @@ export function decidedWords(t: Pick<TriedCandidate, 'lostOn' | 'confirmed'>, wi
   }
   const [w, o] = [objectiveCost(winner), objectiveCost(mine)];
   const unit = OBJECTIVE_WORDS[winner.objective?.name ?? 'renderer'].unit;
-  return `; the winner's lower median decided${w !== null && o !== null ? ` (${Math.round(w)} against ${Math.round(o)} ${unit})` : ''}`;
+  return `; the winner's lower median decided${w !== null && o !== null ? ` (${costText(w)} against ${costText(o)} ${unit})` : ''}`;
 }
 
 /** What the machine line says; absent fields are left out. */
@@ -193,7 +193,7 @@ function objectiveLine(a: Advice): string {
   const name = a.target.objective ?? 'renderer';
   const words = OBJECTIVE_WORDS[name];
   const mine = a.winner ? objectiveCost(a.winner.figures) : null;
-  const head = `Chosen for the lowest ${words.figure} (--objective ${name}: ${words.help}${mine === null ? '' : `; ${Math.round(mine).toLocaleString('en-US')} ${words.unit}`})`;
+  const head = `Chosen for the lowest ${words.figure} (--objective ${name}: ${words.help}${mine === null ? '' : `; ${costText(mine)} ${words.unit}`})`;
   if (name === 'renderer') return `${head}; every other cost is in the finalists' costs.`;
   const other = rendererChoice(a);
   if (!other) return `${head}; --objective renderer chooses the same from these repeats.`;
@@ -270,7 +270,8 @@ export function adviceText(
     if (rejected.length) lines.push(`  Rejected: ${rejected.join('; ')}.`);
     lines.push(`  ${objectiveLine(a)}`);
     const table = o.costs === false ? [] : costsTable(a);
-    if (table.length) lines.push("  The finalists' costs (medians over their confirming repeats, range in brackets):", ...table.map((l) => `    ${l}`));
+    if (table.length)
+      lines.push("  The finalists' costs (medians over their confirming repeats; ranges in report.json and report.html):", ...table.map((l) => `    ${l}`));
   } else if (a.stopped && a.tried.some((t) => t.probe?.sustains.sustains && !t.confirmed)) {
     // Stopped before it could confirm what its probes found: no answer, but what looked promising.
     const cost = (t: Advice['tried'][number]) => (t.probe ? objectiveCost(t.probe) : null) ?? Number.POSITIVE_INFINITY;

@@ -182,7 +182,7 @@ export function rendererChoice(a: Advice): { candidate: Candidate; reason: strin
   const [w, b] = [byRound(winner), byRound(best)];
   const rounds = [...w.keys()].filter((k) => b.has(k));
   const words = OBJECTIVE_WORDS[objective];
-  const fmt = (x: number | null) => (x === null ? 'not measured' : Math.round(x).toLocaleString('en-US'));
+  const fmt = (x: number | null) => (x === null ? 'not measured' : costText(x));
   const own = (t: TriedCandidate) => objectiveFigure(t.confirmed!.costs!, objective).median;
   let paired = '';
   if (rounds.length) {
@@ -229,31 +229,36 @@ export function finalistCosts(a: Advice): FinalistCosts[] {
 /** A figure's column: its header with the unit, and its cell from a record. */
 export interface CostColumn {
   header: string;
-  cell(c: Costs): string;
+  cell(c: Costs, range: boolean): string;
 }
 
-const sig = (x: number) => (x >= 100 ? Math.round(x).toLocaleString('en-US') : x >= 10 ? x.toFixed(1).replace(/\.0$/, '') : String(Number(x.toPrecision(2))));
+/** A cost as the answer writes it: whole from 100 (`1,440`), one decimal from 10 (`22.1`), two significant figures below. */
+export const costText = (x: number) =>
+  x >= 100 ? Math.round(x).toLocaleString('en-US') : x >= 10 ? x.toFixed(1).replace(/\.0$/, '') : String(Number(x.toPrecision(2)));
 
-/** `1,440 (1,380–1,527)`: the median and the range over the repeats; `—` when none measured it, `*` when some did not. */
-export function costCell(f: CostFigure): string {
+/**
+ * `1,440 (1,380–1,527)`: the median and, with `range`, the range over the repeats; `—` when none
+ * measured it, `*` when some did not.
+ */
+export function costCell(f: CostFigure, range = true): string {
   if (f.median === null) return '—';
-  const range = f.n > 1 && f.min !== f.max ? ` (${sig(f.min!)}–${sig(f.max!)})` : '';
-  return `${sig(f.median)}${range}${f.n < f.of ? '*' : ''}`;
+  const spread = range && f.n > 1 && f.min !== f.max ? ` (${costText(f.min!)}–${costText(f.max!)})` : '';
+  return `${costText(f.median)}${spread}${f.n < f.of ? '*' : ''}`;
 }
 
 /** The columns of the finalists' costs, in the issue's order. */
 export const COST_COLUMNS: readonly CostColumn[] = [
-  { header: 'renderer ms/M ev', cell: (c) => costCell(c.rendererCpuMsPerMillionEvents) },
-  { header: 'main thread %', cell: (c) => costCell(c.mainThreadPercent) },
-  { header: 'Chrome %', cell: (c) => costCell(c.chromePercent) },
-  { header: 'Chrome ms/M ev', cell: (c) => costCell(c.chromeCpuMsPerMillionEvents) },
-  { header: 'B/event', cell: (c) => costCell(c.bytesPerEvent) },
-  { header: 'MB/s', cell: (c) => costCell(c.megabytesPerSec) },
-  { header: 'GB/user-h', cell: (c) => costCell(c.gigabytesPerUserHour) },
-  { header: 'server % /100k ev/s', cell: (c) => costCell(c.serverCpuPercentPer100kEventsPerSec) },
-  { header: 'age p99 ms', cell: (c) => costCell(c.eventAgeP99Ms) },
-  { header: 'display p99 ms', cell: (c) => costCell(c.displayAgeP99Ms) },
-  { header: 'input p99 ms', cell: (c) => costCell(c.inputDelayP99Ms) },
+  { header: 'renderer ms/M ev', cell: (c, range) => costCell(c.rendererCpuMsPerMillionEvents, range) },
+  { header: 'main thread %', cell: (c, range) => costCell(c.mainThreadPercent, range) },
+  { header: 'Chrome %', cell: (c, range) => costCell(c.chromePercent, range) },
+  { header: 'Chrome ms/M ev', cell: (c, range) => costCell(c.chromeCpuMsPerMillionEvents, range) },
+  { header: 'B/event', cell: (c, range) => costCell(c.bytesPerEvent, range) },
+  { header: 'MB/s', cell: (c, range) => costCell(c.megabytesPerSec, range) },
+  { header: 'GB/user-h', cell: (c, range) => costCell(c.gigabytesPerUserHour, range) },
+  { header: 'server % /100k ev/s', cell: (c, range) => costCell(c.serverCpuPercentPer100kEventsPerSec, range) },
+  { header: 'age p99 ms', cell: (c, range) => costCell(c.eventAgeP99Ms, range) },
+  { header: 'display p99 ms', cell: (c, range) => costCell(c.displayAgeP99Ms, range) },
+  { header: 'input p99 ms', cell: (c, range) => costCell(c.inputDelayP99Ms, range) },
 ];
 
 /** Why figures of the finalists are missing, one line per figure and finalist (the `*` and `—` cells). */
@@ -293,7 +298,7 @@ function headroomCell(a: Advice, r: FinalistCosts): string {
  * with their ranges over the repeats, and its headroom; `—` where no repeat measured a figure,
  * `*` where only some did, with notes that say why.
  */
-export function costsGrid(a: Advice): { headers: string[]; rows: { id: string; outcome: string; cells: string[] }[]; notes: string[] } | null {
+export function costsGrid(a: Advice, range = true): { headers: string[]; rows: { id: string; outcome: string; cells: string[] }[]; notes: string[] } | null {
   const rows = finalistCosts(a);
   if (!rows.length) return null;
   const notes = unmeasuredNotes(rows);
@@ -303,18 +308,18 @@ export function costsGrid(a: Advice): { headers: string[]; rows: { id: string; o
     rows: rows.map((r) => ({
       id: r.candidate.id,
       outcome: r.outcome === 'winner' ? 'winner' : r.sustained ? r.outcome : 'not sustained',
-      cells: [...COST_COLUMNS.map((c) => c.cell(r.costs)), headroomCell(a, r)],
+      cells: [...COST_COLUMNS.map((c) => c.cell(r.costs, range)), headroomCell(a, r)],
     })),
     notes,
   };
 }
 
 /**
- * The finalists' costs as a text table for the terminal answer (costsGrid), the notes below it
- * on one line.
+ * The finalists' costs as a text table for the terminal answer (costsGrid, medians only: the
+ * ranges are in report.json and the viewer), the notes below it on one line.
  */
 export function costsTable(a: Advice): string[] {
-  const grid = costsGrid(a);
+  const grid = costsGrid(a, false);
   if (!grid) return [];
   const { headers, notes } = grid;
   const body = grid.rows.map((r) => [`${r.id}${r.outcome === 'winner' ? ' (winner)' : r.outcome === 'not sustained' ? ' (not sustained)' : ''}`, ...r.cells]);

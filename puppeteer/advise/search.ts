@@ -63,7 +63,7 @@ import type { Target } from '../../protocol/target.js';
 import { TRANSPORTS, type Transport } from '../../protocol/wire.js';
 import { candidateSpace, DEFAULT_SPACE, knobsBetween, withBatch, type CandidateSpace } from './candidates.js';
 import { clearlyCannot, figuresOf, objectiveCost, sustainsMore, worthAnotherProbe } from '../../results/advice-figures.js';
-import { OBJECTIVE_WORDS, repeatCost } from '../../results/costs.js';
+import { costText, OBJECTIVE_WORDS, repeatCost } from '../../results/costs.js';
 import { candidateWords, changeWords, cpuWords, reachText } from '../../results/advice-words.js';
 import { anchorDriftOf, keptUp, measuredBoth } from '../../results/machine-drift.js';
 import { findMax } from '../sweep/find-max.js';
@@ -674,6 +674,15 @@ function pickGroup(s: Search): Rec[] {
     if (group.filter((g) => g.candidate.transport === r.candidate.transport).length >= PER_TRANSPORT && order.length > s.finalistCount) continue;
     group.push(r);
   }
+  // Under another objective, the renderer's own pick of those kept is confirmed beside them (in the
+  // last place), so the answer can say, paired by round, what choosing by the renderer would change.
+  const renderer = (r: Rec) => r.probeFigures?.cpuMsPerMillionEvents?.median ?? Number.POSITIVE_INFINITY;
+  const rendererPick =
+    (s.target.objective ?? 'renderer') === 'renderer' ? undefined : pool.filter((r) => r.outcome === 'kept').sort((a, b) => renderer(a) - renderer(b))[0];
+  if (rendererPick && !group.includes(rendererPick)) {
+    if (group.length >= s.finalistCount) group.pop();
+    group.push(rendererPick);
+  }
   // Fewer finalists rather than fewer rounds: a confirmation needs its rounds for a CI.
   while (group.length > 1 && !fits(s, s.rounds * group.reduce((a, r) => a + s.o.estimate.repeatSec(r.candidate), 0))) group.pop();
   return group;
@@ -773,7 +782,7 @@ function choose(s: Search): void {
         ? `sustained, but against the winner ${c ? cpuWords(c) : 'dearer'}`
         : byLatency
           ? `sustained; against the winner ${c ? cpuWords(c) : 'CPU not compared'}; the winner's clearly lower p99 decided (median ${Math.round(p99(w.confirmed))} ms against ${Math.round(p99(r.confirmed))} ms)`
-          : `sustained; against the winner ${c ? cpuWords(c) : 'CPU not compared'}; the winner's lower median decided (${Math.round(cost(w.confirmed))} against ${Math.round(cost(r.confirmed))} ${costWords(s).unit}) and its p99 was not clearly higher`;
+          : `sustained; against the winner ${c ? cpuWords(c) : 'CPU not compared'}; the winner's lower median decided (${costText(cost(w.confirmed))} against ${costText(cost(r.confirmed))} ${costWords(s).unit}) and its p99 was not clearly higher`;
     }
     if (runnerUp) runnerUp.outcome = 'runner-up';
   }
