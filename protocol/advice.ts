@@ -8,7 +8,7 @@
 import type { EquivalenceKind, Margins } from './margins.js';
 import type { Repeat, Stat, Verdict } from './repeat-figures.js';
 import type { ParseCeiling } from './page-api.js';
-import type { Target } from './target.js';
+import type { Objective, Target } from './target.js';
 import type { Encoding, ParseMode, Transport } from './wire.js';
 
 /** One configuration the advisor can measure: a point of the page without its render mode and timing. */
@@ -32,18 +32,6 @@ export interface Candidate {
   /** batch × concurrency × 1000 ÷ intervalMs: at least the target's rate. */
   offeredEventsPerSec: number;
 }
-
-/**
- * What the search minimises among the candidates that sustain (`--objective`), each a cost per
- * event so that candidates offering slightly different rates (whole rows, up to 5% over the
- * target) compare fairly:
- * - `renderer`: the tab's renderer process (all threads), ms of CPU per million events (the default);
- * - `chrome`: every Chrome process (renderers, network service, browser, GPU, other), ms of CPU per million events;
- * - `main-thread`: the tab's main thread busy time, ms per million events;
- * - `bytes`: the page's message bytes per event.
- */
-export type Objective = 'renderer' | 'chrome' | 'main-thread' | 'bytes';
-export const OBJECTIVES: readonly Objective[] = ['renderer', 'chrome', 'main-thread', 'bytes'];
 
 /**
  * One cost over a candidate's measured repeats: the median and the range (min–max) over the

@@ -27,7 +27,6 @@ import type {
   TriedCandidate,
   YardstickReading,
 } from './advice.js';
-import { OBJECTIVES } from './advice.js';
 import { HISTOGRAM_BUCKETS, type LatencySummary, type SparseHistogram, type TailSummary } from './histogram.js';
 import { LIMITS, type Range } from './limits.js';
 import type { Margins } from './margins.js';
@@ -66,7 +65,7 @@ import type {
   UnsteadyFlag,
 } from './report.js';
 import type { Point } from './scenario.js';
-import { parseP99, parseRate, type Target } from './target.js';
+import { OBJECTIVES, parseP99, parseRate, type Target } from './target.js';
 import { COMPRESSIONS, ENCODINGS, PARSE_MODES, RENDER_MODES, TRANSPORTS, type StreamCompression } from './wire.js';
 import { arr, bool, byKey, lit, matching, named, nullable, num, numIn, obj, oneOf, opt, refine, str, type Shape, type Props } from './shape.js';
 import { FACTOR_NAMES, FACTORS, type FactorName } from './factors.js';

@@ -2,12 +2,12 @@
  * What the advisor reads from a candidate's repeats: the sustains rule, its cost (renderer CPU
  * per event), what limited it, and how near the target it came. Pure.
  */
-import type { Candidate, CandidateFigures, Objective } from '../protocol/advice.js';
+import type { Candidate, CandidateFigures } from '../protocol/advice.js';
 import { costsOf, objectiveFigure } from './costs.js';
 import type { MeasuredRepeat, Repeat } from '../protocol/repeat-figures.js';
 import { describePresent } from './stats.js';
 import { decidingP99Ms, MIN_WINDOW_BATCHES, pointSustains, SUSTAINS_DELIVERED_RATIO, type SustainsTarget } from './sustains.js';
-import type { Target } from '../protocol/target.js';
+import type { Objective, Target } from '../protocol/target.js';
 import { majorityVerdict, SATURATED } from './verdict.js';
 
 /** A probe this far from the target "clearly cannot sustain" and is not confirmed: under 90% delivered, or p99 over twice the bound. */

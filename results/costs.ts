@@ -6,10 +6,10 @@
  * never 0. And `--objective`: which of them the advisor minimises, read per repeat (for the paired
  * comparisons) and over repeats (for the ranking). Pure, no Node or DOM.
  */
-import type { Advice, Candidate, CostFigure, Costs, Objective, TriedCandidate } from '../protocol/advice.js';
+import type { Advice, Candidate, CostFigure, Costs, TriedCandidate } from '../protocol/advice.js';
 import type { MeasuredRepeat, Repeat } from '../protocol/repeat-figures.js';
 import { inputDelayP99Ms } from './input-delay.js';
-import { rateText } from '../protocol/target.js';
+import { rateText, type Objective } from '../protocol/target.js';
 import { judgeRatio } from './equivalence.js';
 import { median, pairedRatio } from './stats.js';
 

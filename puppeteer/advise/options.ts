@@ -8,10 +8,9 @@ import { PushlabError } from '../../protocol/errors.js';
 import type { FlagSpec, Flags } from '../../protocol/flags.js';
 import { type Margins, DEFAULT_MARGINS } from '../../protocol/margins.js';
 import { isRunId, RUN_ID_ALLOWED } from '../../protocol/report.js';
-import { parseP99, parseRate, type Target } from '../../protocol/target.js';
+import { OBJECTIVES, parseP99, parseRate, type Objective, type Target } from '../../protocol/target.js';
 import { RENDER_MODES, TRANSPORTS, type RenderMode, type Transport } from '../../protocol/wire.js';
 import { isDeviceClass, type DeviceClass } from '../../protocol/device.js';
-import { OBJECTIVES, type Objective } from '../../protocol/advice.js';
 import { checkDeviceFlag, checkMarginFlag, deviceFlag, marginFlag, parseDuration, throttleFlag } from '../options.js';
 
 /** The whole command's default budget, s: ten minutes on the 2-core machine it was tuned on. */

@@ -41,7 +41,6 @@
 import type {
   Advice,
   AnchorDrift,
-  Objective,
   Candidate,
   CandidateFigures,
   Closest,
@@ -59,7 +58,7 @@ import { LIMITS } from '../../protocol/limits.js';
 import type { MeasuredRepeat, Repeat } from '../../protocol/repeat-figures.js';
 import { describe, pairedRatio } from '../../results/stats.js';
 import { decidingP99Ms, reasonText } from '../../results/sustains.js';
-import type { Target } from '../../protocol/target.js';
+import type { Objective, Target } from '../../protocol/target.js';
 import { TRANSPORTS, type Transport } from '../../protocol/wire.js';
 import { candidateSpace, DEFAULT_SPACE, knobsBetween, withBatch, type CandidateSpace } from './candidates.js';
 import { clearlyCannot, figuresOf, objectiveCost, sustainsMore, worthAnotherProbe } from '../../results/advice-figures.js';

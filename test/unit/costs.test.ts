@@ -7,7 +7,7 @@
 import { describe, expect, it } from 'vitest';
 import type { MeasuredRepeat } from '../../protocol/repeat-figures.js';
 import { costCell, costsOf, objectiveFigure, repeatCost } from '../../results/costs.js';
-import { OBJECTIVES } from '../../protocol/advice.js';
+import { OBJECTIVES } from '../../protocol/target.js';
 import { failed, measured, point } from '../helpers/v2-fixture.js';
 
 const P = point('ws', 100, 1, 'advise', 1); // offers 100 k events/s
