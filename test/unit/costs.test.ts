@@ -9,6 +9,8 @@ import type { MeasuredRepeat } from '../../protocol/repeat-figures.js';
 import { costCell, costsOf, objectiveFigure, repeatCost } from '../../results/costs.js';
 import { OBJECTIVES } from '../../protocol/target.js';
 import { failed, measured, point } from '../helpers/v2-fixture.js';
+import { parseFlags } from '../../protocol/flags.js';
+import { ADVISE_FLAGS, checkAdviseFlags } from '../../puppeteer/advise/options.js';
 
 const P = point('ws', 100, 1, 'advise', 1); // offers 100 k events/s
 
@@ -97,5 +99,18 @@ describe('costsOf', () => {
       expect(objectiveFigure(c, o).median, o).toBeCloseTo(per[1], 9);
     }
     expect(repeatCost(reps[1], 'bytes')).toBe(90);
+  });
+});
+
+describe('--objective', () => {
+  const check = (...argv: string[]) => checkAdviseFlags(parseFlags(ADVISE_FLAGS, argv, 'npm run advise --'));
+  it('goes into the target (the default left out, as every report before it reads), is refused when unknown, and not beside --resume', () => {
+    expect(check('--rate', '10k', '--p99', '100ms').target!.objective).toBeUndefined();
+    expect(check('--rate', '10k', '--p99', '100ms', '--objective', 'renderer').target!.objective).toBeUndefined();
+    expect(check('--rate', '10k', '--p99', '100ms', '--objective', 'bytes').target!.objective).toBe('bytes');
+    expect(() => check('--rate', '10k', '--p99', '100ms', '--objective', 'cpu')).toThrow(
+      "--objective must be one of renderer, chrome, main-thread, bytes; got 'cpu'",
+    );
+    expect(() => check('--resume', 'advise-20261125-101500', '--objective', 'bytes')).toThrow(/drop --objective/);
   });
 });
