@@ -228,7 +228,10 @@ export function finalistCosts(a: Advice): FinalistCosts[] {
 
 /** A figure's column: its header with the unit, and its cell from a record. */
 export interface CostColumn {
+  /** Short, for the terminal's table. */
   header: string;
+  /** In full with its unit, for the viewer's rows. */
+  label: string;
   cell(c: Costs, range: boolean): string;
 }
 
@@ -242,23 +245,29 @@ export const costText = (x: number) =>
  */
 export function costCell(f: CostFigure, range = true): string {
   if (f.median === null) return '—';
-  const spread = range && f.n > 1 && f.min !== f.max ? ` (${costText(f.min!)}–${costText(f.max!)})` : '';
+  const [low, high] = [costText(f.min!), costText(f.max!)];
+  // A range that reads as one figure at this precision says nothing.
+  const spread = range && f.n > 1 && low !== high ? ` (${low}–${high})` : '';
   return `${costText(f.median)}${spread}${f.n < f.of ? '*' : ''}`;
 }
 
 /** The columns of the finalists' costs, in the issue's order. */
 export const COST_COLUMNS: readonly CostColumn[] = [
-  { header: 'renderer ms/M ev', cell: (c, range) => costCell(c.rendererCpuMsPerMillionEvents, range) },
-  { header: 'main thread %', cell: (c, range) => costCell(c.mainThreadPercent, range) },
-  { header: 'Chrome %', cell: (c, range) => costCell(c.chromePercent, range) },
-  { header: 'Chrome ms/M ev', cell: (c, range) => costCell(c.chromeCpuMsPerMillionEvents, range) },
-  { header: 'B/event', cell: (c, range) => costCell(c.bytesPerEvent, range) },
-  { header: 'MB/s', cell: (c, range) => costCell(c.megabytesPerSec, range) },
-  { header: 'GB/user-h', cell: (c, range) => costCell(c.gigabytesPerUserHour, range) },
-  { header: 'server % /100k ev/s', cell: (c, range) => costCell(c.serverCpuPercentPer100kEventsPerSec, range) },
-  { header: 'age p99 ms', cell: (c, range) => costCell(c.eventAgeP99Ms, range) },
-  { header: 'display p99 ms', cell: (c, range) => costCell(c.displayAgeP99Ms, range) },
-  { header: 'input p99 ms', cell: (c, range) => costCell(c.inputDelayP99Ms, range) },
+  { header: 'renderer ms/M ev', label: 'tab renderer CPU, ms per million events', cell: (c, range) => costCell(c.rendererCpuMsPerMillionEvents, range) },
+  { header: 'main thread %', label: 'main thread busy, % of one core', cell: (c, range) => costCell(c.mainThreadPercent, range) },
+  { header: 'Chrome %', label: "all of Chrome's CPU, % of one core", cell: (c, range) => costCell(c.chromePercent, range) },
+  { header: 'Chrome ms/M ev', label: "all of Chrome's CPU, ms per million events", cell: (c, range) => costCell(c.chromeCpuMsPerMillionEvents, range) },
+  { header: 'B/event', label: "bytes per event (the page's messages)", cell: (c, range) => costCell(c.bytesPerEvent, range) },
+  { header: 'MB/s', label: 'MB/s received', cell: (c, range) => costCell(c.megabytesPerSec, range) },
+  { header: 'GB/user-h', label: 'GB per user-hour', cell: (c, range) => costCell(c.gigabytesPerUserHour, range) },
+  {
+    header: 'server % /100k ev/s',
+    label: 'server CPU, % of one core per 100 k events/s',
+    cell: (c, range) => costCell(c.serverCpuPercentPer100kEventsPerSec, range),
+  },
+  { header: 'age p99 ms', label: 'event age p99, ms', cell: (c, range) => costCell(c.eventAgeP99Ms, range) },
+  { header: 'display p99 ms', label: 'display age p99, ms', cell: (c, range) => costCell(c.displayAgeP99Ms, range) },
+  { header: 'input p99 ms', label: 'input delay p99, ms', cell: (c, range) => costCell(c.inputDelayP99Ms, range) },
 ];
 
 /** Why figures of the finalists are missing, one line per figure and finalist (the `*` and `—` cells). */
@@ -298,13 +307,17 @@ function headroomCell(a: Advice, r: FinalistCosts): string {
  * with their ranges over the repeats, and its headroom; `—` where no repeat measured a figure,
  * `*` where only some did, with notes that say why.
  */
-export function costsGrid(a: Advice, range = true): { headers: string[]; rows: { id: string; outcome: string; cells: string[] }[]; notes: string[] } | null {
+export function costsGrid(
+  a: Advice,
+  range = true,
+): { headers: string[]; labels: string[]; rows: { id: string; outcome: string; cells: string[] }[]; notes: string[] } | null {
   const rows = finalistCosts(a);
   if (!rows.length) return null;
   const notes = unmeasuredNotes(rows);
   if (rows.length > 1 || a.headroom) notes.push('headroom: searched for the winner only (the same tick and connections, more rows per message)');
   return {
     headers: ['finalist', ...COST_COLUMNS.map((c) => c.header), 'headroom'],
+    labels: [...COST_COLUMNS.map((c) => c.label), 'headroom (the same tick and connections)'],
     rows: rows.map((r) => ({
       id: r.candidate.id,
       outcome: r.outcome === 'winner' ? 'winner' : r.sustained ? r.outcome : 'not sustained',

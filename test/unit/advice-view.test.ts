@@ -78,6 +78,7 @@ describe('the Advice section', () => {
       ['ws-b200-c1-i10', 'runner-up'],
     ]);
     expect(v.costs!.headers).toHaveLength(v.costs!.rows[0].cells.length + 1);
+    expect(v.costs!.labels).toHaveLength(v.costs!.rows[0].cells.length);
     expect(v.details[0]).toMatch(/^Sustains 20 k events\/s: p99 10 ms/);
     expect(v.machine).toBe('Machine: 2 cores AMD EPYC 7B13, Chromium 156 headless; these figures hold for this machine and browser.');
     expect(v.tried.map((t) => t.outcome).sort()).toEqual(['runner-up', 'winner']);

@@ -202,28 +202,17 @@ function adviceSection(report: Report): HTMLElement | null {
       ...(details.more ? [details.more] : []),
     );
   if (v.costs) {
+    // Side by side: one column per finalist, one row per cost, so a few finalists fit the page.
     const c = v.costs;
+    const name = (r: (typeof c.rows)[number]) => [h('code', {}, r.id), r.outcome === 'winner' || r.outcome === 'not sustained' ? ` (${r.outcome})` : ''];
     const table = h(
       'table',
       { class: 'points advice-costs' },
-      h(
-        'thead',
-        {},
-        hAll(
-          'tr',
-          {},
-          c.headers.map((x) => h('th', {}, x)),
-        ),
-      ),
+      h('thead', {}, hAll('tr', {}, [h('th', {}, 'cost'), ...c.rows.map((r) => hAll('th', { class: `num outcome-${r.outcome.replace(' ', '-')}` }, name(r)))])),
       hAll(
         'tbody',
         {},
-        c.rows.map((r) =>
-          hAll('tr', { class: `outcome-${r.outcome.replace(' ', '-')}` }, [
-            h('td', {}, h('code', {}, r.id), r.outcome === 'winner' ? ' (winner)' : r.outcome === 'not sustained' ? ' (not sustained)' : ''),
-            ...r.cells.map((x) => h('td', { class: 'num' }, x)),
-          ]),
-        ),
+        c.labels.map((label, i) => hAll('tr', {}, [h('th', {}, label), ...c.rows.map((r) => h('td', { class: 'num' }, r.cells[i]))])),
       ),
     );
     section.append(
