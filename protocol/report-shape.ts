@@ -17,6 +17,8 @@ import type {
   Candidate,
   CandidateFigures,
   Closest,
+  CostFigure,
+  Costs,
   CpuComparison,
   Headroom,
   MachineDrift,
@@ -63,7 +65,7 @@ import type {
   UnsteadyFlag,
 } from './report.js';
 import type { Point } from './scenario.js';
-import { parseP99, parseRate, type Target } from './target.js';
+import { OBJECTIVES, parseP99, parseRate, type Target } from './target.js';
 import { COMPRESSIONS, ENCODINGS, PARSE_MODES, RENDER_MODES, TRANSPORTS, type StreamCompression } from './wire.js';
 import { arr, bool, byKey, lit, matching, named, nullable, num, numIn, obj, oneOf, opt, refine, str, type Shape, type Props } from './shape.js';
 import { FACTOR_NAMES, FACTORS, type FactorName } from './factors.js';
@@ -513,6 +515,8 @@ const target = obj<Target>()({
   // --- device classes (issue 36): absent at full speed, and in reports before them ---
   device: opt(matching<DeviceClass>(DEVICE_CLASS_PATTERN)),
   throttle: opt(lit('main-thread')),
+  // --- costs (issue 34): absent for the default objective, and in reports before it ---
+  objective: opt(oneOf(OBJECTIVES)),
 });
 
 const candidate = obj<Candidate>()({
@@ -561,6 +565,32 @@ const sustainsFigures = obj<SustainsFigures>()({
 
 const sustains = obj<Sustains>()({ sustains: bool, reasons: strings, figures: sustainsFigures });
 
+const costFigure = obj<CostFigure>()({
+  unit: str,
+  median: numOrNull,
+  min: numOrNull,
+  max: numOrNull,
+  n: count,
+  of: count,
+  unmeasured: opt(str),
+});
+
+const costs = obj<Costs>()({
+  rendererCpuMsPerMillionEvents: costFigure,
+  mainThreadPercent: costFigure,
+  mainThreadMsPerMillionEvents: costFigure,
+  chromePercent: costFigure,
+  chromeCpuMsPerMillionEvents: costFigure,
+  chromeProcesses: obj<Costs['chromeProcesses']>()({ renderers: costFigure, network: costFigure, browser: costFigure, gpu: costFigure }),
+  bytesPerEvent: costFigure,
+  megabytesPerSec: costFigure,
+  gigabytesPerUserHour: costFigure,
+  serverCpuPercentPer100kEventsPerSec: costFigure,
+  eventAgeP99Ms: costFigure,
+  displayAgeP99Ms: costFigure,
+  inputDelayP99Ms: costFigure,
+});
+
 const candidateFigures = obj<CandidateFigures>()({
   sustains,
   cpuMsPerMillionEvents: statOrNull,
@@ -572,9 +602,13 @@ const candidateFigures = obj<CandidateFigures>()({
   verdict,
   limit: nullable(str),
   closeness: num,
+  // --- costs (issue 34): absent in reports before them ---
+  costs: opt(costs),
+  objective: opt(obj<NonNullable<CandidateFigures['objective']>>()({ name: oneOf(OBJECTIVES), median: numOrNull })),
 });
 
 const cpuComparison = obj<CpuComparison>()({
+  objective: opt(oneOf(OBJECTIVES)),
   of: str,
   against: str,
   ratio: num,

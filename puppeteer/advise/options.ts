@@ -8,7 +8,7 @@ import { PushlabError } from '../../protocol/errors.js';
 import type { FlagSpec, Flags } from '../../protocol/flags.js';
 import { type Margins, DEFAULT_MARGINS } from '../../protocol/margins.js';
 import { isRunId, RUN_ID_ALLOWED } from '../../protocol/report.js';
-import { parseP99, parseRate, type Target } from '../../protocol/target.js';
+import { OBJECTIVES, parseP99, parseRate, type Objective, type Target } from '../../protocol/target.js';
 import { RENDER_MODES, TRANSPORTS, type RenderMode, type Transport } from '../../protocol/wire.js';
 import { isDeviceClass, type DeviceClass } from '../../protocol/device.js';
 import { checkDeviceFlag, checkMarginFlag, deviceFlag, marginFlag, parseDuration, throttleFlag } from '../options.js';
@@ -40,6 +40,12 @@ export const ADVISE_FLAGS = {
     default: '',
     help: "bound on display age (the newest event on screen at each draw) the median repeat's p99 must keep: ms or s, as --p99; render full or chart only",
     defaultText: 'none',
+  },
+  objective: {
+    type: 'string',
+    default: 'renderer',
+    choices: OBJECTIVES,
+    help: "what is minimised among the candidates that sustain, per event: renderer (the tab's renderer CPU), chrome (all of Chrome's CPU), main-thread (the tab's main-thread time) or bytes (the page's message bytes); every cost is shown whichever decides",
   },
   render: { type: 'string', default: 'full', choices: RENDER_MODES, help: "what the page draws while it takes the rate (full: the product's page renders)" },
   transports: { type: 'list', default: [], choices: TRANSPORTS, help: 'transports to search, comma-separated', defaultText: 'every transport' },
@@ -94,7 +100,7 @@ export function checkAdviseFlags(flags: AdviseFlags): AdviseRequest {
     // `..` or `a/b` would read a report outside --out.
     if (!isRunId(resume)) throw badFlag(`--resume takes a run id, ${RUN_ID_ALLOWED} (here --out); got '${resume}'`);
     // The search goes on with what it was asked: the report holds it.
-    const asked = (['rate', 'p99', 'p99-display', 'input-delay', 'render', 'transports', 'margin', 'seed', 'device', 'throttle'] as const).filter(
+    const asked = (['rate', 'p99', 'p99-display', 'input-delay', 'objective', 'render', 'transports', 'margin', 'seed', 'device', 'throttle'] as const).filter(
       (f) => JSON.stringify(flags[f]) !== JSON.stringify(ADVISE_FLAGS[f].default),
     );
     if (asked.length)
@@ -148,6 +154,8 @@ export function checkAdviseFlags(flags: AdviseFlags): AdviseRequest {
       ...(inputDelay ? { inputDelayBoundMs: inputDelay.value } : {}),
       ...(display === null ? {} : { displayP99BoundMs: display }),
       ...(device === null ? {} : { device }),
+      // The default is left out, as every report before the objective reads.
+      ...(flags.objective === 'renderer' ? {} : { objective: flags.objective as Objective }),
     },
     transports,
     budgetSec,

@@ -201,6 +201,26 @@ function adviceSection(report: Report): HTMLElement | null {
       ),
       ...(details.more ? [details.more] : []),
     );
+  if (v.costs) {
+    // Side by side: one column per finalist, one row per cost, so a few finalists fit the page.
+    const c = v.costs;
+    const name = (r: (typeof c.rows)[number]) => [h('code', {}, r.id), r.outcome === 'winner' || r.outcome === 'not sustained' ? ` (${r.outcome})` : ''];
+    const table = h(
+      'table',
+      { class: 'points advice-costs' },
+      h('thead', {}, hAll('tr', {}, [h('th', {}, 'cost'), ...c.rows.map((r) => hAll('th', { class: `num outcome-${r.outcome.replace(' ', '-')}` }, name(r)))])),
+      hAll(
+        'tbody',
+        {},
+        c.labels.map((label, i) => hAll('tr', {}, [h('th', {}, label), ...c.rows.map((r) => h('td', { class: 'num' }, r.cells[i]))])),
+      ),
+    );
+    section.append(
+      h('h3', {}, "The finalists' costs (medians over their confirming repeats, range in brackets)"),
+      h('div', { class: 'table-wrap' }, table),
+      ...c.notes.map((n) => h('p', { class: 'muted' }, n)),
+    );
+  }
   if (v.machine) section.append(h('p', { class: 'muted' }, v.machine));
   if (v.tried.length) {
     const tried = firstOf(v.tried, LIST_LIMIT, 'candidates');

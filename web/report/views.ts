@@ -12,6 +12,7 @@ import type { Stat, Verdict } from '../../protocol/repeat-figures.js';
 import type { PairedComparison, PointResult, Report } from '../../protocol/report.js';
 import { ENCODINGS, type Encoding } from '../../protocol/wire.js';
 import { adviceText, machineWordsOf } from '../../results/advice-words.js';
+import { costsGrid } from '../../results/costs.js';
 import { FACTOR_NAMES, FACTORS as FACTOR_INFO, type FactorName } from '../../protocol/factors.js';
 import { calibrationShort } from '../../protocol/device.js';
 
@@ -67,13 +68,15 @@ export interface AdviceView {
   machine: string | null;
   /** Every candidate measured, in the order first measured, with what became of it and why. */
   tried: { id: string; outcome: string; why: string }[];
+  /** The confirmed finalists' costs side by side (results/costs.ts costsGrid); null before any was confirmed. */
+  costs: ReturnType<typeof costsGrid>;
 }
 
 /** The Advice section: adviceText's lines (the same words as on stderr), and every candidate tried; null for a run without advice. */
 export function adviceView(report: Report): AdviceView | null {
   const a = report.advice;
   if (!a) return null;
-  const lines = adviceText(a, machineWordsOf(report.environment), report.devices);
+  const lines = adviceText(a, machineWordsOf(report.environment), report.devices, { costs: false });
   const machine = lines.at(-1)?.startsWith('Machine: ') ? lines.pop()! : null;
   const [headline = '', ...rest] = lines;
   const state: AdviceView['state'] = report.finishedAt !== null && !report.interrupted ? 'finished' : report.interrupted ? 'interrupted' : 'unfinished';
@@ -90,6 +93,7 @@ export function adviceView(report: Report): AdviceView | null {
     details: rest.map((l) => l.trim()),
     machine,
     tried: a.tried.map((t) => ({ id: t.candidate.id, outcome: t.outcome, why: t.why })),
+    costs: costsGrid(a),
   };
 }
 
