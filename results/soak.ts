@@ -3,13 +3,15 @@
  * from the raw samples with a stated bound, the way the seeds' long-run studies answer them
  * (bench/soak.ts, bench/drift.ts): the start of the run against its end.
  *
- * - Heap growth: the least-squares slope of the JS heap in use over the run, MB per hour, after
- *   the first HEAP_FILL_SEC (the page fills its table ring and the charts' 60 s windows then, by
- *   design). No GC is forced, so single samples swing with the collector; the slope over many of
- *   them does not.
- * - Event-age and input-delay drift: the mean of the interval p99s over the first END_SHARE of
- *   the intervals against the last END_SHARE (at least MIN_END_SAMPLES each).
- * - Throughput drift: the same windows' mean events/s.
+ * The first FILL_SEC are left out where the run is long enough: the page fills its table ring and
+ * the charts' 60 s windows then, by design, so its heap and its work per event grow until they are full.
+ *
+ * - Heap growth: the least-squares slope of the JS heap in use, MB per hour. No GC is forced, so
+ *   single samples swing with the collector; the slope over many of them does not.
+ * - Event-age and input-delay drift: the median of the interval p99s over the first END_SHARE of
+ *   the intervals against the last END_SHARE (at least MIN_END_SAMPLES each). The median, because
+ *   an interval's p99 of a few seconds is one GC pause away from double its neighbours'.
+ * - Throughput drift: the same windows' median events/s.
  * - The forced reconnect: every connection back within RECOVERY_BOUND_SEC. What it lost is said,
  *   not judged: a stream that does not replay loses what fell due while it was down.
  *
@@ -19,6 +21,7 @@ import type { MeasuredRepeat } from '../protocol/repeat-figures.js';
 import type { Soak, SoakSample } from '../protocol/soak.js';
 import { inputDelayP99Ms } from './input-delay.js';
 import { formatCount, formatEps, formatMs } from './format.js';
+import { median } from './stats.js';
 
 /**
  * Heap growth that holds, MB per hour: 25 MB/h is 200 MB over an eight-hour working day, about
@@ -26,9 +29,9 @@ import { formatCount, formatEps, formatMs } from './format.js';
  * retained batch per second (a few kB) is well above it within the hour.
  */
 export const HEAP_BOUND_MB_PER_HOUR = 25;
-/** Seconds at the start the heap fit leaves out: the table ring and the charts' 60 s windows fill then. */
-export const HEAP_FILL_SEC = 60;
-/** Samples the heap fit needs after HEAP_FILL_SEC. */
+/** Seconds at the start the judgement leaves out (where enough is left): the table ring and the charts' 60 s windows fill then. */
+export const FILL_SEC = 60;
+/** Samples the heap fit needs. */
 export const MIN_HEAP_SAMPLES = 6;
 /** The share of the intervals each end window takes, and the fewest intervals it may hold. */
 export const END_SHARE = 0.1;
@@ -89,7 +92,16 @@ export function endWindowSize(count: number): number {
   return 2 * n <= count ? n : 0;
 }
 
-/** Start against end: the mean of a figure over the first and the last end windows of the intervals. */
+/**
+ * The intervals the judgement reads: those ending after FILL_SEC when at least two end windows'
+ * worth are left there, else all of them (a short soak: its start includes the filling).
+ */
+export function judgedSamples(samples: readonly SoakSample[]): { samples: readonly SoakSample[]; afterFill: boolean } {
+  const after = samples.filter((s) => s.atSec > FILL_SEC);
+  return endWindowSize(after.length) ? { samples: after, afterFill: true } : { samples, afterFill: false };
+}
+
+/** Start against end: the median of a figure over the first and the last end windows of the intervals. */
 export interface EndDrift {
   /** Intervals in each window (nulls left out: an interval with no event or no input has no p99). */
   startN: number;
@@ -106,8 +118,7 @@ export function endDrift(values: readonly (number | null)[]): EndDrift | null {
   const first = present(values.slice(0, n));
   const last = present(values.slice(-n));
   if (first.length < MIN_END_SAMPLES || last.length < MIN_END_SAMPLES) return null;
-  const mean = (xs: readonly number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
-  return { startN: first.length, endN: last.length, start: mean(first), end: mean(last) };
+  return { startN: first.length, endN: last.length, start: median(first), end: median(last) };
 }
 
 /** Whether a latency figure held from start to end (LATENCY_DRIFT). */
@@ -131,9 +142,9 @@ export interface HeapGrowth {
   lastMb: number;
 }
 
-/** The heap's trend after HEAP_FILL_SEC; null with too few samples there (or no heap figures). */
+/** The heap's trend over `samples` (judgedSamples'); null with fewer than MIN_HEAP_SAMPLES heap figures. */
 export function heapGrowth(samples: readonly SoakSample[]): HeapGrowth | null {
-  const fitted = samples.filter((s): s is SoakSample & { heapUsedMb: number } => s.atSec > HEAP_FILL_SEC && s.heapUsedMb !== null);
+  const fitted = samples.filter((s): s is SoakSample & { heapUsedMb: number } => s.heapUsedMb !== null);
   if (fitted.length < MIN_HEAP_SAMPLES) return null;
   const slope = slopePerHour(
     fitted.map((s) => s.atSec),
@@ -170,7 +181,7 @@ export interface SoakJudgement {
 const pct = (x: number) => `${x >= 0 ? '+' : '−'}${Math.abs(x * 100).toFixed(1)}%`;
 const minutes = (sec: number) => (sec < 120 ? `${Math.round(sec)} s` : `${(sec / 60).toFixed(1)} min`);
 
-function latencyPart(name: 'age' | 'input', what: string, values: readonly (number | null)[]): SoakPart {
+function latencyPart(name: 'age' | 'input', what: string, values: readonly (number | null)[], from: string): SoakPart {
   const d = endDrift(values);
   if (!d) return { name, held: null, text: `${what}: too few intervals with a p99 to compare start and end (needs ${MIN_END_SAMPLES} at each end)` };
   const held = latencyHeld(d);
@@ -178,13 +189,14 @@ function latencyPart(name: 'age' | 'input', what: string, values: readonly (numb
   return {
     name,
     held,
-    text: `${what}: ${formatMs(d.start)} → ${formatMs(d.end)}${change}, mean of the interval p99s, first ${d.startN} vs last ${d.endN} intervals; holds within +${LATENCY_DRIFT.share * 100}% or +${LATENCY_DRIFT.floorMs} ms: ${held ? 'held' : 'did not hold'}`,
+    text: `${what}: ${formatMs(d.start)} → ${formatMs(d.end)}${change}, median of the interval p99s, first ${d.startN} vs last ${d.endN} intervals${from}; holds within +${LATENCY_DRIFT.share * 100}% or +${LATENCY_DRIFT.floorMs} ms: ${held ? 'held' : 'did not hold'}`,
   };
 }
 
 /** The soak's judgement, part by part. */
 export function judgeSoak(soak: Soak): SoakJudgement {
-  const { samples } = soak;
+  const { samples, afterFill } = judgedSamples(soak.samples);
+  const from = afterFill ? ` after the first ${FILL_SEC} s` : '';
   const parts: SoakPart[] = [];
   const heap = heapGrowth(samples);
   parts.push(
@@ -197,7 +209,7 @@ export function judgeSoak(soak: Soak): SoakJudgement {
       : {
           name: 'heap',
           held: null,
-          text: `heap: not judged: needs ${MIN_HEAP_SAMPLES} samples after the first ${HEAP_FILL_SEC} s (the page fills its table and charts then)${samples.some((s) => s.heapUsedMb !== null) ? '' : '; the browser gave no heap figure'}`,
+          text: `heap: not judged: needs ${MIN_HEAP_SAMPLES} samples with a heap figure${samples.some((s) => s.heapUsedMb !== null) ? '' : '; the browser gave none'}`,
         },
   );
   parts.push(
@@ -205,6 +217,7 @@ export function judgeSoak(soak: Soak): SoakJudgement {
       'age',
       'event age p99',
       samples.map((s) => s.ageP99Ms),
+      from,
     ),
   );
   parts.push(
@@ -212,6 +225,7 @@ export function judgeSoak(soak: Soak): SoakJudgement {
       'input',
       'input delay p99',
       samples.map((s) => s.inputDelayP99Ms),
+      from,
     ),
   );
   const eps = endDrift(samples.map((s) => s.eventsPerSec));
@@ -220,7 +234,7 @@ export function judgeSoak(soak: Soak): SoakJudgement {
       ? {
           name: 'eps',
           held: epsHeld(eps),
-          text: `events/s: ${formatEps(eps.start)} → ${formatEps(eps.end)} (${pct(eps.start > 0 ? (eps.end - eps.start) / eps.start : 0)}), first ${eps.startN} vs last ${eps.endN} intervals; holds at most ${EPS_DRIFT * 100}% lower: ${epsHeld(eps) ? 'held' : 'did not hold'}`,
+          text: `events/s: ${formatEps(eps.start)} → ${formatEps(eps.end)} (${pct(eps.start > 0 ? (eps.end - eps.start) / eps.start : 0)}), median, first ${eps.startN} vs last ${eps.endN} intervals${from}; holds at most ${EPS_DRIFT * 100}% lower: ${epsHeld(eps) ? 'held' : 'did not hold'}`,
         }
       : { name: 'eps', held: null, text: `events/s: too few intervals to compare start and end (needs ${MIN_END_SAMPLES} at each end)` },
   );
@@ -229,7 +243,7 @@ export function judgeSoak(soak: Soak): SoakJudgement {
   const anyFalse = failed || parts.some((p) => p.held === false);
   const anyNull = parts.some((p) => p.held === null) || soak.stopped === 'interrupted';
   const held = anyFalse ? false : anyNull ? null : true;
-  const ran = samples.length ? minutes(samples.at(-1)!.atSec) : '0 s';
+  const ran = soak.samples.length ? minutes(soak.samples.at(-1)!.atSec) : '0 s';
   const notHeld = parts.filter((p) => p.held === false).map((p) => p.name);
   const headline = failed
     ? `the soak failed after ${ran}: ${soak.error ?? 'no reason recorded'}`
