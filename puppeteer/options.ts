@@ -260,11 +260,16 @@ export function checkSweepFlags(flags: Flags<typeof SWEEP_FLAGS>): SweepFlags {
 
 /** `npm run soak`'s flags: one setup of a scenario file streamed for a long time (puppeteer/soak/). */
 export const SOAK_FLAGS = {
-  file: { type: 'string', default: '', help: "scenario file holding the setup: an advise run's confirm.json, or any whose scenario has one point", defaultText: 'required' },
+  file: {
+    type: 'string',
+    default: '',
+    help: "scenario file holding the setup: an advise run's confirm.json, or any whose scenario has one point",
+    defaultText: 'required',
+  },
   scenario: {
     type: 'string',
     default: '',
-    help: "the scenario to soak (it must have one point)",
+    help: 'the scenario to soak (it must have one point)',
     defaultText: "'advised' when the file has it, else the file's only scenario",
   },
   duration: { type: 'string', default: '10m', help: 'how long to stream: seconds, or a number with s, m or h (90s, 10m, 2h); 20s to 24h' },

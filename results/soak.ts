@@ -6,8 +6,12 @@
  * The first FILL_SEC are left out where the run is long enough: the page fills its table ring and
  * the charts' 60 s windows then, by design, so its heap and its work per event grow until they are full.
  *
- * - Heap growth: the least-squares slope of the JS heap in use, MB per hour. No GC is forced, so
- *   single samples swing with the collector; the slope over many of them does not.
+ * - Heap growth: the least-squares slope of the JS heap in use, MB per hour, with its 95% interval.
+ *   No GC is forced, so single samples swing with the collector by several MB; over a short soak
+ *   that swing is a wide interval, and the part is judged only once the interval is wholly on one
+ *   side of the bound (a minutes-long soak can say "no growth as large as the bound" or "growth
+ *   beyond it"; a 30 s one seldom can). The interval takes the samples as independent, which the
+ *   collector's sawtooth makes them not quite: read it as a lower bound on the uncertainty.
  * - Event-age and input-delay drift: the median of the interval p99s over the first END_SHARE of
  *   the intervals against the last END_SHARE (at least MIN_END_SAMPLES each). The median, because
  *   an interval's p99 of a few seconds is one GC pause away from double its neighbours'.
@@ -21,7 +25,7 @@ import type { MeasuredRepeat } from '../protocol/repeat-figures.js';
 import type { Soak, SoakSample } from '../protocol/soak.js';
 import { inputDelayP99Ms } from './input-delay.js';
 import { formatCount, formatEps, formatMs } from './format.js';
-import { median } from './stats.js';
+import { median, tQuantile975 } from './stats.js';
 
 /**
  * Heap growth that holds, MB per hour: 25 MB/h is 200 MB over an eight-hour working day, about
@@ -71,10 +75,17 @@ export function soakSampleOf(r: MeasuredRepeat, atSec: number, heapUsedBytes: nu
   };
 }
 
-/** Least-squares slope of ys over xs (seconds), per hour; null with fewer than two distinct xs. */
-export function slopePerHour(xsSec: readonly number[], ys: readonly number[]): number | null {
+/** A least-squares slope per hour, with its 95% confidence interval (Student's t, n − 2 degrees of freedom). */
+export interface Slope {
+  perHour: number;
+  ciLow: number;
+  ciHigh: number;
+}
+
+/** Least-squares slope of ys over xs (seconds), per hour; null with fewer than three points or two distinct xs. */
+export function slopePerHour(xsSec: readonly number[], ys: readonly number[]): Slope | null {
   const n = xsSec.length;
-  if (n < 2 || ys.length !== n) return null;
+  if (n < 3 || ys.length !== n) return null;
   const mx = xsSec.reduce((a, b) => a + b, 0) / n;
   const my = ys.reduce((a, b) => a + b, 0) / n;
   let num = 0;
@@ -83,7 +94,12 @@ export function slopePerHour(xsSec: readonly number[], ys: readonly number[]): n
     num += (xsSec[i] - mx) * (ys[i] - my);
     den += (xsSec[i] - mx) ** 2;
   }
-  return den > 0 ? (num / den) * 3600 : null;
+  if (!(den > 0)) return null;
+  const b = num / den;
+  let ssr = 0;
+  for (let i = 0; i < n; i++) ssr += (ys[i] - my - b * (xsSec[i] - mx)) ** 2;
+  const half = tQuantile975(n - 2) * Math.sqrt(ssr / (n - 2) / den) * 3600;
+  return { perHour: b * 3600, ciLow: b * 3600 - half, ciHigh: b * 3600 + half };
 }
 
 /** Intervals in each end window for `count` intervals: END_SHARE of them, at least MIN_END_SAMPLES; 0 when the two ends would overlap. */
@@ -133,6 +149,9 @@ export function epsHeld(d: EndDrift): boolean {
 
 export interface HeapGrowth {
   mbPerHour: number;
+  /** The slope's 95% interval, MB/h. */
+  ciLow: number;
+  ciHigh: number;
   /** The samples fitted, and the span they cover, s. */
   samples: number;
   fromSec: number;
@@ -152,7 +171,9 @@ export function heapGrowth(samples: readonly SoakSample[]): HeapGrowth | null {
   );
   if (slope === null) return null;
   return {
-    mbPerHour: slope,
+    mbPerHour: slope.perHour,
+    ciLow: slope.ciLow,
+    ciHigh: slope.ciHigh,
     samples: fitted.length,
     fromSec: fitted[0].atSec,
     toSec: fitted.at(-1)!.atSec,
@@ -176,6 +197,16 @@ export interface SoakJudgement {
   parts: SoakPart[];
   /** One line: `held for 10 min`, `did not hold: …`. */
   headline: string;
+}
+
+const signed = (x: number) => `${x >= 0 ? '+' : '−'}${Math.abs(x).toFixed(1)}`;
+const heldWord = (held: boolean | null, unknown: string) => (held === null ? unknown : held ? 'held' : 'did not hold');
+
+/** Held when the slope's whole interval is at or under the bound, not when it is wholly over, else not judged. */
+export function heapHeld(g: Pick<HeapGrowth, 'ciLow' | 'ciHigh'>): boolean | null {
+  if (g.ciHigh <= HEAP_BOUND_MB_PER_HOUR) return true;
+  if (g.ciLow > HEAP_BOUND_MB_PER_HOUR) return false;
+  return null;
 }
 
 const pct = (x: number) => `${x >= 0 ? '+' : '−'}${Math.abs(x * 100).toFixed(1)}%`;
@@ -203,8 +234,8 @@ export function judgeSoak(soak: Soak): SoakJudgement {
     heap
       ? {
           name: 'heap',
-          held: heap.mbPerHour <= HEAP_BOUND_MB_PER_HOUR,
-          text: `heap: ${heap.mbPerHour >= 0 ? '+' : '−'}${Math.abs(heap.mbPerHour).toFixed(1)} MB/h (least-squares over ${heap.samples} samples from ${minutes(heap.fromSec)} to ${minutes(heap.toSec)}; ${heap.firstMb.toFixed(1)} → ${heap.lastMb.toFixed(1)} MB in use); holds at ≤ ${HEAP_BOUND_MB_PER_HOUR} MB/h: ${heap.mbPerHour <= HEAP_BOUND_MB_PER_HOUR ? 'held' : 'did not hold'}`,
+          held: heapHeld(heap),
+          text: `heap: ${signed(heap.mbPerHour)} MB/h (95% CI ${signed(heap.ciLow)} to ${signed(heap.ciHigh)}; least-squares over ${heap.samples} samples from ${minutes(heap.fromSec)} to ${minutes(heap.toSec)}, ${heap.firstMb.toFixed(1)} → ${heap.lastMb.toFixed(1)} MB in use); holds at ≤ ${HEAP_BOUND_MB_PER_HOUR} MB/h: ${heldWord(heapHeld(heap), 'too short to tell: the interval straddles the bound')}`,
         }
       : {
           name: 'heap',
@@ -280,5 +311,8 @@ function reconnectPart(soak: Soak): SoakPart {
 /** The judgement in lines, for the terminal and the answer. */
 export function soakLines(soak: Soak): string[] {
   const j = judgeSoak(soak);
-  return [`Soak of ${soak.source}, ${minutes(soak.durationSec)} asked, a sample every ${soak.sampleSec} s: ${j.headline}`, ...j.parts.map((p) => `  ${p.text}`)];
+  return [
+    `Soak of ${soak.source}, ${minutes(soak.durationSec)} asked, a sample every ${soak.sampleSec} s: ${j.headline}`,
+    ...j.parts.map((p) => `  ${p.text}`),
+  ];
 }

@@ -57,7 +57,12 @@ export async function tabMetrics(session: CDPSession): Promise<TabMetrics> {
     return m.value;
   };
   const heap = metrics.find((x) => x.name === 'JSHeapUsedSize')?.value;
-  return { processTime: get('ProcessTime'), taskDuration: get('TaskDuration'), timestamp: get('Timestamp'), ...(heap !== undefined ? { jsHeapUsedBytes: heap } : {}) };
+  return {
+    processTime: get('ProcessTime'),
+    taskDuration: get('TaskDuration'),
+    timestamp: get('Timestamp'),
+    ...(heap !== undefined ? { jsHeapUsedBytes: heap } : {}),
+  };
 }
 
 export async function chromeProcesses(session: CDPSession): Promise<ChromeProcess[]> {

@@ -10,7 +10,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { EXIT, PushlabError } from '../../protocol/errors.js';
 import { parseScenarioText, selectPoints, type Point } from '../../protocol/scenario.js';
-import { judgeSoak } from '../../results/soak.js';
+import { judgeSoak, soakLines } from '../../results/soak.js';
 import { commandLineFlags, runCommand } from '../../cli/command.js';
 import { readInputFile } from '../../cli/input-file.js';
 import { checkOutputDir } from '../../cli/output.js';
@@ -34,14 +34,20 @@ const ADVISED = 'advised';
 
 /** The one point to soak: `--scenario`'s, else `advised`, else the file's only scenario's. */
 async function pointOf(file: string, scenario: string): Promise<Point> {
-  const scenarios = parseScenarioText(await readInputFile(path.resolve(ROOT, file), `--file ${file}`, 'PUSHLAB_BAD_SCENARIO', 'give a scenario file (JSON)'), file);
+  const scenarios = parseScenarioText(
+    await readInputFile(path.resolve(ROOT, file), `--file ${file}`, 'PUSHLAB_BAD_SCENARIO', 'give a scenario file (JSON)'),
+    file,
+  );
   const ids = scenarios.scenarios.map((s) => s.id);
   const id = scenario !== '' ? scenario : ids.includes(ADVISED) ? ADVISED : ids.length === 1 ? ids[0] : null;
   if (id === null)
     throw new PushlabError('PUSHLAB_BAD_FLAG', `--scenario is needed: ${file} has ${ids.length} scenarios (${ids.join(', ')}) and none is '${ADVISED}'`);
   const points = selectPoints(scenarios, [id]);
   if (points.length !== 1)
-    throw new PushlabError('PUSHLAB_BAD_FLAG', `--scenario ${id}: a soak streams one setup, and ${id} in ${file} expands to ${points.length} points; pick a scenario with one`);
+    throw new PushlabError(
+      'PUSHLAB_BAD_FLAG',
+      `--scenario ${id}: a soak streams one setup, and ${id} in ${file} expands to ${points.length} points; pick a scenario with one`,
+    );
   return points[0];
 }
 
@@ -56,7 +62,8 @@ async function main(): Promise<number> {
     void children.server?.stop();
   };
   stopAfterSaving({ launched: () => launched, abort: () => controller.abort(), killChildren, log });
-  if (flags.file === '') throw new PushlabError('PUSHLAB_BAD_FLAG', `--file is required: ${SOAK_FLAGS.file.help}; e.g. --file reports/advise-<run>/confirm.json`);
+  if (flags.file === '')
+    throw new PushlabError('PUSHLAB_BAD_FLAG', `--file is required: ${SOAK_FLAGS.file.help}; e.g. --file reports/advise-<run>/confirm.json`);
   const durationSec = parseSoakDuration('duration', flags.duration);
   const point = await pointOf(flags.file, flags.scenario);
   const out = path.resolve(ROOT, flags.out);
@@ -100,6 +107,7 @@ async function main(): Promise<number> {
     if (soak.stopped === 'interrupted') recorder.interrupt(null);
     recorder.finish();
     await recorder.save();
+    for (const line of soakLines(soak)) log(line);
     toStdout(flags.json ? `${JSON.stringify(recorder.report, null, 2)}\n` : `${run.file}\n`);
     if (soak.stopped === 'interrupted') return EXIT.interrupted;
     return judgeSoak(soak).held === true ? EXIT.ok : EXIT.failed;

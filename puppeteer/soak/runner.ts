@@ -43,7 +43,7 @@ export interface SoakOptions {
   source: string;
   durationSec: number;
   signal: AbortSignal;
-  /** The soak as it stands: after every sample, after the reconnect, and at the end. */
+  /** A copy of the soak as it stands (the caller's to keep): after every sample, after the reconnect, and at the end. */
   onUpdate(soak: Soak, what: SoakUpdate): Promise<void> | void;
 }
 
@@ -74,9 +74,9 @@ export async function runSoak(o: SoakOptions): Promise<Soak> {
       soak.error = err instanceof Error ? err.message.split('\n')[0] : String(err);
     }
   }
-  soak.finishedAt = new Date().toISOString();
-  await o.onUpdate(soak, 'end');
-  return soak;
+  const ended: Soak = { ...soak, finishedAt: new Date().toISOString() };
+  await o.onUpdate(structuredClone(ended), 'end');
+  return ended;
 }
 
 async function sample(s: Streaming, soak: Soak, point: Point, o: SoakOptions): Promise<true> {
@@ -113,11 +113,11 @@ async function sample(s: Streaming, soak: Soak, point: Point, o: SoakOptions): P
       soak.samples.push(soakSampleOf(r, (cur.page.atMs - first.page.atMs) / 1000, cur.tab?.jsHeapUsedBytes ?? null));
       prev = cur;
       s.phase('window', Math.round(performance.now() - t0), totalMs);
-      await o.onUpdate(soak, 'sample');
+      await o.onUpdate(structuredClone(soak), 'sample');
       // Half-way, right after a sample: the next interval holds the reconnect.
       if (soak.reconnect === null && performance.now() - t0 >= totalMs / 2 && performance.now() - t0 < totalMs) {
         soak.reconnect = await forceReconnect(s, o.server, point, (performance.now() - t0) / 1000);
-        await o.onUpdate(soak, 'reconnect');
+        await o.onUpdate(structuredClone(soak), 'reconnect');
       }
     }
   } finally {

@@ -2,11 +2,10 @@
  * A soak run by a command (`npm run soak`, `npm run advise -- --soak`): runner.ts streaming, the
  * report's recorder saving the soak after every sample (atomically, report.json then report.html,
  * as a sweep saves after every repeat), so Ctrl-C or a crash leaves the samples taken so far in a
- * valid report. Progress lines go to `log` (stderr): one a minute, the reconnect, the judgement.
+ * valid report. Progress lines go to `log` (stderr): one a minute, and the reconnect.
  */
 import type { Point } from '../../protocol/scenario.js';
 import type { Soak } from '../../protocol/soak.js';
-import { soakLines } from '../../results/soak.js';
 import { formatEps, formatMs } from '../../results/format.js';
 import type { RepeatMeasurer } from '../measure/repeat.js';
 import type { ServerHandle } from '../measure/server-process.js';
@@ -26,7 +25,7 @@ export interface SoakSession {
   log(line: string): void;
 }
 
-/** Runs the soak, saving it into the recorder's report as it goes; its judgement is logged at the end. */
+/** Runs the soak, saving it into the recorder's report as it goes; the caller says its judgement (results/soak.ts soakLines). */
 export async function soakAndSave(o: SoakSession): Promise<Soak> {
   let lastMinute = 0;
   o.log(`soak: ${o.source}, ${o.point.id}, for ${Math.round(o.durationSec)} s; a reconnect is forced half-way`);
@@ -50,6 +49,5 @@ export async function soakAndSave(o: SoakSession): Promise<Soak> {
       }
     },
   });
-  for (const line of soakLines(soak)) o.log(line);
   return soak;
 }
