@@ -38,7 +38,7 @@ export async function soakAndSave(o: SoakSession): Promise<Soak> {
       if (what === 'sample' && last && Math.floor(last.atSec / 60) > lastMinute) {
         lastMinute = Math.floor(last.atSec / 60);
         o.log(
-          `  ${lastMinute} min: ${formatEps(last.eventsPerSec)} events/s, age p99 ${formatMs(last.ageP99Ms)}, input p99 ${formatMs(last.inputDelayP99Ms)}, heap ${last.heapUsedMb?.toFixed(1) ?? '—'} MB`,
+          `  ${lastMinute} min: ${formatEps(last.eventsPerSec)}, age p99 ${formatMs(last.ageP99Ms)}, input p99 ${formatMs(last.inputDelayP99Ms)}, heap ${last.heapUsedMb?.toFixed(1) ?? '—'} MB`,
         );
       }
       if (what === 'reconnect' && s.reconnect) {
