@@ -298,13 +298,13 @@ function reconnectPart(soak: Soak): SoakPart {
     return {
       name: 'reconnect',
       held: false,
-      text: `reconnect ${at}: ${r.dropped} streams dropped, ${r.reconnects} reconnected within ${RECOVERY_WAIT_SEC} s, not all; ${lost}`,
+      text: `reconnect ${at}: ${r.dropped} stream${r.dropped === 1 ? '' : 's'} dropped, ${r.reconnects} reconnected within ${RECOVERY_WAIT_SEC} s, not all; ${lost}`,
     };
   const held = r.recoverySec <= RECOVERY_BOUND_SEC;
   return {
     name: 'reconnect',
     held,
-    text: `reconnect ${at}: ${r.dropped} streams dropped, every connection back in ${r.recoverySec.toFixed(1)} s (holds within ${RECOVERY_BOUND_SEC} s: ${held ? 'held' : 'did not hold'}); ${lost}`,
+    text: `reconnect ${at}: ${r.dropped} stream${r.dropped === 1 ? '' : 's'} dropped, every connection back in ${r.recoverySec.toFixed(1)} s (holds within ${RECOVERY_BOUND_SEC} s: ${held ? 'held' : 'did not hold'}); ${lost}`,
   };
 }
 

@@ -44,7 +44,7 @@ export async function soakAndSave(o: SoakSession): Promise<Soak> {
       if (what === 'reconnect' && s.reconnect) {
         const r = s.reconnect;
         o.log(
-          `  reconnect at ${Math.round(r.atSec)} s: ${r.dropped} streams dropped, ${r.recoverySec === null ? 'not all back' : `all back in ${r.recoverySec.toFixed(1)} s`}, ${r.lostEvents} events lost`,
+          `  reconnect at ${Math.round(r.atSec)} s: ${r.dropped} stream${r.dropped === 1 ? '' : 's'} dropped, ${r.recoverySec === null ? 'not all back' : `all back in ${r.recoverySec.toFixed(1)} s`}, ${r.lostEvents} events lost`,
         );
       }
     },

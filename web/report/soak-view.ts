@@ -79,7 +79,7 @@ export function soakPanels(soak: Soak): SoakPlotView {
     reconnect: r
       ? {
           x: r.atSec / 60,
-          label: `reconnect: ${r.dropped} streams dropped, ${r.recoverySec === null ? 'not all back' : `back in ${r.recoverySec.toFixed(1)} s`}, ${formatCompact(r.lostEvents)} events lost`,
+          label: `reconnect: ${r.dropped} stream${r.dropped === 1 ? '' : 's'} dropped, ${r.recoverySec === null ? 'not all back' : `back in ${r.recoverySec.toFixed(1)} s`}, ${formatCompact(r.lostEvents)} events lost`,
         }
       : null,
     windows,
