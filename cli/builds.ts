@@ -46,6 +46,7 @@ export const NODE_ENTRIES = [
   'puppeteer/sweep/main.ts',
   'puppeteer/advise/main.ts',
   'puppeteer/lab/main.ts',
+  'puppeteer/soak/main.ts',
   'puppeteer/report/main.ts',
   'puppeteer/report/view-worker.ts',
   'bench/arrow.ts',

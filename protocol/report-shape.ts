@@ -65,6 +65,7 @@ import type {
   UnsteadyFlag,
 } from './report.js';
 import type { Point } from './scenario.js';
+import { SOAK_DURATION_SEC, type Soak, type SoakReconnect, type SoakSample } from './soak.js';
 import { OBJECTIVES, parseP99, parseRate, type Target } from './target.js';
 import { COMPRESSIONS, ENCODINGS, PARSE_MODES, RENDER_MODES, TRANSPORTS, type StreamCompression } from './wire.js';
 import { arr, bool, byKey, lit, matching, named, nullable, num, numIn, obj, oneOf, opt, refine, str, type Shape, type Props } from './shape.js';
@@ -691,6 +692,47 @@ const advice = obj<Advice>()({
   drift: opt(machineDrift),
 });
 
+// ---- soak (protocol/soak.ts)
+const soakSample = obj<SoakSample>()({
+  atSec: num,
+  windowSec: num,
+  heapUsedMb: numOrNull,
+  eventsPerSec: num,
+  deliveredRatio: num,
+  ageP99Ms: numOrNull,
+  inputDelayP99Ms: numOrNull,
+  inputsHandled: count,
+  gaps: count,
+  shed: count,
+  reconnects: count,
+  rendererCpuPercent: numOrNull,
+});
+
+const soak = obj<Soak>()({
+  point,
+  source: str,
+  durationSec: numIn(SOAK_DURATION_SEC.min, SOAK_DURATION_SEC.max),
+  sampleSec: numIn(0, Number.MAX_VALUE),
+  startedAt: str,
+  finishedAt: nullable(str),
+  stopped: nullable(lit('interrupted', 'failed')),
+  error: opt(str),
+  settleSec: num,
+  samples: arr(soakSample),
+  reconnect: nullable(
+    obj<SoakReconnect>()({
+      atSec: num,
+      dropped: count,
+      reconnects: count,
+      recoverySec: numOrNull,
+      lostBatches: count,
+      lostEvents: count,
+      shedBatches: count,
+      closedMs: num,
+    }),
+  ),
+});
+
 /** A current (schemaVersion 4) report, whole. */
 export const REPORT: Shape<Report> = obj<Report>()({
   schemaVersion: lit(4),
@@ -710,4 +752,5 @@ export const REPORT: Shape<Report> = obj<Report>()({
   knobs: opt(arr(knobComparison)),
   saturation: arr(saturationResult),
   advice: opt(advice),
+  soak: opt(soak),
 });

@@ -161,6 +161,17 @@ export class Hub {
     this.streams.clear();
   }
 
+  /**
+   * Ends every open stream at once, as a network drop would, and goes on pacing: the pages
+   * reconnect by their own path (a soak's forced reconnect, puppeteer/soak/). Each stream leaves
+   * the hub when its connection is gone, as any other does. Returns how many were ended.
+   */
+  dropAll(): number {
+    const open = [...this.streams];
+    for (const s of open) s.sink.close();
+    return open.length;
+  }
+
   /** Drops a stream whose connection is gone, counting it; true when dropped. */
   private dropIfGone(s: Stream): boolean {
     if (!s.sink.isGone()) return false;

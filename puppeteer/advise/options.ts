@@ -11,7 +11,7 @@ import { isRunId, RUN_ID_ALLOWED } from '../../protocol/report.js';
 import { OBJECTIVES, parseP99, parseRate, type Objective, type Target } from '../../protocol/target.js';
 import { RENDER_MODES, TRANSPORTS, type RenderMode, type Transport } from '../../protocol/wire.js';
 import { isDeviceClass, type DeviceClass } from '../../protocol/device.js';
-import { checkDeviceFlag, checkMarginFlag, deviceFlag, marginFlag, parseDuration, throttleFlag } from '../options.js';
+import { checkDeviceFlag, checkMarginFlag, deviceFlag, marginFlag, parseDuration, parseSoakDuration, throttleFlag } from '../options.js';
 
 /** The whole command's default budget, s: ten minutes on the 2-core machine it was tuned on. */
 export const DEFAULT_BUDGET_SEC = 600;
@@ -75,6 +75,12 @@ export const ADVISE_FLAGS = {
     defaultText: 'none',
   },
   seed: { type: 'string', default: '', help: "seed of the confirmation rounds' order (0…4294967295)", defaultText: 'from the clock; recorded in the report' },
+  soak: {
+    type: 'string',
+    default: '',
+    help: 'after the answer, stream the advised setup this long (its own time, not the budget) with one forced reconnect half-way, and say whether it held: 90s, 10m, 2h; 20s to 24h',
+    defaultText: 'none',
+  },
 } as const satisfies Record<string, FlagSpec>;
 
 export type AdviseFlags = Flags<typeof ADVISE_FLAGS>;
@@ -88,6 +94,8 @@ export interface AdviseRequest {
   margins: Margins;
   seed: number | null;
   resume: string | null;
+  /** `--soak`: seconds to soak the advised setup after the answer; null: no soak. */
+  soakSec: number | null;
 }
 
 const MAX_SEED = 2 ** 32 - 1;
@@ -115,13 +123,14 @@ export function checkAdviseFlags(flags: AdviseFlags): AdviseRequest {
     seed = Number(flags.seed);
   }
   const margins = checkMarginFlag(flags.margin) ?? DEFAULT_MARGINS;
+  const soakSec = flags.soak === '' ? null : parseSoakDuration('soak', flags.soak);
   if (flags.headful && flags.browser.length)
     throw badFlag('--headful shows a browser advise launches; --browser connects to a running one: give one or the other');
   if (flags.browser.length > 1)
     throw badFlag(
       `--browser takes one browser for advise (a search measures one candidate after another); got ${flags.browser.length}: ${flags.browser.join(',')}`,
     );
-  if (resume !== null) return { target: null, transports: [], budgetSec, margins, seed, resume };
+  if (resume !== null) return { target: null, transports: [], budgetSec, margins, seed, resume, soakSec };
   const need = (flag: 'rate' | 'p99', example: string) => {
     if (flags[flag] === '') throw badFlag(`--${flag} is required: ${ADVISE_FLAGS[flag].help}; e.g. ${example}`);
   };
@@ -162,6 +171,7 @@ export function checkAdviseFlags(flags: AdviseFlags): AdviseRequest {
     margins,
     seed,
     resume: null,
+    soakSec,
   };
 }
 
