@@ -148,9 +148,16 @@ describe('advise: a target several transports sustain', () => {
       const a = await advise(options);
       expect(a.winner, `seed ${seed}`).not.toBeNull();
       const w = a.winner!.candidate;
-      // The cheapest, or one its paired rounds cannot tell from it beyond the ±5% margin (a tie,
-      // which goes to a clearly lower p99): within 7% of the cheapest on this world's noise.
-      expect(truth(WORLD, w).cost, `seed ${seed}: ${w.id}`).toBeLessThanOrEqual(cheapest * 1.07);
+      // The cheapest, or one its paired rounds cannot tell from it (equivalent within ±5%, or a CI
+      // straddling the margin; then the simpler, not the lower median, is chosen): within 12% of
+      // the cheapest on this world's noise, and never one the evidence calls dearer.
+      expect(truth(WORLD, w).cost, `seed ${seed}: ${w.id}`).toBeLessThanOrEqual(cheapest * 1.12);
+      // The truly cheapest finalist is the winner, in the answer's set, or behind a clearly lower
+      // paired p99 (the latency rule, which noise fools at its 5%): never rejected as dearer.
+      const finalists = a.tried.filter((t) => t.confirmed?.sustains.sustains);
+      const truest = finalists.sort((x, y) => truth(WORLD, x.candidate).cost - truth(WORLD, y.candidate).cost)[0];
+      if (truest.candidate.id !== w.id) expect(['simplicity', 'order', 'headroom', 'p99'], `seed ${seed}: ${truest.why}`).toContain(truest.lostOn);
+      if (truest.lostOn !== 'p99' && truest.candidate.id !== w.id) expect(a.equivalent!.map((e) => e.candidate.id)).toContain(truest.candidate.id);
       if (truth(WORLD, w).cost === cheapest) exact++;
       expect([w.transport, w.encoding], `seed ${seed}`).toEqual(['fetch', 'msgpack']);
       expect(a.winner!.figures.sustains.sustains).toBe(true);
@@ -198,6 +205,8 @@ describe('advise: a target several transports sustain', () => {
     // reaches about 92% (p99 = the bound); the search ends within a bracket step below it.
     expect(a.headroom).not.toBeNull();
     const h = a.headroom!;
+    expect(h.candidateId).toBe(w.id);
+    if (h.batch === null) throw new Error(`seed 7: the winner's own batch did not hold in its headroom search: ${JSON.stringify(h.firstPast)}`);
     expect(h.batch).toBeGreaterThan(w.batch);
     expect(h.eventsPerSec).toBe((h.batch * w.concurrency * 1000) / w.intervalMs);
     const knee = (b: number) => {
@@ -205,7 +214,8 @@ describe('advise: a target several transports sustain', () => {
       return t.load <= 1 && t.p99 <= 100;
     };
     expect(knee(h.batch)).toBe(true);
-    if (!h.atLeast && h.stopped === null) expect(knee(Math.ceil(h.batch * 1.3))).toBe(false);
+    const top = h.batch;
+    if (!h.atLeast && h.stopped === null) expect(knee(Math.ceil(top * 1.3))).toBe(false);
     // The words, as the issue's example reads.
     const text = adviceText(a, { cores: 2, cpuModel: 'AMD EPYC', browser: 'Chromium 156 headless' });
     expect(text[0]).toBe(
@@ -227,16 +237,19 @@ describe('advise: a target several transports sustain', () => {
     );
     expect(text.find((l) => l.startsWith('  Rejected: '))).toMatch(/poll \(/);
     expect(text.at(-1)).toBe('Machine: 2 cores AMD EPYC, Chromium 156 headless; these figures hold for this machine and browser.');
-    // The headroom search found the winner's own batch not sustaining (no knee: its batch fell
-    // back to the winner's): no line may say it keeps up to it, finished or cut by the budget.
+    // The headroom search found the winner's own batch not sustaining (no knee): no line may say
+    // it keeps up to it, finished or cut by the budget; nor may a report written before `limit`,
+    // whose batch fell back to the winner's.
     const rate = (w.batch * w.concurrency * 1000) / w.intervalMs;
     const lost = { batch: w.batch, eventsPerSec: rate, reason: 'p99 140 ms, over the 100 ms bound' };
+    const none = `  Headroom: none shown: measured again in the headroom search, the same setup (${w.batch} rows every ${w.intervalMs} ms) did not sustain (p99 140 ms, over the 100 ms bound); the confirmation above still holds, with no margin measured above 300 k events/s.`;
     for (const stopped of [null, 'budget'] as const) {
-      const words = adviceText({ ...a, headroom: { ...h, batch: w.batch, eventsPerSec: rate, atLeast: false, firstPast: lost, stopped } });
-      const line = words.find((l) => l.startsWith('  Headroom: '))!;
-      expect(line, String(stopped)).toBe(
-        `  Headroom: none shown: measured again in the headroom search, the same setup (${w.batch} rows every ${w.intervalMs} ms) did not sustain (p99 140 ms, over the 100 ms bound); the confirmation above still holds, with no margin measured above 300 k events/s.`,
-      );
+      const now = { ...h, batch: null, eventsPerSec: null, atLeast: false, limit: stopped ?? ('not-held' as const), firstPast: lost, stopped };
+      const before = { ...h, batch: w.batch, eventsPerSec: rate, atLeast: false, limit: undefined, firstPast: lost, stopped };
+      for (const headroom of [now, before]) {
+        const line = adviceText({ ...a, headroom }).find((l) => l.startsWith('  Headroom: '))!;
+        expect(line, String(stopped)).toBe(none);
+      }
     }
   });
 
