@@ -12,6 +12,8 @@ import type { Target } from '../../protocol/target.js';
 import type { Transport } from '../../protocol/wire.js';
 import { candidatePoint, candidateSpace, DEFAULT_SPACE, type CandidateSpace } from '../../puppeteer/advise/candidates.js';
 import { advise, type AdviseOptions } from '../../puppeteer/advise/search.js';
+import { ADVISE_FLAGS, checkAdviseFlags } from '../../puppeteer/advise/options.js';
+import { parseFlags } from '../../protocol/flags.js';
 import { adviceText } from '../../results/advice-words.js';
 import { confirmScenarioFile } from '../../puppeteer/advise/confirm.js';
 import { expandScenario, parseScenarioText } from '../../protocol/scenario.js';
@@ -781,5 +783,19 @@ describe('advise: the answer is a set (issue 34)', () => {
     );
     expect(text.join('\n')).not.toMatch(/keeps up|at least/);
     expect(a.runnerUp!.headroom).toMatchObject({ batch: null, limit: 'not-held' });
+  });
+});
+
+describe('--prefer (issue 34)', () => {
+  const check = (...argv: string[]) => checkAdviseFlags(parseFlags(ADVISE_FLAGS, ['--rate', '300k', '--p99', '100ms', ...argv], 'npm run advise --'));
+  it('puts the criteria named first, the others after in the default order, and refuses a criterion twice, an unknown one, or one with --resume', () => {
+    expect(check().prefer).toEqual(['connections', 'parsing', 'origins', 'encoding']);
+    expect(check('--prefer', 'encoding').prefer).toEqual(['encoding', 'connections', 'parsing', 'origins']);
+    expect(check('--prefer', 'origins,parsing').prefer).toEqual(['origins', 'parsing', 'connections', 'encoding']);
+    expect(() => check('--prefer', 'encoding,encoding')).toThrow(
+      "--prefer names each criterion at most once (connections, parsing, origins, encoding, in the order they decide); got 'encoding,encoding', with encoding twice",
+    );
+    expect(() => check('--prefer', 'speed')).toThrow(/--prefer takes a comma-separated list of connections, parsing, origins, encoding; got 'speed'/);
+    expect(() => checkAdviseFlags(parseFlags(ADVISE_FLAGS, ['--resume', 'advise-20261128-160000', '--prefer', 'encoding'], 'x'))).toThrow(/drop --prefer/);
   });
 });
