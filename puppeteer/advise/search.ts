@@ -840,7 +840,7 @@ function choose(s: Search): void {
       } else if (slower.has(r)) {
         const q = slower.get(r)!;
         r.lostOn = 'p99';
-        r.why = `sustained; against the winner ${cpuText(r.cpuVsWinner)}; but a clearly higher p99 than ${q === w ? 'the winner' : q.candidate.id} (median ${Math.round(p99(q.confirmed))} ms against ${Math.round(p99(r.confirmed))} ms, paired by round)`;
+        r.why = `sustained; against the winner ${cpuText(r.cpuVsWinner)}; but a clearly higher p99 than ${q === w ? 'the winner' : q.candidate.id} (the paired per-round ratio's CI above 1; p99 up to ${Math.round(p99(q.confirmed))} ms against up to ${Math.round(p99(r.confirmed))} ms)`;
       } else {
         // Dearer: against the winner where that comparison says so, else against the finalist that does.
         const c = r.cpuVsWinner && costReading(r.cpuVsWinner, r.cpuVsWinner.margin) === 'dearer' ? r.cpuVsWinner : (dearer.get(r) ?? r.cpuVsWinner);
