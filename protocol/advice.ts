@@ -152,22 +152,48 @@ export interface TriedCandidate {
   /** Its renderer CPU per event against the winner's, where both were confirmed. */
   cpuVsWinner: CpuComparison | null;
   /**
-   * What decided against a confirmed, sustaining finalist: `cpu` (clearly dearer per event beyond
-   * the margin), `median-cpu` (tied within the margin, the winner's median lower) or `p99` (tied,
-   * the winner's p99 clearly lower). Absent for the winner, for others, and in earlier reports.
+   * What decided against a confirmed, sustaining finalist: `cpu` (dearer per event: its paired CI
+   * wholly above 1 and not inside the margin, against the winner or another finalist), `p99` (a
+   * clearly higher paired p99), `simplicity` (equally good or indistinguishable on CPU, the winner
+   * simpler by the order of simplicity: `criterion` names the first that told them apart),
+   * `headroom` (as simple, the winner measured more headroom) or `order` (as simple, headroom not
+   * telling: the stated order of last resort, `--transports`' order, then the shorter tick).
+   * `median-cpu` (tied, the winner's unpaired median lower) is in reports written before the
+   * answer became a set: nothing decides on it now. Absent for the winner, for others, and in
+   * earlier reports.
    */
-  lostOn?: 'cpu' | 'median-cpu' | 'p99';
+  lostOn?: 'cpu' | 'median-cpu' | 'p99' | 'simplicity' | 'headroom' | 'order';
+  /** With `lostOn: 'simplicity'`: the criterion of the order of simplicity on which the winner was simpler. */
+  criterion?: SimplicityCriterion;
   /** Every repeat measured of it, raw: the probe's and each confirming round's. */
   repeats: { purpose: 'probe' | 'confirm'; round: number | null; repeat: Repeat }[];
 }
 
-/** The winner's headroom: the highest rate it sustains at the same tick and connections, varying rows per message. */
+/**
+ * What ended a headroom search, so the answer names it: `setup` (the setup stopped sustaining:
+ * `firstPast` is the rate where), `not-held` (measured again at its own batch, the setup did not
+ * sustain: no headroom shown), `message-limit` (it sustained the most rows per message the server
+ * sends, LIMITS.batch.max: a cap of the lab, not of the setup), `search-range` (it sustained the
+ * top of the search's range, `headroomFactor` × its batch), `budget` (the time budget stopped the
+ * search), `confirmations` (the search spent its confirmations), `interrupted` (Ctrl-C).
+ */
+export type HeadroomLimit = 'setup' | 'not-held' | 'message-limit' | 'search-range' | 'budget' | 'confirmations' | 'interrupted';
+
+/** A finalist's headroom: the highest rate it sustains at the same tick and connections, varying rows per message. */
 export interface Headroom {
-  /** The highest batch confirmed to sustain, and the rate it offers. */
-  batch: number;
-  eventsPerSec: number;
-  /** The search reached the top of its range: the winner keeps up to at least this. */
+  /** The candidate measured (absent in reports written before the runner-up's headroom was measured: the winner). */
+  candidateId?: string;
+  /**
+   * The highest batch confirmed to sustain, and the rate it offers; null when none did (`not-held`,
+   * or a probe at its own batch failed and the budget left no room to confirm it). Where the
+   * search measured nothing above its own batch, its own batch (confirmed by the confirmation).
+   */
+  batch: number | null;
+  eventsPerSec: number | null;
+  /** The search reached the top of its range (the server's message limit, or its own factor): at least this. */
   atLeast: boolean;
+  /** What ended the search (see HeadroomLimit); absent in earlier reports, where the words derive it. */
+  limit?: HeadroomLimit;
   /** The lowest batch found not to sustain above it, with why; null when none was. */
   firstPast: { batch: number; eventsPerSec: number; reason: string } | null;
   probes: number;
@@ -203,8 +229,23 @@ export interface Advice {
    */
   stopped: 'budget' | 'interrupted' | null;
   winner: { candidate: Candidate; figures: CandidateFigures } | null;
-  runnerUp: { candidate: Candidate; figures: CandidateFigures; cpuVsWinner: CpuComparison | null } | null;
+  /**
+   * The next in the ranking (in the set below when one is equally good or indistinguishable,
+   * else the best rejected finalist), with its own headroom: null when the search ended before
+   * it (absent in earlier reports).
+   */
+  runnerUp: { candidate: Candidate; figures: CandidateFigures; cpuVsWinner: CpuComparison | null; headroom?: Headroom | null } | null;
+  /** The winner's headroom. */
   headroom: Headroom | null;
+  /**
+   * The answer as a set: every sustaining finalist the evidence does not put behind the winner
+   * (not dearer per event, no clearly higher p99), each with its paired comparisons against the
+   * winner and what put the winner first. Empty when the winner stands alone; absent in reports
+   * written before the answer became a set.
+   */
+  equivalent?: EquivalentCandidate[];
+  /** The order of simplicity the search chose by (`--prefer`); absent in earlier reports. */
+  prefer?: SimplicityCriterion[];
   /** Every candidate measured and not chosen, with the reason (the finalists first). */
   rejected: { candidateId: string; transport: Transport; reason: string }[];
   /** Every candidate measured, in the order first measured. */
@@ -364,6 +405,36 @@ export interface Sustains {
   reasons: string[];
   figures: SustainsFigures;
 }
+
+/**
+ * A finalist as good as the winner on the evidence: `equivalent` when its paired CPU-per-event CI
+ * against the winner lies inside ±margin (the choice does not matter within the margin),
+ * `cannot-tell` when the CI straddles the margin (or the two shared no round): the evidence cannot
+ * tell them apart, which is not the same as equivalent (more rounds might put either ahead).
+ */
+export interface EquivalentCandidate {
+  candidate: Candidate;
+  figures: CandidateFigures;
+  reading: 'equivalent' | 'cannot-tell';
+  /** Renderer CPU per event, B (this one) ÷ A (the winner), paired by round; null with no common round. */
+  cpuVsWinner: CpuComparison | null;
+  /** Latency p99 (each repeat's window p99), B ÷ A, paired by round with its 95% CI; null with no common round. */
+  p99VsWinner: { ratio: number; ciLow: number | null; ciHigh: number | null; rounds: number } | null;
+  /** What put the winner first (TriedCandidate.lostOn). */
+  lostOn: 'simplicity' | 'headroom' | 'order';
+  criterion?: SimplicityCriterion;
+}
+
+/**
+ * The order of simplicity the advisor chooses by among finalists it cannot rank on cost or
+ * latency, simplest first on each: `connections` (fewer), `parsing` (the main thread before
+ * Workers, fewer Workers before more), `origins` (one before several), `encoding` (JSON before a
+ * binary encoding). The candidates never compress, so "no compression" never has to decide.
+ */
+export const SIMPLICITY_CRITERIA = ['connections', 'parsing', 'origins', 'encoding'] as const;
+export type SimplicityCriterion = (typeof SIMPLICITY_CRITERIA)[number];
+/** The default order (`--prefer`'s default): every criterion, in SIMPLICITY_CRITERIA's order. */
+export const DEFAULT_PREFER: readonly SimplicityCriterion[] = SIMPLICITY_CRITERIA;
 
 /** A setting the advisor moves one at a time from a candidate (puppeteer/advise/candidates.ts). */
 export type Knob = 'tick' | 'connections' | 'parsing' | 'origins' | 'encoding';

@@ -10,22 +10,24 @@
  * scenario may give them, as a resumed sweep measures them, and each enum's kept values), rounds are
  * indices, and an advise target is what `--rate` and `--p99` would accept (protocol/target.ts).
  */
-import type {
-  Advice,
-  AnchorDrift,
-  AnchorProbe,
-  Candidate,
-  CandidateFigures,
-  Closest,
-  CostFigure,
-  Costs,
-  CpuComparison,
-  Headroom,
-  MachineDrift,
-  Sustains,
-  SustainsFigures,
-  TriedCandidate,
-  YardstickReading,
+import {
+  SIMPLICITY_CRITERIA,
+  type Advice,
+  type AnchorDrift,
+  type AnchorProbe,
+  type Candidate,
+  type CandidateFigures,
+  type Closest,
+  type CostFigure,
+  type Costs,
+  type CpuComparison,
+  type EquivalentCandidate,
+  type Headroom,
+  type MachineDrift,
+  type Sustains,
+  type SustainsFigures,
+  type TriedCandidate,
+  type YardstickReading,
 } from './advice.js';
 import { HISTOGRAM_BUCKETS, type LatencySummary, type SparseHistogram, type TailSummary } from './histogram.js';
 import { LIMITS, type Range } from './limits.js';
@@ -628,19 +630,34 @@ const triedCandidate = obj<TriedCandidate>()({
   probe: nullable(candidateFigures),
   confirmed: nullable(candidateFigures),
   cpuVsWinner: nullable(cpuComparison),
-  lostOn: opt(lit('cpu', 'median-cpu', 'p99')),
+  lostOn: opt(lit('cpu', 'median-cpu', 'p99', 'simplicity', 'headroom', 'order')),
+  // --- the answer as a set (issue 34): absent in earlier reports ---
+  criterion: opt(oneOf(SIMPLICITY_CRITERIA)),
   repeats: arr(obj<TriedCandidate['repeats'][number]>()({ purpose, round: nullable(count), repeat })),
 });
 
 const headroom = obj<Headroom>()({
-  batch: inRange(LIMITS.batch),
-  eventsPerSec: num,
+  // --- the runner-up's headroom and what capped it (issue 34): absent in earlier reports ---
+  candidateId: opt(str),
+  batch: nullable(inRange(LIMITS.batch)),
+  eventsPerSec: numOrNull,
   atLeast: bool,
+  limit: opt(lit('setup', 'not-held', 'message-limit', 'search-range', 'budget', 'confirmations', 'interrupted')),
   firstPast: nullable(obj<NonNullable<Headroom['firstPast']>>()({ batch: num, eventsPerSec: num, reason: str })),
   probes: count,
   confirmations: count,
   stopped: nullable(lit('budget', 'confirmations')),
   repeats: arr(obj<Headroom['repeats'][number]>()({ batch: num, purpose, repeat })),
+});
+
+const equivalentCandidate = obj<EquivalentCandidate>()({
+  candidate,
+  figures: candidateFigures,
+  reading: lit('equivalent', 'cannot-tell'),
+  cpuVsWinner: nullable(cpuComparison),
+  p99VsWinner: nullable(obj<NonNullable<EquivalentCandidate['p99VsWinner']>>()({ ratio: num, ciLow: numOrNull, ciHigh: numOrNull, rounds: count })),
+  lostOn: lit('simplicity', 'headroom', 'order'),
+  criterion: opt(oneOf(SIMPLICITY_CRITERIA)),
 });
 
 const closest = obj<Closest>()({ candidate, figures: candidateFigures, limit: str, helps: strings });
@@ -683,13 +700,18 @@ const advice = obj<Advice>()({
   elapsedSec: numIn(0, Number.MAX_VALUE),
   stopped: nullable(lit('budget', 'interrupted')),
   winner: nullable(obj<NonNullable<Advice['winner']>>()({ candidate, figures: candidateFigures })),
-  runnerUp: nullable(obj<NonNullable<Advice['runnerUp']>>()({ candidate, figures: candidateFigures, cpuVsWinner: nullable(cpuComparison) })),
+  runnerUp: nullable(
+    obj<NonNullable<Advice['runnerUp']>>()({ candidate, figures: candidateFigures, cpuVsWinner: nullable(cpuComparison), headroom: opt(nullable(headroom)) }),
+  ),
   headroom: nullable(headroom),
   rejected: arr(obj<Advice['rejected'][number]>()({ candidateId: str, transport, reason: str })),
   tried: arr(triedCandidate),
   notTried: arr(obj<Advice['notTried'][number]>()({ candidate, why: str })),
   closest: nullable(closest),
   drift: opt(machineDrift),
+  // --- the answer as a set (issue 34): absent in earlier reports ---
+  equivalent: opt(arr(equivalentCandidate)),
+  prefer: opt(arr(oneOf(SIMPLICITY_CRITERIA))),
 });
 
 // ---- soak (protocol/soak.ts)

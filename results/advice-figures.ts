@@ -2,7 +2,7 @@
  * What the advisor reads from a candidate's repeats: the sustains rule, its cost (renderer CPU
  * per event), what limited it, and how near the target it came. Pure.
  */
-import type { Candidate, CandidateFigures } from '../protocol/advice.js';
+import type { Candidate, CandidateFigures, SimplicityCriterion } from '../protocol/advice.js';
 import { costsOf, objectiveFigure } from './costs.js';
 import type { MeasuredRepeat, Repeat } from '../protocol/repeat-figures.js';
 import { describePresent } from './stats.js';
@@ -153,4 +153,26 @@ export function worthAnotherProbe(f: CandidateFigures): boolean {
   const oneBatch = s.fewestBatches > 0 ? 1 / s.fewestBatches : 1;
   const nearDrop = s.deliveredRatio < CLEARLY_BELOW_DELIVERED && s.deliveredRatio + oneBatch >= CLEARLY_BELOW_DELIVERED;
   return s.nearThreshold === true || nearDrop || s.fewestBatches < MIN_WINDOW_BATCHES;
+}
+
+/** How simple a candidate is on one criterion of the order of simplicity: lower is simpler. */
+const SIMPLICITY: Record<SimplicityCriterion, (c: Candidate) => number> = {
+  connections: (c) => c.concurrency,
+  // The main thread before any Worker, then fewer Workers.
+  parsing: (c) => (c.parse === 'main' ? 0 : Math.max(1, c.workers)),
+  origins: (c) => c.origins,
+  // JSON before a binary encoding; binary encodings are alike here.
+  encoding: (c) => (c.encoding === 'json' ? 0 : 1),
+};
+
+/**
+ * The first criterion of `order` on which `a` and `b` differ, and which of them is simpler on it;
+ * null when they are as simple on every criterion.
+ */
+export function simplerOn(order: readonly SimplicityCriterion[], a: Candidate, b: Candidate): { criterion: SimplicityCriterion; simpler: 'a' | 'b' } | null {
+  for (const criterion of order) {
+    const [x, y] = [SIMPLICITY[criterion](a), SIMPLICITY[criterion](b)];
+    if (x !== y) return { criterion, simpler: x < y ? 'a' : 'b' };
+  }
+  return null;
 }

@@ -2,12 +2,24 @@
  * The advisor's answer in words: a pure function of the `Advice` (protocol/advice.ts), printed
  * last on stderr. Every figure in it is in the Advice; nothing here decides anything.
  */
-import type { Advice, Candidate, CandidateFigures, CpuComparison, Knob, TriedCandidate } from '../protocol/advice.js';
+import type {
+  Advice,
+  Candidate,
+  CandidateFigures,
+  CpuComparison,
+  EquivalentCandidate,
+  Headroom,
+  HeadroomLimit,
+  Knob,
+  SimplicityCriterion,
+  TriedCandidate,
+} from '../protocol/advice.js';
 import { LIMITS } from '../protocol/limits.js';
 import type { Environment } from '../protocol/report.js';
 import { rateText, targetText, type Target } from '../protocol/target.js';
 import { targetIndexOf, type DeviceCalibration } from '../protocol/device.js';
-import { ENCODING_LABELS, TRANSPORT_INFO } from '../protocol/wire.js';
+import { ENCODING_LABELS, TRANSPORT_INFO, type Transport } from '../protocol/wire.js';
+import { costReading, marginText } from './equivalence.js';
 import { driftLines } from './machine-drift.js';
 import { decidingP99Ms } from './sustains.js';
 import { objectiveCost } from './advice-figures.js';
@@ -93,46 +105,167 @@ export function reachText(f: CandidateFigures): string {
 /** A share of B ÷ A as words: `6% more`, `8% less`. */
 const moreOrLess = (ratio: number) => (ratio >= 1 ? `${Math.round((ratio - 1) * 100)}% more` : `${Math.round((1 - ratio) * 100)}% less`);
 
-/**
- * A CPU comparison against the winner: `6% more renderer CPU per event (CI 1–11%)`; an interval
- * that spans 1 reads `CI 8% less to 27% more`; `comma` gives `…, CI 1–11%` for use inside
- * parentheses.
- */
-export function cpuWords(c: CpuComparison, style: 'paren' | 'comma' = 'paren'): string {
-  let span: string | null = null;
-  if (c.ciLow !== null && c.ciHigh !== null) {
-    span =
-      c.ciLow >= 1
-        ? `${Math.round((c.ciLow - 1) * 100)}–${Math.round((c.ciHigh - 1) * 100)}%`
-        : c.ciHigh <= 1
-          ? `${Math.round((1 - c.ciHigh) * 100)}–${Math.round((1 - c.ciLow) * 100)}% less`
-          : `${moreOrLess(c.ciLow)} to ${moreOrLess(c.ciHigh)}`;
-  }
-  const ci = span === null ? '' : style === 'paren' ? ` (CI ${span})` : `, CI ${span}`;
-  const margin = `±${Math.round(c.margin * 100)}%`;
-  const figure = OBJECTIVE_WORDS[c.objective ?? 'renderer'].figure;
-  if (c.kind === 'equivalent') return `${figure} equivalent within ${margin}${ci}`;
-  if (c.kind === 'unclear') return `no clear difference in ${figure} at ${margin} (${moreOrLess(c.ratio)}${span === null ? '' : `, CI ${span}`})`;
-  return `${moreOrLess(c.ratio)} ${figure}${ci}`;
+/** A paired ratio's CI as words: `1–11%`, `8–12% less`, `8% less to 27% more`; null without a CI. */
+function spanText(c: { ciLow: number | null; ciHigh: number | null }): string | null {
+  if (c.ciLow === null || c.ciHigh === null) return null;
+  return c.ciLow >= 1
+    ? `${Math.round((c.ciLow - 1) * 100)}–${Math.round((c.ciHigh - 1) * 100)}%`
+    : c.ciHigh <= 1
+      ? `${Math.round((1 - c.ciHigh) * 100)}–${Math.round((1 - c.ciLow) * 100)}% less`
+      : `${moreOrLess(c.ciLow)} to ${moreOrLess(c.ciHigh)}`;
+}
+
+/** `6% more, CI 1–11%`: a paired ratio and its CI, with no reading. */
+export function ratioWords(c: { ratio: number; ciLow: number | null; ciHigh: number | null; rounds?: number }): string {
+  const span = spanText(c);
+  return `${moreOrLess(c.ratio)}, ${span === null ? `no CI${c.rounds === 1 ? ' from one round' : ''}` : `CI ${span}`}`;
 }
 
 /**
- * What decided against a finalist tied with the winner on CPU per event (TriedCandidate.lostOn),
- * as a clause to follow its CPU words: `; the winner's lower median decided (901 against 1,022 ms
- * of renderer CPU per million events)`. Empty when it was clearly dearer (the CPU words say it).
+ * A CPU comparison against the winner, by its reading (results/equivalence.ts costReading):
+ * `6% more renderer CPU per event (CI 1–11%)` (dearer: the CI wholly above 1, not inside the
+ * margin), `renderer CPU per event equivalent within ±5% (CI …)` (the CI inside the margin), or
+ * `cannot tell renderer CPU per event apart at ±5% (9% more, CI 9% less to 29% more: the CI
+ * straddles the margin)`; `comma` gives `…, CI 1–11%` for use inside parentheses.
  */
-export function decidedWords(t: Pick<TriedCandidate, 'lostOn' | 'confirmed'>, winner: CandidateFigures): string {
+export function cpuWords(c: CpuComparison, style: 'paren' | 'comma' = 'paren'): string {
+  const span = spanText(c);
+  const ci = span === null ? '' : style === 'paren' ? ` (CI ${span})` : `, CI ${span}`;
+  const margin = `±${Math.round(c.margin * 100)}%`;
+  const reading = costReading(c, c.margin);
+  const figure = OBJECTIVE_WORDS[c.objective ?? 'renderer'].figure;
+  if (reading === 'equivalent') return `${figure} equivalent within ${margin}${ci}`;
+  if (reading === 'cannot-tell') return `cannot tell ${figure} apart at ${margin} (${ratioWords(c)}${span === null ? '' : ': the CI straddles the margin'})`;
+  return `${moreOrLess(c.ratio)} ${figure}${ci}`;
+}
+
+/** Each criterion of the order of simplicity, as the words say it (protocol/advice.ts SIMPLICITY_CRITERIA). */
+export const SIMPLICITY_WORDS: Record<SimplicityCriterion, string> = {
+  connections: 'fewer connections',
+  parsing: 'the main thread before Workers',
+  origins: 'one origin before several',
+  encoding: 'JSON before a binary encoding',
+};
+
+/** A candidate's setting on one criterion: `2 connections`, `the main thread`, `Arrow IPC`. */
+function settingOn(criterion: SimplicityCriterion, c: Candidate): string {
+  switch (criterion) {
+    case 'connections':
+      return plural(c.concurrency, 'connection');
+    case 'parsing':
+      return c.parse === 'worker' ? plural(c.workers, 'Worker') : 'the main thread';
+    case 'origins':
+      return plural(c.origins, 'origin');
+    case 'encoding':
+      return ENCODING_LABELS[c.encoding];
+  }
+}
+
+/** The order the search chose by among finalists the evidence cannot order, in words. */
+export function chosenByWords(prefer: readonly SimplicityCriterion[]): string {
+  return `the order of simplicity (${prefer.map((k) => SIMPLICITY_WORDS[k]).join(', ')}; --prefer), then headroom, then the transports' order and the shorter tick`;
+}
+
+/**
+ * What put the winner ahead of a finalist the evidence could not order against it: `the winner is
+ * simpler: fewer connections (1 connection against 2 connections)`; `as simple; the winner's
+ * headroom decided (…)`; `as simple on every criterion: the order of last resort decided (ws
+ * before sse in the transports' order)`. `headrooms`: both rates, when both were measured.
+ */
+export function lostOnWords(
+  lostOn: 'simplicity' | 'headroom' | 'order',
+  criterion: SimplicityCriterion | undefined,
+  winner: Candidate,
+  other: Candidate,
+  transports: readonly Transport[],
+  headrooms?: { winner: number; other: number },
+): string {
+  if (lostOn === 'simplicity' && criterion)
+    return `the winner is simpler: ${SIMPLICITY_WORDS[criterion]} (${settingOn(criterion, winner)} against ${settingOn(criterion, other)})`;
+  const rates = headrooms ? ` (headroom ${rateText(headrooms.winner)} against ${headrooms.other > 0 ? rateText(headrooms.other) : 'none'})` : '';
+  if (lostOn === 'headroom') return `as simple; the winner clearly sustains more${rates}`;
+  const last =
+    winner.transport !== other.transport
+      ? `${winner.transport} before ${other.transport} in the transports' order (${transports.join(', ')})`
+      : winner.intervalMs !== other.intervalMs
+        ? `the shorter tick, ${winner.intervalMs} ms against ${other.intervalMs} ms`
+        : 'the candidate id';
+  return `as simple on every criterion${headrooms ? `, and headroom did not tell them apart${rates}` : ''}: the order of last resort decided (${last})`;
+}
+
+/**
+ * What decided against a confirmed finalist (TriedCandidate.lostOn), as a clause to follow its
+ * CPU words: `; the winner is simpler: fewer connections (…)`, `; the winner's clearly lower p99
+ * decided (p99 up to 5 ms against up to 12 ms)`, or in reports written before the answer became a
+ * set, `; the winner's lower median decided (…)`. Empty when it was dearer (the CPU words say it).
+ */
+export function decidedWords(t: Pick<TriedCandidate, 'lostOn' | 'criterion' | 'confirmed' | 'candidate'>, a: Advice): string {
   const mine = t.confirmed;
-  if (!mine || (t.lostOn !== 'median-cpu' && t.lostOn !== 'p99')) return '';
+  const winner = a.winner;
+  if (!mine || !winner || !t.lostOn || t.lostOn === 'cpu') return '';
+  if (t.lostOn === 'simplicity' || t.lostOn === 'headroom' || t.lostOn === 'order') {
+    const other = a.runnerUp?.candidate.id === t.candidate.id ? a.runnerUp.headroom : undefined;
+    const rate = (h: Headroom | null | undefined) => (h ? (h.eventsPerSec ?? 0) : undefined);
+    const [w, o] = [rate(a.headroom), rate(other)];
+    return `; ${lostOnWords(t.lostOn, t.criterion, winner.candidate, t.candidate, a.transports, w !== undefined && o !== undefined ? { winner: w, other: o } : undefined)}`;
+  }
   if (t.lostOn === 'p99') {
-    const [w, o] = [decidingP99Ms(winner.sustains.figures) ?? undefined, decidingP99Ms(mine.sustains.figures) ?? undefined];
+    const [w, o] = [decidingP99Ms(winner.figures.sustains.figures) ?? undefined, decidingP99Ms(mine.sustains.figures) ?? undefined];
     // Both are the rule's figure, the pooled p99's upper limit where the repeats kept histograms.
     const upTo = (f: CandidateFigures['sustains']['figures']) => (f.tail ? 'up to ' : '');
-    return `; the winner's clearly lower p99 decided${w !== undefined && o !== undefined ? ` (p99 ${upTo(winner.sustains.figures)}${Math.round(w)} ms against ${upTo(mine.sustains.figures)}${Math.round(o)} ms)` : ''}`;
+    return `; the winner's clearly lower p99 decided${w !== undefined && o !== undefined ? ` (p99 ${upTo(winner.figures.sustains.figures)}${Math.round(w)} ms against ${upTo(mine.sustains.figures)}${Math.round(o)} ms)` : ''}`;
   }
-  const [w, o] = [objectiveCost(winner), objectiveCost(mine)];
-  const unit = OBJECTIVE_WORDS[winner.objective?.name ?? 'renderer'].unit;
+  const [w, o] = [objectiveCost(winner.figures), objectiveCost(mine)];
+  const unit = OBJECTIVE_WORDS[winner.figures.objective?.name ?? 'renderer'].unit;
   return `; the winner's lower median decided${w !== null && o !== null ? ` (${costText(w)} against ${costText(o)} ${unit})` : ''}`;
+}
+
+/** What ended a headroom search: recorded, or for reports written before it was, read from its other fields. */
+export function headroomLimitOf(h: Headroom): HeadroomLimit {
+  if (h.limit) return h.limit;
+  if (h.batch === null || (h.firstPast && h.firstPast.batch <= h.batch)) return 'not-held';
+  if (h.stopped) return h.stopped;
+  if (h.atLeast) return h.batch >= LIMITS.batch.max ? 'message-limit' : 'search-range';
+  return 'setup';
+}
+
+/**
+ * A headroom in words, after `Headroom: `: where the setup stops sustaining at the same tick and
+ * connections, or, when something else capped the search (the server's largest message, the
+ * search's range, the budget), that cap and the rate reached; `none shown` when the setup,
+ * measured again at its own batch, did not sustain. `targetRate`: what the answer was asked.
+ */
+export function headroomWords(h: Headroom, c: Candidate, targetRate: number): string {
+  const limit = headroomLimitOf(h);
+  const at = (batch: number) => `${plural(batch, 'row')} every ${c.intervalMs} ms`;
+  if (limit === 'not-held' || h.batch === null || h.eventsPerSec === null) {
+    // The search starts at the setup's own batch: when that did not sustain there, no rate above
+    // the target was shown to hold, and saying "keeps up to" would contradict what was measured.
+    const fp = h.firstPast;
+    return `none shown: measured again in the headroom search, the same setup (${at(fp?.batch ?? c.batch)}) did not sustain${fp ? ` (${fp.reason})` : ''}; the confirmation above still holds, with no margin measured above ${rateText(targetRate)}.`;
+  }
+  const got = `${rateText(h.eventsPerSec)} with the same tick and connections (${at(h.batch)})`;
+  const past = h.firstPast ? `; ${rateText(h.firstPast.eventsPerSec)} (${at(h.firstPast.batch)}) did not sustain (${h.firstPast.reason})` : '';
+  switch (limit) {
+    case 'setup':
+      return `keeps up to ${got}${past}: there the setup stops sustaining.`;
+    case 'message-limit':
+      return `sustained ${got}, the most rows per message the server sends (${LIMITS.batch.max.toLocaleString('en-US')}): a cap of the lab, not of the setup, whose own limit lies above it, not measured.`;
+    case 'search-range':
+      return `sustained ${got}, the largest message the search tried: its own limit lies above it, not measured.`;
+    default: {
+      const why = limit === 'budget' ? 'the time budget' : limit === 'confirmations' ? 'its confirmations running out' : 'the interruption';
+      if (h.probes + h.confirmations === 0 || (h.batch === c.batch && !h.firstPast && h.confirmations === 0))
+        return `not measured above its own rate (${at(h.batch)}, confirmed above): ${why} left no room for the search.`;
+      return `sustained ${got} when ${why} stopped the search${past}; ${h.firstPast ? 'the setup stops sustaining between the two, not narrowed further' : 'where the setup stops sustaining was not reached'}.`;
+    }
+  }
+}
+
+/** One member of the answer's set in words: `ws over HTTP/1.1, … (3% more, CI 2% less to 8% more; the winner is simpler: …)`. */
+function setMemberWords(e: EquivalentCandidate, a: Advice): string {
+  const cpu = e.cpuVsWinner ? ratioWords(e.cpuVsWinner) : 'no round shared with the winner';
+  return `${candidateWords(e.candidate)} (${cpu}${decidedWords({ ...e, confirmed: e.figures }, a)})`;
 }
 
 /** What the machine line says; absent fields are left out. */
@@ -224,36 +357,42 @@ export function adviceText(
     );
     const h = a.headroom;
     if (!h) lines.push(`  Headroom: not measured${a.stopped ? ` (${a.stopped === 'budget' ? 'the time budget ran out' : 'interrupted'})` : ''}.`);
-    else if (h.firstPast && h.firstPast.batch <= h.batch) {
-      // The headroom search starts at the winner's own batch; when that did not sustain there,
-      // it found no knee and its batch fell back to the winner's: saying "keeps up to" it, or
-      // "at least" it beside "it did not sustain", would contradict what was measured.
+    else lines.push(`  Headroom: ${headroomWords(h, w, a.target.eventsPerSec)}`);
+    // The answer as a set: equally good within the margins, kept apart from what the evidence cannot tell.
+    const set = a.equivalent ?? [];
+    const margin = marginText(a.margins.cpuPerEvent);
+    const equal = set.filter((e) => e.reading === 'equivalent');
+    const unsure = set.filter((e) => e.reading === 'cannot-tell');
+    if (equal.length)
       lines.push(
-        `  Headroom: none shown: measured again in the headroom search, the same setup (${h.firstPast.batch} rows every ${w.intervalMs} ms) did not sustain (${h.firstPast.reason}); the confirmation above still holds, with no margin measured above ${rateText(a.target.eventsPerSec)}.`,
+        `  Equally good within the margins (renderer CPU per event against the winner, paired CI inside ${margin}): ${equal.map((e) => setMemberWords(e, a)).join('; ')}.`,
       );
-    } else if (h.stopped !== null) {
-      // Cut short: it confirmed only what it reached, and says where it stopped looking.
-      const past = h.firstPast ? `; ${rateText(h.firstPast.eventsPerSec)} did not sustain (${h.firstPast.reason})` : '';
-      const why = h.stopped === 'budget' ? 'the time budget' : 'its confirmations';
+    if (unsure.length)
       lines.push(
-        `  Headroom: keeps up to at least ${rateText(h.eventsPerSec)} with the same tick and connections (${h.batch} rows every ${w.intervalMs} ms)${past}; ${why} stopped the search there.`,
+        `  Cannot tell apart (the paired CI straddles the ${margin} margin: neither shown equivalent nor shown dearer; more rounds could settle it): ${unsure.map((e) => setMemberWords(e, a)).join('; ')}.`,
       );
-    } else {
-      // At the top of its range the search could not look further: say which limit that was.
-      const top = !h.atLeast ? '' : h.batch >= LIMITS.batch.max ? ', the most rows per message the server sends' : ', the largest message the search tried';
-      lines.push(
-        `  Headroom: keeps up to ${h.atLeast ? 'at least ' : ''}${rateText(h.eventsPerSec)} with the same tick and connections (${h.batch} rows every ${w.intervalMs} ms${top}).`,
-      );
-    }
+    if (set.length && a.prefer) lines.push(`  Chosen among them by ${chosenByWords(a.prefer)}; never by an unpaired median.`);
     if (a.runnerUp) {
       const t = tried.get(a.runnerUp.candidate.id);
       lines.push(
-        `  Runner-up: ${candidateWords(a.runnerUp.candidate)}, ${a.runnerUp.cpuVsWinner ? cpuWords(a.runnerUp.cpuVsWinner) : 'CPU not compared'}${t ? decidedWords(t, f) : ''}.`,
+        `  Runner-up: ${candidateWords(a.runnerUp.candidate)}, ${a.runnerUp.cpuVsWinner ? cpuWords(a.runnerUp.cpuVsWinner) : 'CPU not compared'}${t ? decidedWords(t, a) : ''}.`,
       );
+      const rh = a.runnerUp.headroom;
+      if (rh) lines.push(`  Runner-up's headroom: ${headroomWords(rh, a.runnerUp.candidate, a.target.eventsPerSec)}`);
+      else if (rh === null)
+        lines.push(`  Runner-up's headroom: not measured${a.stopped ? ` (${a.stopped === 'budget' ? 'the time budget ran out' : 'interrupted'})` : ''}.`);
     }
-    // One entry per other transport: its best attempt and why it lost.
-    const shown = new Set([w.transport, a.runnerUp?.candidate.transport]);
+    // Every other finalist by name, with what put it behind; then one entry per other transport: its best attempt and why it lost.
+    const inSet = new Set(set.map((e) => e.candidate.id));
+    const shown = new Set([w.transport, a.runnerUp?.candidate.transport, ...set.map((e) => e.candidate.transport)]);
     const rejected: string[] = [];
+    for (const r of a.rejected) {
+      const t = tried.get(r.candidateId);
+      if (!t?.confirmed?.sustains.sustains || !t.cpuVsWinner || inSet.has(r.candidateId)) continue;
+      shown.add(r.transport);
+      const dearer = t.lostOn === 'cpu' || (t.lostOn === undefined && costReading(t.cpuVsWinner, t.cpuVsWinner.margin) === 'dearer');
+      rejected.push(`${r.candidateId} (${dearer ? 'dearer: ' : ''}${cpuWords(t.cpuVsWinner, 'comma')}${decidedWords(t, a)})`);
+    }
     for (const r of a.rejected) {
       if (shown.has(r.transport)) continue;
       shown.add(r.transport);
@@ -261,8 +400,7 @@ export function adviceText(
       const f = t?.confirmed ?? t?.probe ?? null;
       const winnerCost = objectiveCost(a.winner.figures);
       const own = f ? objectiveCost(f) : null;
-      if (t?.cpuVsWinner && f?.sustains.sustains) rejected.push(`${r.transport} (${cpuWords(t.cpuVsWinner, 'comma')}${decidedWords(t, a.winner.figures)})`);
-      else if (f && !f.sustains.sustains) rejected.push(`${r.transport} (not sustained: ${reachText(f)}${f.limit ? `; ${f.limit}` : ''})`);
+      if (f && !f.sustains.sustains) rejected.push(`${r.transport} (not sustained: ${reachText(f)}${f.limit ? `; ${f.limit}` : ''})`);
       else if (f && !t?.confirmed && own !== null && winnerCost !== null)
         rejected.push(`${r.transport} (sustained in its probe at ${moreOrLess(own / winnerCost)} ${objective.figure} in that one window; not confirmed)`);
       else rejected.push(`${r.transport} (${r.reason})`);

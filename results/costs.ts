@@ -293,13 +293,17 @@ export function unmeasuredNotes(rows: readonly FinalistCosts[]): string[] {
   return [...out].map(([what, ids]) => `${what} (${ids.join(', ')})`);
 }
 
-/** A finalist's headroom: the winner's, as its search found it (`≥` at the top of its range); `—` for the others, which no search measured. */
+/**
+ * A finalist's headroom: the winner's and the runner-up's, as their searches found them (`≥` where
+ * something other than the setup capped the search: advice-words says what); `—` for the others,
+ * which no search measured, and `none` where the setup did not sustain again at its own batch.
+ */
 function headroomCell(a: Advice, r: FinalistCosts): string {
-  const h = a.headroom;
-  if (r.outcome !== 'winner' || !h) return '—';
-  // The search measured the winner's own batch again and it failed: no headroom shown (advice-words says why).
-  if (h.firstPast && h.firstPast.batch <= h.batch) return 'none';
-  return `${h.atLeast || h.stopped !== null ? '≥ ' : ''}${rateText(h.eventsPerSec)}`;
+  const h = r.outcome === 'winner' ? a.headroom : a.runnerUp?.candidate.id === r.candidate.id ? a.runnerUp.headroom : null;
+  if (!h) return '—';
+  if (h.batch === null || h.eventsPerSec === null || h.limit === 'not-held' || (h.firstPast && h.firstPast.batch <= h.batch)) return 'none';
+  const capped = h.limit !== undefined ? h.limit !== 'setup' : h.atLeast || h.stopped !== null;
+  return `${capped ? '≥ ' : ''}${rateText(h.eventsPerSec)}`;
 }
 
 /**

@@ -9,7 +9,8 @@
  *   results/sustains.ts), so EPS is not a race: it is the offered rate on both;
  * - `equivalent`: the whole CI lies inside ±margin;
  * - `different`: the whole CI lies beyond the margin, on one side (`better` names which);
- * - `unclear`: anything else, a CI straddling the margin or no CI at all ("no clear difference").
+ * - `unclear`: anything else, a CI straddling the margin or no CI at all ("no clear difference"):
+ *   the evidence cannot tell, which is not `equivalent` (it does not say the difference is small).
  *
  * ±m means "B within m of A either way" on the log scale, B ÷ A from 1 ÷ (1 + m) to 1 + m, so
  * swapping A and B gives the same reading (the CIs are reciprocal, results/stats.ts). A margin
@@ -57,4 +58,20 @@ export function judgeRatio(
 /** `±3%`, `±2.5%`. */
 export function marginText(margin: number): string {
   return `±${Number((margin * 100).toFixed(2))}%`;
+}
+
+/**
+ * How the advisor reads a cost ratio B ÷ A (lower is better) against ±margin, for choosing among
+ * finalists: `equivalent` (the CI inside ±margin: the choice does not matter within it), `dearer`
+ * (B costs more on the evidence: the whole CI above 1 and not inside the margin, so a CI of 2–22%
+ * at ±5% is dearer, not a tie), `cheaper` (the whole CI below 1, not inside the margin), else
+ * `cannot-tell` (a CI straddling 1 and a margin's edge, or none: the evidence cannot tell them apart).
+ */
+export type CostReading = 'equivalent' | 'dearer' | 'cheaper' | 'cannot-tell';
+
+export function costReading(r: { ratio: number; ciLow: number | null; ciHigh: number | null }, margin: number): CostReading {
+  if (judgeRatio(r, margin, false).kind === 'equivalent') return 'equivalent';
+  if (r.ciLow !== null && r.ciLow > 1) return 'dearer';
+  if (r.ciHigh !== null && r.ciHigh < 1) return 'cheaper';
+  return 'cannot-tell';
 }

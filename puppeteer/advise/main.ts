@@ -11,7 +11,7 @@
  */
 import os from 'node:os';
 import path from 'node:path';
-import type { Advice } from '../../protocol/advice.js';
+import { DEFAULT_PREFER, type Advice, type SimplicityCriterion } from '../../protocol/advice.js';
 import { EXIT, PushlabError } from '../../protocol/errors.js';
 import { parseReportText } from '../../protocol/report-check.js';
 import type { Report } from '../../protocol/report.js';
@@ -66,6 +66,8 @@ interface Plan {
   target: Target;
   transports: Transport[];
   budgetSec: number;
+  /** The order of simplicity (`--prefer`; a resume's from its report). */
+  prefer: SimplicityCriterion[];
   file: string;
   /** Measurements recorded by the sessions before (a resume). */
   recordedRounds: number;
@@ -76,7 +78,7 @@ function newPlan(req: AdviseRequest & { target: Target }, out: string): Plan {
   const started = new Date();
   const runId = `${RUN_PREFIX}${runIdFor(started)}`;
   const budgetSec = req.budgetSec!;
-  const advice = adviceBeforeSearch({ target: req.target, transports: req.transports, margins: req.margins, budgetSec });
+  const advice = adviceBeforeSearch({ target: req.target, transports: req.transports, margins: req.margins, budgetSec, prefer: req.prefer });
   if (!advice.notTried.length) {
     throw new PushlabError(
       'PUSHLAB_BAD_FLAG',
@@ -96,7 +98,15 @@ function newPlan(req: AdviseRequest & { target: Target }, out: string): Plan {
     margins: req.margins,
   };
   const report: Draft = { ...newReportDraft(runId, started, [], options), advice };
-  return { report, target: req.target, transports: req.transports, budgetSec, file: path.join(out, runId, 'report.json'), recordedRounds: 0 };
+  return {
+    report,
+    target: req.target,
+    transports: req.transports,
+    budgetSec,
+    prefer: req.prefer,
+    file: path.join(out, runId, 'report.json'),
+    recordedRounds: 0,
+  };
 }
 
 /** `--resume <run-id>`: the recorded search, its request from its answer (the last one saved). */
@@ -125,6 +135,8 @@ async function resumePlan(runId: string, out: string, budgetSec: number | null):
     target: advice.target,
     transports: advice.transports,
     budgetSec: budget,
+    // A report written before --prefer chose by the default order.
+    prefer: [...(advice.prefer ?? DEFAULT_PREFER)],
     file,
     recordedRounds: report.rounds.length,
   };
@@ -166,7 +178,7 @@ async function main(): Promise<number> {
   const req = checkAdviseFlags(flags);
   const out = path.resolve(ROOT, flags.out);
   const plan = req.resume !== null ? await resumePlan(req.resume, out, req.budgetSec) : newPlan({ ...req, target: req.target! }, out);
-  const { target, transports, budgetSec } = plan;
+  const { target, transports, budgetSec, prefer } = plan;
   const draft = plan.report;
   checkOutputDir('--out', req.resume !== null ? path.dirname(plan.file) : out, await reportSpaceFor(plan));
   const endpoints = parseBrowserList(flags.browser);
@@ -314,6 +326,7 @@ async function main(): Promise<number> {
       target,
       transports,
       margins: report.options.margins,
+      prefer,
       budgetSec,
       now,
       estimate: measurer.estimates(),

@@ -11,6 +11,7 @@ import { isRunId, RUN_ID_ALLOWED } from '../../protocol/report.js';
 import { OBJECTIVES, parseP99, parseRate, type Objective, type Target } from '../../protocol/target.js';
 import { RENDER_MODES, TRANSPORTS, type RenderMode, type Transport } from '../../protocol/wire.js';
 import { isDeviceClass, type DeviceClass } from '../../protocol/device.js';
+import { DEFAULT_PREFER, SIMPLICITY_CRITERIA, type SimplicityCriterion } from '../../protocol/advice.js';
 import { checkDeviceFlag, checkMarginFlag, deviceFlag, marginFlag, parseDuration, parseSoakDuration, throttleFlag } from '../options.js';
 
 /** The whole command's default budget, s: ten minutes on the 2-core machine it was tuned on. */
@@ -56,6 +57,13 @@ export const ADVISE_FLAGS = {
     defaultText: '10m',
   },
   margin: marginFlag('practical margins the ranking reads paired differences against'),
+  prefer: {
+    type: 'list',
+    default: [],
+    choices: SIMPLICITY_CRITERIA,
+    help: 'the order of simplicity that picks among finalists equivalent or indistinguishable on CPU per event and p99: the criteria named first decide first, the others follow in the default order (connections: fewer; parsing: the main thread before Workers; origins: one; encoding: JSON before binary)',
+    defaultText: DEFAULT_PREFER.join(','),
+  },
   device: deviceFlag('answer for this device class: every candidate runs as it', 'off (this machine at full speed)'),
   throttle: throttleFlag('how --device slows the browser; advise takes browser only', 'browser'),
   headful: { type: 'boolean', default: false, help: "show the browser window it launches (headless otherwise): its figures are then a headful Chrome's" },
@@ -92,6 +100,8 @@ export interface AdviseRequest {
   /** Null with --resume and no --time-budget: the recorded one. */
   budgetSec: number | null;
   margins: Margins;
+  /** The order of simplicity, every criterion once (`--prefer`, completed by the default order). */
+  prefer: SimplicityCriterion[];
   seed: number | null;
   resume: string | null;
   /** `--soak`: seconds to soak the advised setup after the answer; null: no soak. */
@@ -108,9 +118,9 @@ export function checkAdviseFlags(flags: AdviseFlags): AdviseRequest {
     // `..` or `a/b` would read a report outside --out.
     if (!isRunId(resume)) throw badFlag(`--resume takes a run id, ${RUN_ID_ALLOWED} (here --out); got '${resume}'`);
     // The search goes on with what it was asked: the report holds it.
-    const asked = (['rate', 'p99', 'p99-display', 'input-delay', 'objective', 'render', 'transports', 'margin', 'seed', 'device', 'throttle'] as const).filter(
-      (f) => JSON.stringify(flags[f]) !== JSON.stringify(ADVISE_FLAGS[f].default),
-    );
+    const asked = (
+      ['rate', 'p99', 'p99-display', 'input-delay', 'objective', 'render', 'transports', 'margin', 'prefer', 'seed', 'device', 'throttle'] as const
+    ).filter((f) => JSON.stringify(flags[f]) !== JSON.stringify(ADVISE_FLAGS[f].default));
     if (asked.length)
       throw badFlag(
         `--resume goes on with the recorded search's target and settings; drop ${asked.map((f) => `--${f}`).join(', ')} (--time-budget may be given: a new budget for the whole search)`,
@@ -124,13 +134,14 @@ export function checkAdviseFlags(flags: AdviseFlags): AdviseRequest {
   }
   const margins = checkMarginFlag(flags.margin) ?? DEFAULT_MARGINS;
   const soakSec = flags.soak === '' ? null : parseSoakDuration('soak', flags.soak);
+  const prefer = checkPrefer(flags.prefer as SimplicityCriterion[]);
   if (flags.headful && flags.browser.length)
     throw badFlag('--headful shows a browser advise launches; --browser connects to a running one: give one or the other');
   if (flags.browser.length > 1)
     throw badFlag(
       `--browser takes one browser for advise (a search measures one candidate after another); got ${flags.browser.length}: ${flags.browser.join(',')}`,
     );
-  if (resume !== null) return { target: null, transports: [], budgetSec, margins, seed, resume, soakSec };
+  if (resume !== null) return { target: null, transports: [], budgetSec, margins, prefer, seed, resume, soakSec };
   const need = (flag: 'rate' | 'p99', example: string) => {
     if (flags[flag] === '') throw badFlag(`--${flag} is required: ${ADVISE_FLAGS[flag].help}; e.g. ${example}`);
   };
@@ -169,10 +180,24 @@ export function checkAdviseFlags(flags: AdviseFlags): AdviseRequest {
     transports,
     budgetSec,
     margins,
+    prefer,
     seed,
     resume: null,
     soakSec,
   };
+}
+
+/**
+ * `--prefer`: the criteria named first decide first; the ones not named follow in the default
+ * order, so every criterion is in the order once. Naming one twice is refused: which place would it take?
+ */
+function checkPrefer(named: readonly SimplicityCriterion[]): SimplicityCriterion[] {
+  const twice = named.find((k, i) => named.indexOf(k) !== i);
+  if (twice !== undefined)
+    throw badFlag(
+      `--prefer names each criterion at most once (${SIMPLICITY_CRITERIA.join(', ')}, in the order they decide); got '${named.join(',')}', with ${twice} twice`,
+    );
+  return [...named, ...DEFAULT_PREFER.filter((k) => !named.includes(k))];
 }
 
 /**

@@ -16,15 +16,20 @@
  * 2. **Confirm.** The cheapest few that sustained in their probe (at most two per transport; the
  *    closest that did not, when too few did) are measured again in paired, interleaved rounds
  *    (the measurer's order), and judged by the sustains rule over their repeats.
- * 3. **Pick.** Among those that sustain, the lowest cost per event by the objective (`--objective`:
- *    renderer CPU per event, all threads, by default; results/costs.ts), read
- *    with the equivalence rule: a candidate whose paired CPU ratio against the cheapest is not
- *    clearly beyond the margin is tied with it, and a tie goes to a clearly lower p99 (the paired
- *    per-round p99 ratio's CI below 1; among several, the lowest pooled p99 upper limit). So it never
- *    prefers one over another on noise. Extra rounds (up to maxConfirmRounds) are measured while
- *    such a comparison is unclear and the budget allows.
- * 4. **Headroom.** For the winner, the highest batch it still sustains at the same tick and
- *    connections (find-max.ts), bounded by the budget.
+ * 3. **Pick.** Among those that sustain, a finalist dearer per event (by the objective,
+ *    `--objective`: renderer CPU per event, all threads, by default; results/costs.ts) than
+ *    another on their paired rounds (the CI wholly above 1 and not inside the margin, results/equivalence.ts
+ *    costReading) is rejected as dearer; of the rest, one whose paired p99 is clearly higher than
+ *    another's (the per-round ratio's CI above 1) loses on latency. What is left is a set the
+ *    evidence cannot order: each `equivalent` to the winner (CI inside ±margin) or `cannot-tell`
+ *    (CI straddling the margin). The winner among them is the simplest by the order of simplicity
+ *    (`prefer`: fewer connections, the main thread before Workers, one origin, JSON before binary),
+ *    then headroom, then a stated order of last resort (the transports' order, then the shorter
+ *    tick). Never an unpaired median. Extra rounds (up to maxConfirmRounds) are measured while a
+ *    finalist cannot be told from the winner and the budget allows.
+ * 4. **Headroom.** For the winner and the runner-up, the highest batch each still sustains at the
+ *    same tick and connections (find-max.ts), bounded by the budget, with what capped it; when the
+ *    two were as simple, the one that clearly sustains more is the winner.
  *
  * The machine: the measurer's yardstick (the in-page decoding ceilings the sweep reads every
  * round) is read before the screen, between the stages and at the end, and the screen's anchor
@@ -38,22 +43,26 @@
  * When nothing sustains, the closest candidate is named with what limited it and what the
  * measurements say would help.
  */
-import type {
-  Advice,
-  AnchorDrift,
-  Candidate,
-  CandidateFigures,
-  Closest,
-  CpuComparison,
-  Headroom,
+import {
+  DEFAULT_PREFER,
+  type Advice,
+  type AnchorDrift,
+  type Candidate,
+  type CandidateFigures,
+  type Closest,
+  type CpuComparison,
+  type EquivalentCandidate,
+  type Headroom,
+  type HeadroomLimit,
+  type SimplicityCriterion,
   MachineDrift,
-  TriedCandidate,
-  Knob,
-  YardstickMoment,
-  YardstickReading,
+  type TriedCandidate,
+  type Knob,
+  type YardstickMoment,
+  type YardstickReading,
 } from '../../protocol/advice.js';
 import { type Margins, DEFAULT_MARGINS } from '../../protocol/margins.js';
-import { judgeRatio } from '../../results/equivalence.js';
+import { costReading, judgeRatio } from '../../results/equivalence.js';
 import { LIMITS } from '../../protocol/limits.js';
 import type { MeasuredRepeat, Repeat } from '../../protocol/repeat-figures.js';
 import { describe, pairedRatio } from '../../results/stats.js';
@@ -61,9 +70,9 @@ import { decidingP99Ms, reasonText } from '../../results/sustains.js';
 import type { Objective, Target } from '../../protocol/target.js';
 import { TRANSPORTS, type Transport } from '../../protocol/wire.js';
 import { candidateSpace, DEFAULT_SPACE, knobsBetween, withBatch, type CandidateSpace } from './candidates.js';
-import { clearlyCannot, figuresOf, objectiveCost, sustainsMore, worthAnotherProbe } from '../../results/advice-figures.js';
+import { clearlyCannot, figuresOf, objectiveCost, simplerOn, sustainsMore, worthAnotherProbe } from '../../results/advice-figures.js';
 import { costText, OBJECTIVE_WORDS, repeatCost } from '../../results/costs.js';
-import { candidateWords, changeWords, cpuWords, reachText } from '../../results/advice-words.js';
+import { candidateWords, changeWords, cpuWords, lostOnWords, reachText } from '../../results/advice-words.js';
 import { anchorDriftOf, keptUp, measuredBoth } from '../../results/machine-drift.js';
 import { findMax } from '../sweep/find-max.js';
 
@@ -115,6 +124,11 @@ export interface AdviseOptions {
   maxConfirmRounds?: number;
   /** The headroom search goes up to this many times the winner's batch (default 8, within the server's batch limit). */
   headroomFactor?: number;
+  /**
+   * The order of simplicity that chooses among finalists the evidence cannot order (`--prefer`):
+   * default every criterion in protocol/advice.ts SIMPLICITY_CRITERIA's order.
+   */
+  prefer?: readonly SimplicityCriterion[];
   /** Called after every measurement: for a progress line. */
   onMeasured?(event: { stage: 'screen' | 'confirm' | 'headroom'; candidates: readonly Candidate[]; elapsedSec: number }): void;
   /**
@@ -159,6 +173,7 @@ interface Rec {
   why: string;
   cpuVsWinner: CpuComparison | null;
   lostOn?: TriedCandidate['lostOn'];
+  criterion?: SimplicityCriterion;
 }
 
 /** Why a candidate was not measured when the search was cut off before the screen's end. */
@@ -169,7 +184,7 @@ const INTERRUPTED_WHY = 'interrupted before it was measured';
  * measured, nothing decided.
  */
 function cutOff(
-  o: { target: Target; transports: readonly Transport[]; margins: Margins; budgetSec: number; elapsedSec: number },
+  o: { target: Target; transports: readonly Transport[]; margins: Margins; budgetSec: number; elapsedSec: number; prefer: readonly SimplicityCriterion[] },
   tried: TriedCandidate[],
   notTried: Advice['notTried'],
 ): Advice {
@@ -187,14 +202,20 @@ function cutOff(
     tried,
     notTried,
     closest: null,
+    equivalent: [],
+    prefer: [...o.prefer],
   };
 }
 
 /** The answer before the search measured anything: what a report holds from its first save. */
-export function adviceBeforeSearch(o: Pick<AdviseOptions, 'target' | 'transports' | 'space' | 'margins' | 'budgetSec'>): Advice {
+export function adviceBeforeSearch(o: Pick<AdviseOptions, 'target' | 'transports' | 'space' | 'margins' | 'budgetSec' | 'prefer'>): Advice {
   const transports = o.transports ?? TRANSPORTS;
   const notTried = candidateSpace(o.target, transports, { ...DEFAULT_SPACE, ...o.space }).map((candidate) => ({ candidate, why: INTERRUPTED_WHY }));
-  return cutOff({ target: o.target, transports, margins: o.margins ?? DEFAULT_MARGINS, budgetSec: o.budgetSec, elapsedSec: 0 }, [], notTried);
+  return cutOff(
+    { target: o.target, transports, margins: o.margins ?? DEFAULT_MARGINS, budgetSec: o.budgetSec, elapsedSec: 0, prefer: o.prefer ?? DEFAULT_PREFER },
+    [],
+    notTried,
+  );
 }
 
 /** A record as the answer lists it, with the confirmation figures to show (null while one is under way). */
@@ -207,6 +228,7 @@ function triedOf(r: Rec, confirmed: CandidateFigures | null): TriedCandidate {
     confirmed,
     cpuVsWinner: r.cpuVsWinner,
     ...(r.lostOn ? { lostOn: r.lostOn } : {}),
+    ...(r.criterion ? { criterion: r.criterion } : {}),
     repeats: [
       ...(r.probe ? [{ purpose: 'probe' as const, round: null, repeat: r.probe }] : []),
       ...(r.reprobe ? [{ purpose: 'probe' as const, round: null, repeat: r.reprobe }] : []),
@@ -328,9 +350,16 @@ interface Search {
   /** The sustaining finalists in order (rank), the winner first. */
   ranked: Rec[];
   winner: Rec | null;
+  /** The order of simplicity that chooses among finalists the evidence cannot order. */
+  prefer: readonly SimplicityCriterion[];
+  /** The finalists the evidence cannot put behind the winner, winner aside (choose): the answer's set. */
+  set: Rec[];
+  /** Set when the headroom search put the runner-up first (as simple, it clearly sustained more): the one it put behind. */
+  headroomDecided: Rec | null;
   /** Set once the pick is made (choose): from then on a snapshot is the answer without its headroom. */
   picked: boolean;
-  headroom: Headroom | null;
+  /** The winner's and the runner-up's headroom, by candidate id, as measured. */
+  headrooms: Map<string, Headroom>;
   /** The yardstick's readings so far, in order. */
   readings: YardstickReading[];
   /** Moments whose reading is taken or passed: the budget stops keeping room for them. */
@@ -361,7 +390,7 @@ export async function advise(o: AdviseOptions): Promise<Advice> {
   await readYardstick(s, 'confirm-headroom', s.winner !== null);
   await headroom(s);
   await readYardstick(s, 'end');
-  return answerOf(s, s.headroom, s.stopped);
+  return answerOf(s, s.stopped);
 }
 
 function newSearch(o: AdviseOptions): Search {
@@ -387,8 +416,11 @@ function newSearch(o: AdviseOptions): Search {
     confirmed: [],
     ranked: [],
     winner: null,
+    prefer: o.prefer ?? DEFAULT_PREFER,
+    set: [],
+    headroomDecided: null,
     picked: false,
-    headroom: null,
+    headrooms: new Map(),
     readings: [],
     passed: new Set(),
     anchor: null,
@@ -399,13 +431,17 @@ function newSearch(o: AdviseOptions): Search {
 
 /** The answer as it would be were the search cut off now: what a report saved between two measurements holds. */
 function snapshot(s: Search): Advice {
-  if (s.picked) return answerOf(s, null, 'interrupted');
+  if (s.picked) return answerOf(s, 'interrupted');
   // Before the pick: a candidate under confirmation is not yet confirmed (its figures so far are not a verdict).
   const tried = [...s.recs.values()].map((r) => triedOf(r, r.outcome === 'kept' || r.outcome === 'marginal' ? null : r.confirmed));
   const notTried = s.all.filter((c) => !s.recs.has(c.id)).map((c) => ({ candidate: c, why: s.skipped.get(c.id) ?? INTERRUPTED_WHY }));
   return withDrift(
     s,
-    cutOff({ target: s.target, transports: s.transports, margins: s.margins, budgetSec: s.o.budgetSec, elapsedSec: s.o.now() }, tried, notTried),
+    cutOff(
+      { target: s.target, transports: s.transports, margins: s.margins, budgetSec: s.o.budgetSec, elapsedSec: s.o.now(), prefer: s.prefer },
+      tried,
+      notTried,
+    ),
   );
 }
 
@@ -725,64 +761,129 @@ async function confirmGroup(s: Search, group: Rec[]): Promise<number> {
   return measuredRounds;
 }
 
-/** The sustaining finalists in order: the cheapest (none clearly cheaper), its ties by p99, then the rest by cost. */
-function rank(s: Search, sustaining: Rec[]): Rec[] {
-  if (!sustaining.length) return [];
-  const byCost = [...sustaining].sort((a, b) => cost(a.confirmed) - cost(b.confirmed));
-  let cheapest = byCost[0];
-  // The median may disagree with the paired rounds: a candidate clearly cheaper than it, paired, takes its place.
-  const vs = (r: Rec) => cpuComparison(cheapest, r, s.margins.cpuPerEvent);
-  for (let moves = 0; moves < byCost.length; moves++) {
-    const clearer = byCost.find((r) => r !== cheapest && vs(r)?.kind === 'different' && vs(r)!.ratio < 1);
-    if (!clearer) break;
-    cheapest = clearer;
+/**
+ * Where each sustaining finalist stands against the others, on their paired rounds only: `dearer`
+ * holds those dearer per event than another (results/equivalence.ts costReading: the CI wholly
+ * above 1 and not inside the margin), with that comparison; of the rest, `slower` those whose
+ * paired p99 is clearly higher than another's, with which; `contenders` the rest, a set the
+ * evidence cannot order. (Paired log ratios add up around a cycle, so within one group's rounds
+ * someone is never dearer; the fallbacks only guard against finalists that shared no round.)
+ */
+function standing(s: Search, sustaining: readonly Rec[]): { contenders: Rec[]; dearer: Map<Rec, CpuComparison>; slower: Map<Rec, Rec> } {
+  const dearer = new Map<Rec, CpuComparison>();
+  for (const r of sustaining)
+    for (const q of sustaining) {
+      if (q === r || dearer.has(r)) continue;
+      const c = cpuComparison(q, r, s.margins.cpuPerEvent);
+      if (c && costReading(c, c.margin) === 'dearer') dearer.set(r, c);
+    }
+  const unbeaten = sustaining.filter((r) => !dearer.has(r));
+  const pool = unbeaten.length ? unbeaten : [...sustaining];
+  const slower = new Map<Rec, Rec>();
+  for (const r of pool) {
+    const q = pool.find((x) => x !== r && clearlyFaster(r, x));
+    if (q) slower.set(r, q);
   }
-  // Finalists of one group share their rounds (a later group is confirmed only when no earlier
-  // one sustained), so every comparison here is paired.
-  const tied = byCost.filter((r) => r === cheapest || vs(r)?.kind !== 'different');
-  const rest = byCost.filter((r) => !tied.includes(r));
-  // A tie on CPU goes to latency only where latency clearly differs: among those whose paired
-  // per-round p99 is clearly below the cheapest's, the one with the lowest p99 the rule judged
-  // (its pooled upper limit); else the cheapest.
-  const faster = tied.filter((r) => r !== cheapest && clearlyFaster(cheapest, r)).sort((a, b) => p99(a.confirmed) - p99(b.confirmed));
-  const first = faster[0] ?? cheapest;
-  return [first, ...tied.filter((r) => r !== first), ...rest];
+  const contenders = pool.filter((r) => !slower.has(r));
+  return { contenders: contenders.length ? contenders : pool, dearer, slower };
 }
 
-/** Whether a sustaining finalist's CPU against the cheapest is still unclear: more rounds could settle it. */
+/**
+ * Among finalists the evidence cannot order: simpler first by the order of simplicity, then the
+ * stated order of last resort (the transports' order, then the shorter tick, then the id). A
+ * total order of the candidates' settings alone: no measured figure enters it.
+ */
+function simplerFirst(s: Search, a: Rec, b: Rec): number {
+  const on = simplerOn(s.prefer, a.candidate, b.candidate);
+  if (on) return on.simpler === 'a' ? -1 : 1;
+  const t = s.transports.indexOf(a.candidate.transport) - s.transports.indexOf(b.candidate.transport);
+  if (t) return t;
+  if (a.candidate.intervalMs !== b.candidate.intervalMs) return a.candidate.intervalMs - b.candidate.intervalMs;
+  return a.candidate.id < b.candidate.id ? -1 : a.candidate.id > b.candidate.id ? 1 : 0;
+}
+
+/**
+ * The sustaining finalists in order: the contenders simplest first (the winner first), then those
+ * with a clearly higher p99, then those dearer per event, each by their paired CPU ratio against
+ * the winner. A headroom decision (headroomDecided) puts the runner-up first.
+ */
+function rank(s: Search, sustaining: Rec[]): Rec[] {
+  if (!sustaining.length) return [];
+  const { contenders, slower } = standing(s, sustaining);
+  const first = [...contenders].sort((a, b) => simplerFirst(s, a, b));
+  if (s.headroomDecided && first[0] === s.headroomDecided && first.length > 1) [first[0], first[1]] = [first[1], first[0]];
+  const w = first[0];
+  const vsWinner = (r: Rec) => cpuComparison(w, r, s.margins.cpuPerEvent)?.ratio ?? Number.POSITIVE_INFINITY;
+  const rest = sustaining
+    .filter((r) => !contenders.includes(r))
+    .sort((a, b) => Number(!slower.has(a)) - Number(!slower.has(b)) || vsWinner(a) - vsWinner(b) || simplerFirst(s, a, b));
+  return [...first, ...rest];
+}
+
+/** Whether a sustaining finalist still cannot be told from the winner on CPU: more rounds could settle it. */
 function unclear(s: Search, group: Rec[]): boolean {
   const ranked = rank(
     s,
     group.filter((r) => r.confirmed?.sustains.sustains),
   );
-  return ranked.slice(1).some((r) => cpuComparison(ranked[0], r, s.margins.cpuPerEvent)?.kind === 'unclear');
+  return ranked.slice(1).some((r) => {
+    const c = cpuComparison(ranked[0], r, s.margins.cpuPerEvent);
+    return c !== null && costReading(c, c.margin) === 'cannot-tell';
+  });
 }
 
-/** 3. The winner, the runner-up and why the others were not chosen; from here a snapshot is the answer. */
+/** The paired p99 ratio of B against A (each repeat's window p99), for the answer's set. */
+function p99Comparison(a: Rec, b: Rec): EquivalentCandidate['p99VsWinner'] {
+  const r = paired(a, b, (m) => m.latency.p99Ms);
+  return r && { ratio: r.ratio, ciLow: r.ciLow, ciHigh: r.ciHigh, rounds: r.rounds };
+}
+
+/**
+ * 3. The winner, the set the evidence cannot put behind it, the runner-up, and why the others
+ * were not chosen; from here a snapshot is the answer. Run again when the headroom decides.
+ */
 function choose(s: Search): void {
   const runnerUp = s.ranked[1] ?? null;
   const w = s.winner;
+  s.set = [];
   if (w) {
+    const { contenders, dearer, slower } = standing(
+      s,
+      s.confirmed.filter((r) => r.confirmed?.sustains.sustains),
+    );
+    w.cpuVsWinner = null;
+    w.lostOn = undefined;
+    w.criterion = undefined;
     for (const r of s.confirmed) if (r !== w && r.confirmed) r.cpuVsWinner = cpuComparison(w, r, s.margins.cpuPerEvent);
-    const byLatency = s.ranked.some((r) => r !== w && r.cpuVsWinner?.kind !== 'different' && cost(r.confirmed) < cost(w.confirmed));
+    s.set = s.ranked.slice(1).filter((r) => contenders.includes(r));
+    const cpuText = (c: CpuComparison | null) => (c ? cpuWords(c) : 'CPU not compared (no common round)');
+    for (const r of s.ranked.slice(1)) {
+      r.criterion = undefined;
+      if (s.set.includes(r)) {
+        const on = simplerOn(s.prefer, w.candidate, r.candidate);
+        r.lostOn = on ? 'simplicity' : s.headroomDecided === r ? 'headroom' : 'order';
+        if (on) r.criterion = on.criterion;
+        r.why = `sustained; against the winner ${cpuText(r.cpuVsWinner)}; ${lostOnWords(r.lostOn, r.criterion, w.candidate, r.candidate, s.transports, headroomsOf(s, w, r))}`;
+      } else if (slower.has(r)) {
+        const q = slower.get(r)!;
+        r.lostOn = 'p99';
+        r.why = `sustained; against the winner ${cpuText(r.cpuVsWinner)}; but a clearly higher p99 than ${q === w ? 'the winner' : q.candidate.id} (the paired per-round ratio's CI above 1; p99 up to ${Math.round(p99(q.confirmed))} ms against up to ${Math.round(p99(r.confirmed))} ms)`;
+      } else {
+        // Dearer: against the winner where that comparison says so, else against the finalist that does.
+        const c = r.cpuVsWinner && costReading(r.cpuVsWinner, r.cpuVsWinner.margin) === 'dearer' ? r.cpuVsWinner : (dearer.get(r) ?? r.cpuVsWinner);
+        r.lostOn = 'cpu';
+        r.why = `sustained, but dearer: ${c ? cpuWords(c) : 'CPU not compared'}${c && c.against !== w.candidate.id ? ` than ${c.against}` : ' than the winner'}`;
+      }
+    }
+    const by = s.headroomDecided ? 'its headroom' : s.set.some((r) => r.lostOn === 'simplicity') ? 'the order of simplicity' : 'the order of last resort';
     [w.outcome, w.why] = [
       'winner',
-      byLatency
-        ? `sustained over its repeats; tied on ${costWords(s).figure} within the margin with a cheaper median, and a clearly lower p99`
-        : `sustained over its repeats at the lowest ${costWords(s).figure}`,
+      s.set.length
+        ? `sustained over its repeats, no finalist cheaper in ${costWords(s).figure} on the paired rounds; first of ${s.set.length + 1} the evidence cannot order (equivalent, or cannot tell), by ${by}`
+        : s.ranked.length > 1
+          ? 'sustained over its repeats; every other finalist that sustained was dearer in ${costWords(s).figure} or had a clearly higher p99'
+          : 'sustained over its repeats; the only finalist that did',
     ];
-    for (const r of s.ranked.slice(1)) {
-      const c = r.cpuVsWinner;
-      const tiedWithWinner = c !== null && c.kind !== 'different';
-      // A tie goes to the winner on latency when the winner was picked for its p99 (byLatency),
-      // else on its lower median cost: the words name which one decided.
-      r.lostOn = !tiedWithWinner ? 'cpu' : byLatency ? 'p99' : 'median-cpu';
-      r.why = !tiedWithWinner
-        ? `sustained, but against the winner ${c ? cpuWords(c) : 'dearer'}`
-        : byLatency
-          ? `sustained; against the winner ${c ? cpuWords(c) : 'CPU not compared'}; the winner's clearly lower p99 decided (median ${Math.round(p99(w.confirmed))} ms against ${Math.round(p99(r.confirmed))} ms)`
-          : `sustained; against the winner ${c ? cpuWords(c) : 'CPU not compared'}; the winner's lower median decided (${costText(cost(w.confirmed))} against ${costText(cost(r.confirmed))} ${costWords(s).unit}) and its p99 was not clearly higher`;
-    }
     if (runnerUp) runnerUp.outcome = 'runner-up';
   }
   for (const r of s.recs.values()) {
@@ -795,16 +896,65 @@ function choose(s: Search): void {
   s.picked = true;
 }
 
-/** 4. Headroom: the winner's highest batch at the same tick and connections. */
-async function headroom(s: Search): Promise<void> {
-  if (s.winner && s.stopped !== 'interrupted') s.headroom = await headroomOf(s, s.winner.candidate);
+/** The winner's and another finalist's headroom rates, when both were measured: for the words of a headroom decision. */
+function headroomsOf(s: Search, w: Rec, r: Rec): { winner: number; other: number } | undefined {
+  const [hw, hr] = [s.headrooms.get(w.candidate.id), s.headrooms.get(r.candidate.id)];
+  return hw && hr ? { winner: hw.eventsPerSec ?? 0, other: hr.eventsPerSec ?? 0 } : undefined;
 }
 
-async function headroomOf(s: Search, w: Candidate): Promise<Headroom | null> {
+/**
+ * 4. Headroom: the winner's highest batch at the same tick and connections, then the
+ * runner-up's, within the budget (the winner's search leaves room for a short one of the
+ * runner-up's when both fit). When the two are as simple and only the order of last resort put
+ * the winner first, the one that clearly sustains more is the winner.
+ */
+async function headroom(s: Search): Promise<void> {
+  const w = s.winner;
+  if (!w || s.stopped === 'interrupted') return;
+  const r = s.ranked[1] ?? null;
+  const keep = r && fits(s, headroomReserve(s, w.candidate) + headroomReserve(s, r.candidate)) ? headroomReserve(s, r.candidate) : 0;
+  s.headrooms.set(w.candidate.id, await headroomOf(s, w.candidate, keep));
+  // (headroomOf may have set it: read it afresh.)
+  if (!r || (s.stopped as Advice['stopped']) === 'interrupted') return;
+  s.headrooms.set(r.candidate.id, await headroomOf(s, r.candidate, 0));
+  if (r.lostOn === 'order' && clearlyMoreHeadroom(s.headrooms.get(r.candidate.id)!, s.headrooms.get(w.candidate.id)!)) {
+    s.headroomDecided = w;
+    s.ranked = rank(
+      s,
+      s.confirmed.filter((x) => x.confirmed?.sustains.sustains),
+    );
+    s.winner = s.ranked[0];
+  }
+  // Again with both headrooms known, so the words of a decision between the two can give them.
+  choose(s);
+}
+
+/**
+ * Whether headroom `b` clearly exceeds `a`: b sustained (confirmed) a rate at or above one that
+ * `a` was measured not to sustain, or `a` held nothing and `b` did. Capped or budget-cut searches
+ * without a failure above their knee say nothing about where `a` stops.
+ */
+function clearlyMoreHeadroom(b: Headroom, a: Headroom): boolean {
+  if (b.batch === null || b.eventsPerSec === null) return false;
+  if (a.batch === null) return true;
+  return a.firstPast !== null && b.eventsPerSec >= a.firstPast.eventsPerSec;
+}
+
+/**
+ * The headroom of one candidate: the highest batch it sustains at its tick and connections, up
+ * to headroomFactor × its batch within the server's message limit, by find-max.ts, within the
+ * budget less `keepSec`; with what ended the search (HeadroomLimit).
+ */
+async function headroomOf(s: Search, w: Candidate, keepSec: number): Promise<Headroom> {
   const { o, rounds, bound } = s;
   const max = Math.min(LIMITS.batch.max, w.batch * (o.headroomFactor ?? DEFAULT_HEADROOM_FACTOR));
-  if (max <= w.batch) return null;
   const repeats: Headroom['repeats'] = [];
+  const base = { candidateId: w.id, probes: 0, confirmations: 0, repeats };
+  // Already at the top of the range: its own batch, confirmed, is as far as it can be asked.
+  if (max <= w.batch) {
+    const limit: HeadroomLimit = w.batch >= LIMITS.batch.max ? 'message-limit' : 'search-range';
+    return { ...base, batch: w.batch, eventsPerSec: w.offeredEventsPerSec, atLeast: true, limit, firstPast: null, stopped: null };
+  }
   let interrupted = false;
   const out = await findMax({
     min: w.batch,
@@ -815,7 +965,7 @@ async function headroomOf(s: Search, w: Candidate): Promise<Headroom | null> {
     // A probe is worth starting only with room for the confirmation it may lead to.
     canStart: (kind, value) => {
       const c = withBatch(w, value);
-      return !interrupted && fits(s, (kind === 'probe' ? o.estimate.probeSec(c) : 0) + rounds * o.estimate.repeatSec(c));
+      return !interrupted && fits(s, (kind === 'probe' ? o.estimate.probeSec(c) : 0) + rounds * o.estimate.repeatSec(c) + keepSec);
     },
     probe: async (batch) => {
       const c = withBatch(w, batch);
@@ -848,36 +998,65 @@ async function headroomOf(s: Search, w: Candidate): Promise<Headroom | null> {
   });
   if (interrupted) s.stopped = 'interrupted';
   else if (out.stopped === 'budget') s.stopped ??= 'budget';
-  // The winner's own batch was confirmed already: the knee is at least that.
-  const knee = out.knee?.value ?? w.batch;
-  const at = withBatch(w, knee);
+  const firstPast = out.firstPast && {
+    batch: out.firstPast.value,
+    eventsPerSec: withBatch(w, out.firstPast.value).offeredEventsPerSec,
+    reason: out.firstPast.reason,
+  };
+  // No knee: measured again at its own batch, it did not sustain (confirmed, or one probe the
+  // budget left no room to confirm): no headroom is shown, never its own batch as a fallback.
+  // With no failure there, what held it back was the budget: its own batch stands as confirmed.
+  const ownFailed = !out.knee && firstPast !== null && firstPast.batch <= w.batch;
+  const knee = out.knee?.value ?? (ownFailed ? null : w.batch);
+  const stopLimit: HeadroomLimit | null = interrupted ? 'interrupted' : out.stopped;
+  const limit: HeadroomLimit =
+    knee === null
+      ? (stopLimit ?? 'not-held')
+      : knee === max
+        ? max >= LIMITS.batch.max
+          ? 'message-limit'
+          : 'search-range'
+        : (stopLimit ?? (firstPast ? 'setup' : 'search-range'));
   return {
+    ...base,
     batch: knee,
-    eventsPerSec: at.offeredEventsPerSec,
-    atLeast: knee === max,
-    firstPast: out.firstPast && {
-      batch: out.firstPast.value,
-      eventsPerSec: withBatch(w, out.firstPast.value).offeredEventsPerSec,
-      reason: out.firstPast.reason,
-    },
+    eventsPerSec: knee === null ? null : withBatch(w, knee).offeredEventsPerSec,
+    atLeast: limit === 'message-limit' || limit === 'search-range',
+    limit,
+    firstPast: firstPast && (knee === null || firstPast.batch > knee) ? firstPast : null,
     probes: out.probes.length,
     confirmations: out.confirmations.length,
     stopped: out.stopped,
-    repeats,
   };
 }
 
-/** The answer from the records as they stand, with this headroom and reason to have stopped. Decides nothing. */
-function answerOf(s: Search, headroomNow: Headroom | null, stoppedNow: Advice['stopped']): Advice {
+/** The answer from the records as they stand, with this reason to have stopped. Decides nothing. */
+function answerOf(s: Search, stoppedNow: Advice['stopped']): Advice {
   const { winner } = s;
   const runnerUp = s.ranked[1] ?? null;
   // When nothing sustained: the closest, what limited it, what the measurements say would help.
   const closest = winner ? null : closestOf(s, [...s.recs.values()]);
-  // Every candidate measured and not chosen: the finalists first (the runner-up is not rejected),
-  // then the rest best first, so a transport's first entry is its best attempt (the words name
-  // that one; in the order measured it was the transport's first, plain JSON probe).
+  // Every candidate measured and not chosen nor in the set: the finalists first (the runner-up is
+  // not rejected), then the rest best first, so a transport's first entry is its best attempt (the
+  // words name that one; in the order measured it was the transport's first, plain JSON probe).
   const rest = [...s.recs.values()].filter((r) => !s.confirmed.includes(r)).sort(better);
-  const rejectedOrder = [...s.confirmed, ...rest].filter((r) => r !== winner && r !== runnerUp);
+  const rejectedOrder = [...s.ranked, ...s.confirmed.filter((r) => !s.ranked.includes(r)), ...rest].filter(
+    (r) => r !== winner && r !== runnerUp && !s.set.includes(r),
+  );
+  const equivalent: EquivalentCandidate[] = winner
+    ? s.set.map((r) => {
+        const c = r.cpuVsWinner;
+        return {
+          candidate: r.candidate,
+          figures: r.confirmed!,
+          reading: c && costReading(c, c.margin) === 'equivalent' ? ('equivalent' as const) : ('cannot-tell' as const),
+          cpuVsWinner: c,
+          p99VsWinner: p99Comparison(winner, r),
+          lostOn: r.lostOn as EquivalentCandidate['lostOn'],
+          ...(r.criterion ? { criterion: r.criterion } : {}),
+        };
+      })
+    : [];
   return withDrift(s, {
     target: s.target,
     transports: [...s.transports],
@@ -886,12 +1065,19 @@ function answerOf(s: Search, headroomNow: Headroom | null, stoppedNow: Advice['s
     elapsedSec: s.o.now(),
     stopped: stoppedNow,
     winner: winner && { candidate: winner.candidate, figures: winner.confirmed! },
-    runnerUp: runnerUp && { candidate: runnerUp.candidate, figures: runnerUp.confirmed!, cpuVsWinner: runnerUp.cpuVsWinner },
-    headroom: headroomNow,
+    runnerUp: runnerUp && {
+      candidate: runnerUp.candidate,
+      figures: runnerUp.confirmed!,
+      cpuVsWinner: runnerUp.cpuVsWinner,
+      headroom: s.headrooms.get(runnerUp.candidate.id) ?? null,
+    },
+    headroom: (winner && s.headrooms.get(winner.candidate.id)) ?? null,
     rejected: rejectedOrder.map((r) => ({ candidateId: r.candidate.id, transport: r.candidate.transport, reason: r.why })),
     tried: [...s.recs.values()].map((r) => triedOf(r, r.confirmed)),
     notTried: s.all.filter((c) => !s.recs.has(c.id)).map((c) => ({ candidate: c, why: s.skipped.get(c.id) ?? notTriedWhy(s) })),
     closest,
+    equivalent,
+    prefer: [...s.prefer],
   });
 }
 

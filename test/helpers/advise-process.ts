@@ -31,6 +31,7 @@ export function expectRepeatsInPoints(report: Report): void {
   const judged: Repeat[] = [
     ...report.advice!.tried.flatMap((t) => t.repeats.map((x) => x.repeat)),
     ...(report.advice!.headroom?.repeats.map((x) => x.repeat) ?? []),
+    ...(report.advice!.runnerUp?.headroom?.repeats.map((x) => x.repeat) ?? []),
   ];
   expect(judged.length).toBeGreaterThan(0);
   for (const r of judged) expect(all).toContain(JSON.stringify(r));

@@ -20,16 +20,22 @@ import { measured, report as reportOf, result as pointResult } from '../helpers/
 
 const TARGET: Target = { eventsPerSec: 20_000, p99BoundMs: 200, render: 'none' };
 
-/** A machine on which everything sustains, sse a little cheaper than ws. */
-async function answer(): Promise<Advice> {
+/**
+ * A machine on which everything sustains, sse a little cheaper than ws (by default 10% in every
+ * round: dearer); `ws` gives ws's renderer CPU per round (a round past the third takes round % 3's)
+ * and p99 instead.
+ */
+async function answer(ws?: { tab: readonly number[]; p99: number }): Promise<Advice> {
   let clock = 0;
+  let probes = 0;
   const window = (c: Candidate, round: number) => {
-    const tab = (c.transport === 'sse' ? 5 : 5.5) * (1 + 0.01 * (round % 3));
+    const r = Math.max(0, round) % 3;
+    const tab = c.transport === 'sse' ? 5 * (1 + 0.01 * r) : ws ? ws.tab[r] : 5.5 * (1 + 0.01 * r);
     return measured(candidatePoint(c, TARGET.render, { warmupSec: 1, measureSec: 2, repeats: 1 }), {
       round,
       eps: c.offeredEventsPerSec,
       tab,
-      p99: 10 + (c.transport === 'sse' ? 0 : 2),
+      p99: c.transport === 'sse' ? 10 : (ws?.p99 ?? 12),
     });
   };
   return advise({
@@ -40,7 +46,8 @@ async function answer(): Promise<Advice> {
     now: () => clock,
     estimate: { probeSec: () => 6, repeatSec: () => 9 },
     measurer: {
-      probe: async (c) => ((clock += 6), window(c, -1)),
+      // Each measurement is a round of its own, as the real measurer records it.
+      probe: async (c) => ((clock += 6), window(c, 100 + probes++)),
       confirm: async (cs, round) => ((clock += 9 * cs.length), cs.map((c) => window(c, round))),
     },
   });
@@ -105,6 +112,33 @@ describe('the Advice section', () => {
     expect(fields.get('JSON.parse ceiling')).toBe('not measured by advise');
     expect(fields.get('Repeats')).toMatch(/^\d+ measurements \(a probe, or a confirmation round of the finalists\) · seed \d+$/);
     expect(runEntry('advise-20261125-101500', r).headline).toBe('2 points, 4 repeats (1–3 a point) · answer for 20 k events/s: sse, 200 rows every 10 ms ×1');
+  });
+
+  it('shows the set beside the winner, each marked equivalent or cannot tell, as report.json holds it', async () => {
+    for (const [mark, tab] of [
+      // 1% more in every round: the CI inside ±5%.
+      ['equivalent', [5.05, 5.1505, 5.1005]],
+      // 0%, 8% more, 2% less: the CI straddles the margin.
+      ['cannot tell', [5, 5.454, 4.998]],
+    ] as const) {
+      const a = await answer({ tab, p99: 10 });
+      const r = withAdvice(a);
+      // The shape check takes the set, and a script reads it back as written.
+      expect(parseReport(JSON.parse(JSON.stringify(r)), 'report.json').advice!.equivalent).toEqual(a.equivalent);
+      const v = adviceView(r)!;
+      expect(v.set.map((m) => [m.id, m.mark])).toEqual([
+        [a.winner!.candidate.id, 'chosen'],
+        [a.runnerUp!.candidate.id, mark],
+      ]);
+      expect(v.set[1].cpu).toMatch(/^\d+% (more|less), CI /);
+      // sse and ws are as simple: the transports' order put sse first.
+      expect(v.set[1].decided).toMatch(
+        /^as simple on every criterion.*: the order of last resort decided \(sse before ws in the transports' order \(sse, ws\)\)$/,
+      );
+      expect(v.details.some((d) => d.startsWith(mark === 'equivalent' ? 'Equally good within the margins' : 'Cannot tell apart'))).toBe(true);
+    }
+    // A finalist dearer on its CI is not in the set: the winner stands alone.
+    expect(adviceView(withAdvice(await answer()))!.set).toEqual([]);
   });
 
   it('says when the search was interrupted, with the command that goes on', async () => {

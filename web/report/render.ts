@@ -223,6 +223,48 @@ function adviceSection(report: Report): HTMLElement | null {
       ...c.notes.map((n) => h('p', { class: 'muted' }, n)),
     );
   }
+  if (v.set.length) {
+    // The set beside the winner: which are equivalent and which the evidence cannot tell apart.
+    const rows = v.set.map((m) =>
+      h(
+        'tr',
+        { class: `set-${m.mark.replace(' ', '-')}` },
+        h('td', {}, h('span', { class: `mark mark-${m.mark.replace(' ', '-')}` }, m.mark)),
+        h('td', {}, h('code', {}, m.id), h('br', {}), m.words),
+        h('td', {}, m.cpu || 'the answer'),
+        h('td', {}, m.decided),
+      ),
+    );
+    section.append(
+      h('h3', {}, 'Equally good, and cannot tell apart'),
+      h(
+        'p',
+        { class: 'muted' },
+        'Equivalent: the paired CI of renderer CPU per event against the chosen one lies inside the margin, so the choice does not matter within it. Cannot tell: the CI straddles the margin, so the evidence does not tell them apart (more rounds could).',
+      ),
+      h(
+        'div',
+        { class: 'table-wrap' },
+        h(
+          'table',
+          { class: 'points advice-set' },
+          h(
+            'thead',
+            {},
+            h(
+              'tr',
+              {},
+              h('th', {}, 'reading'),
+              h('th', {}, 'candidate'),
+              h('th', {}, 'renderer CPU per event against the chosen one'),
+              h('th', {}, 'what put the chosen one first'),
+            ),
+          ),
+          hAll('tbody', {}, rows),
+        ),
+      ),
+    );
+  }
   if (v.machine) section.append(h('p', { class: 'muted' }, v.machine));
   if (v.tried.length) {
     const tried = firstOf(v.tried, LIST_LIMIT, 'candidates');

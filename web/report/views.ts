@@ -11,7 +11,7 @@ import { REFERENCE_FIGURES, type ReferenceFigure } from '../../results/reference
 import type { Stat, Verdict } from '../../protocol/repeat-figures.js';
 import type { PairedComparison, PointResult, Report } from '../../protocol/report.js';
 import { ENCODINGS, type Encoding } from '../../protocol/wire.js';
-import { adviceText, machineWordsOf } from '../../results/advice-words.js';
+import { adviceText, candidateWords, decidedWords, machineWordsOf, ratioWords } from '../../results/advice-words.js';
 import { costsGrid } from '../../results/costs.js';
 import { FACTOR_NAMES, FACTORS as FACTOR_INFO, type FactorName } from '../../protocol/factors.js';
 import { calibrationShort } from '../../protocol/device.js';
@@ -70,6 +70,12 @@ export interface AdviceView {
   tried: { id: string; outcome: string; why: string }[];
   /** The confirmed finalists' costs side by side (results/costs.ts costsGrid); null before any was confirmed. */
   costs: ReturnType<typeof costsGrid>;
+  /**
+   * The answer as a set: the winner, then every finalist the evidence cannot put behind it, each
+   * marked `equivalent` (paired CPU CI inside the margin) or `cannot tell` (straddling it), with
+   * its CPU against the winner and what put the winner first. Empty for a report without one.
+   */
+  set: { id: string; words: string; mark: 'chosen' | 'equivalent' | 'cannot tell'; cpu: string; decided: string }[];
 }
 
 /** The Advice section: adviceText's lines (the same words as on stderr), and every candidate tried; null for a run without advice. */
@@ -94,6 +100,19 @@ export function adviceView(report: Report): AdviceView | null {
     machine,
     tried: a.tried.map((t) => ({ id: t.candidate.id, outcome: t.outcome, why: t.why })),
     costs: costsGrid(a),
+    set:
+      a.winner && a.equivalent?.length
+        ? [
+            { id: a.winner.candidate.id, words: candidateWords(a.winner.candidate), mark: 'chosen' as const, cpu: '', decided: '' },
+            ...a.equivalent.map((e) => ({
+              id: e.candidate.id,
+              words: candidateWords(e.candidate),
+              mark: e.reading === 'equivalent' ? ('equivalent' as const) : ('cannot tell' as const),
+              cpu: e.cpuVsWinner ? ratioWords(e.cpuVsWinner) : 'no round shared with the winner',
+              decided: decidedWords({ ...e, confirmed: e.figures }, a).replace(/^; /, ''),
+            })),
+          ]
+        : [],
   };
 }
 
