@@ -20,11 +20,13 @@ import type {
   CpuComparison,
   Headroom,
   MachineDrift,
+  SearchAccount,
   Sustains,
   SustainsFigures,
   TriedCandidate,
   YardstickReading,
 } from './advice.js';
+import { NOT_MEASURED_REASONS } from './advice.js';
 import { HISTOGRAM_BUCKETS, type LatencySummary, type SparseHistogram, type TailSummary } from './histogram.js';
 import { LIMITS, type Range } from './limits.js';
 import type { Margins } from './margins.js';
@@ -640,6 +642,23 @@ const machineDrift = obj<MachineDrift>()({
   anchorSkipped: opt(str),
 });
 
+const searchEnded = lit('converged', 'budget', 'interrupted');
+const notMeasuredBucket = obj<SearchAccount['notMeasured']['notReached']>()({ count, examples: strings });
+
+const searchAccount = obj<SearchAccount>()({
+  ended: searchEnded,
+  stoppedIn: nullable(lit('screen', 'confirm', 'headroom')),
+  screen: nullable(obj<NonNullable<SearchAccount['screen']>>()({ endedSec: numIn(0, Number.MAX_VALUE), ended: searchEnded })),
+  measurements: obj<SearchAccount['measurements']>()({ probes: count, confirmRounds: count, headroomRepeats: count }),
+  notMeasured: obj<SearchAccount['notMeasured']>()({
+    notReached: notMeasuredBucket,
+    prunedDear: notMeasuredBucket,
+    prunedHopeless: notMeasuredBucket,
+    outOfBudget: notMeasuredBucket,
+    interrupted: notMeasuredBucket,
+  }),
+});
+
 const advice = obj<Advice>()({
   target,
   transports: arr(transport),
@@ -652,9 +671,10 @@ const advice = obj<Advice>()({
   headroom: nullable(headroom),
   rejected: arr(obj<Advice['rejected'][number]>()({ candidateId: str, transport, reason: str })),
   tried: arr(triedCandidate),
-  notTried: arr(obj<Advice['notTried'][number]>()({ candidate, why: str })),
+  notTried: arr(obj<Advice['notTried'][number]>()({ candidate, why: str, reason: opt(oneOf(NOT_MEASURED_REASONS)) })),
   closest: nullable(closest),
   drift: opt(machineDrift),
+  search: opt(searchAccount),
 });
 
 /** A current (schemaVersion 4) report, whole. */

@@ -11,7 +11,8 @@ import { REFERENCE_FIGURES, type ReferenceFigure } from '../../results/reference
 import type { Stat, Verdict } from '../../protocol/repeat-figures.js';
 import type { PairedComparison, PointResult, Report } from '../../protocol/report.js';
 import { ENCODINGS, type Encoding } from '../../protocol/wire.js';
-import { adviceText, machineWordsOf } from '../../results/advice-words.js';
+import { adviceText, machineWordsOf, NOT_MEASURED_MEANING, NOT_MEASURED_WORDS, notMeasuredOf } from '../../results/advice-words.js';
+import { NOT_MEASURED_REASONS } from '../../protocol/advice.js';
 import { FACTOR_NAMES, FACTORS as FACTOR_INFO, type FactorName } from '../../protocol/factors.js';
 import { calibrationShort } from '../../protocol/device.js';
 
@@ -67,6 +68,8 @@ export interface AdviceView {
   machine: string | null;
   /** Every candidate measured, in the order first measured, with what became of it and why. */
   tried: { id: string; outcome: string; why: string }[];
+  /** The candidates not measured, by why (the reasons with any), with a few of their ids. */
+  notMeasured: { reason: string; meaning: string; count: number; examples: string[] }[];
 }
 
 /** The Advice section: adviceText's lines (the same words as on stderr), and every candidate tried; null for a run without advice. */
@@ -90,6 +93,10 @@ export function adviceView(report: Report): AdviceView | null {
     details: rest.map((l) => l.trim()),
     machine,
     tried: a.tried.map((t) => ({ id: t.candidate.id, outcome: t.outcome, why: t.why })),
+    notMeasured: NOT_MEASURED_REASONS.flatMap((k) => {
+      const n = notMeasuredOf(a)[k];
+      return n.count ? [{ reason: NOT_MEASURED_WORDS[k], meaning: NOT_MEASURED_MEANING[k], count: n.count, examples: n.examples }] : [];
+    }),
   };
 }
 
