@@ -8,7 +8,7 @@
 import type { EquivalenceKind, Margins } from './margins.js';
 import type { Repeat, Stat, Verdict } from './repeat-figures.js';
 import type { ParseCeiling } from './page-api.js';
-import type { Target } from './target.js';
+import type { Objective, Target } from './target.js';
 import type { Encoding, ParseMode, Transport } from './wire.js';
 
 /** One configuration the advisor can measure: a point of the page without its render mode and timing. */
@@ -33,6 +33,57 @@ export interface Candidate {
   offeredEventsPerSec: number;
 }
 
+/**
+ * One cost over a candidate's measured repeats: the median and the range (min–max) over the
+ * repeats that measured it, with its unit. When some or all repeats did not measure it, `n` says
+ * how many did and `unmeasured` why the others did not; with none, the figures are null (never 0).
+ */
+export interface CostFigure {
+  /** The unit, in words (`ms per million events`, `% of one core`, `bytes`, `MB/s`, `GB per user-hour`, `ms`). */
+  unit: string;
+  median: number | null;
+  min: number | null;
+  max: number | null;
+  /** Repeats that measured it, of `of` measured repeats. */
+  n: number;
+  of: number;
+  /** Why the repeats that lack it lack it; absent when every measured repeat has it. */
+  unmeasured?: string;
+}
+
+/**
+ * What a team budgets for a candidate, over the repeats of one figures record (results/costs.ts
+ * `costsOf`, from each repeat's figures as the sweep records them; docs/method.md "The costs").
+ */
+export interface Costs {
+  /** The tab's renderer process, all threads (CDP Performance.getMetrics ProcessTime), ms of CPU per million events. */
+  rendererCpuMsPerMillionEvents: CostFigure;
+  /** The tab's main thread busy time (TaskDuration), % of one core (≤ 100): what is left for the product's own work. */
+  mainThreadPercent: CostFigure;
+  /** The same busy time per event, ms per million events (`--objective main-thread`). */
+  mainThreadMsPerMillionEvents: CostFigure;
+  /** Every Chrome process together (SystemInfo.getProcessInfo), % of one core. */
+  chromePercent: CostFigure;
+  /** The same per event, ms of CPU per million events (`--objective chrome`). */
+  chromeCpuMsPerMillionEvents: CostFigure;
+  /** Chrome's processes by kind, % of one core each: every renderer, the network service, the browser process, the GPU process. */
+  chromeProcesses: { renderers: CostFigure; network: CostFigure; browser: CostFigure; gpu: CostFigure };
+  /** The page's message bytes over its events (`--objective bytes`): what each encoding costs on the wire. */
+  bytesPerEvent: CostFigure;
+  /** The page's message bytes per second, MB (10⁶ bytes). */
+  megabytesPerSec: CostFigure;
+  /** The same for one user streaming for an hour at the measured rate, GB (10⁹ bytes). */
+  gigabytesPerUserHour: CostFigure;
+  /** The server process's CPU (process.cpuUsage() via /stats) per 100 k events/s it sent, % of one core. */
+  serverCpuPercentPer100kEventsPerSec: CostFigure;
+  /** Event age p99 (birth → the page's handler), ms: each repeat's own window. */
+  eventAgeP99Ms: CostFigure;
+  /** Display age p99 (the newest event on screen at each draw), ms; unmeasured in render mode none. */
+  displayAgeP99Ms: CostFigure;
+  /** Input delay p99 of real input sent while the page streamed (results/input-delay.ts), ms. */
+  inputDelayP99Ms: CostFigure;
+}
+
 /** A candidate's figures over the repeats the advisor measured of it (a probe's one, or its confirmation's). */
 export interface CandidateFigures {
   /** The sustains rule over those repeats (results/sustains.ts), with its reasons in words. */
@@ -55,10 +106,23 @@ export interface CandidateFigures {
    * times the share of the p99 bound it kept (1 when it sustains). Ranks what did not sustain.
    */
   closeness: number;
+  /** What a team budgets, over these repeats (results/costs.ts). Absent in reports written before it was kept. */
+  costs?: Costs;
+  /**
+   * The figure the search minimised (`--objective`) and its median over these repeats, in the
+   * objective's unit (null where unmeasured). Absent in reports written before: the renderer's
+   * `cpuMsPerMillionEvents` decided.
+   */
+  objective?: { name: Objective; median: number | null };
 }
 
-/** A comparison of renderer CPU per event, B ÷ A, paired by round, read against the CPU margin. */
+/**
+ * A comparison of the objective's cost per event (renderer CPU unless `objective` says otherwise),
+ * B ÷ A, paired by round, read against the CPU margin.
+ */
 export interface CpuComparison {
+  /** The figure compared; absent: renderer CPU per event (and in reports written before). */
+  objective?: Objective;
   /** The candidate compared (B) against the winner (A). */
   of: string;
   against: string;

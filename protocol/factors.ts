@@ -39,6 +39,7 @@ import {
   DISPLAY_MODES,
   ENCODING_TAGS,
   ENCODINGS,
+  opensIn,
   PARSE_MODES,
   RENDER_MODES,
   TRANSPORT_INFO,
@@ -237,7 +238,13 @@ export const FACTORS = {
     recorded: { optional: false, values: TRANSPORTS },
     tag: (p) => p.transport,
     words: (p) => `transport ${p.transport}`,
-    firefox: null,
+    // A transport whose API Firefox lacks (TransportInfo.onlyIn: ws-stream's WebSocketStream).
+    firefox: {
+      refuses: (listed) => listed.some((t) => !opensIn(t, 'firefox')),
+      mustBe: `one of ${TRANSPORTS.filter((t) => opensIn(t, 'firefox')).join(', ')} (${TRANSPORTS.filter((t) => !opensIn(t, 'firefox'))
+        .map((t) => `${t} opens a ${TRANSPORT_INFO[t].onlyIn!.api}, which Firefox does not have`)
+        .join('; ')})`,
+    },
     findMax: 'one search each',
     applied: 'page',
     knob: null,

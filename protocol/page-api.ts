@@ -117,9 +117,9 @@ export interface PageConfig {
   pollMs?: number;
   /** Origins the connections are spread over (connection i on origin i mod k); transports on the main origin only. */
   origins?: number;
-  /** `msgpack` batches instead of JSON text (ws, ws-h2, fetch). */
+  /** `msgpack` batches instead of JSON text (ws, ws-h2, ws-stream, fetch). */
   encoding?: Encoding;
-  /** Ask the server to compress the streams: `deflate` on ws and ws-h2, `gzip` on sse, sse-h1 and fetch. */
+  /** Ask the server to compress the streams: `deflate` on ws, ws-h2 and ws-stream, `gzip` on sse, sse-h1 and fetch. */
   compression?: StreamCompression;
   // --- input (issue 33: the page still answers) ---
   /** Time input and observe long animation frames (default true); false only for bench:page's baseline, which measures what the probe costs. */

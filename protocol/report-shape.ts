@@ -17,6 +17,8 @@ import type {
   Candidate,
   CandidateFigures,
   Closest,
+  CostFigure,
+  Costs,
   CpuComparison,
   Headroom,
   MachineDrift,
@@ -65,7 +67,8 @@ import type {
   UnsteadyFlag,
 } from './report.js';
 import type { Point } from './scenario.js';
-import { parseP99, parseRate, type Target } from './target.js';
+import { SOAK_DURATION_SEC, type Soak, type SoakReconnect, type SoakSample } from './soak.js';
+import { OBJECTIVES, parseP99, parseRate, type Target } from './target.js';
 import { COMPRESSIONS, ENCODINGS, PARSE_MODES, RENDER_MODES, TRANSPORTS, type StreamCompression } from './wire.js';
 import { arr, bool, byKey, lit, matching, named, nullable, num, numIn, obj, oneOf, opt, refine, str, type Shape, type Props } from './shape.js';
 import { FACTOR_NAMES, FACTORS, type FactorName } from './factors.js';
@@ -515,6 +518,8 @@ const target = obj<Target>()({
   // --- device classes (issue 36): absent at full speed, and in reports before them ---
   device: opt(matching<DeviceClass>(DEVICE_CLASS_PATTERN)),
   throttle: opt(lit('main-thread')),
+  // --- costs (issue 34): absent for the default objective, and in reports before it ---
+  objective: opt(oneOf(OBJECTIVES)),
 });
 
 const candidate = obj<Candidate>()({
@@ -563,6 +568,32 @@ const sustainsFigures = obj<SustainsFigures>()({
 
 const sustains = obj<Sustains>()({ sustains: bool, reasons: strings, figures: sustainsFigures });
 
+const costFigure = obj<CostFigure>()({
+  unit: str,
+  median: numOrNull,
+  min: numOrNull,
+  max: numOrNull,
+  n: count,
+  of: count,
+  unmeasured: opt(str),
+});
+
+const costs = obj<Costs>()({
+  rendererCpuMsPerMillionEvents: costFigure,
+  mainThreadPercent: costFigure,
+  mainThreadMsPerMillionEvents: costFigure,
+  chromePercent: costFigure,
+  chromeCpuMsPerMillionEvents: costFigure,
+  chromeProcesses: obj<Costs['chromeProcesses']>()({ renderers: costFigure, network: costFigure, browser: costFigure, gpu: costFigure }),
+  bytesPerEvent: costFigure,
+  megabytesPerSec: costFigure,
+  gigabytesPerUserHour: costFigure,
+  serverCpuPercentPer100kEventsPerSec: costFigure,
+  eventAgeP99Ms: costFigure,
+  displayAgeP99Ms: costFigure,
+  inputDelayP99Ms: costFigure,
+});
+
 const candidateFigures = obj<CandidateFigures>()({
   sustains,
   cpuMsPerMillionEvents: statOrNull,
@@ -574,9 +605,13 @@ const candidateFigures = obj<CandidateFigures>()({
   verdict,
   limit: nullable(str),
   closeness: num,
+  // --- costs (issue 34): absent in reports before them ---
+  costs: opt(costs),
+  objective: opt(obj<NonNullable<CandidateFigures['objective']>>()({ name: oneOf(OBJECTIVES), median: numOrNull })),
 });
 
 const cpuComparison = obj<CpuComparison>()({
+  objective: opt(oneOf(OBJECTIVES)),
   of: str,
   against: str,
   ratio: num,
@@ -677,6 +712,47 @@ const advice = obj<Advice>()({
   search: opt(searchAccount),
 });
 
+// ---- soak (protocol/soak.ts)
+const soakSample = obj<SoakSample>()({
+  atSec: num,
+  windowSec: num,
+  heapUsedMb: numOrNull,
+  eventsPerSec: num,
+  deliveredRatio: num,
+  ageP99Ms: numOrNull,
+  inputDelayP99Ms: numOrNull,
+  inputsHandled: count,
+  gaps: count,
+  shed: count,
+  reconnects: count,
+  rendererCpuPercent: numOrNull,
+});
+
+const soak = obj<Soak>()({
+  point,
+  source: str,
+  durationSec: numIn(SOAK_DURATION_SEC.min, SOAK_DURATION_SEC.max),
+  sampleSec: numIn(0, Number.MAX_VALUE),
+  startedAt: str,
+  finishedAt: nullable(str),
+  stopped: nullable(lit('interrupted', 'failed')),
+  error: opt(str),
+  settleSec: num,
+  samples: arr(soakSample),
+  reconnect: nullable(
+    obj<SoakReconnect>()({
+      atSec: num,
+      dropped: count,
+      reconnects: count,
+      recoverySec: numOrNull,
+      lostBatches: count,
+      lostEvents: count,
+      shedBatches: count,
+      closedMs: num,
+    }),
+  ),
+});
+
 /** A current (schemaVersion 4) report, whole. */
 export const REPORT: Shape<Report> = obj<Report>()({
   schemaVersion: lit(4),
@@ -696,4 +772,5 @@ export const REPORT: Shape<Report> = obj<Report>()({
   knobs: opt(arr(knobComparison)),
   saturation: arr(saturationResult),
   advice: opt(advice),
+  soak: opt(soak),
 });

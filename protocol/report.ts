@@ -6,6 +6,7 @@
  * from are the page's (protocol/page-api.ts) and the server's (protocol/server-stats.ts).
  */
 import type { Advice } from './advice.js';
+import type { Soak } from './soak.js';
 import type { Engine } from './engine.js';
 import type { DeviceCalibration } from './device.js';
 import type { EquivalenceKind, Margins } from './margins.js';
@@ -368,4 +369,6 @@ export interface Report {
   saturation: SaturationResult[];
   /** `npm run advise`'s answer (protocol/advice.ts); absent in a sweep's or the lab's report. */
   advice?: Advice;
+  /** A soak of one setup (protocol/soak.ts): `npm run soak`, or `npm run advise -- --soak`; absent otherwise. */
+  soak?: Soak;
 }

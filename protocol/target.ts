@@ -8,6 +8,18 @@ import { LIMITS, P99_BOUND_MS, parseDecimal, type Range } from './limits.js';
 import { deviceWords, type DeviceClass } from './device.js';
 import { paramError, type ParamError, type RenderMode } from './wire.js';
 
+/**
+ * What the search minimises among the candidates that sustain (`--objective`), each a cost per
+ * event so that candidates offering slightly different rates (whole rows, up to 5% over the
+ * target) compare fairly:
+ * - `renderer`: the tab's renderer process (all threads), ms of CPU per million events (the default);
+ * - `chrome`: every Chrome process (renderers, network service, browser, GPU, other), ms of CPU per million events;
+ * - `main-thread`: the tab's main thread busy time, ms per million events;
+ * - `bytes`: the page's message bytes per event.
+ */
+export type Objective = 'renderer' | 'chrome' | 'main-thread' | 'bytes';
+export const OBJECTIVES: readonly Objective[] = ['renderer', 'chrome', 'main-thread', 'bytes'];
+
 /** The advisor's target. */
 export interface Target {
   /** Events per second the page must take, in total over its connections. */
@@ -34,6 +46,11 @@ export interface Target {
   device?: DeviceClass;
   /** `--throttle main-thread`; absent: the whole browser is slowed (or no device). As a point records it. */
   throttle?: 'main-thread';
+  // --- costs (issue 34) ---
+  /**
+   * `--objective`: what the search minimises among the candidates that sustain (Objective). Absent: the renderer's CPU per event (the default, and every report before it).
+   */
+  objective?: Objective;
 }
 
 /**

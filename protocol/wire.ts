@@ -5,6 +5,7 @@
  */
 import { inRange, LIMITS, parseDecimal, rangeText } from './limits.js';
 import { ARROW_BATCH, DEFAULT_ENCODING, ENCODING_INFO, ENCODING_NAMES, type Carriage, type EncodingName, type NamedEncoding } from './encodings.js';
+import type { Engine } from './engine.js';
 
 /**
  * The server's origins. `main` serves the page (HTTP/2, HTTP/1.1 allowed for WebSocket
@@ -60,6 +61,13 @@ export interface TransportInfo {
    * Hues stay apart from one another and from the verdicts' (web/report/palette.ts).
    */
   shades: readonly [string, string, string, string];
+  /**
+   * When not every engine can open it: the engines whose pages have the API it opens with, and
+   * that API's name. A point asking for another engine is refused before anything starts
+   * (FACTORS.transport's Firefox rule, protocol/factors.ts), and a page without the API refuses to
+   * open it (web/lab/transports/). Absent: every engine.
+   */
+  onlyIn?: { engines: readonly Engine[]; api: string };
 }
 
 // The order here is the order of TRANSPORTS: of --help, the schema's enum and the `every` sweeps.
@@ -83,6 +91,19 @@ const TRANSPORT_DEFINITIONS = {
     about: 'WebSocket over HTTP/2 (RFC 8441 extended CONNECT), streams of one TCP connection',
     compression: 'deflate',
     shades: ['#6a3fb5', '#a385d9', '#3b1f6e', '#cdbdec'],
+  },
+  'ws-stream': {
+    label: 'WebSocketStream',
+    carriage: 'frames',
+    // The same endpoint as `ws`: the wire is the same RFC 6455 socket, only the page's API differs.
+    origin: 'main',
+    path: '/ws',
+    http: 'h1',
+    about: "WebSocketStream over an HTTP/1.1 upgrade: the page's read loop pulls each message, so a page that falls behind stops reading the socket",
+    compression: 'deflate',
+    shades: ['#6f7d14', '#a9b84a', '#3d450a', '#d6e09a'],
+    // Chrome 124+ (on by default); Firefox has not shipped it.
+    onlyIn: { engines: ['chrome'], api: 'WebSocketStream' },
   },
   sse: {
     label: 'EventSource',
@@ -139,6 +160,12 @@ const TRANSPORT_DEFINITIONS = {
 export type Transport = keyof typeof TRANSPORT_DEFINITIONS;
 export const TRANSPORT_INFO: Readonly<Record<Transport, TransportInfo>> = TRANSPORT_DEFINITIONS;
 export const TRANSPORTS = Object.keys(TRANSPORT_INFO) as readonly Transport[];
+
+/** Whether a page of `engine` can open `t` (TransportInfo.onlyIn). */
+export function opensIn(t: Transport, engine: Engine): boolean {
+  const only = TRANSPORT_INFO[t].onlyIn;
+  return only === undefined || only.engines.includes(engine);
+}
 
 /** The two the reference experiment compared: the default of sweeps and benches. */
 export const CLASSIC_TRANSPORTS = ['ws', 'sse'] as const satisfies readonly Transport[];

@@ -1,4 +1,5 @@
 /** The driver's command-line flags, declared once: they drive parsing, --help and the docs test (test/unit/readme.test.ts). */
+import { SOAK_DURATION_SEC } from '../protocol/soak.js';
 import { PushlabError } from '../protocol/errors.js';
 import { BENCHMARK_ACTION_FORMATS } from '../results/views/benchmark-action.js';
 import { rangeFlag, type Flags, type FlagSpec } from '../protocol/flags.js';
@@ -177,6 +178,21 @@ export function parseDuration(flag: string, raw: string): number {
   return sec;
 }
 
+/**
+ * A soak's duration (`--soak` on advise, `--duration` on soak): `90s`, `10m`, `2h`, from
+ * SOAK_DURATION_SEC.min (a start, a middle and an end to tell apart) to its max (a day).
+ */
+export function parseSoakDuration(flag: string, raw: string): number {
+  const m = /^(\d+(?:\.\d+)?)(s|m|h)?$/.exec(raw.trim());
+  const sec = m ? Number(m[1]) * { s: 1, m: 60, h: 3600 }[(m[2] as 's' | 'm' | 'h' | undefined) ?? 's'] : Number.NaN;
+  const { min, max } = SOAK_DURATION_SEC;
+  if (!(sec >= min && sec <= max)) {
+    const shown = raw.length > 64 ? `${raw.slice(0, 64)}… (${raw.length} characters)` : raw;
+    throw badFlag(`--${flag} must be a duration from ${min}s to ${max / 3600}h: seconds, or a number with s, m or h (90s, 10m, 2h); got '${shown}'`);
+  }
+  return sec;
+}
+
 /** Checks the sweep's string-typed flags and the combinations the table cannot. */
 export function checkSweepFlags(flags: Flags<typeof SWEEP_FLAGS>): SweepFlags {
   const integer = (name: string, raw: string, range: { min: number; max: number }) => {
@@ -241,6 +257,26 @@ export function checkSweepFlags(flags: Flags<typeof SWEEP_FLAGS>): SweepFlags {
   }
   return out;
 }
+
+/** `npm run soak`'s flags: one setup of a scenario file streamed for a long time (puppeteer/soak/). */
+export const SOAK_FLAGS = {
+  file: {
+    type: 'string',
+    default: '',
+    help: "scenario file holding the setup: an advise run's confirm.json, or any whose scenario has one point",
+    defaultText: 'required',
+  },
+  scenario: {
+    type: 'string',
+    default: '',
+    help: 'the scenario to soak (it must have one point)',
+    defaultText: "'advised' when the file has it, else the file's only scenario",
+  },
+  duration: { type: 'string', default: '10m', help: 'how long to stream: seconds, or a number with s, m or h (90s, 10m, 2h); 20s to 24h' },
+  headful: { type: 'boolean', default: false, help: 'show the browser window (headless otherwise)' },
+  json: { type: 'boolean', default: false, help: 'print the report document on stdout instead of its path' },
+  out: { type: 'string', default: 'reports', help: 'directory that receives soak-<run-id>/report.json' },
+} as const satisfies Record<string, FlagSpec>;
 
 export const LAB_FLAGS = {
   transport: { type: 'string', default: 'sse', choices: TRANSPORTS, help: 'transport the form starts with' },

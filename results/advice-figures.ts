@@ -3,10 +3,11 @@
  * per event), what limited it, and how near the target it came. Pure.
  */
 import type { Candidate, CandidateFigures } from '../protocol/advice.js';
+import { costsOf, objectiveFigure } from './costs.js';
 import type { MeasuredRepeat, Repeat } from '../protocol/repeat-figures.js';
 import { describePresent } from './stats.js';
 import { decidingP99Ms, MIN_WINDOW_BATCHES, pointSustains, SUSTAINS_DELIVERED_RATIO, type SustainsTarget } from './sustains.js';
-import type { Target } from '../protocol/target.js';
+import type { Objective, Target } from '../protocol/target.js';
 import { majorityVerdict, SATURATED } from './verdict.js';
 
 /** A probe this far from the target "clearly cannot sustain" and is not confirmed: under 90% delivered, or p99 over twice the bound. */
@@ -76,12 +77,24 @@ function closenessOf(f: Omit<CandidateFigures, 'limit' | 'closeness'>, p99BoundM
   return Math.min(0.999, reach * measuredShare * open * (s.shedRepeats ? 0.95 : 1));
 }
 
-/** The target's bounds beside its p99 that the sustains rule reads (figuresOf's `more`). */
-export function sustainsMore(t: Pick<Target, 'displayP99BoundMs' | 'inputDelayBoundMs'>): Omit<SustainsTarget, 'p99BoundMs'> {
+/** What figuresOf reads of the target beside its p99: the sustains rule's other bounds, and the objective its cost is read by. */
+export type FiguresTarget = Omit<SustainsTarget, 'p99BoundMs'> & { objective?: Objective };
+
+/** The target's bounds beside its p99 that the sustains rule reads, and its objective (figuresOf's `more`). */
+export function sustainsMore(t: Pick<Target, 'displayP99BoundMs' | 'inputDelayBoundMs' | 'objective'>): FiguresTarget {
   return {
     ...(t.displayP99BoundMs === undefined ? {} : { displayBoundMs: t.displayP99BoundMs }),
     ...(t.inputDelayBoundMs === undefined ? {} : { inputDelayBoundMs: t.inputDelayBoundMs }),
+    ...(t.objective === undefined ? {} : { objective: t.objective }),
   };
+}
+
+/**
+ * The cost the search ranks figures by: the objective's median (renderer CPU per event by
+ * default, and for figures from reports written before the objective was kept); null where unmeasured.
+ */
+export function objectiveCost(f: CandidateFigures): number | null {
+  return f.objective ? f.objective.median : (f.cpuMsPerMillionEvents?.median ?? null);
 }
 
 /** A candidate's figures over these repeats of it (one probe, or a confirmation's rounds). */
@@ -89,12 +102,14 @@ export function figuresOf(
   c: Candidate,
   repeats: readonly Repeat[],
   p99BoundMs: number,
-  /** The target's other bounds the sustains rule reads (display age: `--p99-display`; input delay: `--input-delay`). */
-  more: Omit<SustainsTarget, 'p99BoundMs'> = {},
+  /** The target's other bounds the sustains rule reads (display age: `--p99-display`; input delay: `--input-delay`), and its objective. */
+  more: FiguresTarget = {},
 ): CandidateFigures {
   const measured = repeats.filter((r): r is MeasuredRepeat => r.status === 'ok');
+  const { objective = 'renderer', ...bounds } = more;
+  const costs = costsOf(repeats);
   const base: Omit<CandidateFigures, 'limit' | 'closeness'> = {
-    sustains: pointSustains(c, repeats, { p99BoundMs, ...more }),
+    sustains: pointSustains(c, repeats, { p99BoundMs, ...bounds }),
     cpuMsPerMillionEvents: statOf(measured.map((r) => r.efficiency.rendererCpuMsPerMillionEvents)),
     rendererPercent: statOf(measured.map((r) => r.cpu.tabProcess)),
     mainThreadPercent: statOf(measured.map((r) => r.cpu.tabMainThread)),
@@ -103,7 +118,13 @@ export function figuresOf(
     latencyP99Ms: statOf(measured.map((r) => r.latency.p99Ms)),
     verdict: majorityVerdict(measured),
   };
-  return { ...base, limit: limitOf(c, base, measured), closeness: closenessOf(base, p99BoundMs) };
+  return {
+    ...base,
+    limit: limitOf(c, base, measured),
+    closeness: closenessOf(base, p99BoundMs),
+    costs,
+    objective: { name: objective, median: objectiveFigure(costs, objective).median },
+  };
 }
 
 /** A probe that came nowhere near: not worth confirming (see CLEARLY_BELOW_DELIVERED). */

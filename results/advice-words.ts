@@ -11,6 +11,8 @@ import { targetIndexOf, type DeviceCalibration } from '../protocol/device.js';
 import { ENCODING_LABELS, TRANSPORT_INFO } from '../protocol/wire.js';
 import { driftLines } from './machine-drift.js';
 import { decidingP99Ms } from './sustains.js';
+import { objectiveCost } from './advice-figures.js';
+import { costsTable, costText, OBJECTIVE_WORDS, rendererChoice } from './costs.js';
 
 const plural = (n: number, one: string) => `${n} ${one}${n === 1 ? '' : 's'}`;
 const parsingWords = (c: Candidate) => (c.parse === 'worker' ? `parsing in ${plural(c.workers, 'Worker')}` : 'parsing on the main thread');
@@ -109,9 +111,10 @@ export function cpuWords(c: CpuComparison, style: 'paren' | 'comma' = 'paren'): 
   }
   const ci = span === null ? '' : style === 'paren' ? ` (CI ${span})` : `, CI ${span}`;
   const margin = `±${Math.round(c.margin * 100)}%`;
-  if (c.kind === 'equivalent') return `renderer CPU per event equivalent within ${margin}${ci}`;
-  if (c.kind === 'unclear') return `no clear difference in renderer CPU per event at ${margin} (${moreOrLess(c.ratio)}${span === null ? '' : `, CI ${span}`})`;
-  return `${moreOrLess(c.ratio)} renderer CPU per event${ci}`;
+  const figure = OBJECTIVE_WORDS[c.objective ?? 'renderer'].figure;
+  if (c.kind === 'equivalent') return `${figure} equivalent within ${margin}${ci}`;
+  if (c.kind === 'unclear') return `no clear difference in ${figure} at ${margin} (${moreOrLess(c.ratio)}${span === null ? '' : `, CI ${span}`})`;
+  return `${moreOrLess(c.ratio)} ${figure}${ci}`;
 }
 
 /**
@@ -128,8 +131,9 @@ export function decidedWords(t: Pick<TriedCandidate, 'lostOn' | 'confirmed'>, wi
     const upTo = (f: CandidateFigures['sustains']['figures']) => (f.tail ? 'up to ' : '');
     return `; the winner's clearly lower p99 decided${w !== undefined && o !== undefined ? ` (p99 ${upTo(winner.sustains.figures)}${Math.round(w)} ms against ${upTo(mine.sustains.figures)}${Math.round(o)} ms)` : ''}`;
   }
-  const [w, o] = [winner.cpuMsPerMillionEvents?.median, mine.cpuMsPerMillionEvents?.median];
-  return `; the winner's lower median decided${w !== undefined && o !== undefined ? ` (${Math.round(w)} against ${Math.round(o)} ms of renderer CPU per million events)` : ''}`;
+  const [w, o] = [objectiveCost(winner), objectiveCost(mine)];
+  const unit = OBJECTIVE_WORDS[winner.objective?.name ?? 'renderer'].unit;
+  return `; the winner's lower median decided${w !== null && o !== null ? ` (${costText(w)} against ${costText(o)} ${unit})` : ''}`;
 }
 
 /** What the machine line says; absent fields are left out. */
@@ -183,11 +187,33 @@ export function adviceHeadline(a: Advice): string {
 }
 
 /**
+ * What decided, in words: `Chosen for the lowest bytes per event (95 bytes per event, median over
+ * 3 repeats); with --objective renderer it would be …, because …`. The other costs are in the table.
+ */
+function objectiveLine(a: Advice): string {
+  const name = a.target.objective ?? 'renderer';
+  const words = OBJECTIVE_WORDS[name];
+  const mine = a.winner ? objectiveCost(a.winner.figures) : null;
+  const head = `Chosen for the lowest ${words.figure} (--objective ${name}: ${words.help}${mine === null ? '' : `; ${costText(mine)} ${words.unit}`})`;
+  if (name === 'renderer') return `${head}; every other cost is in the finalists' costs.`;
+  const other = rendererChoice(a);
+  if (!other) return `${head}; --objective renderer chooses the same from these repeats.`;
+  return `${head}; --objective renderer would choose ${candidateWords(other.candidate)} instead: ${other.reason}.`;
+}
+
+/**
  * The answer, one line per fact, like the issue's example. `calibrations`: the run's
  * (`report.devices`), for the slowdown of the target's device class.
  */
-export function adviceText(a: Advice, machine?: MachineWords, calibrations?: readonly DeviceCalibration[]): string[] {
+export function adviceText(
+  a: Advice,
+  machine?: MachineWords,
+  calibrations?: readonly DeviceCalibration[],
+  /** With the finalists' costs as a text table (the terminal); the viewer draws its own. */
+  o: { costs?: boolean } = {},
+): string[] {
   const lines: string[] = [];
+  const objective = OBJECTIVE_WORDS[a.target.objective ?? 'renderer'];
   const target = targetText(a.target);
   const where = deviceAnswerWords(a.target, calibrations);
   const tried = new Map(a.tried.map((t) => [t.candidate.id, t]));
@@ -234,18 +260,22 @@ export function adviceText(a: Advice, machine?: MachineWords, calibrations?: rea
       shown.add(r.transport);
       const t = tried.get(r.candidateId);
       const f = t?.confirmed ?? t?.probe ?? null;
-      const winnerCost = a.winner.figures.cpuMsPerMillionEvents?.median ?? null;
-      const own = f?.cpuMsPerMillionEvents?.median ?? null;
+      const winnerCost = objectiveCost(a.winner.figures);
+      const own = f ? objectiveCost(f) : null;
       if (t?.cpuVsWinner && f?.sustains.sustains) rejected.push(`${r.transport} (${cpuWords(t.cpuVsWinner, 'comma')}${decidedWords(t, a.winner.figures)})`);
       else if (f && !f.sustains.sustains) rejected.push(`${r.transport} (not sustained: ${reachText(f)}${f.limit ? `; ${f.limit}` : ''})`);
       else if (f && !t?.confirmed && own !== null && winnerCost !== null)
-        rejected.push(`${r.transport} (sustained in its probe at ${moreOrLess(own / winnerCost)} renderer CPU per event in that one window; not confirmed)`);
+        rejected.push(`${r.transport} (sustained in its probe at ${moreOrLess(own / winnerCost)} ${objective.figure} in that one window; not confirmed)`);
       else rejected.push(`${r.transport} (${r.reason})`);
     }
     if (rejected.length) lines.push(`  Rejected: ${rejected.join('; ')}.`);
+    lines.push(`  ${objectiveLine(a)}`);
+    const table = o.costs === false ? [] : costsTable(a);
+    if (table.length)
+      lines.push("  The finalists' costs (medians over their confirming repeats; ranges in report.json and report.html):", ...table.map((l) => `    ${l}`));
   } else if (a.stopped && a.tried.some((t) => t.probe?.sustains.sustains && !t.confirmed)) {
     // Stopped before it could confirm what its probes found: no answer, but what looked promising.
-    const cost = (t: Advice['tried'][number]) => t.probe?.cpuMsPerMillionEvents?.median ?? Number.POSITIVE_INFINITY;
+    const cost = (t: Advice['tried'][number]) => (t.probe ? objectiveCost(t.probe) : null) ?? Number.POSITIVE_INFINITY;
     const promising = a.tried.filter((t) => t.probe?.sustains.sustains && !t.confirmed).sort((x, y) => cost(x) - cost(y));
     const why = a.stopped === 'interrupted' ? 'interrupted' : 'the time budget ran out';
     // Confirmations may have run and failed: then the stop came before the rest, not before any.
@@ -301,7 +331,7 @@ export const NOT_MEASURED_WORDS: Record<NotMeasuredReason, string> = {
 export const NOT_MEASURED_MEANING: Record<NotMeasuredReason, string> = {
   notReached: "the search moves one setting at a time from each transport's best, and no measured neighbour led there",
   prunedDear:
-    "their transport's best cost far more renderer CPU per event than the cheapest that sustained (each one's why says how much), so it was explored no further",
+    "their transport's best cost far more than the cheapest that sustained, by the search's objective (each one's why says how much), so it was explored no further",
   prunedHopeless: "their transport's best came nowhere near the target while others sustained, so it was explored no further",
   outOfBudget: 'the moves the screen had next when the time budget ended it',
   interrupted: 'the search was interrupted before it reached them',

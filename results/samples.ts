@@ -11,6 +11,11 @@ export interface TabMetrics {
   taskDuration: number;
   /** Monotonic seconds when read (Timestamp). */
   timestamp: number;
+  /**
+   * Bytes the main thread's JS heap holds in use (JSHeapUsedSize), garbage not yet collected
+   * included; absent where Chrome gave none. A soak plots it (puppeteer/soak/).
+   */
+  jsHeapUsedBytes?: number;
 }
 
 /** One tab's own readings: its page's counters and its renderer's metrics. */

@@ -152,6 +152,9 @@ export async function buildServer(options: ServerOptions) {
     return hub.stats(reset === 'lateness');
   });
 
+  // A soak's forced reconnect (puppeteer/soak/): every stream ends now, and the pages come back.
+  app.post('/drop', async () => ({ dropped: hub.dropAll() }));
+
   if (options.webRoot) {
     if (!existsSync(path.join(options.webRoot, 'index.html'))) {
       throw new PushlabError('PUSHLAB_NOT_BUILT', `the page is not built: ${options.webRoot}/index.html is missing; run \`npm run build\``);

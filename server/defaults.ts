@@ -28,16 +28,23 @@ export const SERVER_DEFAULTS: {
   sendBufferLimitBytes: number;
   connectionBufferLimitBytes: number;
   processBufferLimitBytes: number;
+  pollWaitBytes: number;
   clock: ClockKind;
   sseWriter: SseWriter;
   maxStreamsPerSession: number;
 } = {
-  /** Shed batches for a client once this much is queued for it. */
-  sendBufferLimitBytes: 4 * MIB,
+  /**
+   * Shed batches for a client once this much is queued for it. 1 MiB, as the plain reference
+   * server (bench/plain-server.ts): the queue fills only once Chrome's own buffers are full (its
+   * receive window and the kernel's, 3–4 MB per socket here), so the server's share is only
+   * latency at saturation, and at 4 MiB it also cost SSE about a fifth of its EPS (docs/limits.md,
+   * issue 37). At rates a page sustains, 1 MiB shed nothing where 4 MiB did not.
+   */
+  sendBufferLimitBytes: 1 * MIB,
   /**
    * Shed batches for every stream of one TCP connection (an HTTP/2 session's streams, a
-   * WebSocket's socket) once this much is queued on it in all: 32 streams at the per-stream
-   * bound. A page that keeps up holds a message or two per stream (at most about 2 MB at batch
+   * WebSocket's socket) once this much is queued on it in all: 32 streams at poll's bound
+   * (pollWaitBytes), 128 at the per-stream one. A page that keeps up holds a message or two per stream (at most about 2 MB at batch
    * 10,000), so the heaviest lab page on one session (30 connections of scenarios.json's
    * headline-connections) stays under it even with every stream a whole message behind; only a
    * page already shedding per stream reaches it. Without it, 250 zero-window streams on one
@@ -50,6 +57,12 @@ export const SERVER_DEFAULTS: {
    * must not add up to the machine's memory; past it every stream with more queued sheds.
    */
   processBufferLimitBytes: 512 * MIB,
+  /**
+   * What a `poll` stream may hold between two polls before its batches are shed, when that is
+   * more than the send bound: it holds everything that falls due between polls by design, and at
+   * the page's 50 ms a 400-row stream gathers about 2.7 MB.
+   */
+  pollWaitBytes: 4 * MIB,
   /** Node timers: the cheaper wake-up (see clock.ts). */
   clock: 'timer',
   /** Pre-encoded bytes measured fastest (see transports/sse.ts). */

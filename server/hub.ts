@@ -47,6 +47,8 @@ export interface Sink {
   isGone(): boolean;
   /** The stream's compressor when its messages are compressed (compress.ts); absent or null when not. */
   readonly compressor?: MessageCompressor | null;
+  /** The queue this sink must be allowed whatever the send bound (poll's batches wait for the next poll); absent: the bound alone. */
+  readonly queueFloorBytes?: number;
 }
 
 export interface HubOptions {
@@ -159,6 +161,17 @@ export class Hub {
     this.streams.clear();
   }
 
+  /**
+   * Ends every open stream at once, as a network drop would, and goes on pacing: the pages
+   * reconnect by their own path (a soak's forced reconnect, puppeteer/soak/). Each stream leaves
+   * the hub when its connection is gone, as any other does. Returns how many were ended.
+   */
+  dropAll(): number {
+    const open = [...this.streams];
+    for (const s of open) s.sink.close();
+    return open.length;
+  }
+
   /** Drops a stream whose connection is gone, counting it; true when dropped. */
   private dropIfGone(s: Stream): boolean {
     if (!s.sink.isGone()) return false;
@@ -203,7 +216,11 @@ export class Hub {
         const due = s.t0 + seq * interval;
         s.lateness.record((now - due) * 1000);
         const onConnection = queuedOn.get(s.sink.socket) ?? 0;
-        if (shouldShed(s.sink.bufferedBytes(), limit) || shouldShed(onConnection, this.connectionLimit) || shouldShed(queued, this.processLimit)) {
+        if (
+          shouldShed(s.sink.bufferedBytes(), Math.max(limit, s.sink.queueFloorBytes ?? 0)) ||
+          shouldShed(onConnection, this.connectionLimit) ||
+          shouldShed(queued, this.processLimit)
+        ) {
           s.shed++;
           this.totals.batchesShed++;
           continue;

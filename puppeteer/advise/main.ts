@@ -5,7 +5,9 @@
  * whole command. reports/advise-<run-id>/report.json holds every candidate's repeats as points
  * and the answer as `advice`, saved after every repeat; progress goes to stderr, the answer in
  * words last; stdout gets the report's path (or with --json the report). Ctrl-C stops after
- * saving what was measured and prints the command that goes on with the search.
+ * saving what was measured and prints the command that goes on with the search. With `--soak
+ * 10m` the winner is then streamed for that long (puppeteer/soak/), in its own time, and the
+ * report gets the soak: whether it held is said after the answer.
  */
 import os from 'node:os';
 import path from 'node:path';
@@ -42,7 +44,9 @@ import { reportFilesBytes } from '../report/html.js';
 import { dropUnfinishedRounds, ReportRecorder } from '../report/recorder.js';
 import { durationText, repeatSec } from '../sweep/estimate.js';
 import { candidateSpace } from './candidates.js';
-import { BrowserAdviseMeasurer, CONFIRM_TIMING, probePoint } from './measurer.js';
+import { BrowserAdviseMeasurer, CONFIRM_TIMING, confirmPoint, probePoint } from './measurer.js';
+import { soakAndSave } from '../soak/session.js';
+import { soakLines } from '../../results/soak.js';
 import { ADVISE_FLAGS, checkAdviseFlags, type AdviseRequest } from './options.js';
 import { AdviseProgress } from './progress.js';
 import { AdviseRecord } from './record.js';
@@ -352,9 +356,27 @@ async function main(): Promise<number> {
       // Constants only, and `<that run>` for the person to fill in with the run id the sweep prints.
       log(`  npm run report -- --compare <that run> --scenarios ${CONFIRM_SCENARIOS.runnerUp},${CONFIRM_SCENARIOS.advised}`);
     }
+    // --soak: the winner streamed for that long, in its own time after the search's budget (puppeteer/soak/).
+    const soak =
+      req.soakSec !== null && advice.winner
+        ? await soakAndSave({
+            repeats,
+            server: srv,
+            cores: host.cores ?? os.cpus().length,
+            procfs: host.procfs,
+            point: confirmPoint(advice.winner.candidate, target),
+            source: "the advised setup (this search's winner)",
+            durationSec: req.soakSec,
+            signal: controller.signal,
+            recorder,
+            log,
+          })
+        : null;
+    if (req.soakSec !== null && !advice.winner) log('\nno soak: the search found no setup to advise');
     log(`\n${answer}`);
+    if (soak) log(`\n${soakLines(soak).join('\n')}`);
     toStdout(flags.json ? `${JSON.stringify(report, null, 2)}\n` : `${plan.file}\n`);
-    return EXIT.ok;
+    return soak?.stopped === 'interrupted' ? EXIT.interrupted : EXIT.ok;
   } finally {
     await children.local?.close();
     await Promise.all(children.remotes.map((r) => r.close()));

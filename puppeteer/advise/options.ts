@@ -8,10 +8,10 @@ import { PushlabError } from '../../protocol/errors.js';
 import type { FlagSpec, Flags } from '../../protocol/flags.js';
 import { type Margins, DEFAULT_MARGINS } from '../../protocol/margins.js';
 import { isRunId, RUN_ID_ALLOWED } from '../../protocol/report.js';
-import { parseP99, parseRate, type Target } from '../../protocol/target.js';
+import { OBJECTIVES, parseP99, parseRate, type Objective, type Target } from '../../protocol/target.js';
 import { RENDER_MODES, TRANSPORTS, type RenderMode, type Transport } from '../../protocol/wire.js';
 import { isDeviceClass, type DeviceClass } from '../../protocol/device.js';
-import { checkDeviceFlag, checkMarginFlag, deviceFlag, marginFlag, parseDuration, throttleFlag } from '../options.js';
+import { checkDeviceFlag, checkMarginFlag, deviceFlag, marginFlag, parseDuration, parseSoakDuration, throttleFlag } from '../options.js';
 
 /** The whole command's default budget, s: ten minutes on the 2-core machine it was tuned on. */
 export const DEFAULT_BUDGET_SEC = 600;
@@ -41,6 +41,12 @@ export const ADVISE_FLAGS = {
     help: "bound on display age (the newest event on screen at each draw) the median repeat's p99 must keep: ms or s, as --p99; render full or chart only",
     defaultText: 'none',
   },
+  objective: {
+    type: 'string',
+    default: 'renderer',
+    choices: OBJECTIVES,
+    help: "what is minimised among the candidates that sustain, per event: renderer (the tab's renderer CPU), chrome (all of Chrome's CPU), main-thread (the tab's main-thread time) or bytes (the page's message bytes); every cost is shown whichever decides",
+  },
   render: { type: 'string', default: 'full', choices: RENDER_MODES, help: "what the page draws while it takes the rate (full: the product's page renders)" },
   transports: { type: 'list', default: [], choices: TRANSPORTS, help: 'transports to search, comma-separated', defaultText: 'every transport' },
   'time-budget': {
@@ -69,6 +75,12 @@ export const ADVISE_FLAGS = {
     defaultText: 'none',
   },
   seed: { type: 'string', default: '', help: "seed of the confirmation rounds' order (0…4294967295)", defaultText: 'from the clock; recorded in the report' },
+  soak: {
+    type: 'string',
+    default: '',
+    help: 'after the answer, stream the advised setup this long (its own time, not the budget) with one forced reconnect half-way, and say whether it held: 90s, 10m, 2h; 20s to 24h',
+    defaultText: 'none',
+  },
 } as const satisfies Record<string, FlagSpec>;
 
 export type AdviseFlags = Flags<typeof ADVISE_FLAGS>;
@@ -82,6 +94,8 @@ export interface AdviseRequest {
   margins: Margins;
   seed: number | null;
   resume: string | null;
+  /** `--soak`: seconds to soak the advised setup after the answer; null: no soak. */
+  soakSec: number | null;
 }
 
 const MAX_SEED = 2 ** 32 - 1;
@@ -94,7 +108,7 @@ export function checkAdviseFlags(flags: AdviseFlags): AdviseRequest {
     // `..` or `a/b` would read a report outside --out.
     if (!isRunId(resume)) throw badFlag(`--resume takes a run id, ${RUN_ID_ALLOWED} (here --out); got '${resume}'`);
     // The search goes on with what it was asked: the report holds it.
-    const asked = (['rate', 'p99', 'p99-display', 'input-delay', 'render', 'transports', 'margin', 'seed', 'device', 'throttle'] as const).filter(
+    const asked = (['rate', 'p99', 'p99-display', 'input-delay', 'objective', 'render', 'transports', 'margin', 'seed', 'device', 'throttle'] as const).filter(
       (f) => JSON.stringify(flags[f]) !== JSON.stringify(ADVISE_FLAGS[f].default),
     );
     if (asked.length)
@@ -109,13 +123,14 @@ export function checkAdviseFlags(flags: AdviseFlags): AdviseRequest {
     seed = Number(flags.seed);
   }
   const margins = checkMarginFlag(flags.margin) ?? DEFAULT_MARGINS;
+  const soakSec = flags.soak === '' ? null : parseSoakDuration('soak', flags.soak);
   if (flags.headful && flags.browser.length)
     throw badFlag('--headful shows a browser advise launches; --browser connects to a running one: give one or the other');
   if (flags.browser.length > 1)
     throw badFlag(
       `--browser takes one browser for advise (a search measures one candidate after another); got ${flags.browser.length}: ${flags.browser.join(',')}`,
     );
-  if (resume !== null) return { target: null, transports: [], budgetSec, margins, seed, resume };
+  if (resume !== null) return { target: null, transports: [], budgetSec, margins, seed, resume, soakSec };
   const need = (flag: 'rate' | 'p99', example: string) => {
     if (flags[flag] === '') throw badFlag(`--${flag} is required: ${ADVISE_FLAGS[flag].help}; e.g. ${example}`);
   };
@@ -148,12 +163,15 @@ export function checkAdviseFlags(flags: AdviseFlags): AdviseRequest {
       ...(inputDelay ? { inputDelayBoundMs: inputDelay.value } : {}),
       ...(display === null ? {} : { displayP99BoundMs: display }),
       ...(device === null ? {} : { device }),
+      // The default is left out, as every report before the objective reads.
+      ...(flags.objective === 'renderer' ? {} : { objective: flags.objective as Objective }),
     },
     transports,
     budgetSec,
     margins,
     seed,
     resume: null,
+    soakSec,
   };
 }
 

@@ -16,7 +16,8 @@
  * 2. **Confirm.** The cheapest few that sustained in their probe (at most two per transport; the
  *    closest that did not, when too few did) are measured again in paired, interleaved rounds
  *    (the measurer's order), and judged by the sustains rule over their repeats.
- * 3. **Pick.** Among those that sustain, the lowest renderer CPU per event (all threads), read
+ * 3. **Pick.** Among those that sustain, the lowest cost per event by the objective (`--objective`:
+ *    renderer CPU per event, all threads, by default; results/costs.ts), read
  *    with the equivalence rule: a candidate whose paired CPU ratio against the cheapest is not
  *    clearly beyond the margin is tied with it, and a tie goes to a clearly lower p99 (the paired
  *    per-round p99 ratio's CI below 1; among several, the lowest pooled p99 upper limit). So it never
@@ -61,10 +62,11 @@ import { LIMITS } from '../../protocol/limits.js';
 import type { MeasuredRepeat, Repeat } from '../../protocol/repeat-figures.js';
 import { describe, pairedRatio } from '../../results/stats.js';
 import { decidingP99Ms, reasonText } from '../../results/sustains.js';
-import type { Target } from '../../protocol/target.js';
+import type { Objective, Target } from '../../protocol/target.js';
 import { TRANSPORTS, type Transport } from '../../protocol/wire.js';
 import { candidateSpace, DEFAULT_SPACE, knobsBetween, withBatch, type CandidateSpace } from './candidates.js';
-import { clearlyCannot, figuresOf, sustainsMore, worthAnotherProbe } from '../../results/advice-figures.js';
+import { clearlyCannot, figuresOf, objectiveCost, sustainsMore, worthAnotherProbe } from '../../results/advice-figures.js';
+import { costText, OBJECTIVE_WORDS, repeatCost } from '../../results/costs.js';
 import { candidateWords, changeWords, cpuWords, reachText } from '../../results/advice-words.js';
 import { anchorDriftOf, keptUp, measuredBoth } from '../../results/machine-drift.js';
 import { findMax } from '../sweep/find-max.js';
@@ -248,7 +250,12 @@ function triedOf(r: Rec, confirmed: CandidateFigures | null): TriedCandidate {
 
 /** The figures a candidate is judged by: its confirmation's when it has one, else its probe's. */
 const figuresFor = (r: Rec): CandidateFigures | null => r.confirmed ?? r.probeFigures;
-const cost = (f: CandidateFigures | null) => f?.cpuMsPerMillionEvents?.median ?? Number.POSITIVE_INFINITY;
+/** What the search minimises, lower is better: the objective's median (`--objective`; renderer CPU per event by default). */
+const cost = (f: CandidateFigures | null) => (f ? objectiveCost(f) : null) ?? Number.POSITIVE_INFINITY;
+/** The objective a record's figures were read by (the search's: figuresOf is given the target's). */
+const objectiveOf = (r: Rec): Objective => r.confirmed?.objective?.name ?? r.probeFigures?.objective?.name ?? 'renderer';
+/** The search's objective in words: `renderer CPU per event`, `bytes per event`; and its unit. */
+const costWords = (s: Search) => OBJECTIVE_WORDS[s.target.objective ?? 'renderer'];
 const p99 = (f: CandidateFigures | null) => (f ? decidingP99Ms(f.sustains.figures) : null) ?? Number.POSITIVE_INFINITY;
 
 /**
@@ -299,12 +306,23 @@ function paired(a: Rec, b: Rec, of: (m: MeasuredRepeat) => number | null): (Retu
   };
 }
 
-/** The paired CPU-per-event ratio of B against A over the rounds both measured, read against the margin. */
+/** The paired ratio of the objective's cost per event (renderer CPU by default) of B against A over the rounds both measured, read against the margin. */
 function cpuComparison(a: Rec, b: Rec, margin: number): CpuComparison | null {
-  const r = paired(a, b, (m) => m.efficiency.rendererCpuMsPerMillionEvents);
+  const objective = objectiveOf(a);
+  const r = paired(a, b, (m) => repeatCost(m, objective));
   if (!r) return null;
   const e = judgeRatio(r, margin, false);
-  return { of: b.candidate.id, against: a.candidate.id, ratio: r.ratio, ciLow: r.ciLow, ciHigh: r.ciHigh, rounds: r.rounds, kind: e.kind, margin };
+  return {
+    ...(objective === 'renderer' ? {} : { objective }),
+    of: b.candidate.id,
+    against: a.candidate.id,
+    ratio: r.ratio,
+    ciLow: r.ciLow,
+    ciHigh: r.ciHigh,
+    rounds: r.rounds,
+    kind: e.kind,
+    margin,
+  };
 }
 
 /** Whether B's latency p99 is clearly lower than A's: the paired ratio's whole CI below 1 (no margin: any clear difference). */
@@ -717,7 +735,7 @@ function nextMove(s: Search, best: Rec, leader: Rec | undefined, cheapest: numbe
         ? { reason: 'prunedHopeless', why: `not explored: ${t}'s best came nowhere near (${reasonText(f!.sustains)}) while other transports sustained` }
         : {
             reason: 'prunedDear',
-            why: `not explored: ${t}'s best costs ${Math.round((cost(f) / cheapest - 1) * 100)}% more renderer CPU per event than the cheapest that sustained`,
+            why: `not explored: ${t}'s best costs ${Math.round((cost(f) / cheapest - 1) * 100)}% more ${costWords(s).figure} than the cheapest that sustained`,
           },
     );
     return null;
@@ -757,6 +775,15 @@ function pickGroup(s: Search): Rec[] {
     if (group.length >= s.finalistCount) break;
     if (group.filter((g) => g.candidate.transport === r.candidate.transport).length >= PER_TRANSPORT && order.length > s.finalistCount) continue;
     group.push(r);
+  }
+  // Under another objective, the renderer's own pick of those kept is confirmed beside them (in the
+  // last place), so the answer can say, paired by round, what choosing by the renderer would change.
+  const renderer = (r: Rec) => r.probeFigures?.cpuMsPerMillionEvents?.median ?? Number.POSITIVE_INFINITY;
+  const rendererPick =
+    (s.target.objective ?? 'renderer') === 'renderer' ? undefined : pool.filter((r) => r.outcome === 'kept').sort((a, b) => renderer(a) - renderer(b))[0];
+  if (rendererPick && !group.includes(rendererPick)) {
+    if (group.length >= s.finalistCount) group.pop();
+    group.push(rendererPick);
   }
   // Fewer finalists rather than fewer rounds: a confirmation needs its rounds for a CI.
   while (group.length > 1 && !fits(s, s.rounds * group.reduce((a, r) => a + s.o.estimate.repeatSec(r.candidate), 0))) group.pop();
@@ -844,8 +871,8 @@ function choose(s: Search): void {
     [w.outcome, w.why] = [
       'winner',
       byLatency
-        ? 'sustained over its repeats; tied on renderer CPU per event within the margin with a cheaper median, and a clearly lower p99'
-        : 'sustained over its repeats at the lowest renderer CPU per event',
+        ? `sustained over its repeats; tied on ${costWords(s).figure} within the margin with a cheaper median, and a clearly lower p99`
+        : `sustained over its repeats at the lowest ${costWords(s).figure}`,
     ];
     for (const r of s.ranked.slice(1)) {
       const c = r.cpuVsWinner;
@@ -857,7 +884,7 @@ function choose(s: Search): void {
         ? `sustained, but against the winner ${c ? cpuWords(c) : 'dearer'}`
         : byLatency
           ? `sustained; against the winner ${c ? cpuWords(c) : 'CPU not compared'}; the winner's clearly lower p99 decided (median ${Math.round(p99(w.confirmed))} ms against ${Math.round(p99(r.confirmed))} ms)`
-          : `sustained; against the winner ${c ? cpuWords(c) : 'CPU not compared'}; the winner's lower median decided (${Math.round(cost(w.confirmed))} against ${Math.round(cost(r.confirmed))} ms of renderer CPU per million events) and its p99 was not clearly higher`;
+          : `sustained; against the winner ${c ? cpuWords(c) : 'CPU not compared'}; the winner's lower median decided (${costText(cost(w.confirmed))} against ${costText(cost(r.confirmed))} ${costWords(s).unit}) and its p99 was not clearly higher`;
     }
     if (runnerUp) runnerUp.outcome = 'runner-up';
   }
@@ -865,7 +892,7 @@ function choose(s: Search): void {
     if (r.outcome !== 'kept') continue;
     r.outcome = 'dropped';
     r.why = w
-      ? `sustained in its probe, but not among the ${s.finalistCount} cheapest confirmed (${Math.round(cost(r.probeFigures))} ms of renderer CPU per million events in one window)`
+      ? `sustained in its probe, but not among the ${s.finalistCount} cheapest confirmed (${Math.round(cost(r.probeFigures))} ${costWords(s).unit} in one window)`
       : 'sustained in its probe, not confirmed: the time budget ran out';
   }
   s.picked = true;

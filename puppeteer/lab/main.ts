@@ -26,6 +26,7 @@ import { findFirefox, LocalFirefox } from '../browser/firefox.js';
 import { checkDeviceFlag, LAB_FLAGS } from '../options.js';
 import { checkDeviceConditions, DeviceEmulator, type AppliedDevice, type DeviceCondition } from '../device/emulator.js';
 import { isDeviceClass, type Throttle } from '../../protocol/device.js';
+import { opensIn, TRANSPORT_INFO, type Transport } from '../../protocol/wire.js';
 import type { Flags } from '../../protocol/flags.js';
 import { connectServer, startServer, type ServerHandle } from '../measure/server-process.js';
 
@@ -70,6 +71,13 @@ runCommand('lab', async () => {
     );
   }
   const firefox = flags.engine === 'firefox';
+  // A transport whose API Firefox lacks (ws-stream's WebSocketStream) is refused before Firefox starts.
+  const transport = flags.transport as Transport;
+  if (firefox && !opensIn(transport, 'firefox'))
+    throw new PushlabError(
+      'PUSHLAB_BAD_FLAG',
+      `--transport ${transport} opens a ${TRANSPORT_INFO[transport].onlyIn?.api}, which --engine firefox does not have: give another --transport, or --engine chrome`,
+    );
   const device = checkLabDevice(flags, firefox);
   // Before anything is launched: where recorded points go must take files, a --server must
   // answer, and there must be a browser to run.

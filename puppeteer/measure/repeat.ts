@@ -16,12 +16,12 @@ import { setTimeout as sleepFor } from 'node:timers/promises';
 import type { Browser, CDPSession, Page } from 'puppeteer-core';
 import { BrowserLost, type BrowserSlot } from '../browser/slot.js';
 import type { PageConfig, PageSnapshot } from '../../protocol/page-api.js';
-import type { FailedRepeat, MeasuredRepeat, Repeat } from '../../protocol/repeat-figures.js';
+import type { ClockOffset, FailedRepeat, MeasuredRepeat, Repeat } from '../../protocol/repeat-figures.js';
 import { PushlabError } from '../../protocol/errors.js';
 import { streamsOf, type Point } from '../../protocol/scenario.js';
 import { pageFactors, type PageFactor } from '../../protocol/factors.js';
 import { takeSample, type SampleSources, type TabSource } from './sampler.js';
-import { batchingFloorMs, settle, settleBudgetMs, unsettledNote, type SettleProbe } from './settle.js';
+import { batchingFloorMs, settle, settleBudgetMs, unsettledNote, type SettleOutcome, type SettleProbe } from './settle.js';
 import type { ServerHandle } from './server-process.js';
 import { summarise } from '../../results/summarise.js';
 import { openLabPage, type LabApi } from './page.js';
@@ -108,6 +108,25 @@ export interface RepeatContext {
   signal?: AbortSignal;
 }
 
+/**
+ * A point streaming, settled, where a repeat would open its one window: what `stream()` hands its
+ * body (a soak samples it many times, puppeteer/soak/). Its tabs are closed when the body ends.
+ */
+export interface Streaming {
+  pages: readonly Page[];
+  apis: readonly LabApi[];
+  /** What takeSample() reads: the tabs, the browser, the server. */
+  src: SampleSources;
+  settled: SettleOutcome;
+  /** The page's clock offset, taken off latency when the browser and server clocks differ; null: one clock. */
+  clock: ClockOffset | null;
+  device: AppliedDevice;
+  /** Aborts on a crash, the timeout or Ctrl-C: every wait in the body should take it. */
+  signal: AbortSignal;
+  /** Emits a progress phase (and throws once `signal` has aborted). */
+  phase(name: Phase, elapsedMs?: number, plannedMs?: number | null): void;
+}
+
 /** Why an attempt stopped early. */
 class Stopped extends Error {
   override name = 'Stopped';
@@ -157,7 +176,8 @@ export class RepeatMeasurer extends EventEmitter<RepeatEvents> {
       try {
         // A browser that cannot be had (no display for a headful one) fails the attempt like any other cause.
         slot = await this.slotFor(point);
-        const repeat = await this.attempt(slot, point, ctx, startedAt, attempt);
+        const s = slot;
+        const repeat = await this.attempt(s, point, ctx.signal, (pages, signal) => this.run(pages, s, point, ctx, startedAt, attempt, signal));
         const id = slot.hostId ?? this.o.browserId;
         if (id !== undefined) repeat.browserId = id;
         repeat.notes.push(...(this.o.notes ?? []));
@@ -210,6 +230,28 @@ export class RepeatMeasurer extends EventEmitter<RepeatEvents> {
     return failed;
   }
 
+  /**
+   * Streams `point` as a repeat does up to its window (fresh tabs, connections open, warm-up,
+   * settle), then hands it to `body` in place of the one window, and stops it. One attempt, no
+   * retries: a failure rejects with its cause. Every exit of a repeat holds (a crash, the
+   * timeout of budgetMs(point), `signal`); null when `signal` aborted it.
+   */
+  async stream<R>(point: Point, signal: AbortSignal | undefined, body: (s: Streaming) => Promise<R>): Promise<R | null> {
+    const slot = await this.slotFor(point);
+    try {
+      return await this.attempt(slot, point, signal, async (pages, stop) => {
+        const streaming = await this.open(pages, slot, point, stop);
+        const got = await body(streaming);
+        streaming.phase('stop');
+        await Promise.all(streaming.apis.map((api) => api.evaluate((p) => p.stop())));
+        return got;
+      });
+    } catch (err) {
+      if (signal?.aborted) return null;
+      throw err;
+    }
+  }
+
   /** The longest one attempt may take before it is abandoned, ms. */
   budgetMs(point: Point): number {
     return (point.warmupSec + point.measureSec) * 1000 + settleBudgetMs(point.warmupSec) + (this.o.slackMs ?? 60_000);
@@ -226,12 +268,17 @@ export class RepeatMeasurer extends EventEmitter<RepeatEvents> {
     return slot;
   }
 
-  private async attempt(slot: BrowserSlot, point: Point, ctx: RepeatContext, startedAt: string, attempt: number): Promise<MeasuredRepeat> {
+  private async attempt<R>(
+    slot: BrowserSlot,
+    point: Point,
+    callerSignal: AbortSignal | undefined,
+    body: (pages: Page[], signal: AbortSignal) => Promise<R>,
+  ): Promise<R> {
     const stop = new AbortController();
     const browser = slot.browser();
     const onAbort = () => stop.abort(new Stopped('interrupted', 'interrupted'));
     const onDisconnect = () => stop.abort(new Stopped('browser crashed', 'browser crashed (Chrome disconnected)'));
-    ctx.signal?.addEventListener('abort', onAbort, { once: true });
+    callerSignal?.addEventListener('abort', onAbort, { once: true });
     browser.once('disconnected', onDisconnect);
     const timer = setTimeout(
       () => stop.abort(new Stopped('timeout', `${point.id} did not finish within ${Math.round(this.budgetMs(point) / 1000)} s`)),
@@ -281,7 +328,7 @@ export class RepeatMeasurer extends EventEmitter<RepeatEvents> {
         },
         { once: true },
       );
-      const measured = this.run(pages, slot, point, ctx, startedAt, attempt, stop.signal).finally(() => {
+      const measured = body(pages, stop.signal).finally(() => {
         if (watchdog) clearInterval(watchdog);
         this.off('phase', onPhase);
       });
@@ -290,7 +337,7 @@ export class RepeatMeasurer extends EventEmitter<RepeatEvents> {
       return await Promise.race([measured, rejectOnAbort(stop.signal)]);
     } finally {
       clearTimeout(timer);
-      ctx.signal?.removeEventListener('abort', onAbort);
+      callerSignal?.removeEventListener('abort', onAbort);
       browser.off('disconnected', onDisconnect);
       await Promise.all(pages.map((page) => page.close().catch(() => undefined)));
     }
@@ -329,15 +376,8 @@ export class RepeatMeasurer extends EventEmitter<RepeatEvents> {
     return { api, pageSession };
   }
 
-  private async run(
-    pages: Page[],
-    slot: BrowserSlot,
-    point: Point,
-    ctx: RepeatContext,
-    startedAt: string,
-    attempt: number,
-    signal: AbortSignal,
-  ): Promise<MeasuredRepeat> {
+  /** Loads the tabs, opens the connections, warms up and settles: the point streams, ready to be measured. */
+  private async open(pages: Page[], slot: BrowserSlot, point: Point, signal: AbortSignal): Promise<Streaming> {
     const phase = (name: Phase, elapsedMs = 0, plannedMs: number | null = null) => {
       signal.throwIfAborted();
       this.emit('phase', point, name, elapsedMs, plannedMs);
@@ -384,6 +424,20 @@ export class RepeatMeasurer extends EventEmitter<RepeatEvents> {
       ...(slot.engine === 'firefox' ? { firefoxPid: slot.pid?.() ?? null } : {}),
       ...(device?.throttle === 'browser' ? { chromeCpuFromProc: true } : {}),
     };
+    return { pages, apis, src, settled, clock, device, signal, phase };
+  }
+
+  private async run(
+    pages: Page[],
+    slot: BrowserSlot,
+    point: Point,
+    ctx: RepeatContext,
+    startedAt: string,
+    attempt: number,
+    signal: AbortSignal,
+  ): Promise<MeasuredRepeat> {
+    const { apis, src, settled, clock, device, phase } = await this.open(pages, slot, point, signal);
+    const procfs = this.o.procfs ?? true;
     const windowMs = point.measureSec * 1000;
     phase('window', 0, windowMs);
     const a = await takeSample(src, true);
@@ -441,13 +495,15 @@ export class RepeatMeasurer extends EventEmitter<RepeatEvents> {
    */
   private async probe(apis: readonly LabApi[], ms: number, signal: AbortSignal, offsetMs: number, tick: () => void): Promise<SettleProbe> {
     const snapshot = (api: LabApi, reset: boolean) => api.evaluate((p, r) => p.snapshot({ resetLatency: r }), reset);
-    await Promise.all(apis.map((api) => snapshot(api, true)));
+    const before = await Promise.all(apis.map((api) => snapshot(api, true)));
     await sleepFor(ms, undefined, { signal });
     tick();
     const [snapshots, server] = await Promise.all([Promise.all(apis.map((api) => snapshot(api, true))), this.o.server.stats(false)]);
+    const gaps = (s: (typeof snapshots)[number]) => s?.counters.gaps ?? 0;
+    const lostBatches = snapshots.reduce((n, s, i) => n + Math.max(0, gaps(s) - gaps(before[i])), 0);
     // Backlog is read on the server's clock: the page's offset is taken off.
     const p50s = snapshots.map((s) => (s?.latency.p50Ms == null ? null : s.latency.p50Ms - offsetMs));
-    return { p50Ms: p50s.includes(null) ? null : Math.max(...(p50s as number[])), batchesBehind: server.batchesBehind };
+    return { p50Ms: p50s.includes(null) ? null : Math.max(...(p50s as number[])), batchesBehind: server.batchesBehind, lostBatches };
   }
 }
 

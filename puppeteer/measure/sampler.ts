@@ -56,7 +56,13 @@ export async function tabMetrics(session: CDPSession): Promise<TabMetrics> {
     if (!m) throw new Error(`Performance.getMetrics returned no ${name}`);
     return m.value;
   };
-  return { processTime: get('ProcessTime'), taskDuration: get('TaskDuration'), timestamp: get('Timestamp') };
+  const heap = metrics.find((x) => x.name === 'JSHeapUsedSize')?.value;
+  return {
+    processTime: get('ProcessTime'),
+    taskDuration: get('TaskDuration'),
+    timestamp: get('Timestamp'),
+    ...(heap !== undefined ? { jsHeapUsedBytes: heap } : {}),
+  };
 }
 
 export async function chromeProcesses(session: CDPSession): Promise<ChromeProcess[]> {

@@ -14,23 +14,24 @@ import type { ServerStats } from '../../protocol/server-stats.js';
 // The certificate is self-signed and the server is on loopback: nothing to verify.
 const agent = new https.Agent({ rejectUnauthorized: false, keepAlive: true });
 
-export function getJson<T>(url: string, timeoutMs = 10_000): Promise<T> {
+export function getJson<T>(url: string, timeoutMs = 10_000, method: 'GET' | 'POST' = 'GET'): Promise<T> {
   return new Promise((resolve, reject) => {
-    const req = https.get(url, { agent, timeout: timeoutMs }, (res) => {
+    const req = https.request(url, { agent, timeout: timeoutMs, method }, (res) => {
       let body = '';
       res.setEncoding('utf8');
       res.on('data', (d: string) => (body += d));
       res.on('end', () => {
-        if (res.statusCode !== 200) return reject(new Error(`GET ${url}: HTTP ${res.statusCode} ${body.slice(0, 200)}`));
+        if (res.statusCode !== 200) return reject(new Error(`${method} ${url}: HTTP ${res.statusCode} ${body.slice(0, 200)}`));
         try {
           resolve(JSON.parse(body) as T);
         } catch (err) {
-          reject(new Error(`GET ${url}: not JSON (${String(err)})`));
+          reject(new Error(`${method} ${url}: not JSON (${String(err)})`));
         }
       });
     });
-    req.on('timeout', () => req.destroy(new Error(`GET ${url}: no answer in ${timeoutMs} ms`)));
+    req.on('timeout', () => req.destroy(new Error(`${method} ${url}: no answer in ${timeoutMs} ms`)));
     req.on('error', reject);
+    req.end();
   });
 }
 
@@ -39,6 +40,11 @@ export interface ServerHandle {
   /** `resetLateness` starts a new lateness window after this sample. */
   stats(resetLateness?: boolean): Promise<ServerStats>;
   stop(): Promise<void>;
+  /**
+   * Ends every stream the server has open, as a network drop would (`POST /drop`); the pages
+   * reconnect by themselves. Resolves to how many it ended. A soak's forced reconnect.
+   */
+  dropStreams(): Promise<number>;
   /**
    * A server this process started: why it ended on its own (its exit code or signal and the end
    * of its stderr), null while it runs. Absent for a server it did not start (`--server`).
@@ -52,6 +58,7 @@ export function remoteServer(url: string): ServerHandle {
     url: base,
     stats: (resetLateness = false) => getJson<ServerStats>(`${base}stats${resetLateness ? '?reset=lateness' : ''}`),
     stop: async () => undefined,
+    dropStreams: async () => (await getJson<{ dropped: number }>(`${base}drop`, 10_000, 'POST')).dropped,
   };
 }
 

@@ -14,6 +14,11 @@ export interface SettleProbe {
   p50Ms: number | null;
   /** Batches due by schedule but not yet written, over all open connections. */
   batchesBehind: number;
+  /**
+   * Batches the page found missing during the probe (its gaps, over its tabs): the server shed
+   * them because its queue for the page was full. Absent: not read (counted as none).
+   */
+  lostBatches?: number;
 }
 
 /**
@@ -68,6 +73,16 @@ export function settleBudgetMs(warmupSec: number): number {
 export const DIVERGING_PROBES = 3;
 export const DRAINING_SHARE = 0.9;
 
+/**
+ * Probes in a row in which the page lost batches while behind: the server shed them because
+ * every buffer between it and the page was full (its send bound, Chrome's receive window, the
+ * kernel's), which a page that is catching up does not do twice in a row. Such a point is
+ * overloaded however its latency moves: at saturation the median age wanders by more than
+ * DRAINING_SHARE from probe to probe, so the drain test alone let saturated points wait out
+ * their whole budget (3 s of a 2 s warm-up's repeat, measured on the default sweep).
+ */
+export const SHEDDING_PROBES = 2;
+
 export interface SettleOutcome {
   settled: boolean;
   /** The page's backlog did not drain over the last DIVERGING_PROBES probes: gave up early. */
@@ -86,6 +101,7 @@ export async function settle(
   const started = performance.now();
   const ms = probeMs(opts.intervalMs);
   let stuck = 0;
+  let shedding = 0;
   let previous: number | null = null;
   for (;;) {
     const last = await probe(ms);
@@ -94,7 +110,8 @@ export async function settle(
     const draining = previous !== null && last.p50Ms !== null && last.p50Ms < DRAINING_SHARE * previous;
     stuck = last.p50Ms !== null && last.p50Ms > SETTLED_MS + floorMs && !draining ? stuck + 1 : 0;
     previous = last.p50Ms;
-    if (stuck >= DIVERGING_PROBES) return { settled: false, diverging: true, waitedMs, last };
+    shedding = (last.lostBatches ?? 0) > 0 ? shedding + 1 : 0;
+    if (stuck >= DIVERGING_PROBES || shedding >= SHEDDING_PROBES) return { settled: false, diverging: true, waitedMs, last };
     if (waitedMs + ms > opts.budgetMs) return { settled: false, diverging: false, waitedMs, last };
   }
 }
@@ -102,6 +119,11 @@ export async function settle(
 export function unsettledNote(o: SettleOutcome): string {
   const page = o.last.p50Ms === null ? '' : `page latency p50 ${Math.round(o.last.p50Ms)} ms`;
   const server = o.last.batchesBehind > 0 ? `server ${o.last.batchesBehind} batches behind` : '';
-  const why = o.diverging ? 'its backlog was not draining: overloaded' : 'the window started with a backlog';
-  return `still catching up after ${(o.waitedMs / 1000).toFixed(1)} s past the warm-up (${[page, server].filter(Boolean).join(', ')}): ${why}`;
+  const lost = (o.last.lostBatches ?? 0) > 0 ? `${o.last.lostBatches} batches shed in the last probe` : '';
+  const why = !o.diverging
+    ? 'the window started with a backlog'
+    : (o.last.lostBatches ?? 0) > 0
+      ? 'the server shed batches for it in probes in a row: overloaded'
+      : 'its backlog was not draining: overloaded';
+  return `still catching up after ${(o.waitedMs / 1000).toFixed(1)} s past the warm-up (${[page, server, lost].filter(Boolean).join(', ')}): ${why}`;
 }

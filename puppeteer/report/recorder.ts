@@ -20,6 +20,7 @@ import type { ParseCeiling } from '../../protocol/page-api.js';
 import type { Repeat } from '../../protocol/repeat-figures.js';
 import type { BrowserHost, Environment, PointResult, Report, Round, SaturationResult } from '../../protocol/report.js';
 import type { Point } from '../../protocol/scenario.js';
+import type { Soak } from '../../protocol/soak.js';
 import { knobComparisons } from '../../results/knobs.js';
 import { pairedComparisons, summarisePoint } from '../../results/point-summary.js';
 import { roundSeed } from '../../results/rounds.js';
@@ -225,6 +226,11 @@ export class ReportRecorder {
   /** The advisor's answer (so far). */
   setAdvice(advice: Advice): void {
     this.doc.advice = advice;
+  }
+
+  /** A soak (protocol/soak.ts) as it stands: its samples so far, then its end. */
+  setSoak(soak: Soak): void {
+    this.doc.soak = soak;
   }
 
   /** Rounds not finished and points with no repeat go (a run stopping mid-round whose repeats were each whole). */

@@ -4,6 +4,7 @@
  * The costs below were timed on the 2-core development VM; they are estimates, not promises.
  */
 import type { Point } from '../../protocol/scenario.js';
+import { TRANSPORT_INFO, type Transport } from '../../protocol/wire.js';
 import { ceilingNeeds } from '../../results/ceilings.js';
 import { CEILING_MS } from '../measure/ceiling.js';
 import { MIN_WARMUP_MS } from '../measure/repeat.js';
@@ -20,9 +21,11 @@ const END_SEC = 0.6;
 const SETTLE_SEC = 1.5;
 /**
  * Opening the connections, s: Chrome throttles pending WebSocket connects (random delays that
- * grow with the number pending), which took up to ~5 s for 60–100 sockets here.
+ * grow with the number pending), which took up to ~5 s for 60–100 sockets here: a WebSocket
+ * (or WebSocketStream) over HTTP/1.1, each its own connect; over HTTP/2 they are streams.
  */
-const openSec = (p: Point) => 0.2 + (p.transport === 'ws' ? 0.05 * Math.max(0, p.concurrency - 6) : 0.005 * p.concurrency);
+const webSocketOverH1 = (t: Transport) => TRANSPORT_INFO[t].carriage === 'frames' && TRANSPORT_INFO[t].http === 'h1';
+const openSec = (p: Point) => 0.2 + (webSocketOverH1(p.transport) ? 0.05 * Math.max(0, p.concurrency - 6) : 0.005 * p.concurrency);
 
 /** Launching a headful Chrome (and an Xvfb) the first time a point asks for one, s: once per sweep, spread here over its repeats. */
 const HEADFUL_SEC = 0.5;

@@ -25,6 +25,9 @@ export type ServerTransport =
 export const SERVER_TRANSPORTS: Record<Transport, ServerTransport> = {
   ws: { routes: wsTransport },
   'ws-h2': { connect: wsOverHttp2 },
+  // The same `/ws`: a WebSocketStream is a WebSocket on the wire (TRANSPORT_INFO['ws-stream']), so
+  // the server cannot tell the two apart, and its streams show as `ws` in /stats.
+  'ws-stream': { routes: wsTransport },
   sse: { routes: sseTransport },
   // The same `/sse`, reached on the h1 origin (TRANSPORT_INFO['sse-h1'].origin).
   'sse-h1': { routes: sseTransport },

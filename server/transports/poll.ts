@@ -6,7 +6,8 @@
  * document per line. A batch is written into the poll's buffer when it falls due (its `sentAt`,
  * beside its `dueAt`, as on every transport), so the page's transit and its event age both
  * include the wait for the next poll: that wait is the price of pulling. What waits is bounded like any
- * send buffer: past it, batches are shed and counted.
+ * send buffer, by the larger of the send bound and SERVER_DEFAULTS.pollWaitBytes: past it,
+ * batches are shed and counted.
  *
  * A poll belongs to the connection that opened it. Its id is 144 random bits (it was 1, 2, 3, …,
  * and another client read someone's batches, and ended their stream, by counting), and a request
@@ -29,6 +30,7 @@ import type { RowPool } from '../rows.js';
 import { encodingNotCarried } from '../params.js';
 import { socketId } from '../sockets.js';
 import { streamEncoder, type SendMessage, type StreamEncoder } from '../codecs/index.js';
+import { SERVER_DEFAULTS } from '../defaults.js';
 
 /** A poll stream nobody asked for in this long is gone: its page closed or stopped polling. */
 export const POLL_IDLE_MS = 10_000;
@@ -41,6 +43,7 @@ class PollSink implements Sink {
   private bytes = 0;
   private lastPollMs = performance.now();
   private closed = false;
+  readonly queueFloorBytes = SERVER_DEFAULTS.pollWaitBytes;
 
   /** The stream's encoder (codecs/), as lines: only the default encoding fits (TRANSPORT_INFO.poll.carriage). */
   private readonly encoder: StreamEncoder;

@@ -66,7 +66,7 @@ describe('the protocol Chrome negotiated, from CDP', () => {
     async (t) => {
       const seen = await watch(t);
       const route = TRANSPORT_INFO[t];
-      if (t === 'ws' || t === 'ws-h2') {
+      if (route.carriage === 'frames') {
         expect(seen.handshakes, t).toEqual(route.http === 'h2' ? [200, 200] : [101, 101]);
       } else {
         // poll makes a request every pollMs: many responses, every one on the expected protocol.

@@ -46,7 +46,7 @@ const REFUSED = {
   'a margin past 50%': { args: ['--rate', '300k', '--p99', '100ms', '--margin', 'cpu=80%'], says: ['--margin cpu must be from 0 to 50%', "got 'cpu=80%'"] },
   'an unknown transport': {
     args: ['--rate', '300k', '--p99', '100ms', '--transports', 'sse,wss'],
-    says: ["--transports takes a comma-separated list of ws, ws-h2, sse, sse-h1, fetch, grpc-web, poll; got 'wss'"],
+    says: ["--transports takes a comma-separated list of ws, ws-h2, ws-stream, sse, sse-h1, fetch, grpc-web, poll; got 'wss'"],
   },
   '--headful beside --browser': {
     args: ['--rate', '300k', '--p99', '100ms', '--headful', '--browser', 'http://127.0.0.1:9222'],

@@ -96,6 +96,8 @@ const CASES = {
   labNoCgroup: ['puppeteer/lab/main.ts', ['--headless', '--out', dir, '--device', 'low-tier']],
   labThrottleAlone: ['puppeteer/lab/main.ts', ['--headless', '--out', dir, '--throttle', 'main-thread']],
   labFirefoxMainThread: ['puppeteer/lab/main.ts', ['--headless', '--out', dir, '--engine', 'firefox', '--device', 'mid-tier', '--throttle', 'main-thread']],
+  labFirefoxWsStream: ['puppeteer/lab/main.ts', ['--headless', '--out', dir, '--engine', 'firefox', '--transport', 'ws-stream']],
+  sweepFirefoxWsStream: ['puppeteer/sweep/main.ts', ['--scenario', 'matrix', '--engine', 'firefox', '--out', dir]],
 } as const;
 const NO_CHROME = new Set(['labNoChrome', 'sweepNoChrome']);
 /** A cgroup mount with no cpu controller, as a machine without cgroups has (puppeteer/device/cgroup.ts). */
@@ -295,6 +297,15 @@ describe('a device class the lab cannot make: refused before anything is launche
     );
     expect(refusedBeforeLaunch(ran.labFirefoxMainThread, 'lab')).toMatch(
       /^pushlab lab: PUSHLAB_BAD_FLAG: --throttle main-thread is Chrome's CDP CPU throttling, and --engine firefox has none/,
+    );
+  });
+
+  it('ws-stream in Firefox, which has no WebSocketStream: the lab and the sweep refuse it naming transport and browser', () => {
+    expect(refusedBeforeLaunch(ran.labFirefoxWsStream, 'lab')).toBe(
+      'pushlab lab: PUSHLAB_BAD_FLAG: --transport ws-stream opens a WebSocketStream, which --engine firefox does not have: give another --transport, or --engine chrome',
+    );
+    expect(refusedBeforeLaunch(ran.sweepFirefoxWsStream, 'sweep')).toMatch(
+      /^pushlab sweep: PUSHLAB_BAD_SCENARIO: --engine firefox: scenario 'matrix' runs in firefox, so transport must be one of ws, ws-h2, sse, .* \(ws-stream opens a WebSocketStream, which Firefox does not have\), got \[.*"ws-stream".*\]; put the Chrome-only values in a scenario of their own$/,
     );
   });
 });

@@ -251,7 +251,7 @@ describe('the server', () => {
       return null;
     })();
     expect(err?.code).toBe(Code.InvalidArgument);
-    expect(err?.rawMessage).toBe('encoding must be json or arrow here; msgpack on ws, ws-h2, fetch; arrow on ws, ws-h2, fetch, grpc-web');
+    expect(err?.rawMessage).toBe('encoding must be json or arrow here; msgpack on ws, ws-h2, ws-stream, fetch; arrow on ws, ws-h2, ws-stream, fetch, grpc-web');
   });
 
   it.each([['/sse?batch=5&encoding=arrow'], ['/poll?batch=5&encoding=arrow']])(
@@ -263,8 +263,8 @@ describe('the server', () => {
         error: 'bad-parameter',
         param: 'encoding',
         value: 'arrow',
-        allowed: 'json here; msgpack on ws, ws-h2, fetch; arrow on ws, ws-h2, fetch, grpc-web',
-        message: 'encoding must be json here; msgpack on ws, ws-h2, fetch; arrow on ws, ws-h2, fetch, grpc-web',
+        allowed: 'json here; msgpack on ws, ws-h2, ws-stream, fetch; arrow on ws, ws-h2, ws-stream, fetch, grpc-web',
+        message: 'encoding must be json here; msgpack on ws, ws-h2, ws-stream, fetch; arrow on ws, ws-h2, ws-stream, fetch, grpc-web',
       });
     },
   );

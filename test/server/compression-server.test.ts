@@ -211,8 +211,8 @@ describe('permessage-deflate: /ws and the connect origin', () => {
 describe('refusals', () => {
   it('refuses a kind the route does not carry, or an unknown one, with a 400 naming compression', async () => {
     for (const [p, allowed] of [
-      ['/sse?batch=1&compression=deflate', 'off or gzip on sse; deflate on ws, ws-h2'],
-      ['/ndjson?batch=1&compression=deflate', 'off or gzip on fetch; deflate on ws, ws-h2'],
+      ['/sse?batch=1&compression=deflate', 'off or gzip on sse; deflate on ws, ws-h2, ws-stream'],
+      ['/ndjson?batch=1&compression=deflate', 'off or gzip on fetch; deflate on ws, ws-h2, ws-stream'],
       ['/poll?batch=1&compression=gzip', 'off on poll; gzip on sse, sse-h1, fetch'],
       ['/sse?batch=1&compression=brotli', 'off, deflate, gzip'],
     ] as const) {

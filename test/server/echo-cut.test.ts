@@ -90,7 +90,9 @@ async function refusalOn(transport: Transport): Promise<Answer> {
   if (route.origin === 'connect') return connectRefusal(origins.connect!, query);
   if (route.origin === 'h1') return getH1(origins.h1!, query);
   switch (transport) {
+    // A WebSocketStream meets the refusal as a WebSocket does: the same upgrade.
     case 'ws':
+    case 'ws-stream':
       return wsRefusal(main, query);
     case 'grpc-web': {
       const client = createClient(PushService, createGrpcWebTransport({ baseUrl: main, httpVersion: '2', nodeOptions: { rejectUnauthorized: false } }));

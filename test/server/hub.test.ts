@@ -206,6 +206,19 @@ describe('Hub (fake clock)', () => {
     expect(hub.stats().connections[0]).toMatchObject({ generated: 20, sent: 3, shed: 17 });
   });
 
+  it("holds a sink's queue floor past the send bound (poll's batches wait for the next poll), and sheds past the floor", () => {
+    hub = new Hub({ sendBufferLimitBytes: 30_000, pool: POOL });
+    const sink = Object.assign(new FakeSink('poll'), { queueFloorBytes: 60_000 });
+    open(sink, { batch: 10, interval: 1 });
+    start();
+    sink.queued = 59_999;
+    advance(2);
+    expect(hub.stats().connections[0]).toMatchObject({ generated: 3, sent: 3, shed: 0 });
+    sink.queued = 60_001;
+    advance(2);
+    expect(hub.stats().connections[0]).toMatchObject({ generated: 5, sent: 3, shed: 2 });
+  });
+
   it('paces each stream at its own interval from one timer', () => {
     const fast = new FakeSink();
     const half = new FakeSink();

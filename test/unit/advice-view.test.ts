@@ -64,7 +64,21 @@ describe('the Advice section', () => {
     expect(v.caveat).toBeNull();
     expect(v.headline).toBe(words[0]);
     expect(v.headline).toMatch(/^Use sse over HTTP\/2, 200 rows every 10 ms per connection on 1 connection, parsing on the main thread\.$/);
-    expect(v.details).toEqual(words.slice(1, -1).map((l) => l.trim()));
+    // The command's words, but the finalists' costs as a table of the view's own, not as text.
+    const costLines = (l: string) => l.includes("The finalists' costs") || /^ {4}(\||— or \*)/.test(l);
+    expect(words.filter(costLines).length).toBeGreaterThan(3);
+    expect(v.details).toEqual(
+      words
+        .slice(1, -1)
+        .filter((l) => !costLines(l))
+        .map((l) => l.trim()),
+    );
+    expect(v.costs!.rows.map((r) => [r.id, r.outcome])).toEqual([
+      ['sse-b200-c1-i10', 'winner'],
+      ['ws-b200-c1-i10', 'runner-up'],
+    ]);
+    expect(v.costs!.headers).toHaveLength(v.costs!.rows[0].cells.length + 1);
+    expect(v.costs!.labels).toHaveLength(v.costs!.rows[0].cells.length);
     expect(v.details[0]).toMatch(/^Sustains 20 k events\/s: p99 10 ms/);
     expect(v.machine).toBe('Machine: 2 cores AMD EPYC 7B13, Chromium 156 headless; these figures hold for this machine and browser.');
     expect(v.tried.map((t) => t.outcome).sort()).toEqual(['runner-up', 'winner']);

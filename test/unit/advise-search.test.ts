@@ -28,6 +28,8 @@ interface World {
   arrow?: Partial<Record<Transport, number>>;
   /** Latency p99 with an idle page, ms. */
   p99: Partial<Record<Transport, number>>;
+  /** The page's message bytes per event; absent: the fixture's repeats keep none. */
+  bytes?: (c: Candidate) => number;
 }
 
 const WORLD: World = {
@@ -89,6 +91,11 @@ function synthetic(w: World, seed: number, o: { budgetSec: number; target: Targe
       other: 1,
     };
     r.verdict = t.load > 1 ? 'client-bound' : 'ok';
+    if (w.bytes) {
+      // Bytes per event move little between windows: a message's head over a varying count.
+      r.bytesPerEvent = w.bytes(c) * (1 + 0.002 * normal());
+      r.megabytesPerSec = (eps * r.bytesPerEvent) / 1e6;
+    }
     return r;
   };
   const options: AdviseOptions = {
@@ -283,6 +290,42 @@ describe('advise: a target several transports sustain', () => {
       for (const t of ['ws', 'fetch', 'grpc-web'] as const) expect(arrowTried.has(t), `seed ${seed}: ${t} with Arrow`).toBe(true);
       expect(truth(world, w).cost, `seed ${seed}: ${w.id}`).toBeLessThanOrEqual(expected(world, target300k, transports).cheapest * 1.07);
     }
+  });
+
+  it('--objective bytes minimises bytes per event: another winner than the renderer, and the answer says what the renderer would choose and why', async () => {
+    // Arrow costs the renderer 15% more than JSON here, and a fifth of its bytes; MessagePack cuts
+    // fetch's renderer CPU to 0.75 (the renderer's pick, as in WORLD) and bytes to 95 per event.
+    const bytes = (c: Candidate) => ({ json: 133, msgpack: 95, arrow: 22 })[c.encoding] + 400 / c.batch;
+    const world: World = { ...WORLD, arrow: { ws: 1.15, 'ws-h2': 1.15, fetch: 1.15, 'grpc-web': 1.15 }, bytes };
+    const transports = Object.keys(world.cost) as Transport[];
+    for (const seed of [1, 2, 3]) {
+      const byRenderer = await advise(synthetic(world, seed, { budgetSec: 600, target: target300k, transports }).options);
+      const target = { ...target300k, objective: 'bytes' as const };
+      const a = await advise(synthetic(world, seed, { budgetSec: 600, target, transports }).options);
+      expect([byRenderer.winner!.candidate.transport, byRenderer.winner!.candidate.encoding], `seed ${seed}`).toEqual(['fetch', 'msgpack']);
+      const w = a.winner!.candidate;
+      expect(w.encoding, `seed ${seed}: ${w.id}`).toBe('arrow');
+      // What decided is recorded with the figures, and the comparisons name the figure compared.
+      expect(a.winner!.figures.objective!.name).toBe('bytes');
+      expect(a.winner!.figures.objective!.median).toBeCloseTo(a.winner!.figures.costs!.bytesPerEvent.median!, 9);
+      expect(a.winner!.figures.costs!.bytesPerEvent.median!).toBeLessThan(bytes({ ...w, encoding: 'msgpack' }));
+      if (a.runnerUp?.cpuVsWinner) expect(a.runnerUp.cpuVsWinner.objective).toBe('bytes');
+      // The renderer's own pick was confirmed beside the bytes finalists, so the reason is paired.
+      const rendererPick = a.tried.find((t) => t.confirmed && t.candidate.encoding === 'msgpack' && t.candidate.transport === 'fetch');
+      expect(rendererPick, `seed ${seed}`).toBeDefined();
+      const text = adviceText(a);
+      const line = text.find((l) => l.includes('Chosen for the lowest bytes per event'));
+      expect(line, text.join('\n')).toMatch(
+        /--objective bytes: the page's message bytes; [\d.]+ bytes per event\); --objective renderer would choose fetch over HTTP\/2, .*MessagePack instead: [\d,]+ against [\d,]+ ms of renderer CPU per million events: \d+% less renderer CPU per event than the winner \(÷ 0\.\d+, CI [\d.]+–[\d.]+, \d paired rounds\); but [\d.]+ against the winner's [\d.]+ bytes per event\.$/,
+      );
+      // Every finalist's costs, in a table of one row each.
+      const rows = text.filter((l) => /^ {4}\| [a-z]/.test(l) && !l.includes('| finalist'));
+      expect(rows.length).toBe(a.tried.filter((t) => t.confirmed).length);
+      jsonRoundTrips(a);
+    }
+    // The renderer's answer names its objective and says every other cost is in the table.
+    const a = await advise(synthetic(world, 1, { budgetSec: 600, target: target300k, transports }).options);
+    expect(adviceText(a).find((l) => l.startsWith('  Chosen for'))).toMatch(/^ {2}Chosen for the lowest renderer CPU per event \(--objective renderer: /);
   });
 
   it('never prefers one over another on noise: equal CPU per event goes to the lower latency', async () => {

@@ -41,6 +41,13 @@ describe('the engine factor in a scenario', () => {
       /runs in firefox, so tabs must be 1 \(Firefox runs the tabs of one site in one content process/,
     );
     expect(() => parseScenarioFile(file({ engine: 'firefox', display: 'headful' }))).toThrow(/runs in firefox, so display must be left out/);
+    // A transport Firefox has no API for: coded, naming the transport, the API and the browser.
+    const noStream = () => parseScenarioFile(file({ engine: ['chrome', 'firefox'], transport: ['ws', 'ws-stream'] }));
+    expect(noStream).toThrow(
+      `scenarios[0] ('x') runs in firefox, so transport must be one of ws, ws-h2, sse, sse-h1, fetch, grpc-web, poll (ws-stream opens a WebSocketStream, which Firefox does not have), got ["ws","ws-stream"]`,
+    );
+    expect(noStream).toThrow(expect.objectContaining({ code: 'PUSHLAB_BAD_SCENARIO' }));
+    expect(expandScenario({ id: 'c', transport: 'ws-stream', batch: 20, concurrency: 4 }).map((p) => p.id)).toEqual(['c/ws-stream-b20-c4-i1-full']);
     expect(() =>
       parseScenarioFile({ scenarios: [{ id: 'k', concurrency: 4, engine: ['chrome', 'firefox'], findMax: { vary: 'batch', min: 1, max: 10 } }] }),
     ).toThrow(/searches batch, so engine must be one value/);

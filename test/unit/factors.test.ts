@@ -9,7 +9,6 @@ import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { expandScenario, parseScenarioText, pointCount, pointId, type ScenarioFields, type ScenarioInput } from '../../protocol/scenario.js';
-import { TRANSPORTS } from '../../protocol/wire.js';
 import { FACTORS } from '../../protocol/factors.js';
 import { KNOBS } from '../../results/knobs.js';
 import { pointLabel, varyingFactors } from '../../web/report/views.js';
@@ -28,7 +27,9 @@ const VARIED: { s: ScenarioInput; d?: ScenarioFields }[] = [
   {
     s: {
       id: 'all',
-      transport: [...TRANSPORTS],
+      // The transports there were when the baseline was written (ws-stream came later: its
+      // points are new, not moved).
+      transport: ['ws', 'ws-h2', 'sse', 'sse-h1', 'fetch', 'grpc-web', 'poll'],
       batch: [1, 400],
       concurrency: [1, 10],
       intervalMs: [1, 0.5],

@@ -5,7 +5,7 @@
 import { describe, expect, it } from 'vitest';
 import { ERROR_CODES, EXIT } from '../../protocol/errors.js';
 import { ADVISE_FLAGS } from '../../puppeteer/advise/options.js';
-import { LAB_FLAGS, REPORT_FLAGS, SWEEP_FLAGS } from '../../puppeteer/options.js';
+import { LAB_FLAGS, REPORT_FLAGS, SOAK_FLAGS, SWEEP_FLAGS } from '../../puppeteer/options.js';
 import { SERVER_FLAGS } from '../../server/options.js';
 import { docFiles, readDoc } from '../helpers/docs-files.js';
 
@@ -22,6 +22,7 @@ describe('README and docs', () => {
     ['npm run lab', LAB_FLAGS],
     ['npm run server', SERVER_FLAGS],
     ['npm run report', REPORT_FLAGS],
+    ['npm run soak', SOAK_FLAGS],
   ] as const)('name every %s flag', (_, flags) => {
     for (const name of Object.keys(flags)) expect(allDocs, `--${name}`).toContain(`--${name}`);
   });

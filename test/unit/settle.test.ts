@@ -69,6 +69,31 @@ describe('settle', () => {
     expect(unsettledNote(o)).toMatch(/page latency p50 700 ms\): its backlog was not draining: overloaded$/);
   });
 
+  it('gives up on a point the server sheds for in probes in a row, though its latency seems to drain', async () => {
+    const s = scripted([
+      { p50Ms: 900, batchesBehind: 0, lostBatches: 0 },
+      { p50Ms: 700, batchesBehind: 0, lostBatches: 1200 },
+      { p50Ms: 500, batchesBehind: 0, lostBatches: 1100 },
+      { p50Ms: 20, batchesBehind: 0, lostBatches: 0 },
+    ]);
+    const o = await settle(s.probe, { intervalMs: 1, concurrency: 4, budgetMs: 60_000 });
+    expect(o).toMatchObject({ settled: false, diverging: true });
+    expect(s.asked).toHaveLength(3);
+    expect(unsettledNote(o)).toMatch(/1100 batches shed in the last probe\): the server shed batches for it in probes in a row: overloaded$/);
+  });
+
+  it('waits on after one probe with a loss: a hiccup the page then drains', async () => {
+    const s = scripted([
+      { p50Ms: 900, batchesBehind: 0, lostBatches: 300 },
+      { p50Ms: 400, batchesBehind: 0, lostBatches: 0 },
+      { p50Ms: 300, batchesBehind: 0, lostBatches: 5 },
+      { p50Ms: 20, batchesBehind: 0, lostBatches: 0 },
+    ]);
+    const o = await settle(s.probe, { intervalMs: 1, concurrency: 4, budgetMs: 60_000 });
+    expect(o).toMatchObject({ settled: true, diverging: false });
+    expect(s.asked).toHaveLength(4);
+  });
+
   it('keeps waiting while a backlog drains, however slowly it started', async () => {
     const s = scripted([
       { p50Ms: 900, batchesBehind: 0 },

@@ -9,6 +9,7 @@ import {
   messageHead,
   SentAtFormatter,
   offeredEventsPerSec,
+  opensIn,
   parseStreamParams,
   streamPath,
   TRANSPORT_INFO,
@@ -224,6 +225,21 @@ describe('TRANSPORT_INFO', () => {
     const colours = TRANSPORTS.flatMap((t) => TRANSPORT_INFO[t].shades.map((c) => c.toLowerCase()));
     expect(colours.every((c) => /^#[0-9a-f]{6}$/.test(c))).toBe(true);
     expect(new Set(colours).size).toBe(colours.length);
+  });
+
+  it('ws-stream: the ws endpoint and wire (frames, deflate, HTTP/1.1), opened only where the page has WebSocketStream', () => {
+    const wire = (t: 'ws' | 'ws-stream') => {
+      const { origin, path, http, carriage, compression, perHostCap } = TRANSPORT_INFO[t];
+      return { origin, path, http, carriage, compression, perHostCap };
+    };
+    expect(wire('ws-stream')).toEqual(wire('ws'));
+    expect(streamPath('ws-stream', { batch: 20, interval: 1, compression: 'deflate' })).toBe(
+      streamPath('ws', { batch: 20, interval: 1, compression: 'deflate' }),
+    );
+    expect(TRANSPORT_INFO['ws-stream'].label).toBe('WebSocketStream');
+    expect([opensIn('ws-stream', 'chrome'), opensIn('ws-stream', 'firefox')]).toEqual([true, false]);
+    // Every other transport opens in both engines.
+    expect(TRANSPORTS.filter((t) => !opensIn(t, 'firefox'))).toEqual(['ws-stream']);
   });
 
   it('TRANSPORTS are its keys, in its order', () => {

@@ -32,6 +32,8 @@ import type { Verdict } from '../../protocol/repeat-figures.js';
 import type { KnobComparison, Report, PointResult } from '../../protocol/report.js';
 import { cpuChart, efficiencyChart, epsChart, type ChartOptions } from './chart-configs.js';
 import { inert } from './inert.js';
+import { soakPlot } from './soak-plot.js';
+import { judgeSoak } from '../../results/soak.js';
 import { transportColor, VERDICT_COLORS, VERDICT_MEANING } from './palette.js';
 import {
   adviceView,
@@ -201,6 +203,26 @@ function adviceSection(report: Report): HTMLElement | null {
       ),
       ...(details.more ? [details.more] : []),
     );
+  if (v.costs) {
+    // Side by side: one column per finalist, one row per cost, so a few finalists fit the page.
+    const c = v.costs;
+    const name = (r: (typeof c.rows)[number]) => [h('code', {}, r.id), r.outcome === 'winner' || r.outcome === 'not sustained' ? ` (${r.outcome})` : ''];
+    const table = h(
+      'table',
+      { class: 'points advice-costs' },
+      h('thead', {}, hAll('tr', {}, [h('th', {}, 'cost'), ...c.rows.map((r) => hAll('th', { class: `num outcome-${r.outcome.replace(' ', '-')}` }, name(r)))])),
+      hAll(
+        'tbody',
+        {},
+        c.labels.map((label, i) => hAll('tr', {}, [h('th', {}, label), ...c.rows.map((r) => h('td', { class: 'num' }, r.cells[i]))])),
+      ),
+    );
+    section.append(
+      h('h3', {}, "The finalists' costs (medians over their confirming repeats, range in brackets)"),
+      h('div', { class: 'table-wrap' }, table),
+      ...c.notes.map((n) => h('p', { class: 'muted' }, n)),
+    );
+  }
   if (v.machine) section.append(h('p', { class: 'muted' }, v.machine));
   if (v.tried.length) {
     const tried = firstOf(v.tried, LIST_LIMIT, 'candidates');
@@ -257,6 +279,33 @@ function adviceSection(report: Report): HTMLElement | null {
       ),
     );
   }
+  return section;
+}
+
+/** A soak (protocol/soak.ts): whether it held, part by part (results/soak.ts), and its figures over time. */
+function soakSection(report: Report): HTMLElement | null {
+  const soak = report.soak;
+  if (!soak) return null;
+  const j = judgeSoak(soak);
+  const state = j.held === true ? 'held' : j.held === false ? 'not-held' : 'unjudged';
+  const section = h('section', { class: `soak soak-${state}` }, h('h2', {}, 'Soak of ', soak.source));
+  section.append(h('p', { class: 'soak-headline' }, j.headline));
+  section.append(
+    hAll(
+      'ul',
+      { class: 'soak-parts' },
+      j.parts.map((p) => h('li', { class: `soak-part held-${String(p.held)}` }, p.text)),
+    ),
+  );
+  section.append(
+    h(
+      'p',
+      { class: 'muted' },
+      `${soak.point.id}: a sample every ${soak.sampleSec} s, settled in ${soak.settleSec} s, started ${soak.startedAt}${soak.stopped ? `; ${soak.stopped}${soak.error ? `: ${soak.error}` : ''}` : ''}. Heap: Chrome's JSHeapUsedSize at each sample, garbage not yet collected included (no GC forced); age and input p99: per interval.`,
+    ),
+  );
+  if (soak.samples.length) section.append(h('figure', { class: 'soak-figure' }, soakPlot(soak)));
+  else section.append(h('p', { class: 'muted' }, 'No sample was taken.'));
   return section;
 }
 
@@ -780,6 +829,7 @@ export function renderReport(container: HTMLElement, report: Report, options: Ch
   }
   parts.push(
     guarded('the advice (advice)', () => adviceSection(report)),
+    guarded('the soak (soak)', () => soakSection(report)),
     guarded('the run header (runId, environment, options, rounds)', () => headerSection(report)),
     guarded('the browsers (hosts)', () => browsersSection(report)),
     guarded('the failures (points[].repeats)', () => failuresSection(report)),

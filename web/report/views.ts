@@ -13,6 +13,7 @@ import type { PairedComparison, PointResult, Report } from '../../protocol/repor
 import { ENCODINGS, type Encoding } from '../../protocol/wire.js';
 import { adviceText, machineWordsOf, NOT_MEASURED_MEANING, NOT_MEASURED_WORDS, notMeasuredOf } from '../../results/advice-words.js';
 import { NOT_MEASURED_REASONS } from '../../protocol/advice.js';
+import { costsGrid } from '../../results/costs.js';
 import { FACTOR_NAMES, FACTORS as FACTOR_INFO, type FactorName } from '../../protocol/factors.js';
 import { calibrationShort } from '../../protocol/device.js';
 
@@ -70,13 +71,15 @@ export interface AdviceView {
   tried: { id: string; outcome: string; why: string }[];
   /** The candidates not measured, by why (the reasons with any), with a few of their ids. */
   notMeasured: { reason: string; meaning: string; count: number; examples: string[] }[];
+  /** The confirmed finalists' costs side by side (results/costs.ts costsGrid); null before any was confirmed. */
+  costs: ReturnType<typeof costsGrid>;
 }
 
 /** The Advice section: adviceText's lines (the same words as on stderr), and every candidate tried; null for a run without advice. */
 export function adviceView(report: Report): AdviceView | null {
   const a = report.advice;
   if (!a) return null;
-  const lines = adviceText(a, machineWordsOf(report.environment), report.devices);
+  const lines = adviceText(a, machineWordsOf(report.environment), report.devices, { costs: false });
   const machine = lines.at(-1)?.startsWith('Machine: ') ? lines.pop()! : null;
   const [headline = '', ...rest] = lines;
   const state: AdviceView['state'] = report.finishedAt !== null && !report.interrupted ? 'finished' : report.interrupted ? 'interrupted' : 'unfinished';
@@ -97,6 +100,7 @@ export function adviceView(report: Report): AdviceView | null {
       const n = notMeasuredOf(a)[k];
       return n.count ? [{ reason: NOT_MEASURED_WORDS[k], meaning: NOT_MEASURED_MEANING[k], count: n.count, examples: n.examples }] : [];
     }),
+    costs: costsGrid(a),
   };
 }
 

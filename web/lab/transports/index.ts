@@ -9,6 +9,7 @@ import { openGrpcWeb } from './grpc-web.js';
 import { openPoll } from './poll.js';
 import { openSse } from './sse.js';
 import { openWsH2 } from './ws-h2.js';
+import { openWsStream } from './ws-stream.js';
 import { openWs } from './ws.js';
 
 export type { Connection, ConnectionHandlers, TransportOptions } from './connection.js';
@@ -17,6 +18,7 @@ export { wsUrl } from './ws.js';
 export const PAGE_TRANSPORTS: Record<Transport, OpenConnection> = {
   ws: openWs,
   'ws-h2': openWsH2,
+  'ws-stream': openWsStream,
   sse: openSse,
   // EventSource like `sse`, on the h1 origin (TRANSPORT_INFO['sse-h1'].origin).
   'sse-h1': openSse,
