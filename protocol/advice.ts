@@ -250,10 +250,18 @@ export interface Advice {
   rejected: { candidateId: string; transport: Transport; reason: string }[];
   /** Every candidate measured, in the order first measured. */
   tried: TriedCandidate[];
-  /** Candidates of the space it did not measure, and why (the time budget, or the search's order). */
-  notTried: { candidate: Candidate; why: string }[];
+  /**
+   * Candidates of the space it did not measure, and why: in words, and as a `reason` (absent in
+   * reports written before issue 34).
+   */
+  notTried: { candidate: Candidate; why: string; reason?: NotMeasuredReason }[];
   /** Set when nothing sustained. */
   closest: Closest | null;
+  /**
+   * What the search did (issue 34): where it stopped, when its screen ended, and the candidates it
+   * did not measure counted by why. Absent in reports written before it.
+   */
+  search?: SearchAccount;
   /**
    * How the machine's speed moved through the search (issue 33): the yardstick's readings and the
    * anchor's re-probe. Absent in reports written before they were taken.
@@ -435,6 +443,45 @@ export const SIMPLICITY_CRITERIA = ['connections', 'parsing', 'origins', 'encodi
 export type SimplicityCriterion = (typeof SIMPLICITY_CRITERIA)[number];
 /** The default order (`--prefer`'s default): every criterion, in SIMPLICITY_CRITERIA's order. */
 export const DEFAULT_PREFER: readonly SimplicityCriterion[] = SIMPLICITY_CRITERIA;
+
+/**
+ * Why a candidate of the space was not measured:
+ * - `notReached`: the screen ended by itself and no measured neighbour led there (it moves one
+ *   setting at a time from each transport's best); or, when the budget ended the screen, it was not
+ *   among the moves the screen had next;
+ * - `prunedDear`: its transport was explored no further, its best costing far more renderer CPU
+ *   per event than the cheapest that sustained;
+ * - `prunedHopeless`: its transport was explored no further, its best coming nowhere near while
+ *   others sustained;
+ * - `outOfBudget`: among the moves the screen had next (a basic shape, or a one-setting move from
+ *   a transport's best) when the time budget ended it;
+ * - `interrupted`: the search was interrupted (Ctrl-C, or a report saved mid-search) before it.
+ */
+export type NotMeasuredReason = 'notReached' | 'prunedDear' | 'prunedHopeless' | 'outOfBudget' | 'interrupted';
+
+/** Every NotMeasuredReason, in the order the words give them. */
+export const NOT_MEASURED_REASONS: readonly NotMeasuredReason[] = ['notReached', 'prunedDear', 'prunedHopeless', 'outOfBudget', 'interrupted'];
+
+/** The search's stages, in order. */
+export type SearchStage = 'screen' | 'confirm' | 'headroom';
+
+/** What the search did, for a reader who asks how far it got and why it stopped. */
+export interface SearchAccount {
+  /**
+   * How it ended: `converged` (every stage ended by itself: nothing left worth measuring),
+   * `budget` (the time budget stopped a stage) or `interrupted`; the same as `stopped` (null:
+   * converged), said here beside the rest of the account.
+   */
+  ended: 'converged' | 'budget' | 'interrupted';
+  /** The first stage the budget or the interruption stopped; null when it converged. */
+  stoppedIn: SearchStage | null;
+  /** When the screen ended, s since the search began, and how; null while it runs. */
+  screen: { endedSec: number; ended: 'converged' | 'budget' | 'interrupted' } | null;
+  /** Measurements made: probes (the anchor's re-probe and second windows included), paired confirming rounds, and the headroom search's repeats. */
+  measurements: { probes: number; confirmRounds: number; headroomRepeats: number };
+  /** The candidates in `notTried`, counted by reason, with a few of their ids. */
+  notMeasured: Record<NotMeasuredReason, { count: number; examples: string[] }>;
+}
 
 /** A setting the advisor moves one at a time from a candidate (puppeteer/advise/candidates.ts). */
 export type Knob = 'tick' | 'connections' | 'parsing' | 'origins' | 'encoding';

@@ -24,11 +24,13 @@ import {
   type EquivalentCandidate,
   type Headroom,
   type MachineDrift,
+  type SearchAccount,
   type Sustains,
   type SustainsFigures,
   type TriedCandidate,
   type YardstickReading,
 } from './advice.js';
+import { NOT_MEASURED_REASONS } from './advice.js';
 import { HISTOGRAM_BUCKETS, type LatencySummary, type SparseHistogram, type TailSummary } from './histogram.js';
 import { LIMITS, type Range } from './limits.js';
 import type { Margins } from './margins.js';
@@ -692,6 +694,23 @@ const machineDrift = obj<MachineDrift>()({
   anchorSkipped: opt(str),
 });
 
+const searchEnded = lit('converged', 'budget', 'interrupted');
+const notMeasuredBucket = obj<SearchAccount['notMeasured']['notReached']>()({ count, examples: strings });
+
+const searchAccount = obj<SearchAccount>()({
+  ended: searchEnded,
+  stoppedIn: nullable(lit('screen', 'confirm', 'headroom')),
+  screen: nullable(obj<NonNullable<SearchAccount['screen']>>()({ endedSec: numIn(0, Number.MAX_VALUE), ended: searchEnded })),
+  measurements: obj<SearchAccount['measurements']>()({ probes: count, confirmRounds: count, headroomRepeats: count }),
+  notMeasured: obj<SearchAccount['notMeasured']>()({
+    notReached: notMeasuredBucket,
+    prunedDear: notMeasuredBucket,
+    prunedHopeless: notMeasuredBucket,
+    outOfBudget: notMeasuredBucket,
+    interrupted: notMeasuredBucket,
+  }),
+});
+
 const advice = obj<Advice>()({
   target,
   transports: arr(transport),
@@ -706,12 +725,13 @@ const advice = obj<Advice>()({
   headroom: nullable(headroom),
   rejected: arr(obj<Advice['rejected'][number]>()({ candidateId: str, transport, reason: str })),
   tried: arr(triedCandidate),
-  notTried: arr(obj<Advice['notTried'][number]>()({ candidate, why: str })),
+  notTried: arr(obj<Advice['notTried'][number]>()({ candidate, why: str, reason: opt(oneOf(NOT_MEASURED_REASONS)) })),
   closest: nullable(closest),
   drift: opt(machineDrift),
   // --- the answer as a set (issue 34): absent in earlier reports ---
   equivalent: opt(arr(equivalentCandidate)),
   prefer: opt(arr(oneOf(SIMPLICITY_CRITERIA))),
+  search: opt(searchAccount),
 });
 
 // ---- soak (protocol/soak.ts)

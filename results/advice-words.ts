@@ -11,9 +11,12 @@ import type {
   Headroom,
   HeadroomLimit,
   Knob,
+  NotMeasuredReason,
+  SearchAccount,
   SimplicityCriterion,
   TriedCandidate,
 } from '../protocol/advice.js';
+import { NOT_MEASURED_REASONS } from '../protocol/advice.js';
 import { LIMITS } from '../protocol/limits.js';
 import type { Environment } from '../protocol/report.js';
 import { rateText, targetText, type Target } from '../protocol/target.js';
@@ -439,17 +442,107 @@ export function adviceText(
       if (a.closest.helps.length) lines.push(`  What the measurements say: ${a.closest.helps.join('; ')}.`);
     }
   }
-  if (a.notTried.length) {
-    const budget = a.notTried.filter((n) => n.why.startsWith('the time budget')).length;
-    lines.push(
-      `  Not measured: ${plural(a.notTried.length, 'candidate')}${budget ? ` (${budget} for the time budget of ${Math.round(a.budgetSec)} s)` : ''}; every one is listed in the report.`,
-    );
-  }
+  lines.push(...accountLines(a));
   // The machine did not keep one speed: said with the answer it qualifies, before the machine line.
   for (const line of driftLines(a.drift)) lines.push(`  ${line}`);
   if (machine) {
     const parts = [machine.cores !== null ? `${machine.cores} cores` : '', machine.cpuModel ?? ''].filter(Boolean).join(' ');
     lines.push(`Machine: ${[parts, machine.browser].filter(Boolean).join(', ')}; these figures hold for this machine and browser.`);
+  }
+  return lines;
+}
+
+/** `5 min 22 s`, `45 s`, `10 min`. */
+function durationWords(sec: number): string {
+  const s = Math.round(sec);
+  return s < 60 ? `${s} s` : `${Math.floor(s / 60)} min${s % 60 ? ` ${s % 60} s` : ''}`;
+}
+
+/** Each reason for not measuring a candidate, as the account counts it. */
+export const NOT_MEASURED_WORDS: Record<NotMeasuredReason, string> = {
+  notReached: 'not reached',
+  prunedDear: 'pruned as dear',
+  prunedHopeless: 'pruned as hopeless',
+  outOfBudget: 'out of budget',
+  interrupted: 'cut off by the interruption',
+};
+
+/** What each reason means, said once under the counts (the viewer's table too). */
+export const NOT_MEASURED_MEANING: Record<NotMeasuredReason, string> = {
+  notReached: "the search moves one setting at a time from each transport's best, and no measured neighbour led there",
+  prunedDear:
+    "their transport's best cost far more than the cheapest that sustained, by the search's objective (each one's why says how much), so it was explored no further",
+  prunedHopeless: "their transport's best came nowhere near the target while others sustained, so it was explored no further",
+  outOfBudget: 'the moves the screen had next when the time budget ended it',
+  interrupted: 'the search was interrupted before it reached them',
+};
+
+/** A stage as the account's words name it. */
+const STAGE_WORDS: Record<NonNullable<SearchAccount['stoppedIn']>, string> = {
+  screen: 'the screen',
+  confirm: 'the confirmation',
+  headroom: 'the headroom search',
+};
+
+/** The not-measured counts of an answer: its account's, or, in a report written before it, its list's by its words. */
+export function notMeasuredOf(a: Advice): SearchAccount['notMeasured'] {
+  if (a.search) return a.search.notMeasured;
+  const out = Object.fromEntries(NOT_MEASURED_REASONS.map((k) => [k, { count: 0, examples: [] as string[] }])) as SearchAccount['notMeasured'];
+  for (const n of a.notTried) {
+    // Before issue 34 the words were all there was: 'not explored: …' was a pruned transport, dear or hopeless.
+    const reason: NotMeasuredReason =
+      n.reason ??
+      (n.why.startsWith('interrupted')
+        ? 'interrupted'
+        : n.why.startsWith('the time budget')
+          ? 'outOfBudget'
+          : n.why.includes('came nowhere near')
+            ? 'prunedHopeless'
+            : n.why.startsWith('not explored')
+              ? 'prunedDear'
+              : 'notReached');
+    out[reason].count++;
+    if (out[reason].examples.length < 3) out[reason].examples.push(n.candidate.id);
+  }
+  return out;
+}
+
+/**
+ * What the search did (issue 34): `  The search converged: it ended by itself at 9 min 1 s of its
+ * 10 min budget, nothing left worth measuring (the screen converged at 5 min 29 s; 53 probes, 5
+ * paired rounds).`, `  The budget stopped it: the screen at 37 s, keeping room to confirm
+ * what it found; …`, then what it did not measure, by why: `  Not measured: 411 of 462
+ * candidates: 291 not reached, 81 pruned as dear, …`. A report written before the account says
+ * nothing of how its search ended (it did not record it), only the counts.
+ */
+export function accountLines(a: Advice): string[] {
+  const lines: string[] = [];
+  const s = a.search;
+  if (s) {
+    const at = `at ${durationWords(a.elapsedSec)} of its ${durationWords(a.budgetSec)} budget`;
+    const m = s.measurements;
+    const did = [
+      plural(m.probes, 'probe'),
+      m.confirmRounds ? plural(m.confirmRounds, 'paired round') : '',
+      m.headroomRepeats ? `${plural(m.headroomRepeats, 'repeat')} of headroom` : '',
+    ].filter(Boolean);
+    const screen = s.screen ? `the screen ${s.screen.ended === 'converged' ? 'converged' : 'ended'} at ${durationWords(s.screen.endedSec)}` : '';
+    if (s.ended === 'converged')
+      lines.push(`  The search converged: it ended by itself ${at}, nothing left worth measuring (${[screen, did.join(', ')].filter(Boolean).join('; ')}).`);
+    else if (s.ended === 'budget' && s.stoppedIn === 'screen' && s.screen)
+      lines.push(
+        `  The budget stopped it: it ended the screen at ${durationWords(s.screen.endedSec)}, keeping room to confirm what it found; the search ended ${at} (${did.join(', ')}).`,
+      );
+    else {
+      const head = s.ended === 'budget' ? 'The budget stopped it' : 'The search was interrupted';
+      lines.push(`  ${head}${s.stoppedIn ? ` in ${STAGE_WORDS[s.stoppedIn]}` : ''} ${at} (${[did.join(', '), screen].filter(Boolean).join('; ')}).`);
+    }
+  }
+  if (a.notTried.length) {
+    const counts = notMeasuredOf(a);
+    const parts = NOT_MEASURED_REASONS.filter((k) => counts[k].count > 0).map((k) => `${counts[k].count} ${NOT_MEASURED_WORDS[k]}`);
+    const total = a.notTried.length + a.tried.length;
+    lines.push(`  Not measured: ${a.notTried.length} of ${plural(total, 'candidate')}: ${parts.join(', ')}; every one is listed in the report with why.`);
   }
   return lines;
 }

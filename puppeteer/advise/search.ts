@@ -58,9 +58,13 @@ import {
   MachineDrift,
   type TriedCandidate,
   type Knob,
+  type NotMeasuredReason,
+  type SearchAccount,
+  type SearchStage,
   type YardstickMoment,
   type YardstickReading,
 } from '../../protocol/advice.js';
+import { NOT_MEASURED_REASONS } from '../../protocol/advice.js';
 import { type Margins, DEFAULT_MARGINS } from '../../protocol/margins.js';
 import { costReading, judgeRatio } from '../../results/equivalence.js';
 import { LIMITS } from '../../protocol/limits.js';
@@ -178,6 +182,28 @@ interface Rec {
 
 /** Why a candidate was not measured when the search was cut off before the screen's end. */
 const INTERRUPTED_WHY = 'interrupted before it was measured';
+/** How many candidate ids the account keeps as examples of each reason. */
+const EXAMPLES = 3;
+
+/**
+ * The account of a search (issue 34): how it ended, where it stopped, and what it did not
+ * measure counted by why, from the answer's `notTried`: one place derives it, so the two agree.
+ */
+function accountOf(
+  stopped: Advice['stopped'],
+  stoppedIn: SearchStage | null,
+  screen: SearchAccount['screen'],
+  measurements: SearchAccount['measurements'],
+  notTried: Advice['notTried'],
+): SearchAccount {
+  const notMeasured = Object.fromEntries(NOT_MEASURED_REASONS.map((k) => [k, { count: 0, examples: [] as string[] }])) as SearchAccount['notMeasured'];
+  for (const n of notTried) {
+    const bucket = notMeasured[n.reason ?? 'notReached'];
+    bucket.count++;
+    if (bucket.examples.length < EXAMPLES) bucket.examples.push(n.candidate.id);
+  }
+  return { ended: stopped ?? 'converged', stoppedIn: stopped ? stoppedIn : null, screen, measurements, notMeasured };
+}
 
 /**
  * The answer of a search cut off before it picked (or before it measured anything): what it
@@ -187,6 +213,7 @@ function cutOff(
   o: { target: Target; transports: readonly Transport[]; margins: Margins; budgetSec: number; elapsedSec: number; prefer: readonly SimplicityCriterion[] },
   tried: TriedCandidate[],
   notTried: Advice['notTried'],
+  account: SearchAccount,
 ): Advice {
   return {
     target: o.target,
@@ -204,17 +231,24 @@ function cutOff(
     closest: null,
     equivalent: [],
     prefer: [...o.prefer],
+    search: account,
   };
 }
 
 /** The answer before the search measured anything: what a report holds from its first save. */
 export function adviceBeforeSearch(o: Pick<AdviseOptions, 'target' | 'transports' | 'space' | 'margins' | 'budgetSec' | 'prefer'>): Advice {
   const transports = o.transports ?? TRANSPORTS;
-  const notTried = candidateSpace(o.target, transports, { ...DEFAULT_SPACE, ...o.space }).map((candidate) => ({ candidate, why: INTERRUPTED_WHY }));
+  const notTried = candidateSpace(o.target, transports, { ...DEFAULT_SPACE, ...o.space }).map((candidate) => ({
+    candidate,
+    why: INTERRUPTED_WHY,
+    reason: 'interrupted' as const,
+  }));
+  const account = accountOf('interrupted', 'screen', null, { probes: 0, confirmRounds: 0, headroomRepeats: 0 }, notTried);
   return cutOff(
     { target: o.target, transports, margins: o.margins ?? DEFAULT_MARGINS, budgetSec: o.budgetSec, elapsedSec: 0, prefer: o.prefer ?? DEFAULT_PREFER },
     [],
     notTried,
+    account,
   );
 }
 
@@ -338,11 +372,18 @@ interface Search {
   maxRounds: number;
   bound: number;
   recs: Map<string, Rec>;
-  /** Why a candidate was not measured, where the search decided it (else: not reached). */
-  skipped: Map<string, string>;
+  /** Transports explored no further (nextMove), with why; a transport that moves again leaves it. */
+  pruned: Map<Transport, { reason: 'prunedDear' | 'prunedHopeless'; why: string }>;
   stopped: Advice['stopped'];
-  /** Why the screen ended early, which is why a candidate went unmeasured (the headroom's own stop is not). */
-  screenStopped: Advice['stopped'];
+  /** The stage under way, and the first one the budget or an interruption stopped. */
+  stage: SearchStage;
+  stoppedIn: SearchStage | null;
+  /** When and how the screen ended (its `stopped`, which is why a candidate went unmeasured); null while it runs. */
+  screenEnded: SearchAccount['screen'];
+  /** The screen's basic shapes are all probed: from then on it explores. */
+  basicsDone: boolean;
+  /** The moves the screen had next when the budget ended it (outOfBudget); empty otherwise. */
+  frontier: Set<string>;
   /** The next confirming round's index. */
   round: number;
   /** The finalists confirmed, group after group. */
@@ -381,14 +422,19 @@ export async function advise(o: AdviseOptions): Promise<Advice> {
   o.onStart?.(() => snapshot(s));
   await readYardstick(s, 'start');
   await screen(s);
-  s.screenStopped = s.stopped;
+  endScreen(s);
   await reprobeAnchor(s);
+  stageDone(s);
   await readYardstick(s, 'screen-confirm');
+  s.stage = 'confirm';
   await confirm(s);
+  stageDone(s);
   choose(s);
   // Between the stages only when a headroom search comes next.
   await readYardstick(s, 'confirm-headroom', s.winner !== null);
+  s.stage = 'headroom';
   await headroom(s);
+  stageDone(s);
   await readYardstick(s, 'end');
   return answerOf(s, s.stopped);
 }
@@ -409,9 +455,13 @@ function newSearch(o: AdviseOptions): Search {
     maxRounds: Math.max(rounds, o.maxConfirmRounds ?? DEFAULT_MAX_CONFIRM_ROUNDS),
     bound: o.target.p99BoundMs,
     recs: new Map(),
-    skipped: new Map(),
+    pruned: new Map(),
     stopped: null,
-    screenStopped: null,
+    stage: 'screen',
+    stoppedIn: null,
+    screenEnded: null,
+    basicsDone: false,
+    frontier: new Set(),
     round: 0,
     confirmed: [],
     ranked: [],
@@ -434,13 +484,14 @@ function snapshot(s: Search): Advice {
   if (s.picked) return answerOf(s, 'interrupted');
   // Before the pick: a candidate under confirmation is not yet confirmed (its figures so far are not a verdict).
   const tried = [...s.recs.values()].map((r) => triedOf(r, r.outcome === 'kept' || r.outcome === 'marginal' ? null : r.confirmed));
-  const notTried = s.all.filter((c) => !s.recs.has(c.id)).map((c) => ({ candidate: c, why: s.skipped.get(c.id) ?? INTERRUPTED_WHY }));
+  const notTried = notTriedOf(s);
   return withDrift(
     s,
     cutOff(
       { target: s.target, transports: s.transports, margins: s.margins, budgetSec: s.o.budgetSec, elapsedSec: s.o.now(), prefer: s.prefer },
       tried,
       notTried,
+      accountOf('interrupted', s.stoppedIn ?? s.stage, s.screenEnded, measurementsOf(s), notTried),
     ),
   );
 }
@@ -601,43 +652,83 @@ async function screen(s: Search): Promise<void> {
  * connections that offer the rate at that tick in whole rows. False when the screen ended.
  */
 async function screenBasics(s: Search): Promise<boolean> {
+  for (const c of basicsOf(s)) if (!(await probe(s, c))) return false;
+  s.basicsDone = true;
+  return true;
+}
+
+/** The basic shapes in screening order: each tick (middle first) with transports interleaved, then the ticks of their own that low rates take. */
+function basicsOf(s: Search): Candidate[] {
   const plain = (c: Candidate) => c.parse === 'main' && c.origins === 1 && c.encoding === 'json';
   const basicAt = (t: Transport, tick: number) =>
     s.all.filter((x) => x.transport === t && x.intervalMs === tick && plain(x)).sort((a, b) => a.concurrency - b.concurrency)[0];
+  const out: Candidate[] = [];
   for (const tick of byMiddleFirst(s.space.ticksMs)) {
     for (const t of s.transports) {
       const c = basicAt(t, tick);
-      if (c && !(await probe(s, c))) return false;
+      if (c) out.push(c);
     }
   }
   // Rates too low for whole rows at any tick offer one row per message at a tick of their own.
   for (const t of s.transports) {
     const own = [...new Set(s.all.filter((x) => x.transport === t && !s.space.ticksMs.includes(x.intervalMs)).map((x) => x.intervalMs))];
-    for (const tick of own) if (!(await probe(s, basicAt(t, tick)))) return false;
+    for (const tick of own) out.push(basicAt(t, tick));
   }
-  return true;
+  return out;
 }
 
 /** 1b. Passes: each transport's best moves one setting, in the order its limit suggests, until a pass moves none. */
 async function explore(s: Search): Promise<void> {
   for (;;) {
-    const bests = s.transports
-      .map((t) => [...s.recs.values()].filter((r) => r.candidate.transport === t && r.probe).sort(better)[0])
-      .filter((r): r is Rec => r !== undefined)
-      .sort(better);
-    const cheapest = Math.min(...keptOf(s).map((r) => cost(r.probeFigures)));
-    // The cheapest that sustained anywhere: `better` ranks sustaining first, so it heads `bests`.
-    const leader = bests[0]?.probeFigures?.sustains.sustains ? bests[0] : undefined;
+    const { bests, leader, cheapest } = passOf(s);
     let moved = false;
     for (const best of bests) {
       const next = nextMove(s, best, leader, cheapest);
       if (!next) continue;
-      s.skipped.delete(next.id);
       if (!(await probe(s, next))) return;
       moved = true;
     }
     if (!moved) return;
   }
+}
+
+/** A pass's starting points: each transport's best (best first), the leader (the cheapest that sustained anywhere), and its cost. */
+function passOf(s: Search): { bests: Rec[]; leader: Rec | undefined; cheapest: number } {
+  const bests = s.transports
+    .map((t) => [...s.recs.values()].filter((r) => r.candidate.transport === t && r.probe).sort(better)[0])
+    .filter((r): r is Rec => r !== undefined)
+    .sort(better);
+  const cheapest = Math.min(...keptOf(s).map((r) => cost(r.probeFigures)));
+  // The cheapest that sustained anywhere: `better` ranks sustaining first, so it heads `bests`.
+  const leader = bests[0]?.probeFigures?.sustains.sustains ? bests[0] : undefined;
+  return { bests, leader, cheapest };
+}
+
+/** How the screen ended, and when; with the budget, the moves it had next (outOfBudget). */
+function endScreen(s: Search): void {
+  s.screenEnded = { endedSec: s.o.now(), ended: s.stopped ?? 'converged' };
+  if (s.stopped !== 'budget') return;
+  const unprobed = (c: Candidate) => !s.recs.get(c.id)?.probe;
+  // The basic shapes still to probe, then each unpruned transport's next one-setting moves.
+  for (const c of basicsOf(s)) if (unprobed(c)) s.frontier.add(c.id);
+  const { bests, leader } = passOf(s);
+  for (const best of bests) {
+    if (s.pruned.has(best.candidate.transport)) continue;
+    const { twin, neighbours } = movesOf(s, best, leader);
+    for (const c of [...(twin ? [twin] : []), ...neighbours]) if (unprobed(c)) s.frontier.add(c.id);
+  }
+}
+
+/** After a stage: the first stage the budget or an interruption stopped is where the search stopped. */
+function stageDone(s: Search): void {
+  if (s.stopped && !s.stoppedIn) s.stoppedIn = s.stage;
+}
+
+/** The moves open to a transport's best: the leader's setting on its transport, and its unmeasured one-setting neighbours. */
+function movesOf(s: Search, best: Rec, leader: Rec | undefined): { twin: Candidate | undefined; neighbours: Candidate[] } {
+  const twin = leader ? twinOf(s, leader.candidate, best.candidate.transport) : undefined;
+  const neighbours = s.all.filter((c) => c.transport === best.candidate.transport && !s.recs.get(c.id)?.probe && knobsBetween(best.candidate, c).length === 1);
+  return { twin, neighbours };
 }
 
 /** The candidate of transport `t` with `c`'s settings (origins as near as `t` has them); none when `t` cannot take them. */
@@ -652,28 +743,37 @@ function twinOf(s: Search, c: Candidate, t: Transport): Candidate | undefined {
 /**
  * Where a transport's best moves next in this pass: the leader's setting on its transport, else
  * its one-setting neighbour its limit suggests; none when it has none left or is not worth the
- * budget (said in `skipped`).
+ * budget (said in `pruned`).
  */
 function nextMove(s: Search, best: Rec, leader: Rec | undefined, cheapest: number): Candidate | null {
   // The cheapest setting found so far, tried on this transport too, before it can be called
   // dear: a saving that came from a setting (an encoding, a tick, Workers) is the setting's,
   // not the transport's. (On 2026-11-27 grpc-web reached Arrow first, ws and fetch were
   // called dear on their JSON costs, and ws with Arrow was never measured.)
-  const twin = leader ? twinOf(s, leader.candidate, best.candidate.transport) : undefined;
-  if (twin && !s.recs.get(twin.id)?.probe) return twin;
+  const t = best.candidate.transport;
+  const { twin, neighbours } = movesOf(s, best, leader);
+  if (twin && !s.recs.get(twin.id)?.probe) {
+    s.pruned.delete(t);
+    return twin;
+  }
   const f = best.probeFigures;
-  const neighbours = s.all.filter((c) => c.transport === best.candidate.transport && !s.recs.get(c.id)?.probe && knobsBetween(best.candidate, c).length === 1);
   if (!neighbours.length) return null;
   // Not worth the budget: nowhere near while others sustain, or far dearer than the cheapest.
   const hopeless = Number.isFinite(cheapest) && f && !f.sustains.sustains && clearlyCannot(f, s.bound);
   const dear = Number.isFinite(cheapest) && f?.sustains.sustains && cost(f) > EXPLORE_COST_RATIO * cheapest;
   if (hopeless || dear) {
-    const why = hopeless
-      ? `not explored: ${best.candidate.transport}'s best came nowhere near (${reasonText(f!.sustains)}) while other transports sustained`
-      : `not explored: ${best.candidate.transport}'s best costs ${Math.round((cost(f) / cheapest - 1) * 100)}% more ${costWords(s).figure} than the cheapest that sustained`;
-    for (const c of neighbours) if (!s.skipped.has(c.id)) s.skipped.set(c.id, why);
+    s.pruned.set(
+      t,
+      hopeless
+        ? { reason: 'prunedHopeless', why: `not explored: ${t}'s best came nowhere near (${reasonText(f!.sustains)}) while other transports sustained` }
+        : {
+            reason: 'prunedDear',
+            why: `not explored: ${t}'s best costs ${Math.round((cost(f) / cheapest - 1) * 100)}% more ${costWords(s).figure} than the cheapest that sustained`,
+          },
+    );
     return null;
   }
+  s.pruned.delete(t);
   const order = knobOrder(f);
   return neighbours.sort((a, b) => order.indexOf(knobsBetween(best.candidate, a)[0]) - order.indexOf(knobsBetween(best.candidate, b)[0]))[0];
 }
@@ -1057,6 +1157,7 @@ function answerOf(s: Search, stoppedNow: Advice['stopped']): Advice {
         };
       })
     : [];
+  const notTried = notTriedOf(s);
   return withDrift(s, {
     target: s.target,
     transports: [...s.transports],
@@ -1074,21 +1175,54 @@ function answerOf(s: Search, stoppedNow: Advice['stopped']): Advice {
     headroom: (winner && s.headrooms.get(winner.candidate.id)) ?? null,
     rejected: rejectedOrder.map((r) => ({ candidateId: r.candidate.id, transport: r.candidate.transport, reason: r.why })),
     tried: [...s.recs.values()].map((r) => triedOf(r, r.confirmed)),
-    notTried: s.all.filter((c) => !s.recs.has(c.id)).map((c) => ({ candidate: c, why: s.skipped.get(c.id) ?? notTriedWhy(s) })),
+    notTried,
     closest,
     equivalent,
     prefer: [...s.prefer],
+    search: accountOf(stoppedNow, s.stoppedIn ?? (stoppedNow ? s.stage : null), s.screenEnded, measurementsOf(s), notTried),
   });
 }
 
-/** Why the candidates nobody decided against went unmeasured: the screen's reason to stop, or the search's order. */
-function notTriedWhy(s: Search): string {
-  return s.screenStopped === 'interrupted'
-    ? INTERRUPTED_WHY
-    : s.screenStopped === 'budget'
-      ? 'the time budget ran out before it was measured'
-      : "not reached: the search moves one setting at a time from each transport's best, and no measured neighbour led here";
+/** Every candidate of the space not measured, with why. */
+function notTriedOf(s: Search): Advice['notTried'] {
+  return s.all.filter((c) => !s.recs.has(c.id)).map((c) => ({ candidate: c, ...notTriedWhy(s, c) }));
 }
+
+/**
+ * Why a candidate went unmeasured: its transport was pruned (dear, or hopeless), else the
+ * screen's reason to stop (a report saved while the screen runs: interrupted), and, when the
+ * budget stopped it, whether the candidate was among its next moves.
+ */
+function notTriedWhy(s: Search, c: Candidate): { why: string; reason: NotMeasuredReason } {
+  const pruned = s.pruned.get(c.transport);
+  if (pruned) return pruned;
+  const ended = s.screenEnded?.ended ?? 'interrupted';
+  if (ended === 'interrupted') return { why: INTERRUPTED_WHY, reason: 'interrupted' };
+  if (ended === 'budget')
+    return s.frontier.has(c.id)
+      ? { why: 'the time budget ran out before it was measured, among the moves the screen had next', reason: 'outOfBudget' }
+      : { why: 'not reached: the time budget ended the screen before a measured neighbour led here', reason: 'notReached' };
+  return { why: "not reached: the search moves one setting at a time from each transport's best, and no measured neighbour led here", reason: 'notReached' };
+}
+
+/** What the search measured so far. */
+function measurementsOf(s: Search): SearchAccount['measurements'] {
+  const recs = [...s.recs.values()];
+  return {
+    probes: recs.reduce((n, r) => n + (r.probe ? 1 : 0) + (r.reprobe ? 1 : 0), 0) + (s.anchor ? 1 : 0),
+    confirmRounds: new Set(recs.flatMap((r) => r.confirm.map((x) => x.round))).size,
+    headroomRepeats: [...s.headrooms.values()].reduce((n, h) => n + h.repeats.length, 0),
+  };
+}
+
+/** A reason in a few words, for the closest's list of moves not measured. */
+const NOT_MEASURED_SHORT: Record<NotMeasuredReason, string> = {
+  notReached: 'not reached',
+  prunedDear: 'pruned as dear',
+  prunedHopeless: 'pruned as hopeless',
+  outOfBudget: 'the time budget ran out',
+  interrupted: 'interrupted',
+};
 
 function closestOf(s: Search, list: Rec[]): Closest | null {
   const measured = list.filter((r) => figuresFor(r));
@@ -1108,10 +1242,13 @@ function closestOf(s: Search, list: Rec[]): Closest | null {
   const other = measured.filter((r) => r.candidate.transport !== best.candidate.transport).sort(better)[0];
   if (other) helps.push(`the closest other transport: ${candidateWords(other.candidate)}, ${reachText(figuresFor(other)!)}`);
   const untried = s.all.filter((c) => c.transport === best.candidate.transport && !s.recs.has(c.id) && knobsBetween(best.candidate, c).length === 1);
-  const why = notTriedWhy(s);
-  if (untried.length)
-    helps.push(
-      `not measured (${why.startsWith('not reached') ? 'not reached' : why}): ${untried.map((c) => changeWords(knobsBetween(best.candidate, c)[0], best.candidate, c)).join('; ')}`,
-    );
+  // Grouped by why, in the reasons' order: `not measured (not reached): …`.
+  for (const reason of NOT_MEASURED_REASONS) {
+    const these = untried.filter((c) => notTriedWhy(s, c).reason === reason);
+    if (these.length)
+      helps.push(
+        `not measured (${NOT_MEASURED_SHORT[reason]}): ${these.map((c) => changeWords(knobsBetween(best.candidate, c)[0], best.candidate, c)).join('; ')}`,
+      );
+  }
   return { candidate: best.candidate, figures: f, limit: f.limit ?? reasonText(f.sustains), helps };
 }

@@ -90,6 +90,13 @@ describe('the Advice section', () => {
     expect(v.machine).toBe('Machine: 2 cores AMD EPYC 7B13, Chromium 156 headless; these figures hold for this machine and browser.');
     expect(v.tried.map((t) => t.outcome).sort()).toEqual(['runner-up', 'winner']);
     for (const t of v.tried) expect(t.why).not.toBe('');
+    // What the search did: it converged with the whole (two-candidate) space measured.
+    // Two probes and the anchor's re-probe; the winner's and the runner-up's headroom; 2 min 30 s on this fake clock.
+    const headroomRepeats = a.headroom!.repeats.length + (a.runnerUp?.headroom?.repeats.length ?? 0);
+    expect(v.details).toContain(
+      `The search converged: it ended by itself at 2 min 30 s of its 3 min 20 s budget, nothing left worth measuring (the screen converged at 12 s; 3 probes, 3 paired rounds, ${headroomRepeats} repeats of headroom).`,
+    );
+    expect(v.notMeasured).toEqual([]);
   });
 
   it("heads the run with its points' own repeat counts, the answer instead of a best median, and says advise measured no ceiling", async () => {
@@ -157,6 +164,12 @@ describe('the Advice section', () => {
     expect(v.caveat).toMatch(/^The search had not finished when this report was saved/);
     expect(v.headline).toBe('No answer for 20 k events/s with p99 ≤ 200 ms (render none): interrupted before anything was measured.');
     expect(v.tried).toEqual([]);
+    // Every candidate not measured, by why, with a few of them.
+    expect(v.notMeasured).toEqual([
+      { reason: 'cut off by the interruption', meaning: 'the search was interrupted before it reached them', count: 45, examples: expect.any(Array) },
+    ]);
+    expect(v.notMeasured[0].examples).toHaveLength(3);
+    expect(v.details).toContain('The search was interrupted in the screen at 0 s of its 1 min budget (0 probes).');
   });
 
   it('is absent from a sweep', () => {

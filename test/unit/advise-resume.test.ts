@@ -121,7 +121,12 @@ async function session(report: Report, stopAfter: number | null, replay: Replay 
   return { advice, saved, measuredCount: source.measuredCount, judged };
 }
 
-const withoutClock = (a: Advice) => ({ ...a, elapsedSec: 0 });
+/** The answer without its clock readings (the elapsed time and when the screen ended), which a replay reproduces only to rounding. */
+const withoutClock = (a: Advice) => ({
+  ...a,
+  elapsedSec: 0,
+  ...(a.search?.screen ? { search: { ...a.search, screen: { ...a.search.screen, endedSec: 0 } } } : {}),
+});
 const roundsOf = (r: Report) => r.rounds.map((x) => `${x.index}:${x.order.join(',')}`);
 
 beforeEach(() => {
@@ -190,6 +195,7 @@ describe('advise in a report: the measurer, the record and --resume', () => {
       expect(replay.left, `stop after ${stopAfter}: every recorded measurement replayed`).toBe(0);
       expect(withoutClock(second.advice), `stop after ${stopAfter}`).toEqual(withoutClock(reference.advice));
       expect(second.advice.elapsedSec).toBeCloseTo(reference.advice.elapsedSec, 6);
+      expect(second.advice.search!.screen!.endedSec).toBeCloseTo(reference.advice.search!.screen!.endedSec, 6);
       expect(roundsOf(resumed)).toEqual(roundsOf(whole));
       expect(first.measuredCount - (stopAfter === midConfirm ? 1 : 0) + second.measuredCount).toBe(reference.measuredCount);
     }

@@ -10,11 +10,11 @@ import type { MeasuredRepeat } from '../../protocol/repeat-figures.js';
 import { mulberry32 } from '../../protocol/random.js';
 import type { Target } from '../../protocol/target.js';
 import type { Transport } from '../../protocol/wire.js';
-import { candidatePoint, candidateSpace, DEFAULT_SPACE, type CandidateSpace } from '../../puppeteer/advise/candidates.js';
+import { candidatePoint, candidateSpace, DEFAULT_SPACE, knobsBetween, type CandidateSpace } from '../../puppeteer/advise/candidates.js';
 import { advise, type AdviseOptions } from '../../puppeteer/advise/search.js';
 import { ADVISE_FLAGS, checkAdviseFlags } from '../../puppeteer/advise/options.js';
 import { parseFlags } from '../../protocol/flags.js';
-import { adviceText } from '../../results/advice-words.js';
+import { adviceText, notMeasuredOf } from '../../results/advice-words.js';
 import { confirmScenarioFile } from '../../puppeteer/advise/confirm.js';
 import { expandScenario, parseScenarioText } from '../../protocol/scenario.js';
 import { measured } from '../helpers/v2-fixture.js';
@@ -372,7 +372,7 @@ describe('advise: a target several transports sustain', () => {
 
 describe('advise: the budget', () => {
   it('starts no measurement that would end past the budget, and says what it could not try', async () => {
-    for (const [budgetSec, seed] of [60, 150, 240].flatMap((b) => [1, 2, 3].map((seed) => [b, seed] as const))) {
+    for (const [budgetSec, seed] of [60, 120, 240].flatMap((b) => [1, 2, 3].map((seed) => [b, seed] as const))) {
       const { options, log } = synthetic(WORLD, seed, { budgetSec, target: target300k, transports: Object.keys(WORLD.cost) as Transport[] });
       const a = await advise(options);
       // Even a minute leaves room for a probe and a confirmation of it.
@@ -381,11 +381,17 @@ describe('advise: the budget', () => {
       for (const m of log) expect(m.endSec, `budget ${budgetSec}`).toBeLessThanOrEqual(budgetSec);
       expect(a.stopped).toBe('budget');
       expect(a.notTried.length).toBeGreaterThan(0);
-      expect(a.notTried.some((n) => n.why === 'the time budget ran out before it was measured')).toBe(true);
+      // The moves the screen had next are out of budget, the rest not reached (or pruned).
+      expect(a.notTried.some((n) => n.reason === 'outOfBudget' && n.why.startsWith('the time budget ran out before it was measured'))).toBe(true);
+      expect(a.search).toMatchObject({ ended: 'budget', screen: { ended: 'budget' } });
       // Every candidate of the space is accounted for: tried or not, never both.
       const space = candidateSpace(target300k, Object.keys(WORLD.cost) as Transport[]);
       expect(a.tried.length + a.notTried.length).toBe(space.length);
-      expect(adviceText(a).join('\n')).toContain(`for the time budget of ${budgetSec} s`);
+      expect(adviceText(a).join('\n')).toMatch(
+        new RegExp(
+          `The budget stopped it: it ended the screen at [\\d a-z]+, keeping room to confirm what it found; the search ended at [\\d a-z]+ of its ${budgetSec / 60} min`,
+        ),
+      );
     }
   });
 
@@ -397,6 +403,117 @@ describe('advise: the budget', () => {
     expect(adviceText(a)[0]).toBe(
       'No answer for 300 k events/s with p99 ≤ 100 ms (render full): the time budget of 20 s leaves no room for one probe and its confirmation.',
     );
+  });
+});
+
+describe('advise: the account of what the search did (issue 34)', () => {
+  const all = Object.keys(WORLD.cost) as Transport[];
+  /** The account's counts and examples agree with the list they count; every entry has its reason. */
+  const agrees = (a: Advice) => {
+    const byReason = new Map<string, string[]>();
+    for (const n of a.notTried) byReason.set(n.reason!, [...(byReason.get(n.reason!) ?? []), n.candidate.id]);
+    for (const [reason, bucket] of Object.entries(a.search!.notMeasured)) {
+      const ids = byReason.get(reason) ?? [];
+      expect(bucket.count, reason).toBe(ids.length);
+      expect(bucket.examples, reason).toEqual(ids.slice(0, 3));
+    }
+    expect(a.search!.ended).toBe(a.stopped ?? 'converged');
+  };
+
+  it('says the search converged, when, what it measured, and splits what it did not measure by why', async () => {
+    const { options, log } = synthetic(WORLD, 3, { budgetSec: 3600, target: target300k, transports: all });
+    const a = await advise(options);
+    agrees(a);
+    const s = a.search!;
+    expect(s).toMatchObject({ ended: 'converged', stoppedIn: null, screen: { ended: 'converged' } });
+    expect(s.screen!.endedSec).toBeLessThan(a.elapsedSec);
+    // Every measurement is counted where it belongs.
+    // The winner's and the runner-up's headroom searches both measure.
+    const probes = log.filter((m) => m.kind === 'probe').length;
+    const hs = [a.headroom!, ...(a.runnerUp?.headroom ? [a.runnerUp.headroom] : [])];
+    const sum = (of: (h: (typeof hs)[number]) => number) => hs.reduce((n, h) => n + of(h), 0);
+    expect(s.measurements.probes + sum((h) => h.probes)).toBe(probes);
+    expect(s.measurements.confirmRounds + sum((h) => h.confirmations) * 3).toBe(log.length - probes);
+    expect(s.measurements.headroomRepeats).toBe(sum((h) => h.repeats.length));
+    // Converged: nothing was out of budget or cut off; poll and grpc-web cost far more than fetch's best and were pruned.
+    expect(s.notMeasured.outOfBudget.count + s.notMeasured.interrupted.count).toBe(0);
+    expect(s.notMeasured.notReached.count).toBeGreaterThan(0);
+    expect(s.notMeasured.prunedDear.count).toBeGreaterThan(0);
+    for (const n of a.notTried.filter((x) => x.reason === 'prunedDear'))
+      expect(n.why).toMatch(new RegExp(`^not explored: ${n.candidate.transport}'s best costs \\d+% more`));
+    const text = adviceText(a);
+    const minutes = (sec: number) => `${Math.floor(Math.round(sec) / 60)} min${Math.round(sec) % 60 ? ` ${Math.round(sec) % 60} s` : ''}`;
+    expect(text).toContain(
+      `  The search converged: it ended by itself at ${minutes(a.elapsedSec)} of its 60 min budget, nothing left worth measuring (the screen converged at ${minutes(s.screen!.endedSec)}; ${s.measurements.probes} probes, ${s.measurements.confirmRounds} paired rounds, ${s.measurements.headroomRepeats} repeats of headroom).`,
+    );
+    const parts = [
+      `${s.notMeasured.notReached.count} not reached`,
+      `${s.notMeasured.prunedDear.count} pruned as dear`,
+      ...(s.notMeasured.prunedHopeless.count ? [`${s.notMeasured.prunedHopeless.count} pruned as hopeless`] : []),
+    ];
+    expect(text).toContain(
+      `  Not measured: ${a.notTried.length} of ${a.notTried.length + a.tried.length} candidates: ${parts.join(', ')}; every one is listed in the report with why.`,
+    );
+    jsonRoundTrips(a);
+  });
+
+  it('when the budget stops the screen, counts as out of budget only the moves it had next', async () => {
+    for (const seed of [1, 2, 3]) {
+      const { options } = synthetic(WORLD, seed, { budgetSec: 150, target: target300k, transports: all });
+      const a = await advise(options);
+      agrees(a);
+      expect(a.search!.stoppedIn).toBe('screen');
+      const out = a.notTried.filter((n) => n.reason === 'outOfBudget').map((n) => n.candidate);
+      expect(out.length, `seed ${seed}`).toBeGreaterThan(0);
+      const tried = a.tried.map((t) => t.candidate);
+      const plain = (c: Candidate) => c.parse === 'main' && c.origins === 1 && c.encoding === 'json';
+      // A basic shape, one setting from a measured candidate of its transport, or another transport's setting.
+      for (const c of out)
+        expect(
+          plain(c) || tried.some((t) => t.transport === c.transport && knobsBetween(t, c).length === 1) || tried.some((t) => knobsBetween(t, c).length === 0),
+          `seed ${seed}: ${c.id}`,
+        ).toBe(true);
+      // The rest of the space was not reached, and says the budget ended the screen.
+      const far = a.notTried.filter((n) => n.reason === 'notReached');
+      expect(far.length).toBeGreaterThan(out.length);
+      for (const n of far) expect(n.why).toBe('not reached: the time budget ended the screen before a measured neighbour led here');
+    }
+  });
+
+  it('a report saved mid-search accounts for it as interrupted, in the stage under way', async () => {
+    const { options } = synthetic(WORLD, 5, { budgetSec: 600, target: target300k, transports: all });
+    const saved: Advice[] = [];
+    let snapshot: (() => Advice) | null = null;
+    await advise({ ...options, onStart: (f) => (snapshot = f), onMeasured: () => saved.push(snapshot!()) });
+    for (const a of saved) {
+      agrees(a);
+      expect(a.search!.ended).toBe('interrupted');
+      expect(a.search!.stoppedIn).not.toBeNull();
+    }
+    expect(new Set(saved.map((a) => a.search!.stoppedIn))).toEqual(new Set(['screen', 'confirm', 'headroom']));
+    // While the screen runs what it has not reached is cut off; once it converged, not reached.
+    expect(saved[0].search!.notMeasured.interrupted.count).toBeGreaterThan(0);
+    expect(saved.at(-1)!.search!.notMeasured.interrupted.count).toBe(0);
+  });
+
+  it('counts the not-measured of a report written before the account by their words', () => {
+    const c = candidateSpace(target300k, ['sse']);
+    const a = {
+      tried: [],
+      notTried: [
+        { candidate: c[0], why: "not explored: sse's best costs 80% more renderer CPU per event than the cheapest that sustained" },
+        { candidate: c[1], why: "not explored: sse's best came nowhere near (delivered 40%) while other transports sustained" },
+        { candidate: c[2], why: 'the time budget ran out before it was measured' },
+        { candidate: c[3], why: "not reached: the search moves one setting at a time from each transport's best, and no measured neighbour led here" },
+      ],
+    } as unknown as Advice;
+    expect(Object.fromEntries(Object.entries(notMeasuredOf(a)).map(([k, v]) => [k, v.count]))).toEqual({
+      notReached: 1,
+      prunedDear: 1,
+      prunedHopeless: 1,
+      outOfBudget: 1,
+      interrupted: 0,
+    });
   });
 });
 
@@ -417,6 +534,8 @@ describe('advise: Ctrl-C', () => {
     expect(log).toHaveLength(9);
     expect(a.headroom).toBeNull();
     expect(a.notTried.every((x) => x.why === 'interrupted before it was measured' || x.why.startsWith('not explored'))).toBe(true);
+    expect(a.search).toMatchObject({ ended: 'interrupted', stoppedIn: 'screen', screen: { ended: 'interrupted' } });
+    expect(a.search!.notMeasured.interrupted.count).toBeGreaterThan(0);
     const text = adviceText(a);
     expect(text[0]).toBe('No confirmed answer for 300 k events/s with p99 ≤ 100 ms (render full): interrupted before a confirmation.');
     expect(text[1]).toMatch(/^ {2}Sustained in one probe window, not confirmed \(cheapest first\): \w/);

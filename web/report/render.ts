@@ -287,6 +287,40 @@ function adviceSection(report: Report): HTMLElement | null {
       ),
     );
   }
+  if (v.notMeasured.length) {
+    const rows = v.notMeasured.map((n) =>
+      h(
+        'tr',
+        {},
+        h('td', {}, n.reason),
+        h('td', { class: 'num' }, formatCount(n.count)),
+        h('td', {}, n.meaning),
+        hAll(
+          'td',
+          {},
+          n.examples.flatMap((id, i) => [...(i ? [', '] : []), h('code', {}, id)]),
+        ),
+      ),
+    );
+    const total = v.notMeasured.reduce((sum, n) => sum + n.count, 0);
+    section.append(
+      h(
+        'details',
+        {},
+        h('summary', {}, `Not measured (${formatCount(total)}), by why; report.json lists every one`),
+        h(
+          'div',
+          { class: 'table-wrap' },
+          h(
+            'table',
+            { class: 'points advice-not-measured' },
+            h('thead', {}, h('tr', {}, h('th', {}, 'why'), h('th', {}, 'candidates'), h('th', {}, 'meaning'), h('th', {}, 'for example'))),
+            hAll('tbody', {}, rows),
+          ),
+        ),
+      ),
+    );
+  }
   return section;
 }
 

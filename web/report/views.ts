@@ -11,7 +11,17 @@ import { REFERENCE_FIGURES, type ReferenceFigure } from '../../results/reference
 import type { Stat, Verdict } from '../../protocol/repeat-figures.js';
 import type { PairedComparison, PointResult, Report } from '../../protocol/report.js';
 import { ENCODINGS, type Encoding } from '../../protocol/wire.js';
-import { adviceText, candidateWords, decidedWords, machineWordsOf, ratioWords } from '../../results/advice-words.js';
+import {
+  adviceText,
+  candidateWords,
+  decidedWords,
+  machineWordsOf,
+  NOT_MEASURED_MEANING,
+  NOT_MEASURED_WORDS,
+  notMeasuredOf,
+  ratioWords,
+} from '../../results/advice-words.js';
+import { NOT_MEASURED_REASONS } from '../../protocol/advice.js';
 import { costsGrid } from '../../results/costs.js';
 import { FACTOR_NAMES, FACTORS as FACTOR_INFO, type FactorName } from '../../protocol/factors.js';
 import { calibrationShort } from '../../protocol/device.js';
@@ -68,6 +78,8 @@ export interface AdviceView {
   machine: string | null;
   /** Every candidate measured, in the order first measured, with what became of it and why. */
   tried: { id: string; outcome: string; why: string }[];
+  /** The candidates not measured, by why (the reasons with any), with a few of their ids. */
+  notMeasured: { reason: string; meaning: string; count: number; examples: string[] }[];
   /** The confirmed finalists' costs side by side (results/costs.ts costsGrid); null before any was confirmed. */
   costs: ReturnType<typeof costsGrid>;
   /**
@@ -99,6 +111,10 @@ export function adviceView(report: Report): AdviceView | null {
     details: rest.map((l) => l.trim()),
     machine,
     tried: a.tried.map((t) => ({ id: t.candidate.id, outcome: t.outcome, why: t.why })),
+    notMeasured: NOT_MEASURED_REASONS.flatMap((k) => {
+      const n = notMeasuredOf(a)[k];
+      return n.count ? [{ reason: NOT_MEASURED_WORDS[k], meaning: NOT_MEASURED_MEANING[k], count: n.count, examples: n.examples }] : [];
+    }),
     costs: costsGrid(a),
     set:
       a.winner && a.equivalent?.length
