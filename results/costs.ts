@@ -318,7 +318,10 @@ export function costsGrid(
   const rows = finalistCosts(a);
   if (!rows.length) return null;
   const notes = unmeasuredNotes(rows);
-  if (rows.length > 1 || a.headroom) notes.push('headroom: searched for the winner only (the same tick and connections, more rows per message)');
+  if (rows.length > 1 || a.headroom)
+    notes.push(
+      "headroom: searched for the winner and the runner-up only (the same tick and connections, more rows per message; ≥ where something other than the setup ended the search: the answer's Headroom lines say what)",
+    );
   return {
     headers: ['finalist', ...COST_COLUMNS.map((c) => c.header), 'headroom'],
     labels: [...COST_COLUMNS.map((c) => c.label), 'headroom (the same tick and connections)'],
