@@ -4,23 +4,13 @@
  * as a sweep saves after every repeat), so Ctrl-C or a crash leaves the samples taken so far in a
  * valid report. Progress lines go to `log` (stderr): one a minute, and the reconnect.
  */
-import type { Point } from '../../protocol/scenario.js';
 import type { Soak } from '../../protocol/soak.js';
 import { formatEps, formatMs } from '../../results/format.js';
-import type { RepeatMeasurer } from '../measure/repeat.js';
-import type { ServerHandle } from '../measure/server-process.js';
 import type { ReportRecorder } from '../report/recorder.js';
-import { runSoak } from './runner.js';
+import { runSoak, type SoakOptions } from './runner.js';
 
-export interface SoakSession {
-  repeats: RepeatMeasurer;
-  server: ServerHandle;
-  cores: number;
-  procfs: boolean;
-  point: Point;
-  source: string;
-  durationSec: number;
-  signal: AbortSignal;
+/** What runSoak takes, less its update hook (this saves every update), with where to save and log. */
+export interface SoakSession extends Omit<SoakOptions, 'onUpdate'> {
   recorder: ReportRecorder;
   log(line: string): void;
 }
