@@ -337,6 +337,79 @@ function objectiveLine(a: Advice): string {
 }
 
 /**
+ * Why a transport's best attempt lost, when it was not a sustaining finalist: not sustained (with
+ * how far it got), sustained in one probe window and never confirmed (at what cost against the
+ * winner), else the search's own reason.
+ */
+function bestAttemptWhy(a: Advice, r: Advice['rejected'][number], t: TriedCandidate | undefined): string {
+  const f = t?.confirmed ?? t?.probe ?? null;
+  const winnerCost = a.winner ? objectiveCost(a.winner.figures) : null;
+  const own = f ? objectiveCost(f) : null;
+  const objective = OBJECTIVE_WORDS[a.target.objective ?? 'renderer'];
+  if (f && !f.sustains.sustains) return `not sustained${t?.confirmed ? ' over its repeats' : ' in its probe'}: ${reachText(f)}${f.limit ? `; ${f.limit}` : ''}`;
+  if (f && !t?.confirmed && own !== null && winnerCost !== null)
+    return `sustained in its probe at ${moreOrLess(own / winnerCost)} ${objective.figure} in that one window; not confirmed`;
+  return r.reason;
+}
+
+/** One searched transport in the answer's "why not the others": its best attempt, how far it got, and why it was not chosen. */
+export interface TransportStanding {
+  transport: Transport;
+  /** Its best attempt's id; null when none of its candidates was measured. */
+  candidateId: string | null;
+  /** How far it got: chosen, in the set beside the winner, runner-up, a finalist behind, measured in a probe only, or never measured. */
+  reached: 'chosen' | 'in the set' | 'runner-up' | 'finalist' | 'probe' | 'not measured';
+  /** Why it was not chosen, in words (`the answer` for the winner's transport). */
+  why: string;
+}
+
+/**
+ * Every searched transport, in the search's order, with its furthest attempt and why it lost:
+ * what a team asks first of an answer ("why not WebSocket?"). Empty when nothing was chosen.
+ */
+export function transportStandings(a: Advice): TransportStanding[] {
+  const w = a.winner;
+  if (!w) return [];
+  const tried = new Map(a.tried.map((t) => [t.candidate.id, t]));
+  const set = a.equivalent ?? [];
+  return a.transports.map((transport): TransportStanding => {
+    if (w.candidate.transport === transport) return { transport, candidateId: w.candidate.id, reached: 'chosen', why: 'the answer' };
+    const member = set.find((e) => e.candidate.transport === transport);
+    if (member) {
+      // cpuWords names the reading (equivalent, or cannot tell) with its CI.
+      const cpu = member.cpuVsWinner ? cpuWords(member.cpuVsWinner, 'comma') : 'CPU not compared';
+      return { transport, candidateId: member.candidate.id, reached: 'in the set', why: `${cpu}${decidedWords({ ...member, confirmed: member.figures }, a)}` };
+    }
+    const ru = a.runnerUp;
+    if (ru?.candidate.transport === transport) {
+      const t = tried.get(ru.candidate.id);
+      return {
+        transport,
+        candidateId: ru.candidate.id,
+        reached: 'runner-up',
+        why: `${ru.cpuVsWinner ? cpuWords(ru.cpuVsWinner, 'comma') : 'CPU not compared'}${t ? decidedWords(t, a) : ''}`,
+      };
+    }
+    const r = a.rejected.find((x) => x.transport === transport);
+    if (!r) {
+      const n = a.notTried.find((x) => x.candidate.transport === transport);
+      return { transport, candidateId: null, reached: 'not measured', why: n ? n.why : 'not in the space searched' };
+    }
+    const t = tried.get(r.candidateId);
+    if (t?.confirmed?.sustains.sustains && t.cpuVsWinner) {
+      const dearer = t.lostOn === 'cpu' || (t.lostOn === undefined && costReading(t.cpuVsWinner, t.cpuVsWinner.margin) === 'dearer');
+      return {
+        transport,
+        candidateId: r.candidateId,
+        reached: 'finalist',
+        why: `${dearer ? 'dearer: ' : ''}${cpuWords(t.cpuVsWinner, 'comma')}${decidedWords(t, a)}`,
+      };
+    }
+    return { transport, candidateId: r.candidateId, reached: t?.confirmed ? 'finalist' : 'probe', why: bestAttemptWhy(a, r, t) };
+  });
+}
+
+/**
  * The answer, one line per fact, like the issue's example. `calibrations`: the run's
  * (`report.devices`), for the slowdown of the target's device class.
  */
@@ -344,8 +417,11 @@ export function adviceText(
   a: Advice,
   machine?: MachineWords,
   calibrations?: readonly DeviceCalibration[],
-  /** With the finalists' costs as a text table (the terminal); the viewer draws its own. */
-  o: { costs?: boolean } = {},
+  /**
+   * `costs`: with the finalists' costs as a text table; `rejected`: with the line of what lost and
+   * why. Both for the terminal: the viewer draws its own tables (costsGrid, transportStandings).
+   */
+  o: { costs?: boolean; rejected?: boolean } = {},
 ): string[] {
   const lines: string[] = [];
   const objective = OBJECTIVE_WORDS[a.target.objective ?? 'renderer'];
@@ -399,16 +475,9 @@ export function adviceText(
     for (const r of a.rejected) {
       if (shown.has(r.transport)) continue;
       shown.add(r.transport);
-      const t = tried.get(r.candidateId);
-      const f = t?.confirmed ?? t?.probe ?? null;
-      const winnerCost = objectiveCost(a.winner.figures);
-      const own = f ? objectiveCost(f) : null;
-      if (f && !f.sustains.sustains) rejected.push(`${r.transport} (not sustained: ${reachText(f)}${f.limit ? `; ${f.limit}` : ''})`);
-      else if (f && !t?.confirmed && own !== null && winnerCost !== null)
-        rejected.push(`${r.transport} (sustained in its probe at ${moreOrLess(own / winnerCost)} ${objective.figure} in that one window; not confirmed)`);
-      else rejected.push(`${r.transport} (${r.reason})`);
+      rejected.push(`${r.transport} (${bestAttemptWhy(a, r, tried.get(r.candidateId))})`);
     }
-    if (rejected.length) lines.push(`  Rejected: ${rejected.join('; ')}.`);
+    if (rejected.length && o.rejected !== false) lines.push(`  Rejected: ${rejected.join('; ')}.`);
     lines.push(`  ${objectiveLine(a)}`);
     const table = o.costs === false ? [] : costsTable(a);
     if (table.length)
