@@ -4,6 +4,8 @@
  * the plot's panels (web/report/soak-view.ts); the duration flag's bounds (puppeteer/options.ts).
  */
 import { readFileSync } from 'node:fs';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parseReport } from '../../protocol/report-check.js';
@@ -22,8 +24,10 @@ import {
   RECOVERY_BOUND_SEC,
   sampleSecFor,
   slopePerHour,
+  soakLines,
 } from '../../results/soak.js';
 import { parseSoakDuration } from '../../puppeteer/options.js';
+import { renderView } from '../../puppeteer/report/views.js';
 import { niceCeil, soakPanels } from '../../web/report/soak-view.js';
 
 const ROOT = path.resolve(import.meta.dirname, '..', '..');
@@ -174,6 +178,24 @@ describe('the soak in report.json and the viewer', () => {
     const soak = soakOf(samples(2));
     expect(parseReport(structuredClone({ ...report, soak }), 'r.json').soak).toEqual(soak);
     expect(() => parseReport(structuredClone({ ...report, soak: { ...soak, durationSec: 5 } }), 'r.json')).toThrow(/soak\.durationSec/);
+  });
+
+  it('npm run report prints the lines the soak and advise commands print, on stderr, and none for a report without one', async () => {
+    const report = JSON.parse(readFileSync(path.join(ROOT, 'reports', 'example', 'report.json'), 'utf8')) as Report;
+    const soak = soakOf(samples(2));
+    const dir = await mkdtemp(path.join(os.tmpdir(), 'pushlab-soak-view-'));
+    try {
+      const view = async (r: Report) => {
+        await writeFile(path.join(dir, 'report.json'), JSON.stringify(r));
+        return renderView({ mode: 'wide', positionals: [path.join(dir, 'report.json')], reportsDir: dir, scenarios: [], format: '', margins: null });
+      };
+      const withSoak = await view({ ...report, soak });
+      expect(withSoak.stderr).toEqual(soakLines(soak));
+      expect(withSoak.stderr[0]).toMatch(/^Soak of confirm\.json: advised, /);
+      expect((await view(report)).stderr).toEqual([]);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
   });
 
   it('plots four panels on one time axis, the heap with its trend, the reconnect and the two windows marked', () => {
