@@ -9,7 +9,6 @@ import type {
   CpuComparison,
   EquivalentCandidate,
   Headroom,
-  HeadroomLimit,
   Knob,
   NotMeasuredReason,
   SearchAccount,
@@ -26,6 +25,7 @@ import { costReading, marginText } from './equivalence.js';
 import { driftLines } from './machine-drift.js';
 import { decidingP99Ms } from './sustains.js';
 import { objectiveCost } from './advice-figures.js';
+import { headroomShown } from './headroom.js';
 import { costsTable, costText, OBJECTIVE_WORDS, rendererChoice } from './costs.js';
 
 const plural = (n: number, one: string) => `${n} ${one}${n === 1 ? '' : 's'}`;
@@ -223,15 +223,6 @@ export function decidedWords(t: Pick<TriedCandidate, 'lostOn' | 'criterion' | 'c
   return `; the winner's lower median decided${w !== null && o !== null ? ` (${costText(w)} against ${costText(o)} ${unit})` : ''}`;
 }
 
-/** What ended a headroom search: recorded, or for reports written before it was, read from its other fields. */
-export function headroomLimitOf(h: Headroom): HeadroomLimit {
-  if (h.limit) return h.limit;
-  if (h.batch === null || (h.firstPast && h.firstPast.batch <= h.batch)) return 'not-held';
-  if (h.stopped) return h.stopped;
-  if (h.atLeast) return h.batch >= LIMITS.batch.max ? 'message-limit' : 'search-range';
-  return 'setup';
-}
-
 /**
  * A headroom in words, after `Headroom: `: where the setup stops sustaining at the same tick and
  * connections, or, when something else capped the search (the server's largest message, the
@@ -239,15 +230,16 @@ export function headroomLimitOf(h: Headroom): HeadroomLimit {
  * measured again at its own batch, did not sustain. `targetRate`: what the answer was asked.
  */
 export function headroomWords(h: Headroom, c: Candidate, targetRate: number): string {
-  const limit = headroomLimitOf(h);
+  const shown = headroomShown(h);
   const at = (batch: number) => `${plural(batch, 'row')} every ${c.intervalMs} ms`;
-  if (limit === 'not-held' || h.batch === null || h.eventsPerSec === null) {
+  if (!shown) {
     // The search starts at the setup's own batch: when that did not sustain there, no rate above
     // the target was shown to hold, and saying "keeps up to" would contradict what was measured.
     const fp = h.firstPast;
     return `none shown: measured again in the headroom search, the same setup (${at(fp?.batch ?? c.batch)}) did not sustain${fp ? ` (${fp.reason})` : ''}; the confirmation above still holds, with no margin measured above ${rateText(targetRate)}.`;
   }
-  const got = `${rateText(h.eventsPerSec)} with the same tick and connections (${at(h.batch)})`;
+  const { limit } = shown;
+  const got = `${rateText(shown.eventsPerSec)} with the same tick and connections (${at(shown.batch)})`;
   const past = h.firstPast ? `; ${rateText(h.firstPast.eventsPerSec)} (${at(h.firstPast.batch)}) did not sustain (${h.firstPast.reason})` : '';
   switch (limit) {
     case 'setup':
@@ -258,8 +250,8 @@ export function headroomWords(h: Headroom, c: Candidate, targetRate: number): st
       return `sustained ${got}, the largest message the search tried: its own limit lies above it, not measured.`;
     default: {
       const why = limit === 'budget' ? 'the time budget' : limit === 'confirmations' ? 'its confirmations running out' : 'the interruption';
-      if (h.probes + h.confirmations === 0 || (h.batch === c.batch && !h.firstPast && h.confirmations === 0))
-        return `not measured above its own rate (${at(h.batch)}, confirmed above): ${why} left no room for the search.`;
+      if (h.probes + h.confirmations === 0 || (shown.batch === c.batch && !h.firstPast && h.confirmations === 0))
+        return `not measured above its own rate (${at(shown.batch)}, confirmed above): ${why} left no room for the search.`;
       return `sustained ${got} when ${why} stopped the search${past}; ${h.firstPast ? 'the setup stops sustaining between the two, not narrowed further' : 'where the setup stops sustaining was not reached'}.`;
     }
   }
