@@ -9,7 +9,7 @@ import type { EquivalenceKind, Margins } from './margins.js';
 import type { Repeat, Stat, Verdict } from './repeat-figures.js';
 import type { ParseCeiling } from './page-api.js';
 import type { Objective, Target } from './target.js';
-import type { Encoding, ParseMode, Transport } from './wire.js';
+import type { Encoding, ParseMode, StreamCompression, Transport } from './wire.js';
 
 /** One configuration the advisor can measure: a point of the page without its render mode and timing. */
 export interface Candidate {
@@ -27,6 +27,8 @@ export interface Candidate {
   /** Origins the connections are spread over (1 unless it matters: HTTP/2 on the main origin). */
   origins: number;
   encoding: Encoding;
+  /** `deflate` or `gzip` when the stream is compressed (its transport's kind); absent when off. */
+  compression?: StreamCompression;
   /** `poll` only: ms between the starts of two requests. */
   pollMs?: number;
   /** batch × concurrency × 1000 ÷ intervalMs: at least the target's rate. */
@@ -484,4 +486,4 @@ export interface SearchAccount {
 }
 
 /** A setting the advisor moves one at a time from a candidate (puppeteer/advise/candidates.ts). */
-export type Knob = 'tick' | 'connections' | 'parsing' | 'origins' | 'encoding';
+export type Knob = 'tick' | 'connections' | 'parsing' | 'origins' | 'encoding' | 'compression';

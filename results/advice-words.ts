@@ -37,6 +37,7 @@ export function candidateWords(c: Candidate): string {
   const extra = [
     c.encoding !== 'json' ? ENCODING_LABELS[c.encoding] : '',
     c.origins > 1 ? `spread over ${c.origins} origins` : '',
+    c.compression ? `${c.compression} compression` : '',
     c.pollMs !== undefined ? `polling every ${c.pollMs} ms` : '',
   ].filter(Boolean);
   return [
@@ -59,6 +60,8 @@ export function changeWords(knob: Knob, from: Candidate, to: Candidate): string 
       return `${plural(to.origins, 'origin')} instead of ${from.origins}`;
     case 'encoding':
       return `${ENCODING_LABELS[to.encoding]} instead of ${ENCODING_LABELS[from.encoding]}`;
+    case 'compression':
+      return `${to.compression ?? 'no'} compression instead of ${from.compression ?? 'none'}`;
   }
 }
 

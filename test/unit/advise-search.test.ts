@@ -49,7 +49,9 @@ function truth(w: World, c: Candidate) {
     (c.encoding === 'arrow' ? (w.arrow?.[c.transport] ?? 1) : 1) *
     (1 + 0.12 * c.workers) *
     (1 + 0.03 * (c.concurrency - 1)) *
-    (1 + 0.02 * (c.origins - 1));
+    (1 + 0.02 * (c.origins - 1)) *
+    // The browser undoes compression in its network service, not the renderer: a little more work around it.
+    (c.compression ? 1.01 : 1);
   const renderer = (cost * c.offeredEventsPerSec) / 1e7;
   const main = renderer * (c.parse === 'main' ? 0.85 : 0.35);
   const worker = c.parse === 'worker' ? (renderer * 0.55) / c.workers : 0;
@@ -152,7 +154,7 @@ describe('advise: a target several transports sustain', () => {
   it('finds the cheapest sustaining configuration within the budget, for several seeds', async () => {
     const { cheapest } = expected(WORLD, target300k);
     let exact = 0;
-    for (let seed = 1; seed <= 20; seed++) {
+    for (let seed = 1; seed <= 60; seed++) {
       const { options, log } = synthetic(WORLD, seed, { budgetSec: 600, target: target300k, transports: Object.keys(WORLD.cost) as Transport[] });
       const a = await advise(options);
       expect(a.winner, `seed ${seed}`).not.toBeNull();
@@ -168,6 +170,7 @@ describe('advise: a target several transports sustain', () => {
       if (truest.candidate.id !== w.id) expect(['simplicity', 'order', 'headroom', 'p99'], `seed ${seed}: ${truest.why}`).toContain(truest.lostOn);
       if (truest.lostOn !== 'p99' && truest.candidate.id !== w.id) expect(a.equivalent!.map((e) => e.candidate.id)).toContain(truest.candidate.id);
       if (truth(WORLD, w).cost === cheapest) exact++;
+      console.log('STAT', seed, log.filter((m) => m.kind === 'probe').length, log.length, Math.round(a.elapsedSec), a.notTried.length, a.tried.length, truth(WORLD, w).cost / cheapest, w.id, a.search!.ended, Math.round(a.search!.screen!.endedSec));
       expect([w.transport, w.encoding], `seed ${seed}`).toEqual(['fetch', 'msgpack']);
       expect(a.winner!.figures.sustains.sustains).toBe(true);
       // Confirmed in paired rounds, at least the minimum three.
@@ -594,7 +597,12 @@ describe('candidateSpace', () => {
 
   it('at a rate too low for whole rows at any tick, sends one row per message at its own tick', () => {
     const all = candidateSpace({ eventsPerSec: 10, p99BoundMs: 100 }, ['sse']);
-    expect(all.filter((c) => c.parse === 'main' && c.origins === 1).map((c) => c.id)).toEqual(['sse-b1-c1-i100', 'sse-b1-c2-i200', 'sse-b1-c4-i400']);
+    expect(all.filter((c) => c.parse === 'main' && c.origins === 1 && !c.compression).map((c) => c.id)).toEqual([
+      'sse-b1-c1-i100',
+      'sse-b1-c2-i200',
+      'sse-b1-c4-i400',
+      'sse-b1-c8-i800',
+    ]);
   });
 });
 
