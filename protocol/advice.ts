@@ -439,9 +439,9 @@ export interface EquivalentCandidate {
  * The order of simplicity the advisor chooses by among finalists it cannot rank on cost or
  * latency, simplest first on each: `connections` (fewer), `parsing` (the main thread before
  * Workers, fewer Workers before more), `origins` (one before several), `encoding` (JSON before a
- * binary encoding). The candidates never compress, so "no compression" never has to decide.
+ * binary encoding), `compression` (none before a compressed stream).
  */
-export const SIMPLICITY_CRITERIA = ['connections', 'parsing', 'origins', 'encoding'] as const;
+export const SIMPLICITY_CRITERIA = ['connections', 'parsing', 'origins', 'encoding', 'compression'] as const;
 export type SimplicityCriterion = (typeof SIMPLICITY_CRITERIA)[number];
 /** The default order (`--prefer`'s default): every criterion, in SIMPLICITY_CRITERIA's order. */
 export const DEFAULT_PREFER: readonly SimplicityCriterion[] = SIMPLICITY_CRITERIA;

@@ -151,6 +151,7 @@ export const SIMPLICITY_WORDS: Record<SimplicityCriterion, string> = {
   parsing: 'the main thread before Workers',
   origins: 'one origin before several',
   encoding: 'JSON before a binary encoding',
+  compression: 'no compression before a compressed stream',
 };
 
 /** A candidate's setting on one criterion: `2 connections`, `the main thread`, `Arrow IPC`. */
@@ -164,6 +165,8 @@ function settingOn(criterion: SimplicityCriterion, c: Candidate): string {
       return plural(c.origins, 'origin');
     case 'encoding':
       return ENCODING_LABELS[c.encoding];
+    case 'compression':
+      return c.compression ? `${c.compression} compression` : 'no compression';
   }
 }
 

@@ -77,6 +77,36 @@ export function knobsBetween(a: Candidate, b: Candidate): Knob[] {
   return KNOBS.filter((k) => knobValue[k](a) !== knobValue[k](b));
 }
 
+/**
+ * Where a candidate stands on an ordered knob: a move on it steps to the nearest value either side,
+ * so a transport's best climbs in one direction while it pays and stops where it does not (with
+ * ticks up to 5 s and 8 connections, every value a move made the screen outgrow its budget).
+ * Null for knobs whose values have no order (encoding, compression): every value is a move.
+ */
+const knobRank: Record<Knob, ((c: Candidate) => number) | null> = {
+  tick: (c) => c.intervalMs,
+  connections: (c) => c.concurrency,
+  parsing: (c) => (c.parse === 'worker' ? c.workers : 0),
+  origins: (c) => c.origins,
+  encoding: null,
+  compression: null,
+};
+
+/**
+ * The one-setting moves from `from` among `cs` (its transport's candidates): on an ordered knob
+ * the nearest value below and above only, on the others every value.
+ */
+export function stepsFrom(from: Candidate, cs: readonly Candidate[]): Candidate[] {
+  const moves = cs.filter((c) => c.transport === from.transport && knobsBetween(from, c).length === 1);
+  return moves.filter((c) => {
+    const rank = knobRank[knobsBetween(from, c)[0]];
+    if (!rank) return true;
+    const [mine, own] = [rank(from), rank(c)];
+    // Nearest on its side: no other move on this knob lies between `from` and it.
+    return !moves.some((x) => x !== c && knobsBetween(from, x)[0] === knobsBetween(from, c)[0] && (rank(x) - mine) * (rank(x) - own) < 0);
+  });
+}
+
 /** Whether the origins factor changes anything for a transport: HTTP/2 on the main origin spreads streams over TCP connections. */
 export function originsMatter(t: Transport): boolean {
   return TRANSPORT_INFO[t].origin === 'main' && TRANSPORT_INFO[t].http === 'h2';

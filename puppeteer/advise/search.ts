@@ -73,7 +73,7 @@ import { describe, pairedRatio } from '../../results/stats.js';
 import { decidingP99Ms, reasonText } from '../../results/sustains.js';
 import { adviseTicksMs, type Objective, type Target } from '../../protocol/target.js';
 import { TRANSPORTS, type Transport } from '../../protocol/wire.js';
-import { candidateSpace, DEFAULT_SPACE, knobsBetween, withBatch, type CandidateSpace } from './candidates.js';
+import { candidateSpace, DEFAULT_SPACE, knobsBetween, stepsFrom, withBatch, type CandidateSpace } from './candidates.js';
 import { clearlyCannot, figuresOf, objectiveCost, simplerOn, sustainsMore, worthAnotherProbe } from '../../results/advice-figures.js';
 import { costText, OBJECTIVE_WORDS, repeatCost } from '../../results/costs.js';
 import { candidateWords, changeWords, cpuWords, lostOnWords, reachText } from '../../results/advice-words.js';
@@ -730,7 +730,7 @@ function stageDone(s: Search): void {
 /** The moves open to a transport's best: the leader's setting on its transport, and its unmeasured one-setting neighbours. */
 function movesOf(s: Search, best: Rec, leader: Rec | undefined): { twin: Candidate | undefined; neighbours: Candidate[] } {
   const twin = leader ? twinOf(s, leader.candidate, best.candidate.transport) : undefined;
-  const neighbours = s.all.filter((c) => c.transport === best.candidate.transport && !s.recs.get(c.id)?.probe && knobsBetween(best.candidate, c).length === 1);
+  const neighbours = stepsFrom(best.candidate, s.all).filter((c) => !s.recs.get(c.id)?.probe);
   return { twin, neighbours };
 }
 
