@@ -37,6 +37,7 @@ export function candidateWords(c: Candidate): string {
   const extra = [
     c.encoding !== 'json' ? ENCODING_LABELS[c.encoding] : '',
     c.origins > 1 ? `spread over ${c.origins} origins` : '',
+    c.compression ? `${c.compression} compression` : '',
     c.pollMs !== undefined ? `polling every ${c.pollMs} ms` : '',
   ].filter(Boolean);
   return [
@@ -59,6 +60,8 @@ export function changeWords(knob: Knob, from: Candidate, to: Candidate): string 
       return `${plural(to.origins, 'origin')} instead of ${from.origins}`;
     case 'encoding':
       return `${ENCODING_LABELS[to.encoding]} instead of ${ENCODING_LABELS[from.encoding]}`;
+    case 'compression':
+      return `${to.compression ?? 'no'} compression instead of ${from.compression ?? 'none'}`;
   }
 }
 
@@ -148,6 +151,7 @@ export const SIMPLICITY_WORDS: Record<SimplicityCriterion, string> = {
   parsing: 'the main thread before Workers',
   origins: 'one origin before several',
   encoding: 'JSON before a binary encoding',
+  compression: 'no compression before a compressed stream',
 };
 
 /** A candidate's setting on one criterion: `2 connections`, `the main thread`, `Arrow IPC`. */
@@ -161,6 +165,8 @@ function settingOn(criterion: SimplicityCriterion, c: Candidate): string {
       return plural(c.origins, 'origin');
     case 'encoding':
       return ENCODING_LABELS[c.encoding];
+    case 'compression':
+      return c.compression ? `${c.compression} compression` : 'no compression';
   }
 }
 
