@@ -6,12 +6,13 @@
  * The first FILL_SEC are left out where the run is long enough: the page fills its table ring and
  * the charts' 60 s windows then, by design, so its heap and its work per event grow until they are full.
  *
- * - Heap growth: the least-squares slope of the JS heap in use, MB per hour, with its 95% interval.
- *   No GC is forced, so single samples swing with the collector by several MB; over a short soak
- *   that swing is a wide interval, and the part is judged only once the interval is wholly on one
- *   side of the bound (a minutes-long soak can say "no growth as large as the bound" or "growth
- *   beyond it"; a 30 s one seldom can). The interval takes the samples as independent, which the
- *   collector's sawtooth makes them not quite: read it as a lower bound on the uncertainty.
+ * - Heap growth: the least-squares slope of the JS heap's floor, MB per hour, with its 95% interval.
+ *   No GC is forced (it would pause the stream being judged), so single samples swing with the
+ *   collector by several MB. What a leak moves is what survives a collection: the fit takes the
+ *   lowest sample of each stretch of up to HEAP_FLOOR_SEC (the trough after a collection), not
+ *   every sample. A 10-minute soak on 2026-11-28 fitted over every sample read +50 MB/h with an
+ *   interval of 17 to 83, too wide to judge, on a sawtooth of a few MB. The part is judged only
+ *   once the interval is wholly on one side of the bound.
  * - Event-age and input-delay drift: the median of the interval p99s over the first END_SHARE of
  *   the intervals against the last END_SHARE (at least MIN_END_SAMPLES each). The median, because
  *   an interval's p99 of a few seconds is one GC pause away from double its neighbours'.
@@ -35,8 +36,14 @@ import { median, tQuantile975 } from './stats.js';
 export const HEAP_BOUND_MB_PER_HOUR = 25;
 /** Seconds at the start the judgement leaves out (where enough is left): the table ring and the charts' 60 s windows fill then. */
 export const FILL_SEC = 60;
-/** Samples the heap fit needs. */
+/** Samples the heap fit needs, and the floors it fits (one per stretch). */
 export const MIN_HEAP_SAMPLES = 6;
+/**
+ * The longest stretch whose lowest heap sample is one floor of the fit, s: long enough to hold a
+ * collection or two of a streaming page (tens of seconds apart here), short enough that a
+ * 10-minute soak gives 9 floors. Shorter soaks take MIN_HEAP_SAMPLES stretches over their span.
+ */
+export const HEAP_FLOOR_SEC = 60;
 /** The share of the intervals each end window takes, and the fewest intervals it may hold. */
 export const END_SHARE = 0.1;
 export const MIN_END_SAMPLES = 3;
@@ -152,22 +159,47 @@ export interface HeapGrowth {
   /** The slope's 95% interval, MB/h. */
   ciLow: number;
   ciHigh: number;
-  /** The samples fitted, and the span they cover, s. */
+  /** The samples with a heap figure, the span they cover, s, and the floors fitted over it (one per `floorSec`). */
   samples: number;
   fromSec: number;
   toSec: number;
-  /** Heap in use at the first and last fitted samples, MB. */
+  floors: number;
+  floorSec: number;
+  /** Heap in use at the first and last samples with a heap figure, MB. */
   firstMb: number;
   lastMb: number;
+  /** The fitted line passes through the floors' mean: time s, heap MB (for drawing it). */
+  meanSec: number;
+  meanMb: number;
+}
+
+/**
+ * The lowest sample of each stretch of `floorSec` from the first sample (a stretch with none is
+ * skipped): the heap after the collector, where a leak shows and the sawtooth does not.
+ */
+export function heapFloors(fitted: readonly { atSec: number; heapUsedMb: number }[], floorSec: number): { atSec: number; heapUsedMb: number }[] {
+  const byStretch = new Map<number, { atSec: number; heapUsedMb: number }>();
+  const t0 = fitted[0]?.atSec ?? 0;
+  for (const s of fitted) {
+    const k = Math.min(Math.floor((s.atSec - t0) / floorSec), Number.MAX_SAFE_INTEGER);
+    const low = byStretch.get(k);
+    if (!low || s.heapUsedMb < low.heapUsedMb) byStretch.set(k, s);
+  }
+  return [...byStretch.values()].sort((a, b) => a.atSec - b.atSec);
 }
 
 /** The heap's trend over `samples` (judgedSamples'); null with fewer than MIN_HEAP_SAMPLES heap figures. */
 export function heapGrowth(samples: readonly SoakSample[]): HeapGrowth | null {
   const fitted = samples.filter((s): s is SoakSample & { heapUsedMb: number } => s.heapUsedMb !== null);
   if (fitted.length < MIN_HEAP_SAMPLES) return null;
+  const span = fitted.at(-1)!.atSec - fitted[0].atSec;
+  // Stretches of HEAP_FLOOR_SEC, fewer-but-longer never: a short soak splits its span into
+  // MIN_HEAP_SAMPLES stretches (a stretch just over span/MIN keeps the last sample in the last one).
+  const floorSec = Math.min(HEAP_FLOOR_SEC, span / MIN_HEAP_SAMPLES + 1e-9);
+  const floors = floorSec > 0 ? heapFloors(fitted, floorSec) : fitted;
   const slope = slopePerHour(
-    fitted.map((s) => s.atSec),
-    fitted.map((s) => s.heapUsedMb),
+    floors.map((s) => s.atSec),
+    floors.map((s) => s.heapUsedMb),
   );
   if (slope === null) return null;
   return {
@@ -177,8 +209,12 @@ export function heapGrowth(samples: readonly SoakSample[]): HeapGrowth | null {
     samples: fitted.length,
     fromSec: fitted[0].atSec,
     toSec: fitted.at(-1)!.atSec,
+    floors: floors.length,
+    floorSec,
     firstMb: fitted[0].heapUsedMb,
     lastMb: fitted.at(-1)!.heapUsedMb,
+    meanSec: floors.reduce((a, s) => a + s.atSec, 0) / floors.length,
+    meanMb: floors.reduce((a, s) => a + s.heapUsedMb, 0) / floors.length,
   };
 }
 
@@ -235,7 +271,7 @@ export function judgeSoak(soak: Soak): SoakJudgement {
       ? {
           name: 'heap',
           held: heapHeld(heap),
-          text: `heap: ${signed(heap.mbPerHour)} MB/h (95% CI ${signed(heap.ciLow)} to ${signed(heap.ciHigh)}; least-squares over ${heap.samples} samples from ${minutes(heap.fromSec)} to ${minutes(heap.toSec)}, ${heap.firstMb.toFixed(1)} → ${heap.lastMb.toFixed(1)} MB in use); holds at ≤ ${HEAP_BOUND_MB_PER_HOUR} MB/h: ${heldWord(heapHeld(heap), 'too short to tell: the interval straddles the bound')}`,
+          text: `heap: ${signed(heap.mbPerHour)} MB/h (95% CI ${signed(heap.ciLow)} to ${signed(heap.ciHigh)}; least-squares over the lowest heap of each ${minutes(heap.floorSec)}, ${heap.floors} floors of ${heap.samples} samples from ${minutes(heap.fromSec)} to ${minutes(heap.toSec)}, ${heap.firstMb.toFixed(1)} → ${heap.lastMb.toFixed(1)} MB in use); holds at ≤ ${HEAP_BOUND_MB_PER_HOUR} MB/h: ${heldWord(heapHeld(heap), 'too short to tell: the interval straddles the bound')}`,
         }
       : {
           name: 'heap',

@@ -16,6 +16,7 @@ import {
   endWindowSize,
   FILL_SEC,
   HEAP_BOUND_MB_PER_HOUR,
+  heapFloors,
   heapGrowth,
   judgedSamples,
   judgeSoak,
@@ -58,6 +59,42 @@ describe('the soak judgement', () => {
     expect(leak.parts.find((p) => p.name === 'heap')!.held).toBe(false);
     expect(leak.held).toBe(false);
     expect(leak.headline).toBe('did not hold over 10.0 min: heap');
+  });
+
+  it("fits the heap's floor, the trough after each collection: a tall, uneven sawtooth over a flat floor holds, a rising floor does not", () => {
+    // Collections 19-47 s apart, each dropping the heap to 20 MB after it climbed by 12 MB: the
+    // floor does not move (over every sample, the same run's interval was 1.6 times as wide).
+    const tooth = (sec: number) => {
+      const gaps = [23, 41, 30, 47, 19, 36];
+      let t = sec;
+      for (let i = 0; ; i = (i + 1) % gaps.length) {
+        if (t < gaps[i]) return (12 * t) / gaps[i];
+        t -= gaps[i];
+      }
+    };
+    const flat = soakOf(samples(10, (sec) => ({ heapUsedMb: 20 + tooth(sec) })));
+    const heap = heapGrowth(judgedSamples(flat.samples).samples)!;
+    expect([heap.floors, heap.floorSec]).toEqual([9, 60]);
+    expect(heap.ciHigh).toBeLessThanOrEqual(HEAP_BOUND_MB_PER_HOUR);
+    const part = judgeSoak(flat).parts.find((p) => p.name === 'heap')!;
+    expect(part.held).toBe(true);
+    expect(part.text).toMatch(/least-squares over the lowest heap of each 60 s, 9 floors of \d+ samples/);
+    // The floor rising by 40 MB/h under the same sawtooth: it does not hold.
+    const rising = judgeSoak(soakOf(samples(10, (sec) => ({ heapUsedMb: 20 + tooth(sec) + (40 * sec) / 3600 }))));
+    expect(rising.parts.find((p) => p.name === 'heap')!.held).toBe(false);
+    expect(
+      heapFloors(
+        [
+          { atSec: 0, heapUsedMb: 5 },
+          { atSec: 30, heapUsedMb: 3 },
+          { atSec: 61, heapUsedMb: 4 },
+        ],
+        60,
+      ),
+    ).toEqual([
+      { atSec: 30, heapUsedMb: 3 },
+      { atSec: 61, heapUsedMb: 4 },
+    ]);
   });
 
   it('a heap whose interval straddles the bound is not judged, and the whole soak then neither held nor failed', () => {

@@ -51,11 +51,8 @@ export function soakPanels(soak: Soak): SoakPlotView {
   const judged = judgedSamples(xs);
   const growth = heapGrowth(judged.samples);
   if (growth) {
-    // The fitted line through the fitted samples' mean, at the slope found.
-    const fitted = judged.samples.filter((s) => s.heapUsedMb !== null);
-    const mx = fitted.reduce((a, s) => a + s.atSec, 0) / fitted.length;
-    const my = fitted.reduce((a, s) => a + s.heapUsedMb!, 0) / fitted.length;
-    const at = (sec: number) => my + (growth.mbPerHour / 3600) * (sec - mx);
+    // The fitted line, through the floors' mean at the slope found: it runs along the troughs.
+    const at = (sec: number) => growth.meanMb + (growth.mbPerHour / 3600) * (sec - growth.meanSec);
     heap.trend = { x0: growth.fromSec / 60, y0: at(growth.fromSec), x1: growth.toSec / 60, y1: at(growth.toSec) };
   }
   const n = endWindowSize(judged.samples.length);
