@@ -6,7 +6,7 @@
  */
 import { LIMITS, P99_BOUND_MS, parseDecimal, type Range } from './limits.js';
 import { deviceWords, type DeviceClass } from './device.js';
-import { paramError, type ParamError, type RenderMode } from './wire.js';
+import { paramError, TRANSPORT_INFO, TRANSPORTS, type ParamError, type RenderMode, type Transport } from './wire.js';
 
 /**
  * What the search minimises among the candidates that sustain (`--objective`), each a cost per
@@ -64,6 +64,17 @@ export function targetText(t: Target, device = true): string {
   const on = device && t.device !== undefined ? ` on a ${deviceWords(t.device, t.throttle)}` : '';
   return `${rateText(t.eventsPerSec)} with p99 ≤ ${t.p99BoundMs} ms${display}${input} (render ${t.render})${on}`;
 }
+
+/**
+ * The transports advise searches by default, in its order of last resort: those every engine
+ * opens first, in TRANSPORTS' order, then those only some engines open (WebSocketStream). Between
+ * two finalists the evidence cannot order and the order of simplicity does not part, the default
+ * should not fall on the newest API (on 2026-11-28 ws-stream won over sse by this order alone).
+ */
+export const ADVISE_TRANSPORTS: readonly Transport[] = [
+  ...TRANSPORTS.filter((t) => !TRANSPORT_INFO[t].onlyIn),
+  ...TRANSPORTS.filter((t) => TRANSPORT_INFO[t].onlyIn),
+];
 
 /**
  * Ticks the advisor may try, ms between batches on one connection: message size at a rate is

@@ -8,7 +8,7 @@ import { PushlabError } from '../../protocol/errors.js';
 import type { FlagSpec, Flags } from '../../protocol/flags.js';
 import { type Margins, DEFAULT_MARGINS } from '../../protocol/margins.js';
 import { isRunId, RUN_ID_ALLOWED } from '../../protocol/report.js';
-import { OBJECTIVES, parseP99, parseRate, type Objective, type Target } from '../../protocol/target.js';
+import { ADVISE_TRANSPORTS, OBJECTIVES, parseP99, parseRate, type Objective, type Target } from '../../protocol/target.js';
 import { RENDER_MODES, TRANSPORTS, type RenderMode, type Transport } from '../../protocol/wire.js';
 import { isDeviceClass, type DeviceClass } from '../../protocol/device.js';
 import { DEFAULT_PREFER, SIMPLICITY_CRITERIA, type SimplicityCriterion } from '../../protocol/advice.js';
@@ -49,7 +49,13 @@ export const ADVISE_FLAGS = {
     help: "what is minimised among the candidates that sustain, per event: renderer (the tab's renderer CPU), chrome (all of Chrome's CPU), main-thread (the tab's main-thread time) or bytes (the page's message bytes); every cost is shown whichever decides",
   },
   render: { type: 'string', default: 'full', choices: RENDER_MODES, help: "what the page draws while it takes the rate (full: the product's page renders)" },
-  transports: { type: 'list', default: [], choices: TRANSPORTS, help: 'transports to search, comma-separated', defaultText: 'every transport' },
+  transports: {
+    type: 'list',
+    default: [],
+    choices: TRANSPORTS,
+    help: 'transports to search, comma-separated',
+    defaultText: 'every transport, WebSocketStream last',
+  },
   'time-budget': {
     type: 'string',
     default: '',
@@ -165,7 +171,7 @@ export function checkAdviseFlags(flags: AdviseFlags): AdviseRequest {
     display = parsed.value;
   }
   const device = checkDevice(flags);
-  const transports = flags.transports.length ? [...new Set(flags.transports as Transport[])] : [...TRANSPORTS];
+  const transports = flags.transports.length ? [...new Set(flags.transports as Transport[])] : [...ADVISE_TRANSPORTS];
   return {
     target: {
       eventsPerSec: rate.value,

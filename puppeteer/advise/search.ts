@@ -71,8 +71,8 @@ import { LIMITS } from '../../protocol/limits.js';
 import type { MeasuredRepeat, Repeat } from '../../protocol/repeat-figures.js';
 import { describe, pairedRatio } from '../../results/stats.js';
 import { decidingP99Ms, reasonText } from '../../results/sustains.js';
-import { adviseTicksMs, type Objective, type Target } from '../../protocol/target.js';
-import { TRANSPORTS, type Transport } from '../../protocol/wire.js';
+import { ADVISE_TRANSPORTS, adviseTicksMs, type Objective, type Target } from '../../protocol/target.js';
+import type { Transport } from '../../protocol/wire.js';
 import { candidateSpace, DEFAULT_SPACE, knobsBetween, stepsFrom, withBatch, type CandidateSpace } from './candidates.js';
 import { clearlyCannot, figuresOf, objectiveCost, simplerOn, sustainsMore, worthAnotherProbe } from '../../results/advice-figures.js';
 import { costText, OBJECTIVE_WORDS, repeatCost } from '../../results/costs.js';
@@ -237,7 +237,7 @@ function cutOff(
 
 /** The answer before the search measured anything: what a report holds from its first save. */
 export function adviceBeforeSearch(o: Pick<AdviseOptions, 'target' | 'transports' | 'space' | 'margins' | 'budgetSec' | 'prefer'>): Advice {
-  const transports = o.transports ?? TRANSPORTS;
+  const transports = o.transports ?? ADVISE_TRANSPORTS;
   const notTried = candidateSpace(o.target, transports, { ...DEFAULT_SPACE, ...o.space }).map((candidate) => ({
     candidate,
     why: INTERRUPTED_WHY,
@@ -443,7 +443,7 @@ export async function advise(o: AdviseOptions): Promise<Advice> {
 
 function newSearch(o: AdviseOptions): Search {
   const space: CandidateSpace = { ...DEFAULT_SPACE, ...o.space };
-  const transports = o.transports ?? TRANSPORTS;
+  const transports = o.transports ?? ADVISE_TRANSPORTS;
   const rounds = o.confirmRounds ?? DEFAULT_CONFIRM_ROUNDS;
   return {
     o,
