@@ -740,6 +740,7 @@ const soakSample = obj<SoakSample>()({
   atSec: num,
   windowSec: num,
   heapUsedMb: numOrNull,
+  heapRetainedMb: opt(numOrNull),
   eventsPerSec: num,
   deliveredRatio: num,
   ageP99Ms: numOrNull,

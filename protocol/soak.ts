@@ -23,6 +23,14 @@ export interface SoakSample {
    * the main thread and show in the age and input figures). Null where the browser gives none.
    */
   heapUsedMb: number | null;
+  /**
+   * The JS heap left after a forced full collection, MB (Runtime.getHeapUsage's usedSize after
+   * HeapProfiler.collectGarbage): what the page retains, without the collector's sawtooth. Taken
+   * at the end of one interval in RETAINED_EVERY_SEC (results/soak.ts); its pause, tens of ms,
+   * falls in the next interval's figures. Absent on other samples and in earlier soaks; null
+   * where the browser refused it.
+   */
+  heapRetainedMb?: number | null;
   /** Events the tab received per second over the interval. */
   eventsPerSec: number;
   /** Events received ÷ events the server generated for the page in the interval. */

@@ -6,13 +6,15 @@
  * The first FILL_SEC are left out where the run is long enough: the page fills its table ring and
  * the charts' 60 s windows then, by design, so its heap and its work per event grow until they are full.
  *
- * - Heap growth: the least-squares slope of the JS heap's floor, MB per hour, with its 95% interval.
- *   No GC is forced (it would pause the stream being judged), so single samples swing with the
- *   collector by several MB. What a leak moves is what survives a collection: the fit takes the
- *   lowest sample of each stretch of up to HEAP_FLOOR_SEC (the trough after a collection), not
- *   every sample. A 10-minute soak on 2026-11-28 fitted over every sample read +50 MB/h with an
- *   interval of 17 to 83, too wide to judge, on a sawtooth of a few MB. The part is judged only
- *   once the interval is wholly on one side of the bound.
+ * - Heap growth: the least-squares slope of what the page retains, MB per hour, with its 95%
+ *   interval. Single samples swing with the collector's sawtooth (5 to 31 MB every 20 s in a
+ *   10-minute soak on 2026-11-28, whose fit over every sample read +50 MB/h, interval 17 to 83,
+ *   too wide to judge). What a leak moves is what survives a collection: the driver forces one
+ *   every RETAINED_EVERY_SEC and reads the heap left, and the fit takes those readings; a soak
+ *   without enough of them (an earlier report, a browser that refused) takes the lowest sample
+ *   of each stretch of about HEAP_FLOOR_SEC instead, which the sampling phase leaves a few MB
+ *   above the true floor. The part is judged only once the interval is wholly on one side of the
+ *   bound.
  * - Event-age and input-delay drift: the median of the interval p99s over the first END_SHARE of
  *   the intervals against the last END_SHARE (at least MIN_END_SAMPLES each). The median, because
  *   an interval's p99 of a few seconds is one GC pause away from double its neighbours'.
@@ -36,6 +38,12 @@ import { median, tQuantile975 } from './stats.js';
 export const HEAP_BOUND_MB_PER_HOUR = 25;
 /** Seconds at the start the judgement leaves out (where enough is left): the table ring and the charts' 60 s windows fill then. */
 export const FILL_SEC = 60;
+/**
+ * Seconds between the driver's forced collections, each followed by a reading of what the page
+ * retains (SoakSample.heapRetainedMb): 18 readings over a 10-minute soak's judged 9 minutes, and
+ * a pause of tens of ms every 30 s that the drift parts' medians of interval p99s do not see.
+ */
+export const RETAINED_EVERY_SEC = 30;
 /** Samples the heap fit needs, and the floors it fits (one per stretch). */
 export const MIN_HEAP_SAMPLES = 6;
 /**
@@ -168,20 +176,27 @@ export interface HeapGrowth {
   /** Heap in use at the first and last samples with a heap figure, MB. */
   firstMb: number;
   lastMb: number;
-  /** The fitted line passes through the floors' mean: time s, heap MB (for drawing it). */
+  /**
+   * What was fitted: `retained`, the heap after each forced collection (RETAINED_EVERY_SEC), where
+   * the soak has MIN_HEAP_SAMPLES of them; else `floors`, the lowest heap of each stretch.
+   */
+  basis: 'retained' | 'floors';
+  /** The fitted line passes through the fitted points' mean: time s, heap MB (for drawing it). */
   meanSec: number;
   meanMb: number;
 }
 
 /**
- * The lowest sample of each stretch of `floorSec` from the first sample (a stretch with none is
- * skipped): the heap after the collector, where a leak shows and the sawtooth does not.
+ * The lowest sample of each of `stretches` equal stretches of the samples' span (a stretch with
+ * none is skipped; the last sample falls in the last stretch, never alone in one of its own): the
+ * heap after the collector, where a leak shows and the sawtooth does not.
  */
-export function heapFloors(fitted: readonly { atSec: number; heapUsedMb: number }[], floorSec: number): { atSec: number; heapUsedMb: number }[] {
-  const byStretch = new Map<number, { atSec: number; heapUsedMb: number }>();
+export function heapFloors(fitted: readonly { atSec: number; heapUsedMb: number }[], stretches: number): { atSec: number; heapUsedMb: number }[] {
   const t0 = fitted[0]?.atSec ?? 0;
+  const span = (fitted.at(-1)?.atSec ?? t0) - t0;
+  const byStretch = new Map<number, { atSec: number; heapUsedMb: number }>();
   for (const s of fitted) {
-    const k = Math.min(Math.floor((s.atSec - t0) / floorSec), Number.MAX_SAFE_INTEGER);
+    const k = span > 0 ? Math.min(stretches - 1, Math.floor(((s.atSec - t0) / span) * stretches)) : 0;
     const low = byStretch.get(k);
     if (!low || s.heapUsedMb < low.heapUsedMb) byStretch.set(k, s);
   }
@@ -193,10 +208,12 @@ export function heapGrowth(samples: readonly SoakSample[]): HeapGrowth | null {
   const fitted = samples.filter((s): s is SoakSample & { heapUsedMb: number } => s.heapUsedMb !== null);
   if (fitted.length < MIN_HEAP_SAMPLES) return null;
   const span = fitted.at(-1)!.atSec - fitted[0].atSec;
-  // Stretches of HEAP_FLOOR_SEC, fewer-but-longer never: a short soak splits its span into
-  // MIN_HEAP_SAMPLES stretches (a stretch just over span/MIN keeps the last sample in the last one).
-  const floorSec = Math.min(HEAP_FLOOR_SEC, span / MIN_HEAP_SAMPLES + 1e-9);
-  const floors = floorSec > 0 ? heapFloors(fitted, floorSec) : fitted;
+  const retained = samples.flatMap((s) => (typeof s.heapRetainedMb === 'number' ? [{ atSec: s.atSec, heapUsedMb: s.heapRetainedMb }] : []));
+  // Stretches of about HEAP_FLOOR_SEC; a short soak's span in MIN_HEAP_SAMPLES stretches.
+  const stretches = Math.max(MIN_HEAP_SAMPLES, Math.floor(span / HEAP_FLOOR_SEC));
+  const basis = retained.length >= MIN_HEAP_SAMPLES ? 'retained' : 'floors';
+  const floorSec = basis === 'retained' ? RETAINED_EVERY_SEC : span / stretches;
+  const floors = basis === 'retained' ? retained : heapFloors(fitted, stretches);
   const slope = slopePerHour(
     floors.map((s) => s.atSec),
     floors.map((s) => s.heapUsedMb),
@@ -211,6 +228,7 @@ export function heapGrowth(samples: readonly SoakSample[]): HeapGrowth | null {
     toSec: fitted.at(-1)!.atSec,
     floors: floors.length,
     floorSec,
+    basis,
     firstMb: fitted[0].heapUsedMb,
     lastMb: fitted.at(-1)!.heapUsedMb,
     meanSec: floors.reduce((a, s) => a + s.atSec, 0) / floors.length,
@@ -271,7 +289,7 @@ export function judgeSoak(soak: Soak): SoakJudgement {
       ? {
           name: 'heap',
           held: heapHeld(heap),
-          text: `heap: ${signed(heap.mbPerHour)} MB/h (95% CI ${signed(heap.ciLow)} to ${signed(heap.ciHigh)}; least-squares over the lowest heap of each ${minutes(heap.floorSec)}, ${heap.floors} floors of ${heap.samples} samples from ${minutes(heap.fromSec)} to ${minutes(heap.toSec)}, ${heap.firstMb.toFixed(1)} → ${heap.lastMb.toFixed(1)} MB in use); holds at ≤ ${HEAP_BOUND_MB_PER_HOUR} MB/h: ${heldWord(heapHeld(heap), 'too short to tell: the interval straddles the bound')}`,
+          text: `heap: ${signed(heap.mbPerHour)} MB/h (95% CI ${signed(heap.ciLow)} to ${signed(heap.ciHigh)}; least-squares over ${heap.basis === 'retained' ? `the heap retained after a forced collection every ${minutes(heap.floorSec)}, ${heap.floors} readings` : `the lowest heap of each ${minutes(heap.floorSec)}, ${heap.floors} floors of ${heap.samples} samples`} from ${minutes(heap.fromSec)} to ${minutes(heap.toSec)}, ${heap.firstMb.toFixed(1)} → ${heap.lastMb.toFixed(1)} MB in use); holds at ≤ ${HEAP_BOUND_MB_PER_HOUR} MB/h: ${heldWord(heapHeld(heap), 'too short to tell: the interval straddles the bound')}`,
         }
       : {
           name: 'heap',

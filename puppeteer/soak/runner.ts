@@ -14,10 +14,11 @@
  * saves it) and returns it at the end, interrupted or failed ones included.
  */
 import { setTimeout as sleepFor } from 'node:timers/promises';
+import type { CDPSession } from 'puppeteer-core';
 import type { PageCounters } from '../../protocol/page-api.js';
 import { streamsOf, type Point } from '../../protocol/scenario.js';
 import type { Soak, SoakReconnect } from '../../protocol/soak.js';
-import { RECOVERY_WAIT_SEC, sampleSecFor, soakSampleOf } from '../../results/soak.js';
+import { RECOVERY_WAIT_SEC, RETAINED_EVERY_SEC, sampleSecFor, soakSampleOf } from '../../results/soak.js';
 import { summarise } from '../../results/summarise.js';
 import { applyClockOffset } from '../measure/clock-offset.js';
 import { sendInput, type InputSender } from '../measure/input-sender.js';
@@ -86,6 +87,7 @@ async function sample(s: Streaming, soak: Soak, point: Point, o: SoakOptions): P
   const first = await takeSample(s.src, true);
   const t0 = performance.now();
   let prev = first;
+  let retainedAt = 0;
   let input: InputSender = sendInput(s.pages[0], s.signal);
   s.phase('window', 0, totalMs);
   try {
@@ -110,7 +112,14 @@ async function sample(s: Streaming, soak: Soak, point: Point, o: SoakOptions): P
         input: sent,
       });
       applyClockOffset(r, s.clock);
-      soak.samples.push(soakSampleOf(r, (cur.page.atMs - first.page.atMs) / 1000, cur.tab?.jsHeapUsedBytes ?? null));
+      const atSec = (cur.page.atMs - first.page.atMs) / 1000;
+      const sampled = soakSampleOf(r, atSec, cur.tab?.jsHeapUsedBytes ?? null);
+      // Once every RETAINED_EVERY_SEC, after the sample: what the page retains (the pause falls in the next interval).
+      if (Math.floor(atSec / RETAINED_EVERY_SEC) > retainedAt) {
+        retainedAt = Math.floor(atSec / RETAINED_EVERY_SEC);
+        sampled.heapRetainedMb = await retainedHeapMb(s.src.pageSession);
+      }
+      soak.samples.push(sampled);
       prev = cur;
       s.phase('window', Math.round(performance.now() - t0), totalMs);
       await o.onUpdate(structuredClone(soak), 'sample');
@@ -124,6 +133,21 @@ async function sample(s: Streaming, soak: Soak, point: Point, o: SoakOptions): P
     input.stop();
   }
   return true;
+}
+
+/**
+ * The JS heap left after a forced full collection, MB: HeapProfiler.collectGarbage, then
+ * Runtime.getHeapUsage. Null without a page session (Firefox) or when the browser refuses.
+ */
+async function retainedHeapMb(session: CDPSession | null): Promise<number | null> {
+  if (!session) return null;
+  try {
+    await session.send('HeapProfiler.collectGarbage');
+    const { usedSize } = await session.send('Runtime.getHeapUsage');
+    return Math.round(usedSize / 1e4) / 100;
+  } catch {
+    return null;
+  }
 }
 
 /** Every tab's counters summed (a multi-tab point's tabs reconnect together), and the connections open. */

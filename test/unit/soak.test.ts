@@ -23,6 +23,7 @@ import {
   latencyHeld,
   MIN_END_SAMPLES,
   RECOVERY_BOUND_SEC,
+  RETAINED_EVERY_SEC,
   sampleSecFor,
   slopePerHour,
   soakLines,
@@ -74,27 +75,49 @@ describe('the soak judgement', () => {
     };
     const flat = soakOf(samples(10, (sec) => ({ heapUsedMb: 20 + tooth(sec) })));
     const heap = heapGrowth(judgedSamples(flat.samples).samples)!;
-    expect([heap.floors, heap.floorSec]).toEqual([9, 60]);
+    // 535 s of samples after the fill: 8 stretches of 67 s.
+    expect([heap.basis, heap.floors, Math.round(heap.floorSec)]).toEqual(['floors', 8, 67]);
     expect(heap.ciHigh).toBeLessThanOrEqual(HEAP_BOUND_MB_PER_HOUR);
     const part = judgeSoak(flat).parts.find((p) => p.name === 'heap')!;
     expect(part.held).toBe(true);
-    expect(part.text).toMatch(/least-squares over the lowest heap of each 60 s, 9 floors of \d+ samples/);
+    expect(part.text).toMatch(/least-squares over the lowest heap of each 67 s, 8 floors of \d+ samples/);
     // The floor rising by 40 MB/h under the same sawtooth: it does not hold.
     const rising = judgeSoak(soakOf(samples(10, (sec) => ({ heapUsedMb: 20 + tooth(sec) + (40 * sec) / 3600 }))));
     expect(rising.parts.find((p) => p.name === 'heap')!.held).toBe(false);
     expect(
+      // Two stretches of 0-120 s: the last sample falls in the last, not alone in a third.
       heapFloors(
         [
           { atSec: 0, heapUsedMb: 5 },
           { atSec: 30, heapUsedMb: 3 },
           { atSec: 61, heapUsedMb: 4 },
+          { atSec: 120, heapUsedMb: 9 },
         ],
-        60,
+        2,
       ),
     ).toEqual([
       { atSec: 30, heapUsedMb: 3 },
       { atSec: 61, heapUsedMb: 4 },
     ]);
+  });
+
+  it('fits the heap retained after each forced collection where the soak has enough of them, over the same sawtooth', () => {
+    // The driver's readings every 30 s: flat at 20 MB within ±0.2 MB, then rising by 40 MB/h.
+    const retained = (slope: number) => (sec: number) => ({
+      heapUsedMb: 20 + saw(sec) + (slope * sec) / 3600,
+      ...(Math.round(sec) % RETAINED_EVERY_SEC === 0 ? { heapRetainedMb: 20 + 0.2 * Math.sin(sec) + (slope * sec) / 3600 } : {}),
+    });
+    const flat = soakOf(samples(10, retained(0)));
+    const heap = heapGrowth(judgedSamples(flat.samples).samples)!;
+    expect([heap.basis, heap.floors, heap.floorSec]).toEqual(['retained', 18, RETAINED_EVERY_SEC]);
+    expect(heap.ciHigh - heap.ciLow).toBeLessThan(5);
+    const part = judgeSoak(flat).parts.find((p) => p.name === 'heap')!;
+    expect(part.held).toBe(true);
+    expect(part.text).toMatch(/least-squares over the heap retained after a forced collection every 30 s, 18 readings from/);
+    expect(judgeSoak(soakOf(samples(10, retained(40)))).parts.find((p) => p.name === 'heap')!.held).toBe(false);
+    // Too few readings (a browser that refused most): the floors decide.
+    const few = soakOf(samples(10, (sec) => ({ heapUsedMb: 20 + saw(sec), ...(sec < 150 && Math.round(sec) % 30 === 0 ? { heapRetainedMb: 20 } : {}) })));
+    expect(heapGrowth(judgedSamples(few.samples).samples)!.basis).toBe('floors');
   });
 
   it('a heap whose interval straddles the bound is not judged, and the whole soak then neither held nor failed', () => {
