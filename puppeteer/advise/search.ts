@@ -931,8 +931,10 @@ function pickGroup(s: Search): Rec[] {
     if (group.length >= s.finalistCount) group.pop();
     group.push(rendererPick);
   }
-  // Fewer finalists rather than fewer rounds: a confirmation needs its rounds for a CI.
-  while (group.length > 1 && !fits(s, s.rounds * group.reduce((a, r) => a + s.o.estimate.repeatSec(r.candidate), 0))) group.pop();
+  // Fewer finalists rather than fewer rounds: a confirmation needs its rounds for a CI. The
+  // dearest goes first, the renderer's own pick last (the answer's reason needs it).
+  while (group.length > 1 && !fits(s, s.rounds * group.reduce((a, r) => a + s.o.estimate.repeatSec(r.candidate), 0)))
+    group.splice(group.length > 2 && group[group.length - 1] === rendererPick ? group.length - 2 : group.length - 1, 1);
   return group;
 }
 

@@ -212,7 +212,7 @@ describe.skipIf(!process.env.ADVISE_STUDY)('study: the search at the measured no
     const transports = Object.keys(WORLD.cost) as Transport[];
     const { cheapest } = expected(WORLD, target300k);
     const run = (seed: number) => advise(synthetic(WORLD, seed, { budgetSec: 600, target: target300k, transports }).options);
-    const counts = { winner: 0, within12: 0, within25: 0, near12InSet: 0, pairsAgree: 0, overBudget: 0 };
+    const counts = { winner: 0, within12: 0, within25: 0, near12InSet: 0, pairsAgree: 0, overBudget: 0, worst: 0 };
     for (let seed = 1; seed <= n; seed++) {
       const [a, b] = [await run(seed), await run(seed + 1000)];
       if (!a.winner) continue;
@@ -220,6 +220,7 @@ describe.skipIf(!process.env.ADVISE_STUDY)('study: the search at the measured no
       const ratio = truth(WORLD, a.winner.candidate).cost / cheapest;
       if (ratio <= 1.12) counts.within12++;
       if (ratio <= 1.25) counts.within25++;
+      counts.worst = Math.max(counts.worst, ratio);
       const set = [a.winner.candidate, ...(a.equivalent ?? []).map((e) => e.candidate)];
       if (set.some((c) => truth(WORLD, c).cost <= cheapest * 1.12)) counts.near12InSet++;
       if (a.elapsedSec > 600) counts.overBudget++;
@@ -231,40 +232,64 @@ describe.skipIf(!process.env.ADVISE_STUDY)('study: the search at the measured no
 });
 
 describe('advise: a target several transports sustain', () => {
-  it('finds the cheapest sustaining configuration within the budget, for several seeds', async () => {
+  it('finds the cheapest sustaining region at the measured noise and drift, within the budget, for several seeds', async () => {
+    // The measured world: σ 0.10 per window and the machine's speed moving 1–2× through the run
+    // (a shape per seed). The winner must truly sustain on the machine at its fastest, and cost
+    // at most 25% more than the cheapest in most seeds (3–5 paired rounds at σ 0.10 give a paired
+    // CI about ±20% wide, so a cannot-tell finalist can hide up to about that), within 12% in
+    // many; never past EXPLORE_COST_RATIO's 1.5× and the screen's noise (worst of 100 seeds
+    // when this was written: 1.55×).
     const { cheapest } = expected(WORLD, target300k);
-    let exact = 0;
+    let [within12, within25] = [0, 0];
     for (let seed = 1; seed <= 20; seed++) {
       const { options, log } = synthetic(WORLD, seed, { budgetSec: 600, target: target300k, transports: Object.keys(WORLD.cost) as Transport[] });
       const a = await advise(options);
       expect(a.winner, `seed ${seed}`).not.toBeNull();
       const w = a.winner!.candidate;
-      // The cheapest, or one its paired rounds cannot tell from it (equivalent within ±5%, or a CI
-      // straddling the margin; then the simpler, not the lower median, is chosen): within 12% of
-      // the cheapest on this world's noise, and never one the evidence calls dearer.
-      expect(truth(WORLD, w).cost, `seed ${seed}: ${w.id}`).toBeLessThanOrEqual(cheapest * 1.12);
+      const t = truth(WORLD, w);
+      expect(t.load <= 1 && t.p99 <= target300k.p99BoundMs, `seed ${seed}: ${w.id} truly sustains`).toBe(true);
+      expect(t.cost, `seed ${seed}: ${w.id}`).toBeLessThanOrEqual(cheapest * 1.6);
+      if (t.cost <= cheapest * 1.25) within25++;
+      if (t.cost <= cheapest * 1.12) within12++;
       // The truly cheapest finalist is the winner, in the answer's set, or behind a clearly lower
       // paired p99 (the latency rule, which noise fools at its 5%): never rejected as dearer.
-      const finalists = a.tried.filter((t) => t.confirmed?.sustains.sustains);
+      const finalists = a.tried.filter((x) => x.confirmed?.sustains.sustains);
       const truest = finalists.sort((x, y) => truth(WORLD, x.candidate).cost - truth(WORLD, y.candidate).cost)[0];
       if (truest.candidate.id !== w.id) expect(['simplicity', 'order', 'headroom', 'p99'], `seed ${seed}: ${truest.why}`).toContain(truest.lostOn);
       if (truest.lostOn !== 'p99' && truest.candidate.id !== w.id) expect(a.equivalent!.map((e) => e.candidate.id)).toContain(truest.candidate.id);
-      if (truth(WORLD, w).cost === cheapest) exact++;
-      expect([w.transport, w.encoding], `seed ${seed}`).toEqual(['fetch', 'msgpack']);
       expect(a.winner!.figures.sustains.sustains).toBe(true);
-      // Confirmed in paired rounds, at least the minimum three.
-      expect(a.winner!.figures.sustains.figures.repeats).toBeGreaterThanOrEqual(3);
+      // Confirmed in paired rounds, at least the minimum three, unless the budget cut a second
+      // group short (a machine that slowed mid-run failed the first group's confirmation).
+      if (a.search?.stoppedIn !== 'confirm') expect(a.winner!.figures.sustains.figures.repeats).toBeGreaterThanOrEqual(3);
       // The budget: no measurement ended past it by its estimate.
       for (const m of log) expect(m.endSec, `seed ${seed}`).toBeLessThanOrEqual(600);
       expect(a.elapsedSec).toBeLessThanOrEqual(600);
       jsonRoundTrips(a);
     }
-    // Most often the cheapest itself (39 of 60 seeds when this was written).
-    expect(exact).toBeGreaterThanOrEqual(10);
+    // Of these 20 seeds, measured when this was written: 19 within 25%, 18 within 12% (of 100
+    // seeds, the study below: 88 and 81; 72 and 66 before the screen was drift-corrected).
+    expect(within25).toBeGreaterThanOrEqual(17);
+    expect(within12).toBeGreaterThanOrEqual(15);
+  });
+
+  it('asked the same question twice (the same world, other noise), each answer names the other’s winner in its set, in most pairs', async () => {
+    const transports = Object.keys(WORLD.cost) as Transport[];
+    const named = (a: Advice) => [a.winner?.candidate.id, ...(a.equivalent ?? []).map((e) => e.candidate.id)];
+    let agree = 0;
+    for (let seed = 1; seed <= 20; seed++) {
+      // Seed s and s + 1000: the same drift shape (the seed's, modulo four), other noise.
+      const [a, b] = await Promise.all([seed, seed + 1000].map((x) => advise(synthetic(WORLD, x, { budgetSec: 600, target: target300k, transports }).options)));
+      if (a.winner && b.winner && named(a).includes(b.winner.candidate.id) && named(b).includes(a.winner.candidate.id)) agree++;
+    }
+    // Measured when this was written: 4 of these 20 pairs (23 of 100 in the study below; 24 of
+    // 100 before the screen was drift-corrected). Far from "the same answer twice": the answer's
+    // set is the finalists the paired rounds could not order, and two runs rarely confirm the
+    // same finalists (issue 34 keeps this open). The floor guards against it getting worse.
+    expect(agree).toBeGreaterThanOrEqual(3);
   });
 
   it('records every candidate tried with why, the runner-up with its CPU difference, the rejected with reasons, and the headroom', async () => {
-    const { options } = synthetic(WORLD, 7, { budgetSec: 900, target: target300k, transports: Object.keys(WORLD.cost) as Transport[] });
+    const { options } = synthetic(WORLD, 7, { budgetSec: 900, target: target300k, transports: Object.keys(WORLD.cost) as Transport[], noise: QUIET });
     const a = await advise(options);
     const w = a.winner!.candidate;
     for (const t of a.tried) {
@@ -280,7 +305,9 @@ describe('advise: a target several transports sustain', () => {
     expect(a.rejected.map((r) => r.candidateId)).not.toContain(w.id);
     expect(a.rejected.map((r) => r.candidateId)).not.toContain(a.runnerUp!.candidate.id);
     // A transport's first rejected entry (the one the words name) is its best attempt: its
-    // finalist, else its cheapest probe that sustained, not its first, plain probe.
+    // finalist, else its cheapest probe that sustained, not its first, plain probe. Cheapest as
+    // the screen compares them, corrected for the drift the anchor's readings show: on this quiet
+    // machine the correction is the curve's own noise, a few percent, so within 10% of the raw cheapest.
     const firstOf = new Map<string, string>();
     for (const r of a.rejected) if (!firstOf.has(r.transport)) firstOf.set(r.transport, r.candidateId);
     const probeCost = (t: Advice['tried'][number]) => t.probe?.cpuMsPerMillionEvents?.median ?? Number.POSITIVE_INFINITY;
@@ -288,7 +315,8 @@ describe('advise: a target several transports sustain', () => {
       const mine = a.tried.filter((t) => t.candidate.transport === transport && t.outcome !== 'winner' && t.outcome !== 'runner-up');
       if (mine.some((t) => t.confirmed)) continue;
       const best = mine.filter((t) => t.probe?.sustains.sustains).sort((x, y) => probeCost(x) - probeCost(y))[0];
-      if (best) expect(id, transport).toBe(best.candidate.id);
+      const chosen = mine.find((t) => t.candidate.id === id)!;
+      if (best) expect(probeCost(chosen), `${transport}: ${id} against ${best.candidate.id}`).toBeLessThanOrEqual(probeCost(best) * 1.1);
     }
     // Every transport was screened, poll (the dearest) included.
     expect(new Set(a.tried.map((t) => t.candidate.transport))).toEqual(new Set(Object.keys(WORLD.cost)));
@@ -323,8 +351,9 @@ describe('advise: a target several transports sustain', () => {
       winner: { ...a.winner!, figures: { ...f, sustains: { ...f.sustains, figures: { ...f.sustains.figures, inputDelayP99Ms: 5.24 } } } },
     });
     expect(answered[1]).toMatch(/, delivered (100|99\.\d)%, input delay p99 5\.2 ms; tab renderer /);
-    expect(text[3]).toMatch(
-      /^ {2}Runner-up: .*, (\d+% more renderer CPU per event \(CI|renderer CPU per event equivalent within ±5%|no clear difference in renderer CPU per event at ±5%)/,
+    // (After the set's lines when the paired rounds could not order some finalists.)
+    expect(text.find((l) => l.startsWith('  Runner-up: '))).toMatch(
+      /^ {2}Runner-up: .*, (\d+% more renderer CPU per event \(CI|renderer CPU per event equivalent within ±5%|cannot tell renderer CPU per event apart at ±5%|no clear difference in renderer CPU per event at ±5%)/,
     );
     expect(text.find((l) => l.startsWith('  Rejected: '))).toMatch(/poll \(/);
     expect(text.at(-1)).toBe('Machine: 2 cores AMD EPYC, Chromium 156 headless; these figures hold for this machine and browser.');
@@ -345,7 +374,7 @@ describe('advise: a target several transports sustain', () => {
   });
 
   it("writes the answer as a scenario file a plain sweep runs: the runner-up and the advised setup, one point each, the candidates' own", async () => {
-    const { options } = synthetic(WORLD, 7, { budgetSec: 900, target: target300k, transports: Object.keys(WORLD.cost) as Transport[] });
+    const { options } = synthetic(WORLD, 7, { budgetSec: 900, target: target300k, transports: Object.keys(WORLD.cost) as Transport[], noise: QUIET });
     const a = await advise(options);
     const file = confirmScenarioFile(a)!;
     // It is a valid scenario file by the sweep's own check.
@@ -378,7 +407,7 @@ describe('advise: a target several transports sustain', () => {
     const world: World = { ...WORLD, msgpack: { ws: 0.95, fetch: 0.95, 'ws-h2': 0.95 }, arrow: { ws: 0.2, 'ws-h2': 0.2, fetch: 0.2, 'grpc-web': 0.2 } };
     const transports = Object.keys(world.cost) as Transport[];
     for (const seed of [1, 2, 3, 4, 5]) {
-      const { options } = synthetic(world, seed, { budgetSec: 600, target: target300k, transports });
+      const { options } = synthetic(world, seed, { budgetSec: 600, target: target300k, transports, noise: QUIET });
       const a = await advise(options);
       const w = a.winner!.candidate;
       expect(w.encoding, `seed ${seed}: ${w.id}`).toBe('arrow');
@@ -396,9 +425,9 @@ describe('advise: a target several transports sustain', () => {
     const world: World = { ...WORLD, arrow: { ws: 1.15, 'ws-h2': 1.15, fetch: 1.15, 'grpc-web': 1.15 }, bytes };
     const transports = Object.keys(world.cost) as Transport[];
     for (const seed of [1, 2, 3]) {
-      const byRenderer = await advise(synthetic(world, seed, { budgetSec: 600, target: target300k, transports }).options);
+      const byRenderer = await advise(synthetic(world, seed, { budgetSec: 600, target: target300k, transports, noise: QUIET }).options);
       const target = { ...target300k, objective: 'bytes' as const };
-      const a = await advise(synthetic(world, seed, { budgetSec: 600, target, transports }).options);
+      const a = await advise(synthetic(world, seed, { budgetSec: 600, target, transports, noise: QUIET }).options);
       expect([byRenderer.winner!.candidate.transport, byRenderer.winner!.candidate.encoding], `seed ${seed}`).toEqual(['fetch', 'msgpack']);
       const w = a.winner!.candidate;
       expect(w.encoding, `seed ${seed}: ${w.id}`).toBe('arrow');
@@ -413,7 +442,7 @@ describe('advise: a target several transports sustain', () => {
       const text = adviceText(a);
       const line = text.find((l) => l.includes('Chosen for the lowest bytes per event'));
       expect(line, text.join('\n')).toMatch(
-        /--objective bytes: the page's message bytes; [\d.]+ bytes per event\); --objective renderer would choose fetch over HTTP\/2, .*MessagePack instead: [\d,]+ against [\d,]+ ms of renderer CPU per million events: \d+% less renderer CPU per event than the winner \(÷ 0\.\d+, CI [\d.]+–[\d.]+, \d paired rounds\); but [\d.]+ against the winner's [\d.]+ bytes per event\.$/,
+        /--objective bytes: the page's message bytes; [\d.]+ bytes per event\); --objective renderer would choose fetch over HTTP\/2, .*MessagePack(, spread over 2 origins)? instead: [\d,]+ against [\d,]+ ms of renderer CPU per million events: \d+% less renderer CPU per event than the winner \(÷ 0\.\d+, CI [\d.]+–[\d.]+, \d paired rounds\); but [\d.]+ against the winner's [\d.]+ bytes per event\.$/,
       );
       // Every finalist's costs, in a table of one row each.
       const rows = text.filter((l) => /^ {4}\| [a-z]/.test(l) && !l.includes('| finalist'));
@@ -421,7 +450,7 @@ describe('advise: a target several transports sustain', () => {
       jsonRoundTrips(a);
     }
     // The renderer's answer names its objective and says every other cost is in the table.
-    const a = await advise(synthetic(world, 1, { budgetSec: 600, target: target300k, transports }).options);
+    const a = await advise(synthetic(world, 1, { budgetSec: 600, target: target300k, transports, noise: QUIET }).options);
     expect(adviceText(a).find((l) => l.startsWith('  Chosen for'))).toMatch(/^ {2}Chosen for the lowest renderer CPU per event \(--objective renderer: /);
   });
 
@@ -431,7 +460,7 @@ describe('advise: a target several transports sustain', () => {
     const space = { encodings: ['json'] as const, workers: [], connections: [1], ticksMs: [10] };
     let compared = 0;
     for (let seed = 11; seed <= 30; seed++) {
-      const { options } = synthetic(twins, seed, { budgetSec: 600, target: target300k, transports: ['sse', 'fetch'], space });
+      const { options } = synthetic(twins, seed, { budgetSec: 600, target: target300k, transports: ['sse', 'fetch'], space, noise: QUIET });
       const a = await advise(options);
       expect(a.winner!.candidate.transport, `seed ${seed}`).toBe('fetch');
       // The sse twin is not called dearer; the line names what decided: fetch's clearly lower p99.
@@ -455,7 +484,7 @@ describe('advise: a target several transports sustain', () => {
 describe('advise: the budget', () => {
   it('starts no measurement that would end past the budget, and says what it could not try', async () => {
     for (const [budgetSec, seed] of [60, 120, 240].flatMap((b) => [1, 2, 3].map((seed) => [b, seed] as const))) {
-      const { options, log } = synthetic(WORLD, seed, { budgetSec, target: target300k, transports: Object.keys(WORLD.cost) as Transport[] });
+      const { options, log } = synthetic(WORLD, seed, { budgetSec, target: target300k, transports: Object.keys(WORLD.cost) as Transport[], noise: QUIET });
       const a = await advise(options);
       // Even a minute leaves room for a probe and a confirmation of it.
       expect(a.winner, `budget ${budgetSec}`).not.toBeNull();
@@ -478,7 +507,7 @@ describe('advise: the budget', () => {
   });
 
   it('measures nothing when not even one probe and its confirmation fit, and says so', async () => {
-    const { options, log } = synthetic(WORLD, 5, { budgetSec: 20, target: target300k, transports: Object.keys(WORLD.cost) as Transport[] });
+    const { options, log } = synthetic(WORLD, 5, { budgetSec: 20, target: target300k, transports: Object.keys(WORLD.cost) as Transport[], noise: QUIET });
     const a = await advise(options);
     expect(log).toEqual([]);
     expect(a).toMatchObject({ winner: null, closest: null, stopped: 'budget', tried: [] });
@@ -503,7 +532,7 @@ describe('advise: the account of what the search did (issue 34)', () => {
   };
 
   it('says the search converged, when, what it measured, and splits what it did not measure by why', async () => {
-    const { options, log } = synthetic(WORLD, 3, { budgetSec: 3600, target: target300k, transports: all });
+    const { options, log } = synthetic(WORLD, 3, { budgetSec: 3600, target: target300k, transports: all, noise: QUIET });
     const a = await advise(options);
     agrees(a);
     const s = a.search!;
@@ -541,7 +570,7 @@ describe('advise: the account of what the search did (issue 34)', () => {
 
   it('when the budget stops the screen, counts as out of budget only the moves it had next', async () => {
     for (const seed of [1, 2, 3]) {
-      const { options } = synthetic(WORLD, seed, { budgetSec: 150, target: target300k, transports: all });
+      const { options } = synthetic(WORLD, seed, { budgetSec: 150, target: target300k, transports: all, noise: QUIET });
       const a = await advise(options);
       agrees(a);
       expect(a.search!.stoppedIn).toBe('screen');
@@ -563,7 +592,7 @@ describe('advise: the account of what the search did (issue 34)', () => {
   });
 
   it('a report saved mid-search accounts for it as interrupted, in the stage under way', async () => {
-    const { options } = synthetic(WORLD, 5, { budgetSec: 600, target: target300k, transports: all });
+    const { options } = synthetic(WORLD, 5, { budgetSec: 600, target: target300k, transports: all, noise: QUIET });
     const saved: Advice[] = [];
     let snapshot: (() => Advice) | null = null;
     await advise({ ...options, onStart: (f) => (snapshot = f), onMeasured: () => saved.push(snapshot!()) });
@@ -601,7 +630,7 @@ describe('advise: the account of what the search did (issue 34)', () => {
 
 describe('advise: Ctrl-C', () => {
   it('stops at an interrupted measurement, keeping what was measured and saying what was not', async () => {
-    const { options, log } = synthetic(WORLD, 4, { budgetSec: 600, target: target300k, transports: Object.keys(WORLD.cost) as Transport[] });
+    const { options, log } = synthetic(WORLD, 4, { budgetSec: 600, target: target300k, transports: Object.keys(WORLD.cost) as Transport[], noise: QUIET });
     const measured: string[] = [];
     const probe = options.measurer.probe;
     let n = 0;
@@ -611,8 +640,9 @@ describe('advise: Ctrl-C', () => {
       onMeasured: (e) => measured.push(`${e.stage} ${e.candidates.map((c) => c.id).join(',')}`),
     });
     expect(a.stopped).toBe('interrupted');
-    expect(a.tried).toHaveLength(9);
-    expect(measured).toHaveLength(9);
+    // Nine probes: eight candidates and one reading of the anchor (its first probe, then six more, then its re-probe).
+    expect(a.tried).toHaveLength(8);
+    expect(measured).toHaveLength(8);
     expect(log).toHaveLength(9);
     expect(a.headroom).toBeNull();
     expect(a.notTried.every((x) => x.why === 'interrupted before it was measured' || x.why.startsWith('not explored'))).toBe(true);
@@ -634,7 +664,7 @@ describe('advise: Ctrl-C', () => {
 describe('advise: nothing sustains', () => {
   it('names the closest, what limited it, and what the measurements say would help', async () => {
     const target: Target = { eventsPerSec: 2_000_000, p99BoundMs: 100, render: 'full' };
-    const { options } = synthetic(WORLD, 9, { budgetSec: 600, target, transports: ['sse', 'ws', 'poll'] });
+    const { options } = synthetic(WORLD, 9, { budgetSec: 600, target, transports: ['sse', 'ws', 'poll'], noise: QUIET });
     const a = await advise(options);
     expect(a.winner).toBeNull();
     expect(a.headroom).toBeNull();
@@ -686,7 +716,7 @@ describe('advise: a probe too coarse to drop on (issue 33)', () => {
     ['a window of 40 batches (a 50 ms tick for 2 s: one batch is 2.5% of it)', 40, 0.85],
   ] as const) {
     it(`probes a candidate once more before dropping it: ${what}, and judges both windows`, async () => {
-      const { options } = synthetic(WORLD, 7, { budgetSec: 600, target: target300k, transports: ['sse'] });
+      const { options } = synthetic(WORLD, 7, { budgetSec: 600, target: target300k, transports: ['sse'], noise: QUIET });
       const probe = options.measurer.probe;
       let first: string | null = null;
       const probes = new Map<string, number>();
@@ -758,7 +788,7 @@ describe('windows long enough (issue 33)', () => {
 describe("advise: the machine's drift (issue 33)", () => {
   /** A measurer with a yardstick whose ceiling is given per moment (null: the reading fails); the readings' order among the measurements. */
   function withYardstick(ceilings: Partial<Record<YardstickMoment, number | null>>, budgetSec = 900, readingSec = 2) {
-    const { options, log } = synthetic(WORLD, 7, { budgetSec, target: target300k, transports: ['sse', 'ws', 'fetch'] });
+    const { options, log } = synthetic(WORLD, 7, { budgetSec, target: target300k, transports: ['sse', 'ws', 'fetch'], noise: QUIET });
     const events: string[] = [];
     const drifts: string[] = [];
     const probe = options.measurer.probe;
@@ -806,12 +836,21 @@ describe("advise: the machine's drift (issue 33)", () => {
       [2, 'confirm-headroom'],
       [3, 'end'],
     ]);
-    // The anchor: the first probed that kept up, probed again just before the screen's reading.
+    // The anchor: the first probed that kept up, probed again through the screen (issue 34) and
+    // a last time just before the screen's reading; every reading is kept with its drift factor.
     const anchor = a.drift!.anchor!;
     const firstKept = a.tried.find((t) => t.repeats[0].repeat.status === 'ok' && t.repeats[0].repeat.deliveredRatio >= 0.99)!;
     expect(anchor.candidateId).toBe(firstKept.candidate.id);
     expect(events[at('screen-confirm') - 1]).toBe(`probe ${anchor.candidateId}`);
-    expect(events.filter((e) => e === `probe ${anchor.candidateId}`)).toHaveLength(2);
+    const readings = anchor.readings!;
+    expect(readings.length).toBeGreaterThanOrEqual(3);
+    expect(events.filter((e) => e === `probe ${anchor.candidateId}`)).toHaveLength(readings.length);
+    expect(readings[0].repeat).toBeNull();
+    expect(readings[0].factor).toBeCloseTo(1, 9);
+    expect(readings.at(-1)!.repeat).toEqual(anchor.repeat);
+    for (let i = 1; i < readings.length; i++) expect(readings[i].atSec).toBeGreaterThan(readings[i - 1].atSec);
+    // No more than one probe in seven is the anchor's.
+    expect(readings.length - 1).toBeLessThanOrEqual(Math.ceil(events.filter((e) => e.startsWith('probe ')).length / 7));
     const [first, second] = [firstKept.repeats[0].repeat, anchor.repeat];
     if (first.status !== 'ok' || second.status !== 'ok') throw new Error('the synthetic measurer measures every window');
     expect(anchor.cpuPerEventRatio).toBeCloseTo(second.efficiency.rendererCpuMsPerMillionEvents! / first.efficiency.rendererCpuMsPerMillionEvents!, 9);
@@ -820,7 +859,7 @@ describe("advise: the machine's drift (issue 33)", () => {
     expect(drifts).toEqual(['reading', 'anchor', 'reading', 'reading', 'reading']);
     // 2 M at the start, 1.5 M after the confirmation: the sweep's sentence, in the answer.
     const text = adviceText(a, { cores: 2, cpuModel: null, browser: null });
-    expect(text.at(-2)).toMatch(
+    expect(text.find((l) => l.includes('unsteady machine'))).toMatch(
       /^ {2}unsteady machine: the in-page JSON\.parse ceiling at batch 1000 \(no network, the same work every reading\) was 2 M events\/s at the start and 1\.5 M events\/s after the confirmation \(25% lower\)/,
     );
     jsonRoundTrips(a);
