@@ -226,7 +226,10 @@ describe.skipIf(!process.env.ADVISE_STUDY)('study: the search at the measured no
       if (a.elapsedSec > 600) counts.overBudget++;
       const ids = (x: Advice) => [x.winner?.candidate.id, ...(x.equivalent ?? []).map((e) => e.candidate.id)];
       if (b.winner && ids(b).includes(a.winner.candidate.id) && ids(a).includes(b.winner.candidate.id)) counts.pairsAgree++;
-      if (process.env.ADVISE_STUDY_SHOW) process.stderr.write(`PAIR ${seed}: ${ids(a).join(' ')} | ${ids(b).join(' ')} | finalists ${a.tried.filter((t) => t.confirmed).length}/${b.tried.filter((t) => t.confirmed).length}\n`);
+      if (process.env.ADVISE_STUDY_SHOW)
+        process.stderr.write(
+          `PAIR ${seed}: ${ids(a).join(' ')} | ${ids(b).join(' ')} | finalists ${a.tried.filter((t) => t.confirmed).length}/${b.tried.filter((t) => t.confirmed).length}\n`,
+        );
     }
     process.stderr.write(`STUDY ${JSON.stringify({ seeds: n, ...counts })}\n`);
   }, 600_000);
