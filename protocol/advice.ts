@@ -328,6 +328,28 @@ export interface AnchorDrift {
   beyondNoise: boolean;
   /** The re-probe, raw (its point's repeats in the report hold it too). */
   repeat: Repeat;
+  /**
+   * Every reading of the anchor through the screen (issue 34), its first probe first and this
+   * re-probe last: the drift curve every probe's cost was corrected by. Absent in reports
+   * written before the screen re-probed its anchor more than once.
+   */
+  readings?: AnchorReading[];
+}
+
+/** One reading of the screen's anchor: its cost at a time, and the drift factor the screen read there. */
+export interface AnchorReading {
+  /** When, on the search's clock (the window's middle), s. */
+  atSec: number;
+  startedAt: string;
+  /** The objective's cost per event (the search's `--objective`: renderer CPU by default); null when the window did not measure it. */
+  cost: number | null;
+  /**
+   * The smoothed drift factor at this time against the first reading (results/machine-drift.ts
+   * driftCurveOf): a probe's cost here was divided by it before the screen compared it.
+   */
+  factor: number;
+  /** The repeat, raw; null for the first reading, which is the anchor's own probe (in `tried`). */
+  repeat: Repeat | null;
 }
 
 export interface MachineDrift {

@@ -15,6 +15,7 @@ import {
   type Advice,
   type AnchorDrift,
   type AnchorProbe,
+  type AnchorReading,
   type Candidate,
   type CandidateFigures,
   type Closest,
@@ -676,6 +677,8 @@ const yardstickReading = obj<YardstickReading>()({
 
 const anchorProbe = obj<AnchorProbe>()({ startedAt: str, eventsPerSec: numOrNull, cpuMsPerMillionEvents: numOrNull });
 
+const anchorReading = obj<AnchorReading>()({ atSec: num, startedAt: str, cost: numOrNull, factor: num, repeat: nullable(repeat) });
+
 const machineDrift = obj<MachineDrift>()({
   readings: arr(yardstickReading),
   anchor: nullable(
@@ -690,6 +693,7 @@ const machineDrift = obj<MachineDrift>()({
       noise: obj<AnchorDrift['noise']>()({ eventsPerSec: num, cpuPerEvent: num }),
       beyondNoise: bool,
       repeat,
+      readings: opt(arr(anchorReading)),
     }),
   ),
   anchorSkipped: opt(str),

@@ -5,14 +5,15 @@
  *   decoded in a fresh tab, no network, the same work every time), read at the start, between
  *   the stages and at the end; a move of SPEED_CHANGE_RATIO or more between two readings is
  *   the sweep's "unsteady machine", said in the sweep's own sentence (machine-speed.ts);
- * - one anchor candidate probed a second time at the end of the screen: the same setup minutes
- *   apart, so second ÷ first is how far the machine moved over the screen, in the figures the
- *   screen compares candidates by (EPS, renderer CPU per event). docs/method.md says how a reader
- *   takes that factor out of probes taken before and after.
+ * - one anchor candidate probed again through the screen (issue 34) and a last time as it ends:
+ *   the same setup minutes apart, so last ÷ first is how far the machine moved over the screen,
+ *   in the figures the screen compares candidates by (EPS, renderer CPU per event), and the
+ *   readings between give the drift curve (driftCurveOf) every probe's cost is corrected by
+ *   before the screen compares it (docs/method.md, "The machine's drift").
  *
  * Pure, no Node or DOM: the terminal, the answer's words and the viewer all read it.
  */
-import type { AnchorDrift, AnchorProbe, MachineDrift, YardstickMoment, YardstickReading } from '../protocol/advice.js';
+import type { AnchorDrift, AnchorProbe, AnchorReading, MachineDrift, YardstickMoment, YardstickReading } from '../protocol/advice.js';
 import type { Repeat } from '../protocol/repeat-figures.js';
 import { ENCODING_INFO } from '../protocol/encodings.js';
 import { formatCompactCell } from './format.js';
@@ -88,17 +89,73 @@ function probeOf(r: Repeat): AnchorProbe {
   };
 }
 
+/**
+ * The drift curve's smoothing, in readings: each point of the curve is a local straight line
+ * through the readings within about this many of their spacings either side (a Gaussian
+ * kernel). One window's cost has a log sd of about 0.10 here (issue 34), so one reading alone
+ * would swing the curve by 10%; over about three readings the swing falls to about 6%, while a
+ * ramp still passes through unbent (a local line follows a slope) and a step is spread over
+ * about three readings' time.
+ */
+export const DRIFT_BANDWIDTH_READINGS = 1.5;
+
+/** One reading of the anchor's cost for the curve: when (s, the search's clock) and what it cost. */
+export interface DriftPoint {
+  atSec: number;
+  cost: number;
+}
+
+/**
+ * The machine's drift through the screen from the anchor's readings: the factor by which the
+ * anchor's cost at `atSec` exceeds its cost at the first reading, smoothed (a local linear fit of
+ * log cost against time, DRIFT_BANDWIDTH_READINGS) so that one noisy reading does not swing it,
+ * and flat before the first reading and after the last. With fewer than two readings there is no
+ * drift to see: 1 everywhere. Dividing a probe's cost by the factor at its time makes costs
+ * measured minutes apart comparable, as far as the anchor's work stands for theirs.
+ */
+export function driftCurveOf(points: readonly DriftPoint[]): (atSec: number) => number {
+  const pts = points.filter((p) => p.cost > 0 && Number.isFinite(p.cost) && Number.isFinite(p.atSec)).sort((a, b) => a.atSec - b.atSec);
+  if (pts.length < 2) return () => 1;
+  const [t0, tn] = [pts[0].atSec, pts[pts.length - 1].atSec];
+  const h = (DRIFT_BANDWIDTH_READINGS * (tn - t0)) / (pts.length - 1);
+  if (!(h > 0)) return () => 1;
+  const level = (t: number) => {
+    let [sw, sx, sy] = [0, 0, 0];
+    const w = pts.map((p) => Math.exp(-0.5 * ((p.atSec - t) / h) ** 2));
+    pts.forEach((p, i) => {
+      sw += w[i];
+      sx += w[i] * p.atSec;
+      sy += w[i] * Math.log(p.cost);
+    });
+    const [mx, my] = [sx / sw, sy / sw];
+    let [sxx, sxy] = [0, 0];
+    pts.forEach((p, i) => {
+      sxx += w[i] * (p.atSec - mx) ** 2;
+      sxy += w[i] * (p.atSec - mx) * (Math.log(p.cost) - my);
+    });
+    // A slope only where the weighted readings spread in time; else their mean.
+    const slope = sxx > 1e-9 * sw * h * h ? sxy / sxx : 0;
+    return my + slope * (t - mx);
+  };
+  const base = level(t0);
+  return (atSec) => Math.exp(level(Math.min(tn, Math.max(t0, atSec))) - base);
+}
+
 /** b ÷ a; null unless both are positive figures. */
 const ratioOf = (a: number | null, b: number | null) => (a !== null && b !== null && a > 0 && b > 0 ? b / a : null);
 const beyond = (ratio: number | null, bound: number) => ratio !== null && (ratio >= bound || ratio <= 1 / bound);
 
-/** The drift over the screen from the anchor's two probes: second ÷ first, read against `noise`. */
+/**
+ * The drift over the screen from the anchor's first probe and its last re-probe: second ÷ first,
+ * read against `noise`; with every reading between when the screen took them (`readings`).
+ */
 export function anchorDriftOf(
   candidateId: string,
   chosen: string,
   first: Repeat,
   second: Repeat,
   noise: { eventsPerSec: number; cpuPerEvent: number } = ANCHOR_NOISE,
+  readings?: AnchorReading[],
 ): AnchorDrift {
   const [a, b] = [probeOf(first), probeOf(second)];
   const apart = (Date.parse(b.startedAt) - Date.parse(a.startedAt)) / 1000;
@@ -115,7 +172,19 @@ export function anchorDriftOf(
     noise: { ...noise },
     beyondNoise: beyond(eventsPerSecRatio, noise.eventsPerSec) || beyond(cpuPerEventRatio, noise.cpuPerEvent),
     repeat: second,
+    ...(readings ? { readings } : {}),
   };
+}
+
+/**
+ * `4 readings of the anchor through the screen corrected each probe's cost by ×1.00 to ×1.62`;
+ * null for an anchor with no readings kept (a report before issue 34).
+ */
+export function correctionText(a: AnchorDrift): string | null {
+  if (!a.readings?.length) return null;
+  const factors = a.readings.map((r) => r.factor);
+  const [lo, hi] = [Math.min(...factors), Math.max(...factors)];
+  return `${a.readings.length} readings of the anchor through the screen corrected each probe's cost by ${factor(lo)} to ${factor(hi)}`;
 }
 
 /** `4.2 min` or `40 s`. */
@@ -139,7 +208,11 @@ export function anchorText(a: AnchorDrift): string {
 
 /** What the terminal prints once the anchor's re-probe is decided. */
 export function anchorLine(d: MachineDrift): string {
-  if (d.anchor) return d.anchor.beyondNoise ? `${anchorText(d.anchor)}: the machine drifted over the screen` : anchorText(d.anchor);
+  if (d.anchor) {
+    const corrected = correctionText(d.anchor);
+    const line = d.anchor.beyondNoise ? `${anchorText(d.anchor)}: the machine drifted over the screen` : anchorText(d.anchor);
+    return corrected ? `${line}; ${corrected}` : line;
+  }
   return `anchor not probed again: ${d.anchorSkipped ?? 'the screen did not end'}`;
 }
 
@@ -154,5 +227,7 @@ export function driftLines(d: MachineDrift | undefined): string[] {
     lines.push(
       `Drift over the screen: ${anchorText(d.anchor)}: probes taken before and after are not comparable without that factor (docs/method.md, "The machine's drift").`,
     );
+  const corrected = d.anchor && correctionText(d.anchor);
+  if (corrected && d.anchor!.readings!.length > 1) lines.push(`Screen: ${corrected} (divided by the drift at its time) before comparing it.`);
   return lines;
 }

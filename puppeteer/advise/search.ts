@@ -32,10 +32,14 @@
  *    two were as simple, the one that clearly sustains more is the winner.
  *
  * The machine: the measurer's yardstick (the in-page decoding ceilings the sweep reads every
- * round) is read before the screen, between the stages and at the end, and the screen's anchor
- * (the first candidate it probed that kept up with its rate) is probed again as the screen ends:
- * the same setup minutes apart, so the answer says how far the machine moved (`drift`,
- * results/machine-drift.ts). Neither changes a decision: confirmations are paired by round.
+ * round) is read before the screen, between the stages and at the end. The screen's anchor (the
+ * first candidate it probed that kept up with its rate) is probed again every ANCHOR_EVERY
+ * probes through the screen and once more as it ends: from its readings, a drift curve
+ * (results/machine-drift.ts driftCurveOf), and every screening decision (each transport's best,
+ * pruning, the leader, the finalists) compares probe costs divided by the drift at their time
+ * (`screenCost`), never raw costs taken minutes apart. The answer says how far the machine moved
+ * and what correction the readings gave (`drift`). The sustains rule is never corrected: a probe
+ * that kept up did so on the machine it ran on. Confirmations are paired by round.
  *
  * The budget: no measurement starts that its estimate says would end past it (with room for the
  * readings still to come), and the screen leaves room for the anchor's re-probe, the
@@ -47,6 +51,7 @@ import {
   DEFAULT_PREFER,
   type Advice,
   type AnchorDrift,
+  type AnchorReading,
   type Candidate,
   type CandidateFigures,
   type Closest,
@@ -77,7 +82,7 @@ import { candidateSpace, DEFAULT_SPACE, knobsBetween, stepsFrom, withBatch, type
 import { clearlyCannot, figuresOf, objectiveCost, simplerOn, sustainsMore, worthAnotherProbe } from '../../results/advice-figures.js';
 import { costText, OBJECTIVE_WORDS, repeatCost } from '../../results/costs.js';
 import { candidateWords, changeWords, cpuWords, lostOnWords, reachText } from '../../results/advice-words.js';
-import { anchorDriftOf, keptUp, measuredBoth } from '../../results/machine-drift.js';
+import { anchorDriftOf, driftCurveOf, keptUp, measuredBoth } from '../../results/machine-drift.js';
 import { findMax } from '../sweep/find-max.js';
 
 /** What the search measures with. Each returns null when the run was interrupted (Ctrl-C). */
@@ -154,8 +159,25 @@ export const DEFAULT_MAX_CONFIRM_ROUNDS = 5;
 export const DEFAULT_HEADROOM_FACTOR = 8;
 /** Finalists per transport: the runner-up is then more often another transport, which says more. */
 const PER_TRANSPORT = 2;
-/** A transport whose best sustaining candidate costs this many times the cheapest is explored no further. */
+/** A transport whose best sustaining candidate costs this many times the cheapest (drift-corrected) is explored no further. */
 const EXPLORE_COST_RATIO = 1.5;
+/**
+ * The anchor is probed again after every this many probes of the screen: one probe in seven,
+ * about 14% of the screen's probes, within the ~15% the drift curve is worth (issue 34). At
+ * about 6–10 s a probe that is a reading every 40–70 s, often enough to follow a machine whose
+ * speed moved 2× within a 10-minute run, and three readings or more in any screen longer than
+ * two minutes, enough for the curve to smooth one noisy reading away.
+ */
+const ANCHOR_EVERY = 6;
+/**
+ * How far apart two drift-corrected probe costs can read on noise alone, as a factor: one window's
+ * log cost has sd 0.10 here, two windows' log ratio 0.14 (issue 34), and two sd of that is ×1.32.
+ * Candidates within it of the cheapest are confirmed together (up to MAX_FINALISTS), so that the
+ * paired rounds, not one window each, decide among them.
+ */
+const SCREEN_SPREAD = Math.exp(2 * 0.1 * Math.SQRT2);
+/** The most finalists confirmed together when several lie within the screen's noise of the cheapest. */
+const MAX_FINALISTS = 5;
 /** Ticks in screening order: the middle one tells most about both neighbours. */
 const byMiddleFirst = (ticks: readonly number[]) => {
   const sorted = [...ticks].sort((a, b) => a - b);
@@ -167,6 +189,8 @@ const byMiddleFirst = (ticks: readonly number[]) => {
 interface Rec {
   candidate: Candidate;
   probe: Repeat | null;
+  /** When its probe ran, on the search's clock (the window's middle; over both windows when there was a second), s: where the drift curve is read for it. */
+  probeAtSec: number;
   /** A second probe, taken when the first would have dropped the candidate on too coarse a window (worthAnotherProbe). */
   reprobe?: Repeat;
   /** The probe's figures: over both probes when there was a second. */
@@ -282,18 +306,30 @@ const costWords = (s: Search) => OBJECTIVE_WORDS[s.target.objective ?? 'renderer
 const p99 = (f: CandidateFigures | null) => (f ? decidingP99Ms(f.sustains.figures) : null) ?? Number.POSITIVE_INFINITY;
 
 /**
- * Better of two records for ranking a transport's best and the screen's order: sustaining before
- * not; among sustaining, cheaper; among the rest, closer.
+ * A record's cost as the screen compares it: its probe's cost divided by the machine's drift at
+ * the probe's time (the anchor's curve), so probes minutes apart compare as if taken together.
+ * A confirmed record's is its confirmation's median, which only its own paired rounds judge.
  */
-function better(a: Rec, b: Rec): number {
-  const fa = figuresFor(a);
-  const fb = figuresFor(b);
-  const sa = fa?.sustains.sustains ? 1 : 0;
-  const sb = fb?.sustains.sustains ? 1 : 0;
-  if (sa !== sb) return sb - sa;
-  if (sa) return cost(fa) - cost(fb);
-  return (fb?.closeness ?? 0) - (fa?.closeness ?? 0);
+function screenCost(s: Search, r: Rec): number {
+  if (r.confirmed) return cost(r.confirmed);
+  return cost(r.probeFigures) / s.drift(r.probeAtSec);
 }
+
+/**
+ * Better of two records for ranking a transport's best and the screen's order: sustaining before
+ * not; among sustaining, cheaper (drift-corrected, screenCost); among the rest, closer.
+ */
+const better =
+  (s: Search) =>
+  (a: Rec, b: Rec): number => {
+    const fa = figuresFor(a);
+    const fb = figuresFor(b);
+    const sa = fa?.sustains.sustains ? 1 : 0;
+    const sb = fb?.sustains.sustains ? 1 : 0;
+    if (sa !== sb) return sb - sa;
+    if (sa) return screenCost(s, a) - screenCost(s, b);
+    return (fb?.closeness ?? 0) - (fa?.closeness ?? 0);
+  };
 
 /** The order in which a transport's best tries its one-setting moves, from what limited it. */
 function knobOrder(f: CandidateFigures | null): Knob[] {
@@ -407,6 +443,10 @@ interface Search {
   readings: YardstickReading[];
   /** Moments whose reading is taken or passed: the budget stops keeping room for them. */
   passed: Set<YardstickMoment>;
+  /** The anchor's readings so far: its first probe, its re-probes through the screen, and the last as the screen ends. */
+  anchorReadings: { atSec: number; repeat: Repeat; own: boolean }[];
+  /** The machine's drift factor at a time of the search's clock, from the anchor's readings (driftCurveOf). */
+  drift: (atSec: number) => number;
   /** The anchor's re-probe, once taken; why not, once skipped. */
   anchor: AnchorDrift | null;
   anchorSkipped: string | null;
@@ -475,6 +515,8 @@ function newSearch(o: AdviseOptions): Search {
     headrooms: new Map(),
     readings: [],
     passed: new Set(),
+    anchorReadings: [],
+    drift: () => 1,
     anchor: null,
     anchorSkipped: null,
     anchorDone: false,
@@ -526,7 +568,10 @@ function reserveSec(s: Search, c: Candidate, k = Math.min(s.finalistCount, Math.
 function recOf(s: Search, c: Candidate): Rec {
   let r = s.recs.get(c.id);
   if (!r)
-    s.recs.set(c.id, (r = { candidate: c, probe: null, probeFigures: null, confirm: [], confirmed: null, outcome: 'dropped', why: '', cpuVsWinner: null }));
+    s.recs.set(
+      c.id,
+      (r = { candidate: c, probe: null, probeAtSec: 0, probeFigures: null, confirm: [], confirmed: null, outcome: 'dropped', why: '', cpuVsWinner: null }),
+    );
   return r;
 }
 
@@ -595,14 +640,65 @@ async function reprobeAnchor(s: Search): Promise<void> {
   else if (!fits(s, s.o.estimate.probeSec(anchor.rec.candidate) + reserveSec(s, anchor.rec.candidate, 1)))
     s.anchorSkipped = 'the time budget leaves no room for it before the confirmation';
   else {
-    const again = await s.o.measurer.probe(anchor.rec.candidate);
+    const again = await readAnchor(s, anchor.rec);
     if (!again) {
       s.stopped = 'interrupted';
       return;
     }
-    s.anchor = anchorDriftOf(anchor.rec.candidate.id, anchor.chosen, anchor.rec.probe!, again);
+    s.anchor = anchorDriftOf(anchor.rec.candidate.id, anchor.chosen, anchor.rec.probe!, again, undefined, anchorReadingsOf(s));
   }
   s.o.onDrift?.(driftOf(s)!, 'anchor');
+}
+
+/** The objective's cost of one anchor window, for the drift curve; null when it did not measure it. */
+function anchorCost(s: Search, r: Repeat): number | null {
+  const v = r.status === 'ok' ? repeatCost(r, s.target.objective ?? 'renderer') : null;
+  return v !== null && v > 0 ? v : null;
+}
+
+/** The drift curve again from the anchor's readings. */
+function redrawDrift(s: Search): void {
+  s.drift = driftCurveOf(s.anchorReadings.flatMap((x) => ((c) => (c === null ? [] : [{ atSec: x.atSec, cost: c }]))(anchorCost(s, x.repeat))));
+}
+
+/**
+ * One more reading of the anchor: a probe of it, kept as a reading (its first probe is the
+ * first reading), the drift curve drawn again. Null when interrupted.
+ */
+async function readAnchor(s: Search, anchor: Rec): Promise<Repeat | null> {
+  if (!s.anchorReadings.length) s.anchorReadings.push({ atSec: anchor.probeAtSec, repeat: anchor.probe!, own: true });
+  const start = s.o.now();
+  const again = await s.o.measurer.probe(anchor.candidate);
+  if (!again) return null;
+  s.anchorReadings.push({ atSec: (start + s.o.now()) / 2, repeat: again, own: false });
+  redrawDrift(s);
+  return again;
+}
+
+/** The anchor's readings as the answer keeps them, each with the drift factor the screen read at its time. */
+function anchorReadingsOf(s: Search): AnchorReading[] {
+  return s.anchorReadings.map((x) => ({
+    atSec: x.atSec,
+    startedAt: x.repeat.startedAt,
+    cost: anchorCost(s, x.repeat),
+    factor: s.drift(x.atSec),
+    repeat: x.own ? null : x.repeat,
+  }));
+}
+
+/**
+ * 1d. The anchor probed again through the screen, every ANCHOR_EVERY probes since its last
+ * reading, once there is an anchor that kept up (a stable one: the first that kept up stays the
+ * first) and the budget has room for it besides what the screen keeps. False when interrupted.
+ */
+async function reprobeAnchorWithin(s: Search): Promise<boolean> {
+  const anchor = anchorOf(s);
+  if (!anchor || !anchor.rec.probe || !keptUp(anchor.rec.probe)) return true;
+  const last = s.anchorReadings.length ? s.anchorReadings[s.anchorReadings.length - 1].atSec : anchor.rec.probeAtSec;
+  const since = [...s.recs.values()].reduce((n, r) => n + (r.probe && r.probeAtSec > last ? (r.reprobe ? 2 : 1) : 0), 0);
+  if (since < ANCHOR_EVERY) return true;
+  if (!fits(s, s.o.estimate.probeSec(anchor.rec.candidate) + reserveSec(s, anchor.rec.candidate))) return true;
+  return (await readAnchor(s, anchor.rec)) !== null;
 }
 
 /** One probe; false when the budget or an interruption ends the screen. */
@@ -612,6 +708,7 @@ async function probe(s: Search, c: Candidate): Promise<boolean> {
     s.stopped = 'budget';
     return false;
   }
+  const start = s.o.now();
   const repeat = await s.o.measurer.probe(c);
   if (!repeat) {
     s.stopped = 'interrupted';
@@ -619,6 +716,7 @@ async function probe(s: Search, c: Candidate): Promise<boolean> {
   }
   const r = recOf(s, c);
   r.probe = repeat;
+  r.probeAtSec = (start + s.o.now()) / 2;
   r.probeFigures = figuresOf(c, [repeat], s.bound, sustainsMore(s.target));
   // A window too coarse to drop a candidate on (one batch from a threshold, or too few batches)
   // gets a second one, and the two are judged together before it is dropped.
@@ -628,12 +726,15 @@ async function probe(s: Search, c: Candidate): Promise<boolean> {
     worthAnotherProbe(r.probeFigures) &&
     fits(s, s.o.estimate.probeSec(c) + reserveSec(s, c))
   ) {
+    const secondStart = s.o.now();
     const again = await s.o.measurer.probe(c);
     if (!again) {
       s.stopped = 'interrupted';
       return false;
     }
     r.reprobe = again;
+    // Judged over both windows: the drift is read between them.
+    r.probeAtSec = (r.probeAtSec + (secondStart + s.o.now()) / 2) / 2;
     r.probeFigures = figuresOf(c, [repeat, again], s.bound, sustainsMore(s.target));
   }
   const words = reasonText(r.probeFigures.sustains);
@@ -641,6 +742,10 @@ async function probe(s: Search, c: Candidate): Promise<boolean> {
   else if (clearlyCannot(r.probeFigures, s.bound)) [r.outcome, r.why] = ['dropped', `clearly cannot sustain: ${words}`];
   else [r.outcome, r.why] = ['marginal', `did not sustain in its probe, but not clearly: ${words}`];
   note(s, 'screen', [c]);
+  if (!(await reprobeAnchorWithin(s))) {
+    s.stopped = 'interrupted';
+    return false;
+  }
   return true;
 }
 
@@ -698,10 +803,10 @@ async function explore(s: Search): Promise<void> {
 /** A pass's starting points: each transport's best (best first), the leader (the cheapest that sustained anywhere), and its cost. */
 function passOf(s: Search): { bests: Rec[]; leader: Rec | undefined; cheapest: number } {
   const bests = s.transports
-    .map((t) => [...s.recs.values()].filter((r) => r.candidate.transport === t && r.probe).sort(better)[0])
+    .map((t) => [...s.recs.values()].filter((r) => r.candidate.transport === t && r.probe).sort(better(s))[0])
     .filter((r): r is Rec => r !== undefined)
-    .sort(better);
-  const cheapest = Math.min(...keptOf(s).map((r) => cost(r.probeFigures)));
+    .sort(better(s));
+  const cheapest = Math.min(...keptOf(s).map((r) => screenCost(s, r)));
   // The cheapest that sustained anywhere: `better` ranks sustaining first, so it heads `bests`.
   const leader = bests[0]?.probeFigures?.sustains.sustains ? bests[0] : undefined;
   return { bests, leader, cheapest };
@@ -763,7 +868,7 @@ function nextMove(s: Search, best: Rec, leader: Rec | undefined, cheapest: numbe
   if (!neighbours.length) return null;
   // Not worth the budget: nowhere near while others sustain, or far dearer than the cheapest.
   const hopeless = Number.isFinite(cheapest) && f && !f.sustains.sustains && clearlyCannot(f, s.bound);
-  const dear = Number.isFinite(cheapest) && f?.sustains.sustains && cost(f) > EXPLORE_COST_RATIO * cheapest;
+  const dear = Number.isFinite(cheapest) && f?.sustains.sustains && screenCost(s, best) > EXPLORE_COST_RATIO * cheapest;
   if (hopeless || dear) {
     s.pruned.set(
       t,
@@ -771,7 +876,7 @@ function nextMove(s: Search, best: Rec, leader: Rec | undefined, cheapest: numbe
         ? { reason: 'prunedHopeless', why: `not explored: ${t}'s best came nowhere near (${reasonText(f!.sustains)}) while other transports sustained` }
         : {
             reason: 'prunedDear',
-            why: `not explored: ${t}'s best costs ${Math.round((cost(f) / cheapest - 1) * 100)}% more ${costWords(s).figure} than the cheapest that sustained`,
+            why: `not explored: ${t}'s best costs ${Math.round((screenCost(s, best) / cheapest - 1) * 100)}% more ${costWords(s).figure} than the cheapest that sustained (probes corrected for the machine's drift)`,
           },
     );
     return null;
@@ -802,12 +907,20 @@ async function confirm(s: Search): Promise<void> {
   }
 }
 
-/** The next finalists: the cheapest few probed and not yet confirmed, at most PER_TRANSPORT a transport, as many as the budget confirms. */
+/**
+ * The next finalists, by drift-corrected probe cost: every one within the screen's noise of the
+ * cheapest (SCREEN_SPREAD, up to MAX_FINALISTS: one window each cannot order them, the paired
+ * rounds can), else the cheapest few probed and not yet confirmed, at most PER_TRANSPORT a
+ * transport; as many as the budget confirms.
+ */
 function pickGroup(s: Search): Rec[] {
   const pool = [...s.recs.values()].filter((r) => r.probe && !r.confirmed && (r.outcome === 'kept' || r.outcome === 'marginal'));
-  const order = [...pool.filter((r) => r.outcome === 'kept').sort(better), ...pool.filter((r) => r.outcome === 'marginal').sort(better)];
-  const group: Rec[] = [];
+  const kept = pool.filter((r) => r.outcome === 'kept').sort(better(s));
+  const order = [...kept, ...pool.filter((r) => r.outcome === 'marginal').sort(better(s))];
+  const floor = kept.length ? screenCost(s, kept[0]) : Number.POSITIVE_INFINITY;
+  const group: Rec[] = kept.filter((r) => screenCost(s, r) <= floor * SCREEN_SPREAD).slice(0, Math.max(MAX_FINALISTS, s.finalistCount));
   for (const r of order) {
+    if (group.includes(r)) continue;
     if (group.length >= s.finalistCount) break;
     if (group.filter((g) => g.candidate.transport === r.candidate.transport).length >= PER_TRANSPORT && order.length > s.finalistCount) continue;
     group.push(r);
@@ -821,8 +934,10 @@ function pickGroup(s: Search): Rec[] {
     if (group.length >= s.finalistCount) group.pop();
     group.push(rendererPick);
   }
-  // Fewer finalists rather than fewer rounds: a confirmation needs its rounds for a CI.
-  while (group.length > 1 && !fits(s, s.rounds * group.reduce((a, r) => a + s.o.estimate.repeatSec(r.candidate), 0))) group.pop();
+  // Fewer finalists rather than fewer rounds: a confirmation needs its rounds for a CI. The
+  // dearest goes first, the renderer's own pick last (the answer's reason needs it).
+  while (group.length > 1 && !fits(s, s.rounds * group.reduce((a, r) => a + s.o.estimate.repeatSec(r.candidate), 0)))
+    group.splice(group.length > 2 && group[group.length - 1] === rendererPick ? group.length - 2 : group.length - 1, 1);
   return group;
 }
 
@@ -993,7 +1108,7 @@ function choose(s: Search): void {
     if (r.outcome !== 'kept') continue;
     r.outcome = 'dropped';
     r.why = w
-      ? `sustained in its probe, but not among the ${s.finalistCount} cheapest confirmed (${Math.round(cost(r.probeFigures))} ${costWords(s).unit} in one window)`
+      ? `sustained in its probe, but not among the cheapest confirmed (${Math.round(screenCost(s, r))} ${costWords(s).unit} in one window, corrected for the machine's drift)`
       : 'sustained in its probe, not confirmed: the time budget ran out';
   }
   s.picked = true;
@@ -1142,7 +1257,7 @@ function answerOf(s: Search, stoppedNow: Advice['stopped']): Advice {
   // Every candidate measured and not chosen nor in the set: the finalists first (the runner-up is
   // not rejected), then the rest best first, so a transport's first entry is its best attempt (the
   // words name that one; in the order measured it was the transport's first, plain JSON probe).
-  const rest = [...s.recs.values()].filter((r) => !s.confirmed.includes(r)).sort(better);
+  const rest = [...s.recs.values()].filter((r) => !s.confirmed.includes(r)).sort(better(s));
   const rejectedOrder = [...s.ranked, ...s.confirmed.filter((r) => !s.ranked.includes(r)), ...rest].filter(
     (r) => r !== winner && r !== runnerUp && !s.set.includes(r),
   );
@@ -1212,7 +1327,7 @@ function notTriedWhy(s: Search, c: Candidate): { why: string; reason: NotMeasure
 function measurementsOf(s: Search): SearchAccount['measurements'] {
   const recs = [...s.recs.values()];
   return {
-    probes: recs.reduce((n, r) => n + (r.probe ? 1 : 0) + (r.reprobe ? 1 : 0), 0) + (s.anchor ? 1 : 0),
+    probes: recs.reduce((n, r) => n + (r.probe ? 1 : 0) + (r.reprobe ? 1 : 0), 0) + s.anchorReadings.filter((x) => !x.own).length,
     confirmRounds: new Set(recs.flatMap((r) => r.confirm.map((x) => x.round))).size,
     headroomRepeats: [...s.headrooms.values()].reduce((n, h) => n + h.repeats.length, 0),
   };
@@ -1230,7 +1345,7 @@ const NOT_MEASURED_SHORT: Record<NotMeasuredReason, string> = {
 function closestOf(s: Search, list: Rec[]): Closest | null {
   const measured = list.filter((r) => figuresFor(r));
   if (!measured.length) return null;
-  const best = [...measured].sort(better)[0];
+  const best = [...measured].sort(better(s))[0];
   const f = figuresFor(best)!;
   const helps: string[] = [];
   // Settings that got further than their one-setting neighbours: the direction that helped.
@@ -1242,7 +1357,7 @@ function closestOf(s: Search, list: Rec[]): Closest | null {
     helps.push(`${changeWords(knobs[0], n.candidate, best.candidate)} got further: ${reachText(f)} against ${reachText(fn)}`);
   }
   // Another transport that came next.
-  const other = measured.filter((r) => r.candidate.transport !== best.candidate.transport).sort(better)[0];
+  const other = measured.filter((r) => r.candidate.transport !== best.candidate.transport).sort(better(s))[0];
   if (other) helps.push(`the closest other transport: ${candidateWords(other.candidate)}, ${reachText(figuresFor(other)!)}`);
   const untried = s.all.filter((c) => c.transport === best.candidate.transport && !s.recs.has(c.id) && knobsBetween(best.candidate, c).length === 1);
   // Grouped by why, in the reasons' order: `not measured (not reached): …`.

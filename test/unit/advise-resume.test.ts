@@ -122,11 +122,16 @@ async function session(report: Report, stopAfter: number | null, replay: Replay 
 }
 
 /** The answer without its clock readings (the elapsed time and when the screen ended), which a replay reproduces only to rounding. */
+/** An answer less what reads the clock (a resumed clock sums replayed times: equal to rounding); the anchor's readings' times and factors checked apart. */
 const withoutClock = (a: Advice) => ({
   ...a,
   elapsedSec: 0,
   ...(a.search?.screen ? { search: { ...a.search, screen: { ...a.search.screen, endedSec: 0 } } } : {}),
+  ...(a.drift?.anchor?.readings
+    ? { drift: { ...a.drift, anchor: { ...a.drift.anchor, readings: a.drift.anchor.readings.map((r) => ({ ...r, atSec: 0, factor: 0 })) } } }
+    : {}),
 });
+const anchorClock = (a: Advice) => (a.drift?.anchor?.readings ?? []).flatMap((r) => [r.atSec, r.factor]);
 const roundsOf = (r: Report) => r.rounds.map((x) => `${x.index}:${x.order.join(',')}`);
 
 beforeEach(() => {
@@ -195,6 +200,7 @@ describe('advise in a report: the measurer, the record and --resume', () => {
       expect(replay.left, `stop after ${stopAfter}: every recorded measurement replayed`).toBe(0);
       expect(withoutClock(second.advice), `stop after ${stopAfter}`).toEqual(withoutClock(reference.advice));
       expect(second.advice.elapsedSec).toBeCloseTo(reference.advice.elapsedSec, 6);
+      anchorClock(second.advice).forEach((x, i) => expect(x).toBeCloseTo(anchorClock(reference.advice)[i], 6));
       expect(second.advice.search!.screen!.endedSec).toBeCloseTo(reference.advice.search!.screen!.endedSec, 6);
       expect(roundsOf(resumed)).toEqual(roundsOf(whole));
       expect(first.measuredCount - (stopAfter === midConfirm ? 1 : 0) + second.measuredCount).toBe(reference.measuredCount);
@@ -226,8 +232,10 @@ describe('advise in a report: the measurer, the record and --resume', () => {
     const replayedProbes = advice.tried.filter((t) => t.repeats.some((x) => x.purpose === 'probe')).length;
     expect(replayedProbes).toBeGreaterThan(0);
     expect(source.measuredCount + (recorded - replay.left)).toBe(
-      // The anchor's re-probe is the drift's, not a candidate's: advice.drift.anchor.repeat.
-      advice.tried.reduce((a, t) => a + t.repeats.length, 0) + (advice.headroom?.repeats.length ?? 0) + (advice.drift?.anchor ? 1 : 0),
+      // The anchor's re-probes are the drift's, not a candidate's: its readings after its own probe.
+      advice.tried.reduce((a, t) => a + t.repeats.length, 0) +
+        (advice.headroom?.repeats.length ?? 0) +
+        (advice.drift?.anchor ? (advice.drift.anchor.readings?.filter((r) => r.repeat).length ?? 1) : 0),
     );
   });
 

@@ -40,9 +40,13 @@ const WORLD: World = {
   p99: { sse: 10, fetch: 10, ws: 8, 'ws-h2': 9, 'sse-h1': 12, 'grpc-web': 15, poll: 10 },
 };
 
-/** The noiseless truth about a candidate in a world. */
-function truth(w: World, c: Candidate) {
+/**
+ * The noiseless truth about a candidate in a world, on a machine `speed` times slower than its
+ * fastest (the drift: CPU per event is that many times dearer, so the page sustains less).
+ */
+function truth(w: World, c: Candidate, speed = 1) {
   const cost =
+    speed *
     w.cost[c.transport]! *
     (1 + 30 / c.batch) *
     (c.encoding === 'msgpack' ? (w.msgpack?.[c.transport] ?? 1) : 1) *
@@ -61,8 +65,51 @@ function truth(w: World, c: Candidate) {
   return { cost, renderer, main, worker, load, delivered, p99 };
 }
 
-/** A synthetic measurer on a fake clock: each window has its own noise, as a busy 2-core machine gives. */
-function synthetic(w: World, seed: number, o: { budgetSec: number; target: Target; transports?: readonly Transport[]; space?: Partial<CandidateSpace> }) {
+/**
+ * How the machine's speed moves within a run: d(u) at u = 0…1 of the budget, between 1 and 2
+ * (the factor on CPU per event). Measured here: the machine's speed halved within one sweep
+ * (docs/results/2026-11-27.md), so the shapes span the whole of 1 to 2.
+ */
+const DRIFTS = {
+  none: () => 1,
+  'ramp-up': (u: number) => 1 + u,
+  'ramp-down': (u: number) => 2 - u,
+  // A step mid-run, smoothed over about 5% of the run: a neighbour's job starting.
+  step: (u: number) => 1 + 1 / (1 + Math.exp(-(u - 0.5) / 0.012)),
+  // One slow wave over the run.
+  wave: (u: number) => 1.5 - 0.5 * Math.cos(2 * Math.PI * u),
+} satisfies Record<string, (u: number) => number>;
+type Drift = keyof typeof DRIFTS;
+const DRIFT_SHAPES: readonly Drift[] = ['ramp-up', 'ramp-down', 'step', 'wave'];
+
+/**
+ * The noise measured on this machine (issue 34): the paired log ratio of two candidates in one
+ * round has sd 0.14, which is two windows' independent noise, so each window's is 0.14 / √2 ≈ 0.10.
+ */
+const MEASURED_CPU_SIGMA = 0.1;
+
+interface Noise {
+  /** The sd of a window's log tab CPU (default MEASURED_CPU_SIGMA). */
+  cpuSigma?: number;
+  /** How the machine's speed moves (default: a shape chosen by the seed, DRIFT_SHAPES). */
+  drift?: Drift;
+}
+/** A quiet machine, for a test of exact words or of one mechanism that noise would blur: say why where it is used. */
+const QUIET: Noise = { cpuSigma: 0.03, drift: 'none' };
+
+/**
+ * A synthetic measurer on a fake clock: each window has its own noise, as a busy 2-core machine
+ * gives, and the machine's speed drifts through the run (by default both as measured here).
+ */
+function synthetic(
+  w: World,
+  seed: number,
+  o: { budgetSec: number; target: Target; transports?: readonly Transport[]; space?: Partial<CandidateSpace>; noise?: Noise },
+) {
+  const cpuSigma = o.noise?.cpuSigma ?? MEASURED_CPU_SIGMA;
+  const driftShape = o.noise?.drift ?? DRIFT_SHAPES[seed % DRIFT_SHAPES.length];
+  // The machine's slowness at the fake clock's time (the window's middle): drifts over the budget.
+  const speedAt = (sec: number) => DRIFTS[driftShape](Math.min(1, Math.max(0, sec / o.budgetSec)));
   const main = mulberry32(seed);
   // A candidate probed again (the anchor's re-probe, a second window) draws from a stream of its
   // own: the windows after it get the noise they would get without it, so a seed means one world.
@@ -74,11 +121,11 @@ function synthetic(w: World, seed: number, o: { budgetSec: number; target: Targe
   let clock = 0;
   const log: { kind: 'probe' | 'round'; startSec: number; estimateSec: number; endSec: number }[] = [];
   const estimate = { probeSec: (c: Candidate) => 6 + 0.2 * c.concurrency, repeatSec: (c: Candidate) => 9 + 0.2 * c.concurrency };
-  const window = (c: Candidate, round: number): MeasuredRepeat => {
-    const t = truth(w, c);
+  const window = (c: Candidate, round: number, atSec: number): MeasuredRepeat => {
+    const t = truth(w, c, speedAt(atSec));
     const delivered = t.load <= 1 ? 1 - 0.004 * random() : t.delivered * (1 + 0.02 * normal());
     const eps = c.offeredEventsPerSec * delivered;
-    const tab = (t.cost * (1 + 0.03 * normal()) * eps) / 1e7;
+    const tab = (t.cost * Math.exp(cpuSigma * normal()) * eps) / 1e7;
     const r = measured(candidatePoint(c, o.target.render, { warmupSec: 1, measureSec: 2, repeats: 1 }), {
       round,
       eps,
@@ -113,29 +160,33 @@ function synthetic(w: World, seed: number, o: { budgetSec: number; target: Targe
       async probe(c) {
         const e = estimate.probeSec(c);
         log.push({ kind: 'probe', startSec: clock, estimateSec: e, endSec: clock + e });
+        const at = clock + e / 2;
         clock += e;
         if (!probed.has(c.id)) {
           probed.add(c.id);
-          return window(c, -1);
+          return window(c, -1, at);
         }
         stream = again;
-        const r = window(c, -1);
+        const r = window(c, -1, at);
         stream = main;
         return r;
       },
       async confirm(cs, round) {
         const e = cs.reduce((a, c) => a + estimate.repeatSec(c), 0);
         log.push({ kind: 'round', startSec: clock, estimateSec: e, endSec: clock + e });
-        clock += e;
         // The measurer's interleaved order: shuffled per round, results in the order given.
         const order = cs.map((c, i) => ({ c, i, k: random() })).sort((a, b) => a.k - b.k);
         const out: MeasuredRepeat[] = [];
-        for (const { c, i } of order) out[i] = window(c, round);
+        for (const { c, i } of order) {
+          const each = estimate.repeatSec(c);
+          out[i] = window(c, round, clock + each / 2);
+          clock += each;
+        }
         return out;
       },
     },
   };
-  return { options, log, clock: () => clock };
+  return { options, log, clock: () => clock, speedAt };
 }
 
 const target300k: Target = { eventsPerSec: 300_000, p99BoundMs: 100, render: 'full' };
@@ -150,41 +201,101 @@ function expected(w: World, t: Target, transports?: readonly Transport[], space?
 
 const jsonRoundTrips = (a: Advice) => expect(JSON.parse(JSON.stringify(a))).toEqual(a);
 
-describe('advise: a target several transports sustain', () => {
-  it('finds the cheapest sustaining configuration within the budget, for several seeds', async () => {
+/**
+ * The search's quality at the measured noise and drift, over many seeds: a study, not a test
+ * (it takes a minute); run with `ADVISE_STUDY=100 npx vitest run test/unit/advise-search.test.ts -t study`.
+ * Counts seeds whose winner truly costs within 12% and 25% of the cheapest that truly sustains,
+ * seeds where one within 12% is the winner or in its set, and pairs of runs of one world with
+ * other noise (seed s and s + 1000: the same drift shape) whose answers each name the other's winner.
+ */
+describe.skipIf(!process.env.ADVISE_STUDY)('study: the search at the measured noise', () => {
+  it('counts', async () => {
+    const n = Number(process.env.ADVISE_STUDY);
+    const transports = Object.keys(WORLD.cost) as Transport[];
     const { cheapest } = expected(WORLD, target300k);
-    let exact = 0;
+    const run = (seed: number) => advise(synthetic(WORLD, seed, { budgetSec: 600, target: target300k, transports }).options);
+    const counts = { winner: 0, within12: 0, within25: 0, near12InSet: 0, pairsAgree: 0, overBudget: 0, worst: 0 };
+    for (let seed = 1; seed <= n; seed++) {
+      const [a, b] = [await run(seed), await run(seed + 1000)];
+      if (!a.winner) continue;
+      counts.winner++;
+      const ratio = truth(WORLD, a.winner.candidate).cost / cheapest;
+      if (ratio <= 1.12) counts.within12++;
+      if (ratio <= 1.25) counts.within25++;
+      counts.worst = Math.max(counts.worst, ratio);
+      const set = [a.winner.candidate, ...(a.equivalent ?? []).map((e) => e.candidate)];
+      if (set.some((c) => truth(WORLD, c).cost <= cheapest * 1.12)) counts.near12InSet++;
+      if (a.elapsedSec > 600) counts.overBudget++;
+      const ids = (x: Advice) => [x.winner?.candidate.id, ...(x.equivalent ?? []).map((e) => e.candidate.id)];
+      if (b.winner && ids(b).includes(a.winner.candidate.id) && ids(a).includes(b.winner.candidate.id)) counts.pairsAgree++;
+      if (process.env.ADVISE_STUDY_SHOW)
+        process.stderr.write(
+          `PAIR ${seed}: ${ids(a).join(' ')} | ${ids(b).join(' ')} | finalists ${a.tried.filter((t) => t.confirmed).length}/${b.tried.filter((t) => t.confirmed).length}\n`,
+        );
+    }
+    process.stderr.write(`STUDY ${JSON.stringify({ seeds: n, ...counts })}\n`);
+  }, 600_000);
+});
+
+describe('advise: a target several transports sustain', () => {
+  it('finds the cheapest sustaining region at the measured noise and drift, within the budget, for several seeds', async () => {
+    // The measured world: σ 0.10 per window and the machine's speed moving 1–2× through the run
+    // (a shape per seed). The winner must truly sustain on the machine at its fastest, and cost
+    // at most 25% more than the cheapest in most seeds (3–5 paired rounds at σ 0.10 give a paired
+    // CI about ±20% wide, so a cannot-tell finalist can hide up to about that), within 12% in
+    // many; never past EXPLORE_COST_RATIO's 1.5× and the screen's noise (worst of 100 seeds
+    // when this was written: 1.55×).
+    const { cheapest } = expected(WORLD, target300k);
+    let [within12, within25] = [0, 0];
     for (let seed = 1; seed <= 20; seed++) {
       const { options, log } = synthetic(WORLD, seed, { budgetSec: 600, target: target300k, transports: Object.keys(WORLD.cost) as Transport[] });
       const a = await advise(options);
       expect(a.winner, `seed ${seed}`).not.toBeNull();
       const w = a.winner!.candidate;
-      // The cheapest, or one its paired rounds cannot tell from it (equivalent within ±5%, or a CI
-      // straddling the margin; then the simpler, not the lower median, is chosen): within 12% of
-      // the cheapest on this world's noise, and never one the evidence calls dearer.
-      expect(truth(WORLD, w).cost, `seed ${seed}: ${w.id}`).toBeLessThanOrEqual(cheapest * 1.12);
+      const t = truth(WORLD, w);
+      expect(t.load <= 1 && t.p99 <= target300k.p99BoundMs, `seed ${seed}: ${w.id} truly sustains`).toBe(true);
+      expect(t.cost, `seed ${seed}: ${w.id}`).toBeLessThanOrEqual(cheapest * 1.6);
+      if (t.cost <= cheapest * 1.25) within25++;
+      if (t.cost <= cheapest * 1.12) within12++;
       // The truly cheapest finalist is the winner, in the answer's set, or behind a clearly lower
       // paired p99 (the latency rule, which noise fools at its 5%): never rejected as dearer.
-      const finalists = a.tried.filter((t) => t.confirmed?.sustains.sustains);
+      const finalists = a.tried.filter((x) => x.confirmed?.sustains.sustains);
       const truest = finalists.sort((x, y) => truth(WORLD, x.candidate).cost - truth(WORLD, y.candidate).cost)[0];
       if (truest.candidate.id !== w.id) expect(['simplicity', 'order', 'headroom', 'p99'], `seed ${seed}: ${truest.why}`).toContain(truest.lostOn);
       if (truest.lostOn !== 'p99' && truest.candidate.id !== w.id) expect(a.equivalent!.map((e) => e.candidate.id)).toContain(truest.candidate.id);
-      if (truth(WORLD, w).cost === cheapest) exact++;
-      expect([w.transport, w.encoding], `seed ${seed}`).toEqual(['fetch', 'msgpack']);
       expect(a.winner!.figures.sustains.sustains).toBe(true);
-      // Confirmed in paired rounds, at least the minimum three.
-      expect(a.winner!.figures.sustains.figures.repeats).toBeGreaterThanOrEqual(3);
+      // Confirmed in paired rounds, at least the minimum three, unless the budget cut a second
+      // group short (a machine that slowed mid-run failed the first group's confirmation).
+      if (a.search?.stoppedIn !== 'confirm') expect(a.winner!.figures.sustains.figures.repeats).toBeGreaterThanOrEqual(3);
       // The budget: no measurement ended past it by its estimate.
       for (const m of log) expect(m.endSec, `seed ${seed}`).toBeLessThanOrEqual(600);
       expect(a.elapsedSec).toBeLessThanOrEqual(600);
       jsonRoundTrips(a);
     }
-    // Most often the cheapest itself (39 of 60 seeds when this was written).
-    expect(exact).toBeGreaterThanOrEqual(10);
+    // Of these 20 seeds, measured when this was written: 19 within 25%, 18 within 12% (of 100
+    // seeds, the study below: 88 and 81; 72 and 66 before the screen was drift-corrected).
+    expect(within25).toBeGreaterThanOrEqual(17);
+    expect(within12).toBeGreaterThanOrEqual(15);
+  });
+
+  it('asked the same question twice (the same world, other noise), each answer names the other’s winner in its set, in most pairs', async () => {
+    const transports = Object.keys(WORLD.cost) as Transport[];
+    const named = (a: Advice) => [a.winner?.candidate.id, ...(a.equivalent ?? []).map((e) => e.candidate.id)];
+    let agree = 0;
+    for (let seed = 1; seed <= 20; seed++) {
+      // Seed s and s + 1000: the same drift shape (the seed's, modulo four), other noise.
+      const [a, b] = await Promise.all([seed, seed + 1000].map((x) => advise(synthetic(WORLD, x, { budgetSec: 600, target: target300k, transports }).options)));
+      if (a.winner && b.winner && named(a).includes(b.winner.candidate.id) && named(b).includes(a.winner.candidate.id)) agree++;
+    }
+    // Measured when this was written: 4 of these 20 pairs (23 of 100 in the study below; 24 of
+    // 100 before the screen was drift-corrected). Far from "the same answer twice": the answer's
+    // set is the finalists the paired rounds could not order, and two runs rarely confirm the
+    // same finalists (issue 34 keeps this open). The floor guards against it getting worse.
+    expect(agree).toBeGreaterThanOrEqual(3);
   });
 
   it('records every candidate tried with why, the runner-up with its CPU difference, the rejected with reasons, and the headroom', async () => {
-    const { options } = synthetic(WORLD, 7, { budgetSec: 900, target: target300k, transports: Object.keys(WORLD.cost) as Transport[] });
+    const { options } = synthetic(WORLD, 7, { budgetSec: 900, target: target300k, transports: Object.keys(WORLD.cost) as Transport[], noise: QUIET });
     const a = await advise(options);
     const w = a.winner!.candidate;
     for (const t of a.tried) {
@@ -200,7 +311,9 @@ describe('advise: a target several transports sustain', () => {
     expect(a.rejected.map((r) => r.candidateId)).not.toContain(w.id);
     expect(a.rejected.map((r) => r.candidateId)).not.toContain(a.runnerUp!.candidate.id);
     // A transport's first rejected entry (the one the words name) is its best attempt: its
-    // finalist, else its cheapest probe that sustained, not its first, plain probe.
+    // finalist, else its cheapest probe that sustained, not its first, plain probe. Cheapest as
+    // the screen compares them, corrected for the drift the anchor's readings show: on this quiet
+    // machine the correction is the curve's own noise, a few percent, so within 10% of the raw cheapest.
     const firstOf = new Map<string, string>();
     for (const r of a.rejected) if (!firstOf.has(r.transport)) firstOf.set(r.transport, r.candidateId);
     const probeCost = (t: Advice['tried'][number]) => t.probe?.cpuMsPerMillionEvents?.median ?? Number.POSITIVE_INFINITY;
@@ -208,7 +321,8 @@ describe('advise: a target several transports sustain', () => {
       const mine = a.tried.filter((t) => t.candidate.transport === transport && t.outcome !== 'winner' && t.outcome !== 'runner-up');
       if (mine.some((t) => t.confirmed)) continue;
       const best = mine.filter((t) => t.probe?.sustains.sustains).sort((x, y) => probeCost(x) - probeCost(y))[0];
-      if (best) expect(id, transport).toBe(best.candidate.id);
+      const chosen = mine.find((t) => t.candidate.id === id)!;
+      if (best) expect(probeCost(chosen), `${transport}: ${id} against ${best.candidate.id}`).toBeLessThanOrEqual(probeCost(best) * 1.1);
     }
     // Every transport was screened, poll (the dearest) included.
     expect(new Set(a.tried.map((t) => t.candidate.transport))).toEqual(new Set(Object.keys(WORLD.cost)));
@@ -243,8 +357,9 @@ describe('advise: a target several transports sustain', () => {
       winner: { ...a.winner!, figures: { ...f, sustains: { ...f.sustains, figures: { ...f.sustains.figures, inputDelayP99Ms: 5.24 } } } },
     });
     expect(answered[1]).toMatch(/, delivered (100|99\.\d)%, input delay p99 5\.2 ms; tab renderer /);
-    expect(text[3]).toMatch(
-      /^ {2}Runner-up: .*, (\d+% more renderer CPU per event \(CI|renderer CPU per event equivalent within ±5%|no clear difference in renderer CPU per event at ±5%)/,
+    // (After the set's lines when the paired rounds could not order some finalists.)
+    expect(text.find((l) => l.startsWith('  Runner-up: '))).toMatch(
+      /^ {2}Runner-up: .*, (\d+% more renderer CPU per event \(CI|renderer CPU per event equivalent within ±5%|cannot tell renderer CPU per event apart at ±5%|no clear difference in renderer CPU per event at ±5%)/,
     );
     expect(text.find((l) => l.startsWith('  Rejected: '))).toMatch(/poll \(/);
     expect(text.at(-1)).toBe('Machine: 2 cores AMD EPYC, Chromium 156 headless; these figures hold for this machine and browser.');
@@ -265,7 +380,7 @@ describe('advise: a target several transports sustain', () => {
   });
 
   it("writes the answer as a scenario file a plain sweep runs: the runner-up and the advised setup, one point each, the candidates' own", async () => {
-    const { options } = synthetic(WORLD, 7, { budgetSec: 900, target: target300k, transports: Object.keys(WORLD.cost) as Transport[] });
+    const { options } = synthetic(WORLD, 7, { budgetSec: 900, target: target300k, transports: Object.keys(WORLD.cost) as Transport[], noise: QUIET });
     const a = await advise(options);
     const file = confirmScenarioFile(a)!;
     // It is a valid scenario file by the sweep's own check.
@@ -298,7 +413,7 @@ describe('advise: a target several transports sustain', () => {
     const world: World = { ...WORLD, msgpack: { ws: 0.95, fetch: 0.95, 'ws-h2': 0.95 }, arrow: { ws: 0.2, 'ws-h2': 0.2, fetch: 0.2, 'grpc-web': 0.2 } };
     const transports = Object.keys(world.cost) as Transport[];
     for (const seed of [1, 2, 3, 4, 5]) {
-      const { options } = synthetic(world, seed, { budgetSec: 600, target: target300k, transports });
+      const { options } = synthetic(world, seed, { budgetSec: 600, target: target300k, transports, noise: QUIET });
       const a = await advise(options);
       const w = a.winner!.candidate;
       expect(w.encoding, `seed ${seed}: ${w.id}`).toBe('arrow');
@@ -316,9 +431,9 @@ describe('advise: a target several transports sustain', () => {
     const world: World = { ...WORLD, arrow: { ws: 1.15, 'ws-h2': 1.15, fetch: 1.15, 'grpc-web': 1.15 }, bytes };
     const transports = Object.keys(world.cost) as Transport[];
     for (const seed of [1, 2, 3]) {
-      const byRenderer = await advise(synthetic(world, seed, { budgetSec: 600, target: target300k, transports }).options);
+      const byRenderer = await advise(synthetic(world, seed, { budgetSec: 600, target: target300k, transports, noise: QUIET }).options);
       const target = { ...target300k, objective: 'bytes' as const };
-      const a = await advise(synthetic(world, seed, { budgetSec: 600, target, transports }).options);
+      const a = await advise(synthetic(world, seed, { budgetSec: 600, target, transports, noise: QUIET }).options);
       expect([byRenderer.winner!.candidate.transport, byRenderer.winner!.candidate.encoding], `seed ${seed}`).toEqual(['fetch', 'msgpack']);
       const w = a.winner!.candidate;
       expect(w.encoding, `seed ${seed}: ${w.id}`).toBe('arrow');
@@ -333,7 +448,7 @@ describe('advise: a target several transports sustain', () => {
       const text = adviceText(a);
       const line = text.find((l) => l.includes('Chosen for the lowest bytes per event'));
       expect(line, text.join('\n')).toMatch(
-        /--objective bytes: the page's message bytes; [\d.]+ bytes per event\); --objective renderer would choose fetch over HTTP\/2, .*MessagePack instead: [\d,]+ against [\d,]+ ms of renderer CPU per million events: \d+% less renderer CPU per event than the winner \(÷ 0\.\d+, CI [\d.]+–[\d.]+, \d paired rounds\); but [\d.]+ against the winner's [\d.]+ bytes per event\.$/,
+        /--objective bytes: the page's message bytes; [\d.]+ bytes per event\); --objective renderer would choose fetch over HTTP\/2, .*MessagePack(, spread over 2 origins)? instead: [\d,]+ against [\d,]+ ms of renderer CPU per million events: \d+% less renderer CPU per event than the winner \(÷ 0\.\d+, CI [\d.]+–[\d.]+, \d paired rounds\); but [\d.]+ against the winner's [\d.]+ bytes per event\.$/,
       );
       // Every finalist's costs, in a table of one row each.
       const rows = text.filter((l) => /^ {4}\| [a-z]/.test(l) && !l.includes('| finalist'));
@@ -341,7 +456,7 @@ describe('advise: a target several transports sustain', () => {
       jsonRoundTrips(a);
     }
     // The renderer's answer names its objective and says every other cost is in the table.
-    const a = await advise(synthetic(world, 1, { budgetSec: 600, target: target300k, transports }).options);
+    const a = await advise(synthetic(world, 1, { budgetSec: 600, target: target300k, transports, noise: QUIET }).options);
     expect(adviceText(a).find((l) => l.startsWith('  Chosen for'))).toMatch(/^ {2}Chosen for the lowest renderer CPU per event \(--objective renderer: /);
   });
 
@@ -351,7 +466,7 @@ describe('advise: a target several transports sustain', () => {
     const space = { encodings: ['json'] as const, workers: [], connections: [1], ticksMs: [10], compression: false };
     let compared = 0;
     for (let seed = 11; seed <= 30; seed++) {
-      const { options } = synthetic(twins, seed, { budgetSec: 600, target: target300k, transports: ['sse', 'fetch'], space });
+      const { options } = synthetic(twins, seed, { budgetSec: 600, target: target300k, transports: ['sse', 'fetch'], space, noise: QUIET });
       const a = await advise(options);
       expect(a.winner!.candidate.transport, `seed ${seed}`).toBe('fetch');
       // The sse twin is not called dearer; the line names what decided: fetch's clearly lower p99.
@@ -375,7 +490,7 @@ describe('advise: a target several transports sustain', () => {
 describe('advise: the budget', () => {
   it('starts no measurement that would end past the budget, and says what it could not try', async () => {
     for (const [budgetSec, seed] of [60, 120, 240].flatMap((b) => [1, 2, 3].map((seed) => [b, seed] as const))) {
-      const { options, log } = synthetic(WORLD, seed, { budgetSec, target: target300k, transports: Object.keys(WORLD.cost) as Transport[] });
+      const { options, log } = synthetic(WORLD, seed, { budgetSec, target: target300k, transports: Object.keys(WORLD.cost) as Transport[], noise: QUIET });
       const a = await advise(options);
       // Even a minute leaves room for a probe and a confirmation of it.
       expect(a.winner, `budget ${budgetSec}`).not.toBeNull();
@@ -398,7 +513,7 @@ describe('advise: the budget', () => {
   });
 
   it('measures nothing when not even one probe and its confirmation fit, and says so', async () => {
-    const { options, log } = synthetic(WORLD, 5, { budgetSec: 20, target: target300k, transports: Object.keys(WORLD.cost) as Transport[] });
+    const { options, log } = synthetic(WORLD, 5, { budgetSec: 20, target: target300k, transports: Object.keys(WORLD.cost) as Transport[], noise: QUIET });
     const a = await advise(options);
     expect(log).toEqual([]);
     expect(a).toMatchObject({ winner: null, closest: null, stopped: 'budget', tried: [] });
@@ -423,7 +538,7 @@ describe('advise: the account of what the search did (issue 34)', () => {
   };
 
   it('says the search converged, when, what it measured, and splits what it did not measure by why', async () => {
-    const { options, log } = synthetic(WORLD, 3, { budgetSec: 3600, target: target300k, transports: all });
+    const { options, log } = synthetic(WORLD, 3, { budgetSec: 3600, target: target300k, transports: all, noise: QUIET });
     const a = await advise(options);
     agrees(a);
     const s = a.search!;
@@ -461,7 +576,7 @@ describe('advise: the account of what the search did (issue 34)', () => {
 
   it('when the budget stops the screen, counts as out of budget only the moves it had next', async () => {
     for (const seed of [1, 2, 3]) {
-      const { options } = synthetic(WORLD, seed, { budgetSec: 150, target: target300k, transports: all });
+      const { options } = synthetic(WORLD, seed, { budgetSec: 150, target: target300k, transports: all, noise: QUIET });
       const a = await advise(options);
       agrees(a);
       expect(a.search!.stoppedIn).toBe('screen');
@@ -483,7 +598,7 @@ describe('advise: the account of what the search did (issue 34)', () => {
   });
 
   it('a report saved mid-search accounts for it as interrupted, in the stage under way', async () => {
-    const { options } = synthetic(WORLD, 5, { budgetSec: 600, target: target300k, transports: all });
+    const { options } = synthetic(WORLD, 5, { budgetSec: 600, target: target300k, transports: all, noise: QUIET });
     const saved: Advice[] = [];
     let snapshot: (() => Advice) | null = null;
     await advise({ ...options, onStart: (f) => (snapshot = f), onMeasured: () => saved.push(snapshot!()) });
@@ -521,7 +636,7 @@ describe('advise: the account of what the search did (issue 34)', () => {
 
 describe('advise: Ctrl-C', () => {
   it('stops at an interrupted measurement, keeping what was measured and saying what was not', async () => {
-    const { options, log } = synthetic(WORLD, 4, { budgetSec: 600, target: target300k, transports: Object.keys(WORLD.cost) as Transport[] });
+    const { options, log } = synthetic(WORLD, 4, { budgetSec: 600, target: target300k, transports: Object.keys(WORLD.cost) as Transport[], noise: QUIET });
     const measured: string[] = [];
     const probe = options.measurer.probe;
     let n = 0;
@@ -531,8 +646,9 @@ describe('advise: Ctrl-C', () => {
       onMeasured: (e) => measured.push(`${e.stage} ${e.candidates.map((c) => c.id).join(',')}`),
     });
     expect(a.stopped).toBe('interrupted');
-    expect(a.tried).toHaveLength(9);
-    expect(measured).toHaveLength(9);
+    // Nine probes: eight candidates and one reading of the anchor (its first probe, then six more, then its re-probe).
+    expect(a.tried).toHaveLength(8);
+    expect(measured).toHaveLength(8);
     expect(log).toHaveLength(9);
     expect(a.headroom).toBeNull();
     expect(a.notTried.every((x) => x.why === 'interrupted before it was measured' || x.why.startsWith('not explored'))).toBe(true);
@@ -554,7 +670,7 @@ describe('advise: Ctrl-C', () => {
 describe('advise: nothing sustains', () => {
   it('names the closest, what limited it, and what the measurements say would help', async () => {
     const target: Target = { eventsPerSec: 2_000_000, p99BoundMs: 100, render: 'full' };
-    const { options } = synthetic(WORLD, 9, { budgetSec: 600, target, transports: ['sse', 'ws', 'poll'] });
+    const { options } = synthetic(WORLD, 9, { budgetSec: 600, target, transports: ['sse', 'ws', 'poll'], noise: QUIET });
     const a = await advise(options);
     expect(a.winner).toBeNull();
     expect(a.headroom).toBeNull();
@@ -611,7 +727,7 @@ describe('advise: a probe too coarse to drop on (issue 33)', () => {
     ['a window of 40 batches (a 50 ms tick for 2 s: one batch is 2.5% of it)', 40, 0.85],
   ] as const) {
     it(`probes a candidate once more before dropping it: ${what}, and judges both windows`, async () => {
-      const { options } = synthetic(WORLD, 7, { budgetSec: 600, target: target300k, transports: ['sse'] });
+      const { options } = synthetic(WORLD, 7, { budgetSec: 600, target: target300k, transports: ['sse'], noise: QUIET });
       const probe = options.measurer.probe;
       let first: string | null = null;
       const probes = new Map<string, number>();
@@ -683,7 +799,7 @@ describe('windows long enough (issue 33)', () => {
 describe("advise: the machine's drift (issue 33)", () => {
   /** A measurer with a yardstick whose ceiling is given per moment (null: the reading fails); the readings' order among the measurements. */
   function withYardstick(ceilings: Partial<Record<YardstickMoment, number | null>>, budgetSec = 900, readingSec = 2) {
-    const { options, log } = synthetic(WORLD, 7, { budgetSec, target: target300k, transports: ['sse', 'ws', 'fetch'] });
+    const { options, log } = synthetic(WORLD, 7, { budgetSec, target: target300k, transports: ['sse', 'ws', 'fetch'], noise: QUIET });
     const events: string[] = [];
     const drifts: string[] = [];
     const probe = options.measurer.probe;
@@ -731,12 +847,21 @@ describe("advise: the machine's drift (issue 33)", () => {
       [2, 'confirm-headroom'],
       [3, 'end'],
     ]);
-    // The anchor: the first probed that kept up, probed again just before the screen's reading.
+    // The anchor: the first probed that kept up, probed again through the screen (issue 34) and
+    // a last time just before the screen's reading; every reading is kept with its drift factor.
     const anchor = a.drift!.anchor!;
     const firstKept = a.tried.find((t) => t.repeats[0].repeat.status === 'ok' && t.repeats[0].repeat.deliveredRatio >= 0.99)!;
     expect(anchor.candidateId).toBe(firstKept.candidate.id);
     expect(events[at('screen-confirm') - 1]).toBe(`probe ${anchor.candidateId}`);
-    expect(events.filter((e) => e === `probe ${anchor.candidateId}`)).toHaveLength(2);
+    const readings = anchor.readings!;
+    expect(readings.length).toBeGreaterThanOrEqual(3);
+    expect(events.filter((e) => e === `probe ${anchor.candidateId}`)).toHaveLength(readings.length);
+    expect(readings[0].repeat).toBeNull();
+    expect(readings[0].factor).toBeCloseTo(1, 9);
+    expect(readings.at(-1)!.repeat).toEqual(anchor.repeat);
+    for (let i = 1; i < readings.length; i++) expect(readings[i].atSec).toBeGreaterThan(readings[i - 1].atSec);
+    // No more than one probe in seven is the anchor's.
+    expect(readings.length - 1).toBeLessThanOrEqual(Math.ceil(events.filter((e) => e.startsWith('probe ')).length / 7));
     const [first, second] = [firstKept.repeats[0].repeat, anchor.repeat];
     if (first.status !== 'ok' || second.status !== 'ok') throw new Error('the synthetic measurer measures every window');
     expect(anchor.cpuPerEventRatio).toBeCloseTo(second.efficiency.rendererCpuMsPerMillionEvents! / first.efficiency.rendererCpuMsPerMillionEvents!, 9);
@@ -745,7 +870,7 @@ describe("advise: the machine's drift (issue 33)", () => {
     expect(drifts).toEqual(['reading', 'anchor', 'reading', 'reading', 'reading']);
     // 2 M at the start, 1.5 M after the confirmation: the sweep's sentence, in the answer.
     const text = adviceText(a, { cores: 2, cpuModel: null, browser: null });
-    expect(text.at(-2)).toMatch(
+    expect(text.find((l) => l.includes('unsteady machine'))).toMatch(
       /^ {2}unsteady machine: the in-page JSON\.parse ceiling at batch 1000 \(no network, the same work every reading\) was 2 M events\/s at the start and 1\.5 M events\/s after the confirmation \(25% lower\)/,
     );
     jsonRoundTrips(a);

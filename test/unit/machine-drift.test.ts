@@ -8,7 +8,7 @@ import { describe, expect, it } from 'vitest';
 import type { MachineDrift, YardstickMoment, YardstickReading } from '../../protocol/advice.js';
 import { adviceBeforeSearch } from '../../puppeteer/advise/search.js';
 import { adviceText } from '../../results/advice-words.js';
-import { ANCHOR_NOISE, anchorDriftOf, anchorLine, driftLines, keptUp, readingLine, yardstickTexts } from '../../results/machine-drift.js';
+import { ANCHOR_NOISE, anchorDriftOf, anchorLine, driftCurveOf, driftLines, keptUp, readingLine, yardstickTexts } from '../../results/machine-drift.js';
 import { SPEED_CHANGE_RATIO, speedChanges, speedChangeText } from '../../results/machine-speed.js';
 import { failed, measured, point } from '../helpers/v2-fixture.js';
 
@@ -131,5 +131,25 @@ describe("the anchor's drift over the screen", () => {
     const text = adviceText(a, { cores: 2, cpuModel: null, browser: null });
     expect(text.slice(-3, -1)).toEqual(lines.map((l) => `  ${l}`));
     expect(text.at(-1)).toMatch(/^Machine: /);
+  });
+});
+
+describe('the drift curve from the anchor’s readings (issue 34)', () => {
+  it('follows a steady ramp exactly, is 1 at the first reading and flat outside the readings', () => {
+    // Cost doubling over 600 s, geometrically: log cost a straight line, which a local line fits exactly.
+    const points = [0, 60, 120, 180, 240, 300, 360, 420, 480, 540, 600].map((t) => ({ atSec: t, cost: 1000 * 2 ** (t / 600) }));
+    const curve = driftCurveOf(points);
+    for (const t of [0, 90, 300, 555, 600]) expect(curve(t)).toBeCloseTo(2 ** (t / 600), 9);
+    expect(curve(-100)).toBeCloseTo(1, 9);
+    expect(curve(900)).toBeCloseTo(2, 9);
+  });
+
+  it('lets one reading 30% off swing the curve by much less, and with fewer than two readings sees no drift', () => {
+    const points = [0, 60, 120, 180, 240, 300, 360].map((t) => ({ atSec: t, cost: t === 180 ? 1300 : 1000 }));
+    const at180 = driftCurveOf(points)(180);
+    expect(at180).toBeGreaterThan(1);
+    expect(at180).toBeLessThan(1.15);
+    expect(driftCurveOf([{ atSec: 10, cost: 1000 }])(50)).toBe(1);
+    expect(driftCurveOf([])(50)).toBe(1);
   });
 });
