@@ -28,6 +28,7 @@ function scenarioOf(id: string, c: Candidate, a: Advice, words: string): Scenari
     ...(c.pollMs !== undefined ? { pollMs: c.pollMs } : {}),
     ...(c.origins > 1 ? { origins: c.origins } : {}),
     ...(c.encoding !== 'json' ? { encoding: c.encoding } : {}),
+    ...(c.compression ? { compression: c.compression } : {}),
     // The class the answer holds for: the sweep calibrates it again on its own run.
     ...(a.target.device !== undefined ? { device: a.target.device } : {}),
     ...(a.target.throttle !== undefined ? { throttle: a.target.throttle } : {}),
