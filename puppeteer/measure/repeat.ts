@@ -21,7 +21,7 @@ import { PushlabError } from '../../protocol/errors.js';
 import { streamsOf, type Point } from '../../protocol/scenario.js';
 import { pageFactors, type PageFactor } from '../../protocol/factors.js';
 import { takeSample, type SampleSources, type TabSource } from './sampler.js';
-import { batchingFloorMs, settle, settleBudgetMs, unsettledNote, type SettleOutcome, type SettleProbe } from './settle.js';
+import { batchingFloorMs, earlyProbeMs, settle, settleBudgetMs, unsettledNote, type SettleOutcome, type SettleProbe } from './settle.js';
 import type { ServerHandle } from './server-process.js';
 import { summarise } from '../../results/summarise.js';
 import { openLabPage, type LabApi } from './page.js';
@@ -405,7 +405,9 @@ export class RepeatMeasurer extends EventEmitter<RepeatEvents> {
     const warmStart = performance.now();
     const minWarmupMs = Math.min(MIN_WARMUP_MS, point.warmupSec * 1000);
     phase('warm-up', 0, minWarmupMs);
-    await ticking(minWarmupMs, signal, (t) => phase('warm-up', t, minWarmupMs));
+    // The first settle probe fills the minimum's last part (settle.ts earlyProbeMs).
+    const earlyMs = earlyProbeMs(point.intervalMs, minWarmupMs);
+    await ticking(minWarmupMs - earlyMs, signal, (t) => phase('warm-up', t, minWarmupMs));
     // Each probe's closing snapshots (latency reset) open the next one: one page call per probe, not two.
     let since: ProbeSnapshots | null = null;
     const settled = await settle(
@@ -420,6 +422,7 @@ export class RepeatMeasurer extends EventEmitter<RepeatEvents> {
         // The scenario's warm-up is the longest one: what the minimum did not use goes to settling.
         budgetMs: point.warmupSec * 1000 - minWarmupMs + settleBudgetMs(point.warmupSec),
         floorMs: (point.pollMs ?? 0) + batchingFloorMs(point.intervalMs, point.batch),
+        earlyMs,
       },
     );
     const procfs = this.o.procfs ?? true;
