@@ -20,12 +20,13 @@ const END_SEC = 0.6;
  */
 const SETTLE_SEC = 1.5;
 /**
- * Opening the connections, s: Chrome throttles pending WebSocket connects (random delays that
- * grow with the number pending), which took up to ~5 s for 60–100 sockets here: a WebSocket
- * (or WebSocketStream) over HTTP/1.1, each its own connect; over HTTP/2 they are streams.
+ * Opening the connections, s: a WebSocket (or WebSocketStream) over HTTP/1.1 is its own connect,
+ * and the page opens them `openAtOnce` at a time (protocol/wire.ts WEBSOCKET_OPEN_AT_ONCE): 30
+ * took 0.6–1.4 s here, loaded; over HTTP/2 they are streams.
  */
 const webSocketOverH1 = (t: Transport) => TRANSPORT_INFO[t].carriage === 'frames' && TRANSPORT_INFO[t].http === 'h1';
-const openSec = (p: Point) => 0.2 + (webSocketOverH1(p.transport) ? 0.05 * Math.max(0, p.concurrency - 6) : 0.005 * p.concurrency);
+const openSec = (p: Point) =>
+  0.2 + (webSocketOverH1(p.transport) ? 0.05 * Math.max(0, p.concurrency - (TRANSPORT_INFO[p.transport].openAtOnce ?? 0)) : 0.005 * p.concurrency);
 
 /** Launching a headful Chrome (and an Xvfb) the first time a point asks for one, s: once per sweep, spread here over its repeats. */
 const HEADFUL_SEC = 0.5;
