@@ -9,7 +9,7 @@ import type { EquivalenceKind, Margins } from './margins.js';
 import type { Repeat, Stat, Verdict } from './repeat-figures.js';
 import type { ParseCeiling } from './page-api.js';
 import type { Objective, Target } from './target.js';
-import type { Encoding, ParseMode, Transport } from './wire.js';
+import type { Encoding, ParseMode, StreamCompression, Transport } from './wire.js';
 
 /** One configuration the advisor can measure: a point of the page without its render mode and timing. */
 export interface Candidate {
@@ -27,6 +27,8 @@ export interface Candidate {
   /** Origins the connections are spread over (1 unless it matters: HTTP/2 on the main origin). */
   origins: number;
   encoding: Encoding;
+  /** `deflate` or `gzip` when the stream is compressed (its transport's kind); absent when off. */
+  compression?: StreamCompression;
   /** `poll` only: ms between the starts of two requests. */
   pollMs?: number;
   /** batch × concurrency × 1000 ÷ intervalMs: at least the target's rate. */
@@ -437,9 +439,9 @@ export interface EquivalentCandidate {
  * The order of simplicity the advisor chooses by among finalists it cannot rank on cost or
  * latency, simplest first on each: `connections` (fewer), `parsing` (the main thread before
  * Workers, fewer Workers before more), `origins` (one before several), `encoding` (JSON before a
- * binary encoding). The candidates never compress, so "no compression" never has to decide.
+ * binary encoding), `compression` (none before a compressed stream).
  */
-export const SIMPLICITY_CRITERIA = ['connections', 'parsing', 'origins', 'encoding'] as const;
+export const SIMPLICITY_CRITERIA = ['connections', 'parsing', 'origins', 'encoding', 'compression'] as const;
 export type SimplicityCriterion = (typeof SIMPLICITY_CRITERIA)[number];
 /** The default order (`--prefer`'s default): every criterion, in SIMPLICITY_CRITERIA's order. */
 export const DEFAULT_PREFER: readonly SimplicityCriterion[] = SIMPLICITY_CRITERIA;
@@ -484,4 +486,4 @@ export interface SearchAccount {
 }
 
 /** A setting the advisor moves one at a time from a candidate (puppeteer/advise/candidates.ts). */
-export type Knob = 'tick' | 'connections' | 'parsing' | 'origins' | 'encoding';
+export type Knob = 'tick' | 'connections' | 'parsing' | 'origins' | 'encoding' | 'compression';

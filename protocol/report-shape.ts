@@ -536,6 +536,7 @@ const candidate = obj<Candidate>()({
   workers: numIn(0, LIMITS.workers.max, true),
   origins: inRange(LIMITS.origins),
   encoding,
+  compression: opt(oneOf(COMPRESSIONS.filter((c): c is StreamCompression => c !== 'off'))),
   pollMs: opt(inRange(LIMITS.pollMs)),
   offeredEventsPerSec: num,
 });

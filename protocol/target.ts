@@ -65,10 +65,24 @@ export function targetText(t: Target, device = true): string {
   return `${rateText(t.eventsPerSec)} with p99 ≤ ${t.p99BoundMs} ms${display}${input} (render ${t.render})${on}`;
 }
 
-/** Ticks the advisor tries, ms between batches on one connection: message size at a rate is batch and tick together. */
-export const ADVISE_TICKS_MS = [1, 10, 50] as const;
-/** Connection counts the advisor tries. */
-export const ADVISE_CONNECTIONS = [1, 2, 4] as const;
+/**
+ * Ticks the advisor may try, ms between batches on one connection: message size at a rate is
+ * batch and tick together. A target takes those up to half its p99 bound (adviseTicksMs).
+ */
+export const ADVISE_TICKS_MS = [1, 10, 50, 100, 250, 500, 1000, 2500, 5000] as const;
+/** Connection counts the advisor tries (where the transport's per-host cap allows). */
+export const ADVISE_CONNECTIONS = [1, 2, 4, 8] as const;
+
+/**
+ * The ticks a target's search tries: up to half its p99 bound. Event age holds the wait to fill
+ * a batch (protocol/age.ts: its oldest event is a tick old when the batch falls due), so a tick
+ * past half the bound leaves too little of it for the server, the wire and the page. At least
+ * the shortest tick.
+ */
+export function adviseTicksMs(p99BoundMs: number, ticks: readonly number[] = ADVISE_TICKS_MS): number[] {
+  const within = ticks.filter((t) => t <= p99BoundMs / 2);
+  return within.length ? within : [Math.min(...ticks)];
+}
 
 /**
  * The rates a target may ask for, events/s: at least 1, at most what the server can send in the

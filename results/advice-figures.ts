@@ -163,6 +163,8 @@ const SIMPLICITY: Record<SimplicityCriterion, (c: Candidate) => number> = {
   origins: (c) => c.origins,
   // JSON before a binary encoding; binary encodings are alike here.
   encoding: (c) => (c.encoding === 'json' ? 0 : 1),
+  // No compression before a compressed stream: one less thing on the server and the client.
+  compression: (c) => (c.compression ? 1 : 0),
 };
 
 /**

@@ -9,7 +9,6 @@ import type {
   CpuComparison,
   EquivalentCandidate,
   Headroom,
-  HeadroomLimit,
   Knob,
   NotMeasuredReason,
   SearchAccount,
@@ -26,6 +25,7 @@ import { costReading, marginText } from './equivalence.js';
 import { driftLines } from './machine-drift.js';
 import { decidingP99Ms } from './sustains.js';
 import { objectiveCost } from './advice-figures.js';
+import { headroomShown } from './headroom.js';
 import { costsTable, costText, OBJECTIVE_WORDS, rendererChoice } from './costs.js';
 
 const plural = (n: number, one: string) => `${n} ${one}${n === 1 ? '' : 's'}`;
@@ -37,6 +37,7 @@ export function candidateWords(c: Candidate): string {
   const extra = [
     c.encoding !== 'json' ? ENCODING_LABELS[c.encoding] : '',
     c.origins > 1 ? `spread over ${c.origins} origins` : '',
+    c.compression ? `${c.compression} compression` : '',
     c.pollMs !== undefined ? `polling every ${c.pollMs} ms` : '',
   ].filter(Boolean);
   return [
@@ -59,6 +60,8 @@ export function changeWords(knob: Knob, from: Candidate, to: Candidate): string 
       return `${plural(to.origins, 'origin')} instead of ${from.origins}`;
     case 'encoding':
       return `${ENCODING_LABELS[to.encoding]} instead of ${ENCODING_LABELS[from.encoding]}`;
+    case 'compression':
+      return `${to.compression ?? 'no'} compression instead of ${from.compression ?? 'none'}`;
   }
 }
 
@@ -148,6 +151,7 @@ export const SIMPLICITY_WORDS: Record<SimplicityCriterion, string> = {
   parsing: 'the main thread before Workers',
   origins: 'one origin before several',
   encoding: 'JSON before a binary encoding',
+  compression: 'no compression before a compressed stream',
 };
 
 /** A candidate's setting on one criterion: `2 connections`, `the main thread`, `Arrow IPC`. */
@@ -161,6 +165,8 @@ function settingOn(criterion: SimplicityCriterion, c: Candidate): string {
       return plural(c.origins, 'origin');
     case 'encoding':
       return ENCODING_LABELS[c.encoding];
+    case 'compression':
+      return c.compression ? `${c.compression} compression` : 'no compression';
   }
 }
 
@@ -223,15 +229,6 @@ export function decidedWords(t: Pick<TriedCandidate, 'lostOn' | 'criterion' | 'c
   return `; the winner's lower median decided${w !== null && o !== null ? ` (${costText(w)} against ${costText(o)} ${unit})` : ''}`;
 }
 
-/** What ended a headroom search: recorded, or for reports written before it was, read from its other fields. */
-export function headroomLimitOf(h: Headroom): HeadroomLimit {
-  if (h.limit) return h.limit;
-  if (h.batch === null || (h.firstPast && h.firstPast.batch <= h.batch)) return 'not-held';
-  if (h.stopped) return h.stopped;
-  if (h.atLeast) return h.batch >= LIMITS.batch.max ? 'message-limit' : 'search-range';
-  return 'setup';
-}
-
 /**
  * A headroom in words, after `Headroom: `: where the setup stops sustaining at the same tick and
  * connections, or, when something else capped the search (the server's largest message, the
@@ -239,15 +236,16 @@ export function headroomLimitOf(h: Headroom): HeadroomLimit {
  * measured again at its own batch, did not sustain. `targetRate`: what the answer was asked.
  */
 export function headroomWords(h: Headroom, c: Candidate, targetRate: number): string {
-  const limit = headroomLimitOf(h);
+  const shown = headroomShown(h);
   const at = (batch: number) => `${plural(batch, 'row')} every ${c.intervalMs} ms`;
-  if (limit === 'not-held' || h.batch === null || h.eventsPerSec === null) {
+  if (!shown) {
     // The search starts at the setup's own batch: when that did not sustain there, no rate above
     // the target was shown to hold, and saying "keeps up to" would contradict what was measured.
     const fp = h.firstPast;
     return `none shown: measured again in the headroom search, the same setup (${at(fp?.batch ?? c.batch)}) did not sustain${fp ? ` (${fp.reason})` : ''}; the confirmation above still holds, with no margin measured above ${rateText(targetRate)}.`;
   }
-  const got = `${rateText(h.eventsPerSec)} with the same tick and connections (${at(h.batch)})`;
+  const { limit } = shown;
+  const got = `${rateText(shown.eventsPerSec)} with the same tick and connections (${at(shown.batch)})`;
   const past = h.firstPast ? `; ${rateText(h.firstPast.eventsPerSec)} (${at(h.firstPast.batch)}) did not sustain (${h.firstPast.reason})` : '';
   switch (limit) {
     case 'setup':
@@ -258,8 +256,8 @@ export function headroomWords(h: Headroom, c: Candidate, targetRate: number): st
       return `sustained ${got}, the largest message the search tried: its own limit lies above it, not measured.`;
     default: {
       const why = limit === 'budget' ? 'the time budget' : limit === 'confirmations' ? 'its confirmations running out' : 'the interruption';
-      if (h.probes + h.confirmations === 0 || (h.batch === c.batch && !h.firstPast && h.confirmations === 0))
-        return `not measured above its own rate (${at(h.batch)}, confirmed above): ${why} left no room for the search.`;
+      if (h.probes + h.confirmations === 0 || (shown.batch === c.batch && !h.firstPast && h.confirmations === 0))
+        return `not measured above its own rate (${at(shown.batch)}, confirmed above): ${why} left no room for the search.`;
       return `sustained ${got} when ${why} stopped the search${past}; ${h.firstPast ? 'the setup stops sustaining between the two, not narrowed further' : 'where the setup stops sustaining was not reached'}.`;
     }
   }
@@ -337,6 +335,79 @@ function objectiveLine(a: Advice): string {
 }
 
 /**
+ * Why a transport's best attempt lost, when it was not a sustaining finalist: not sustained (with
+ * how far it got), sustained in one probe window and never confirmed (at what cost against the
+ * winner), else the search's own reason.
+ */
+function bestAttemptWhy(a: Advice, r: Advice['rejected'][number], t: TriedCandidate | undefined): string {
+  const f = t?.confirmed ?? t?.probe ?? null;
+  const winnerCost = a.winner ? objectiveCost(a.winner.figures) : null;
+  const own = f ? objectiveCost(f) : null;
+  const objective = OBJECTIVE_WORDS[a.target.objective ?? 'renderer'];
+  if (f && !f.sustains.sustains) return `not sustained${t?.confirmed ? ' over its repeats' : ' in its probe'}: ${reachText(f)}${f.limit ? `; ${f.limit}` : ''}`;
+  if (f && !t?.confirmed && own !== null && winnerCost !== null)
+    return `sustained in its probe at ${moreOrLess(own / winnerCost)} ${objective.figure} in that one window; not confirmed`;
+  return r.reason;
+}
+
+/** One searched transport in the answer's "why not the others": its best attempt, how far it got, and why it was not chosen. */
+export interface TransportStanding {
+  transport: Transport;
+  /** Its best attempt's id; null when none of its candidates was measured. */
+  candidateId: string | null;
+  /** How far it got: chosen, in the set beside the winner, runner-up, a finalist behind, measured in a probe only, or never measured. */
+  reached: 'chosen' | 'in the set' | 'runner-up' | 'finalist' | 'probe' | 'not measured';
+  /** Why it was not chosen, in words (`the answer` for the winner's transport). */
+  why: string;
+}
+
+/**
+ * Every searched transport, in the search's order, with its furthest attempt and why it lost:
+ * what a team asks first of an answer ("why not WebSocket?"). Empty when nothing was chosen.
+ */
+export function transportStandings(a: Advice): TransportStanding[] {
+  const w = a.winner;
+  if (!w) return [];
+  const tried = new Map(a.tried.map((t) => [t.candidate.id, t]));
+  const set = a.equivalent ?? [];
+  return a.transports.map((transport): TransportStanding => {
+    if (w.candidate.transport === transport) return { transport, candidateId: w.candidate.id, reached: 'chosen', why: 'the answer' };
+    const member = set.find((e) => e.candidate.transport === transport);
+    if (member) {
+      // cpuWords names the reading (equivalent, or cannot tell) with its CI.
+      const cpu = member.cpuVsWinner ? cpuWords(member.cpuVsWinner, 'comma') : 'CPU not compared';
+      return { transport, candidateId: member.candidate.id, reached: 'in the set', why: `${cpu}${decidedWords({ ...member, confirmed: member.figures }, a)}` };
+    }
+    const ru = a.runnerUp;
+    if (ru?.candidate.transport === transport) {
+      const t = tried.get(ru.candidate.id);
+      return {
+        transport,
+        candidateId: ru.candidate.id,
+        reached: 'runner-up',
+        why: `${ru.cpuVsWinner ? cpuWords(ru.cpuVsWinner, 'comma') : 'CPU not compared'}${t ? decidedWords(t, a) : ''}`,
+      };
+    }
+    const r = a.rejected.find((x) => x.transport === transport);
+    if (!r) {
+      const n = a.notTried.find((x) => x.candidate.transport === transport);
+      return { transport, candidateId: null, reached: 'not measured', why: n ? n.why : 'not in the space searched' };
+    }
+    const t = tried.get(r.candidateId);
+    if (t?.confirmed?.sustains.sustains && t.cpuVsWinner) {
+      const dearer = t.lostOn === 'cpu' || (t.lostOn === undefined && costReading(t.cpuVsWinner, t.cpuVsWinner.margin) === 'dearer');
+      return {
+        transport,
+        candidateId: r.candidateId,
+        reached: 'finalist',
+        why: `${dearer ? 'dearer: ' : ''}${cpuWords(t.cpuVsWinner, 'comma')}${decidedWords(t, a)}`,
+      };
+    }
+    return { transport, candidateId: r.candidateId, reached: t?.confirmed ? 'finalist' : 'probe', why: bestAttemptWhy(a, r, t) };
+  });
+}
+
+/**
  * The answer, one line per fact, like the issue's example. `calibrations`: the run's
  * (`report.devices`), for the slowdown of the target's device class.
  */
@@ -344,8 +415,11 @@ export function adviceText(
   a: Advice,
   machine?: MachineWords,
   calibrations?: readonly DeviceCalibration[],
-  /** With the finalists' costs as a text table (the terminal); the viewer draws its own. */
-  o: { costs?: boolean } = {},
+  /**
+   * `costs`: with the finalists' costs as a text table; `rejected`: with the line of what lost and
+   * why. Both for the terminal: the viewer draws its own tables (costsGrid, transportStandings).
+   */
+  o: { costs?: boolean; rejected?: boolean } = {},
 ): string[] {
   const lines: string[] = [];
   const objective = OBJECTIVE_WORDS[a.target.objective ?? 'renderer'];
@@ -399,16 +473,9 @@ export function adviceText(
     for (const r of a.rejected) {
       if (shown.has(r.transport)) continue;
       shown.add(r.transport);
-      const t = tried.get(r.candidateId);
-      const f = t?.confirmed ?? t?.probe ?? null;
-      const winnerCost = objectiveCost(a.winner.figures);
-      const own = f ? objectiveCost(f) : null;
-      if (f && !f.sustains.sustains) rejected.push(`${r.transport} (not sustained: ${reachText(f)}${f.limit ? `; ${f.limit}` : ''})`);
-      else if (f && !t?.confirmed && own !== null && winnerCost !== null)
-        rejected.push(`${r.transport} (sustained in its probe at ${moreOrLess(own / winnerCost)} ${objective.figure} in that one window; not confirmed)`);
-      else rejected.push(`${r.transport} (${r.reason})`);
+      rejected.push(`${r.transport} (${bestAttemptWhy(a, r, tried.get(r.candidateId))})`);
     }
-    if (rejected.length) lines.push(`  Rejected: ${rejected.join('; ')}.`);
+    if (rejected.length && o.rejected !== false) lines.push(`  Rejected: ${rejected.join('; ')}.`);
     lines.push(`  ${objectiveLine(a)}`);
     const table = o.costs === false ? [] : costsTable(a);
     if (table.length)

@@ -11,6 +11,7 @@ import type { MeasuredRepeat, Repeat } from '../protocol/repeat-figures.js';
 import { inputDelayP99Ms } from './input-delay.js';
 import { rateText, type Objective } from '../protocol/target.js';
 import { judgeRatio } from './equivalence.js';
+import { headroomShown } from './headroom.js';
 import { median, pairedRatio } from './stats.js';
 
 /** ms of CPU per million events from a % of one core at a rate: (cores × 1000 ms/s) ÷ (events/s) × 10⁶. */
@@ -301,9 +302,9 @@ export function unmeasuredNotes(rows: readonly FinalistCosts[]): string[] {
 function headroomCell(a: Advice, r: FinalistCosts): string {
   const h = r.outcome === 'winner' ? a.headroom : a.runnerUp?.candidate.id === r.candidate.id ? a.runnerUp.headroom : null;
   if (!h) return '—';
-  if (h.batch === null || h.eventsPerSec === null || h.limit === 'not-held' || (h.firstPast && h.firstPast.batch <= h.batch)) return 'none';
-  const capped = h.limit !== undefined ? h.limit !== 'setup' : h.atLeast || h.stopped !== null;
-  return `${capped ? '≥ ' : ''}${rateText(h.eventsPerSec)}`;
+  const shown = headroomShown(h);
+  if (!shown) return 'none';
+  return `${shown.atLeast ? '≥ ' : ''}${rateText(shown.eventsPerSec)}`;
 }
 
 /**

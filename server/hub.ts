@@ -77,6 +77,8 @@ class Stream {
   bytes = 0;
   readonly lateness = new Histogram();
   readonly burst: number;
+  /** Bytes this stream may queue before its batches are shed: the send bound, or its sink's floor where that is higher. */
+  readonly queueBoundBytes: number;
   constructor(
     readonly id: number,
     readonly sink: Sink,
@@ -84,8 +86,10 @@ class Stream {
     /** When seq 0 was (or would have been) due: the schedule's origin. */
     readonly t0: number,
     readonly openedAt: number,
+    sendBufferLimitBytes: number,
   ) {
     this.burst = maxBurst(params.interval);
+    this.queueBoundBytes = Math.max(sendBufferLimitBytes, sink.queueFloorBytes ?? 0);
   }
 }
 
@@ -137,7 +141,7 @@ export class Hub {
     // whole-ms intervals fall due together and one wake-up serves them all. Shift t0 back so
     // that seq firstSeq is the first due: the schedule stays one formula.
     const start = alignUp(now, Math.min(1, params.interval));
-    const stream = new Stream(this.nextId++, sink, params, start - firstSeq * params.interval, now);
+    const stream = new Stream(this.nextId++, sink, params, start - firstSeq * params.interval, now, this.options.sendBufferLimitBytes);
     stream.generated = firstSeq;
     this.streams.add(stream);
     this.totals.connections++;
@@ -187,7 +191,6 @@ export class Hub {
   }
 
   private readonly tick = (): void => {
-    const limit = this.options.sendBufferLimitBytes;
     const origin = performance.timeOrigin;
     let nextDue = Infinity;
     this.pool.useEpochAt(origin + performance.now());
@@ -216,11 +219,7 @@ export class Hub {
         const due = s.t0 + seq * interval;
         s.lateness.record((now - due) * 1000);
         const onConnection = queuedOn.get(s.sink.socket) ?? 0;
-        if (
-          shouldShed(s.sink.bufferedBytes(), Math.max(limit, s.sink.queueFloorBytes ?? 0)) ||
-          shouldShed(onConnection, this.connectionLimit) ||
-          shouldShed(queued, this.processLimit)
-        ) {
+        if (shouldShed(s.sink.bufferedBytes(), s.queueBoundBytes) || shouldShed(onConnection, this.connectionLimit) || shouldShed(queued, this.processLimit)) {
           s.shed++;
           this.totals.batchesShed++;
           continue;

@@ -8,10 +8,11 @@ import { LIMITS } from '../../protocol/limits.js';
 import { windowSecFor } from '../../results/advice-figures.js';
 import { pointId, type Point } from '../../protocol/scenario.js';
 import { pointFactors } from '../../protocol/factors.js';
-import { ADVISE_CONNECTIONS, ADVISE_TICKS_MS, type Target } from '../../protocol/target.js';
+import { ADVISE_CONNECTIONS, ADVISE_TICKS_MS, adviseTicksMs, type Target } from '../../protocol/target.js';
 import {
   arrowBatchMismatch,
   carries,
+  compressionOf,
   DEFAULT_POLL_MS,
   ENCODING_TAGS,
   ENCODINGS,
@@ -23,6 +24,7 @@ import {
 
 /** What the space spans besides transports; the defaults are protocol/target.ts's ticks and connections. */
 export interface CandidateSpace {
+  /** Ticks it may try: a target takes those up to half its p99 bound (protocol/target.ts adviseTicksMs). */
   ticksMs: readonly number[];
   connections: readonly number[];
   /** Parsing Worker counts tried beside the main thread: two cores make more than 2 pointless here. */
@@ -31,6 +33,8 @@ export interface CandidateSpace {
   origins: readonly number[];
   /** Encodings tried where the transport carries them (the encoding's carriages, protocol/encodings.ts). */
   encodings: readonly Encoding[];
+  /** Whether a compressed stream is tried beside the plain one, where the transport carries compression (its own kind). */
+  compression: boolean;
 }
 
 export const DEFAULT_SPACE: CandidateSpace = {
@@ -41,6 +45,7 @@ export const DEFAULT_SPACE: CandidateSpace = {
   // Every encoding the build has, Arrow too (from its minimum batch, see candidates below): the
   // search measures which one pays on this machine.
   encodings: ENCODINGS,
+  compression: true,
 };
 
 /** A candidate's message size may overshoot the rate by at most this share (a batch is whole rows). */
@@ -56,7 +61,7 @@ export function advisePollMs(p99BoundMs: number): number {
 }
 
 /** The knobs a candidate has, and what sets each (the batch follows the tick and connections at a rate). */
-export const KNOBS: readonly Knob[] = ['tick', 'connections', 'parsing', 'origins', 'encoding'];
+export const KNOBS: readonly Knob[] = ['tick', 'connections', 'parsing', 'origins', 'encoding', 'compression'];
 
 const knobValue: Record<Knob, (c: Candidate) => string> = {
   tick: (c) => String(c.intervalMs),
@@ -64,11 +69,42 @@ const knobValue: Record<Knob, (c: Candidate) => string> = {
   parsing: (c) => `${c.parse}${c.workers}`,
   origins: (c) => String(c.origins),
   encoding: (c) => c.encoding,
+  compression: (c) => c.compression ?? 'off',
 };
 
 /** The knobs two candidates of one transport differ in (batch aside: it follows the tick and connections). */
 export function knobsBetween(a: Candidate, b: Candidate): Knob[] {
   return KNOBS.filter((k) => knobValue[k](a) !== knobValue[k](b));
+}
+
+/**
+ * Where a candidate stands on an ordered knob: a move on it steps to the nearest value either side,
+ * so a transport's best climbs in one direction while it pays and stops where it does not (with
+ * ticks up to 5 s and 8 connections, every value a move made the screen outgrow its budget).
+ * Null for knobs whose values have no order (encoding, compression): every value is a move.
+ */
+const knobRank: Record<Knob, ((c: Candidate) => number) | null> = {
+  tick: (c) => c.intervalMs,
+  connections: (c) => c.concurrency,
+  parsing: (c) => (c.parse === 'worker' ? c.workers : 0),
+  origins: (c) => c.origins,
+  encoding: null,
+  compression: null,
+};
+
+/**
+ * The one-setting moves from `from` among `cs` (its transport's candidates): on an ordered knob
+ * the nearest value below and above only, on the others every value.
+ */
+export function stepsFrom(from: Candidate, cs: readonly Candidate[]): Candidate[] {
+  const moves = cs.filter((c) => c.transport === from.transport && knobsBetween(from, c).length === 1);
+  return moves.filter((c) => {
+    const rank = knobRank[knobsBetween(from, c)[0]];
+    if (!rank) return true;
+    const [mine, own] = [rank(from), rank(c)];
+    // Nearest on its side: no other move on this knob lies between `from` and it.
+    return !moves.some((x) => x !== c && knobsBetween(from, x)[0] === knobsBetween(from, c)[0] && (rank(x) - mine) * (rank(x) - own) < 0);
+  });
 }
 
 /** Whether the origins factor changes anything for a transport: HTTP/2 on the main origin spreads streams over TCP connections. */
@@ -79,7 +115,7 @@ export function originsMatter(t: Transport): boolean {
 function candidateId(c: Omit<Candidate, 'id' | 'offeredEventsPerSec'>): string {
   return (
     `${c.transport}-b${c.batch}-c${c.concurrency}-i${c.intervalMs}` +
-    `${c.parse === 'worker' ? `-w${c.workers}` : ''}${c.origins > 1 ? `-o${c.origins}` : ''}${c.encoding !== 'json' ? `-${ENCODING_TAGS[c.encoding]}` : ''}${c.pollMs !== undefined ? `-p${c.pollMs}` : ''}`
+    `${c.parse === 'worker' ? `-w${c.workers}` : ''}${c.origins > 1 ? `-o${c.origins}` : ''}${c.encoding !== 'json' ? `-${ENCODING_TAGS[c.encoding]}` : ''}${c.compression ? `-${c.compression}` : ''}${c.pollMs !== undefined ? `-p${c.pollMs}` : ''}`
   );
 }
 
@@ -118,9 +154,12 @@ export function candidateSpace(
 ): Candidate[] {
   const out = new Map<string, Candidate>();
   const pollMs = advisePollMs(target.p99BoundMs);
+  const ticks = adviseTicksMs(target.p99BoundMs, space.ticksMs);
   for (const transport of transports) {
-    for (const concurrency of space.connections) {
-      const shapes = space.ticksMs.flatMap((tick) => {
+    // More connections than the browser opens to one host would leave some waiting, never open.
+    const cap = TRANSPORT_INFO[transport].perHostCap ?? Number.POSITIVE_INFINITY;
+    for (const concurrency of space.connections.filter((n) => n <= cap)) {
+      const shapes = ticks.flatMap((tick) => {
         const batch = batchFor(target.eventsPerSec, tick, concurrency);
         return batch === null ? [] : [{ intervalMs: tick, batch }];
       });
@@ -135,12 +174,25 @@ export function candidateSpace(
         // Arrow only from its minimum batch (ARROW_BATCH): below it the server refuses it, and a message is mostly Arrow metadata.
         const carried = space.encodings.filter((e) => carries(transport, e) && arrowBatchMismatch({ batch, encoding: e === 'json' ? undefined : e }) === null);
         const encodings = carried.length ? carried : (['json'] as const);
+        const kind = compressionOf(transport);
+        const compressions = space.compression && kind ? [undefined, kind] : [undefined];
         for (const p of parses)
           for (const o of origins.length ? origins : [1])
-            for (const encoding of encodings) {
-              const c = makeCandidate({ transport, batch, intervalMs, concurrency, ...p, origins: o, encoding, ...(transport === 'poll' ? { pollMs } : {}) });
-              out.set(c.id, c);
-            }
+            for (const encoding of encodings)
+              for (const compression of compressions) {
+                const c = makeCandidate({
+                  transport,
+                  batch,
+                  intervalMs,
+                  concurrency,
+                  ...p,
+                  origins: o,
+                  encoding,
+                  ...(compression ? { compression } : {}),
+                  ...(transport === 'poll' ? { pollMs } : {}),
+                });
+                out.set(c.id, c);
+              }
       }
     }
   }

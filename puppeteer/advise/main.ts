@@ -28,12 +28,12 @@ import { readInputFile } from '../../cli/input-file.js';
 import { checkOutputDir } from '../../cli/output.js';
 import { ROOT } from '../../cli/root.js';
 import { CONFIRM_ROUNDS, CONFIRM_SCENARIOS, confirmScenarioFile } from './confirm.js';
-import { stopAfterSaving } from '../../cli/stop.js';
 import { logLine, toStdout } from '../../cli/terminal.js';
 import { findChrome } from '../browser/chrome.js';
 import { parseBrowserList } from '../browser/endpoint.js';
 import { environmentOf, remoteEnvironment } from '../browser/environment.js';
-import { startServerAndBrowsers, type Children } from '../browser/start.js';
+import { startServerAndBrowsers } from '../browser/start.js';
+import { commandChildren } from '../children.js';
 import { WallWatch } from '../measure/wall-watch.js';
 import { wallLine } from '../../results/wall-account.js';
 import { measureCeilings } from '../measure/ceiling.js';
@@ -166,17 +166,9 @@ function resumeCommandFor(runId: string, out: string, browser: readonly string[]
 async function main(): Promise<number> {
   const commandStart = performance.now();
   const flags = commandLineFlags(ADVISE_FLAGS, COMMAND);
-  const controller = new AbortController();
-  const children: Children = { server: null, local: null, remotes: [] };
-  let launched = false;
-  // The device class's calibration and CPU quota (puppeteer/device/): its cgroup is removed at the end.
-  let devices: DeviceEmulator | null = null;
-  const killChildren = () => {
-    children.local?.kill();
-    void children.server?.stop();
-  };
-  // Ctrl-C, SIGTERM, SIGHUP, or npm (or its shell, or tsx) gone: see stopAfterSaving.
-  stopAfterSaving({ launched: () => launched, abort: () => controller.abort(), killChildren, log });
+  // Ctrl-C, SIGTERM, SIGHUP, or npm (or its shell, or tsx) gone: see children.ts.
+  const owner = commandChildren(log);
+  const { children } = owner;
   const req = checkAdviseFlags(flags);
   const out = path.resolve(ROOT, flags.out);
   const plan = req.resume !== null ? await resumePlan(req.resume, out, req.budgetSec) : newPlan({ ...req, target: req.target! }, out);
@@ -205,8 +197,7 @@ async function main(): Promise<number> {
       ? `pushlab advise: resuming ${runId}: ${asked}, ${plan.recordedRounds} measurements to replay, budget ${durationText(budgetSec)} for the whole search`
       : `pushlab advise: ${asked} over ${transports.join(', ')}: ${space} candidates, budget ${durationText(budgetSec)}, margins ${marginsText(draft.options.margins!)}, seed ${draft.options.seed}`,
   );
-  launched = true;
-  process.once('exit', killChildren);
+  owner.launching();
   try {
     // --browser takes one browser for advise (options.ts).
     const { server: srv, slots } = await startServerAndBrowsers(children, { remoteServer, endpoints, headless: !flags.headful, log });
@@ -246,15 +237,17 @@ async function main(): Promise<number> {
     await record.save();
     // Its lines go to stderr until the progress display exists, then through it.
     let say = log;
-    devices = new DeviceEmulator({ onCalibrated: (c) => recorder.addDevice(c), log: (line) => say(line), signal: controller.signal });
-    const runDevices = devices;
+    // The device class's calibration and CPU quota (puppeteer/device/): its cgroup is removed at the end.
+    const runDevices = owner.own(new DeviceEmulator({ onCalibrated: (c) => recorder.addDevice(c), log: (line) => say(line), signal: owner.signal }), {
+      after: true,
+    });
     if (target.device !== undefined) {
       // Calibrated once, before the search: a class this browser cannot reach ends the command
       // here, coded, rather than failing every candidate; the report keeps its readings.
       try {
         await runDevices.enter(slot, target, host.id);
       } catch (err) {
-        if (!controller.signal.aborted) throw err;
+        if (!owner.signal.aborted) throw err;
         // Ctrl-C while calibrating: nothing measured yet; the run can be resumed like any other.
         recorder.interrupt(resumeCommand());
         await record.save();
@@ -284,7 +277,7 @@ async function main(): Promise<number> {
       ...deviceOf(target),
       record,
       replay,
-      signal: controller.signal,
+      signal: owner.signal,
       alive: () => (remote?.lost ?? null) === null && (srv.gone?.() ?? null) === null,
       // The yardstick: the sweep's in-page decoding ceiling, in a fresh tab of the search's browser.
       // With the emulator, which lifts a device class's quota for the (full-speed) yardstick.
@@ -390,7 +383,7 @@ async function main(): Promise<number> {
             point: confirmPoint(advice.winner.candidate, target),
             source: "the advised setup (this search's winner)",
             durationSec: req.soakSec,
-            signal: controller.signal,
+            signal: owner.signal,
             recorder,
             log,
           })
@@ -402,10 +395,7 @@ async function main(): Promise<number> {
     toStdout(flags.json ? `${JSON.stringify(report, null, 2)}\n` : `${plan.file}\n`);
     return soak?.stopped === 'interrupted' ? EXIT.interrupted : EXIT.ok;
   } finally {
-    await children.local?.close();
-    await Promise.all(children.remotes.map((r) => r.close()));
-    await devices?.close();
-    await children.server?.stop();
+    await owner.close();
   }
 }
 

@@ -22,7 +22,7 @@ export type Stage = 'screen' | 'confirm' | 'headroom';
 const STAGE_TEXT: Record<Stage, string> = {
   screen: 'screen: one short window per candidate',
   confirm: 'confirm: the cheapest that sustained, measured again in paired, interleaved rounds',
-  headroom: "headroom: the winner's highest batch at its tick and connections",
+  headroom: "headroom: the winner's highest batch at its tick and connections, then the runner-up's",
 };
 
 /**

@@ -71,9 +71,9 @@ import { LIMITS } from '../../protocol/limits.js';
 import type { MeasuredRepeat, Repeat } from '../../protocol/repeat-figures.js';
 import { describe, pairedRatio } from '../../results/stats.js';
 import { decidingP99Ms, reasonText } from '../../results/sustains.js';
-import type { Objective, Target } from '../../protocol/target.js';
+import { adviseTicksMs, type Objective, type Target } from '../../protocol/target.js';
 import { TRANSPORTS, type Transport } from '../../protocol/wire.js';
-import { candidateSpace, DEFAULT_SPACE, knobsBetween, withBatch, type CandidateSpace } from './candidates.js';
+import { candidateSpace, DEFAULT_SPACE, knobsBetween, stepsFrom, withBatch, type CandidateSpace } from './candidates.js';
 import { clearlyCannot, figuresOf, objectiveCost, simplerOn, sustainsMore, worthAnotherProbe } from '../../results/advice-figures.js';
 import { costText, OBJECTIVE_WORDS, repeatCost } from '../../results/costs.js';
 import { candidateWords, changeWords, cpuWords, lostOnWords, reachText } from '../../results/advice-words.js';
@@ -297,11 +297,13 @@ function better(a: Rec, b: Rec): number {
 
 /** The order in which a transport's best tries its one-setting moves, from what limited it. */
 function knobOrder(f: CandidateFigures | null): Knob[] {
-  if (!f || f.sustains.sustains) return ['encoding', 'tick', 'connections', 'origins', 'parsing'];
+  // Compression last: it moves the decoding out of the renderer's sight (the network service)
+  // and costs the host CPU; it is worth a probe only once the rest has settled.
+  if (!f || f.sustains.sustains) return ['encoding', 'tick', 'connections', 'origins', 'parsing', 'compression'];
   const limit = f.limit ?? '';
-  if (limit.includes('main thread') || limit.startsWith('latency')) return ['parsing', 'encoding', 'tick', 'connections', 'origins'];
-  if (limit.startsWith('host-bound')) return ['encoding', 'tick', 'parsing', 'connections', 'origins'];
-  return ['connections', 'origins', 'tick', 'encoding', 'parsing'];
+  if (limit.includes('main thread') || limit.startsWith('latency')) return ['parsing', 'encoding', 'tick', 'connections', 'origins', 'compression'];
+  if (limit.startsWith('host-bound')) return ['encoding', 'tick', 'parsing', 'connections', 'origins', 'compression'];
+  return ['connections', 'origins', 'tick', 'encoding', 'parsing', 'compression'];
 }
 
 /** A figure of each confirming round a candidate measured, by round: for paired ratios. */
@@ -659,11 +661,12 @@ async function screenBasics(s: Search): Promise<boolean> {
 
 /** The basic shapes in screening order: each tick (middle first) with transports interleaved, then the ticks of their own that low rates take. */
 function basicsOf(s: Search): Candidate[] {
-  const plain = (c: Candidate) => c.parse === 'main' && c.origins === 1 && c.encoding === 'json';
+  const plain = (c: Candidate) => c.parse === 'main' && c.origins === 1 && c.encoding === 'json' && !c.compression;
+  const ticks = adviseTicksMs(s.bound, s.space.ticksMs);
   const basicAt = (t: Transport, tick: number) =>
     s.all.filter((x) => x.transport === t && x.intervalMs === tick && plain(x)).sort((a, b) => a.concurrency - b.concurrency)[0];
   const out: Candidate[] = [];
-  for (const tick of byMiddleFirst(s.space.ticksMs)) {
+  for (const tick of byMiddleFirst(ticks)) {
     for (const t of s.transports) {
       const c = basicAt(t, tick);
       if (c) out.push(c);
@@ -671,7 +674,7 @@ function basicsOf(s: Search): Candidate[] {
   }
   // Rates too low for whole rows at any tick offer one row per message at a tick of their own.
   for (const t of s.transports) {
-    const own = [...new Set(s.all.filter((x) => x.transport === t && !s.space.ticksMs.includes(x.intervalMs)).map((x) => x.intervalMs))];
+    const own = [...new Set(s.all.filter((x) => x.transport === t && !ticks.includes(x.intervalMs)).map((x) => x.intervalMs))];
     for (const tick of own) out.push(basicAt(t, tick));
   }
   return out;
@@ -727,7 +730,7 @@ function stageDone(s: Search): void {
 /** The moves open to a transport's best: the leader's setting on its transport, and its unmeasured one-setting neighbours. */
 function movesOf(s: Search, best: Rec, leader: Rec | undefined): { twin: Candidate | undefined; neighbours: Candidate[] } {
   const twin = leader ? twinOf(s, leader.candidate, best.candidate.transport) : undefined;
-  const neighbours = s.all.filter((c) => c.transport === best.candidate.transport && !s.recs.get(c.id)?.probe && knobsBetween(best.candidate, c).length === 1);
+  const neighbours = stepsFrom(best.candidate, s.all).filter((c) => !s.recs.get(c.id)?.probe);
   return { twin, neighbours };
 }
 

@@ -15,6 +15,7 @@ import type { Report } from '../../protocol/report.js';
 import { formatComparison, formatTable } from '../../results/views/terminal.js';
 import { knobComparisons } from '../../results/knobs.js';
 import { referenceTable } from '../../results/views/reference-table.js';
+import { soakLines } from '../../results/soak.js';
 import { writeReportHtml } from './html.js';
 import { readReport, resolveReportFile } from './runs.js';
 
@@ -39,6 +40,9 @@ const badFlag = (message: string) => new PushlabError('PUSHLAB_BAD_FLAG', messag
 
 /** Knob comparisons are derived from the repeats: a run recorded before them gets them here. */
 const withKnobs = (report: Report): Report => ({ ...report, knobs: report.knobs ?? knobComparisons(report.points, report.hosts, report.options.margins) });
+
+/** A soak's judgement, in the lines `npm run soak` and `npm run advise -- --soak` print (results/soak.ts); none without one. */
+const soakNote = (report: Report): string[] => (report.soak ? soakLines(report.soak) : []);
 
 export async function renderView(req: ViewRequest): Promise<ViewResult> {
   const { positionals, reportsDir, margins } = req;
@@ -97,7 +101,9 @@ export async function renderView(req: ViewRequest): Promise<ViewResult> {
       }
       case 'wide': {
         want(1, '--wide takes one run');
-        out(formatTable(withKnobs(await load(positionals[0])), { wide: true }));
+        const report = await load(positionals[0]);
+        out(formatTable(withKnobs(report), { wide: true }));
+        for (const line of soakNote(report)) log(line);
         return EXIT.ok;
       }
       case undefined: {
@@ -105,6 +111,7 @@ export async function renderView(req: ViewRequest): Promise<ViewResult> {
         const file = await resolveReportFile(positionals[0], reportsDir);
         const report = await readReport(file);
         out(await writeReportHtml(path.dirname(file), withKnobs(report)));
+        for (const line of soakNote(report)) log(line);
         return EXIT.ok;
       }
     }

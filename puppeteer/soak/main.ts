@@ -15,11 +15,11 @@ import { commandLineFlags, runCommand } from '../../cli/command.js';
 import { readInputFile } from '../../cli/input-file.js';
 import { checkOutputDir } from '../../cli/output.js';
 import { ROOT } from '../../cli/root.js';
-import { stopAfterSaving } from '../../cli/stop.js';
 import { logLine, toStdout } from '../../cli/terminal.js';
 import { findChrome } from '../browser/chrome.js';
 import { environmentOf } from '../browser/environment.js';
-import { startServerAndBrowsers, type Children } from '../browser/start.js';
+import { startServerAndBrowsers } from '../browser/start.js';
+import { commandChildren } from '../children.js';
 import { DeviceEmulator } from '../device/emulator.js';
 import { RepeatMeasurer } from '../measure/repeat.js';
 import { createRunDir, newReportDraft } from '../report/file.js';
@@ -53,15 +53,8 @@ async function pointOf(file: string, scenario: string): Promise<Point> {
 
 async function main(): Promise<number> {
   const flags = commandLineFlags(SOAK_FLAGS, COMMAND);
-  const controller = new AbortController();
-  const children: Children = { server: null, local: null, remotes: [] };
-  let launched = false;
-  let devices: DeviceEmulator | null = null;
-  const killChildren = () => {
-    children.local?.kill();
-    void children.server?.stop();
-  };
-  stopAfterSaving({ launched: () => launched, abort: () => controller.abort(), killChildren, log });
+  const owner = commandChildren(log);
+  const { children } = owner;
   if (flags.file === '')
     throw new PushlabError('PUSHLAB_BAD_FLAG', `--file is required: ${SOAK_FLAGS.file.help}; e.g. --file reports/advise-<run>/confirm.json`);
   const durationSec = parseSoakDuration('duration', flags.duration);
@@ -71,8 +64,7 @@ async function main(): Promise<number> {
   await findChrome(log);
   const started = new Date();
   const run = await createRunDir(out, `${COMMAND}-`, started);
-  launched = true;
-  process.once('exit', killChildren);
+  owner.launching();
   try {
     const { server, slots } = await startServerAndBrowsers(children, { remoteServer: null, endpoints: [], headless: !flags.headful, log });
     const [{ slot, host }] = slots;
@@ -82,7 +74,7 @@ async function main(): Promise<number> {
     const draft = newReportDraft(run.runId, started, [], options);
     const recorder = ReportRecorder.toFile({ ...draft, environment: environmentOf(local.launched, server) }, { file: run.file, log });
     recorder.putHosts([host]);
-    devices = new DeviceEmulator({ onCalibrated: (c) => recorder.addDevice(c), log, signal: controller.signal });
+    const devices = owner.own(new DeviceEmulator({ onCalibrated: (c) => recorder.addDevice(c), log, signal: owner.signal }), { after: true });
     const repeats = new RepeatMeasurer({
       browser: slot,
       server,
@@ -100,7 +92,7 @@ async function main(): Promise<number> {
       point,
       source: `${flags.file}: ${point.scenario}`,
       durationSec,
-      signal: controller.signal,
+      signal: owner.signal,
       recorder,
       log,
     });
@@ -112,9 +104,7 @@ async function main(): Promise<number> {
     if (soak.stopped === 'interrupted') return EXIT.interrupted;
     return judgeSoak(soak).held === true ? EXIT.ok : EXIT.failed;
   } finally {
-    await children.local?.close();
-    await devices?.close();
-    await children.server?.stop();
+    await owner.close();
   }
 }
 

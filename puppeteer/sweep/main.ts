@@ -13,7 +13,6 @@ import { readInputFile } from '../../cli/input-file.js';
 import { parseReportText } from '../../protocol/report-check.js';
 import { commandLineFlags, resumeCommandLine, runCommand } from '../../cli/command.js';
 import { checkOutputDir } from '../../cli/output.js';
-import { stopAfterSaving } from '../../cli/stop.js';
 import { ROOT } from '../../cli/root.js';
 import { logLine, toStdout } from '../../cli/terminal.js';
 import type { BrowserHost, Report } from '../../protocol/report.js';
@@ -58,7 +57,8 @@ import { reportFilesBytes } from '../report/html.js';
 import { emptyResult, ReportRecorder } from '../report/recorder.js';
 import { Runner, type Lane } from './runner.js';
 import { connectServer } from '../measure/server-process.js';
-import { startServerAndBrowsers, type Children } from '../browser/start.js';
+import { startServerAndBrowsers } from '../browser/start.js';
+import { commandChildren } from '../children.js';
 
 // Lines carry browsers' and servers' words and, resuming, a report's: through cli/terminal.ts.
 const log = logLine;
@@ -246,27 +246,13 @@ function tableLayout(wide: boolean, runId: string, out: string): TableLayout {
 
 async function main(): Promise<number> {
   const flags = commandLineFlags(SWEEP_FLAGS, 'sweep');
-  const controller = new AbortController();
-  const children: Children = { server: null, local: null, remotes: [] };
-  // The other display mode's browser (and an Xvfb), launched when a point first asks for it (launched Chrome only).
-  let displays: DisplayBrowsers | null = null;
+  // Ctrl-C, SIGTERM, SIGHUP, or npm (or its shell, or tsx) gone: see children.ts.
+  const owner = commandChildren(log);
+  const { children } = owner;
   // The Firefox of the engine firefox points, launched when one first asks for it (a launched Chrome's sweep only).
   let firefox: FirefoxBrowsers | null = null;
-  let launched = false;
   // Sessions opened on --grid: ours to end, whichever way the sweep ends.
   let grid: GridSessions | null = null;
-  // The device classes' calibrations and CPU quota (puppeteer/device/): its cgroup is removed at the end.
-  let devices: DeviceEmulator | null = null;
-  const killChildren = () => {
-    grid?.closeDetached();
-    displays?.kill();
-    firefox?.kill();
-    children.local?.kill();
-    // stop() signals the server synchronously; its promise only waits for the exit.
-    void children.server?.stop();
-  };
-  // Ctrl-C, SIGTERM, SIGHUP, or npm (or its shell, or tsx) gone: see stopAfterSaving.
-  stopAfterSaving({ launched: () => launched, abort: () => controller.abort(), killChildren, log });
   const checked = checkSweepFlags(flags);
   const out = path.resolve(ROOT, flags.out);
   const plan = checked.resume ? await resumePlan(checked.resume, out) : await newPlan(flags, checked, out);
@@ -305,12 +291,12 @@ async function main(): Promise<number> {
     [...draft.points.map((p) => p.point), ...plan.searches.map((s) => s.base)].filter((p) => p.device !== undefined).map((p) => p.throttle ?? 'browser'),
   );
   for (const t of THROTTLES) if (throttles.has(t)) log(THROTTLE_CAVEATS[t]);
-  launched = true;
-  // However the process ends (an uncaught error, process.exit), it takes its children along.
-  process.once('exit', killChildren);
+  owner.launching();
   try {
     if (gridUrl) {
-      grid = new GridSessions(gridUrl, log);
+      const sessions = (grid = new GridSessions(gridUrl, log));
+      // Closed after the remote browsers on its sessions; an exit that cannot wait hands them to an ender.
+      owner.own({ close: () => sessions.close(), kill: () => sessions.closeDetached() }, { after: true });
       endpoints = await grid.open(flags['grid-sessions'], flags['grid-binary'] || null);
       log(
         `--grid ${grid.given}: ${grid.sessions.length} Chrome session(s): ${endpoints.map((e) => `${e.label} on ${e.gridNode?.uri ?? e.machine}`).join(', ')}`,
@@ -319,7 +305,8 @@ async function main(): Promise<number> {
     const { server: srv, slots } = await startServerAndBrowsers(children, { remoteServer: remote, endpoints, headless: !flags.headful, log });
     const { local, remotes } = children;
     const hosts = slots.map((x) => x.host);
-    const others = local ? (displays = new DisplayBrowsers(local, log)) : null;
+    // The other display mode's browser (and an Xvfb), launched when a point first asks for it (launched Chrome only).
+    const others = local ? owner.own(new DisplayBrowsers(local, log)) : null;
     markSharedHosts(hosts);
     if (local) log(`server ${srv.url}, Chrome ${local.launched.version} (${local.launched.path}, ${local.launched.source})`);
     else {
@@ -348,8 +335,10 @@ async function main(): Promise<number> {
     // A resumed sweep keeps the browsers it measured in before, beside today's.
     record.putHosts(hosts);
     // Its lines go through the progress display, which exists before the first point asks for a class.
-    devices = new DeviceEmulator({ onCalibrated: (c) => record.addDevice(c), log: (line) => progress.line(line), signal: controller.signal });
-    const runDevices = devices;
+    // The device classes' calibrations and CPU quota (puppeteer/device/): its cgroup is removed at the end.
+    const runDevices = owner.own(new DeviceEmulator({ onCalibrated: (c) => record.addDevice(c), log: (line) => progress.line(line), signal: owner.signal }), {
+      after: true,
+    });
     const runDir = path.dirname(plan.file);
     const repeatsIn = (r: Readonly<Report>) => r.points.reduce((a, p) => a + p.repeats.length, 0);
     // A save that fails even so stops the sweep: the file keeps the report saved before,
@@ -384,20 +373,22 @@ async function main(): Promise<number> {
     await record.save().catch(saveFailed);
 
     if (local) {
-      firefox = new FirefoxBrowsers({
-        headless: !flags.headful,
-        log: (line) => progress.line(line),
-        onLaunch: async (ff) => {
-          const host = {
-            ...(await describeBrowser(ff, { origin: 'launched' }, FIREFOX_HOST_ID, { url: srv.url, startedHere: remote === null })),
-            engine: 'firefox' as const,
-          };
-          record.putHosts([host]);
-          const l = ff.launched;
-          record.setEnvironment({ ...report.environment, firefox: { version: l.version, path: l.path, source: l.source, headless: l.headless } });
-          await record.save().catch(saveFailed);
-        },
-      });
+      firefox = owner.own(
+        new FirefoxBrowsers({
+          headless: !flags.headful,
+          log: (line) => progress.line(line),
+          onLaunch: async (ff) => {
+            const host = {
+              ...(await describeBrowser(ff, { origin: 'launched' }, FIREFOX_HOST_ID, { url: srv.url, startedHere: remote === null })),
+              engine: 'firefox' as const,
+            };
+            record.putHosts([host]);
+            const l = ff.launched;
+            record.setEnvironment({ ...report.environment, firefox: { version: l.version, path: l.path, source: l.source, headless: l.headless } });
+            await record.save().catch(saveFailed);
+          },
+        }),
+      );
     }
     // Where the time goes, windows against the rest (issue 34); one browser only: sharded lanes' phases overlap.
     const wall = new WallWatch();
@@ -468,7 +459,7 @@ async function main(): Promise<number> {
     runner.on('repeat-done', recordLost);
     runner.on('ceiling-failed', recordLost);
     const outcome = await runner
-      .run(record, { searches: plan.searches, signal: controller.signal })
+      .run(record, { searches: plan.searches, signal: owner.signal })
       .catch(saveFailed)
       .finally(() => progress.close());
     recordLost();
@@ -500,13 +491,7 @@ async function main(): Promise<number> {
     const failed = report.points.some((p) => p.repeats.some((r) => r.status === 'failed'));
     return failed ? EXIT.failed : EXIT.ok;
   } finally {
-    await firefox?.close();
-    await displays?.close();
-    await children.local?.close();
-    await Promise.all(children.remotes.map((r) => r.close()));
-    await grid?.close();
-    await devices?.close();
-    await children.server?.stop();
+    await owner.close();
   }
 }
 

@@ -16,6 +16,9 @@ import { parseReportText } from '../../protocol/report-check.js';
 import type { Report } from '../../protocol/report.js';
 import { summarisePoint } from '../../results/point-summary.js';
 import { resolveReportFile, serveReports, splitArgs } from '../../puppeteer/report/runs.js';
+import type { Soak } from '../../protocol/soak.js';
+import { soakLines } from '../../results/soak.js';
+import { samples, soakOf } from '../helpers/soak-fixture.js';
 import * as v2 from '../helpers/v2-fixture.js';
 import { nodeArgs } from '../helpers/node-command.js';
 
@@ -24,6 +27,7 @@ const FIXTURE = path.join(ROOT, 'test', 'fixtures', 'report-v2.json');
 let reports: string;
 let fixture: Report;
 let slowerReport: Report;
+let soak: Soak;
 
 function run(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve, reject) => {
@@ -45,6 +49,7 @@ beforeAll(async () => {
     await copyFile(FIXTURE, path.join(reports, name, 'report.json'));
   }
   slowerReport = v2.scaledReport(fixture, 0.8);
+  soak = soakOf(samples(2));
   // A steady run (repeats within ±0.1%, half the offered rate): 1% slower is significant there,
   // but inside the ±3% margin.
   const steadyPoints = (['ws', 'sse'] as const).map((t) => {
@@ -58,6 +63,7 @@ beforeAll(async () => {
     ['one-percent', v2.scaledReport(fixture, 0.99)],
     ['steady', steady],
     ['steady-99', v2.scaledReport(steady, 0.99)],
+    ['soaked', { ...fixture, soak }],
   ] as const) {
     await mkdir(path.join(reports, name));
     await writeFile(path.join(reports, name, 'report.json'), JSON.stringify(r));
@@ -174,12 +180,20 @@ describe.concurrent('npm run report', () => {
     const file = r.stdout.trim();
     expect(file).toBe(path.join(reports, 'base', 'report.html'));
     expect((await stat(file)).size).toBeGreaterThan(100_000);
+    expect(r.stderr).toBe('');
+  }, 20_000);
+
+  it('a run with a soak: its judgement on stderr, in the lines the soak and advise commands print', async () => {
+    const r = await run(['soaked']);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout.trim()).toBe(path.join(reports, 'soaked', 'report.html'));
+    expect(r.stderr).toBe(`${soakLines(soak).join('\n')}\n`);
   }, 20_000);
 
   it('bad input exits 2 with a message naming what was wrong', async () => {
     const unknown = await run(['--csv', 'nope']);
     expect(unknown.code).toBe(2);
-    expect(unknown.stderr).toMatch(/no run 'nope'.*runs in .*: base, old, one-percent, same, slower, steady, steady-99/);
+    expect(unknown.stderr).toMatch(/no run 'nope'.*runs in .*: base, old, one-percent, same, slower, soaked, steady, steady-99/);
     const old = await run(['--csv', 'old']);
     expect(old.code).toBe(2);
     expect(old.stderr).toContain('this build reads schemaVersion 4, and 2, 3 converted to it on read; got 1');
@@ -221,7 +235,7 @@ describe('report runs', () => {
       const html = await fetch(server.url);
       expect(html.status).toBe(200);
       expect(await html.text()).toContain('<script type="application/json" id="report-data"></script>');
-      expect(await (await fetch(`${base}/reports/`)).json()).toEqual(['base', 'old', 'one-percent', 'same', 'slower', 'steady', 'steady-99']);
+      expect(await (await fetch(`${base}/reports/`)).json()).toEqual(['base', 'old', 'one-percent', 'same', 'slower', 'soaked', 'steady', 'steady-99']);
       expect(((await (await fetch(`${base}/reports/base/report.json`)).json()) as Report).runId).toBe(fixture.runId);
       expect((await fetch(`${base}/reports/..%2F..%2Fetc/report.json`)).status).toBe(404);
       expect((await fetch(`${base}/reports/base/other.json`)).status).toBe(404);

@@ -8,7 +8,7 @@ import { describe, expect, it } from 'vitest';
 import type { Advice, Candidate } from '../../protocol/advice.js';
 import type { Report } from '../../protocol/report.js';
 import type { Target } from '../../protocol/target.js';
-import { candidatePoint } from '../../puppeteer/advise/candidates.js';
+import { candidatePoint, candidateSpace } from '../../puppeteer/advise/candidates.js';
 import { advise, adviceBeforeSearch } from '../../puppeteer/advise/search.js';
 import { adviceHeadline, adviceText, deviceAnswerWords, machineWordsOf } from '../../results/advice-words.js';
 import type { DeviceCalibration } from '../../protocol/device.js';
@@ -41,7 +41,7 @@ async function answer(ws?: { tab: readonly number[]; p99: number }): Promise<Adv
   return advise({
     target: TARGET,
     transports: ['sse', 'ws'],
-    space: { ticksMs: [10], connections: [1], workers: [], origins: [1], encodings: ['json'] },
+    space: { ticksMs: [10], connections: [1], workers: [], origins: [1], encodings: ['json'], compression: false },
     budgetSec: 200,
     now: () => clock,
     estimate: { probeSec: () => 6, repeatSec: () => 9 },
@@ -148,6 +148,43 @@ describe('the Advice section', () => {
     expect(adviceView(withAdvice(await answer()))!.set).toEqual([]);
   });
 
+  it("says why each other transport was not chosen, one row per transport searched, and leaves the terminal's Rejected line out", async () => {
+    // sse cheapest, ws 10% dearer in every round (dearer), fetch far past the p99 bound (never sustains).
+    let clock = 0;
+    let probes = 0;
+    const window = (c: Candidate, round: number) =>
+      measured(candidatePoint(c, TARGET.render, { warmupSec: 1, measureSec: 2, repeats: 1 }), {
+        round,
+        eps: c.offeredEventsPerSec,
+        tab: c.transport === 'sse' ? 5 : 5.5,
+        p99: c.transport === 'fetch' ? 900 : 10,
+      });
+    const a = await advise({
+      target: TARGET,
+      transports: ['sse', 'ws', 'fetch'],
+      space: { ticksMs: [10], connections: [1], workers: [], origins: [1], encodings: ['json'], compression: false },
+      budgetSec: 300,
+      now: () => clock,
+      estimate: { probeSec: () => 6, repeatSec: () => 9 },
+      measurer: {
+        probe: async (c) => ((clock += 6), window(c, 100 + probes++)),
+        confirm: async (cs, round) => ((clock += 9 * cs.length), cs.map((c) => window(c, round))),
+      },
+    });
+    const v = adviceView(withAdvice(a))!;
+    expect(v.transports.map((t) => [t.transport, t.candidateId, t.reached])).toEqual([
+      ['sse', 'sse-b200-c1-i10', 'chosen'],
+      ['ws', 'ws-b200-c1-i10', 'runner-up'],
+      ['fetch', 'fetch-b200-c1-i10', 'probe'],
+    ]);
+    expect(v.transports[1].why).toMatch(/^10% more renderer CPU per event, CI/);
+    expect(v.transports[2].why).toMatch(/^not sustained in its probe: .*p99/);
+    // The terminal says the same in its Rejected line; the viewer's table replaces it.
+    const words = adviceText(a, machineWordsOf(withAdvice(a).environment));
+    expect(words.find((l) => l.startsWith('  Rejected: '))).toContain(`fetch (${v.transports[2].why})`);
+    expect(v.details.some((d) => d.startsWith('Rejected: '))).toBe(false);
+  });
+
   it('says when the search was interrupted, with the command that goes on', async () => {
     const v = adviceView(
       withAdvice(await answer(), { interrupted: true, finishedAt: null, resumeCommand: 'npm run advise -- --resume advise-20261125-101500' }),
@@ -166,7 +203,12 @@ describe('the Advice section', () => {
     expect(v.tried).toEqual([]);
     // Every candidate not measured, by why, with a few of them.
     expect(v.notMeasured).toEqual([
-      { reason: 'cut off by the interruption', meaning: 'the search was interrupted before it reached them', count: 45, examples: expect.any(Array) },
+      {
+        reason: 'cut off by the interruption',
+        meaning: 'the search was interrupted before it reached them',
+        count: candidateSpace(TARGET, ['sse']).length,
+        examples: expect.any(Array),
+      },
     ]);
     expect(v.notMeasured[0].examples).toHaveLength(3);
     expect(v.details).toContain('The search was interrupted in the screen at 0 s of its 1 min budget (0 probes).');

@@ -4,6 +4,8 @@
  * the plot's panels (web/report/soak-view.ts); the duration flag's bounds (puppeteer/options.ts).
  */
 import { readFileSync } from 'node:fs';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parseReport } from '../../protocol/report-check.js';
@@ -22,50 +24,14 @@ import {
   RECOVERY_BOUND_SEC,
   sampleSecFor,
   slopePerHour,
+  soakLines,
 } from '../../results/soak.js';
 import { parseSoakDuration } from '../../puppeteer/options.js';
+import { renderView } from '../../puppeteer/report/views.js';
 import { niceCeil, soakPanels } from '../../web/report/soak-view.js';
+import { samples, soakOf } from '../helpers/soak-fixture.js';
 
 const ROOT = path.resolve(import.meta.dirname, '..', '..');
-
-/** A sample every 5 s for `minutes`, figures from `at(sec)`. */
-function samples(minutes: number, at: (sec: number, i: number) => Partial<SoakSample> = () => ({})): SoakSample[] {
-  return Array.from({ length: (minutes * 60) / 5 }, (_, i) => {
-    const sec = (i + 1) * 5;
-    return {
-      atSec: sec,
-      windowSec: 5,
-      heapUsedMb: 20,
-      eventsPerSec: 100_000,
-      deliveredRatio: 1,
-      ageP99Ms: 40,
-      inputDelayP99Ms: 8,
-      inputsHandled: 20,
-      gaps: 0,
-      shed: 0,
-      reconnects: 0,
-      rendererCpuPercent: 50,
-      ...at(sec, i),
-    };
-  });
-}
-
-function soakOf(s: SoakSample[], o: Partial<Soak> = {}): Soak {
-  const report = JSON.parse(readFileSync(path.join(ROOT, 'reports', 'example', 'report.json'), 'utf8')) as Report;
-  return {
-    point: report.points[0].point,
-    source: 'confirm.json: advised',
-    durationSec: 600,
-    sampleSec: 5,
-    startedAt: '2026-11-28T12:00:00.000Z',
-    finishedAt: '2026-11-28T12:10:00.000Z',
-    stopped: null,
-    settleSec: 0.3,
-    samples: s,
-    reconnect: { atSec: 300, dropped: 2, reconnects: 2, recoverySec: 0.4, lostBatches: 50, lostEvents: 1000, shedBatches: 0, closedMs: 250 },
-    ...o,
-  };
-}
 
 /** A saw-tooth heap around `level` MB (the collector), ±3 MB with a 30 s period. */
 const saw = (sec: number) => ((sec % 30) / 30 - 0.5) * 6;
@@ -174,6 +140,24 @@ describe('the soak in report.json and the viewer', () => {
     const soak = soakOf(samples(2));
     expect(parseReport(structuredClone({ ...report, soak }), 'r.json').soak).toEqual(soak);
     expect(() => parseReport(structuredClone({ ...report, soak: { ...soak, durationSec: 5 } }), 'r.json')).toThrow(/soak\.durationSec/);
+  });
+
+  it('npm run report prints the lines the soak and advise commands print, on stderr, and none for a report without one', async () => {
+    const report = JSON.parse(readFileSync(path.join(ROOT, 'reports', 'example', 'report.json'), 'utf8')) as Report;
+    const soak = soakOf(samples(2));
+    const dir = await mkdtemp(path.join(os.tmpdir(), 'pushlab-soak-view-'));
+    try {
+      const view = async (r: Report) => {
+        await writeFile(path.join(dir, 'report.json'), JSON.stringify(r));
+        return renderView({ mode: 'wide', positionals: [path.join(dir, 'report.json')], reportsDir: dir, scenarios: [], format: '', margins: null });
+      };
+      const withSoak = await view({ ...report, soak });
+      expect(withSoak.stderr).toEqual(soakLines(soak));
+      expect(withSoak.stderr[0]).toMatch(/^Soak of confirm\.json: advised, /);
+      expect((await view(report)).stderr).toEqual([]);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
   });
 
   it('plots four panels on one time axis, the heap with its trend, the reconnect and the two windows marked', () => {

@@ -1,7 +1,7 @@
 /** The advisor's target parsers (protocol/target.ts): `--rate 300k`, `--p99 100ms`, and their refusals. */
 import { describe, expect, it } from 'vitest';
 import { LIMITS, P99_BOUND_MS } from '../../protocol/limits.js';
-import { parseP99, parseRate, RATE_EVENTS_PER_SEC, rateText } from '../../protocol/target.js';
+import { ADVISE_CONNECTIONS, parseP99, parseRate, RATE_EVENTS_PER_SEC, rateText } from '../../protocol/target.js';
 
 const value = (r: ReturnType<typeof parseRate>) => (r.ok ? r.value : r.error.message);
 const refusal = (r: ReturnType<typeof parseRate>) => {
@@ -20,7 +20,7 @@ describe('parseRate', () => {
   });
 
   it('refuses 0, negatives, junk, a lower-case m and rates above what the server can send, naming flag, value and what is allowed', () => {
-    const allowed = 'events per second from 1 to 40M: a number with an optional k (thousands) or M (millions), e.g. 300k, 1.5M, 2500';
+    const allowed = 'events per second from 1 to 80M: a number with an optional k (thousands) or M (millions), e.g. 300k, 1.5M, 2500';
     expect(refusal(parseRate('0'))).toEqual({ param: '--rate', value: '0', allowed, message: `--rate must be above 0; it takes ${allowed}; got '0'` });
     expect(refusal(parseRate('-300k')).message).toMatch(/^--rate must be above 0;/);
     expect(refusal(parseRate('0.5')).message).toMatch(/^--rate must be at least 1 event\/s;/);
@@ -28,12 +28,12 @@ describe('parseRate', () => {
     expect(refusal(parseRate('fast')).message).toMatch(/^--rate is not a number;/);
     expect(refusal(parseRate('0x10')).message).toMatch(/^--rate is not a number;/);
     expect(refusal(parseRate('300 kk')).message).toMatch(/^--rate is not a rate;/);
-    expect(refusal(parseRate('41M')).message).toBe(
-      `--rate is above what the server can send (10000 rows every 1 ms on 4 connections); it takes ${allowed}; got '41M'`,
+    expect(refusal(parseRate('81M')).message).toBe(
+      `--rate is above what the server can send (10000 rows every 1 ms on 8 connections); it takes ${allowed}; got '81M'`,
     );
-    // The bound follows the server's batch limit, not a number of its own.
-    expect(RATE_EVENTS_PER_SEC.max).toBe(LIMITS.batch.max * 4 * 1000);
-    expect(value(parseRate('40M'))).toBe(40e6);
+    // The bound follows the server's batch limit and the most connections searched, not a number of its own.
+    expect(RATE_EVENTS_PER_SEC.max).toBe(LIMITS.batch.max * Math.max(...ADVISE_CONNECTIONS) * 1000);
+    expect(value(parseRate('80M'))).toBe(80e6);
   });
 });
 

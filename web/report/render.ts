@@ -265,6 +265,32 @@ function adviceSection(report: Report): HTMLElement | null {
       ),
     );
   }
+  if (v.transports.length > 1) {
+    // Why not the others: the question a team asks of an answer, one row per transport searched.
+    const rows = v.transports.map((t) =>
+      h(
+        'tr',
+        { class: `reached-${t.reached.replace(/ /g, '-')}` },
+        h('td', {}, t.transport),
+        h('td', {}, t.candidateId ? h('code', {}, t.candidateId) : '—'),
+        h('td', {}, t.reached),
+        h('td', {}, t.why),
+      ),
+    );
+    section.append(
+      h('h3', {}, 'Why not the other transports'),
+      h(
+        'div',
+        { class: 'table-wrap' },
+        h(
+          'table',
+          { class: 'points advice-transports' },
+          h('thead', {}, h('tr', {}, h('th', {}, 'transport'), h('th', {}, 'its furthest attempt'), h('th', {}, 'reached'), h('th', {}, 'why not chosen'))),
+          hAll('tbody', {}, rows),
+        ),
+      ),
+    );
+  }
   if (v.machine) section.append(h('p', { class: 'muted' }, v.machine));
   if (v.tried.length) {
     const tried = firstOf(v.tried, LIST_LIMIT, 'candidates');

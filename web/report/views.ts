@@ -20,6 +20,8 @@ import {
   NOT_MEASURED_WORDS,
   notMeasuredOf,
   ratioWords,
+  transportStandings,
+  type TransportStanding,
 } from '../../results/advice-words.js';
 import { NOT_MEASURED_REASONS } from '../../protocol/advice.js';
 import { costsGrid } from '../../results/costs.js';
@@ -88,13 +90,15 @@ export interface AdviceView {
    * its CPU against the winner and what put the winner first. Empty for a report without one.
    */
   set: { id: string; words: string; mark: 'chosen' | 'equivalent' | 'cannot tell'; cpu: string; decided: string }[];
+  /** Every searched transport with its furthest attempt and why it lost (results/advice-words.ts transportStandings); empty without a winner. */
+  transports: TransportStanding[];
 }
 
 /** The Advice section: adviceText's lines (the same words as on stderr), and every candidate tried; null for a run without advice. */
 export function adviceView(report: Report): AdviceView | null {
   const a = report.advice;
   if (!a) return null;
-  const lines = adviceText(a, machineWordsOf(report.environment), report.devices, { costs: false });
+  const lines = adviceText(a, machineWordsOf(report.environment), report.devices, { costs: false, rejected: false });
   const machine = lines.at(-1)?.startsWith('Machine: ') ? lines.pop()! : null;
   const [headline = '', ...rest] = lines;
   const state: AdviceView['state'] = report.finishedAt !== null && !report.interrupted ? 'finished' : report.interrupted ? 'interrupted' : 'unfinished';
@@ -116,6 +120,7 @@ export function adviceView(report: Report): AdviceView | null {
       return n.count ? [{ reason: NOT_MEASURED_WORDS[k], meaning: NOT_MEASURED_MEANING[k], count: n.count, examples: n.examples }] : [];
     }),
     costs: costsGrid(a),
+    transports: transportStandings(a),
     set:
       a.winner && a.equivalent?.length
         ? [
