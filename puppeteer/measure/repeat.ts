@@ -96,6 +96,11 @@ export interface RepeatOptions {
   input?: boolean;
   /** Slows the browser for points with a device class (puppeteer/device/); absent: such a point fails, coded. */
   devices?: DeviceEmulator;
+  /**
+   * The first settle probe fills the minimum warm-up's last part (default true, settle.ts
+   * earlyProbeMs); false: every probe after the minimum, for a paired check of what that moves.
+   */
+  earlyProbe?: boolean;
 }
 
 export interface RepeatContext {
@@ -406,7 +411,7 @@ export class RepeatMeasurer extends EventEmitter<RepeatEvents> {
     const minWarmupMs = Math.min(MIN_WARMUP_MS, point.warmupSec * 1000);
     phase('warm-up', 0, minWarmupMs);
     // The first settle probe fills the minimum's last part (settle.ts earlyProbeMs).
-    const earlyMs = earlyProbeMs(point.intervalMs, minWarmupMs);
+    const earlyMs = this.o.earlyProbe === false ? 0 : earlyProbeMs(point.intervalMs, minWarmupMs);
     await ticking(minWarmupMs - earlyMs, signal, (t) => phase('warm-up', t, minWarmupMs));
     // Each probe's closing snapshots (latency reset) open the next one: one page call per probe, not two.
     let since: ProbeSnapshots | null = null;
