@@ -67,13 +67,22 @@ const round = (x: number, digits = 1) => Math.round(x * 10 ** digits) / 10 ** di
 const sec = (x: number) => `${Math.round(x)} s`;
 
 /**
- * One line: "measured windows 120 s of 230 s wall (52%); outside them: warm-ups 48 s, …",
- * the parts largest first, those under half a second left out.
+ * One line: "measured windows 120 s of 230 s wall (52%); outside them: warm-ups 48 s, …", the
+ * parts largest first, those under half a second left out, and as many as fit in `width`
+ * columns (the sweep's summary width off a terminal: views/terminal.ts DEFAULT_TABLE_WIDTH);
+ * report.json's `wall` keeps every one.
  */
-export function wallLine(a: WallAccount): string {
-  const rest = WALL_PARTS.filter((p) => a.outsideSec[p] >= 0.5)
+export function wallLine(a: WallAccount, width: number): string {
+  const share = `measured windows ${sec(a.windowsSec)} of ${sec(a.wallSec)} wall (${Math.round(a.windowShare * 100)}%)`;
+  const parts = WALL_PARTS.filter((p) => a.outsideSec[p] >= 0.5)
     .sort((x, y) => a.outsideSec[y] - a.outsideSec[x])
     .map((p) => `${WALL_PART_WORDS[p]} ${sec(a.outsideSec[p])}`);
-  const share = `measured windows ${sec(a.windowsSec)} of ${sec(a.wallSec)} wall (${Math.round(a.windowShare * 100)}%)`;
-  return rest.length ? `${share}; outside them: ${rest.join(', ')}` : share;
+  let line = share;
+  for (const [i, part] of parts.entries()) {
+    const next = `${line}${i ? ', ' : '; outside them: '}${part}`;
+    // Room for the ", …" that says more parts follow.
+    if ((i < parts.length - 1 ? next.length + 3 : next.length) > width) return `${line}${i ? ', …' : ''}`;
+    line = next;
+  }
+  return line;
 }

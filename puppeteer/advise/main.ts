@@ -36,6 +36,7 @@ import { startServerAndBrowsers } from '../browser/start.js';
 import { commandChildren } from '../children.js';
 import { WallWatch } from '../measure/wall-watch.js';
 import { wallLine } from '../../results/wall-account.js';
+import { DEFAULT_TABLE_WIDTH } from '../../results/views/terminal.js';
 import { measureCeilings } from '../measure/ceiling.js';
 import { checkDeviceConditions, DeviceEmulator } from '../device/emulator.js';
 import { deviceOf } from '../../results/ceilings.js';
@@ -389,7 +390,7 @@ async function main(): Promise<number> {
           })
         : null;
     if (req.soakSec !== null && !advice.winner) log('\nno soak: the search found no setup to advise');
-    log(`\n${wallLine(account)}`);
+    log(`\n${wallLine(account, DEFAULT_TABLE_WIDTH)}`);
     log(`\n${answer}`);
     if (soak) log(`\n${soakLines(soak).join('\n')}`);
     toStdout(flags.json ? `${JSON.stringify(report, null, 2)}\n` : `${plan.file}\n`);

@@ -39,7 +39,7 @@ import { WallWatch } from '../measure/wall-watch.js';
 import { wallLine } from '../../results/wall-account.js';
 import { measureCeilings } from '../measure/ceiling.js';
 import { durationText, repeatSec, roundsSec, searchSec, SETUP_SEC } from './estimate.js';
-import { formatTable, tableWidth, type TableLayout } from '../../results/views/terminal.js';
+import { DEFAULT_TABLE_WIDTH, formatTable, tableWidth, type TableLayout } from '../../results/views/terminal.js';
 import { findChrome } from '../browser/chrome.js';
 import { DisplayBrowsers } from '../browser/display.js';
 import { FirefoxBrowsers } from '../browser/engines.js';
@@ -486,7 +486,7 @@ async function main(): Promise<number> {
     record.finish();
     await record.save().catch(saveFailed);
     log(`\n${formatTable(report, tableLayout(flags.wide, report.runId, flags.out))}\n`);
-    if (account) log(wallLine(account));
+    if (account) log(wallLine(account, DEFAULT_TABLE_WIDTH));
     toStdout(flags.json ? `${JSON.stringify(report, null, 2)}\n` : `${plan.file}\n`);
     const failed = report.points.some((p) => p.repeats.some((r) => r.status === 'failed'));
     return failed ? EXIT.failed : EXIT.ok;

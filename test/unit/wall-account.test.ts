@@ -57,7 +57,20 @@ describe('WallClock', () => {
   it('says it in one line, the largest parts first, parts under half a second left out', () => {
     const clock = new WallClock(0);
     const a = clock.account(repeat(clock, 2000, 5));
-    expect(wallLine(a)).toBe('measured windows 5 s of 11 s wall (48%); outside them: start-up 2 s, warm-ups 2 s, connection opens 1 s');
+    expect(wallLine(a, 120)).toBe('measured windows 5 s of 11 s wall (48%); outside them: start-up 2 s, warm-ups 2 s, connection opens 1 s');
+  });
+
+  it("fits the summary's 120 columns, ending in … when parts are left out", () => {
+    const a = {
+      wallSec: 26,
+      windowsSec: 12,
+      windowShare: 0.47,
+      outsideSec: { startup: 3, tabs: 1, pageLoads: 1, connectionOpens: 1, warmUps: 4, teardowns: 1, ceilings: 3, other: 0 },
+    };
+    const line = wallLine(a, 120);
+    expect(line.length).toBeLessThanOrEqual(120);
+    expect(line).toMatch(/^measured windows 12 s of 26 s wall \(47%\); outside them: warm-ups 4 s, start-up 3 s, ceilings 3 s, .*, …$/);
+    expect(wallLine(a, 1000)).not.toMatch(/…/);
   });
 });
 
