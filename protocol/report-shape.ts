@@ -68,7 +68,9 @@ import type {
   SaturationResult,
   SweepOptions,
   UnsteadyFlag,
+  WallAccount,
 } from './report.js';
+import { WALL_PARTS } from './report.js';
 import type { Point } from './scenario.js';
 import { SOAK_DURATION_SEC, type Soak, type SoakReconnect, type SoakSample } from './soak.js';
 import { OBJECTIVES, parseP99, parseRate, type Target } from './target.js';
@@ -781,6 +783,15 @@ const soak = obj<Soak>()({
   ),
 });
 
+const wallAccount = obj<WallAccount>()({
+  wallSec: numIn(0, Number.MAX_VALUE),
+  windowsSec: numIn(0, Number.MAX_VALUE),
+  windowShare: numIn(0, 1),
+  outsideSec: obj<WallAccount['outsideSec']>()(
+    Object.fromEntries(WALL_PARTS.map((part) => [part, numIn(0, Number.MAX_VALUE)])) as Props<WallAccount['outsideSec']>,
+  ),
+});
+
 /** A current (schemaVersion 4) report, whole. */
 export const REPORT: Shape<Report> = obj<Report>()({
   schemaVersion: lit(4),
@@ -801,4 +812,5 @@ export const REPORT: Shape<Report> = obj<Report>()({
   saturation: arr(saturationResult),
   advice: opt(advice),
   soak: opt(soak),
+  wall: opt(wallAccount),
 });

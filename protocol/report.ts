@@ -371,4 +371,35 @@ export interface Report {
   advice?: Advice;
   /** A soak of one setup (protocol/soak.ts): `npm run soak`, or `npm run advise -- --soak`; absent otherwise. */
   soak?: Soak;
+  /**
+   * Where the last session's wall time went: measured windows against everything around them
+   * (issue 34). Absent in reports written before it, in the lab's, and for a sweep sharded over
+   * several browsers (their phases overlap, so no part is theirs alone).
+   */
+  wall?: WallAccount;
+}
+
+/**
+ * What a command spends outside its measured windows, one part per kind of fixed cost, in the
+ * order a repeat meets them (`startup` and `ceilings` aside).
+ */
+export const WALL_PARTS = ['startup', 'tabs', 'pageLoads', 'connectionOpens', 'warmUps', 'teardowns', 'ceilings', 'other'] as const;
+export type WallPart = (typeof WALL_PARTS)[number];
+
+/** One session's wall time, split into measured windows and where the rest went (results/wall-account.ts). */
+export interface WallAccount {
+  /** The session's wall time, s: from the command's process start to the end of its measuring. */
+  wallSec: number;
+  /** Time inside measured windows, s: the measured repeats' own `windowSec`, summed. */
+  windowsSec: number;
+  /** windowsSec ÷ wallSec (0 with no wall time). */
+  windowShare: number;
+  /**
+   * The rest, s, by part; the parts sum to wallSec − windowsSec. `startup`: the server and the
+   * browser starting; `tabs`: opening a repeat's tabs; `pageLoads`; `connectionOpens`; `warmUps`:
+   * the minimum warm-up and the settle wait; `teardowns`: stopping and closing the tabs;
+   * `ceilings`: the in-page decoding ceilings (the sweep's per round, advise's yardstick);
+   * `other`: the rest (the samples either side of a window, failed attempts, saving the report).
+   */
+  outsideSec: Record<WallPart, number>;
 }

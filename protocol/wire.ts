@@ -44,6 +44,11 @@ export interface TransportInfo {
    */
   perHostCap?: number;
   /**
+   * Connections a page opens at a time over it; each further one starts as one of those opens.
+   * Absent: all at once. See WEBSOCKET_OPEN_AT_ONCE.
+   */
+  openAtOnce?: number;
+  /**
    * The compression it can carry (the `compression` factor): permessage-deflate for WebSocket
    * messages, gzip `Content-Encoding` for an HTTP response body. Absent: none (`poll` answers are
    * short requests, and Connect's gRPC-web client in a browser cannot ask for a compressed stream).
@@ -70,6 +75,18 @@ export interface TransportInfo {
   onlyIn?: { engines: readonly Engine[]; api: string };
 }
 
+/**
+ * WebSockets a page opens at a time. Chrome's network service delays each WebSocket handshake of
+ * a renderer by U(1,000, 5,000) ms × 2^min(p, 16) / 65,536, p being that renderer's handshakes
+ * already pending (services/network/websocket_throttler.cc, CalculateDelay): 30 sockets opened at
+ * once meet delays of 1–5 s each, and took 4.3–5.4 s to open here whether the stream was one
+ * batch a second or a thousand (2026-11-28). Ten at a time keep each delay under 40 ms (p ≤ 9)
+ * and open a point of up to ten sockets all at once, as before; 30 then opened in 0.6–1.4 s
+ * (against 1.2–1.9 s six at a time, 5 tries each, on the shared machine). Workers share their
+ * page's renderer, so they share this many (sources.ts).
+ */
+export const WEBSOCKET_OPEN_AT_ONCE = 10;
+
 // The order here is the order of TRANSPORTS: of --help, the schema's enum and the `every` sweeps.
 const TRANSPORT_DEFINITIONS = {
   ws: {
@@ -79,6 +96,7 @@ const TRANSPORT_DEFINITIONS = {
     path: '/ws',
     http: 'h1',
     about: 'WebSocket over an HTTP/1.1 upgrade, one TCP connection per socket',
+    openAtOnce: WEBSOCKET_OPEN_AT_ONCE,
     compression: 'deflate',
     shades: ['#1f5fbf', '#5b9be6', '#0e3470', '#9cc3f2'],
   },
@@ -89,6 +107,7 @@ const TRANSPORT_DEFINITIONS = {
     path: '/ws',
     http: 'h2',
     about: 'WebSocket over HTTP/2 (RFC 8441 extended CONNECT), streams of one TCP connection',
+    openAtOnce: WEBSOCKET_OPEN_AT_ONCE,
     compression: 'deflate',
     shades: ['#6a3fb5', '#a385d9', '#3b1f6e', '#cdbdec'],
   },
@@ -100,6 +119,7 @@ const TRANSPORT_DEFINITIONS = {
     path: '/ws',
     http: 'h1',
     about: "WebSocketStream over an HTTP/1.1 upgrade: the page's read loop pulls each message, so a page that falls behind stops reading the socket",
+    openAtOnce: WEBSOCKET_OPEN_AT_ONCE,
     compression: 'deflate',
     shades: ['#6f7d14', '#a9b84a', '#3d450a', '#d6e09a'],
     // Chrome 124+ (on by default); Firefox has not shipped it.

@@ -34,6 +34,9 @@ import { parseBrowserList } from '../browser/endpoint.js';
 import { environmentOf, remoteEnvironment } from '../browser/environment.js';
 import { startServerAndBrowsers } from '../browser/start.js';
 import { commandChildren } from '../children.js';
+import { WallWatch } from '../measure/wall-watch.js';
+import { wallLine } from '../../results/wall-account.js';
+import { DEFAULT_TABLE_WIDTH } from '../../results/views/terminal.js';
 import { measureCeilings } from '../measure/ceiling.js';
 import { checkDeviceConditions, DeviceEmulator } from '../device/emulator.js';
 import { deviceOf } from '../../results/ceilings.js';
@@ -267,6 +270,8 @@ async function main(): Promise<number> {
       retries: report.options.retries,
       devices: runDevices,
     });
+    // Where the search's time goes, windows against the rest (issue 34).
+    const wall = new WallWatch();
     const measurer = new BrowserAdviseMeasurer({
       repeats,
       render: target.render,
@@ -277,7 +282,7 @@ async function main(): Promise<number> {
       alive: () => (remote?.lost ?? null) === null && (srv.gone?.() ?? null) === null,
       // The yardstick: the sweep's in-page decoding ceiling, in a fresh tab of the search's browser.
       // With the emulator, which lifts a device class's quota for the (full-speed) yardstick.
-      ceilings: (needs, signal) => measureCeilings(slot, srv.url, needs, signal, { emulator: runDevices, slot, hostId: host.id }),
+      ceilings: (needs, signal) => wall.ceilings(() => measureCeilings(slot, srv.url, needs, signal, { emulator: runDevices, slot, hostId: host.id })),
     });
     // The whole command's clock, and the time the replayed measurements took when they were made.
     const now = () => (replay?.replayedSec ?? 0) + (performance.now() - commandStart) / 1000;
@@ -290,6 +295,9 @@ async function main(): Promise<number> {
     });
     say = (line) => progress.line(line);
     repeats.on('phase', (point, phase, elapsedMs, plannedMs) => progress.phase(point, phase, elapsedMs, plannedMs));
+    repeats.on('phase', (_point, phase) => wall.phase(phase));
+    measurer.on('repeat-start', () => wall.repeatStart());
+    measurer.on('repeat-done', (_point, _purpose, repeat) => wall.repeatDone(repeat));
     repeats.on('attempt-failed', (point, attempt, err) => progress.line(`  ${point.id}: attempt ${attempt} failed: ${err.message}`));
     measurer.on('repeat-start', (point, purpose, i, n) => progress.start(point, purpose, i, n));
     measurer.on('repeat-done', (point, purpose, repeat) => progress.done(point, purpose, repeat));
@@ -336,6 +344,9 @@ async function main(): Promise<number> {
       },
     }).finally(() => progress.close());
     recorder.setAdvice(advice);
+    // The search's account, up to its answer: a --soak after it streams in its own time.
+    const account = wall.account();
+    recorder.setWall(account);
     record.snapshot = null;
     if (replay) log(`replayed ${replayed} of ${replay.size} recorded measurements`);
     const answer = adviceText(advice, machineWordsOf(report.environment), report.devices).join('\n');
@@ -379,6 +390,7 @@ async function main(): Promise<number> {
           })
         : null;
     if (req.soakSec !== null && !advice.winner) log('\nno soak: the search found no setup to advise');
+    log(`\n${wallLine(account, DEFAULT_TABLE_WIDTH)}`);
     log(`\n${answer}`);
     if (soak) log(`\n${soakLines(soak).join('\n')}`);
     toStdout(flags.json ? `${JSON.stringify(report, null, 2)}\n` : `${plan.file}\n`);

@@ -15,13 +15,13 @@ import { EventEmitter } from 'node:events';
 import { setTimeout as sleepFor } from 'node:timers/promises';
 import type { Browser, CDPSession, Page } from 'puppeteer-core';
 import { BrowserLost, type BrowserSlot } from '../browser/slot.js';
-import type { PageConfig, PageSnapshot } from '../../protocol/page-api.js';
+import type { PageConfig, PageSnapshot, PushlabApi } from '../../protocol/page-api.js';
 import type { ClockOffset, FailedRepeat, MeasuredRepeat, Repeat } from '../../protocol/repeat-figures.js';
 import { PushlabError } from '../../protocol/errors.js';
 import { streamsOf, type Point } from '../../protocol/scenario.js';
 import { pageFactors, type PageFactor } from '../../protocol/factors.js';
 import { takeSample, type SampleSources, type TabSource } from './sampler.js';
-import { batchingFloorMs, settle, settleBudgetMs, unsettledNote, type SettleOutcome, type SettleProbe } from './settle.js';
+import { batchingFloorMs, earlyProbeMs, settle, settleBudgetMs, unsettledNote, type SettleOutcome, type SettleProbe } from './settle.js';
 import type { ServerHandle } from './server-process.js';
 import { summarise } from '../../results/summarise.js';
 import { openLabPage, type LabApi } from './page.js';
@@ -96,6 +96,11 @@ export interface RepeatOptions {
   input?: boolean;
   /** Slows the browser for points with a device class (puppeteer/device/); absent: such a point fails, coded. */
   devices?: DeviceEmulator;
+  /**
+   * The first settle probe fills the minimum warm-up's last part (default true, settle.ts
+   * earlyProbeMs); false: every probe after the minimum, for a paired check of what that moves.
+   */
+  earlyProbe?: boolean;
 }
 
 export interface RepeatContext {
@@ -126,6 +131,9 @@ export interface Streaming {
   /** Emits a progress phase (and throws once `signal` has aborted). */
   phase(name: Phase, elapsedMs?: number, plannedMs?: number | null): void;
 }
+
+/** Every tab's snapshot at a settle probe's end (latency reset), as the page gave it. */
+type ProbeSnapshots = Awaited<ReturnType<PushlabApi['snapshot']>>[];
 
 /** Why an attempt stopped early. */
 class Stopped extends Error {
@@ -402,15 +410,24 @@ export class RepeatMeasurer extends EventEmitter<RepeatEvents> {
     const warmStart = performance.now();
     const minWarmupMs = Math.min(MIN_WARMUP_MS, point.warmupSec * 1000);
     phase('warm-up', 0, minWarmupMs);
-    await ticking(minWarmupMs, signal, (t) => phase('warm-up', t, minWarmupMs));
+    // The first settle probe fills the minimum's last part (settle.ts earlyProbeMs).
+    const earlyMs = this.o.earlyProbe === false ? 0 : earlyProbeMs(point.intervalMs, minWarmupMs);
+    await ticking(minWarmupMs - earlyMs, signal, (t) => phase('warm-up', t, minWarmupMs));
+    // Each probe's closing snapshots (latency reset) open the next one: one page call per probe, not two.
+    let since: ProbeSnapshots | null = null;
     const settled = await settle(
-      (ms) => this.probe(apis, ms, signal, clock?.offsetMs ?? 0, () => phase('warm-up', Math.round(performance.now() - warmStart), null)),
+      async (ms) => {
+        const got = await this.probe(apis, ms, signal, clock?.offsetMs ?? 0, () => phase('warm-up', Math.round(performance.now() - warmStart), null), since);
+        since = got.snapshots;
+        return got.probe;
+      },
       {
         intervalMs: point.intervalMs,
         concurrency: streamsOf(point),
         // The scenario's warm-up is the longest one: what the minimum did not use goes to settling.
         budgetMs: point.warmupSec * 1000 - minWarmupMs + settleBudgetMs(point.warmupSec),
         floorMs: (point.pollMs ?? 0) + batchingFloorMs(point.intervalMs, point.batch),
+        earlyMs,
       },
     );
     const procfs = this.o.procfs ?? true;
@@ -491,11 +508,19 @@ export class RepeatMeasurer extends EventEmitter<RepeatEvents> {
 
   /**
    * Page latency over the next `ms` (with several tabs, the slowest tab's p50), and the server's
-   * pacing debt at its end.
+   * pacing debt at its end; from `since` (the last probe's closing snapshots) when given, which
+   * adds the time since then to the `ms`. Returns its own closing snapshots with it.
    */
-  private async probe(apis: readonly LabApi[], ms: number, signal: AbortSignal, offsetMs: number, tick: () => void): Promise<SettleProbe> {
+  private async probe(
+    apis: readonly LabApi[],
+    ms: number,
+    signal: AbortSignal,
+    offsetMs: number,
+    tick: () => void,
+    since: ProbeSnapshots | null,
+  ): Promise<{ probe: SettleProbe; snapshots: ProbeSnapshots }> {
     const snapshot = (api: LabApi, reset: boolean) => api.evaluate((p, r) => p.snapshot({ resetLatency: r }), reset);
-    const before = await Promise.all(apis.map((api) => snapshot(api, true)));
+    const before = since ?? (await Promise.all(apis.map((api) => snapshot(api, true))));
     await sleepFor(ms, undefined, { signal });
     tick();
     const [snapshots, server] = await Promise.all([Promise.all(apis.map((api) => snapshot(api, true))), this.o.server.stats(false)]);
@@ -503,7 +528,10 @@ export class RepeatMeasurer extends EventEmitter<RepeatEvents> {
     const lostBatches = snapshots.reduce((n, s, i) => n + Math.max(0, gaps(s) - gaps(before[i])), 0);
     // Backlog is read on the server's clock: the page's offset is taken off.
     const p50s = snapshots.map((s) => (s?.latency.p50Ms == null ? null : s.latency.p50Ms - offsetMs));
-    return { p50Ms: p50s.includes(null) ? null : Math.max(...(p50s as number[])), batchesBehind: server.batchesBehind, lostBatches };
+    return {
+      probe: { p50Ms: p50s.includes(null) ? null : Math.max(...(p50s as number[])), batchesBehind: server.batchesBehind, lostBatches },
+      snapshots,
+    };
   }
 }
 

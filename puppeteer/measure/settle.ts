@@ -92,21 +92,47 @@ export interface SettleOutcome {
   last: SettleProbe;
 }
 
-/** Probes until settled or out of budget; `probe(ms)` looks at both ends over `ms`. */
+/**
+ * How long before the minimum warm-up ends the first probe starts, ms: one probe, when it fits
+ * in half the minimum (at most 500 ms of 1 s: ticks up to ~166 ms), else 0. A point caught up by
+ * then opens its window as the minimum ends instead of one probe later (about 0.3 s a repeat:
+ * most of a search's probes); see settle() for why that probe cannot change any other outcome.
+ */
+export function earlyProbeMs(intervalMs: number, minWarmupMs: number): number {
+  const ms = probeMs(intervalMs);
+  return ms <= minWarmupMs / 2 ? ms : 0;
+}
+
+/**
+ * Probes until settled or out of budget; `probe(ms)` looks at both ends over `ms`.
+ *
+ * `earlyMs` (earlyProbeMs): the first probe started that long before the minimum warm-up ended.
+ * When it finds both ends caught up, the window opens as the minimum ends: after the minimum, and
+ * right after a settled probe, as always. When it does not, it is set aside: the drain and shed
+ * streaks start with the probe after it, which begins as the minimum ends, so an overloaded or a
+ * draining point meets exactly the probes it met without it (a backlog from the first second
+ * that is still draining then is not called overloaded a probe earlier). `waitedMs` counts from
+ * the end of the minimum either way.
+ */
 export async function settle(
   probe: (ms: number) => Promise<SettleProbe>,
-  opts: { intervalMs: number; concurrency: number; budgetMs: number; floorMs?: number },
+  opts: { intervalMs: number; concurrency: number; budgetMs: number; floorMs?: number; earlyMs?: number },
 ): Promise<SettleOutcome> {
   const floorMs = opts.floorMs ?? 0;
-  const started = performance.now();
+  const started = performance.now() + (opts.earlyMs ?? 0);
   const ms = probeMs(opts.intervalMs);
+  let early = (opts.earlyMs ?? 0) > 0;
   let stuck = 0;
   let shedding = 0;
   let previous: number | null = null;
   for (;;) {
     const last = await probe(ms);
-    const waitedMs = Math.round(performance.now() - started);
+    const waitedMs = Math.max(0, Math.round(performance.now() - started));
     if (isSettled(last, opts.intervalMs, opts.concurrency, floorMs)) return { settled: true, diverging: false, waitedMs, last };
+    if (early) {
+      early = false;
+      continue;
+    }
     const draining = previous !== null && last.p50Ms !== null && last.p50Ms < DRAINING_SHARE * previous;
     stuck = last.p50Ms !== null && last.p50Ms > SETTLED_MS + floorMs && !draining ? stuck + 1 : 0;
     previous = last.p50Ms;

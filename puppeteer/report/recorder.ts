@@ -18,7 +18,7 @@ import type { Engine } from '../../protocol/engine.js';
 import type { DeviceCalibration } from '../../protocol/device.js';
 import type { ParseCeiling } from '../../protocol/page-api.js';
 import type { Repeat } from '../../protocol/repeat-figures.js';
-import type { BrowserHost, Environment, PointResult, Report, Round, SaturationResult } from '../../protocol/report.js';
+import type { BrowserHost, Environment, PointResult, Report, Round, SaturationResult, WallAccount } from '../../protocol/report.js';
 import type { Point } from '../../protocol/scenario.js';
 import type { Soak } from '../../protocol/soak.js';
 import { knobComparisons } from '../../results/knobs.js';
@@ -231,6 +231,11 @@ export class ReportRecorder {
   /** A soak (protocol/soak.ts) as it stands: its samples so far, then its end. */
   setSoak(soak: Soak): void {
     this.doc.soak = soak;
+  }
+
+  /** Where this session's wall time went (results/wall-account.ts). */
+  setWall(wall: WallAccount): void {
+    this.doc.wall = wall;
   }
 
   /** Rounds not finished and points with no repeat go (a run stopping mid-round whose repeats were each whole). */

@@ -9,23 +9,29 @@ import { ceilingNeeds } from '../../results/ceilings.js';
 import { CEILING_MS } from '../measure/ceiling.js';
 import { MIN_WARMUP_MS } from '../measure/repeat.js';
 
-/** A fresh page: create, load the lab page, wait for `window.pushlab`, s. */
-const PAGE_SEC = 1;
-/** Samples at both ends of the window, stopping the streams and closing the page, s. */
-const END_SEC = 0.6;
+/**
+ * A fresh page: create it, load the lab page, wait for `window.pushlab`, s. Read off the wall
+ * accounts (report.json `wall`) of a default sweep and a 3-minute advise on the 2-core VM on
+ * 2026-11-28, as every figure below: new tabs 0.2 s and page loads 0.25–0.3 s a repeat.
+ */
+const PAGE_SEC = 0.5;
+/** Samples at both ends of the window, stopping the streams and closing the page, s: 0.3–0.4 s a repeat. */
+const END_SEC = 0.4;
 /**
  * The settle wait once the minimum warm-up is over, s: a point the page keeps up with settles in
- * a probe or two, an overloaded one gives up after three (or its budget): 1–3.5 s were seen
- * on a busy 2-core VM.
+ * its early probe (under 0.1 s past the minimum, settle.ts earlyProbeMs), an overloaded one
+ * gives up after two or three probes on a swamped page, 0.6–3 s: the default sweep averaged
+ * 1.1 s (21 of its 24 repeats overloaded), an advise's search, mostly points that keep up, less.
  */
-const SETTLE_SEC = 1.5;
+const SETTLE_SEC = 1;
 /**
- * Opening the connections, s: Chrome throttles pending WebSocket connects (random delays that
- * grow with the number pending), which took up to ~5 s for 60–100 sockets here: a WebSocket
- * (or WebSocketStream) over HTTP/1.1, each its own connect; over HTTP/2 they are streams.
+ * Opening the connections, s: a WebSocket (or WebSocketStream) over HTTP/1.1 is its own connect,
+ * and the page opens them `openAtOnce` at a time (protocol/wire.ts WEBSOCKET_OPEN_AT_ONCE): 30
+ * took 0.6–1.4 s here, loaded; over HTTP/2 they are streams.
  */
 const webSocketOverH1 = (t: Transport) => TRANSPORT_INFO[t].carriage === 'frames' && TRANSPORT_INFO[t].http === 'h1';
-const openSec = (p: Point) => 0.2 + (webSocketOverH1(p.transport) ? 0.05 * Math.max(0, p.concurrency - 6) : 0.005 * p.concurrency);
+const openSec = (p: Point) =>
+  0.2 + (webSocketOverH1(p.transport) ? 0.05 * Math.max(0, p.concurrency - (TRANSPORT_INFO[p.transport].openAtOnce ?? 0)) : 0.005 * p.concurrency);
 
 /** Launching a headful Chrome (and an Xvfb) the first time a point asks for one, s: once per sweep, spread here over its repeats. */
 const HEADFUL_SEC = 0.5;

@@ -35,9 +35,11 @@ import {
   type ScenarioInput,
   type SearchSpec,
 } from '../../protocol/scenario.js';
+import { WallWatch } from '../measure/wall-watch.js';
+import { wallLine } from '../../results/wall-account.js';
 import { measureCeilings } from '../measure/ceiling.js';
 import { durationText, repeatSec, roundsSec, searchSec, SETUP_SEC } from './estimate.js';
-import { formatTable, tableWidth, type TableLayout } from '../../results/views/terminal.js';
+import { DEFAULT_TABLE_WIDTH, formatTable, tableWidth, type TableLayout } from '../../results/views/terminal.js';
 import { findChrome } from '../browser/chrome.js';
 import { DisplayBrowsers } from '../browser/display.js';
 import { FirefoxBrowsers } from '../browser/engines.js';
@@ -388,6 +390,8 @@ async function main(): Promise<number> {
         }),
       );
     }
+    // Where the time goes, windows against the rest (issue 34); one browser only: sharded lanes' phases overlap.
+    const wall = new WallWatch();
     const lanes = slots.map(({ slot, host }): Lane => {
       const note = sharedHostNote(host);
       const alive = () => !(slot instanceof RemoteBrowser && slot.lost !== null);
@@ -414,10 +418,10 @@ async function main(): Promise<number> {
           // Firefox's ceiling in Firefox: a ratio to Chrome's JSON.parse would mix the engines.
           if (engine === 'firefox' && firefox) {
             const ff = await firefox.for();
-            return measureCeilings(ff, srv.url, needs, signal, { emulator: runDevices, slot: ff, hostId: FIREFOX_HOST_ID });
+            return wall.ceilings(() => measureCeilings(ff, srv.url, needs, signal, { emulator: runDevices, slot: ff, hostId: FIREFOX_HOST_ID }));
           }
           try {
-            return await measureCeilings(slot, srv.url, needs, signal, { emulator: runDevices, slot, hostId: host.id });
+            return await wall.ceilings(() => measureCeilings(slot, srv.url, needs, signal, { emulator: runDevices, slot, hostId: host.id }));
           } finally {
             if (!slot.browser().connected && !signal?.aborted) {
               // A remote browser that is gone stays gone: its lane ends, its points move on.
@@ -446,6 +450,12 @@ async function main(): Promise<number> {
         }
       }
     };
+    if (lanes.length === 1) {
+      runner.on('repeat-start', () => wall.repeatStart());
+      runner.on('phase', (_point, phase) => wall.phase(phase));
+      runner.on('repeat-done', (_point, repeat) => wall.repeatDone(repeat));
+      runner.on('search-repeat-done', (_search, _point, repeat) => wall.repeatDone(repeat));
+    }
     runner.on('repeat-done', recordLost);
     runner.on('ceiling-failed', recordLost);
     const outcome = await runner
@@ -453,6 +463,8 @@ async function main(): Promise<number> {
       .catch(saveFailed)
       .finally(() => progress.close());
     recordLost();
+    const account = lanes.length === 1 ? wall.account() : null;
+    if (account) record.setWall(account);
     if (outcome !== 'done') {
       record.interrupt(
         resumeCommandFor(
@@ -474,6 +486,7 @@ async function main(): Promise<number> {
     record.finish();
     await record.save().catch(saveFailed);
     log(`\n${formatTable(report, tableLayout(flags.wide, report.runId, flags.out))}\n`);
+    if (account) log(wallLine(account, DEFAULT_TABLE_WIDTH));
     toStdout(flags.json ? `${JSON.stringify(report, null, 2)}\n` : `${plan.file}\n`);
     const failed = report.points.some((p) => p.repeats.some((r) => r.status === 'failed'));
     return failed ? EXIT.failed : EXIT.ok;

@@ -150,3 +150,37 @@ describe('parse mode worker', () => {
     }
   }, 30_000);
 });
+
+describe('opening many WebSockets', () => {
+  // Chrome's throttle delays each WebSocket handshake by up to 1–5 s once many are pending
+  // (protocol/wire.ts WEBSOCKET_OPEN_AT_ONCE): the page opens ten at a time, the rest as those
+  // open. Every one still opens and streams, on the main thread and shared over Workers.
+  for (const parse of ['main', 'worker'] as const) {
+    it(`opens all of 25 (${parse === 'main' ? 'main thread' : 'three Workers'}), each one streaming`, async () => {
+      const page = await browser.newPage();
+      try {
+        const api = await openLabPage(page, server.url);
+        const config: PageConfig = {
+          transport: 'ws',
+          batch: 10,
+          intervalMs: 10,
+          concurrency: 25,
+          render: 'none',
+          parse,
+          ...(parse === 'worker' ? { workers: 3 } : {}),
+        };
+        const opened = await api.evaluate((p, cfg) => p.start(cfg), config);
+        // From Workers start() counts what their last update said (sources.ts), which may predate their last opens.
+        if (parse === 'main') expect(opened.opened).toBe(25);
+        await sleep(1000);
+        const snap = await snapshot(api);
+        await stop(api);
+        expect(snap.open).toBe(25);
+        expect(snap.batchesPerConnection).toHaveLength(25);
+        expect(snap.batchesPerConnection.every((n) => n > 0)).toBe(true);
+      } finally {
+        await page.close();
+      }
+    }, 30_000);
+  }
+});

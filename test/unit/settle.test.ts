@@ -1,5 +1,15 @@
 import { describe, expect, it } from 'vitest';
-import { isSettled, probeMs, settle, settleBudgetMs, SETTLED_MS, settledBehind, unsettledNote, type SettleProbe } from '../../puppeteer/measure/settle.js';
+import {
+  earlyProbeMs,
+  isSettled,
+  probeMs,
+  settle,
+  settleBudgetMs,
+  SETTLED_MS,
+  settledBehind,
+  unsettledNote,
+  type SettleProbe,
+} from '../../puppeteer/measure/settle.js';
 
 describe('isSettled', () => {
   it('needs a page and a server each at most 50 ms behind', () => {
@@ -105,6 +115,44 @@ describe('settle', () => {
     const o = await settle(s.probe, { intervalMs: 1, concurrency: 4, budgetMs: 60_000 });
     expect(o).toMatchObject({ settled: true, diverging: false });
     expect(s.asked).toHaveLength(5);
+  });
+
+  it("an early probe (the minimum warm-up's last part) opens the window as the minimum ends when it finds both ends caught up", async () => {
+    expect(earlyProbeMs(1, 1000)).toBe(250);
+    expect(earlyProbeMs(200, 1000)).toBe(0);
+    expect(earlyProbeMs(1, 0)).toBe(0);
+    const s = scripted([{ p50Ms: 4, batchesBehind: 0 }]);
+    const o = await settle(s.probe, { intervalMs: 1, concurrency: 4, budgetMs: 10_000, earlyMs: 250 });
+    expect(o).toMatchObject({ settled: true, diverging: false });
+    expect(s.asked).toEqual([250]);
+    // Counted from the end of the minimum: the probe here took no time, so none was waited.
+    expect(o.waitedMs).toBe(0);
+  });
+
+  it('an early probe that is not settled is set aside: an overloaded point meets the same probes as without it', async () => {
+    const overloaded: SettleProbe[] = [
+      { p50Ms: 80, batchesBehind: 0 },
+      { p50Ms: 60, batchesBehind: 0 },
+      { p50Ms: 200, batchesBehind: 0 },
+      { p50Ms: 190, batchesBehind: 0 },
+      { p50Ms: 700, batchesBehind: 0 },
+    ];
+    // Its early probe saw a high, not draining latency and a loss: neither starts a streak.
+    const s = scripted([{ p50Ms: 900, batchesBehind: 0, lostBatches: 50 }, ...overloaded]);
+    const o = await settle(s.probe, { intervalMs: 1, concurrency: 4, budgetMs: 60_000, earlyMs: 250 });
+    const plain = scripted(overloaded);
+    const p = await settle(plain.probe, { intervalMs: 1, concurrency: 4, budgetMs: 60_000 });
+    expect(o).toMatchObject({ settled: false, diverging: true, last: p.last });
+    expect(s.asked).toHaveLength(plain.asked.length + 1);
+    // A draining backlog from the first second still gets its probes: 900 early, then 500, 480 (stuck 2), 300 (draining), 20.
+    const d = scripted([
+      { p50Ms: 900, batchesBehind: 0 },
+      { p50Ms: 500, batchesBehind: 0 },
+      { p50Ms: 480, batchesBehind: 0 },
+      { p50Ms: 300, batchesBehind: 0 },
+      { p50Ms: 20, batchesBehind: 0 },
+    ]);
+    expect(await settle(d.probe, { intervalMs: 1, concurrency: 4, budgetMs: 60_000, earlyMs: 250 })).toMatchObject({ settled: true });
   });
 
   it('gives up within its budget on a point that never catches up, and says how far behind it was', async () => {

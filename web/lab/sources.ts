@@ -8,7 +8,7 @@ import type { PageCounters, PageSnapshot } from '../../protocol/page-api.js';
 import type { StreamParams, Transport } from '../../protocol/wire.js';
 import { Ingest, type SpeedWindow } from './ingest.js';
 import { RowRing } from './table.js';
-import { openConnection, type Connection, type TransportOptions } from './transports/index.js';
+import { openConnections, type Connection, type TransportOptions } from './transports/index.js';
 import type { FromWorker, ToWorker, WorkerCounts } from './worker-protocol.js';
 
 export type SourceSnapshot = Omit<PageSnapshot, 'atMs' | 'transport' | 'concurrency' | 'displayAge'>;
@@ -51,6 +51,8 @@ export interface Source {
 export class MainThreadSource implements Source {
   private readonly ingest: Ingest;
   private readonly conns: Connection[] = [];
+  /** Aborted by stop(): connections still waiting their turn to open never start. */
+  private readonly stopped = new AbortController();
   readonly ring: RowRing | null;
   readonly recent: Histogram | null;
 
@@ -63,13 +65,14 @@ export class MainThreadSource implements Source {
   async start(): Promise<void> {
     const ingest = this.ingest;
     const activity = this.o.onActivity;
-    for (let i = 0; i < this.o.concurrency; i++) {
-      this.conns.push(openConnection(this.o.transport, this.o.params, ingest.handlers(i, this.o.params, activity), this.o.transportOptions, i));
-    }
-    await Promise.all(this.conns.map((c) => c.opened));
+    const all = Array.from({ length: this.o.concurrency }, (_, i) => i);
+    await openConnections(this.o.transport, this.o.params, (i) => ingest.handlers(i, this.o.params, activity), this.o.transportOptions, all, this.conns, {
+      signal: this.stopped.signal,
+    });
   }
 
   stop(): void {
+    this.stopped.abort();
     for (const c of this.conns) c.close();
   }
 
@@ -164,6 +167,7 @@ export class WorkerSource implements Source {
         pollMs: this.o.pollMs ?? 0,
         updateEveryMs: this.o.updateEveryMs,
         transportOptions: this.o.transportOptions,
+        sharers: this.k,
       };
       worker.postMessage(start);
     }

@@ -5,13 +5,15 @@
  */
 import type { Row } from '../../protocol/wire.js';
 import { Ingest } from './ingest.js';
-import { openConnection, type Connection } from './transports/index.js';
+import { openConnections, type Connection } from './transports/index.js';
 import type { FromWorker, ToWorker, WorkerCounts } from './worker-protocol.js';
 
 declare const self: DedicatedWorkerGlobalScope;
 
 let ingest: Ingest | null = null;
 let conns: Connection[] = [];
+/** Aborted at `stop`: connections still waiting their turn to open never start. */
+const stopped = new AbortController();
 let timer: ReturnType<typeof setInterval> | undefined;
 let rowsSent = 0;
 
@@ -49,10 +51,10 @@ self.onmessage = (e: MessageEvent<ToWorker>) => {
   if (m.type === 'start') {
     ingest = new Ingest({ connections: m.connections.length, keepRows: m.keepRows, aggregate: m.aggregate, intervalMs: m.params.interval, pollMs: m.pollMs });
     const ing = ingest;
-    conns = m.connections.map((_global, local) =>
-      openConnection(m.transport, m.params, ing.handlers(local, m.params), m.transportOptions, m.connections[local]),
-    );
-    Promise.all(conns.map((c) => c.opened)).then(
+    openConnections(m.transport, m.params, (local) => ing.handlers(local, m.params), m.transportOptions, m.connections, conns, {
+      sharers: m.sharers,
+      signal: stopped.signal,
+    }).then(
       () => post({ type: 'opened' }),
       (err: unknown) => post({ type: 'error', message: err instanceof Error ? err.message : String(err) }),
     );
@@ -68,6 +70,7 @@ self.onmessage = (e: MessageEvent<ToWorker>) => {
     post({ type: 'snapshot', id: m.id, counts: counts(), latency, transit }, [latency.counts.buffer, transit.counts.buffer]);
   } else {
     clearInterval(timer);
+    stopped.abort();
     for (const c of conns) c.close();
     conns = [];
   }

@@ -18,6 +18,8 @@ export type ToWorker =
       pollMs: number;
       updateEveryMs: number;
       transportOptions: TransportOptions;
+      /** The page's Workers opening connections at once: they share its renderer's WebSocket throttle. */
+      sharers: number;
     }
   | { type: 'snapshot'; id: number; resetLatency: boolean }
   | { type: 'stop' };

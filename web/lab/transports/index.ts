@@ -39,3 +39,34 @@ export function openConnection(transport: Transport, params: StreamParams, handl
   url.catch(() => undefined);
   return PAGE_TRANSPORTS[transport]({ url, base, name: `${info.label} ${path}`, params, handlers, options });
 }
+
+/**
+ * Opens the page's connections numbered `indexes` (this Worker's share, or all of them), pushing
+ * each onto `into` as it starts; resolves once every one is open, rejects when one fails first.
+ * A transport with `openAtOnce` keeps that many opening at a time, split over the `sharers`
+ * Workers of one page (they share its renderer, and so Chrome's WebSocket throttle:
+ * protocol/wire.ts WEBSOCKET_OPEN_AT_ONCE); once `signal` aborts (the page stopped), no further
+ * one starts.
+ */
+export async function openConnections(
+  transport: Transport,
+  params: StreamParams,
+  handlers: (local: number) => ConnectionHandlers,
+  options: TransportOptions,
+  indexes: readonly number[],
+  into: Connection[],
+  o: { sharers?: number; signal?: AbortSignal } = {},
+): Promise<void> {
+  const atOnce = TRANSPORT_INFO[transport].openAtOnce;
+  const lanes = atOnce === undefined ? indexes.length : Math.max(1, Math.floor(atOnce / (o.sharers ?? 1)));
+  let next = 0;
+  const lane = async () => {
+    while (next < indexes.length && !o.signal?.aborted) {
+      const local = next++;
+      const conn = openConnection(transport, params, handlers(local), options, indexes[local]);
+      into.push(conn);
+      await conn.opened;
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(lanes, indexes.length) }, lane));
+}
