@@ -75,6 +75,40 @@ async function watchTabs(chrome: RemoteChrome): Promise<{ repeatTab(timeoutMs: n
   };
 }
 
+/**
+ * The sweep whose only browser is killed. It starts with the shard sweep above and runs beside
+ * it: each has its own server and browsers, nothing here reads a rate or a duration, and its
+ * kill waits for its own browser's tab, not for a time.
+ */
+async function lonelySweep(): Promise<{ report: Report; code: number | null; stderr: string }> {
+  const only = chromes[4];
+  const tabs = await watchTabs(only);
+  const run = startSweep([
+    '--file',
+    path.join(dir, 'scenarios.json'),
+    '--scenario',
+    'pair2',
+    '--repeats',
+    '1',
+    '--retries',
+    '0',
+    '--browser',
+    `lonely=${only.http}`,
+    '--out',
+    dir,
+  ]);
+  try {
+    await run.waitForStderr(/round 1 \[lonely\]: /, 120_000);
+    await tabs.repeatTab(60_000);
+  } finally {
+    tabs.close();
+  }
+  only.crash();
+  const { code } = await run.exit;
+  return { report: await readReport(run.stdout()), code, stderr: run.stderr() };
+}
+let lonely: Promise<{ report: Report; code: number | null; stderr: string }>;
+
 beforeAll(async () => {
   dir = await mkdtemp(path.join(os.tmpdir(), 'pushlab-remote-'));
   const file = {
@@ -90,9 +124,14 @@ beforeAll(async () => {
   const started = await Promise.allSettled([0, 1, 2, 3, 4].map(() => startRemoteChrome()));
   chromes.push(...started.flatMap((s) => (s.status === 'fulfilled' ? [s.value] : [])));
   for (const s of started) if (s.status === 'rejected') throw s.reason;
+  lonely = lonelySweep();
+  // Awaited by its describe; a failure before then is not unhandled.
+  lonely.catch(() => undefined);
 }, 60_000);
 
 afterAll(async () => {
+  // The lonely sweep has ended (its describe awaited it) before its browser and files go.
+  await Promise.allSettled([lonely]);
   // Every Chromium this file started ends here, whatever happened above.
   await Promise.all(chromes.map((c) => c.kill()));
   if (dir) await rm(dir, { recursive: true, force: true });
@@ -229,28 +268,7 @@ describe('the only remote browser killed mid-sweep', () => {
   let stderr: string;
 
   beforeAll(async () => {
-    const only = chromes[4];
-    const tabs = await watchTabs(only);
-    const run = startSweep([
-      '--file',
-      path.join(dir, 'scenarios.json'),
-      '--scenario',
-      'pair2',
-      '--repeats',
-      '1',
-      '--retries',
-      '0',
-      '--browser',
-      `lonely=${only.http}`,
-      '--out',
-      dir,
-    ]);
-    await run.waitForStderr(/round 1 \[lonely\]: /, 120_000);
-    await tabs.repeatTab(60_000).finally(() => tabs.close());
-    only.crash();
-    ({ code } = await run.exit);
-    stderr = run.stderr();
-    report = await readReport(run.stdout());
+    ({ report, code, stderr } = await lonely);
   }, 180_000);
 
   it('stops cleanly: a valid report with what was measured, the lost repeat failed with the cause, and how to finish', () => {
