@@ -246,7 +246,7 @@ describe('advise: a target several transports sustain', () => {
     // many; never past EXPLORE_COST_RATIO's 1.5× and the screen's noise (worst of 100 seeds
     // when this was written: 1.55×).
     const { cheapest } = expected(WORLD, target300k);
-    let [within12, within25] = [0, 0];
+    let [within12, within25, falselyDearer] = [0, 0, 0];
     for (let seed = 1; seed <= 20; seed++) {
       const { options, log } = synthetic(WORLD, seed, { budgetSec: 600, target: target300k, transports: Object.keys(WORLD.cost) as Transport[] });
       const a = await advise(options);
@@ -261,8 +261,14 @@ describe('advise: a target several transports sustain', () => {
       // paired p99 (the latency rule, which noise fools at its 5%): never rejected as dearer.
       const finalists = a.tried.filter((x) => x.confirmed?.sustains.sustains);
       const truest = finalists.sort((x, y) => truth(WORLD, x.candidate).cost - truth(WORLD, y.candidate).cost)[0];
-      if (truest.candidate.id !== w.id) expect(['simplicity', 'order', 'headroom', 'p99'], `seed ${seed}: ${truest.why}`).toContain(truest.lostOn);
-      if (truest.lostOn !== 'p99' && truest.candidate.id !== w.id) expect(a.equivalent!.map((e) => e.candidate.id)).toContain(truest.candidate.id);
+      // A paired CI wholly above 1 is wrong 2.5% of the time, and a search makes several such
+      // comparisons: the truest can be called dearer now and then, never by much.
+      if (truest.candidate.id !== w.id && truest.lostOn === 'cpu') {
+        falselyDearer++;
+        expect(t.cost, `seed ${seed}: ${truest.why}`).toBeLessThanOrEqual(cheapest * 1.25);
+      } else if (truest.candidate.id !== w.id) expect(['simplicity', 'order', 'headroom', 'p99'], `seed ${seed}: ${truest.why}`).toContain(truest.lostOn);
+      if (truest.lostOn !== 'p99' && truest.lostOn !== 'cpu' && truest.candidate.id !== w.id)
+        expect(a.equivalent!.map((e) => e.candidate.id)).toContain(truest.candidate.id);
       expect(a.winner!.figures.sustains.sustains).toBe(true);
       // Confirmed in paired rounds, at least the minimum three, unless the budget cut a second
       // group short (a machine that slowed mid-run failed the first group's confirmation).
@@ -272,26 +278,33 @@ describe('advise: a target several transports sustain', () => {
       expect(a.elapsedSec).toBeLessThanOrEqual(600);
       jsonRoundTrips(a);
     }
-    // Of these 20 seeds, measured when this was written: 19 within 25%, 18 within 12% (of 100
-    // seeds, the study below: 88 and 81; 72 and 66 before the screen was drift-corrected).
+    // Of these 20 seeds, measured when this was written: 19 within 25%, 16 within 12%, the truest
+    // called dearer in 1 (of 100 seeds, the study below: 95 and 86 in the wider space; 72 and 66
+    // before the screen was drift-corrected, in the narrower one).
     expect(within25).toBeGreaterThanOrEqual(17);
     expect(within12).toBeGreaterThanOrEqual(15);
+    expect(falselyDearer).toBeLessThanOrEqual(2);
   });
 
-  it('asked the same question twice (the same world, other noise), each answer names the other’s winner in its set, in most pairs', async () => {
+  it('asked the same question twice (the same world, other noise), both answers land in the cheapest region, and some name each other', async () => {
     const transports = Object.keys(WORLD.cost) as Transport[];
+    const { cheapest } = expected(WORLD, target300k);
     const named = (a: Advice) => [a.winner?.candidate.id, ...(a.equivalent ?? []).map((e) => e.candidate.id)];
-    let agree = 0;
+    let [agree, bothNear] = [0, 0];
     for (let seed = 1; seed <= 20; seed++) {
       // Seed s and s + 1000: the same drift shape (the seed's, modulo four), other noise.
       const [a, b] = await Promise.all([seed, seed + 1000].map((x) => advise(synthetic(WORLD, x, { budgetSec: 600, target: target300k, transports }).options)));
       if (a.winner && b.winner && named(a).includes(b.winner.candidate.id) && named(b).includes(a.winner.candidate.id)) agree++;
+      if ([a, b].every((x) => x.winner && truth(WORLD, x.winner.candidate).cost <= cheapest * 1.25)) bothNear++;
     }
-    // Measured when this was written: 4 of these 20 pairs (23 of 100 in the study below; 24 of
-    // 100 before the screen was drift-corrected). Far from "the same answer twice": the answer's
-    // set is the finalists the paired rounds could not order, and two runs rarely confirm the
-    // same finalists (issue 34 keeps this open). The floor guards against it getting worse.
-    expect(agree).toBeGreaterThanOrEqual(3);
+    // Measured when this was written (wider space, drift-corrected screen): both within 25% of the
+    // cheapest in 17 of these 20 pairs; each naming the other's choice in 2 (20 of 100 in the
+    // study above). Far from "the same answer twice": the set is the finalists the paired rounds
+    // could not order, and two runs through a flat cheap region (fetch with MessagePack at ticks
+    // 1–50 ms on 1–2 connections, all within about 10%) confirm different members of it
+    // (issue 34 keeps this open). The floors guard against it getting worse.
+    expect(bothNear).toBeGreaterThanOrEqual(15);
+    expect(agree).toBeGreaterThanOrEqual(1);
   });
 
   it('records every candidate tried with why, the runner-up with its CPU difference, the rejected with reasons, and the headroom', async () => {
