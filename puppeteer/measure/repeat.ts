@@ -23,6 +23,7 @@ import { pageFactors, type PageFactor } from '../../protocol/factors.js';
 import { takeSample, type SampleSources, type TabSource } from './sampler.js';
 import { batchingFloorMs, earlyProbeMs, settle, settleBudgetMs, unsettledNote, type SettleOutcome, type SettleProbe } from './settle.js';
 import type { ServerHandle } from './server-process.js';
+import type { ServerStats } from '../../protocol/server-stats.js';
 import { summarise } from '../../results/summarise.js';
 import { openLabPage, type LabApi } from './page.js';
 import { sendInput } from './input-sender.js';
@@ -134,6 +135,12 @@ export interface Streaming {
 
 /** Every tab's snapshot at a settle probe's end (latency reset), as the page gave it. */
 type ProbeSnapshots = Awaited<ReturnType<PushlabApi['snapshot']>>[];
+
+/** What a settle probe reads at each end: every tab's snapshot, and the server's /stats. */
+interface ProbeReadings {
+  snapshots: ProbeSnapshots;
+  server: ServerStats;
+}
 
 /** Why an attempt stopped early. */
 class Stopped extends Error {
@@ -413,12 +420,12 @@ export class RepeatMeasurer extends EventEmitter<RepeatEvents> {
     // The first settle probe fills the minimum's last part (settle.ts earlyProbeMs).
     const earlyMs = this.o.earlyProbe === false ? 0 : earlyProbeMs(point.intervalMs, minWarmupMs);
     await ticking(minWarmupMs - earlyMs, signal, (t) => phase('warm-up', t, minWarmupMs));
-    // Each probe's closing snapshots (latency reset) open the next one: one page call per probe, not two.
-    let since: ProbeSnapshots | null = null;
+    // Each probe's closing readings (latency reset) open the next one: one page call per probe, not two.
+    let since: ProbeReadings | null = null;
     const settled = await settle(
       async (ms) => {
         const got = await this.probe(apis, ms, signal, clock?.offsetMs ?? 0, () => phase('warm-up', Math.round(performance.now() - warmStart), null), since);
-        since = got.snapshots;
+        since = got.readings;
         return got.probe;
       },
       {
@@ -507,9 +514,10 @@ export class RepeatMeasurer extends EventEmitter<RepeatEvents> {
   }
 
   /**
-   * Page latency over the next `ms` (with several tabs, the slowest tab's p50), and the server's
-   * pacing debt at its end; from `since` (the last probe's closing snapshots) when given, which
-   * adds the time since then to the `ms`. Returns its own closing snapshots with it.
+   * Page latency over the next `ms` (with several tabs, the slowest tab's p50), the server's
+   * pacing debt at its end, and what was lost meanwhile (the page's gaps, and the server's shed
+   * count for the page's streams); from `since` (the last probe's closing readings) when given,
+   * which adds the time since then to the `ms`. Returns its own closing readings with it.
    */
   private async probe(
     apis: readonly LabApi[],
@@ -517,22 +525,49 @@ export class RepeatMeasurer extends EventEmitter<RepeatEvents> {
     signal: AbortSignal,
     offsetMs: number,
     tick: () => void,
-    since: ProbeSnapshots | null,
-  ): Promise<{ probe: SettleProbe; snapshots: ProbeSnapshots }> {
-    const snapshot = (api: LabApi, reset: boolean) => api.evaluate((p, r) => p.snapshot({ resetLatency: r }), reset);
-    const before = since ?? (await Promise.all(apis.map((api) => snapshot(api, true))));
+    since: ProbeReadings | null,
+  ): Promise<{ probe: SettleProbe; readings: ProbeReadings }> {
+    const read = async (): Promise<ProbeReadings> => {
+      const [snapshots, server] = await Promise.all([
+        Promise.all(apis.map((api) => api.evaluate((p) => p.snapshot({ resetLatency: true })))),
+        this.o.server.stats(false),
+      ]);
+      return { snapshots, server };
+    };
+    const before = since ?? (await read());
     await sleepFor(ms, undefined, { signal });
     tick();
-    const [snapshots, server] = await Promise.all([Promise.all(apis.map((api) => snapshot(api, true))), this.o.server.stats(false)]);
-    const gaps = (s: (typeof snapshots)[number]) => s?.counters.gaps ?? 0;
-    const lostBatches = snapshots.reduce((n, s, i) => n + Math.max(0, gaps(s) - gaps(before[i])), 0);
+    const after = await read();
+    const gaps = (s: ProbeSnapshots[number]) => s?.counters.gaps ?? 0;
+    const lostBatches = after.snapshots.reduce((n, s, i) => n + Math.max(0, gaps(s) - gaps(before.snapshots[i])), 0);
+    const shedBatches = shedFor(after.snapshots, before.server, after.server);
     // Backlog is read on the server's clock: the page's offset is taken off.
-    const p50s = snapshots.map((s) => (s?.latency.p50Ms == null ? null : s.latency.p50Ms - offsetMs));
+    const p50s = after.snapshots.map((s) => (s?.latency.p50Ms == null ? null : s.latency.p50Ms - offsetMs));
     return {
-      probe: { p50Ms: p50s.includes(null) ? null : Math.max(...(p50s as number[])), batchesBehind: server.batchesBehind, lostBatches },
-      snapshots,
+      probe: {
+        p50Ms: p50s.includes(null) ? null : Math.max(...(p50s as number[])),
+        batchesBehind: after.server.batchesBehind,
+        lostBatches,
+        ...(shedBatches === null ? {} : { shedBatches }),
+      },
+      readings: after,
     };
   }
+}
+
+/**
+ * Batches the server shed between two of its /stats readings for the streams of these tabs
+ * (found by their client tags); null when a tab has no tag (the bare page) or gave no snapshot.
+ * Only this point's streams count: another browser may be streaming from the same server.
+ */
+function shedFor(snapshots: ProbeSnapshots, before: ServerStats, after: ServerStats): number | null {
+  const tags = new Set<string>();
+  for (const s of snapshots) {
+    if (!s?.client) return null;
+    tags.add(s.client);
+  }
+  const was = new Map(before.connections.map((c) => [c.id, c.shed]));
+  return after.connections.filter((c) => c.client !== null && tags.has(c.client)).reduce((n, c) => n + c.shed - (was.get(c.id) ?? 0), 0);
 }
 
 /**

@@ -19,6 +19,22 @@ export interface SettleProbe {
    * them because its queue for the page was full. Absent: not read (counted as none).
    */
   lostBatches?: number;
+  /**
+   * Batches the server shed during the probe for this point's streams (its per-stream `shed`
+   * in /stats, found by the page's client tags). The same loss as `lostBatches`, seen where it
+   * happens: the page counts a gap only when the batch after it arrives, which at saturation
+   * waits behind the page's backlog, so its count trails by a probe or more. Absent: not read.
+   */
+  shedBatches?: number;
+}
+
+/**
+ * Batches the probe lost: the server's shed count for the point's streams when it was read, else
+ * the page's gaps. Not the larger of the two: the gaps are the same batches seen a probe late, so
+ * one hiccup's loss would then count in two probes in a row and read as overload.
+ */
+export function lostInProbe(probe: SettleProbe): number {
+  return probe.shedBatches ?? probe.lostBatches ?? 0;
 }
 
 /**
@@ -74,12 +90,14 @@ export const DIVERGING_PROBES = 3;
 export const DRAINING_SHARE = 0.9;
 
 /**
- * Probes in a row in which the page lost batches while behind: the server shed them because
- * every buffer between it and the page was full (its send bound, Chrome's receive window, the
- * kernel's), which a page that is catching up does not do twice in a row. Such a point is
- * overloaded however its latency moves: at saturation the median age wanders by more than
- * DRAINING_SHARE from probe to probe, so the drain test alone let saturated points wait out
- * their whole budget (3 s of a 2 s warm-up's repeat, measured on the default sweep).
+ * Probes in a row in which the point lost batches while behind (lostInProbe: the server shed
+ * them because every buffer between it and the page was full: its send bound, Chrome's receive
+ * window, the kernel's), which a page that is catching up does not do twice in a row. Such a
+ * point is overloaded however its latency moves: at saturation the median age wanders by more
+ * than DRAINING_SHARE from probe to probe, so the drain test alone let saturated points wait out
+ * their whole budget (3 s of a 2 s warm-up's repeat, measured on the default sweep). The server's
+ * own count is read beside the page's gaps because the gaps lag: with them alone a saturated
+ * point still waited a probe or two past the two that shed.
  */
 export const SHEDDING_PROBES = 2;
 
@@ -136,7 +154,7 @@ export async function settle(
     const draining = previous !== null && last.p50Ms !== null && last.p50Ms < DRAINING_SHARE * previous;
     stuck = last.p50Ms !== null && last.p50Ms > SETTLED_MS + floorMs && !draining ? stuck + 1 : 0;
     previous = last.p50Ms;
-    shedding = (last.lostBatches ?? 0) > 0 ? shedding + 1 : 0;
+    shedding = lostInProbe(last) > 0 ? shedding + 1 : 0;
     if (stuck >= DIVERGING_PROBES || shedding >= SHEDDING_PROBES) return { settled: false, diverging: true, waitedMs, last };
     if (waitedMs + ms > opts.budgetMs) return { settled: false, diverging: false, waitedMs, last };
   }
@@ -145,10 +163,11 @@ export async function settle(
 export function unsettledNote(o: SettleOutcome): string {
   const page = o.last.p50Ms === null ? '' : `page latency p50 ${Math.round(o.last.p50Ms)} ms`;
   const server = o.last.batchesBehind > 0 ? `server ${o.last.batchesBehind} batches behind` : '';
-  const lost = (o.last.lostBatches ?? 0) > 0 ? `${o.last.lostBatches} batches shed in the last probe` : '';
+  const lostBatches = lostInProbe(o.last);
+  const lost = lostBatches > 0 ? `${lostBatches} batches shed in the last probe` : '';
   const why = !o.diverging
     ? 'the window started with a backlog'
-    : (o.last.lostBatches ?? 0) > 0
+    : lostBatches > 0
       ? 'the server shed batches for it in probes in a row: overloaded'
       : 'its backlog was not draining: overloaded';
   return `still catching up after ${(o.waitedMs / 1000).toFixed(1)} s past the warm-up (${[page, server, lost].filter(Boolean).join(', ')}): ${why}`;

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import {
   earlyProbeMs,
   isSettled,
+  lostInProbe,
   probeMs,
   settle,
   settleBudgetMs,
@@ -90,6 +91,39 @@ describe('settle', () => {
     expect(o).toMatchObject({ settled: false, diverging: true });
     expect(s.asked).toHaveLength(3);
     expect(unsettledNote(o)).toMatch(/1100 batches shed in the last probe\): the server shed batches for it in probes in a row: overloaded$/);
+  });
+
+  it("reads the server's shed count for the point's streams as lost batches: it calls overload before the page's gaps show it", async () => {
+    // At saturation the page counts a gap only when the batch after it arrives, behind its backlog.
+    const s = scripted([
+      { p50Ms: 900, batchesBehind: 0, lostBatches: 0, shedBatches: 800 },
+      { p50Ms: 700, batchesBehind: 0, lostBatches: 0, shedBatches: 900 },
+      { p50Ms: 500, batchesBehind: 0, lostBatches: 1200, shedBatches: 900 },
+    ]);
+    const o = await settle(s.probe, { intervalMs: 1, concurrency: 4, budgetMs: 60_000 });
+    expect(o).toMatchObject({ settled: false, diverging: true });
+    expect(s.asked).toHaveLength(2);
+    expect(unsettledNote(o)).toMatch(/900 batches shed in the last probe\): the server shed batches for it in probes in a row: overloaded$/);
+  });
+
+  it("takes the server's count when it was read, else the page's gaps", () => {
+    expect(lostInProbe({ p50Ms: 1, batchesBehind: 0 })).toBe(0);
+    expect(lostInProbe({ p50Ms: 1, batchesBehind: 0, lostBatches: 7 })).toBe(7);
+    expect(lostInProbe({ p50Ms: 1, batchesBehind: 0, shedBatches: 9 })).toBe(9);
+    // The page's gaps then are batches shed before the probe began, already counted by the server.
+    expect(lostInProbe({ p50Ms: 1, batchesBehind: 0, lostBatches: 12, shedBatches: 0 })).toBe(0);
+  });
+
+  it("waits on after one probe the server shed in, though the page's gaps show the same loss a probe later", async () => {
+    const s = scripted([
+      { p50Ms: 900, batchesBehind: 0, lostBatches: 0, shedBatches: 300 },
+      { p50Ms: 400, batchesBehind: 0, lostBatches: 300, shedBatches: 0 },
+      { p50Ms: 300, batchesBehind: 0, lostBatches: 0, shedBatches: 0 },
+      { p50Ms: 20, batchesBehind: 0, lostBatches: 0, shedBatches: 0 },
+    ]);
+    const o = await settle(s.probe, { intervalMs: 1, concurrency: 4, budgetMs: 60_000 });
+    expect(o).toMatchObject({ settled: true, diverging: false });
+    expect(s.asked).toHaveLength(4);
   });
 
   it('waits on after one probe with a loss: a hiccup the page then drains', async () => {
