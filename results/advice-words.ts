@@ -350,6 +350,18 @@ function bestAttemptWhy(a: Advice, r: Advice['rejected'][number], t: TriedCandid
   return r.reason;
 }
 
+/**
+ * Why a confirmed, sustaining finalist lost: dearer (against the winner, or, where its CI is
+ * dearer only against another finalist, against that one: the search's own words name which),
+ * else its CPU against the winner and what decided.
+ */
+function finalistLostWords(t: TriedCandidate, vsWinner: CpuComparison, a: Advice): string {
+  const dearerThanWinner = costReading(vsWinner, vsWinner.margin) === 'dearer';
+  if (t.lostOn === 'cpu' && !dearerThanWinner && t.why.startsWith('sustained, but dearer: ')) return t.why.replace(/^sustained, but /, '');
+  const dearer = t.lostOn === 'cpu' || (t.lostOn === undefined && dearerThanWinner);
+  return `${dearer ? 'dearer: ' : ''}${cpuWords(vsWinner, 'comma')}${decidedWords(t, a)}`;
+}
+
 /** One searched transport in the answer's "why not the others": its best attempt, how far it got, and why it was not chosen. */
 export interface TransportStanding {
   transport: Transport;
@@ -394,15 +406,8 @@ export function transportStandings(a: Advice): TransportStanding[] {
       return { transport, candidateId: null, reached: 'not measured', why: n ? n.why : 'not in the space searched' };
     }
     const t = tried.get(r.candidateId);
-    if (t?.confirmed?.sustains.sustains && t.cpuVsWinner) {
-      const dearer = t.lostOn === 'cpu' || (t.lostOn === undefined && costReading(t.cpuVsWinner, t.cpuVsWinner.margin) === 'dearer');
-      return {
-        transport,
-        candidateId: r.candidateId,
-        reached: 'finalist',
-        why: `${dearer ? 'dearer: ' : ''}${cpuWords(t.cpuVsWinner, 'comma')}${decidedWords(t, a)}`,
-      };
-    }
+    if (t?.confirmed?.sustains.sustains && t.cpuVsWinner)
+      return { transport, candidateId: r.candidateId, reached: 'finalist', why: finalistLostWords(t, t.cpuVsWinner, a) };
     return { transport, candidateId: r.candidateId, reached: t?.confirmed ? 'finalist' : 'probe', why: bestAttemptWhy(a, r, t) };
   });
 }
@@ -467,8 +472,7 @@ export function adviceText(
       const t = tried.get(r.candidateId);
       if (!t?.confirmed?.sustains.sustains || !t.cpuVsWinner || inSet.has(r.candidateId)) continue;
       shown.add(r.transport);
-      const dearer = t.lostOn === 'cpu' || (t.lostOn === undefined && costReading(t.cpuVsWinner, t.cpuVsWinner.margin) === 'dearer');
-      rejected.push(`${r.candidateId} (${dearer ? 'dearer: ' : ''}${cpuWords(t.cpuVsWinner, 'comma')}${decidedWords(t, a)})`);
+      rejected.push(`${r.candidateId} (${finalistLostWords(t, t.cpuVsWinner, a)})`);
     }
     for (const r of a.rejected) {
       if (shown.has(r.transport)) continue;
