@@ -45,11 +45,15 @@ export type ErrorCode = keyof typeof ERROR_CODES;
 
 export class PushlabError extends Error {
   override name = 'PushlabError';
+  /** The same work may succeed if asked again (a machine too busy for a moment), where the rest are the input's or the machine's for good. */
+  readonly transient: boolean;
   constructor(
     readonly code: ErrorCode,
     message: string,
+    options: { transient?: boolean } = {},
   ) {
     super(message);
+    this.transient = options.transient ?? false;
   }
 }
 

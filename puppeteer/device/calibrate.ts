@@ -85,6 +85,7 @@ export async function calibrate(target: number, read: (speed: number) => Promise
   throw new PushlabError(
     'PUSHLAB_NO_DEVICE',
     `${what}: the BenchmarkIndex did not settle within ${CALIBRATION_TOLERANCE * 100}% of ${target} in ${MAX_STEPS} steps (closest: ${Math.round(best.index)} at ${round3(best.speed)} of full speed; speed→index: ${tried}); the machine may be too busy to calibrate`,
+    { transient: true },
   );
 }
 

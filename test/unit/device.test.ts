@@ -148,6 +148,8 @@ describe('calibration search', () => {
     expect(err).toBeInstanceOf(PushlabError);
     expect((err as PushlabError).code).toBe('PUSHLAB_NO_DEVICE');
     expect((err as Error).message).toMatch(/reads BenchmarkIndex 700 at full speed, below the class's 1000/);
+    // The machine's for good: asking again would read the same.
+    expect((err as PushlabError).transient).toBe(false);
   });
 
   it('keeps full speed when the machine already reads the class', async () => {
@@ -164,6 +166,8 @@ describe('calibration search', () => {
     expect((err as Error).message).toMatch(
       new RegExp(`in ${MAX_STEPS} steps \\(closest: \\d+ at [\\d.]+ of full speed; speed→index: ([\\d.]+→\\d+, ){${MAX_STEPS - 1}}[\\d.]+→\\d+\\)`),
     );
+    // The moment's: a caller may ask again (the ceilings do, once).
+    expect((err as PushlabError).transient).toBe(true);
     // Two warm-up readings that agree, then three at full speed, then three per step.
     expect(b.speeds.length).toBe(2 + READINGS_PER_STEP * (1 + MAX_STEPS));
   });
