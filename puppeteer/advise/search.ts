@@ -1099,7 +1099,7 @@ function choose(s: Search): void {
       s.set.length
         ? `sustained over its repeats, no finalist cheaper in ${costWords(s).figure} on the paired rounds; first of ${s.set.length + 1} the evidence cannot order (equivalent, or cannot tell), by ${by}`
         : s.ranked.length > 1
-          ? 'sustained over its repeats; every other finalist that sustained was dearer in ${costWords(s).figure} or had a clearly higher p99'
+          ? `sustained over its repeats; every other finalist that sustained was dearer in ${costWords(s).figure} or had a clearly higher p99`
           : 'sustained over its repeats; the only finalist that did',
     ];
     if (runnerUp) runnerUp.outcome = 'runner-up';
