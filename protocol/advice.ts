@@ -167,6 +167,13 @@ export interface TriedCandidate {
   lostOn?: 'cpu' | 'median-cpu' | 'p99' | 'simplicity' | 'headroom' | 'order';
   /** With `lostOn: 'simplicity'`: the criterion of the order of simplicity on which the winner was simpler. */
   criterion?: SimplicityCriterion;
+  /**
+   * With `lostOn: 'cpu'`, when the paired comparison against the winner could not tell: the
+   * finalist it was dearer than (`against`), with that comparison. Absent in earlier reports.
+   */
+  dearerThan?: CpuComparison;
+  /** With `lostOn: 'p99'`: the finalist whose paired p99 was clearly lower (the winner's id, or another's). Absent in earlier reports. */
+  slowerThan?: string;
   /** Every repeat measured of it, raw: the probe's and each confirming round's. */
   repeats: { purpose: 'probe' | 'confirm'; round: number | null; repeat: Repeat }[];
 }

@@ -639,6 +639,8 @@ const triedCandidate = obj<TriedCandidate>()({
   lostOn: opt(lit('cpu', 'median-cpu', 'p99', 'simplicity', 'headroom', 'order')),
   // --- the answer as a set (issue 34): absent in earlier reports ---
   criterion: opt(oneOf(SIMPLICITY_CRITERIA)),
+  dearerThan: opt(cpuComparison),
+  slowerThan: opt(str),
   repeats: arr(obj<TriedCandidate['repeats'][number]>()({ purpose, round: nullable(count), repeat })),
 });
 

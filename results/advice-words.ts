@@ -25,7 +25,7 @@ import { costReading, marginText } from './equivalence.js';
 import { driftLines } from './machine-drift.js';
 import { decidingP99Ms } from './sustains.js';
 import { objectiveCost } from './advice-figures.js';
-import { headroomShown } from './headroom.js';
+import { headroomShown, type HeadroomShown } from './headroom.js';
 import { costsTable, costText, OBJECTIVE_WORDS, rendererChoice } from './costs.js';
 
 const plural = (n: number, one: string) => `${n} ${one}${n === 1 ? '' : 's'}`;
@@ -187,11 +187,13 @@ export function lostOnWords(
   winner: Candidate,
   other: Candidate,
   transports: readonly Transport[],
-  headrooms?: { winner: number; other: number },
+  headrooms?: { winner: HeadroomShown | null; other: HeadroomShown | null },
 ): string {
   if (lostOn === 'simplicity' && criterion)
     return `the winner is simpler: ${SIMPLICITY_WORDS[criterion]} (${settingOn(criterion, winner)} against ${settingOn(criterion, other)})`;
-  const rates = headrooms ? ` (headroom ${rateText(headrooms.winner)} against ${headrooms.other > 0 ? rateText(headrooms.other) : 'none'})` : '';
+  // A search that something other than the setup ended (the budget, the message limit) is a lower bound: `≥`.
+  const shown = (h: HeadroomShown | null) => (h ? `${h.atLeast ? '≥ ' : ''}${rateText(h.eventsPerSec)}` : 'none');
+  const rates = headrooms ? ` (headroom ${shown(headrooms.winner)} against ${shown(headrooms.other)})` : '';
   if (lostOn === 'headroom') return `as simple; the winner clearly sustains more${rates}`;
   const last =
     winner.transport !== other.transport
@@ -208,21 +210,23 @@ export function lostOnWords(
  * decided (p99 up to 5 ms against up to 12 ms)`, or in reports written before the answer became a
  * set, `; the winner's lower median decided (…)`. Empty when it was dearer (the CPU words say it).
  */
-export function decidedWords(t: Pick<TriedCandidate, 'lostOn' | 'criterion' | 'confirmed' | 'candidate'>, a: Advice): string {
+export function decidedWords(t: Pick<TriedCandidate, 'lostOn' | 'criterion' | 'confirmed' | 'candidate' | 'slowerThan'>, a: Advice): string {
   const mine = t.confirmed;
   const winner = a.winner;
   if (!mine || !winner || !t.lostOn || t.lostOn === 'cpu') return '';
   if (t.lostOn === 'simplicity' || t.lostOn === 'headroom' || t.lostOn === 'order') {
     const other = a.runnerUp?.candidate.id === t.candidate.id ? a.runnerUp.headroom : undefined;
-    const rate = (h: Headroom | null | undefined) => (h ? (h.eventsPerSec ?? 0) : undefined);
-    const [w, o] = [rate(a.headroom), rate(other)];
-    return `; ${lostOnWords(t.lostOn, t.criterion, winner.candidate, t.candidate, a.transports, w !== undefined && o !== undefined ? { winner: w, other: o } : undefined)}`;
+    const both = a.headroom && other ? { winner: headroomShown(a.headroom), other: headroomShown(other) } : undefined;
+    return `; ${lostOnWords(t.lostOn, t.criterion, winner.candidate, t.candidate, a.transports, both)}`;
   }
   if (t.lostOn === 'p99') {
-    const [w, o] = [decidingP99Ms(winner.figures.sustains.figures) ?? undefined, decidingP99Ms(mine.sustains.figures) ?? undefined];
+    // The finalist whose paired p99 was clearly lower: the winner, or (recorded since issue 34) another.
+    const faster = t.slowerThan ? a.tried.find((x) => x.candidate.id === t.slowerThan)?.confirmed : undefined;
+    const [by, byWords] = faster && t.slowerThan !== winner.candidate.id ? [faster, `${t.slowerThan}'s`] : [winner.figures, "the winner's"];
+    const [w, o] = [decidingP99Ms(by.sustains.figures) ?? undefined, decidingP99Ms(mine.sustains.figures) ?? undefined];
     // Both are the rule's figure, the pooled p99's upper limit where the repeats kept histograms.
     const upTo = (f: CandidateFigures['sustains']['figures']) => (f.tail ? 'up to ' : '');
-    return `; the winner's clearly lower p99 decided${w !== undefined && o !== undefined ? ` (p99 ${upTo(winner.figures.sustains.figures)}${Math.round(w)} ms against ${upTo(mine.sustains.figures)}${Math.round(o)} ms)` : ''}`;
+    return `; ${byWords} clearly lower p99 decided${w !== undefined && o !== undefined ? ` (p99 ${upTo(by.sustains.figures)}${Math.round(w)} ms against ${upTo(mine.sustains.figures)}${Math.round(o)} ms)` : ''}`;
   }
   const [w, o] = [objectiveCost(winner.figures), objectiveCost(mine)];
   const unit = OBJECTIVE_WORDS[winner.figures.objective?.name ?? 'renderer'].unit;
@@ -357,7 +361,7 @@ function bestAttemptWhy(a: Advice, r: Advice['rejected'][number], t: TriedCandid
  */
 function finalistLostWords(t: TriedCandidate, vsWinner: CpuComparison, a: Advice): string {
   const dearerThanWinner = costReading(vsWinner, vsWinner.margin) === 'dearer';
-  if (t.lostOn === 'cpu' && !dearerThanWinner && t.why.startsWith('sustained, but dearer: ')) return t.why.replace(/^sustained, but /, '');
+  if (t.lostOn === 'cpu' && !dearerThanWinner && t.dearerThan) return `dearer: ${cpuWords(t.dearerThan)} than ${t.dearerThan.against}`;
   const dearer = t.lostOn === 'cpu' || (t.lostOn === undefined && dearerThanWinner);
   return `${dearer ? 'dearer: ' : ''}${cpuWords(vsWinner, 'comma')}${decidedWords(t, a)}`;
 }

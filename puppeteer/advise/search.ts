@@ -76,6 +76,7 @@ import { LIMITS } from '../../protocol/limits.js';
 import type { MeasuredRepeat, Repeat } from '../../protocol/repeat-figures.js';
 import { describe, pairedRatio } from '../../results/stats.js';
 import { decidingP99Ms, reasonText } from '../../results/sustains.js';
+import { headroomShown, type HeadroomShown } from '../../results/headroom.js';
 import { ADVISE_TRANSPORTS, adviseTicksMs, type Objective, type Target } from '../../protocol/target.js';
 import type { Transport } from '../../protocol/wire.js';
 import { candidateSpace, DEFAULT_SPACE, knobsBetween, stepsFrom, withBatch, type CandidateSpace } from './candidates.js';
@@ -202,6 +203,8 @@ interface Rec {
   cpuVsWinner: CpuComparison | null;
   lostOn?: TriedCandidate['lostOn'];
   criterion?: SimplicityCriterion;
+  dearerThan?: CpuComparison;
+  slowerThan?: string;
 }
 
 /** Why a candidate was not measured when the search was cut off before the screen's end. */
@@ -287,6 +290,8 @@ function triedOf(r: Rec, confirmed: CandidateFigures | null): TriedCandidate {
     cpuVsWinner: r.cpuVsWinner,
     ...(r.lostOn ? { lostOn: r.lostOn } : {}),
     ...(r.criterion ? { criterion: r.criterion } : {}),
+    ...(r.dearerThan ? { dearerThan: r.dearerThan } : {}),
+    ...(r.slowerThan ? { slowerThan: r.slowerThan } : {}),
     repeats: [
       ...(r.probe ? [{ purpose: 'probe' as const, round: null, repeat: r.probe }] : []),
       ...(r.reprobe ? [{ purpose: 'probe' as const, round: null, repeat: r.reprobe }] : []),
@@ -883,7 +888,17 @@ function nextMove(s: Search, best: Rec, leader: Rec | undefined, cheapest: numbe
   }
   s.pruned.delete(t);
   const order = knobOrder(f);
-  return neighbours.sort((a, b) => order.indexOf(knobsBetween(best.candidate, a)[0]) - order.indexOf(knobsBetween(best.candidate, b)[0]))[0];
+  const byOrder = (a: Candidate, b: Candidate) => order.indexOf(knobsBetween(best.candidate, a)[0]) - order.indexOf(knobsBetween(best.candidate, b)[0]);
+  // A best that sustains within the screen's noise of the cheapest tries its simpler neighbours
+  // first (fewer connections, the main thread, one origin, JSON, no compression: --prefer), so the
+  // simplest of a flat cheap region is measured whichever way the screen came into it. Two runs
+  // here (200 k, p99 200 ms) reached Arrow on 2 connections and on 1: the first never probed the
+  // 1-connection setup the second chose, and so could not name it (issue 34).
+  if (f?.sustains.sustains && screenCost(s, best) <= cheapest * SCREEN_SPREAD) {
+    const simpler = neighbours.filter((c) => simplerOn(s.prefer, c, best.candidate)?.simpler === 'a');
+    if (simpler.length) return simpler.sort(byOrder)[0];
+  }
+  return neighbours.sort(byOrder)[0];
 }
 
 /** 2. Confirm the cheapest that sustained (the closest that did not, when too few did), in paired rounds, group after group until one has a winner. */
@@ -1077,6 +1092,8 @@ function choose(s: Search): void {
     const cpuText = (c: CpuComparison | null) => (c ? cpuWords(c) : 'CPU not compared (no common round)');
     for (const r of s.ranked.slice(1)) {
       r.criterion = undefined;
+      r.dearerThan = undefined;
+      r.slowerThan = undefined;
       if (s.set.includes(r)) {
         const on = simplerOn(s.prefer, w.candidate, r.candidate);
         r.lostOn = on ? 'simplicity' : s.headroomDecided === r ? 'headroom' : 'order';
@@ -1085,11 +1102,13 @@ function choose(s: Search): void {
       } else if (slower.has(r)) {
         const q = slower.get(r)!;
         r.lostOn = 'p99';
+        r.slowerThan = q.candidate.id;
         r.why = `sustained; against the winner ${cpuText(r.cpuVsWinner)}; but a clearly higher p99 than ${q === w ? 'the winner' : q.candidate.id} (the paired per-round ratio's CI above 1; p99 up to ${Math.round(p99(q.confirmed))} ms against up to ${Math.round(p99(r.confirmed))} ms)`;
       } else {
         // Dearer: against the winner where that comparison says so, else against the finalist that does.
         const c = r.cpuVsWinner && costReading(r.cpuVsWinner, r.cpuVsWinner.margin) === 'dearer' ? r.cpuVsWinner : (dearer.get(r) ?? r.cpuVsWinner);
         r.lostOn = 'cpu';
+        if (c && c.against !== w.candidate.id) r.dearerThan = c;
         r.why = `sustained, but dearer: ${c ? cpuWords(c) : 'CPU not compared'}${c && c.against !== w.candidate.id ? ` than ${c.against}` : ' than the winner'}`;
       }
     }
@@ -1115,9 +1134,9 @@ function choose(s: Search): void {
 }
 
 /** The winner's and another finalist's headroom rates, when both were measured: for the words of a headroom decision. */
-function headroomsOf(s: Search, w: Rec, r: Rec): { winner: number; other: number } | undefined {
+function headroomsOf(s: Search, w: Rec, r: Rec): { winner: HeadroomShown | null; other: HeadroomShown | null } | undefined {
   const [hw, hr] = [s.headrooms.get(w.candidate.id), s.headrooms.get(r.candidate.id)];
-  return hw && hr ? { winner: hw.eventsPerSec ?? 0, other: hr.eventsPerSec ?? 0 } : undefined;
+  return hw && hr ? { winner: headroomShown(hw), other: headroomShown(hr) } : undefined;
 }
 
 /**

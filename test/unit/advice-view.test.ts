@@ -10,7 +10,8 @@ import type { Report } from '../../protocol/report.js';
 import type { Target } from '../../protocol/target.js';
 import { candidatePoint, candidateSpace } from '../../puppeteer/advise/candidates.js';
 import { advise, adviceBeforeSearch } from '../../puppeteer/advise/search.js';
-import { adviceHeadline, adviceText, deviceAnswerWords, machineWordsOf } from '../../results/advice-words.js';
+import { costReading } from '../../results/equivalence.js';
+import { adviceHeadline, adviceText, lostOnWords, deviceAnswerWords, machineWordsOf } from '../../results/advice-words.js';
 import type { DeviceCalibration } from '../../protocol/device.js';
 import { parseReport } from '../../protocol/report-check.js';
 import { adviceView, pointsAndRepeats, runHeader } from '../../web/report/views.js';
@@ -52,6 +53,8 @@ async function answer(ws?: { tab: readonly number[]; p99: number }): Promise<Adv
     },
   });
 }
+
+const costReadingOf = (c: NonNullable<Advice['runnerUp']>['cpuVsWinner'] & object) => costReading(c, c.margin);
 
 const ENV = { chromeVersion: 'HeadlessChrome/156.0.8078.79', chromePath: '/usr/bin/chromium', cpuModel: 'AMD EPYC 7B13', cores: 2, headless: true };
 
@@ -185,6 +188,80 @@ describe('the Advice section', () => {
     expect(v.details.some((d) => d.startsWith('Rejected: '))).toBe(false);
   });
 
+  it('says a finalist dearer only than another finalist is dearer than that one, and report.json names it', async () => {
+    // sse noisy round to round (its CI against either other cannot tell), ws steady, fetch 30%
+    // above ws in every round: dearer than ws, while against the winner (sse) the CI straddles.
+    let clock = 0;
+    let probes = 0;
+    const SSE = [5, 7, 4];
+    const WS = [5, 5.05, 5.1];
+    const window = (c: Candidate, round: number) => {
+      const r = Math.max(0, round) % 3;
+      const tab = c.transport === 'sse' ? SSE[r] : c.transport === 'ws' ? WS[r] : 1.3 * WS[r];
+      return measured(candidatePoint(c, TARGET.render, { warmupSec: 1, measureSec: 2, repeats: 1 }), { round, eps: c.offeredEventsPerSec, tab, p99: 10 });
+    };
+    const a = await advise({
+      target: TARGET,
+      transports: ['sse', 'ws', 'fetch'],
+      space: { ticksMs: [10], connections: [1], workers: [], origins: [1], encodings: ['json'], compression: false },
+      budgetSec: 300,
+      maxConfirmRounds: 3,
+      now: () => clock,
+      estimate: { probeSec: () => 6, repeatSec: () => 9 },
+      measurer: {
+        probe: async (c) => ((clock += 6), window(c, 100 + probes++)),
+        confirm: async (cs, round) => ((clock += 9 * cs.length), cs.map((c) => window(c, round))),
+      },
+    });
+    expect(a.winner!.candidate.transport).toBe('sse');
+    const fetch = a.tried.find((t) => t.candidate.transport === 'fetch' && t.confirmed)!;
+    expect(fetch.lostOn).toBe('cpu');
+    expect(fetch.cpuVsWinner && costReadingOf(fetch.cpuVsWinner)).toBe('cannot-tell');
+    expect(fetch.dearerThan).toMatchObject({ of: fetch.candidate.id, against: 'ws-b200-c1-i10' });
+    expect(fetch.dearerThan!.ciLow).toBeGreaterThan(1);
+    const r = withAdvice(a);
+    expect(parseReport(JSON.parse(JSON.stringify(r)), 'report.json').advice!.tried.find((t) => t.candidate.id === fetch.candidate.id)!.dearerThan).toEqual(fetch.dearerThan);
+    const row = adviceView(r)!.transports.find((t) => t.transport === 'fetch')!;
+    expect(row.why).toMatch(/^dearer: 30% more renderer CPU per event \(CI 30–30%\) than ws-b200-c1-i10$/);
+  });
+
+  it("says a finalist whose p99 was clearly higher than another finalist's (not the winner's) lost to that one, with both p99s", async () => {
+    // CPU too noisy to order any pair; sse's p99 noisy (against either other: not clearly), ws's
+    // steady at 10 ms, fetch's steady at 13 ms: clearly higher than ws's, not than sse's.
+    let clock = 0;
+    let probes = 0;
+    const TAB = { sse: [5, 7, 4], ws: [6, 4.5, 5.5], fetch: [4.4, 6.6, 5] } as Record<string, number[]>;
+    const P99 = { sse: [8, 16, 9], ws: [10, 10.1, 10.2], fetch: [13, 13.1, 13.2] } as Record<string, number[]>;
+    const window = (c: Candidate, round: number) => {
+      const r = Math.max(0, round) % 3;
+      return measured(candidatePoint(c, TARGET.render, { warmupSec: 1, measureSec: 2, repeats: 1 }), {
+        round,
+        eps: c.offeredEventsPerSec,
+        tab: TAB[c.transport][r],
+        p99: P99[c.transport][r],
+      });
+    };
+    const a = await advise({
+      target: TARGET,
+      transports: ['sse', 'ws', 'fetch'],
+      space: { ticksMs: [10], connections: [1], workers: [], origins: [1], encodings: ['json'], compression: false },
+      budgetSec: 300,
+      maxConfirmRounds: 3,
+      now: () => clock,
+      estimate: { probeSec: () => 6, repeatSec: () => 9 },
+      measurer: {
+        probe: async (c) => ((clock += 6), window(c, 100 + probes++)),
+        confirm: async (cs, round) => ((clock += 9 * cs.length), cs.map((c) => window(c, round))),
+      },
+    });
+    expect(a.winner!.candidate.transport).toBe('sse');
+    const fetch = a.tried.find((t) => t.candidate.transport === 'fetch' && t.confirmed)!;
+    expect(fetch.lostOn, fetch.why).toBe('p99');
+    expect(fetch.slowerThan).toBe('ws-b200-c1-i10');
+    const row = adviceView(withAdvice(a))!.transports.find((t) => t.transport === 'fetch')!;
+    expect(row.why).toMatch(/; ws-b200-c1-i10's clearly lower p99 decided \(p99 (up to )?10 ms against (up to )?13 ms\)$/);
+  });
+
   it('says when the search was interrupted, with the command that goes on', async () => {
     const v = adviceView(
       withAdvice(await answer(), { interrupted: true, finishedAt: null, resumeCommand: 'npm run advise -- --resume advise-20261125-101500' }),
@@ -302,5 +379,21 @@ describe('machineWordsOf', () => {
     expect(
       machineWordsOf({ ...ENV, chromeVersion: 'Chrome/155.0.1.2', chromePath: '/opt/google/chrome/chrome', headless: false, cpuModel: 'unknown' }),
     ).toEqual({ cores: 2, cpuModel: null, browser: 'Chrome 155' });
+  });
+});
+
+describe('lostOnWords', () => {
+  it("marks a headroom something other than the setup ended as a lower bound, so 'did not tell them apart' reads true", () => {
+    const [w, o] = candidateSpace(TARGET, ['ws', 'ws-stream'], { ticksMs: [10], connections: [1], workers: [], origins: [1], encodings: ['json'], compression: false });
+    const words = lostOnWords('order', undefined, w, o, ['ws', 'ws-stream'], {
+      winner: { batch: 400, eventsPerSec: 40_000, limit: 'message-limit', atLeast: true },
+      other: { batch: 200, eventsPerSec: 20_000, limit: 'budget', atLeast: true },
+    });
+    expect(words).toBe(
+      "as simple on every criterion, and headroom did not tell them apart (headroom ≥ 40 k events/s against ≥ 20 k events/s): the order of last resort decided (ws before ws-stream in the transports' order (ws, ws-stream))",
+    );
+    expect(lostOnWords('headroom', undefined, w, o, ['ws', 'ws-stream'], { winner: { batch: 400, eventsPerSec: 40_000, limit: 'setup', atLeast: false }, other: null })).toBe(
+      'as simple; the winner clearly sustains more (headroom 40 k events/s against none)',
+    );
   });
 });

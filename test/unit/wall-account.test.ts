@@ -9,6 +9,7 @@ import { describe, expect, it } from 'vitest';
 import { parseReport } from '../../protocol/report-check.js';
 import { WALL_PARTS } from '../../protocol/report.js';
 import { WallClock, wallLine } from '../../results/wall-account.js';
+import { runHeader } from '../../web/report/views.js';
 
 const ROOT = path.resolve(import.meta.dirname, '..', '..');
 const example = () => JSON.parse(readFileSync(path.join(ROOT, 'reports', 'example', 'report.json'), 'utf8')) as Record<string, unknown>;
@@ -84,5 +85,16 @@ describe("report.json's wall", () => {
     expect(() => parseReport({ ...example(), wall: { ...wall, outsideSec: { ...wall.outsideSec, pageLoads: undefined } } }, 'r.json')).toThrow(
       /wall\.outsideSec\.pageLoads/,
     );
+  });
+});
+
+describe("the viewer's header", () => {
+  it('says the wall account with every part where report.json has one, and nothing where it has none', () => {
+    const clock = new WallClock(0);
+    const wall = clock.account(repeat(clock, 1000, 5));
+    const field = (r: Record<string, unknown>) => runHeader(parseReport(r, 'r.json')).fields.find((f) => f.label === 'Wall time');
+    expect(field(example())).toBeUndefined();
+    expect(field({ ...example(), wall })!.value).toBe(wallLine(wall, Number.POSITIVE_INFINITY));
+    expect(field({ ...example(), wall })!.value).toMatch(/^measured windows 5 s of \d+ s wall \(\d+%\); outside them: .*warm-ups 2 s[^…]*$/);
   });
 });

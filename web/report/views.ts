@@ -27,6 +27,7 @@ import { NOT_MEASURED_REASONS } from '../../protocol/advice.js';
 import { costsGrid } from '../../results/costs.js';
 import { FACTOR_NAMES, FACTORS as FACTOR_INFO, type FactorName } from '../../protocol/factors.js';
 import { calibrationShort } from '../../protocol/device.js';
+import { wallLine } from '../../results/wall-account.js';
 
 type Point = PointResult['point'];
 export type Transport = Point['transport'];
@@ -240,6 +241,8 @@ export function runHeader(report: Report): RunHeader {
     { label: 'Started', value: formatTimestamp(report.startedAt) },
     finishedField,
     { label: 'Duration', value: formatDuration(finished - started) },
+    // The terminal's last line: how much of that was measuring, and where the rest went (every part here).
+    ...(report.wall ? [{ label: 'Wall time', value: wallLine(report.wall, Number.POSITIVE_INFINITY) }] : []),
     { label: 'Scenarios', value: report.scenarios.length ? report.scenarios.join(', ') : MISSING },
     {
       label: 'Repeats',
