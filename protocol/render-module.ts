@@ -20,8 +20,7 @@ export const RENDER_MODULE_EXPORT = 'mount';
  * module that reads a column or the last rows pays for no others.
  */
 export type RenderBatch<Row = unknown> =
-  | { readonly kind: 'rows'; readonly rows: readonly Row[] }
-  | { readonly kind: 'columns'; readonly numRows: number; row(i: number): Row };
+  { readonly kind: 'rows'; readonly rows: readonly Row[] } | { readonly kind: 'columns'; readonly numRows: number; row(i: number): Row };
 
 /** What pushlab gives the module when it mounts it. */
 export interface RenderPage {
@@ -55,7 +54,7 @@ export interface RenderModule<Host = unknown, Row = unknown> {
 
 /** Which module a point was measured with: the file as given, and the SHA-256 of its text. */
 export interface RenderModuleRef {
-  /** As given to `--render-module` or a scenario's `renderModule` (relative to the working directory). */
+  /** As given to `--render-module` or a scenario's `renderModule` (relative to the project root, as the scenario file is). */
   path: string;
   /** SHA-256 of the file's bytes, hex: which version of it was measured. */
   sha256: string;
@@ -88,7 +87,8 @@ export function renderExportsProblem(exports: Readonly<Record<string, string>>):
 
 /** Why what `mount` returned is not a RenderView, or null when it is. */
 export function renderViewProblem(view: unknown): string | null {
-  if (view === null || typeof view !== 'object') return `\`${RENDER_MODULE_EXPORT}\` returned ${view === null ? 'null' : typeof view}, not an object with batch(b)`;
+  if (view === null || typeof view !== 'object')
+    return `\`${RENDER_MODULE_EXPORT}\` returned ${view === null ? 'null' : typeof view}, not an object with batch(b)`;
   const v = view as Record<string, unknown>;
   if (typeof v.batch !== 'function') return `what \`${RENDER_MODULE_EXPORT}\` returned has no batch(b) function`;
   if (v.unmount !== undefined && typeof v.unmount !== 'function') return `what \`${RENDER_MODULE_EXPORT}\` returned has an unmount that is not a function`;

@@ -40,7 +40,7 @@ const fieldProperties = {
     Type.String({
       minLength: 1,
       description:
-        "A team's own page component drawn instead of pushlab's table and charts: an ES module (.js, .mjs, .jsx, .ts, .tsx) exporting mount(host, page), relative to the working directory (docs/your-stream.md). --render-module overrides it.",
+        "A team's own page component drawn instead of pushlab's table and charts: an ES module (.js, .mjs, .jsx, .ts, .tsx) exporting mount(host, page), relative to the project root (docs/your-stream.md). --render-module overrides it.",
     }),
   ),
   repeats: Type.Optional(

@@ -106,7 +106,10 @@ export const SWEEP_FLAGS = {
     help: "with several --browser: a point's repeats go to a different browser each round (else each point stays on one)",
   },
   server: { type: 'string', default: '', help: 'URL of a running pushlab server', defaultText: 'start one' },
-  'render-module': renderModuleFlag("draw every selected scenario's points with this page component, whatever the scenarios' own `renderModule`", "each scenario's `renderModule`, else pushlab's table and charts"),
+  'render-module': renderModuleFlag(
+    "draw every selected scenario's points with this page component, whatever the scenarios' own `renderModule`",
+    "each scenario's `renderModule`, else pushlab's table and charts",
+  ),
   retries: { type: 'integer', default: 1, min: 0, max: 5, help: 'extra attempts for a failed repeat' },
   list: { type: 'boolean', default: false, help: 'print the points the sweep would run and its estimated time, and exit' },
   repeats: {

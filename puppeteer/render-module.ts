@@ -43,7 +43,12 @@ export async function buildRenderModule(file: string, label: string, outRoot = R
   if (!(RENDER_MODULE_EXTENSIONS as readonly string[]).includes(ext)) {
     throw refuse(label, `must be one of ${RENDER_MODULE_EXTENSIONS.join(', ')} (an ES module Vite builds); got ${JSON.stringify(ext || path.basename(abs))}`);
   }
-  const text = await readInputFile(abs, label, 'PUSHLAB_BAD_RENDER_MODULE', `give an ES module exporting mount(host, page) (${RENDER_MODULE_EXTENSIONS.join(', ')})`);
+  const text = await readInputFile(
+    abs,
+    label,
+    'PUSHLAB_BAD_RENDER_MODULE',
+    `give an ES module exporting mount(host, page) (${RENDER_MODULE_EXTENSIONS.join(', ')})`,
+  );
   const sha256 = createHash('sha256').update(text).digest('hex');
   const dir = path.join(outRoot, sha256);
   // Built beside its final place, then renamed in: a server never serves half a module.

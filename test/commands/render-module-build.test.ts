@@ -38,7 +38,12 @@ describe('building a render module', () => {
   it('builds a plain module into a directory named by its SHA-256', async () => {
     const file = `${FIXTURES}/counting.js`;
     const ref = await buildRenderModule(file, 'counting', out, ROOT);
-    expect(ref).toEqual({ path: file, sha256: createHash('sha256').update(readFileSync(path.join(ROOT, file))).digest('hex') });
+    expect(ref).toEqual({
+      path: file,
+      sha256: createHash('sha256')
+        .update(readFileSync(path.join(ROOT, file)))
+        .digest('hex'),
+    });
     expect(readFileSync(path.join(out, ref.sha256, 'module.js'), 'utf8')).toMatch(/export\s*\{[^}]*mount/);
   }, 60_000);
 
@@ -51,15 +56,24 @@ describe('building a render module', () => {
   }, 120_000);
 
   it('refuses a module that does not build, quoting the build error', async () => {
-    const err = await refusal(`${FIXTURES}/broken.ts`);
-    expect(err.message).toMatch(/^--render-module test\/fixtures\/render-modules\/broken\.ts: does not build: .*pushlab-no-such-package/);
+    const err = await refusal(`${FIXTURES}/broken.js`);
+    expect(err.message).toMatch(/^--render-module test\/fixtures\/render-modules\/broken\.js: does not build: .*pushlab-no-such-package/);
   }, 60_000);
 
   it('refuses a module that does not export mount, naming what it exports', async () => {
     const err = await refusal(`${FIXTURES}/no-mount.ts`);
     expect(err.message).toMatch(/does not export `mount` \(it exports `draw`\)/);
     // Nothing is left to serve for it.
-    expect(existsSync(path.join(out, createHash('sha256').update(readFileSync(path.join(ROOT, FIXTURES, 'no-mount.ts'))).digest('hex')))).toBe(false);
+    expect(
+      existsSync(
+        path.join(
+          out,
+          createHash('sha256')
+            .update(readFileSync(path.join(ROOT, FIXTURES, 'no-mount.ts')))
+            .digest('hex'),
+        ),
+      ),
+    ).toBe(false);
   }, 60_000);
 
   it('refuses a file of another kind, a missing file and a directory', async () => {

@@ -1,11 +1,6 @@
 /** The render module's interface check (protocol/render-module.ts) and the one-line build error (puppeteer/render-module.ts). */
 import { describe, expect, it } from 'vitest';
-import {
-  RENDER_MODULE_URL_PATTERN,
-  renderExportsProblem,
-  renderModuleUrl,
-  renderViewProblem,
-} from '../../protocol/render-module.js';
+import { RENDER_MODULE_URL_PATTERN, renderExportsProblem, renderModuleUrl, renderViewProblem } from '../../protocol/render-module.js';
 import { firstBuildError } from '../../puppeteer/render-module.js';
 
 describe('renderExportsProblem', () => {

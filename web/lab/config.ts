@@ -72,10 +72,13 @@ function renderModule(c: Partial<Record<keyof PageConfig, unknown>>): string | u
   const url = c.renderModule;
   if (url === undefined || url === '') return undefined;
   if (typeof url !== 'string' || !RENDER_MODULE_URL_PATTERN.test(url)) {
-    throw new Error(`renderModule must be a built module's URL, ./render-modules/<sha256>/module.js (the driver builds it from --render-module); got ${JSON.stringify(url)}`);
+    throw new Error(
+      `renderModule must be a built module's URL, ./render-modules/<sha256>/module.js (the driver builds it from --render-module); got ${JSON.stringify(url)}`,
+    );
   }
   if ((c.render ?? 'full') !== 'full') throw new Error(`renderModule replaces what render full draws, so render must be full; got ${JSON.stringify(c.render)}`);
-  if ((c.parse ?? 'main') !== 'main') throw new Error(`renderModule needs parse main (the module draws each batch where it is decoded); got ${JSON.stringify(c.parse)}`);
+  if ((c.parse ?? 'main') !== 'main')
+    throw new Error(`renderModule needs parse main (the module draws each batch where it is decoded); got ${JSON.stringify(c.parse)}`);
   return url;
 }
 

@@ -4,7 +4,14 @@
  * use. The driver checked its exports when it built it; this checks again, since a page can be
  * given any URL of that shape by hand.
  */
-import { RENDER_MODULE_EXPORT, renderExportsProblem, renderViewProblem, type RenderModule, type RenderPage, type RenderView } from '../../protocol/render-module.js';
+import {
+  RENDER_MODULE_EXPORT,
+  renderExportsProblem,
+  renderViewProblem,
+  type RenderModule,
+  type RenderPage,
+  type RenderView,
+} from '../../protocol/render-module.js';
 import type { Row } from '../../protocol/wire.js';
 
 export type PageRenderModule = RenderModule<HTMLElement, Row>;
