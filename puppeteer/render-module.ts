@@ -84,6 +84,9 @@ async function viteBuild(entry: string, outDir: string, label: string): Promise<
       mode: 'production',
       // Library builds leave process.env alone; React and most UI libraries read NODE_ENV from it.
       define: { 'process.env.NODE_ENV': JSON.stringify('production') },
+      // JSX as production code whatever NODE_ENV this process has: Vite otherwise emits the
+      // development runtime's jsxDEV calls, which the production React defined above lacks.
+      oxc: { jsx: { development: false } },
       build: {
         outDir,
         emptyOutDir: true,
