@@ -11,7 +11,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PushlabError } from '../../protocol/errors.js';
 import { buildRenderModule } from '../../puppeteer/render-module.js';
-import { ROOT } from '../helpers/sweep-process.js';
+import { ROOT, runSweep } from '../helpers/sweep-process.js';
 
 const FIXTURES = 'test/fixtures/render-modules';
 
@@ -83,4 +83,13 @@ describe('building a render module', () => {
     await mkdir(dir);
     expect((await refusal(dir)).message).toMatch(/a directory, not a file pushlab reads/);
   });
+
+  it('stops a sweep before anything starts, with one coded line and exit 2', async () => {
+    const { code, stdout, stderr } = await runSweep(['--scenario', 'headline-batch', '--render-module', `${FIXTURES}/no-mount.ts`, '--out', out], 60_000);
+    expect(code, stderr).toBe(2);
+    expect(stdout).toBe('');
+    expect(stderr.trim().split('\n')).toEqual([
+      expect.stringMatching(/^pushlab sweep: PUSHLAB_BAD_RENDER_MODULE: --render-module test\/fixtures\/render-modules\/no-mount\.ts: it does not export `mount`/),
+    ]);
+  }, 70_000);
 });
