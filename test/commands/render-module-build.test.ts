@@ -89,7 +89,9 @@ describe('building a render module', () => {
     expect(code, stderr).toBe(2);
     expect(stdout).toBe('');
     expect(stderr.trim().split('\n')).toEqual([
-      expect.stringMatching(/^pushlab sweep: PUSHLAB_BAD_RENDER_MODULE: --render-module test\/fixtures\/render-modules\/no-mount\.ts: it does not export `mount`/),
+      expect.stringMatching(
+        /^pushlab sweep: PUSHLAB_BAD_RENDER_MODULE: --render-module test\/fixtures\/render-modules\/no-mount\.ts: it does not export `mount`/,
+      ),
     ]);
   }, 70_000);
 });
