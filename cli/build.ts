@@ -64,6 +64,8 @@ const REQUIRE_BANNER = "import { createRequire as __pushlabCreateRequire } from 
  *   `constructor.name` (puppeteer's `TimeoutError`, which puppeteer/browser/grid.ts matches) keeps it.
  * - `ws` stays a package on disk: server/transports/ws.ts checks the private field of the ws
  *   that @fastify/websocket loads by requiring it from there, which must be the same module.
+ * - `vite` stays a package on disk too: only `--render-module` loads it (puppeteer/render-module.ts),
+ *   and bundled it drags in its optional dependencies, which do not resolve.
  * - Source maps beside the files, so a bug's stack still names the TypeScript files: a command
  *   maps the one it prints (cli/stack.ts), as `node --enable-source-maps` maps every one, which
  *   Node pays for in memory and start-up in every process, the measured server too.
@@ -83,7 +85,7 @@ async function compileNode(dir: string): Promise<void> {
     keepNames: true,
     sourcemap: 'linked',
     sourcesContent: false,
-    external: ['ws'],
+    external: ['ws', 'vite'],
     banner: { js: REQUIRE_BANNER },
     logLevel: 'warning',
   });

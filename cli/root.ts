@@ -16,3 +16,10 @@ function rootAbove(dir: string): string {
 }
 
 export const ROOT = rootAbove(path.dirname(fileURLToPath(import.meta.url)));
+
+/**
+ * Where the driver builds team render modules (`--render-module`, puppeteer/render-module.ts), a
+ * directory per module named by its source's SHA-256; the server serves it at `/render-modules/`.
+ * Beside dist/'s builds, never inside one: a rebuild of the page does not remove them.
+ */
+export const RENDER_MODULES_DIR = path.join(ROOT, 'dist', 'render-modules');

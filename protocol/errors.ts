@@ -39,6 +39,8 @@ export const ERROR_CODES = {
   PUSHLAB_NO_DISPLAY: 'a headful Chrome was asked for on a machine with no display (and, for a sweep, no Xvfb to start)',
   PUSHLAB_NOT_BUILT: 'the lab page is not built (dist/web/index.html is missing): run npm run build',
   PUSHLAB_BAD_DEPENDENCY: "an installed package lacks what pushlab relies on (ws's private socket field)",
+  PUSHLAB_BAD_RENDER_MODULE:
+    "a render module (--render-module, a scenario's renderModule) is not a .js/.mjs/.ts/.tsx file, does not build (the build's first error is quoted), or does not export mount(host, page)",
 } as const;
 
 export type ErrorCode = keyof typeof ERROR_CODES;

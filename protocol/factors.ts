@@ -15,6 +15,7 @@
  * Pure: no Node, no DOM, no schema library (the viewer loads this file).
  */
 import { type Range, LIMITS } from './limits.js';
+import type { RenderModuleRef } from './render-module.js';
 import { ENGINES, type Engine } from './engine.js';
 import {
   DEVICE_CLASS_PATTERN,
@@ -125,6 +126,12 @@ export interface Point {
   device?: DeviceClass;
   /** `main-thread` when only the renderer's main thread was slowed (CDP); absent: the whole browser (a cgroup quota), or no device. */
   throttle?: 'main-thread';
+  /**
+   * The team's render module the page drew with instead of its table and charts (its scenario's
+   * `renderModule`, or `--render-module`): the file and its SHA-256. Absent: pushlab's own views.
+   * Not a factor: it is not in the id (the scenario names it), and no sweep crosses it.
+   */
+  renderModule?: RenderModuleRef;
   /** The longest warm-up, s: the window opens once both ends caught up, after at least 1 s. */
   warmupSec: number;
   measureSec: number;

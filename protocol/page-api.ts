@@ -124,6 +124,11 @@ export interface PageConfig {
   // --- input (issue 33: the page still answers) ---
   /** Time input and observe long animation frames (default true); false only for bench:page's baseline, which measures what the probe costs. */
   inputProbe?: boolean;
+  /**
+   * A team's own page component in place of the table and the charts (protocol/render-module.ts):
+   * the built module's page-relative URL, `renderModuleUrl(sha256)`. Absent: pushlab's own views.
+   */
+  renderModule?: string;
 }
 
 /** `window.pushlab`: the lab page's control surface, used by the driver and the console. */

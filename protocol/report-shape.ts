@@ -79,6 +79,7 @@ import { arr, bool, byKey, lit, matching, named, nullable, num, numIn, obj, oneO
 import { FACTOR_NAMES, FACTORS, type FactorName } from './factors.js';
 import type { LongFrames } from './page-api.js';
 import type { InputFigures } from './repeat-figures.js';
+import type { RenderModuleRef } from './render-module.js';
 
 const inRange = (r: Range) => numIn(r.min, r.max, r.integer);
 /** A count or an index: an integer, 0 or more. */
@@ -135,6 +136,8 @@ const point = obj<Point>()({
   measureSec: inRange(LIMITS.measureSec),
   repeats: inRange(LIMITS.repeats),
   offeredEventsPerSec: num,
+  // Your page (issue 35): absent for pushlab's own views, and in reports written before it.
+  renderModule: opt(obj<RenderModuleRef>()({ path: str, sha256: matching('^[0-9a-f]{64}$') })),
 });
 
 const efficiency = obj<Efficiency>()({

@@ -36,6 +36,13 @@ const fieldProperties = {
   measureSec: Type.Optional(
     Type.Number({ minimum: LIMITS.measureSec.min, maximum: LIMITS.measureSec.max, description: 'Length of the measured window in seconds.' }),
   ),
+  renderModule: Type.Optional(
+    Type.String({
+      minLength: 1,
+      description:
+        "A team's own page component drawn instead of pushlab's table and charts: an ES module (.js, .mjs, .jsx, .ts, .tsx) exporting mount(host, page), relative to the project root (docs/your-stream.md). --render-module overrides it.",
+    }),
+  ),
   repeats: Type.Optional(
     Type.Integer({
       minimum: LIMITS.repeats.min,

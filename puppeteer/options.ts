@@ -54,6 +54,16 @@ export function checkDeviceFlag(text: string): DeviceSetting | null {
   return d.value;
 }
 
+/** `--render-module FILE`, as the sweep (and later advise and the lab) take it: built and checked by puppeteer/render-module.ts. */
+export function renderModuleFlag(help: string, defaultText: string) {
+  return {
+    type: 'string',
+    default: '',
+    help: `${help}: an ES module (.js, .mjs, .jsx, .ts, .tsx) exporting mount(host, page), bundled with Vite before the run (docs/your-stream.md)`,
+    defaultText,
+  } as const satisfies FlagSpec;
+}
+
 export const SWEEP_FLAGS = {
   scenario: { type: 'list', default: [], help: 'scenario ids to run, comma-separated', defaultText: "the file's `default` list" },
   file: { type: 'string', default: 'scenarios.json', help: 'scenario file' },
@@ -96,6 +106,10 @@ export const SWEEP_FLAGS = {
     help: "with several --browser: a point's repeats go to a different browser each round (else each point stays on one)",
   },
   server: { type: 'string', default: '', help: 'URL of a running pushlab server', defaultText: 'start one' },
+  'render-module': renderModuleFlag(
+    "draw every selected scenario's points with this page component, whatever the scenarios' own `renderModule`",
+    "each scenario's `renderModule`, else pushlab's table and charts",
+  ),
   retries: { type: 'integer', default: 1, min: 0, max: 5, help: 'extra attempts for a failed repeat' },
   list: { type: 'boolean', default: false, help: 'print the points the sweep would run and its estimated time, and exit' },
   repeats: {
@@ -292,6 +306,7 @@ export const LAB_FLAGS = {
   device: deviceFlag("run the lab's browser as this device class (calibrated once at start, kept while you stream; recorded points run as it)", 'off'),
   throttle: throttleFlag('how --device slows the browser', 'browser'),
   server: { type: 'string', default: '', help: 'URL of a running pushlab server', defaultText: 'start one' },
+  'render-module': renderModuleFlag('draw with this page component instead of the table and charts (recorded points too)', "pushlab's table and charts"),
   out: { type: 'string', default: 'reports', help: '"Record this point" appends to <out>/lab-<run-id>/report.json' },
   'warmup-sec': rangeFlag(LIMITS.warmupSec, BUILTIN_DEFAULTS.warmupSec, "a recorded point's warm-up, s (a sweep point's)"),
   'measure-sec': rangeFlag(LIMITS.measureSec, BUILTIN_DEFAULTS.measureSec, "a recorded point's window, s (a sweep point's)"),

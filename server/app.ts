@@ -6,13 +6,14 @@
  */
 import fastifyStatic from '@fastify/static';
 import Fastify from 'fastify';
-import { existsSync } from 'node:fs';
+import { existsSync, mkdirSync } from 'node:fs';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { Http2ServerRequest, Http2ServerResponse, ServerHttp2Session } from 'node:http2';
 import path from 'node:path';
 import type { TLSSocket } from 'node:tls';
 import { PushlabError } from '../protocol/errors.js';
+import { RENDER_MODULES_PATH } from '../protocol/render-module.js';
 import type { ServerStats } from '../protocol/server-stats.js';
 import { echoValue, paramError, type ServerOrigins } from '../protocol/wire.js';
 import type { TlsFiles } from './cert.js';
@@ -31,6 +32,11 @@ export interface ServerOptions {
   tls: TlsFiles;
   /** The page built by Vite; served at `/`. */
   webRoot?: string;
+  /**
+   * Team render modules the driver built (puppeteer/render-module.ts), a directory per module;
+   * served at `/render-modules/` for the page to import.
+   */
+  renderModulesRoot?: string;
   /** Where sweeps write reports; served read-only at `/reports/` for the viewer. */
   reportsRoot?: string;
   sendBufferLimitBytes?: number;
@@ -160,6 +166,11 @@ export async function buildServer(options: ServerOptions) {
       throw new PushlabError('PUSHLAB_NOT_BUILT', `the page is not built: ${options.webRoot}/index.html is missing; run \`npm run build\``);
     }
     await app.register(fastifyStatic, { root: options.webRoot, prefix: '/' });
+  }
+  if (options.renderModulesRoot) {
+    // Made here if missing: the driver may build its first module after the server started.
+    mkdirSync(options.renderModulesRoot, { recursive: true });
+    await app.register(fastifyStatic, { root: options.renderModulesRoot, prefix: `/${RENDER_MODULES_PATH}/`, decorateReply: false });
   }
   // Not @fastify/static: its listing served directories outside reports/ (see reports.ts).
   if (options.reportsRoot) await app.register(reportsRoute, { root: options.reportsRoot });

@@ -4,7 +4,7 @@ import { commandLineFlags, runCommand } from '../cli/command.js';
 import { listenOr } from '../cli/listen.js';
 import { onStopRequest } from '../cli/stop.js';
 import { PushlabError } from '../protocol/errors.js';
-import { ROOT } from '../cli/root.js';
+import { RENDER_MODULES_DIR, ROOT } from '../cli/root.js';
 import { buildServer, type PushlabServer } from './app.js';
 import { loadOrCreateCert } from './cert.js';
 import type { ClockKind } from './clock.js';
@@ -33,6 +33,7 @@ runCommand('server', async () => {
   const server = (app = await buildServer({
     tls: await loadOrCreateCert(path.join(ROOT, '.cert')),
     webRoot: path.join(ROOT, 'dist/web'),
+    renderModulesRoot: RENDER_MODULES_DIR,
     reportsRoot: path.join(ROOT, 'reports'),
     sendBufferLimitBytes: Math.round(flags['send-buffer-mib'] * MIB),
     sseWriter: flags['sse-writer'] as SseWriter,

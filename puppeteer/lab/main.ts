@@ -24,6 +24,8 @@ import { findChrome } from '../browser/chrome.js';
 import { LocalBrowser } from '../browser/local.js';
 import { findFirefox, LocalFirefox } from '../browser/firefox.js';
 import { checkDeviceFlag, LAB_FLAGS } from '../options.js';
+import { buildRenderModule } from '../render-module.js';
+import { renderModuleUrl } from '../../protocol/render-module.js';
 import { checkDeviceConditions, DeviceEmulator, type AppliedDevice, type DeviceCondition } from '../device/emulator.js';
 import { isDeviceClass, type Throttle } from '../../protocol/device.js';
 import { opensIn, TRANSPORT_INFO, type Transport } from '../../protocol/wire.js';
@@ -84,6 +86,8 @@ runCommand('lab', async () => {
   const outDir = path.resolve(ROOT, flags.out);
   checkOutputDir('--out', outDir);
   const remote = flags.server ? await connectServer('--server', flags.server) : null;
+  // Built (or refused) before anything is launched; the page imports it from the server.
+  const renderModule = flags['render-module'] ? await buildRenderModule(flags['render-module'], `--render-module ${flags['render-module']}`) : null;
   if (firefox) findFirefox();
   else await findChrome(log);
   checkDeviceConditions([device], 'local');
@@ -109,6 +113,7 @@ runCommand('lab', async () => {
     render: flags.render,
     parse: flags.parse,
     workers: String(flags.workers),
+    ...(renderModule ? { renderModule: renderModuleUrl(renderModule.sha256) } : {}),
     ...(flags.autostart ? { autostart: '1' } : {}),
   });
   const url = `${srv.url}?${query}`;
@@ -124,6 +129,7 @@ runCommand('lab', async () => {
     repeats: flags.repeats,
     device,
     ...(devices ? { devices } : {}),
+    ...(renderModule ? { renderModule } : {}),
   }));
   // Calibrated once, before the page streams; the quota (or the tab's throttling below) stays on.
   let applied: AppliedDevice = null;

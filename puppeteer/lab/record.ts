@@ -21,6 +21,7 @@ import type { BrowserSlot } from '../browser/slot.js';
 import { runIdFor } from '../report/file.js';
 import { ReportRecorder } from '../report/recorder.js';
 import type { ServerHandle } from '../measure/server-process.js';
+import type { RenderModuleRef } from '../../protocol/render-module.js';
 
 export interface RecorderOptions {
   browser: BrowserSlot;
@@ -36,6 +37,8 @@ export interface RecorderOptions {
   device: DeviceCondition;
   /** Slows the browser to `device` (the lab's, calibrated at its start); absent: no class. */
   devices?: DeviceEmulator;
+  /** `--render-module`, built: every recorded point draws with it; absent: pushlab's views. */
+  renderModule?: RenderModuleRef;
 }
 
 const SCENARIO = 'lab';
@@ -89,7 +92,7 @@ export class LabRecorder {
   pointOf(c: PageConfig): Point {
     // The page's settings are the scenario's: each factor the page applies (absent: its default).
     const applied = FACTOR_NAMES.filter((name): name is PageFactor => FACTORS[name].applied === 'page' && c[name as PageFactor] !== undefined);
-    return expandScenario({
+    const point = expandScenario({
       id: SCENARIO,
       ...(Object.fromEntries(applied.map((name) => [name, c[name]])) as Partial<Pick<PageConfig, PageFactor>>),
       ...(this.o.browser.engine === 'firefox' ? { engine: 'firefox' as const } : {}),
@@ -98,6 +101,7 @@ export class LabRecorder {
       measureSec: this.o.measureSec,
       repeats: this.o.repeats,
     })[0];
+    return this.o.renderModule ? { ...point, renderModule: this.o.renderModule } : point;
   }
 
   /**

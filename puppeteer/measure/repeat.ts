@@ -16,6 +16,7 @@ import { setTimeout as sleepFor } from 'node:timers/promises';
 import type { Browser, CDPSession, Page } from 'puppeteer-core';
 import { BrowserLost, type BrowserSlot } from '../browser/slot.js';
 import type { PageConfig, PageSnapshot, PushlabApi } from '../../protocol/page-api.js';
+import { renderModuleUrl } from '../../protocol/render-module.js';
 import type { ClockOffset, FailedRepeat, MeasuredRepeat, Repeat } from '../../protocol/repeat-figures.js';
 import { PushlabError } from '../../protocol/errors.js';
 import { streamsOf, type Point } from '../../protocol/scenario.js';
@@ -410,6 +411,8 @@ export class RepeatMeasurer extends EventEmitter<RepeatEvents> {
       // A main-thread point has 0 Workers, below what the page's config takes (it uses none then).
       workers: Math.max(1, point.workers),
       ...(this.o.input === false ? { inputProbe: false } : {}),
+      // Built before the run started (puppeteer/render-module.ts); the page imports it from the server.
+      ...(point.renderModule ? { renderModule: renderModuleUrl(point.renderModule.sha256) } : {}),
     };
     // Functions passed to evaluate() run in the page: they cannot close over anything here.
     // Several tabs start together, so all of them stream through the warm-up and the window.

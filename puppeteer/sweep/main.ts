@@ -58,6 +58,7 @@ import { emptyResult, ReportRecorder } from '../report/recorder.js';
 import { Runner, type Lane } from './runner.js';
 import { connectServer } from '../measure/server-process.js';
 import { startServerAndBrowsers } from '../browser/start.js';
+import { scenarioRenderModules, withRenderModule } from '../render-module.js';
 import { commandChildren } from '../children.js';
 
 // Lines carry browsers' and servers' words and, resuming, a report's: through cli/terminal.ts.
@@ -83,9 +84,13 @@ async function newPlan(flags: ReturnType<typeof commandLineFlags<typeof SWEEP_FL
   const scenarioFile = await loadScenarioFile(flags.file);
   const scenarios = withDevice(withEngine(selectScenarios(scenarioFile, flags.scenario), checked.engine), checked);
   checkPointCount(scenarios, scenarioFile.defaults, flags.file);
-  const points = scenarios.flatMap((s) => expandScenario(s, scenarioFile.defaults)).map((p): Point => ({ ...p, repeats: checked.repeats ?? p.repeats }));
+  // Built (or refused) before anything starts, as a bad scenario is.
+  const modules = await scenarioRenderModules(scenarios, scenarioFile.defaults, flags['render-module'], flags.file);
+  const points = scenarios
+    .flatMap((s) => expandScenario(s, scenarioFile.defaults))
+    .map((p): Point => withRenderModule({ ...p, repeats: checked.repeats ?? p.repeats }, modules));
   checkRepeatCount(points, flags, checked, flags.file);
-  const searches = searchesFor(scenarioFile, scenarios, flags['find-max']);
+  const searches = searchesFor(scenarioFile, scenarios, flags['find-max']).map((s) => ({ ...s, base: withRenderModule(s.base, modules) }));
   if (!points.length && !searches.length)
     throw new PushlabError('PUSHLAB_BAD_SCENARIO', `--scenario ${flags.scenario.join(',')}: no points and no searches to run`);
   if (checked.inputDelayBoundMs !== undefined && !searches.length)

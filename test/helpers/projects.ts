@@ -32,6 +32,7 @@ export const MEASURES = [
   'netns',
   'e2e-page',
   'e2e-input',
+  'e2e-render-module',
   'e2e-device',
   'hub',
 ].map(file);
@@ -47,6 +48,7 @@ export const BEHAVIOUR = [
   'concurrent-runs',
   'lab',
   'input-files',
+  'render-module-build',
   'sweep-resume',
   'report-cli',
   'firefox-crash',

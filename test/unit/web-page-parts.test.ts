@@ -201,6 +201,17 @@ describe('validatePageConfig', () => {
     expect(() => validatePageConfig({ transport: 'ws', batch: 1, inputProbe: 'no' })).toThrow('inputProbe must be true or false; got "no"');
   });
 
+  it('takes a render module by its built URL only, with the settings it replaces (render full, parse main)', () => {
+    const url = `./render-modules/${'0'.repeat(64)}/module.js`;
+    expect(validatePageConfig({ transport: 'ws', batch: 1, renderModule: url }).renderModule).toBe(url);
+    expect(validatePageConfig({ transport: 'ws', batch: 1, renderModule: '' }).renderModule).toBeUndefined();
+    expect(() => validatePageConfig({ transport: 'ws', batch: 1, renderModule: 'https://example.com/m.js' })).toThrow(
+      "renderModule must be a built module's URL, ./render-modules/<sha256>/module.js",
+    );
+    expect(() => validatePageConfig({ transport: 'ws', batch: 1, renderModule: url, render: 'chart' })).toThrow('render must be full; got "chart"');
+    expect(() => validatePageConfig({ transport: 'ws', batch: 1, renderModule: url, parse: 'worker' })).toThrow('renderModule needs parse main');
+  });
+
   it('accepts form strings and names the bad field, value and range', () => {
     expect(validatePageConfig({ transport: 'ws', batch: '10', concurrency: '3' }).concurrency).toBe(3);
     expect(() => validatePageConfig({ transport: 'wss', batch: 1 })).toThrow(`transport must be one of ${TRANSPORTS.join(', ')}; got "wss"`);

@@ -1,6 +1,7 @@
 /** Validates `pushlab.start()` config and URL parameters: errors name the field, value and range. */
 import { inRange, LIMITS, parseDecimal, rangeText, type Range } from '../../protocol/limits.js';
 import type { PageConfig } from '../../protocol/page-api.js';
+import { RENDER_MODULE_URL_PATTERN } from '../../protocol/render-module.js';
 import {
   carries,
   COMPRESSIONS,
@@ -62,7 +63,28 @@ function streamCompression(transport: unknown, compression: Compression): PageCo
   return compression;
 }
 
-export function validatePageConfig(c: Partial<Record<keyof PageConfig, unknown>>): Required<Omit<PageConfig, 'compression'>> & Pick<PageConfig, 'compression'> {
+/**
+ * A render module's URL (`renderModuleUrl`'s shape only: the page imports nothing else), and the
+ * settings it needs: it takes the place of what render mode `full` draws, on the main thread,
+ * where the batches are decoded.
+ */
+function renderModule(c: Partial<Record<keyof PageConfig, unknown>>): string | undefined {
+  const url = c.renderModule;
+  if (url === undefined || url === '') return undefined;
+  if (typeof url !== 'string' || !RENDER_MODULE_URL_PATTERN.test(url)) {
+    throw new Error(
+      `renderModule must be a built module's URL, ./render-modules/<sha256>/module.js (the driver builds it from --render-module); got ${JSON.stringify(url)}`,
+    );
+  }
+  if ((c.render ?? 'full') !== 'full') throw new Error(`renderModule replaces what render full draws, so render must be full; got ${JSON.stringify(c.render)}`);
+  if ((c.parse ?? 'main') !== 'main')
+    throw new Error(`renderModule needs parse main (the module draws each batch where it is decoded); got ${JSON.stringify(c.parse)}`);
+  return url;
+}
+
+export function validatePageConfig(
+  c: Partial<Record<keyof PageConfig, unknown>>,
+): Required<Omit<PageConfig, 'compression' | 'renderModule'>> & Pick<PageConfig, 'compression' | 'renderModule'> {
   return {
     transport: oneOf('transport', c.transport, TRANSPORTS),
     batch: num('batch', c.batch, LIMITS.batch),
@@ -79,5 +101,6 @@ export function validatePageConfig(c: Partial<Record<keyof PageConfig, unknown>>
     encoding: binaryEncoding(c.transport, oneOf('encoding', c.encoding ?? 'json', ENCODINGS)),
     compression: streamCompression(c.transport, oneOf('compression', c.compression ?? 'off', COMPRESSIONS)),
     inputProbe: bool('inputProbe', c.inputProbe ?? true),
+    renderModule: renderModule(c),
   };
 }

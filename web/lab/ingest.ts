@@ -6,10 +6,12 @@
  */
 import { batchAgeRangeUs } from '../../protocol/age.js';
 import { Histogram } from '../../protocol/histogram.js';
-import type { StreamParams } from '../../protocol/wire.js';
+import type { RenderBatch } from '../../protocol/render-module.js';
+import type { Row, StreamParams } from '../../protocol/wire.js';
 import { Counters, stallAfterMs } from './counters.js';
 import { RowRing } from './table.js';
 import { loadCodec, type AnyPageCodec, type BatchSink } from './codecs/index.js';
+import type { RowKeeper } from './codecs/codec.js';
 import type { ConnectionHandlers } from './transports/index.js';
 
 export interface IngestOptions {
@@ -25,6 +27,8 @@ export interface IngestOptions {
   intervalMs: number;
   /** `poll`'s request interval, ms. */
   pollMs?: number;
+  /** A render module's view: every batch's rows go to it, as the codecs hand them to the table's ring. */
+  render?: (batch: RenderBatch<Row>) => void;
 }
 
 /** Max of the speed column per 1 s tumbling window, keyed by epoch second of receipt. */
@@ -40,6 +44,8 @@ const epochNow = () => ORIGIN + performance.now();
 export class Ingest {
   readonly counters: Counters;
   readonly ring: RowRing | null;
+  /** Where each batch's rows go besides the ring: a render module's view, or null. */
+  private readonly keeper: RowKeeper | null;
   /** Event age since the last chart point, for the live p50/p99 series. */
   readonly recent: Histogram | null;
   private window: SpeedWindow = { second: -1, max: -Infinity };
@@ -58,6 +64,7 @@ export class Ingest {
       clock: epochNow,
     });
     this.ring = options.keepRows > 0 ? new RowRing(options.keepRows) : null;
+    this.keeper = options.render ? renderKeeper(options.render) : null;
     this.recent = options.aggregate ? new Histogram() : null;
   }
 
@@ -94,6 +101,7 @@ export class Ingest {
   batch(conn: number, codec: AnyPageCodec, b: unknown): void {
     const now = this.arrived(conn, codec.seq(b), codec.count(b), codec.sentAt(b), codec.dueAt(b));
     if (this.ring) codec.keep(this.ring, b);
+    if (this.keeper) codec.keep(this.keeper, b);
     if (this.recent) {
       const window = this.windowAt(now);
       window.max = codec.maxSpeed(b, window.max);
@@ -130,4 +138,15 @@ export class Ingest {
     this.closed = [];
     return out;
   }
+}
+
+/**
+ * Hands each batch to a render module the way a codec hands it to the table's ring: rows as
+ * they were decoded, an Arrow batch as the batch (its rows made only when the module reads them).
+ */
+function renderKeeper(render: (batch: RenderBatch<Row>) => void): RowKeeper {
+  return {
+    push: (rows) => render({ kind: 'rows', rows }),
+    pushColumns: (batch) => render({ kind: 'columns', numRows: batch.numRows, row: (i) => batch.row(i) }),
+  };
 }

@@ -6,7 +6,8 @@
  */
 import type { CpuReading, PageConfig, PageSnapshot } from '../../protocol/page-api.js';
 import type { ServerStats } from '../../protocol/server-stats.js';
-import { offeredEventsPerSec, TRANSPORT_INFO } from '../../protocol/wire.js';
+import { offeredEventsPerSec, ROW_COLUMNS, TRANSPORT_INFO, type Row } from '../../protocol/wire.js';
+import type { RenderBatch, RenderPage, RenderView } from '../../protocol/render-module.js';
 import { Histogram, tailSummary, type HistogramData } from '../../protocol/histogram.js';
 import type { LiveCharts } from './chart.js';
 import { validatePageConfig } from './config.js';
@@ -39,6 +40,11 @@ export interface Views {
   live: (f: LiveFigures) => void;
   /** The latest CPU reading `npm run lab` pushed, or null. */
   cpu: () => CpuReading | null;
+  /**
+   * A team's render module, loaded (config.renderModule): mounts it, in place of the table and
+   * the charts. Null when the config names none.
+   */
+  render: ((page: RenderPage) => RenderView<Row>) | null;
 }
 
 export class Lab {
@@ -49,6 +55,8 @@ export class Lab {
   private readonly table: StreamingTable | null;
   private readonly charts: LiveCharts | null;
   private readonly throttle: Throttle | null;
+  /** The render module's view, when one draws instead of the table and the charts. */
+  private readonly view: RenderView<Row> | null;
   private readonly startedAt = performance.now();
   private readonly startedAtEpoch = performance.timeOrigin + this.startedAt;
   private stopped = false;
@@ -67,7 +75,10 @@ export class Lab {
   ) {
     this.config = validatePageConfig(config);
     const c = this.config;
-    const keepRows = c.render === 'full' ? c.tableRows : 0;
+    this.view = c.renderModule ? this.mountView(views) : null;
+    const view = this.view;
+    // A render module replaces the table and the charts: pushlab keeps no rows and no chart aggregates then.
+    const keepRows = c.render === 'full' && !view ? c.tableRows : 0;
     // Only the table redraws at renderEveryMs; the charts take one point a second (tickLive).
     this.throttle = keepRows
       ? new Throttle(c.renderEveryMs, () => {
@@ -88,15 +99,22 @@ export class Lab {
       },
       concurrency: c.concurrency,
       keepRows,
-      aggregate: c.render !== 'none',
+      aggregate: c.render !== 'none' && !view,
       onActivity: throttle ? () => throttle.request() : () => undefined,
       updateEveryMs: c.renderEveryMs,
       transportOptions: { pollMs: c.pollMs, origins: c.origins },
+      ...(view ? { render: (b: RenderBatch<Row>) => view.batch(b) } : {}),
     };
     this.source = c.parse === 'worker' ? new WorkerSource(options, Math.min(c.workers, c.concurrency)) : new MainThreadSource(options);
     this.table = this.source.ring ? views.table(this.source.ring) : null;
-    this.charts = c.render === 'none' ? null : views.charts;
+    this.charts = c.render === 'none' || view ? null : views.charts;
     this.charts?.clear();
+  }
+
+  /** Mounts the render module: it tells the lab when it drew, as the table's redraw does. */
+  private mountView(views: Views): RenderView<Row> {
+    if (!views.render) throw new Error(`renderModule ${this.config.renderModule} is set, but the page loaded no module`);
+    return views.render({ drawn: () => this.drew(), columns: ROW_COLUMNS, encoding: this.config.encoding });
   }
 
   /**
@@ -149,6 +167,7 @@ export class Lab {
     this.source.stop();
     this.throttle?.cancel();
     this.table?.draw();
+    this.view?.unmount?.();
   }
 
   async snapshot(resetLatency = false): Promise<PageSnapshot> {
@@ -172,6 +191,8 @@ export class Lab {
 
   /** After a view drew: the age of the newest event it shows (its batch's due time, the newest birth in it). */
   private drew(): void {
+    // A render module may call drawn() from mount, before the source exists.
+    if (!this.source) return;
     const newest = this.source.newestDueAtMs();
     if (this.stopped || newest <= 0) return;
     this.display.record((performance.timeOrigin + performance.now() - newest) * 1000);

@@ -12,6 +12,7 @@ import { parseCeiling } from './ceiling.js';
 import { fillFormFields } from './form-fields.js';
 import { Lab, type LiveFigures } from './lab.js';
 import { StreamingTable } from './table.js';
+import { loadRenderModule, mountRenderModule } from './render-module.js';
 
 const $ = <T extends HTMLElement>(id: string) => document.getElementById(id) as T;
 const form = $<HTMLFormElement>('controls');
@@ -66,13 +67,17 @@ const api: PushlabApi = {
   async start(config) {
     api.stop();
     tableHost.replaceChildren();
-    // Checked here first only to know whether this run draws charts; Lab checks it again.
-    const drawsCharts = validatePageConfig(config).render !== 'none';
+    // Checked here first only to know what this run draws; Lab checks it again.
+    const checked = validatePageConfig(config);
+    // A render module draws in place of the table and the charts: chart.js is not loaded then.
+    const drawsCharts = checked.render !== 'none' && !checked.renderModule;
+    const module = checked.renderModule ? await loadRenderModule(checked.renderModule) : null;
     lab = new Lab(config, {
       table: (ring) => new StreamingTable(tableHost, ring),
       charts: drawsCharts ? await liveCharts() : null,
       live: showLive,
       cpu: () => cpuView.latest,
+      render: module ? (page) => mountRenderModule(module, tableHost, page) : null,
     });
     stopButton.disabled = false;
     // The form shows what runs, whoever started it (the driver, the console or the form).

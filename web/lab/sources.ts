@@ -6,7 +6,7 @@
 import { Histogram, sparseOf, tailSummary } from '../../protocol/histogram.js';
 import type { PageCounters, PageSnapshot } from '../../protocol/page-api.js';
 import type { StreamParams, Transport } from '../../protocol/wire.js';
-import { Ingest, type SpeedWindow } from './ingest.js';
+import { Ingest, type IngestOptions, type SpeedWindow } from './ingest.js';
 import { RowRing } from './table.js';
 import { openConnections, type Connection, type TransportOptions } from './transports/index.js';
 import type { FromWorker, ToWorker, WorkerCounts } from './worker-protocol.js';
@@ -25,6 +25,8 @@ export interface SourceOptions {
   transportOptions: TransportOptions;
   /** `poll`'s request interval, ms (what a silent connection is judged against: counters.ts stallAfterMs). */
   pollMs?: number;
+  /** A render module's view, given every batch (the main thread only: validatePageConfig refuses Workers with it). */
+  render?: IngestOptions['render'];
 }
 
 export interface Source {
@@ -57,7 +59,14 @@ export class MainThreadSource implements Source {
   readonly recent: Histogram | null;
 
   constructor(private readonly o: SourceOptions) {
-    this.ingest = new Ingest({ connections: o.concurrency, keepRows: o.keepRows, aggregate: o.aggregate, intervalMs: o.params.interval, pollMs: o.pollMs });
+    this.ingest = new Ingest({
+      connections: o.concurrency,
+      keepRows: o.keepRows,
+      aggregate: o.aggregate,
+      intervalMs: o.params.interval,
+      pollMs: o.pollMs,
+      render: o.render,
+    });
     this.ring = this.ingest.ring;
     this.recent = this.ingest.recent;
   }

@@ -183,6 +183,19 @@ function ceilingText(report: Report, browser?: string, engine?: 'firefox'): stri
   return [...json, ...others].join(' · ');
 }
 
+/**
+ * The team render modules the points drew with (`--render-module`), each once: the file and the
+ * start of its SHA-256 (which version was measured). None when every point used pushlab's views.
+ */
+function renderModuleFields(report: Report): HeaderField[] {
+  const seen = new Map<string, string>();
+  for (const p of report.points) {
+    const m = p.point.renderModule;
+    if (m) seen.set(`${m.path}\u0000${m.sha256}`, `${m.path} (sha256 ${m.sha256.slice(0, 12)}…)`);
+  }
+  return seen.size ? [{ label: seen.size === 1 ? 'Render module' : 'Render modules', value: [...seen.values()].join(' · ') }] : [];
+}
+
 /** One browser of a sweep that ran on several, or on a remote one: what the Browsers table shows. */
 export interface BrowserRow extends HostWords {
   id: string;
@@ -244,6 +257,7 @@ export function runHeader(report: Report): RunHeader {
     // The terminal's last line: how much of that was measuring, and where the rest went (every part here).
     ...(report.wall ? [{ label: 'Wall time', value: wallLine(report.wall, Number.POSITIVE_INFINITY) }] : []),
     { label: 'Scenarios', value: report.scenarios.length ? report.scenarios.join(', ') : MISSING },
+    ...renderModuleFields(report),
     {
       label: 'Repeats',
       // An advise run's points have 1 (a probe) to its confirmation rounds: the per-point count says so.

@@ -7,6 +7,9 @@
 import { SPEED_COLUMN, type BatchMessage, type Row } from '../../../protocol/wire.js';
 import type { RowRing } from '../table.js';
 
+/** Where a codec keeps a batch's rows: the table's ring, or what hands them to a render module (ingest.ts). */
+export type RowKeeper = Pick<RowRing, 'push' | 'pushColumns'>;
+
 /** Where a stream's decoded batches go (the page's Ingest, the bare page's counter). */
 export interface BatchSink<B> {
   batch(b: B): void;
@@ -53,7 +56,7 @@ export interface PageCodec<B> {
   /** The larger of `from` and the batch's speed column's max (the chart's aggregate). */
   maxSpeed(b: B, from: number): number;
   /** Keeps the batch's rows in the table's ring (by reference: only the rows in view are ever made into rows). */
-  keep(ring: RowRing, b: B): void;
+  keep(ring: RowKeeper, b: B): void;
 }
 
 /** The reading of a batch that is a BatchMessage (JSON, MessagePack, gRPC-web's rows). */
