@@ -174,6 +174,12 @@ export interface TriedCandidate {
   dearerThan?: CpuComparison;
   /** With `lostOn: 'p99'`: the finalist whose paired p99 was clearly lower (the winner's id, or another's). Absent in earlier reports. */
   slowerThan?: string;
+  /**
+   * A confirmed finalist's paired p99 against the winner's (its ÷ the winner's, each round's window
+   * p99): what shows a finalist rejected as dearer that had a clearly lower p99, a trade-off the
+   * answer names. Absent for the winner, where no round was shared, and in earlier reports.
+   */
+  p99VsWinner?: NonNullable<EquivalentCandidate['p99VsWinner']>;
   /** Every repeat measured of it, raw: the probe's and each confirming round's. */
   repeats: { purpose: 'probe' | 'confirm'; round: number | null; repeat: Repeat }[];
 }

@@ -632,6 +632,9 @@ const cpuComparison = obj<CpuComparison>()({
 });
 const purpose = lit('probe', 'confirm');
 
+/** One candidate's paired p99 against the winner's (EquivalentCandidate, TriedCandidate). */
+const pairedP99 = obj<NonNullable<EquivalentCandidate['p99VsWinner']>>()({ ratio: num, ciLow: numOrNull, ciHigh: numOrNull, rounds: count });
+
 const triedCandidate = obj<TriedCandidate>()({
   candidate,
   outcome: lit('kept', 'marginal', 'dropped', 'finalist', 'winner', 'runner-up'),
@@ -644,6 +647,7 @@ const triedCandidate = obj<TriedCandidate>()({
   criterion: opt(oneOf(SIMPLICITY_CRITERIA)),
   dearerThan: opt(cpuComparison),
   slowerThan: opt(str),
+  p99VsWinner: opt(pairedP99),
   repeats: arr(obj<TriedCandidate['repeats'][number]>()({ purpose, round: nullable(count), repeat })),
 });
 
@@ -666,7 +670,7 @@ const equivalentCandidate = obj<EquivalentCandidate>()({
   figures: candidateFigures,
   reading: lit('equivalent', 'cannot-tell'),
   cpuVsWinner: nullable(cpuComparison),
-  p99VsWinner: nullable(obj<NonNullable<EquivalentCandidate['p99VsWinner']>>()({ ratio: num, ciLow: numOrNull, ciHigh: numOrNull, rounds: count })),
+  p99VsWinner: nullable(pairedP99),
   lostOn: lit('simplicity', 'headroom', 'order'),
   criterion: opt(oneOf(SIMPLICITY_CRITERIA)),
 });

@@ -21,7 +21,7 @@ import type { Environment } from '../protocol/report.js';
 import { rateText, targetText, type Target } from '../protocol/target.js';
 import { targetIndexOf, type DeviceCalibration } from '../protocol/device.js';
 import { ENCODING_LABELS, TRANSPORT_INFO, type Transport } from '../protocol/wire.js';
-import { costReading, marginText } from './equivalence.js';
+import { costReading, judgeRatio, marginText } from './equivalence.js';
 import { driftLines } from './machine-drift.js';
 import { decidingP99Ms } from './sustains.js';
 import { objectiveCost } from './advice-figures.js';
@@ -366,6 +366,22 @@ function finalistLostWords(t: TriedCandidate, vsWinner: CpuComparison, a: Advice
   return `${dearer ? 'dearer: ' : ''}${cpuWords(vsWinner, 'comma')}${decidedWords(t, a)}`;
 }
 
+/** Finalists rejected as dearer per event whose paired p99 against the winner's is clearly lower (its CI wholly below 1). */
+export function lowerP99AtACost(a: Advice): TriedCandidate[] {
+  return a.tried.filter(
+    (t) => t.lostOn === 'cpu' && t.confirmed?.sustains.sustains && t.cpuVsWinner && t.p99VsWinner && judgeRatio(t.p99VsWinner, 0, false).better === 'b',
+  );
+}
+
+/** `p99 up to 57 ms against the winner's up to 108 ms (÷ 0.53, CI 0.50–0.56, 3 paired rounds); dearer: 12% more … than …`. */
+export function tradeOffWords(t: TriedCandidate, a: Advice): string {
+  const p = t.p99VsWinner!;
+  const [mine, theirs] = [t.confirmed!.sustains.figures, a.winner!.figures.sustains.figures];
+  const ms = (f: CandidateFigures['sustains']['figures']) => `${f.tail ? 'up to ' : ''}${Math.round(decidingP99Ms(f) ?? Number.NaN)} ms`;
+  const ci = p.ciLow !== null && p.ciHigh !== null ? `, CI ${p.ciLow.toFixed(2)}–${p.ciHigh.toFixed(2)}` : '';
+  return `p99 ${ms(mine)} against the winner's ${ms(theirs)} (÷ ${p.ratio.toFixed(2)}${ci}, ${plural(p.rounds, 'paired round')}); ${finalistLostWords(t, t.cpuVsWinner!, a)}`;
+}
+
 /** One searched transport in the answer's "why not the others": its best attempt, how far it got, and why it was not chosen. */
 export interface TransportStanding {
   transport: Transport;
@@ -468,8 +484,13 @@ export function adviceText(
       else if (rh === null)
         lines.push(`  Runner-up's headroom: not measured${a.stopped ? ` (${a.stopped === 'budget' ? 'the time budget ran out' : 'interrupted'})` : ''}.`);
     }
+    // A finalist dearer per event with a clearly lower paired p99 is a trade-off, not only a loser:
+    // named on a line of its own (and not again under Rejected), so a team that would pay the CPU
+    // for the latency sees the setup; two runs here split on exactly this (issue 34).
+    const lowerP99 = lowerP99AtACost(a);
+    for (const t of lowerP99) lines.push(`  Lower p99, at a cost: ${candidateWords(t.candidate)} (${tradeOffWords(t, a)}).`);
     // Every other finalist by name, with what put it behind; then one entry per other transport: its best attempt and why it lost.
-    const inSet = new Set(set.map((e) => e.candidate.id));
+    const inSet = new Set([...set.map((e) => e.candidate.id), ...lowerP99.map((t) => t.candidate.id)]);
     const shown = new Set([w.transport, a.runnerUp?.candidate.transport, ...set.map((e) => e.candidate.transport)]);
     const rejected: string[] = [];
     for (const r of a.rejected) {

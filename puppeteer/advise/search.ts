@@ -205,6 +205,7 @@ interface Rec {
   criterion?: SimplicityCriterion;
   dearerThan?: CpuComparison;
   slowerThan?: string;
+  p99VsWinner?: TriedCandidate['p99VsWinner'];
 }
 
 /** Why a candidate was not measured when the search was cut off before the screen's end. */
@@ -292,6 +293,7 @@ function triedOf(r: Rec, confirmed: CandidateFigures | null): TriedCandidate {
     ...(r.criterion ? { criterion: r.criterion } : {}),
     ...(r.dearerThan ? { dearerThan: r.dearerThan } : {}),
     ...(r.slowerThan ? { slowerThan: r.slowerThan } : {}),
+    ...(r.p99VsWinner ? { p99VsWinner: r.p99VsWinner } : {}),
     repeats: [
       ...(r.probe ? [{ purpose: 'probe' as const, round: null, repeat: r.probe }] : []),
       ...(r.reprobe ? [{ purpose: 'probe' as const, round: null, repeat: r.reprobe }] : []),
@@ -1087,7 +1089,9 @@ function choose(s: Search): void {
     w.cpuVsWinner = null;
     w.lostOn = undefined;
     w.criterion = undefined;
-    for (const r of s.confirmed) if (r !== w && r.confirmed) r.cpuVsWinner = cpuComparison(w, r, s.margins.cpuPerEvent);
+    w.p99VsWinner = undefined;
+    for (const r of s.confirmed)
+      if (r !== w && r.confirmed) [r.cpuVsWinner, r.p99VsWinner] = [cpuComparison(w, r, s.margins.cpuPerEvent), p99Comparison(w, r) ?? undefined];
     s.set = s.ranked.slice(1).filter((r) => contenders.includes(r));
     const cpuText = (c: CpuComparison | null) => (c ? cpuWords(c) : 'CPU not compared (no common round)');
     for (const r of s.ranked.slice(1)) {

@@ -262,6 +262,25 @@ describe('the Advice section', () => {
     expect(row.why).toMatch(/; ws-b200-c1-i10's clearly lower p99 decided \(p99 (up to )?10 ms against (up to )?13 ms\)$/);
   });
 
+  it('names a finalist dearer per event with a clearly lower p99 as a trade-off, once, with both figures', async () => {
+    // ws 20% dearer than sse in every round, at half its p99.
+    const a = await answer({ tab: [6, 6.06, 6.12], p99: 5 });
+    expect(a.winner!.candidate.transport).toBe('sse');
+    const ws = a.tried.find((t) => t.candidate.transport === 'ws' && t.confirmed)!;
+    expect(ws.lostOn).toBe('cpu');
+    expect(ws.p99VsWinner).toMatchObject({ ratio: 0.5, rounds: 3 });
+    expect(parseReport(JSON.parse(JSON.stringify(withAdvice(a))), 'report.json').advice!.tried.find((t) => t.candidate.id === ws.candidate.id)!.p99VsWinner).toEqual(
+      ws.p99VsWinner,
+    );
+    const words = adviceText(a, machineWordsOf(withAdvice(a).environment));
+    const line = words.find((l) => l.startsWith('  Lower p99, at a cost: '))!;
+    expect(line).toMatch(/^ {2}Lower p99, at a cost: ws over HTTP\/1\.1, .* \(p99 (up to )?5 ms against the winner's (up to )?10 ms \(÷ 0\.50, CI 0\.50–0\.50, 3 paired rounds\); dearer: 20% more renderer CPU per event, CI/);
+    // Named once: not again under Rejected.
+    expect(words.find((l) => l.startsWith('  Rejected: '))?.includes(ws.candidate.id) ?? false).toBe(false);
+    // Without the lower p99 (the same as sse's), no such line.
+    expect(adviceText(await answer({ tab: [6, 6.06, 6.12], p99: 10 }), machineWordsOf(withAdvice(a).environment)).some((l) => l.includes('Lower p99'))).toBe(false);
+  });
+
   it('says when the search was interrupted, with the command that goes on', async () => {
     const v = adviceView(
       withAdvice(await answer(), { interrupted: true, finishedAt: null, resumeCommand: 'npm run advise -- --resume advise-20261125-101500' }),
