@@ -33,7 +33,7 @@ import type { KnobComparison, Report, PointResult } from '../../protocol/report.
 import { cpuChart, efficiencyChart, epsChart, type ChartOptions } from './chart-configs.js';
 import { inert } from './inert.js';
 import { soakPlot } from './soak-plot.js';
-import { judgeSoak } from '../../results/soak.js';
+import { judgeSoak, RETAINED_EVERY_SEC } from '../../results/soak.js';
 import { transportColor, VERDICT_COLORS, VERDICT_MEANING } from './palette.js';
 import {
   adviceView,
@@ -369,7 +369,7 @@ function soakSection(report: Report): HTMLElement | null {
     h(
       'p',
       { class: 'muted' },
-      `${soak.point.id}: a sample every ${soak.sampleSec} s, settled in ${soak.settleSec} s, started ${soak.startedAt}${soak.stopped ? `; ${soak.stopped}${soak.error ? `: ${soak.error}` : ''}` : ''}. Heap: Chrome's JSHeapUsedSize at each sample, garbage not yet collected included (no GC forced); age and input p99: per interval.`,
+      `${soak.point.id}: a sample every ${soak.sampleSec} s, settled in ${soak.settleSec} s, started ${soak.startedAt}${soak.stopped ? `; ${soak.stopped}${soak.error ? `: ${soak.error}` : ''}` : ''}. Heap: Chrome's JSHeapUsedSize at each sample, garbage not yet collected included${soak.samples.some((x) => typeof x.heapRetainedMb === 'number') ? `; dashed, what the page retains after a full collection the driver forces every ${RETAINED_EVERY_SEC} s, which the heap's judgement reads` : ' (no collection forced)'}; age and input p99: per interval.`,
     ),
   );
   if (soak.samples.length) section.append(h('figure', { class: 'soak-figure' }, soakPlot(soak)));
