@@ -27,6 +27,15 @@ const num = (v: number | null | undefined, missing: string): Read => (typeof v =
 const cpuMissing = (r: MeasuredRepeat, figure: string) =>
   r.cpu.unavailable?.includes(figure as never) ? `${figure} CPU unavailable for this browser` : `${figure} CPU not read`;
 
+/** The wire's bytes per decoded byte: the compressor's ratio where every stream of the point was compressed, else 1. */
+function wireShare(r: MeasuredRepeat): number {
+  const c = r.compression;
+  return c && c.ratio !== null && c.streams > 0 && c.compressedStreams === c.streams ? c.ratio : 1;
+}
+
+/** MB/s on the wire: the server's count of bytes written to the point's streams where compressed, else the page's. */
+const wireMegabytesPerSec = (r: MeasuredRepeat): number => (r.compression ? r.compression.wireMegabytesPerSec : r.megabytesPerSec);
+
 /** Every figure of the record, read from one measured repeat. */
 const READERS: { [K in Exclude<keyof Costs, 'chromeProcesses'>]: { unit: string; read: (r: MeasuredRepeat) => Read } } & {
   chromeProcesses: { [P in keyof Costs['chromeProcesses']]: { unit: string; read: (r: MeasuredRepeat) => Read } };
@@ -55,15 +64,22 @@ const READERS: { [K in Exclude<keyof Costs, 'chromeProcesses'>]: { unit: string;
     browser: { unit: '% of one core', read: (r) => num(r.cpu.chrome.browser, cpuMissing(r, 'browser')) },
     gpu: { unit: '% of one core', read: (r) => num(r.cpu.chrome.gpu, cpuMissing(r, 'gpu')) },
   },
+  // On the wire: a compressed point's bytes are the page's decoded bytes times what the server's
+  // compressor made of them (the page sees only decoded bytes), so `--objective bytes` can see
+  // what compression saves. Where only some streams were compressed, none is claimed.
   bytesPerEvent: {
     unit: 'bytes',
-    read: (r) => num(r.bytesPerEvent, r.bytesPerEvent === undefined ? 'not kept in reports written before bytes per event' : 'no events in the window'),
+    read: (r) =>
+      num(
+        r.bytesPerEvent === undefined || r.bytesPerEvent === null ? r.bytesPerEvent : r.bytesPerEvent * wireShare(r),
+        r.bytesPerEvent === undefined ? 'not kept in reports written before bytes per event' : 'no events in the window',
+      ),
   },
-  megabytesPerSec: { unit: 'MB/s', read: (r) => num(r.megabytesPerSec, 'not measured') },
+  megabytesPerSec: { unit: 'MB/s', read: (r) => num(wireMegabytesPerSec(r), 'not measured') },
   // 3600 s of MB/s, in GB: a user streaming for an hour at the rate this repeat took.
   gigabytesPerUserHour: {
     unit: 'GB per user-hour',
-    read: (r) => num(Number.isFinite(r.megabytesPerSec) ? (r.megabytesPerSec * 3600) / 1000 : null, 'not measured'),
+    read: (r) => num(Number.isFinite(wireMegabytesPerSec(r)) ? (wireMegabytesPerSec(r) * 3600) / 1000 : null, 'not measured'),
   },
   serverCpuPercentPer100kEventsPerSec: {
     unit: '% of one core per 100 k events/s',
@@ -146,7 +162,7 @@ export const OBJECTIVE_WORDS: Record<Objective, { figure: string; unit: string; 
     help: 'every Chrome process: renderers, network service, browser, GPU',
   },
   'main-thread': { figure: 'main-thread time per event', unit: 'ms of main-thread time per million events', help: "the tab's main thread busy time" },
-  bytes: { figure: 'bytes per event', unit: 'bytes per event', help: "the page's message bytes" },
+  bytes: { figure: 'bytes per event', unit: 'bytes per event', help: "the page's message bytes, on the wire: after compression where the point compresses" },
 };
 
 /** One repeat's cost under an objective (the paired comparisons read it round by round); null where unmeasured. */
@@ -258,7 +274,7 @@ export const COST_COLUMNS: readonly CostColumn[] = [
   { header: 'main thread %', label: 'main thread busy, % of one core', cell: (c, range) => costCell(c.mainThreadPercent, range) },
   { header: 'Chrome %', label: "all of Chrome's CPU, % of one core", cell: (c, range) => costCell(c.chromePercent, range) },
   { header: 'Chrome ms/M ev', label: "all of Chrome's CPU, ms per million events", cell: (c, range) => costCell(c.chromeCpuMsPerMillionEvents, range) },
-  { header: 'B/event', label: "bytes per event (the page's messages)", cell: (c, range) => costCell(c.bytesPerEvent, range) },
+  { header: 'B/event', label: 'bytes per event on the wire (after compression)', cell: (c, range) => costCell(c.bytesPerEvent, range) },
   { header: 'MB/s', label: 'MB/s received', cell: (c, range) => costCell(c.megabytesPerSec, range) },
   { header: 'GB/user-h', label: 'GB per user-hour', cell: (c, range) => costCell(c.gigabytesPerUserHour, range) },
   {

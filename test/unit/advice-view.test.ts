@@ -220,7 +220,9 @@ describe('the Advice section', () => {
     expect(fetch.dearerThan).toMatchObject({ of: fetch.candidate.id, against: 'ws-b200-c1-i10' });
     expect(fetch.dearerThan!.ciLow).toBeGreaterThan(1);
     const r = withAdvice(a);
-    expect(parseReport(JSON.parse(JSON.stringify(r)), 'report.json').advice!.tried.find((t) => t.candidate.id === fetch.candidate.id)!.dearerThan).toEqual(fetch.dearerThan);
+    expect(parseReport(JSON.parse(JSON.stringify(r)), 'report.json').advice!.tried.find((t) => t.candidate.id === fetch.candidate.id)!.dearerThan).toEqual(
+      fetch.dearerThan,
+    );
     const row = adviceView(r)!.transports.find((t) => t.transport === 'fetch')!;
     expect(row.why).toMatch(/^dearer: 30% more renderer CPU per event \(CI 30–30%\) than ws-b200-c1-i10$/);
   });
@@ -269,16 +271,29 @@ describe('the Advice section', () => {
     const ws = a.tried.find((t) => t.candidate.transport === 'ws' && t.confirmed)!;
     expect(ws.lostOn).toBe('cpu');
     expect(ws.p99VsWinner).toMatchObject({ ratio: 0.5, rounds: 3 });
-    expect(parseReport(JSON.parse(JSON.stringify(withAdvice(a))), 'report.json').advice!.tried.find((t) => t.candidate.id === ws.candidate.id)!.p99VsWinner).toEqual(
-      ws.p99VsWinner,
-    );
+    expect(
+      parseReport(JSON.parse(JSON.stringify(withAdvice(a))), 'report.json').advice!.tried.find((t) => t.candidate.id === ws.candidate.id)!.p99VsWinner,
+    ).toEqual(ws.p99VsWinner);
     const words = adviceText(a, machineWordsOf(withAdvice(a).environment));
     const line = words.find((l) => l.startsWith('  Lower p99, at a cost: '))!;
-    expect(line).toMatch(/^ {2}Lower p99, at a cost: ws over HTTP\/1\.1, .* \(p99 (up to )?5 ms against the winner's (up to )?10 ms \(÷ 0\.50, CI 0\.50–0\.50, 3 paired rounds\); dearer: 20% more renderer CPU per event, CI/);
+    expect(line).toMatch(
+      /^ {2}Lower p99, at a cost: ws over HTTP\/1\.1, .* \(p99 (up to )?5 ms against the winner's (up to )?10 ms \(÷ 0\.50, CI 0\.50–0\.50, 3 paired rounds\); dearer: 20% more renderer CPU per event, CI/,
+    );
     // Named once: not again under Rejected.
     expect(words.find((l) => l.startsWith('  Rejected: '))?.includes(ws.candidate.id) ?? false).toBe(false);
     // Without the lower p99 (the same as sse's), no such line.
-    expect(adviceText(await answer({ tab: [6, 6.06, 6.12], p99: 10 }), machineWordsOf(withAdvice(a).environment)).some((l) => l.includes('Lower p99'))).toBe(false);
+    expect(adviceText(await answer({ tab: [6, 6.06, 6.12], p99: 10 }), machineWordsOf(withAdvice(a).environment)).some((l) => l.includes('Lower p99'))).toBe(
+      false,
+    );
+  });
+
+  it('lets a p99 decide only past its 10% margin: 6% higher stays in the set, 20% higher loses on latency', async () => {
+    const cpuEquivalent = [5.05, 5.1505, 5.1005];
+    const near = await answer({ tab: cpuEquivalent, p99: 10.6 });
+    expect(near.equivalent!.map((e) => e.candidate.transport)).toEqual(['ws']);
+    const far = await answer({ tab: cpuEquivalent, p99: 12 });
+    expect(far.equivalent ?? []).toEqual([]);
+    expect(far.tried.find((t) => t.candidate.transport === 'ws' && t.confirmed)!.lostOn).toBe('p99');
   });
 
   it('says when the search was interrupted, with the command that goes on', async () => {
@@ -403,7 +418,14 @@ describe('machineWordsOf', () => {
 
 describe('lostOnWords', () => {
   it("marks a headroom something other than the setup ended as a lower bound, so 'did not tell them apart' reads true", () => {
-    const [w, o] = candidateSpace(TARGET, ['ws', 'ws-stream'], { ticksMs: [10], connections: [1], workers: [], origins: [1], encodings: ['json'], compression: false });
+    const [w, o] = candidateSpace(TARGET, ['ws', 'ws-stream'], {
+      ticksMs: [10],
+      connections: [1],
+      workers: [],
+      origins: [1],
+      encodings: ['json'],
+      compression: false,
+    });
     const words = lostOnWords('order', undefined, w, o, ['ws', 'ws-stream'], {
       winner: { batch: 400, eventsPerSec: 40_000, limit: 'message-limit', atLeast: true },
       other: { batch: 200, eventsPerSec: 20_000, limit: 'budget', atLeast: true },
@@ -411,8 +433,11 @@ describe('lostOnWords', () => {
     expect(words).toBe(
       "as simple on every criterion, and headroom did not tell them apart (headroom ≥ 40 k events/s against ≥ 20 k events/s): the order of last resort decided (ws before ws-stream in the transports' order (ws, ws-stream))",
     );
-    expect(lostOnWords('headroom', undefined, w, o, ['ws', 'ws-stream'], { winner: { batch: 400, eventsPerSec: 40_000, limit: 'setup', atLeast: false }, other: null })).toBe(
-      'as simple; the winner clearly sustains more (headroom 40 k events/s against none)',
-    );
+    expect(
+      lostOnWords('headroom', undefined, w, o, ['ws', 'ws-stream'], {
+        winner: { batch: 400, eventsPerSec: 40_000, limit: 'setup', atLeast: false },
+        other: null,
+      }),
+    ).toBe('as simple; the winner clearly sustains more (headroom 40 k events/s against none)');
   });
 });

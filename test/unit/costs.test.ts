@@ -31,6 +31,30 @@ function repeat(round: number, eps: number, tab: number, bytes: number, extra: P
 }
 
 describe('costsOf', () => {
+  it('counts bytes on the wire: a compressed point by its compressor ratio and the server count, a partly compressed one as the page got them', () => {
+    const gz = (compressedStreams: number) =>
+      repeat(0, 100_000, 10, 133, {
+        compression: {
+          kind: 'gzip',
+          streams: 2,
+          compressedStreams,
+          wireBytes: 8_200_000,
+          wireMegabytesPerSec: 4.1,
+          inputBytes: 26_600_000,
+          outputBytes: 7_980_000,
+          ratio: 0.3,
+        },
+      });
+    const c = costsOf([gz(2)]);
+    expect(c.bytesPerEvent.median).toBeCloseTo(133 * 0.3, 6);
+    expect(c.megabytesPerSec.median).toBe(4.1);
+    expect(c.gigabytesPerUserHour.median).toBeCloseTo(4.1 * 3.6, 6);
+    // One stream of two compressed (the browser did not negotiate it on the other): the page's bytes, no saving claimed.
+    expect(costsOf([gz(1)]).bytesPerEvent.median).toBe(133);
+    // What --objective bytes minimises is that figure.
+    expect(repeatCost(gz(2), 'bytes')).toBeCloseTo(133 * 0.3, 6);
+  });
+
   it('gives every cost as a median with its range over the repeats, in its unit', () => {
     // Renderer 10, 12, 11 % at 100 k, 100 k, 50 k events/s: 1000, 1200, 2200 ms per million events.
     const reps = [repeat(0, 100_000, 10, 130), repeat(1, 100_000, 12, 134), repeat(2, 50_000, 11, 133)];
