@@ -13,6 +13,7 @@ import type { Http2ServerRequest, Http2ServerResponse, ServerHttp2Session } from
 import path from 'node:path';
 import type { TLSSocket } from 'node:tls';
 import { PushlabError } from '../protocol/errors.js';
+import type { PayloadDescription } from '../protocol/payload.js';
 import type { ServerStats } from '../protocol/server-stats.js';
 import { echoValue, paramError, type ServerOrigins } from '../protocol/wire.js';
 import type { TlsFiles } from './cert.js';
@@ -23,7 +24,10 @@ import allowOwnOrigins from './cors.js';
 import { DEFAULT_HEARTBEAT, type Heartbeat } from './liveness.js';
 import { ExtraOrigins } from './origins.js';
 import { OwnOrigins } from './own-origins.js';
+import { describePayload } from './payload.js';
 import reportsRoute from './reports.js';
+import { RowPool } from './rows.js';
+import type { RowsSource } from './rows-source.js';
 import type { TransportDeps } from './transports/deps.js';
 import { connectHandlers, routePlugins } from './transports/index.js';
 
@@ -47,6 +51,8 @@ export interface ServerOptions {
    * (for a fixed main port: a tunnel can name them); `any`, free ones (default).
    */
   originPorts?: 'next' | 'any';
+  /** A team's own events (`--rows`, rows-source.ts) in place of the car rows. */
+  rows?: RowsSource;
   logger?: boolean;
 }
 
@@ -62,9 +68,11 @@ export async function buildServer(options: ServerOptions) {
     },
     logger: options.logger ?? false,
   });
+  const pool = options.rows ? RowPool.fromEvents(options.rows) : new RowPool();
   const hub = new Hub({
     sendBufferLimitBytes: options.sendBufferLimitBytes ?? SERVER_DEFAULTS.sendBufferLimitBytes,
     clock: options.clock ?? SERVER_DEFAULTS.clock,
+    pool,
   });
   app.decorate('hub', hub);
   // Streams never end by themselves, and a session whose client stopped reading never
@@ -151,6 +159,10 @@ export async function buildServer(options: ServerOptions) {
     }
     return hub.stats(reset === 'lateness');
   });
+
+  // What the events are (the report's header): worked out on the first request, then kept.
+  let payload: Promise<PayloadDescription> | null = null;
+  app.get('/payload', async () => (payload ??= describePayload(pool, options.rows ?? null)));
 
   // A soak's forced reconnect (puppeteer/soak/): every stream ends now, and the pages come back.
   app.post('/drop', async () => ({ dropped: hub.dropAll() }));

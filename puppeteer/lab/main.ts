@@ -28,7 +28,7 @@ import { checkDeviceConditions, DeviceEmulator, type AppliedDevice, type DeviceC
 import { isDeviceClass, type Throttle } from '../../protocol/device.js';
 import { opensIn, TRANSPORT_INFO, type Transport } from '../../protocol/wire.js';
 import type { Flags } from '../../protocol/flags.js';
-import { connectServer, startServer, type ServerHandle } from '../measure/server-process.js';
+import { checkRowsWithServer, connectServer, serverArgs, serverPayload, startServer, type ServerHandle } from '../measure/server-process.js';
 
 // Lines carry the browser's and the server's words: through cli/terminal.ts.
 const log = logLine;
@@ -83,12 +83,13 @@ runCommand('lab', async () => {
   // answer, and there must be a browser to run.
   const outDir = path.resolve(ROOT, flags.out);
   checkOutputDir('--out', outDir);
+  checkRowsWithServer(flags.rows, flags.server);
   const remote = flags.server ? await connectServer('--server', flags.server) : null;
   if (firefox) findFirefox();
   else await findChrome(log);
   checkDeviceConditions([device], 'local');
   try {
-    server = remote ?? (await startServer());
+    server = remote ?? (await startServer(serverArgs(flags.rows)));
     // PUSHLAB_LAB_DEVTOOLS=1 (the lab's test): a DevTools port to attach to, printed below.
     browser = firefox
       ? await LocalFirefox.launch({ headless: flags.headless, log, fitWindow: true })
@@ -125,6 +126,8 @@ runCommand('lab', async () => {
     device,
     ...(devices ? { devices } : {}),
   }));
+  const payload = await serverPayload(srv);
+  if (payload) lab.setPayload(payload);
   // Calibrated once, before the page streams; the quota (or the tab's throttling below) stays on.
   let applied: AppliedDevice = null;
   try {
