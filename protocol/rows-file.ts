@@ -76,18 +76,24 @@ export function isBatch(v: unknown): v is FileEvent[] {
 class Collector {
   readonly events: FileEvent[] = [];
   readonly texts: string[] = [];
-  readonly places: string[] = [];
+  /** Where each event came from: an NDJSON line's number (a number costs a file of a million lines no string each), or the place in words. */
+  readonly places: (number | string)[] = [];
   private shape: EventShape | null = null;
 
   constructor(private readonly file: string) {}
 
-  add(event: FileEvent, text: string, place: string): void {
+  placeOf(i: number): string {
+    const p = this.places[i];
+    return typeof p === 'number' ? `line ${p}` : p;
+  }
+
+  add(event: FileEvent, text: string, place: number | string): void {
     const shape = shapeOf(event);
     this.shape ??= shape;
     if (shape !== this.shape) {
       throw refuse(
         this.file,
-        `${place} is ${kindWords(event)} but ${this.places[0]} is ${kindWords(this.events[0])}: mixed shapes`,
+        `${typeof place === 'number' ? `line ${place}` : place} is ${kindWords(event)} but ${this.placeOf(0)} is ${kindWords(this.events[0])}: mixed shapes`,
         'events must be all arrays or all objects',
       );
     }
@@ -97,8 +103,7 @@ class Collector {
   }
 
   done(format: RowsFormat): RowsFile {
-    const places = this.places;
-    return { format, shape: this.shape!, events: this.events, texts: this.texts, placeOf: (i) => places[i] };
+    return { format, shape: this.shape!, events: this.events, texts: this.texts, placeOf: (i) => this.placeOf(i) };
   }
 }
 
@@ -123,19 +128,19 @@ export function parseRowsFile(text: string, file: string): RowsFile {
     format = 'json-array';
   } else if (isWhole && isEvent(whole) && text.trim().includes('\n')) {
     // One event written over several lines: NDJSON of one event, re-serialised onto one line.
-    out.add(whole, JSON.stringify(whole), 'line 1');
+    out.add(whole, JSON.stringify(whole), 1);
   } else readLines(text, file, out);
   if (out.events.length === 0) throw refuse(file, 'no events in it');
-  checkDepth(out.events, out.places, file);
+  checkDepth(out, file);
   return out.done(format);
 }
 
 /** Deepest nesting a rows file may have: deeper is no real feed's, and walking it would overflow the stack. */
 export const ROWS_MAX_DEPTH = 32;
 
-function checkDepth(events: readonly FileEvent[], places: readonly string[], file: string): void {
-  events.forEach((e, i) => {
-    if (depthOf(e, ROWS_MAX_DEPTH + 1) > ROWS_MAX_DEPTH) throw refuse(file, `${places[i]} nests deeper than ${ROWS_MAX_DEPTH} levels`, `events may nest ${ROWS_MAX_DEPTH} levels at most`);
+function checkDepth(out: Collector, file: string): void {
+  out.events.forEach((e, i) => {
+    if (depthOf(e, ROWS_MAX_DEPTH + 1) > ROWS_MAX_DEPTH) throw refuse(file, `${out.placeOf(i)} nests deeper than ${ROWS_MAX_DEPTH} levels`, `events may nest ${ROWS_MAX_DEPTH} levels at most`);
   });
 }
 
@@ -160,7 +165,7 @@ function readLines(text: string, file: string, out: Collector): void {
       throw refuse(file, `line ${i + 1} is not JSON (${err instanceof Error ? err.message : String(err)})`);
     }
     if (!isEvent(value)) throw refuse(file, `line ${i + 1} is ${kindWords(value)}, not an event`, 'each line must be a JSON array or object');
-    out.add(value, line, `line ${i + 1}`);
+    out.add(value, line, i + 1);
   }
 }
 
