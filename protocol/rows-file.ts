@@ -56,8 +56,7 @@ export interface RowsFile {
 }
 
 /** What every refusal offers instead. */
-const ALLOWED =
-  'give NDJSON (one JSON array or object per line), a JSON array of events, or a HAR with received WebSocket messages (docs/your-stream.md)';
+const ALLOWED = 'give NDJSON (one JSON array or object per line), a JSON array of events, or a HAR with received WebSocket messages (docs/your-stream.md)';
 
 function refuse(file: string, what: string, allowed = ALLOWED): PushlabError {
   return new PushlabError('PUSHLAB_BAD_ROWS', `--rows ${file}: ${what}; ${allowed}`);
@@ -140,7 +139,8 @@ export const ROWS_MAX_DEPTH = 32;
 
 function checkDepth(out: Collector, file: string): void {
   out.events.forEach((e, i) => {
-    if (depthOf(e, ROWS_MAX_DEPTH + 1) > ROWS_MAX_DEPTH) throw refuse(file, `${out.placeOf(i)} nests deeper than ${ROWS_MAX_DEPTH} levels`, `events may nest ${ROWS_MAX_DEPTH} levels at most`);
+    if (depthOf(e, ROWS_MAX_DEPTH + 1) > ROWS_MAX_DEPTH)
+      throw refuse(file, `${out.placeOf(i)} nests deeper than ${ROWS_MAX_DEPTH} levels`, `events may nest ${ROWS_MAX_DEPTH} levels at most`);
   });
 }
 
@@ -198,14 +198,23 @@ function readHar(har: { log: { entries: unknown[] } }, file: string, out: Collec
       try {
         value = JSON.parse(msg.data);
       } catch (err) {
-        throw refuse(file, `${place} is not JSON (${err instanceof Error ? err.message : String(err)})`, 'each received message must be a JSON event or a batch');
+        throw refuse(
+          file,
+          `${place} is not JSON (${err instanceof Error ? err.message : String(err)})`,
+          'each received message must be a JSON event or a batch',
+        );
       }
       if (isBatch(value)) value.forEach((ev, k) => out.add(ev, JSON.stringify(ev), `${place} event ${k}`));
       else if (isEvent(value)) out.add(value, JSON.stringify(value), place);
       else throw refuse(file, `${place} is ${kindWords(value)}, not an event`, 'each received message must be a JSON array or object, or an array of them');
     }
   }
-  if (received === 0) throw refuse(file, `a HAR with no received text WebSocket messages (${entries.length} entries)`, 'record the page while it receives its stream, or give NDJSON');
+  if (received === 0)
+    throw refuse(
+      file,
+      `a HAR with no received text WebSocket messages (${entries.length} entries)`,
+      'record the page while it receives its stream, or give NDJSON',
+    );
 }
 
 /**
@@ -235,7 +244,11 @@ export function fieldNames(rows: RowsFile, file: string): string[] {
     const length = (rows.events[0] as unknown[]).length;
     rows.events.forEach((e, i) => {
       if ((e as unknown[]).length !== length) {
-        throw refuse(file, `${rows.placeOf(i)} has ${(e as unknown[]).length} elements but ${rows.placeOf(0)} has ${length}`, 'array events must all have the same length');
+        throw refuse(
+          file,
+          `${rows.placeOf(i)} has ${(e as unknown[]).length} elements but ${rows.placeOf(0)} has ${length}`,
+          'array events must all have the same length',
+        );
       }
     });
     return Array.from({ length }, (_, k) => String(k));
@@ -254,7 +267,8 @@ function columnKind(rows: RowsFile, name: string, file: string): ColumnKind {
     const v = valueAt(rows.events[i], name);
     if (v === null || v === undefined) continue;
     if (isEvent(v)) return 'json';
-    const k: ColumnKind = typeof v === 'number' ? (Number.isInteger(v) && v >= -INT32 && v < INT32 ? 'int32' : 'float64') : typeof v === 'boolean' ? 'bool' : 'utf8';
+    const k: ColumnKind =
+      typeof v === 'number' ? (Number.isInteger(v) && v >= -INT32 && v < INT32 ? 'int32' : 'float64') : typeof v === 'boolean' ? 'bool' : 'utf8';
     if (kind === null || kind === k) {
       if (kind === null) first = i;
       kind = k;

@@ -87,7 +87,10 @@ const Defaults = Type.Object(
       }),
     ),
   },
-  { additionalProperties: false, description: 'Values every scenario inherits unless it sets its own, and what holds for the whole run: its margin and its rows.' },
+  {
+    additionalProperties: false,
+    description: 'Values every scenario inherits unless it sets its own, and what holds for the whole run: its margin and its rows.',
+  },
 );
 
 const ScenarioInputSchema = Type.Object(

@@ -41,9 +41,7 @@ function columnValues(events: readonly FileEvent[], name: string, kind: ColumnKi
 
 /** The events' schema: their columns, which hold JSON text, and their shape. */
 export function eventsSchema(events: PoolEvents): Schema {
-  const fields = events.columns.map(
-    (c) => new Field(c.name, arrowType(c.kind), true, c.kind === 'json' ? new Map([[JSON_FIELD_KEY, 'true']]) : undefined),
-  );
+  const fields = events.columns.map((c) => new Field(c.name, arrowType(c.kind), true, c.kind === 'json' ? new Map([[JSON_FIELD_KEY, 'true']]) : undefined));
   return new Schema(fields, new Map([[EVENT_SHAPE_KEY, events.rows.shape]]));
 }
 

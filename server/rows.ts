@@ -87,7 +87,12 @@ export class RowPool {
   /** The current epoch's first chain row. */
   private base = 0;
 
-  constructor(size: number = STREAM_LIMITS.batch.max, epochMs = Date.UTC(2022, 2, 29, 20, 35, 56, 581), epochs = SPEED_EPOCHS, events: PoolEvents | null = null) {
+  constructor(
+    size: number = STREAM_LIMITS.batch.max,
+    epochMs = Date.UTC(2022, 2, 29, 20, 35, 56, 581),
+    epochs = SPEED_EPOCHS,
+    events: PoolEvents | null = null,
+  ) {
     this.events = events;
     // A file's events have no speed walk: one epoch, the events as the file has them.
     this.size = events ? eventPoolSize(events.rows.texts.length) : size;

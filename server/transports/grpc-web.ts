@@ -155,7 +155,7 @@ export default fp<{ hub: Hub }>(
           const params = streamParams(req);
           if (!params.encoding && hub.rowsFromFile) {
             throw new ConnectError(
-              'grpc-web carries a --rows file\'s events only with encoding=arrow: its default rows are the car row\'s protobuf message',
+              "grpc-web carries a --rows file's events only with encoding=arrow: its default rows are the car row's protobuf message",
               Code.InvalidArgument,
             );
           }

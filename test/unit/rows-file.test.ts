@@ -28,14 +28,28 @@ function refusal(text: string): string {
 describe('parseRowsFile: formats', () => {
   it('NDJSON of arrays: one event per line, blank lines skipped, each line sent verbatim', () => {
     const rows = parseRowsFile('[1, "a", 2.5]\n\n  [2,"b",3.5]  \n', F);
-    expect(rows).toMatchObject({ format: 'ndjson', shape: 'array', events: [[1, 'a', 2.5], [2, 'b', 3.5]] });
+    expect(rows).toMatchObject({
+      format: 'ndjson',
+      shape: 'array',
+      events: [
+        [1, 'a', 2.5],
+        [2, 'b', 3.5],
+      ],
+    });
     expect(rows.texts).toEqual(['[1, "a", 2.5]', '[2,"b",3.5]']);
     expect(rows.placeOf(1)).toBe('line 3');
   });
 
   it('NDJSON of objects, CRLF line ends too', () => {
     const rows = parseRowsFile('{"s":"BTC","p":"1.5"}\r\n{"s":"ETH","p":"2"}\r\n', F);
-    expect(rows).toMatchObject({ format: 'ndjson', shape: 'object', events: [{ s: 'BTC', p: '1.5' }, { s: 'ETH', p: '2' }] });
+    expect(rows).toMatchObject({
+      format: 'ndjson',
+      shape: 'object',
+      events: [
+        { s: 'BTC', p: '1.5' },
+        { s: 'ETH', p: '2' },
+      ],
+    });
     expect(fieldNames(rows, F)).toEqual(['s', 'p']);
   });
 

@@ -43,7 +43,8 @@ async function arrowEvents(pool: RowPool, batch: number, count: number): Promise
   await arrowCache(pool).load(batch);
   const stream = new ArrowStream();
   const ipc: Buffer[] = [];
-  for (let seq = 0; seq < count; seq++) stream.write(seq, '1.5', '1', pool, batch, (head, body) => (ipc.push(body), head.length + body.length - ARROW_HEAD_BYTES));
+  for (let seq = 0; seq < count; seq++)
+    stream.write(seq, '1.5', '1', pool, batch, (head, body) => (ipc.push(body), head.length + body.length - ARROW_HEAD_BYTES));
   const out: unknown[][] = [];
   for (const rb of RecordBatchReader.from(Buffer.concat(ipc))) {
     const fields = fieldsOf(rb);
@@ -80,7 +81,15 @@ describe('RowPool.fromEvents', () => {
   it('describes its payload: source, hash, events, bytes per event per encoding, fields, depth', async () => {
     const src = source(TRADES);
     const d = await describePayload(RowPool.fromEvents(src), src);
-    expect(d).toMatchObject({ source: 'feed.ndjson', sha256: 'x', format: 'ndjson', shape: 'object', events: 37, fields: ['s', 'p', 'q', 'f', 'b', 'lv', 'm'], nestingDepth: 3 });
+    expect(d).toMatchObject({
+      source: 'feed.ndjson',
+      sha256: 'x',
+      format: 'ndjson',
+      shape: 'object',
+      events: 37,
+      fields: ['s', 'p', 'q', 'f', 'b', 'lv', 'm'],
+      nestingDepth: 3,
+    });
     const textBytes = src.rows.texts.reduce((a, t) => a + Buffer.byteLength(t) + 1, 0) / 37;
     expect(d.bytesPerEvent.json).toBeCloseTo(textBytes, 9);
     expect(d.bytesPerEvent.msgpack).toBeGreaterThan(0);

@@ -229,7 +229,9 @@ const PAYLOAD_FIELDS_SHOWN = 12;
 /** What the run's events were (protocol/payload.ts): where they came from, their shape, and their bytes per encoding. */
 export function payloadFields(p: PayloadDescription): HeaderField[] {
   const fields =
-    p.fields.length > PAYLOAD_FIELDS_SHOWN ? `${p.fields.slice(0, PAYLOAD_FIELDS_SHOWN).join(', ')} and ${p.fields.length - PAYLOAD_FIELDS_SHOWN} more` : p.fields.join(', ');
+    p.fields.length > PAYLOAD_FIELDS_SHOWN
+      ? `${p.fields.slice(0, PAYLOAD_FIELDS_SHOWN).join(', ')} and ${p.fields.length - PAYLOAD_FIELDS_SHOWN} more`
+      : p.fields.join(', ');
   const source = p.source === null ? "the lab's car rows" : `${p.source} (${p.format}, sha256 ${p.sha256?.slice(0, 12) ?? MISSING}…)`;
   const bytes = ENCODING_NAMES.map((e) => `${ENCODING_INFO[e].label} ${p.bytesPerEvent[e].toFixed(1)}`).join(' · ');
   return [
