@@ -21,9 +21,22 @@ function source(text: string, file = 'feed.ndjson'): RowsSource {
   return { file, sha256: 'x', rows, columns: eventColumns(rows, file) };
 }
 
-/** Trades: objects with short keys, prices as strings, a nested array, a missing-free shape, non-ASCII text. */
+/** Trades: objects with short keys, prices as strings, nested values, nulls, non-ASCII text. */
 const TRADES = Array.from({ length: 37 }, (_, i) =>
-  JSON.stringify({ s: i % 2 ? 'BTC' : 'ÉTH', p: (100 + i / 8).toFixed(3), q: i * 3, f: i + 0.25, b: i % 3 === 0, lv: [[i, i + 1]], m: { k: `v${i}` } }),
+  JSON.stringify({
+    s: i % 2 ? 'BTC' : 'ÉTH',
+    p: (100 + i / 8).toFixed(3),
+    q: i * 3,
+    f: i + 0.25,
+    b: i % 3 === 0,
+    lv: [[i, i + 1]],
+    m: { k: `v${i}` },
+    // Nulls in every kind of column: a number, a string, a boolean, a nested value.
+    o: i % 4 ? i : null,
+    note: i % 5 ? null : 'n',
+    ok: i % 6 ? null : i % 4 === 0,
+    x: i % 7 ? null : [i],
+  }),
 ).join('\n');
 const ARRAYS = Array.from({ length: 5 }, (_, i) => JSON.stringify([i, `name ${i}`, i * 1.5, { t: [i] }])).join('\n');
 
@@ -87,7 +100,7 @@ describe('RowPool.fromEvents', () => {
       format: 'ndjson',
       shape: 'object',
       events: 37,
-      fields: ['s', 'p', 'q', 'f', 'b', 'lv', 'm'],
+      fields: ['s', 'p', 'q', 'f', 'b', 'lv', 'm', 'o', 'note', 'ok', 'x'],
       nestingDepth: 3,
     });
     const textBytes = src.rows.texts.reduce((a, t) => a + Buffer.byteLength(t) + 1, 0) / 37;
