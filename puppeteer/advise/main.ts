@@ -354,7 +354,7 @@ async function main(): Promise<number> {
     recorder.setWall(account);
     record.snapshot = null;
     if (replay) log(`replayed ${replayed} of ${replay.size} recorded measurements`);
-    const answer = adviceText(advice, machineWordsOf(report.environment), report.devices).join('\n');
+    const answer = adviceText(advice, machineWordsOf(report.environment), report.devices, report.payload ? { payload: report.payload } : {}).join('\n');
     // Cut off by Ctrl-C or a lost browser (a signal after the search ended changes nothing: it is done).
     if (advice.stopped === 'interrupted') {
       recorder.interrupt(resumeCommand());

@@ -100,7 +100,11 @@ export interface AdviceView {
 export function adviceView(report: Report): AdviceView | null {
   const a = report.advice;
   if (!a) return null;
-  const lines = adviceText(a, machineWordsOf(report.environment), report.devices, { costs: false, rejected: false });
+  const lines = adviceText(a, machineWordsOf(report.environment), report.devices, {
+    costs: false,
+    rejected: false,
+    ...(report.payload ? { payload: report.payload } : {}),
+  });
   const machine = lines.at(-1)?.startsWith('Machine: ') ? lines.pop()! : null;
   const [headline = '', ...rest] = lines;
   const state: AdviceView['state'] = report.finishedAt !== null && !report.interrupted ? 'finished' : report.interrupted ? 'interrupted' : 'unfinished';
