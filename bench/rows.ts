@@ -37,9 +37,9 @@ async function writeTrades(file: string, mb: number): Promise<void> {
   for (let i = 0, bytes = 0; bytes < mb * 1e6; i++) {
     const line = `${JSON.stringify({ s: symbols[i % 3], p: (27000 + (i % 1000) / 7).toFixed(2), q: ((i % 97) / 13).toFixed(4), t: 1_700_000_000_000 + i, m: i % 2 === 0, id: i, lv: [[i % 50, i % 7]] })}\n`;
     bytes += line.length;
-    if (!out.write(line)) await new Promise((resolve) => out.once('drain', resolve));
+    if (!out.write(line)) await new Promise<void>((resolve) => out.once('drain', () => resolve()));
   }
-  await new Promise((resolve) => out.end(resolve));
+  await new Promise<void>((resolve) => out.end(() => resolve()));
 }
 
 /** The server's RSS and peak RSS, MB. */

@@ -36,9 +36,7 @@ const valueAt = (e: FileEvent, name: string): unknown => (Array.isArray(e) ? e[N
 
 /** The events' schema: their columns, which hold JSON text, and their shape. */
 export function eventsSchema(events: PoolEvents): Schema {
-  const fields = events.columns.map(
-    (c) => new Field(c.name, arrowType(c.kind), true, c.kind === 'json' ? new Map([[JSON_FIELD_KEY, 'true']]) : undefined),
-  );
+  const fields = events.columns.map((c) => new Field(c.name, arrowType(c.kind), true, c.kind === 'json' ? new Map([[JSON_FIELD_KEY, 'true']]) : undefined));
   return new Schema(fields, new Map([[EVENT_SHAPE_KEY, events.rows.shape]]));
 }
 
@@ -88,7 +86,14 @@ function* columnSteps(events: readonly FileEvent[], c: EventColumn, n: number): 
       if (text !== null) data.write(text, offsets[r]);
       if (r % ROWS_PER_STEP === 0) yield;
     }
-    return makeData({ type: type as Utf8, length: n, nullCount: valid.nulls, nullBitmap: valid.bitmap, valueOffsets: offsets, data: new Uint8Array(data.buffer, data.byteOffset, bytes) });
+    return makeData({
+      type: type as Utf8,
+      length: n,
+      nullCount: valid.nulls,
+      nullBitmap: valid.bitmap,
+      valueOffsets: offsets,
+      data: new Uint8Array(data.buffer, data.byteOffset, bytes),
+    });
   }
   if (c.kind === 'bool') {
     const bits = new Uint8Array(Math.ceil(n / 8));

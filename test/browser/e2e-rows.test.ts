@@ -61,7 +61,9 @@ async function recordHar(page: Page, run: () => Promise<void>): Promise<unknown>
   const cdp = await page.createCDPSession();
   const entries = new Map<string, { request: { method: string; url: string }; _resourceType: string; _webSocketMessages: HarMessage[] }>();
   const entry = (id: string) => entries.get(id)!;
-  cdp.on('Network.webSocketCreated', (e) => entries.set(e.requestId, { request: { method: 'GET', url: e.url }, _resourceType: 'websocket', _webSocketMessages: [] }));
+  cdp.on('Network.webSocketCreated', (e) =>
+    entries.set(e.requestId, { request: { method: 'GET', url: e.url }, _resourceType: 'websocket', _webSocketMessages: [] }),
+  );
   const frame = (type: HarMessage['type']) => (e: { requestId: string; timestamp: number; response: { opcode: number; payloadData: string } }) =>
     entry(e.requestId)._webSocketMessages.push({ type, time: e.timestamp, opcode: e.response.opcode, data: e.response.payloadData });
   cdp.on('Network.webSocketFrameReceived', frame('receive'));
@@ -218,7 +220,14 @@ describe('--rows from a file, headless Chromium', () => {
       const server = await startServer(['--rows', file]);
       servers.push(server);
       const payload = await getJson<PayloadDescription>(`${server.url}payload`, 60_000);
-      expect(payload).toMatchObject({ source: file, format: kind, shape: 'object', events: EVENTS.length, fields: ['s', 'p', 'q', 'f', 'up', 'lv'], nestingDepth: 3 });
+      expect(payload).toMatchObject({
+        source: file,
+        format: kind,
+        shape: 'object',
+        events: EVENTS.length,
+        fields: ['s', 'p', 'q', 'f', 'up', 'lv'],
+        nestingDepth: 3,
+      });
       expect(payload.sha256).toMatch(/^[0-9a-f]{64}$/);
       for (const bytes of Object.values(payload.bytesPerEvent)) expect(bytes).toBeGreaterThan(0);
 
@@ -253,6 +262,9 @@ describe('--rows from a file, headless Chromium', () => {
   it('a file that cannot serve stops the server at start-up with one PUSHLAB_BAD_ROWS line', async () => {
     const file = path.join(dir, 'mixed.ndjson');
     await writeFile(file, '[1]\n{"a":1}\n');
-    await expect(startServer(['--rows', file])).rejects.toMatchObject({ code: 'PUSHLAB_BAD_ROWS', message: expect.stringContaining('line 2 is an object but line 1 is an array') });
+    await expect(startServer(['--rows', file])).rejects.toMatchObject({
+      code: 'PUSHLAB_BAD_ROWS',
+      message: expect.stringContaining('line 2 is an object but line 1 is an array'),
+    });
   });
 });
