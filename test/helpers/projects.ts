@@ -76,6 +76,7 @@ export const BEHAVIOUR = [
   'faults',
   'compression-server',
   'transports-server',
+  'rows-server',
   'plain-server',
   'liveness',
   'reports-route',
