@@ -10,7 +10,7 @@
  * hands out exactly the current message, so reading one record batch never waits for more.
  */
 import { RecordBatchReader, type RecordBatch, type RecordBatchStreamReader } from 'apache-arrow';
-import { rowFromArrow } from '../../protocol/arrow.js';
+import { EVENT_SHAPE_KEY, rowFromArrow } from '../../protocol/arrow.js';
 import { SPEED_COLUMN, type Row } from '../../protocol/wire.js';
 import type { ArrowBatch, ArrowStreamDecoder } from './arrow-batch.js';
 
@@ -62,6 +62,8 @@ class DecodedBatch implements ArrowBatch {
   }
 
   maxSpeed(from: number): number {
+    // A --rows file's events (their schema says so: protocol/arrow.ts EVENT_SHAPE_KEY) have no speed column to aggregate.
+    if (this.rb.schema.metadata.has(EVENT_SHAPE_KEY)) return from;
     const data = this.rb.getChildAt(SPEED_COLUMN)!.data[0];
     const values = data.values as Int16Array;
     let max = from;
