@@ -12,6 +12,9 @@
  *   in the order of the cycle. The page collects the messages; they are decoded here with the
  *   libraries the lab page uses (@msgpack/msgpack, apache-arrow) and protocol/arrow.ts eventFromArrow.
  *
+ * - the lab page itself, drawing nothing (`render: none`), counting a file's events over ws in
+ *   every encoding and over sse with its own counters: 0 gaps, 0 errors.
+ *
  * The lab page's own table and chart for rows of another shape are not this file's (issue 35's
  * "the page follows the rows").
  */
@@ -27,7 +30,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ARROW_HEAD_BYTES, arrowIpcBytes, arrowSeq, EVENT_SHAPE_KEY, eventFromArrow, JSON_FIELD_KEY, type EventFields } from '../../protocol/arrow.js';
 import type { PayloadDescription } from '../../protocol/payload.js';
 import { parseRowsFile, type FileEvent } from '../../protocol/rows-file.js';
+import type { PageConfig, PageSnapshot } from '../../protocol/page-api.js';
 import { launchChrome } from '../../puppeteer/browser/chrome.js';
+import { openLabPage } from '../../puppeteer/measure/page.js';
 import { getJson, startServer, type ServerHandle } from '../../puppeteer/measure/server-process.js';
 
 const BATCH = 16;
@@ -258,6 +263,37 @@ describe('--rows from a file, headless Chromium', () => {
       }
     },
   );
+
+  it('the lab page (render none) counts a file\'s events over ws in every encoding and over sse: 0 gaps, 0 errors', { timeout: 90_000 }, async () => {
+    const file = path.join(dir, 'lab.ndjson');
+    await writeFile(file, EVENTS.map((e) => JSON.stringify(e)).join('\n'));
+    const server = await startServer(['--rows', file]);
+    servers.push(server);
+    const page = await browser.newPage();
+    try {
+      const api = await openLabPage(page, server.url);
+      for (const [transport, encoding] of [
+        ['ws', 'json'],
+        ['ws', 'msgpack'],
+        ['ws', 'arrow'],
+        ['sse', 'json'],
+      ] as const) {
+        const config: PageConfig = { transport, encoding, batch: BATCH, intervalMs: 10, concurrency: 2, render: 'none' };
+        await api.evaluate((p, c) => p.start(c).then(() => undefined), config);
+        let snap = (await api.evaluate((p) => p.snapshot())) as PageSnapshot;
+        for (let i = 0; i < 100 && snap.counters.batches < 40; i++) {
+          await new Promise((r) => setTimeout(r, 100));
+          snap = (await api.evaluate((p) => p.snapshot())) as PageSnapshot;
+        }
+        await api.evaluate((p) => p.stop());
+        expect(snap.counters.batches, `${transport} ${encoding}`).toBeGreaterThanOrEqual(40);
+        expect(snap.counters.events, `${transport} ${encoding}`).toBe(snap.counters.batches * BATCH);
+        expect({ gaps: snap.counters.gaps, errors: snap.counters.errors }, `${transport} ${encoding}`).toEqual({ gaps: 0, errors: 0 });
+      }
+    } finally {
+      await page.close();
+    }
+  });
 
   it('a file that cannot serve stops the server at start-up with one PUSHLAB_BAD_ROWS line', async () => {
     const file = path.join(dir, 'mixed.ndjson');
