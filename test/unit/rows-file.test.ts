@@ -7,6 +7,8 @@
 import { describe, expect, it } from 'vitest';
 import { PushlabError } from '../../protocol/errors.js';
 import { eventColumns, fieldNames, nestingDepth, parseRowsFile, ROWS_FILE_MAX_BYTES, ROWS_MAX_DEPTH } from '../../protocol/rows-file.js';
+import { parseScenarioText, scenarioRows } from '../../protocol/scenario.js';
+import { checkRowsWithServer, serverArgs } from '../../puppeteer/measure/server-process.js';
 
 const F = 'feed.ndjson';
 
@@ -171,5 +173,30 @@ describe('parseRowsFile: refusals', () => {
     const har = (data: string) => JSON.stringify({ log: { entries: [{ _webSocketMessages: [{ type: 'receive', opcode: 1, data }] }] } });
     expect(refusal(har('hello'))).toMatch(/entry 0 message 0 is not JSON/);
     expect(refusal(har('7'))).toMatch(/entry 0 message 0 is a number, not an event/);
+  });
+});
+
+describe('where --rows comes from', () => {
+  const file = (defaults: object) => parseScenarioText(JSON.stringify({ defaults, scenarios: [{ id: 'a', batch: 1, concurrency: 1 }] }), 'dir/scenarios.json');
+
+  it("a scenario file's defaults.rows, resolved against the file's folder; absent: the car rows", () => {
+    expect(scenarioRows(file({ rows: 'feeds/trades.ndjson' }), 'dir/scenarios.json')).toBe('dir/feeds/trades.ndjson');
+    expect(scenarioRows(file({ rows: '/abs/t.har' }), 'dir/scenarios.json')).toBe('/abs/t.har');
+    expect(scenarioRows(file({ rows: 't.json' }), 'scenarios.json')).toBe('t.json');
+    expect(scenarioRows(file({}), 'dir/scenarios.json')).toBe('');
+  });
+
+  it('defaults.rows must be a non-empty string (the schema)', () => {
+    expect(() => file({ rows: '' })).toThrow(PushlabError);
+    expect(() => file({ rows: 3 })).toThrow(/rows/);
+  });
+
+  it('--rows beside --server is refused, naming both and the way out', () => {
+    expect(() => checkRowsWithServer('t.ndjson', 'https://h:8443/')).toThrow(
+      /^--rows t\.ndjson with --server https:\/\/h:8443\/: a running server streams the rows it was started with; start it with --rows/,
+    );
+    expect(() => checkRowsWithServer('t.ndjson', '')).not.toThrow();
+    expect(serverArgs('')).toEqual([]);
+    expect(serverArgs('/a/t.ndjson')).toEqual(['--rows', '/a/t.ndjson']);
   });
 });
