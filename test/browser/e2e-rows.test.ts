@@ -264,7 +264,7 @@ describe('--rows from a file, headless Chromium', () => {
     },
   );
 
-  it('the lab page (render none) counts a file\'s events over ws in every encoding and over sse: 0 gaps, 0 errors', { timeout: 90_000 }, async () => {
+  it("the lab page (render none) counts a file's events over ws in every encoding and over sse: 0 gaps, 0 errors", { timeout: 90_000 }, async () => {
     const file = path.join(dir, 'lab.ndjson');
     await writeFile(file, EVENTS.map((e) => JSON.stringify(e)).join('\n'));
     const server = await startServer(['--rows', file]);

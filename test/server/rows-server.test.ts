@@ -35,7 +35,15 @@ describe('the server on a rows file', () => {
 
   it('/payload describes the events', async () => {
     const p = JSON.parse((await h2get(s.session, '/payload')).body) as PayloadDescription;
-    expect(p).toMatchObject({ source: FILE, sha256: 'f'.repeat(64), format: 'ndjson', shape: 'array', events: 9, fields: ['0', '1', '2', '3'], nestingDepth: 3 });
+    expect(p).toMatchObject({
+      source: FILE,
+      sha256: 'f'.repeat(64),
+      format: 'ndjson',
+      shape: 'array',
+      events: 9,
+      fields: ['0', '1', '2', '3'],
+      nestingDepth: 3,
+    });
   });
 
   it('grpc-web refuses the default encoding with InvalidArgument, saying why', async () => {
