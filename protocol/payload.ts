@@ -26,6 +26,8 @@ export interface PayloadDescription {
   fields: string[];
   /** 1 for flat events, one more per level of arrays or objects inside. */
   nestingDepth: number;
+  /** The field the page's chart plotted (protocol/event-view.ts), or null when the events have no numeric one; absent in reports before it. */
+  chartField?: string | null;
 }
 
 /** Events in the Arrow record batch whose bytes `bytesPerEvent.arrow` divides (the lab's middle Arrow size). */

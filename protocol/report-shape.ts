@@ -809,6 +809,7 @@ export const PAYLOAD_SHAPE = obj<PayloadDescription>()({
   ),
   fields: strings,
   nestingDepth: numIn(0, ROWS_MAX_DEPTH, true),
+  chartField: opt(nullable(str)),
 });
 
 /** A current (schemaVersion 4) report, whole. */

@@ -13,6 +13,7 @@ import type { Http2ServerRequest, Http2ServerResponse, ServerHttp2Session } from
 import path from 'node:path';
 import type { TLSSocket } from 'node:tls';
 import { PushlabError } from '../protocol/errors.js';
+import { carEventView, fileEventView, type EventView } from '../protocol/event-view.js';
 import type { PayloadDescription } from '../protocol/payload.js';
 import type { ServerStats } from '../protocol/server-stats.js';
 import { echoValue, paramError, type ServerOrigins } from '../protocol/wire.js';
@@ -53,6 +54,8 @@ export interface ServerOptions {
   originPorts?: 'next' | 'any';
   /** A team's own events (`--rows`, rows-source.ts) in place of the car rows. */
   rows?: RowsSource;
+  /** `--chart-field`: the numeric field the page's chart plots; '' or absent for the first numeric one (protocol/event-view.ts). */
+  chartField?: string;
   logger?: boolean;
 }
 
@@ -69,6 +72,8 @@ export async function buildServer(options: ServerOptions) {
     logger: options.logger ?? false,
   });
   const pool = options.rows ? RowPool.fromEvents(options.rows) : new RowPool();
+  // Checked before anything listens: a --chart-field the events cannot plot is refused at start-up.
+  const view = options.rows ? fileEventView(options.rows.file, options.rows.columns, options.chartField ?? '') : carEventView(options.chartField ?? '');
   const hub = new Hub({
     sendBufferLimitBytes: options.sendBufferLimitBytes ?? SERVER_DEFAULTS.sendBufferLimitBytes,
     clock: options.clock ?? SERVER_DEFAULTS.clock,
@@ -162,7 +167,9 @@ export async function buildServer(options: ServerOptions) {
 
   // What the events are (the report's header): worked out on the first request, then kept.
   let payload: Promise<PayloadDescription> | null = null;
-  app.get('/payload', async () => (payload ??= describePayload(pool, options.rows ?? null)));
+  app.get('/payload', async () => (payload ??= describePayload(pool, options.rows ?? null, view.chartField)));
+  // What the page draws (its table's columns, its chart's field): cheap, asked at every run's start.
+  app.get('/events-view', async (): Promise<EventView> => view);
 
   // A soak's forced reconnect (puppeteer/soak/): every stream ends now, and the pages come back.
   app.post('/drop', async () => ({ dropped: hub.dropAll() }));

@@ -35,6 +35,7 @@ runCommand('server', async () => {
   const rows = flags.rows ? await loadRows(flags.rows) : undefined;
   const server = (app = await buildServer({
     rows,
+    chartField: flags['chart-field'],
     tls: await loadOrCreateCert(path.join(ROOT, '.cert')),
     webRoot: path.join(ROOT, 'dist/web'),
     reportsRoot: path.join(ROOT, 'reports'),

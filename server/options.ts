@@ -1,6 +1,7 @@
 /** The server's command-line flags, declared once: they drive parsing, --help and the docs test (test/unit/readme.test.ts). */
 import { PushlabError } from '../protocol/errors.js';
 import type { FlagSpec } from '../protocol/flags.js';
+import { CHART_FIELD_FLAG } from '../protocol/event-view.js';
 import { ROWS_FLAG } from '../protocol/rows-file.js';
 import { CLOCKS } from './clock.js';
 import { MIB, SERVER_DEFAULTS, SSE_WRITERS } from './defaults.js';
@@ -33,6 +34,7 @@ export const SERVER_FLAGS = {
     help: 'how SSE batches are written: pre-encoded bytes, or better-sse push or batch',
   },
   rows: ROWS_FLAG,
+  'chart-field': CHART_FIELD_FLAG,
   'exit-with-stdin': {
     type: 'boolean',
     default: false,

@@ -24,7 +24,7 @@ async function arrowBytesPerEvent(pool: RowPool): Promise<number> {
   return arrow.recordBatchBytes(table) / PAYLOAD_ARROW_BATCH;
 }
 
-export async function describePayload(pool: RowPool, source: RowsSource | null): Promise<PayloadDescription> {
+export async function describePayload(pool: RowPool, source: RowsSource | null, chartField: string | null): Promise<PayloadDescription> {
   const n = pool.events ? pool.events.rows.events.length : pool.size;
   const bytesPerEvent = {
     json: perEvent(pool.rows(0, n).byteLength, n),
@@ -32,7 +32,7 @@ export async function describePayload(pool: RowPool, source: RowsSource | null):
     arrow: await arrowBytesPerEvent(pool),
   };
   if (!source) {
-    return { source: null, sha256: null, format: null, shape: 'array', events: n, bytesPerEvent, fields: [...ROW_COLUMNS], nestingDepth: 1 };
+    return { source: null, sha256: null, format: null, shape: 'array', events: n, bytesPerEvent, fields: [...ROW_COLUMNS], nestingDepth: 1, chartField };
   }
   return {
     source: source.file,
@@ -43,5 +43,6 @@ export async function describePayload(pool: RowPool, source: RowsSource | null):
     bytesPerEvent,
     fields: fieldNames(source.rows, source.file),
     nestingDepth: nestingDepth(source.rows.events),
+    chartField,
   };
 }

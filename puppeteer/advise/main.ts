@@ -179,7 +179,8 @@ async function main(): Promise<number> {
   const endpoints = parseBrowserList(flags.browser);
   // A resumed search streams the events it measured (the payload keeps the absolute path the server was given).
   const rows = flags.rows || (req.resume !== null ? (draft.payload?.source ?? '') : '');
-  checkRowsWithServer(rows, flags.server);
+  const chartField = flags['chart-field'] || (req.resume !== null ? (draft.payload?.chartField ?? '') : '');
+  checkRowsWithServer(rows, flags.server, chartField);
   const remoteServer = flags.server ? await connectServer('--server', flags.server) : null;
   if (!endpoints.length) await findChrome(log);
   // A class this machine cannot make is refused before anything is launched, as the sweep does
@@ -204,7 +205,7 @@ async function main(): Promise<number> {
   owner.launching();
   try {
     // --browser takes one browser for advise (options.ts).
-    const { server: srv, slots } = await startServerAndBrowsers(children, { remoteServer, endpoints, headless: !flags.headful, log, rows });
+    const { server: srv, slots } = await startServerAndBrowsers(children, { remoteServer, endpoints, headless: !flags.headful, log, rows, chartField });
     const [{ slot, host }] = slots;
     const { local } = children;
     const remote = children.remotes[0] ?? null;

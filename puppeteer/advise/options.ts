@@ -4,6 +4,7 @@
  * the margins and what --resume allows. Every refusal is one PUSHLAB_BAD_FLAG line naming the
  * flag, the value and what is allowed.
  */
+import { CHART_FIELD_FLAG } from '../../protocol/event-view.js';
 import { ROWS_FLAG } from '../../protocol/rows-file.js';
 import { PushlabError } from '../../protocol/errors.js';
 import type { FlagSpec, Flags } from '../../protocol/flags.js';
@@ -82,6 +83,7 @@ export const ADVISE_FLAGS = {
   },
   server: { type: 'string', default: '', help: 'URL of a running pushlab server', defaultText: 'start one' },
   rows: ROWS_FLAG,
+  'chart-field': CHART_FIELD_FLAG,
   json: { type: 'boolean', default: false, help: 'print the report document on stdout instead of its path' },
   out: { type: 'string', default: 'reports', help: 'directory that receives advise-<run-id>/report.json' },
   resume: {

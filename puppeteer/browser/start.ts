@@ -31,10 +31,12 @@ export async function startServerAndBrowsers(
     log: (line: string) => void;
     /** `--rows`: the file whose events the started server streams (serverArgs); '' for the car rows. */
     rows?: string;
+    /** `--chart-field`: the field the page's chart plots (serverArgs); '' for the first numeric one. */
+    chartField?: string;
   },
 ): Promise<{ server: ServerHandle; slots: { slot: BrowserSlot; host: BrowserHost }[] }> {
   const [s, b] = await Promise.allSettled([
-    o.remoteServer ? Promise.resolve(o.remoteServer) : startServer(serverArgs(o.rows ?? '')),
+    o.remoteServer ? Promise.resolve(o.remoteServer) : startServer(serverArgs(o.rows ?? '', o.chartField ?? '')),
     o.endpoints.length ? connectAll(o.endpoints, into.remotes, o.log) : LocalBrowser.launch(o.headless, o.log).then((l) => (into.local = l)),
   ]);
   if (s.status === 'fulfilled') into.server = s.value;

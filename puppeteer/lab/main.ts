@@ -83,13 +83,13 @@ runCommand('lab', async () => {
   // answer, and there must be a browser to run.
   const outDir = path.resolve(ROOT, flags.out);
   checkOutputDir('--out', outDir);
-  checkRowsWithServer(flags.rows, flags.server);
+  checkRowsWithServer(flags.rows, flags.server, flags['chart-field']);
   const remote = flags.server ? await connectServer('--server', flags.server) : null;
   if (firefox) findFirefox();
   else await findChrome(log);
   checkDeviceConditions([device], 'local');
   try {
-    server = remote ?? (await startServer(serverArgs(flags.rows)));
+    server = remote ?? (await startServer(serverArgs(flags.rows, flags['chart-field'])));
     // PUSHLAB_LAB_DEVTOOLS=1 (the lab's test): a DevTools port to attach to, printed below.
     browser = firefox
       ? await LocalFirefox.launch({ headless: flags.headless, log, fitWindow: true })

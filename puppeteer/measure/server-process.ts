@@ -99,15 +99,21 @@ export async function connectServer(flag: string, url: string, timeoutMs = 5000)
 
 /**
  * The started server's flags for a command's `--rows` (the same flag on both: protocol/rows-file.ts
- * ROWS_FLAG), its path made absolute: the server runs in the project root, the command's path is
+ * ROWS_FLAG) and `--chart-field` (protocol/event-view.ts, checked by the server against its events), its path made absolute: the server runs in the project root, the command's path is
  * the command's own. A `--server` streams its own rows, so the two are refused together.
  */
-export function serverArgs(rows: string): string[] {
-  return rows ? ['--rows', path.resolve(rows)] : [];
+export function serverArgs(rows: string, chartField = ''): string[] {
+  return [...(rows ? ['--rows', path.resolve(rows)] : []), ...(chartField ? ['--chart-field', chartField] : [])];
 }
 
-/** `--rows` beside `--server`: refused before anything starts. */
-export function checkRowsWithServer(rows: string, server: string): void {
+/** `--rows` or `--chart-field` beside `--server`: refused before anything starts. */
+export function checkRowsWithServer(rows: string, server: string, chartField = ''): void {
+  if (chartField && server) {
+    throw new PushlabError(
+      'PUSHLAB_BAD_FLAG',
+      `--chart-field ${chartField} with --server ${server}: a running server's page plots the field it was started with; start it with --chart-field (npm run server -- --chart-field ${chartField}), or leave out --server`,
+    );
+  }
   if (rows && server) {
     throw new PushlabError(
       'PUSHLAB_BAD_FLAG',

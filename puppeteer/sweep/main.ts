@@ -79,6 +79,8 @@ interface Plan {
   file: string;
   /** The rows file the started server streams (`--rows`, else the scenario file's `defaults.rows`); '' for the car rows. */
   rows: string;
+  /** The field the page's chart plots (`--chart-field`, or on resume the one the payload names); '' for the first numeric one. */
+  chartField: string;
 }
 
 /** A new sweep: the scenarios' points, every one with its repeats, in a report with no rounds yet. */
@@ -121,7 +123,7 @@ async function newPlan(flags: ReturnType<typeof commandLineFlags<typeof SWEEP_FL
     ),
     points: points.map(emptyResult),
   };
-  return { report, searches, file: path.join(out, runId, 'report.json'), rows: flags.rows || scenarioRows(scenarioFile, flags.file) };
+  return { report, searches, file: path.join(out, runId, 'report.json'), rows: flags.rows || scenarioRows(scenarioFile, flags.file), chartField: flags['chart-field'] };
 }
 
 /** The repeats a point may get: its own, or with --auto up to --max-repeats. */
@@ -176,7 +178,7 @@ async function resumePlan(runId: string, out: string): Promise<Plan> {
   const scenarioFile = await loadScenarioFile(report.options.file, `${file}: options.file ${report.options.file}`);
   const searches = searchesFor(scenarioFile, selectScenarios(scenarioFile, report.scenarios), report.options.findMax);
   // The same events as before: the server it started was given the file's absolute path, which the payload keeps.
-  return { report, searches, file, rows: report.payload?.source ?? '' };
+  return { report, searches, file, rows: report.payload?.source ?? '', chartField: report.payload?.chartField ?? '' };
 }
 
 /** Disk space the sweep's files need at the plan's full size, bytes. */
@@ -270,7 +272,7 @@ async function main(): Promise<number> {
   checkOutputDir('--out', checked.resume ? path.dirname(plan.file) : out, await reportSpaceFor(plan));
   let endpoints: BrowserEndpoint[] = parseBrowserList(flags.browser);
   const gridUrl = flags.grid ? parseGridUrl(flags.grid) : null;
-  checkRowsWithServer(plan.rows, flags.server);
+  checkRowsWithServer(plan.rows, flags.server, plan.chartField);
   const remote = flags.server ? await connectServer('--server', flags.server) : null;
   if (!endpoints.length && !gridUrl) await findChrome(log);
   await cleanUpKilledRuns(log);
@@ -307,7 +309,7 @@ async function main(): Promise<number> {
         `--grid ${grid.given}: ${grid.sessions.length} Chrome session(s): ${endpoints.map((e) => `${e.label} on ${e.gridNode?.uri ?? e.machine}`).join(', ')}`,
       );
     }
-    const { server: srv, slots } = await startServerAndBrowsers(children, { remoteServer: remote, endpoints, headless: !flags.headful, log, rows: plan.rows });
+    const { server: srv, slots } = await startServerAndBrowsers(children, { remoteServer: remote, endpoints, headless: !flags.headful, log, rows: plan.rows, chartField: plan.chartField });
     const { local, remotes } = children;
     const hosts = slots.map((x) => x.host);
     // The other display mode's browser (and an Xvfb), launched when a point first asks for it (launched Chrome only).
