@@ -1,5 +1,6 @@
 /**
- * The real server (in process, port 0) on a rows file: `/payload` describes it, the fetch stream
+ * The real server (in process, port 0) on a rows file: `/payload` describes it, `/events-view`
+ * tells the page its columns and chart field (a --chart-field it cannot plot is refused), the fetch stream
  * (NDJSON lines) carries the file's events, and grpc-web refuses its default encoding (the car
  * row's protobuf message) with InvalidArgument while it carries the events as Arrow.
  */
@@ -9,6 +10,7 @@ import { RecordBatchReader } from 'apache-arrow';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EVENT_SHAPE_KEY, eventFromArrow, JSON_FIELD_KEY } from '../../protocol/arrow.js';
 import { PushService } from '../../protocol/gen/pushlab/v1/push_pb.js';
+import type { EventView } from '../../protocol/event-view.js';
 import type { PayloadDescription } from '../../protocol/payload.js';
 import { eventColumns, parseRowsFile } from '../../protocol/rows-file.js';
 import { h2get } from '../helpers/h2-get.js';
@@ -43,6 +45,20 @@ describe('the server on a rows file', () => {
       events: 9,
       fields: ['0', '1', '2', '3'],
       nestingDepth: 3,
+      chartField: '0',
+    });
+  });
+
+  it('/events-view tells the page its columns and the chart field: the first numeric one', async () => {
+    const v = JSON.parse((await h2get(s.session, '/events-view')).body) as EventView;
+    expect(v).toEqual({ carRows: false, fields: ['0', '1', '2', '3'], chartField: '0' });
+  });
+
+  it('refuses a --chart-field the events cannot plot before it listens, naming the numeric fields', async () => {
+    const source = { file: FILE, sha256: 'f'.repeat(64), rows, columns: eventColumns(rows, FILE) };
+    await expect(startServerSession({ rows: source, chartField: '1' })).rejects.toMatchObject({
+      code: 'PUSHLAB_BAD_ROWS',
+      message: "--chart-field 1: field '1' of --rows book.ndjson is not numeric; numeric fields: 0",
     });
   });
 

@@ -93,7 +93,7 @@ describe('RowPool.fromEvents', () => {
 
   it('describes its payload: source, hash, events, bytes per event per encoding, fields, depth', async () => {
     const src = source(TRADES);
-    const d = await describePayload(RowPool.fromEvents(src), src);
+    const d = await describePayload(RowPool.fromEvents(src), src, 'q');
     expect(d).toMatchObject({
       source: 'feed.ndjson',
       sha256: 'x',
@@ -102,6 +102,7 @@ describe('RowPool.fromEvents', () => {
       events: 37,
       fields: ['s', 'p', 'q', 'f', 'b', 'lv', 'm', 'o', 'note', 'ok', 'x'],
       nestingDepth: 3,
+      chartField: 'q',
     });
     const textBytes = src.rows.texts.reduce((a, t) => a + Buffer.byteLength(t) + 1, 0) / 37;
     expect(d.bytesPerEvent.json).toBeCloseTo(textBytes, 9);
@@ -111,8 +112,8 @@ describe('RowPool.fromEvents', () => {
   });
 
   it('describes the car rows too, with no source', async () => {
-    const d = await describePayload(new RowPool(200, undefined, 1), null);
-    expect(d).toMatchObject({ source: null, sha256: null, format: null, shape: 'array', events: 200, nestingDepth: 1 });
+    const d = await describePayload(new RowPool(200, undefined, 1), null, 'speed');
+    expect(d).toMatchObject({ source: null, sha256: null, format: null, shape: 'array', events: 200, nestingDepth: 1, chartField: 'speed' });
     expect(d.fields).toHaveLength(12);
     // About 133 bytes of JSON per car row (the figure).
     expect(d.bytesPerEvent.json).toBeGreaterThan(110);

@@ -4,8 +4,17 @@
  * chart's aggregate, the rows in view). Every encoding costs the page the same work above its
  * decoding. Each encoding is one file beside this one, named in index.ts.
  */
-import { SPEED_COLUMN, type BatchMessage, type Row } from '../../../protocol/wire.js';
+import type { BatchMessage } from '../../../protocol/wire.js';
 import type { RowRing } from '../table.js';
+
+/**
+ * The field the chart plots, as a batch is read for it: its name (an Arrow column's) and where it
+ * sits in a JSON or MessagePack event (protocol/event-view.ts fieldKey: the car rows' index, else the name).
+ */
+export interface ChartColumn {
+  name: string;
+  key: string | number;
+}
 
 /** Where a stream's decoded batches go (the page's Ingest, the bare page's counter). */
 export interface BatchSink<B> {
@@ -50,8 +59,8 @@ export interface PageCodec<B> {
   dueAt(b: B): number;
   /** Rows (events) in the batch. */
   count(b: B): number;
-  /** The larger of `from` and the batch's speed column's max (the chart's aggregate). */
-  maxSpeed(b: B, from: number): number;
+  /** The larger of `from` and the max of the batch's numbers in the chart's column (the chart's aggregate). */
+  chartMax(b: B, column: ChartColumn, from: number): number;
   /** Keeps the batch's rows in the table's ring (by reference: only the rows in view are ever made into rows). */
   keep(ring: RowRing, b: B): void;
 }
@@ -62,10 +71,15 @@ export const MESSAGE_READING: Omit<PageCodec<BatchMessage>, 'open'> = {
   sentAt: (m) => m.sentAt,
   dueAt: (m) => m.dueAt,
   count: (m) => m.rows.length,
-  maxSpeed(m, from) {
-    const rows: Row[] = m.rows;
+  chartMax(m, column, from) {
+    // A rows file's events are arrays or objects; either is read by the column's key (an index or a name).
+    const rows = m.rows as unknown as readonly Record<string | number, unknown>[];
+    const key = column.key;
     let max = from;
-    for (let i = 0; i < rows.length; i++) if (rows[i][SPEED_COLUMN] > max) max = rows[i][SPEED_COLUMN];
+    for (let i = 0; i < rows.length; i++) {
+      const v = rows[i][key];
+      if (typeof v === 'number' && v > max) max = v;
+    }
     return max;
   },
   keep: (ring, m) => ring.push(m.rows),
