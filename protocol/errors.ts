@@ -39,7 +39,7 @@ export const ERROR_CODES = {
   PUSHLAB_NO_DISPLAY: 'a headful Chrome was asked for on a machine with no display (and, for a sweep, no Xvfb to start)',
   PUSHLAB_NOT_BUILT: 'the lab page is not built (dist/web/index.html is missing): run npm run build',
   PUSHLAB_BAD_ROWS:
-    "a --rows file (or a scenario's rows) is unreadable, empty, not JSON, of mixed shapes, of a field Arrow cannot hold, nested too deep, above its size bound, or a HAR with no received WebSocket messages",
+    "a --rows file (or a scenario's rows) is unreadable, empty, not JSON, of mixed shapes, of a field Arrow cannot hold, nested too deep, above its size bound, or a HAR with no received WebSocket messages; or a --chart-field that is not one of the events' numeric fields",
   PUSHLAB_BAD_DEPENDENCY: "an installed package lacks what pushlab relies on (ws's private socket field)",
 } as const;
 

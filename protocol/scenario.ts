@@ -153,6 +153,12 @@ export function scenarioRows(file: ScenarioFile, source: string): string {
   return slash < 0 ? rows : `${source.slice(0, slash + 1)}${rows}`;
 }
 
+/** The run's chart field: `--chart-field`, else the file's `defaults.chartField` unless `--rows` replaced the file's rows (its fields are another file's); '' for the first numeric one. */
+export function scenarioChartField(file: ScenarioFile, chartFlag: string, rowsFlag: string): string {
+  if (chartFlag || rowsFlag) return chartFlag;
+  return file.defaults?.chartField ?? '';
+}
+
 function checkReferences(data: ScenarioFile, source: string): ScenarioFile {
   if (data.defaults?.margin !== undefined) {
     const m = parseMargins(data.defaults.margin, DEFAULT_MARGINS, `${source}: defaults.margin`);

@@ -28,6 +28,7 @@ import {
   expandScenario,
   parseScenarioText,
   scenarioMargins,
+  scenarioChartField,
   scenarioRows,
   searchesFor,
   selectScenarios,
@@ -123,7 +124,7 @@ async function newPlan(flags: ReturnType<typeof commandLineFlags<typeof SWEEP_FL
     ),
     points: points.map(emptyResult),
   };
-  return { report, searches, file: path.join(out, runId, 'report.json'), rows: flags.rows || scenarioRows(scenarioFile, flags.file), chartField: flags['chart-field'] };
+  return { report, searches, file: path.join(out, runId, 'report.json'), rows: flags.rows || scenarioRows(scenarioFile, flags.file), chartField: scenarioChartField(scenarioFile, flags['chart-field'], flags.rows) };
 }
 
 /** The repeats a point may get: its own, or with --auto up to --max-repeats. */

@@ -7,7 +7,7 @@
 import { describe, expect, it } from 'vitest';
 import { PushlabError } from '../../protocol/errors.js';
 import { eventColumns, fieldNames, nestingDepth, parseRowsFile, ROWS_FILE_MAX_BYTES, ROWS_MAX_DEPTH } from '../../protocol/rows-file.js';
-import { parseScenarioText, scenarioRows } from '../../protocol/scenario.js';
+import { parseScenarioText, scenarioChartField, scenarioRows } from '../../protocol/scenario.js';
 import { checkRowsWithServer, serverArgs } from '../../puppeteer/measure/server-process.js';
 
 const F = 'feed.ndjson';
@@ -184,6 +184,11 @@ describe('where --rows comes from', () => {
     expect(scenarioRows(file({ rows: '/abs/t.har' }), 'dir/scenarios.json')).toBe('/abs/t.har');
     expect(scenarioRows(file({ rows: 't.json' }), 'scenarios.json')).toBe('t.json');
     expect(scenarioRows(file({}), 'dir/scenarios.json')).toBe('');
+    // defaults.chartField goes with defaults.rows: --chart-field overrides it, --rows (another file) drops it.
+    expect(scenarioChartField(file({ rows: 't.ndjson', chartField: 'q' }), '', '')).toBe('q');
+    expect(scenarioChartField(file({ rows: 't.ndjson', chartField: 'q' }), 'f', '')).toBe('f');
+    expect(scenarioChartField(file({ rows: 't.ndjson', chartField: 'q' }), '', 'other.ndjson')).toBe('');
+    expect(scenarioChartField(file({}), '', '')).toBe('');
   });
 
   it('defaults.rows must be a non-empty string (the schema)', () => {
