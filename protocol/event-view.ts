@@ -48,11 +48,19 @@ export function numericFields(columns: readonly EventColumn[]): string[] {
  * The field the chart plots: `requested` when given (refused unless it is one of `numeric`), else
  * `fallback`. `source` names the events in the refusal (a file, or the car rows).
  */
-export function chooseChartField(requested: string, fields: readonly string[], numeric: readonly string[], fallback: string | null, source: string): string | null {
+export function chooseChartField(
+  requested: string,
+  fields: readonly string[],
+  numeric: readonly string[],
+  fallback: string | null,
+  source: string,
+): string | null {
   if (requested === '') return fallback;
   if (numeric.includes(requested)) return requested;
   const what = fields.includes(requested) ? `field '${requested}' of ${source} is not numeric` : `${source} has no field '${requested}'`;
-  const allowed = numeric.length ? `numeric fields: ${numeric.join(', ')}` : 'the events have no numeric field; leave --chart-field out (the chart then plots nothing)';
+  const allowed = numeric.length
+    ? `numeric fields: ${numeric.join(', ')}`
+    : 'the events have no numeric field; leave --chart-field out (the chart then plots nothing)';
   throw new PushlabError('PUSHLAB_BAD_ROWS', `--chart-field ${requested}: ${what}; ${allowed}`);
 }
 

@@ -73,7 +73,9 @@ export async function buildServer(options: ServerOptions) {
   });
   const pool = options.rows ? RowPool.fromEvents(options.rows) : new RowPool();
   // Checked before anything listens: a --chart-field the events cannot plot is refused at start-up.
-  const view = options.rows ? fileEventView(options.rows.file, options.rows.columns, options.rows.rows.events, options.chartField ?? '') : carEventView(options.chartField ?? '');
+  const view = options.rows
+    ? fileEventView(options.rows.file, options.rows.columns, options.rows.rows.events, options.chartField ?? '')
+    : carEventView(options.chartField ?? '');
   const hub = new Hub({
     sendBufferLimitBytes: options.sendBufferLimitBytes ?? SERVER_DEFAULTS.sendBufferLimitBytes,
     clock: options.clock ?? SERVER_DEFAULTS.clock,

@@ -124,7 +124,13 @@ async function newPlan(flags: ReturnType<typeof commandLineFlags<typeof SWEEP_FL
     ),
     points: points.map(emptyResult),
   };
-  return { report, searches, file: path.join(out, runId, 'report.json'), rows: flags.rows || scenarioRows(scenarioFile, flags.file), chartField: scenarioChartField(scenarioFile, flags['chart-field'], flags.rows) };
+  return {
+    report,
+    searches,
+    file: path.join(out, runId, 'report.json'),
+    rows: flags.rows || scenarioRows(scenarioFile, flags.file),
+    chartField: scenarioChartField(scenarioFile, flags['chart-field'], flags.rows),
+  };
 }
 
 /** The repeats a point may get: its own, or with --auto up to --max-repeats. */
@@ -310,7 +316,14 @@ async function main(): Promise<number> {
         `--grid ${grid.given}: ${grid.sessions.length} Chrome session(s): ${endpoints.map((e) => `${e.label} on ${e.gridNode?.uri ?? e.machine}`).join(', ')}`,
       );
     }
-    const { server: srv, slots } = await startServerAndBrowsers(children, { remoteServer: remote, endpoints, headless: !flags.headful, log, rows: plan.rows, chartField: plan.chartField });
+    const { server: srv, slots } = await startServerAndBrowsers(children, {
+      remoteServer: remote,
+      endpoints,
+      headless: !flags.headful,
+      log,
+      rows: plan.rows,
+      chartField: plan.chartField,
+    });
     const { local, remotes } = children;
     const hosts = slots.map((x) => x.host);
     // The other display mode's browser (and an Xvfb), launched when a point first asks for it (launched Chrome only).

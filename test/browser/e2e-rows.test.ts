@@ -298,60 +298,68 @@ describe('--rows from a file, headless Chromium', () => {
     }
   });
 
-  it("the lab page (render full) follows a file's events: its table's head is their fields, its lines their values in every encoding, its chart names its field", { timeout: 120_000 }, async () => {
-    // Short keys, prices as strings, a nested array, and a long text field the table cuts.
-    const events = EVENTS.map((e, i) => ({ ...e, note: `order ${i} filled in ${'several parts, '.repeat(4)}` }));
-    const file = path.join(dir, 'page.ndjson');
-    const text = events.map((e) => JSON.stringify(e)).join('\n');
-    await writeFile(file, text);
-    const server = await startServer(['--rows', file, '--chart-field', 'f']);
-    servers.push(server);
-    expect((await getJson<PayloadDescription>(`${server.url}payload`, 60_000)).chartField).toBe('f');
-    // What the page should draw, by the same functions the server and the page use.
-    const rows = parseRowsFile(text, file);
-    const view = fileEventView(file, eventColumns(rows, file), rows.events, 'f');
-    const lines = linesOf(view);
-    const expected = new Set(rows.events.map((e) => lines.line(e)));
-    expect(expected.size, 'one line per event').toBe(events.length);
-    const page = await browser.newPage();
-    try {
-      const api = await openLabPage(page, server.url);
-      for (const [transport, encoding] of [
-        ['ws', 'json'],
-        ['ws', 'msgpack'],
-        ['ws', 'arrow'],
-        ['sse', 'json'],
-      ] as const) {
-        const label = `${transport} ${encoding}`;
-        const config: PageConfig = { transport, encoding, batch: BATCH, intervalMs: 10, concurrency: 2, render: 'full', renderEveryMs: 50 };
-        await api.evaluate((p, c) => p.start(c).then(() => undefined), config);
-        let snap = (await api.evaluate((p) => p.snapshot())) as PageSnapshot;
-        for (let i = 0; i < 100 && snap.counters.batches < 40; i++) {
-          await new Promise((r) => setTimeout(r, 100));
-          snap = (await api.evaluate((p) => p.snapshot())) as PageSnapshot;
-        }
-        // Past a redraw (every 50 ms) after the last count.
-        await new Promise((r) => setTimeout(r, 300));
-        const drawn = await page.evaluate(() => ({
+  it(
+    "the lab page (render full) follows a file's events: its table's head is their fields, its lines their values in every encoding, its chart names its field",
+    { timeout: 120_000 },
+    async () => {
+      // Short keys, prices as strings, a nested array, and a long text field the table cuts.
+      const events = EVENTS.map((e, i) => ({ ...e, note: `order ${i} filled in ${'several parts, '.repeat(4)}` }));
+      const file = path.join(dir, 'page.ndjson');
+      const text = events.map((e) => JSON.stringify(e)).join('\n');
+      await writeFile(file, text);
+      const server = await startServer(['--rows', file, '--chart-field', 'f']);
+      servers.push(server);
+      expect((await getJson<PayloadDescription>(`${server.url}payload`, 60_000)).chartField).toBe('f');
+      // What the page should draw, by the same functions the server and the page use.
+      const rows = parseRowsFile(text, file);
+      const view = fileEventView(file, eventColumns(rows, file), rows.events, 'f');
+      const lines = linesOf(view);
+      const expected = new Set(rows.events.map((e) => lines.line(e)));
+      expect(expected.size, 'one line per event').toBe(events.length);
+      const page = await browser.newPage();
+      try {
+        const api = await openLabPage(page, server.url);
+        for (const [transport, encoding] of [
+          ['ws', 'json'],
+          ['ws', 'msgpack'],
+          ['ws', 'arrow'],
+          ['sse', 'json'],
+        ] as const) {
+          const label = `${transport} ${encoding}`;
+          const config: PageConfig = { transport, encoding, batch: BATCH, intervalMs: 10, concurrency: 2, render: 'full', renderEveryMs: 50 };
+          await api.evaluate((p, c) => p.start(c).then(() => undefined), config);
+          let snap = (await api.evaluate((p) => p.snapshot())) as PageSnapshot;
+          for (let i = 0; i < 100 && snap.counters.batches < 40; i++) {
+            await new Promise((r) => setTimeout(r, 100));
+            snap = (await api.evaluate((p) => p.snapshot())) as PageSnapshot;
+          }
+          // Past a redraw (every 50 ms) after the last count.
+          await new Promise((r) => setTimeout(r, 300));
+          // A string: this file is compiled without the DOM's types.
+        const drawn = (await page.evaluate(`({
           head: document.querySelector('#table .stream-table-head')?.textContent ?? null,
           lines: [...document.querySelectorAll('#table .stream-table-lines > div')].map((d) => d.textContent ?? ''),
           chart: document.getElementById('chart-speed')?.getAttribute('aria-label') ?? null,
-        }));
-        await api.evaluate((p) => p.stop());
-        expect({ gaps: snap.counters.gaps, errors: snap.counters.errors }, label).toEqual({ gaps: 0, errors: 0 });
-        expect(snap.counters.batches, label).toBeGreaterThanOrEqual(40);
-        expect(drawn.head, label).toBe(lines.heading);
-        expect(drawn.head?.split(/ +/).filter(Boolean), label).toEqual(['s', 'p', 'q', 'f', 'up', 'lv', 'note']);
-        expect(drawn.lines.length, label).toBeGreaterThanOrEqual(10);
-        for (const line of drawn.lines) expect(expected.has(line), `${label}: ${line}`).toBe(true);
-        // The long text field is the last column, cut to its bounded width.
-        expect(drawn.lines.every((l) => l.endsWith('…')), label).toBe(true);
-        expect(drawn.chart, label).toBe('max of f of the events received per 1 s');
+        })`)) as { head: string | null; lines: string[]; chart: string | null };
+          await api.evaluate((p) => p.stop());
+          expect({ gaps: snap.counters.gaps, errors: snap.counters.errors }, label).toEqual({ gaps: 0, errors: 0 });
+          expect(snap.counters.batches, label).toBeGreaterThanOrEqual(40);
+          expect(drawn.head, label).toBe(lines.heading);
+          expect(drawn.head?.split(/ +/).filter(Boolean), label).toEqual(['s', 'p', 'q', 'f', 'up', 'lv', 'note']);
+          expect(drawn.lines.length, label).toBeGreaterThanOrEqual(10);
+          for (const line of drawn.lines) expect(expected.has(line), `${label}: ${line}`).toBe(true);
+          // The long text field is the last column, cut to its bounded width.
+          expect(
+            drawn.lines.every((l) => l.endsWith('…')),
+            label,
+          ).toBe(true);
+          expect(drawn.chart, label).toBe('max of f of the events received per 1 s');
+        }
+      } finally {
+        await page.close();
       }
-    } finally {
-      await page.close();
-    }
-  });
+    },
+  );
 
   it('a --chart-field the events cannot plot stops the server at start-up, naming their numeric fields', async () => {
     const file = path.join(dir, 'chart.ndjson');

@@ -51,7 +51,8 @@ describe('the server on a rows file', () => {
 
   it('/events-view tells the page its columns and the chart field: the first numeric one', async () => {
     const v = JSON.parse((await h2get(s.session, '/events-view')).body) as EventView;
-    expect(v).toEqual({ carRows: false, fields: ['0', '1', '2', '3'], chartField: '0' });
+    // Widths: each field's widest text, `true`/`false` and `[[108,2]]` included.
+    expect(v).toEqual({ carRows: false, fields: ['0', '1', '2', '3'], widths: [1, 4, 9, 5], chartField: '0' });
   });
 
   it('refuses a --chart-field the events cannot plot before it listens, naming the numeric fields', async () => {

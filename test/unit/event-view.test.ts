@@ -17,7 +17,7 @@ import {
 import { PushlabError } from '../../protocol/errors.js';
 import { eventColumns, parseRowsFile } from '../../protocol/rows-file.js';
 import { makeRow, ROW_COLUMNS } from '../../protocol/wire.js';
-import { MESSAGE_READING } from '../../web/lab/codecs/codec.js';
+import { maxOfEvents } from '../../web/lab/chart-column.js';
 import { eventLines, fitCell, formatRow, GUTTER, linesOf } from '../../web/lab/row-format.js';
 
 /** The view of a file's text, as the server makes it at start-up. */
@@ -95,14 +95,13 @@ describe('the chart field', () => {
   });
 
   it('is read from each event by its key, for objects, arrays and the car rows alike', () => {
-    const msg = (rows: unknown[]) => ({ seq: 0, sentAt: 0, dueAt: 0, rows }) as never;
     const objects = viewOf(OBJECTS);
     const column = (v: typeof objects) => ({ name: v.chartField!, key: fieldKey(v, v.chartField!) });
-    expect(MESSAGE_READING.chartMax(msg([{ q: 3 }, { q: 9 }, { p: '100' }, { q: null }]), column(objects), -Infinity)).toBe(9);
+    expect(maxOfEvents([{ q: 3 }, { q: 9 }, { p: '100' }, { q: null }], column(objects), -Infinity)).toBe(9);
     const arrays = viewOf('[1,"a"]\n[5,"b"]');
-    expect(MESSAGE_READING.chartMax(msg([[1, 'a'], [5, 'b']]), column(arrays), -Infinity)).toBe(5);
+    expect(maxOfEvents([[1, 'a'], [5, 'b']], column(arrays), -Infinity)).toBe(5);
     const cars = Array.from({ length: 50 }, (_, i) => makeRow(i, 0));
-    expect(MESSAGE_READING.chartMax(msg(cars), column(carEventView('')), -Infinity)).toBe(Math.max(...cars.map((r) => r[7])));
+    expect(maxOfEvents(cars, column(carEventView('')), -Infinity)).toBe(Math.max(...cars.map((r) => r[7])));
   });
 });
 

@@ -60,7 +60,14 @@ export class MainThreadSource implements Source {
   readonly recent: Histogram | null;
 
   constructor(private readonly o: SourceOptions) {
-    this.ingest = new Ingest({ connections: o.concurrency, keepRows: o.keepRows, aggregate: o.aggregate, chart: o.chart, intervalMs: o.params.interval, pollMs: o.pollMs });
+    this.ingest = new Ingest({
+      connections: o.concurrency,
+      keepRows: o.keepRows,
+      aggregate: o.aggregate,
+      chart: o.chart,
+      intervalMs: o.params.interval,
+      pollMs: o.pollMs,
+    });
     this.ring = this.ingest.ring;
     this.recent = this.ingest.recent;
   }

@@ -49,7 +49,14 @@ function update(): void {
 self.onmessage = (e: MessageEvent<ToWorker>) => {
   const m = e.data;
   if (m.type === 'start') {
-    ingest = new Ingest({ connections: m.connections.length, keepRows: m.keepRows, aggregate: m.aggregate, chart: m.chart, intervalMs: m.params.interval, pollMs: m.pollMs });
+    ingest = new Ingest({
+      connections: m.connections.length,
+      keepRows: m.keepRows,
+      aggregate: m.aggregate,
+      chart: m.chart,
+      intervalMs: m.params.interval,
+      pollMs: m.pollMs,
+    });
     const ing = ingest;
     openConnections(m.transport, m.params, (local) => ing.handlers(local, m.params), m.transportOptions, m.connections, conns, {
       sharers: m.sharers,

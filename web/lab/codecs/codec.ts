@@ -5,16 +5,8 @@
  * decoding. Each encoding is one file beside this one, named in index.ts.
  */
 import type { BatchMessage } from '../../../protocol/wire.js';
+import { maxOfEvents, type ChartColumn } from '../chart-column.js';
 import type { RowRing } from '../table.js';
-
-/**
- * The field the chart plots, as a batch is read for it: its name (an Arrow column's) and where it
- * sits in a JSON or MessagePack event (protocol/event-view.ts fieldKey: the car rows' index, else the name).
- */
-export interface ChartColumn {
-  name: string;
-  key: string | number;
-}
 
 /** Where a stream's decoded batches go (the page's Ingest, the bare page's counter). */
 export interface BatchSink<B> {
@@ -71,17 +63,7 @@ export const MESSAGE_READING: Omit<PageCodec<BatchMessage>, 'open'> = {
   sentAt: (m) => m.sentAt,
   dueAt: (m) => m.dueAt,
   count: (m) => m.rows.length,
-  chartMax(m, column, from) {
-    // A rows file's events are arrays or objects; either is read by the column's key (an index or a name).
-    const rows = m.rows as unknown as readonly Record<string | number, unknown>[];
-    const key = column.key;
-    let max = from;
-    for (let i = 0; i < rows.length; i++) {
-      const v = rows[i][key];
-      if (typeof v === 'number' && v > max) max = v;
-    }
-    return max;
-  },
+  chartMax: (m, column, from) => maxOfEvents(m.rows, column, from),
   keep: (ring, m) => ring.push(m.rows),
 };
 
