@@ -336,7 +336,7 @@ describe('--rows from a file, headless Chromium', () => {
           // Past a redraw (every 50 ms) after the last count.
           await new Promise((r) => setTimeout(r, 300));
           // A string: this file is compiled without the DOM's types.
-        const drawn = (await page.evaluate(`({
+          const drawn = (await page.evaluate(`({
           head: document.querySelector('#table .stream-table-head')?.textContent ?? null,
           lines: [...document.querySelectorAll('#table .stream-table-lines > div')].map((d) => d.textContent ?? ''),
           chart: document.getElementById('chart-speed')?.getAttribute('aria-label') ?? null,

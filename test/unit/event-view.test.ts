@@ -99,7 +99,16 @@ describe('the chart field', () => {
     const column = (v: typeof objects) => ({ name: v.chartField!, key: fieldKey(v, v.chartField!) });
     expect(maxOfEvents([{ q: 3 }, { q: 9 }, { p: '100' }, { q: null }], column(objects), -Infinity)).toBe(9);
     const arrays = viewOf('[1,"a"]\n[5,"b"]');
-    expect(maxOfEvents([[1, 'a'], [5, 'b']], column(arrays), -Infinity)).toBe(5);
+    expect(
+      maxOfEvents(
+        [
+          [1, 'a'],
+          [5, 'b'],
+        ],
+        column(arrays),
+        -Infinity,
+      ),
+    ).toBe(5);
     const cars = Array.from({ length: 50 }, (_, i) => makeRow(i, 0));
     expect(maxOfEvents(cars, column(carEventView('')), -Infinity)).toBe(Math.max(...cars.map((r) => r[7])));
   });
