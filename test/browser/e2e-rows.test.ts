@@ -319,14 +319,16 @@ describe('--rows from a file, headless Chromium', () => {
       const page = await browser.newPage();
       try {
         const api = await openLabPage(page, server.url);
-        for (const [transport, encoding] of [
-          ['ws', 'json'],
-          ['ws', 'msgpack'],
-          ['ws', 'arrow'],
-          ['sse', 'json'],
+        for (const [transport, encoding, parse] of [
+          ['ws', 'json', 'main'],
+          ['ws', 'msgpack', 'main'],
+          ['ws', 'arrow', 'main'],
+          ['sse', 'json', 'main'],
+          // Workers post the rows in view to the main thread: a file's events as they are.
+          ['ws', 'arrow', 'worker'],
         ] as const) {
-          const label = `${transport} ${encoding}`;
-          const config: PageConfig = { transport, encoding, batch: BATCH, intervalMs: 10, concurrency: 2, render: 'full', renderEveryMs: 50 };
+          const label = `${transport} ${encoding} ${parse}`;
+          const config: PageConfig = { transport, encoding, parse, batch: BATCH, intervalMs: 10, concurrency: 2, render: 'full', renderEveryMs: 50 };
           await api.evaluate((p, c) => p.start(c).then(() => undefined), config);
           let snap = (await api.evaluate((p) => p.snapshot())) as PageSnapshot;
           for (let i = 0; i < 100 && snap.counters.batches < 40; i++) {
