@@ -7,7 +7,8 @@
 import { batchAgeRangeUs } from '../../protocol/age.js';
 import { Histogram } from '../../protocol/histogram.js';
 import type { RenderBatch } from '../../protocol/render-module.js';
-import type { Row, StreamParams } from '../../protocol/wire.js';
+import type { StreamParams } from '../../protocol/wire.js';
+import type { TableRow } from './row-format.js';
 import { Counters, stallAfterMs } from './counters.js';
 import { RowRing } from './table.js';
 import { loadCodec, type AnyPageCodec, type BatchSink, type ChartColumn } from './codecs/index.js';
@@ -30,7 +31,7 @@ export interface IngestOptions {
   /** `poll`'s request interval, ms. */
   pollMs?: number;
   /** A render module's view: every batch's rows go to it, as the codecs hand them to the table's ring. */
-  render?: (batch: RenderBatch<Row>) => void;
+  render?: (batch: RenderBatch<TableRow>) => void;
 }
 
 /** Max of the chart's field (the car rows' speed) per 1 s tumbling window, keyed by epoch second of receipt. */
@@ -147,7 +148,7 @@ export class Ingest {
  * Hands each batch to a render module the way a codec hands it to the table's ring: rows as
  * they were decoded, an Arrow batch as the batch (its rows made only when the module reads them).
  */
-function renderKeeper(render: (batch: RenderBatch<Row>) => void): RowKeeper {
+function renderKeeper(render: (batch: RenderBatch<TableRow>) => void): RowKeeper {
   return {
     push: (rows) => render({ kind: 'rows', rows }),
     pushColumns: (batch) => render({ kind: 'columns', numRows: batch.numRows, row: (i) => batch.row(i) }),

@@ -7,7 +7,8 @@
 import { fieldKey, type EventView } from '../../protocol/event-view.js';
 import type { CpuReading, PageConfig, PageSnapshot } from '../../protocol/page-api.js';
 import type { ServerStats } from '../../protocol/server-stats.js';
-import { offeredEventsPerSec, TRANSPORT_INFO, type Row } from '../../protocol/wire.js';
+import { offeredEventsPerSec, TRANSPORT_INFO } from '../../protocol/wire.js';
+import type { TableRow } from './row-format.js';
 import type { RenderBatch, RenderPage, RenderView } from '../../protocol/render-module.js';
 import { Histogram, tailSummary, type HistogramData } from '../../protocol/histogram.js';
 import type { LiveCharts } from './chart.js';
@@ -54,7 +55,7 @@ export interface Views {
    * A team's render module, loaded (config.renderModule): mounts it, in place of the table and
    * the charts. Null when the config names none.
    */
-  render: ((page: RenderPage) => RenderView<Row>) | null;
+  render: ((page: RenderPage) => RenderView<TableRow>) | null;
 }
 
 export class Lab {
@@ -66,7 +67,7 @@ export class Lab {
   private readonly charts: LiveCharts | null;
   private readonly throttle: Throttle | null;
   /** The render module's view, when one draws instead of the table and the charts. */
-  private readonly view: RenderView<Row> | null;
+  private readonly view: RenderView<TableRow> | null;
   private readonly startedAt = performance.now();
   private readonly startedAtEpoch = performance.timeOrigin + this.startedAt;
   private stopped = false;
@@ -114,7 +115,7 @@ export class Lab {
       onActivity: throttle ? () => throttle.request() : () => undefined,
       updateEveryMs: c.renderEveryMs,
       transportOptions: { pollMs: c.pollMs, origins: c.origins },
-      ...(view ? { render: (b: RenderBatch<Row>) => view.batch(b) } : {}),
+      ...(view ? { render: (b: RenderBatch<TableRow>) => view.batch(b) } : {}),
     };
     this.source = c.parse === 'worker' ? new WorkerSource(options, Math.min(c.workers, c.concurrency)) : new MainThreadSource(options);
     this.table = this.source.ring ? views.table(this.source.ring) : null;
@@ -124,7 +125,7 @@ export class Lab {
   }
 
   /** Mounts the render module: it tells the lab when it drew, as the table's redraw does. */
-  private mountView(views: Views): RenderView<Row> {
+  private mountView(views: Views): RenderView<TableRow> {
     if (!views.render) throw new Error(`renderModule ${this.config.renderModule} is set, but the page loaded no module`);
     // The events' own fields: a --rows file's, or the car rows' names (GET /events-view).
     return views.render({ drawn: () => this.drew(), columns: views.events.fields, encoding: this.config.encoding });
