@@ -57,6 +57,7 @@ export const NODE_ENTRIES = [
   'bench/page.ts',
   'bench/plain-server.ts',
   'bench/render.ts',
+  'bench/rows.ts',
   'bench/server.ts',
   'bench/soak.ts',
   'bench/views.ts',

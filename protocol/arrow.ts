@@ -106,3 +106,34 @@ export const arrowDueAt = (view: DataView, at: number): number => view.getFloat6
 export function arrowBatchStart(seq: number, batch: number, poolSize: number): number {
   return (seq % Math.floor(poolSize / batch)) * batch;
 }
+
+/**
+ * A file's events (`--rows`, protocol/rows-file.ts) in Arrow: one column per field, of the kind
+ * eventColumns inferred. The schema says how to make the events back: its metadata key
+ * EVENT_SHAPE_KEY holds `array` or `object`, and a field whose metadata has JSON_FIELD_KEY holds
+ * each value's JSON text (nested arrays and objects). A null, and an object's missing key, read
+ * as null.
+ */
+export const EVENT_SHAPE_KEY = 'pushlab.shape';
+export const JSON_FIELD_KEY = 'pushlab.json';
+
+/** What the page reads of a decoded events schema to make its events back. */
+export interface EventFields {
+  shape: 'array' | 'object';
+  fields: readonly { name: string; json: boolean }[];
+}
+
+/** The event of a decoded row (`value(c)`: column c's value as the Arrow library gives it). Only for the rows in view, never per event. */
+export function eventFromArrow(schema: EventFields, value: (column: number) => unknown): unknown[] | Record<string, unknown> {
+  const at = (c: number): unknown => {
+    const v = value(c);
+    if (v === null || v === undefined) return null;
+    if (schema.fields[c].json) return JSON.parse(String(v)) as unknown;
+    // Int64 and timestamps come as bigint; a file's columns are int32, float64, bool or utf8.
+    return typeof v === 'bigint' ? Number(v) : v;
+  };
+  if (schema.shape === 'array') return schema.fields.map((_, c) => at(c));
+  const out: Record<string, unknown> = {};
+  schema.fields.forEach((f, c) => (out[f.name] = at(c)));
+  return out;
+}

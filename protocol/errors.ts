@@ -38,6 +38,8 @@ export const ERROR_CODES = {
     "a device class cannot be made here: slowing the whole browser needs root and a cgroup cpu controller, and a browser on this machine; main-thread throttling needs Chrome; or the calibration could not reach the class's BenchmarkIndex (this machine reads lower, or its readings would not settle)",
   PUSHLAB_NO_DISPLAY: 'a headful Chrome was asked for on a machine with no display (and, for a sweep, no Xvfb to start)',
   PUSHLAB_NOT_BUILT: 'the lab page is not built (dist/web/index.html is missing): run npm run build',
+  PUSHLAB_BAD_ROWS:
+    "a --rows file (or a scenario's rows) is unreadable, empty, not JSON, of mixed shapes, of a field Arrow cannot hold, nested too deep, above its size bound, or a HAR with no received WebSocket messages; or a --chart-field that is not one of the events' numeric fields",
   PUSHLAB_BAD_DEPENDENCY: "an installed package lacks what pushlab relies on (ws's private socket field)",
   PUSHLAB_BAD_RENDER_MODULE:
     "a render module (--render-module, a scenario's renderModule) is not a .js/.mjs/.ts/.tsx file, does not build (the build's first error is quoted), or does not export mount(host, page)",

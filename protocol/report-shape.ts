@@ -71,6 +71,9 @@ import type {
   WallAccount,
 } from './report.js';
 import { WALL_PARTS } from './report.js';
+import { ENCODING_NAMES } from './encodings.js';
+import type { PayloadDescription } from './payload.js';
+import { ROWS_MAX_DEPTH } from './rows-file.js';
 import type { Point } from './scenario.js';
 import { SOAK_DURATION_SEC, type Soak, type SoakReconnect, type SoakSample } from './soak.js';
 import { OBJECTIVES, parseP99, parseRate, type Target } from './target.js';
@@ -801,6 +804,23 @@ const wallAccount = obj<WallAccount>()({
   ),
 });
 
+// ---- payload (protocol/payload.ts)
+const bytesPerEvent = numIn(0, Number.MAX_VALUE);
+/** What a server answers at /payload, as report.json keeps it. */
+export const PAYLOAD_SHAPE = obj<PayloadDescription>()({
+  source: nullable(str),
+  sha256: nullable(str),
+  format: nullable(lit('ndjson', 'json-array', 'har')),
+  shape: lit('array', 'object'),
+  events: count,
+  bytesPerEvent: obj<PayloadDescription['bytesPerEvent']>()(
+    Object.fromEntries(ENCODING_NAMES.map((e) => [e, bytesPerEvent])) as Props<PayloadDescription['bytesPerEvent']>,
+  ),
+  fields: strings,
+  nestingDepth: numIn(0, ROWS_MAX_DEPTH, true),
+  chartField: opt(nullable(str)),
+});
+
 /** A current (schemaVersion 4) report, whole. */
 export const REPORT: Shape<Report> = obj<Report>()({
   schemaVersion: lit(4),
@@ -822,4 +842,5 @@ export const REPORT: Shape<Report> = obj<Report>()({
   advice: opt(advice),
   soak: opt(soak),
   wall: opt(wallAccount),
+  payload: opt(PAYLOAD_SHAPE),
 });

@@ -5,6 +5,7 @@
  * repeat's own figures are protocol/repeat-figures.ts; the live counters the driver makes them
  * from are the page's (protocol/page-api.ts) and the server's (protocol/server-stats.ts).
  */
+import type { PayloadDescription } from './payload.js';
 import type { Advice } from './advice.js';
 import type { Soak } from './soak.js';
 import type { Engine } from './engine.js';
@@ -377,6 +378,12 @@ export interface Report {
    * several browsers (their phases overlap, so no part is theirs alone).
    */
   wall?: WallAccount;
+  /**
+   * What the run's events were (protocol/payload.ts): a `--rows` file's, or the lab's car rows,
+   * as the server described them at `/payload`. Absent in reports written before `--rows`, and
+   * when the server was not asked (`--server` at an older one).
+   */
+  payload?: PayloadDescription;
 }
 
 /**

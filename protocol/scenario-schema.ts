@@ -86,8 +86,25 @@ const Defaults = Type.Object(
           "Practical margins the run's comparisons are read against, as `--margin` takes them: eps=<p>%,cpu=<p>% (either or both; default eps=3%,cpu=5%). `--margin` overrides it; the report records the margins used.",
       }),
     ),
+    rows: Type.Optional(
+      Type.String({
+        minLength: 1,
+        description:
+          "The events the run streams instead of the lab's car rows: a file as `--rows` takes it (NDJSON, a JSON array of events, or a HAR), relative to this file's folder. `--rows` overrides it. Run-wide: one server streams one pool, so it is not a per-scenario factor.",
+      }),
+    ),
+    chartField: Type.Optional(
+      Type.String({
+        minLength: 1,
+        description:
+          "The numeric field of the events the page's chart plots (max per 1 s), as `--chart-field` takes it; default the first numeric field (speed for the car rows). Goes with `rows`: `--chart-field` overrides it, and `--rows` drops it (another file has other fields).",
+      }),
+    ),
   },
-  { additionalProperties: false, description: 'Values every scenario inherits unless it sets its own, and the run-wide margin.' },
+  {
+    additionalProperties: false,
+    description: 'Values every scenario inherits unless it sets its own, and what holds for the whole run: its margin and its rows.',
+  },
 );
 
 const ScenarioInputSchema = Type.Object(

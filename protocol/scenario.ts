@@ -141,6 +141,24 @@ export function scenarioMargins(file: ScenarioFile): Margins {
   return m.ok ? m.value : DEFAULT_MARGINS;
 }
 
+/**
+ * The run's rows file from a file's `defaults.rows` (protocol/rows-file.ts), resolved against the
+ * scenario file's own folder (a path joined as text: no Node import here); '' for the car rows.
+ */
+export function scenarioRows(file: ScenarioFile, source: string): string {
+  const rows = file.defaults?.rows;
+  if (rows === undefined) return '';
+  if (rows.startsWith('/')) return rows;
+  const slash = source.lastIndexOf('/');
+  return slash < 0 ? rows : `${source.slice(0, slash + 1)}${rows}`;
+}
+
+/** The run's chart field: `--chart-field`, else the file's `defaults.chartField` unless `--rows` replaced the file's rows (its fields are another file's); '' for the first numeric one. */
+export function scenarioChartField(file: ScenarioFile, chartFlag: string, rowsFlag: string): string {
+  if (chartFlag || rowsFlag) return chartFlag;
+  return file.defaults?.chartField ?? '';
+}
+
 function checkReferences(data: ScenarioFile, source: string): ScenarioFile {
   if (data.defaults?.margin !== undefined) {
     const m = parseMargins(data.defaults.margin, DEFAULT_MARGINS, `${source}: defaults.margin`);

@@ -1,4 +1,6 @@
 /** The driver's command-line flags, declared once: they drive parsing, --help and the docs test (test/unit/readme.test.ts). */
+import { CHART_FIELD_FLAG } from '../protocol/event-view.js';
+import { ROWS_FLAG } from '../protocol/rows-file.js';
 import { SOAK_DURATION_SEC } from '../protocol/soak.js';
 import { PushlabError } from '../protocol/errors.js';
 import { BENCHMARK_ACTION_FORMATS } from '../results/views/benchmark-action.js';
@@ -110,6 +112,8 @@ export const SWEEP_FLAGS = {
     "draw every selected scenario's points with this page component, whatever the scenarios' own `renderModule`",
     "each scenario's `renderModule`, else pushlab's table and charts",
   ),
+  rows: ROWS_FLAG,
+  'chart-field': CHART_FIELD_FLAG,
   retries: { type: 'integer', default: 1, min: 0, max: 5, help: 'extra attempts for a failed repeat' },
   list: { type: 'boolean', default: false, help: 'print the points the sweep would run and its estimated time, and exit' },
   repeats: {
@@ -307,6 +311,8 @@ export const LAB_FLAGS = {
   throttle: throttleFlag('how --device slows the browser', 'browser'),
   server: { type: 'string', default: '', help: 'URL of a running pushlab server', defaultText: 'start one' },
   'render-module': renderModuleFlag('draw with this page component instead of the table and charts (recorded points too)', "pushlab's table and charts"),
+  rows: ROWS_FLAG,
+  'chart-field': CHART_FIELD_FLAG,
   out: { type: 'string', default: 'reports', help: '"Record this point" appends to <out>/lab-<run-id>/report.json' },
   'warmup-sec': rangeFlag(LIMITS.warmupSec, BUILTIN_DEFAULTS.warmupSec, "a recorded point's warm-up, s (a sweep point's)"),
   'measure-sec': rangeFlag(LIMITS.measureSec, BUILTIN_DEFAULTS.measureSec, "a recorded point's window, s (a sweep point's)"),

@@ -17,6 +17,7 @@ import type {
 } from '../protocol/advice.js';
 import { NOT_MEASURED_REASONS } from '../protocol/advice.js';
 import { LIMITS } from '../protocol/limits.js';
+import type { PayloadDescription } from '../protocol/payload.js';
 import type { Environment } from '../protocol/report.js';
 import { rateText, targetText, type Target } from '../protocol/target.js';
 import { targetIndexOf, type DeviceCalibration } from '../protocol/device.js';
@@ -293,6 +294,12 @@ export function machineWordsOf(env: Pick<Environment, 'cores' | 'cpuModel' | 'ch
   return { cores: env.cores, cpuModel: cpuModel && cpuModel !== 'unknown' ? cpuModel : null, browser };
 }
 
+/** The run's events in a few words: `trades.ndjson (ndjson, 29 objects, depth 3, 97 bytes of JSON each)`, or the car rows'. */
+export function payloadWords(p: PayloadDescription): string {
+  const what = `${p.events.toLocaleString('en-US')} ${p.shape === 'array' ? 'arrays' : 'objects'}, nesting depth ${p.nestingDepth}, ${Math.round(p.bytesPerEvent.json)} bytes of JSON each`;
+  return p.source === null ? `the lab's car rows (${what})` : `${p.source} (${p.format}, ${what})`;
+}
+
 /**
  * Where the answer holds, for its "Use …" line: `on a low-tier device (BenchmarkIndex 264, this
  * machine slowed 6.7×)`, the slowdown read from the run's calibrations of that class (`report.devices`;
@@ -444,7 +451,7 @@ export function adviceText(
    * `costs`: with the finalists' costs as a text table; `rejected`: with the line of what lost and
    * why. Both for the terminal: the viewer draws its own tables (costsGrid, transportStandings).
    */
-  o: { costs?: boolean; rejected?: boolean } = {},
+  o: { costs?: boolean; rejected?: boolean; payload?: PayloadDescription } = {},
 ): string[] {
   const lines: string[] = [];
   const objective = OBJECTIVE_WORDS[a.target.objective ?? 'renderer'];
@@ -541,6 +548,8 @@ export function adviceText(
   lines.push(...accountLines(a));
   // The machine did not keep one speed: said with the answer it qualifies, before the machine line.
   for (const line of driftLines(a.drift)) lines.push(`  ${line}`);
+  // The events the answer was measured on: it transfers to another payload only as far as that one looks like these.
+  if (o.payload) lines.push(`Events: ${payloadWords(o.payload)}; the answer holds for events like these.`);
   if (machine) {
     const parts = [machine.cores !== null ? `${machine.cores} cores` : '', machine.cpuModel ?? ''].filter(Boolean).join(' ');
     lines.push(`Machine: ${[parts, machine.browser].filter(Boolean).join(', ')}; these figures hold for this machine and browser.`);

@@ -14,6 +14,8 @@ import path from 'node:path';
 import type { TLSSocket } from 'node:tls';
 import { PushlabError } from '../protocol/errors.js';
 import { RENDER_MODULES_PATH } from '../protocol/render-module.js';
+import { carEventView, fileEventView, type EventView } from '../protocol/event-view.js';
+import type { PayloadDescription } from '../protocol/payload.js';
 import type { ServerStats } from '../protocol/server-stats.js';
 import { echoValue, paramError, type ServerOrigins } from '../protocol/wire.js';
 import type { TlsFiles } from './cert.js';
@@ -24,7 +26,10 @@ import allowOwnOrigins from './cors.js';
 import { DEFAULT_HEARTBEAT, type Heartbeat } from './liveness.js';
 import { ExtraOrigins } from './origins.js';
 import { OwnOrigins } from './own-origins.js';
+import { describePayload } from './payload.js';
 import reportsRoute from './reports.js';
+import { RowPool } from './rows.js';
+import type { RowsSource } from './rows-source.js';
 import type { TransportDeps } from './transports/deps.js';
 import { connectHandlers, routePlugins } from './transports/index.js';
 
@@ -53,6 +58,10 @@ export interface ServerOptions {
    * (for a fixed main port: a tunnel can name them); `any`, free ones (default).
    */
   originPorts?: 'next' | 'any';
+  /** A team's own events (`--rows`, rows-source.ts) in place of the car rows. */
+  rows?: RowsSource;
+  /** `--chart-field`: the numeric field the page's chart plots; '' or absent for the first numeric one (protocol/event-view.ts). */
+  chartField?: string;
   logger?: boolean;
 }
 
@@ -68,9 +77,15 @@ export async function buildServer(options: ServerOptions) {
     },
     logger: options.logger ?? false,
   });
+  const pool = options.rows ? RowPool.fromEvents(options.rows) : new RowPool();
+  // Checked before anything listens: a --chart-field the events cannot plot is refused at start-up.
+  const view = options.rows
+    ? fileEventView(options.rows.file, options.rows.columns, options.rows.rows.events, options.chartField ?? '')
+    : carEventView(options.chartField ?? '');
   const hub = new Hub({
     sendBufferLimitBytes: options.sendBufferLimitBytes ?? SERVER_DEFAULTS.sendBufferLimitBytes,
     clock: options.clock ?? SERVER_DEFAULTS.clock,
+    pool,
   });
   app.decorate('hub', hub);
   // Streams never end by themselves, and a session whose client stopped reading never
@@ -157,6 +172,12 @@ export async function buildServer(options: ServerOptions) {
     }
     return hub.stats(reset === 'lateness');
   });
+
+  // What the events are (the report's header): worked out on the first request, then kept.
+  let payload: Promise<PayloadDescription> | null = null;
+  app.get('/payload', async () => (payload ??= describePayload(pool, options.rows ?? null, view.chartField)));
+  // What the page draws (its table's columns, its chart's field): cheap, asked at every run's start.
+  app.get('/events-view', async (): Promise<EventView> => view);
 
   // A soak's forced reconnect (puppeteer/soak/): every stream ends now, and the pages come back.
   app.post('/drop', async () => ({ dropped: hub.dropAll() }));

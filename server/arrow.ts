@@ -37,6 +37,7 @@ import {
 } from 'apache-arrow';
 import { ARROW_COLUMN_TYPES, ARROW_HEAD_BYTES, arrowBatchStart, arrowValue, writeArrowHead, type ArrowColumnType } from '../protocol/arrow.js';
 import { ROW_COLUMNS, type Row } from '../protocol/wire.js';
+import { eventsTableSteps } from './arrow-events.js';
 import { ARROW_CACHE } from './defaults.js';
 import { StreamBusy } from './codecs/codec.js';
 import type { RowPool } from './rows.js';
@@ -175,9 +176,24 @@ export function* poolTableSteps(pool: RowPool): Steps<Table> {
   return new Table(vectors);
 }
 
+/** The pool's table, in steps: the car rows' columns, or a file's events' (arrow-events.ts). */
+function tableSteps(pool: RowPool): Steps<Table> {
+  return pool.events ? eventsTableSteps(pool.events, pool.epochs * pool.size) : poolTableSteps(pool);
+}
+
+/** Bytes of the record batch message of `table` (one record batch), schema and dictionaries left out: what a stream sends per batch. */
+export function recordBatchBytes(table: Table): number {
+  const sink = new WriteSink();
+  const writer = new RecordBatchStreamWriter().reset(sink);
+  writer.write(table.batches[0]);
+  const parts = splitMessages(sink.take());
+  const last = parts[parts.length - 1];
+  return last.end - last.start;
+}
+
 /** The pool as one Arrow table, built at once (tests and benches). */
 export function poolTable(pool: RowPool): Table {
-  return runAtOnce(poolTableSteps(pool));
+  return runAtOnce(tableSteps(pool));
 }
 
 type IpcMessage = { start: number; end: number; kind: 'schema' | 'dictionary' | 'batch' };
@@ -384,7 +400,7 @@ export class ArrowCache {
     this.makeRoom(bytes, now, batch);
     const entry: Entry = { batch, bytes, usedAt: now, built: null, ready: Promise.resolve(null as unknown as ArrowBatches) };
     entry.ready = this.enqueue(async () => {
-      this.table ??= runSliced(poolTableSteps(this.pool), this.limits.sliceMs);
+      this.table ??= runSliced(tableSteps(this.pool), this.limits.sliceMs);
       const built = await runSliced(ArrowBatches.build(await this.table, this.pool, batch), this.limits.sliceMs);
       entry.built = built;
       entry.bytes = built.byteLength;

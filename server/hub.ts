@@ -118,6 +118,11 @@ export class Hub {
     void this.pool.buildInSlices();
   }
 
+  /** True when the batches are a file's events (`--rows`), not the car rows: a transport whose own rows are the car row's shape (grpc-web's protobuf) refuses its default encoding then. */
+  get rowsFromFile(): boolean {
+    return this.pool.events !== null;
+  }
+
   /**
    * What a stream needs before it opens: whatever its encoding's codec prepares (for
    * `encoding=arrow`, its size's batches, built in slices, sharing a build under way, when not

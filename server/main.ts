@@ -11,6 +11,7 @@ import type { ClockKind } from './clock.js';
 import { MIB, type SseWriter } from './defaults.js';
 import { checkListenHost, SERVER_FLAGS } from './options.js';
 import { EXTRA_ORIGIN_PORTS } from './origins.js';
+import { loadRows } from './rows-source.js';
 
 runCommand('server', async () => {
   const flags = commandLineFlags(SERVER_FLAGS, 'server');
@@ -30,7 +31,11 @@ runCommand('server', async () => {
   // Refused unless asked for; said out loud when asked for (before listening, on stderr).
   const { warning } = checkListenHost(flags.host, flags['allow-remote']);
   if (warning) process.stderr.write(`pushlab server: ${warning}\n`);
+  // Read and checked before anything listens: a file that cannot serve is refused here, in one line.
+  const rows = flags.rows ? await loadRows(flags.rows) : undefined;
   const server = (app = await buildServer({
+    rows,
+    chartField: flags['chart-field'],
     tls: await loadOrCreateCert(path.join(ROOT, '.cert')),
     webRoot: path.join(ROOT, 'dist/web'),
     renderModulesRoot: RENDER_MODULES_DIR,

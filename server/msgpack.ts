@@ -5,6 +5,7 @@
  * buffer behind a small head. The rows are few shapes (ints, doubles, short strings), so a
  * dozen lines encode them; the page decodes with @msgpack/msgpack, and a test checks the two agree.
  */
+import { encode } from '@msgpack/msgpack';
 import type { Row } from '../protocol/wire.js';
 import type { RowPool } from './rows.js';
 
@@ -60,7 +61,7 @@ export function msgpackHead(seq: number, sentAtMs: number, dueAtMs: number, coun
   return b;
 }
 
-/** Every chain row of a pool (see rows.ts) in msgpack, in one buffer, so a batch is one slice. */
+/** Every chain row of a pool (see rows.ts) in msgpack, in one buffer, so a batch is one slice. A file's events are encoded once each, however often the chain cycles them. */
 class MsgpackRows {
   private readonly bytes: Buffer;
   private readonly starts: Uint32Array;
@@ -71,9 +72,12 @@ class MsgpackRows {
     const parts: Buffer[] = new Array<Buffer>(n);
     this.starts = new Uint32Array(n);
     this.ends = new Uint32Array(n);
+    // A file's events (--rows) are of any shape: @msgpack/msgpack encodes each once, as the page decodes it.
+    const events = pool.events?.rows.events;
+    const own = events?.map((e) => Buffer.from(encode(e)));
     let offset = 0;
     for (let r = 0; r < n; r++) {
-      parts[r] = encodeRow(JSON.parse(pool.rowText(r)) as Row);
+      parts[r] = own ? own[r % own.length] : encodeRow(JSON.parse(pool.rowText(r)) as Row);
       this.starts[r] = offset;
       offset += parts[r].length;
       this.ends[r] = offset;

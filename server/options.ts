@@ -1,6 +1,8 @@
 /** The server's command-line flags, declared once: they drive parsing, --help and the docs test (test/unit/readme.test.ts). */
 import { PushlabError } from '../protocol/errors.js';
 import type { FlagSpec } from '../protocol/flags.js';
+import { CHART_FIELD_FLAG } from '../protocol/event-view.js';
+import { ROWS_FLAG } from '../protocol/rows-file.js';
 import { CLOCKS } from './clock.js';
 import { MIB, SERVER_DEFAULTS, SSE_WRITERS } from './defaults.js';
 
@@ -31,6 +33,8 @@ export const SERVER_FLAGS = {
     choices: SSE_WRITERS,
     help: 'how SSE batches are written: pre-encoded bytes, or better-sse push or batch',
   },
+  rows: ROWS_FLAG,
+  'chart-field': CHART_FIELD_FLAG,
   'exit-with-stdin': {
     type: 'boolean',
     default: false,

@@ -13,6 +13,7 @@
  * two runs send the same bytes. Epoch 0 is exactly `makeRow`.
  */
 import { mulberry32 } from '../protocol/random.js';
+import type { EventColumn, RowsFile } from '../protocol/rows-file.js';
 import { makeRow, SPEED_COLUMN, STREAM_LIMITS, type Row } from '../protocol/wire.js';
 
 /** Seconds in one cycle of the speed walk: each costs the pool's bytes once more in memory. */
@@ -38,6 +39,25 @@ export function closedWalk(n: number, sd: number, random: () => number): number[
 /** Rows serialised per build step: a few ms of work, so a slice stays short. */
 const ROWS_PER_STEP = 1000;
 
+/**
+ * A team's own events (`--rows FILE`, protocol/rows-file.ts) in place of the car rows: the
+ * events in the file's order, their Arrow columns, and where they came from (the report's
+ * payload description, payload.ts).
+ */
+export interface PoolEvents {
+  rows: RowsFile;
+  columns: EventColumn[];
+}
+
+/**
+ * Events in a pool from a file: the file's events, cycled until a batch of the largest size
+ * fits in it (a file of 50 events makes a pool of 10,000: 200 cycles), so batches of every size
+ * (Arrow's tile the pool: protocol/arrow.ts arrowBatchStart) are the next events of the cycle.
+ */
+export function eventPoolSize(events: number): number {
+  return events * Math.ceil(STREAM_LIMITS.batch.max / events);
+}
+
 /** What a pool is built into: the chain's bytes and where each chain row starts and ends. */
 interface Built {
   bytes: Buffer;
@@ -49,8 +69,12 @@ export class RowPool {
   /** Rows in the pool; batches never exceed it, so a batch never repeats a row. */
   readonly size: number;
   readonly epochs: number;
-  /** Rows in the chain: every epoch's, and epoch 0's again so a batch never wraps. */
+  /** Rows in the chain: every epoch's, then epoch 0's first rows again (as many as the largest batch) so a batch never wraps. */
   readonly chainRows: number;
+  /** The file's events this pool cycles, or null for the car rows. */
+  readonly events: PoolEvents | null;
+  /** How the pool's bytes are text: the car rows are ASCII, a file's events UTF-8 (offsets are bytes either way). */
+  private readonly textEncoding: 'latin1' | 'utf8';
   /**
    * The build, in steps: 41 MB at the default size, about 0.8 s of one core here. The server
    * runs it on the event loop in slices after it starts (`buildInSlices`), so that second is
@@ -63,11 +87,24 @@ export class RowPool {
   /** The current epoch's first chain row. */
   private base = 0;
 
-  constructor(size: number = STREAM_LIMITS.batch.max, epochMs = Date.UTC(2022, 2, 29, 20, 35, 56, 581), epochs = SPEED_EPOCHS) {
-    this.size = size;
-    this.epochs = epochs;
-    this.chainRows = (epochs + 1) * size;
-    this.steps = buildSteps(size, epochMs, epochs);
+  constructor(
+    size: number = STREAM_LIMITS.batch.max,
+    epochMs = Date.UTC(2022, 2, 29, 20, 35, 56, 581),
+    epochs = SPEED_EPOCHS,
+    events: PoolEvents | null = null,
+  ) {
+    this.events = events;
+    // A file's events have no speed walk: one epoch, the events as the file has them.
+    this.size = events ? eventPoolSize(events.rows.texts.length) : size;
+    this.epochs = events ? 1 : epochs;
+    this.chainRows = this.epochs * this.size + Math.min(this.size, STREAM_LIMITS.batch.max);
+    this.textEncoding = events ? 'utf8' : 'latin1';
+    this.steps = events ? eventSteps(events.rows.texts, this.chainRows) : buildSteps(size, epochMs, epochs);
+  }
+
+  /** A pool of a file's events (see PoolEvents). */
+  static fromEvents(events: PoolEvents): RowPool {
+    return new RowPool(undefined, undefined, undefined, events);
   }
 
   /**
@@ -117,7 +154,7 @@ export class RowPool {
   /** Chain row `r`'s JSON text (for transports that encode rows otherwise, once per row). */
   rowText(r: number): string {
     const { bytes, starts, ends } = this.b;
-    return bytes.toString('latin1', starts[r], ends[r]);
+    return bytes.toString(this.textEncoding, starts[r], ends[r]);
   }
 
   /** The rows of batch `seq` at size `batch` in the current epoch, as `row,row,…,row` (no brackets). Zero-copy. */
@@ -127,11 +164,16 @@ export class RowPool {
     return bytes.subarray(starts[first], ends[first + batch - 1]);
   }
 
-  /** The same rows as `rows()`, as a string (a V8 slice of the pool: no copy until written). */
+  /**
+   * The same rows as `rows()`, as a string: for the car rows a V8 slice of the pool (no copy
+   * until written); for a file's events (UTF-8, where byte offsets are not string offsets) a
+   * decode of the batch's bytes, a copy per batch that only better-sse's writers pay.
+   */
   rowsText(seq: number, batch: number): string {
     const { bytes, starts, ends } = this.b;
-    this.text ??= bytes.toString('latin1');
     const first = this.firstRow(seq, batch);
+    if (this.textEncoding === 'utf8') return bytes.toString('utf8', starts[first], ends[first + batch - 1]);
+    this.text ??= bytes.toString('latin1');
     return this.text.slice(starts[first], ends[first + batch - 1]);
   }
 }
@@ -157,7 +199,7 @@ function* buildSteps(size: number, epochMs: number, epochs: number): Generator<v
     parts.push({ head, tail, speeds });
     if ((i + 1) % ROWS_PER_STEP === 0) yield;
   }
-  const chain = (epochs + 1) * size;
+  const chain = epochs * size + Math.min(size, STREAM_LIMITS.batch.max);
   const starts = new Uint32Array(chain);
   const ends = new Uint32Array(chain);
   const pieces: Buffer[] = [];
@@ -178,4 +220,32 @@ function* buildSteps(size: number, epochMs: number, epochs: number): Generator<v
     yield;
   }
   return { bytes: Buffer.concat(pieces), starts, ends };
+}
+
+/**
+ * A file pool's build, a step at a time: chain row r is event `r mod n`'s text, as the file gave
+ * it (protocol/rows-file.ts RowsFile.texts); nothing is parsed or serialised here. Each event is
+ * encoded to UTF-8 once, and the chain is the events' bytes in turn, joined by commas.
+ */
+function* eventSteps(texts: readonly string[], chain: number): Generator<void, Built, void> {
+  const n = texts.length;
+  const encoded: Buffer[] = new Array<Buffer>(n);
+  for (let i = 0; i < n; i++) {
+    encoded[i] = Buffer.from(texts[i], 'utf8');
+    if ((i + 1) % ROWS_PER_STEP === 0) yield;
+  }
+  let total = chain - 1;
+  for (let r = 0; r < chain; r++) total += encoded[r % n].length;
+  const bytes = Buffer.allocUnsafe(total);
+  const starts = new Uint32Array(chain);
+  const ends = new Uint32Array(chain);
+  let offset = 0;
+  for (let r = 0; r < chain; r++) {
+    if (r > 0) bytes[offset++] = 0x2c; // ','
+    starts[r] = offset;
+    offset += encoded[r % n].copy(bytes, offset);
+    ends[r] = offset;
+    if ((r + 1) % ROWS_PER_STEP === 0) yield;
+  }
+  return { bytes, starts, ends };
 }

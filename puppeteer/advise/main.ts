@@ -41,7 +41,7 @@ import { measureCeilings } from '../measure/ceiling.js';
 import { checkDeviceConditions, DeviceEmulator } from '../device/emulator.js';
 import { deviceOf } from '../../results/ceilings.js';
 import { RepeatMeasurer } from '../measure/repeat.js';
-import { connectServer } from '../measure/server-process.js';
+import { checkRowsWithServer, connectServer, serverPayload } from '../measure/server-process.js';
 import { createRunDir, newReportDraft, runIdFor, writeAtomically, type ReportDraft } from '../report/file.js';
 import { reportFilesBytes } from '../report/html.js';
 import { dropUnfinishedRounds, ReportRecorder } from '../report/recorder.js';
@@ -177,6 +177,10 @@ async function main(): Promise<number> {
   const draft = plan.report;
   checkOutputDir('--out', req.resume !== null ? path.dirname(plan.file) : out, await reportSpaceFor(plan));
   const endpoints = parseBrowserList(flags.browser);
+  // A resumed search streams the events it measured (the payload keeps the absolute path the server was given).
+  const rows = flags.rows || (req.resume !== null ? (draft.payload?.source ?? '') : '');
+  const chartField = flags['chart-field'] || (req.resume !== null ? (draft.payload?.chartField ?? '') : '');
+  checkRowsWithServer(rows, flags.server, chartField);
   const remoteServer = flags.server ? await connectServer('--server', flags.server) : null;
   if (!endpoints.length) await findChrome(log);
   // A class this machine cannot make is refused before anything is launched, as the sweep does
@@ -201,7 +205,7 @@ async function main(): Promise<number> {
   owner.launching();
   try {
     // --browser takes one browser for advise (options.ts).
-    const { server: srv, slots } = await startServerAndBrowsers(children, { remoteServer, endpoints, headless: !flags.headful, log });
+    const { server: srv, slots } = await startServerAndBrowsers(children, { remoteServer, endpoints, headless: !flags.headful, log, rows, chartField });
     const [{ slot, host }] = slots;
     const { local } = children;
     const remote = children.remotes[0] ?? null;
@@ -233,6 +237,8 @@ async function main(): Promise<number> {
       },
     );
     recorder.putHosts([host]);
+    const payload = await serverPayload(srv);
+    if (payload) recorder.setPayload(payload);
     const { report } = recorder;
     const record = new AdviseRecord(recorder);
     await record.save();
@@ -349,7 +355,7 @@ async function main(): Promise<number> {
     recorder.setWall(account);
     record.snapshot = null;
     if (replay) log(`replayed ${replayed} of ${replay.size} recorded measurements`);
-    const answer = adviceText(advice, machineWordsOf(report.environment), report.devices).join('\n');
+    const answer = adviceText(advice, machineWordsOf(report.environment), report.devices, report.payload ? { payload: report.payload } : {}).join('\n');
     // Cut off by Ctrl-C or a lost browser (a signal after the search ended changes nothing: it is done).
     if (advice.stopped === 'interrupted') {
       recorder.interrupt(resumeCommand());

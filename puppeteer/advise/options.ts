@@ -4,6 +4,8 @@
  * the margins and what --resume allows. Every refusal is one PUSHLAB_BAD_FLAG line naming the
  * flag, the value and what is allowed.
  */
+import { CHART_FIELD_FLAG } from '../../protocol/event-view.js';
+import { ROWS_FLAG } from '../../protocol/rows-file.js';
 import { PushlabError } from '../../protocol/errors.js';
 import type { FlagSpec, Flags } from '../../protocol/flags.js';
 import { type Margins, DEFAULT_MARGINS } from '../../protocol/margins.js';
@@ -80,6 +82,8 @@ export const ADVISE_FLAGS = {
     defaultText: 'launch one',
   },
   server: { type: 'string', default: '', help: 'URL of a running pushlab server', defaultText: 'start one' },
+  rows: ROWS_FLAG,
+  'chart-field': CHART_FIELD_FLAG,
   json: { type: 'boolean', default: false, help: 'print the report document on stdout instead of its path' },
   out: { type: 'string', default: 'reports', help: 'directory that receives advise-<run-id>/report.json' },
   resume: {

@@ -5,7 +5,7 @@
  */
 import type { BrowserHost } from '../../protocol/report.js';
 import type { BrowserSlot } from './slot.js';
-import { startServer, type ServerHandle } from '../measure/server-process.js';
+import { serverArgs, startServer, type ServerHandle } from '../measure/server-process.js';
 import type { BrowserEndpoint } from './endpoint.js';
 import { browserIds, describeBrowser } from './host.js';
 import { LocalBrowser } from './local.js';
@@ -24,10 +24,19 @@ export interface Children {
  */
 export async function startServerAndBrowsers(
   into: Children,
-  o: { remoteServer: ServerHandle | null; endpoints: readonly BrowserEndpoint[]; headless: boolean; log: (line: string) => void },
+  o: {
+    remoteServer: ServerHandle | null;
+    endpoints: readonly BrowserEndpoint[];
+    headless: boolean;
+    log: (line: string) => void;
+    /** `--rows`: the file whose events the started server streams (serverArgs); '' for the car rows. */
+    rows?: string;
+    /** `--chart-field`: the field the page's chart plots (serverArgs); '' for the first numeric one. */
+    chartField?: string;
+  },
 ): Promise<{ server: ServerHandle; slots: { slot: BrowserSlot; host: BrowserHost }[] }> {
   const [s, b] = await Promise.allSettled([
-    o.remoteServer ? Promise.resolve(o.remoteServer) : startServer(),
+    o.remoteServer ? Promise.resolve(o.remoteServer) : startServer(serverArgs(o.rows ?? '', o.chartField ?? '')),
     o.endpoints.length ? connectAll(o.endpoints, into.remotes, o.log) : LocalBrowser.launch(o.headless, o.log).then((l) => (into.local = l)),
   ]);
   if (s.status === 'fulfilled') into.server = s.value;

@@ -30,7 +30,7 @@ import { checkDeviceConditions, DeviceEmulator, type AppliedDevice, type DeviceC
 import { isDeviceClass, type Throttle } from '../../protocol/device.js';
 import { opensIn, TRANSPORT_INFO, type Transport } from '../../protocol/wire.js';
 import type { Flags } from '../../protocol/flags.js';
-import { connectServer, startServer, type ServerHandle } from '../measure/server-process.js';
+import { checkRowsWithServer, connectServer, serverArgs, serverPayload, startServer, type ServerHandle } from '../measure/server-process.js';
 
 // Lines carry the browser's and the server's words: through cli/terminal.ts.
 const log = logLine;
@@ -85,6 +85,7 @@ runCommand('lab', async () => {
   // answer, and there must be a browser to run.
   const outDir = path.resolve(ROOT, flags.out);
   checkOutputDir('--out', outDir);
+  checkRowsWithServer(flags.rows, flags.server, flags['chart-field']);
   const remote = flags.server ? await connectServer('--server', flags.server) : null;
   // Built (or refused) before anything is launched; the page imports it from the server.
   const renderModule = flags['render-module'] ? await buildRenderModule(flags['render-module'], `--render-module ${flags['render-module']}`) : null;
@@ -92,7 +93,7 @@ runCommand('lab', async () => {
   else await findChrome(log);
   checkDeviceConditions([device], 'local');
   try {
-    server = remote ?? (await startServer());
+    server = remote ?? (await startServer(serverArgs(flags.rows, flags['chart-field'])));
     // PUSHLAB_LAB_DEVTOOLS=1 (the lab's test): a DevTools port to attach to, printed below.
     browser = firefox
       ? await LocalFirefox.launch({ headless: flags.headless, log, fitWindow: true })
@@ -131,6 +132,8 @@ runCommand('lab', async () => {
     ...(devices ? { devices } : {}),
     ...(renderModule ? { renderModule } : {}),
   }));
+  const payload = await serverPayload(srv);
+  if (payload) lab.setPayload(payload);
   // Calibrated once, before the page streams; the quota (or the tab's throttling below) stays on.
   let applied: AppliedDevice = null;
   try {

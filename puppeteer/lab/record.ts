@@ -7,6 +7,7 @@
  * viewer lists like any run. With `--device`, the point runs as the lab's class, its ceilings
  * measured as it, and the class's calibration is in the report's `devices`.
  */
+import type { PayloadDescription } from '../../protocol/payload.js';
 import path from 'node:path';
 import type { PageConfig, RecordedPoint } from '../../protocol/page-api.js';
 import { type PointResult, type Report, SCHEMA_VERSION, type Environment } from '../../protocol/report.js';
@@ -81,6 +82,11 @@ export class LabRecorder {
   /** The browser's id in the report: the one its device class is calibrated under (repeat.ts names it the same way). */
   get hostId(): string {
     return this.o.browser.hostId ?? 'local';
+  }
+
+  /** What the server's events are (written with the next recorded point). */
+  setPayload(payload: PayloadDescription): void {
+    this.recorder.setPayload(payload);
   }
 
   /** The lab's device class, calibrated (written with the next recorded point). */

@@ -9,6 +9,8 @@ import { createInterface } from 'node:readline';
 import { ROOT } from '../../cli/root.js';
 import { entryArgv } from '../../cli/entry.js';
 import { ERROR_CODES, PushlabError, type ErrorCode } from '../../protocol/errors.js';
+import type { PayloadDescription } from '../../protocol/payload.js';
+import { PAYLOAD_SHAPE } from '../../protocol/report-shape.js';
 import type { ServerStats } from '../../protocol/server-stats.js';
 
 // The certificate is self-signed and the server is on loopback: nothing to verify.
@@ -93,6 +95,45 @@ export async function connectServer(flag: string, url: string, timeoutMs = 5000)
     throw new PushlabError('PUSHLAB_BAD_SERVER', `${flag} ${url}: ${handle.url}stats answered, but not as a pushlab server does`);
   }
   return handle;
+}
+
+/**
+ * The started server's flags for a command's `--rows` (the same flag on both: protocol/rows-file.ts
+ * ROWS_FLAG) and `--chart-field` (protocol/event-view.ts, checked by the server against its events), its path made absolute: the server runs in the project root, the command's path is
+ * the command's own. A `--server` streams its own rows, so the two are refused together.
+ */
+export function serverArgs(rows: string, chartField = ''): string[] {
+  return [...(rows ? ['--rows', path.resolve(rows)] : []), ...(chartField ? ['--chart-field', chartField] : [])];
+}
+
+/** `--rows` or `--chart-field` beside `--server`: refused before anything starts. */
+export function checkRowsWithServer(rows: string, server: string, chartField = ''): void {
+  if (chartField && server) {
+    throw new PushlabError(
+      'PUSHLAB_BAD_FLAG',
+      `--chart-field ${chartField} with --server ${server}: a running server's page plots the field it was started with; start it with --chart-field (npm run server -- --chart-field ${chartField}), or leave out --server`,
+    );
+  }
+  if (rows && server) {
+    throw new PushlabError(
+      'PUSHLAB_BAD_FLAG',
+      `--rows ${rows} with --server ${server}: a running server streams the rows it was started with; start it with --rows (npm run server -- --rows ${rows}), or leave out --server`,
+    );
+  }
+}
+
+/**
+ * What the server's events are (GET /payload: protocol/payload.ts), for the report's header; null
+ * from a server that does not answer it (an older pushlab) or answers in another shape.
+ */
+export async function serverPayload(server: ServerHandle): Promise<PayloadDescription | null> {
+  try {
+    const answer = await getJson<unknown>(`${server.url}payload`, 60_000);
+    PAYLOAD_SHAPE.check(answer, ['payload']);
+    return answer as PayloadDescription;
+  } catch {
+    return null;
+  }
 }
 
 /**

@@ -13,6 +13,7 @@
  * atomically (file.ts; report.html beside it, saver.ts). A save that fails is the caller's error,
  * never swallowed: `save()` rejects, and a `saveLater()` nobody awaited rejects the next `save()`.
  */
+import type { PayloadDescription } from '../../protocol/payload.js';
 import type { Advice } from '../../protocol/advice.js';
 import type { Engine } from '../../protocol/engine.js';
 import type { DeviceCalibration } from '../../protocol/device.js';
@@ -231,6 +232,11 @@ export class ReportRecorder {
   /** A soak (protocol/soak.ts) as it stands: its samples so far, then its end. */
   setSoak(soak: Soak): void {
     this.doc.soak = soak;
+  }
+
+  /** What the run's events are (protocol/payload.ts), as the server described them. */
+  setPayload(payload: PayloadDescription): void {
+    this.doc.payload = payload;
   }
 
   /** Where this session's wall time went (results/wall-account.ts). */

@@ -28,6 +28,8 @@ import {
   expandScenario,
   parseScenarioText,
   scenarioMargins,
+  scenarioChartField,
+  scenarioRows,
   searchesFor,
   selectScenarios,
   type Point,
@@ -56,7 +58,7 @@ import { createRunDir, newReportDraft, runIdFor, type ReportDraft } from '../rep
 import { reportFilesBytes } from '../report/html.js';
 import { emptyResult, ReportRecorder } from '../report/recorder.js';
 import { Runner, type Lane } from './runner.js';
-import { connectServer } from '../measure/server-process.js';
+import { checkRowsWithServer, connectServer, serverPayload } from '../measure/server-process.js';
 import { startServerAndBrowsers } from '../browser/start.js';
 import { scenarioRenderModules, withRenderModule } from '../render-module.js';
 import { commandChildren } from '../children.js';
@@ -77,6 +79,10 @@ interface Plan {
   searches: SearchSpec[];
   /** Where report.json goes. */
   file: string;
+  /** The rows file the started server streams (`--rows`, else the scenario file's `defaults.rows`); '' for the car rows. */
+  rows: string;
+  /** The field the page's chart plots (`--chart-field`, or on resume the one the payload names); '' for the first numeric one. */
+  chartField: string;
 }
 
 /** A new sweep: the scenarios' points, every one with its repeats, in a report with no rounds yet. */
@@ -123,7 +129,13 @@ async function newPlan(flags: ReturnType<typeof commandLineFlags<typeof SWEEP_FL
     ),
     points: points.map(emptyResult),
   };
-  return { report, searches, file: path.join(out, runId, 'report.json') };
+  return {
+    report,
+    searches,
+    file: path.join(out, runId, 'report.json'),
+    rows: flags.rows || scenarioRows(scenarioFile, flags.file),
+    chartField: scenarioChartField(scenarioFile, flags['chart-field'], flags.rows),
+  };
 }
 
 /** The repeats a point may get: its own, or with --auto up to --max-repeats. */
@@ -177,7 +189,8 @@ async function resumePlan(runId: string, out: string): Promise<Plan> {
     throw new PushlabError('PUSHLAB_BAD_REPORT', `${file}: that sweep finished at ${report.finishedAt}; nothing to resume`);
   const scenarioFile = await loadScenarioFile(report.options.file, `${file}: options.file ${report.options.file}`);
   const searches = searchesFor(scenarioFile, selectScenarios(scenarioFile, report.scenarios), report.options.findMax);
-  return { report, searches, file };
+  // The same events as before: the server it started was given the file's absolute path, which the payload keeps.
+  return { report, searches, file, rows: report.payload?.source ?? '', chartField: report.payload?.chartField ?? '' };
 }
 
 /** Disk space the sweep's files need at the plan's full size, bytes. */
@@ -271,6 +284,7 @@ async function main(): Promise<number> {
   checkOutputDir('--out', checked.resume ? path.dirname(plan.file) : out, await reportSpaceFor(plan));
   let endpoints: BrowserEndpoint[] = parseBrowserList(flags.browser);
   const gridUrl = flags.grid ? parseGridUrl(flags.grid) : null;
+  checkRowsWithServer(plan.rows, flags.server, plan.chartField);
   const remote = flags.server ? await connectServer('--server', flags.server) : null;
   if (!endpoints.length && !gridUrl) await findChrome(log);
   await cleanUpKilledRuns(log);
@@ -307,7 +321,14 @@ async function main(): Promise<number> {
         `--grid ${grid.given}: ${grid.sessions.length} Chrome session(s): ${endpoints.map((e) => `${e.label} on ${e.gridNode?.uri ?? e.machine}`).join(', ')}`,
       );
     }
-    const { server: srv, slots } = await startServerAndBrowsers(children, { remoteServer: remote, endpoints, headless: !flags.headful, log });
+    const { server: srv, slots } = await startServerAndBrowsers(children, {
+      remoteServer: remote,
+      endpoints,
+      headless: !flags.headful,
+      log,
+      rows: plan.rows,
+      chartField: plan.chartField,
+    });
     const { local, remotes } = children;
     const hosts = slots.map((x) => x.host);
     // The other display mode's browser (and an Xvfb), launched when a point first asks for it (launched Chrome only).
@@ -339,6 +360,8 @@ async function main(): Promise<number> {
     const { report } = record;
     // A resumed sweep keeps the browsers it measured in before, beside today's.
     record.putHosts(hosts);
+    const payload = await serverPayload(srv);
+    if (payload) record.setPayload(payload);
     // Its lines go through the progress display, which exists before the first point asks for a class.
     // The device classes' calibrations and CPU quota (puppeteer/device/): its cgroup is removed at the end.
     const runDevices = owner.own(new DeviceEmulator({ onCalibrated: (c) => record.addDevice(c), log: (line) => progress.line(line), signal: owner.signal }), {

@@ -153,6 +153,12 @@ export default fp<{ hub: Hub }>(
       router.service(ENCODED_SERVICE, {
         async *stream(req: StreamRequest, ctx: HandlerContext) {
           const params = streamParams(req);
+          if (!params.encoding && hub.rowsFromFile) {
+            throw new ConnectError(
+              "grpc-web carries a --rows file's events only with encoding=arrow: its default rows are the car row's protobuf message",
+              Code.InvalidArgument,
+            );
+          }
           // The encoding's minimum batch, and what its codec prepares (an Arrow size's batches), before the stream opens.
           const refusal = await prepareStream(hub, params);
           if (refusal) throw new ConnectError(refusal.body.message, refusal.status === 503 ? Code.Unavailable : Code.InvalidArgument);

@@ -40,6 +40,7 @@ export const MEASURES = [
 /** Start servers, processes or browsers; hold beside another file. Slowest first: they start in this order. */
 export const BEHAVIOUR = [
   'remote-browser',
+  'e2e-rows',
   'signals',
   'report-readers',
   'sweep-crash-find-max',
@@ -77,6 +78,7 @@ export const BEHAVIOUR = [
   'faults',
   'compression-server',
   'transports-server',
+  'rows-server',
   'plain-server',
   'liveness',
   'reports-route',

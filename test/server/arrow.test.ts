@@ -138,7 +138,7 @@ describe("the page's decoder (web/lab/arrow-decode.ts, arrow-batch.ts)", () => {
       const b = decodeFramed(decoder, m);
       const rows = jsonRows(pool, seq, 100);
       expect([b.seq, b.sentAt, b.numRows]).toEqual([seq, 1_700_000_000_000 + seq + 0.125, 100]);
-      expect(b.maxSpeed(-Infinity)).toBe(Math.max(...rows.map((r) => r[7])));
+      expect(b.chartMax('speed', -Infinity)).toBe(Math.max(...rows.map((r) => r[7])));
       expect([b.row(0), b.row(99)]).toEqual([rows[0], rows[99]]);
     });
   });

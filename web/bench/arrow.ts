@@ -53,7 +53,7 @@ const apacheArrowPass: Pass = (messages, out) => {
     const b = decodeFramed(decoder, m);
     rows += b.numRows;
     out.sentAt += b.sentAt;
-    out.check += b.maxSpeed(-Infinity);
+    out.check += b.chartMax(ROW_COLUMNS[SPEED_COLUMN], -Infinity);
   }
   return rows;
 };

@@ -1,12 +1,12 @@
 /**
  * What the page needs of an Arrow batch, apart from the library that decodes it: the row
  * count, `seq`, `sentAt` and `dueAt` (from pushlab's head, protocol/arrow.ts), the chart's aggregate read
- * from the speed column itself, and a row as the JSON page has it, only for the rows in view.
+ * from its column itself, and a row as the JSON page has it, only for the rows in view.
  * The library (arrow-decode.ts) is imported only when a stream is Arrow, so the JSON page's
  * bundle does not grow by it.
  */
 import { ARROW_HEAD_BYTES, arrowDueAt, arrowIpcBytes, arrowSentAt, arrowSeq } from '../../protocol/arrow.js';
-import type { Row } from '../../protocol/wire.js';
+import type { TableRow } from './row-format.js';
 
 export interface ArrowBatch {
   readonly seq: number;
@@ -15,10 +15,10 @@ export interface ArrowBatch {
   /** When the batch was due, ms since the epoch: its newest event's birth (protocol/age.ts). */
   readonly dueAt: number;
   readonly numRows: number;
-  /** The larger of `from` and the batch's speed column's max. */
-  maxSpeed(from: number): number;
-  /** Row `i` as the JSON row (protocol/arrow.ts rowFromArrow). */
-  row(i: number): Row;
+  /** The larger of `from` and the max of column `name` (none: `from`). */
+  chartMax(name: string, from: number): number;
+  /** Row `i` as the JSON page has it: a car row (protocol/arrow.ts rowFromArrow) or a rows file's event (eventFromArrow). */
+  row(i: number): TableRow;
 }
 
 /** One stream's decoder: each message's IPC bytes, in order (the first holds the schema). */

@@ -9,10 +9,10 @@
  * WebSocket message). apache-arrow's readers pull bytes from a source; `Feed` is a source that
  * hands out exactly the current message, so reading one record batch never waits for more.
  */
-import { RecordBatchReader, type RecordBatch, type RecordBatchStreamReader } from 'apache-arrow';
-import { rowFromArrow } from '../../protocol/arrow.js';
-import { SPEED_COLUMN, type Row } from '../../protocol/wire.js';
+import { RecordBatchReader, type RecordBatch, type RecordBatchStreamReader, type Schema } from 'apache-arrow';
+import { EVENT_SHAPE_KEY, eventFromArrow, JSON_FIELD_KEY, rowFromArrow, type EventFields } from '../../protocol/arrow.js';
 import type { ArrowBatch, ArrowStreamDecoder } from './arrow-batch.js';
+import type { TableRow } from './row-format.js';
 
 const EMPTY = new Uint8Array(0);
 
@@ -48,6 +48,19 @@ class Feed implements Iterator<Uint8Array>, Iterable<Uint8Array> {
   }
 }
 
+/**
+ * What a schema says of a rows file's events (protocol/arrow.ts EVENT_SHAPE_KEY), or null for the
+ * car rows; read once per stream, whose batches share the schema of its first message.
+ */
+function eventFieldsOf(schema: Schema): EventFields | null {
+  const shape = schema.metadata.get(EVENT_SHAPE_KEY);
+  if (shape === undefined) return null;
+  return {
+    shape: shape === 'array' ? 'array' : 'object',
+    fields: schema.fields.map((f) => ({ name: f.name, json: f.metadata.has(JSON_FIELD_KEY) })),
+  };
+}
+
 /** A decoded record batch, read as the page needs it (see ArrowBatch). */
 class DecodedBatch implements ArrowBatch {
   constructor(
@@ -55,22 +68,35 @@ class DecodedBatch implements ArrowBatch {
     readonly sentAt: number,
     readonly dueAt: number,
     private readonly rb: RecordBatch,
+    /** The stream's events' fields, or null for the car rows. */
+    private readonly events: EventFields | null,
   ) {}
 
   get numRows(): number {
     return this.rb.numRows;
   }
 
-  maxSpeed(from: number): number {
-    const data = this.rb.getChildAt(SPEED_COLUMN)!.data[0];
-    const values = data.values as Int16Array;
+  chartMax(name: string, from: number): number {
+    const column = this.rb.getChild(name);
+    if (!column) return from;
     let max = from;
-    for (let i = data.offset, end = data.offset + data.length; i < end; i++) if (values[i] > max) max = values[i];
+    for (const data of column.data) {
+      // Read in place from the column's typed array (the car rows' speed, a file's int32 or
+      // float64 column); a value a validity bitmap marks null is skipped.
+      const values = data.values as ArrayLike<number>;
+      const nulls = data.nullCount > 0;
+      for (let i = 0; i < data.length; i++) {
+        if (nulls && !data.getValid(i)) continue;
+        const v = values[data.offset + i];
+        if (v > max) max = v;
+      }
+    }
     return max;
   }
 
-  row(i: number): Row {
-    return rowFromArrow((c) => this.rb.getChildAt(c)!.get(i));
+  row(i: number): TableRow {
+    const rb = this.rb;
+    return this.events ? eventFromArrow(this.events, (c) => rb.getChildAt(c)!.get(i)) : rowFromArrow((c) => rb.getChildAt(c)!.get(i));
   }
 }
 
@@ -78,6 +104,7 @@ class DecodedBatch implements ArrowBatch {
 export class ApacheArrowStream implements ArrowStreamDecoder {
   private readonly feed = new Feed();
   private reader: RecordBatchStreamReader | null = null;
+  private events: EventFields | null | undefined;
 
   decode(ipc: Uint8Array, seq: number, sentAt: number, dueAt: number): ArrowBatch {
     this.feed.set(ipc);
@@ -85,7 +112,8 @@ export class ApacheArrowStream implements ArrowStreamDecoder {
     this.reader ??= RecordBatchReader.from(this.feed) as RecordBatchStreamReader;
     const r = this.reader.next();
     if (r.done) throw new Error(`Arrow message seq ${seq} holds no record batch`);
-    return new DecodedBatch(seq, sentAt, dueAt, r.value);
+    if (this.events === undefined) this.events = eventFieldsOf(r.value.schema);
+    return new DecodedBatch(seq, sentAt, dueAt, r.value, this.events);
   }
 }
 

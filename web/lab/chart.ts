@@ -1,6 +1,7 @@
 /**
  * The live charts (chart.js): throughput, latency, the reference's aggregate (max of the
- * speed column per 1 s tumbling window) and, under `npm run lab`, CPU by process. Each keeps
+ * chart's field per 1 s tumbling window: the car rows' speed, or a rows file's numeric field,
+ * protocol/event-view.ts) and, under `npm run lab`, CPU by process. Each keeps
  * one point per second over the last `windowSec` seconds: a fixed point budget, so hours of
  * streaming keep a fixed footprint and a redraw a fixed cost.
  *
@@ -10,6 +11,7 @@
  * arrived; animation, parsing, hit-testing events and tick auto-skipping are off, and the
  * x axis has a fixed range instead of one computed from the data.
  */
+import { CAR_CHART_WORDS, chartWords, type EventView } from '../../protocol/event-view.js';
 import { Chart, Filler, Legend, LinearScale, LineController, LineElement, PointElement, type ChartDataset } from 'chart.js';
 
 Chart.register(LineController, LineElement, PointElement, LinearScale, Legend, Filler);
@@ -126,9 +128,7 @@ export class LiveCharts {
       ],
       { ms: 'event age per 1 s (birth to handler), ms' },
     );
-    this.speed = lineChart(canvases.speed, 'speed', [{ label: 'max speed of the rows received per 1 s', color: '#7c3aed', axis: 'speed' }], {
-      speed: 'km/h (each device random-walks)',
-    });
+    this.speed = lineChart(canvases.speed, 'speed', [{ label: CAR_CHART_WORDS.label, color: '#7c3aed', axis: 'speed' }], { speed: CAR_CHART_WORDS.axis });
     this.cpu = lineChart(canvases.cpu, 'cpu', [...CPU_SERIES], { cpu: '% of one core (stacked)' }, true);
   }
 
@@ -139,6 +139,20 @@ export class LiveCharts {
     this.push(this.throughput, 2, s.tSec, s.megabytesPerSec);
     if (s.p50Ms !== null) this.push(this.latency, 0, s.tSec, s.p50Ms);
     if (s.p99Ms !== null) this.push(this.latency, 1, s.tSec, s.p99Ms);
+  }
+
+  /**
+   * Says which field the aggregate chart plots, in its legend, its axis and its canvas's
+   * accessible name (what a test or a screen reader reads): the car rows keep their km/h words.
+   * With no numeric field in the events it says so and stays empty.
+   */
+  plotField(events: EventView): void {
+    const { label, axis } = chartWords(events);
+    this.speed.data.datasets[0].label = label;
+    (this.speed.options.scales!.speed as { title: { text: string } }).title.text = axis;
+    this.speed.canvas.setAttribute('aria-label', label);
+    this.dirty.add(this.speed);
+    this.draw();
   }
 
   addSpeed(tSec: number, maxSpeed: number): void {

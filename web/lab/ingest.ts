@@ -7,10 +7,11 @@
 import { batchAgeRangeUs } from '../../protocol/age.js';
 import { Histogram } from '../../protocol/histogram.js';
 import type { RenderBatch } from '../../protocol/render-module.js';
-import type { Row, StreamParams } from '../../protocol/wire.js';
+import type { StreamParams } from '../../protocol/wire.js';
+import type { TableRow } from './row-format.js';
 import { Counters, stallAfterMs } from './counters.js';
 import { RowRing } from './table.js';
-import { loadCodec, type AnyPageCodec, type BatchSink } from './codecs/index.js';
+import { loadCodec, type AnyPageCodec, type BatchSink, type ChartColumn } from './codecs/index.js';
 import type { RowKeeper } from './codecs/codec.js';
 import type { ConnectionHandlers } from './transports/index.js';
 
@@ -18,8 +19,10 @@ export interface IngestOptions {
   connections: number;
   /** Rows to keep for the table (0: the table is off, keep none). */
   keepRows: number;
-  /** Fold the chart's aggregates (recent event age, max speed per second). */
+  /** Fold the chart's aggregates (recent event age, and the max of the chart's field per second). */
   aggregate: boolean;
+  /** The field the chart plots (protocol/event-view.ts), or null when the events have no numeric one. */
+  chart: ChartColumn | null;
   /**
    * The streams' tick, ms: a batch's events are born over the interval before it was due
    * (protocol/age.ts), and batches due while a connection was down count as lost (counters.ts).
@@ -28,10 +31,10 @@ export interface IngestOptions {
   /** `poll`'s request interval, ms. */
   pollMs?: number;
   /** A render module's view: every batch's rows go to it, as the codecs hand them to the table's ring. */
-  render?: (batch: RenderBatch<Row>) => void;
+  render?: (batch: RenderBatch<TableRow>) => void;
 }
 
-/** Max of the speed column per 1 s tumbling window, keyed by epoch second of receipt. */
+/** Max of the chart's field (the car rows' speed) per 1 s tumbling window, keyed by epoch second of receipt. */
 export interface SpeedWindow {
   second: number;
   max: number;
@@ -102,9 +105,10 @@ export class Ingest {
     const now = this.arrived(conn, codec.seq(b), codec.count(b), codec.sentAt(b), codec.dueAt(b));
     if (this.ring) codec.keep(this.ring, b);
     if (this.keeper) codec.keep(this.keeper, b);
-    if (this.recent) {
+    const chart = this.options.chart;
+    if (this.recent && chart) {
       const window = this.windowAt(now);
-      window.max = codec.maxSpeed(b, window.max);
+      window.max = codec.chartMax(b, chart, window.max);
     }
   }
 
@@ -144,7 +148,7 @@ export class Ingest {
  * Hands each batch to a render module the way a codec hands it to the table's ring: rows as
  * they were decoded, an Arrow batch as the batch (its rows made only when the module reads them).
  */
-function renderKeeper(render: (batch: RenderBatch<Row>) => void): RowKeeper {
+function renderKeeper(render: (batch: RenderBatch<TableRow>) => void): RowKeeper {
   return {
     push: (rows) => render({ kind: 'rows', rows }),
     pushColumns: (batch) => render({ kind: 'columns', numRows: batch.numRows, row: (i) => batch.row(i) }),

@@ -4,12 +4,15 @@
  * charts redrawn at most every `renderEveryMs`. The driver and the console use it through
  * `window.pushlab`.
  */
+import { fieldKey, type EventView } from '../../protocol/event-view.js';
 import type { CpuReading, PageConfig, PageSnapshot } from '../../protocol/page-api.js';
 import type { ServerStats } from '../../protocol/server-stats.js';
-import { offeredEventsPerSec, ROW_COLUMNS, TRANSPORT_INFO, type Row } from '../../protocol/wire.js';
+import { offeredEventsPerSec, TRANSPORT_INFO } from '../../protocol/wire.js';
+import type { TableRow } from './row-format.js';
 import type { RenderBatch, RenderPage, RenderView } from '../../protocol/render-module.js';
 import { Histogram, tailSummary, type HistogramData } from '../../protocol/histogram.js';
 import type { LiveCharts } from './chart.js';
+import type { ChartColumn } from './codecs/index.js';
 import { validatePageConfig } from './config.js';
 import { JUDGE_WINDOW_SEC, stalledBehindCap, type LimitInput } from '../../results/verdict.js';
 import { judgeHealth, RunServerTally, type Health, type RunServer } from './health.js';
@@ -17,6 +20,12 @@ import { MainThreadSource, WorkerSource, type Source } from './sources.js';
 import type { RowRing, StreamingTable } from './table.js';
 import { Throttle } from './throttle.js';
 import { InputProbe } from './input-probe.js';
+
+/** The column the chart plots, as a batch is read for it; null when the events have no numeric field. */
+function chartColumn(events: EventView): ChartColumn | null {
+  const name = events.chartField;
+  return name === null ? null : { name, key: fieldKey(events, name) };
+}
 
 /** With a transport's per-host cap open, how long nothing more must open before the rest count as stalled. */
 const STALL_GRACE_MS = 2000;
@@ -34,6 +43,8 @@ export interface LiveFigures {
 }
 
 export interface Views {
+  /** What the server's events are: the table's columns and the chart's field (GET /events-view). */
+  events: EventView;
   table: (ring: RowRing) => StreamingTable;
   /** The live charts, or null for render mode `none`, which never loads them (see main.ts). */
   charts: LiveCharts | null;
@@ -44,7 +55,7 @@ export interface Views {
    * A team's render module, loaded (config.renderModule): mounts it, in place of the table and
    * the charts. Null when the config names none.
    */
-  render: ((page: RenderPage) => RenderView<Row>) | null;
+  render: ((page: RenderPage) => RenderView<TableRow>) | null;
 }
 
 export class Lab {
@@ -56,7 +67,7 @@ export class Lab {
   private readonly charts: LiveCharts | null;
   private readonly throttle: Throttle | null;
   /** The render module's view, when one draws instead of the table and the charts. */
-  private readonly view: RenderView<Row> | null;
+  private readonly view: RenderView<TableRow> | null;
   private readonly startedAt = performance.now();
   private readonly startedAtEpoch = performance.timeOrigin + this.startedAt;
   private stopped = false;
@@ -100,21 +111,24 @@ export class Lab {
       concurrency: c.concurrency,
       keepRows,
       aggregate: c.render !== 'none' && !view,
+      chart: chartColumn(views.events),
       onActivity: throttle ? () => throttle.request() : () => undefined,
       updateEveryMs: c.renderEveryMs,
       transportOptions: { pollMs: c.pollMs, origins: c.origins },
-      ...(view ? { render: (b: RenderBatch<Row>) => view.batch(b) } : {}),
+      ...(view ? { render: (b: RenderBatch<TableRow>) => view.batch(b) } : {}),
     };
     this.source = c.parse === 'worker' ? new WorkerSource(options, Math.min(c.workers, c.concurrency)) : new MainThreadSource(options);
     this.table = this.source.ring ? views.table(this.source.ring) : null;
     this.charts = c.render === 'none' || view ? null : views.charts;
     this.charts?.clear();
+    this.charts?.plotField(views.events);
   }
 
   /** Mounts the render module: it tells the lab when it drew, as the table's redraw does. */
-  private mountView(views: Views): RenderView<Row> {
+  private mountView(views: Views): RenderView<TableRow> {
     if (!views.render) throw new Error(`renderModule ${this.config.renderModule} is set, but the page loaded no module`);
-    return views.render({ drawn: () => this.drew(), columns: ROW_COLUMNS, encoding: this.config.encoding });
+    // The events' own fields: a --rows file's, or the car rows' names (GET /events-view).
+    return views.render({ drawn: () => this.drew(), columns: views.events.fields, encoding: this.config.encoding });
   }
 
   /**

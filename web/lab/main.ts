@@ -4,6 +4,7 @@
  * URL parameters (`?transport=sse&batch=50&concurrency=10&intervalMs=1&render=full&autostart=1`)
  * pre-fill the form and can start a run on load.
  */
+import type { EventView } from '../../protocol/event-view.js';
 import type { CpuReading, PageConfig, PushlabApi, RecordedPoint } from '../../protocol/page-api.js';
 import type { LiveCharts } from './chart.js';
 import { CpuView } from './cpu-view.js';
@@ -11,6 +12,7 @@ import { validatePageConfig } from './config.js';
 import { parseCeiling } from './ceiling.js';
 import { fillFormFields } from './form-fields.js';
 import { Lab, type LiveFigures } from './lab.js';
+import { linesOf } from './row-format.js';
 import { StreamingTable } from './table.js';
 import { loadRenderModule, mountRenderModule } from './render-module.js';
 
@@ -58,6 +60,17 @@ const tableHost = $<HTMLElement>('table');
 
 let lab: Lab | null = null;
 
+/**
+ * What the server's events are (protocol/event-view.ts): the table's columns and the chart's
+ * field. Asked at each run's start, not once per page: a server restarted with another --rows
+ * file serves other events to the same open page.
+ */
+async function askEventView(): Promise<EventView> {
+  const r = await fetch(new URL('/events-view', location.href), { cache: 'no-store' });
+  if (!r.ok) throw new Error(`/events-view answered ${r.status}: is this an older pushlab server?`);
+  return (await r.json()) as EventView;
+}
+
 function showStatus(text: string, error = false): void {
   status.textContent = text;
   status.classList.toggle('error', error);
@@ -72,8 +85,10 @@ const api: PushlabApi = {
     // A render module draws in place of the table and the charts: chart.js is not loaded then.
     const drawsCharts = checked.render !== 'none' && !checked.renderModule;
     const module = checked.renderModule ? await loadRenderModule(checked.renderModule) : null;
+    const events = await askEventView();
     lab = new Lab(config, {
-      table: (ring) => new StreamingTable(tableHost, ring),
+      events,
+      table: (ring) => new StreamingTable(tableHost, ring, linesOf(events)),
       charts: drawsCharts ? await liveCharts() : null,
       live: showLive,
       cpu: () => cpuView.latest,

@@ -12,9 +12,9 @@ import {
   type RenderPage,
   type RenderView,
 } from '../../protocol/render-module.js';
-import type { Row } from '../../protocol/wire.js';
+import type { TableRow } from './row-format.js';
 
-export type PageRenderModule = RenderModule<HTMLElement, Row>;
+export type PageRenderModule = RenderModule<HTMLElement, TableRow>;
 
 /** The module at `url`, or an error that names it and what it lacks. */
 export async function loadRenderModule(url: string): Promise<PageRenderModule> {
@@ -25,7 +25,7 @@ export async function loadRenderModule(url: string): Promise<PageRenderModule> {
 }
 
 /** Mounts the module in `host`; throws, naming the module, when what it returns is no RenderView. */
-export function mountRenderModule(module: PageRenderModule, host: HTMLElement, page: RenderPage): RenderView<Row> {
+export function mountRenderModule(module: PageRenderModule, host: HTMLElement, page: RenderPage): RenderView<TableRow> {
   const view = module[RENDER_MODULE_EXPORT](host, page);
   const problem = renderViewProblem(view);
   if (problem) throw new Error(`render module: ${problem}`);

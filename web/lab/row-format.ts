@@ -1,8 +1,13 @@
 /**
  * How the table prints a row: one line of fixed-width cells. No DOM, so the tests format the
- * pool's rows exactly as the page does and compare.
+ * pool's rows (and a rows file's events) exactly as the page does and compare.
  */
+import { eventCellText, type EventView } from '../../protocol/event-view.js';
+import type { FileEvent } from '../../protocol/rows-file.js';
 import { ROW_COLUMNS, type Row } from '../../protocol/wire.js';
+
+/** What the table's ring holds: a car row, or one of a rows file's events (an array or an object). */
+export type TableRow = Row | FileEvent;
 
 /**
  * Formats one cell for display; the raw JSON values stay untouched in the ring. Plain string
@@ -46,7 +51,8 @@ const WIDTHS: Record<(typeof ROW_COLUMNS)[number], number> = {
   note: 10,
   extra: 13,
 };
-const GUTTER = '  ';
+/** Between two cells of a line. */
+export const GUTTER = '  ';
 
 /** Pads or cuts `text` to exactly `width` characters. */
 export function fitCell(text: string, width: number): string {
@@ -63,4 +69,31 @@ export function formatLine(cell: (column: number) => string): string {
 /** A row's line; the heading is drawn by the same function, so the columns line up. */
 export function formatRow(row: Row): string {
   return formatLine((c) => formatCell(c, row[c]));
+}
+
+/** The table's lines: the heading, and a row's line, with the same columns. */
+export interface LineFormat {
+  heading: string;
+  line(row: TableRow): string;
+}
+
+/** The car rows' lines, as the lab has always drawn them. */
+const CAR_LINES: LineFormat = {
+  heading: formatLine((c) => HEADINGS[ROW_COLUMNS[c]] ?? ROW_COLUMNS[c]),
+  line: (row) => formatRow(row as Row),
+};
+
+/** A rows file's lines: one column per field (EventView.fields, widths), an array's by index, an object's by key. */
+export function eventLines(fields: readonly string[], widths: readonly number[]): LineFormat {
+  const fit = (cell: (c: number) => string) => fields.map((_, c) => fitCell(cell(c), widths[c])).join(GUTTER);
+  return {
+    heading: fit((c) => fields[c]),
+    // An array read by a field's name reads its index ('3' is [3]), so one lookup serves both shapes.
+    line: (row) => fit((c) => eventCellText((row as Record<string, unknown>)[fields[c]])),
+  };
+}
+
+/** The lines of the events the server describes (protocol/event-view.ts). */
+export function linesOf(view: EventView): LineFormat {
+  return view.carRows ? CAR_LINES : eventLines(view.fields, view.widths);
 }

@@ -7,6 +7,7 @@ import { Histogram, sparseOf, tailSummary } from '../../protocol/histogram.js';
 import type { PageCounters, PageSnapshot } from '../../protocol/page-api.js';
 import type { StreamParams, Transport } from '../../protocol/wire.js';
 import { Ingest, type IngestOptions, type SpeedWindow } from './ingest.js';
+import type { ChartColumn } from './codecs/index.js';
 import { RowRing } from './table.js';
 import { openConnections, type Connection, type TransportOptions } from './transports/index.js';
 import type { FromWorker, ToWorker, WorkerCounts } from './worker-protocol.js';
@@ -19,6 +20,8 @@ export interface SourceOptions {
   concurrency: number;
   keepRows: number;
   aggregate: boolean;
+  /** The field the chart plots, or null when the events have none (IngestOptions.chart). */
+  chart: ChartColumn | null;
   /** Called when new data is there to draw (per message on the main thread, per update from Workers). */
   onActivity: () => void;
   updateEveryMs: number;
@@ -63,6 +66,7 @@ export class MainThreadSource implements Source {
       connections: o.concurrency,
       keepRows: o.keepRows,
       aggregate: o.aggregate,
+      chart: o.chart,
       intervalMs: o.params.interval,
       pollMs: o.pollMs,
       render: o.render,
@@ -173,6 +177,7 @@ export class WorkerSource implements Source {
         connections: this.share(w),
         keepRows: this.o.keepRows,
         aggregate: this.o.aggregate,
+        chart: this.o.chart,
         pollMs: this.o.pollMs ?? 0,
         updateEveryMs: this.o.updateEveryMs,
         transportOptions: this.o.transportOptions,

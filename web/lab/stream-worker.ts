@@ -3,7 +3,7 @@
  * counts every message off the main thread, and posts compact counters and the rows to
  * display at most every `updateEveryMs`. Exact snapshots are answered on request.
  */
-import type { Row } from '../../protocol/wire.js';
+import type { TableRow } from './row-format.js';
 import { Ingest } from './ingest.js';
 import { openConnections, type Connection } from './transports/index.js';
 import type { FromWorker, ToWorker, WorkerCounts } from './worker-protocol.js';
@@ -30,12 +30,12 @@ function counts(): WorkerCounts {
   };
 }
 
-function newRows(): Row[] {
+function newRows(): TableRow[] {
   const ring = ingest!.ring;
   if (!ring) return [];
   const fresh = Math.min(ring.total - rowsSent, ring.capacity);
   rowsSent = ring.total;
-  const out: Row[] = new Array<Row>(fresh);
+  const out: TableRow[] = new Array<TableRow>(fresh);
   for (let i = 0; i < fresh; i++) out[fresh - 1 - i] = ring.newest(i)!;
   return out;
 }
@@ -49,7 +49,14 @@ function update(): void {
 self.onmessage = (e: MessageEvent<ToWorker>) => {
   const m = e.data;
   if (m.type === 'start') {
-    ingest = new Ingest({ connections: m.connections.length, keepRows: m.keepRows, aggregate: m.aggregate, intervalMs: m.params.interval, pollMs: m.pollMs });
+    ingest = new Ingest({
+      connections: m.connections.length,
+      keepRows: m.keepRows,
+      aggregate: m.aggregate,
+      chart: m.chart,
+      intervalMs: m.params.interval,
+      pollMs: m.pollMs,
+    });
     const ing = ingest;
     openConnections(m.transport, m.params, (local) => ing.handlers(local, m.params), m.transportOptions, m.connections, conns, {
       sharers: m.sharers,

@@ -3,18 +3,17 @@
  * first). Only the rows in view exist in the DOM, and the view redraws only when asked
  * (the render loop throttles that), so a million rows a second cost one `push` per batch.
  */
-import { ROW_COLUMNS, type Row } from '../../protocol/wire.js';
-import { formatLine, formatRow, HEADINGS } from './row-format.js';
+import type { LineFormat, TableRow } from './row-format.js';
 
 /** A batch whose rows are columns (Arrow's record batch): a row is made only when asked for. */
 export interface ColumnBatch {
   readonly numRows: number;
-  /** Row `i` as the JSON row. */
-  row(i: number): Row;
+  /** Row `i` as the JSON page has it (a car row, or a rows file's event). */
+  row(i: number): TableRow;
 }
 
 export class RowRing {
-  private readonly slots: (Row | undefined)[];
+  private readonly slots: (TableRow | undefined)[];
   /**
    * Rows of column batches not made into JSON rows yet: the batch and the row's index in it. A
    * row is made when it is first read (newest()), so only the rows in view ever are; then it
@@ -26,7 +25,7 @@ export class RowRing {
   total = 0;
 
   constructor(readonly capacity: number) {
-    this.slots = new Array<Row | undefined>(capacity);
+    this.slots = new Array<TableRow | undefined>(capacity);
   }
 
   /** Keeps the column batch's last `capacity` rows by reference. */
@@ -45,7 +44,7 @@ export class RowRing {
   }
 
   /** Keeps references to the batch's last `capacity` rows; earlier ones are never touched. */
-  push(rows: readonly Row[]): void {
+  push(rows: readonly TableRow[]): void {
     const n = rows.length;
     const from = n > this.capacity ? n - this.capacity : 0;
     this.total += from;
@@ -62,7 +61,7 @@ export class RowRing {
   }
 
   /** The i-th newest row (0 = newest), or undefined past the end. */
-  newest(i: number): Row | undefined {
+  newest(i: number): TableRow | undefined {
     if (i < 0 || i >= this.size) return undefined;
     const k = (this.total - 1 - i) % this.capacity;
     const lazy = this.lazyBatch?.[k];
@@ -95,7 +94,7 @@ export class StreamingTable {
   /** Text nodes of the visible lines, reused across redraws. */
   private texts: Text[] = [];
   /** The row object each visible line shows, to skip lines that did not change. */
-  private shown: (Row | undefined)[] = [];
+  private shown: (TableRow | undefined)[] = [];
   private drawnTotal = -1;
   private drawnFirst = -1;
   private drawnSize = -1;
@@ -107,11 +106,13 @@ export class StreamingTable {
   constructor(
     container: HTMLElement,
     private readonly ring: RowRing,
+    /** The heading and each row's line: the car rows', or a rows file's fields (row-format.ts linesOf). */
+    private readonly format: LineFormat,
   ) {
     container.classList.add('stream-table');
     const head = document.createElement('div');
     head.className = 'stream-table-head';
-    head.textContent = formatLine((c) => HEADINGS[ROW_COLUMNS[c]] ?? ROW_COLUMNS[c]);
+    head.textContent = format.heading;
     // The lines' width in characters: head and rows scroll sideways together when it is wider.
     container.style.setProperty('--line-ch', String(head.textContent.length));
     this.viewport = document.createElement('div');
@@ -166,7 +167,7 @@ export class StreamingTable {
       const row = this.ring.newest(first + i);
       if (row === this.shown[i]) continue;
       this.shown[i] = row;
-      this.texts[i].data = row ? formatRow(row) : '';
+      this.texts[i].data = row ? this.format.line(row) : '';
     }
   }
 }

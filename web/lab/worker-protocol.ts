@@ -1,8 +1,10 @@
 /** Messages between the lab page and its stream Workers (parse mode `worker`). */
 import type { HistogramData } from '../../protocol/histogram.js';
 import type { PageCounters } from '../../protocol/page-api.js';
-import type { Row, StreamParams, Transport } from '../../protocol/wire.js';
+import type { StreamParams, Transport } from '../../protocol/wire.js';
+import type { ChartColumn } from './codecs/index.js';
 import type { SpeedWindow } from './ingest.js';
+import type { TableRow } from './row-format.js';
 import type { TransportOptions } from './transports/index.js';
 
 export type ToWorker =
@@ -14,6 +16,8 @@ export type ToWorker =
       connections: number[];
       keepRows: number;
       aggregate: boolean;
+      /** The field the chart plots, or null (IngestOptions.chart). */
+      chart: ChartColumn | null;
       /** `poll`'s request interval, ms (0 for other transports). */
       pollMs: number;
       updateEveryMs: number;
@@ -44,7 +48,7 @@ export type FromWorker =
       /** Event age since the last update (for the live chart). */
       recent: HistogramData | null;
       /** The newest rows, oldest first, at most keepRows. */
-      rows: Row[];
+      rows: TableRow[];
       speed: SpeedWindow[];
     }
   | {

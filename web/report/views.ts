@@ -28,6 +28,8 @@ import { costsGrid } from '../../results/costs.js';
 import { FACTOR_NAMES, FACTORS as FACTOR_INFO, type FactorName } from '../../protocol/factors.js';
 import { calibrationShort } from '../../protocol/device.js';
 import { wallLine } from '../../results/wall-account.js';
+import { ENCODING_INFO, ENCODING_NAMES } from '../../protocol/encodings.js';
+import { PAYLOAD_ARROW_BATCH, type PayloadDescription } from '../../protocol/payload.js';
 
 type Point = PointResult['point'];
 export type Transport = Point['transport'];
@@ -99,7 +101,11 @@ export interface AdviceView {
 export function adviceView(report: Report): AdviceView | null {
   const a = report.advice;
   if (!a) return null;
-  const lines = adviceText(a, machineWordsOf(report.environment), report.devices, { costs: false, rejected: false });
+  const lines = adviceText(a, machineWordsOf(report.environment), report.devices, {
+    costs: false,
+    rejected: false,
+    ...(report.payload ? { payload: report.payload } : {}),
+  });
   const machine = lines.at(-1)?.startsWith('Machine: ') ? lines.pop()! : null;
   const [headline = '', ...rest] = lines;
   const state: AdviceView['state'] = report.finishedAt !== null && !report.interrupted ? 'finished' : report.interrupted ? 'interrupted' : 'unfinished';
@@ -235,6 +241,24 @@ export function browserRows(report: Report): BrowserRow[] {
   }));
 }
 
+/** Fields shown of a payload before the list is cut (a wide feed has dozens). */
+const PAYLOAD_FIELDS_SHOWN = 12;
+
+/** What the run's events were (protocol/payload.ts): where they came from, their shape, and their bytes per encoding. */
+export function payloadFields(p: PayloadDescription): HeaderField[] {
+  const fields =
+    p.fields.length > PAYLOAD_FIELDS_SHOWN
+      ? `${p.fields.slice(0, PAYLOAD_FIELDS_SHOWN).join(', ')} and ${p.fields.length - PAYLOAD_FIELDS_SHOWN} more`
+      : p.fields.join(', ');
+  const source = p.source === null ? "the lab's car rows" : `${p.source} (${p.format}, sha256 ${p.sha256?.slice(0, 12) ?? MISSING}…)`;
+  const bytes = ENCODING_NAMES.map((e) => `${ENCODING_INFO[e].label} ${p.bytesPerEvent[e].toFixed(1)}`).join(' · ');
+  return [
+    { label: 'Events', value: `${source} · ${formatCount(p.events)} ${p.shape === 'array' ? 'arrays' : 'objects'} · nesting depth ${p.nestingDepth}` },
+    { label: 'Fields', value: fields || MISSING },
+    { label: 'Bytes per event', value: `${bytes} (Arrow at batch ${PAYLOAD_ARROW_BATCH})` },
+  ];
+}
+
 export function runHeader(report: Report): RunHeader {
   const env = report.environment;
   const started = Date.parse(report.startedAt);
@@ -309,6 +333,7 @@ export function runHeader(report: Report): RunHeader {
     ...(report.rounds.some((r) => r.engineCeilings?.length)
       ? [{ label: 'JSON.parse ceiling, Firefox', value: ceilingText(report, undefined, 'firefox') }]
       : []),
+    ...(report.payload ? payloadFields(report.payload) : []),
   ];
   return { runId: report.runId, fields, launchArgs: env.launchArgs };
 }

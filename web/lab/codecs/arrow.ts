@@ -35,7 +35,7 @@ export function arrowCodec(createStream: ArrowStreamFactory): PageCodec<ArrowBat
     sentAt: (b) => b.sentAt,
     dueAt: (b) => b.dueAt,
     count: (b) => b.numRows,
-    maxSpeed: (b, from) => b.maxSpeed(from),
+    chartMax: (b, column, from) => b.chartMax(column.name, from),
     keep: (ring, b) => ring.pushColumns(b),
   };
 }

@@ -4,7 +4,8 @@
  * chart's aggregate, the rows in view). Every encoding costs the page the same work above its
  * decoding. Each encoding is one file beside this one, named in index.ts.
  */
-import { SPEED_COLUMN, type BatchMessage, type Row } from '../../../protocol/wire.js';
+import type { BatchMessage } from '../../../protocol/wire.js';
+import { maxOfEvents, type ChartColumn } from '../chart-column.js';
 import type { RowRing } from '../table.js';
 
 /** Where a codec keeps a batch's rows: the table's ring, or what hands them to a render module (ingest.ts). */
@@ -53,8 +54,8 @@ export interface PageCodec<B> {
   dueAt(b: B): number;
   /** Rows (events) in the batch. */
   count(b: B): number;
-  /** The larger of `from` and the batch's speed column's max (the chart's aggregate). */
-  maxSpeed(b: B, from: number): number;
+  /** The larger of `from` and the max of the batch's numbers in the chart's column (the chart's aggregate). */
+  chartMax(b: B, column: ChartColumn, from: number): number;
   /** Keeps the batch's rows in the table's ring (by reference: only the rows in view are ever made into rows). */
   keep(ring: RowKeeper, b: B): void;
 }
@@ -65,12 +66,7 @@ export const MESSAGE_READING: Omit<PageCodec<BatchMessage>, 'open'> = {
   sentAt: (m) => m.sentAt,
   dueAt: (m) => m.dueAt,
   count: (m) => m.rows.length,
-  maxSpeed(m, from) {
-    const rows: Row[] = m.rows;
-    let max = from;
-    for (let i = 0; i < rows.length; i++) if (rows[i][SPEED_COLUMN] > max) max = rows[i][SPEED_COLUMN];
-    return max;
-  },
+  chartMax: (m, column, from) => maxOfEvents(m.rows, column, from),
   keep: (ring, m) => ring.push(m.rows),
 };
 

@@ -13,6 +13,7 @@ import { jsonCodec } from './json.js';
 import { msgpackCodec } from './msgpack.js';
 
 export type { BatchSink, PageCodec, StreamDecoder } from './codec.js';
+export type { ChartColumn } from '../chart-column.js';
 
 /** A codec whose batch type is its own business: the page hands its batches back only to it. */
 export type AnyPageCodec = PageCodec<unknown>;

@@ -1,0 +1,48 @@
+/**
+ * The server's answer at `GET /payload` (protocol/payload.ts): what its pool's events are and
+ * what each costs on the wire per encoding. Worked out on the first request and kept: the
+ * MessagePack figure encodes the pool (as a msgpack stream would), the Arrow one a table of
+ * PAYLOAD_ARROW_BATCH events, apache-arrow loaded then, not at start-up.
+ */
+import type { PayloadDescription } from '../protocol/payload.js';
+import { PAYLOAD_ARROW_BATCH } from '../protocol/payload.js';
+import { fieldNames, nestingDepth } from '../protocol/rows-file.js';
+import { ROW_COLUMNS } from '../protocol/wire.js';
+import { msgpackRows } from './msgpack.js';
+import { RowPool } from './rows.js';
+import type { RowsSource } from './rows-source.js';
+
+/** Mean bytes per event of `rows(0, n)`: n events joined by n − 1 commas, so each event and its comma. */
+const perEvent = (bytes: number, n: number) => (bytes + 1) / n;
+
+async function arrowBytesPerEvent(pool: RowPool): Promise<number> {
+  const arrow = await import('./arrow.js');
+  const { eventsTableSteps } = await import('./arrow-events.js');
+  const table = pool.events
+    ? arrow.runAtOnce(eventsTableSteps(pool.events, PAYLOAD_ARROW_BATCH))
+    : arrow.poolTable(new RowPool(PAYLOAD_ARROW_BATCH, undefined, 1));
+  return arrow.recordBatchBytes(table) / PAYLOAD_ARROW_BATCH;
+}
+
+export async function describePayload(pool: RowPool, source: RowsSource | null, chartField: string | null): Promise<PayloadDescription> {
+  const n = pool.events ? pool.events.rows.events.length : pool.size;
+  const bytesPerEvent = {
+    json: perEvent(pool.rows(0, n).byteLength, n),
+    msgpack: msgpackRows(pool, 0, n).byteLength / n,
+    arrow: await arrowBytesPerEvent(pool),
+  };
+  if (!source) {
+    return { source: null, sha256: null, format: null, shape: 'array', events: n, bytesPerEvent, fields: [...ROW_COLUMNS], nestingDepth: 1, chartField };
+  }
+  return {
+    source: source.file,
+    sha256: source.sha256,
+    format: source.rows.format,
+    shape: source.rows.shape,
+    events: n,
+    bytesPerEvent,
+    fields: fieldNames(source.rows, source.file),
+    nestingDepth: nestingDepth(source.rows.events),
+    chartField,
+  };
+}
