@@ -474,7 +474,7 @@ export function adviceText(
     const unsure = set.filter((e) => e.reading === 'cannot-tell');
     if (equal.length)
       lines.push(
-        `  Equally good within the margins (renderer CPU per event against the winner, paired CI inside ${margin}): ${equal.map((e) => setMemberWords(e, a)).join('; ')}.`,
+        `  Equally good within the margins (${OBJECTIVE_WORDS[a.target.objective ?? 'renderer'].figure} against the winner, paired CI inside ${margin}): ${equal.map((e) => setMemberWords(e, a)).join('; ')}.`,
       );
     if (unsure.length)
       lines.push(
