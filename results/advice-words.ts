@@ -18,7 +18,7 @@ import type {
 import { NOT_MEASURED_REASONS } from '../protocol/advice.js';
 import { LIMITS } from '../protocol/limits.js';
 import type { PayloadDescription } from '../protocol/payload.js';
-import type { Environment } from '../protocol/report.js';
+import type { Environment, Report } from '../protocol/report.js';
 import { rateText, targetText, type Target } from '../protocol/target.js';
 import { targetIndexOf, type DeviceCalibration } from '../protocol/device.js';
 import { ENCODING_LABELS, TRANSPORT_INFO, type Transport } from '../protocol/wire.js';
@@ -437,6 +437,11 @@ export function transportStandings(a: Advice): TransportStanding[] {
       return { transport, candidateId: r.candidateId, reached: 'finalist', why: finalistLostWords(t, t.cpuVsWinner, a) };
     return { transport, candidateId: r.candidateId, reached: t?.confirmed ? 'finalist' : 'probe', why: bestAttemptWhy(a, r, t) };
   });
+}
+
+/** The answer as advise prints it last on stderr, from its report: the machine, the class's calibration and the events it was measured on. */
+export function printedAnswer(report: Pick<Report, 'environment' | 'devices' | 'payload'>, advice: Advice): string[] {
+  return adviceText(advice, machineWordsOf(report.environment), report.devices, report.payload ? { payload: report.payload } : {});
 }
 
 /**

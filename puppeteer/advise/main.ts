@@ -17,7 +17,7 @@ import { parseReportText } from '../../protocol/report-check.js';
 import type { Report } from '../../protocol/report.js';
 import { rateText, targetText, type Target } from '../../protocol/target.js';
 import type { Transport } from '../../protocol/wire.js';
-import { adviceText, machineWordsOf } from '../../results/advice-words.js';
+import { printedAnswer } from '../../results/advice-words.js';
 import { anchorLine, readingLine, yardstickTexts } from '../../results/machine-drift.js';
 import { DEFAULT_INPUT_DELAY_BOUND_MS } from '../../results/sustains.js';
 import { marginsText } from '../../protocol/margins.js';
@@ -355,7 +355,7 @@ async function main(): Promise<number> {
     recorder.setWall(account);
     record.snapshot = null;
     if (replay) log(`replayed ${replayed} of ${replay.size} recorded measurements`);
-    const answer = adviceText(advice, machineWordsOf(report.environment), report.devices, report.payload ? { payload: report.payload } : {}).join('\n');
+    const answer = printedAnswer(report, advice).join('\n');
     // Cut off by Ctrl-C or a lost browser (a signal after the search ended changes nothing: it is done).
     if (advice.stopped === 'interrupted') {
       recorder.interrupt(resumeCommand());

@@ -19,7 +19,7 @@ import { parseScenarioText } from '../../protocol/scenario.js';
 import { ROOT } from '../../cli/root.js';
 import type { Repeat } from '../../protocol/repeat-figures.js';
 import type { Report } from '../../protocol/report.js';
-import { adviceText, machineWordsOf } from '../../results/advice-words.js';
+import { printedAnswer } from '../../results/advice-words.js';
 import { VIEWER_TEMPLATE } from '../../puppeteer/report/html.js';
 import { startCommand } from '../helpers/sweep-process.js';
 import { ENTRY, expectRepeatsInPoints, finish, HOSTILE_OUT, pastedArgs, readReport, reportPathOf, TARGET } from '../helpers/advise-process.js';
@@ -84,7 +84,7 @@ describe('npm run advise: a small target', () => {
   });
 
   it('prints the answer last on stderr, in the words report.json gives', () => {
-    const words = adviceText(report.advice!, machineWordsOf(report.environment)).join('\n');
+    const words = printedAnswer(report, report.advice!).join('\n');
     expect(words).toMatch(/^Use (sse|ws) over HTTP\/(2|1\.1), /);
     expect(ran.stderr.endsWith(`\n${words}\n`), ran.stderr).toBe(true);
     // The progress: every measurement has its line, the search's judgement of each probe too.
