@@ -11,7 +11,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EXIT } from '../../protocol/errors.js';
 import type { Report } from '../../protocol/report.js';
-import { adviceText, machineWordsOf } from '../../results/advice-words.js';
+import { printedAnswer } from '../../results/advice-words.js';
 import type { ServerStats } from '../../protocol/server-stats.js';
 import { shellWord } from '../../protocol/shell.js';
 import { getJson } from '../../puppeteer/measure/server-process.js';
@@ -89,7 +89,7 @@ describe('npm run advise: Ctrl-C, then --resume', () => {
     const before = interrupted.advice!.tried.filter((t) => t.probe).map((t) => JSON.stringify(t.repeats[0].repeat));
     const after = finished.advice!.tried.flatMap((t) => t.repeats.map((x) => JSON.stringify(x.repeat)));
     for (const r of before) expect(after).toContain(r);
-    const words = adviceText(finished.advice!, machineWordsOf(finished.environment)).join('\n');
+    const words = printedAnswer(finished, finished.advice!).join('\n');
     expect(resumed.stderr.endsWith(`\n${words}\n`), resumed.stderr).toBe(true);
   });
 });
