@@ -9,6 +9,7 @@ import { createInterface } from 'node:readline';
 import { ROOT } from '../../cli/root.js';
 import { entryArgv } from '../../cli/entry.js';
 import { ERROR_CODES, PushlabError, type ErrorCode } from '../../protocol/errors.js';
+import { npmCommand } from '../../protocol/shell.js';
 import type { PayloadDescription } from '../../protocol/payload.js';
 import { PAYLOAD_SHAPE } from '../../protocol/report-shape.js';
 import type { ServerStats } from '../../protocol/server-stats.js';
@@ -111,13 +112,13 @@ export function checkRowsWithServer(rows: string, server: string, chartField = '
   if (chartField && server) {
     throw new PushlabError(
       'PUSHLAB_BAD_FLAG',
-      `--chart-field ${chartField} with --server ${server}: a running server's page plots the field it was started with; start it with --chart-field (npm run server -- --chart-field ${chartField}), or leave out --server`,
+      `--chart-field ${chartField} with --server ${server}: a running server's page plots the field it was started with; start it with --chart-field (${npmCommand('server', ['--chart-field', chartField])}), or leave out --server`,
     );
   }
   if (rows && server) {
     throw new PushlabError(
       'PUSHLAB_BAD_FLAG',
-      `--rows ${rows} with --server ${server}: a running server streams the rows it was started with; start it with --rows (npm run server -- --rows ${rows}), or leave out --server`,
+      `--rows ${rows} with --server ${server}: a running server streams the rows it was started with; start it with --rows (${npmCommand('server', ['--rows', rows])}), or leave out --server`,
     );
   }
 }
