@@ -56,6 +56,25 @@ async function answer(ws?: { tab: readonly number[]; p99: number }): Promise<Adv
 
 const costReadingOf = (c: NonNullable<Advice['runnerUp']>['cpuVsWinner'] & object) => costReading(c, c.margin);
 
+/** sse, ws and fetch at one setting each, 3 paired rounds at most: `window` gives each measurement's figures. */
+async function threeWay(window: (c: Candidate, round: number) => ReturnType<typeof measured>): Promise<Advice> {
+  let clock = 0;
+  let probes = 0;
+  return advise({
+    target: TARGET,
+    transports: ['sse', 'ws', 'fetch'],
+    space: { ticksMs: [10], connections: [1], workers: [], origins: [1], encodings: ['json'], compression: false },
+    budgetSec: 300,
+    maxConfirmRounds: 3,
+    now: () => clock,
+    estimate: { probeSec: () => 6, repeatSec: () => 9 },
+    measurer: {
+      probe: async (c) => ((clock += 6), window(c, 100 + probes++)),
+      confirm: async (cs, round) => ((clock += 9 * cs.length), cs.map((c) => window(c, round))),
+    },
+  });
+}
+
 const ENV = { chromeVersion: 'HeadlessChrome/156.0.8078.79', chromePath: '/usr/bin/chromium', cpuModel: 'AMD EPYC 7B13', cores: 2, headless: true };
 
 function withAdvice(advice: Advice, extra: Partial<Report> = {}): Report {
@@ -191,8 +210,6 @@ describe('the Advice section', () => {
   it('says a finalist dearer only than another finalist is dearer than that one, and report.json names it', async () => {
     // sse noisy round to round (its CI against either other cannot tell), ws steady, fetch 30%
     // above ws in every round: dearer than ws, while against the winner (sse) the CI straddles.
-    let clock = 0;
-    let probes = 0;
     const SSE = [5, 7, 4];
     const WS = [5, 5.05, 5.1];
     const window = (c: Candidate, round: number) => {
@@ -200,19 +217,7 @@ describe('the Advice section', () => {
       const tab = c.transport === 'sse' ? SSE[r] : c.transport === 'ws' ? WS[r] : 1.3 * WS[r];
       return measured(candidatePoint(c, TARGET.render, { warmupSec: 1, measureSec: 2, repeats: 1 }), { round, eps: c.offeredEventsPerSec, tab, p99: 10 });
     };
-    const a = await advise({
-      target: TARGET,
-      transports: ['sse', 'ws', 'fetch'],
-      space: { ticksMs: [10], connections: [1], workers: [], origins: [1], encodings: ['json'], compression: false },
-      budgetSec: 300,
-      maxConfirmRounds: 3,
-      now: () => clock,
-      estimate: { probeSec: () => 6, repeatSec: () => 9 },
-      measurer: {
-        probe: async (c) => ((clock += 6), window(c, 100 + probes++)),
-        confirm: async (cs, round) => ((clock += 9 * cs.length), cs.map((c) => window(c, round))),
-      },
-    });
+    const a = await threeWay(window);
     expect(a.winner!.candidate.transport).toBe('sse');
     const fetch = a.tried.find((t) => t.candidate.transport === 'fetch' && t.confirmed)!;
     expect(fetch.lostOn).toBe('cpu');
@@ -230,8 +235,6 @@ describe('the Advice section', () => {
   it("says a finalist whose p99 was clearly higher than another finalist's (not the winner's) lost to that one, with both p99s", async () => {
     // CPU too noisy to order any pair; sse's p99 noisy (against either other: not clearly), ws's
     // steady at 10 ms, fetch's steady at 13 ms: clearly higher than ws's, not than sse's.
-    let clock = 0;
-    let probes = 0;
     const TAB = { sse: [5, 7, 4], ws: [6, 4.5, 5.5], fetch: [4.4, 6.6, 5] } as Record<string, number[]>;
     const P99 = { sse: [8, 16, 9], ws: [10, 10.1, 10.2], fetch: [13, 13.1, 13.2] } as Record<string, number[]>;
     const window = (c: Candidate, round: number) => {
@@ -243,19 +246,7 @@ describe('the Advice section', () => {
         p99: P99[c.transport][r],
       });
     };
-    const a = await advise({
-      target: TARGET,
-      transports: ['sse', 'ws', 'fetch'],
-      space: { ticksMs: [10], connections: [1], workers: [], origins: [1], encodings: ['json'], compression: false },
-      budgetSec: 300,
-      maxConfirmRounds: 3,
-      now: () => clock,
-      estimate: { probeSec: () => 6, repeatSec: () => 9 },
-      measurer: {
-        probe: async (c) => ((clock += 6), window(c, 100 + probes++)),
-        confirm: async (cs, round) => ((clock += 9 * cs.length), cs.map((c) => window(c, round))),
-      },
-    });
+    const a = await threeWay(window);
     expect(a.winner!.candidate.transport).toBe('sse');
     const fetch = a.tried.find((t) => t.candidate.transport === 'fetch' && t.confirmed)!;
     expect(fetch.lostOn, fetch.why).toBe('p99');
