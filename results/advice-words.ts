@@ -25,7 +25,7 @@ import { ENCODING_LABELS, TRANSPORT_INFO, type Transport } from '../protocol/wir
 import { costReading, judgeRatio, marginText } from './equivalence.js';
 import { driftLines } from './machine-drift.js';
 import { decidingP99Ms } from './sustains.js';
-import { objectiveCost } from './advice-figures.js';
+import { objectiveCost, P99_MARGIN } from './advice-figures.js';
 import { headroomShown, type HeadroomShown } from './headroom.js';
 import { costsTable, costText, OBJECTIVE_WORDS, rendererChoice } from './costs.js';
 
@@ -373,10 +373,11 @@ function finalistLostWords(t: TriedCandidate, vsWinner: CpuComparison, a: Advice
   return `${dearer ? 'dearer: ' : ''}${cpuWords(vsWinner, 'comma')}${decidedWords(t, a)}`;
 }
 
-/** Finalists rejected as dearer per event whose paired p99 against the winner's is clearly lower (its CI wholly below 1). */
+/** Finalists rejected as dearer per event whose paired p99 against the winner's is clearly lower, past P99_MARGIN (its CI wholly below 1 ÷ 1.1). */
 export function lowerP99AtACost(a: Advice): TriedCandidate[] {
   return a.tried.filter(
-    (t) => t.lostOn === 'cpu' && t.confirmed?.sustains.sustains && t.cpuVsWinner && t.p99VsWinner && judgeRatio(t.p99VsWinner, 0, false).better === 'b',
+    (t) =>
+      t.lostOn === 'cpu' && t.confirmed?.sustains.sustains && t.cpuVsWinner && t.p99VsWinner && judgeRatio(t.p99VsWinner, P99_MARGIN, false).better === 'b',
   );
 }
 

@@ -80,7 +80,7 @@ import { headroomShown, type HeadroomShown } from '../../results/headroom.js';
 import { ADVISE_TRANSPORTS, adviseTicksMs, type Objective, type Target } from '../../protocol/target.js';
 import type { Transport } from '../../protocol/wire.js';
 import { candidateSpace, DEFAULT_SPACE, knobsBetween, stepsFrom, withBatch, type CandidateSpace } from './candidates.js';
-import { clearlyCannot, figuresOf, objectiveCost, simplerOn, sustainsMore, worthAnotherProbe } from '../../results/advice-figures.js';
+import { clearlyCannot, figuresOf, objectiveCost, P99_MARGIN, simplerOn, sustainsMore, worthAnotherProbe } from '../../results/advice-figures.js';
 import { costText, OBJECTIVE_WORDS, repeatCost } from '../../results/costs.js';
 import { candidateWords, changeWords, cpuWords, lostOnWords, reachText } from '../../results/advice-words.js';
 import { anchorDriftOf, driftCurveOf, keptUp, measuredBoth } from '../../results/machine-drift.js';
@@ -394,13 +394,6 @@ function cpuComparison(a: Rec, b: Rec, margin: number): CpuComparison | null {
     margin,
   };
 }
-
-/**
- * A p99 difference among finalists that all meet the bound decides only past this share: with no
- * margin, a paired CI of 1.05–1.12 (61 against 56 ms at 100 k here, --objective bytes) put a
- * main-thread setup behind a Worker one the order of simplicity prefers less, on 5 ms.
- */
-const P99_MARGIN = 0.1;
 
 /** Whether B's latency p99 is clearly lower than A's: the paired ratio's whole CI below 1 ÷ (1 + P99_MARGIN). */
 function clearlyFaster(a: Rec, b: Rec): boolean {
