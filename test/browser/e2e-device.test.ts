@@ -3,8 +3,8 @@
  * server and headless Chromium: one point at full speed, the same as a low-tier device slowing the
  * whole browser (a cgroup CPU quota, pinned to one core) and as a low-tier device slowing only the
  * tab's main thread (CDP). Each class is calibrated once, to Lighthouse's BenchmarkIndex 264 within
- * the stated tolerance; the yardstick the sweep already has, the in-page JSON.parse ceiling, falls
- * with it; the CPU figures say what they are under each throttle; and nothing is left behind: no
+ * the stated tolerance (or the last resort's, once every step missed it); the yardstick the sweep
+ * already has, the in-page JSON.parse ceiling, falls with it; the CPU figures say what they are under each throttle; and nothing is left behind: no
  * cgroup after the run, and after a SIGKILL the next command removes the killed run's, ending what
  * it still held.
  *
@@ -19,6 +19,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CALIBRATION_TOLERANCE } from '../../protocol/device.js';
+import { LAST_RESORT_TOLERANCE, MAX_STEPS, READINGS_PER_STEP } from '../../puppeteer/device/calibrate.js';
 import type { MeasuredRepeat } from '../../protocol/repeat-figures.js';
 import type { Report } from '../../protocol/report.js';
 import { ceilingOf } from '../../results/ceilings.js';
@@ -115,7 +116,13 @@ describe.runIf(canSlow)('device classes in headless Chromium', () => {
     ]);
     for (const d of report.devices!) {
       expect(d.targetIndex).toBe(264);
-      expect(Math.abs(d.index - 264) / 264, JSON.stringify(d)).toBeLessThanOrEqual(CALIBRATION_TOLERANCE);
+      // Within the tolerance, or, only once every step was taken without landing in it (the
+      // readings vary 4–9% each on this machine), the closest step within the last resort's.
+      const off = Math.abs(d.index - 264) / 264;
+      if (off > CALIBRATION_TOLERANCE) {
+        expect(off, JSON.stringify(d)).toBeLessThanOrEqual(LAST_RESORT_TOLERANCE);
+        expect(d.readings.length, JSON.stringify(d)).toBe(READINGS_PER_STEP * (1 + MAX_STEPS));
+      }
       // Slower than full speed, which reads well above a low-tier phone here.
       expect(d.baseIndex).toBeGreaterThan(2 * 264);
       expect(d.speed).toBeGreaterThan(0);
