@@ -8,7 +8,7 @@ import type { PayloadDescription } from '../protocol/payload.js';
 import { PAYLOAD_ARROW_BATCH } from '../protocol/payload.js';
 import { fieldNames, nestingDepth } from '../protocol/rows-file.js';
 import { ROW_COLUMNS } from '../protocol/wire.js';
-import { msgpackRows } from './msgpack.js';
+import { msgpackBytesPerEvent } from './msgpack.js';
 import { RowPool } from './rows.js';
 import type { RowsSource } from './rows-source.js';
 
@@ -28,7 +28,7 @@ export async function describePayload(pool: RowPool, source: RowsSource | null, 
   const n = pool.events ? pool.events.rows.events.length : pool.size;
   const bytesPerEvent = {
     json: perEvent(pool.rows(0, n).byteLength, n),
-    msgpack: msgpackRows(pool, 0, n).byteLength / n,
+    msgpack: msgpackBytesPerEvent(pool),
     arrow: await arrowBytesPerEvent(pool),
   };
   if (!source) {

@@ -2,7 +2,7 @@
 import { decode, decodeMulti } from '@msgpack/msgpack';
 import { describe, expect, it } from 'vitest';
 import { makeRow, type BatchMessage, type Row } from '../../protocol/wire.js';
-import { encodeRow, MSGPACK_HEAD_BYTES, msgpackHead, msgpackRows } from '../../server/msgpack.js';
+import { encodeRow, MSGPACK_HEAD_BYTES, msgpackBytesPerEvent, msgpackHead, msgpackRows } from '../../server/msgpack.js';
 import { RowPool } from '../../server/rows.js';
 
 describe('msgpack', () => {
@@ -35,5 +35,12 @@ describe('msgpack', () => {
     const pool = new RowPool(20, Date.UTC(2022, 2, 29), 2);
     const stream = Buffer.concat([0, 1, 2].flatMap((seq) => [msgpackHead(seq, 1, 0.5, 4), msgpackRows(pool, seq, 4)]));
     expect([...decodeMulti(stream)].map((m) => (m as BatchMessage).seq)).toEqual([0, 1, 2]);
+  });
+
+  it("/payload's bytes per event are the mean of the pool's first epoch, as its chain encodes them, without encoding the chain", () => {
+    const pool = new RowPool(300, Date.UTC(2022, 2, 29), 4);
+    const perEvent = msgpackBytesPerEvent(pool);
+    pool.useEpochAt(0);
+    expect(perEvent).toBe(msgpackRows(pool, 0, pool.size).byteLength / pool.size);
   });
 });
