@@ -15,6 +15,7 @@
  * Pure: no Node, no DOM, no schema library (the viewer loads this file).
  */
 import { type Range, LIMITS } from './limits.js';
+import { PACES, type Pace } from './pace.js';
 import type { RenderModuleRef } from './render-module.js';
 import { ENGINES, type Engine } from './engine.js';
 import {
@@ -76,6 +77,7 @@ export interface FactorValues {
   engine: Engine;
   device: DeviceSetting;
   throttle: Throttle;
+  pace: Pace;
 }
 
 export type FactorName = keyof FactorValues;
@@ -83,7 +85,7 @@ export type FactorName = keyof FactorValues;
 /** One measured configuration: a single value for every factor. */
 export interface Point {
   /**
-   * `<scenario>/<transport>-b<batch>-c<concurrency>-i<intervalMs>-<render>[-w<workers>][-p<pollMs>][-o<origins>][-mp][-dt][-t<tabs>][-hf][-deflate|-gzip][-ff]`:
+   * `<scenario>/<transport>-b<batch>-c<concurrency>-i<intervalMs>-<render>[-w<workers>][-p<pollMs>][-o<origins>][-mp][-dt][-t<tabs>][-hf][-deflate|-gzip][-ff][-<device>][-mt][-rec]`:
    * stable (each factor's `tag`, in the registry's order).
    */
   id: string;
@@ -126,6 +128,8 @@ export interface Point {
   device?: DeviceClass;
   /** `main-thread` when only the renderer's main thread was slowed (CDP); absent: the whole browser (a cgroup quota), or no device. */
   throttle?: 'main-thread';
+  /** `recorded` when batches fell due at a `--rows` file's recorded times (protocol/pace.ts); absent: a batch every interval. */
+  pace?: 'recorded';
   /**
    * The team's render module the page drew with instead of its table and charts (its scenario's
    * `renderModule`, or `--render-module`): the file and its SHA-256. Absent: pushlab's own views.
@@ -692,6 +696,33 @@ export const FACTORS = {
     },
     // In the device's column.
     column: null,
+  },
+  pace: {
+    schema: {
+      values: PACES,
+      description:
+        "When batches fall due: steady (one every interval) or recorded (when the --rows file's events were recorded: a HAR's message times, or a 't' field; scaled to the offered rate, docs/your-stream.md).",
+    },
+    default: 'steady',
+    expansion: 17,
+    values: listedValues,
+    dependsOn: [],
+    onPoint: (v) => (v === 'recorded' ? v : undefined),
+    recorded: { optional: true, values: ['recorded'] },
+    tag: (p) => (p.pace === 'recorded' ? '-rec' : ''),
+    words: (p) => (p.pace === 'recorded' ? 'recorded pace' : 'steady pace'),
+    firefox: null,
+    findMax: 'one value',
+    applied: 'page',
+    knob: { name: 'pace', order: 11, value: (p) => p.pace ?? 'steady', rank: (p) => (p.pace === 'recorded' ? 1 : 0), usual: 'steady' },
+    column: {
+      order: 13,
+      kind: 'text',
+      label: 'pace',
+      title: "When batches fell due: steady (every interval) or recorded (the --rows file's recorded times, scaled to the offered rate)",
+      terminal: 'when set',
+      text: (p) => p.pace ?? 'steady',
+    },
   },
 } satisfies { readonly [K in FactorName]: FactorInfo<K> };
 

@@ -121,6 +121,8 @@ export interface PageConfig {
   encoding?: Encoding;
   /** Ask the server to compress the streams: `deflate` on ws, ws-h2 and ws-stream, `gzip` on sse, sse-h1 and fetch. */
   compression?: StreamCompression;
+  /** `recorded`: batches fall due at the server's `--rows` file's recorded times (protocol/pace.ts); absent: every interval. */
+  pace?: 'recorded';
   // --- input (issue 33: the page still answers) ---
   /** Time input and observe long animation frames (default true); false only for bench:page's baseline, which measures what the probe costs. */
   inputProbe?: boolean;

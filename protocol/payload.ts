@@ -28,6 +28,12 @@ export interface PayloadDescription {
   nestingDepth: number;
   /** The field the page's chart plotted (protocol/event-view.ts), or null when the events have no numeric one; absent in reports before it. */
   chartField?: string | null;
+  /**
+   * What `pace=recorded` would replay (protocol/pace.ts): the recording's events per second as
+   * recorded and its cycle's length, or why the events have no pace to replay. Absent in reports
+   * before it.
+   */
+  recorded?: { eventsPerSec: number; periodMs: number } | { why: string };
 }
 
 /** Events in the Arrow record batch whose bytes `bytesPerEvent.arrow` divides (the lab's middle Arrow size). */

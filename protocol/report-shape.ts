@@ -78,7 +78,7 @@ import type { Point } from './scenario.js';
 import { SOAK_DURATION_SEC, type Soak, type SoakReconnect, type SoakSample } from './soak.js';
 import { OBJECTIVES, parseP99, parseRate, type Target } from './target.js';
 import { COMPRESSIONS, ENCODINGS, PARSE_MODES, RENDER_MODES, TRANSPORTS, type StreamCompression } from './wire.js';
-import { arr, bool, byKey, lit, matching, named, nullable, num, numIn, obj, oneOf, opt, refine, str, type Shape, type Props } from './shape.js';
+import { arr, bool, byKey, isObject, lit, matching, named, nullable, num, numIn, obj, oneOf, opt, refine, str, type Shape, type Props } from './shape.js';
 import { FACTOR_NAMES, FACTORS, type FactorName } from './factors.js';
 import type { LongFrames } from './page-api.js';
 import type { InputFigures } from './repeat-figures.js';
@@ -531,6 +531,8 @@ const target = obj<Target>()({
   throttle: opt(lit('main-thread')),
   // --- costs (issue 34): absent for the default objective, and in reports before it ---
   objective: opt(oneOf(OBJECTIVES)),
+  // --- your stream (issue 35): absent at the steady tick, and in reports before it ---
+  pace: opt(lit('recorded')),
 });
 
 const candidate = obj<Candidate>()({
@@ -819,7 +821,18 @@ export const PAYLOAD_SHAPE = obj<PayloadDescription>()({
   fields: strings,
   nestingDepth: numIn(0, ROWS_MAX_DEPTH, true),
   chartField: opt(nullable(str)),
+  recorded: opt(recordedPace()),
 });
+
+/** `payload.recorded`: the recording's figures, or why there is none (told apart by `why`). */
+function recordedPace(): Shape<NonNullable<PayloadDescription['recorded']>> {
+  const why = obj<{ why: string }>()({ why: str });
+  const figures = obj<{ eventsPerSec: number; periodMs: number }>()({ eventsPerSec: numIn(0, Number.MAX_VALUE), periodMs: numIn(0, Number.MAX_VALUE) });
+  return {
+    allowed: '{eventsPerSec, periodMs} or {why}',
+    check: (v, at) => (isObject(v) && 'why' in v ? why : figures).check(v, at),
+  };
+}
 
 /** A current (schemaVersion 4) report, whole. */
 export const REPORT: Shape<Report> = obj<Report>()({

@@ -53,6 +53,12 @@ export interface RowsFile {
   texts: string[];
   /** Where event `i` came from, in words (`line 7`, `element 3`, `entry 0 message 12`). */
   placeOf(i: number): string;
+  /**
+   * When each event was recorded, epoch ms, or null: a HAR message's `time` (every event of a
+   * batch message shares it), or an object event's `t` (ms, or an ISO 8601 date string). What
+   * `--pace recorded` replays (protocol/pace.ts recordingOf).
+   */
+  times: (number | null)[];
 }
 
 /** What every refusal offers instead. */
@@ -71,12 +77,28 @@ export function isBatch(v: unknown): v is FileEvent[] {
   return Array.isArray(v) && v.length > 0 && v.every(isEvent);
 }
 
+/** The field of an object event that says when it was recorded (`--pace recorded`). */
+export const TIME_FIELD = 't';
+
+/** An object event's TIME_FIELD as epoch ms: a finite number as it is, a string Date.parse reads; else null. */
+function timeField(event: FileEvent): number | null {
+  if (Array.isArray(event)) return null;
+  const t = event[TIME_FIELD];
+  if (typeof t === 'number') return Number.isFinite(t) ? t : null;
+  if (typeof t === 'string') {
+    const ms = Date.parse(t);
+    return Number.isFinite(ms) ? ms : null;
+  }
+  return null;
+}
+
 /** Collects events with where each came from, refusing a second shape. */
 class Collector {
   readonly events: FileEvent[] = [];
   readonly texts: string[] = [];
   /** Where each event came from: an NDJSON line's number (a number costs a file of a million lines no string each), or the place in words. */
   readonly places: (number | string)[] = [];
+  readonly times: (number | null)[] = [];
   private shape: EventShape | null = null;
 
   constructor(private readonly file: string) {}
@@ -86,7 +108,7 @@ class Collector {
     return typeof p === 'number' ? `line ${p}` : p;
   }
 
-  add(event: FileEvent, text: string, place: number | string): void {
+  add(event: FileEvent, text: string, place: number | string, time: number | null = timeField(event)): void {
     const shape = shapeOf(event);
     this.shape ??= shape;
     if (shape !== this.shape) {
@@ -99,10 +121,11 @@ class Collector {
     this.events.push(event);
     this.texts.push(text);
     this.places.push(place);
+    this.times.push(time);
   }
 
   done(format: RowsFormat): RowsFile {
-    return { format, shape: this.shape!, events: this.events, texts: this.texts, placeOf: (i) => this.placeOf(i) };
+    return { format, shape: this.shape!, events: this.events, texts: this.texts, placeOf: (i) => this.placeOf(i), times: this.times };
   }
 }
 
@@ -171,6 +194,8 @@ function readLines(text: string, file: string, out: Collector): void {
 
 interface HarMessage {
   type?: unknown;
+  /** When it was received, epoch seconds (Chrome DevTools and Playwright write a fraction). */
+  time?: unknown;
   opcode?: unknown;
   data?: unknown;
 }
@@ -204,8 +229,9 @@ function readHar(har: { log: { entries: unknown[] } }, file: string, out: Collec
           'each received message must be a JSON event or a batch',
         );
       }
-      if (isBatch(value)) value.forEach((ev, k) => out.add(ev, JSON.stringify(ev), `${place} event ${k}`));
-      else if (isEvent(value)) out.add(value, JSON.stringify(value), place);
+      const time = typeof msg.time === 'number' && Number.isFinite(msg.time) ? msg.time * 1000 : null;
+      if (isBatch(value)) value.forEach((ev, k) => out.add(ev, JSON.stringify(ev), `${place} event ${k}`, time));
+      else if (isEvent(value)) out.add(value, JSON.stringify(value), place, time);
       else throw refuse(file, `${place} is ${kindWords(value)}, not an event`, 'each received message must be a JSON array or object, or an array of them');
     }
   }

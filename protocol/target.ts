@@ -51,6 +51,9 @@ export interface Target {
    * `--objective`: what the search minimises among the candidates that sustain (Objective). Absent: the renderer's CPU per event (the default, and every report before it).
    */
   objective?: Objective;
+  // --- your stream (issue 35) ---
+  /** `--pace recorded`: every candidate's batches fall due at the `--rows` file's recorded times (protocol/pace.ts); absent: every interval. */
+  pace?: 'recorded';
 }
 
 /**
@@ -62,7 +65,8 @@ export function targetText(t: Target, device = true): string {
   const display = t.displayP99BoundMs === undefined ? '' : `, display age p99 ≤ ${t.displayP99BoundMs} ms`;
   const input = t.inputDelayBoundMs === undefined ? '' : `, input delay p99 ≤ ${t.inputDelayBoundMs} ms`;
   const on = device && t.device !== undefined ? ` on a ${deviceWords(t.device, t.throttle)}` : '';
-  return `${rateText(t.eventsPerSec)} with p99 ≤ ${t.p99BoundMs} ms${display}${input} (render ${t.render})${on}`;
+  const pace = t.pace === 'recorded' ? ', at the recorded pace' : '';
+  return `${rateText(t.eventsPerSec)} with p99 ≤ ${t.p99BoundMs} ms${display}${input} (render ${t.render}${pace})${on}`;
 }
 
 /**

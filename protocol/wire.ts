@@ -6,6 +6,7 @@
 import { inRange, LIMITS, parseDecimal, rangeText } from './limits.js';
 import { ARROW_BATCH, DEFAULT_ENCODING, ENCODING_INFO, ENCODING_NAMES, type Carriage, type EncodingName, type NamedEncoding } from './encodings.js';
 import type { Engine } from './engine.js';
+import { PACES, type Pace } from './pace.js';
 
 /**
  * The server's origins. `main` serves the page (HTTP/2, HTTP/1.1 allowed for WebSocket
@@ -385,6 +386,8 @@ export interface StreamParams {
    * carry, see TRANSPORT_INFO); absent (or `off` in the query) for none.
    */
   compression?: StreamCompression;
+  /** `recorded`: batches fall due when a `--rows` file's events were recorded (protocol/pace.ts); absent (or `steady`): every interval. */
+  pace?: 'recorded';
 }
 
 export const STREAM_DEFAULTS: Partial<StreamParams> = { interval: 1 };
@@ -446,7 +449,7 @@ export function compressionMismatch(transport: Transport, compression: StreamCom
  */
 export function parseStreamParams(query: Record<string, unknown>): { ok: true; value: StreamParams } | { ok: false; error: ParamError } {
   const out: Partial<StreamParams> = {};
-  for (const name of ['batch', 'interval', 'encoding', 'compression', 'client'] as const) {
+  for (const name of ['batch', 'interval', 'encoding', 'compression', 'client', 'pace'] as const) {
     const given = query[name];
     if (Array.isArray(given)) {
       const allowed = name === 'batch' || name === 'interval' ? `${name} once: ${rangeText(STREAM_LIMITS[name])}` : `${name} once`;
@@ -486,6 +489,14 @@ export function parseStreamParams(query: Record<string, unknown>): { ok: true; v
     }
     if (text !== 'off') out.compression = text as StreamCompression;
   }
+  if (query.pace !== undefined) {
+    const text = String(query.pace);
+    if (!PACES.includes(text as Pace)) {
+      const allowed = PACES.join(' or ');
+      return { ok: false, error: paramError('pace', text, allowed, (v) => `pace must be ${allowed}; got '${v}'`) };
+    }
+    if (text === 'recorded') out.pace = 'recorded';
+  }
   if (query.client !== undefined) {
     const text = String(query.client);
     if (!CLIENT_TAG.test(text)) {
@@ -512,7 +523,7 @@ export const DEFAULT_POLL_MS = 50;
 
 /** The path and query of a stream, on its transport's origin (TRANSPORT_INFO). */
 export function streamPath(transport: Transport, p: StreamParams): string {
-  const extra = `${p.encoding ? `&encoding=${p.encoding}` : ''}${p.compression ? `&compression=${p.compression}` : ''}`;
+  const extra = `${p.encoding ? `&encoding=${p.encoding}` : ''}${p.compression ? `&compression=${p.compression}` : ''}${p.pace ? `&pace=${p.pace}` : ''}`;
   return `${TRANSPORT_INFO[transport].path}?batch=${p.batch}&interval=${p.interval}${extra}${p.client ? `&client=${p.client}` : ''}`;
 }
 

@@ -8,6 +8,7 @@ import { rangeFlag, type Flags, type FlagSpec } from '../protocol/flags.js';
 import { inRange, LIMITS, rangeText, TIME_BUDGET_SEC } from '../protocol/limits.js';
 import { DEFAULT_MARGINS, marginsText, parseMargins, type Margins } from '../protocol/margins.js';
 import { ENGINES, type Engine } from '../protocol/engine.js';
+import { PACE_FLAG, PACES, type Pace } from '../protocol/pace.js';
 import { DEVICE_SETTING_TEXT, parseDeviceSetting, THROTTLES, type DeviceSetting, type Throttle } from '../protocol/device.js';
 import { isRunId, RUN_ID_ALLOWED } from '../protocol/report.js';
 import { BUILTIN_DEFAULTS } from '../protocol/scenario-defaults.js';
@@ -83,6 +84,13 @@ export const SWEEP_FLAGS = {
     "how every selected scenario's device class slows the browser, whatever the scenarios' own `throttle`",
     "each scenario's `throttle`, else browser",
   ),
+  pace: {
+    type: 'string',
+    default: '',
+    choices: PACES,
+    help: `run every selected scenario at this pace, whatever the scenarios' own \`pace\`: ${PACE_FLAG.help}`,
+    defaultText: "each scenario's `pace`, else steady",
+  },
   browser: {
     type: 'list',
     default: [],
@@ -171,6 +179,8 @@ export interface SweepFlags {
   device: DeviceSetting | null;
   /** `--throttle`; null: each scenario's own. */
   throttle: Throttle | null;
+  /** `--pace`; null: each scenario's own. */
+  pace: Pace | null;
   /** `--input-delay`: the find-max searches' input delay p99 bound, ms; absent: the rule's default. */
   inputDelayBoundMs?: number;
 }
@@ -227,6 +237,7 @@ export function checkSweepFlags(flags: Flags<typeof SWEEP_FLAGS>): SweepFlags {
     engine: flags.engine === '' ? null : (flags.engine as Engine),
     device: checkDeviceFlag(flags.device),
     throttle: flags.throttle === '' ? null : (flags.throttle as Throttle),
+    pace: flags.pace === '' ? null : (flags.pace as Pace),
   };
   if (flags['input-delay'] !== '') {
     const bound = parseP99(flags['input-delay'], '--input-delay');
@@ -252,6 +263,7 @@ export function checkSweepFlags(flags: Flags<typeof SWEEP_FLAGS>): SweepFlags {
       'engine',
       'device',
       'throttle',
+      'pace',
       'input-delay',
     ] as const;
     const given = planFlags.filter((f) => JSON.stringify(flags[f]) !== JSON.stringify(SWEEP_FLAGS[f].default));

@@ -13,7 +13,9 @@ import { Histogram } from '../protocol/histogram.js';
 import type { ServerConnectionStats, ServerStats } from '../protocol/server-stats.js';
 import { SentAtFormatter, type StreamParams, type Transport } from '../protocol/wire.js';
 import { maxBurst } from '../protocol/pacing.js';
-import { batchesDue, batchesThisTick, nextDueMs, shouldShed } from './pacer.js';
+import { batchesThisTick, shouldShed } from './pacer.js';
+import { CATCH_UP_MS } from '../protocol/pacing.js';
+import { recordedSchedule, steadySchedule, type Schedule } from '../protocol/pace.js';
 import { createClock, type ClockKind, type WakeClock } from './clock.js';
 import { deadPeers } from './liveness.js';
 import { RowPool } from './rows.js';
@@ -83,6 +85,8 @@ class Stream {
     readonly id: number,
     readonly sink: Sink,
     readonly params: StreamParams,
+    /** When its batches fall due after t0: a steady tick, or a recording's times (protocol/pace.ts). */
+    readonly schedule: Schedule,
     /** When seq 0 was (or would have been) due: the schedule's origin. */
     readonly t0: number,
     readonly openedAt: number,
@@ -146,12 +150,30 @@ export class Hub {
     // whole-ms intervals fall due together and one wake-up serves them all. Shift t0 back so
     // that seq firstSeq is the first due: the schedule stays one formula.
     const start = alignUp(now, Math.min(1, params.interval));
-    const stream = new Stream(this.nextId++, sink, params, start - firstSeq * params.interval, now, this.options.sendBufferLimitBytes);
+    const schedule = this.scheduleFor(params);
+    const stream = new Stream(this.nextId++, sink, params, schedule, start - schedule.dueMs(firstSeq), now, this.options.sendBufferLimitBytes);
     stream.generated = firstSeq;
     this.streams.add(stream);
     this.totals.connections++;
     this.wakeAt(start);
     return { close: () => this.streams.delete(stream) };
+  }
+
+  /**
+   * Why a stream's `pace` cannot be kept (a recorded pace over rows with no recorded times), in
+   * words the route answers with a 400; null when it can.
+   */
+  paceRefusal(params: StreamParams): string | null {
+    if (params.pace !== 'recorded') return null;
+    const r = this.pool.recording;
+    return 'why' in r ? `pace=recorded replays a --rows file's recorded times, and ${r.why}` : null;
+  }
+
+  private scheduleFor(params: StreamParams): Schedule {
+    const r = params.pace === 'recorded' ? this.pool.recording : null;
+    if (r === null) return steadySchedule(params.interval);
+    if ('why' in r) throw new Error(this.paceRefusal(params)!);
+    return recordedSchedule(r.recording, params.batch, params.interval);
   }
 
   /** Counts an SSE reconnect whose Last-Event-ID was refused (see transports/sse.ts); reported in /stats. */
@@ -211,9 +233,11 @@ export class Hub {
     }
     for (const s of this.streams) {
       if (this.dropIfGone(s)) continue;
-      const { batch, interval } = s.params;
+      const { batch } = s.params;
       const now = performance.now();
-      const n = batchesThisTick(s.generated, batchesDue(now - s.t0, interval), s.burst);
+      const due = s.schedule.dueBy(now - s.t0);
+      // What fell due in the last CATCH_UP_MS goes out whole (a recorded burst); older debt, a burst at a time.
+      const n = batchesThisTick(s.generated, due, s.burst + due - s.schedule.dueBy(now - s.t0 - CATCH_UP_MS));
       // One clock read per stream per tick: its batches go out within microseconds of it, and
       // the stamp is only needed to the µs against latencies of milliseconds. Each batch also
       // carries when it was due, so a late write ages its events (protocol/age.ts), while
@@ -221,8 +245,8 @@ export class Hub {
       const sentAt = n > 0 ? this.sentAt.format(origin + now) : '';
       for (let k = 0; k < n; k++) {
         const seq = s.generated++;
-        const due = s.t0 + seq * interval;
-        s.lateness.record((now - due) * 1000);
+        const dueAt = s.t0 + s.schedule.dueMs(seq);
+        s.lateness.record((now - dueAt) * 1000);
         const onConnection = queuedOn.get(s.sink.socket) ?? 0;
         if (shouldShed(s.sink.bufferedBytes(), s.queueBoundBytes) || shouldShed(onConnection, this.connectionLimit) || shouldShed(queued, this.processLimit)) {
           s.shed++;
@@ -231,7 +255,7 @@ export class Hub {
         }
         let written: number;
         try {
-          written = s.sink.write(seq, sentAt, this.dueAt.format(origin + due), this.pool, batch);
+          written = s.sink.write(seq, sentAt, this.dueAt.format(origin + dueAt), this.pool, batch);
         } catch (err) {
           // A transport that throws (its connection died under it) loses its stream, not the
           // pacing loop that every other stream depends on.
@@ -248,8 +272,8 @@ export class Hub {
         this.totals.eventsSent += batch;
         this.totals.bytesSent += written;
       }
-      const due = s.t0 + nextDueMs(s.generated, interval);
-      if (due < nextDue) nextDue = due;
+      const next = s.t0 + s.schedule.dueMs(s.generated);
+      if (next < nextDue) nextDue = next;
     }
     // Sleeping until the earliest due batch keeps slow streams (interval 50 ms) from costing a
     // wake-up every millisecond.
@@ -270,7 +294,7 @@ export class Hub {
     for (const s of this.streams) this.dropIfGone(s);
     for (const s of this.streams) {
       const openSec = (now - s.openedAt) / 1000;
-      const debt = Math.max(0, batchesDue(now - s.t0, s.params.interval) - s.generated);
+      const debt = Math.max(0, s.schedule.dueBy(now - s.t0) - s.generated);
       behind += debt;
       lateness.add(s.lateness);
       const q = (x: number) => (s.lateness.count ? Math.round(s.lateness.quantile(x)) / 1000 : null);

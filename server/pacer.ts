@@ -1,26 +1,16 @@
 /**
- * Drift-free pacing arithmetic. Batches are due at t0, t0 + interval, t0 + 2·interval, …
- * on a monotonic clock; a tick sends whatever is due, so a late timer (Node's 1 ms timers
- * fire 1–2 ms apart, and GC pauses happen) is made up on the next tick instead of slowing
- * the rate. Catch-up is bounded: one tick never sends a connection more than `maxBurst`
- * batches (protocol/pacing.ts), so a stall turns into a few slightly larger writes, not a flood.
+ * Drift-free pacing arithmetic. Batches are due by their stream's schedule (protocol/pace.ts:
+ * t0, t0 + interval, t0 + 2·interval, … on the steady tick) on a monotonic clock; a tick sends
+ * whatever is due, so a late timer (Node's 1 ms timers fire 1–2 ms apart, and GC pauses happen)
+ * is made up on the next tick instead of slowing the rate. Catch-up is bounded: one tick never
+ * sends a connection more than `maxBurst` batches of older debt (protocol/pacing.ts), so a stall
+ * turns into a few slightly larger writes, not a flood.
  */
-
-/** Batches due by `elapsedMs` after the first one (which is due at 0). */
-export function batchesDue(elapsedMs: number, intervalMs: number): number {
-  if (elapsedMs < 0) return 0;
-  return Math.floor(elapsedMs / intervalMs + 1e-9) + 1;
-}
 
 /** Batches to generate this tick. */
 export function batchesThisTick(generated: number, due: number, burst: number): number {
   const behind = due - generated;
   return behind <= 0 ? 0 : behind < burst ? behind : burst;
-}
-
-/** When the next batch after `generated` ones is due, ms after t0. */
-export function nextDueMs(generated: number, intervalMs: number): number {
-  return generated * intervalMs;
 }
 
 /**

@@ -68,6 +68,22 @@ export function withCompressionOf(transport: Transport, validate: PreValidation)
   };
 }
 
+/** The refusal of a `pace` the hub cannot keep (`recorded` over rows with no recorded times); null when it can. */
+export function paceMismatch(hub: Hub, params: StreamParams): ParamError | null {
+  const why = hub.paceRefusal(params);
+  return why === null ? null : paramError('pace', params.pace ?? null, 'steady; recorded with a --rows file whose events carry times', () => why);
+}
+
+/** preValidation: `validate`, then the pace (paceMismatch), for a route that does not go through prepareStream. */
+export function withPaceOf(hub: Hub, validate: PreValidation): PreValidation {
+  return async (request, reply) => {
+    await validate(request, reply);
+    if (reply.sent) return;
+    const mismatch = paceMismatch(hub, request.stream);
+    if (mismatch) await reply.code(400).send({ error: 'bad-parameter', ...mismatch });
+  };
+}
+
 /** Why a stream cannot open yet, as the route answers it: a status and a body naming the parameter. */
 export interface StreamRefusal {
   status: number;
@@ -82,7 +98,7 @@ export interface StreamRefusal {
  * cache beside the sizes in use) gets a 503. Null when the stream may open.
  */
 export async function prepareStream(hub: Hub, params: StreamParams): Promise<StreamRefusal | null> {
-  const small = encodingBatchMismatch(params);
+  const small = encodingBatchMismatch(params) ?? paceMismatch(hub, params);
   if (small) return { status: 400, body: { error: 'bad-parameter', ...small } };
   try {
     await hub.prepare(params);

@@ -6,6 +6,7 @@
  */
 import type { PayloadDescription } from '../protocol/payload.js';
 import { PAYLOAD_ARROW_BATCH } from '../protocol/payload.js';
+import { recordedEventsPerSec } from '../protocol/pace.js';
 import { fieldNames, nestingDepth } from '../protocol/rows-file.js';
 import { ROW_COLUMNS } from '../protocol/wire.js';
 import { msgpackBytesPerEvent } from './msgpack.js';
@@ -31,8 +32,21 @@ export async function describePayload(pool: RowPool, source: RowsSource | null, 
     msgpack: msgpackBytesPerEvent(pool),
     arrow: await arrowBytesPerEvent(pool),
   };
+  const r = pool.recording;
+  const recorded = 'why' in r ? { why: r.why } : { eventsPerSec: recordedEventsPerSec(r.recording), periodMs: r.recording.periodMs };
   if (!source) {
-    return { source: null, sha256: null, format: null, shape: 'array', events: n, bytesPerEvent, fields: [...ROW_COLUMNS], nestingDepth: 1, chartField };
+    return {
+      source: null,
+      sha256: null,
+      format: null,
+      shape: 'array',
+      events: n,
+      bytesPerEvent,
+      fields: [...ROW_COLUMNS],
+      nestingDepth: 1,
+      chartField,
+      recorded,
+    };
   }
   return {
     source: source.file,
@@ -44,5 +58,6 @@ export async function describePayload(pool: RowPool, source: RowsSource | null, 
     fields: fieldNames(source.rows, source.file),
     nestingDepth: nestingDepth(source.rows.events),
     chartField,
+    recorded,
   };
 }

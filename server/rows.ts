@@ -12,6 +12,7 @@
  * The walks are closed (they end where they start) so the cycle has no jump, and seeded, so
  * two runs send the same bytes. Epoch 0 is exactly `makeRow`.
  */
+import { recordingOf, type RecordingOrWhy } from '../protocol/pace.js';
 import { mulberry32 } from '../protocol/random.js';
 import type { EventColumn, RowsFile } from '../protocol/rows-file.js';
 import { makeRow, SPEED_COLUMN, STREAM_LIMITS, type Row } from '../protocol/wire.js';
@@ -86,6 +87,7 @@ export class RowPool {
   private text: string | null = null;
   /** The current epoch's first chain row. */
   private base = 0;
+  private recorded: RecordingOrWhy | null = null;
 
   constructor(
     size: number = STREAM_LIMITS.batch.max,
@@ -100,6 +102,15 @@ export class RowPool {
     this.chainRows = this.epochs * this.size + Math.min(this.size, STREAM_LIMITS.batch.max);
     this.textEncoding = events ? 'utf8' : 'latin1';
     this.steps = events ? eventSteps(events.rows.texts, this.chainRows) : buildSteps(size, epochMs, epochs);
+  }
+
+  /** The file's recorded times as a cycle (`pace=recorded`, protocol/pace.ts), or why there is none; worked out on first use. */
+  get recording(): RecordingOrWhy {
+    const events = this.events;
+    this.recorded ??= events
+      ? recordingOf(events.rows.times, (i) => events.rows.placeOf(i))
+      : { why: "the lab's car rows have no recorded times: give --rows FILE with them" };
+    return this.recorded;
   }
 
   /** A pool of a file's events (see PoolEvents). */

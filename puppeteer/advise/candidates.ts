@@ -201,17 +201,17 @@ export function candidateSpace(
 
 /**
  * A candidate as a sweep point (for the repeat measurer): `advise/<id>` with the target's render
- * mode, its device class (`-low`: the point runs as it) and the given timing.
+ * mode, its device class (`-low`: the point runs as it), its pace (`-rec`) and the given timing.
  */
 export function candidatePoint(
   c: Candidate,
   render: RenderMode,
   timing: { warmupSec: number; measureSec: number; repeats: number },
   scenario = 'advise',
-  device: Pick<Target, 'device' | 'throttle'> = {},
+  on: Pick<Target, 'device' | 'throttle' | 'pace'> = {},
 ): Point {
   // A candidate's settings are scenario values (origins 1, encoding json): the point keeps what a sweep's would.
-  const fields = { scenario, ...pointFactors({ ...c, render, device: device.device, throttle: device.throttle }) };
+  const fields = { scenario, ...pointFactors({ ...c, render, device: on.device, throttle: on.throttle, pace: on.pace }) };
   // Slow ticks get a longer window, so one batch cannot move delivered across the rule's 1% (issue 33).
   const measureSec = windowSecFor((c.concurrency * 1000) / c.intervalMs, timing.measureSec);
   return { ...fields, id: pointId(fields), ...timing, measureSec, offeredEventsPerSec: c.offeredEventsPerSec };

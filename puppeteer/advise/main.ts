@@ -41,7 +41,7 @@ import { measureCeilings } from '../measure/ceiling.js';
 import { checkDeviceConditions, DeviceEmulator } from '../device/emulator.js';
 import { deviceOf } from '../../results/ceilings.js';
 import { RepeatMeasurer } from '../measure/repeat.js';
-import { checkRowsWithServer, connectServer, serverPayload } from '../measure/server-process.js';
+import { checkPacePayload, checkPaceRows, checkRowsWithServer, connectServer, serverPayload } from '../measure/server-process.js';
 import { createRunDir, newReportDraft, runIdFor, writeAtomically, type ReportDraft } from '../report/file.js';
 import { reportFilesBytes } from '../report/html.js';
 import { dropUnfinishedRounds, ReportRecorder } from '../report/recorder.js';
@@ -181,6 +181,9 @@ async function main(): Promise<number> {
   const rows = flags.rows || (req.resume !== null ? (draft.payload?.source ?? '') : '');
   const chartField = flags['chart-field'] || (req.resume !== null ? (draft.payload?.chartField ?? '') : '');
   checkRowsWithServer(rows, flags.server, chartField);
+  // Every candidate runs at the target's pace: the flag stands for them in a refusal.
+  const paced = [{ id: '--pace', pace: target.pace }];
+  checkPaceRows(paced, rows, flags.server);
   const remoteServer = flags.server ? await connectServer('--server', flags.server) : null;
   if (!endpoints.length) await findChrome(log);
   // A class this machine cannot make is refused before anything is launched, as the sweep does
@@ -239,6 +242,7 @@ async function main(): Promise<number> {
     recorder.putHosts([host]);
     const payload = await serverPayload(srv);
     if (payload) recorder.setPayload(payload);
+    checkPacePayload(paced, payload);
     const { report } = recorder;
     const record = new AdviseRecord(recorder);
     await record.save();
@@ -282,6 +286,7 @@ async function main(): Promise<number> {
       repeats,
       render: target.render,
       ...deviceOf(target),
+      ...(target.pace ? { pace: target.pace } : {}),
       record,
       replay,
       signal: owner.signal,

@@ -13,6 +13,7 @@ import { isRunId, RUN_ID_ALLOWED } from '../../protocol/report.js';
 import { ADVISE_TRANSPORTS, OBJECTIVES, parseP99, parseRate, type Objective, type Target } from '../../protocol/target.js';
 import { RENDER_MODES, TRANSPORTS, type RenderMode, type Transport } from '../../protocol/wire.js';
 import { isDeviceClass, type DeviceClass } from '../../protocol/device.js';
+import { PACE_FLAG, PACES } from '../../protocol/pace.js';
 import { DEFAULT_PREFER, SIMPLICITY_CRITERIA, type SimplicityCriterion } from '../../protocol/advice.js';
 import { checkDeviceFlag, checkMarginFlag, deviceFlag, marginFlag, parseDuration, parseSoakDuration, throttleFlag } from '../options.js';
 
@@ -74,6 +75,7 @@ export const ADVISE_FLAGS = {
   },
   device: deviceFlag('answer for this device class: every candidate runs as it', 'off (this machine at full speed)'),
   throttle: throttleFlag('how --device slows the browser; advise takes browser only', 'browser'),
+  pace: { ...PACE_FLAG, help: `${PACE_FLAG.help}; every candidate runs at it`, choices: PACES },
   headful: { type: 'boolean', default: false, help: "show the browser window it launches (headless otherwise): its figures are then a headful Chrome's" },
   browser: {
     type: 'list',
@@ -129,7 +131,7 @@ export function checkAdviseFlags(flags: AdviseFlags): AdviseRequest {
     if (!isRunId(resume)) throw badFlag(`--resume takes a run id, ${RUN_ID_ALLOWED} (here --out); got '${resume}'`);
     // The search goes on with what it was asked: the report holds it.
     const asked = (
-      ['rate', 'p99', 'p99-display', 'input-delay', 'objective', 'render', 'transports', 'margin', 'prefer', 'seed', 'device', 'throttle'] as const
+      ['rate', 'p99', 'p99-display', 'input-delay', 'objective', 'render', 'transports', 'margin', 'prefer', 'seed', 'device', 'throttle', 'pace'] as const
     ).filter((f) => JSON.stringify(flags[f]) !== JSON.stringify(ADVISE_FLAGS[f].default));
     if (asked.length)
       throw badFlag(
@@ -184,6 +186,7 @@ export function checkAdviseFlags(flags: AdviseFlags): AdviseRequest {
       ...(inputDelay ? { inputDelayBoundMs: inputDelay.value } : {}),
       ...(display === null ? {} : { displayP99BoundMs: display }),
       ...(device === null ? {} : { device }),
+      ...(flags.pace === 'recorded' ? { pace: 'recorded' as const } : {}),
       // The default is left out, as every report before the objective reads.
       ...(flags.objective === 'renderer' ? {} : { objective: flags.objective as Objective }),
     },

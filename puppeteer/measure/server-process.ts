@@ -13,6 +13,8 @@ import { npmCommand } from '../../protocol/shell.js';
 import type { PayloadDescription } from '../../protocol/payload.js';
 import { PAYLOAD_SHAPE } from '../../protocol/report-shape.js';
 import type { ServerStats } from '../../protocol/server-stats.js';
+import type { Point } from '../../protocol/factors.js';
+import { TIME_FIELD } from '../../protocol/rows-file.js';
 
 // The certificate is self-signed and the server is on loopback: nothing to verify.
 const agent = new https.Agent({ rejectUnauthorized: false, keepAlive: true });
@@ -105,6 +107,30 @@ export async function connectServer(flag: string, url: string, timeoutMs = 5000)
  */
 export function serverArgs(rows: string, chartField = ''): string[] {
   return [...(rows ? ['--rows', path.resolve(rows)] : []), ...(chartField ? ['--chart-field', chartField] : [])];
+}
+
+/**
+ * Points at a recorded pace need events with recorded times: with neither `--rows` nor a
+ * `--server` (whose own rows may have them), refused before anything starts.
+ */
+export function checkPaceRows(points: readonly Pick<Point, 'id' | 'pace'>[], rows: string, server: string): void {
+  const paced = points.find((p) => p.pace === 'recorded');
+  if (!paced || rows || server) return;
+  throw new PushlabError(
+    'PUSHLAB_BAD_FLAG',
+    `${paced.id}: pace recorded replays a --rows file's recorded times (a HAR's message times, or a '${TIME_FIELD}' field), and the lab's car rows have none; give --rows FILE, or pace steady`,
+  );
+}
+
+/** The same, once the server described its events (/payload): events with no pace to replay are refused before the first point, naming why. */
+export function checkPacePayload(points: readonly Pick<Point, 'id' | 'pace'>[], payload: PayloadDescription | null): void {
+  const paced = points.find((p) => p.pace === 'recorded');
+  const recorded = payload?.recorded;
+  if (!paced || !recorded || !('why' in recorded)) return;
+  throw new PushlabError(
+    'PUSHLAB_BAD_ROWS',
+    `${paced.id}: pace recorded replays the recorded times of ${payload!.source ?? "the server's events"}, and ${recorded.why}`,
+  );
 }
 
 /** `--rows` or `--chart-field` beside `--server`: refused before anything starts. */

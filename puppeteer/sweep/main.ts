@@ -58,7 +58,7 @@ import { createRunDir, newReportDraft, runIdFor, type ReportDraft } from '../rep
 import { reportFilesBytes } from '../report/html.js';
 import { emptyResult, ReportRecorder } from '../report/recorder.js';
 import { Runner, type Lane } from './runner.js';
-import { checkRowsWithServer, connectServer, serverPayload } from '../measure/server-process.js';
+import { checkPacePayload, checkPaceRows, checkRowsWithServer, connectServer, serverPayload } from '../measure/server-process.js';
 import { startServerAndBrowsers } from '../browser/start.js';
 import { scenarioRenderModules, withRenderModule } from '../render-module.js';
 import { commandChildren } from '../children.js';
@@ -170,10 +170,18 @@ function withEngine(scenarios: ScenarioInput[], engine: Engine | null): Scenario
   });
 }
 
-/** `--device` and `--throttle`: every selected scenario as that class, or slowed that way (refused for Firefox as a scenario's own would be). */
-function withDevice(scenarios: ScenarioInput[], o: Pick<SweepFlags, 'device' | 'throttle'>): ScenarioInput[] {
+/**
+ * `--device`, `--throttle` and `--pace`: every selected scenario as that class, slowed that way,
+ * at that pace (refused for Firefox as a scenario's own would be).
+ */
+function withDevice(scenarios: ScenarioInput[], o: Pick<SweepFlags, 'device' | 'throttle' | 'pace'>): ScenarioInput[] {
   return scenarios.map((s) => {
-    const out = { ...s, ...(o.device !== null ? { device: o.device } : {}), ...(o.throttle !== null ? { throttle: o.throttle } : {}) };
+    const out = {
+      ...s,
+      ...(o.device !== null ? { device: o.device } : {}),
+      ...(o.throttle !== null ? { throttle: o.throttle } : {}),
+      ...(o.pace !== null ? { pace: o.pace } : {}),
+    };
     if (o.throttle !== null && out.engine === 'firefox') checkFirefoxFields(out, `--throttle ${o.throttle}: scenario '${s.id}'`);
     return out;
   });
@@ -285,6 +293,8 @@ async function main(): Promise<number> {
   let endpoints: BrowserEndpoint[] = parseBrowserList(flags.browser);
   const gridUrl = flags.grid ? parseGridUrl(flags.grid) : null;
   checkRowsWithServer(plan.rows, flags.server, plan.chartField);
+  const allPoints = [...draft.points.map((p) => p.point), ...plan.searches.map((s) => s.base)];
+  checkPaceRows(allPoints, plan.rows, flags.server);
   const remote = flags.server ? await connectServer('--server', flags.server) : null;
   if (!endpoints.length && !gridUrl) await findChrome(log);
   await cleanUpKilledRuns(log);
@@ -362,6 +372,7 @@ async function main(): Promise<number> {
     record.putHosts(hosts);
     const payload = await serverPayload(srv);
     if (payload) record.setPayload(payload);
+    checkPacePayload(allPoints, payload);
     // Its lines go through the progress display, which exists before the first point asks for a class.
     // The device classes' calibrations and CPU quota (puppeteer/device/): its cgroup is removed at the end.
     const runDevices = owner.own(new DeviceEmulator({ onCalibrated: (c) => record.addDevice(c), log: (line) => progress.line(line), signal: owner.signal }), {

@@ -82,6 +82,7 @@ export const MORE_COLUMNS: readonly string[] = [
   'display',
   'engine',
   'compression',
+  'pace',
   'tabEventsPerSecMin',
   'tabEventsPerSecMax',
   'wireMegabytesPerSec',

@@ -140,6 +140,7 @@ function streamParams(req: StreamRequest) {
     interval: req.intervalMs === 0 ? undefined : String(req.intervalMs),
     client: req.client || undefined,
     encoding: req.encoding || undefined,
+    pace: req.pace || undefined,
   });
   if (!parsed.ok) throw new ConnectError(parsed.error.message, Code.InvalidArgument);
   const encoding: BinaryEncoding | undefined = parsed.value.encoding;

@@ -18,6 +18,7 @@
  *   its table headed by the file's fields and each line one of the file's events as the shared
  *   formatter writes it (so Arrow and MessagePack show the same cell text as JSON), and its chart
  *   naming the --chart-field it plots; a --chart-field the events cannot plot stops the server.
+ * - the recorded pace (`pace: recorded`, a bursty `t` field): every transport, 0 gaps, 0 errors.
  */
 import { decode } from '@msgpack/msgpack';
 import { RecordBatchReader } from 'apache-arrow';
@@ -32,6 +33,7 @@ import { ARROW_HEAD_BYTES, arrowIpcBytes, arrowSeq, EVENT_SHAPE_KEY, eventFromAr
 import type { PayloadDescription } from '../../protocol/payload.js';
 import { fileEventView } from '../../protocol/event-view.js';
 import { eventColumns, parseRowsFile, type FileEvent } from '../../protocol/rows-file.js';
+import { TRANSPORTS } from '../../protocol/wire.js';
 import type { PageConfig, PageSnapshot } from '../../protocol/page-api.js';
 import { launchChrome } from '../../puppeteer/browser/chrome.js';
 import { openLabPage } from '../../puppeteer/measure/page.js';
@@ -292,6 +294,37 @@ describe('--rows from a file, headless Chromium', () => {
         expect(snap.counters.batches, `${transport} ${encoding}`).toBeGreaterThanOrEqual(40);
         expect(snap.counters.events, `${transport} ${encoding}`).toBe(snap.counters.batches * BATCH);
         expect({ gaps: snap.counters.gaps, errors: snap.counters.errors }, `${transport} ${encoding}`).toEqual({ gaps: 0, errors: 0 });
+      }
+    } finally {
+      await page.close();
+    }
+  });
+
+  it("at the recorded pace (a file's bursty 't' times), the lab page takes every transport's stream with 0 gaps, 0 errors", { timeout: 120_000 }, async () => {
+    // Bursts of events recorded in one instant, 30–90 ms apart: whole batches fall due together.
+    const file = path.join(dir, 'paced.ndjson');
+    await writeFile(file, EVENTS.map((e, i) => JSON.stringify({ ...e, t: 1_764_000_000_000 + 30 * Math.floor(i / 8) * (1 + (i % 3)) })).join('\n'));
+    const server = await startServer(['--rows', file]);
+    servers.push(server);
+    const recorded = (await getJson<PayloadDescription>(`${server.url}payload`, 60_000)).recorded;
+    expect(recorded && 'eventsPerSec' in recorded ? recorded.eventsPerSec : null).toBeGreaterThan(0);
+    const page = await browser.newPage();
+    try {
+      const api = await openLabPage(page, server.url);
+      for (const transport of TRANSPORTS) {
+        // grpc-web carries a file's events in Arrow only.
+        const encoding = transport === 'grpc-web' ? 'arrow' : 'json';
+        const config: PageConfig = { transport, encoding, batch: BATCH, intervalMs: 10, concurrency: 2, render: 'none', pace: 'recorded' };
+        await api.evaluate((p, c) => p.start(c).then(() => undefined), config);
+        let snap = (await api.evaluate((p) => p.snapshot())) as PageSnapshot;
+        for (let i = 0; i < 100 && snap.counters.batches < 30; i++) {
+          await new Promise((r) => setTimeout(r, 100));
+          snap = (await api.evaluate((p) => p.snapshot())) as PageSnapshot;
+        }
+        await api.evaluate((p) => p.stop());
+        expect(snap.counters.batches, transport).toBeGreaterThanOrEqual(30);
+        expect(snap.counters.events, transport).toBe(snap.counters.batches * BATCH);
+        expect({ gaps: snap.counters.gaps, errors: snap.counters.errors }, transport).toEqual({ gaps: 0, errors: 0 });
       }
     } finally {
       await page.close();

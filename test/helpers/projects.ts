@@ -35,6 +35,7 @@ export const MEASURES = [
   'e2e-render-module',
   'e2e-device',
   'hub',
+  'pace',
 ].map(file);
 
 /** Start servers, processes or browsers; hold beside another file. Slowest first: they start in this order. */

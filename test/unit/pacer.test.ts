@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { CATCH_UP_MS, maxBurst } from '../../protocol/pacing.js';
-import { batchesDue, batchesThisTick, nextDueMs, shouldShed } from '../../server/pacer.js';
+import { batchesDue, nextDueMs } from '../../protocol/pace.js';
+import { batchesThisTick, shouldShed } from '../../server/pacer.js';
 
 describe('batchesDue', () => {
   it('has the first batch due at 0 and one more per interval', () => {

@@ -100,7 +100,17 @@ describe('sweep flags', () => {
   });
 
   it('leaves repeats and seed to the scenario and the clock unless given, and checks them', () => {
-    expect(check()).toEqual({ repeats: null, seed: null, timeBudgetSec: null, resume: null, margins: null, engine: null, device: null, throttle: null });
+    expect(check()).toEqual({
+      repeats: null,
+      seed: null,
+      timeBudgetSec: null,
+      resume: null,
+      margins: null,
+      engine: null,
+      device: null,
+      throttle: null,
+      pace: null,
+    });
     expect(check('--repeats', '5', '--seed', '0', '--time-budget', '2m')).toEqual({
       repeats: 5,
       seed: 0,
@@ -110,8 +120,10 @@ describe('sweep flags', () => {
       engine: null,
       device: null,
       throttle: null,
+      pace: null,
     });
     expect(check('--engine', 'firefox').engine).toBe('firefox');
+    expect(check('--pace', 'recorded').pace).toBe('recorded');
     expect(check('--device', 'index=500', '--throttle', 'main-thread')).toMatchObject({ device: 'index=500', throttle: 'main-thread' });
     fails(['--device', 'index=19'], '--device index=N takes a BenchmarkIndex of 20…100000; got 19');
     fails(['--resume', '20261123-141500', '--device', 'low-tier'], '--resume finishes the recorded sweep with its own plan; drop --device');

@@ -2,6 +2,7 @@
 import { inRange, LIMITS, parseDecimal, rangeText, type Range } from '../../protocol/limits.js';
 import type { PageConfig } from '../../protocol/page-api.js';
 import { RENDER_MODULE_URL_PATTERN } from '../../protocol/render-module.js';
+import { PACES } from '../../protocol/pace.js';
 import {
   carries,
   COMPRESSIONS,
@@ -84,7 +85,7 @@ function renderModule(c: Partial<Record<keyof PageConfig, unknown>>): string | u
 
 export function validatePageConfig(
   c: Partial<Record<keyof PageConfig, unknown>>,
-): Required<Omit<PageConfig, 'compression' | 'renderModule'>> & Pick<PageConfig, 'compression' | 'renderModule'> {
+): Required<Omit<PageConfig, 'compression' | 'renderModule' | 'pace'>> & Pick<PageConfig, 'compression' | 'renderModule' | 'pace'> {
   return {
     transport: oneOf('transport', c.transport, TRANSPORTS),
     batch: num('batch', c.batch, LIMITS.batch),
@@ -100,6 +101,8 @@ export function validatePageConfig(
     origins: num('origins', c.origins ?? 1, LIMITS.origins),
     encoding: binaryEncoding(c.transport, oneOf('encoding', c.encoding ?? 'json', ENCODINGS)),
     compression: streamCompression(c.transport, oneOf('compression', c.compression ?? 'off', COMPRESSIONS)),
+    // `steady` as absent, as `off` is for compression.
+    pace: oneOf('pace', c.pace ?? 'steady', PACES) === 'recorded' ? 'recorded' : undefined,
     inputProbe: bool('inputProbe', c.inputProbe ?? true),
     renderModule: renderModule(c),
   };

@@ -107,6 +107,7 @@ export class Lab {
         client: this.client,
         ...(c.encoding !== 'json' ? { encoding: c.encoding } : {}),
         ...(c.compression ? { compression: c.compression } : {}),
+        ...(c.pace ? { pace: c.pace } : {}),
       },
       concurrency: c.concurrency,
       keepRows,

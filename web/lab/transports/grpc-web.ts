@@ -43,7 +43,7 @@ function grpcAttempt(base: Promise<string>, params: StreamParams, h: ConnectionH
       // The decoders of the encodings a gRPC-web stream carries (their carriages: `envelope`) have the method it calls.
       const decoder = await h.decoder();
       const stream = client.stream(
-        { batch: params.batch, intervalMs: params.interval, client: params.client ?? '', encoding: params.encoding ?? '' },
+        { batch: params.batch, intervalMs: params.interval, client: params.client ?? '', encoding: params.encoding ?? '', pace: params.pace ?? '' },
         { signal: abort.signal },
       );
       let opened = false;

@@ -13,7 +13,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file pushlab/v1/push.proto.
  */
 export const file_pushlab_v1_push: GenFile = /*@__PURE__*/
-  fileDesc("ChVwdXNobGFiL3YxL3B1c2gucHJvdG8SCnB1c2hsYWIudjEitAEKA1JvdxIKCgJpZBgBIAEoBRIMCgR0aW1lGAIgASgJEgwKBGxhbmUYAyABKAUSCwoDbG9uGAQgASgBEgsKA2xhdBgFIAEoARILCgNnYXMYBiABKAUSDgoGZGV2aWNlGAcgASgJEg0KBXNwZWVkGAggASgFEhMKC3RlbXBlcmF0dXJlGAkgASgJEg0KBXNpbmNlGAogASgJEgwKBG5vdGUYCyABKAkSDQoFZXh0cmEYDCABKAkiYwoFQmF0Y2gSCwoDc2VxGAEgASgBEg8KB3NlbnRfYXQYAiABKAESHQoEcm93cxgDIAMoCzIPLnB1c2hsYWIudjEuUm93Eg0KBWFycm93GAQgASgMEg4KBmR1ZV9hdBgFIAEoASJZCgxFbmNvZGVkQmF0Y2gSCwoDc2VxGAEgASgBEg8KB3NlbnRfYXQYAiABKAESDAoEcm93cxgDIAMoDBINCgVhcnJvdxgEIAEoDBIOCgZkdWVfYXQYBSABKAEiVQoNU3RyZWFtUmVxdWVzdBINCgViYXRjaBgBIAEoBRITCgtpbnRlcnZhbF9tcxgCIAEoARIOCgZjbGllbnQYAyABKAkSEAoIZW5jb2RpbmcYBCABKAkyRwoLUHVzaFNlcnZpY2USOAoGU3RyZWFtEhkucHVzaGxhYi52MS5TdHJlYW1SZXF1ZXN0GhEucHVzaGxhYi52MS5CYXRjaDABYgZwcm90bzM");
+  fileDesc("ChVwdXNobGFiL3YxL3B1c2gucHJvdG8SCnB1c2hsYWIudjEitAEKA1JvdxIKCgJpZBgBIAEoBRIMCgR0aW1lGAIgASgJEgwKBGxhbmUYAyABKAUSCwoDbG9uGAQgASgBEgsKA2xhdBgFIAEoARILCgNnYXMYBiABKAUSDgoGZGV2aWNlGAcgASgJEg0KBXNwZWVkGAggASgFEhMKC3RlbXBlcmF0dXJlGAkgASgJEg0KBXNpbmNlGAogASgJEgwKBG5vdGUYCyABKAkSDQoFZXh0cmEYDCABKAkiYwoFQmF0Y2gSCwoDc2VxGAEgASgBEg8KB3NlbnRfYXQYAiABKAESHQoEcm93cxgDIAMoCzIPLnB1c2hsYWIudjEuUm93Eg0KBWFycm93GAQgASgMEg4KBmR1ZV9hdBgFIAEoASJZCgxFbmNvZGVkQmF0Y2gSCwoDc2VxGAEgASgBEg8KB3NlbnRfYXQYAiABKAESDAoEcm93cxgDIAMoDBINCgVhcnJvdxgEIAEoDBIOCgZkdWVfYXQYBSABKAEiYwoNU3RyZWFtUmVxdWVzdBINCgViYXRjaBgBIAEoBRITCgtpbnRlcnZhbF9tcxgCIAEoARIOCgZjbGllbnQYAyABKAkSEAoIZW5jb2RpbmcYBCABKAkSDAoEcGFjZRgFIAEoCTJHCgtQdXNoU2VydmljZRI4CgZTdHJlYW0SGS5wdXNobGFiLnYxLlN0cmVhbVJlcXVlc3QaES5wdXNobGFiLnYxLkJhdGNoMAFiBnByb3RvMw");
 
 /**
  * One row: the reference's 12 columns, in order.
@@ -209,6 +209,14 @@ export type StreamRequest = Message<"pushlab.v1.StreamRequest"> & {
    * @generated from field: string encoding = 4;
    */
   encoding: string;
+
+  /**
+   * The stream query's `pace`: "" or "steady" for a batch every interval, "recorded" for a
+   * --rows file's recorded times (protocol/pace.ts).
+   *
+   * @generated from field: string pace = 5;
+   */
+  pace: string;
 };
 
 /**
