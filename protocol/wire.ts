@@ -219,6 +219,21 @@ export function carries(t: Transport, encoding: Encoding): boolean {
   return ENCODING_INFO[encoding].carriages.includes(TRANSPORT_INFO[t].carriage);
 }
 
+/**
+ * Whether `t` carries a `--rows` file's events in `encoding`: a protobuf envelope's default
+ * encoding is the car row's own message (grpc-web's `Row`), which other events do not fit, so
+ * there only a named encoding (Arrow) carries them.
+ */
+export function carriesFileEvents(t: Transport, encoding: Encoding): boolean {
+  return TRANSPORT_INFO[t].carriage !== 'envelope' || encoding !== DEFAULT_ENCODING;
+}
+
+/** The refusal of a file's events where carriesFileEvents says no, in words. */
+export function fileEventsNotCarried(t: Transport): string {
+  const named = ENCODINGS.filter((e) => e !== DEFAULT_ENCODING && carries(t, e) && carriesFileEvents(t, e));
+  return `${t} carries a --rows file's events only with encoding=${named.join(' or ')}: its default rows are the car row's protobuf message`;
+}
+
 /** The transports that carry `encoding`. */
 export function transportsCarrying(encoding: Encoding): readonly Transport[] {
   return TRANSPORTS.filter((t) => carries(t, encoding));

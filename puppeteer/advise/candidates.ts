@@ -12,6 +12,7 @@ import { ADVISE_CONNECTIONS, ADVISE_TICKS_MS, adviseTicksMs, type Target } from 
 import {
   arrowBatchMismatch,
   carries,
+  carriesFileEvents,
   compressionOf,
   DEFAULT_POLL_MS,
   ENCODING_TAGS,
@@ -35,6 +36,8 @@ export interface CandidateSpace {
   encodings: readonly Encoding[];
   /** Whether a compressed stream is tried beside the plain one, where the transport carries compression (its own kind). */
   compression: boolean;
+  /** The events are a `--rows` file's: encodings that cannot carry them (grpc-web's protobuf rows) are left out (carriesFileEvents). */
+  fileEvents?: boolean;
 }
 
 export const DEFAULT_SPACE: CandidateSpace = {
@@ -172,8 +175,14 @@ export function candidateSpace(
         const parses = [{ parse: 'main' as const, workers: 0 }, ...space.workers.map((workers) => ({ parse: 'worker' as const, workers }))];
         const origins = originsMatter(transport) ? space.origins.filter((o) => o <= concurrency) : [1];
         // Arrow only from its minimum batch (ARROW_BATCH): below it the server refuses it, and a message is mostly Arrow metadata.
-        const carried = space.encodings.filter((e) => carries(transport, e) && arrowBatchMismatch({ batch, encoding: e === 'json' ? undefined : e }) === null);
-        const encodings = carried.length ? carried : (['json'] as const);
+        const carried = space.encodings.filter(
+          (e) =>
+            carries(transport, e) &&
+            (!space.fileEvents || carriesFileEvents(transport, e)) &&
+            arrowBatchMismatch({ batch, encoding: e === 'json' ? undefined : e }) === null,
+        );
+        // A file's events with no encoding that carries them here (grpc-web below Arrow's minimum batch): no candidate.
+        const encodings = carried.length ? carried : space.fileEvents && !carriesFileEvents(transport, 'json') ? [] : (['json'] as const);
         const kind = compressionOf(transport);
         const compressions = space.compression && kind ? [undefined, kind] : [undefined];
         for (const p of parses)

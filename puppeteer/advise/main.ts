@@ -46,7 +46,7 @@ import { createRunDir, newReportDraft, runIdFor, writeAtomically, type ReportDra
 import { reportFilesBytes } from '../report/html.js';
 import { dropUnfinishedRounds, ReportRecorder } from '../report/recorder.js';
 import { durationText, repeatSec } from '../sweep/estimate.js';
-import { candidateSpace } from './candidates.js';
+import { candidateSpace, DEFAULT_SPACE } from './candidates.js';
 import { BrowserAdviseMeasurer, CONFIRM_TIMING, confirmPoint, probePoint } from './measurer.js';
 import { soakAndSave } from '../soak/session.js';
 import { soakLines } from '../../results/soak.js';
@@ -198,7 +198,9 @@ async function main(): Promise<number> {
     runId = run.runId;
     plan.file = run.file;
   }
-  const space = candidateSpace(target, transports).length;
+  // A file's events leave out the encodings that cannot carry them (grpc-web's protobuf rows).
+  const spaceOptions = { fileEvents: rows !== '' };
+  const space = candidateSpace(target, transports, { ...DEFAULT_SPACE, ...spaceOptions }).length;
   const asked = targetText({ ...target, inputDelayBoundMs: target.inputDelayBoundMs ?? DEFAULT_INPUT_DELAY_BOUND_MS });
   log(
     req.resume !== null
@@ -337,6 +339,7 @@ async function main(): Promise<number> {
     const advice = await advise({
       target,
       transports,
+      space: spaceOptions,
       margins: report.options.margins,
       prefer,
       budgetSec,

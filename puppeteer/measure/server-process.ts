@@ -15,6 +15,8 @@ import { PAYLOAD_SHAPE } from '../../protocol/report-shape.js';
 import type { ServerStats } from '../../protocol/server-stats.js';
 import type { Point } from '../../protocol/factors.js';
 import { TIME_FIELD } from '../../protocol/rows-file.js';
+import { DEFAULT_ENCODING } from '../../protocol/encodings.js';
+import { carriesFileEvents, fileEventsNotCarried } from '../../protocol/wire.js';
 
 // The certificate is self-signed and the server is on loopback: nothing to verify.
 const agent = new https.Agent({ rejectUnauthorized: false, keepAlive: true });
@@ -120,6 +122,17 @@ export function checkPaceRows(points: readonly Pick<Point, 'id' | 'pace'>[], row
     'PUSHLAB_BAD_FLAG',
     `${paced.id}: pace recorded replays a --rows file's recorded times (a HAR's message times, or a '${TIME_FIELD}' field), and the lab's car rows have none; give --rows FILE, or pace steady`,
   );
+}
+
+/**
+ * With a `--rows` file, a point whose transport cannot carry its events in its encoding
+ * (grpc-web's default protobuf rows) would fail every repeat: refused before anything starts.
+ */
+export function checkRowsCarried(points: readonly Pick<Point, 'id' | 'transport' | 'encoding'>[], rows: string): void {
+  if (!rows) return;
+  const bad = points.find((p) => !carriesFileEvents(p.transport, p.encoding ?? DEFAULT_ENCODING));
+  if (!bad) return;
+  throw new PushlabError('PUSHLAB_BAD_SCENARIO', `${bad.id} with --rows ${rows}: ${fileEventsNotCarried(bad.transport)}; give its scenario that encoding, or leave ${bad.transport} out`);
 }
 
 /** The same, once the server described its events (/payload): events with no pace to replay are refused before the first point, naming why. */

@@ -58,7 +58,7 @@ import { createRunDir, newReportDraft, runIdFor, type ReportDraft } from '../rep
 import { reportFilesBytes } from '../report/html.js';
 import { emptyResult, ReportRecorder } from '../report/recorder.js';
 import { Runner, type Lane } from './runner.js';
-import { checkPacePayload, checkPaceRows, checkRowsWithServer, connectServer, serverPayload } from '../measure/server-process.js';
+import { checkPacePayload, checkPaceRows, checkRowsCarried, checkRowsWithServer, connectServer, serverPayload } from '../measure/server-process.js';
 import { startServerAndBrowsers } from '../browser/start.js';
 import { scenarioRenderModules, withRenderModule } from '../render-module.js';
 import { commandChildren } from '../children.js';
@@ -295,6 +295,7 @@ async function main(): Promise<number> {
   checkRowsWithServer(plan.rows, flags.server, plan.chartField);
   const allPoints = [...draft.points.map((p) => p.point), ...plan.searches.map((s) => s.base)];
   checkPaceRows(allPoints, plan.rows, flags.server);
+  checkRowsCarried(allPoints, plan.rows);
   const remote = flags.server ? await connectServer('--server', flags.server) : null;
   if (!endpoints.length && !gridUrl) await findChrome(log);
   await cleanUpKilledRuns(log);

@@ -18,7 +18,8 @@ import fp from 'fastify-plugin';
 import type { IncomingMessage } from 'node:http';
 import type { Http2ServerRequest } from 'node:http2';
 import { EncodedBatchSchema, PushService, RowSchema, type StreamRequest, type StreamRequestSchema } from '../../protocol/gen/pushlab/v1/push_pb.js';
-import { carries, parseStreamParams, type BinaryEncoding, type Row } from '../../protocol/wire.js';
+import { carries, carriesFileEvents, fileEventsNotCarried, parseStreamParams, type BinaryEncoding, type Row } from '../../protocol/wire.js';
+import { DEFAULT_ENCODING } from '../../protocol/encodings.js';
 import { encodingNotCarried, prepareStream } from '../params.js';
 import type { Hub, Sink } from '../hub.js';
 import type { RowPool } from '../rows.js';
@@ -154,11 +155,8 @@ export default fp<{ hub: Hub }>(
       router.service(ENCODED_SERVICE, {
         async *stream(req: StreamRequest, ctx: HandlerContext) {
           const params = streamParams(req);
-          if (!params.encoding && hub.rowsFromFile) {
-            throw new ConnectError(
-              "grpc-web carries a --rows file's events only with encoding=arrow: its default rows are the car row's protobuf message",
-              Code.InvalidArgument,
-            );
+          if (hub.rowsFromFile && !carriesFileEvents('grpc-web', params.encoding ?? DEFAULT_ENCODING)) {
+            throw new ConnectError(fileEventsNotCarried('grpc-web'), Code.InvalidArgument);
           }
           // The encoding's minimum batch, and what its codec prepares (an Arrow size's batches), before the stream opens.
           const refusal = await prepareStream(hub, params);
