@@ -727,6 +727,17 @@ describe('candidateSpace', () => {
     for (const c of all) expect(c.offeredEventsPerSec).toBeLessThanOrEqual(300_000 * 1.05);
   });
 
+  it("with a --rows file's events, leaves out grpc-web's default protobuf rows and keeps its Arrow", () => {
+    const rows = candidateSpace(target300k, ['grpc-web', 'ws'], { ...DEFAULT_SPACE, fileEvents: true });
+    const car = candidateSpace(target300k, ['grpc-web', 'ws']);
+    const grpc = (cs: typeof rows) => cs.filter((c) => c.transport === 'grpc-web');
+    expect(grpc(car).some((c) => (c.encoding ?? 'json') === 'json')).toBe(true);
+    expect(grpc(rows).length).toBeGreaterThan(0);
+    expect(grpc(rows).every((c) => c.encoding === 'arrow')).toBe(true);
+    // Every other transport keeps its whole space.
+    expect(rows.filter((c) => c.transport === 'ws').length).toBe(car.filter((c) => c.transport === 'ws').length);
+  });
+
   it('at a rate too low for whole rows at any tick, sends one row per message at its own tick', () => {
     const all = candidateSpace({ eventsPerSec: 10, p99BoundMs: 100 }, ['sse']);
     expect(all.filter((c) => c.parse === 'main' && c.origins === 1 && !c.compression).map((c) => c.id)).toEqual([
