@@ -256,7 +256,16 @@ export function payloadFields(p: PayloadDescription): HeaderField[] {
     { label: 'Events', value: `${source} · ${formatCount(p.events)} ${p.shape === 'array' ? 'arrays' : 'objects'} · nesting depth ${p.nestingDepth}` },
     { label: 'Fields', value: fields || MISSING },
     { label: 'Bytes per event', value: `${bytes} (Arrow at batch ${PAYLOAD_ARROW_BATCH})` },
+    ...recordedPaceField(p),
   ];
+}
+
+/** The events' recorded pace, when they have one: what a point at `pace recorded` (`-rec`) replays. */
+function recordedPaceField(p: PayloadDescription): HeaderField[] {
+  const r = p.recorded;
+  if (!r || 'why' in r) return [];
+  const cycle = r.periodMs >= 1000 ? `${(r.periodMs / 1000).toFixed(1)} s` : `${Math.round(r.periodMs)} ms`;
+  return [{ label: 'Recorded pace', value: `${formatCount(Math.round(r.eventsPerSec))} events/s as recorded, a ${cycle} cycle; points at pace recorded (-rec) replay it scaled to their offered rate` }];
 }
 
 export function runHeader(report: Report): RunHeader {
