@@ -316,6 +316,7 @@ export const LAB_FLAGS = {
   render: { type: 'string', default: 'full', choices: RENDER_MODES, help: 'what the page draws' },
   parse: { type: 'string', default: 'main', choices: PARSE_MODES, help: 'parse on the main thread or in Workers' },
   workers: rangeFlag(LIMITS.workers, 1, 'Workers for --parse worker'),
+  pace: { type: 'string', default: 'steady', choices: PACES, help: PACE_FLAG.help },
   autostart: { type: 'boolean', default: false, help: 'start streaming as soon as the page loads' },
   headless: { type: 'boolean', default: false, help: 'run the browser headless (for machines without a display)' },
   engine: { type: 'string', default: 'chrome', choices: ENGINES, help: 'the browser to open the lab in: chrome, or firefox (live CPU readings from /proc)' },

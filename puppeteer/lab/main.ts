@@ -30,7 +30,7 @@ import { checkDeviceConditions, DeviceEmulator, type AppliedDevice, type DeviceC
 import { isDeviceClass, type Throttle } from '../../protocol/device.js';
 import { opensIn, TRANSPORT_INFO, type Transport } from '../../protocol/wire.js';
 import type { Flags } from '../../protocol/flags.js';
-import { checkRowsWithServer, connectServer, serverArgs, serverPayload, startServer, type ServerHandle } from '../measure/server-process.js';
+import { checkPacePayload, checkPaceRows, checkRowsWithServer, connectServer, serverArgs, serverPayload, startServer, type ServerHandle } from '../measure/server-process.js';
 
 // Lines carry the browser's and the server's words: through cli/terminal.ts.
 const log = logLine;
@@ -86,6 +86,9 @@ runCommand('lab', async () => {
   const outDir = path.resolve(ROOT, flags.out);
   checkOutputDir('--out', outDir);
   checkRowsWithServer(flags.rows, flags.server, flags['chart-field']);
+  // The form's pace: refused as a sweep's point would be (the flag stands for the lab's points).
+  const paced = [{ id: '--pace', pace: flags.pace === 'recorded' ? ('recorded' as const) : undefined }];
+  checkPaceRows(paced, flags.rows, flags.server);
   const remote = flags.server ? await connectServer('--server', flags.server) : null;
   // Built (or refused) before anything is launched; the page imports it from the server.
   const renderModule = flags['render-module'] ? await buildRenderModule(flags['render-module'], `--render-module ${flags['render-module']}`) : null;
@@ -114,6 +117,7 @@ runCommand('lab', async () => {
     render: flags.render,
     parse: flags.parse,
     workers: String(flags.workers),
+    pace: flags.pace,
     ...(renderModule ? { renderModule: renderModuleUrl(renderModule.sha256) } : {}),
     ...(flags.autostart ? { autostart: '1' } : {}),
   });
@@ -137,6 +141,8 @@ runCommand('lab', async () => {
   // Calibrated once, before the page streams; the quota (or the tab's throttling below) stays on.
   let applied: AppliedDevice = null;
   try {
+    // Events with no pace to replay end the lab here, as a class it cannot reach does.
+    checkPacePayload(paced, payload);
     if (devices) applied = await devices.enter(chrome, device, lab.hostId);
   } catch (err) {
     // A class this browser cannot reach (PUSHLAB_NO_DEVICE): nothing of the lab is left behind.

@@ -3,9 +3,10 @@
  * limit appears in the form without editing index.html.
  */
 import { LIMITS, type Range } from '../../protocol/limits.js';
+import { PACES } from '../../protocol/pace.js';
 import { ENCODINGS, PARSE_MODES, RENDER_MODES, TRANSPORTS } from '../../protocol/wire.js';
 
-const CHOICES: Record<string, readonly string[]> = { transport: TRANSPORTS, render: RENDER_MODES, parse: PARSE_MODES, encoding: ENCODINGS };
+const CHOICES: Record<string, readonly string[]> = { transport: TRANSPORTS, render: RENDER_MODES, parse: PARSE_MODES, encoding: ENCODINGS, pace: PACES };
 const RANGES: Record<string, Range> = { batch: LIMITS.batch, concurrency: LIMITS.concurrency, intervalMs: LIMITS.intervalMs, workers: LIMITS.workers };
 
 export function fillFormFields(form: HTMLFormElement): void {

@@ -98,7 +98,9 @@ const api: PushlabApi = {
     // The form shows what runs, whoever started it (the driver, the console or the form).
     for (const [key, value] of Object.entries(lab.config)) {
       const field = form.elements.namedItem(key);
-      if (field instanceof HTMLInputElement || field instanceof HTMLSelectElement) field.value = String(value);
+      // A setting at its default is absent from the config (pace steady): the choice's first, the default.
+      if (field instanceof HTMLSelectElement && value === undefined) field.selectedIndex = 0;
+      else if (field instanceof HTMLInputElement || field instanceof HTMLSelectElement) field.value = String(value);
     }
     showStatus(`opening ${lab.config.concurrency} ${lab.config.transport} connections…`);
     try {
