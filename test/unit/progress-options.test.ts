@@ -100,28 +100,9 @@ describe('sweep flags', () => {
   });
 
   it('leaves repeats and seed to the scenario and the clock unless given, and checks them', () => {
-    expect(check()).toEqual({
-      repeats: null,
-      seed: null,
-      timeBudgetSec: null,
-      resume: null,
-      margins: null,
-      engine: null,
-      device: null,
-      throttle: null,
-      pace: null,
-    });
-    expect(check('--repeats', '5', '--seed', '0', '--time-budget', '2m')).toEqual({
-      repeats: 5,
-      seed: 0,
-      timeBudgetSec: 120,
-      resume: null,
-      margins: null,
-      engine: null,
-      device: null,
-      throttle: null,
-      pace: null,
-    });
+    const unset = { repeats: null, seed: null, timeBudgetSec: null, resume: null, margins: null, engine: null, device: null, throttle: null, pace: null };
+    expect(check()).toEqual(unset);
+    expect(check('--repeats', '5', '--seed', '0', '--time-budget', '2m')).toEqual({ ...unset, repeats: 5, seed: 0, timeBudgetSec: 120 });
     expect(check('--engine', 'firefox').engine).toBe('firefox');
     expect(check('--pace', 'recorded').pace).toBe('recorded');
     expect(check('--device', 'index=500', '--throttle', 'main-thread')).toMatchObject({ device: 'index=500', throttle: 'main-thread' });
