@@ -143,9 +143,10 @@ describe('npm run advise: a small target', () => {
 });
 
 /**
- * Issue 35: a short search on a team's own events and page. The budget is short on purpose (an
- * answer is not the point here): what is checked is that every measured point drew with the
- * module, parsed on the main thread, and that the answer, whatever it is, names both.
+ * Issue 35: a short search on a team's own events and page, at the small target's budget (the
+ * least that leaves room for a probe and its confirmation; an answer is not the point here):
+ * what is checked is that every measured point drew with the module, parsed on the main
+ * thread, and that the answer, whatever it is, names both.
  */
 describe('npm run advise: your events and your page (--rows, --render-module)', () => {
   const MODULE = 'examples/react-table/rows-table.tsx';
@@ -155,7 +156,9 @@ describe('npm run advise: your events and your page (--rows, --render-module)', 
 
   beforeAll(async () => {
     const args = ['--rate', '20k', '--p99', '200ms', '--transports', 'ws', '--seed', '5', '--render-module', MODULE, '--rows', ROWS];
-    ran = await finish(startCommand(ENTRY, [...args, '--time-budget', '40s', '--out', out]), 150_000);
+    ran = await finish(startCommand(ENTRY, [...args, '--time-budget', '75s', '--out', out]), 150_000);
+    // No report path: the command failed, and its stderr says why.
+    expect(ran.stdout, ran.stderr).not.toBe('');
     report = readReport(reportPathOf(ran.stdout));
   }, 160_000);
 
