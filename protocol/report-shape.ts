@@ -131,6 +131,9 @@ function recordedField(r: { optional: boolean } & ({ range: Range } | { values: 
 /** Every factor's field, in the registry's order; each entry's `recorded` is typed by its field of `Point`. */
 const factorFields = Object.fromEntries(FACTOR_NAMES.map((name) => [name, recordedField(FACTORS[name].recorded)])) as Props<Pick<Point, FactorName>>;
 
+/** A team's render module as a point or an advice's target names it: the file as given and its SHA-256. */
+const renderModuleRef = obj<RenderModuleRef>()({ path: str, sha256: matching('^[0-9a-f]{64}$') });
+
 const point = obj<Point>()({
   id: str,
   scenario: str,
@@ -140,7 +143,7 @@ const point = obj<Point>()({
   repeats: inRange(LIMITS.repeats),
   offeredEventsPerSec: num,
   // Your page (issue 35): absent for pushlab's own views, and in reports written before it.
-  renderModule: opt(obj<RenderModuleRef>()({ path: str, sha256: matching('^[0-9a-f]{64}$') })),
+  renderModule: opt(renderModuleRef),
 });
 
 const efficiency = obj<Efficiency>()({
@@ -531,6 +534,8 @@ const target = obj<Target>()({
   throttle: opt(lit('main-thread')),
   // --- costs (issue 34): absent for the default objective, and in reports before it ---
   objective: opt(oneOf(OBJECTIVES)),
+  // --- your page (issue 35): absent for pushlab's own views, and in reports before it ---
+  renderModule: opt(renderModuleRef),
   // --- your stream (issue 35): absent at the steady tick, and in reports before it ---
   pace: opt(lit('recorded')),
 });

@@ -6,6 +6,7 @@
  */
 import { LIMITS, P99_BOUND_MS, parseDecimal, type Range } from './limits.js';
 import { deviceWords, type DeviceClass } from './device.js';
+import type { RenderModuleRef } from './render-module.js';
 import { paramError, TRANSPORT_INFO, TRANSPORTS, type ParamError, type RenderMode, type Transport } from './wire.js';
 
 /**
@@ -51,6 +52,13 @@ export interface Target {
    * `--objective`: what the search minimises among the candidates that sustain (Objective). Absent: the renderer's CPU per event (the default, and every report before it).
    */
   objective?: Objective;
+  // --- your page (issue 35) ---
+  /**
+   * `--render-module`: the team's page component every candidate draws with, built before the
+   * search (the file as given and the SHA-256 of its text). Absent: pushlab's own views, and in
+   * reports before it. Kept here so a resumed search draws with the same version of the same file.
+   */
+  renderModule?: RenderModuleRef;
   // --- your stream (issue 35) ---
   /** `--pace recorded`: every candidate's batches fall due at the `--rows` file's recorded times (protocol/pace.ts); absent: every interval. */
   pace?: 'recorded';

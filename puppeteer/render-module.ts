@@ -38,18 +38,7 @@ export function firstBuildError(err: unknown): string {
  * and version it was. `label` names it in a refusal (`--render-module ./x.tsx`).
  */
 export async function buildRenderModule(file: string, label: string, outRoot = RENDER_MODULES_DIR, cwd = ROOT): Promise<RenderModuleRef> {
-  const abs = path.resolve(cwd, file);
-  const ext = path.extname(abs);
-  if (!(RENDER_MODULE_EXTENSIONS as readonly string[]).includes(ext)) {
-    throw refuse(label, `must be one of ${RENDER_MODULE_EXTENSIONS.join(', ')} (an ES module Vite builds); got ${JSON.stringify(ext || path.basename(abs))}`);
-  }
-  const text = await readInputFile(
-    abs,
-    label,
-    'PUSHLAB_BAD_RENDER_MODULE',
-    `give an ES module exporting mount(host, page) (${RENDER_MODULE_EXTENSIONS.join(', ')})`,
-  );
-  const sha256 = createHash('sha256').update(text).digest('hex');
+  const { abs, sha256 } = await readRenderModule(file, label, cwd);
   const dir = path.join(outRoot, sha256);
   // Built beside its final place, then renamed in: a server never serves half a module.
   const tmp = path.join(outRoot, `.build-${process.pid}-${randomBytes(4).toString('hex')}`);
@@ -66,6 +55,58 @@ export async function buildRenderModule(file: string, label: string, outRoot = R
     await rm(tmp, { recursive: true, force: true });
   }
   return { path: file, sha256 };
+}
+
+/** A module's file, checked as one pushlab builds, and the SHA-256 of its text (what names its version). */
+async function readRenderModule(file: string, label: string, cwd: string): Promise<{ abs: string; sha256: string }> {
+  const abs = path.resolve(cwd, file);
+  const ext = path.extname(abs);
+  if (!(RENDER_MODULE_EXTENSIONS as readonly string[]).includes(ext)) {
+    throw refuse(label, `must be one of ${RENDER_MODULE_EXTENSIONS.join(', ')} (an ES module Vite builds); got ${JSON.stringify(ext || path.basename(abs))}`);
+  }
+  const text = await readInputFile(
+    abs,
+    label,
+    'PUSHLAB_BAD_RENDER_MODULE',
+    `give an ES module exporting mount(host, page) (${RENDER_MODULE_EXTENSIONS.join(', ')})`,
+  );
+  return { abs, sha256: createHash('sha256').update(text).digest('hex') };
+}
+
+/**
+ * The module a resumed run draws with: the one `recorded` when it began, built again from its
+ * path, or from `given` (`--render-module` named again). Its text must be the version measured:
+ * every measurement of one search draws with one page, so a file whose SHA-256 changed since is
+ * refused (before it is built), as is a module named for a run that drew with pushlab's views.
+ * `run` names the run in a refusal (`the search advise-20261129-003000`).
+ */
+export async function recordedRenderModule(
+  recorded: RenderModuleRef | undefined,
+  given: string,
+  run: string,
+  outRoot = RENDER_MODULES_DIR,
+  cwd = ROOT,
+): Promise<RenderModuleRef | undefined> {
+  if (!recorded) {
+    if (given === '') return undefined;
+    throw new PushlabError(
+      'PUSHLAB_BAD_FLAG',
+      `--render-module ${given}: ${run} drew with pushlab's table and charts, and a resumed run keeps its page; drop --render-module, or start a new run with it`,
+    );
+  }
+  const file = given || recorded.path;
+  const label = given ? `--render-module ${given}` : `${file} (the render module ${run} drew with)`;
+  const changed = (now: string) =>
+    refuse(
+      label,
+      `its text changed since ${run} measured with it (sha256 ${recorded.sha256.slice(0, 12)}… then, ${now.slice(0, 12)}… now); restore that version to go on, or start a new run`,
+    );
+  const { sha256 } = await readRenderModule(file, label, cwd);
+  if (sha256 !== recorded.sha256) throw changed(sha256);
+  const built = await buildRenderModule(file, label, outRoot, cwd);
+  // Changed between the check and the build's own read: what was built is not what was measured.
+  if (built.sha256 !== recorded.sha256) throw changed(built.sha256);
+  return recorded;
 }
 
 /**

@@ -21,7 +21,7 @@ import type { PayloadDescription } from '../protocol/payload.js';
 import type { Environment, Report } from '../protocol/report.js';
 import { rateText, targetText, type Target } from '../protocol/target.js';
 import { targetIndexOf, type DeviceCalibration } from '../protocol/device.js';
-import { ENCODING_LABELS, TRANSPORT_INFO, type Transport } from '../protocol/wire.js';
+import { ENCODING_LABELS, TRANSPORT_INFO, type Encoding, type RenderMode, type Transport } from '../protocol/wire.js';
 import { costReading, judgeRatio, marginText } from './equivalence.js';
 import { driftLines } from './machine-drift.js';
 import { decidingP99Ms } from './sustains.js';
@@ -294,10 +294,38 @@ export function machineWordsOf(env: Pick<Environment, 'cores' | 'cpuModel' | 'ch
   return { cores: env.cores, cpuModel: cpuModel && cpuModel !== 'unknown' ? cpuModel : null, browser };
 }
 
-/** The run's events in a few words: `trades.ndjson (ndjson, 29 objects, depth 3, 97 bytes of JSON each)`, or the car rows'. */
-export function payloadWords(p: PayloadDescription): string {
-  const what = `${p.events.toLocaleString('en-US')} ${p.shape === 'array' ? 'arrays' : 'objects'}, nesting depth ${p.nestingDepth}, ${Math.round(p.bytesPerEvent.json)} bytes of JSON each`;
+/**
+ * The run's events in a few words: `trades.ndjson (ndjson, 29 objects, depth 3, 97 bytes of JSON
+ * each)`, or the car rows'; the bytes on the wire in `encoding` (JSON unless told).
+ */
+export function payloadWords(p: PayloadDescription, encoding: Encoding = 'json'): string {
+  const bytes = `${Math.round(p.bytesPerEvent[encoding])} bytes of ${ENCODING_LABELS[encoding]} each`;
+  const what = `${p.events.toLocaleString('en-US')} ${p.shape === 'array' ? 'arrays' : 'objects'}, nesting depth ${p.nestingDepth}, ${bytes}`;
   return p.source === null ? `the lab's car rows (${what})` : `${p.source} (${p.format}, ${what})`;
+}
+
+/** pushlab's own page in each render mode, as the answer names it. */
+const OWN_PAGE_WORDS: Record<RenderMode, string> = {
+  full: "pushlab's table and charts",
+  chart: "pushlab's charts only (render chart)",
+  none: 'nothing drawn (render none)',
+};
+
+/** The page an answer was measured with: the team's render module (`--render-module`) and its version, else pushlab's own. */
+export function pageWords(t: Pick<Target, 'render' | 'renderModule'>): string {
+  const m = t.renderModule;
+  return m ? `${m.path} (render module, sha256 ${m.sha256.slice(0, 12)}…)` : OWN_PAGE_WORDS[t.render];
+}
+
+/**
+ * What the answer was measured under, the terminal's line and the viewer's alike: the events
+ * (their bytes in the advised setup's encoding, JSON without a winner; the car rows when the
+ * report does not describe them, as before `--rows`) and the page. The answer transfers to a
+ * product only as far as its messages and page look like these.
+ */
+export function conditionsLine(a: Advice, payload?: PayloadDescription): string {
+  const events = payload ? payloadWords(payload, a.winner?.candidate.encoding) : "the lab's car rows";
+  return `Measured with: events ${events}; page ${pageWords(a.target)}. The answer holds for events and a page like these.`;
 }
 
 /**
@@ -456,8 +484,10 @@ export function adviceText(
   /**
    * `costs`: with the finalists' costs as a text table; `rejected`: with the line of what lost and
    * why. Both for the terminal: the viewer draws its own tables (costsGrid, transportStandings).
+   * `conditions`: with the line of what it was measured under (conditionsLine), from `payload`;
+   * the viewer shows that line on its own.
    */
-  o: { costs?: boolean; rejected?: boolean; payload?: PayloadDescription } = {},
+  o: { costs?: boolean; rejected?: boolean; conditions?: boolean; payload?: PayloadDescription } = {},
 ): string[] {
   const lines: string[] = [];
   const objective = OBJECTIVE_WORDS[a.target.objective ?? 'renderer'];
@@ -554,8 +584,8 @@ export function adviceText(
   lines.push(...accountLines(a));
   // The machine did not keep one speed: said with the answer it qualifies, before the machine line.
   for (const line of driftLines(a.drift)) lines.push(`  ${line}`);
-  // The events the answer was measured on: it transfers to another payload only as far as that one looks like these.
-  if (o.payload) lines.push(`Events: ${payloadWords(o.payload)}; the answer holds for events like these.`);
+  // The events and page the answer was measured with: it transfers only as far as a product's look like these.
+  if (o.conditions !== false) lines.push(conditionsLine(a, o.payload));
   if (machine) {
     const parts = [machine.cores !== null ? `${machine.cores} cores` : '', machine.cpuModel ?? ''].filter(Boolean).join(' ');
     lines.push(`Machine: ${[parts, machine.browser].filter(Boolean).join(', ')}; these figures hold for this machine and browser.`);

@@ -51,6 +51,16 @@ export const DEFAULT_SPACE: CandidateSpace = {
   compression: true,
 };
 
+/**
+ * The space a target leaves of `space`: with a render module (`--render-module`), main-thread
+ * parsing only. A module draws each batch where it is decoded, so the page takes it only with
+ * `parse: main` (web/lab/config.ts), and a Worker candidate could never run; the space's Worker
+ * counts are dropped, its other lists kept.
+ */
+export function spaceFor(target: Pick<Target, 'renderModule'>, space: CandidateSpace = DEFAULT_SPACE): CandidateSpace {
+  return target.renderModule ? { ...space, workers: [] } : space;
+}
+
 /** A candidate's message size may overshoot the rate by at most this share (a batch is whole rows). */
 export const MAX_OVERSHOOT = 0.05;
 
@@ -210,18 +220,20 @@ export function candidateSpace(
 
 /**
  * A candidate as a sweep point (for the repeat measurer): `advise/<id>` with the target's render
- * mode, its device class (`-low`: the point runs as it), its pace (`-rec`) and the given timing.
+ * mode, its device class (`-low`: the point runs as it), its pace (`-rec`), its render module (not in
+ * the id: every candidate of a search draws with the same one) and the given timing.
  */
 export function candidatePoint(
   c: Candidate,
   render: RenderMode,
   timing: { warmupSec: number; measureSec: number; repeats: number },
   scenario = 'advise',
-  on: Pick<Target, 'device' | 'throttle' | 'pace'> = {},
+  on: Pick<Target, 'device' | 'throttle' | 'pace' | 'renderModule'> = {},
 ): Point {
   // A candidate's settings are scenario values (origins 1, encoding json): the point keeps what a sweep's would.
   const fields = { scenario, ...pointFactors({ ...c, render, device: on.device, throttle: on.throttle, pace: on.pace }) };
   // Slow ticks get a longer window, so one batch cannot move delivered across the rule's 1% (issue 33).
   const measureSec = windowSecFor((c.concurrency * 1000) / c.intervalMs, timing.measureSec);
-  return { ...fields, id: pointId(fields), ...timing, measureSec, offeredEventsPerSec: c.offeredEventsPerSec };
+  const page = on.renderModule ? { renderModule: on.renderModule } : {};
+  return { ...fields, id: pointId(fields), ...timing, measureSec, offeredEventsPerSec: c.offeredEventsPerSec, ...page };
 }

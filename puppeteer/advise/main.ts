@@ -15,6 +15,7 @@ import { DEFAULT_PREFER, type Advice, type SimplicityCriterion } from '../../pro
 import { EXIT, PushlabError } from '../../protocol/errors.js';
 import { parseReportText } from '../../protocol/report-check.js';
 import type { Report } from '../../protocol/report.js';
+import type { RenderModuleRef } from '../../protocol/render-module.js';
 import { rateText, targetText, type Target } from '../../protocol/target.js';
 import type { Transport } from '../../protocol/wire.js';
 import { printedAnswer } from '../../results/advice-words.js';
@@ -46,7 +47,8 @@ import { createRunDir, newReportDraft, runIdFor, writeAtomically, type ReportDra
 import { reportFilesBytes } from '../report/html.js';
 import { dropUnfinishedRounds, ReportRecorder } from '../report/recorder.js';
 import { durationText, repeatSec } from '../sweep/estimate.js';
-import { candidateSpace, DEFAULT_SPACE } from './candidates.js';
+import { candidateSpace, DEFAULT_SPACE, spaceFor } from './candidates.js';
+import { buildRenderModule, recordedRenderModule } from '../render-module.js';
 import { BrowserAdviseMeasurer, CONFIRM_TIMING, confirmPoint, probePoint } from './measurer.js';
 import { soakAndSave } from '../soak/session.js';
 import { soakLines } from '../../results/soak.js';
@@ -145,10 +147,24 @@ async function resumePlan(runId: string, out: string, budgetSec: number | null):
   };
 }
 
+/**
+ * The target with `--render-module` built into it (before anything starts: a module that cannot
+ * be used is refused here, with no run directory made), or as it is without one.
+ */
+async function withPage(target: Target, file: string): Promise<Target> {
+  if (file === '') return target;
+  return { ...target, renderModule: await buildRenderModule(file, `--render-module ${file}`) };
+}
+
+/** The run header's line for a render module: which page, and why the space has no Worker parsing. */
+function pageModuleLine(m: RenderModuleRef): string {
+  return `render module ${m.path} (sha256 ${m.sha256.slice(0, 12)}…): every candidate draws with it; Worker parsing is left out, as a module draws each batch on the main thread where it is decoded (parse main only)`;
+}
+
 /** Disk space the run's files need at about the most repeats the budget allows, bytes. */
 function reportSpaceFor(plan: Plan): Promise<number> {
   // Probes are the shortest measurements: the budget holds at most this many more repeats.
-  const probeSec = Math.min(...candidateSpace(plan.target, plan.transports).map((c) => repeatSec(probePoint(c, plan.target))));
+  const probeSec = Math.min(...candidateSpace(plan.target, plan.transports, spaceFor(plan.target)).map((c) => repeatSec(probePoint(c, plan.target))));
   const repeats = plan.report.points.reduce((a, p) => a + p.repeats.length, 0) + Math.ceil(plan.budgetSec / probeSec);
   // A search stops long before a week's budget of probes (it probes each candidate once and
   // confirms a few): past what a report holds, the estimate would only refuse a disk that fits.
@@ -172,7 +188,12 @@ async function main(): Promise<number> {
   const { children } = owner;
   const req = checkAdviseFlags(flags);
   const out = path.resolve(ROOT, flags.out);
-  const plan = req.resume !== null ? await resumePlan(req.resume, out, req.budgetSec) : newPlan({ ...req, target: req.target! }, out);
+  const plan =
+    req.resume !== null
+      ? await resumePlan(req.resume, out, req.budgetSec)
+      : newPlan({ ...req, target: await withPage(req.target!, flags['render-module']) }, out);
+  // A resumed search draws with the module it began with, built again and checked unchanged.
+  if (req.resume !== null) await recordedRenderModule(plan.target.renderModule, flags['render-module'], `the search ${plan.report.runId}`);
   const { target, transports, budgetSec, prefer } = plan;
   const draft = plan.report;
   checkOutputDir('--out', req.resume !== null ? path.dirname(plan.file) : out, await reportSpaceFor(plan));
@@ -200,13 +221,14 @@ async function main(): Promise<number> {
   }
   // A file's events leave out the encodings that cannot carry them (grpc-web's protobuf rows).
   const spaceOptions = { fileEvents: rows !== '' };
-  const space = candidateSpace(target, transports, { ...DEFAULT_SPACE, ...spaceOptions }).length;
+  const space = candidateSpace(target, transports, spaceFor(target, { ...DEFAULT_SPACE, ...spaceOptions })).length;
   const asked = targetText({ ...target, inputDelayBoundMs: target.inputDelayBoundMs ?? DEFAULT_INPUT_DELAY_BOUND_MS });
   log(
     req.resume !== null
       ? `pushlab advise: resuming ${runId}: ${asked}, ${plan.recordedRounds} measurements to replay, budget ${durationText(budgetSec)} for the whole search`
       : `pushlab advise: ${asked} over ${transports.join(', ')}: ${space} candidates, budget ${durationText(budgetSec)}, margins ${marginsText(draft.options.margins!)}, seed ${draft.options.seed}`,
   );
+  if (target.renderModule) log(pageModuleLine(target.renderModule));
   owner.launching();
   try {
     // --browser takes one browser for advise (options.ts).
@@ -289,6 +311,7 @@ async function main(): Promise<number> {
       render: target.render,
       ...deviceOf(target),
       ...(target.pace ? { pace: target.pace } : {}),
+      ...(target.renderModule ? { renderModule: target.renderModule } : {}),
       record,
       replay,
       signal: owner.signal,

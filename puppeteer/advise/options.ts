@@ -15,7 +15,7 @@ import { RENDER_MODES, TRANSPORTS, type RenderMode, type Transport } from '../..
 import { isDeviceClass, type DeviceClass } from '../../protocol/device.js';
 import { PACE_FLAG, PACES } from '../../protocol/pace.js';
 import { DEFAULT_PREFER, SIMPLICITY_CRITERIA, type SimplicityCriterion } from '../../protocol/advice.js';
-import { checkDeviceFlag, checkMarginFlag, deviceFlag, marginFlag, parseDuration, parseSoakDuration, throttleFlag } from '../options.js';
+import { checkDeviceFlag, checkMarginFlag, deviceFlag, marginFlag, parseDuration, parseSoakDuration, renderModuleFlag, throttleFlag } from '../options.js';
 
 /** The whole command's default budget, s: ten minutes on the 2-core machine it was tuned on. */
 export const DEFAULT_BUDGET_SEC = 600;
@@ -86,6 +86,10 @@ export const ADVISE_FLAGS = {
   server: { type: 'string', default: '', help: 'URL of a running pushlab server', defaultText: 'start one' },
   rows: ROWS_FLAG,
   'chart-field': CHART_FIELD_FLAG,
+  'render-module': renderModuleFlag(
+    'answer for this page component: every candidate draws with it instead of the table and charts, parsing on the main thread (with --resume: the recorded one, checked unchanged)',
+    "pushlab's table and charts",
+  ),
   json: { type: 'boolean', default: false, help: 'print the report document on stdout instead of its path' },
   out: { type: 'string', default: 'reports', help: 'directory that receives advise-<run-id>/report.json' },
   resume: {
@@ -176,6 +180,11 @@ export function checkAdviseFlags(flags: AdviseFlags): AdviseRequest {
       );
     display = parsed.value;
   }
+  // A module takes the place of what render full draws (web/lab/config.ts refuses it otherwise).
+  if (flags['render-module'] !== '' && flags.render !== 'full')
+    throw badFlag(
+      `--render-module draws in place of pushlab's table and charts, so it needs --render full; got --render ${flags.render} with --render-module ${flags['render-module']}: drop one`,
+    );
   const device = checkDevice(flags);
   const transports = flags.transports.length ? [...new Set(flags.transports as Transport[])] : [...ADVISE_TRANSPORTS];
   return {

@@ -79,7 +79,7 @@ import { decidingP99Ms, reasonText } from '../../results/sustains.js';
 import { headroomShown, type HeadroomShown } from '../../results/headroom.js';
 import { ADVISE_TRANSPORTS, adviseTicksMs, type Objective, type Target } from '../../protocol/target.js';
 import type { Transport } from '../../protocol/wire.js';
-import { candidateSpace, DEFAULT_SPACE, knobsBetween, stepsFrom, withBatch, type CandidateSpace } from './candidates.js';
+import { candidateSpace, DEFAULT_SPACE, knobsBetween, spaceFor, stepsFrom, withBatch, type CandidateSpace } from './candidates.js';
 import { clearlyCannot, figuresOf, objectiveCost, P99_MARGIN, simplerOn, sustainsMore, worthAnotherProbe } from '../../results/advice-figures.js';
 import { costText, OBJECTIVE_WORDS, repeatCost } from '../../results/costs.js';
 import { candidateWords, changeWords, cpuWords, lostOnWords, reachText } from '../../results/advice-words.js';
@@ -266,7 +266,7 @@ function cutOff(
 /** The answer before the search measured anything: what a report holds from its first save. */
 export function adviceBeforeSearch(o: Pick<AdviseOptions, 'target' | 'transports' | 'space' | 'margins' | 'budgetSec' | 'prefer'>): Advice {
   const transports = o.transports ?? ADVISE_TRANSPORTS;
-  const notTried = candidateSpace(o.target, transports, { ...DEFAULT_SPACE, ...o.space }).map((candidate) => ({
+  const notTried = candidateSpace(o.target, transports, spaceFor(o.target, { ...DEFAULT_SPACE, ...o.space })).map((candidate) => ({
     candidate,
     why: INTERRUPTED_WHY,
     reason: 'interrupted' as const,
@@ -491,7 +491,8 @@ export async function advise(o: AdviseOptions): Promise<Advice> {
 }
 
 function newSearch(o: AdviseOptions): Search {
-  const space: CandidateSpace = { ...DEFAULT_SPACE, ...o.space };
+  // A render module leaves main-thread parsing only (candidates.ts spaceFor).
+  const space = spaceFor(o.target, { ...DEFAULT_SPACE, ...o.space });
   const transports = o.transports ?? ADVISE_TRANSPORTS;
   const rounds = o.confirmRounds ?? DEFAULT_CONFIRM_ROUNDS;
   return {

@@ -141,3 +141,47 @@ describe('npm run advise: a small target', () => {
     expect(ran.stderr).toContain(`  anchor ${anchor.candidateId} (`);
   });
 });
+
+/**
+ * Issue 35: a short search on a team's own events and page, at the small target's budget (the
+ * least that leaves room for a probe and its confirmation; an answer is not the point here):
+ * what is checked is that every measured point drew with the module, parsed on the main
+ * thread, and that the answer, whatever it is, names both.
+ */
+describe('npm run advise: your events and your page (--rows, --render-module)', () => {
+  const MODULE = 'examples/react-table/rows-table.tsx';
+  const ROWS = 'examples/rows/flat-trades.ndjson';
+  let ran: { code: number | null; stdout: string; stderr: string };
+  let report: Report;
+
+  beforeAll(async () => {
+    const args = ['--rate', '20k', '--p99', '200ms', '--transports', 'ws', '--seed', '5', '--render-module', MODULE, '--rows', ROWS];
+    ran = await finish(startCommand(ENTRY, [...args, '--time-budget', '75s', '--out', out]), 150_000);
+    // No report path: the command failed, and its stderr says why.
+    expect(ran.stdout, ran.stderr).not.toBe('');
+    report = readReport(reportPathOf(ran.stdout));
+  }, 160_000);
+
+  it('records the module in the target and in every point it measured, all parsed on the main thread', () => {
+    expect(ran.code, ran.stderr).toBe(EXIT.ok);
+    const m = report.advice!.target.renderModule!;
+    expect(m.path).toBe(MODULE);
+    expect(m.sha256).toMatch(/^[0-9a-f]{64}$/);
+    expect(report.points.length).toBeGreaterThan(0);
+    for (const p of report.points) {
+      expect(p.point.renderModule, p.point.id).toEqual(m);
+      expect(p.point.parse).toBe('main');
+    }
+    for (const c of [...report.advice!.tried.map((t) => t.candidate), ...report.advice!.notTried.map((t) => t.candidate)]) expect(c.parse).toBe('main');
+    // The header said why the space has no Worker parsing.
+    expect(ran.stderr).toContain(`render module ${MODULE} (sha256 ${m.sha256.slice(0, 12)}…): every candidate draws with it; Worker parsing is left out`);
+  });
+
+  it('the printed answer names the events and the page it was measured with', () => {
+    const words = printedAnswer(report, report.advice!);
+    expect(ran.stderr.endsWith(`\n${words.join('\n')}\n`), ran.stderr).toBe(true);
+    const line = words.find((l) => l.startsWith('Measured with: '))!;
+    expect(line).toContain(`events ${path.join(ROOT, ROWS)} (ndjson, `);
+    expect(line).toContain(`page ${MODULE} (render module, sha256 `);
+  });
+});

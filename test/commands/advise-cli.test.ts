@@ -3,10 +3,12 @@
  * on stderr naming the flag, the value as given and what is allowed (PUSHLAB_BAD_FLAG, exit 2),
  * nothing on stdout, no stack. Each is the real entry point in a child process, one per core at a
  * time (twelve at once on two cores timed out under a loaded machine); no browser and no server
- * start (a refusal comes before either).
+ * start (a refusal comes before either). A render module advise cannot draw with (one that does
+ * not build, one changed since a resumed search measured it) is refused the same way, with no
+ * run directory made.
  */
 import { execFile } from 'node:child_process';
-import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { availableParallelism, tmpdir } from 'node:os';
 import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
@@ -75,6 +77,15 @@ const REFUSED = {
   'a device beside --resume': {
     args: ['--resume', 'advise-20261125-101500', '--device', 'low-tier'],
     says: ['--resume goes on with the recorded search', 'drop --device'],
+  },
+  // A module takes the place of what render full draws: refused before it is even built.
+  'a render module with --render chart': {
+    args: ['--rate', '300k', '--p99', '100ms', '--render', 'chart', '--render-module', 'examples/react-table/rows-table.tsx'],
+    says: ['--render-module draws in place of', 'needs --render full', 'got --render chart with --render-module examples/react-table/rows-table.tsx'],
+  },
+  'a render module with --render none': {
+    args: ['--rate', '300k', '--p99', '100ms', '--render', 'none', '--render-module', 'x.tsx'],
+    says: ['needs --render full', 'got --render none with --render-module x.tsx'],
   },
 } as const;
 
@@ -193,5 +204,95 @@ describe('npm run advise refuses a device class this machine cannot make, before
     expect(r.line).toContain("PUSHLAB_NO_DEVICE: device low-tier with throttle browser slows a browser's processes on this machine");
     expect(r.line).toContain('drop --browser');
     expect(r.empty).toBe(true);
+  }, 90_000);
+});
+
+describe('npm run advise refuses a render module it cannot draw with, before it launches anything', () => {
+  const FIXTURES = 'test/fixtures/render-modules';
+  /** A recorded advise run (the fixture) saved mid-search under a --out of its own, its target changed by `target`. */
+  function recordedSearch(out: string, target: Record<string, unknown>): { runId: string; file: string; text: string } {
+    const report = JSON.parse(readFileSync(path.join(ROOT, 'test/fixtures/advise-report.json'), 'utf8')) as {
+      runId: string;
+      finishedAt: string | null;
+      interrupted: boolean;
+      advice: { target: Record<string, unknown> };
+    };
+    report.finishedAt = null;
+    report.interrupted = true;
+    report.advice.target = { ...report.advice.target, ...target };
+    const file = path.join(out, report.runId, 'report.json');
+    mkdirSync(path.dirname(file), { recursive: true });
+    const text = `${JSON.stringify(report, null, 2)}\n`;
+    writeFileSync(file, text);
+    return { runId: report.runId, file, text };
+  }
+
+  /**
+   * The command with a --out of its own (`setup` may put a recorded search there, `after` reads it
+   * once the command ended): its one coded line; --out must hold afterwards what it held before.
+   */
+  async function refused(args: string[], setup: (out: string) => void = () => {}, after: () => void = () => {}): Promise<Ran & { line: string }> {
+    const out = mkdtempSync(path.join(tmpdir(), 'pushlab-advise-module-'));
+    try {
+      setup(out);
+      const before = readdirSync(out, { recursive: true }).map(String).sort();
+      const r = await run([...args, '--out', out]);
+      const lines = r.stderr
+        .trimEnd()
+        .split('\n')
+        .filter((l) => l.startsWith('pushlab advise: PUSHLAB_'));
+      expect(lines, r.stderr).toHaveLength(1);
+      expect(r.stderr).not.toMatch(/\n\s+at /);
+      // Nothing made under --out: no run directory, no file beside the recorded one.
+      expect(readdirSync(out, { recursive: true }).map(String).sort()).toEqual(before);
+      after();
+      return { ...r, line: lines[0] };
+    } finally {
+      rmSync(out, { recursive: true, force: true });
+    }
+  }
+
+  it('a module that does not build: its PUSHLAB_BAD_RENDER_MODULE line, exit 2, no run directory, no browser', async () => {
+    const r = await refused(['--rate', '300k', '--p99', '100ms', '--render-module', `${FIXTURES}/broken.js`]);
+    expect(r.code, r.stderr).toBe(EXIT.badInput);
+    expect(r.stdout).toBe('');
+    expect(r.line).toMatch(/^pushlab advise: PUSHLAB_BAD_RENDER_MODULE: --render-module test\/fixtures\/render-modules\/broken\.js: does not build: /);
+    // Refused before the search's header, and before any server or browser.
+    expect(r.stderr).not.toContain('candidates, budget');
+    expect(r.stderr).not.toMatch(/server http|Chrome \d/);
+  }, 90_000);
+
+  it('a resumed search whose module changed since: PUSHLAB_BAD_RENDER_MODULE with both versions, the report left as it was', async () => {
+    let saved = { file: '', text: '' };
+    const r = await refused(
+      ['--resume', 'advise-20261127-123110'],
+      (out) => {
+        saved = recordedSearch(out, { render: 'full', renderModule: { path: `${FIXTURES}/counting.js`, sha256: '0'.repeat(64) } });
+      },
+      // The refusal writes nothing to the report it refused to go on with.
+      () => expect(readFileSync(saved.file, 'utf8')).toBe(saved.text),
+    );
+    expect(r.code, r.stderr).toBe(EXIT.badInput);
+    expect(r.line).toMatch(
+      /^pushlab advise: PUSHLAB_BAD_RENDER_MODULE: test\/fixtures\/render-modules\/counting\.js \(the render module the search advise-20261127-123110 drew with\): its text changed since the search advise-20261127-123110 measured with it \(sha256 000000000000… then, [0-9a-f]{12}… now\)/,
+    );
+  }, 90_000);
+
+  it('--render-module named again on resume is checked the same way', async () => {
+    const r = await refused(['--resume', 'advise-20261127-123110', '--render-module', `${FIXTURES}/counting.js`], (out) => {
+      recordedSearch(out, { render: 'full', renderModule: { path: 'elsewhere/counting.js', sha256: '0'.repeat(64) } });
+    });
+    expect(r.code, r.stderr).toBe(EXIT.badInput);
+    expect(r.line).toContain('PUSHLAB_BAD_RENDER_MODULE: --render-module test/fixtures/render-modules/counting.js: its text changed since');
+  }, 90_000);
+
+  it("a module for a search that drew with pushlab's views: PUSHLAB_BAD_FLAG", async () => {
+    const r = await refused(['--resume', 'advise-20261127-123110', '--render-module', `${FIXTURES}/counting.js`], (out) => {
+      recordedSearch(out, {});
+    });
+    expect(r.code, r.stderr).toBe(EXIT.badInput);
+    expect(r.line).toContain(
+      "PUSHLAB_BAD_FLAG: --render-module test/fixtures/render-modules/counting.js: the search advise-20261127-123110 drew with pushlab's table and charts, and a resumed run keeps its page",
+    );
   }, 90_000);
 });

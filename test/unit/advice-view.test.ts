@@ -96,9 +96,12 @@ describe('the Advice section', () => {
     // The command's words, but the finalists' costs as a table of the view's own, not as text.
     const costLines = (l: string) => l.includes("The finalists' costs") || /^ {4}(\||— or \*)/.test(l);
     expect(words.filter(costLines).length).toBeGreaterThan(3);
+    // The conditions line (events and page) is a field of its own, the command's line as printed.
+    expect(words.at(-2)).toMatch(/^Measured with: events the lab's car rows; page nothing drawn \(render none\)\./);
+    expect(v.conditions).toBe(words.at(-2));
     expect(v.details).toEqual(
       words
-        .slice(1, -1)
+        .slice(1, -2)
         .filter((l) => !costLines(l))
         .map((l) => l.trim()),
     );

@@ -10,8 +10,9 @@ import type { MeasuredRepeat } from '../../protocol/repeat-figures.js';
 import { mulberry32 } from '../../protocol/random.js';
 import type { Target } from '../../protocol/target.js';
 import type { Transport } from '../../protocol/wire.js';
-import { candidatePoint, candidateSpace, DEFAULT_SPACE, knobsBetween, type CandidateSpace } from '../../puppeteer/advise/candidates.js';
-import { advise, type AdviseOptions } from '../../puppeteer/advise/search.js';
+import { candidatePoint, candidateSpace, DEFAULT_SPACE, knobsBetween, spaceFor, type CandidateSpace } from '../../puppeteer/advise/candidates.js';
+import { confirmPoint, probePoint } from '../../puppeteer/advise/measurer.js';
+import { advise, adviceBeforeSearch, type AdviseOptions } from '../../puppeteer/advise/search.js';
 import { ADVISE_FLAGS, checkAdviseFlags } from '../../puppeteer/advise/options.js';
 import { parseFlags } from '../../protocol/flags.js';
 import { adviceText, notMeasuredOf } from '../../results/advice-words.js';
@@ -746,6 +747,75 @@ describe('candidateSpace', () => {
       'sse-b1-c4-i400',
       'sse-b1-c8-i800',
     ]);
+  });
+});
+
+describe('advise with a render module (issue 35)', () => {
+  const MODULE = { path: 'examples/react-table/rows-table.tsx', sha256: 'c0'.repeat(32) };
+  const withModule: Target = { ...target300k, renderModule: MODULE };
+  const transports = Object.keys(WORLD.cost) as Transport[];
+
+  it('the space holds main-thread parsing only: the same candidates as without a module, the Worker ones left out', () => {
+    const all = candidateSpace(target300k, transports);
+    const mine = candidateSpace(withModule, transports, spaceFor(withModule));
+    expect(all.some((c) => c.parse === 'worker')).toBe(true);
+    expect(mine.length).toBeGreaterThan(0);
+    expect(mine.every((c) => c.parse === 'main' && c.workers === 0)).toBe(true);
+    expect(mine.map((c) => c.id)).toEqual(all.filter((c) => c.parse === 'main').map((c) => c.id));
+    // Filtered, not replaced: a space's other lists are kept as given; without a module it is left alone.
+    const narrow: CandidateSpace = { ...DEFAULT_SPACE, connections: [1], encodings: ['json'] };
+    expect(spaceFor(withModule, narrow)).toEqual({ ...narrow, workers: [] });
+    expect(spaceFor(target300k, narrow)).toBe(narrow);
+  });
+
+  it('the search measures main-thread candidates only, and its answer keeps the module as asked', async () => {
+    const { options } = synthetic(WORLD, 7, { budgetSec: 600, target: withModule, transports, noise: QUIET });
+    const a = await advise(options);
+    expect(a.tried.length).toBeGreaterThan(0);
+    expect(a.tried.every((t) => t.candidate.parse === 'main')).toBe(true);
+    expect(a.notTried.every((t) => t.candidate.parse === 'main')).toBe(true);
+    expect(a.target.renderModule).toEqual(MODULE);
+    // The first save (before anything is measured) plans the same space.
+    const before = adviceBeforeSearch({ target: withModule, transports, budgetSec: 600 });
+    expect(before.notTried.map((t) => t.candidate.id)).toEqual(candidateSpace(withModule, transports, spaceFor(withModule)).map((c) => c.id));
+    expect(before.target.renderModule).toEqual(MODULE);
+    jsonRoundTrips(a);
+    // The answer names the page and the events, the advised encoding's bytes with them.
+    const line = adviceText(a).find((l) => l.startsWith('Measured with: '));
+    expect(line).toBe(
+      `Measured with: events the lab's car rows; page examples/react-table/rows-table.tsx (render module, sha256 c0c0c0c0c0c0…). The answer holds for events and a page like these.`,
+    );
+  });
+
+  it("every candidate's point (probe, confirmation) names the module, as a sweep's does; the id does not", () => {
+    const c = candidateSpace(withModule, ['ws'], spaceFor(withModule))[0];
+    for (const p of [probePoint(c, withModule), confirmPoint(c, withModule)]) {
+      expect(p.renderModule).toEqual(MODULE);
+      expect(p.parse).toBe('main');
+      expect(p.render).toBe('full');
+    }
+    expect(probePoint(c, withModule).id).toBe(probePoint(c, target300k).id);
+    expect(probePoint(c, target300k)).not.toHaveProperty('renderModule');
+  });
+
+  it("the confirm file draws with the module too, as the sweep reads a scenario's renderModule", async () => {
+    const { options } = synthetic(WORLD, 7, { budgetSec: 900, target: withModule, transports, noise: QUIET });
+    const file = confirmScenarioFile(await advise(options))!;
+    expect(parseScenarioText(JSON.stringify(file), 'confirm.json')).toEqual(file);
+    for (const s of file.scenarios) expect(s.renderModule).toBe(MODULE.path);
+  });
+
+  it('--render chart or none beside --render-module is refused, naming both flags', () => {
+    for (const render of ['chart', 'none']) {
+      expect(() =>
+        checkAdviseFlags(parseFlags(ADVISE_FLAGS, ['--rate', '300k', '--p99', '100ms', '--render', render, '--render-module', 'my-table.tsx'], '')),
+      ).toThrow(
+        `--render-module draws in place of pushlab's table and charts, so it needs --render full; got --render ${render} with --render-module my-table.tsx`,
+      );
+    }
+    // --render full (the default) takes it; --resume takes it too (the recorded search's module, checked by main.ts).
+    expect(() => checkAdviseFlags(parseFlags(ADVISE_FLAGS, ['--rate', '300k', '--p99', '100ms', '--render-module', 'my-table.tsx'], ''))).not.toThrow();
+    expect(() => checkAdviseFlags(parseFlags(ADVISE_FLAGS, ['--resume', 'advise-20261125-101500', '--render-module', 'my-table.tsx'], ''))).not.toThrow();
   });
 });
 

@@ -129,7 +129,9 @@ describe("the anchor's drift over the screen", () => {
       drift: beyond,
     };
     const text = adviceText(a, { cores: 2, cpuModel: null, browser: null });
-    expect(text.slice(-3, -1)).toEqual(lines.map((l) => `  ${l}`));
+    // After the answer, before what it was measured with (events and page) and the machine.
+    expect(text.slice(-4, -2)).toEqual(lines.map((l) => `  ${l}`));
+    expect(text.at(-2)).toMatch(/^Measured with: /);
     expect(text.at(-1)).toMatch(/^Machine: /);
   });
 });

@@ -203,6 +203,8 @@ function adviceSection(report: Report): HTMLElement | null {
       ),
       ...(details.more ? [details.more] : []),
     );
+  // Beside the answer it qualifies: the events and the page it holds for.
+  section.append(h('p', { class: 'advice-conditions' }, v.conditions));
   if (v.costs) {
     // Side by side: one column per finalist, one row per cost, so a few finalists fit the page.
     const c = v.costs;

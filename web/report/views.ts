@@ -13,6 +13,7 @@ import type { PairedComparison, PointResult, Report } from '../../protocol/repor
 import { ENCODINGS, type Encoding } from '../../protocol/wire.js';
 import {
   adviceText,
+  conditionsLine,
   candidateWords,
   decidedWords,
   machineWordsOf,
@@ -79,6 +80,8 @@ export interface AdviceView {
   headline: string;
   /** Its further lines (sustains, headroom, runner-up, rejected, not measured), unindented. */
   details: string[];
+  /** What it was measured under (results/advice-words.ts conditionsLine, the terminal's line): the events and the page. */
+  conditions: string;
   /** `Machine: 2 cores …; these figures hold for this machine and browser.`; null when unknown. */
   machine: string | null;
   /** Every candidate measured, in the order first measured, with what became of it and why. */
@@ -104,7 +107,7 @@ export function adviceView(report: Report): AdviceView | null {
   const lines = adviceText(a, machineWordsOf(report.environment), report.devices, {
     costs: false,
     rejected: false,
-    ...(report.payload ? { payload: report.payload } : {}),
+    conditions: false,
   });
   const machine = lines.at(-1)?.startsWith('Machine: ') ? lines.pop()! : null;
   const [headline = '', ...rest] = lines;
@@ -120,6 +123,7 @@ export function adviceView(report: Report): AdviceView | null {
     caveat,
     headline,
     details: rest.map((l) => l.trim()),
+    conditions: conditionsLine(a, report.payload),
     machine,
     tried: a.tried.map((t) => ({ id: t.candidate.id, outcome: t.outcome, why: t.why })),
     notMeasured: NOT_MEASURED_REASONS.flatMap((k) => {
