@@ -30,7 +30,16 @@ import { checkDeviceConditions, DeviceEmulator, type AppliedDevice, type DeviceC
 import { isDeviceClass, type Throttle } from '../../protocol/device.js';
 import { opensIn, TRANSPORT_INFO, type Transport } from '../../protocol/wire.js';
 import type { Flags } from '../../protocol/flags.js';
-import { checkPacePayload, checkPaceRows, checkRowsWithServer, connectServer, serverArgs, serverPayload, startServer, type ServerHandle } from '../measure/server-process.js';
+import {
+  checkPacePayload,
+  checkPaceRows,
+  checkRowsWithServer,
+  connectServer,
+  serverArgs,
+  serverPayload,
+  startServer,
+  type ServerHandle,
+} from '../measure/server-process.js';
 
 // Lines carry the browser's and the server's words: through cli/terminal.ts.
 const log = logLine;

@@ -132,7 +132,10 @@ export function checkRowsCarried(points: readonly Pick<Point, 'id' | 'transport'
   if (!rows) return;
   const bad = points.find((p) => !carriesFileEvents(p.transport, p.encoding ?? DEFAULT_ENCODING));
   if (!bad) return;
-  throw new PushlabError('PUSHLAB_BAD_SCENARIO', `${bad.id} with --rows ${rows}: ${fileEventsNotCarried(bad.transport)}; give its scenario that encoding, or leave ${bad.transport} out`);
+  throw new PushlabError(
+    'PUSHLAB_BAD_SCENARIO',
+    `${bad.id} with --rows ${rows}: ${fileEventsNotCarried(bad.transport)}; give its scenario that encoding, or leave ${bad.transport} out`,
+  );
 }
 
 /** The same, once the server described its events (/payload): events with no pace to replay are refused before the first point, naming why. */

@@ -269,7 +269,12 @@ function recordedPaceField(p: PayloadDescription): HeaderField[] {
   const r = p.recorded;
   if (!r || 'why' in r) return [];
   const cycle = r.periodMs >= 1000 ? `${(r.periodMs / 1000).toFixed(1)} s` : `${Math.round(r.periodMs)} ms`;
-  return [{ label: 'Recorded pace', value: `${formatCount(Math.round(r.eventsPerSec))} events/s as recorded, a ${cycle} cycle; points at pace recorded (-rec) replay it scaled to their offered rate` }];
+  return [
+    {
+      label: 'Recorded pace',
+      value: `${formatCount(Math.round(r.eventsPerSec))} events/s as recorded, a ${cycle} cycle; points at pace recorded (-rec) replay it scaled to their offered rate`,
+    },
+  ];
 }
 
 export function runHeader(report: Report): RunHeader {
