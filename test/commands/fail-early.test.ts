@@ -98,6 +98,10 @@ const CASES = {
   labFirefoxMainThread: ['puppeteer/lab/main.ts', ['--headless', '--out', dir, '--engine', 'firefox', '--device', 'mid-tier', '--throttle', 'main-thread']],
   labFirefoxWsStream: ['puppeteer/lab/main.ts', ['--headless', '--out', dir, '--engine', 'firefox', '--transport', 'ws-stream']],
   sweepFirefoxWsStream: ['puppeteer/sweep/main.ts', ['--scenario', 'matrix', '--engine', 'firefox', '--out', dir]],
+  sweepPaceCarRows: ['puppeteer/sweep/main.ts', ['--scenario', 'smoke', '--pace', 'recorded', '--out', dir]],
+  advisePaceCarRows: ['puppeteer/advise/main.ts', ['--rate', '100k', '--p99', '100ms', '--pace', 'recorded', '--out', dir]],
+  labPaceCarRows: ['puppeteer/lab/main.ts', ['--headless', '--pace', 'recorded', '--out', dir]],
+  sweepGrpcJsonRows: ['puppeteer/sweep/main.ts', ['--file', path.join(dir, 'grpc.json'), '--rows', path.join(dir, 'events.ndjson'), '--out', dir]],
 } as const;
 const NO_CHROME = new Set(['labNoChrome', 'sweepNoChrome']);
 /** A cgroup mount with no cpu controller, as a machine without cgroups has (puppeteer/device/cgroup.ts). */
@@ -126,6 +130,8 @@ beforeAll(async () => {
   // 2 scenarios: 2 × 50 × 20 = 2,000 and 2 × 10 × 10 = 200 points: 2,200 in all.
   writeFileSync(path.join(dir, 'huge.json'), JSON.stringify({ scenarios: [wide('wide', 50, 20), wide('small', 10, 10)] }));
   writeFileSync(path.join(dir, 'limit.json'), JSON.stringify({ scenarios: [wide('wide', 50, 20)] }));
+  writeFileSync(path.join(dir, 'grpc.json'), JSON.stringify({ scenarios: [{ id: 'g', transport: ['ws', 'grpc-web'], batch: 400, concurrency: 1 }] }));
+  writeFileSync(path.join(dir, 'events.ndjson'), '{"a":1}\n{"a":2}\n');
   // A few at a time: each is a Node process compiling TypeScript on a shared 2-core host.
   const names = Object.keys(CASES) as (keyof typeof CASES)[];
   const next = async (): Promise<void> => {
@@ -178,6 +184,24 @@ describe('unusable output locations: refused before anything is launched', () =>
     );
     expect(refusedBeforeLaunch(ran.cpuProf, 'bench:server')).toBe(
       'pushlab bench:server: PUSHLAB_BAD_OUTPUT: --cpu-prof /proc/pushlab: cannot create it: this file system does not allow creating it (ENOENT)',
+    );
+  });
+});
+
+describe("--pace recorded with the lab's car rows, and a --rows file where a point's transport cannot carry it: one line, before anything starts", () => {
+  it.each([
+    ['sweepPaceCarRows', 'sweep', 'smoke/'],
+    ['advisePaceCarRows', 'advise', '--pace: '],
+    ['labPaceCarRows', 'lab', '--pace: '],
+  ] as const)('%s', (name, command, who) => {
+    const line = refusedBeforeLaunch(ran[name], command);
+    expect(line).toContain(`PUSHLAB_BAD_FLAG: ${who}`);
+    expect(line).toContain("pace recorded replays a --rows file's recorded times (a HAR's message times, or a 't' field), and the lab's car rows have none; give --rows FILE, or pace steady");
+  });
+
+  it('grpc-web in JSON with a --rows file', () => {
+    expect(refusedBeforeLaunch(ran.sweepGrpcJsonRows, 'sweep')).toMatch(
+      /^pushlab sweep: PUSHLAB_BAD_SCENARIO: g\/grpc-web-b400-c1-i1-full with --rows .*events\.ndjson: grpc-web carries a --rows file's events only with encoding=arrow: its default rows are the car row's protobuf message; give its scenario that encoding, or leave grpc-web out$/,
     );
   });
 });
