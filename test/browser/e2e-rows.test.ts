@@ -56,6 +56,23 @@ const EVENTS: FileEvent[] = Array.from({ length: 29 }, (_, i) => ({
   ],
 }));
 
+/**
+ * Streams `config` in the lab page until it has counted `batches` batches (at most 10 s), then
+ * stops: every event of every batch counted, no gap, no error.
+ */
+async function countsEveryEvent(api: Awaited<ReturnType<typeof openLabPage>>, config: PageConfig, batches: number, label: string): Promise<void> {
+  await api.evaluate((p, c) => p.start(c).then(() => undefined), config);
+  let snap = (await api.evaluate((p) => p.snapshot())) as PageSnapshot;
+  for (let i = 0; i < 100 && snap.counters.batches < batches; i++) {
+    await new Promise((r) => setTimeout(r, 100));
+    snap = (await api.evaluate((p) => p.snapshot())) as PageSnapshot;
+  }
+  await api.evaluate((p) => p.stop());
+  expect(snap.counters.batches, label).toBeGreaterThanOrEqual(batches);
+  expect(snap.counters.events, label).toBe(snap.counters.batches * BATCH);
+  expect({ gaps: snap.counters.gaps, errors: snap.counters.errors }, label).toEqual({ gaps: 0, errors: 0 });
+}
+
 interface HarMessage {
   type: 'send' | 'receive';
   time: number;
@@ -283,17 +300,7 @@ describe('--rows from a file, headless Chromium', () => {
         ['ws', 'arrow'],
         ['sse', 'json'],
       ] as const) {
-        const config: PageConfig = { transport, encoding, batch: BATCH, intervalMs: 10, concurrency: 2, render: 'none' };
-        await api.evaluate((p, c) => p.start(c).then(() => undefined), config);
-        let snap = (await api.evaluate((p) => p.snapshot())) as PageSnapshot;
-        for (let i = 0; i < 100 && snap.counters.batches < 40; i++) {
-          await new Promise((r) => setTimeout(r, 100));
-          snap = (await api.evaluate((p) => p.snapshot())) as PageSnapshot;
-        }
-        await api.evaluate((p) => p.stop());
-        expect(snap.counters.batches, `${transport} ${encoding}`).toBeGreaterThanOrEqual(40);
-        expect(snap.counters.events, `${transport} ${encoding}`).toBe(snap.counters.batches * BATCH);
-        expect({ gaps: snap.counters.gaps, errors: snap.counters.errors }, `${transport} ${encoding}`).toEqual({ gaps: 0, errors: 0 });
+        await countsEveryEvent(api, { transport, encoding, batch: BATCH, intervalMs: 10, concurrency: 2, render: 'none' }, 40, `${transport} ${encoding}`);
       }
     } finally {
       await page.close();
@@ -314,17 +321,7 @@ describe('--rows from a file, headless Chromium', () => {
       for (const transport of TRANSPORTS) {
         // grpc-web carries a file's events in Arrow only.
         const encoding = transport === 'grpc-web' ? 'arrow' : 'json';
-        const config: PageConfig = { transport, encoding, batch: BATCH, intervalMs: 10, concurrency: 2, render: 'none', pace: 'recorded' };
-        await api.evaluate((p, c) => p.start(c).then(() => undefined), config);
-        let snap = (await api.evaluate((p) => p.snapshot())) as PageSnapshot;
-        for (let i = 0; i < 100 && snap.counters.batches < 30; i++) {
-          await new Promise((r) => setTimeout(r, 100));
-          snap = (await api.evaluate((p) => p.snapshot())) as PageSnapshot;
-        }
-        await api.evaluate((p) => p.stop());
-        expect(snap.counters.batches, transport).toBeGreaterThanOrEqual(30);
-        expect(snap.counters.events, transport).toBe(snap.counters.batches * BATCH);
-        expect({ gaps: snap.counters.gaps, errors: snap.counters.errors }, transport).toEqual({ gaps: 0, errors: 0 });
+        await countsEveryEvent(api, { transport, encoding, batch: BATCH, intervalMs: 10, concurrency: 2, render: 'none', pace: 'recorded' }, 30, transport);
       }
     } finally {
       await page.close();

@@ -196,7 +196,9 @@ describe("--pace recorded with the lab's car rows, and a --rows file where a poi
   ] as const)('%s', (name, command, who) => {
     const line = refusedBeforeLaunch(ran[name], command);
     expect(line).toContain(`PUSHLAB_BAD_FLAG: ${who}`);
-    expect(line).toContain("pace recorded replays a --rows file's recorded times (a HAR's message times, or a 't' field), and the lab's car rows have none; give --rows FILE, or pace steady");
+    expect(line).toContain(
+      "pace recorded replays a --rows file's recorded times (a HAR's message times, or a 't' field), and the lab's car rows have none; give --rows FILE, or pace steady",
+    );
   });
 
   it('grpc-web in JSON with a --rows file', () => {
