@@ -236,8 +236,9 @@ export class Hub {
       const { batch } = s.params;
       const now = performance.now();
       const due = s.schedule.dueBy(now - s.t0);
-      // What fell due in the last CATCH_UP_MS goes out whole (a recorded burst); older debt, a burst at a time.
-      const n = batchesThisTick(s.generated, due, s.burst + due - s.schedule.dueBy(now - s.t0 - CATCH_UP_MS));
+      // At most a burst a tick, or, where more fell due in the last CATCH_UP_MS (a recorded burst),
+      // all of those: the steady tick never has more due in that time than its burst.
+      const n = batchesThisTick(s.generated, due, Math.max(s.burst, due - s.schedule.dueBy(now - s.t0 - CATCH_UP_MS)));
       // One clock read per stream per tick: its batches go out within microseconds of it, and
       // the stamp is only needed to the µs against latencies of milliseconds. Each batch also
       // carries when it was due, so a late write ages its events (protocol/age.ts), while

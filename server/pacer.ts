@@ -3,8 +3,9 @@
  * t0, t0 + interval, t0 + 2·interval, … on the steady tick) on a monotonic clock; a tick sends
  * whatever is due, so a late timer (Node's 1 ms timers fire 1–2 ms apart, and GC pauses happen)
  * is made up on the next tick instead of slowing the rate. Catch-up is bounded: one tick never
- * sends a connection more than `maxBurst` batches of older debt (protocol/pacing.ts), so a stall
- * turns into a few slightly larger writes, not a flood.
+ * sends a connection more than `maxBurst` batches (protocol/pacing.ts), or a recorded burst that
+ * fell due within CATCH_UP_MS when it is larger, so a stall turns into a few slightly larger
+ * writes, not a flood.
  */
 
 /** Batches to generate this tick. */

@@ -96,6 +96,7 @@ function fullPoint(): PointResult {
     engine: 'firefox',
     device: 'low-tier',
     throttle: 'main-thread',
+    pace: 'recorded',
   });
   r.browsers = ['local'];
   r.notes = ['a note'];
