@@ -30,8 +30,6 @@ export interface Schedule {
   dueMs(seq: number): number;
   /** Batches due by `elapsedMs` after the origin: every seq with dueMs(seq) ≤ elapsedMs. */
   dueBy(elapsedMs: number): number;
-  /** The mean ms between batches: the offered rate's. */
-  readonly meanIntervalMs: number;
 }
 
 /** Batches due by `elapsedMs` after the first one (which is due at 0). */
@@ -47,7 +45,7 @@ export function nextDueMs(generated: number, intervalMs: number): number {
 
 /** The steady tick: batch seq due at seq × interval. */
 export function steadySchedule(intervalMs: number): Schedule {
-  return { meanIntervalMs: intervalMs, dueMs: (seq) => nextDueMs(seq, intervalMs), dueBy: (elapsedMs) => batchesDue(elapsedMs, intervalMs) };
+  return { dueMs: (seq) => nextDueMs(seq, intervalMs), dueBy: (elapsedMs) => batchesDue(elapsedMs, intervalMs) };
 }
 
 /** A file's recorded times, as a cycle: offsets from its first event, and the cycle's length. */
@@ -104,7 +102,6 @@ export function recordedSchedule(r: Recording, batch: number, intervalMs: number
   const origin = born(batch - 1);
   const dueMs = (seq: number) => born(seq * batch + batch - 1) - origin;
   return {
-    meanIntervalMs: intervalMs,
     dueMs,
     dueBy(elapsedMs) {
       if (elapsedMs < 0) return 0;

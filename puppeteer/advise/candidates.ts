@@ -185,14 +185,12 @@ export function candidateSpace(
         const parses = [{ parse: 'main' as const, workers: 0 }, ...space.workers.map((workers) => ({ parse: 'worker' as const, workers }))];
         const origins = originsMatter(transport) ? space.origins.filter((o) => o <= concurrency) : [1];
         // Arrow only from its minimum batch (ARROW_BATCH): below it the server refuses it, and a message is mostly Arrow metadata.
+        const fits = (e: Encoding) => !space.fileEvents || carriesFileEvents(transport, e);
         const carried = space.encodings.filter(
-          (e) =>
-            carries(transport, e) &&
-            (!space.fileEvents || carriesFileEvents(transport, e)) &&
-            arrowBatchMismatch({ batch, encoding: e === 'json' ? undefined : e }) === null,
+          (e) => carries(transport, e) && fits(e) && arrowBatchMismatch({ batch, encoding: e === 'json' ? undefined : e }) === null,
         );
-        // A file's events with no encoding that carries them here (grpc-web below Arrow's minimum batch): no candidate.
-        const encodings = carried.length ? carried : space.fileEvents && !carriesFileEvents(transport, 'json') ? [] : (['json'] as const);
+        // JSON when nothing else fits, unless it cannot carry a file's events either (grpc-web below Arrow's minimum batch): no candidate.
+        const encodings = carried.length ? carried : (['json'] as const).filter(fits);
         const kind = compressionOf(transport);
         const compressions = space.compression && kind ? [undefined, kind] : [undefined];
         for (const p of parses)
