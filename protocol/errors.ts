@@ -36,6 +36,8 @@ export const ERROR_CODES = {
   PUSHLAB_NO_NETNS: 'bench:link needs network namespaces and tc (root, iproute2) and this machine cannot make them',
   PUSHLAB_NO_DEVICE:
     "a device class cannot be made here: slowing the whole browser needs root and a cgroup cpu controller, and a browser on this machine; main-thread throttling needs Chrome; or the calibration could not reach the class's BenchmarkIndex (this machine reads lower, or its readings would not settle)",
+  PUSHLAB_NO_TAB_STATE:
+    'a hidden tab state cannot be made here: it needs a Chrome pushlab launches itself (not --browser or --grid), one lab tab, and no display factor',
   PUSHLAB_NO_DISPLAY: 'a headful Chrome was asked for on a machine with no display (and, for a sweep, no Xvfb to start)',
   PUSHLAB_NOT_BUILT: 'the lab page is not built (dist/web/index.html is missing): run npm run build',
   PUSHLAB_BAD_ROWS:

@@ -16,6 +16,7 @@
  */
 import { type Range, LIMITS } from './limits.js';
 import { PACES, type Pace } from './pace.js';
+import { TAB_STATES, TAB_TAGS, tabWords, type HiddenState, type TabState } from './tab-state.js';
 import type { RenderModuleRef } from './render-module.js';
 import { ENGINES, type Engine } from './engine.js';
 import {
@@ -78,6 +79,7 @@ export interface FactorValues {
   device: DeviceSetting;
   throttle: Throttle;
   pace: Pace;
+  tab: TabState;
 }
 
 export type FactorName = keyof FactorValues;
@@ -85,7 +87,7 @@ export type FactorName = keyof FactorValues;
 /** One measured configuration: a single value for every factor. */
 export interface Point {
   /**
-   * `<scenario>/<transport>-b<batch>-c<concurrency>-i<intervalMs>-<render>[-w<workers>][-p<pollMs>][-o<origins>][-mp][-dt][-t<tabs>][-hf][-deflate|-gzip][-ff][-<device>][-mt][-rec]`:
+   * `<scenario>/<transport>-b<batch>-c<concurrency>-i<intervalMs>-<render>[-w<workers>][-p<pollMs>][-o<origins>][-mp][-dt][-t<tabs>][-hf][-deflate|-gzip][-ff][-<device>][-mt][-rec][-hid|-hidl]`:
    * stable (each factor's `tag`, in the registry's order).
    */
   id: string;
@@ -130,6 +132,14 @@ export interface Point {
   throttle?: 'main-thread';
   /** `recorded` when batches fell due at a `--rows` file's recorded times (protocol/pace.ts); absent: a batch every interval. */
   pace?: 'recorded';
+  /**
+   * `hidden` when the lab tab was behind another tab of its browser from its connections' opening
+   * to the window's end, `hidden-long` when it was so for longer than intensive throttling's grace
+   * before the warm-up (protocol/tab-state.ts); absent: in the foreground. Chrome only.
+   */
+  tab?: HiddenState;
+  /** `hidden-long` points only: the intensive-throttling grace its browser was given, s (Chrome's own: 300). Not a factor: its scenario's `hiddenLongGraceSec`. */
+  hiddenLongGraceSec?: number;
   /**
    * The team's render module the page drew with instead of its table and charts (its scenario's
    * `renderModule`, or `--render-module`): the file and its SHA-256. Absent: pushlab's own views.
@@ -722,6 +732,43 @@ export const FACTORS = {
       title: "When batches fell due: steady (every interval) or recorded (the --rows file's recorded times, scaled to the offered rate)",
       terminal: 'when set',
       text: (p) => p.pace ?? 'steady',
+    },
+  },
+  tab: {
+    schema: {
+      values: TAB_STATES,
+      description:
+        "The lab tab's state (docs/tab-states.md): visible (in the foreground, the default); hidden (behind another tab of a Chrome launched without its anti-throttling flags, from the connections' opening on); hidden-long (the same, for hiddenLongGraceSec plus 5 s before the warm-up: past intensive wake-up throttling's grace). Chrome launched by pushlab only.",
+    },
+    default: 'visible',
+    expansion: 18,
+    values: listedValues,
+    dependsOn: [],
+    onPoint: (v) => (v !== undefined && v !== 'visible' ? v : undefined),
+    recorded: { optional: true, values: ['hidden', 'hidden-long'] },
+    tag: (p) => (p.tab !== undefined ? TAB_TAGS[p.tab] : ''),
+    words: (p) => tabWords(p),
+    firefox: {
+      refuses: (listed) => listed.some((t) => t !== 'visible'),
+      mustBe: "'visible' (a hidden tab is made by a Chrome pushlab launches without its anti-throttling flags)",
+    },
+    findMax: 'one value',
+    applied: 'driver',
+    knob: {
+      name: 'tab',
+      order: 12,
+      value: (p) => p.tab ?? 'visible',
+      rank: (p) => (p.tab === 'hidden-long' ? 2 : p.tab === 'hidden' ? 1 : 0),
+      usual: 'visible',
+    },
+    column: {
+      order: 14,
+      kind: 'text',
+      label: 'tab',
+      title:
+        "The lab tab's state: visible, hidden (behind another tab, Chrome's background throttling on), or hidden-long (hidden past intensive throttling's grace)",
+      terminal: 'when set',
+      text: (p) => p.tab ?? 'visible',
     },
   },
 } satisfies { readonly [K in FactorName]: FactorInfo<K> };

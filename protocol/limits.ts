@@ -36,6 +36,12 @@ export const LIMITS = {
   pollMs: { min: 1, max: 60_000, integer: false },
   /** Times a sweep measures each point, one round each. */
   repeats: { min: 1, max: 50, integer: true },
+  /**
+   * A `hidden-long` point's intensive-throttling grace, s (protocol/tab-state.ts): Chrome's own
+   * is 300. Below 5 s the tab would not be hidden long enough for the budget throttling before it
+   * to show; above an hour no one sits the point out.
+   */
+  hiddenLongGraceSec: { min: 5, max: 3600, integer: true },
 } as const satisfies Record<string, Range>;
 
 /**

@@ -66,6 +66,11 @@ export interface PageSnapshot {
    * nothing (`none`).
    */
   displayAge?: TailSummary | null;
+  // --- tab states (issue 36): absent from the bare page and older pages ---
+  /** `document.visibilityState` when taken. */
+  visibility?: 'visible' | 'hidden';
+  /** `visibilitychange` events since `start()`. */
+  visibilityChanges?: number;
 }
 
 /**

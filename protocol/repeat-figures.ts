@@ -167,8 +167,10 @@ export interface RepeatFigures {
   tabs?: TabFigures[];
   /** Points with `tabs` > 1 only: the spread of the tabs' EPS. */
   perTabEventsPerSec?: { min: number; median: number; max: number };
-  /** Points whose scenario names a `display` only: the browser the repeat ran in. */
+  /** Points whose scenario names a `display`, Firefox points and hidden-tab points only: the browser the repeat ran in. */
   browser?: BrowserFigures;
+  /** Points with a hidden `tab` only (protocol/tab-state.ts): the tab's visibility, and its return to the foreground. */
+  tabState?: TabStateFigures;
   /** Compressed points only: what compression did to the page's streams over the window, from the server's counts. */
   compression?: CompressionFigures;
   // rule (issue 33): what the sustains rule pools and reads over time. Absent in version 3 reports.
@@ -286,6 +288,53 @@ export interface BrowserFigures {
   display: string | null;
   /** True when that display was an Xvfb the sweep started. */
   xvfb: boolean;
+  /**
+   * The flags pushlab launched it with, for hidden-tab points: without the anti-throttling ones
+   * (so Chrome's background throttling was on), with a hidden-long point's grace. Absent otherwise.
+   */
+  args?: string[];
+}
+
+/**
+ * A hidden-tab repeat (protocol/tab-state.ts): how long the tab had been hidden, what the page
+ * said of its visibility over the window, and what it did once brought back to the foreground.
+ */
+export interface TabStateFigures {
+  state: 'hidden' | 'hidden-long';
+  /** hidden-long only: the intensive-throttling grace the browser was launched with, s. */
+  graceSec?: number;
+  /** From the other tab's bringing to front to the window's start, s: the hidden-long wait, the warm-up and settling. */
+  hiddenBeforeWindowSec: number;
+  /** `document.visibilityState` as the lab page read it at the window's start and end. */
+  visibilityAtStart: 'visible' | 'hidden';
+  visibilityAtEnd: 'visible' | 'hidden';
+  /** `visibilitychange` events the page saw in the window: 0 when it stayed as it was. */
+  visibilityChanges: number;
+  /** The return to the foreground, once the window closed. */
+  return: TabReturn;
+}
+
+/**
+ * The lab tab brought back to the front after the window: what it had not yet taken then, and how
+ * long it took to take it.
+ */
+export interface TabReturn {
+  /**
+   * Batches and events the server had written to the page's streams (its `/stats`) but the page
+   * had not counted, read together at the return; null when a connection had reopened (the
+   * server counts its open streams only, the page every one).
+   */
+  backlogBatches: number | null;
+  backlogEvents: number | null;
+  /**
+   * From the return until the page had counted every batch written up to it, ms (read every
+   * 20 ms or so, so about that coarse); null when it had not within `waitedSec` (or the backlog is unknown).
+   */
+  catchUpMs: number | null;
+  /** The longest the catch-up was watched, s (protocol/tab-state.ts CATCH_UP_WAIT_SEC). */
+  waitedSec: number;
+  /** `document.visibilityState` once back, as the page read it: `visible`. */
+  visibilityAfter: 'visible' | 'hidden';
 }
 
 /** What compression did to a point's streams over one window, as the server counted it. */

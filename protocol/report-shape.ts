@@ -53,6 +53,8 @@ import type {
   ServerFigures,
   Stat,
   TabFigures,
+  TabReturn,
+  TabStateFigures,
   WireFigures,
   WindowTrend,
 } from './repeat-figures.js';
@@ -144,6 +146,8 @@ const point = obj<Point>()({
   offeredEventsPerSec: num,
   // Your page (issue 35): absent for pushlab's own views, and in reports written before it.
   renderModule: opt(renderModuleRef),
+  // Tab states (issue 36): hidden-long points only, absent in reports written before them.
+  hiddenLongGraceSec: opt(inRange(LIMITS.hiddenLongGraceSec)),
 });
 
 const efficiency = obj<Efficiency>()({
@@ -221,7 +225,33 @@ const tabFigures = obj<TabFigures>()({
   wire: nullable(wireFigures),
 });
 
-const browserFigures = obj<BrowserFigures>()({ version: str, engine: opt(engine), headless: bool, display: nullable(str), xvfb: bool });
+const browserFigures = obj<BrowserFigures>()({
+  version: str,
+  engine: opt(engine),
+  headless: bool,
+  display: nullable(str),
+  xvfb: bool,
+  // Tab states (issue 36): hidden-tab points only.
+  args: opt(strings),
+});
+
+// --- tab states (issue 36): hidden-tab repeats only, absent in reports before them ---
+const visibility = lit('visible', 'hidden');
+const tabStateFigures = obj<TabStateFigures>()({
+  state: lit('hidden', 'hidden-long'),
+  graceSec: opt(inRange(LIMITS.hiddenLongGraceSec)),
+  hiddenBeforeWindowSec: num,
+  visibilityAtStart: visibility,
+  visibilityAtEnd: visibility,
+  visibilityChanges: count,
+  return: obj<TabReturn>()({
+    backlogBatches: numOrNull,
+    backlogEvents: numOrNull,
+    catchUpMs: numOrNull,
+    waitedSec: num,
+    visibilityAfter: visibility,
+  }),
+});
 
 const compressionFigures = obj<CompressionFigures>()({
   kind: streamCompression,
@@ -307,6 +337,7 @@ const measuredRepeat = obj<MeasuredRepeat>()({
   tabs: opt(arr(tabFigures)),
   perTabEventsPerSec: opt(spread),
   browser: opt(browserFigures),
+  tabState: opt(tabStateFigures),
   compression: opt(compressionFigures),
   // rule (issue 33): absent in version 3 reports.
   latencyHistogram: opt(sparseHistogram),
@@ -538,6 +569,9 @@ const target = obj<Target>()({
   renderModule: opt(renderModuleRef),
   // --- your stream (issue 35): absent at the steady tick, and in reports before it ---
   pace: opt(lit('recorded')),
+  // --- tab states (issue 36): absent in the foreground, and in reports before them ---
+  tab: opt(lit('hidden', 'hidden-long')),
+  hiddenLongGraceSec: opt(inRange(LIMITS.hiddenLongGraceSec)),
 });
 
 const candidate = obj<Candidate>()({

@@ -5,13 +5,14 @@
 import type { ScenarioFields } from './scenario-schema.js';
 import type { Engine } from './engine.js';
 import { FACTOR_NAMES, FACTORS } from './factors.js';
+import { CHROME_INTENSIVE_GRACE_SEC } from './tab-state.js';
 
 export type BuiltinDefaults = Required<Omit<ScenarioFields, 'batch' | 'concurrency' | 'findMax' | 'display' | 'engine'>> & { engine: Engine };
 
 /** Each factor's default that is a value (FactorInfo.default; batch, concurrency and display have none). */
 const FACTOR_DEFAULTS = Object.fromEntries(
   FACTOR_NAMES.flatMap((name) => (FACTORS[name].default === undefined ? [] : [[name, FACTORS[name].default]])),
-) as unknown as Omit<BuiltinDefaults, 'warmupSec' | 'measureSec' | 'repeats'>;
+) as unknown as Omit<BuiltinDefaults, 'warmupSec' | 'measureSec' | 'repeats' | 'hiddenLongGraceSec'>;
 
 /**
  * Built-in values under the file's `defaults`: each factor's (the reference's two transports
@@ -23,4 +24,5 @@ export const BUILTIN_DEFAULTS: BuiltinDefaults = {
   warmupSec: 2,
   measureSec: 5,
   repeats: 3,
+  hiddenLongGraceSec: CHROME_INTENSIVE_GRACE_SEC,
 };

@@ -36,6 +36,14 @@ const fieldProperties = {
   measureSec: Type.Optional(
     Type.Number({ minimum: LIMITS.measureSec.min, maximum: LIMITS.measureSec.max, description: 'Length of the measured window in seconds.' }),
   ),
+  hiddenLongGraceSec: Type.Optional(
+    Type.Integer({
+      minimum: LIMITS.hiddenLongGraceSec.min,
+      maximum: LIMITS.hiddenLongGraceSec.max,
+      description:
+        "tab hidden-long only: seconds the tab is hidden before Chrome's intensive wake-up throttling starts (Chrome's own: 300, the default). A shorter one is Chromium's own feature parameter (IntensiveWakeUpThrottling:grace_period_seconds), the same throttling sooner, not a different one. The point streams hidden for it plus 5 s before its warm-up.",
+    }),
+  ),
   renderModule: Type.Optional(
     Type.String({
       minLength: 1,

@@ -267,6 +267,8 @@ export function expandScenario(s: ScenarioInput, defaults: ScenarioFields = {}):
       id: pointId({ scenario: s.id, ...factors }),
       scenario: s.id,
       ...factors,
+      // A hidden-long point's grace, which its browser is launched with (protocol/tab-state.ts).
+      ...(factors.tab === 'hidden-long' ? { hiddenLongGraceSec: f.hiddenLongGraceSec } : {}),
       warmupSec: f.warmupSec,
       measureSec: f.measureSec,
       repeats: f.repeats,

@@ -6,6 +6,7 @@
  */
 import { LIMITS, P99_BOUND_MS, parseDecimal, type Range } from './limits.js';
 import { deviceWords, type DeviceClass } from './device.js';
+import { tabWords, type HiddenState } from './tab-state.js';
 import type { RenderModuleRef } from './render-module.js';
 import { paramError, TRANSPORT_INFO, TRANSPORTS, type ParamError, type RenderMode, type Transport } from './wire.js';
 
@@ -62,6 +63,11 @@ export interface Target {
   // --- your stream (issue 35) ---
   /** `--pace recorded`: every candidate's batches fall due at the `--rows` file's recorded times (protocol/pace.ts); absent: every interval. */
   pace?: 'recorded';
+  // --- tab states (issue 36) ---
+  /** `--tab`: every candidate's lab tab hidden (protocol/tab-state.ts); absent: in the foreground, and in reports before it. */
+  tab?: HiddenState;
+  /** `--tab hidden-long` only: the intensive-throttling grace its browser is given, s (`--hidden-long-grace`, default Chrome's 300). */
+  hiddenLongGraceSec?: number;
 }
 
 /**
@@ -74,7 +80,8 @@ export function targetText(t: Target, device = true): string {
   const input = t.inputDelayBoundMs === undefined ? '' : `, input delay p99 ≤ ${t.inputDelayBoundMs} ms`;
   const on = device && t.device !== undefined ? ` on a ${deviceWords(t.device, t.throttle)}` : '';
   const pace = t.pace === 'recorded' ? ', at the recorded pace' : '';
-  return `${rateText(t.eventsPerSec)} with p99 ≤ ${t.p99BoundMs} ms${display}${input} (render ${t.render}${pace})${on}`;
+  const tab = t.tab !== undefined ? ` in ${tabWords(t)}` : '';
+  return `${rateText(t.eventsPerSec)} with p99 ≤ ${t.p99BoundMs} ms${display}${input} (render ${t.render}${pace})${on}${tab}`;
 }
 
 /**

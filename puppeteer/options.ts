@@ -9,6 +9,7 @@ import { inRange, LIMITS, rangeText, TIME_BUDGET_SEC } from '../protocol/limits.
 import { DEFAULT_MARGINS, marginsText, parseMargins, type Margins } from '../protocol/margins.js';
 import { ENGINES, type Engine } from '../protocol/engine.js';
 import { PACE_FLAG, PACES, type Pace } from '../protocol/pace.js';
+import { TAB_STATES, type TabState } from '../protocol/tab-state.js';
 import { DEVICE_SETTING_TEXT, parseDeviceSetting, THROTTLES, type DeviceSetting, type Throttle } from '../protocol/device.js';
 import { isRunId, RUN_ID_ALLOWED } from '../protocol/report.js';
 import { BUILTIN_DEFAULTS } from '../protocol/scenario-defaults.js';
@@ -90,6 +91,13 @@ export const SWEEP_FLAGS = {
     choices: PACES,
     help: `run every selected scenario at this pace, whatever the scenarios' own \`pace\`: ${PACE_FLAG.help}`,
     defaultText: "each scenario's `pace`, else steady",
+  },
+  tab: {
+    type: 'string',
+    default: '',
+    choices: TAB_STATES,
+    help: "run every selected scenario with its lab tab in this state, whatever the scenarios' own `tab`: visible, hidden (behind another tab, Chrome's background throttling on) or hidden-long (hidden past intensive throttling's grace, the scenario's hiddenLongGraceSec, default 300 s); Chrome launched here only (docs/tab-states.md)",
+    defaultText: "each scenario's `tab`, else visible",
   },
   browser: {
     type: 'list',
@@ -181,6 +189,8 @@ export interface SweepFlags {
   throttle: Throttle | null;
   /** `--pace`; null: each scenario's own. */
   pace: Pace | null;
+  /** `--tab`; null: each scenario's own. */
+  tab: TabState | null;
   /** `--input-delay`: the find-max searches' input delay p99 bound, ms; absent: the rule's default. */
   inputDelayBoundMs?: number;
 }
@@ -238,6 +248,7 @@ export function checkSweepFlags(flags: Flags<typeof SWEEP_FLAGS>): SweepFlags {
     device: checkDeviceFlag(flags.device),
     throttle: flags.throttle === '' ? null : (flags.throttle as Throttle),
     pace: flags.pace === '' ? null : (flags.pace as Pace),
+    tab: flags.tab === '' ? null : (flags.tab as TabState),
   };
   if (flags['input-delay'] !== '') {
     const bound = parseP99(flags['input-delay'], '--input-delay');
@@ -264,6 +275,7 @@ export function checkSweepFlags(flags: Flags<typeof SWEEP_FLAGS>): SweepFlags {
       'device',
       'throttle',
       'pace',
+      'tab',
       'input-delay',
     ] as const;
     const given = planFlags.filter((f) => JSON.stringify(flags[f]) !== JSON.stringify(SWEEP_FLAGS[f].default));

@@ -28,6 +28,7 @@ import { decidingP99Ms } from './sustains.js';
 import { objectiveCost, P99_MARGIN } from './advice-figures.js';
 import { headroomShown, type HeadroomShown } from './headroom.js';
 import { costsTable, costText, OBJECTIVE_WORDS, rendererChoice } from './costs.js';
+import { tabWords } from '../protocol/tab-state.js';
 
 const plural = (n: number, one: string) => `${n} ${one}${n === 1 ? '' : 's'}`;
 const parsingWords = (c: Candidate) => (c.parse === 'worker' ? `parsing in ${plural(c.workers, 'Worker')}` : 'parsing on the main thread');
@@ -349,7 +350,7 @@ export function deviceAnswerWords(t: Pick<Target, 'device' | 'throttle'>, calibr
 
 /** The answer in a few words, for a list of runs: `answer for 100 k events/s: ws, 5000 rows every 50 ms ×1` (` on low-tier` with a class). */
 export function adviceHeadline(a: Advice): string {
-  const rate = `${rateText(a.target.eventsPerSec)}${a.target.device !== undefined ? ` on ${a.target.device}` : ''}`;
+  const rate = `${rateText(a.target.eventsPerSec)}${a.target.device !== undefined ? ` on ${a.target.device}` : ''}${a.target.tab !== undefined ? `, ${a.target.tab} tab` : ''}`;
   if (a.winner) {
     const w = a.winner.candidate;
     return `answer for ${rate}: ${w.transport}, ${w.batch} rows every ${w.intervalMs} ms ×${w.concurrency}`;
@@ -496,7 +497,7 @@ export function adviceText(
   const tried = new Map(a.tried.map((t) => [t.candidate.id, t]));
   if (a.winner) {
     const { candidate: w, figures: f } = a.winner;
-    lines.push(`Use ${candidateWords(w)}${a.target.device !== undefined ? ` ${where}` : ''}.`);
+    lines.push(`Use ${candidateWords(w)}${a.target.device !== undefined ? ` ${where}` : ''}${a.target.tab !== undefined ? ` in ${tabWords(a.target)}` : ''}.`);
     lines.push(
       `  Sustains ${rateText(a.target.eventsPerSec)}: ${p99Text(f)}, delivered ${deliveredText(f.sustains.figures.deliveredRatio)}${inputText(f)}; ${rendererText(f)}.`,
     );

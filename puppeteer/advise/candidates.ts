@@ -8,6 +8,7 @@ import { LIMITS } from '../../protocol/limits.js';
 import { windowSecFor } from '../../results/advice-figures.js';
 import { pointId, type Point } from '../../protocol/scenario.js';
 import { pointFactors } from '../../protocol/factors.js';
+import { tabOf } from '../../protocol/tab-state.js';
 import { ADVISE_CONNECTIONS, ADVISE_TICKS_MS, adviseTicksMs, type Target } from '../../protocol/target.js';
 import {
   arrowBatchMismatch,
@@ -218,7 +219,7 @@ export function candidateSpace(
 
 /**
  * A candidate as a sweep point (for the repeat measurer): `advise/<id>` with the target's render
- * mode, its device class (`-low`: the point runs as it), its pace (`-rec`), its render module (not in
+ * mode, its device class (`-low`: the point runs as it), its pace (`-rec`), its tab state (`-hid`), its render module (not in
  * the id: every candidate of a search draws with the same one) and the given timing.
  */
 export function candidatePoint(
@@ -226,12 +227,15 @@ export function candidatePoint(
   render: RenderMode,
   timing: { warmupSec: number; measureSec: number; repeats: number },
   scenario = 'advise',
-  on: Pick<Target, 'device' | 'throttle' | 'pace' | 'renderModule'> = {},
+  on: Pick<Target, 'device' | 'throttle' | 'pace' | 'renderModule' | 'tab' | 'hiddenLongGraceSec'> = {},
 ): Point {
   // A candidate's settings are scenario values (origins 1, encoding json): the point keeps what a sweep's would.
-  const fields = { scenario, ...pointFactors({ ...c, render, device: on.device, throttle: on.throttle, pace: on.pace }) };
+  const fields = { scenario, ...pointFactors({ ...c, render, device: on.device, throttle: on.throttle, pace: on.pace, tab: on.tab }) };
   // Slow ticks get a longer window, so one batch cannot move delivered across the rule's 1% (issue 33).
   const measureSec = windowSecFor((c.concurrency * 1000) / c.intervalMs, timing.measureSec);
   const page = on.renderModule ? { renderModule: on.renderModule } : {};
-  return { ...fields, id: pointId(fields), ...timing, measureSec, offeredEventsPerSec: c.offeredEventsPerSec, ...page };
+  // A hidden-long point's grace, as a sweep's point keeps it (protocol/scenario.ts).
+  const grace = tabOf(on).hiddenLongGraceSec;
+  const tab = grace !== undefined ? { hiddenLongGraceSec: grace } : {};
+  return { ...fields, id: pointId(fields), ...timing, measureSec, offeredEventsPerSec: c.offeredEventsPerSec, ...page, ...tab };
 }

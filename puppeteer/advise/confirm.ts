@@ -7,6 +7,7 @@
  */
 import type { Advice, Candidate } from '../../protocol/advice.js';
 import type { ScenarioFile, ScenarioInput } from '../../protocol/scenario.js';
+import { tabOf } from '../../protocol/tab-state.js';
 
 /** The scenario ids of the confirm file, in the order `--scenarios` compares them (A, then B). */
 export const CONFIRM_SCENARIOS = { runnerUp: 'runner-up', advised: 'advised' } as const;
@@ -32,6 +33,8 @@ function scenarioOf(id: string, c: Candidate, a: Advice, words: string): Scenari
     // The class the answer holds for: the sweep calibrates it again on its own run.
     ...(a.target.device !== undefined ? { device: a.target.device } : {}),
     ...(a.target.throttle !== undefined ? { throttle: a.target.throttle } : {}),
+    // The tab state the answer holds for, and a hidden-long target's grace.
+    ...tabOf(a.target),
     // The page the answer holds for: the sweep builds the file again (its path as given, from the project root).
     ...(a.target.renderModule ? { renderModule: a.target.renderModule.path } : {}),
   };

@@ -50,6 +50,9 @@ import { durationText, repeatSec } from '../sweep/estimate.js';
 import { candidateSpace, DEFAULT_SPACE, spaceFor } from './candidates.js';
 import { buildRenderModule, recordedRenderModule } from '../render-module.js';
 import { BrowserAdviseMeasurer, CONFIRM_TIMING, confirmPoint, probePoint } from './measurer.js';
+import { TabStateBrowsers } from '../browser/tab-state.js';
+import { checkTabConditions, tabOf } from '../../protocol/tab-state.js';
+import type { Point } from '../../protocol/scenario.js';
 import { soakAndSave } from '../soak/session.js';
 import { soakLines } from '../../results/soak.js';
 import { ADVISE_FLAGS, checkAdviseFlags, type AdviseRequest } from './options.js';
@@ -210,6 +213,8 @@ async function main(): Promise<number> {
   // A class this machine cannot make is refused before anything is launched, as the sweep does
   // (without pointing to main-thread throttling, which advise refuses: options.ts).
   checkDeviceConditions([target], endpoints.length ? 'remote' : 'local', false);
+  // A hidden tab needs a Chrome advise launches itself: the flag stands for every candidate.
+  checkTabConditions([{ id: `--tab ${target.tab ?? 'visible'}`, ...tabOf(target) }], endpoints.length ? 'remote' : 'local');
   // The run's id: its directory's, once made (a suffix when another run took the second).
   let runId = draft.runId;
   if (req.resume === null) {
@@ -295,8 +300,11 @@ async function main(): Promise<number> {
 
     // A report saved by an earlier session may hold yardstick readings before any round.
     const replay = plan.recordedRounds || plan.report.advice.drift?.readings.length ? new Replay(report) : null;
+    // Every candidate's Chrome when the target's tab is hidden (background throttling on), launched on the first.
+    const hiders = local && target.tab !== undefined ? owner.own(new TabStateBrowsers(local.launched.headless, log)) : null;
     const repeats = new RepeatMeasurer({
       browser: slot,
+      ...(hiders ? { browserFor: (point: Point) => hiders.for(point) } : {}),
       server: srv,
       cores: host.cores ?? os.cpus().length,
       procfs: host.procfs,
@@ -311,6 +319,7 @@ async function main(): Promise<number> {
       render: target.render,
       ...deviceOf(target),
       ...(target.pace ? { pace: target.pace } : {}),
+      ...tabOf(target),
       ...(target.renderModule ? { renderModule: target.renderModule } : {}),
       record,
       replay,

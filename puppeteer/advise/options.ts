@@ -14,6 +14,7 @@ import { ADVISE_TRANSPORTS, OBJECTIVES, parseP99, parseRate, type Objective, typ
 import { RENDER_MODES, TRANSPORTS, type RenderMode, type Transport } from '../../protocol/wire.js';
 import { isDeviceClass, type DeviceClass } from '../../protocol/device.js';
 import { PACE_FLAG, PACES } from '../../protocol/pace.js';
+import { CHROME_INTENSIVE_GRACE_SEC, parseGrace, TAB_STATES } from '../../protocol/tab-state.js';
 import { DEFAULT_PREFER, SIMPLICITY_CRITERIA, type SimplicityCriterion } from '../../protocol/advice.js';
 import { checkDeviceFlag, checkMarginFlag, deviceFlag, marginFlag, parseDuration, parseSoakDuration, renderModuleFlag, throttleFlag } from '../options.js';
 
@@ -76,6 +77,18 @@ export const ADVISE_FLAGS = {
   device: deviceFlag('answer for this device class: every candidate runs as it', 'off (this machine at full speed)'),
   throttle: throttleFlag('how --device slows the browser; advise takes browser only', 'browser'),
   pace: { ...PACE_FLAG, help: `${PACE_FLAG.help}; every candidate runs at it`, choices: PACES },
+  tab: {
+    type: 'string',
+    default: 'visible',
+    choices: TAB_STATES,
+    help: "answer for a lab tab in this state: every candidate runs in it (hidden: behind another tab, Chrome's background throttling on; hidden-long: hidden past intensive throttling's grace before each warm-up); a Chrome advise launches only (docs/tab-states.md)",
+  },
+  'hidden-long-grace': {
+    type: 'string',
+    default: '',
+    help: `--tab hidden-long: seconds hidden before intensive wake-up throttling starts, given to Chrome as its own feature parameter (each candidate streams hidden this + 5 s before its warm-up)`,
+    defaultText: `${CHROME_INTENSIVE_GRACE_SEC} (Chrome's own)`,
+  },
   headful: { type: 'boolean', default: false, help: "show the browser window it launches (headless otherwise): its figures are then a headful Chrome's" },
   browser: {
     type: 'list',
@@ -135,7 +148,23 @@ export function checkAdviseFlags(flags: AdviseFlags): AdviseRequest {
     if (!isRunId(resume)) throw badFlag(`--resume takes a run id, ${RUN_ID_ALLOWED} (here --out); got '${resume}'`);
     // The search goes on with what it was asked: the report holds it.
     const asked = (
-      ['rate', 'p99', 'p99-display', 'input-delay', 'objective', 'render', 'transports', 'margin', 'prefer', 'seed', 'device', 'throttle', 'pace'] as const
+      [
+        'rate',
+        'p99',
+        'p99-display',
+        'input-delay',
+        'objective',
+        'render',
+        'transports',
+        'margin',
+        'prefer',
+        'seed',
+        'device',
+        'throttle',
+        'pace',
+        'tab',
+        'hidden-long-grace',
+      ] as const
     ).filter((f) => JSON.stringify(flags[f]) !== JSON.stringify(ADVISE_FLAGS[f].default));
     if (asked.length)
       throw badFlag(
@@ -186,6 +215,7 @@ export function checkAdviseFlags(flags: AdviseFlags): AdviseRequest {
       `--render-module draws in place of pushlab's table and charts, so it needs --render full; got --render ${flags.render} with --render-module ${flags['render-module']}: drop one`,
     );
   const device = checkDevice(flags);
+  const tab = checkTab(flags);
   const transports = flags.transports.length ? [...new Set(flags.transports as Transport[])] : [...ADVISE_TRANSPORTS];
   return {
     target: {
@@ -196,6 +226,7 @@ export function checkAdviseFlags(flags: AdviseFlags): AdviseRequest {
       ...(display === null ? {} : { displayP99BoundMs: display }),
       ...(device === null ? {} : { device }),
       ...(flags.pace === 'recorded' ? { pace: 'recorded' as const } : {}),
+      ...tab,
       // The default is left out, as every report before the objective reads.
       ...(flags.objective === 'renderer' ? {} : { objective: flags.objective as Objective }),
     },
@@ -220,6 +251,17 @@ function checkPrefer(named: readonly SimplicityCriterion[]): SimplicityCriterion
       `--prefer names each criterion at most once (${SIMPLICITY_CRITERIA.join(', ')}, in the order they decide); got '${named.join(',')}', with ${twice} twice`,
     );
   return [...named, ...DEFAULT_PREFER.filter((k) => !named.includes(k))];
+}
+
+/** `--tab` and `--hidden-long-grace`: the target's tab state (nothing for visible), its grace for hidden-long. */
+function checkTab(flags: AdviseFlags): Pick<Target, 'tab' | 'hiddenLongGraceSec'> {
+  const grace = flags['hidden-long-grace'];
+  if (grace !== '' && flags.tab !== 'hidden-long')
+    throw badFlag(`--hidden-long-grace ${grace} is the grace of --tab hidden-long; got it with --tab ${flags.tab}: drop it, or give --tab hidden-long`);
+  if (flags.tab === 'hidden') return { tab: 'hidden' };
+  if (flags.tab === 'hidden-long')
+    return { tab: 'hidden-long', hiddenLongGraceSec: grace === '' ? CHROME_INTENSIVE_GRACE_SEC : parseGrace('--hidden-long-grace', grace) };
+  return {};
 }
 
 /**

@@ -141,7 +141,14 @@ export const MACHINE_CHROME_ARGS = [
 ];
 
 /**
- * Flags every launch gets, and why:
+ * The flags that keep a hidden or occluded tab at full speed: timers, rendering and the
+ * renderer's priority. Every launch has them (Puppeteer adds them by default too) except a
+ * hidden-tab point's browser, which must throttle as a user's Chrome does (protocol/tab-state.ts).
+ */
+export const ANTI_THROTTLING_ARGS = ['--disable-background-timer-throttling', '--disable-backgrounding-occluded-windows', '--disable-renderer-backgrounding'];
+
+/**
+ * Flags every launch gets (but ANTI_THROTTLING_ARGS for a hidden-tab point's browser), and why:
  * - the sandbox needs user namespaces a container or root shell often lacks;
  * - no GPU on a server; QUIC would bypass the TLS/TCP path under test;
  * - background networking, component updates and sync open connections a closed network
@@ -150,13 +157,7 @@ export const MACHINE_CHROME_ARGS = [
  * - timers, rendering and the renderer's priority must not be throttled when the window is
  *   hidden or occluded (headful lab runs).
  */
-export const CHROME_ARGS = [
-  ...MACHINE_CHROME_ARGS,
-  '--ignore-certificate-errors',
-  '--disable-background-timer-throttling',
-  '--disable-backgrounding-occluded-windows',
-  '--disable-renderer-backgrounding',
-];
+export const CHROME_ARGS = [...MACHINE_CHROME_ARGS, '--ignore-certificate-errors', ...ANTI_THROTTLING_ARGS];
 
 /** The page size every measured page gets, in CSS pixels: the lab page's table and charts fit it. */
 export const MEASURED_VIEWPORT = { width: 1280, height: 900 } as const;
@@ -247,9 +248,16 @@ export async function launchChrome(options: {
    * (a headful window's own viewport here was 1050 × 637, which draws fewer table rows).
    */
   fitWindow?: boolean;
+  /**
+   * Chrome's background throttling on, as in a user's browser: the launch leaves out
+   * ANTI_THROTTLING_ARGS, its own and Puppeteer's defaults (a hidden-tab point's browser).
+   */
+  backgroundThrottling?: boolean;
 }): Promise<LaunchedChrome> {
   const chrome = await findChrome(options.log);
-  const args = [...CHROME_ARGS, ...(options.extraArgs ?? [])];
+  const throttled = options.backgroundThrottling === true;
+  const base = throttled ? CHROME_ARGS.filter((a) => !ANTI_THROTTLING_ARGS.includes(a)) : CHROME_ARGS;
+  const args = [...base, ...(options.extraArgs ?? [])];
   // Puppeteer enables the CDP Network domain by default; Chrome then ships every WS frame and
   // SSE message to this process, which halved EPS here. Measured runs keep it off.
   const networkEnabled = false;
@@ -265,6 +273,7 @@ export async function launchChrome(options: {
       executablePath: chrome.path,
       headless: options.headless,
       args: devtools ? [...args, '--remote-debugging-pipe'] : args,
+      ...(throttled ? { ignoreDefaultArgs: ANTI_THROTTLING_ARGS } : {}),
       pipe: true,
       userDataDir: profile,
       acceptInsecureCerts: true,

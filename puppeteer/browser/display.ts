@@ -112,11 +112,12 @@ function killQuietly(pid: number): void {
   }
 }
 
-/** A browser slot that also says which build and mode it is. */
-class DescribedSlot implements BrowserSlot {
+/** A browser slot that also says which build and mode it is (and, when `withArgs`, the flags it was launched with). */
+export class DescribedSlot implements BrowserSlot {
   constructor(
     readonly local: LocalBrowser,
     private readonly xvfb: boolean,
+    private readonly withArgs = false,
   ) {}
 
   browser() {
@@ -141,7 +142,7 @@ class DescribedSlot implements BrowserSlot {
 
   about(): BrowserFigures {
     const c = this.local.launched;
-    return { version: c.version, headless: c.headless, display: c.display, xvfb: this.xvfb };
+    return { version: c.version, headless: c.headless, display: c.display, xvfb: this.xvfb, ...(this.withArgs ? { args: [...c.args] } : {}) };
   }
 }
 

@@ -7,10 +7,11 @@ import { launchChrome, type LaunchedChrome } from './chrome.js';
 import type { BrowserSlot } from './slot.js';
 
 /**
+ * `backgroundThrottling`: Chrome throttles hidden tabs (a hidden-tab point's browser, launchChrome);
  * `extraArgs`: more Chrome flags; `display`: the X display of a headful browser (default: this
  * process's DISPLAY); `fitWindow`: a headful page takes its window's size (see launchChrome).
  */
-export type LaunchOptions = Pick<Parameters<typeof launchChrome>[0], 'extraArgs' | 'display' | 'fitWindow'>;
+export type LaunchOptions = Pick<Parameters<typeof launchChrome>[0], 'extraArgs' | 'display' | 'fitWindow' | 'backgroundThrottling'>;
 
 export class LocalBrowser implements BrowserSlot {
   private constructor(

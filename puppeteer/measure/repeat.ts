@@ -29,9 +29,17 @@ import { summarise } from '../../results/summarise.js';
 import { openLabPage, type LabApi } from './page.js';
 import { sendInput } from './input-sender.js';
 import { DeviceEmulator, type AppliedDevice } from '../device/emulator.js';
+import { CATCH_UP_WAIT_SEC, hiddenWaitSec } from '../../protocol/tab-state.js';
+import type { TabReturn, TabStateFigures } from '../../protocol/repeat-figures.js';
 
 /** What a repeat is doing now, for progress output. */
-export type Phase = 'load' | 'open' | 'warm-up' | 'window' | 'stop';
+export type Phase = 'load' | 'open' | 'hide' | 'warm-up' | 'window' | 'return' | 'stop';
+
+/** How long a hidden-tab point's page may take to say it is hidden once another tab is in front, ms. */
+export const VISIBILITY_WAIT_MS = 2000;
+
+/** How often the return to the foreground reads the page's count, ms: the catch-up time is about this coarse. */
+const CATCH_UP_POLL_MS = 20;
 
 /**
  * The shortest warm-up, ms: JIT tiers, the chart's first frames and the first GCs happen in
@@ -62,7 +70,8 @@ export interface RepeatOptions {
   browser: BrowserSlot;
   /**
    * The browser for a point whose scenario names a `display` (display.ts launches the other
-   * mode's on first use); absent, or resolving to null: `browser`.
+   * mode's on first use), a Firefox point's, and a hidden-tab point's (tab-state.ts: a Chrome
+   * throttling its background tabs); absent, or resolving to null: `browser`.
    */
   browserFor?: (point: Point) => Promise<BrowserSlot | null>;
   server: ServerHandle;
@@ -128,6 +137,8 @@ export interface Streaming {
   /** The page's clock offset, taken off latency when the browser and server clocks differ; null: one clock. */
   clock: ClockOffset | null;
   device: AppliedDevice;
+  /** A hidden-tab point's: when its tab was hidden (performance.now()); null in the foreground. */
+  hiddenAt: number | null;
   /** Aborts on a crash, the timeout or Ctrl-C: every wait in the body should take it. */
   signal: AbortSignal;
   /** Emits a progress phase (and throws once `signal` has aborted). */
@@ -270,12 +281,14 @@ export class RepeatMeasurer extends EventEmitter<RepeatEvents> {
 
   /** The longest one attempt may take before it is abandoned, ms. */
   budgetMs(point: Point): number {
-    return (point.warmupSec + point.measureSec) * 1000 + settleBudgetMs(point.warmupSec) + (this.o.slackMs ?? 60_000);
+    // A hidden-tab point also streams hidden past its grace (hidden-long) and watches its return.
+    const tab = point.tab !== undefined ? (hiddenWaitSec(point) + CATCH_UP_WAIT_SEC) * 1000 + VISIBILITY_WAIT_MS : 0;
+    return (point.warmupSec + point.measureSec) * 1000 + settleBudgetMs(point.warmupSec) + tab + (this.o.slackMs ?? 60_000);
   }
 
-  /** The browser this point runs in: the sweep's, or the one its `display` or `engine` asks for. */
+  /** The browser this point runs in: the sweep's, or the one its `display`, `engine` or `tab` asks for. */
   private async slotFor(point: Point): Promise<BrowserSlot> {
-    const other = point.display !== undefined || point.engine === 'firefox';
+    const other = point.display !== undefined || point.engine === 'firefox' || point.tab !== undefined;
     const slot = (other && this.o.browserFor ? await this.o.browserFor(point) : null) ?? this.o.browser;
     const engine = point.engine ?? 'chrome';
     if ((slot.engine ?? 'chrome') !== engine) {
@@ -417,6 +430,7 @@ export class RepeatMeasurer extends EventEmitter<RepeatEvents> {
     // Functions passed to evaluate() run in the page: they cannot close over anything here.
     // Several tabs start together, so all of them stream through the warm-up and the window.
     await Promise.all(apis.map((api) => api.evaluate((p, c) => p.start(c).then(() => undefined), config)));
+    const hiddenAt = point.tab !== undefined ? await this.hide(pages, slot, point, phase, signal) : null;
     const warmStart = performance.now();
     const minWarmupMs = Math.min(MIN_WARMUP_MS, point.warmupSec * 1000);
     phase('warm-up', 0, minWarmupMs);
@@ -451,7 +465,73 @@ export class RepeatMeasurer extends EventEmitter<RepeatEvents> {
       ...(slot.engine === 'firefox' ? { firefoxPid: slot.pid?.() ?? null } : {}),
       ...(device?.throttle === 'browser' ? { chromeCpuFromProc: true } : {}),
     };
-    return { pages, apis, src, settled, clock, device, signal, phase };
+    return { pages, apis, src, settled, clock, device, hiddenAt, signal, phase };
+  }
+
+  /**
+   * Hides the lab tab once its connections are open: a blank tab of the same browser brought to
+   * the front (in headless Chrome too, the page then reads `hidden`, and with background
+   * throttling on its timers are throttled). The page must say it is hidden, or the attempt fails.
+   * A hidden-long point then streams hidden past its grace before its warm-up. The blank tab
+   * joins `pages`, after the lab tabs, so the attempt closes it with them. Returns when the tab
+   * was hidden (performance.now()).
+   */
+  private async hide(pages: Page[], slot: BrowserSlot, point: Point, phase: Streaming['phase'], signal: AbortSignal): Promise<number> {
+    phase('hide');
+    const lab = pages[0];
+    const cover = await slot.newPage();
+    pages.push(cover);
+    await cover.bringToFront();
+    const at = performance.now();
+    let visibility = await visibilityOf(lab);
+    while (visibility !== 'hidden' && performance.now() - at < VISIBILITY_WAIT_MS) {
+      await sleepFor(50, undefined, { signal });
+      visibility = await visibilityOf(lab);
+    }
+    if (visibility !== 'hidden') {
+      throw new Error(
+        `tab ${point.tab}: the lab page still read visibilityState '${visibility}' ${VISIBILITY_WAIT_MS / 1000} s after another tab was brought to the front, so it was never hidden`,
+      );
+    }
+    const waitMs = hiddenWaitSec(point) * 1000;
+    if (waitMs > 0) await ticking(waitMs, signal, (t) => phase('hide', t, waitMs));
+    return at;
+  }
+
+  /**
+   * Brings the lab tab back to the front after the window, and reads at once what the server had
+   * written to its streams (`/stats`, by its client tag) against what the page had counted: the
+   * backlog. Then reads the page's count until it holds every batch written up to the return:
+   * the catch-up time, watched CATCH_UP_WAIT_SEC at most (null past it, never a failure).
+   */
+  private async bringBack(lab: Page, api: LabApi, point: Point, signal: AbortSignal): Promise<TabReturn> {
+    await lab.bringToFront();
+    const t0 = performance.now();
+    const [snap, stats] = await Promise.all([api.evaluate((p) => p.snapshot({ resetLatency: false })), this.o.server.stats(false)]);
+    if (!snap) throw new Error('the page has no run to snapshot');
+    const written = stats.connections.filter((c) => c.client !== null && c.client === snap.client).reduce((n, c) => n + c.sent, 0);
+    // The server lists open streams only: after a reconnect its count is not the page's to compare.
+    const known = snap.counters.reconnects === 0;
+    let catchUpMs: number | null = null;
+    if (known) {
+      for (let counted = snap.counters.batches; ;) {
+        if (counted >= written) {
+          catchUpMs = Math.round(performance.now() - t0);
+          break;
+        }
+        if (performance.now() - t0 > CATCH_UP_WAIT_SEC * 1000) break;
+        await sleepFor(CATCH_UP_POLL_MS, undefined, { signal });
+        counted = (await api.evaluate((p) => p.snapshot({ resetLatency: false })))?.counters.batches ?? counted;
+      }
+    }
+    const backlogBatches = known ? Math.max(0, written - snap.counters.batches) : null;
+    return {
+      backlogBatches,
+      backlogEvents: backlogBatches === null ? null : backlogBatches * point.batch,
+      catchUpMs,
+      waitedSec: CATCH_UP_WAIT_SEC,
+      visibilityAfter: await visibilityOf(lab),
+    };
   }
 
   private async run(
@@ -463,10 +543,11 @@ export class RepeatMeasurer extends EventEmitter<RepeatEvents> {
     attempt: number,
     signal: AbortSignal,
   ): Promise<MeasuredRepeat> {
-    const { apis, src, settled, clock, device, phase } = await this.open(pages, slot, point, signal);
+    const { apis, src, settled, clock, device, hiddenAt, phase } = await this.open(pages, slot, point, signal);
     const procfs = this.o.procfs ?? true;
     const windowMs = point.measureSec * 1000;
     phase('window', 0, windowMs);
+    const windowOpenedAt = performance.now();
     const a = await takeSample(src, true);
     // Half-way, every tab's counters once more (latency not reset): the window's trend compares its halves.
     let mid: Promise<PageSnapshot[] | undefined> | undefined;
@@ -477,7 +558,8 @@ export class RepeatMeasurer extends EventEmitter<RepeatEvents> {
       );
     // Real input while the window runs (the first tab's): does the page still answer? An
     // aborted repeat stops it through `signal`; an error out of ticking through the finally.
-    const input = this.o.input === false ? null : sendInput(pages[0], signal);
+    // None to a hidden tab: no user can click one.
+    const input = this.o.input === false || point.tab !== undefined ? null : sendInput(pages[0], signal);
     let inputSent: ReturnType<NonNullable<typeof input>['stop']> | undefined;
     try {
       await ticking(
@@ -494,6 +576,11 @@ export class RepeatMeasurer extends EventEmitter<RepeatEvents> {
     }
     const b = await takeSample(src, true);
     const midSnapshots = await mid;
+    let back: TabReturn | null = null;
+    if (point.tab !== undefined) {
+      phase('return');
+      back = await this.bringBack(pages[0], apis[0], point, signal);
+    }
     phase('stop');
     await Promise.all(apis.map((api) => api.evaluate((p) => p.stop())));
     const repeat = summarise(point, a, b, {
@@ -506,12 +593,16 @@ export class RepeatMeasurer extends EventEmitter<RepeatEvents> {
       startedBehind: !settled.settled,
       ceilingEventsPerSec: ctx.ceilingEventsPerSec,
       ...(ctx.jsonCeilingEventsPerSec !== undefined ? { jsonCeilingEventsPerSec: ctx.jsonCeilingEventsPerSec } : {}),
-      ...((point.display !== undefined || slot.engine === 'firefox') && slot.about ? { browser: slot.about() } : {}),
+      ...((point.display !== undefined || slot.engine === 'firefox' || point.tab !== undefined) && slot.about ? { browser: slot.about() } : {}),
       ...(midSnapshots ? { mid: midSnapshots } : {}),
       ...(inputSent ? { input: inputSent } : {}),
       ...(device ? { device: { throttle: device.throttle, slowdown: device.slowdown } } : {}),
     });
     if (!settled.settled) repeat.notes.push(unsettledNote(settled));
+    if (back && hiddenAt !== null && point.tab !== undefined) {
+      repeat.tabState = tabStateOf(point, hiddenAt, windowOpenedAt, a.page, b.page, back);
+      if (back.catchUpMs === null) repeat.notes.push(catchUpNote(back));
+    }
     applyClockOffset(repeat, clock);
     return repeat;
   }
@@ -556,6 +647,33 @@ export class RepeatMeasurer extends EventEmitter<RepeatEvents> {
       readings: after,
     };
   }
+}
+
+/** The page's `document.visibilityState`, as Chrome has it now. */
+async function visibilityOf(page: Page): Promise<'visible' | 'hidden'> {
+  // Runs in the page: this file's types have no DOM.
+  const state = await page.evaluate(() => (globalThis as unknown as { document: { visibilityState: string } }).document.visibilityState);
+  return state === 'hidden' ? 'hidden' : 'visible';
+}
+
+/** A hidden-tab repeat's figures: the state, how long it had been hidden, the page's visibility over the window, the return. */
+function tabStateOf(point: Point, hiddenAt: number, windowAt: number, a: PageSnapshot, b: PageSnapshot, back: TabReturn): TabStateFigures {
+  return {
+    state: point.tab!,
+    ...(point.tab === 'hidden-long' && point.hiddenLongGraceSec !== undefined ? { graceSec: point.hiddenLongGraceSec } : {}),
+    hiddenBeforeWindowSec: Math.round(windowAt - hiddenAt) / 1000,
+    visibilityAtStart: a.visibility ?? 'visible',
+    visibilityAtEnd: b.visibility ?? 'visible',
+    visibilityChanges: (b.visibilityChanges ?? 0) - (a.visibilityChanges ?? 0),
+    return: back,
+  };
+}
+
+/** Why a hidden-tab repeat's catch-up time is null. */
+export function catchUpNote(back: TabReturn): string {
+  return back.backlogBatches === null
+    ? "no catch-up time: a connection reopened, and the server's counts cover its open streams only"
+    : `did not catch up within ${back.waitedSec} s of returning to the foreground (${back.backlogEvents} events behind at the return)`;
 }
 
 /**

@@ -12,8 +12,12 @@ import type { Phase } from './repeat.js';
 const PHASE_PART: Record<Phase, WallPart | 'window'> = {
   load: 'pageLoads',
   open: 'connectionOpens',
+  // A hidden tab streams before its warm-up (past its grace when hidden-long): warming up, hidden.
+  hide: 'warmUps',
   'warm-up': 'warmUps',
   window: 'window',
+  // The return to the foreground is after the window, watched until the page caught up.
+  return: 'teardowns',
   stop: 'teardowns',
 };
 

@@ -8,6 +8,7 @@ import { TRANSPORT_INFO, type Transport } from '../../protocol/wire.js';
 import { ceilingNeeds } from '../../results/ceilings.js';
 import { CEILING_MS } from '../measure/ceiling.js';
 import { MIN_WARMUP_MS } from '../measure/repeat.js';
+import { hiddenWaitSec } from '../../protocol/tab-state.js';
 
 /**
  * A fresh page: create it, load the lab page, wait for `window.pushlab`, s. Read off the wall
@@ -36,11 +37,19 @@ const openSec = (p: Point) =>
 /** Launching a headful Chrome (and an Xvfb) the first time a point asks for one, s: once per sweep, spread here over its repeats. */
 const HEADFUL_SEC = 0.5;
 
-/** One repeat of one point, s: each further tab is one more page to load and connections to open. */
+/**
+ * A hidden-tab point's own steps, s: a blank tab opened and brought to the front, and the return
+ * to the foreground (a page that kept up has counted everything at once). Not yet timed from a
+ * wall account: an estimate; a page that fell far behind takes up to CATCH_UP_WAIT_SEC more.
+ */
+const HIDE_AND_RETURN_SEC = 0.5;
+
+/** One repeat of one point, s: each further tab is one more page to load and connections to open; a hidden-long point streams hidden past its grace first. */
 export function repeatSec(p: Point): number {
   const warmup = Math.min(MIN_WARMUP_MS / 1000, p.warmupSec);
   const tabs = p.tabs ?? 1;
-  return PAGE_SEC * tabs + openSec(p) * tabs + warmup + SETTLE_SEC + p.measureSec + END_SEC + (p.display === 'headful' ? HEADFUL_SEC : 0);
+  const tab = p.tab !== undefined ? HIDE_AND_RETURN_SEC + hiddenWaitSec(p) : 0;
+  return PAGE_SEC * tabs + openSec(p) * tabs + warmup + SETTLE_SEC + p.measureSec + END_SEC + (p.display === 'headful' ? HEADFUL_SEC : 0) + tab;
 }
 
 /** The per-round JSON.parse ceiling at these batch sizes, s. */

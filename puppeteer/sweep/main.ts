@@ -44,6 +44,8 @@ import { durationText, repeatSec, roundsSec, searchSec, SETUP_SEC } from './esti
 import { DEFAULT_TABLE_WIDTH, formatTable, tableWidth, type TableLayout } from '../../results/views/terminal.js';
 import { findChrome } from '../browser/chrome.js';
 import { DisplayBrowsers } from '../browser/display.js';
+import { TabStateBrowsers } from '../browser/tab-state.js';
+import { checkTabConditions } from '../../protocol/tab-state.js';
 import { FirefoxBrowsers } from '../browser/engines.js';
 import { FIREFOX_HOST_ID } from '../browser/firefox.js';
 import type { Engine } from '../../protocol/engine.js';
@@ -171,18 +173,20 @@ function withEngine(scenarios: ScenarioInput[], engine: Engine | null): Scenario
 }
 
 /**
- * `--device`, `--throttle` and `--pace`: every selected scenario as that class, slowed that way,
- * at that pace (refused for Firefox as a scenario's own would be).
+ * `--device`, `--throttle`, `--pace` and `--tab`: every selected scenario as that class, slowed
+ * that way, at that pace, in that tab state (refused for Firefox as a scenario's own would be).
  */
-function withDevice(scenarios: ScenarioInput[], o: Pick<SweepFlags, 'device' | 'throttle' | 'pace'>): ScenarioInput[] {
+function withDevice(scenarios: ScenarioInput[], o: Pick<SweepFlags, 'device' | 'throttle' | 'pace' | 'tab'>): ScenarioInput[] {
   return scenarios.map((s) => {
     const out = {
       ...s,
       ...(o.device !== null ? { device: o.device } : {}),
       ...(o.throttle !== null ? { throttle: o.throttle } : {}),
       ...(o.pace !== null ? { pace: o.pace } : {}),
+      ...(o.tab !== null ? { tab: o.tab } : {}),
     };
     if (o.throttle !== null && out.engine === 'firefox') checkFirefoxFields(out, `--throttle ${o.throttle}: scenario '${s.id}'`);
+    if (o.tab !== null && out.engine === 'firefox') checkFirefoxFields(out, `--tab ${o.tab}: scenario '${s.id}'`);
     return out;
   });
 }
@@ -300,6 +304,7 @@ async function main(): Promise<number> {
   if (!endpoints.length && !gridUrl) await findChrome(log);
   await cleanUpKilledRuns(log);
   checkDeviceConditions([...draft.points.map((p) => p.point), ...plan.searches.map((s) => s.base)], endpoints.length || gridUrl ? 'remote' : 'local');
+  checkTabConditions(allPoints, endpoints.length || gridUrl ? 'remote' : 'local');
   // The run's id: its directory's, once made (a suffix when another run took the second).
   let runId = draft.runId;
   if (!checked.resume) {
@@ -344,6 +349,8 @@ async function main(): Promise<number> {
     const hosts = slots.map((x) => x.host);
     // The other display mode's browser (and an Xvfb), launched when a point first asks for it (launched Chrome only).
     const others = local ? owner.own(new DisplayBrowsers(local, log)) : null;
+    // Hidden-tab points' Chrome (background throttling on), launched when a point first asks for it (launched Chrome only).
+    const hiders = local ? owner.own(new TabStateBrowsers(local.launched.headless, log)) : null;
     markSharedHosts(hosts);
     if (local) log(`server ${srv.url}, Chrome ${local.launched.version} (${local.launched.path}, ${local.launched.source})`);
     else {
@@ -441,7 +448,14 @@ async function main(): Promise<number> {
         repeats: new RepeatMeasurer({
           browser: slot,
           // A launched Chrome can start the other display mode's, and Firefox; a remote browser runs in the mode and engine it was started in.
-          browserFor: (point) => (point.engine === 'firefox' && firefox ? firefox.for() : others ? others.for(point) : remoteDisplay(point, host)),
+          browserFor: (point) =>
+            point.engine === 'firefox' && firefox
+              ? firefox.for()
+              : point.tab !== undefined && hiders
+                ? hiders.for(point)
+                : others
+                  ? others.for(point)
+                  : remoteDisplay(point, host),
           ...(local ? { firefoxHostId: FIREFOX_HOST_ID } : {}),
           server: srv,
           cores: host.cores ?? os.cpus().length,

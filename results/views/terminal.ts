@@ -27,6 +27,7 @@ import type { Point } from '../../protocol/scenario.js';
 import { FACTOR_NAMES, FACTORS, type FactorName } from '../../protocol/factors.js';
 import { relativeHalfWidth } from '../stats.js';
 import { calibrationWords } from '../../protocol/device.js';
+import { tabReturnLines } from '../tab-return.js';
 
 /**
  * A Markdown table: the first column left-aligned, the rest right-aligned. Each cell is made one
@@ -213,6 +214,7 @@ export function formatTable(report: Report, layout: TableLayout): string {
       ...sectionOf('Transports compared, paired by round (95% CI):', verdictLines(report)),
       ...sectionOf('Knobs compared (one setting changed, same transport and load), paired by round (95% CI):', knobLines(report)),
       ...sectionOf('', machineLines(report)),
+      ...sectionOf('Hidden tabs, brought back to the front after each window:', tabReturnLines(report.points)),
       ...('width' in layout ? sectionOf(pointLinesHeading(run), pointLines(report)) : sectionOf('', pointDetailLines(report))),
     ]),
   ]

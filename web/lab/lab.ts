@@ -79,6 +79,9 @@ export class Lab {
    * screen, and what a user sees is how stale the screen is.
    */
   private readonly display = new Histogram();
+  /** `visibilitychange` events since this run started: a hidden-tab repeat checks its window saw none (protocol/tab-state.ts). */
+  private visibilityChanges = 0;
+  private readonly onVisibility = () => this.visibilityChanges++;
 
   constructor(
     config: Partial<Record<keyof PageConfig, unknown>>,
@@ -123,6 +126,7 @@ export class Lab {
     this.charts = c.render === 'none' || view ? null : views.charts;
     this.charts?.clear();
     this.charts?.plotField(views.events);
+    document.addEventListener('visibilitychange', this.onVisibility);
   }
 
   /** Mounts the render module: it tells the lab when it drew, as the table's redraw does. */
@@ -178,6 +182,7 @@ export class Lab {
   stop(): void {
     if (this.stopped) return;
     this.stopped = true;
+    document.removeEventListener('visibilitychange', this.onVisibility);
     this.input.stop();
     this.source.stop();
     this.throttle?.cancel();
@@ -201,6 +206,8 @@ export class Lab {
       ...s,
       displayAge,
       ...(this.config.inputProbe ? { input: this.input.snapshot(resetLatency) } : {}),
+      visibility: document.visibilityState === 'hidden' ? 'hidden' : 'visible',
+      visibilityChanges: this.visibilityChanges,
     };
   }
 

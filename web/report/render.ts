@@ -538,6 +538,7 @@ function notesSection(report: Report): HTMLElement | null {
 
 function detailsRow(row: TableRow, span: number): HTMLTableRowElement {
   const box = h('div', { class: 'details' });
+  if (row.details.tab) box.append(h('p', {}, h('b', {}, 'Hidden tab: '), row.details.tab));
   if (row.details.notes.length) box.append(h('p', {}, h('b', {}, 'Notes: '), row.details.notes.join('; ')));
   if (row.details.unsteady.length) box.append(h('p', { class: 'unsteady' }, h('b', {}, 'Unsteady: '), row.details.unsteady.join('; ')));
   const head = h(

@@ -31,6 +31,7 @@ import { calibrationShort } from '../../protocol/device.js';
 import { wallLine } from '../../results/wall-account.js';
 import { ENCODING_INFO, ENCODING_NAMES } from '../../protocol/encodings.js';
 import { PAYLOAD_ARROW_BATCH, type PayloadDescription } from '../../protocol/payload.js';
+import { tabReturnText } from '../../results/tab-return.js';
 
 type Point = PointResult['point'];
 export type Transport = Point['transport'];
@@ -450,7 +451,8 @@ export interface TableRow {
   verdict: Verdict;
   measured: boolean;
   cells: TableCell[];
-  details: { notes: string[]; unsteady: string[]; repeats: RepeatRow[] };
+  /** `tab`: a hidden-tab point's return to the foreground in words (results/tab-return.ts); absent in the foreground. */
+  details: { notes: string[]; unsteady: string[]; repeats: RepeatRow[]; tab?: string };
 }
 
 /** The table's columns: every column of results/columns.ts, the figures first (readingOrder). */
@@ -504,8 +506,14 @@ export function tableRow(r: PointResult): TableRow {
     verdict: r.verdict,
     measured: r.summary !== null,
     cells,
-    details: { notes: r.notes, unsteady: r.unsteady.map((u) => `${u.kind}: ${u.message}`), repeats },
+    details: { notes: r.notes, unsteady: r.unsteady.map((u) => `${u.kind}: ${u.message}`), repeats, ...tabDetail(r) },
   };
+}
+
+/** A hidden-tab point's detail line, when it has one. */
+function tabDetail(r: PointResult): { tab?: string } {
+  const text = tabReturnText(r);
+  return text === null ? {} : { tab: text };
 }
 
 /** Sorts rows by one column; missing values last whichever the direction. */
