@@ -41,6 +41,7 @@ export const MEASURES = [
 /** Start servers, processes or browsers; hold beside another file. Slowest first: they start in this order. */
 export const BEHAVIOUR = [
   'remote-browser',
+  'e2e-tab',
   'e2e-rows',
   'signals',
   'report-readers',

@@ -1,0 +1,146 @@
+/**
+ * Tab states end to end (issue 36), through `npm run sweep`'s entry point with the real server and
+ * headless Chromium: every transport streamed with its lab tab hidden behind another tab of a
+ * Chrome launched without the anti-throttling flags, at a tiny load, and one point hidden past a
+ * 5 s intensive-throttling grace beside the same point in the foreground.
+ *
+ * What is asserted is exact: the page's own `visibilityState` at the window's ends and its
+ * `visibilitychange` count over the window, the page's gap count, the return's backlog and
+ * catch-up as counts and a bounded time, the browser's recorded flags, and the page's own 1 s
+ * chart tick (a chained setTimeout: render chart draws only at it) counted over the window: about
+ * one a second in the foreground, at most one (Chrome then wakes chained timers once a minute)
+ * hidden past the grace.
+ */
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { MeasuredRepeat } from '../../protocol/repeat-figures.js';
+import type { Report } from '../../protocol/report.js';
+import { TRANSPORTS } from '../../protocol/wire.js';
+import { ANTI_THROTTLING_ARGS } from '../../puppeteer/browser/chrome.js';
+import { intensiveThrottlingArg } from '../../protocol/tab-state.js';
+import { runSweep } from '../helpers/sweep-process.js';
+
+/** The hidden-long point's window, s: long enough for a 1 s tick to show about this many times in the foreground. */
+const LONG_WINDOW_SEC = 4;
+const GRACE_SEC = 5;
+
+const SCENARIOS = {
+  scenarios: [
+    // 500 events/s on one connection: a load every transport keeps up with in a hidden tab.
+    {
+      id: 'hid',
+      transport: [...TRANSPORTS],
+      batch: 10,
+      concurrency: 1,
+      intervalMs: 20,
+      render: 'full',
+      warmupSec: 0,
+      measureSec: 0.5,
+      repeats: 1,
+      tab: 'hidden',
+    },
+    {
+      id: 'long',
+      transport: 'sse',
+      batch: 10,
+      concurrency: 1,
+      intervalMs: 20,
+      render: 'chart',
+      warmupSec: 0,
+      measureSec: LONG_WINDOW_SEC,
+      repeats: 1,
+      tab: ['visible', 'hidden-long'],
+      hiddenLongGraceSec: GRACE_SEC,
+    },
+  ],
+};
+
+describe('tab states in headless Chromium', () => {
+  let dir: string;
+  let report: Report;
+  let stderr: string;
+  let code: number | null;
+
+  beforeAll(async () => {
+    dir = await mkdtemp(path.join(os.tmpdir(), 'pushlab-e2e-tab-'));
+    const file = path.join(dir, 'scenarios.json');
+    await writeFile(file, JSON.stringify(SCENARIOS));
+    let stdout: string;
+    ({ code, stdout, stderr } = await runSweep(
+      ['--file', file, '--scenario', 'hid,long', '--json', '--retries', '0', '--seed', '1', '--out', path.join(dir, 'out')],
+      150_000,
+    ));
+    report = JSON.parse(stdout) as Report;
+  }, 160_000);
+
+  afterAll(async () => {
+    if (dir) await rm(dir, { recursive: true, force: true });
+  });
+
+  const repeatOf = (id: string): MeasuredRepeat => {
+    const p = report.points.find((x) => x.point.id === id);
+    expect(p, `${id} in ${report.points.map((x) => x.point.id).join(', ')}`).toBeDefined();
+    const r = p!.repeats[0];
+    expect(r.status, JSON.stringify(r)).toBe('ok');
+    return r as MeasuredRepeat;
+  };
+
+  it('measures every transport hidden, and the hidden-long point beside its visible twin, named in their ids', () => {
+    expect(code, stderr).toBe(0);
+    expect(report.points.map((p) => p.point.id).sort()).toEqual(
+      [
+        ...TRANSPORTS.map((t) => `hid/${t}-b10-c1-i20-full${t === 'poll' ? '-p50' : ''}-hid`),
+        'long/sse-b10-c1-i20-chart',
+        'long/sse-b10-c1-i20-chart-hidl',
+      ].sort(),
+    );
+    // The terminal's section on hidden tabs: one line per hidden point.
+    expect(stderr).toMatch(/Hidden tabs, brought back to the front after each window:/);
+    expect(stderr).toMatch(/long\/sse-b10-c1-i20-chart-hidl: hidden through the window in 1\/1 repeat; back in front: [\d,]+ events behind/);
+  });
+
+  for (const transport of TRANSPORTS) {
+    it(`${transport}: hidden through the window in a throttling Chrome, 0 gaps, and back in front with its backlog counted and caught up`, () => {
+      const p = report.points.find((x) => x.point.scenario === 'hid' && x.point.transport === transport)!;
+      const r = repeatOf(p.point.id);
+      const t = r.tabState!;
+      expect(t, JSON.stringify(r.notes)).toBeDefined();
+      expect(t.state).toBe('hidden');
+      expect([t.visibilityAtStart, t.visibilityAtEnd, t.visibilityChanges]).toEqual(['hidden', 'hidden', 0]);
+      expect(r.page.gaps).toBe(0);
+      expect(r.page.events).toBeGreaterThan(0);
+      // The return: exact counts (no reconnect), a backlog of whole batches, and a catch-up well inside the wait.
+      expect(r.page.reconnects).toBe(0);
+      expect(t.return.backlogBatches).not.toBeNull();
+      expect(t.return.backlogEvents).toBe(t.return.backlogBatches! * 10);
+      expect(t.return.catchUpMs, JSON.stringify(t.return)).not.toBeNull();
+      expect(t.return.catchUpMs!).toBeGreaterThanOrEqual(0);
+      expect(t.return.catchUpMs!).toBeLessThan(t.return.waitedSec * 1000);
+      expect(t.return.visibilityAfter).toBe('visible');
+      // No input to a tab no one can click.
+      expect(r.input).toBeUndefined();
+      // The browser it ran in throttles: none of the anti-throttling flags.
+      expect(r.browser?.args, JSON.stringify(r.browser)).toBeDefined();
+      for (const a of ANTI_THROTTLING_ARGS) expect(r.browser!.args).not.toContain(a);
+    });
+  }
+
+  it("hidden past a 5 s grace, the page's own 1 s timer chain stops; in the foreground it ticks about once a second", () => {
+    const visible = repeatOf('long/sse-b10-c1-i20-chart');
+    const long = repeatOf('long/sse-b10-c1-i20-chart-hidl');
+    expect(visible.tabState).toBeUndefined();
+    const t = long.tabState!;
+    expect(t).toMatchObject({ state: 'hidden-long', graceSec: GRACE_SEC, visibilityAtStart: 'hidden', visibilityAtEnd: 'hidden', visibilityChanges: 0 });
+    // Hidden for the grace and its margin before the window opened.
+    expect(t.hiddenBeforeWindowSec).toBeGreaterThanOrEqual(GRACE_SEC + 5);
+    expect(long.browser!.args).toContain(intensiveThrottlingArg(GRACE_SEC));
+    expect(long.page.gaps).toBe(0);
+    // Render chart draws only at the chart's tick: the count of draws in the window is the tick count.
+    expect(visible.displayAge!.count).toBeGreaterThanOrEqual(LONG_WINDOW_SEC - 1);
+    expect(long.displayAge!.count, JSON.stringify(long.displayAge)).toBeLessThanOrEqual(1);
+    // The events themselves still arrived: network tasks are not timers.
+    expect(long.deliveredRatio).toBeGreaterThan(0.9);
+  });
+});
