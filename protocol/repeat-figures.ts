@@ -328,7 +328,8 @@ export interface TabReturn {
   backlogEvents: number | null;
   /**
    * From the return until the page had counted every batch written up to it, ms (read every
-   * 20 ms or so, so about that coarse); null when it had not within `waitedSec` (or the backlog is unknown).
+   * 20 ms or so, so about that coarse); 0 when it had at the return (no backlog); null when it
+   * had not within `waitedSec` (or the backlog is unknown).
    */
   catchUpMs: number | null;
   /** The longest the catch-up was watched, s (protocol/tab-state.ts CATCH_UP_WAIT_SEC). */

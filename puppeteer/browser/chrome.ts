@@ -272,7 +272,9 @@ export async function launchChrome(options: {
     browser = await puppeteer.launch({
       executablePath: chrome.path,
       headless: options.headless,
-      args: devtools ? [...args, '--remote-debugging-pipe'] : args,
+      // A copy: Puppeteer takes `--enable-features`/`--disable-features` out of the array it is
+      // given (merging them into its own), which would leave them out of the recorded `args`.
+      args: devtools ? [...args, '--remote-debugging-pipe'] : [...args],
       ...(throttled ? { ignoreDefaultArgs: ANTI_THROTTLING_ARGS } : {}),
       pipe: true,
       userDataDir: profile,

@@ -514,9 +514,10 @@ export class RepeatMeasurer extends EventEmitter<RepeatEvents> {
     const known = snap.counters.reconnects === 0;
     let catchUpMs: number | null = null;
     if (known) {
-      for (let counted = snap.counters.batches; ;) {
+      // Nothing left at the return: 0, not the time the first reading took.
+      for (let counted = snap.counters.batches, first = true; ; first = false) {
         if (counted >= written) {
-          catchUpMs = Math.round(performance.now() - t0);
+          catchUpMs = first ? 0 : Math.round(performance.now() - t0);
           break;
         }
         if (performance.now() - t0 > CATCH_UP_WAIT_SEC * 1000) break;

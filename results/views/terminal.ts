@@ -73,6 +73,7 @@ export const CI_GIVEN_UP: readonly string[] = ['inputDelayP99Ms', 'latencyP99Ms'
  */
 export const MORE_COLUMNS: readonly string[] = [
   'device',
+  'tab',
   'repeats',
   'offeredEventsPerSec',
   'jsonCeilingRatio',

@@ -110,7 +110,9 @@ describe('tab states in headless Chromium', () => {
       expect(t.state).toBe('hidden');
       expect([t.visibilityAtStart, t.visibilityAtEnd, t.visibilityChanges]).toEqual(['hidden', 'hidden', 0]);
       expect(r.page.gaps).toBe(0);
-      expect(r.page.events).toBeGreaterThan(0);
+      // poll asks every 50 ms by a timer, which a hidden tab wakes once a second: a 0.5 s window
+      // may hold no poll at all, and its events wait for the return (the backlog below).
+      if (transport !== 'poll') expect(r.page.events).toBeGreaterThan(0);
       // The return: exact counts (no reconnect), a backlog of whole batches, and a catch-up well inside the wait.
       expect(r.page.reconnects).toBe(0);
       expect(t.return.backlogBatches).not.toBeNull();
@@ -120,7 +122,7 @@ describe('tab states in headless Chromium', () => {
       expect(t.return.catchUpMs!).toBeLessThan(t.return.waitedSec * 1000);
       expect(t.return.visibilityAfter).toBe('visible');
       // No input to a tab no one can click.
-      expect(r.input).toBeUndefined();
+      expect(r.input?.sent ?? 0).toBe(0);
       // The browser it ran in throttles: none of the anti-throttling flags.
       expect(r.browser?.args, JSON.stringify(r.browser)).toBeDefined();
       for (const a of ANTI_THROTTLING_ARGS) expect(r.browser!.args).not.toContain(a);
