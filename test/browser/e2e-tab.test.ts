@@ -6,10 +6,10 @@
  *
  * What is asserted is exact: the page's own `visibilityState` at the window's ends and its
  * `visibilitychange` count over the window, the page's gap count, the return's backlog and
- * catch-up as counts and a bounded time, the browser's recorded flags, and the page's own 1 s
- * chart tick (a chained setTimeout: render chart draws only at it) counted over the window: about
- * one a second in the foreground, at most one (Chrome then wakes chained timers once a minute)
- * hidden past the grace.
+ * catch-up as counts and a bounded time, the browser's recorded flags, and the page's own draws
+ * counted over the window (each one a timer's: the table's redraw and the chart's tick): about 6 a
+ * second in the foreground, at most about 2 hidden, when Chrome wakes a hidden page's timers once
+ * a second. Hidden past the grace, the lab page drew no less than hidden (docs/tab-states.md).
  */
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
@@ -22,8 +22,8 @@ import { ANTI_THROTTLING_ARGS } from '../../puppeteer/browser/chrome.js';
 import { intensiveThrottlingArg } from '../../protocol/tab-state.js';
 import { runSweep } from '../helpers/sweep-process.js';
 
-/** The hidden-long point's window, s: long enough for a 1 s tick to show about this many times in the foreground. */
-const LONG_WINDOW_SEC = 4;
+/** The hidden-long point's window, s: its draws (about 6 a second in the foreground) counted over it. */
+const LONG_WINDOW_SEC = 3;
 const GRACE_SEC = 5;
 
 const SCENARIOS = {
@@ -47,7 +47,7 @@ const SCENARIOS = {
       batch: 10,
       concurrency: 1,
       intervalMs: 20,
-      render: 'chart',
+      render: 'full',
       warmupSec: 0,
       measureSec: LONG_WINDOW_SEC,
       repeats: 1,
@@ -92,13 +92,13 @@ describe('tab states in headless Chromium', () => {
     expect(report.points.map((p) => p.point.id).sort()).toEqual(
       [
         ...TRANSPORTS.map((t) => `hid/${t}-b10-c1-i20-full${t === 'poll' ? '-p50' : ''}-hid`),
-        'long/sse-b10-c1-i20-chart',
-        'long/sse-b10-c1-i20-chart-hidl',
+        'long/sse-b10-c1-i20-full',
+        'long/sse-b10-c1-i20-full-hidl',
       ].sort(),
     );
     // The terminal's section on hidden tabs: one line per hidden point.
     expect(stderr).toMatch(/Hidden tabs, brought back to the front after each window:/);
-    expect(stderr).toMatch(/long\/sse-b10-c1-i20-chart-hidl: hidden through the window in 1\/1 repeat; back in front: [\d,]+ events behind/);
+    expect(stderr).toMatch(/long\/sse-b10-c1-i20-full-hidl: hidden through the window in 1\/1 repeat; back in front: [\d,]+ events behind/);
   });
 
   for (const transport of TRANSPORTS) {
@@ -129,9 +129,9 @@ describe('tab states in headless Chromium', () => {
     });
   }
 
-  it("hidden past a 5 s grace, the page's own 1 s timer chain stops; in the foreground it ticks about once a second", () => {
-    const visible = repeatOf('long/sse-b10-c1-i20-chart');
-    const long = repeatOf('long/sse-b10-c1-i20-chart-hidl');
+  it("hidden past a 5 s grace, the page's own timers draw far less often than in the foreground", () => {
+    const visible = repeatOf('long/sse-b10-c1-i20-full');
+    const long = repeatOf('long/sse-b10-c1-i20-full-hidl');
     expect(visible.tabState).toBeUndefined();
     const t = long.tabState!;
     expect(t).toMatchObject({ state: 'hidden-long', graceSec: GRACE_SEC, visibilityAtStart: 'hidden', visibilityAtEnd: 'hidden', visibilityChanges: 0 });
@@ -139,9 +139,12 @@ describe('tab states in headless Chromium', () => {
     expect(t.hiddenBeforeWindowSec).toBeGreaterThanOrEqual(GRACE_SEC + 5);
     expect(long.browser!.args).toContain(intensiveThrottlingArg(GRACE_SEC));
     expect(long.page.gaps).toBe(0);
-    // Render chart draws only at the chart's tick: the count of draws in the window is the tick count.
-    expect(visible.displayAge!.count).toBeGreaterThanOrEqual(LONG_WINDOW_SEC - 1);
-    expect(long.displayAge!.count, JSON.stringify(long.displayAge)).toBeLessThanOrEqual(1);
+    // Every draw is a timer's: the table's redraw (a 200 ms setTimeout once rows arrive) and the
+    // chart's 1 s tick. In the foreground about 6 a second (17 in a 3 s window here); hidden,
+    // Chrome wakes timers at most once a second (5 in 3 s), hidden-long too (no fewer here:
+    // docs/tab-states.md). Half is far from either.
+    expect(visible.displayAge!.count).toBeGreaterThanOrEqual(3 * LONG_WINDOW_SEC);
+    expect(long.displayAge!.count, JSON.stringify(long.displayAge)).toBeLessThanOrEqual(visible.displayAge!.count / 2);
     // The events themselves still arrived: network tasks are not timers.
     expect(long.deliveredRatio).toBeGreaterThan(0.9);
   });
