@@ -100,7 +100,18 @@ describe('sweep flags', () => {
   });
 
   it('leaves repeats and seed to the scenario and the clock unless given, and checks them', () => {
-    const unset = { repeats: null, seed: null, timeBudgetSec: null, resume: null, margins: null, engine: null, device: null, throttle: null, pace: null, tab: null };
+    const unset = {
+      repeats: null,
+      seed: null,
+      timeBudgetSec: null,
+      resume: null,
+      margins: null,
+      engine: null,
+      device: null,
+      throttle: null,
+      pace: null,
+      tab: null,
+    };
     expect(check()).toEqual(unset);
     expect(check('--repeats', '5', '--seed', '0', '--time-budget', '2m')).toEqual({ ...unset, repeats: 5, seed: 0, timeBudgetSec: 120 });
     expect(check('--engine', 'firefox').engine).toBe('firefox');
