@@ -71,7 +71,9 @@ export function parseGrace(flag: string, text: string): number {
   const n = Number(text);
   const r = LIMITS.hiddenLongGraceSec;
   if (!/^\d+$/.test(text) || n < r.min || n > r.max) {
-    throw new PushlabError('PUSHLAB_BAD_FLAG', `${flag} must be ${rangeText(r)} (seconds; Chrome's own is ${CHROME_INTENSIVE_GRACE_SEC}), got '${text}'`);
+    // The value as written, cut: a 400-digit number is refused, not echoed whole.
+    const shown = text.length > 64 ? `${text.slice(0, 64)}… (${text.length} characters)` : text;
+    throw new PushlabError('PUSHLAB_BAD_FLAG', `${flag} must be ${rangeText(r)} (seconds; Chrome's own is ${CHROME_INTENSIVE_GRACE_SEC}), got '${shown}'`);
   }
   return n;
 }

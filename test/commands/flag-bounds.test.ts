@@ -35,7 +35,11 @@ const COMMANDS = {
 type Command = keyof typeof COMMANDS;
 
 /** Flags a flag needs beside it to be checked at all. */
-const BESIDE: Record<string, string[]> = { 'sweep --grid-sessions': ['--grid', 'http://127.0.0.1:4444'], 'sweep --max-repeats': ['--auto'] };
+const BESIDE: Record<string, string[]> = {
+  'sweep --grid-sessions': ['--grid', 'http://127.0.0.1:4444'],
+  'sweep --max-repeats': ['--auto'],
+  'advise --hidden-long-grace': ['--tab', 'hidden-long'],
+};
 
 interface Edge {
   command: Command;
@@ -70,6 +74,13 @@ const STRING_EDGES: Edge[] = [
   { command: 'advise', flag: 'seed', max: '4294967295', past: '4294967296', allowed: 'from 0 to 4294967295' },
   { command: 'advise', flag: 'rate', max: '80M', past: '80000001', allowed: 'from 1 to 80M' },
   { command: 'advise', flag: 'p99', max: '60s', past: '60001', allowed: 'from 1 ms to 60 s' },
+  {
+    command: 'advise',
+    flag: 'hidden-long-grace',
+    max: String(LIMITS.hiddenLongGraceSec.max),
+    past: String(LIMITS.hiddenLongGraceSec.max + 1),
+    allowed: `from ${LIMITS.hiddenLongGraceSec.min} to ${LIMITS.hiddenLongGraceSec.max}`,
+  },
 ];
 
 const EDGES: Edge[] = [
