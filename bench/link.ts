@@ -22,7 +22,7 @@ import { exitOnStopRequest } from '../cli/stop.js';
 import { entryArgv } from '../cli/entry.js';
 import { parseReportText } from '../protocol/report-check.js';
 import { startRemoteChrome, type RemoteChrome } from './remote-chrome.js';
-import { createLink, netnsMissing, type Link } from './netns.js';
+import { createLink, netnsMissing, type Link } from '../puppeteer/link/netns.js';
 import { ROOT } from '../cli/root.js';
 
 reportErrorsAs('bench:link');
@@ -38,6 +38,11 @@ const repeats = values.repeats;
 const measureSec = values['measure-sec'];
 if (!/^\d+(\.\d+)?[kmg]?bit$/.test(values.rate))
   throw new PushlabError('PUSHLAB_BAD_FLAG', `--rate must be a tc rate: digits, then kbit, mbit, gbit or bit (100mbit); got '${values.rate}'`);
+/** The rate in Mbit/s, as the link caps it. */
+const mbitOf = (rate: string) => {
+  const m = /^(\d+(?:\.\d+)?)([kmg]?)bit$/.exec(rate)!;
+  return Number(m[1]) * { '': 1e-6, k: 1e-3, m: 1, g: 1e3 }[m[2] as '' | 'k' | 'm' | 'g'];
+};
 const missing = netnsMissing();
 if (missing) throw new PushlabError('PUSHLAB_NO_NETNS', `bench:link needs network namespaces (root, ip netns, tc): ${missing}`);
 
@@ -79,7 +84,7 @@ try {
   chrome = await startRemoteChrome(link.exec(link.browser.ns));
   const rows: string[][] = [];
   for (const rate of [null, values.rate]) {
-    link.limit(rate);
+    link.limit(rate === null ? null : mbitOf(rate));
     const id = rate === null ? 'link-unlimited' : `link-tbf-${rate}`;
     const file = path.join(dir, `${id}.json`);
     await writeFile(

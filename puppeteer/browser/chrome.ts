@@ -247,6 +247,8 @@ export async function launchChrome(options: {
    * (a headful window's own viewport here was 1050 × 637, which draws fewer table rows).
    */
   fitWindow?: boolean;
+  /** Runs Chrome through a launcher made from its path (a sweep's link: the browser's network namespace, puppeteer/link/); the report still names Chrome's own path. */
+  wrap?: (chromePath: string) => string;
 }): Promise<LaunchedChrome> {
   const chrome = await findChrome(options.log);
   const args = [...CHROME_ARGS, ...(options.extraArgs ?? [])];
@@ -262,7 +264,7 @@ export async function launchChrome(options: {
   let browser: Browser;
   try {
     browser = await puppeteer.launch({
-      executablePath: chrome.path,
+      executablePath: options.wrap ? options.wrap(chrome.path) : chrome.path,
       headless: options.headless,
       args: devtools ? [...args, '--remote-debugging-pipe'] : args,
       pipe: true,

@@ -19,7 +19,7 @@ import { EXIT } from '../../protocol/errors.js';
 import { parseReportText } from '../../protocol/report-check.js';
 import type { MeasuredRepeat } from '../../protocol/repeat-figures.js';
 import type { Report } from '../../protocol/report.js';
-import { createLink, netnsMissing, type Link } from '../../bench/netns.js';
+import { createLink, netnsMissing, type Link } from '../../puppeteer/link/netns.js';
 import { startRemoteChrome, type RemoteChrome } from '../../bench/remote-chrome.js';
 import { ROOT } from '../helpers/sweep-process.js';
 import { nodeCommand } from '../helpers/node-command.js';
