@@ -542,6 +542,7 @@ const target = obj<Target>()({
   renderModule: opt(renderModuleRef),
   // --- your stream (issue 35): absent at the steady tick, and in reports before it ---
   pace: opt(lit('recorded')),
+  link: opt(matching(LINK_PATTERN)),
 });
 
 const candidate = obj<Candidate>()({

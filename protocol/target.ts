@@ -6,6 +6,7 @@
  */
 import { LIMITS, P99_BOUND_MS, parseDecimal, type Range } from './limits.js';
 import { deviceWords, type DeviceClass } from './device.js';
+import { linkWords } from './link.js';
 import type { RenderModuleRef } from './render-module.js';
 import { paramError, TRANSPORT_INFO, TRANSPORTS, type ParamError, type RenderMode, type Transport } from './wire.js';
 
@@ -62,6 +63,9 @@ export interface Target {
   // --- your stream (issue 35) ---
   /** `--pace recorded`: every candidate's batches fall due at the `--rows` file's recorded times (protocol/pace.ts); absent: every interval. */
   pace?: 'recorded';
+  // --- a network between server and tab (issue 36) ---
+  /** `--link`: the link every candidate streams across (protocol/link.ts), its canonical text; absent: loopback. */
+  link?: string;
 }
 
 /**
@@ -74,7 +78,8 @@ export function targetText(t: Target, device = true): string {
   const input = t.inputDelayBoundMs === undefined ? '' : `, input delay p99 ≤ ${t.inputDelayBoundMs} ms`;
   const on = device && t.device !== undefined ? ` on a ${deviceWords(t.device, t.throttle)}` : '';
   const pace = t.pace === 'recorded' ? ', at the recorded pace' : '';
-  return `${rateText(t.eventsPerSec)} with p99 ≤ ${t.p99BoundMs} ms${display}${input} (render ${t.render}${pace})${on}`;
+  const across = t.link !== undefined ? ` across ${linkWords(t.link)}` : '';
+  return `${rateText(t.eventsPerSec)} with p99 ≤ ${t.p99BoundMs} ms${display}${input} (render ${t.render}${pace})${on}${across}`;
 }
 
 /**

@@ -346,6 +346,7 @@ export const LAB_FLAGS = {
   engine: { type: 'string', default: 'chrome', choices: ENGINES, help: 'the browser to open the lab in: chrome, or firefox (live CPU readings from /proc)' },
   device: deviceFlag("run the lab's browser as this device class (calibrated once at start, kept while you stream; recorded points run as it)", 'off'),
   throttle: throttleFlag('how --device slows the browser', 'browser'),
+  link: linkFlag('stream across this network link (made once at start; recorded points run across it)', 'off'),
   server: { type: 'string', default: '', help: 'URL of a running pushlab server', defaultText: 'start one' },
   'render-module': renderModuleFlag('draw with this page component instead of the table and charts (recorded points too)', "pushlab's table and charts"),
   rows: ROWS_FLAG,

@@ -32,6 +32,8 @@ function scenarioOf(id: string, c: Candidate, a: Advice, words: string): Scenari
     // The class the answer holds for: the sweep calibrates it again on its own run.
     ...(a.target.device !== undefined ? { device: a.target.device } : {}),
     ...(a.target.throttle !== undefined ? { throttle: a.target.throttle } : {}),
+    // The link the answer holds for: the sweep makes it again.
+    ...(a.target.link !== undefined ? { link: a.target.link } : {}),
     // The page the answer holds for: the sweep builds the file again (its path as given, from the project root).
     ...(a.target.renderModule ? { renderModule: a.target.renderModule.path } : {}),
   };

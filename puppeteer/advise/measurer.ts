@@ -37,7 +37,7 @@ export const PROBE_TIMING = { warmupSec: 1, measureSec: 2, repeats: 1 } as const
 export const CONFIRM_TIMING = { warmupSec: BUILTIN_DEFAULTS.warmupSec, measureSec: BUILTIN_DEFAULTS.measureSec, repeats: DEFAULT_CONFIRM_ROUNDS } as const;
 
 /** What every candidate's point runs under: the target's render mode, device class, pace and render module. */
-export type Conditions = Pick<Target, 'render' | 'device' | 'throttle' | 'pace' | 'renderModule'>;
+export type Conditions = Pick<Target, 'render' | 'device' | 'throttle' | 'pace' | 'renderModule' | 'link'>;
 
 export const probePoint = (c: Candidate, on: Conditions): Point => candidatePoint(c, on.render, PROBE_TIMING, PROBE_SCENARIO, on);
 export const confirmPoint = (c: Candidate, on: Conditions): Point => candidatePoint(c, on.render, CONFIRM_TIMING, CONFIRM_SCENARIO, on);

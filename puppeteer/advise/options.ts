@@ -15,6 +15,7 @@ import { RENDER_MODES, TRANSPORTS, type RenderMode, type Transport } from '../..
 import { isDeviceClass, type DeviceClass } from '../../protocol/device.js';
 import { PACE_FLAG, PACES } from '../../protocol/pace.js';
 import { DEFAULT_PREFER, SIMPLICITY_CRITERIA, type SimplicityCriterion } from '../../protocol/advice.js';
+import { checkLinkFlag, linkFlag } from '../options.js';
 import { checkDeviceFlag, checkMarginFlag, deviceFlag, marginFlag, parseDuration, parseSoakDuration, renderModuleFlag, throttleFlag } from '../options.js';
 
 /** The whole command's default budget, s: ten minutes on the 2-core machine it was tuned on. */
@@ -75,6 +76,7 @@ export const ADVISE_FLAGS = {
   },
   device: deviceFlag('answer for this device class: every candidate runs as it', 'off (this machine at full speed)'),
   throttle: throttleFlag('how --device slows the browser; advise takes browser only', 'browser'),
+  link: linkFlag('answer across this network link: every candidate streams across it', 'off (loopback)'),
   pace: { ...PACE_FLAG, help: `${PACE_FLAG.help}; every candidate runs at it`, choices: PACES },
   headful: { type: 'boolean', default: false, help: "show the browser window it launches (headless otherwise): its figures are then a headful Chrome's" },
   browser: {
@@ -135,7 +137,22 @@ export function checkAdviseFlags(flags: AdviseFlags): AdviseRequest {
     if (!isRunId(resume)) throw badFlag(`--resume takes a run id, ${RUN_ID_ALLOWED} (here --out); got '${resume}'`);
     // The search goes on with what it was asked: the report holds it.
     const asked = (
-      ['rate', 'p99', 'p99-display', 'input-delay', 'objective', 'render', 'transports', 'margin', 'prefer', 'seed', 'device', 'throttle', 'pace'] as const
+      [
+        'rate',
+        'p99',
+        'p99-display',
+        'input-delay',
+        'objective',
+        'render',
+        'transports',
+        'margin',
+        'prefer',
+        'seed',
+        'device',
+        'throttle',
+        'pace',
+        'link',
+      ] as const
     ).filter((f) => JSON.stringify(flags[f]) !== JSON.stringify(ADVISE_FLAGS[f].default));
     if (asked.length)
       throw badFlag(
@@ -186,6 +203,7 @@ export function checkAdviseFlags(flags: AdviseFlags): AdviseRequest {
       `--render-module draws in place of pushlab's table and charts, so it needs --render full; got --render ${flags.render} with --render-module ${flags['render-module']}: drop one`,
     );
   const device = checkDevice(flags);
+  const link = checkLinkFlag(flags.link);
   const transports = flags.transports.length ? [...new Set(flags.transports as Transport[])] : [...ADVISE_TRANSPORTS];
   return {
     target: {
@@ -195,6 +213,7 @@ export function checkAdviseFlags(flags: AdviseFlags): AdviseRequest {
       ...(inputDelay ? { inputDelayBoundMs: inputDelay.value } : {}),
       ...(display === null ? {} : { displayP99BoundMs: display }),
       ...(device === null ? {} : { device }),
+      ...(link === null || link === 'off' ? {} : { link }),
       ...(flags.pace === 'recorded' ? { pace: 'recorded' as const } : {}),
       // The default is left out, as every report before the objective reads.
       ...(flags.objective === 'renderer' ? {} : { objective: flags.objective as Objective }),
