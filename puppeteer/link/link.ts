@@ -235,9 +235,13 @@ export class NetworkLink {
     this.relays.push(await Relay.start(this.link.exec(this.link.browser.ns), { kind: 'delay', host: this.link.server.addr, ports, listenHost: '127.0.0.1' }));
   }
 
-  /** How delay is added, for the run's header. */
+  /** How the link is made, for the run's header and each repeat's notes. */
   describe(): string {
-    return `${this.link.describe()}; delay ${this.delayBy === 'netem' ? 'by netem on both ends' : "by a relay in the browser's namespace (no netem in this kernel)"}`;
+    return `${this.link.describe()}; delay ${
+      this.delayBy === 'netem'
+        ? 'by netem on both ends'
+        : "by a relay in the browser's namespace (no netem in this kernel: no loss or reordering, and the server's TCP does not see the delay)"
+    }`;
   }
 
   /** Shapes the link as the point asks (nothing when it already is). */

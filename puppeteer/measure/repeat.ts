@@ -530,6 +530,8 @@ export class RepeatMeasurer extends EventEmitter<RepeatEvents> {
       ...(linkFigures ? { link: linkFigures } : {}),
     });
     if (!settled.settled) repeat.notes.push(unsettledNote(settled));
+    // How the link was made, in the report: what it emulates depends on it (docs/network.md).
+    if (link) repeat.notes.push(`link ${point.link}: ${link.describe()}`);
     applyClockOffset(repeat, clock);
     return repeat;
   }

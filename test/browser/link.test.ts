@@ -139,7 +139,8 @@ describe.skipIf(missing !== null)(`a link between the server and the tab${missin
     const next = await runSweep(['--file', file, '--scenario', 'mixed', '--out', dir], 60_000);
     expect(next.code).toBe(EXIT.badInput);
     expect(next.stderr).toMatch(/PUSHLAB_NO_NETNS: link 50ms: mixed\/ws-b20-c1-i10-none is on loopback/);
-    expect(next.stderr).toMatch(new RegExp(`removed what a killed run's link left: pl-srv-${pid}, pl-br-${pid}`));
+    expect(next.stderr).toMatch(/removed what a killed run's link left: /);
+    for (const name of [`pl-srv-${pid}`, `pl-br-${pid}`]) expect(next.stderr).toContain(name);
     expect(namespacesOf()).toEqual([]);
     // The relays and the server ended with the pipes the killed sweep held.
     for (let i = 0; i < 50 && relays().length; i++) await new Promise((r) => setTimeout(r, 100));
