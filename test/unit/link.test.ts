@@ -8,6 +8,11 @@ import { canonicalLink, linkTag, linkWords, parseLink } from '../../protocol/lin
 import { expandScenario, parseScenarioText } from '../../protocol/scenario.js';
 import { findLimit, type LimitInput } from '../../results/verdict.js';
 import { checkLinkFlag } from '../../puppeteer/options.js';
+import { ADVISE_FLAGS, checkAdviseFlags } from '../../puppeteer/advise/options.js';
+import { parseFlags } from '../../protocol/flags.js';
+import { targetText } from '../../protocol/target.js';
+import { candidatePoint } from '../../puppeteer/advise/candidates.js';
+import type { Candidate } from '../../protocol/advice.js';
 
 describe('link settings', () => {
   it('reads rtt, jitter and rate, canonically, and off', () => {
@@ -92,5 +97,33 @@ describe('network-bound', () => {
     // Unlimited: no cap to be at.
     expect(findLimit(input({ linkAtRate: null })).verdict).toBe('client-bound');
     expect(findLimit(input()).verdict).toBe('client-bound');
+  });
+});
+
+describe('advise --link', () => {
+  const check = (...argv: string[]) => checkAdviseFlags(parseFlags(ADVISE_FLAGS, ['--rate', '300k', '--p99', '100ms', ...argv], 'npm run advise --'));
+
+  it('puts the canonical link in the target, names it, and runs every candidate across it', () => {
+    const { target } = check('--link', '80ms+-10ms,20mbit');
+    expect(target.link).toBe('80ms±10ms,20mbit');
+    expect(targetText(target)).toMatch(/across a 80 ms ± 10 ms round trip, 20 Mbit\/s link$/);
+    const c: Candidate = {
+      id: 'ws-b100-c1-i10',
+      transport: 'ws',
+      batch: 100,
+      concurrency: 1,
+      intervalMs: 10,
+      parse: 'main',
+      workers: 0,
+      origins: 1,
+      encoding: 'json',
+      offeredEventsPerSec: 10_000,
+    };
+    const p = candidatePoint(c, 'full', { warmupSec: 1, measureSec: 2, repeats: 1 }, 'advise', target);
+    expect(p.link).toBe('80ms±10ms,20mbit');
+    expect(p.id).toMatch(/-l80ms10j20mbit$/);
+    expect(check('--link', 'off').target).not.toHaveProperty('link');
+    expect(() => check('--link', '2000ms')).toThrow(/--link rtt must be a number from 0 to 1000 ms; got 2000/);
+    expect(() => checkAdviseFlags(parseFlags(ADVISE_FLAGS, ['--resume', 'advise-20261125-101500', '--link', '80ms'], ''))).toThrow(/--link/);
   });
 });
