@@ -104,7 +104,7 @@ describe('advise --link', () => {
   const check = (...argv: string[]) => checkAdviseFlags(parseFlags(ADVISE_FLAGS, ['--rate', '300k', '--p99', '100ms', ...argv], 'npm run advise --'));
 
   it('puts the canonical link in the target, names it, and runs every candidate across it', () => {
-    const { target } = check('--link', '80ms+-10ms,20mbit');
+    const target = check('--link', '80ms+-10ms,20mbit').target!;
     expect(target.link).toBe('80ms±10ms,20mbit');
     expect(targetText(target)).toMatch(/across a 80 ms ± 10 ms round trip, 20 Mbit\/s link$/);
     const c: Candidate = {
