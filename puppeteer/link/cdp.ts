@@ -15,5 +15,9 @@ export async function emulateLink(session: CDPSession | null, point: Pick<Point,
   const l = linkOf(point.link!);
   // Bytes per second each way; -1: no cap. The latency is the round trip Chrome adds per request.
   const throughput = l.mbit === null ? -1 : (l.mbit * 1e6) / 8;
+  // Emulation lives in the Network domain, which DevTools has on while it throttles: enabled here
+  // too, so the conditions apply, and its own cost (Chrome then ships every frame and message to
+  // this driver) is part of what a cdp: point measures, as the devtools factor's `network` is.
+  await session.send('Network.enable');
   await session.send('Network.emulateNetworkConditions', { offline: false, latency: l.rttMs, downloadThroughput: throughput, uploadThroughput: throughput });
 }
