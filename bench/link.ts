@@ -1,7 +1,7 @@
 /**
  * `npm run bench:link`: what each transport does when a network link, not the tab, is the
  * limit. The server in one network namespace, a headless Chromium in another, a veth pair
- * between them (bench/netns.ts); the sweep runs beside the browser with `--server` across the
+ * between them (puppeteer/link/netns.ts); the sweep runs beside the browser with `--server` across the
  * link. ws and sse at 20 rows × 4 and × 10 connections (about 80 and 200 Mbit/s of events), once
  * over the unlimited link and once through tbf at `--rate` (default 100mbit) both ways. Each
  * run's scenario id names its link (`link-unlimited`, `link-tbf-100mbit`), so its report does;

@@ -1,6 +1,6 @@
 /**
  * Hosts apart: the server in one network namespace, a Chromium with `--remote-debugging-port` in
- * another, joined by a veth pair with addresses of their own (bench/netns.ts). The sweep runs
+ * another, joined by a veth pair with addresses of their own (puppeteer/link/netns.ts). The sweep runs
  * beside the browser (its DevTools on that namespace's loopback, as through an SSH tunnel) with
  * `--server https://10.77.0.1:…/`: the "server on a third host" path across a real link.
  * - Every browser reaches the server across the link (the sweep checks before measuring), the
