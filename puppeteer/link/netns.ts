@@ -112,6 +112,12 @@ export function createLink(tag = String(process.pid)): Link {
     // Made inside the server's namespace, so no device of it ever appears in the root namespace.
     ip('-n', server.ns, 'link', 'add', server.dev, 'type', 'veth', 'peer', 'name', browser.dev, 'netns', browser.ns);
     for (const side of [server, browser]) {
+      // IPv4 only: an IPv6 link-local address becomes valid a second or two after the link is
+      // up (duplicate address detection), and Chrome, seeing an address change, fails what it
+      // is loading with ERR_NETWORK_CHANGED (the lab page right after launch, here).
+      execFileSync('ip', ['netns', 'exec', side.ns, 'sysctl', '-qw', 'net.ipv6.conf.all.disable_ipv6=1', 'net.ipv6.conf.default.disable_ipv6=1'], {
+        stdio: ['ignore', 'ignore', 'pipe'],
+      });
       ip('-n', side.ns, 'addr', 'add', `${side.addr}/24`, 'dev', side.dev);
       ip('-n', side.ns, 'link', 'set', side.dev, 'up');
       ip('-n', side.ns, 'link', 'set', 'lo', 'up');

@@ -72,6 +72,7 @@ export const CI_GIVEN_UP: readonly string[] = ['inputDelayP99Ms', 'latencyP99Ms'
  */
 export const MORE_COLUMNS: readonly string[] = [
   'device',
+  'link',
   'repeats',
   'offeredEventsPerSec',
   'jsonCeilingRatio',
