@@ -50,8 +50,7 @@ export function namespaceLinks(points: readonly Pick<Point, 'link'>[]): string[]
  */
 export function checkLinkConditions(points: readonly Pick<Point, 'id' | 'link' | 'display'>[], o: { browsers: 'local' | 'remote'; server: string }): void {
   const links = namespaceLinks(points);
-  const cdp = points.find((p) => p.link !== undefined && linkOf(p.link).via === 'cdp');
-  if (cdp && o.browsers === 'remote') return; // CDP emulation works on any Chrome.
+  // CDP's emulation (`cdp:`) works on any Chrome: only namespace links are checked.
   if (!links.length) return;
   const what = `link ${links.join(', ')}`;
   const refuse = (why: string) => {

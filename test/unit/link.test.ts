@@ -13,6 +13,9 @@ import { parseFlags } from '../../protocol/flags.js';
 import { targetText } from '../../protocol/target.js';
 import { candidatePoint } from '../../puppeteer/advise/candidates.js';
 import type { Candidate } from '../../protocol/advice.js';
+import { checkLinkConditions } from '../../puppeteer/link/link.js';
+import { netnsMissing } from '../../puppeteer/link/netns.js';
+import { PushlabError } from '../../protocol/errors.js';
 
 describe('link settings', () => {
   it('reads rtt, jitter and rate, canonically, and off', () => {
@@ -125,5 +128,47 @@ describe('advise --link', () => {
     expect(check('--link', 'off').target).not.toHaveProperty('link');
     expect(() => check('--link', '2000ms')).toThrow(/--link rtt must be a number from 0 to 1000 ms; got 2000/);
     expect(() => checkAdviseFlags(parseFlags(ADVISE_FLAGS, ['--resume', 'advise-20261125-101500', '--link', '80ms'], ''))).toThrow(/--link/);
+  });
+});
+
+describe('a run whose link cannot be made is refused up front', () => {
+  const refusal = (points: Parameters<typeof checkLinkConditions>[0], o: Parameters<typeof checkLinkConditions>[1]): string => {
+    try {
+      checkLinkConditions(points, o);
+    } catch (err) {
+      expect(err).toBeInstanceOf(PushlabError);
+      expect((err as PushlabError).code).toBe('PUSHLAB_NO_NETNS');
+      return (err as PushlabError).message;
+    }
+    return '';
+  };
+  const local = { browsers: 'local' as const, server: '' };
+  // Without root the first reason is root's; as root (CI here) each one's own.
+  const root = netnsMissing() === null;
+
+  it('names the link and why: remote browsers, a running server, loopback beside a link, a display', () => {
+    expect(refusal([{ id: 's/a', link: '50ms' }], { browsers: 'remote', server: '' })).toMatch(
+      root ? /link 50ms: .*this run's browsers are elsewhere/ : /link 50ms: .*root/,
+    );
+    expect(refusal([{ id: 's/a', link: '50ms' }], { browsers: 'local', server: 'https://127.0.0.1:8443/' })).toMatch(
+      root ? /--server https:\/\/127\.0\.0\.1:8443\/ is already running/ : /root/,
+    );
+    expect(refusal([{ id: 's/a', link: '50ms' }, { id: 's/b' }], local)).toMatch(root ? /s\/b is on loopback.*give it link 0ms/ : /root/);
+    expect(refusal([{ id: 's/a', link: '50ms', display: 'headful' }], local)).toMatch(root ? /s\/a names a display/ : /root/);
+  });
+
+  it('lets loopback, and cdp: anywhere, through', () => {
+    expect(refusal([{ id: 's/a' }], local)).toBe('');
+    expect(refusal([{ id: 's/a', link: 'cdp:50ms' }, { id: 's/b' }], { browsers: 'remote', server: 'https://x:1/' })).toBe('');
+    if (root)
+      expect(
+        refusal(
+          [
+            { id: 's/a', link: '50ms' },
+            { id: 's/b', link: '0ms' },
+          ],
+          local,
+        ),
+      ).toBe('');
   });
 });
