@@ -98,6 +98,13 @@ runCommand('lab', async () => {
       `--transport ${transport} opens a ${TRANSPORT_INFO[transport].onlyIn?.api}, which --engine firefox does not have: give another --transport, or --engine chrome`,
     );
   const device = checkLabDevice(flags, firefox);
+  const link = checkLinkFlag(flags.link);
+  const linkPoint = { id: '--link', ...(link !== null && link !== 'off' ? { link } : {}) };
+  if (firefox && linkPoint.link !== undefined)
+    throw new PushlabError(
+      'PUSHLAB_BAD_FLAG',
+      `--link ${link} with --engine firefox: it must be ${FACTORS.link.firefox.mustBe}; drop --link, or use --engine chrome`,
+    );
   // Before anything is launched: where recorded points go must take files, a --server must
   // answer, and there must be a browser to run.
   const outDir = path.resolve(ROOT, flags.out);
@@ -112,10 +119,6 @@ runCommand('lab', async () => {
   if (firefox) findFirefox();
   else await findChrome(log);
   checkDeviceConditions([device], 'local');
-  const link = checkLinkFlag(flags.link);
-  const linkPoint = { id: '--link', ...(link !== null && link !== 'off' ? { link } : {}), ...(firefox ? { engine: 'firefox' as const } : {}) };
-  if (firefox && linkPoint.link !== undefined)
-    throw new PushlabError('PUSHLAB_BAD_FLAG', `--link ${link} with --engine firefox: ${FACTORS.link.firefox.mustBe}; drop --link, or use --engine chrome`);
   cleanUpKilledLinks(log);
   checkLinkConditions([linkPoint], { browsers: 'local', server: flags.server });
   try {

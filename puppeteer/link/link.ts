@@ -86,8 +86,12 @@ export function cleanUpKilledLinks(log: (line: string) => void): void {
   for (const name of names) {
     const m = new RegExp(`^${DIR_PREFIX}(\\d+)-`).exec(name);
     if (m && !pidRuns(Number(m[1]))) {
-      rmSync(path.join(tmp, name), { recursive: true, force: true });
-      removed.push(path.join(tmp, name));
+      try {
+        rmSync(path.join(tmp, name), { recursive: true, force: true });
+        removed.push(path.join(tmp, name));
+      } catch {
+        // Another user's (a root run's, seen by one that is not): left to a run that may remove it.
+      }
     }
   }
   if (removed.length) log(`removed what a killed run's link left: ${removed.join(', ')}`);
