@@ -466,7 +466,7 @@ describe('advise: a target several transports sustain', () => {
       const text = adviceText(a);
       const line = text.find((l) => l.includes('Chosen for the lowest bytes per event'));
       expect(line, text.join('\n')).toMatch(
-        /--objective bytes: the page's message bytes, on the wire: after compression where the point compresses; [\d.]+ bytes per event\); --objective renderer would choose fetch over HTTP\/2, .*MessagePack(, spread over 2 origins)? instead: [\d,]+ against [\d,]+ ms of renderer CPU per million events: \d+% less renderer CPU per event than the winner \(÷ 0\.\d+, CI [\d.]+–[\d.]+, \d paired rounds\); but [\d.]+ against the winner's [\d.]+ bytes per event\.$/,
+        /--objective bytes: the page's message bytes, on the wire: after compression where the point compresses; [\d.]+ bytes per event\); --objective renderer would choose fetch over HTTP\/2, .*MessagePack(, spread over 2 origins)?(, (gzip|deflate) compression)? instead: [\d,]+ against [\d,]+ ms of renderer CPU per million events: \d+% less renderer CPU per event than the winner \(÷ 0\.\d+, CI [\d.]+–[\d.]+, \d paired rounds\); but [\d.]+ against the winner's [\d.]+ bytes per event\.$/,
       );
       // Every finalist's costs, in a table of one row each.
       const rows = text.filter((l) => /^ {4}\| [a-z]/.test(l) && !l.includes('| finalist'));
