@@ -1,7 +1,7 @@
 /**
  * `npm run bench:link`: what each transport does when a network link, not the tab, is the
  * limit. The server in one network namespace, a headless Chromium in another, a veth pair
- * between them (bench/netns.ts); the sweep runs beside the browser with `--server` across the
+ * between them (puppeteer/link/netns.ts); the sweep runs beside the browser with `--server` across the
  * link. ws and sse at 20 rows × 4 and × 10 connections (about 80 and 200 Mbit/s of events), once
  * over the unlimited link and once through tbf at `--rate` (default 100mbit) both ways. Each
  * run's scenario id names its link (`link-unlimited`, `link-tbf-100mbit`), so its report does;
@@ -22,7 +22,7 @@ import { exitOnStopRequest } from '../cli/stop.js';
 import { entryArgv } from '../cli/entry.js';
 import { parseReportText } from '../protocol/report-check.js';
 import { startRemoteChrome, type RemoteChrome } from './remote-chrome.js';
-import { createLink, netnsMissing, type Link } from './netns.js';
+import { createLink, netnsMissing, type Link } from '../puppeteer/link/netns.js';
 import { ROOT } from '../cli/root.js';
 
 reportErrorsAs('bench:link');
@@ -38,6 +38,11 @@ const repeats = values.repeats;
 const measureSec = values['measure-sec'];
 if (!/^\d+(\.\d+)?[kmg]?bit$/.test(values.rate))
   throw new PushlabError('PUSHLAB_BAD_FLAG', `--rate must be a tc rate: digits, then kbit, mbit, gbit or bit (100mbit); got '${values.rate}'`);
+/** The rate in Mbit/s, as the link caps it. */
+const mbitOf = (rate: string) => {
+  const m = /^(\d+(?:\.\d+)?)([kmg]?)bit$/.exec(rate)!;
+  return Number(m[1]) * { '': 1e-6, k: 1e-3, m: 1, g: 1e3 }[m[2] as '' | 'k' | 'm' | 'g'];
+};
 const missing = netnsMissing();
 if (missing) throw new PushlabError('PUSHLAB_NO_NETNS', `bench:link needs network namespaces (root, ip netns, tc): ${missing}`);
 
@@ -79,7 +84,7 @@ try {
   chrome = await startRemoteChrome(link.exec(link.browser.ns));
   const rows: string[][] = [];
   for (const rate of [null, values.rate]) {
-    link.limit(rate);
+    link.limit(rate === null ? null : mbitOf(rate));
     const id = rate === null ? 'link-unlimited' : `link-tbf-${rate}`;
     const file = path.join(dir, `${id}.json`);
     await writeFile(

@@ -49,6 +49,7 @@ export const NODE_ENTRIES = [
   'puppeteer/soak/main.ts',
   'puppeteer/report/main.ts',
   'puppeteer/report/view-worker.ts',
+  'puppeteer/link/relay.ts',
   'bench/arrow.ts',
   'bench/backpressure.ts',
   'bench/clients.ts',

@@ -33,7 +33,8 @@ export const ERROR_CODES = {
     'a point asked for engine firefox and no Firefox was found (or the one named by FIREFOX_PATH is not an executable file, or does not start)',
   PUSHLAB_BAD_GRID:
     'the Selenium Grid named by --grid does not answer, is not ready, has no free Chrome slot, refuses a session or does not start one in time (its own message is quoted)',
-  PUSHLAB_NO_NETNS: 'bench:link needs network namespaces and tc (root, iproute2) and this machine cannot make them',
+  PUSHLAB_NO_NETNS:
+    "a network link (the sweep's `link`, bench:link) needs network namespaces and tc (root, iproute2) and this machine cannot make them, or the run's browser or server is not in this machine's namespaces, or a loopback point shares a run with a link",
   PUSHLAB_NO_DEVICE:
     "a device class cannot be made here: slowing the whole browser needs root and a cgroup cpu controller, and a browser on this machine; main-thread throttling needs Chrome; or the calibration could not reach the class's BenchmarkIndex (this machine reads lower, or its readings would not settle)",
   PUSHLAB_NO_TAB_STATE:

@@ -32,6 +32,7 @@ import {
   type DeviceSetting,
   type Throttle,
 } from './device.js';
+import { canonicalLink, LINK_PATTERN, LINK_SETTING_PATTERN, LINK_SETTING_TEXT, linkOf, linkTag, linkWords, type LinkSetting } from './link.js';
 import {
   carries,
   CLASSIC_TRANSPORTS,
@@ -80,6 +81,7 @@ export interface FactorValues {
   throttle: Throttle;
   pace: Pace;
   tab: TabState;
+  link: LinkSetting;
 }
 
 export type FactorName = keyof FactorValues;
@@ -87,7 +89,7 @@ export type FactorName = keyof FactorValues;
 /** One measured configuration: a single value for every factor. */
 export interface Point {
   /**
-   * `<scenario>/<transport>-b<batch>-c<concurrency>-i<intervalMs>-<render>[-w<workers>][-p<pollMs>][-o<origins>][-mp][-dt][-t<tabs>][-hf][-deflate|-gzip][-ff][-<device>][-mt][-rec][-hid|-hidl]`:
+   * `<scenario>/<transport>-b<batch>-c<concurrency>-i<intervalMs>-<render>[-w<workers>][-p<pollMs>][-o<origins>][-mp][-dt][-t<tabs>][-hf][-deflate|-gzip][-ff][-<device>][-mt][-rec][-hid|-hidl][-l<rtt>ms[<jitter>j][<rate>mbit]]`:
    * stable (each factor's `tag`, in the registry's order).
    */
   id: string;
@@ -140,6 +142,11 @@ export interface Point {
   tab?: HiddenState;
   /** `hidden-long` points only: the intensive-throttling grace its browser was given, s (Chrome's own: 300). Not a factor: its scenario's `hiddenLongGraceSec`. */
   hiddenLongGraceSec?: number;
+  /**
+   * The network link between the server and the tab (protocol/link.ts), as its canonical text
+   * (`50ms±10ms,5mbit`, `cdp:80ms,20mbit`); absent: loopback.
+   */
+  link?: string;
   /**
    * The team's render module the page drew with instead of its table and charts (its scenario's
    * `renderModule`, or `--render-module`): the file and its SHA-256. Absent: pushlab's own views.
@@ -769,6 +776,42 @@ export const FACTORS = {
         "The lab tab's state: visible, hidden (behind another tab, Chrome's background throttling on), or hidden-long (hidden past intensive throttling's grace)",
       terminal: 'when set',
       text: (p) => p.tab ?? 'visible',
+    },
+  },
+  link: {
+    schema: {
+      pattern: LINK_SETTING_PATTERN,
+      description: `The network between the server and the tab: ${LINK_SETTING_TEXT}. The server and the browser run in two network namespaces joined by a veth pair, capped by tbf, the delay added by a proxy in the browser's namespace (docs/network.md). --link overrides it.`,
+    },
+    default: 'off',
+    expansion: 18,
+    values: listedValues,
+    dependsOn: [],
+    onPoint: (v) => canonicalLink(v),
+    recorded: { optional: true, pattern: LINK_PATTERN },
+    tag: (p) => (p.link !== undefined ? linkTag(p.link) : ''),
+    words: (p) => (p.link !== undefined ? linkWords(p.link) : 'loopback'),
+    firefox: {
+      refuses: (listed) => listed.some((l) => canonicalLink(l) !== undefined),
+      mustBe: "'off' (a link runs a Chrome in a network namespace, over its CDP pipe)",
+    },
+    findMax: 'one value',
+    applied: 'driver',
+    // Loopback is A: the sentence reads "link ÷ loopback". A longer round trip ranks higher.
+    knob: {
+      name: 'link',
+      order: 13,
+      value: (p) => p.link ?? 'off',
+      rank: (p) => (p.link !== undefined ? 1 + linkOf(p.link).rttMs : 0),
+      usual: 'off',
+    },
+    column: {
+      order: 15,
+      kind: 'text',
+      label: 'link',
+      title: 'The network between the server and the tab: round trip ± jitter, cap (namespaces; cdp: Chrome emulation); empty: loopback',
+      terminal: 'when set',
+      text: (p) => p.link ?? '',
     },
   },
 } satisfies { readonly [K in FactorName]: FactorInfo<K> };

@@ -45,6 +45,12 @@ export const LIMITS = {
 } as const satisfies Record<string, Range>;
 
 /**
+ * Ports the server's other origins take after a fixed main port (server/origins.ts): h1, connect,
+ * and a replica for each origin past the first. A link (puppeteer/link/) forwards every one.
+ */
+export const EXTRA_ORIGIN_PORTS = 2 + (LIMITS.origins.max - 1);
+
+/**
  * The most points one sweep runs. At the defaults (3 repeats of ~10 s) 2,000 points take about
  * 17 hours, past any sweep one would sit out; a file that expands further (every array is
  * multiplied by every other) is much more likely a mistake, and it is refused before it runs.

@@ -7,9 +7,10 @@ import type { Engine } from './engine.js';
 import type { LatencySummary, SparseHistogram, TailSummary } from './histogram.js';
 import type { LongFrames, PageCounters, TabThreadsCpu } from './page-api.js';
 import type { StreamCompression } from './wire.js';
+import type { LinkFigures } from './link.js';
 
 /** What held a repeat back, as results/verdict.ts reads its figures ('failed': it measured nothing). */
-export type Verdict = 'ok' | 'client-bound' | 'server-bound' | 'host-bound' | 'failed';
+export type Verdict = 'ok' | 'client-bound' | 'server-bound' | 'host-bound' | 'network-bound' | 'failed';
 
 /** What the page counted over one window. */
 export interface PageFigures extends PageCounters {
@@ -171,6 +172,8 @@ export interface RepeatFigures {
   browser?: BrowserFigures;
   /** Points with a hidden `tab` only (protocol/tab-state.ts): the tab's visibility, and its return to the foreground. */
   tabState?: TabStateFigures;
+  /** Points with a namespace link only (protocol/link.ts): what the link carried over the window, beside its cap. */
+  link?: LinkFigures;
   /** Compressed points only: what compression did to the page's streams over the window, from the server's counts. */
   compression?: CompressionFigures;
   // rule (issue 33): what the sustains rule pools and reads over time. Absent in version 3 reports.

@@ -75,6 +75,7 @@ import type {
 import { WALL_PARTS } from './report.js';
 import { ENCODING_NAMES } from './encodings.js';
 import type { PayloadDescription } from './payload.js';
+import { LINK_PATTERN, type LinkFigures } from './link.js';
 import { ROWS_MAX_DEPTH } from './rows-file.js';
 import type { Point } from './scenario.js';
 import { SOAK_DURATION_SEC, type Soak, type SoakReconnect, type SoakSample } from './soak.js';
@@ -95,7 +96,7 @@ const transport = oneOf(TRANSPORTS);
 const encoding = oneOf(ENCODINGS);
 const streamCompression = oneOf(COMPRESSIONS.filter((c): c is StreamCompression => c !== 'off'));
 const engine = oneOf(ENGINES);
-const verdict = lit('ok', 'client-bound', 'server-bound', 'host-bound', 'failed');
+const verdict = lit('ok', 'client-bound', 'server-bound', 'host-bound', 'network-bound', 'failed');
 const equivalenceKind = lit('both-kept-up', 'equivalent', 'different', 'unclear');
 const spread = obj<{ min: number; median: number; max: number }>()({ min: num, median: num, max: num });
 const lateness = obj<{ p50: number | null; p99: number | null; max: number | null }>()({ p50: numOrNull, p99: numOrNull, max: numOrNull });
@@ -306,9 +307,11 @@ const inputFigures = obj<InputFigures>()({
   pageDelayMs: opt(latency),
 });
 
+const linkFigures = obj<LinkFigures>()({ link: matching(LINK_PATTERN), carriedMbit: num, mbit: numOrNull, atRate: numOrNull });
+
 const measuredRepeat = obj<MeasuredRepeat>()({
   status: lit('ok'),
-  verdict: lit('ok', 'client-bound', 'server-bound', 'host-bound'),
+  verdict: lit('ok', 'client-bound', 'server-bound', 'host-bound', 'network-bound'),
   round: count,
   startedAt: str,
   attempts: count,
@@ -339,6 +342,7 @@ const measuredRepeat = obj<MeasuredRepeat>()({
   browser: opt(browserFigures),
   tabState: opt(tabStateFigures),
   compression: opt(compressionFigures),
+  link: opt(linkFigures),
   // rule (issue 33): absent in version 3 reports.
   latencyHistogram: opt(sparseHistogram),
   trend: opt(windowTrend),
@@ -572,6 +576,7 @@ const target = obj<Target>()({
   // --- tab states (issue 36): absent in the foreground, and in reports before them ---
   tab: opt(lit('hidden', 'hidden-long')),
   hiddenLongGraceSec: opt(inRange(LIMITS.hiddenLongGraceSec)),
+  link: opt(matching(LINK_PATTERN)),
 });
 
 const candidate = obj<Candidate>()({

@@ -2,6 +2,7 @@
  * Scenarios: what a sweep runs. `scenarios.json` is validated once, here, against the schema
  * in scenario-schema.ts; everything after this trusts the types.
  */
+import { parseLink } from './link.js';
 import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 import { PushlabError } from './errors.js';
 import { describeJsonValue, parseJsonText, sourceAt, syntaxErrorText } from './json-text.js';
@@ -177,6 +178,11 @@ function checkReferences(data: ScenarioFile, source: string): ScenarioFile {
     }
     if (s.findMax) checkFindMax(s.findMax, merged, `${source}: scenarios[${i}].findMax`);
     checkArrowBatches(merged, `${source}: scenarios[${i}] ('${s.id}')`);
+    // The schema checks a link's shape; its numbers (rtt, jitter against rtt, rate) here.
+    for (const link of many(merged.link ?? 'off')) {
+      const l = parseLink(link);
+      if (!l.ok) throw badScenario(`${source}: scenarios[${i}] ('${s.id}').link ${l.error}`);
+    }
     if (many(merged.engine ?? 'chrome').includes('firefox')) checkFirefoxFields(merged, `${source}: scenarios[${i}] ('${s.id}')`);
   });
   for (const [group, members] of Object.entries(data.groups ?? {})) {

@@ -7,6 +7,7 @@
 import { LIMITS, P99_BOUND_MS, parseDecimal, type Range } from './limits.js';
 import { deviceWords, type DeviceClass } from './device.js';
 import { tabWords, type HiddenState } from './tab-state.js';
+import { linkWords } from './link.js';
 import type { RenderModuleRef } from './render-module.js';
 import { paramError, TRANSPORT_INFO, TRANSPORTS, type ParamError, type RenderMode, type Transport } from './wire.js';
 
@@ -68,6 +69,9 @@ export interface Target {
   tab?: HiddenState;
   /** `--tab hidden-long` only: the intensive-throttling grace its browser is given, s (`--hidden-long-grace`, default Chrome's 300). */
   hiddenLongGraceSec?: number;
+  // --- a network between server and tab (issue 36) ---
+  /** `--link`: the link every candidate streams across (protocol/link.ts), its canonical text; absent: loopback. */
+  link?: string;
 }
 
 /**
@@ -81,7 +85,8 @@ export function targetText(t: Target, device = true): string {
   const on = device && t.device !== undefined ? ` on a ${deviceWords(t.device, t.throttle)}` : '';
   const pace = t.pace === 'recorded' ? ', at the recorded pace' : '';
   const tab = t.tab !== undefined ? ` in ${tabWords(t)}` : '';
-  return `${rateText(t.eventsPerSec)} with p99 ≤ ${t.p99BoundMs} ms${display}${input} (render ${t.render}${pace})${on}${tab}`;
+  const across = t.link !== undefined ? ` across ${linkWords(t.link)}` : '';
+  return `${rateText(t.eventsPerSec)} with p99 ≤ ${t.p99BoundMs} ms${display}${input} (render ${t.render}${pace})${on}${tab}${across}`;
 }
 
 /**

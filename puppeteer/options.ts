@@ -10,6 +10,7 @@ import { DEFAULT_MARGINS, marginsText, parseMargins, type Margins } from '../pro
 import { ENGINES, type Engine } from '../protocol/engine.js';
 import { PACE_FLAG, PACES, type Pace } from '../protocol/pace.js';
 import { TAB_STATES, type TabState } from '../protocol/tab-state.js';
+import { LINK_SETTING_TEXT, linkText, parseLink } from '../protocol/link.js';
 import { DEVICE_SETTING_TEXT, parseDeviceSetting, THROTTLES, type DeviceSetting, type Throttle } from '../protocol/device.js';
 import { isRunId, RUN_ID_ALLOWED } from '../protocol/report.js';
 import { BUILTIN_DEFAULTS } from '../protocol/scenario-defaults.js';
@@ -58,6 +59,24 @@ export function checkDeviceFlag(text: string): DeviceSetting | null {
   return d.value;
 }
 
+/** `--link`, as the sweep, advise and the lab take it. */
+export function linkFlag(help: string, defaultText: string) {
+  return {
+    type: 'string',
+    default: '',
+    help: `${help}: ${LINK_SETTING_TEXT}; the server and the browser run in two network namespaces (root), docs/network.md`,
+    defaultText,
+  } as const satisfies FlagSpec;
+}
+
+/** `--link <text>`, checked: null when not given; its canonical text, or 'off'; a bad value is one PUSHLAB_BAD_FLAG line. */
+export function checkLinkFlag(text: string): string | null {
+  if (text === '') return null;
+  const l = parseLink(text);
+  if (!l.ok) throw badFlag(`--link ${l.error}`);
+  return l.value === null ? 'off' : linkText(l.value);
+}
+
 /** `--render-module FILE`, as the sweep (and later advise and the lab) take it: built and checked by puppeteer/render-module.ts. */
 export function renderModuleFlag(help: string, defaultText: string) {
   return {
@@ -85,6 +104,7 @@ export const SWEEP_FLAGS = {
     "how every selected scenario's device class slows the browser, whatever the scenarios' own `throttle`",
     "each scenario's `throttle`, else browser",
   ),
+  link: linkFlag("run every selected scenario across this network link, whatever the scenarios' own `link`", "each scenario's `link`, else off"),
   pace: {
     type: 'string',
     default: '',
@@ -191,6 +211,8 @@ export interface SweepFlags {
   pace: Pace | null;
   /** `--tab`; null: each scenario's own. */
   tab: TabState | null;
+  /** `--link`, canonical (or `off`); null: each scenario's own. */
+  link: string | null;
   /** `--input-delay`: the find-max searches' input delay p99 bound, ms; absent: the rule's default. */
   inputDelayBoundMs?: number;
 }
@@ -249,6 +271,7 @@ export function checkSweepFlags(flags: Flags<typeof SWEEP_FLAGS>): SweepFlags {
     throttle: flags.throttle === '' ? null : (flags.throttle as Throttle),
     pace: flags.pace === '' ? null : (flags.pace as Pace),
     tab: flags.tab === '' ? null : (flags.tab as TabState),
+    link: checkLinkFlag(flags.link),
   };
   if (flags['input-delay'] !== '') {
     const bound = parseP99(flags['input-delay'], '--input-delay');
@@ -276,6 +299,7 @@ export function checkSweepFlags(flags: Flags<typeof SWEEP_FLAGS>): SweepFlags {
       'throttle',
       'pace',
       'tab',
+      'link',
       'input-delay',
     ] as const;
     const given = planFlags.filter((f) => JSON.stringify(flags[f]) !== JSON.stringify(SWEEP_FLAGS[f].default));
@@ -334,6 +358,7 @@ export const LAB_FLAGS = {
   engine: { type: 'string', default: 'chrome', choices: ENGINES, help: 'the browser to open the lab in: chrome, or firefox (live CPU readings from /proc)' },
   device: deviceFlag("run the lab's browser as this device class (calibrated once at start, kept while you stream; recorded points run as it)", 'off'),
   throttle: throttleFlag('how --device slows the browser', 'browser'),
+  link: linkFlag('stream across this network link (made once at start; recorded points run across it)', 'off'),
   server: { type: 'string', default: '', help: 'URL of a running pushlab server', defaultText: 'start one' },
   'render-module': renderModuleFlag('draw with this page component instead of the table and charts (recorded points too)', "pushlab's table and charts"),
   rows: ROWS_FLAG,

@@ -39,6 +39,8 @@ function limitOf(c: Candidate, f: Omit<CandidateFigures, 'limit' | 'closeness'>,
       const host = median((r) => r.cpu.host);
       return `host-bound: the machine's CPU was saturated${host !== null ? ` (all processes at ${pct(host)} of one core)` : ''}`;
     }
+    case 'network-bound':
+      return `network-bound: the link ran at its cap (${pct((median((r) => r.link?.atRate ?? null) ?? 0) * 100)} of it) while the server shed`;
     case 'server-bound':
       return `server-bound: the server fell behind its schedule (server at ${pct(median((r) => r.cpu.server) ?? 0)} of a core, paced ${pct((median((r) => r.server.pacingRatio) ?? 0) * 100)})`;
     case 'client-bound': {

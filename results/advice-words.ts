@@ -21,6 +21,7 @@ import type { PayloadDescription } from '../protocol/payload.js';
 import type { Environment, Report } from '../protocol/report.js';
 import { rateText, targetText, type Target } from '../protocol/target.js';
 import { targetIndexOf, type DeviceCalibration } from '../protocol/device.js';
+import { linkWords } from '../protocol/link.js';
 import { ENCODING_LABELS, TRANSPORT_INFO, type Encoding, type RenderMode, type Transport } from '../protocol/wire.js';
 import { costReading, judgeRatio, marginText } from './equivalence.js';
 import { driftLines } from './machine-drift.js';
@@ -350,7 +351,7 @@ export function deviceAnswerWords(t: Pick<Target, 'device' | 'throttle'>, calibr
 
 /** The answer in a few words, for a list of runs: `answer for 100 k events/s: ws, 5000 rows every 50 ms ×1` (` on low-tier` with a class). */
 export function adviceHeadline(a: Advice): string {
-  const rate = `${rateText(a.target.eventsPerSec)}${a.target.device !== undefined ? ` on ${a.target.device}` : ''}${a.target.tab !== undefined ? `, ${a.target.tab} tab` : ''}`;
+  const rate = `${rateText(a.target.eventsPerSec)}${a.target.device !== undefined ? ` on ${a.target.device}` : ''}${a.target.tab !== undefined ? `, ${a.target.tab} tab` : ''}${a.target.link !== undefined ? ` across ${a.target.link}` : ''}`;
   if (a.winner) {
     const w = a.winner.candidate;
     return `answer for ${rate}: ${w.transport}, ${w.batch} rows every ${w.intervalMs} ms ×${w.concurrency}`;
@@ -497,7 +498,9 @@ export function adviceText(
   const tried = new Map(a.tried.map((t) => [t.candidate.id, t]));
   if (a.winner) {
     const { candidate: w, figures: f } = a.winner;
-    lines.push(`Use ${candidateWords(w)}${a.target.device !== undefined ? ` ${where}` : ''}${a.target.tab !== undefined ? ` in ${tabWords(a.target)}` : ''}.`);
+    lines.push(
+      `Use ${candidateWords(w)}${a.target.device !== undefined ? ` ${where}` : ''}${a.target.tab !== undefined ? ` in ${tabWords(a.target)}` : ''}${a.target.link !== undefined ? ` across ${linkWords(a.target.link)}` : ''}.`,
+    );
     lines.push(
       `  Sustains ${rateText(a.target.eventsPerSec)}: ${p99Text(f)}, delivered ${deliveredText(f.sustains.figures.deliveredRatio)}${inputText(f)}; ${rendererText(f)}.`,
     );

@@ -19,6 +19,7 @@ import type {
 } from '../protocol/repeat-figures.js';
 import type { Point } from '../protocol/scenario.js';
 import type { Throttle } from '../protocol/device.js';
+import type { LinkFigures } from '../protocol/link.js';
 import { streamsOf } from '../protocol/wire.js';
 import type { LatencySummary, TailSummary } from '../protocol/histogram.js';
 import { judgeRepeat, stalledBehindCap } from './verdict.js';
@@ -54,6 +55,8 @@ export interface SummaryMeta {
   input?: { sent: number; unavailable: string | null; roundTrip?: LatencySummary; unansweredMs?: number | null };
   /** The device class the browser was slowed to (puppeteer/device/): how, and how many times slower; absent: full speed. */
   device?: { throttle: Throttle; slowdown: number };
+  /** What a namespace link carried over the window (puppeteer/link/); absent: no such link. */
+  link?: LinkFigures;
 }
 
 /** One tab over the window: its counters' differences and its renderer's CPU, unrounded. */
@@ -394,6 +397,7 @@ export function summarise(point: Point, a: Sample, b: Sample, meta: SummaryMeta)
       b.server,
       serverWallSec,
     );
+  if (meta.link) figures.link = meta.link;
   // A whole-browser class is one core of its speed: the browser's quota.
   const { verdict, notes } = judgeRepeat(point, figures, sum(tabs.map((t) => t.end.open)), meta.device?.throttle === 'browser' ? 1 : meta.cores);
   if (meta.device) notes.push(deviceNote(meta.device));

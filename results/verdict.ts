@@ -14,6 +14,7 @@ import type { Point } from '../protocol/scenario.js';
 import { maxBurst } from '../protocol/pacing.js';
 import { streamsOf, TRANSPORT_INFO, type ParseMode, type Transport } from '../protocol/wire.js';
 import { maxOf } from './stats.js';
+import { LINK_AT_RATE } from '../protocol/link.js';
 
 /** Delivered below this share of the offered rate, a point did not keep up. */
 export const KEPT_UP_RATIO = 0.97;
@@ -75,6 +76,12 @@ export interface LimitInput {
      */
     chromeTotal?: number | null;
   };
+  /**
+   * A capped link's share of its rate carried over the window (LinkFigures.atRate): at
+   * LINK_AT_RATE or more while the server shed and nothing saturated, the link was the limit.
+   * Absent: no link, or unlimited.
+   */
+  linkAtRate?: number | null;
 }
 
 export interface Limit {
@@ -149,6 +156,15 @@ export function findLimit(i: LimitInput): Limit {
     }
   }
   if (host) return { verdict: 'host-bound', note: null, why: `${hostText(cpu, i.device)} is at ${pct(hostLoad!)} of ${i.cores * 100}%` };
+  // Nothing saturated, the server had to shed, and the link carried its cap: the bytes could not
+  // leave faster. Without this the point would read as client-bound (the page idled).
+  if (i.linkAtRate != null && i.linkAtRate >= LINK_AT_RATE && server.shed > 0) {
+    return {
+      verdict: 'network-bound',
+      note: `the link carried ${pct(i.linkAtRate * 100)} of its cap while the server shed ${server.shed} batches, with no thread at ${SATURATED * 100}%: the network was the limit`,
+      why: `the link ran at ${pct(i.linkAtRate * 100)} of its cap and the server shed`,
+    };
+  }
   const busiest = busiestTabThread(cpu.tabThreads);
   const threadText = busiest ? `busiest tab thread: ${busiest.name} at ${busiest.percent}%, ` : '';
   return {
@@ -238,6 +254,7 @@ export function judgeRepeat(point: Point, r: RepeatFigures, open: number, cores:
     workers: point.workers,
     cores,
     ...(device !== undefined ? { device } : {}),
+    ...(r.link ? { linkAtRate: r.link.atRate } : {}),
     server: {
       pacingRatio: server.pacingRatio,
       batchesBehind: server.batchesBehind,
@@ -264,7 +281,7 @@ export function judgeRepeat(point: Point, r: RepeatFigures, open: number, cores:
 // A point over its repeats
 
 /** Verdicts from best to worst: a tie between repeats goes to the worse one. */
-const VERDICT_SEVERITY: readonly Verdict[] = ['ok', 'client-bound', 'server-bound', 'host-bound', 'failed'];
+const VERDICT_SEVERITY: readonly Verdict[] = ['ok', 'client-bound', 'network-bound', 'server-bound', 'host-bound', 'failed'];
 
 /** The verdict most measured repeats reached; a tie goes to the worse one; 'failed' when none measured. */
 export function majorityVerdict(measured: readonly Pick<MeasuredRepeat, 'verdict'>[]): Verdict {

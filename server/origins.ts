@@ -29,8 +29,8 @@ import type { ConnectHandler } from './transports/deps.js';
 
 type Listener = https.Server | Http2SecureServer;
 
-/** Ports the other origins take after a fixed main port: h1, connect, and a replica for each origin past the first. */
-export const EXTRA_ORIGIN_PORTS = 2 + (LIMITS.origins.max - 1);
+// Defined in protocol/limits.ts: the driver's link proxy (puppeteer/link/) forwards these ports too.
+export { EXTRA_ORIGIN_PORTS } from '../protocol/limits.js';
 
 export class ExtraOrigins {
   readonly urls: ServerOrigins = { h1: null, connect: null, replicas: [] };

@@ -227,10 +227,10 @@ export function candidatePoint(
   render: RenderMode,
   timing: { warmupSec: number; measureSec: number; repeats: number },
   scenario = 'advise',
-  on: Pick<Target, 'device' | 'throttle' | 'pace' | 'renderModule' | 'tab' | 'hiddenLongGraceSec'> = {},
+  on: Pick<Target, 'device' | 'throttle' | 'pace' | 'renderModule' | 'tab' | 'hiddenLongGraceSec' | 'link'> = {},
 ): Point {
   // A candidate's settings are scenario values (origins 1, encoding json): the point keeps what a sweep's would.
-  const fields = { scenario, ...pointFactors({ ...c, render, device: on.device, throttle: on.throttle, pace: on.pace, tab: on.tab }) };
+  const fields = { scenario, ...pointFactors({ ...c, render, device: on.device, throttle: on.throttle, pace: on.pace, tab: on.tab, link: on.link }) };
   // Slow ticks get a longer window, so one batch cannot move delivered across the rule's 1% (issue 33).
   const measureSec = windowSecFor((c.concurrency * 1000) / c.intervalMs, timing.measureSec);
   const page = on.renderModule ? { renderModule: on.renderModule } : {};

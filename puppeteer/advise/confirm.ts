@@ -35,6 +35,8 @@ function scenarioOf(id: string, c: Candidate, a: Advice, words: string): Scenari
     ...(a.target.throttle !== undefined ? { throttle: a.target.throttle } : {}),
     // The tab state the answer holds for, and a hidden-long target's grace.
     ...tabOf(a.target),
+    // The link the answer holds for: the sweep makes it again.
+    ...(a.target.link !== undefined ? { link: a.target.link } : {}),
     // The page the answer holds for: the sweep builds the file again (its path as given, from the project root).
     ...(a.target.renderModule ? { renderModule: a.target.renderModule.path } : {}),
   };

@@ -40,6 +40,7 @@ import { wallLine } from '../../results/wall-account.js';
 import { DEFAULT_TABLE_WIDTH } from '../../results/views/terminal.js';
 import { measureCeilings } from '../measure/ceiling.js';
 import { checkDeviceConditions, DeviceEmulator } from '../device/emulator.js';
+import { checkLinkConditions, cleanUpKilledLinks, namespaceLinks, NetworkLink } from '../link/link.js';
 import { deviceOf } from '../../results/ceilings.js';
 import { RepeatMeasurer } from '../measure/repeat.js';
 import { checkPacePayload, checkPaceRows, checkRowsWithServer, connectServer, serverPayload } from '../measure/server-process.js';
@@ -215,6 +216,9 @@ async function main(): Promise<number> {
   checkDeviceConditions([target], endpoints.length ? 'remote' : 'local', false);
   // A hidden tab needs a Chrome advise launches itself: the flag stands for every candidate.
   checkTabConditions([{ id: `--tab ${target.tab ?? 'visible'}`, ...tabOf(target) }], endpoints.length ? 'remote' : 'local');
+  cleanUpKilledLinks(log);
+  // Every candidate streams across the target's link: the flag stands for them in a refusal.
+  checkLinkConditions([{ id: '--link', link: target.link, tab: target.tab }], { browsers: endpoints.length ? 'remote' : 'local', server: flags.server });
   // The run's id: its directory's, once made (a suffix when another run took the second).
   let runId = draft.runId;
   if (req.resume === null) {
@@ -237,7 +241,9 @@ async function main(): Promise<number> {
   owner.launching();
   try {
     // --browser takes one browser for advise (options.ts).
-    const { server: srv, slots } = await startServerAndBrowsers(children, { remoteServer, endpoints, headless: !flags.headful, log, rows, chartField });
+    // The target's link between the server and the browser: both start in its namespaces (puppeteer/link/), removed at the end.
+    const link = namespaceLinks([target]).length ? owner.own(await NetworkLink.open(log), { after: true }) : null;
+    const { server: srv, slots } = await startServerAndBrowsers(children, { remoteServer, endpoints, headless: !flags.headful, log, rows, chartField, link });
     const [{ slot, host }] = slots;
     const { local } = children;
     const remote = children.remotes[0] ?? null;
@@ -311,6 +317,7 @@ async function main(): Promise<number> {
       browserId: host.id,
       retries: report.options.retries,
       devices: runDevices,
+      link,
     });
     // Where the search's time goes, windows against the rest (issue 34).
     const wall = new WallWatch();

@@ -36,8 +36,8 @@ export const PROBE_TIMING = { warmupSec: 1, measureSec: 2, repeats: 1 } as const
 /** A confirming repeat's timing: the sweep's defaults, so a confirmation reads like a sweep point. */
 export const CONFIRM_TIMING = { warmupSec: BUILTIN_DEFAULTS.warmupSec, measureSec: BUILTIN_DEFAULTS.measureSec, repeats: DEFAULT_CONFIRM_ROUNDS } as const;
 
-/** What every candidate's point runs under: the target's render mode, device class, pace, render module and tab state. */
-export type Conditions = Pick<Target, 'render' | 'device' | 'throttle' | 'pace' | 'renderModule' | 'tab' | 'hiddenLongGraceSec'>;
+/** What every candidate's point runs under: the target's render mode, device class, pace, render module, tab state and link. */
+export type Conditions = Pick<Target, 'render' | 'device' | 'throttle' | 'pace' | 'renderModule' | 'tab' | 'hiddenLongGraceSec' | 'link'>;
 
 export const probePoint = (c: Candidate, on: Conditions): Point => candidatePoint(c, on.render, PROBE_TIMING, PROBE_SCENARIO, on);
 export const confirmPoint = (c: Candidate, on: Conditions): Point => candidatePoint(c, on.render, CONFIRM_TIMING, CONFIRM_SCENARIO, on);

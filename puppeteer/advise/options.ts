@@ -16,6 +16,7 @@ import { isDeviceClass, type DeviceClass } from '../../protocol/device.js';
 import { PACE_FLAG, PACES } from '../../protocol/pace.js';
 import { CHROME_INTENSIVE_GRACE_SEC, parseGrace, TAB_STATES } from '../../protocol/tab-state.js';
 import { DEFAULT_PREFER, SIMPLICITY_CRITERIA, type SimplicityCriterion } from '../../protocol/advice.js';
+import { checkLinkFlag, linkFlag } from '../options.js';
 import { checkDeviceFlag, checkMarginFlag, deviceFlag, marginFlag, parseDuration, parseSoakDuration, renderModuleFlag, throttleFlag } from '../options.js';
 
 /** The whole command's default budget, s: ten minutes on the 2-core machine it was tuned on. */
@@ -76,6 +77,7 @@ export const ADVISE_FLAGS = {
   },
   device: deviceFlag('answer for this device class: every candidate runs as it', 'off (this machine at full speed)'),
   throttle: throttleFlag('how --device slows the browser; advise takes browser only', 'browser'),
+  link: linkFlag('answer across this network link: every candidate streams across it', 'off (loopback)'),
   pace: { ...PACE_FLAG, help: `${PACE_FLAG.help}; every candidate runs at it`, choices: PACES },
   tab: {
     type: 'string',
@@ -164,6 +166,7 @@ export function checkAdviseFlags(flags: AdviseFlags): AdviseRequest {
         'pace',
         'tab',
         'hidden-long-grace',
+        'link',
       ] as const
     ).filter((f) => JSON.stringify(flags[f]) !== JSON.stringify(ADVISE_FLAGS[f].default));
     if (asked.length)
@@ -216,6 +219,7 @@ export function checkAdviseFlags(flags: AdviseFlags): AdviseRequest {
     );
   const device = checkDevice(flags);
   const tab = checkTab(flags);
+  const link = checkLinkFlag(flags.link);
   const transports = flags.transports.length ? [...new Set(flags.transports as Transport[])] : [...ADVISE_TRANSPORTS];
   return {
     target: {
@@ -225,6 +229,7 @@ export function checkAdviseFlags(flags: AdviseFlags): AdviseRequest {
       ...(inputDelay ? { inputDelayBoundMs: inputDelay.value } : {}),
       ...(display === null ? {} : { displayP99BoundMs: display }),
       ...(device === null ? {} : { device }),
+      ...(link === null || link === 'off' ? {} : { link }),
       ...(flags.pace === 'recorded' ? { pace: 'recorded' as const } : {}),
       ...tab,
       // The default is left out, as every report before the objective reads.

@@ -253,6 +253,8 @@ export async function launchChrome(options: {
    * ANTI_THROTTLING_ARGS, its own and Puppeteer's defaults (a hidden-tab point's browser).
    */
   backgroundThrottling?: boolean;
+  /** Runs Chrome through a launcher made from its path (a sweep's link: the browser's network namespace, puppeteer/link/); the report still names Chrome's own path. */
+  wrap?: (chromePath: string) => string;
 }): Promise<LaunchedChrome> {
   const chrome = await findChrome(options.log);
   const throttled = options.backgroundThrottling === true;
@@ -270,7 +272,7 @@ export async function launchChrome(options: {
   let browser: Browser;
   try {
     browser = await puppeteer.launch({
-      executablePath: chrome.path,
+      executablePath: options.wrap ? options.wrap(chrome.path) : chrome.path,
       headless: options.headless,
       // A copy: Puppeteer takes `--enable-features`/`--disable-features` out of the array it is
       // given (merging them into its own), which would leave them out of the recorded `args`.

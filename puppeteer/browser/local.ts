@@ -11,7 +11,7 @@ import type { BrowserSlot } from './slot.js';
  * `extraArgs`: more Chrome flags; `display`: the X display of a headful browser (default: this
  * process's DISPLAY); `fitWindow`: a headful page takes its window's size (see launchChrome).
  */
-export type LaunchOptions = Pick<Parameters<typeof launchChrome>[0], 'extraArgs' | 'display' | 'fitWindow' | 'backgroundThrottling'>;
+export type LaunchOptions = Pick<Parameters<typeof launchChrome>[0], 'extraArgs' | 'display' | 'fitWindow' | 'backgroundThrottling' | 'wrap'>;
 
 export class LocalBrowser implements BrowserSlot {
   private constructor(

@@ -10,6 +10,7 @@ import type { BrowserEndpoint } from './endpoint.js';
 import { browserIds, describeBrowser } from './host.js';
 import { LocalBrowser } from './local.js';
 import { RemoteBrowser } from './remote.js';
+import type { NetworkLink } from '../link/link.js';
 
 /** What the command started or connected to, as far as it got: the caller stops these. */
 export interface Children {
@@ -33,16 +34,24 @@ export async function startServerAndBrowsers(
     rows?: string;
     /** `--chart-field`: the field the page's chart plots (serverArgs); '' for the first numeric one. */
     chartField?: string;
+    /** A network link between the server and the browser (puppeteer/link/): both start in its namespaces. */
+    link?: NetworkLink | null;
   },
 ): Promise<{ server: ServerHandle; slots: { slot: BrowserSlot; host: BrowserHost }[] }> {
   const [s, b] = await Promise.allSettled([
-    o.remoteServer ? Promise.resolve(o.remoteServer) : startServer(serverArgs(o.rows ?? '', o.chartField ?? '')),
-    o.endpoints.length ? connectAll(o.endpoints, into.remotes, o.log) : LocalBrowser.launch(o.headless, o.log).then((l) => (into.local = l)),
+    o.remoteServer
+      ? Promise.resolve(o.remoteServer)
+      : startServer(serverArgs(o.rows ?? '', o.chartField ?? ''), undefined, undefined, undefined, o.link?.server),
+    o.endpoints.length
+      ? connectAll(o.endpoints, into.remotes, o.log)
+      : LocalBrowser.launch(o.headless, o.log, o.link ? { wrap: (p) => o.link!.chromeWrapper(p) } : {}).then((l) => (into.local = l)),
   ]);
   if (s.status === 'fulfilled') into.server = s.value;
   if (s.status === 'rejected') throw s.reason;
   if (b.status === 'rejected') throw b.reason;
   const server = s.value;
+  // The server listens: the relays that carry the driver's requests and the page's connections to it.
+  await o.link?.connect();
   const place = { url: server.url, startedHere: o.remoteServer === null };
   const local = into.local;
   const slots = local

@@ -23,9 +23,13 @@ import { LabRecorder } from './record.js';
 import { findChrome } from '../browser/chrome.js';
 import { LocalBrowser } from '../browser/local.js';
 import { findFirefox, LocalFirefox } from '../browser/firefox.js';
-import { checkDeviceFlag, LAB_FLAGS } from '../options.js';
+import { checkDeviceFlag, checkLinkFlag, LAB_FLAGS } from '../options.js';
 import { buildRenderModule } from '../render-module.js';
 import { renderModuleUrl } from '../../protocol/render-module.js';
+import { checkLinkConditions, cleanUpKilledLinks, namespaceLinks, NetworkLink } from '../link/link.js';
+import { emulateLink } from '../link/cdp.js';
+import { linkOf } from '../../protocol/link.js';
+import { FACTORS } from '../../protocol/factors.js';
 import { checkDeviceConditions, DeviceEmulator, type AppliedDevice, type DeviceCondition } from '../device/emulator.js';
 import { isDeviceClass, type Throttle } from '../../protocol/device.js';
 import { opensIn, TRANSPORT_INFO, type Transport } from '../../protocol/wire.js';
@@ -52,6 +56,8 @@ runCommand('lab', async () => {
   let recorder: LabRecorder | null = null;
   // The device class's calibration and CPU quota: its cgroup is removed when the lab stops.
   let devices: DeviceEmulator | null = null;
+  // The --link's namespaces and relays (puppeteer/link/): removed when the lab stops.
+  let network: NetworkLink | null = null;
   let stopping = false;
   const stop = async (code: number) => {
     if (stopping) return;
@@ -60,6 +66,7 @@ runCommand('lab', async () => {
     await recorder?.interrupt().catch((err: unknown) => log(`the lab report was not saved: ${err instanceof Error ? err.message : String(err)}`));
     await browser?.close();
     await devices?.close();
+    await network?.close();
     await server?.stop();
     process.exit(code);
   };
@@ -70,6 +77,7 @@ runCommand('lab', async () => {
       void stop(EXIT.interrupted);
     },
     now: () => {
+      network?.kill();
       browser?.kill();
       void server?.stop();
       process.exit(EXIT.interrupted);
@@ -90,6 +98,13 @@ runCommand('lab', async () => {
       `--transport ${transport} opens a ${TRANSPORT_INFO[transport].onlyIn?.api}, which --engine firefox does not have: give another --transport, or --engine chrome`,
     );
   const device = checkLabDevice(flags, firefox);
+  const link = checkLinkFlag(flags.link);
+  const linkPoint = { id: '--link', ...(link !== null && link !== 'off' ? { link } : {}) };
+  if (firefox && linkPoint.link !== undefined)
+    throw new PushlabError(
+      'PUSHLAB_BAD_FLAG',
+      `--link ${link} with --engine firefox: it must be ${FACTORS.link.firefox.mustBe}; drop --link, or use --engine chrome`,
+    );
   // Before anything is launched: where recorded points go must take files, a --server must
   // answer, and there must be a browser to run.
   const outDir = path.resolve(ROOT, flags.out);
@@ -104,15 +119,29 @@ runCommand('lab', async () => {
   if (firefox) findFirefox();
   else await findChrome(log);
   checkDeviceConditions([device], 'local');
+  cleanUpKilledLinks(log);
+  checkLinkConditions([linkPoint], { browsers: 'local', server: flags.server });
   try {
-    server = remote ?? (await startServer(serverArgs(flags.rows, flags['chart-field'])));
+    if (namespaceLinks([linkPoint]).length) network = await NetworkLink.open(log);
+    const net = network;
+    server = remote ?? (await startServer(serverArgs(flags.rows, flags['chart-field']), undefined, undefined, undefined, net?.server));
     // PUSHLAB_LAB_DEVTOOLS=1 (the lab's test): a DevTools port to attach to, printed below.
     browser = firefox
       ? await LocalFirefox.launch({ headless: flags.headless, log, fitWindow: true })
-      : await LocalBrowser.launch(flags.headless, log, { extraArgs: process.env.PUSHLAB_LAB_DEVTOOLS ? ['--remote-debugging-port=0'] : [], fitWindow: true });
+      : await LocalBrowser.launch(flags.headless, log, {
+          extraArgs: process.env.PUSHLAB_LAB_DEVTOOLS ? ['--remote-debugging-port=0'] : [],
+          fitWindow: true,
+          ...(net ? { wrap: (p: string) => net.chromeWrapper(p) } : {}),
+        });
+    if (net) {
+      await net.connect();
+      await net.apply(linkPoint);
+      log(`link: ${net.describe()}`);
+    }
     if (device.device !== undefined) devices = new DeviceEmulator({ onCalibrated: (c) => recorder?.addDevice(c), log });
   } catch (err) {
     await browser?.close();
+    await network?.close();
     await server?.stop();
     throw err;
   }
@@ -143,6 +172,7 @@ runCommand('lab', async () => {
     repeats: flags.repeats,
     device,
     ...(devices ? { devices } : {}),
+    ...(linkPoint.link !== undefined ? { link: linkPoint.link, network } : {}),
     ...(renderModule ? { renderModule } : {}),
   }));
   const payload = await serverPayload(srv);
@@ -157,6 +187,7 @@ runCommand('lab', async () => {
     // A class this browser cannot reach (PUSHLAB_NO_DEVICE): nothing of the lab is left behind.
     await chrome.close();
     await devices?.close();
+    await network?.close();
     await srv.stop();
     throw err;
   }
@@ -180,6 +211,8 @@ runCommand('lab', async () => {
   await page.goto(url);
   // A main-thread class is set on the lab's own tab (each recorded point's tabs get it from the measurer).
   await DeviceEmulator.onTab(pageSession, applied);
+  // A cdp: link on the lab's own tab (recorded points' tabs get it from the measurer).
+  if (linkPoint.link !== undefined && linkOf(linkPoint.link).via === 'cdp') await emulateLink(pageSession, linkPoint);
   log(`pushlab lab: ${url}\n${chrome instanceof LocalFirefox ? 'Firefox' : 'Chrome'} ${chrome.launched.version}; close the window or press Ctrl-C to stop.`);
   if (chrome instanceof LocalBrowser && chrome.launched.devtools) log(`devtools: ${chrome.launched.devtools}`);
   chrome.browser().on('disconnected', () => void stop(0));

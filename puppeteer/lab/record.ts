@@ -17,6 +17,7 @@ import { measureCeilings } from '../measure/ceiling.js';
 import { bestJsonCeiling, ceilingNeeds, ceilingOf, deviceOf } from '../../results/ceilings.js';
 import type { DeviceCalibration } from '../../protocol/device.js';
 import type { DeviceCondition, DeviceEmulator } from '../device/emulator.js';
+import type { NetworkLink } from '../link/link.js';
 import { RepeatMeasurer } from '../measure/repeat.js';
 import type { BrowserSlot } from '../browser/slot.js';
 import { runIdFor } from '../report/file.js';
@@ -38,6 +39,10 @@ export interface RecorderOptions {
   device: DeviceCondition;
   /** Slows the browser to `device` (the lab's, calibrated at its start); absent: no class. */
   devices?: DeviceEmulator;
+  /** `--link`: the link every recorded point runs across (canonical text); absent: loopback. */
+  link?: string;
+  /** The lab's namespace link, already shaped as `link` (puppeteer/link/); absent: none, or a cdp: link. */
+  network?: NetworkLink | null;
   /** `--render-module`, built: every recorded point draws with it; absent: pushlab's views. */
   renderModule?: RenderModuleRef;
 }
@@ -55,7 +60,14 @@ export class LabRecorder {
   private busy = false;
 
   constructor(private readonly o: RecorderOptions) {
-    this.measurer = new RepeatMeasurer({ browser: o.browser, server: o.server, cores: o.cores, retries: 0, ...(o.devices ? { devices: o.devices } : {}) });
+    this.measurer = new RepeatMeasurer({
+      browser: o.browser,
+      server: o.server,
+      cores: o.cores,
+      retries: 0,
+      ...(o.devices ? { devices: o.devices } : {}),
+      link: o.network ?? null,
+    });
     const report: Report = {
       schemaVersion: SCHEMA_VERSION,
       // Until the directory is made: createRunDir adds a suffix when another run took the second.
@@ -103,6 +115,7 @@ export class LabRecorder {
       ...(Object.fromEntries(applied.map((name) => [name, c[name]])) as Partial<Pick<PageConfig, PageFactor>>),
       ...(this.o.browser.engine === 'firefox' ? { engine: 'firefox' as const } : {}),
       ...deviceOf(this.o.device),
+      ...(this.o.link !== undefined ? { link: this.o.link } : {}),
       warmupSec: this.o.warmupSec,
       measureSec: this.o.measureSec,
       repeats: this.o.repeats,

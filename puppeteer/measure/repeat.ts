@@ -31,6 +31,9 @@ import { sendInput } from './input-sender.js';
 import { DeviceEmulator, type AppliedDevice } from '../device/emulator.js';
 import { CATCH_UP_WAIT_SEC, hiddenWaitSec } from '../../protocol/tab-state.js';
 import type { TabReturn, TabStateFigures } from '../../protocol/repeat-figures.js';
+import type { NetworkLink } from '../link/link.js';
+import { emulateLink } from '../link/cdp.js';
+import { linkOf } from '../../protocol/link.js';
 
 /** What a repeat is doing now, for progress output. */
 export type Phase = 'load' | 'open' | 'hide' | 'warm-up' | 'window' | 'return' | 'stop';
@@ -107,6 +110,8 @@ export interface RepeatOptions {
   input?: boolean;
   /** Slows the browser for points with a device class (puppeteer/device/); absent: such a point fails, coded. */
   devices?: DeviceEmulator;
+  /** The run's network link (puppeteer/link/): shaped for each point's `link` before its tabs load; absent: a point with a namespace link fails, coded. */
+  link?: NetworkLink | null;
   /**
    * The first settle probe fills the minimum warm-up's last part (default true, settle.ts
    * earlyProbeMs); false: every probe after the minimum, for a paired check of what that moves.
@@ -391,6 +396,13 @@ export class RepeatMeasurer extends EventEmitter<RepeatEvents> {
     return device;
   }
 
+  /** The run's link shaped as the point asks, before its tabs load (a namespace link; CDP's is per tab). */
+  private async enterLink(point: Point): Promise<void> {
+    if (point.link === undefined || linkOf(point.link).via !== 'netns') return;
+    if (!this.o.link) throw new PushlabError('PUSHLAB_NO_NETNS', `${point.id}: this command does not make network links`);
+    await this.o.link.apply(point);
+  }
+
   /** Loads the lab page in one tab, with the CDP session its renderer metrics come from (none in Firefox). */
   private async openTab(page: Page, point: Point, slot: BrowserSlot): Promise<TabSource> {
     let pageSession: CDPSession | null = null;
@@ -412,9 +424,11 @@ export class RepeatMeasurer extends EventEmitter<RepeatEvents> {
       this.emit('phase', point, name, elapsedMs, plannedMs);
     };
     phase('load');
+    await this.enterLink(point);
     const tabs = await Promise.all(pages.map((page) => this.openTab(page, point, slot)));
     const apis = tabs.map((t) => t.api);
     const device = await this.enterDevice(slot, point, tabs);
+    if (point.link !== undefined && linkOf(point.link).via === 'cdp') for (const t of tabs) await emulateLink(t.pageSession, point);
     // Before streaming: the exchanges then meet an idle page and server (the smallest round trip).
     const clock = this.o.sameClock === false ? await clockOffset(pages[0]) : null;
     phase('open');
@@ -550,6 +564,8 @@ export class RepeatMeasurer extends EventEmitter<RepeatEvents> {
     phase('window', 0, windowMs);
     const windowOpenedAt = performance.now();
     const a = await takeSample(src, true);
+    const link = point.link !== undefined && linkOf(point.link).via === 'netns' ? this.o.link : null;
+    link?.windowStart();
     // Half-way, every tab's counters once more (latency not reset): the window's trend compares its halves.
     let mid: Promise<PageSnapshot[] | undefined> | undefined;
     const readMid = () =>
@@ -576,6 +592,7 @@ export class RepeatMeasurer extends EventEmitter<RepeatEvents> {
       inputSent = input?.stop();
     }
     const b = await takeSample(src, true);
+    const linkFigures = link?.windowEnd() ?? null;
     const midSnapshots = await mid;
     let back: TabReturn | null = null;
     if (point.tab !== undefined) {
@@ -598,12 +615,15 @@ export class RepeatMeasurer extends EventEmitter<RepeatEvents> {
       ...(midSnapshots ? { mid: midSnapshots } : {}),
       ...(inputSent ? { input: inputSent } : {}),
       ...(device ? { device: { throttle: device.throttle, slowdown: device.slowdown } } : {}),
+      ...(linkFigures ? { link: linkFigures } : {}),
     });
     if (!settled.settled) repeat.notes.push(unsettledNote(settled));
     if (back && hiddenAt !== null && point.tab !== undefined) {
       repeat.tabState = tabStateOf(point, hiddenAt, windowOpenedAt, a.page, b.page, back);
       if (back.catchUpMs === null) repeat.notes.push(catchUpNote(back));
     }
+    // How the link was made, in the report: what it emulates depends on it (docs/network.md).
+    if (link) repeat.notes.push(`link ${point.link}: ${link.describe()}`);
     applyClockOffset(repeat, clock);
     return repeat;
   }

@@ -189,8 +189,26 @@ export async function serverPayload(server: ServerHandle): Promise<PayloadDescri
  * reaches this process alone, which stops its work first and the server after: a server that
  * took the signal too would end under a repeat still measuring.
  */
-export async function startServer(extraArgs: string[] = [], timeoutMs = 30_000, nodeArgs: string[] = [], script = 'server/main.ts'): Promise<ServerHandle> {
-  const child: ChildProcess = spawn(process.execPath, [...nodeArgs, ...entryArgv(script), '--port', '0', '--exit-with-stdin', ...extraArgs], {
+export async function startServer(
+  extraArgs: string[] = [],
+  timeoutMs = 30_000,
+  nodeArgs: string[] = [],
+  script = 'server/main.ts',
+  /** Behind a link (puppeteer/link/): started in its namespace, at its port, and reached at its URL rather than the one it prints. */
+  placement?: { prefix: string[]; args: string[]; port: number; url: string },
+): Promise<ServerHandle> {
+  const [command, ...prefix] = placement ? [...placement.prefix, process.execPath] : [process.execPath];
+  const args = [
+    ...prefix,
+    ...nodeArgs,
+    ...entryArgv(script),
+    '--port',
+    String(placement?.port ?? 0),
+    ...(placement?.args ?? []),
+    '--exit-with-stdin',
+    ...extraArgs,
+  ];
+  const child: ChildProcess = spawn(command, args, {
     cwd: ROOT,
     stdio: ['pipe', 'pipe', 'pipe'],
     detached: true,
@@ -214,7 +232,7 @@ export async function startServer(extraArgs: string[] = [], timeoutMs = 30_000, 
       reject(serverStartError(code, stderr));
     });
   });
-  const handle = remoteServer(url);
+  const handle = remoteServer(placement?.url ?? url);
   // Every repeat after a server that died fails the same way: a caller that can tell stops instead.
   let stopping = false;
   let gone: string | null = null;

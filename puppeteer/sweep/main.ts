@@ -54,6 +54,7 @@ import { Progress } from './progress.js';
 import { RepeatMeasurer } from '../measure/repeat.js';
 import { checkDeviceConditions, DeviceEmulator } from '../device/emulator.js';
 import { cleanUpKilledRuns } from '../device/cgroup.js';
+import { checkLinkConditions, cleanUpKilledLinks, namespaceLinks, NetworkLink } from '../link/link.js';
 import { THROTTLE_CAVEATS, THROTTLES } from '../../protocol/device.js';
 import { BrowserLost } from '../browser/slot.js';
 import { createRunDir, newReportDraft, runIdFor, type ReportDraft } from '../report/file.js';
@@ -173,10 +174,11 @@ function withEngine(scenarios: ScenarioInput[], engine: Engine | null): Scenario
 }
 
 /**
- * `--device`, `--throttle`, `--pace` and `--tab`: every selected scenario as that class, slowed
- * that way, at that pace, in that tab state (refused for Firefox as a scenario's own would be).
+ * `--device`, `--throttle`, `--pace`, `--tab` and `--link`: every selected scenario as that class,
+ * slowed that way, at that pace, in that tab state, across that link (refused for Firefox as a
+ * scenario's own would be).
  */
-function withDevice(scenarios: ScenarioInput[], o: Pick<SweepFlags, 'device' | 'throttle' | 'pace' | 'tab'>): ScenarioInput[] {
+function withDevice(scenarios: ScenarioInput[], o: Pick<SweepFlags, 'device' | 'throttle' | 'pace' | 'tab' | 'link'>): ScenarioInput[] {
   return scenarios.map((s) => {
     const out = {
       ...s,
@@ -184,7 +186,9 @@ function withDevice(scenarios: ScenarioInput[], o: Pick<SweepFlags, 'device' | '
       ...(o.throttle !== null ? { throttle: o.throttle } : {}),
       ...(o.pace !== null ? { pace: o.pace } : {}),
       ...(o.tab !== null ? { tab: o.tab } : {}),
+      ...(o.link !== null ? { link: o.link } : {}),
     };
+    if (o.link !== null && o.link !== 'off' && out.engine === 'firefox') checkFirefoxFields(out, `--link ${o.link}: scenario '${s.id}'`);
     if (o.throttle !== null && out.engine === 'firefox') checkFirefoxFields(out, `--throttle ${o.throttle}: scenario '${s.id}'`);
     if (o.tab !== null && out.engine === 'firefox') checkFirefoxFields(out, `--tab ${o.tab}: scenario '${s.id}'`);
     return out;
@@ -303,6 +307,8 @@ async function main(): Promise<number> {
   const remote = flags.server ? await connectServer('--server', flags.server) : null;
   if (!endpoints.length && !gridUrl) await findChrome(log);
   await cleanUpKilledRuns(log);
+  cleanUpKilledLinks(log);
+  checkLinkConditions(allPoints, { browsers: endpoints.length || gridUrl ? 'remote' : 'local', server: flags.server });
   checkDeviceConditions([...draft.points.map((p) => p.point), ...plan.searches.map((s) => s.base)], endpoints.length || gridUrl ? 'remote' : 'local');
   checkTabConditions(allPoints, endpoints.length || gridUrl ? 'remote' : 'local');
   // The run's id: its directory's, once made (a suffix when another run took the second).
@@ -337,7 +343,10 @@ async function main(): Promise<number> {
         `--grid ${grid.given}: ${grid.sessions.length} Chrome session(s): ${endpoints.map((e) => `${e.label} on ${e.gridNode?.uri ?? e.machine}`).join(', ')}`,
       );
     }
+    // A network link between the server and the browser: both start in its namespaces (puppeteer/link/), removed at the end.
+    const link = namespaceLinks(allPoints).length ? owner.own(await NetworkLink.open(log), { after: true }) : null;
     const { server: srv, slots } = await startServerAndBrowsers(children, {
+      link,
       remoteServer: remote,
       endpoints,
       headless: !flags.headful,
@@ -353,6 +362,7 @@ async function main(): Promise<number> {
     const hiders = local ? owner.own(new TabStateBrowsers(local.launched.headless, log)) : null;
     markSharedHosts(hosts);
     if (local) log(`server ${srv.url}, Chrome ${local.launched.version} (${local.launched.path}, ${local.launched.source})`);
+    if (link) log(`link: ${link.describe()}`);
     else {
       log(`server ${srv.url}`);
       for (const h of hosts) {
@@ -466,6 +476,7 @@ async function main(): Promise<number> {
           notes: note ? [note] : [],
           retries: report.options.retries,
           devices: runDevices,
+          link,
         }),
         engines: local ? ['chrome', 'firefox'] : [slot.engine ?? 'chrome'],
         ceilings: async (needs, signal, engine) => {

@@ -74,6 +74,7 @@ export const CI_GIVEN_UP: readonly string[] = ['inputDelayP99Ms', 'latencyP99Ms'
 export const MORE_COLUMNS: readonly string[] = [
   'device',
   'tab',
+  'link',
   'repeats',
   'offeredEventsPerSec',
   'jsonCeilingRatio',

@@ -1,6 +1,6 @@
 /**
  * Hosts apart: the server in one network namespace, a Chromium with `--remote-debugging-port` in
- * another, joined by a veth pair with addresses of their own (bench/netns.ts). The sweep runs
+ * another, joined by a veth pair with addresses of their own (puppeteer/link/netns.ts). The sweep runs
  * beside the browser (its DevTools on that namespace's loopback, as through an SSH tunnel) with
  * `--server https://10.77.0.1:…/`: the "server on a third host" path across a real link.
  * - Every browser reaches the server across the link (the sweep checks before measuring), the
@@ -19,7 +19,7 @@ import { EXIT } from '../../protocol/errors.js';
 import { parseReportText } from '../../protocol/report-check.js';
 import type { MeasuredRepeat } from '../../protocol/repeat-figures.js';
 import type { Report } from '../../protocol/report.js';
-import { createLink, netnsMissing, type Link } from '../../bench/netns.js';
+import { createLink, netnsMissing, type Link } from '../../puppeteer/link/netns.js';
 import { startRemoteChrome, type RemoteChrome } from '../../bench/remote-chrome.js';
 import { ROOT } from '../helpers/sweep-process.js';
 import { nodeCommand } from '../helpers/node-command.js';

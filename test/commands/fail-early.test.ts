@@ -102,6 +102,16 @@ const CASES = {
   advisePaceCarRows: ['puppeteer/advise/main.ts', ['--rate', '100k', '--p99', '100ms', '--pace', 'recorded', '--out', dir]],
   labPaceCarRows: ['puppeteer/lab/main.ts', ['--headless', '--pace', 'recorded', '--out', dir]],
   sweepGrpcJsonRows: ['puppeteer/sweep/main.ts', ['--file', path.join(dir, 'grpc.json'), '--rows', path.join(dir, 'events.ndjson'), '--out', dir]],
+  linkNotRoot: ['puppeteer/sweep/main.ts', ['--scenario', 'smoke', '--link', '50ms', '--out', path.join(dir, 'anyone')]],
+  linkRemote: ['puppeteer/sweep/main.ts', ['--scenario', 'smoke', '--link', '50ms', '--browser', 'ws://127.0.0.1:1/devtools/browser/x', '--out', dir]],
+  linkBad: ['puppeteer/sweep/main.ts', ['--scenario', 'smoke', '--link', '50ms±40ms', '--out', dir]],
+  adviseLinkRemote: [
+    'puppeteer/advise/main.ts',
+    ['--rate', '100k', '--p99', '100ms', '--link', '50ms', '--browser', 'ws://127.0.0.1:1/devtools/browser/x', '--out', dir],
+  ],
+  labLinkFirefox: ['puppeteer/lab/main.ts', ['--headless', '--out', dir, '--engine', 'firefox', '--link', '50ms']],
+  linkTab: ['puppeteer/sweep/main.ts', ['--scenario', 'smoke', '--link', '50ms', '--tab', 'hidden', '--out', dir]],
+  adviseLinkTab: ['puppeteer/advise/main.ts', ['--rate', '100k', '--p99', '100ms', '--link', '50ms', '--tab', 'hidden', '--out', dir]],
 } as const;
 const NO_CHROME = new Set(['labNoChrome', 'sweepNoChrome']);
 /** A cgroup mount with no cpu controller, as a machine without cgroups has (puppeteer/device/cgroup.ts). */
@@ -142,7 +152,7 @@ beforeAll(async () => {
       ...(NO_CHROME.has(name) ? { CHROME_PATH: '/nonexistent' } : {}),
       ...(NO_CGROUP.has(name) ? { PUSHLAB_CGROUP_ROOT: path.join(dir, 'no-cgroup') } : {}),
     };
-    ran[name] = await run(script, [...args], { env, dropRoot: name.includes('ReadOnly'), nobody: name === 'deviceNotRoot' });
+    ran[name] = await run(script, [...args], { env, dropRoot: name.includes('ReadOnly'), nobody: name === 'deviceNotRoot' || name === 'linkNotRoot' });
     return next();
   };
   await Promise.all([next(), next(), next(), next()]);
@@ -247,6 +257,44 @@ describe('a device class this machine cannot make: PUSHLAB_NO_DEVICE before anyt
   it('a device the flag does not take, naming the value and what is allowed', () => {
     expect(refusedBeforeLaunch(ran.deviceBad, 'sweep')).toBe(
       "pushlab sweep: PUSHLAB_BAD_FLAG: --device must be off, mid-tier (BenchmarkIndex 1000), low-tier (264), or index=N (a BenchmarkIndex of 20…100000); got 'phone'",
+    );
+  });
+});
+
+describe('a link this machine cannot make: PUSHLAB_NO_NETNS before anything is launched', () => {
+  it.runIf(asRoot && hasSetpriv)('not root', () => {
+    expect(refusedBeforeLaunch(ran.linkNotRoot, 'sweep')).toMatch(
+      /^pushlab sweep: PUSHLAB_NO_NETNS: link 50ms: the server and the browser run in two network namespaces, and network namespaces need root: .*cdp:/,
+    );
+    expect(readdirSync(path.join(dir, 'anyone'))).toEqual([]);
+  });
+
+  it.runIf(asRoot)("remote browsers, which are not in this machine's namespaces (sweep and advise)", () => {
+    for (const [name, command] of [
+      ['linkRemote', 'sweep'],
+      ['adviseLinkRemote', 'advise'],
+    ] as const)
+      expect(refusedBeforeLaunch(ran[name], command)).toMatch(
+        new RegExp(`^pushlab ${command}: PUSHLAB_NO_NETNS: link 50ms: the browser runs in a namespace on this machine, and this run's browsers are elsewhere`),
+      );
+  });
+
+  it.runIf(asRoot)("a hidden tab, whose Chrome would launch outside the link's namespace (sweep and advise)", () => {
+    for (const [name, command, id] of [
+      ['linkTab', 'sweep', 'smoke/ws-b20-c4-i1-full-hid-l50ms'],
+      ['adviseLinkTab', 'advise', '--link'],
+    ] as const)
+      expect(refusedBeforeLaunch(ran[name], command)).toBe(
+        `pushlab ${command}: PUSHLAB_NO_NETNS: link 50ms: ${id} asks for a hidden tab, whose Chrome would launch outside the link's namespace: measure tab states on loopback`,
+      );
+  });
+
+  it('a link the flag does not take, and Firefox, naming the value and what is allowed', () => {
+    expect(refusedBeforeLaunch(ran.linkBad, 'sweep')).toBe(
+      "pushlab sweep: PUSHLAB_BAD_FLAG: --link jitter must be at most half the rtt (25 ms for 50ms), so no delay goes below 0; got 40 (in '50ms±40ms')",
+    );
+    expect(refusedBeforeLaunch(ran.labLinkFirefox, 'lab')).toMatch(
+      /^pushlab lab: PUSHLAB_BAD_FLAG: --link 50ms with --engine firefox: it must be 'off' \(a link runs a Chrome/,
     );
   });
 });

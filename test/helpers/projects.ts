@@ -30,6 +30,7 @@ export const MEASURES = [
   'e2e',
   'remote-firefox',
   'netns',
+  'link',
   'e2e-page',
   'e2e-input',
   'e2e-render-module',

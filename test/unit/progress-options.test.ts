@@ -111,6 +111,7 @@ describe('sweep flags', () => {
       throttle: null,
       pace: null,
       tab: null,
+      link: null,
     };
     expect(check()).toEqual(unset);
     expect(check('--repeats', '5', '--seed', '0', '--time-budget', '2m')).toEqual({ ...unset, repeats: 5, seed: 0, timeBudgetSec: 120 });

@@ -19,6 +19,7 @@ export const VERDICT_COLORS: Record<Verdict, string> = {
   'client-bound': '#b0188f',
   'server-bound': '#0e8a9e',
   'host-bound': '#3f3f46',
+  'network-bound': '#b45309',
   failed: '#dc2626',
 };
 
@@ -27,6 +28,7 @@ export const VERDICT_MEANING: Record<Verdict, string> = {
   'client-bound': 'client-bound: the page fell behind',
   'server-bound': 'server-bound: the server fell behind its schedule',
   'host-bound': 'host-bound: every core was busy',
+  'network-bound': 'network-bound: the link ran at its cap while the server shed',
   failed: 'failed: no repeat measured',
 };
 
