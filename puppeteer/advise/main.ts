@@ -218,7 +218,7 @@ async function main(): Promise<number> {
   checkTabConditions([{ id: `--tab ${target.tab ?? 'visible'}`, ...tabOf(target) }], endpoints.length ? 'remote' : 'local');
   cleanUpKilledLinks(log);
   // Every candidate streams across the target's link: the flag stands for them in a refusal.
-  checkLinkConditions([{ id: '--link', link: target.link, tab: target.tab }], { browsers: endpoints.length ? 'remote' : 'local', server: flags.server });
+  checkLinkConditions([{ id: '--link', link: target.link }], { browsers: endpoints.length ? 'remote' : 'local', server: flags.server });
   // The run's id: its directory's, once made (a suffix when another run took the second).
   let runId = draft.runId;
   if (req.resume === null) {
@@ -307,7 +307,8 @@ async function main(): Promise<number> {
     // A report saved by an earlier session may hold yardstick readings before any round.
     const replay = plan.recordedRounds || plan.report.advice.drift?.readings.length ? new Replay(report) : null;
     // Every candidate's Chrome when the target's tab is hidden (background throttling on), launched on the first.
-    const hiders = local && target.tab !== undefined ? owner.own(new TabStateBrowsers(local.launched.headless, log)) : null;
+    const hiders =
+      local && target.tab !== undefined ? owner.own(new TabStateBrowsers(local.launched.headless, log, link ? (p) => link.chromeWrapper(p) : undefined)) : null;
     const repeats = new RepeatMeasurer({
       browser: slot,
       ...(hiders ? { browserFor: (point: Point) => hiders.for(point) } : {}),

@@ -21,6 +21,8 @@ export class TabStateBrowsers {
     /** The sweep's own browser's mode: a hidden point's browser is launched in it. */
     private readonly headless: boolean,
     private readonly log: (line: string) => void,
+    /** A run's network link: its hidden-tab Chrome starts in the browser's namespace too, as the sweep's own does (link/link.ts chromeWrapper). */
+    private readonly wrap?: (chromePath: string) => string,
   ) {}
 
   /** The browser a hidden-tab point runs in; null for a point in the foreground (the caller's own). */
@@ -40,7 +42,7 @@ export class TabStateBrowsers {
   }
 
   private async launch(state: HiddenState, extraArgs: string[]): Promise<DescribedSlot> {
-    const local = await LocalBrowser.launch(this.headless, this.log, { backgroundThrottling: true, extraArgs });
+    const local = await LocalBrowser.launch(this.headless, this.log, { backgroundThrottling: true, extraArgs, ...(this.wrap ? { wrap: this.wrap } : {}) });
     this.log(`launched a Chrome with background throttling on for the ${state} points${extraArgs.length ? ` (${extraArgs.join(' ')})` : ''}`);
     const slot = new DescribedSlot(local, false, true);
     this.slots.push(slot);

@@ -6,6 +6,7 @@
  * - A 5 Mbit/s link under a load far over it is network-bound: the server shed, nothing
  *   saturated, the veth carried its cap.
  * - The clock-offset estimate across a 100 ms link: one kernel clock, so the true offset is 0.
+ * - A hidden tab across a link: its Chrome starts in the browser's namespace, so its events cross the delay too.
  * - Nothing is left after a normal run, and a SIGKILLed sweep's namespaces are removed by the
  *   next start (which here is also refused: loopback beside a link).
  * Root only (skipped otherwise, with the reason).
@@ -46,6 +47,20 @@ const SCENARIOS = {
       repeats: 1,
       link: ['0ms', '50ms±10ms'],
     },
+    // The same load in a hidden tab across a 50 ms link: its Chrome (background throttling on) starts in the browser's namespace too.
+    {
+      id: 'hidden',
+      transport: 'ws',
+      batch: 20,
+      concurrency: 2,
+      intervalMs: 10,
+      render: 'none',
+      warmupSec: 1,
+      measureSec: 2,
+      repeats: 1,
+      link: '50ms',
+      tab: 'hidden',
+    },
     // About 400,000 events/s, over 100 Mbit/s of JSON, into 5 Mbit/s.
     { id: 'cap', transport: 'ws', batch: 200, concurrency: 4, intervalMs: 2, render: 'none', warmupSec: 1, measureSec: 2, repeats: 1, link: '0ms,5mbit' },
     // Refused beside a link: loopback.
@@ -69,7 +84,7 @@ describe.skipIf(missing !== null)(`a link between the server and the tab${missin
   });
 
   it('raises event age by the one-way delay, and calls a capped link network-bound; leaves nothing behind', async () => {
-    const run = await runSweep(['--file', file, '--scenario', 'age,cap', '--out', dir], 120_000);
+    const run = await runSweep(['--file', file, '--scenario', 'age,cap,hidden', '--out', dir], 120_000);
     expect(run.code, run.stderr).toBe(EXIT.ok);
     const report = await readLastReport(run.stdout);
     const byId = new Map(report.points.map((p) => [p.point.id, measuredOf({ ...report, points: [p] })[0]]));
@@ -82,6 +97,12 @@ describe.skipIf(missing !== null)(`a link between the server and the tab${missin
     expect(rise).toBeLessThan(25 + 7);
     expect(base.deliveredRatio).toBeGreaterThan(0.97);
     expect(delayed.deliveredRatio).toBeGreaterThan(0.97);
+
+    // A hidden tab's own Chrome crossed the link as well: had it started outside the namespace, its
+    // 127.0.0.1 would be the driver's way to the server, with no relay and no delay.
+    const hidden = byId.get('hidden/ws-b20-c2-i10-none-hid-l50ms')!;
+    expect(hidden.tabState?.visibilityAtStart).toBe('hidden');
+    expect(hidden.latency.p50Ms! - base.latency.p50Ms!).toBeGreaterThan(25 - 7);
 
     const capped = byId.get('cap/ws-b200-c4-i2-none-l0ms5mbit')!;
     process.stderr.write(`link: capped ${JSON.stringify(capped.link)}, delivered ${capped.deliveredRatio}, shed ${capped.server.batchesShed}\n`);

@@ -110,8 +110,6 @@ const CASES = {
     ['--rate', '100k', '--p99', '100ms', '--link', '50ms', '--browser', 'ws://127.0.0.1:1/devtools/browser/x', '--out', dir],
   ],
   labLinkFirefox: ['puppeteer/lab/main.ts', ['--headless', '--out', dir, '--engine', 'firefox', '--link', '50ms']],
-  linkTab: ['puppeteer/sweep/main.ts', ['--scenario', 'smoke', '--link', '50ms', '--tab', 'hidden', '--out', dir]],
-  adviseLinkTab: ['puppeteer/advise/main.ts', ['--rate', '100k', '--p99', '100ms', '--link', '50ms', '--tab', 'hidden', '--out', dir]],
 } as const;
 const NO_CHROME = new Set(['labNoChrome', 'sweepNoChrome']);
 /** A cgroup mount with no cpu controller, as a machine without cgroups has (puppeteer/device/cgroup.ts). */
@@ -276,16 +274,6 @@ describe('a link this machine cannot make: PUSHLAB_NO_NETNS before anything is l
     ] as const)
       expect(refusedBeforeLaunch(ran[name], command)).toMatch(
         new RegExp(`^pushlab ${command}: PUSHLAB_NO_NETNS: link 50ms: the browser runs in a namespace on this machine, and this run's browsers are elsewhere`),
-      );
-  });
-
-  it.runIf(asRoot)("a hidden tab, whose Chrome would launch outside the link's namespace (sweep and advise)", () => {
-    for (const [name, command, id] of [
-      ['linkTab', 'sweep', 'smoke/ws-b20-c4-i1-full-hid-l50ms'],
-      ['adviseLinkTab', 'advise', '--link'],
-    ] as const)
-      expect(refusedBeforeLaunch(ran[name], command)).toBe(
-        `pushlab ${command}: PUSHLAB_NO_NETNS: link 50ms: ${id} asks for a hidden tab, whose Chrome would launch outside the link's namespace: measure tab states on loopback`,
       );
   });
 
