@@ -41,7 +41,6 @@ import { DEFAULT_TABLE_WIDTH } from '../../results/views/terminal.js';
 import { measureCeilings } from '../measure/ceiling.js';
 import { checkDeviceConditions, DeviceEmulator } from '../device/emulator.js';
 import { checkLinkConditions, cleanUpKilledLinks, namespaceLinks, NetworkLink } from '../link/link.js';
-import { deviceOf } from '../../results/ceilings.js';
 import { RepeatMeasurer } from '../measure/repeat.js';
 import { checkPacePayload, checkPaceRows, checkRowsWithServer, connectServer, serverPayload } from '../measure/server-process.js';
 import { createRunDir, newReportDraft, runIdFor, writeAtomically, type ReportDraft } from '../report/file.js';
@@ -50,7 +49,7 @@ import { dropUnfinishedRounds, ReportRecorder } from '../report/recorder.js';
 import { durationText, repeatSec } from '../sweep/estimate.js';
 import { candidateSpace, DEFAULT_SPACE, spaceFor } from './candidates.js';
 import { buildRenderModule, recordedRenderModule } from '../render-module.js';
-import { BrowserAdviseMeasurer, CONFIRM_TIMING, confirmPoint, probePoint } from './measurer.js';
+import { BrowserAdviseMeasurer, conditionsOf, CONFIRM_TIMING, confirmPoint, probePoint } from './measurer.js';
 import { TabStateBrowsers } from '../browser/tab-state.js';
 import { checkTabConditions, tabOf } from '../../protocol/tab-state.js';
 import type { Point } from '../../protocol/scenario.js';
@@ -324,11 +323,8 @@ async function main(): Promise<number> {
     const wall = new WallWatch();
     const measurer = new BrowserAdviseMeasurer({
       repeats,
-      render: target.render,
-      ...deviceOf(target),
-      ...(target.pace ? { pace: target.pace } : {}),
-      ...tabOf(target),
-      ...(target.renderModule ? { renderModule: target.renderModule } : {}),
+      // Every candidate's point runs under the target's conditions (render, device, pace, module, tab, link).
+      ...conditionsOf(target),
       record,
       replay,
       signal: owner.signal,

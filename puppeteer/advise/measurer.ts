@@ -36,8 +36,29 @@ export const PROBE_TIMING = { warmupSec: 1, measureSec: 2, repeats: 1 } as const
 /** A confirming repeat's timing: the sweep's defaults, so a confirmation reads like a sweep point. */
 export const CONFIRM_TIMING = { warmupSec: BUILTIN_DEFAULTS.warmupSec, measureSec: BUILTIN_DEFAULTS.measureSec, repeats: DEFAULT_CONFIRM_ROUNDS } as const;
 
-/** What every candidate's point runs under: the target's render mode, device class, pace, render module, tab state and link. */
+/**
+ * What every candidate's point runs under, from the target: its render mode, device class, pace,
+ * render module, tab state and link. One list, which the compiler holds to `Conditions`: a field
+ * the target gains and a candidate must run under is added here once, and reaches every point
+ * (advise's --link once reached the target and the answer's words but not the points).
+ */
+const CONDITION_FIELDS = {
+  render: true,
+  device: true,
+  throttle: true,
+  pace: true,
+  renderModule: true,
+  tab: true,
+  hiddenLongGraceSec: true,
+  link: true,
+} as const satisfies Record<keyof Conditions, true>;
 export type Conditions = Pick<Target, 'render' | 'device' | 'throttle' | 'pace' | 'renderModule' | 'tab' | 'hiddenLongGraceSec' | 'link'>;
+
+/** The target's conditions, only those set. */
+export function conditionsOf(t: Target): Conditions {
+  const set = Object.keys(CONDITION_FIELDS).filter((k) => t[k as keyof Conditions] !== undefined);
+  return Object.fromEntries(set.map((k) => [k, t[k as keyof Conditions]])) as Conditions;
+}
 
 export const probePoint = (c: Candidate, on: Conditions): Point => candidatePoint(c, on.render, PROBE_TIMING, PROBE_SCENARIO, on);
 export const confirmPoint = (c: Candidate, on: Conditions): Point => candidatePoint(c, on.render, CONFIRM_TIMING, CONFIRM_SCENARIO, on);

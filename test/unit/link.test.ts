@@ -12,6 +12,7 @@ import { ADVISE_FLAGS, checkAdviseFlags } from '../../puppeteer/advise/options.j
 import { parseFlags } from '../../protocol/flags.js';
 import { targetText } from '../../protocol/target.js';
 import { candidatePoint } from '../../puppeteer/advise/candidates.js';
+import { conditionsOf, probePoint } from '../../puppeteer/advise/measurer.js';
 import type { Candidate } from '../../protocol/advice.js';
 import { checkLinkConditions } from '../../puppeteer/link/link.js';
 import { netnsMissing } from '../../puppeteer/link/netns.js';
@@ -125,6 +126,14 @@ describe('advise --link', () => {
     const p = candidatePoint(c, 'full', { warmupSec: 1, measureSec: 2, repeats: 1 }, 'advise', target);
     expect(p.link).toBe('80ms±10ms,20mbit');
     expect(p.id).toMatch(/-l80ms10j20mbit$/);
+    // What the command's measurer runs each candidate under is read from the target in one place:
+    // every condition set reaches the probe's point (the link once reached the words, not the points).
+    const all = check('--link', '80ms,20mbit', '--tab', 'hidden-long', '--hidden-long-grace', '30', '--device', 'mid-tier', '--render', 'chart').target!;
+    const on = conditionsOf(all);
+    expect(on).toEqual({ render: 'chart', device: 'mid-tier', tab: 'hidden-long', hiddenLongGraceSec: 30, link: '80ms,20mbit' });
+    const probe = probePoint(c, on);
+    expect([probe.link, probe.tab, probe.hiddenLongGraceSec, probe.device, probe.render]).toEqual(['80ms,20mbit', 'hidden-long', 30, 'mid-tier', 'chart']);
+    expect(probe.id).toMatch(/-chart-mid-hidl-l80ms20mbit$/);
     expect(check('--link', 'off').target).not.toHaveProperty('link');
     expect(() => check('--link', '2000ms')).toThrow(/--link rtt must be a number from 0 to 1000 ms; got 2000/);
     expect(() => checkAdviseFlags(parseFlags(ADVISE_FLAGS, ['--resume', 'advise-20261125-101500', '--link', '80ms'], ''))).toThrow(/--link/);
