@@ -1,3 +1,7 @@
+import { readdirSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+
 /**
  * Whether process `pid` still runs: signal 0 probes without sending anything. EPERM means it
  * runs as another user, which is still running. Used to leave alone what a live process owns
@@ -10,4 +14,25 @@ export function pidRuns(pid: number): boolean {
   } catch (err) {
     return (err as NodeJS.ErrnoException).code === 'EPERM';
   }
+}
+
+/**
+ * Entries `<tmp>/<prefix><pid>-…` whose pid no longer runs: what a SIGKILLed process left (a
+ * Chrome profile, a link's folder). An unreadable temp directory has none to give.
+ */
+export function deadPidEntries(prefix: string): string[] {
+  const tmp = os.tmpdir();
+  let names: string[] = [];
+  try {
+    names = readdirSync(tmp);
+  } catch {
+    return [];
+  }
+  const own = new RegExp(`^${prefix}(\\d+)-`);
+  return names
+    .filter((name) => {
+      const m = own.exec(name);
+      return m !== null && !pidRuns(Number(m[1]));
+    })
+    .map((name) => path.join(tmp, name));
 }

@@ -7,13 +7,13 @@
  * network; it fails offline), so a run uses the browser Puppeteer was tested with.
  */
 import { Browser as BrowserKind, detectBrowserPlatform, getInstalledBrowsers, install, type InstalledBrowser } from '@puppeteer/browsers';
-import { accessSync, constants, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { accessSync, constants, existsSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import puppeteer, { type Browser } from 'puppeteer-core';
 // The browser builds this puppeteer-core was released with; the `puppeteer` package reads them from here too.
 import { PUPPETEER_REVISIONS } from 'puppeteer-core/internal/revisions.js';
-import { pidRuns } from '../../cli/pid.js';
+import { deadPidEntries } from '../../cli/pid.js';
 import { PushlabError } from '../../protocol/errors.js';
 
 /** Commands looked up on PATH, in order. */
@@ -200,20 +200,11 @@ function removeProfile(dir: string): void {
  * process was SIGKILLed (the pid in its name no longer runs) is removed by the next launch.
  */
 function newProfile(): string {
-  const tmp = os.tmpdir();
-  let names: string[] = [];
-  try {
-    names = readdirSync(tmp);
-  } catch {
-    // An unreadable temp directory fails at mkdtemp below, with its reason.
-  }
-  for (const name of names) {
-    const m = new RegExp(`^${PROFILE_PREFIX}(\\d+)-`).exec(name);
-    if (m && !pidRuns(Number(m[1]))) removeProfile(path.join(tmp, name));
-  }
+  // An unreadable temp directory fails at mkdtemp below, with its reason.
+  for (const dir of deadPidEntries(PROFILE_PREFIX)) removeProfile(dir);
   if (!exitHooked) process.once('exit', () => [...liveProfiles].forEach(removeProfile));
   exitHooked = true;
-  const dir = mkdtempSync(path.join(tmp, `${PROFILE_PREFIX}${process.pid}-`));
+  const dir = mkdtempSync(path.join(os.tmpdir(), `${PROFILE_PREFIX}${process.pid}-`));
   liveProfiles.add(dir);
   return dir;
 }

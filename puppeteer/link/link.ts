@@ -19,13 +19,13 @@
  * (names carry the pid: netns.ts removeKilledNamespaces, and `pushlab-link-<pid>-*` folders).
  */
 import { spawn, execFileSync, type ChildProcess } from 'node:child_process';
-import { chmodSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
 import { entryArgv } from '../../cli/entry.js';
-import { pidRuns } from '../../cli/pid.js';
+import { deadPidEntries } from '../../cli/pid.js';
 import { ROOT } from '../../cli/root.js';
 import { PushlabError } from '../../protocol/errors.js';
 import { EXTRA_ORIGIN_PORTS } from '../../protocol/limits.js';
@@ -79,22 +79,12 @@ export function checkLinkConditions(
 /** Removes what killed runs left: their namespaces and folders. Logs what it removed. */
 export function cleanUpKilledLinks(log: (line: string) => void): void {
   const removed = removeKilledNamespaces();
-  const tmp = os.tmpdir();
-  let names: string[] = [];
-  try {
-    names = readdirSync(tmp);
-  } catch {
-    // Nothing to clean.
-  }
-  for (const name of names) {
-    const m = new RegExp(`^${DIR_PREFIX}(\\d+)-`).exec(name);
-    if (m && !pidRuns(Number(m[1]))) {
-      try {
-        rmSync(path.join(tmp, name), { recursive: true, force: true });
-        removed.push(path.join(tmp, name));
-      } catch {
-        // Another user's (a root run's, seen by one that is not): left to a run that may remove it.
-      }
+  for (const dir of deadPidEntries(DIR_PREFIX)) {
+    try {
+      rmSync(dir, { recursive: true, force: true });
+      removed.push(dir);
+    } catch {
+      // Another user's (a root run's, seen by one that is not): left to a run that may remove it.
     }
   }
   if (removed.length) log(`removed what a killed run's link left: ${removed.join(', ')}`);

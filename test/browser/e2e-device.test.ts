@@ -24,7 +24,7 @@ import type { MeasuredRepeat } from '../../protocol/repeat-figures.js';
 import type { Report } from '../../protocol/report.js';
 import { ceilingOf } from '../../results/ceilings.js';
 import { cpuList, QUOTA_PERIOD_US } from '../../puppeteer/device/cgroup.js';
-import { runSweep, startSweep, stillRunning } from '../helpers/sweep-process.js';
+import { okRepeatOf, runSweep, startSweep, stillRunning } from '../helpers/sweep-process.js';
 
 const CPU_ROOT = '/sys/fs/cgroup/cpu';
 const CPUSET_ROOT = '/sys/fs/cgroup/cpuset';
@@ -90,13 +90,7 @@ describe.runIf(canSlow)('device classes in headless Chromium', () => {
     if (dir) await rm(dir, { recursive: true, force: true });
   });
 
-  const repeatOf = (id: string): MeasuredRepeat => {
-    const p = report.points.find((x) => x.point.id === id);
-    expect(p, `${id} in ${report.points.map((x) => x.point.id).join(', ')}`).toBeDefined();
-    const r = p!.repeats[0];
-    expect(r.status, JSON.stringify(r)).toBe('ok');
-    return r as MeasuredRepeat;
-  };
+  const repeatOf = (id: string): MeasuredRepeat => okRepeatOf(report, id);
 
   it('measures the point at full speed and as each class, named in its id', () => {
     expect(code, stderr).toBe(0);

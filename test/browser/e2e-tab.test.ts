@@ -20,7 +20,7 @@ import type { Report } from '../../protocol/report.js';
 import { TRANSPORTS } from '../../protocol/wire.js';
 import { ANTI_THROTTLING_ARGS } from '../../puppeteer/browser/chrome.js';
 import { intensiveThrottlingArg } from '../../protocol/tab-state.js';
-import { runSweep } from '../helpers/sweep-process.js';
+import { okRepeatOf, runSweep } from '../helpers/sweep-process.js';
 
 /** The hidden-long point's window, s: its draws (about 6 a second in the foreground) counted over it. */
 const LONG_WINDOW_SEC = 3;
@@ -79,13 +79,7 @@ describe('tab states in headless Chromium', () => {
     if (dir) await rm(dir, { recursive: true, force: true });
   });
 
-  const repeatOf = (id: string): MeasuredRepeat => {
-    const p = report.points.find((x) => x.point.id === id);
-    expect(p, `${id} in ${report.points.map((x) => x.point.id).join(', ')}`).toBeDefined();
-    const r = p!.repeats[0];
-    expect(r.status, JSON.stringify(r)).toBe('ok');
-    return r as MeasuredRepeat;
-  };
+  const repeatOf = (id: string): MeasuredRepeat => okRepeatOf(report, id);
 
   it('measures every transport hidden, and the hidden-long point beside its visible twin, named in their ids', () => {
     expect(code, stderr).toBe(0);

@@ -3,6 +3,7 @@
  * what it left behind. Not a test file itself.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
+import { expect } from 'vitest';
 import { readdirSync, readFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
@@ -185,4 +186,13 @@ export function measuredOf(r: Report): MeasuredRepeat[] {
 /** The report a sweep wrote, from the path on the last line of its stdout, checked as every reader checks it. */
 export async function readLastReport(stdout: string): Promise<Report> {
   return parseReportText(await readFile(stdout.trim().split('\n').at(-1)!, 'utf8'), 'report.json');
+}
+
+/** The first repeat of point `id` in a report, which must be there and measured (a test's lookup by point id). */
+export function okRepeatOf(report: Report, id: string): MeasuredRepeat {
+  const p = report.points.find((x) => x.point.id === id);
+  expect(p, `${id} in ${report.points.map((x) => x.point.id).join(', ')}`).toBeDefined();
+  const r = p!.repeats[0];
+  expect(r.status, JSON.stringify(r)).toBe('ok');
+  return r as MeasuredRepeat;
 }
