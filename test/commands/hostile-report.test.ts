@@ -97,6 +97,9 @@ function fullPoint(): PointResult {
     device: 'low-tier',
     throttle: 'main-thread',
     pace: 'recorded',
+    tab: 'hidden-long',
+    hiddenLongGraceSec: 20,
+    link: '50ms±10ms,5mbit',
   });
   r.browsers = ['local'];
   r.notes = ['a note'];
