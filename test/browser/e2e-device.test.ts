@@ -124,7 +124,10 @@ describe.runIf(canSlow)('device classes in headless Chromium', () => {
       expect(d.slowdown).toBeCloseTo(1 / d.speed, 1);
       // The readings: three at full speed first, then every step's.
       expect(d.readings.slice(0, 3).map((r) => r.speed)).toEqual([1, 1, 1]);
-      expect(d.readings.at(-1)!.speed).toBeCloseTo(d.speed, 3);
+      // The speed kept is the last step's, or under the last resort the closest step's, which
+      // may be an earlier one (CI, 2026-11-29: kept 0.1109, last step 0.119).
+      if (off > CALIBRATION_TOLERANCE) expect(d.readings.some((r) => Math.abs(r.speed - d.speed) < 5e-4)).toBe(true);
+      else expect(d.readings.at(-1)!.speed).toBeCloseTo(d.speed, 3);
     }
     const { whole, main } = devicesOf(report);
     expect(whole.periodMs).toBe(QUOTA_PERIOD_US / 1000);
