@@ -10,6 +10,7 @@
  * the two namespaces: a separate, labelled kind kept for comparison.
  */
 import { inRange, rangeText, type Range } from './limits.js';
+import { echoValue } from './wire.js';
 
 /** How the link is made: two network namespaces (tbf, and a delaying proxy or netem), or CDP's Network.emulateNetworkConditions. */
 export type LinkVia = 'netns' | 'cdp';
@@ -42,11 +43,10 @@ export const LINK_PATTERN = `^(cdp:)?${NUM}ms(±${NUM}ms)?(,${NUM}mbit)?$`;
 
 export const LINK_SETTING_TEXT = `off (loopback), or <rtt>ms[±<jitter>ms][,<rate>mbit] (80ms, 80ms±10ms,20mbit; rtt ${LINK_LIMITS.rttMs.min}–${LINK_LIMITS.rttMs.max} ms, jitter at most rtt/2, rate ${LINK_LIMITS.mbit.min}–${LINK_LIMITS.mbit.max} Mbit/s or left out for unlimited), prefixed cdp: for Chrome's network emulation instead of namespaces`;
 
-const cut = (text: string) => (text.length > 40 ? `${text.slice(0, 40)}…` : text);
 
 /** The link this text asks for, null for `off`, or why not (the caller names the field). */
 export function parseLink(text: string): { ok: true; value: LinkSpec | null } | { ok: false; error: string } {
-  if (!new RegExp(LINK_SETTING_PATTERN).test(text)) return { ok: false, error: `must be ${LINK_SETTING_TEXT}; got '${cut(text)}'` };
+  if (!new RegExp(LINK_SETTING_PATTERN).test(text)) return { ok: false, error: `must be ${LINK_SETTING_TEXT}; got '${echoValue(text)}'` };
   if (text === 'off') return { ok: true, value: null };
   const via: LinkVia = text.startsWith('cdp:') ? 'cdp' : 'netns';
   const body = via === 'cdp' ? text.slice('cdp:'.length) : text;
@@ -54,19 +54,19 @@ export function parseLink(text: string): { ok: true; value: LinkSpec | null } | 
   const rttMs = m[1] !== undefined ? Number(m[1]) : 0;
   const jitterMs = m[3] !== undefined ? Number(m[3]) : 0;
   const mbit = m[5] !== undefined ? Number(m[5]) : null;
-  if (!inRange(rttMs, LINK_LIMITS.rttMs)) return { ok: false, error: `rtt must be ${rangeText(LINK_LIMITS.rttMs)} ms; got ${rttMs} (in '${cut(text)}')` };
+  if (!inRange(rttMs, LINK_LIMITS.rttMs)) return { ok: false, error: `rtt must be ${rangeText(LINK_LIMITS.rttMs)} ms; got ${rttMs} (in '${echoValue(text)}')` };
   if (jitterMs > rttMs / 2)
     return {
       ok: false,
-      error: `jitter must be at most half the rtt (${rttMs / 2} ms for ${rttMs}ms), so no delay goes below 0; got ${jitterMs} (in '${cut(text)}')`,
+      error: `jitter must be at most half the rtt (${rttMs / 2} ms for ${rttMs}ms), so no delay goes below 0; got ${jitterMs} (in '${echoValue(text)}')`,
     };
   if (via === 'cdp' && jitterMs > 0)
     return {
       ok: false,
-      error: `cdp: emulation has no jitter (CDP's Network.emulateNetworkConditions takes one latency); leave out ±${jitterMs}ms, or drop cdp: for the namespaces (in '${cut(text)}')`,
+      error: `cdp: emulation has no jitter (CDP's Network.emulateNetworkConditions takes one latency); leave out ±${jitterMs}ms, or drop cdp: for the namespaces (in '${echoValue(text)}')`,
     };
   if (mbit !== null && !inRange(mbit, LINK_LIMITS.mbit))
-    return { ok: false, error: `rate must be ${rangeText(LINK_LIMITS.mbit)} mbit, or left out for unlimited; got ${mbit} (in '${cut(text)}')` };
+    return { ok: false, error: `rate must be ${rangeText(LINK_LIMITS.mbit)} mbit, or left out for unlimited; got ${mbit} (in '${echoValue(text)}')` };
   return { ok: true, value: { via, rttMs, jitterMs, mbit } };
 }
 

@@ -14,6 +14,7 @@
  */
 import { PushlabError } from './errors.js';
 import { LIMITS, rangeText } from './limits.js';
+import { echoValue } from './wire.js';
 
 export const TAB_STATES = ['visible', 'hidden', 'hidden-long'] as const;
 export type TabState = (typeof TAB_STATES)[number];
@@ -72,8 +73,7 @@ export function parseGrace(flag: string, text: string): number {
   const r = LIMITS.hiddenLongGraceSec;
   if (!/^\d+$/.test(text) || n < r.min || n > r.max) {
     // The value as written, cut: a 400-digit number is refused, not echoed whole.
-    const shown = text.length > 64 ? `${text.slice(0, 64)}… (${text.length} characters)` : text;
-    throw new PushlabError('PUSHLAB_BAD_FLAG', `${flag} must be ${rangeText(r)} (seconds; Chrome's own is ${CHROME_INTENSIVE_GRACE_SEC}), got '${shown}'`);
+    throw new PushlabError('PUSHLAB_BAD_FLAG', `${flag} must be ${rangeText(r)} (seconds; Chrome's own is ${CHROME_INTENSIVE_GRACE_SEC}), got '${echoValue(text)}'`);
   }
   return n;
 }
