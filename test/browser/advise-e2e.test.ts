@@ -1,10 +1,16 @@
 /**
  * `npm run advise` end to end, in headless Chromium with the real server: a small target
- * (20 k events/s under 200 ms over sse and ws, drawing nothing) gets an answer within its time
- * budget: `advice` in report.json with every repeat it judged kept as the report's points, the
- * same answer in words last on stderr, the report's path on stdout, exit 0. Ctrl-C in the
- * middle of a search and --resume are test/browser/advise-interrupt.test.ts: finding an answer needs the
- * machine to itself (the `measures` project), stopping and going on does not.
+ * (20 k events/s under 200 ms over sse and ws), on a team's own events and page (issue 35:
+ * `--rows`, `--render-module`), gets an answer within its time budget: `advice` in report.json
+ * with every repeat it judged kept as the report's points, the same answer in words last on
+ * stderr, the report's path on stdout, exit 0. Ctrl-C in the middle of a search and --resume
+ * are test/browser/advise-interrupt.test.ts: finding an answer needs the machine to itself (the
+ * `measures` project), stopping and going on does not.
+ *
+ * One run answers both describes, every assertion reading it: the small target (drawing nothing)
+ * and the events and page each took a run of their own, 75 s of budget each (the file took 124 s
+ * in the fresh-clone CI). Drawn by the module, the small target is still well within what
+ * every probed candidate sustained here, so an answer is still expected.
  *
  * Figures measured here are beside whatever else the machine runs: this checks the command,
  * not the numbers.
@@ -22,30 +28,34 @@ import type { Report } from '../../protocol/report.js';
 import { printedAnswer } from '../../results/advice-words.js';
 import { VIEWER_TEMPLATE } from '../../puppeteer/report/html.js';
 import { startCommand } from '../helpers/sweep-process.js';
-import { ENTRY, expectRepeatsInPoints, finish, HOSTILE_OUT, pastedArgs, readReport, reportPathOf, TARGET } from '../helpers/advise-process.js';
+import { ENTRY, expectRepeatsInPoints, finish, HOSTILE_OUT, pastedArgs, readReport, reportPathOf } from '../helpers/advise-process.js';
+
+const MODULE = 'examples/react-table/rows-table.tsx';
+const ROWS = 'examples/rows/flat-trades.ndjson';
+/** The small target, drawn by MODULE (which needs --render full, the default) on ROWS. */
+const ARGS = ['--rate', '20k', '--p99', '200ms', '--transports', 'sse,ws', '--seed', '5', '--render-module', MODULE, '--rows', ROWS];
 
 /** `out` (HOSTILE_OUT, a name a shell would act on) in a scratch directory `base` of this file's own. */
 let base: string;
 let out: string;
+/** The one run both describes read. */
+let ran: { code: number | null; stdout: string; stderr: string };
+let report: Report;
+let file: string;
 beforeAll(async () => {
   base = await mkdtemp(path.join(os.tmpdir(), 'pushlab-advise-'));
   out = path.join(base, HOSTILE_OUT);
-});
+  ran = await finish(startCommand(ENTRY, [...ARGS, '--time-budget', '75s', '--out', out]), 150_000);
+  // No report path: the command failed, and its stderr says why.
+  expect(ran.stdout, ran.stderr).not.toBe('');
+  file = reportPathOf(ran.stdout);
+  report = readReport(file);
+}, 160_000);
 afterAll(async () => {
   if (base) await rm(base, { recursive: true, force: true });
 });
 
 describe('npm run advise: a small target', () => {
-  let ran: { code: number | null; stdout: string; stderr: string };
-  let report: Report;
-  let file: string;
-
-  beforeAll(async () => {
-    ran = await finish(startCommand(ENTRY, [...TARGET, '--time-budget', '75s', '--out', out]), 150_000);
-    file = reportPathOf(ran.stdout);
-    report = readReport(file);
-  }, 160_000);
-
   it('exits 0 with the report path on stdout, under <out>/advise-<run-id>/', () => {
     expect(ran.code, ran.stderr).toBe(EXIT.ok);
     expect(file).toBe(path.join(out, report.runId, 'report.json'));
@@ -56,7 +66,7 @@ describe('npm run advise: a small target', () => {
 
   it('answers: a configuration that sustained over its confirming repeats, within the budget', () => {
     const a = report.advice!;
-    expect(a.target).toEqual({ eventsPerSec: 20_000, p99BoundMs: 200, render: 'none' });
+    expect(a.target).toEqual({ eventsPerSec: 20_000, p99BoundMs: 200, render: 'full', renderModule: { path: MODULE, sha256: expect.any(String) } });
     expect(a.transports).toEqual(['sse', 'ws']);
     expect(a.winner, ran.stderr).not.toBeNull();
     expect(['sse', 'ws']).toContain(a.winner!.candidate.transport);
@@ -88,7 +98,7 @@ describe('npm run advise: a small target', () => {
     expect(words).toMatch(/^Use (sse|ws) over HTTP\/(2|1\.1), /);
     expect(ran.stderr.endsWith(`\n${words}\n`), ran.stderr).toBe(true);
     // The progress: every measurement has its line, the search's judgement of each probe too.
-    expect(ran.stderr).toMatch(/ {2}probe (sse|ws)-b\d+-c\d-i[\d.]+-none: [\d.]+k of 20\.0k EPS/);
+    expect(ran.stderr).toMatch(/ {2}probe (sse|ws)-b\d+-c\d-i[\d.]+-full: [\d.]+k of 20\.0k EPS/);
     expect(ran.stderr).toMatch(/ {4}kept: sustained in its probe/);
     expect(ran.stderr).toMatch(/ETA ≤ /);
   });
@@ -143,25 +153,10 @@ describe('npm run advise: a small target', () => {
 });
 
 /**
- * Issue 35: a short search on a team's own events and page, at the small target's budget (the
- * least that leaves room for a probe and its confirmation; an answer is not the point here):
- * what is checked is that every measured point drew with the module, parsed on the main
- * thread, and that the answer, whatever it is, names both.
+ * Issue 35: the same search on a team's own events and page: every measured point drew with the
+ * module, parsed on the main thread, and the answer names both.
  */
 describe('npm run advise: your events and your page (--rows, --render-module)', () => {
-  const MODULE = 'examples/react-table/rows-table.tsx';
-  const ROWS = 'examples/rows/flat-trades.ndjson';
-  let ran: { code: number | null; stdout: string; stderr: string };
-  let report: Report;
-
-  beforeAll(async () => {
-    const args = ['--rate', '20k', '--p99', '200ms', '--transports', 'ws', '--seed', '5', '--render-module', MODULE, '--rows', ROWS];
-    ran = await finish(startCommand(ENTRY, [...args, '--time-budget', '75s', '--out', out]), 150_000);
-    // No report path: the command failed, and its stderr says why.
-    expect(ran.stdout, ran.stderr).not.toBe('');
-    report = readReport(reportPathOf(ran.stdout));
-  }, 160_000);
-
   it('records the module in the target and in every point it measured, all parsed on the main thread', () => {
     expect(ran.code, ran.stderr).toBe(EXIT.ok);
     const m = report.advice!.target.renderModule!;

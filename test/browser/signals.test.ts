@@ -25,11 +25,11 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { EXIT } from '../../protocol/errors.js';
 import { parseReportText } from '../../protocol/report-check.js';
 import type { Report } from '../../protocol/report.js';
-import { filesUnder, leftRunning, sleep, startFaultRun, type FaultRun } from '../helpers/fault-run.js';
+import { filesUnder, leftRunning, sleep, startFaultRun, streamsOpened, type FaultRun } from '../helpers/fault-run.js';
 import { cmdline, descendants } from '../helpers/sweep-process.js';
 
 const hasXvfb = spawnSync('sh', ['-c', 'command -v xvfb-run'], { stdio: 'ignore' }).status === 0;
-/** A repeat long enough for a signal sent a second after it starts to land inside it. */
+/** A repeat long enough (1 s warm-up, 2 s window) for a signal sent once its page streams to land inside it. */
 const TINY = { scenarios: [{ id: 'tiny', transport: 'sse', batch: 5, concurrency: 2, warmupSec: 1, measureSec: 2 }] };
 /** The shortest repeat, for a test that waits for one to be saved: no signal lands inside it. */
 const SHORT = { scenarios: [{ id: 'tiny', transport: 'sse', batch: 5, concurrency: 2, warmupSec: 0, measureSec: 0.5 }] };
@@ -106,7 +106,15 @@ describe('npm run sweep', () => {
     scenarioFile(r, scenarios);
     return r;
   };
-  const measuring = (r: FaultRun) => r.until('a repeat measuring', () => /· started/.test(r.output()), 90_000).then(() => sleep(1000));
+  /**
+   * Once the repeat's page streams (TINY's connections all opened on the run's server): a signal then
+   * lands inside the repeat. The server is asked only from the repeat's start on (each ask is a TLS
+   * connection, which the command's start-up would share the CPU with).
+   */
+  const measuring = (r: FaultRun) =>
+    r
+      .until('a repeat started', () => /· started/.test(r.output()), 90_000)
+      .then(() => streamsOpened(r.output, TINY.scenarios[0].concurrency, 30_000, () => r.child.exitCode !== null));
 
   it('SIGTERM to npm while measuring (timeout, CI): an interrupted report, the resume command, exit 130, nothing left', async () => {
     const r = sweep(2);
@@ -162,8 +170,9 @@ describe('npm run sweep', () => {
 describe('npm run advise', () => {
   it('SIGTERM to npm while a probe measures: an interrupted report with the answer so far, the command that goes on, exit 130, nothing left', async () => {
     const r = npmRun('advise', ['--rate', '5k', '--p99', '200ms', '--transports', 'sse', '--render', 'none', '--time-budget', '60s', '--out', '{dir}/reports']);
-    await r.until('a probe measuring', () => /· started/.test(r.output()), 90_000);
-    await sleep(1000);
+    await r.until('a probe started', () => /· started/.test(r.output()), 90_000);
+    // Its page streaming (the first probe's one connection open): the probe measures.
+    await streamsOpened(r.output, 1, 30_000, () => r.child.exitCode !== null);
     const { code } = await stopAndCheck(r, pidOf(r, 'first', 'puppeteer/advise/main.ts'), 'SIGTERM');
     expect(code, r.output()).toBe(EXIT.interrupted);
     expect(r.output()).toMatch(/SIGTERM: stopping after saving/);

@@ -215,21 +215,14 @@ describe('two commands in one checkout', () => {
     expect(statSync(path.join(dist, 'node', 'puppeteer', 'sweep', 'main.js')).size).toBeGreaterThan(0);
   }
 
-  it('a build while a server serves dist/: every request during it gets the whole file', async () => {
-    const building = build();
-    const { rounds, bad } = await pollWhile(building);
-    const done = await building;
-    expect(bad.slice(0, 10), `${bad.length} bad answers in ${rounds} rounds`).toEqual([]);
-    expect(done.code, done.stderr).toBe(0);
-    expect(rounds).toBeGreaterThan(0);
-    expectComplete();
-  }, 200_000);
-
-  it('two builds at once both succeed, leave a complete dist/, and the server never misses a file', async () => {
+  // One case for "a build while a server serves" and "two builds at once": each of the two builds
+  // swaps dist/ under the polling server, so a build alone is the same swap; a third build took 7 s.
+  it('two builds at once while a server serves dist/: every request during them gets the whole file, both succeed, dist/ is complete', async () => {
     const both = Promise.all([build(), build()]);
     const { rounds, bad } = await pollWhile(both);
     const [a, b] = await both;
     expect(bad.slice(0, 10), `${bad.length} bad answers in ${rounds} rounds`).toEqual([]);
+    expect(rounds).toBeGreaterThan(0);
     expect(a.code, a.stderr).toBe(0);
     expect(b.code, b.stderr).toBe(0);
     expectComplete();
