@@ -210,9 +210,18 @@ describe('--find-max on a real tiny search', () => {
     expect(probeRepeats.filter((id, i) => i === 0 || probeRepeats[i - 1] !== id)).toEqual(s.probes.map((p) => p.pointId));
     for (const id of again) expect(s.probes.find((p) => p.pointId === id)!.sustainable).toBe(false);
     const [low, high] = s.probes;
+    // A failed window at the minimum is confirmed before the range is given up (find-max.ts): the
+    // search ends there only when its confirmation fails too (a fresh-clone CI once had batch 1's
+    // probe at 98.1% delivered, its confirmation holding, and the knee at batch 2).
     if (!low.sustainable) {
-      expect(s.knee, low.reason).toBeNull();
-      return;
+      const atMin = s.confirmations!.find((c) => c.value === 1)!;
+      expect(atMin, 'the failed minimum is confirmed').toBeDefined();
+      expect(s.confirmations![0]).toEqual(atMin);
+      if (!atMin.sustainable) {
+        expect(s.knee, low.reason).toBeNull();
+        expect(s.probes).toHaveLength(1);
+        return;
+      }
     }
     expect(s.knee).not.toBeNull();
     expect(s.knee!.eventsPerSec.n).toBe(1);
