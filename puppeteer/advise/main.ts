@@ -412,7 +412,8 @@ async function main(): Promise<number> {
     recorder.finish();
     await record.save();
     // The claim, as a sweep can check it: before the answer, which stays the last thing said.
-    const confirm = confirmScenarioFile(advice);
+    // On the search's own events: the file as the server read it (server-process.ts resolves it the same way).
+    const confirm = confirmScenarioFile(advice, { rows: rows ? path.resolve(rows) : '', chartField });
     if (confirm) {
       const confirmFile = path.join(path.dirname(plan.file), 'confirm.json');
       await writeAtomically(confirmFile, `${JSON.stringify(confirm, null, 2)}\n`);

@@ -11,7 +11,7 @@ import { mulberry32 } from '../../protocol/random.js';
 import type { Target } from '../../protocol/target.js';
 import type { Transport } from '../../protocol/wire.js';
 import { candidatePoint, candidateSpace, DEFAULT_SPACE, knobsBetween, spaceFor, type CandidateSpace } from '../../puppeteer/advise/candidates.js';
-import { confirmPoint, probePoint } from '../../puppeteer/advise/measurer.js';
+import { conditionsOf, confirmPoint, probePoint } from '../../puppeteer/advise/measurer.js';
 import { advise, adviceBeforeSearch, type AdviseOptions } from '../../puppeteer/advise/search.js';
 import { ADVISE_FLAGS, checkAdviseFlags } from '../../puppeteer/advise/options.js';
 import { parseFlags } from '../../protocol/flags.js';
@@ -419,6 +419,41 @@ describe('advise: a target several transports sustain', () => {
       expect(pointOf(id)).toEqual(want);
     }
     expect(confirmScenarioFile({ ...a, runnerUp: null })).toBeNull();
+  });
+
+  it('the confirm file holds every condition the answer was measured under, and its events, so the sweep measures what the search did', async () => {
+    const { options } = synthetic(WORLD, 7, { budgetSec: 900, target: target300k, transports: Object.keys(WORLD.cost) as Transport[], noise: QUIET });
+    const searched = await advise(options);
+    // Every condition at once (each is independent in the file), as a search run under them would record its target.
+    const target: Target = {
+      ...target300k,
+      device: 'mid-tier',
+      throttle: 'main-thread',
+      pace: 'recorded',
+      renderModule: { path: 'examples/react-table/rows-table.tsx', sha256: 'c0'.repeat(32) },
+      tab: 'hidden-long',
+      hiddenLongGraceSec: 30,
+      link: '50ms±10ms,5mbit',
+    };
+    const a: Advice = { ...searched, target };
+    const file = confirmScenarioFile(a, { rows: '/data/trades.ndjson', chartField: 'price' })!;
+    expect(parseScenarioText(JSON.stringify(file), 'confirm.json')).toEqual(file);
+    // The events are the run's, as a sweep's scenario file names them: read from this absolute path wherever the file lies.
+    expect(file.defaults).toEqual({ rows: '/data/trades.ndjson', chartField: 'price' });
+    const timing = { warmupSec: 2, measureSec: 5, repeats: 3 };
+    for (const [id, c] of [
+      ['advised', a.winner!.candidate],
+      ['runner-up', a.runnerUp!.candidate],
+    ] as const) {
+      const scenario = file.scenarios.find((s) => s.id === id)!;
+      const [point] = expandScenario(scenario, file.defaults);
+      // The sweep builds the module from the scenario's path (and sets it on the point then); every other field is the search's own point.
+      const { renderModule, ...rest } = candidatePoint(c, target.render, timing, id, conditionsOf(target));
+      expect(point).toEqual(rest);
+      expect(scenario.renderModule).toBe(renderModule!.path);
+    }
+    // Without a rows file, the car rows: no defaults at all.
+    expect(confirmScenarioFile(a, { rows: '', chartField: '' })!.defaults).toBeUndefined();
   });
 
   it('tries the cheapest setting found on every transport that can take it, before calling a transport dear', async () => {
