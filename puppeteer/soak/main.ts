@@ -9,7 +9,7 @@
 import os from 'node:os';
 import path from 'node:path';
 import { EXIT, PushlabError } from '../../protocol/errors.js';
-import { parseScenarioText, selectPoints, type Point } from '../../protocol/scenario.js';
+import { parseScenarioText, scenarioChartField, scenarioRows, selectPoints, type Point } from '../../protocol/scenario.js';
 import { judgeSoak, soakLines } from '../../results/soak.js';
 import { commandLineFlags, runCommand } from '../../cli/command.js';
 import { readInputFile } from '../../cli/input-file.js';
@@ -22,6 +22,7 @@ import { startServerAndBrowsers } from '../browser/start.js';
 import { commandChildren } from '../children.js';
 import { DeviceEmulator } from '../device/emulator.js';
 import { RepeatMeasurer } from '../measure/repeat.js';
+import { checkPacePayload, checkPaceRows, serverPayload } from '../measure/server-process.js';
 import { createRunDir, newReportDraft } from '../report/file.js';
 import { ReportRecorder } from '../report/recorder.js';
 import { parseSoakDuration, SOAK_FLAGS } from '../options.js';
@@ -32,8 +33,12 @@ const log = logLine;
 /** The scenario a confirm.json names the advised setup (advise/confirm.ts CONFIRM_SCENARIOS.advised). */
 const ADVISED = 'advised';
 
-/** The one point to soak: `--scenario`'s, else `advised`, else the file's only scenario's. */
-async function pointOf(file: string, scenario: string): Promise<Point> {
+/**
+ * The one point to soak: `--scenario`'s, else `advised`, else the file's only scenario's; and the
+ * events the file streams (`defaults.rows` and its chart field, as a sweep of it would: an
+ * advise run's confirm.json names the search's own; '' for the car rows).
+ */
+async function pointOf(file: string, scenario: string): Promise<{ point: Point; rows: string; chartField: string }> {
   const scenarios = parseScenarioText(
     await readInputFile(path.resolve(ROOT, file), `--file ${file}`, 'PUSHLAB_BAD_SCENARIO', 'give a scenario file (JSON)'),
     file,
@@ -48,7 +53,7 @@ async function pointOf(file: string, scenario: string): Promise<Point> {
       'PUSHLAB_BAD_FLAG',
       `--scenario ${id}: a soak streams one setup, and ${id} in ${file} expands to ${points.length} points; pick a scenario with one`,
     );
-  return points[0];
+  return { point: points[0], rows: scenarioRows(scenarios, file), chartField: scenarioChartField(scenarios, '', '') };
 }
 
 async function main(): Promise<number> {
@@ -58,7 +63,8 @@ async function main(): Promise<number> {
   if (flags.file === '')
     throw new PushlabError('PUSHLAB_BAD_FLAG', `--file is required: ${SOAK_FLAGS.file.help}; e.g. --file reports/advise-<run>/confirm.json`);
   const durationSec = parseSoakDuration('duration', flags.duration);
-  const point = await pointOf(flags.file, flags.scenario);
+  const { point, rows, chartField } = await pointOf(flags.file, flags.scenario);
+  checkPaceRows([point], rows, '');
   const out = path.resolve(ROOT, flags.out);
   checkOutputDir('--out', out);
   await findChrome(log);
@@ -66,7 +72,7 @@ async function main(): Promise<number> {
   const run = await createRunDir(out, `${COMMAND}-`, started);
   owner.launching();
   try {
-    const { server, slots } = await startServerAndBrowsers(children, { remoteServer: null, endpoints: [], headless: !flags.headful, log });
+    const { server, slots } = await startServerAndBrowsers(children, { remoteServer: null, endpoints: [], headless: !flags.headful, log, rows, chartField });
     const [{ slot, host }] = slots;
     const local = children.local!;
     log(`server ${server.url}, Chrome ${local.launched.version}`);
@@ -74,6 +80,10 @@ async function main(): Promise<number> {
     const draft = newReportDraft(run.runId, started, [], options);
     const recorder = ReportRecorder.toFile({ ...draft, environment: environmentOf(local.launched, server) }, { file: run.file, log });
     recorder.putHosts([host]);
+    // Which events it streamed, in the report as a sweep's; a recorded pace needs a file's times.
+    const payload = await serverPayload(server);
+    if (payload) recorder.setPayload(payload);
+    checkPacePayload([point], payload);
     const devices = owner.own(new DeviceEmulator({ onCalibrated: (c) => recorder.addDevice(c), log, signal: owner.signal }), { after: true });
     const repeats = new RepeatMeasurer({
       browser: slot,
