@@ -19,6 +19,8 @@ import { logLine, toStdout } from '../../cli/terminal.js';
 import { findChrome } from '../browser/chrome.js';
 import { environmentOf } from '../browser/environment.js';
 import { startServerAndBrowsers } from '../browser/start.js';
+import { TabStateBrowsers } from '../browser/tab-state.js';
+import { checkLinkConditions, cleanUpKilledLinks, namespaceLinks, NetworkLink } from '../link/link.js';
 import { commandChildren } from '../children.js';
 import { DeviceEmulator } from '../device/emulator.js';
 import { RepeatMeasurer } from '../measure/repeat.js';
@@ -65,6 +67,9 @@ async function main(): Promise<number> {
   const durationSec = parseSoakDuration('duration', flags.duration);
   const { point, rows, chartField } = await pointOf(flags.file, flags.scenario);
   checkPaceRows([point], rows, '');
+  // A link point streams across the link a sweep of it would make (puppeteer/link/): refused here as there when this machine cannot.
+  cleanUpKilledLinks(log);
+  checkLinkConditions([point], { browsers: 'local', server: '' });
   const out = path.resolve(ROOT, flags.out);
   checkOutputDir('--out', out);
   await findChrome(log);
@@ -72,10 +77,24 @@ async function main(): Promise<number> {
   const run = await createRunDir(out, `${COMMAND}-`, started);
   owner.launching();
   try {
-    const { server, slots } = await startServerAndBrowsers(children, { remoteServer: null, endpoints: [], headless: !flags.headful, log, rows, chartField });
+    // The setup's conditions as a sweep of it makes them: its link (server and Chrome in the link's
+    // namespaces) and, for a hidden tab, a Chrome that throttles background tabs.
+    const link = namespaceLinks([point]).length ? owner.own(await NetworkLink.open(log), { after: true }) : null;
+    const { server, slots } = await startServerAndBrowsers(children, {
+      remoteServer: null,
+      endpoints: [],
+      headless: !flags.headful,
+      log,
+      rows,
+      chartField,
+      link,
+    });
     const [{ slot, host }] = slots;
     const local = children.local!;
+    const hiders =
+      point.tab !== undefined ? owner.own(new TabStateBrowsers(local.launched.headless, log, link ? (p) => link.chromeWrapper(p) : undefined)) : null;
     log(`server ${server.url}, Chrome ${local.launched.version}`);
+    if (link) log(`link: ${link.describe()}`);
     const options = { repeats: 1, seed: 0, auto: false, maxRepeats: 1, timeBudgetSec: null, findMax: false, retries: 0, file: flags.file };
     const draft = newReportDraft(run.runId, started, [], options);
     const recorder = ReportRecorder.toFile({ ...draft, environment: environmentOf(local.launched, server) }, { file: run.file, log });
@@ -87,6 +106,8 @@ async function main(): Promise<number> {
     const devices = owner.own(new DeviceEmulator({ onCalibrated: (c) => recorder.addDevice(c), log, signal: owner.signal }), { after: true });
     const repeats = new RepeatMeasurer({
       browser: slot,
+      ...(hiders ? { browserFor: (p: Point) => hiders.for(p) } : {}),
+      link,
       server,
       cores: host.cores ?? os.cpus().length,
       procfs: host.procfs,
