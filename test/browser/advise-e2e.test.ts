@@ -114,6 +114,10 @@ describe('npm run advise: a small target', () => {
       ['runner-up', report.advice!.runnerUp.candidate.transport, report.advice!.runnerUp.candidate.batch],
       ['advised', report.advice!.winner!.candidate.transport, report.advice!.winner!.candidate.batch],
     ]);
+    // The check runs on what the search measured: its events (the file the server read) and its page.
+    expect(scenarios.defaults?.rows).toBe(report.payload!.source);
+    expect(scenarios.defaults?.rows).toBe(path.resolve(ROOT, ROWS));
+    for (const s of scenarios.scenarios) expect(s.renderModule).toBe(MODULE);
     const check = /^ {2}(npm run sweep -- --file .*)$/m.exec(ran.stderr)?.[1] ?? '';
     expect(pastedArgs(base, check, 'sweep')).toEqual([
       '--file',
