@@ -43,7 +43,6 @@ export const LINK_PATTERN = `^(cdp:)?${NUM}ms(±${NUM}ms)?(,${NUM}mbit)?$`;
 
 export const LINK_SETTING_TEXT = `off (loopback), or <rtt>ms[±<jitter>ms][,<rate>mbit] (80ms, 80ms±10ms,20mbit; rtt ${LINK_LIMITS.rttMs.min}–${LINK_LIMITS.rttMs.max} ms, jitter at most rtt/2, rate ${LINK_LIMITS.mbit.min}–${LINK_LIMITS.mbit.max} Mbit/s or left out for unlimited), prefixed cdp: for Chrome's network emulation instead of namespaces`;
 
-
 /** The link this text asks for, null for `off`, or why not (the caller names the field). */
 export function parseLink(text: string): { ok: true; value: LinkSpec | null } | { ok: false; error: string } {
   if (!new RegExp(LINK_SETTING_PATTERN).test(text)) return { ok: false, error: `must be ${LINK_SETTING_TEXT}; got '${echoValue(text)}'` };

@@ -73,7 +73,10 @@ export function parseGrace(flag: string, text: string): number {
   const r = LIMITS.hiddenLongGraceSec;
   if (!/^\d+$/.test(text) || n < r.min || n > r.max) {
     // The value as written, cut: a 400-digit number is refused, not echoed whole.
-    throw new PushlabError('PUSHLAB_BAD_FLAG', `${flag} must be ${rangeText(r)} (seconds; Chrome's own is ${CHROME_INTENSIVE_GRACE_SEC}), got '${echoValue(text)}'`);
+    throw new PushlabError(
+      'PUSHLAB_BAD_FLAG',
+      `${flag} must be ${rangeText(r)} (seconds; Chrome's own is ${CHROME_INTENSIVE_GRACE_SEC}), got '${echoValue(text)}'`,
+    );
   }
   return n;
 }
