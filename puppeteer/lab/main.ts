@@ -135,8 +135,8 @@ runCommand('lab', async () => {
         });
     if (net) {
       await net.connect();
+      // apply() says what it made ("link 50ms: …"): the lab printed it a second time after it.
       await net.apply(linkPoint);
-      log(`link: ${net.describe()}`);
     }
     if (device.device !== undefined) devices = new DeviceEmulator({ onCalibrated: (c) => recorder?.addDevice(c), log });
   } catch (err) {
