@@ -35,7 +35,10 @@ async function plainChromes(): Promise<number> {
   return cmds.filter((c) => c.includes('pushlab-plain-chrome-')).length;
 }
 
-describe('npm run sweep, as the bench runs it', () => {
+// The sweep's tests run beside the plain setup's (both describes are concurrent): each counts only
+// its own page's events at a light load, within bounds made for another file beside it, and the
+// plain setup's check for its own Chrome reads only its profile's name, which the sweep's lacks.
+describe('npm run sweep, as the bench runs it', { concurrent: true }, () => {
   it('counts the offered events of a count-only point, with its renderer CPU', async () => {
     expectCounted(await sweepRun({ ...POINT, transport: 'ws' }));
   }, 90_000);
@@ -45,13 +48,18 @@ describe('npm run sweep, as the bench runs it', () => {
   }, 60_000);
 });
 
-// One at a time: each checks that no plain Chrome is left, which another one running would fail.
-describe('the plain setup', () => {
+// One at a time (sequential within this concurrent describe): each checks that no plain Chrome is
+// left, which another one running would fail.
+describe('the plain setup', { concurrent: true }, () => {
   for (const transport of ['ws', 'sse'] as const) {
-    it(`${transport}: counts the offered events, with its renderer CPU, and leaves no Chrome or profile behind`, async () => {
-      expectCounted(await plainRun({ ...POINT, transport }));
-      expect(await plainChromes()).toBe(0);
-      expect((await readdir(os.tmpdir())).filter((n) => n.startsWith('pushlab-plain-chrome-'))).toEqual([]);
-    }, 90_000);
+    it.sequential(
+      `${transport}: counts the offered events, with its renderer CPU, and leaves no Chrome or profile behind`,
+      async () => {
+        expectCounted(await plainRun({ ...POINT, transport }));
+        expect(await plainChromes()).toBe(0);
+        expect((await readdir(os.tmpdir())).filter((n) => n.startsWith('pushlab-plain-chrome-'))).toEqual([]);
+      },
+      90_000,
+    );
   }
 });

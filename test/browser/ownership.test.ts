@@ -71,78 +71,90 @@ async function headfulRendering(run: SweepRun, ms: number): Promise<void> {
 const SERVER = /server\/main\.[jt]s/;
 const CHROME = /chrom(e|ium)/;
 const left = (pids: number[]) => pids.map((pid) => `${pid}: ${cmdline(pid)}`);
+/**
+ * Two lanes at once, each its commands one at a time: every test reads only the processes under
+ * its own command and times nothing but a generous wait for them to go, so a command beside
+ * another changes no assertion. One after another they mostly waited on starts; all six at once
+ * slowed each start several times over on this 2-core machine, for little more.
+ */
+const LANE = { concurrent: true };
+const ONE_AT_A_TIME = { sequential: true };
 
-describe('a sweep killed with SIGKILL mid-repeat', () => {
-  it('takes its server and every Chrome process with it', async () => {
-    const run = startSweep(['--file', scenarios, '--repeats', '1', '--retries', '0', '--out', dir]);
-    await run.waitForStderr(/\[1\/1\][^\n]* · started/, 90_000);
-    // Mid-repeat: its page loaded and its two streams open.
-    await streamsOpened(run.stderr, 2, 30_000, () => run.child.exitCode !== null);
-    const pids = await childrenOnceRunning(run, [SERVER, CHROME], 10_000);
-    run.child.kill('SIGKILL');
-    await run.exit;
-    expect(left(await waitGone(pids, 15_000))).toEqual([]);
-  }, 150_000);
+describe('the sweeps killed mid-repeat', LANE, () => {
+  describe('a sweep killed with SIGKILL mid-repeat', ONE_AT_A_TIME, () => {
+    it('takes its server and every Chrome process with it', async () => {
+      const run = startSweep(['--file', scenarios, '--repeats', '1', '--retries', '0', '--out', dir]);
+      await run.waitForStderr(/\[1\/1\][^\n]* · started/, 90_000);
+      // Mid-repeat: its page loaded and its two streams open.
+      await streamsOpened(run.stderr, 2, 30_000, () => run.child.exitCode !== null);
+      const pids = await childrenOnceRunning(run, [SERVER, CHROME], 10_000);
+      run.child.kill('SIGKILL');
+      await run.exit;
+      expect(left(await waitGone(pids, 15_000))).toEqual([]);
+    }, 150_000);
+  });
+
+  // Without a DISPLAY the sweep starts an Xvfb of its own for a headful point: it must go too.
+  describe.skipIf(Boolean(process.env.DISPLAY) || !findXvfb())('a sweep with a headful point killed with SIGKILL mid-repeat', ONE_AT_A_TIME, () => {
+    it('takes its server, both Chromes and its Xvfb with it', async () => {
+      const run = startSweep(['--file', headful, '--repeats', '1', '--retries', '0', '--out', dir]);
+      await run.waitForStderr(/\[1\/1\][^\n]* · started/, 90_000);
+      const first = await childrenOnceRunning(run, [SERVER, CHROME, /Xvfb/], 30_000);
+      // The headful Chrome launches once Xvfb is ready: wait until it runs its page (a renderer under it).
+      await headfulRendering(run, 30_000);
+      const pids = [...new Set([...first, ...descendants(run.child.pid!)])];
+      run.child.kill('SIGKILL');
+      await run.exit;
+      expect(left(await waitGone(pids, 15_000))).toEqual([]);
+    }, 150_000);
+  });
 });
 
-// Without a DISPLAY the sweep starts an Xvfb of its own for a headful point: it must go too.
-describe.skipIf(Boolean(process.env.DISPLAY) || !findXvfb())('a sweep with a headful point killed with SIGKILL mid-repeat', () => {
-  it('takes its server, both Chromes and its Xvfb with it', async () => {
-    const run = startSweep(['--file', headful, '--repeats', '1', '--retries', '0', '--out', dir]);
-    await run.waitForStderr(/\[1\/1\][^\n]* · started/, 90_000);
-    const first = await childrenOnceRunning(run, [SERVER, CHROME, /Xvfb/], 30_000);
-    // The headful Chrome launches once Xvfb is ready: wait until it runs its page (a renderer under it).
-    await headfulRendering(run, 30_000);
-    const pids = [...new Set([...first, ...descendants(run.child.pid!)])];
-    run.child.kill('SIGKILL');
-    await run.exit;
-    expect(left(await waitGone(pids, 15_000))).toEqual([]);
-  }, 150_000);
-});
+describe('the commands stopped while starting, and the lab and bench', LANE, () => {
+  describe('a sweep stopped by SIGINT while it starts', ONE_AT_A_TIME, () => {
+    it('exits 130 with nothing left behind, even with the server and Chrome still starting', async () => {
+      const run = startSweep(['--file', scenarios, '--repeats', '1', '--retries', '0', '--out', dir]);
+      // As soon as the server process exists: it has not printed its URL yet, and Chrome is launching beside it.
+      const pids = await childrenOnceRunning(run, [SERVER], 30_000);
+      run.child.kill('SIGINT');
+      const { code } = await run.exit;
+      expect(code, run.stderr()).toBe(EXIT.interrupted);
+      expect(left(await waitGone([...new Set([...pids, ...descendants(run.child.pid!)])], 15_000))).toEqual([]);
+    }, 120_000);
 
-describe('a sweep stopped by SIGINT while it starts', () => {
-  it('exits 130 with nothing left behind, even with the server and Chrome still starting', async () => {
-    const run = startSweep(['--file', scenarios, '--repeats', '1', '--retries', '0', '--out', dir]);
-    // As soon as the server process exists: it has not printed its URL yet, and Chrome is launching beside it.
-    const pids = await childrenOnceRunning(run, [SERVER], 30_000);
-    run.child.kill('SIGINT');
-    const { code } = await run.exit;
-    expect(code, run.stderr()).toBe(EXIT.interrupted);
-    expect(left(await waitGone([...new Set([...pids, ...descendants(run.child.pid!)])], 15_000))).toEqual([]);
-  }, 120_000);
+    it('a second SIGINT stops at once, still ending both', async () => {
+      const run = startSweep(['--file', scenarios, '--repeats', '1', '--retries', '0', '--out', dir]);
+      await run.waitForStderr(/\[1\/1\][^\n]* · started/, 90_000);
+      const pids = await childrenOnceRunning(run, [SERVER, CHROME], 10_000);
+      run.child.kill('SIGINT');
+      await run.waitForStderr(/SIGINT: stopping after saving/, 10_000);
+      // A repeat within 0.5 s is the same request (npm forwards the Ctrl-C the sweep also got).
+      await sleep(700);
+      run.child.kill('SIGINT');
+      const { code } = await run.exit;
+      expect(code, run.stderr()).toBe(EXIT.interrupted);
+      expect(left(await waitGone(pids, 15_000))).toEqual([]);
+    }, 150_000);
+  });
 
-  it('a second SIGINT stops at once, still ending both', async () => {
-    const run = startSweep(['--file', scenarios, '--repeats', '1', '--retries', '0', '--out', dir]);
-    await run.waitForStderr(/\[1\/1\][^\n]* · started/, 90_000);
-    const pids = await childrenOnceRunning(run, [SERVER, CHROME], 10_000);
-    run.child.kill('SIGINT');
-    await run.waitForStderr(/SIGINT: stopping after saving/, 10_000);
-    // A repeat within 0.5 s is the same request (npm forwards the Ctrl-C the sweep also got).
-    await sleep(700);
-    run.child.kill('SIGINT');
-    const { code } = await run.exit;
-    expect(code, run.stderr()).toBe(EXIT.interrupted);
-    expect(left(await waitGone(pids, 15_000))).toEqual([]);
-  }, 150_000);
-});
+  describe('the lab killed with SIGKILL', ONE_AT_A_TIME, () => {
+    it('takes its server and Chrome with it', async () => {
+      const run = startCommand('puppeteer/lab/main.ts', ['--headless', '--batch', '5', '--concurrency', '2', '--autostart', '--out', dir]);
+      await run.waitForStderr(/pushlab lab: https:\/\//, 90_000);
+      const pids = await childrenOnceRunning(run, [SERVER, CHROME], 10_000);
+      run.child.kill('SIGKILL');
+      await run.exit;
+      expect(left(await waitGone(pids, 15_000))).toEqual([]);
+    }, 120_000);
+  });
 
-describe('the lab killed with SIGKILL', () => {
-  it('takes its server and Chrome with it', async () => {
-    const run = startCommand('puppeteer/lab/main.ts', ['--headless', '--batch', '5', '--concurrency', '2', '--autostart', '--out', dir]);
-    await run.waitForStderr(/pushlab lab: https:\/\//, 90_000);
-    const pids = await childrenOnceRunning(run, [SERVER, CHROME], 10_000);
-    run.child.kill('SIGKILL');
-    await run.exit;
-    expect(left(await waitGone(pids, 15_000))).toEqual([]);
-  }, 120_000);
-});
-
-describe('bench:server killed with SIGKILL', () => {
-  it('takes its server and its load clients with it', async () => {
-    const run = startCommand('bench/server.ts', ['--transport', 'sse', '--batch', '1', '--connections', '1', '--seconds', '30', '--stall-seconds', '0']);
-    const pids = await childrenOnceRunning(run, [SERVER, /bench\/clients\.[jt]s/], 60_000);
-    run.child.kill('SIGKILL');
-    await run.exit;
-    expect(left(await waitGone(pids, 15_000))).toEqual([]);
-  }, 90_000);
+  describe('bench:server killed with SIGKILL', ONE_AT_A_TIME, () => {
+    it('takes its server and its load clients with it', async () => {
+      const run = startCommand('bench/server.ts', ['--transport', 'sse', '--batch', '1', '--connections', '1', '--seconds', '30', '--stall-seconds', '0']);
+      const pids = await childrenOnceRunning(run, [SERVER, /bench\/clients\.[jt]s/], 60_000);
+      run.child.kill('SIGKILL');
+      await run.exit;
+      expect(left(await waitGone(pids, 15_000))).toEqual([]);
+    }, 90_000);
+  });
 });
