@@ -75,75 +75,46 @@ async function watchTabs(chrome: RemoteChrome): Promise<{ repeatTab(timeoutMs: n
   };
 }
 
-/**
- * The sweep whose only browser is killed. It starts with the shard and victim sweeps and runs
- * beside them: each has its own server and browsers, nothing here reads a rate or a duration,
- * and its kill waits for its own browser's tab, not for a time.
- */
-async function lonelySweep(): Promise<{ report: Report; code: number | null; stderr: string }> {
-  const only = chromes[4];
-  const tabs = await watchTabs(only);
-  const run = startSweep([
-    '--file',
-    path.join(dir, 'scenarios.json'),
-    '--scenario',
-    'pair2',
-    '--repeats',
-    '1',
-    '--retries',
-    '0',
-    '--browser',
-    `lonely=${only.http}`,
-    '--out',
-    dir,
-  ]);
-  try {
-    await run.waitForStderr(/round 1 \[lonely\]: /, 120_000);
-    await tabs.repeatTab(60_000);
-  } finally {
-    tabs.close();
-  }
-  only.crash();
-  const { code } = await run.exit;
-  return { report: await readReport(run.stdout()), code, stderr: run.stderr() };
-}
-let lonely: Promise<{ report: Report; code: number | null; stderr: string }>;
+type KillSweep = { report: Report; code: number | null; stderr: string };
 
 /**
- * The sweep one of whose two browsers (keeper, victim) is killed, started beside the other two
- * for the same reasons as the lonely one: its kill waits for the victim's tab, not for a time,
- * and what the sweep leaves is read from its report and exit, not from its speed.
+ * A sweep of pair2 over `browsers` (`--browser`), whose `victim` (labelled `label`) is killed once
+ * it is into its second repeat: after its round-1 line, once that repeat's tab is on the lab page.
+ * Both kill sweeps start beside the shard sweep: each has its own server and browsers, nothing
+ * here reads a rate or a duration, and a kill waits for its browser's tab, not for a time.
  */
-async function victimSweep(): Promise<{ report: Report; code: number | null; stderr: string }> {
-  const [a, b] = [chromes[2], chromes[3]];
-  const tabs = await watchTabs(b);
+async function killSweep(browsers: string, repeats: number, victim: RemoteChrome, label: string): Promise<KillSweep> {
+  const tabs = await watchTabs(victim);
   const run = startSweep([
     '--file',
     path.join(dir, 'scenarios.json'),
     '--scenario',
     'pair2',
     '--repeats',
-    '2',
+    String(repeats),
     '--retries',
     '0',
     '--browser',
-    `keeper=${a.http},victim=${b.http}`,
+    browsers,
     '--out',
     dir,
   ]);
-  // Once the victim has finished a repeat, it is into its next one: kill its browser there,
-  // once that repeat's tab is on the lab page.
   try {
-    await run.waitForStderr(/round 1 \[victim\]: /, 120_000);
+    await run.waitForStderr(new RegExp(`round 1 \\[${label}\\]: `), 120_000);
     await tabs.repeatTab(60_000);
   } finally {
     tabs.close();
   }
-  b.crash();
+  victim.crash();
   const { code } = await run.exit;
   return { report: await readReport(run.stdout()), code, stderr: run.stderr() };
 }
-let victimRun: Promise<{ report: Report; code: number | null; stderr: string }>;
+/** The sweep whose only browser is killed. */
+const lonelySweep = () => killSweep(`lonely=${chromes[4].http}`, 1, chromes[4], 'lonely');
+let lonely: Promise<KillSweep>;
+/** The sweep one of whose two browsers (keeper, victim) is killed: round 2 then all goes to the keeper. */
+const victimSweep = () => killSweep(`keeper=${chromes[2].http},victim=${chromes[3].http}`, 2, chromes[3], 'victim');
+let victimRun: Promise<KillSweep>;
 
 beforeAll(async () => {
   dir = await mkdtemp(path.join(os.tmpdir(), 'pushlab-remote-'));
