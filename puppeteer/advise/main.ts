@@ -306,8 +306,7 @@ async function main(): Promise<number> {
     // A report saved by an earlier session may hold yardstick readings before any round.
     const replay = plan.recordedRounds || plan.report.advice.drift?.readings.length ? new Replay(report) : null;
     // Every candidate's Chrome when the target's tab is hidden (background throttling on), launched on the first.
-    const hiders =
-      local && target.tab !== undefined ? owner.own(new TabStateBrowsers(local.launched.headless, log, link ? (p) => link.chromeWrapper(p) : undefined)) : null;
+    const hiders = local && target.tab !== undefined ? owner.own(TabStateBrowsers.beside(local, log, link)) : null;
     const repeats = new RepeatMeasurer({
       browser: slot,
       ...(hiders ? { browserFor: (point: Point) => hiders.for(point) } : {}),

@@ -25,6 +25,15 @@ export class TabStateBrowsers {
     private readonly wrap?: (chromePath: string) => string,
   ) {}
 
+  /** Those of a command's own browser (its display mode) and its network link, if it opened one: what the sweep, advise and soak each start. */
+  static beside(
+    own: { launched: { headless: boolean } },
+    log: (line: string) => void,
+    link: { chromeWrapper(chromePath: string): string } | null,
+  ): TabStateBrowsers {
+    return new TabStateBrowsers(own.launched.headless, log, link ? (p) => link.chromeWrapper(p) : undefined);
+  }
+
   /** The browser a hidden-tab point runs in; null for a point in the foreground (the caller's own). */
   async for(point: Pick<Point, 'tab' | 'hiddenLongGraceSec'>): Promise<BrowserSlot | null> {
     if (point.tab === undefined) return null;

@@ -91,8 +91,7 @@ async function main(): Promise<number> {
     });
     const [{ slot, host }] = slots;
     const local = children.local!;
-    const hiders =
-      point.tab !== undefined ? owner.own(new TabStateBrowsers(local.launched.headless, log, link ? (p) => link.chromeWrapper(p) : undefined)) : null;
+    const hiders = point.tab !== undefined ? owner.own(TabStateBrowsers.beside(local, log, link)) : null;
     log(`server ${server.url}, Chrome ${local.launched.version}`);
     if (link) log(`link: ${link.describe()}`);
     const options = { repeats: 1, seed: 0, auto: false, maxRepeats: 1, timeBudgetSec: null, findMax: false, retries: 0, file: flags.file };

@@ -359,7 +359,7 @@ async function main(): Promise<number> {
     // The other display mode's browser (and an Xvfb), launched when a point first asks for it (launched Chrome only).
     const others = local ? owner.own(new DisplayBrowsers(local, log)) : null;
     // Hidden-tab points' Chrome (background throttling on), launched when a point first asks for it (launched Chrome only).
-    const hiders = local ? owner.own(new TabStateBrowsers(local.launched.headless, log, link ? (p) => link.chromeWrapper(p) : undefined)) : null;
+    const hiders = local ? owner.own(TabStateBrowsers.beside(local, log, link)) : null;
     markSharedHosts(hosts);
     if (local) log(`server ${srv.url}, Chrome ${local.launched.version} (${local.launched.path}, ${local.launched.source})`);
     if (link) log(`link: ${link.describe()}`);
