@@ -35,12 +35,34 @@ export interface Calibrated {
   readings: { speed: number; index: number }[];
 }
 
+/** A calibration of the same class on the same machine and browser before (memory.ts): where the search starts. */
+export interface CalibrationHint {
+  speed: number;
+  baseIndex: number;
+  index: number;
+}
+
+/**
+ * The first speed to try from a hint: along index = base × speed^k, with k from the hint's own
+ * two figures (full speed and the speed it found), so a machine reading faster or slower at full
+ * speed today starts where that curve reads the target, not at yesterday's speed. A hint with no
+ * usable slope (a speed of 1, figures out of order) gives its speed as it is.
+ */
+export function hintedSpeed(hint: CalibrationHint, target: number, baseIndex: number): number {
+  const k = Math.log(hint.index / hint.baseIndex) / Math.log(hint.speed);
+  const guess = k > 0 && Number.isFinite(k) ? Math.exp(Math.log(target / baseIndex) / k) : hint.speed;
+  return Math.min(1, Math.max(MIN_SPEED, guess));
+}
+
 /**
  * `read(speed)`: one BenchmarkIndex reading with the browser at `speed` of full speed (0…1].
+ * `hint`: where the same class landed before on this machine and browser; the search starts there
+ * instead of at target ÷ full speed (a line the index does not follow: 3–6 steps of 1.5 s), and
+ * goes on as without one when the first step misses, so a stale hint costs steps, not accuracy.
  * Throws PUSHLAB_NO_DEVICE when the target is above this browser's own index, or when no step
  * lands within CALIBRATION_TOLERANCE of it and none of MAX_STEPS within LAST_RESORT_TOLERANCE.
  */
-export async function calibrate(target: number, read: (speed: number) => Promise<number>, what: string): Promise<Calibrated> {
+export async function calibrate(target: number, read: (speed: number) => Promise<number>, what: string, hint?: CalibrationHint): Promise<Calibrated> {
   const readings: { speed: number; index: number }[] = [];
   const step = async (speed: number): Promise<number> => {
     const got: number[] = [];
@@ -68,7 +90,7 @@ export async function calibrate(target: number, read: (speed: number) => Promise
       `${what}: this browser reads BenchmarkIndex ${Math.round(baseIndex)} at full speed, below the class's ${target}: a slower device cannot be made faster`,
     );
   }
-  let guess = Math.max(MIN_SPEED, target / baseIndex);
+  let guess = hint ? hintedSpeed(hint, target, baseIndex) : Math.max(MIN_SPEED, target / baseIndex);
   const steps: { speed: number; index: number }[] = [];
   for (let i = 0; i < MAX_STEPS; i++) {
     await step(guess);

@@ -14,7 +14,8 @@ import type { Point } from '../../protocol/scenario.js';
 import type { BrowserSlot } from '../browser/slot.js';
 import { readProcessTree } from '../measure/proc-tree.js';
 import { readBenchmarkIndex } from './benchmark.js';
-import { calibrate, READING_MS } from './calibrate.js';
+import { calibrate, READING_MS, type CalibrationHint } from './calibrate.js';
+import { CalibrationMemory, calibrationMemoryFile, type CalibrationKey } from './memory.js';
 import { CpuQuota, findCpuController } from './cgroup.js';
 
 /** The device a point or a ceiling runs as. */
@@ -74,8 +75,24 @@ export class DeviceEmulator {
        * 0.5 s) instead of running its up to 30 readings out.
        */
       signal?: AbortSignal;
+      /** Where each class landed before here (memory.ts); default: the user's file. */
+      memory?: CalibrationMemory;
     },
-  ) {}
+  ) {
+    this.memory = o.memory ?? new CalibrationMemory(calibrationMemoryFile(), o.log);
+  }
+
+  private readonly memory: CalibrationMemory;
+
+  /** What a local browser's calibration is remembered by; null for a remote one (its machine is not this one) or a browser that does not say its version. */
+  private async memoryKey(slot: BrowserSlot, device: DeviceClass, throttle: Throttle): Promise<CalibrationKey | null> {
+    if ((slot.processRoot?.() ?? null) === null) return null;
+    const browserVersion = await slot
+      .browser()
+      .version()
+      .catch(() => null);
+    return browserVersion ? { device, throttle, engine: slot.engine ?? 'chrome', browserVersion } : null;
+  }
 
   /**
    * Before a point's tabs (or a ceiling's) open in `slot`: the browser at the condition's class,
@@ -181,6 +198,12 @@ export class DeviceEmulator {
         };
       }
       const signal = this.o.signal;
+      const key = await this.memoryKey(slot, device, throttle);
+      const hint: CalibrationHint | null = key ? await this.memory.recall(key) : null;
+      if (hint)
+        this.o.log(
+          `${what}: starting from where it landed last time here, ${Math.round((1 / hint.speed) * 100) / 100}× slower (full speed read ${round1(hint.baseIndex)})`,
+        );
       const found = await calibrate(
         target,
         (speed) => {
@@ -188,7 +211,9 @@ export class DeviceEmulator {
           return read(speed);
         },
         what,
+        hint ?? undefined,
       );
+      if (key && found.speed < 1) await this.memory.remember(key, { speed: found.speed, baseIndex: found.baseIndex, index: found.index });
       const calibration: DeviceCalibration = {
         device,
         throttle,

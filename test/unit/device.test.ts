@@ -2,13 +2,18 @@
  * Device classes (protocol/device.ts, puppeteer/device/calibrate.ts): the settings a scenario or
  * a flag may give, the point ids and words they make, the report reader's check of them, and the
  * calibration search against synthetic browsers (an index that is not linear in the speed, noise,
- * a machine slower than the class), and the CDP throttling rate a speed becomes (emulator.ts).
+ * a machine slower than the class), where it starts from a remembered calibration (memory.ts), and
+ * the CDP throttling rate a speed becomes (emulator.ts).
  */
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { DEVICE_PRESETS, parseDeviceSetting, targetIndexOf } from '../../protocol/device.js';
 import { expandScenario, parseScenarioText } from '../../protocol/scenario.js';
 import { PushlabError } from '../../protocol/errors.js';
-import { calibrate, LAST_RESORT_TOLERANCE, MAX_STEPS, READINGS_PER_STEP } from '../../puppeteer/device/calibrate.js';
+import { calibrate, hintedSpeed, LAST_RESORT_TOLERANCE, MAX_STEPS, READINGS_PER_STEP } from '../../puppeteer/device/calibrate.js';
+import { CalibrationMemory, calibrationMemoryFile } from '../../puppeteer/device/memory.js';
 import { cdpRate } from '../../puppeteer/device/emulator.js';
 import { CALIBRATION_TOLERANCE } from '../../protocol/device.js';
 
@@ -171,6 +176,128 @@ describe('calibration search', () => {
     // Two warm-up readings that agree, then three at full speed, then three per step.
     expect(b.speeds.length).toBe(2 + READINGS_PER_STEP * (1 + MAX_STEPS));
   });
+});
+
+/** The same draws every run, spread evenly over ±spread/2 around 1 (0.28: a CV of about 8%). */
+function lcgNoise(seed: number, spread: number): number[] {
+  let x = seed;
+  return Array.from({ length: 200 }, () => {
+    x = (x * 1103515245 + 12345) % 2 ** 31;
+    return 1 + spread * (x / 2 ** 31 - 0.5);
+  });
+}
+
+describe('calibration from a remembered one', () => {
+  /** Readings a calibration took: two warm-up readings that agree, three at full speed, three per step. */
+  const steps = (speeds: readonly number[]) => (speeds.length - 2 - READINGS_PER_STEP) / READINGS_PER_STEP;
+
+  it('lands in one step on the machine and curve it was found on, where the search alone takes several', async () => {
+    for (const k of [0.9, 1.2, 2]) {
+      const truth = (264 / 2950) ** (1 / k);
+      const fresh = browser(2950, k);
+      await calibrate(264, fresh.read, 'test');
+      const again = browser(2950, k);
+      const c = await calibrate(264, again.read, 'test', { speed: truth, baseIndex: 2950, index: 264 });
+      expect(Math.abs(c.index - 264) / 264).toBeLessThanOrEqual(CALIBRATION_TOLERANCE);
+      expect(steps(again.speeds)).toBe(1);
+      if (k !== 1) expect(steps(fresh.speeds), `k ${k}`).toBeGreaterThan(1);
+    }
+  });
+
+  it("starts along the hint's own curve when the machine reads faster or slower at full speed today", () => {
+    // Found at 0.1 of full speed on a browser reading 3000 there (index = 3000 × speed^1.2);
+    // today full speed reads 2000: the same curve reads 264 at (264 / 2000)^(1 / 1.2).
+    const hint = { speed: 0.1, baseIndex: 3000, index: 3000 * 0.1 ** 1.2 };
+    expect(hintedSpeed(hint, 264, 2000)).toBeCloseTo((264 / 2000) ** (1 / 1.2), 6);
+    // No slope to follow (full speed, or figures out of order): the hint's speed as it is.
+    expect(hintedSpeed({ speed: 1, baseIndex: 300, index: 290 }, 264, 2000)).toBe(1);
+    expect(hintedSpeed({ speed: 0.2, baseIndex: 300, index: 400 }, 264, 2000)).toBe(0.2);
+  });
+
+  it('still settles within the tolerance from a stale hint (another curve, a machine twice as fast), on noisy readings', async () => {
+    let lastResort = 0;
+    for (const [k, base, hint] of [
+      [2, 2900, { speed: 0.15, baseIndex: 2900, index: 264 }],
+      [1.2, 5800, { speed: (264 / 2900) ** (1 / 1.2), baseIndex: 2900, index: 264 }],
+      [0.9, 1450, { speed: 0.5, baseIndex: 2900, index: 1000 }],
+    ] as const) {
+      const truth = (264 / base) ** (1 / k);
+      for (let seed = 1; seed <= 30; seed++) {
+        const c = await calibrate(264, browser(base, k, lcgNoise(seed, 0.28)).read, `k ${k}, seed ${seed}`, hint);
+        expect(Math.abs(c.index - 264) / 264).toBeLessThanOrEqual(LAST_RESORT_TOLERANCE);
+        if (Math.abs(c.index - 264) / 264 > CALIBRATION_TOLERANCE) lastResort++;
+        expect(Math.abs(c.speed / truth - 1), `k ${k}, seed ${seed}`).toBeLessThan(0.15);
+      }
+    }
+    expect(lastResort).toBeLessThan(15);
+  });
+});
+
+describe('calibration memory', () => {
+  const key = { device: 'low-tier', throttle: 'browser', engine: 'chrome', browserVersion: 'Chrome/156.0.8078.108' };
+  const withFile = async (run: (file: string, log: string[]) => Promise<void>) => {
+    const dir = await mkdtemp(path.join(os.tmpdir(), 'pushlab-calibration-memory-'));
+    try {
+      await run(path.join(dir, 'sub', 'device-calibrations.json'), []);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  };
+
+  it('lives in $PUSHLAB_CACHE_DIR, else $XDG_CACHE_HOME/pushlab, else ~/.cache/pushlab', () => {
+    expect(calibrationMemoryFile({ PUSHLAB_CACHE_DIR: '/c' })).toBe('/c/device-calibrations.json');
+    expect(calibrationMemoryFile({ XDG_CACHE_HOME: '/x' })).toBe('/x/pushlab/device-calibrations.json');
+    expect(calibrationMemoryFile({})).toBe(path.join(os.homedir(), '.cache', 'pushlab', 'device-calibrations.json'));
+  });
+
+  it('gives back what it kept, by class, way of slowing and browser version, and nothing for another', () =>
+    withFile(async (file, log) => {
+      const m = new CalibrationMemory(file, (l) => log.push(l));
+      expect(await m.recall(key)).toBeNull();
+      await m.remember(key, { speed: 0.11, baseIndex: 2950, index: 262 });
+      await m.remember({ ...key, throttle: 'main-thread' }, { speed: 0.09, baseIndex: 2900, index: 270 });
+      expect(await m.recall(key)).toEqual({ speed: 0.11, baseIndex: 2950, index: 262 });
+      expect(await m.recall({ ...key, throttle: 'main-thread' })).toEqual({ speed: 0.09, baseIndex: 2900, index: 270 });
+      expect(await m.recall({ ...key, browserVersion: 'Chrome/157.0.1.1' })).toBeNull();
+      expect(await m.recall({ ...key, device: 'mid-tier' })).toBeNull();
+      // A later calibration of the same class replaces the earlier one.
+      await m.remember(key, { speed: 0.12, baseIndex: 2800, index: 266 });
+      expect(await m.recall(key)).toEqual({ speed: 0.12, baseIndex: 2800, index: 266 });
+      expect(log).toEqual([]);
+    }));
+
+  it('treats a damaged file as empty, says so, and writes it anew; entries out of range are not used', () =>
+    withFile(async (file, log) => {
+      const m = new CalibrationMemory(file, (l) => log.push(l));
+      await m.remember(key, { speed: 0.11, baseIndex: 2950, index: 262 });
+      await writeFile(file, '{"not json');
+      expect(await m.recall(key)).toBeNull();
+      expect(log.join('\n')).toMatch(/calibration memory .*device-calibrations\.json is not JSON .*calibrating from the start/);
+      await m.remember(key, { speed: 0.11, baseIndex: 2950, index: 262 });
+      expect(await m.recall(key)).toEqual({ speed: 0.11, baseIndex: 2950, index: 262 });
+      // Hand-edited: a speed above full, a negative index, a string: each entry is skipped, the others kept.
+      const text = JSON.parse(await readFile(file, 'utf8')) as Record<string, Record<string, unknown>>;
+      const [k] = Object.keys(text);
+      for (const bad of [{ speed: 3 }, { index: -1 }, { baseIndex: 'fast' }, { at: 5 }]) {
+        await writeFile(file, JSON.stringify({ [k]: { ...text[k], ...bad } }));
+        expect(await m.recall(key), JSON.stringify(bad)).toBeNull();
+      }
+      await writeFile(file, '[1, 2]');
+      expect(await m.recall(key)).toBeNull();
+    }));
+
+  it('keeps the newest entries only, and goes on, saying so, where the file cannot be written', () =>
+    withFile(async (file, log) => {
+      const m = new CalibrationMemory(file, (l) => log.push(l));
+      for (let i = 0; i < 70; i++) await m.remember({ ...key, browserVersion: `Chrome/${i}` }, { speed: 0.1, baseIndex: 2900, index: 264 });
+      expect(Object.keys(JSON.parse(await readFile(file, 'utf8')) as object)).toHaveLength(64);
+      expect(await m.recall({ ...key, browserVersion: 'Chrome/69' })).not.toBeNull();
+      expect(await m.recall({ ...key, browserVersion: 'Chrome/0' })).toBeNull();
+      // A file where a directory must be: remember says so and returns.
+      const blocked = new CalibrationMemory(path.join(file, 'x.json'), (l) => log.push(l));
+      await blocked.remember(key, { speed: 0.1, baseIndex: 2900, index: 264 });
+      expect(log.at(-1)).toMatch(/calibration memory .*x\.json not written .*the next run calibrates from the start/);
+    }));
 });
 
 describe('CDP throttling rate', () => {
