@@ -29,7 +29,7 @@ export const PROBE_SCENARIO = 'advise-probe';
 export const CONFIRM_SCENARIO = 'advise';
 
 /**
- * A probe's timing: the shortest warm-up a repeat takes anyway (repeat.ts MIN_WARMUP_MS, then
+ * A probe's timing: the shortest warm-up a repeat takes anyway (settle.ts minWarmupMs, then
  * the settle wait) and a 2 s window, enough to tell "clearly cannot" from "may" (advice-figures.ts).
  */
 export const PROBE_TIMING = { warmupSec: 1, measureSec: 2, repeats: 1 } as const;

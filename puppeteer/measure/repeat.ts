@@ -2,7 +2,7 @@
  * Measures one repeat of one point on a fresh page, and emits what happens; it never prints.
  * A fresh page per repeat gives a new renderer (site isolation) with nothing left over from
  * the last point, at a fraction of a new browser's cost. Every connection is open before the
- * clock starts, the warm-up ends once both ends have caught up (at least MIN_WARMUP_MS, at most
+ * clock starts, the warm-up ends once both ends have caught up (at least settle.ts minWarmupMs, at most
  * the point's `warmupSec` plus the settle budget), then one window is measured between two
  * samples.
  *
@@ -22,7 +22,7 @@ import { PushlabError } from '../../protocol/errors.js';
 import { streamsOf, type Point } from '../../protocol/scenario.js';
 import { pageFactors, type PageFactor } from '../../protocol/factors.js';
 import { takeSample, type SampleSources, type TabSource } from './sampler.js';
-import { batchingFloorMs, earlyProbeMs, settle, settleBudgetMs, unsettledNote, type SettleOutcome, type SettleProbe } from './settle.js';
+import { batchingFloorMs, earlyProbeMs, minWarmupMs, settle, settleBudgetMs, unsettledNote, type SettleOutcome, type SettleProbe } from './settle.js';
 import type { ServerHandle } from './server-process.js';
 import type { ServerStats } from '../../protocol/server-stats.js';
 import { summarise } from '../../results/summarise.js';
@@ -43,12 +43,6 @@ export const VISIBILITY_WAIT_MS = 2000;
 
 /** How often the return to the foreground reads the page's count, ms: the catch-up time is about this coarse. */
 const CATCH_UP_POLL_MS = 20;
-
-/**
- * The shortest warm-up, ms: JIT tiers, the chart's first frames and the first GCs happen in
- * the first second; after it, the window opens as soon as neither end is catching up.
- */
-export const MIN_WARMUP_MS = 1000;
 
 /** Ticks during long phases: progress output is never silent for more than about this, ms. */
 export const TICK_MS = 1000;
@@ -446,11 +440,11 @@ export class RepeatMeasurer extends EventEmitter<RepeatEvents> {
     await Promise.all(apis.map((api) => api.evaluate((p, c) => p.start(c).then(() => undefined), config)));
     const hiddenAt = point.tab !== undefined ? await this.hide(pages, slot, point, phase, signal) : null;
     const warmStart = performance.now();
-    const minWarmupMs = Math.min(MIN_WARMUP_MS, point.warmupSec * 1000);
-    phase('warm-up', 0, minWarmupMs);
+    const minWarmup = minWarmupMs(point);
+    phase('warm-up', 0, minWarmup);
     // The first settle probe fills the minimum's last part (settle.ts earlyProbeMs).
-    const earlyMs = this.o.earlyProbe === false ? 0 : earlyProbeMs(point.intervalMs, minWarmupMs);
-    await ticking(minWarmupMs - earlyMs, signal, (t) => phase('warm-up', t, minWarmupMs));
+    const earlyMs = this.o.earlyProbe === false ? 0 : earlyProbeMs(point.intervalMs, minWarmup);
+    await ticking(minWarmup - earlyMs, signal, (t) => phase('warm-up', t, minWarmup));
     // Each probe's closing readings (latency reset) open the next one: one page call per probe, not two.
     let since: ProbeReadings | null = null;
     const settled = await settle(
@@ -463,7 +457,7 @@ export class RepeatMeasurer extends EventEmitter<RepeatEvents> {
         intervalMs: point.intervalMs,
         concurrency: streamsOf(point),
         // The scenario's warm-up is the longest one: what the minimum did not use goes to settling.
-        budgetMs: point.warmupSec * 1000 - minWarmupMs + settleBudgetMs(point.warmupSec),
+        budgetMs: point.warmupSec * 1000 - minWarmup + settleBudgetMs(point.warmupSec),
         floorMs: (point.pollMs ?? 0) + batchingFloorMs(point.intervalMs, point.batch),
         earlyMs,
       },

@@ -111,6 +111,28 @@ export interface SettleOutcome {
 }
 
 /**
+ * The shortest warm-up, ms: JIT tiers, the chart's first frames and the first GCs happen in
+ * the first second; after it, the window opens as soon as neither end is catching up.
+ */
+export const MIN_WARMUP_MS = 1000;
+
+/**
+ * Messages per connection that half of MIN_WARMUP_MS must hold for a point to warm up for that
+ * half only. Paired against 1 s on the default sweep's points (1 ms ticks: 500 messages a
+ * connection in the half-second; 24 pairs, docs/results/2026-11-29.md), 0.5 s read EPS ×1.007
+ * (95% CI 0.957–1.059), renderer CPU per event ×0.996 (0.951–1.043) and event-age p99 ×0.936
+ * (0.815–1.075), and saved 11 s of 214. A slow tick's half-second holds a handful of messages,
+ * too few for the decoder's first tiers, and was not checked: ticks over 5 ms keep the second.
+ */
+export const FAST_WARMUP_MESSAGES = 100;
+
+/** A point's shortest warm-up, ms: MIN_WARMUP_MS, or half of it at a tick fast enough (FAST_WARMUP_MESSAGES), and never more than its own warm-up. */
+export function minWarmupMs(p: { intervalMs: number; warmupSec: number }): number {
+  const half = MIN_WARMUP_MS / 2;
+  return Math.min(p.intervalMs * FAST_WARMUP_MESSAGES <= half ? half : MIN_WARMUP_MS, p.warmupSec * 1000);
+}
+
+/**
  * How long before the minimum warm-up ends the first probe starts, ms: one probe, when it fits
  * in half the minimum (at most 500 ms of 1 s: ticks up to ~166 ms), else 0. A point caught up by
  * then opens its window as the minimum ends instead of one probe later (about 0.3 s a repeat:

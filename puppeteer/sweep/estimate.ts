@@ -7,7 +7,7 @@ import type { Point } from '../../protocol/scenario.js';
 import { TRANSPORT_INFO, type Transport } from '../../protocol/wire.js';
 import { ceilingNeeds } from '../../results/ceilings.js';
 import { CEILING_MS } from '../measure/ceiling.js';
-import { MIN_WARMUP_MS } from '../measure/repeat.js';
+import { minWarmupMs } from '../measure/settle.js';
 import { hiddenWaitSec } from '../../protocol/tab-state.js';
 
 /**
@@ -46,7 +46,7 @@ const HIDE_AND_RETURN_SEC = 0.5;
 
 /** One repeat of one point, s: each further tab is one more page to load and connections to open; a hidden-long point streams hidden past its grace first. */
 export function repeatSec(p: Point): number {
-  const warmup = Math.min(MIN_WARMUP_MS / 1000, p.warmupSec);
+  const warmup = minWarmupMs(p) / 1000;
   const tabs = p.tabs ?? 1;
   const tab = p.tab !== undefined ? HIDE_AND_RETURN_SEC + hiddenWaitSec(p) : 0;
   return PAGE_SEC * tabs + openSec(p) * tabs + warmup + SETTLE_SEC + p.measureSec + END_SEC + (p.display === 'headful' ? HEADFUL_SEC : 0) + tab;

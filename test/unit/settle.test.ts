@@ -2,6 +2,8 @@ import { describe, expect, it } from 'vitest';
 import {
   earlyProbeMs,
   isSettled,
+  MIN_WARMUP_MS,
+  minWarmupMs,
   lostInProbe,
   probeMs,
   settle,
@@ -149,6 +151,19 @@ describe('settle', () => {
     const o = await settle(s.probe, { intervalMs: 1, concurrency: 4, budgetMs: 60_000 });
     expect(o).toMatchObject({ settled: true, diverging: false });
     expect(s.asked).toHaveLength(5);
+  });
+
+  it('warms up for half the minimum only where each connection gets 100 messages in it: ticks of 5 ms or less', () => {
+    expect(MIN_WARMUP_MS).toBe(1000);
+    expect(minWarmupMs({ intervalMs: 1, warmupSec: 2 })).toBe(500);
+    expect(minWarmupMs({ intervalMs: 5, warmupSec: 2 })).toBe(500);
+    expect(minWarmupMs({ intervalMs: 6, warmupSec: 2 })).toBe(1000);
+    expect(minWarmupMs({ intervalMs: 50, warmupSec: 1 })).toBe(1000);
+    // Never more than the point's own warm-up.
+    expect(minWarmupMs({ intervalMs: 50, warmupSec: 0.3 })).toBe(300);
+    expect(minWarmupMs({ intervalMs: 1, warmupSec: 0 })).toBe(0);
+    // The early probe still fits the last part of the half-second at a 1 ms tick.
+    expect(earlyProbeMs(1, minWarmupMs({ intervalMs: 1, warmupSec: 2 }))).toBe(250);
   });
 
   it("an early probe (the minimum warm-up's last part) opens the window as the minimum ends when it finds both ends caught up", async () => {
