@@ -151,6 +151,8 @@ type ProbeSnapshots = Awaited<ReturnType<PushlabApi['snapshot']>>[];
 interface ProbeReadings {
   snapshots: ProbeSnapshots;
   server: ServerStats;
+  /** When the reading was asked for (performance.now()): the next probe's span counts from here. */
+  at: number;
 }
 
 /** Why an attempt stopped early. */
@@ -637,14 +639,18 @@ export class RepeatMeasurer extends EventEmitter<RepeatEvents> {
     since: ProbeReadings | null,
   ): Promise<{ probe: SettleProbe; readings: ProbeReadings }> {
     const read = async (): Promise<ProbeReadings> => {
+      const at = performance.now();
       const [snapshots, server] = await Promise.all([
         Promise.all(apis.map((api) => api.evaluate((p) => p.snapshot({ resetLatency: true })))),
         this.o.server.stats(false),
       ]);
-      return { snapshots, server };
+      return { snapshots, server, at };
     };
     const before = since ?? (await read());
-    await sleepFor(ms, undefined, { signal });
+    // From reading to reading: a saturated page answers a reading between its message tasks,
+    // 0.2–0.35 s late here, and a sleep of `ms` after that answer made each probe 0.45–0.6 s
+    // where 0.25 s was meant (about 0.5 s a saturated repeat on the default sweep).
+    await sleepFor(Math.max(0, ms - (performance.now() - before.at)), undefined, { signal });
     tick();
     const after = await read();
     const gaps = (s: ProbeSnapshots[number]) => s?.counters.gaps ?? 0;
