@@ -215,7 +215,7 @@ describe('validatePageConfig', () => {
   it('accepts form strings and names the bad field, value and range', () => {
     expect(validatePageConfig({ transport: 'ws', batch: '10', concurrency: '3' }).concurrency).toBe(3);
     expect(() => validatePageConfig({ transport: 'wss', batch: 1 })).toThrow(`transport must be one of ${TRANSPORTS.join(', ')}; got "wss"`);
-    expect(() => validatePageConfig({ transport: 'ws', batch: 0 })).toThrow('batch must be an integer from 1 to 10000; got 0');
+    expect(() => validatePageConfig({ transport: 'ws', batch: 0 })).toThrow('batch must be an integer from 1 to 100000; got 0');
     expect(() => validatePageConfig({ transport: 'ws', batch: 1, concurrency: 1.5 })).toThrow('concurrency must be an integer from 1 to 500; got 1.5');
     expect(() => validatePageConfig({ transport: 'ws', batch: 1, render: 'table' })).toThrow('render must be one of full, chart, none; got "table"');
   });
@@ -223,7 +223,7 @@ describe('validatePageConfig', () => {
   it('reads strings as plain decimals only, like the flags and the stream query', () => {
     expect(validatePageConfig({ transport: 'ws', batch: ' 16 ', intervalMs: '2.5e-1' })).toMatchObject({ batch: 16, intervalMs: 0.25 });
     for (const bad of ['0x10', '0b10', 'Infinity', '', '1e']) {
-      expect(() => validatePageConfig({ transport: 'ws', batch: bad }), bad).toThrow(`batch must be an integer from 1 to 10000; got ${JSON.stringify(bad)}`);
+      expect(() => validatePageConfig({ transport: 'ws', batch: bad }), bad).toThrow(`batch must be an integer from 1 to 100000; got ${JSON.stringify(bad)}`);
     }
   });
 });

@@ -66,8 +66,8 @@ describe('parseStreamParams', () => {
       error: {
         param: 'batch',
         value: null,
-        allowed: 'an integer from 1 to 10000',
-        message: 'batch is required: an integer from 1 to 10000',
+        allowed: 'an integer from 1 to 100000',
+        message: 'batch is required: an integer from 1 to 100000',
       },
     };
     expect(parseStreamParams({})).toEqual(required);
@@ -80,8 +80,8 @@ describe('parseStreamParams', () => {
       error: {
         param: 'batch',
         value: text,
-        allowed: 'an integer from 1 to 10000',
-        message: `batch must be an integer from 1 to 10000; got '${text}'`,
+        allowed: 'an integer from 1 to 100000',
+        message: `batch must be an integer from 1 to 100000; got '${text}'`,
       },
     });
   });
