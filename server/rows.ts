@@ -136,12 +136,7 @@ export class RowPool {
   private base = 0;
   private recorded: RecordingOrWhy | null = null;
 
-  constructor(
-    size: number = POOL_ROWS,
-    epochMs = Date.UTC(2022, 2, 29, 20, 35, 56, 581),
-    epochs = SPEED_EPOCHS,
-    events: PoolEvents | null = null,
-  ) {
+  constructor(size: number = POOL_ROWS, epochMs = Date.UTC(2022, 2, 29, 20, 35, 56, 581), epochs = SPEED_EPOCHS, events: PoolEvents | null = null) {
     this.events = events;
     // A file's events have no speed walk: one epoch, the events as the file has them.
     const shape = events ? filePoolShape(events.rows.texts.map((t) => Buffer.byteLength(t, 'utf8'))) : { size, maxBatch: STREAM_LIMITS.batch.max };

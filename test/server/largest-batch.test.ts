@@ -148,7 +148,12 @@ async function wsH2First(encoding: string): Promise<FirstMessage> {
   const connect = http2.connect(running.origins.connect!, { rejectUnauthorized: false });
   try {
     await new Promise((resolve) => connect.once('remoteSettings', resolve));
-    const stream = connect.request({ ':method': 'CONNECT', ':protocol': 'websocket', ':path': `/ws?${QUERY}${enc}&client=big-wsh2-${encoding}`, 'sec-websocket-version': '13' });
+    const stream = connect.request({
+      ':method': 'CONNECT',
+      ':protocol': 'websocket',
+      ':path': `/ws?${QUERY}${enc}&client=big-wsh2-${encoding}`,
+      'sec-websocket-version': '13',
+    });
     const payload = await new Promise<Buffer>((resolve, reject) => {
       const chunks: Buffer[] = [];
       let bytes = 0;
@@ -257,24 +262,28 @@ const CASES: [string, string, () => Promise<FirstMessage>][] = [
 ];
 
 describe(`a batch of ${BATCH} rows`, () => {
-  it.each(CASES)('%s, %s: one message of exactly that many rows, ids cycling the pool, sent whole past the send bound and counted once', async (transport, encoding, read) => {
-    const before = await stats();
-    const got = await read();
-    expect(got.ids.length).toBe(BATCH);
-    // Batch 0 starts at the pool's row 0 in every encoding; 100,000 rows run 10 times through the 10,000-row pool.
-    const wrong: number[] = [];
-    for (let k = 0; k < BATCH; k++) if (got.ids[k] !== k % POOL_ROWS) wrong.push(k);
-    expect(wrong.slice(0, 5)).toEqual([]);
-    const after = await stats();
-    expect(after.eventsSent - before.eventsSent).toBe(BATCH);
-    expect(after.batchesSent - before.batchesSent).toBe(1);
-    expect(after.batchesShed - before.batchesShed).toBe(0);
-    const mine = after.connections.filter((c) => c.batch === BATCH && c.transport === transport && (c.client ?? '').startsWith('big-'));
-    for (const c of mine) expect(c).toMatchObject({ sent: 1, shed: 0 });
-    if (got.wireBytes !== undefined) {
-      // A message this size is well past the per-stream send bound: sent because the queue was empty.
-      expect(got.wireBytes).toBeGreaterThan(SERVER_DEFAULTS.sendBufferLimitBytes);
-      expect(after.bytesSent - before.bytesSent, `${transport} ${encoding}`).toBe(got.wireBytes);
-    }
-  }, 120_000);
+  it.each(CASES)(
+    '%s, %s: one message of exactly that many rows, ids cycling the pool, sent whole past the send bound and counted once',
+    async (transport, encoding, read) => {
+      const before = await stats();
+      const got = await read();
+      expect(got.ids.length).toBe(BATCH);
+      // Batch 0 starts at the pool's row 0 in every encoding; 100,000 rows run 10 times through the 10,000-row pool.
+      const wrong: number[] = [];
+      for (let k = 0; k < BATCH; k++) if (got.ids[k] !== k % POOL_ROWS) wrong.push(k);
+      expect(wrong.slice(0, 5)).toEqual([]);
+      const after = await stats();
+      expect(after.eventsSent - before.eventsSent).toBe(BATCH);
+      expect(after.batchesSent - before.batchesSent).toBe(1);
+      expect(after.batchesShed - before.batchesShed).toBe(0);
+      const mine = after.connections.filter((c) => c.batch === BATCH && c.transport === transport && (c.client ?? '').startsWith('big-'));
+      for (const c of mine) expect(c).toMatchObject({ sent: 1, shed: 0 });
+      if (got.wireBytes !== undefined) {
+        // A message this size is well past the per-stream send bound: sent because the queue was empty.
+        expect(got.wireBytes).toBeGreaterThan(SERVER_DEFAULTS.sendBufferLimitBytes);
+        expect(after.bytesSent - before.bytesSent, `${transport} ${encoding}`).toBe(got.wireBytes);
+      }
+    },
+    120_000,
+  );
 });

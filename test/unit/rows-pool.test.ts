@@ -157,7 +157,12 @@ describe('filePoolShape: the bound on a file pool', () => {
       for (let r = 0; r < size; r++) cycle += at(r);
       let tail = 0;
       for (let r = 0; r < maxBatch; r++) tail += at(r);
-      expect(cycle, String(bytes.length)).toBeLessThanOrEqual(Math.max(FILE_POOL_PART_MAX_BYTES, bytes.reduce((a, b) => a + b + 1, 0)));
+      expect(cycle, String(bytes.length)).toBeLessThanOrEqual(
+        Math.max(
+          FILE_POOL_PART_MAX_BYTES,
+          bytes.reduce((a, b) => a + b + 1, 0),
+        ),
+      );
       expect(tail, String(bytes.length)).toBeLessThanOrEqual(FILE_POOL_PART_MAX_BYTES);
     }
   });
