@@ -177,16 +177,16 @@ async function wsH2First(encoding: string): Promise<FirstMessage> {
   }
 }
 
-/** The `data:` of an SSE stream's first event. */
-const sseData = (text: string): string | null => {
-  const end = text.indexOf('\n\n');
-  if (end === -1) return null;
-  const data = text
-    .slice(0, end)
-    .split('\n')
-    .find((l) => l.startsWith('data: '));
-  return data ? data.slice(6) : null;
-};
+/** The `data:` of an SSE stream's first event that has one (better-sse sends its retry hint first), or null before it is whole. */
+function sseData(text: string): string | null {
+  const blocks = text.split('\n\n');
+  // The last block is not whole yet.
+  for (const block of blocks.slice(0, -1)) {
+    const data = block.split('\n').find((l) => l.startsWith('data: '));
+    if (data) return data.slice(6);
+  }
+  return null;
+}
 
 const sseFirst = (): Promise<FirstMessage> =>
   h2read(running.session, `/sse?${QUERY}&client=big-sse`, (chunks) => {

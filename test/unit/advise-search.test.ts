@@ -652,7 +652,8 @@ describe('advise: the account of what the search did (issue 34)', () => {
   });
 
   it('a report saved mid-search accounts for it as interrupted, in the stage under way', async () => {
-    const { options } = synthetic(WORLD, 5, { budgetSec: 600, target: target300k, transports: all, noise: QUIET });
+    // A budget that reaches the headroom search: the space holds 15,000-row batches on one connection since the server's limit is 100,000.
+    const { options } = synthetic(WORLD, 5, { budgetSec: 900, target: target300k, transports: all, noise: QUIET });
     const saved: Advice[] = [];
     let snapshot: (() => Advice) | null = null;
     await advise({ ...options, onStart: (f) => (snapshot = f), onMeasured: () => saved.push(snapshot!()) });

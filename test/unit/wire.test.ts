@@ -74,7 +74,7 @@ describe('parseStreamParams', () => {
     expect(parseStreamParams({ batch: '', interval: '5' })).toEqual(required);
   });
 
-  it.each(['0', '10001', '1.5', '-5', 'abc', '0x10', 'Infinity', 'NaN', '+5', ' ', '5 rows'])("rejects batch '%s' naming the value and the range", (text) => {
+  it.each(['0', '100001', '1.5', '-5', 'abc', '0x10', 'Infinity', 'NaN', '+5', ' ', '5 rows'])("rejects batch '%s' naming the value and the range", (text) => {
     expect(parseStreamParams({ batch: text })).toEqual({
       ok: false,
       error: {
