@@ -124,7 +124,7 @@ export class RowPool {
   /** How the pool's bytes are text: the car rows are ASCII, a file's events UTF-8 (offsets are bytes either way). */
   private readonly textEncoding: 'latin1' | 'utf8';
   /**
-   * The build, in steps: 53 MB at the default size (40 MB of epochs, 13 MB of tail), about 1 s of one core here. The server
+   * The build, in steps: 53 MB at the default size (40 MB of epochs, 13 MB of tail), about 0.9 s of one core here. The server
    * runs it on the event loop in slices after it starts (`buildInSlices`), so that second is
    * not on the start-up's path; whatever reads the rows first finishes what is left at once.
    */
