@@ -1,6 +1,7 @@
 /** The lab page's per-message parts, which must stay exact: counters, the row ring, the throttle. */
 import { describe, expect, it } from 'vitest';
 import { makeRow, TRANSPORTS, type Row } from '../../protocol/wire.js';
+import { sampleMessages } from '../../web/lab/ceiling.js';
 import { validatePageConfig } from '../../web/lab/config.js';
 import { Counters } from '../../web/lab/counters.js';
 import { fitCell, formatCell, formatLine, formatRow } from '../../web/lab/row-format.js';
@@ -225,5 +226,12 @@ describe('validatePageConfig', () => {
     for (const bad of ['0x10', '0b10', 'Infinity', '', '1e']) {
       expect(() => validatePageConfig({ transport: 'ws', batch: bad }), bad).toThrow(`batch must be an integer from 1 to 100000; got ${JSON.stringify(bad)}`);
     }
+  });
+});
+
+describe("sampleMessages (the decoding ceiling's sample)", () => {
+  it("takes 200 messages up to batch 10,000, and 2 M rows' worth past it: 20 messages of the largest batch, not 2.6 GB", () => {
+    expect([1, 400, 10_000].map(sampleMessages)).toEqual([200, 200, 200]);
+    expect([10_001, 40_000, 100_000].map(sampleMessages)).toEqual([199, 50, 20]);
   });
 });
