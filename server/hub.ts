@@ -18,7 +18,7 @@ import { CATCH_UP_MS } from '../protocol/pacing.js';
 import { recordedSchedule, steadySchedule, type Schedule } from '../protocol/pace.js';
 import { createClock, type ClockKind, type WakeClock } from './clock.js';
 import { deadPeers } from './liveness.js';
-import { FILE_POOL_PART_MAX_BYTES, RowPool } from './rows.js';
+import { RowPool } from './rows.js';
 import { SERVER_CODECS } from './codecs/index.js';
 import { encodingOf } from '../protocol/encodings.js';
 import { MIB, SERVER_DEFAULTS } from './defaults.js';
@@ -177,7 +177,9 @@ export class Hub {
   batchRefusal(params: StreamParams): string | null {
     const max = this.pool.maxBatch;
     if (params.batch <= max) return null;
-    return `batch must be at most ${max} with this server's --rows file: the pool keeps at most ${FILE_POOL_PART_MAX_BYTES / MIB} MiB of its events past their cycle, so a batch is one slice (docs/your-stream.md); got '${params.batch}'`;
+    const part = this.pool.filePartMaxBytes;
+    const bound = part >= MIB ? `${part / MIB} MiB` : `${part} bytes`;
+    return `batch must be at most ${max} with this server's --rows file: the pool keeps at most ${bound} of its events past their cycle, so a batch is one slice (docs/your-stream.md); got '${params.batch}'`;
   }
 
   /** The largest batch this hub's pool serves (RowPool.maxBatch). */

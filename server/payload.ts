@@ -45,6 +45,7 @@ export async function describePayload(pool: RowPool, source: RowsSource | null, 
       nestingDepth: 1,
       chartField,
       recorded,
+      maxBatch: pool.maxBatch,
     };
   }
   return {
@@ -58,5 +59,6 @@ export async function describePayload(pool: RowPool, source: RowsSource | null, 
     nestingDepth: nestingDepth(source.rows.events),
     chartField,
     recorded,
+    maxBatch: pool.maxBatch,
   };
 }

@@ -86,16 +86,16 @@ export interface FilePoolShape {
  * one slice; batches of every size are served up to the tail's events, and a larger batch is
  * refused at the query (Hub.batchRefusal). Each event costs its bytes and a comma.
  */
-export function filePoolShape(eventBytes: readonly number[]): FilePoolShape {
+export function filePoolShape(eventBytes: readonly number[], partMaxBytes = FILE_POOL_PART_MAX_BYTES): FilePoolShape {
   const n = eventBytes.length;
   let fileBytes = 0;
   for (const b of eventBytes) fileBytes += b + 1;
-  const cycles = Math.max(1, Math.min(Math.ceil(POOL_ROWS / n), Math.floor(FILE_POOL_PART_MAX_BYTES / fileBytes)));
+  const cycles = Math.max(1, Math.min(Math.ceil(POOL_ROWS / n), Math.floor(partMaxBytes / fileBytes)));
   // The tail's row t is event t mod n (the cycle is whole files): add events while they fit.
   let tail = 0;
   for (let bytes = 0; tail < STREAM_LIMITS.batch.max; tail++) {
     bytes += eventBytes[tail % n] + 1;
-    if (bytes > FILE_POOL_PART_MAX_BYTES) break;
+    if (bytes > partMaxBytes) break;
   }
   // At least one event, though its UTF-8 be past the bound (the file's bound counts characters).
   return { size: n * cycles, maxBatch: Math.max(1, tail) };
@@ -119,6 +119,8 @@ export class RowPool {
   readonly maxBatch: number;
   /** Rows in the chain: every epoch's, then the next epochs' rows again (`maxBatch` of them) so a batch never wraps. */
   readonly chainRows: number;
+  /** A file pool's bound on the text of its cycle and of its tail (FILE_POOL_PART_MAX_BYTES but in tests), bytes. */
+  readonly filePartMaxBytes: number;
   /** The file's events this pool cycles, or null for the car rows. */
   readonly events: PoolEvents | null;
   /** How the pool's bytes are text: the car rows are ASCII, a file's events UTF-8 (offsets are bytes either way). */
@@ -136,10 +138,23 @@ export class RowPool {
   private base = 0;
   private recorded: RecordingOrWhy | null = null;
 
-  constructor(size: number = POOL_ROWS, epochMs = Date.UTC(2022, 2, 29, 20, 35, 56, 581), epochs = SPEED_EPOCHS, events: PoolEvents | null = null) {
+  constructor(
+    size: number = POOL_ROWS,
+    epochMs = Date.UTC(2022, 2, 29, 20, 35, 56, 581),
+    epochs = SPEED_EPOCHS,
+    events: PoolEvents | null = null,
+    /** A file pool's bound on its cycle and its tail (filePoolShape); smaller in tests. */
+    filePartMaxBytes = FILE_POOL_PART_MAX_BYTES,
+  ) {
     this.events = events;
+    this.filePartMaxBytes = filePartMaxBytes;
     // A file's events have no speed walk: one epoch, the events as the file has them.
-    const shape = events ? filePoolShape(events.rows.texts.map((t) => Buffer.byteLength(t, 'utf8'))) : { size, maxBatch: STREAM_LIMITS.batch.max };
+    const shape = events
+      ? filePoolShape(
+          events.rows.texts.map((t) => Buffer.byteLength(t, 'utf8')),
+          filePartMaxBytes,
+        )
+      : { size, maxBatch: STREAM_LIMITS.batch.max };
     this.size = shape.size;
     this.maxBatch = shape.maxBatch;
     this.epochs = events ? 1 : epochs;
@@ -157,9 +172,9 @@ export class RowPool {
     return this.recorded;
   }
 
-  /** A pool of a file's events (see PoolEvents). */
-  static fromEvents(events: PoolEvents): RowPool {
-    return new RowPool(undefined, undefined, undefined, events);
+  /** A pool of a file's events (see PoolEvents), its cycle and tail each at most `partMaxBytes` of text (filePoolShape). */
+  static fromEvents(events: PoolEvents, partMaxBytes = FILE_POOL_PART_MAX_BYTES): RowPool {
+    return new RowPool(undefined, undefined, undefined, events, partMaxBytes);
   }
 
   /**

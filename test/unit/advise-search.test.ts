@@ -17,6 +17,7 @@ import { advise, adviceBeforeSearch, DEFAULT_HEADROOM_FACTOR, type AdviseOptions
 import { ADVISE_FLAGS, checkAdviseFlags } from '../../puppeteer/advise/options.js';
 import { parseFlags } from '../../protocol/flags.js';
 import { adviceText, notMeasuredOf } from '../../results/advice-words.js';
+import { headroomLimitOf } from '../../results/headroom.js';
 import { confirmScenarioFile } from '../../puppeteer/advise/confirm.js';
 import { expandScenario, parseScenarioText } from '../../protocol/scenario.js';
 import { measured } from '../helpers/v2-fixture.js';
@@ -1051,6 +1052,8 @@ describe('advise: the answer is a set (issue 34)', () => {
     finalists?: number;
     prefer?: AdviseOptions['prefer'];
     headroomFactor?: number;
+    /** The server's largest batch (a --rows pool's: CandidateSpace.maxBatch); absent, LIMITS.batch.max. */
+    maxBatch?: number;
   }) {
     let clock = 0;
     let confirmed = 0;
@@ -1069,7 +1072,7 @@ describe('advise: the answer is a set (issue 34)', () => {
     return advise({
       target: target300k,
       transports: o.transports,
-      space: { ticksMs: [10], connections: [1, 2], workers: [], origins: [1], encodings: ['json'], compression: false },
+      space: { ticksMs: [10], connections: [1, 2], workers: [], origins: [1], encodings: ['json'], compression: false, maxBatch: o.maxBatch },
       budgetSec: 900,
       now: () => clock,
       estimate: { probeSec: () => 6, repeatSec: () => 9 },
@@ -1200,6 +1203,18 @@ describe('advise: the answer is a set (issue 34)', () => {
       /^ {2}Runner-up's headroom: sustained 20 M events\/s with the same tick and connections \(100000 rows every 10 ms\), the most rows per message the server sends/,
     );
     jsonRoundTrips(a);
+  });
+
+  it('a --rows pool’s smaller limit caps the search and is the one named; a report from before the limit was recorded reads 10,000', async () => {
+    const a = await controlled({ transports: ['ws'], cost: (c) => (c.concurrency === 1 ? 1000 : 1500), maxBatch: 5000 });
+    expect(a.headroom).toMatchObject({ batch: 5000, limit: 'message-limit', messageLimit: 5000, atLeast: true });
+    expect(line(a, '  Headroom: ')).toContain('the most rows per message the server sends (5,000): a cap of the lab');
+    // No candidate of the space asks for more than the pool serves.
+    expect(candidateSpace(target300k, ['ws'], { ...DEFAULT_SPACE, maxBatch: 5000 }).every((c) => c.batch <= 5000)).toBe(true);
+    // Written before the headroom's limit and message limit were: derived from its fields, against the limit then.
+    const { limit: _limit, messageLimit: _messageLimit, ...old } = { ...a.headroom!, batch: 10_000, firstPast: null, stopped: null, atLeast: true };
+    expect(headroomLimitOf(old)).toBe('message-limit');
+    expect(headroomLimitOf({ ...old, batch: 8000 })).toBe('search-range');
   });
 
   it('at the default 8× the server’s message limit no longer caps a 3,000-row winner: the search range does, at 24,000 rows', async () => {

@@ -13,6 +13,8 @@ import { eventColumns, parseRowsFile } from '../../protocol/rows-file.js';
 import { arrowCache, ArrowStream } from '../../server/arrow.js';
 import { msgpackHead, msgpackRows } from '../../server/msgpack.js';
 import { describePayload } from '../../server/payload.js';
+import { Hub } from '../../server/hub.js';
+import { poolMismatch } from '../../server/params.js';
 import { FILE_POOL_PART_MAX_BYTES, filePoolShape, POOL_ROWS, RowPool } from '../../server/rows.js';
 import { STREAM_LIMITS } from '../../protocol/wire.js';
 import type { RowsSource } from '../../server/rows-source.js';
@@ -127,7 +129,16 @@ describe('RowPool.fromEvents', () => {
 
   it('describes the car rows too, with no source', async () => {
     const d = await describePayload(new RowPool(200, undefined, 1), null, 'speed');
-    expect(d).toMatchObject({ source: null, sha256: null, format: null, shape: 'array', events: 200, nestingDepth: 1, chartField: 'speed' });
+    expect(d).toMatchObject({
+      source: null,
+      sha256: null,
+      format: null,
+      shape: 'array',
+      events: 200,
+      nestingDepth: 1,
+      chartField: 'speed',
+      maxBatch: STREAM_LIMITS.batch.max,
+    });
     expect(d.fields).toHaveLength(12);
     // About 133 bytes of JSON per car row (the issue's figure).
     expect(d.bytesPerEvent.json).toBeGreaterThan(110);
@@ -164,6 +175,36 @@ describe('filePoolShape: the bound on a file pool', () => {
         ),
       );
       expect(tail, String(bytes.length)).toBeLessThanOrEqual(FILE_POOL_PART_MAX_BYTES);
+    }
+  });
+});
+
+describe('a file pool past its bound', () => {
+  it('serves batches up to its tail, tells /payload, and the routes refuse a larger batch naming it', async () => {
+    const src = source(TRADES);
+    // A bound of about 20 events' text: the cycle is the file once, the tail its first 20-odd events.
+    const part = 2000;
+    const pool = RowPool.fromEvents(src, part);
+    const shape = filePoolShape(
+      src.rows.texts.map((t) => Buffer.byteLength(t, 'utf8')),
+      part,
+    );
+    expect([pool.size, pool.maxBatch]).toEqual([shape.size, shape.maxBatch]);
+    expect(pool.size).toBe(37);
+    expect(pool.maxBatch).toBeLessThan(37);
+    expect(jsonEvents(pool, 1, pool.maxBatch)).toHaveLength(pool.maxBatch);
+    expect((await describePayload(pool, src, 'q')).maxBatch).toBe(pool.maxBatch);
+    const hub = new Hub({ sendBufferLimitBytes: 1 << 20, pool });
+    try {
+      expect(poolMismatch(hub, { batch: pool.maxBatch, interval: 1 })).toBeNull();
+      expect(poolMismatch(hub, { batch: pool.maxBatch + 1, interval: 1 })).toEqual({
+        param: 'batch',
+        value: String(pool.maxBatch + 1),
+        allowed: `an integer from 1 to ${pool.maxBatch} with this --rows file`,
+        message: `batch must be at most ${pool.maxBatch} with this server's --rows file: the pool keeps at most 2000 bytes of its events past their cycle, so a batch is one slice (docs/your-stream.md); got '${pool.maxBatch + 1}'`,
+      });
+    } finally {
+      hub.shutdown();
     }
   });
 });
