@@ -188,11 +188,14 @@ export interface TriedCandidate {
  * What ended a headroom search, so the answer names it: `setup` (the setup stopped sustaining:
  * `firstPast` is the rate where), `not-held` (measured again at its own batch, the setup did not
  * sustain: no headroom shown), `message-limit` (it sustained the most rows per message the server
- * sends, LIMITS.batch.max: a cap of the lab, not of the setup), `search-range` (it sustained the
+ * sends, Headroom.messageLimit: a cap of the lab, not of the setup), `search-range` (it sustained the
  * top of the search's range, `headroomFactor` × its batch), `budget` (the time budget stopped the
  * search), `confirmations` (the search spent its confirmations), `interrupted` (Ctrl-C).
  */
 export type HeadroomLimit = 'setup' | 'not-held' | 'message-limit' | 'search-range' | 'budget' | 'confirmations' | 'interrupted';
+
+/** The server's message limit (LIMITS.batch.max) until 2026-11-29: what a headroom recorded without `messageLimit` was searched under. */
+export const EARLIER_MESSAGE_LIMIT = 10_000;
 
 /** A finalist's headroom: the highest rate it sustains at the same tick and connections, varying rows per message. */
 export interface Headroom {
@@ -209,6 +212,12 @@ export interface Headroom {
   atLeast: boolean;
   /** What ended the search (see HeadroomLimit); absent in earlier reports, where the words derive it. */
   limit?: HeadroomLimit;
+  /**
+   * The most rows per message the server sent in this run: LIMITS.batch.max, or fewer for a
+   * `--rows` file of large events (its pool's largest batch, payload `maxBatch`). Absent in
+   * reports before it: EARLIER_MESSAGE_LIMIT, the limit then.
+   */
+  messageLimit?: number;
   /** The lowest batch found not to sustain above it, with why; null when none was. */
   firstPast: { batch: number; eventsPerSec: number; reason: string } | null;
   probes: number;

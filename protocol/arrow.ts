@@ -108,6 +108,43 @@ export function arrowBatchStart(seq: number, batch: number, poolSize: number): n
 }
 
 /**
+ * The record batches one Arrow size is encoded into, over a pool of `epochs` epochs of
+ * `poolSize` rows (server/rows.ts), and which one a send takes. Either way they hold at most
+ * max(epochs × poolSize, batch) rows, so a size costs no more than the pool's rows once:
+ * - a batch no larger than an epoch: each epoch tiled by `floor(poolSize / batch)` batches
+ *   (arrowBatchStart), and batch `seq` in epoch e is the (seq mod that)-th of epoch e's;
+ * - a larger batch (it spans several seconds of the speed walk): the epochs' rows tiled by
+ *   `floor(epochs × poolSize / batch)` batches, at least one, and a send in epoch e takes the one
+ *   holding that epoch's first row (the last for the epochs past the last whole batch), so the
+ *   speeds it carries include the current second's, as a JSON batch's start does.
+ */
+export interface ArrowTiling {
+  /** Record batches encoded. */
+  readonly count: number;
+  /** The pool's chain row where batch `i` (0 ≤ i < count) starts; its rows are [row(i), row(i) + batch). */
+  row(i: number): number;
+  /** The batch a send of `seq` takes in epoch `epoch`. */
+  index(seq: number, epoch: number): number;
+}
+
+export function arrowTiling(batch: number, poolSize: number, epochs: number): ArrowTiling {
+  if (batch <= poolSize) {
+    const perEpoch = Math.floor(poolSize / batch);
+    return {
+      count: epochs * perEpoch,
+      row: (i) => Math.floor(i / perEpoch) * poolSize + (i % perEpoch) * batch,
+      index: (seq, epoch) => epoch * perEpoch + arrowBatchStart(seq, batch, poolSize) / batch,
+    };
+  }
+  const count = Math.max(1, Math.floor((epochs * poolSize) / batch));
+  return {
+    count,
+    row: (i) => i * batch,
+    index: (_seq, epoch) => Math.min(count - 1, Math.floor((epoch * poolSize) / batch)),
+  };
+}
+
+/**
  * A file's events (`--rows`, protocol/rows-file.ts) in Arrow: one column per field, of the kind
  * eventColumns inferred. The schema says how to make the events back: its metadata key
  * EVENT_SHAPE_KEY holds `array` or `object`, and a field whose metadata has JSON_FIELD_KEY holds

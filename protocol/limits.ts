@@ -13,8 +13,14 @@ export interface Range {
 }
 
 export const LIMITS = {
-  /** Rows per batch. */
-  batch: { min: 1, max: 10_000, integer: true },
+  /**
+   * Rows per batch: the largest message the server sends. 100,000 so that the advisor's headroom
+   * search (up to 8× a winner's batch, puppeteer/advise/search.ts) finds the knee of a 5,000-row
+   * winner, and a tick of half a 100 ms p99 bound carries 2 M events/s on one connection: about
+   * 13 MB of JSON per message. The server's row pool is not this big (server/rows.ts POOL_ROWS):
+   * a larger batch runs on through the next seconds' rows.
+   */
+  batch: { min: 1, max: 100_000, integer: true },
   /** Connections one page opens. */
   concurrency: { min: 1, max: 500, integer: true },
   /** Milliseconds between batches on one connection. */
@@ -89,7 +95,7 @@ export function inRange(n: number, r: Range): boolean {
   return Number.isFinite(n) && n >= r.min && n <= r.max && (!r.integer || Number.isInteger(n));
 }
 
-/** What a range allows, for error messages: "an integer from 1 to 10000". */
+/** What a range allows, for error messages: "an integer from 1 to 100000". */
 export function rangeText(r: Range): string {
   return `${r.integer ? 'an integer' : 'a number'} from ${r.min} to ${r.max}`;
 }

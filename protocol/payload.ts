@@ -34,6 +34,11 @@ export interface PayloadDescription {
    * before it.
    */
   recorded?: { eventsPerSec: number; periodMs: number } | { why: string };
+  /**
+   * The largest batch the server sends of these events: LIMITS.batch.max, or fewer for a rows
+   * file of large events (server/rows.ts filePoolShape); absent in reports before it.
+   */
+  maxBatch?: number;
 }
 
 /** Events in the Arrow record batch whose bytes `bytesPerEvent.arrow` divides (the lab's middle Arrow size). */

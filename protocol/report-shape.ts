@@ -707,6 +707,7 @@ const headroom = obj<Headroom>()({
   eventsPerSec: numOrNull,
   atLeast: bool,
   limit: opt(lit('setup', 'not-held', 'message-limit', 'search-range', 'budget', 'confirmations', 'interrupted')),
+  messageLimit: opt(inRange(LIMITS.batch)),
   firstPast: nullable(obj<NonNullable<Headroom['firstPast']>>()({ batch: num, eventsPerSec: num, reason: str })),
   probes: count,
   confirmations: count,
@@ -866,6 +867,7 @@ export const PAYLOAD_SHAPE = obj<PayloadDescription>()({
   nestingDepth: numIn(0, ROWS_MAX_DEPTH, true),
   chartField: opt(nullable(str)),
   recorded: opt(recordedPace()),
+  maxBatch: opt(inRange(LIMITS.batch)),
 });
 
 /** `payload.recorded`: the recording's figures, or why there is none (told apart by `why`). */

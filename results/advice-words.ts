@@ -27,7 +27,7 @@ import { costReading, judgeRatio, marginText } from './equivalence.js';
 import { driftLines } from './machine-drift.js';
 import { decidingP99Ms } from './sustains.js';
 import { objectiveCost, P99_MARGIN } from './advice-figures.js';
-import { headroomShown, type HeadroomShown } from './headroom.js';
+import { headroomShown, messageLimitOf, type HeadroomShown } from './headroom.js';
 import { costsTable, costText, OBJECTIVE_WORDS, rendererChoice } from './costs.js';
 import { tabWords } from '../protocol/tab-state.js';
 
@@ -258,7 +258,7 @@ export function headroomWords(h: Headroom, c: Candidate, targetRate: number): st
     case 'setup':
       return `keeps up to ${got}${past}: there the setup stops sustaining.`;
     case 'message-limit':
-      return `sustained ${got}, the most rows per message the server sends (${LIMITS.batch.max.toLocaleString('en-US')}): a cap of the lab, not of the setup, whose own limit lies above it, not measured.`;
+      return `sustained ${got}, the most rows per message the server sends (${messageLimitOf(h).toLocaleString('en-US')}): a cap of the lab, not of the setup, whose own limit lies above it, not measured.`;
     case 'search-range':
       return `sustained ${got}, the largest message the search tried: its own limit lies above it, not measured.`;
     default: {

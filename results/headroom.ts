@@ -3,15 +3,19 @@
  * of it: the answer's Headroom lines (advice-words.ts) and the finalists' costs table's cell
  * (costs.ts). Pure.
  */
-import type { Headroom, HeadroomLimit } from '../protocol/advice.js';
-import { LIMITS } from '../protocol/limits.js';
+import { EARLIER_MESSAGE_LIMIT, type Headroom, type HeadroomLimit } from '../protocol/advice.js';
+
+/** The most rows per message the server sent when the search ran: recorded, or for reports written before it was, the limit then. */
+export function messageLimitOf(h: Headroom): number {
+  return h.messageLimit ?? EARLIER_MESSAGE_LIMIT;
+}
 
 /** What ended a headroom search: recorded, or for reports written before it was, read from its other fields. */
 export function headroomLimitOf(h: Headroom): HeadroomLimit {
   if (h.limit) return h.limit;
   if (h.batch === null || (h.firstPast && h.firstPast.batch <= h.batch)) return 'not-held';
   if (h.stopped) return h.stopped;
-  if (h.atLeast) return h.batch >= LIMITS.batch.max ? 'message-limit' : 'search-range';
+  if (h.atLeast) return h.batch >= messageLimitOf(h) ? 'message-limit' : 'search-range';
   return 'setup';
 }
 

@@ -1,7 +1,7 @@
 /**
  * A file's events (`--rows`) as one Arrow table, the counterpart of poolTableSteps (arrow.ts) for
  * the car rows: one column per field, of the kind protocol/rows-file.ts eventColumns inferred, the
- * events cycled as the pool cycles them (rows.ts eventPoolSize). The schema carries what the page
+ * events cycled as the pool cycles them (rows.ts filePoolShape: the cycle, or the tail where that is longer). The schema carries what the page
  * needs to make the events back (protocol/arrow.ts EVENT_SHAPE_KEY, JSON_FIELD_KEY).
  *
  * Each column is written straight into its Arrow buffers (a typed array, a validity bitmap, a

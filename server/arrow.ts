@@ -1,15 +1,17 @@
 /**
  * Arrow IPC for `encoding: arrow` (protocol/arrow.ts has the format). Every record batch a
  * stream of one batch size can send is encoded once, before the first stream of that size
- * opens: the pool's rows of every speed epoch, cut into the `floor(size / batch)` whole batches
- * that tile an epoch (arrowBatchStart), written through one IPC stream writer so they share one
- * schema and one set of dictionaries. A tick then writes a 24-byte head and a zero-copy slice of
- * that buffer.
+ * opens: the pool's rows of every speed epoch, cut into whole batches (protocol/arrow.ts
+ * arrowTiling: those that tile an epoch, or for a batch larger than an epoch those that tile
+ * the epochs' rows), written through one IPC stream writer so they share one schema and one set
+ * of dictionaries. A tick then writes a 24-byte head and a zero-copy slice of that buffer.
  *
- * Memory: at most `epochs × size` rows per batch size held (30 × 10,000 = 300,000), about 51
- * bytes a row in Arrow (see ARROW_COLUMN_TYPES) and 720 bytes per record batch: 15 MB at batch
- * 400 and at 10,000, 28 MB at the smallest Arrow batch (16), plus the pool as one Arrow table
- * (about 15 MB), kept for the next batch size. The sizes held are an LRU with a byte budget
+ * Memory: at most max(epochs × size, batch) rows per batch size held (30 × 10,000 = 300,000 for
+ * the car rows, at batch 100,000 as at 400), about 51 bytes a row in Arrow (see
+ * ARROW_COLUMN_TYPES) and 720 bytes per record batch: 15 MB at batch 400, 10,000 and 100,000, 28
+ * MB at the smallest Arrow batch (16), plus the pool as one Arrow table (about 15 MB; for a file,
+ * of its cycle or its tail's events, whichever is more), kept for the next batch size. The sizes
+ * held are an LRU with a byte budget
  * (ArrowCache; ARROW_CACHE in defaults.ts), and every build runs in slices of a few ms with the
  * event loop free between them: a new size costs other streams no stall. The first Arrow
  * stream of the server waits 1-4 s for the table and each new size 0.1-2 s more (2 cores,
@@ -35,7 +37,7 @@ import {
   type DataType,
   type Vector,
 } from 'apache-arrow';
-import { ARROW_COLUMN_TYPES, ARROW_HEAD_BYTES, arrowBatchStart, arrowValue, writeArrowHead, type ArrowColumnType } from '../protocol/arrow.js';
+import { ARROW_COLUMN_TYPES, ARROW_HEAD_BYTES, arrowTiling, arrowValue, writeArrowHead, type ArrowColumnType, type ArrowTiling } from '../protocol/arrow.js';
 import { ROW_COLUMNS, type Row } from '../protocol/wire.js';
 import { eventsTableSteps } from './arrow-events.js';
 import { ARROW_CACHE } from './defaults.js';
@@ -147,9 +149,8 @@ function* dictionaryVector(values: string[]): Steps<Vector> {
   return makeVector(makeData({ type: new Dictionary(new Utf8(), new Int8()), length: values.length, data: indices, dictionary }));
 }
 
-/** The pool's rows of every epoch (chain rows [0, epochs × size)) as one Arrow table of one record batch, in steps. */
-export function* poolTableSteps(pool: RowPool): Steps<Table> {
-  const n = pool.epochs * pool.size;
+/** The pool's first `n` chain rows (by default every epoch's: [0, epochs × size)) as one Arrow table of one record batch, in steps. */
+export function* poolTableSteps(pool: RowPool, n = pool.epochs * pool.size): Steps<Table> {
   const types = ROW_COLUMNS.map((name) => ARROW_COLUMN_TYPES[name]);
   const numeric = types.map((t) => numericArray(t, n));
   const text = types.map((_, c) => (numeric[c] ? null : new Array<string>(n)));
@@ -176,9 +177,19 @@ export function* poolTableSteps(pool: RowPool): Steps<Table> {
   return new Table(vectors);
 }
 
+/**
+ * Rows of the table every Arrow size of `pool` is cut from: every epoch's, or the pool's largest
+ * batch where that is more (a file's cycle shorter than its tail, a test's small pool), so that
+ * the one batch arrowTiling makes of a batch larger than the epochs is a slice of it.
+ */
+export function tableRows(pool: RowPool): number {
+  return Math.max(pool.epochs * pool.size, pool.maxBatch);
+}
+
 /** The pool's table, in steps: the car rows' columns, or a file's events' (arrow-events.ts). */
 function tableSteps(pool: RowPool): Steps<Table> {
-  return pool.events ? eventsTableSteps(pool.events, pool.epochs * pool.size) : poolTableSteps(pool);
+  const rows = tableRows(pool);
+  return pool.events ? eventsTableSteps(pool.events, rows) : poolTableSteps(pool, rows);
 }
 
 /** Bytes of the record batch message of `table` (one record batch), schema and dictionaries left out: what a stream sends per batch. */
@@ -191,7 +202,7 @@ export function recordBatchBytes(table: Table): number {
   return last.end - last.start;
 }
 
-/** The pool as one Arrow table, built at once (tests and benches). */
+/** The pool as one Arrow table (tableRows long), built at once (tests and benches). */
 export function poolTable(pool: RowPool): Table {
   return runAtOnce(tableSteps(pool));
 }
@@ -242,46 +253,41 @@ const MESSAGES_PER_STEP = 500;
 
 /** Every batch one batch size sends, encoded: the stream's preamble and each record batch message. */
 export class ArrowBatches {
-  /** Batches per epoch: floor(pool size / batch). */
-  readonly perEpoch: number;
-
   private constructor(
     private readonly pool: RowPool,
     readonly batch: number,
+    /** Which record batch a send takes (protocol/arrow.ts arrowTiling). */
+    private readonly tiling: ArrowTiling,
     private readonly bytes: Buffer,
     /** The schema and dictionary messages: what a stream's first message carries before its batch. */
     readonly preamble: Buffer,
     private readonly starts: Uint32Array,
     private readonly ends: Uint32Array,
-  ) {
-    this.perEpoch = Math.floor(pool.size / batch);
-  }
+  ) {}
 
-  /** Encodes every batch of `batch` rows from `table` (the pool's, poolTableSteps), in steps. */
+  /** Encodes every batch of `batch` rows from `table` (the pool's, tableRows long), in steps. */
   static *build(table: Table, pool: RowPool, batch: number): Steps<ArrowBatches> {
-    const perEpoch = Math.floor(pool.size / batch);
-    const count = pool.epochs * perEpoch;
+    const tiling = arrowTiling(batch, pool.size, pool.epochs);
+    const count = tiling.count;
     const sink = new WriteSink();
     const writer = new RecordBatchStreamWriter().reset(sink);
     let preamble: Buffer | null = null;
     const messages: Buffer[] = [];
-    for (let e = 0; e < pool.epochs; e++) {
-      for (let j = 0; j < perEpoch; j++) {
-        const from = e * pool.size + j * batch;
-        writer.write(table.slice(from, from + batch).batches[0]);
-        const written = sink.take();
-        const parts = splitMessages(written);
-        const last = parts[parts.length - 1];
-        // Every batch shares the one table's dictionaries, so the writer sends them once, with the schema, before the first.
-        if (last?.kind !== 'batch' || last.end !== written.byteLength || (preamble !== null && parts.length !== 1)) {
-          throw new Error(
-            `Arrow IPC: write ${messages.length} gave ${parts.map((m) => m.kind).join(', ')}, expected ${preamble ? 'one record batch' : 'the schema and dictionaries, then a record batch'}`,
-          );
-        }
-        preamble ??= written.subarray(0, last.start);
-        messages.push(written.subarray(last.start));
-        yield;
+    for (let i = 0; i < count; i++) {
+      const from = tiling.row(i);
+      writer.write(table.slice(from, from + batch).batches[0]);
+      const written = sink.take();
+      const parts = splitMessages(written);
+      const last = parts[parts.length - 1];
+      // Every batch shares the one table's dictionaries, so the writer sends them once, with the schema, before the first.
+      if (last?.kind !== 'batch' || last.end !== written.byteLength || (preamble !== null && parts.length !== 1)) {
+        throw new Error(
+          `Arrow IPC: write ${messages.length} gave ${parts.map((m) => m.kind).join(', ')}, expected ${preamble ? 'one record batch' : 'the schema and dictionaries, then a record batch'}`,
+        );
       }
+      preamble ??= written.subarray(0, last.start);
+      messages.push(written.subarray(last.start));
+      yield;
     }
     let total = 0;
     for (const m of messages) total += m.byteLength;
@@ -294,12 +300,12 @@ export class ArrowBatches {
       ends[i] = at;
       if (i % MESSAGES_PER_STEP === 0) yield;
     }
-    return new ArrowBatches(pool, batch, bytes, Buffer.from(preamble ?? []), starts, ends);
+    return new ArrowBatches(pool, batch, tiling, bytes, Buffer.from(preamble ?? []), starts, ends);
   }
 
   /** Record batch message of batch `seq` in the pool's current epoch (zero-copy). */
   message(seq: number): Buffer {
-    const i = this.pool.epoch * this.perEpoch + arrowBatchStart(seq, this.batch, this.pool.size) / this.batch;
+    const i = this.tiling.index(seq, this.pool.epoch);
     return this.bytes.subarray(this.starts[i], this.ends[i]);
   }
 
@@ -316,8 +322,7 @@ const ROW_BYTES = 51;
 
 /** The bytes the batches of one size will hold, before they are built (to keep a build within the budget). */
 export function estimatedBytes(pool: RowPool, batch: number): number {
-  const messages = pool.epochs * Math.floor(pool.size / batch);
-  return messages * (BATCH_OVERHEAD_BYTES + batch * ROW_BYTES);
+  return arrowTiling(batch, pool.size, pool.epochs).count * (BATCH_OVERHEAD_BYTES + batch * ROW_BYTES);
 }
 
 export interface ArrowCacheLimits {

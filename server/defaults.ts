@@ -47,8 +47,10 @@ export const SERVER_DEFAULTS: {
    * (pollWaitBytes), 128 at the per-stream one. A page that keeps up holds a message or two per stream (at most about 2 MB at batch
    * 10,000), so the heaviest lab page on one session (30 connections of scenarios.json's
    * headline-connections) stays under it even with every stream a whole message behind; only a
-   * page already shedding per stream reaches it. Without it, 250 zero-window streams on one
-   * connection held 1.4 GB (issue 31).
+   * page already shedding per stream reaches it. At the largest batch (100,000 rows, about 13 MB
+   * of JSON a message) nine streams on one session each a whole message behind reach it, which is
+   * more than the advisor's 8 connections a message each; a page that far behind is not
+   * sustaining anyway. Without it, 250 zero-window streams on one connection held 1.4 GB (issue 31).
    */
   connectionBufferLimitBytes: 128 * MIB,
   /**
@@ -86,10 +88,11 @@ export const COMPRESSION_LEVEL = 1;
 
 /**
  * The Arrow batches the server keeps encoded (server/arrow.ts), a least-recently-used cache of
- * batch sizes: every size in use costs its rows once more (300,000 rows at about 51 bytes) and
- * 720 bytes per record batch, 15 MB at batch 400 and 28 MB at the smallest Arrow batch (16,
- * protocol/wire.ts ARROW_BATCH). A sweep or advise probe uses one size at a time, and
- * scenarios.json three in all (400, 4,000, 10,000).
+ * batch sizes: every size in use costs its rows once more (300,000 rows at about 51 bytes, at
+ * batch 100,000 as at 400: protocol/arrow.ts arrowTiling) and 720 bytes per record batch, 15 MB
+ * at batch 400 and 100,000 and 28 MB at the smallest Arrow batch (16, protocol/wire.ts
+ * ARROW_BATCH). A sweep or advise probe uses one size at a time, and scenarios.json three in all
+ * (400, 4,000, 10,000); an advise headroom search a few more, one after another.
  * - maxSizes: 4 sizes, the lab's three and one more.
  * - maxBytes: 4 of the largest (28 MB each, 114 MB) fit; a fifth size evicts the least recently
  *   used size that no stream uses. When every held size is in use (or was used in the last

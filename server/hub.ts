@@ -21,7 +21,7 @@ import { deadPeers } from './liveness.js';
 import { RowPool } from './rows.js';
 import { SERVER_CODECS } from './codecs/index.js';
 import { encodingOf } from '../protocol/encodings.js';
-import { SERVER_DEFAULTS } from './defaults.js';
+import { MIB, SERVER_DEFAULTS } from './defaults.js';
 import type { MessageCompressor } from './compress.js';
 
 export interface Sink {
@@ -167,6 +167,24 @@ export class Hub {
     if (params.pace !== 'recorded') return null;
     const r = this.pool.recording;
     return 'why' in r ? `pace=recorded replays a --rows file's recorded times, and ${r.why}` : null;
+  }
+
+  /**
+   * Why a stream's batch cannot be cut from this hub's pool in one piece (a --rows file whose
+   * events are too large for a tail of that many: rows.ts filePoolShape), in words the route
+   * answers with a 400; null when it can. The car rows serve every batch the stream limits allow.
+   */
+  batchRefusal(params: StreamParams): string | null {
+    const max = this.pool.maxBatch;
+    if (params.batch <= max) return null;
+    const part = this.pool.filePartMaxBytes;
+    const bound = part >= MIB ? `${part / MIB} MiB` : `${part} bytes`;
+    return `batch must be at most ${max} with this server's --rows file: the pool keeps at most ${bound} of its events past their cycle, so a batch is one slice (docs/your-stream.md); got '${params.batch}'`;
+  }
+
+  /** The largest batch this hub's pool serves (RowPool.maxBatch). */
+  get maxBatch(): number {
+    return this.pool.maxBatch;
   }
 
   private scheduleFor(params: StreamParams): Schedule {

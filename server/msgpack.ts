@@ -106,8 +106,9 @@ export function msgpackBytesPerEvent(pool: RowPool): number {
 }
 
 /**
- * The msgpack rows of batch `seq`. The pool is encoded on first use (about 1.7 s here (2026-11-29) for its
- * 310,000 chain rows on the development VM), so servers that never see msgpack never pay.
+ * The msgpack rows of batch `seq`. The pool is encoded on first use (about 1.7 s on the development VM
+ * for the 310,000 chain rows of the 10,000-row limit; 400,000 since the tail holds the largest batch,
+ * 100,000 rows), so servers that never see msgpack never pay.
  */
 export function msgpackRows(pool: RowPool, seq: number, batch: number): Buffer {
   let rows = encoded.get(pool);

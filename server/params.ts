@@ -68,18 +68,24 @@ export function withCompressionOf(transport: Transport, validate: PreValidation)
   };
 }
 
-/** The refusal of a `pace` the hub cannot keep (`recorded` over rows with no recorded times); null when it can. */
-export function paceMismatch(hub: Hub, params: StreamParams): ParamError | null {
+/**
+ * The refusal of a stream the hub's pool cannot serve: a `pace` it cannot keep (`recorded` over
+ * rows with no recorded times), or a batch larger than its pool serves in one piece (a --rows file
+ * of large events: Hub.batchRefusal); null when it can.
+ */
+export function poolMismatch(hub: Hub, params: StreamParams): ParamError | null {
+  const tooLarge = hub.batchRefusal(params);
+  if (tooLarge !== null) return paramError('batch', String(params.batch), `an integer from 1 to ${hub.maxBatch} with this --rows file`, () => tooLarge);
   const why = hub.paceRefusal(params);
   return why === null ? null : paramError('pace', params.pace ?? null, 'steady; recorded with a --rows file whose events carry times', () => why);
 }
 
-/** preValidation: `validate`, then the pace (paceMismatch), for a route that does not go through prepareStream. */
-export function withPaceOf(hub: Hub, validate: PreValidation): PreValidation {
+/** preValidation: `validate`, then what the pool serves (poolMismatch), for a route that does not go through prepareStream. */
+export function withPoolOf(hub: Hub, validate: PreValidation): PreValidation {
   return async (request, reply) => {
     await validate(request, reply);
     if (reply.sent) return;
-    const mismatch = paceMismatch(hub, request.stream);
+    const mismatch = poolMismatch(hub, request.stream);
     if (mismatch) await reply.code(400).send({ error: 'bad-parameter', ...mismatch });
   };
 }
@@ -98,7 +104,7 @@ export interface StreamRefusal {
  * cache beside the sizes in use) gets a 503. Null when the stream may open.
  */
 export async function prepareStream(hub: Hub, params: StreamParams): Promise<StreamRefusal | null> {
-  const small = encodingBatchMismatch(params) ?? paceMismatch(hub, params);
+  const small = encodingBatchMismatch(params) ?? poolMismatch(hub, params);
   if (small) return { status: 400, body: { error: 'bad-parameter', ...small } };
   try {
     await hub.prepare(params);

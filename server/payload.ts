@@ -10,7 +10,7 @@ import { recordedEventsPerSec } from '../protocol/pace.js';
 import { fieldNames, nestingDepth } from '../protocol/rows-file.js';
 import { ROW_COLUMNS } from '../protocol/wire.js';
 import { msgpackBytesPerEvent } from './msgpack.js';
-import { RowPool } from './rows.js';
+import type { RowPool } from './rows.js';
 import type { RowsSource } from './rows-source.js';
 
 /** Mean bytes per event of `rows(0, n)`: n events joined by n − 1 commas, so each event and its comma. */
@@ -19,16 +19,15 @@ const perEvent = (bytes: number, n: number) => (bytes + 1) / n;
 async function arrowBytesPerEvent(pool: RowPool): Promise<number> {
   const arrow = await import('./arrow.js');
   const { eventsTableSteps } = await import('./arrow-events.js');
-  const table = pool.events
-    ? arrow.runAtOnce(eventsTableSteps(pool.events, PAYLOAD_ARROW_BATCH))
-    : arrow.poolTable(new RowPool(PAYLOAD_ARROW_BATCH, undefined, 1));
+  // The pool's first rows: epoch 0 of the car rows is exactly makeRow, whatever the pool's size.
+  const table = arrow.runAtOnce(pool.events ? eventsTableSteps(pool.events, PAYLOAD_ARROW_BATCH) : arrow.poolTableSteps(pool, PAYLOAD_ARROW_BATCH));
   return arrow.recordBatchBytes(table) / PAYLOAD_ARROW_BATCH;
 }
 
 export async function describePayload(pool: RowPool, source: RowsSource | null, chartField: string | null): Promise<PayloadDescription> {
   const n = pool.events ? pool.events.rows.events.length : pool.size;
   const bytesPerEvent = {
-    json: perEvent(pool.rows(0, n).byteLength, n),
+    json: perEvent(pool.firstRowsBytes(n), n),
     msgpack: msgpackBytesPerEvent(pool),
     arrow: await arrowBytesPerEvent(pool),
   };
@@ -46,6 +45,7 @@ export async function describePayload(pool: RowPool, source: RowsSource | null, 
       nestingDepth: 1,
       chartField,
       recorded,
+      maxBatch: pool.maxBatch,
     };
   }
   return {
@@ -59,5 +59,6 @@ export async function describePayload(pool: RowPool, source: RowsSource | null, 
     nestingDepth: nestingDepth(source.rows.events),
     chartField,
     recorded,
+    maxBatch: pool.maxBatch,
   };
 }

@@ -5,8 +5,11 @@
  * So that the page's live aggregate (max speed per second) means something, each row's
  * `speed` follows a random walk: the pool holds `epochs` versions of its rows, one per second
  * of a cycle, that differ only in their speeds. Epoch e's rows sit at [e·size, (e+1)·size) of
- * one buffer, followed by epoch 0's rows again, so batch `seq` of size `b` in epoch e is rows
- * `[e·size + (seq·b) mod size, … + b)`, contiguous even where it wraps into the next epoch.
+ * one buffer (the chain), followed by a tail of the next epochs' rows again (epoch 0's, 1's, …,
+ * `maxBatch` rows in all), so batch `seq` of size `b` in epoch e is chain rows
+ * `[e·size + (seq·b) mod size, … + b)`, contiguous even where it runs past the last epoch.
+ * A batch larger than the pool (up to STREAM_LIMITS.batch.max, 10× POOL_ROWS) runs on through the
+ * next seconds' rows, so it holds each row id several times, with that second's speed each time.
  * The hub picks the epoch once per tick from the wall clock (`useEpochAt`), so a tick still
  * costs nothing per event, and every connection sends the same speeds in the same second.
  * The walks are closed (they end where they start) so the cycle has no jump, and seeded, so
@@ -14,11 +17,27 @@
  */
 import { recordingOf, type RecordingOrWhy } from '../protocol/pace.js';
 import { mulberry32 } from '../protocol/random.js';
-import type { EventColumn, RowsFile } from '../protocol/rows-file.js';
+import { ROWS_FILE_MAX_BYTES, type EventColumn, type RowsFile } from '../protocol/rows-file.js';
 import { makeRow, SPEED_COLUMN, STREAM_LIMITS, type Row } from '../protocol/wire.js';
 
 /** Seconds in one cycle of the speed walk: each costs the pool's bytes once more in memory. */
 export const SPEED_EPOCHS = 30;
+
+/**
+ * Rows in the car pool: the devices the speed walk moves, each once per epoch (30 × 10,000 rows,
+ * 40 MB of JSON). Also the fewest events a file's pool cycles to. It is not the largest batch: the
+ * chain's tail (RowPool.maxBatch) is what lets a batch of up to STREAM_LIMITS.batch.max rows stay
+ * one slice, for 13 MB more, where a pool of the largest batch's rows would cost 10× the 40 MB.
+ */
+export const POOL_ROWS = 10_000;
+
+/**
+ * The most text a file's pool holds in its cycle, and again in its tail: the bound a rows file
+ * itself has (ROWS_FILE_MAX_BYTES), so a pool's chain is at most twice that, whatever the size of
+ * its events. A file of a few large events would otherwise cycle to POOL_ROWS of them, and its
+ * tail to 100,000 more: a file of one hundred 1 MB events made a 10 GB cycle before this bound.
+ */
+export const FILE_POOL_PART_MAX_BYTES = ROWS_FILE_MAX_BYTES;
 
 /** Per-second step of the citywide speed level (km/h, sd), which moves every device's speed. */
 const LEVEL_STEP = 3;
@@ -50,13 +69,36 @@ export interface PoolEvents {
   columns: EventColumn[];
 }
 
+/** How a file's pool is laid out (filePoolShape). */
+export interface FilePoolShape {
+  /** Events in the cycle: the file's, repeated a whole number of times. */
+  size: number;
+  /** Events in the tail after it, the cycle's first ones again: the largest batch the pool serves. */
+  maxBatch: number;
+}
+
 /**
- * Events in a pool from a file: the file's events, cycled until a batch of the largest size
- * fits in it (a file of 50 events makes a pool of 10,000: 200 cycles), so batches of every size
- * (Arrow's tile the pool: protocol/arrow.ts arrowBatchStart) are the next events of the cycle.
+ * A file's pool, from the bytes of each event's text (`eventBytes[i]`, without its comma): the
+ * file's events cycled until there are POOL_ROWS of them (a file of 50 events makes a cycle of
+ * 10,000: 200 times), but no further than FILE_POOL_PART_MAX_BYTES of text (at least once), then
+ * a tail of the cycle's first events again, up to STREAM_LIMITS.batch.max events or
+ * FILE_POOL_PART_MAX_BYTES, whichever comes first. A batch is then the next events of the cycle,
+ * one slice; batches of every size are served up to the tail's events, and a larger batch is
+ * refused at the query (Hub.batchRefusal). Each event costs its bytes and a comma.
  */
-export function eventPoolSize(events: number): number {
-  return events * Math.ceil(STREAM_LIMITS.batch.max / events);
+export function filePoolShape(eventBytes: readonly number[], partMaxBytes = FILE_POOL_PART_MAX_BYTES): FilePoolShape {
+  const n = eventBytes.length;
+  let fileBytes = 0;
+  for (const b of eventBytes) fileBytes += b + 1;
+  const cycles = Math.max(1, Math.min(Math.ceil(POOL_ROWS / n), Math.floor(partMaxBytes / fileBytes)));
+  // The tail's row t is event t mod n (the cycle is whole files): add events while they fit.
+  let tail = 0;
+  for (let bytes = 0; tail < STREAM_LIMITS.batch.max; tail++) {
+    bytes += eventBytes[tail % n] + 1;
+    if (bytes > partMaxBytes) break;
+  }
+  // At least one event, though its UTF-8 be past the bound (the file's bound counts characters).
+  return { size: n * cycles, maxBatch: Math.max(1, tail) };
 }
 
 /** What a pool is built into: the chain's bytes and where each chain row starts and ends. */
@@ -67,17 +109,24 @@ interface Built {
 }
 
 export class RowPool {
-  /** Rows in the pool; batches never exceed it, so a batch never repeats a row. */
+  /** Rows in one epoch of the pool (a file's: events in its cycle). A batch may be larger: it runs on into the next epochs' rows. */
   readonly size: number;
   readonly epochs: number;
-  /** Rows in the chain: every epoch's, then epoch 0's first rows again (as many as the largest batch) so a batch never wraps. */
+  /**
+   * The largest batch this pool serves as one slice: the rows of its chain's tail.
+   * STREAM_LIMITS.batch.max for the car rows; a file's tail may hold fewer (filePoolShape).
+   */
+  readonly maxBatch: number;
+  /** Rows in the chain: every epoch's, then the next epochs' rows again (`maxBatch` of them) so a batch never wraps. */
   readonly chainRows: number;
+  /** A file pool's bound on the text of its cycle and of its tail (FILE_POOL_PART_MAX_BYTES but in tests), bytes. */
+  readonly filePartMaxBytes: number;
   /** The file's events this pool cycles, or null for the car rows. */
   readonly events: PoolEvents | null;
   /** How the pool's bytes are text: the car rows are ASCII, a file's events UTF-8 (offsets are bytes either way). */
   private readonly textEncoding: 'latin1' | 'utf8';
   /**
-   * The build, in steps: 41 MB at the default size, about 0.8 s of one core here. The server
+   * The build, in steps: 53 MB at the default size (40 MB of epochs, 13 MB of tail), about 0.9 s of one core here. The server
    * runs it on the event loop in slices after it starts (`buildInSlices`), so that second is
    * not on the start-up's path; whatever reads the rows first finishes what is left at once.
    */
@@ -90,18 +139,28 @@ export class RowPool {
   private recorded: RecordingOrWhy | null = null;
 
   constructor(
-    size: number = STREAM_LIMITS.batch.max,
+    size: number = POOL_ROWS,
     epochMs = Date.UTC(2022, 2, 29, 20, 35, 56, 581),
     epochs = SPEED_EPOCHS,
     events: PoolEvents | null = null,
+    /** A file pool's bound on its cycle and its tail (filePoolShape); smaller in tests. */
+    filePartMaxBytes = FILE_POOL_PART_MAX_BYTES,
   ) {
     this.events = events;
+    this.filePartMaxBytes = filePartMaxBytes;
     // A file's events have no speed walk: one epoch, the events as the file has them.
-    this.size = events ? eventPoolSize(events.rows.texts.length) : size;
+    const shape = events
+      ? filePoolShape(
+          events.rows.texts.map((t) => Buffer.byteLength(t, 'utf8')),
+          filePartMaxBytes,
+        )
+      : { size, maxBatch: STREAM_LIMITS.batch.max };
+    this.size = shape.size;
+    this.maxBatch = shape.maxBatch;
     this.epochs = events ? 1 : epochs;
-    this.chainRows = this.epochs * this.size + Math.min(this.size, STREAM_LIMITS.batch.max);
+    this.chainRows = this.epochs * this.size + this.maxBatch;
     this.textEncoding = events ? 'utf8' : 'latin1';
-    this.steps = events ? eventSteps(events.rows.texts, this.chainRows) : buildSteps(size, epochMs, epochs);
+    this.steps = events ? eventSteps(events.rows.texts, this.chainRows) : buildSteps(size, epochMs, epochs, this.chainRows);
   }
 
   /** The file's recorded times as a cycle (`pace=recorded`, protocol/pace.ts), or why there is none; worked out on first use. */
@@ -113,9 +172,9 @@ export class RowPool {
     return this.recorded;
   }
 
-  /** A pool of a file's events (see PoolEvents). */
-  static fromEvents(events: PoolEvents): RowPool {
-    return new RowPool(undefined, undefined, undefined, events);
+  /** A pool of a file's events (see PoolEvents), its cycle and tail each at most `partMaxBytes` of text (filePoolShape). */
+  static fromEvents(events: PoolEvents, partMaxBytes = FILE_POOL_PART_MAX_BYTES): RowPool {
+    return new RowPool(undefined, undefined, undefined, events, partMaxBytes);
   }
 
   /**
@@ -159,6 +218,8 @@ export class RowPool {
 
   /** The chain row batch `seq` at size `batch` starts at, in the current epoch; its rows are [first, first + batch). */
   firstRow(seq: number, batch: number): number {
+    // The routes refuse a larger batch (Hub.batchRefusal); past the tail a slice would silently run short.
+    if (batch > this.maxBatch) throw new Error(`batch ${batch} is more than the pool's largest, ${this.maxBatch}`);
     return this.base + ((seq * batch) % this.size);
   }
 
@@ -170,9 +231,15 @@ export class RowPool {
 
   /** The rows of batch `seq` at size `batch` in the current epoch, as `row,row,…,row` (no brackets). Zero-copy. */
   rows(seq: number, batch: number): Buffer {
-    const { bytes, starts, ends } = this.b;
     const first = this.firstRow(seq, batch);
+    const { bytes, starts, ends } = this.b;
     return bytes.subarray(starts[first], ends[first + batch - 1]);
+  }
+
+  /** Bytes of chain rows [0, n) with the commas between them: the JSON text of the pool's first n rows (n at most chainRows). */
+  firstRowsBytes(n: number): number {
+    const { starts, ends } = this.b;
+    return ends[n - 1] - starts[0];
   }
 
   /**
@@ -195,7 +262,7 @@ export class RowPool {
  * ROWS_PER_STEP rows, each joined and encoded in its own step, and the pieces joined by commas
  * at the end: the same bytes as one join of every row.
  */
-function* buildSteps(size: number, epochMs: number, epochs: number): Generator<void, Built, void> {
+function* buildSteps(size: number, epochMs: number, epochs: number, chain: number): Generator<void, Built, void> {
   const random = mulberry32(0x5eed);
   const level = closedWalk(epochs, LEVEL_STEP, random);
   const parts: { head: string; tail: string; speeds: string[] }[] = [];
@@ -210,7 +277,6 @@ function* buildSteps(size: number, epochMs: number, epochs: number): Generator<v
     parts.push({ head, tail, speeds });
     if ((i + 1) % ROWS_PER_STEP === 0) yield;
   }
-  const chain = epochs * size + Math.min(size, STREAM_LIMITS.batch.max);
   const starts = new Uint32Array(chain);
   const ends = new Uint32Array(chain);
   const pieces: Buffer[] = [];

@@ -39,6 +39,11 @@ export interface CandidateSpace {
   compression: boolean;
   /** The events are a `--rows` file's: encodings that cannot carry them (grpc-web's protobuf rows) are left out (carriesFileEvents). */
   fileEvents?: boolean;
+  /**
+   * The largest batch the server sends of these events (its /payload `maxBatch`: fewer than
+   * LIMITS.batch.max for a `--rows` file of large events); absent: LIMITS.batch.max.
+   */
+  maxBatch?: number;
 }
 
 export const DEFAULT_SPACE: CandidateSpace = {
@@ -146,12 +151,12 @@ export function withBatch(c: Candidate, batch: number): Candidate {
 
 /**
  * The batch that offers `rate` at this tick on `connections`, or null when none does within
- * MAX_OVERSHOOT (a fraction of a row per message), or past the server's batch limit.
+ * MAX_OVERSHOOT (a fraction of a row per message), or past the server's batch limit (`maxBatch`).
  */
-export function batchFor(rate: number, tickMs: number, connections: number): number | null {
+export function batchFor(rate: number, tickMs: number, connections: number, maxBatch: number = LIMITS.batch.max): number | null {
   const exact = (rate * tickMs) / (1000 * connections);
   const batch = Math.ceil(exact - 1e-9);
-  if (batch < LIMITS.batch.min || batch > LIMITS.batch.max || batch / exact - 1 > MAX_OVERSHOOT) return null;
+  if (batch < LIMITS.batch.min || batch > maxBatch || batch / exact - 1 > MAX_OVERSHOOT) return null;
   return batch;
 }
 
@@ -174,7 +179,7 @@ export function candidateSpace(
     const cap = TRANSPORT_INFO[transport].perHostCap ?? Number.POSITIVE_INFINITY;
     for (const concurrency of space.connections.filter((n) => n <= cap)) {
       const shapes = ticks.flatMap((tick) => {
-        const batch = batchFor(target.eventsPerSec, tick, concurrency);
+        const batch = batchFor(target.eventsPerSec, tick, concurrency, space.maxBatch);
         return batch === null ? [] : [{ intervalMs: tick, batch }];
       });
       if (!shapes.length) {

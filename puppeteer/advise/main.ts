@@ -47,7 +47,7 @@ import { createRunDir, newReportDraft, runIdFor, writeAtomically, type ReportDra
 import { reportFilesBytes } from '../report/html.js';
 import { dropUnfinishedRounds, ReportRecorder } from '../report/recorder.js';
 import { durationText, repeatSec } from '../sweep/estimate.js';
-import { candidateSpace, DEFAULT_SPACE, spaceFor } from './candidates.js';
+import { candidateSpace, DEFAULT_SPACE, spaceFor, type CandidateSpace } from './candidates.js';
 import { buildRenderModule, recordedRenderModule } from '../render-module.js';
 import { BrowserAdviseMeasurer, conditionsOf, CONFIRM_TIMING, confirmPoint, probePoint } from './measurer.js';
 import { TabStateBrowsers } from '../browser/tab-state.js';
@@ -228,7 +228,7 @@ async function main(): Promise<number> {
     plan.file = run.file;
   }
   // A file's events leave out the encodings that cannot carry them (grpc-web's protobuf rows).
-  const spaceOptions = { fileEvents: rows !== '' };
+  const spaceOptions: Partial<CandidateSpace> = { fileEvents: rows !== '' };
   const space = candidateSpace(target, transports, spaceFor(target, { ...DEFAULT_SPACE, ...spaceOptions })).length;
   const asked = targetText({ ...target, inputDelayBoundMs: target.inputDelayBoundMs ?? DEFAULT_INPUT_DELAY_BOUND_MS });
   log(
@@ -276,6 +276,8 @@ async function main(): Promise<number> {
     recorder.putHosts([host]);
     const payload = await serverPayload(srv);
     if (payload) recorder.setPayload(payload);
+    // A --rows file of large events serves smaller batches than LIMITS.batch.max: the search asks for none past them.
+    if (payload?.maxBatch !== undefined) spaceOptions.maxBatch = payload.maxBatch;
     checkPacePayload(paced, payload);
     const { report } = recorder;
     const record = new AdviseRecord(recorder);

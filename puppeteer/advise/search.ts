@@ -1198,12 +1198,14 @@ function clearlyMoreHeadroom(b: Headroom, a: Headroom): boolean {
  */
 async function headroomOf(s: Search, w: Candidate, keepSec: number): Promise<Headroom> {
   const { o, rounds, bound } = s;
-  const max = Math.min(LIMITS.batch.max, w.batch * (o.headroomFactor ?? DEFAULT_HEADROOM_FACTOR));
+  // The server's message limit: LIMITS.batch.max, or a --rows pool's own (candidates.ts CandidateSpace.maxBatch).
+  const messageLimit = s.space.maxBatch ?? LIMITS.batch.max;
+  const max = Math.min(messageLimit, w.batch * (o.headroomFactor ?? DEFAULT_HEADROOM_FACTOR));
   const repeats: Headroom['repeats'] = [];
-  const base = { candidateId: w.id, probes: 0, confirmations: 0, repeats };
+  const base = { candidateId: w.id, messageLimit, probes: 0, confirmations: 0, repeats };
   // Already at the top of the range: its own batch, confirmed, is as far as it can be asked.
   if (max <= w.batch) {
-    const limit: HeadroomLimit = w.batch >= LIMITS.batch.max ? 'message-limit' : 'search-range';
+    const limit: HeadroomLimit = w.batch >= messageLimit ? 'message-limit' : 'search-range';
     return { ...base, batch: w.batch, eventsPerSec: w.offeredEventsPerSec, atLeast: true, limit, firstPast: null, stopped: null };
   }
   let interrupted = false;
@@ -1264,7 +1266,7 @@ async function headroomOf(s: Search, w: Candidate, keepSec: number): Promise<Hea
     knee === null
       ? (stopLimit ?? 'not-held')
       : knee === max
-        ? max >= LIMITS.batch.max
+        ? max >= messageLimit
           ? 'message-limit'
           : 'search-range'
         : (stopLimit ?? (firstPast ? 'setup' : 'search-range'));

@@ -27,7 +27,7 @@ import type { Http2ServerResponse } from 'node:http2';
 import { compressionMismatch, echoValue, paramError, parseStreamParams, POLL_ID_HEADER, type ParamError, type StreamParams } from '../../protocol/wire.js';
 import type { Hub, Sink } from '../hub.js';
 import type { RowPool } from '../rows.js';
-import { encodingNotCarried, paceMismatch } from '../params.js';
+import { encodingNotCarried, poolMismatch } from '../params.js';
 import { socketId } from '../sockets.js';
 import { streamEncoder, type SendMessage, type StreamEncoder } from '../codecs/index.js';
 import { SERVER_DEFAULTS } from '../defaults.js';
@@ -135,7 +135,7 @@ export default fp<{ hub: Hub }>(
         const parsed = parseStreamParams(query);
         if (!parsed.ok) return badParameter(reply, parsed.error);
         if (parsed.value.encoding) return badParameter(reply, encodingNotCarried('poll', parsed.value.encoding));
-        const mismatch = compressionMismatch('poll', parsed.value.compression) ?? paceMismatch(hub, parsed.value);
+        const mismatch = compressionMismatch('poll', parsed.value.compression) ?? poolMismatch(hub, parsed.value);
         if (mismatch) return badParameter(reply, mismatch);
         const id = randomBytes(POLL_ID_BYTES).toString('base64url');
         const conn = connectionOf(reply.raw);

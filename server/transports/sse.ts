@@ -20,7 +20,7 @@ import http2, { type Http2ServerResponse } from 'node:http2';
 import type { Writable } from 'node:stream';
 import { MESSAGE_TAIL, messageHead } from '../../protocol/wire.js';
 import type { Hub, Sink } from '../hub.js';
-import { withCompressionOf, withEncodingsOf, withPaceOf } from '../params.js';
+import { withCompressionOf, withEncodingsOf, withPoolOf } from '../params.js';
 import { GZIP_HEADER, MessageCompressor } from '../compress.js';
 import { watchHttp2Session, type Heartbeat } from '../liveness.js';
 import type { RowPool } from '../rows.js';
@@ -91,7 +91,7 @@ export function resumeSeq(header: string | string[] | undefined): number | 'bad'
 export default fp<{ hub: Hub; sseWriter: SseWriter; heartbeat: Heartbeat }>(
   async function sseTransport(app: FastifyInstance, { hub, sseWriter: writer, heartbeat }) {
     // `/sse` serves both `sse` (main origin) and `sse-h1` (the h1 origin routes here): gzip for both.
-    app.get('/sse', { preValidation: withPaceOf(hub, withCompressionOf('sse', withEncodingsOf('sse'))) }, async (request, reply) => {
+    app.get('/sse', { preValidation: withPoolOf(hub, withCompressionOf('sse', withEncodingsOf('sse'))) }, async (request, reply) => {
       reply.hijack();
       const res = reply.raw as ServerResponse | Http2ServerResponse;
       const h2stream = 'stream' in res ? res.stream : undefined;

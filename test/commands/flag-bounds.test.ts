@@ -72,7 +72,7 @@ const STRING_EDGES: Edge[] = [
   { command: 'sweep', flag: 'time-budget', max: '168h', past: '168.01h', allowed: 'at most 168h (604800 s)' },
   { command: 'advise', flag: 'time-budget', max: '604800', past: '604801', allowed: 'at most 168h (604800 s)' },
   { command: 'advise', flag: 'seed', max: '4294967295', past: '4294967296', allowed: 'from 0 to 4294967295' },
-  { command: 'advise', flag: 'rate', max: '80M', past: '80000001', allowed: 'from 1 to 80M' },
+  { command: 'advise', flag: 'rate', max: '800M', past: '800000001', allowed: 'from 1 to 800M' },
   { command: 'advise', flag: 'p99', max: '60s', past: '60001', allowed: 'from 1 ms to 60 s' },
   {
     command: 'advise',

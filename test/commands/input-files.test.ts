@@ -239,7 +239,7 @@ describe('a value is shown as written', () => {
   it('batch: 1e999 in a scenario file', async () => {
     const file = path.join(dir, 'huge-batch.json');
     writeFileSync(file, '{ "scenarios": [ { "id": "a", "batch": 1e999, "concurrency": 1 } ] }\n');
-    expect(refused(await sweep('--file', file, '--list'), 'sweep', 'PUSHLAB_BAD_SCENARIO')).toBe(`${file}: scenarios[0].batch must be ≤ 10000, got 1e999`);
+    expect(refused(await sweep('--file', file, '--list'), 'sweep', 'PUSHLAB_BAD_SCENARIO')).toBe(`${file}: scenarios[0].batch must be ≤ 100000, got 1e999`);
     expect(() => parseScenarioText('{ "scenarios": [ { "id": "a", "batch": [1, -2.50e+3], "concurrency": 1 } ] }', 's.json')).toThrow(
       's.json: scenarios[0].batch[1] must be ≥ 1, got -2.50e+3',
     );

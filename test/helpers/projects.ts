@@ -65,6 +65,7 @@ export const BEHAVIOUR = [
   'hostile-report',
   'foreign-origin',
   'server-memory',
+  'largest-batch',
   'flag-bounds',
   'port-in-use',
   'cdp-protocol',

@@ -16,10 +16,11 @@ import { afterAll, afterEach, beforeAll, describe, expect, it, onTestFinished } 
 import type { ServerStats } from '../../protocol/server-stats.js';
 import WebSocket from 'ws';
 import { PushService } from '../../protocol/gen/pushlab/v1/push_pb.js';
-import { ARROW_BATCH, type ServerOrigins, type StreamParams, type Transport } from '../../protocol/wire.js';
+import { ARROW_BATCH, STREAM_LIMITS, type ServerOrigins, type StreamParams, type Transport } from '../../protocol/wire.js';
+import { ArrowCache, estimatedBytes, tableRows } from '../../server/arrow.js';
 import { ARROW_CACHE, MIB, SERVER_DEFAULTS } from '../../server/defaults.js';
 import { Hub, type Sink } from '../../server/hub.js';
-import type { RowPool } from '../../server/rows.js';
+import { POOL_ROWS, RowPool, SPEED_EPOCHS } from '../../server/rows.js';
 import { h2get } from '../helpers/h2-get.js';
 import { startTestServer, type TestServer } from '../helpers/test-server.js';
 
@@ -239,6 +240,41 @@ describe('zero-window HTTP/2 streams on one connection', () => {
   }, 120_000);
 });
 
+/**
+ * The bounds docs/limits.md states for the largest batch (issue 34): the pool stays 10,000 rows an
+ * epoch with a 100,000-row tail, not 100,000 rows an epoch (about 400 MB), and an Arrow size of
+ * 100,000 rows holds no more rows than the pool's epochs, so four of them fit the cache's budget.
+ */
+describe('the row pool and the Arrow cache at the largest batch', () => {
+  it('the car pool: 10,000 rows an epoch and a tail of the largest batch, within 60 MB of text and 160 MiB of RSS', () => {
+    const before = rss();
+    const pool = new RowPool();
+    pool.finishBuild();
+    const grown = rss() - before;
+    const text = pool.firstRowsBytes(pool.chainRows);
+    console.log(`car pool: ${pool.chainRows} chain rows, ${(text / 1e6).toFixed(1)} MB of text, RSS +${(grown / MIB).toFixed(0)} MiB`);
+    expect(pool.chainRows).toBe(SPEED_EPOCHS * POOL_ROWS + STREAM_LIMITS.batch.max);
+    expect(text).toBeLessThan(60e6);
+    expect(grown).toBeLessThan(160 * MIB);
+  }, 120_000);
+
+  it('a 100,000-row Arrow size holds at most the epochs’ rows: four such sizes fit the cache’s budget', async () => {
+    const pool = new RowPool();
+    const cache = new ArrowCache(pool, ARROW_CACHE);
+    const before = rss();
+    const built = await cache.load(STREAM_LIMITS.batch.max);
+    const grown = rss() - before;
+    console.log(
+      `Arrow batch ${STREAM_LIMITS.batch.max}: ${(built.byteLength / 1e6).toFixed(1)} MB held (estimated ${(estimatedBytes(pool, STREAM_LIMITS.batch.max) / 1e6).toFixed(1)}), table of ${tableRows(pool)} rows; RSS +${(grown / MIB).toFixed(0)} MiB`,
+    );
+    expect(tableRows(pool)).toBe(SPEED_EPOCHS * POOL_ROWS);
+    expect(built.byteLength).toBeLessThanOrEqual(estimatedBytes(pool, STREAM_LIMITS.batch.max) * 1.1);
+    expect(4 * built.byteLength).toBeLessThan(ARROW_CACHE.maxBytes);
+    // The pool's chain, its Arrow table and the size: the table and the size about 15 MB each.
+    expect(grown).toBeLessThan(250 * MIB);
+  }, 120_000);
+});
+
 /** A sink whose queue the test sets; counts what it was given. */
 class QueueSink implements Sink {
   readonly transport: Transport = 'fetch';
@@ -302,6 +338,30 @@ describe('the shed decision with connection and process budgets', () => {
     );
     for (const s of sinks) expect(s.writes).toBe(0);
     expect(hub!.stats().batchesShed).toBeGreaterThan(0);
+  });
+
+  it('a message larger than the send bound goes out whole when the queue is empty, counted once; the next waits until it drains', async () => {
+    const big = 13 * MIB;
+    /** A sink whose queue holds what it was given, like a socket that has not drained. */
+    class Undrained extends QueueSink {
+      held = 0;
+      override bufferedBytes(): number {
+        return this.held;
+      }
+      override write(): number {
+        this.writes++;
+        this.held += big;
+        return big;
+      }
+    }
+    const sink = new Undrained(1, 0);
+    hub = new Hub({ sendBufferLimitBytes: perStream, pool: new RowPool(10, undefined, 1) });
+    hub.open(sink, { batch: STREAM_LIMITS.batch.max, interval: 1 });
+    await new Promise((r) => setTimeout(r, 100));
+    const s = hub.stats();
+    expect(sink.writes).toBe(1);
+    expect([s.batchesSent, s.eventsSent, s.bytesSent]).toEqual([1, STREAM_LIMITS.batch.max, big]);
+    expect(s.batchesShed).toBeGreaterThan(0);
   });
 
   it('writes count against the budgets within a tick: a connection under its budget takes no more than one message past it', async () => {

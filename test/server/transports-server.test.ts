@@ -360,6 +360,6 @@ describe('grpc-web: PushService/Stream', () => {
       return null;
     })();
     expect(err?.code).toBe(Code.InvalidArgument);
-    expect(err?.rawMessage).toMatch(/batch must be an integer from 1 to 10000; got '0'/);
+    expect(err?.rawMessage).toMatch(/batch must be an integer from 1 to 100000; got '0'/);
   });
 });

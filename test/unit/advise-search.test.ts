@@ -10,12 +10,14 @@ import type { MeasuredRepeat } from '../../protocol/repeat-figures.js';
 import { mulberry32 } from '../../protocol/random.js';
 import type { Target } from '../../protocol/target.js';
 import type { Transport } from '../../protocol/wire.js';
+import { LIMITS } from '../../protocol/limits.js';
 import { candidatePoint, candidateSpace, DEFAULT_SPACE, knobsBetween, spaceFor, type CandidateSpace } from '../../puppeteer/advise/candidates.js';
 import { conditionsOf, confirmPoint, probePoint } from '../../puppeteer/advise/measurer.js';
-import { advise, adviceBeforeSearch, type AdviseOptions } from '../../puppeteer/advise/search.js';
+import { advise, adviceBeforeSearch, DEFAULT_HEADROOM_FACTOR, type AdviseOptions } from '../../puppeteer/advise/search.js';
 import { ADVISE_FLAGS, checkAdviseFlags } from '../../puppeteer/advise/options.js';
 import { parseFlags } from '../../protocol/flags.js';
 import { adviceText, notMeasuredOf } from '../../results/advice-words.js';
+import { headroomLimitOf } from '../../results/headroom.js';
 import { confirmScenarioFile } from '../../puppeteer/advise/confirm.js';
 import { expandScenario, parseScenarioText } from '../../protocol/scenario.js';
 import { measured } from '../helpers/v2-fixture.js';
@@ -651,7 +653,8 @@ describe('advise: the account of what the search did (issue 34)', () => {
   });
 
   it('a report saved mid-search accounts for it as interrupted, in the stage under way', async () => {
-    const { options } = synthetic(WORLD, 5, { budgetSec: 600, target: target300k, transports: all, noise: QUIET });
+    // A budget that reaches the headroom search: the space holds 15,000-row batches on one connection since the server's limit is 100,000.
+    const { options } = synthetic(WORLD, 5, { budgetSec: 900, target: target300k, transports: all, noise: QUIET });
     const saved: Advice[] = [];
     let snapshot: (() => Advice) | null = null;
     await advise({ ...options, onStart: (f) => (snapshot = f), onMeasured: () => saved.push(snapshot!()) });
@@ -749,8 +752,8 @@ describe('candidateSpace', () => {
     const ids = new Set(all.map((c) => c.id));
     expect(ids.has('sse-b300-c1-i1')).toBe(true);
     expect(ids.has('sse-b3000-c1-i10')).toBe(true);
-    // 15,000 rows is past the server's 10,000: the 50 ms tick needs 2 connections.
-    expect([...ids].some((id) => id.startsWith('sse-b15000'))).toBe(false);
+    // 15,000 rows is within the server's 100,000: the 50 ms tick takes one connection, or two of 7,500.
+    expect(ids.has('sse-b15000-c1-i50')).toBe(true);
     expect(ids.has('sse-b7500-c2-i50')).toBe(true);
     expect(ids.has('sse-b7500-c2-i50-o2')).toBe(true);
     // Origins only for HTTP/2 on the main origin; msgpack only where the transport carries it.
@@ -1048,6 +1051,9 @@ describe('advise: the answer is a set (issue 34)', () => {
     failAfterConfirm?: boolean;
     finalists?: number;
     prefer?: AdviseOptions['prefer'];
+    headroomFactor?: number;
+    /** The server's largest batch (a --rows pool's: CandidateSpace.maxBatch); absent, LIMITS.batch.max. */
+    maxBatch?: number;
   }) {
     let clock = 0;
     let confirmed = 0;
@@ -1066,7 +1072,7 @@ describe('advise: the answer is a set (issue 34)', () => {
     return advise({
       target: target300k,
       transports: o.transports,
-      space: { ticksMs: [10], connections: [1, 2], workers: [], origins: [1], encodings: ['json'], compression: false },
+      space: { ticksMs: [10], connections: [1, 2], workers: [], origins: [1], encodings: ['json'], compression: false, maxBatch: o.maxBatch },
       budgetSec: 900,
       now: () => clock,
       estimate: { probeSec: () => 6, repeatSec: () => 9 },
@@ -1074,6 +1080,7 @@ describe('advise: the answer is a set (issue 34)', () => {
       confirmRounds: 3,
       maxConfirmRounds: 3,
       ...(o.prefer ? { prefer: o.prefer } : {}),
+      ...(o.headroomFactor ? { headroomFactor: o.headroomFactor } : {}),
       measurer: {
         probe: async (c) => ((clock += 6), window(c, -1)),
         confirm: async (cs, round) => {
@@ -1182,20 +1189,39 @@ describe('advise: the answer is a set (issue 34)', () => {
   });
 
   it('names the server’s message limit when it capped the headroom, and measures the runner-up’s headroom too', async () => {
-    // Everything takes any rate: the search stops at 10,000 rows, the most the server sends.
-    const a = await controlled({ transports: ['ws'], cost: (c) => (c.concurrency === 1 ? 1000 : 1500) });
+    // Everything takes any rate, and the search may go to 70× the batch: it stops at 100,000 rows, the most the server sends.
+    const a = await controlled({ transports: ['ws'], cost: (c) => (c.concurrency === 1 ? 1000 : 1500), headroomFactor: 70 });
     const h = a.headroom!;
-    expect([h.batch, h.limit, h.atLeast]).toEqual([10_000, 'message-limit', true]);
+    expect([h.batch, h.limit, h.atLeast]).toEqual([LIMITS.batch.max, 'message-limit', true]);
     expect(line(a, '  Headroom: ')).toBe(
-      '  Headroom: sustained 1 M events/s with the same tick and connections (10000 rows every 10 ms), the most rows per message the server sends (10,000): a cap of the lab, not of the setup, whose own limit lies above it, not measured.',
+      '  Headroom: sustained 10 M events/s with the same tick and connections (100000 rows every 10 ms), the most rows per message the server sends (100,000): a cap of the lab, not of the setup, whose own limit lies above it, not measured.',
     );
     // The runner-up (dearer: 50% more) has its own headroom, capped the same way.
     const r = a.runnerUp!;
-    expect(r.headroom).toMatchObject({ candidateId: r.candidate.id, batch: 10_000, limit: 'message-limit' });
+    expect(r.headroom).toMatchObject({ candidateId: r.candidate.id, batch: LIMITS.batch.max, limit: 'message-limit' });
     expect(line(a, "  Runner-up's headroom: ")).toMatch(
-      /^ {2}Runner-up's headroom: sustained 2 M events\/s with the same tick and connections \(10000 rows every 10 ms\), the most rows per message the server sends/,
+      /^ {2}Runner-up's headroom: sustained 20 M events\/s with the same tick and connections \(100000 rows every 10 ms\), the most rows per message the server sends/,
     );
     jsonRoundTrips(a);
+  });
+
+  it('a --rows pool’s smaller limit caps the search and is the one named; a report from before the limit was recorded reads 10,000', async () => {
+    const a = await controlled({ transports: ['ws'], cost: (c) => (c.concurrency === 1 ? 1000 : 1500), maxBatch: 5000 });
+    expect(a.headroom).toMatchObject({ batch: 5000, limit: 'message-limit', messageLimit: 5000, atLeast: true });
+    expect(line(a, '  Headroom: ')).toContain('the most rows per message the server sends (5,000): a cap of the lab');
+    // No candidate of the space asks for more than the pool serves.
+    expect(candidateSpace(target300k, ['ws'], { ...DEFAULT_SPACE, maxBatch: 5000 }).every((c) => c.batch <= 5000)).toBe(true);
+    // Written before the headroom's limit and message limit were: derived from its fields, against the limit then.
+    const { limit: _limit, messageLimit: _messageLimit, ...old } = { ...a.headroom!, batch: 10_000, firstPast: null, stopped: null, atLeast: true };
+    expect(headroomLimitOf(old)).toBe('message-limit');
+    expect(headroomLimitOf({ ...old, batch: 8000 })).toBe('search-range');
+  });
+
+  it('at the default 8× the server’s message limit no longer caps a 3,000-row winner: the search range does, at 24,000 rows', async () => {
+    const a = await controlled({ transports: ['ws'], cost: (c) => (c.concurrency === 1 ? 1000 : 1500) });
+    const h = a.headroom!;
+    expect(a.winner!.candidate.batch * DEFAULT_HEADROOM_FACTOR).toBeLessThan(LIMITS.batch.max);
+    expect([h.batch, h.limit, h.atLeast]).toEqual([a.winner!.candidate.batch * DEFAULT_HEADROOM_FACTOR, 'search-range', true]);
   });
 
   it("never says 'keeps up' when the headroom search's own confirmation fails at the winner's batch", async () => {

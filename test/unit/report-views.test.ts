@@ -620,7 +620,7 @@ describe('the one check and the file that travels', () => {
     );
     const broken = JSON.parse(fixtureText);
     broken.points[2].point.batch = 'many';
-    expect(() => parseReport(broken, 'b.json')).toThrow('b.json: points[2].point.batch must be an integer from 1 to 10000, got "many"');
+    expect(() => parseReport(broken, 'b.json')).toThrow('b.json: points[2].point.batch must be an integer from 1 to 100000, got "many"');
   });
 
   it('embeds the report so no string can close the script element', () => {

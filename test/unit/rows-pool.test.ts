@@ -13,7 +13,10 @@ import { eventColumns, parseRowsFile } from '../../protocol/rows-file.js';
 import { arrowCache, ArrowStream } from '../../server/arrow.js';
 import { msgpackHead, msgpackRows } from '../../server/msgpack.js';
 import { describePayload } from '../../server/payload.js';
-import { eventPoolSize, RowPool } from '../../server/rows.js';
+import { Hub } from '../../server/hub.js';
+import { poolMismatch } from '../../server/params.js';
+import { FILE_POOL_PART_MAX_BYTES, filePoolShape, POOL_ROWS, RowPool } from '../../server/rows.js';
+import { STREAM_LIMITS } from '../../protocol/wire.js';
 import type { RowsSource } from '../../server/rows-source.js';
 
 function source(text: string, file = 'feed.ndjson'): RowsSource {
@@ -70,12 +73,25 @@ describe('RowPool.fromEvents', () => {
   it('cycles the file until the largest batch fits, and a batch is the next events of the cycle, verbatim', () => {
     const src = source(TRADES);
     const pool = RowPool.fromEvents(src);
-    expect(pool.size).toBe(eventPoolSize(37));
-    expect(pool.size).toBeGreaterThanOrEqual(10_000);
+    expect(pool.size).toBe(37 * Math.ceil(POOL_ROWS / 37));
+    expect(pool.maxBatch).toBe(STREAM_LIMITS.batch.max);
     // Batch 3 of 10 starts at event 30 and wraps into the file's start.
     expect(pool.rows(3, 10).toString('utf8')).toBe([30, 31, 32, 33, 34, 35, 36, 0, 1, 2].map((i) => src.rows.texts[i]).join(','));
     expect(jsonEvents(pool, 0, 37)).toEqual(src.rows.events);
   });
+
+  it('a batch larger than the cycle runs on through it: JSON, MessagePack and Arrow, exact counts', async () => {
+    const pool = RowPool.fromEvents(source(TRADES));
+    const batch = 2 * pool.size + 5;
+    const json = jsonEvents(pool, 1, batch);
+    expect(json).toHaveLength(batch);
+    expect(json[pool.size]).toEqual(json[0]);
+    expect(msgpackEvents(pool, 1, batch)).toEqual(json);
+    // Arrow holds one batch of this size (protocol/arrow.ts arrowTiling), the cycle's first events on.
+    const arrow = await arrowEvents(pool, batch, 2);
+    expect(arrow.map((b) => b.length)).toEqual([batch, batch]);
+    expect(arrow[0]).toEqual(jsonEvents(pool, 0, batch));
+  }, 60_000);
 
   it.each([
     ['objects with nested values', TRADES, 16],
@@ -113,10 +129,82 @@ describe('RowPool.fromEvents', () => {
 
   it('describes the car rows too, with no source', async () => {
     const d = await describePayload(new RowPool(200, undefined, 1), null, 'speed');
-    expect(d).toMatchObject({ source: null, sha256: null, format: null, shape: 'array', events: 200, nestingDepth: 1, chartField: 'speed' });
+    expect(d).toMatchObject({
+      source: null,
+      sha256: null,
+      format: null,
+      shape: 'array',
+      events: 200,
+      nestingDepth: 1,
+      chartField: 'speed',
+      maxBatch: STREAM_LIMITS.batch.max,
+    });
     expect(d.fields).toHaveLength(12);
     // About 133 bytes of JSON per car row (the issue's figure).
     expect(d.bytesPerEvent.json).toBeGreaterThan(110);
     expect(d.bytesPerEvent.json).toBeLessThan(160);
+  });
+});
+
+describe('filePoolShape: the bound on a file pool', () => {
+  it('small events: a cycle of at least POOL_ROWS events, whole files, and a tail of the largest batch', () => {
+    expect(filePoolShape(Array<number>(37).fill(120))).toEqual({ size: 37 * Math.ceil(POOL_ROWS / 37), maxBatch: STREAM_LIMITS.batch.max });
+    expect(filePoolShape(Array<number>(1_000_000).fill(97))).toEqual({ size: 1_000_000, maxBatch: STREAM_LIMITS.batch.max });
+  });
+
+  it('large events: the cycle and the tail each stop at FILE_POOL_PART_MAX_BYTES, at least one file, and the largest batch is the tail', () => {
+    // 100 events of 1 MB: one file (100 MB) a cycle, not 10,000 events (10 GB); a tail of 134 events (128 MiB).
+    const mb = filePoolShape(Array<number>(100).fill(1_000_000));
+    expect(mb).toEqual({ size: 100, maxBatch: Math.floor(FILE_POOL_PART_MAX_BYTES / 1_000_001) });
+    // Events of 13 KB: a tail of about 10,000, not 100,000 (1.3 GB).
+    const big = filePoolShape(Array<number>(10_000).fill(13_000));
+    expect(big.size).toBe(10_000);
+    expect(big.maxBatch).toBe(Math.floor(FILE_POOL_PART_MAX_BYTES / 13_001));
+    // Whatever the events, the chain's text is at most twice the bound.
+    for (const bytes of [[100_000_000], Array<number>(3).fill(40_000_000), Array<number>(5000).fill(20_000)]) {
+      const { size, maxBatch } = filePoolShape(bytes);
+      const at = (r: number) => bytes[r % bytes.length] + 1;
+      let cycle = 0;
+      for (let r = 0; r < size; r++) cycle += at(r);
+      let tail = 0;
+      for (let r = 0; r < maxBatch; r++) tail += at(r);
+      expect(cycle, String(bytes.length)).toBeLessThanOrEqual(
+        Math.max(
+          FILE_POOL_PART_MAX_BYTES,
+          bytes.reduce((a, b) => a + b + 1, 0),
+        ),
+      );
+      expect(tail, String(bytes.length)).toBeLessThanOrEqual(FILE_POOL_PART_MAX_BYTES);
+    }
+  });
+});
+
+describe('a file pool past its bound', () => {
+  it('serves batches up to its tail, tells /payload, and the routes refuse a larger batch naming it', async () => {
+    const src = source(TRADES);
+    // A bound of about 20 events' text: the cycle is the file once, the tail its first 20-odd events.
+    const part = 2000;
+    const pool = RowPool.fromEvents(src, part);
+    const shape = filePoolShape(
+      src.rows.texts.map((t) => Buffer.byteLength(t, 'utf8')),
+      part,
+    );
+    expect([pool.size, pool.maxBatch]).toEqual([shape.size, shape.maxBatch]);
+    expect(pool.size).toBe(37);
+    expect(pool.maxBatch).toBeLessThan(37);
+    expect(jsonEvents(pool, 1, pool.maxBatch)).toHaveLength(pool.maxBatch);
+    expect((await describePayload(pool, src, 'q')).maxBatch).toBe(pool.maxBatch);
+    const hub = new Hub({ sendBufferLimitBytes: 1 << 20, pool });
+    try {
+      expect(poolMismatch(hub, { batch: pool.maxBatch, interval: 1 })).toBeNull();
+      expect(poolMismatch(hub, { batch: pool.maxBatch + 1, interval: 1 })).toEqual({
+        param: 'batch',
+        value: String(pool.maxBatch + 1),
+        allowed: `an integer from 1 to ${pool.maxBatch} with this --rows file`,
+        message: `batch must be at most ${pool.maxBatch} with this server's --rows file: the pool keeps at most 2000 bytes of its events past their cycle, so a batch is one slice (docs/your-stream.md); got '${pool.maxBatch + 1}'`,
+      });
+    } finally {
+      hub.shutdown();
+    }
   });
 });

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { type Row, SPEED_COLUMN, STREAM_LIMITS, makeRow } from '../../protocol/wire.js';
-import { closedWalk, RowPool } from '../../server/rows.js';
+import { closedWalk, POOL_ROWS, RowPool, SPEED_EPOCHS } from '../../server/rows.js';
 
 const EPOCH = Date.UTC(2022, 2, 29, 20, 35, 56, 581);
 
@@ -59,17 +59,41 @@ describe('RowPool.rows (default pool)', () => {
   const pool = new RowPool();
   const max = STREAM_LIMITS.batch.max;
 
-  it('holds as many rows as the largest batch', () => {
-    expect(pool.size).toBe(max);
+  it('holds POOL_ROWS rows an epoch, fewer than the largest batch, and a tail of the largest batch', () => {
+    expect(pool.size).toBe(POOL_ROWS);
+    expect(max).toBeGreaterThan(POOL_ROWS);
+    expect(pool.maxBatch).toBe(max);
+    expect(pool.chainRows).toBe(SPEED_EPOCHS * POOL_ROWS + max);
   });
 
-  it('serves the maximum batch of 10000 rows, valid JSON, for any seq', () => {
-    for (const seq of [0, 1, 12_345]) {
-      const rows = parse(pool.rows(seq, max));
-      expect(rows).toHaveLength(max);
-      expect(rows[0][0]).toBe(0);
-      expect(rows[max - 1][0]).toBe(max - 1);
+  it('serves the maximum batch of 100,000 rows as one valid JSON slice in every epoch, its ids cycling the pool', () => {
+    const wrong: string[] = [];
+    for (const second of [0, 1, SPEED_EPOCHS - 1]) {
+      pool.useEpochAt(second * 1000);
+      for (const seq of [0, 1, 12_345]) {
+        const rows = parse(pool.rows(seq, max));
+        const want = expectedIds(seq, max, POOL_ROWS);
+        if (rows.length !== max || rows.some((r, k) => r[0] !== want[k] || r.length !== 12)) wrong.push(`second ${second} seq ${seq}`);
+      }
     }
+    pool.useEpochAt(0);
+    expect(wrong).toEqual([]);
+  });
+
+  it('a batch larger than the pool repeats each row id, with the speeds of the seconds it runs into', () => {
+    // From the last epoch a 100,000-row batch runs into epochs 0..9 of the next cycle: row 0 appears 10 times.
+    pool.useEpochAt((SPEED_EPOCHS - 1) * 1000);
+    const rows = parse(pool.rows(0, max));
+    pool.useEpochAt(0);
+    const zeros = rows.filter((r) => r[0] === 0);
+    expect(zeros).toHaveLength(max / POOL_ROWS);
+    expect(zeros.map(withoutSpeed)).toEqual(zeros.map(() => withoutSpeed(makeRow(0, EPOCH))));
+    // The tail continues the walk: its first rows are epoch 0's, exactly makeRow's.
+    expect(rows[POOL_ROWS]).toEqual(makeRow(0, EPOCH));
+  });
+
+  it('refuses a batch past its tail rather than cutting it short', () => {
+    expect(() => pool.rows(0, max + 1)).toThrow(`batch ${max + 1} is more than the pool's largest, ${max}`);
   });
 
   it('wraps batches that do not divide the pool size', () => {
@@ -77,15 +101,15 @@ describe('RowPool.rows (default pool)', () => {
     expect(parse(pool.rows(1428, 7)).map((r) => r[0])).toEqual([9996, 9997, 9998, 9999, 0, 1, 2]);
     // 3333·3 = 9999: the last row, then 0 and 1.
     expect(parse(pool.rows(3333, 3)).map((r) => r[0])).toEqual([9999, 0, 1]);
-    expect(parse(pool.rows(3334, 3)).map((r) => r[0])).toEqual(expectedIds(3334, 3, max));
+    expect(parse(pool.rows(3334, 3)).map((r) => r[0])).toEqual(expectedIds(3334, 3, POOL_ROWS));
   });
 
   it('gives every batch exactly `batch` rows with consecutive ids across many seqs', () => {
     const wrong: string[] = [];
-    for (const batch of [1, 3, 7, 64, 999, 4096, 9999]) {
+    for (const batch of [1, 3, 7, 64, 999, 4096, 9999, 10_001, 40_000]) {
       for (let seq = 0; seq < 12; seq++) {
         const ids = parse(pool.rows(seq, batch)).map((r) => r[0]);
-        const want = expectedIds(seq, batch, max);
+        const want = expectedIds(seq, batch, POOL_ROWS);
         if (ids.length !== want.length || ids.some((id, k) => id !== want[k])) wrong.push(`seq ${seq} batch ${batch}`);
       }
     }

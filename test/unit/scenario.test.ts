@@ -170,12 +170,12 @@ describe('parseScenarioFile', () => {
   it('refuses an Arrow batch the server would refuse (below 16 rows), with the file, before anything starts', () => {
     rejects(
       { scenarios: [{ id: 'a', transport: ['ws', 'sse'], encoding: ['json', 'arrow'], batch: [400, 5], concurrency: 1 }] },
-      "scenarios.json: scenarios[0] ('a'): batch must be an integer from 16 to 10000 with encoding=arrow (smaller batches are mostly Arrow metadata); any batch from 1 with json or msgpack; got '5'",
+      "scenarios.json: scenarios[0] ('a'): batch must be an integer from 16 to 100000 with encoding=arrow (smaller batches are mostly Arrow metadata); any batch from 1 with json or msgpack; got '5'",
     );
     // The defaults count too, and 16 itself is served.
     rejects(
       { defaults: { encoding: 'arrow' }, scenarios: [{ id: 'b', transport: 'fetch', batch: 15, concurrency: 1 }] },
-      "scenarios.json: scenarios[0] ('b'): batch must be an integer from 16 to 10000 with encoding=arrow (smaller batches are mostly Arrow metadata); any batch from 1 with json or msgpack; got '15'",
+      "scenarios.json: scenarios[0] ('b'): batch must be an integer from 16 to 100000 with encoding=arrow (smaller batches are mostly Arrow metadata); any batch from 1 with json or msgpack; got '15'",
     );
     expect(() => parseScenarioFile({ scenarios: [{ id: 'c', transport: 'ws', encoding: 'arrow', batch: 16, concurrency: 1 }] })).not.toThrow();
     // Where no listed transport carries Arrow, the point is JSON (encodingsFor), and any batch goes.

@@ -20,7 +20,7 @@ describe('parseRate', () => {
   });
 
   it('refuses 0, negatives, junk, a lower-case m and rates above what the server can send, naming flag, value and what is allowed', () => {
-    const allowed = 'events per second from 1 to 80M: a number with an optional k (thousands) or M (millions), e.g. 300k, 1.5M, 2500';
+    const allowed = 'events per second from 1 to 800M: a number with an optional k (thousands) or M (millions), e.g. 300k, 1.5M, 2500';
     expect(refusal(parseRate('0'))).toEqual({ param: '--rate', value: '0', allowed, message: `--rate must be above 0; it takes ${allowed}; got '0'` });
     expect(refusal(parseRate('-300k')).message).toMatch(/^--rate must be above 0;/);
     expect(refusal(parseRate('0.5')).message).toMatch(/^--rate must be at least 1 event\/s;/);
@@ -28,12 +28,12 @@ describe('parseRate', () => {
     expect(refusal(parseRate('fast')).message).toMatch(/^--rate is not a number;/);
     expect(refusal(parseRate('0x10')).message).toMatch(/^--rate is not a number;/);
     expect(refusal(parseRate('300 kk')).message).toMatch(/^--rate is not a rate;/);
-    expect(refusal(parseRate('81M')).message).toBe(
-      `--rate is above what the server can send (10000 rows every 1 ms on 8 connections); it takes ${allowed}; got '81M'`,
+    expect(refusal(parseRate('801M')).message).toBe(
+      `--rate is above what the server can send (100000 rows every 1 ms on 8 connections); it takes ${allowed}; got '801M'`,
     );
     // The bound follows the server's batch limit and the most connections searched, not a number of its own.
     expect(RATE_EVENTS_PER_SEC.max).toBe(LIMITS.batch.max * Math.max(...ADVISE_CONNECTIONS) * 1000);
-    expect(value(parseRate('80M'))).toBe(80e6);
+    expect(value(parseRate('800M'))).toBe(800e6);
   });
 });
 

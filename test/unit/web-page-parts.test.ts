@@ -1,6 +1,7 @@
 /** The lab page's per-message parts, which must stay exact: counters, the row ring, the throttle. */
 import { describe, expect, it } from 'vitest';
 import { makeRow, TRANSPORTS, type Row } from '../../protocol/wire.js';
+import { sampleMessages } from '../../web/lab/ceiling.js';
 import { validatePageConfig } from '../../web/lab/config.js';
 import { Counters } from '../../web/lab/counters.js';
 import { fitCell, formatCell, formatLine, formatRow } from '../../web/lab/row-format.js';
@@ -215,7 +216,7 @@ describe('validatePageConfig', () => {
   it('accepts form strings and names the bad field, value and range', () => {
     expect(validatePageConfig({ transport: 'ws', batch: '10', concurrency: '3' }).concurrency).toBe(3);
     expect(() => validatePageConfig({ transport: 'wss', batch: 1 })).toThrow(`transport must be one of ${TRANSPORTS.join(', ')}; got "wss"`);
-    expect(() => validatePageConfig({ transport: 'ws', batch: 0 })).toThrow('batch must be an integer from 1 to 10000; got 0');
+    expect(() => validatePageConfig({ transport: 'ws', batch: 0 })).toThrow('batch must be an integer from 1 to 100000; got 0');
     expect(() => validatePageConfig({ transport: 'ws', batch: 1, concurrency: 1.5 })).toThrow('concurrency must be an integer from 1 to 500; got 1.5');
     expect(() => validatePageConfig({ transport: 'ws', batch: 1, render: 'table' })).toThrow('render must be one of full, chart, none; got "table"');
   });
@@ -223,7 +224,14 @@ describe('validatePageConfig', () => {
   it('reads strings as plain decimals only, like the flags and the stream query', () => {
     expect(validatePageConfig({ transport: 'ws', batch: ' 16 ', intervalMs: '2.5e-1' })).toMatchObject({ batch: 16, intervalMs: 0.25 });
     for (const bad of ['0x10', '0b10', 'Infinity', '', '1e']) {
-      expect(() => validatePageConfig({ transport: 'ws', batch: bad }), bad).toThrow(`batch must be an integer from 1 to 10000; got ${JSON.stringify(bad)}`);
+      expect(() => validatePageConfig({ transport: 'ws', batch: bad }), bad).toThrow(`batch must be an integer from 1 to 100000; got ${JSON.stringify(bad)}`);
     }
+  });
+});
+
+describe("sampleMessages (the decoding ceiling's sample)", () => {
+  it("takes 200 messages up to batch 10,000, and 2 M rows' worth past it: 20 messages of the largest batch, not 2.6 GB", () => {
+    expect([1, 400, 10_000].map(sampleMessages)).toEqual([200, 200, 200]);
+    expect([10_001, 40_000, 100_000].map(sampleMessages)).toEqual([199, 50, 20]);
   });
 });

@@ -66,22 +66,22 @@ describe('parseStreamParams', () => {
       error: {
         param: 'batch',
         value: null,
-        allowed: 'an integer from 1 to 10000',
-        message: 'batch is required: an integer from 1 to 10000',
+        allowed: 'an integer from 1 to 100000',
+        message: 'batch is required: an integer from 1 to 100000',
       },
     };
     expect(parseStreamParams({})).toEqual(required);
     expect(parseStreamParams({ batch: '', interval: '5' })).toEqual(required);
   });
 
-  it.each(['0', '10001', '1.5', '-5', 'abc', '0x10', 'Infinity', 'NaN', '+5', ' ', '5 rows'])("rejects batch '%s' naming the value and the range", (text) => {
+  it.each(['0', '100001', '1.5', '-5', 'abc', '0x10', 'Infinity', 'NaN', '+5', ' ', '5 rows'])("rejects batch '%s' naming the value and the range", (text) => {
     expect(parseStreamParams({ batch: text })).toEqual({
       ok: false,
       error: {
         param: 'batch',
         value: text,
-        allowed: 'an integer from 1 to 10000',
-        message: `batch must be an integer from 1 to 10000; got '${text}'`,
+        allowed: 'an integer from 1 to 100000',
+        message: `batch must be an integer from 1 to 100000; got '${text}'`,
       },
     });
   });

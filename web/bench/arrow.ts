@@ -1,6 +1,6 @@
 /**
  * `npm run bench:arrow`'s page: apache-arrow (the page's decoder, web/lab/arrow-decode.ts) and
- * @uwdata/flechette side by side, on the same 200 Arrow messages of the server's, each doing
+ * @uwdata/flechette side by side, on the same Arrow messages of the server's (the ceiling's sample: 200, fewer above batch 10,000), each doing
  * what the count-only page does per batch plus the chart's aggregate: decode, row count,
  * `sentAt`, max of the speed column. Each library through its public API: apache-arrow keeps
  * one stream reader across the messages; flechette has no reader that keeps a schema, so each
@@ -14,8 +14,7 @@ import { SPEED_COLUMN, streamPath, ROW_COLUMNS } from '../../protocol/wire.js';
 import { decodeFramed } from '../lab/arrow-batch.js';
 import { createArrowStream } from '../lab/arrow-decode.js';
 import { wsUrl } from '../lab/transports/index.js';
-
-const SAMPLE_MESSAGES = 200;
+import { sampleMessages } from '../lab/ceiling.js';
 
 export interface DecoderFigures {
   library: 'apache-arrow' | 'flechette';
@@ -25,15 +24,17 @@ export interface DecoderFigures {
   check: number;
 }
 
+/** The sample the page's ceiling takes at this batch (web/lab/ceiling.ts): 200 messages, fewer above batch 10,000. */
 function fetchMessages(batch: number): Promise<Uint8Array[]> {
+  const count = sampleMessages(batch);
   return new Promise((resolve, reject) => {
     const ws = new WebSocket(wsUrl(streamPath('ws', { batch, interval: 1, encoding: 'arrow' })));
     ws.binaryType = 'arraybuffer';
     const got: Uint8Array[] = [];
-    const timer = setTimeout(() => (ws.close(), reject(new Error(`got ${got.length} of ${SAMPLE_MESSAGES} messages in 10 s`))), 10_000);
+    const timer = setTimeout(() => (ws.close(), reject(new Error(`got ${got.length} of ${count} messages in 10 s`))), 10_000);
     ws.onmessage = (e: MessageEvent<ArrayBuffer>) => {
       got.push(new Uint8Array(e.data));
-      if (got.length === SAMPLE_MESSAGES) {
+      if (got.length === count) {
         clearTimeout(timer);
         ws.close();
         resolve(got);
