@@ -2,8 +2,9 @@
  * Where each device class landed before on this machine and browser: the calibration's starting
  * point (calibrate.ts CalibrationHint). A calibration searches the slowdown in steps of three
  * 500 ms readings, starting from a line the index does not follow; started from the speed the
- * same class found last time, its first step usually lands, and a later run on the same machine
- * spends one step where it spent three to six. The hint only places the first step: the search
+ * same class found last time, its first step can land, and a later run on the same machine then
+ * spends one step where it spent three to six (here: 6 readings against 24 in one pair of two;
+ * docs/results/2026-11-29.md). The hint only places the first step: the search
  * checks it against the same tolerance and goes on when it misses, so nothing measured depends on
  * the file, and a deleted or damaged one only costs steps.
  *
