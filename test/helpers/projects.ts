@@ -19,8 +19,9 @@ import path from 'node:path';
 const STARTING = ['server', 'commands', 'browser'];
 /**
  * A throughput, CPU or pacing assertion needs both cores: run alone. `instrument` (a plain setup's
- * delivered rate read 0) and `lab` (a real click's input delay not shown within 10 s) each failed
- * once with another behaviour file beside them, when those started running two at a time.
+ * delivered rate read 0; also once alone while its own sweep test ran beside it, since made
+ * sequential) and `lab` (a real click's input delay not shown within 10 s) each failed with
+ * another behaviour file beside them, when those ran two at a time.
  */
 export const MEASURES = [
   'grid',
